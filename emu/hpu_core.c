@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: core logic (register file, soft reset, self-test).
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#include <string.h>
+#include <stdio.h>
+
+#include "hpu_core.h"
+
+#define HPU_MISC_CAUSES         (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE)
+
+#define HPU_LOG(c, ...) ((c)->ops->log_guest_error((c)->opaque, __VA_ARGS__))
+
+/* Configuration */
+
+bool hpu_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
+                           const char *serial, char *err, size_t errlen)
+{
+    size_t i, len;
+
+    if (hbm_size < HPU_HBM_SIZE_MIN || hbm_size > HPU_HBM_SIZE_MAX ||
+        hbm_size % HPU_HBM_SIZE_GRANULE) {
+        if (err) {
+            snprintf(err, errlen,
+                     "hbm-size %llu is invalid: it must be a multiple of "
+                     "256 MiB from 256 MiB to 32 GiB",
+                     (unsigned long long)hbm_size);
+        }
+        return false;
+    }
+    if (nic_ports > HPU_NIC_PORTS_MAX) {
+        if (err) {
+            snprintf(err, errlen, "nic-ports %u is invalid: at most %u",
+                     nic_ports, HPU_NIC_PORTS_MAX);
+        }
+        return false;
+    }
+    if (!serial) {
+        serial = "";
+    }
+    len = strlen(serial);
+    if (len > HPU_SERIAL_LEN) {
+        if (err) {
+            snprintf(err, errlen,
+                     "serial '%s' is too long: at most %u characters",
+                     serial, HPU_SERIAL_LEN);
+        }
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)serial[i];
+
+        if (ch < 0x20 || ch > 0x7e) {
+            if (err) {
+                snprintf(err, errlen,
+                         "serial has a character 0x%02x at position %zu: "
+                         "only printable ASCII is allowed", ch, i);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
+                          unsigned int nic_ports, const char *serial,
+                          const uint8_t *uuid)
+{
+    size_t len = serial ? strlen(serial) : 0;
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->hbm_size = hbm_size;
+    cfg->nic_ports = nic_ports;
+    if (len > HPU_SERIAL_LEN) {
+        len = HPU_SERIAL_LEN;
+    }
+    if (len) {
+        memcpy(cfg->serial, serial, len);
+    }
+    memcpy(cfg->uuid, uuid, HPU_UUID_LEN);
+}
+
+/* Identity and control block (BAR0 + 0x0000) */
+
+static uint32_t le32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static void hpu_ctrl_set_error(struct hpu_core *c, uint32_t bit)
+{
+    c->ctrl.error |= bit;
+}
+
+/* Latch MISC causes; raise vector 0 for those enabled in IRQ_MASK. */
+static void hpu_ctrl_misc_cause(struct hpu_core *c, uint32_t cause,
+                                bool force_vector)
+{
+    c->ctrl.irq_status |= cause;
+    if (force_vector || (cause & c->ctrl.irq_mask)) {
+        c->ops->raise_msix(c->opaque, HPU_VEC_MISC);
+    }
+}
+
+static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
+{
+    if (key != HPU_SOFT_RESET_KEY) {
+        HPU_LOG(c, "SOFT_RESET written with 0x%08x, not the key 0x%08x",
+                key, HPU_SOFT_RESET_KEY);
+        hpu_ctrl_set_error(c, HPU_ERROR_BAD_RESET_KEY);
+        return;
+    }
+    if (c->ctrl.status & HPU_STATUS_RESET_BUSY) {
+        HPU_LOG(c, "SOFT_RESET written while a soft reset is in progress");
+        hpu_ctrl_set_error(c, HPU_ERROR_RESET_BUSY);
+        return;
+    }
+    c->ctrl.status = HPU_STATUS_RESET_BUSY;
+    c->ops->arm_timer(c->opaque, HPU_SOFT_RESET_NS);
+}
+
+static void hpu_ctrl_irq_test(struct hpu_core *c, uint32_t vector)
+{
+    if (vector >= HPU_MSIX_VECTORS) {
+        HPU_LOG(c, "IRQ_TEST written with vector %u, the device has %u",
+                vector, HPU_MSIX_VECTORS);
+        hpu_ctrl_set_error(c, HPU_ERROR_BAD_IRQ_VECTOR);
+        return;
+    }
+    c->ctrl.irq_test_count++;
+    if (vector == HPU_VEC_MISC) {
+        /* SELF_TEST is latched regardless of IRQ_MASK; vector 0 fires. */
+        hpu_ctrl_misc_cause(c, HPU_IRQ_SELF_TEST, true);
+    } else {
+        c->ops->raise_msix(c->opaque, vector);
+    }
+}
+
+static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
+                                     uint32_t *val)
+{
+    const struct hpu_core_config *cfg = &c->cfg;
+
+    switch (offset) {
+    case HPU_REG_MAGIC:
+        *val = HPU_MAGIC_VALUE;
+        break;
+    case HPU_REG_CHIP_ID:
+        *val = HPU_CHIP_ID_H1;
+        break;
+    case HPU_REG_REVISION:
+        *val = HPU_H1_REVISION;
+        break;
+    case HPU_REG_SPEC_VERSION:
+        *val = HPU_SPEC_VERSION_VALUE;
+        break;
+    case HPU_REG_HBM_SIZE_LO:
+        *val = (uint32_t)cfg->hbm_size;
+        break;
+    case HPU_REG_HBM_SIZE_HI:
+        *val = (uint32_t)(cfg->hbm_size >> 32);
+        break;
+    case HPU_REG_ENGINES:
+        *val = HPU_H1_DMA_ENGINES | HPU_H1_TPC_ENGINES << 8 |
+               HPU_H1_MME_ENGINES << 16 | (uint32_t)cfg->nic_ports << 24;
+        break;
+    case HPU_REG_HBM_STACKS:
+        *val = HPU_H1_HBM_STACKS;
+        break;
+    case HPU_REG_SERIAL(0):
+    case HPU_REG_SERIAL(1):
+    case HPU_REG_SERIAL(2):
+    case HPU_REG_SERIAL(3):
+        *val = le32_at((const uint8_t *)cfg->serial +
+                       (offset - HPU_REG_SERIAL(0)));
+        break;
+    case HPU_REG_UUID(0):
+    case HPU_REG_UUID(1):
+    case HPU_REG_UUID(2):
+    case HPU_REG_UUID(3):
+        *val = le32_at(cfg->uuid + (offset - HPU_REG_UUID(0)));
+        break;
+    case HPU_REG_SCRATCH:
+        *val = c->ctrl.scratch;
+        break;
+    case HPU_REG_STATUS:
+        *val = c->ctrl.status;
+        break;
+    case HPU_REG_SOFT_RESET:
+    case HPU_REG_IRQ_TEST:
+        /* Write-only: reads as zero (not an access-rule violation). */
+        *val = 0;
+        break;
+    case HPU_REG_RESET_COUNT:
+        *val = c->ctrl.reset_count;
+        break;
+    case HPU_REG_IRQ_TEST_COUNT:
+        *val = c->ctrl.irq_test_count;
+        break;
+    case HPU_REG_MSIX_VECTORS:
+        *val = HPU_MSIX_VECTORS;
+        break;
+    case HPU_REG_ERROR:
+        *val = c->ctrl.error;
+        break;
+    case HPU_REG_IRQ_STATUS:
+        *val = c->ctrl.irq_status;
+        break;
+    case HPU_REG_IRQ_MASK:
+        *val = c->ctrl.irq_mask;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
+                                      uint32_t val)
+{
+    switch (offset) {
+    case HPU_REG_SCRATCH:
+        c->ctrl.scratch = val;
+        break;
+    case HPU_REG_SOFT_RESET:
+        hpu_ctrl_soft_reset(c, val);
+        break;
+    case HPU_REG_IRQ_TEST:
+        hpu_ctrl_irq_test(c, val);
+        break;
+    case HPU_REG_ERROR:
+        c->ctrl.error &= ~val;
+        break;
+    case HPU_REG_IRQ_STATUS:
+        c->ctrl.irq_status &= ~val;
+        break;
+    case HPU_REG_IRQ_MASK:
+        c->ctrl.irq_mask = val & HPU_MISC_CAUSES;
+        break;
+    default:
+        if (offset < HPU_REG_ID_BLOCK_END) {
+            return HPU_ACCESS_READ_ONLY;
+        }
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+/* BAR0 decode */
+
+static const struct hpu_block hpu_blocks[] = {
+    {
+        .name = "ctrl",
+        .base = 0x0000,
+        .size = HPU_REG_ID_BLOCK_END,
+        .read = hpu_ctrl_read,
+        .write = hpu_ctrl_write,
+    },
+};
+
+static const struct hpu_block *hpu_find_block(uint64_t addr)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(hpu_blocks) / sizeof(hpu_blocks[0]); i++) {
+        const struct hpu_block *b = &hpu_blocks[i];
+
+        if (addr >= b->base && addr - b->base < b->size) {
+            return b;
+        }
+    }
+    return NULL;
+}
+
+/* Apply the access rules; returns the block to use, or NULL if flagged. */
+static const struct hpu_block *hpu_check_access(struct hpu_core *c,
+                                                uint64_t addr,
+                                                unsigned int size,
+                                                const char *what)
+{
+    const struct hpu_block *b;
+
+    if (size != 4 || (addr & 3)) {
+        HPU_LOG(c, "%u-byte %s at BAR0+0x%llx: registers take aligned "
+                "32-bit accesses", size, what, (unsigned long long)addr);
+        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+        return NULL;
+    }
+    b = hpu_find_block(addr);
+    if (!b) {
+        HPU_LOG(c, "%s at unmapped BAR0+0x%llx", what,
+                (unsigned long long)addr);
+        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+    }
+    return b;
+}
+
+uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
+{
+    const struct hpu_block *b = hpu_check_access(c, addr, size, "read");
+    uint32_t val = 0;
+
+    if (!b) {
+        return 0;
+    }
+    if (b->read(c, (uint32_t)addr, &val) != HPU_ACCESS_OK) {
+        HPU_LOG(c, "read at unmapped BAR0+0x%llx (%s block)",
+                (unsigned long long)addr, b->name);
+        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+        return 0;
+    }
+    return val;
+}
+
+void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
+                    unsigned int size)
+{
+    const struct hpu_block *b = hpu_check_access(c, addr, size, "write");
+
+    if (!b) {
+        return;
+    }
+    switch (b->write(c, (uint32_t)addr, (uint32_t)val)) {
+    case HPU_ACCESS_OK:
+        return;
+    case HPU_ACCESS_READ_ONLY:
+        HPU_LOG(c, "write of 0x%08x to read-only BAR0+0x%llx (%s block)",
+                (uint32_t)val, (unsigned long long)addr, b->name);
+        break;
+    case HPU_ACCESS_UNMAPPED:
+    default:
+        HPU_LOG(c, "write at unmapped BAR0+0x%llx (%s block)",
+                (unsigned long long)addr, b->name);
+        break;
+    }
+    hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+}
+
+/* Reset */
+
+void hpu_core_reset(struct hpu_core *c)
+{
+    c->ops->cancel_timer(c->opaque);
+    memset(&c->ctrl, 0, sizeof(c->ctrl));
+    c->ctrl.status = HPU_STATUS_READY;
+}
+
+void hpu_core_timer_expired(struct hpu_core *c)
+{
+    if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
+        return;                 /* stale: the reset was abandoned */
+    }
+    /*
+     * Soft reset completes.  Identity, IRQ_MASK, RESET_COUNT,
+     * IRQ_TEST_COUNT and the MSI-X configuration survive; everything else
+     * returns to its reset value.  Then RESET_DONE is latched.
+     */
+    c->ctrl.scratch = 0;
+    c->ctrl.error = 0;
+    c->ctrl.irq_status = 0;
+    c->ctrl.reset_count++;
+    c->ctrl.status = HPU_STATUS_READY;
+    hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+}
+
+void hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
+                   void *opaque, const struct hpu_core_config *cfg)
+{
+    memset(c, 0, sizeof(*c));
+    c->ops = ops;
+    c->opaque = opaque;
+    c->cfg = *cfg;
+    hpu_core_reset(c);
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// The real OS-interface layer: thin wrappers over Linux system calls that
+// report errors as negative errno values.
+//
+// Copyright (c) 2026 The hpu authors
+#include "os.h"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <memory>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace hpu::detail {
+namespace {
+
+struct DirCloser {
+    void operator()(DIR *d) const noexcept { ::closedir(d); }
+};
+
+class RealOs final : public Os {
+public:
+    int open(const std::string &path, int flags) override
+    {
+        int fd = 0;
+        do {
+            fd = ::open(path.c_str(), flags | O_CLOEXEC); // NOLINT(cppcoreguidelines-pro-type-vararg)
+        } while (fd < 0 && errno == EINTR);
+        return fd < 0 ? -errno : fd;
+    }
+
+    int close(int fd) override
+    {
+        // Linux releases the descriptor even when close() reports EINTR:
+        // never retry, and do not report EINTR as a failure.
+        if (::close(fd) < 0 && errno != EINTR)
+            return -errno;
+        return 0;
+    }
+
+    int ioctl(int fd, unsigned long request, void *arg) override
+    {
+        int ret = 0;
+        do {
+            ret = ::ioctl(fd, request, arg); // NOLINT(cppcoreguidelines-pro-type-vararg)
+        } while (ret < 0 && (errno == EINTR || errno == EAGAIN));
+        return ret < 0 ? -errno : ret;
+    }
+
+    int read_file(const std::string &path, std::string &out) override
+    {
+        const int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            return fd;
+        out.clear();
+        std::array<char, 4096> buf{};
+        int err = 0;
+        for (;;) {
+            const ssize_t n = ::read(fd, buf.data(), buf.size());
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                err = -errno;
+                break;
+            }
+            if (n == 0)
+                break;
+            out.append(buf.data(), static_cast<size_t>(n));
+        }
+        ::close(fd);
+        return err;
+    }
+
+    int list_dir(const std::string &path, std::vector<std::string> &out) override
+    {
+        const std::unique_ptr<DIR, DirCloser> dir(::opendir(path.c_str()));
+        if (!dir)
+            return -errno;
+        out.clear();
+        for (;;) {
+            errno = 0;
+            const dirent *ent = ::readdir(dir.get());
+            if (ent == nullptr)
+                return errno != 0 ? -errno : 0;
+            const std::string name(static_cast<const char *>(ent->d_name));
+            if (name != "." && name != "..")
+                out.push_back(name);
+        }
+    }
+
+    int read_link(const std::string &path, std::string &out) override
+    {
+        std::array<char, 4096> buf{};
+        const ssize_t n = ::readlink(path.c_str(), buf.data(), buf.size());
+        if (n < 0)
+            return -errno;
+        if (static_cast<size_t>(n) >= buf.size())
+            return -ENAMETOOLONG;
+        out.assign(buf.data(), static_cast<size_t>(n));
+        return 0;
+    }
+};
+
+std::atomic<Os *> g_mock{nullptr};
+
+} // namespace
+
+Os &real_os()
+{
+    static RealOs real;
+    return real;
+}
+
+Os &os()
+{
+    Os *mock = g_mock.load(std::memory_order_acquire);
+    return mock != nullptr ? *mock : real_os();
+}
+
+Os *set_os(Os *os)
+{
+    return g_mock.exchange(os, std::memory_order_acq_rel);
+}
+
+} // namespace hpu::detail

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The OS-interface layer of libhpu: every system call the library makes
+// (open, close, ioctl, reading sysfs files, listing directories, readlink)
+// goes through the one Os instance returned by os(). Unit tests install a
+// mock with set_os() to fake the kernel and inject failures.
+//
+// Copyright (c) 2026 The hpu authors
+#ifndef HPU_SRC_OS_H
+#define HPU_SRC_OS_H
+
+#include <string>
+#include <vector>
+
+namespace hpu::detail {
+
+class Os {
+public:
+    Os() = default;
+    Os(const Os &) = delete;
+    Os &operator=(const Os &) = delete;
+    Os(Os &&) = delete;
+    Os &operator=(Os &&) = delete;
+    virtual ~Os() = default;
+
+    // Returns a file descriptor (>= 0) or a negative errno value.
+    virtual int open(const std::string &path, int flags) = 0;
+    // Returns 0 or a negative errno value.
+    virtual int close(int fd) = 0;
+    // Returns the ioctl's non-negative result or a negative errno value.
+    // Implementations restart the call on EINTR and EAGAIN.
+    virtual int ioctl(int fd, unsigned long request, void *arg) = 0;
+    // Reads a whole (small) file into out. Returns 0 or a negative errno.
+    virtual int read_file(const std::string &path, std::string &out) = 0;
+    // Lists the entries of a directory, without "." and "..", in no
+    // particular order. Returns 0 or a negative errno value.
+    virtual int list_dir(const std::string &path, std::vector<std::string> &out) = 0;
+    // Reads the target of a symbolic link. Returns 0 or a negative errno.
+    virtual int read_link(const std::string &path, std::string &out) = 0;
+};
+
+// The Os the library uses now (the real one unless a mock is installed).
+Os &os();
+
+// Installs os (nullptr: the real one again) and returns the previous one
+// (nullptr if that was the real one). Test-only; not thread-safe with
+// respect to concurrent library calls.
+Os *set_os(Os *os);
+
+// The real implementation on Linux system calls.
+Os &real_os();
+
+} // namespace hpu::detail
+
+#endif // HPU_SRC_OS_H
