@@ -46,8 +46,8 @@ bool hpu_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
     if (len > HPU_SERIAL_LEN) {
         if (err) {
             snprintf(err, errlen,
-                     "serial '%s' is too long: at most %u characters",
-                     serial, HPU_SERIAL_LEN);
+                     "serial has %zu characters: at most %u are allowed",
+                     len, HPU_SERIAL_LEN);
         }
         return false;
     }

@@ -7,7 +7,8 @@
  * guest error bits.  It knows nothing about QEMU; it reaches its
  * environment (MSI-X, logging, a one-shot timer) only through
  * struct hpu_core_ops, so the same file builds into QEMU (emu/hpu_pci.c)
- * and into host unit tests (tests/unit/emu/).
+ * and into host unit tests (tests/unit/emu/, which include this header
+ * inside extern "C").
  *
  * BAR0 is decoded by a table of register blocks (struct hpu_block).  The
  * identity and control block lives in hpu_core.c; later hardware blocks
@@ -24,10 +25,6 @@
 #include <stdint.h>
 
 #include "hpu_regs.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* Property limits (Documentation/hw/registers.md, "Device properties"). */
 #define HPU_HBM_SIZE_GRANULE    (256ULL << 20)
@@ -56,10 +53,7 @@ struct hpu_core_ops {
     void (*raise_msix)(void *opaque, unsigned int vector);
     /* Report a guest programming error (printf format, no newline). */
     void (*log_guest_error)(void *opaque, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 2, 3)))
-#endif
-        ;
+        __attribute__((format(printf, 2, 3)));
     /* Call hpu_core_timer_expired() @ns nanoseconds of device time from now. */
     void (*arm_timer)(void *opaque, uint64_t ns);
     /* Cancel a pending timer, if any. */
@@ -150,9 +144,5 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
 
 /* The timer armed through hpu_core_ops.arm_timer has expired. */
 void hpu_core_timer_expired(struct hpu_core *c);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* HPU_CORE_H */

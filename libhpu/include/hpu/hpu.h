@@ -18,6 +18,8 @@
 #ifndef HPU_HPU_H
 #define HPU_HPU_H
 
+/* A C header: the C++-only advice of clang-tidy does not apply. */
+/* NOLINTBEGIN(modernize-deprecated-headers,modernize-use-using) */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -191,5 +193,7 @@ HPU_EXPORT int hpu_driver_loaded(void);
 #if defined(__cplusplus)
 }
 #endif
+
+/* NOLINTEND(modernize-deprecated-headers,modernize-use-using) */
 
 #endif /* HPU_HPU_H */

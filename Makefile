@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+#
+# hpu: one entry point.
+#   make run       set up what is missing, build, boot a guest with two HPUs, show hpu-smi
+#   make test      every check and test (host and VM), ending with "N passed, N failed"
+#   make bench     benchmarks
+#   make vm-shell  an interactive guest with two HPUs and the driver's build tree
+# Other targets: bootstrap, qemu, kernel, user, check, clean.
+
+SHELL := /bin/bash
+export HPU_CACHE ?= /var/cache/hpu
+BUILD ?= build
+BUILD_SAN ?= build-san
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# The two demo devices: sizes and serials that `make run` and the VM tests use.
+RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
+	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
+
+.PHONY: all bootstrap qemu kernel user user-san check run test bench vm-shell clean
+
+all: bootstrap qemu kernel user
+
+bootstrap:
+	@bash tools/bootstrap.sh
+
+qemu: bootstrap
+	@bash tools/build-qemu.sh >/dev/null
+
+kernel: bootstrap
+	@$(MAKE) --no-print-directory -C kernel
+
+user: bootstrap
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD) --quiet
+
+user-san: bootstrap
+	@[ -f $(BUILD_SAN)/build.ninja ] || cmake -S . -B $(BUILD_SAN) -G Ninja \
+		-DCMAKE_BUILD_TYPE=Debug "-DHPU_SANITIZE=address;undefined" >/dev/null
+	@ninja -C $(BUILD_SAN) --quiet
+
+check: all
+	@python3 tools/check-regs.py
+	@bash tools/check-uapi-padding.sh
+	@bash tools/check-kernel.sh
+	@bash tools/check-tidy.sh $(BUILD)
+
+run: all
+	@tools/vm/hpu-vm $(RUN_HPUS) --timeout 300 -- tests/vm/demo.sh
+
+test: all user-san
+	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)
+
+bench: all
+	@python3 tests/bench/run-bench.py --build $(BUILD)
+
+vm-shell: all
+	@tools/vm/hpu-vm $(RUN_HPUS) --shell
+
+clean:
+	-@$(MAKE) --no-print-directory -C kernel clean
+	rm -rf $(BUILD) $(BUILD_SAN)

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: PCI driver and DRM accel device of the HPU deep-learning
+ * accelerator.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+
+#include "hpu_accel.h"
+#include "hpu_drv.h"
+#include "hpu_hw.h"
+#include "hpu_ioctl.h"
+#include "hpu_irq.h"
+#include "hpu_sysfs.h"
+
+static int hpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv;
+	int idx, ret = 0;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
+	if (!fpriv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	fpriv->hdev = hdev;
+	file->driver_priv = fpriv;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	kfree(file->driver_priv);
+	file->driver_priv = NULL;
+}
+
+static const struct drm_ioctl_desc hpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(HPU_INFO, hpu_info_ioctl, 0),
+};
+
+DEFINE_DRM_ACCEL_FOPS(hpu_fops);
+
+static const struct drm_driver hpu_drm_driver = {
+	.driver_features = DRIVER_COMPUTE_ACCEL,
+
+	.open = hpu_open,
+	.postclose = hpu_postclose,
+
+	.ioctls = hpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(hpu_ioctls),
+	.fops = &hpu_fops,
+
+	.name = HPU_DRIVER_NAME,
+	.desc = HPU_DRIVER_DESC,
+	.major = HPU_DRIVER_MAJOR,
+	.minor = HPU_DRIVER_MINOR,
+	.patchlevel = HPU_DRIVER_PATCH,
+};
+
+static int hpu_pci_init(struct hpu_device *hdev)
+{
+	struct pci_dev *pdev = hdev->pdev;
+	resource_size_t bar_len;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret) {
+		drm_err(&hdev->drm, "cannot enable the PCI function: %d\n", ret);
+		return ret;
+	}
+
+	/* MSI-X messages are memory writes by the device. */
+	pci_set_master(pdev);
+
+	bar_len = pci_resource_len(pdev, HPU_BAR_REGS);
+	if (bar_len < HPU_REG_ID_BLOCK_END) {
+		drm_err(&hdev->drm, "BAR%d is too small: %pa bytes\n",
+			HPU_BAR_REGS, &bar_len);
+		return -ENODEV;
+	}
+
+	hdev->regs = pcim_iomap_region(pdev, HPU_BAR_REGS, HPU_DRIVER_NAME);
+	if (IS_ERR(hdev->regs)) {
+		ret = PTR_ERR(hdev->regs);
+		drm_err(&hdev->drm, "cannot map BAR%d: %d\n", HPU_BAR_REGS, ret);
+		return ret;
+	}
+
+	return 0;
+}
+
+static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct hpu_device *hdev;
+	int ret;
+
+	hdev = devm_drm_dev_alloc(&pdev->dev, &hpu_drm_driver,
+				  struct hpu_device, drm);
+	if (IS_ERR(hdev))
+		return PTR_ERR(hdev);
+
+	hdev->pdev = pdev;
+	init_completion(&hdev->irq_test_done);
+	pci_set_drvdata(pdev, hdev);
+
+	ret = hpu_pci_init(hdev);
+	if (ret)
+		return ret;
+
+	ret = hpu_hw_init(hdev);
+	if (ret)
+		return ret;
+
+	ret = hpu_irq_init(hdev);
+	if (ret)
+		return ret;
+
+	hpu_hw_irq_enable(hdev);
+
+	ret = hpu_hw_irq_self_test(hdev);
+	if (ret)
+		goto err_hw_fini;
+
+	ret = drm_dev_register(&hdev->drm, 0);
+	if (ret) {
+		drm_err(&hdev->drm, "cannot register the accel device: %d\n", ret);
+		goto err_hw_fini;
+	}
+
+	return 0;
+
+err_hw_fini:
+	hpu_hw_fini(hdev);
+	return ret;
+}
+
+static void hpu_remove(struct pci_dev *pdev)
+{
+	struct hpu_device *hdev = pci_get_drvdata(pdev);
+
+	/*
+	 * After drm_dev_unplug() no ioctl is inside drm_dev_enter() and none
+	 * can enter: only then quiesce the hardware. Open files keep the
+	 * drm_device (and so struct hpu_device) alive until their last close;
+	 * the rest (interrupts, vectors, mapping) is released by devres.
+	 */
+	drm_dev_unplug(&hdev->drm);
+	hpu_hw_fini(hdev);
+}
+
+static const struct pci_device_id hpu_pci_ids[] = {
+	{ PCI_DEVICE(HPU_PCI_VENDOR_ID, HPU_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, hpu_pci_ids);
+
+static struct pci_driver hpu_pci_driver = {
+	.name = HPU_DRIVER_NAME,
+	.id_table = hpu_pci_ids,
+	.probe = hpu_probe,
+	.remove = hpu_remove,
+	.dev_groups = hpu_dev_groups,
+};
+module_pci_driver(hpu_pci_driver);
+
+MODULE_DESCRIPTION(HPU_DRIVER_DESC);
+MODULE_AUTHOR("The hpu authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(HPU_DRIVER_VERSION);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: core device and per-file state of the HPU DRM accel driver.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_DRV_H__
+#define __HPU_DRV_H__
+
+#include <linux/completion.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+#include <linux/uuid.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_print.h>
+
+#include "hpu_regs.h"
+
+#define HPU_DRIVER_NAME		"hpu"
+#define HPU_DRIVER_DESC		"HPU deep-learning accelerator"
+
+#define HPU_DRIVER_MAJOR	1
+#define HPU_DRIVER_MINOR	0
+#define HPU_DRIVER_PATCH	0
+#define HPU_DRIVER_VERSION	__stringify(HPU_DRIVER_MAJOR) "." \
+				__stringify(HPU_DRIVER_MINOR) "." \
+				__stringify(HPU_DRIVER_PATCH)
+
+struct hpu_asic;
+
+/**
+ * struct hpu_identity - what the device says about itself
+ * @chip_id: CHIP_ID register, one of HPU_CHIP_ID_*.
+ * @revision: REVISION register, [15:8] major and [7:0] minor.
+ * @spec_version: SPEC_VERSION register, version of the register map.
+ * @hbm_size: HBM size in bytes.
+ * @hbm_stacks: number of HBM stacks.
+ * @num_dma: number of DMA engines.
+ * @num_tpc: number of tensor processor cores.
+ * @num_mme: number of matrix math engines.
+ * @num_nic: number of NIC ports.
+ * @msix_vectors: MSI-X vectors the device offers.
+ * @serial: board serial number, NUL terminated, printable ASCII only.
+ * @uuid: device UUID.
+ *
+ * Read once at probe, before the device is registered, and constant
+ * afterwards: readers need no lock.
+ */
+struct hpu_identity {
+	u32 chip_id;
+	u32 revision;
+	u32 spec_version;
+	u64 hbm_size;
+	u8 hbm_stacks;
+	u8 num_dma;
+	u8 num_tpc;
+	u8 num_mme;
+	u8 num_nic;
+	u32 msix_vectors;
+	char serial[HPU_SERIAL_LEN + 1];
+	uuid_t uuid;
+};
+
+/**
+ * struct hpu_device - one HPU PCI function
+ * @drm: the DRM (accel) device; its lifetime is that of this structure.
+ * @pdev: the PCI function.
+ * @regs: BAR0 register mapping. Valid from probe until the device is
+ *	unbound; code reachable from user space (ioctls) may touch it only
+ *	inside drm_dev_enter()/drm_dev_exit().
+ * @asic: per-chip functions and data, chosen by CHIP_ID at probe.
+ * @id: identity read at probe, constant afterwards.
+ * @irq_vectors: MSI-X vectors allocated to the function.
+ * @irq_test_done: completed by the MISC interrupt handler when it sees the
+ *	SELF_TEST cause. Only the probe path waits on it and re-arms it, so
+ *	the completion's own lock is all the locking it needs.
+ *
+ * All per-device state lives here; nothing is global, so any number of
+ * devices can be bound at once.
+ */
+struct hpu_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	const struct hpu_asic *asic;
+	struct hpu_identity id;
+	int irq_vectors;
+	struct completion irq_test_done;
+};
+
+/**
+ * struct hpu_file_priv - per-open-file state
+ * @hdev: the device this file was opened on.
+ *
+ * Allocated in the driver's open callback and freed in postclose, which
+ * the DRM core runs only after the last ioctl on the file has returned.
+ * @hdev is constant in between, so the structure has no lock yet. Later
+ * milestones turn it into a context (address space, queues).
+ */
+struct hpu_file_priv {
+	struct hpu_device *hdev;
+};
+
+static inline struct hpu_device *to_hpu_device(struct drm_device *drm)
+{
+	return container_of(drm, struct hpu_device, drm);
+}
+
+#endif /* __HPU_DRV_H__ */

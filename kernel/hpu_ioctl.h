@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: ioctl handlers.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_IOCTL_H__
+#define __HPU_IOCTL_H__
+
+struct drm_device;
+struct drm_file;
+
+int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+#endif /* __HPU_IOCTL_H__ */

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: MSI-X vectors and interrupt handlers.
+ *
+ * Vector 0 (MISC) carries the causes latched in IRQ_STATUS; the other
+ * vectors belong to queues and the event queue in later spec versions.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+
+#include "hpu_drv.h"
+#include "hpu_irq.h"
+#include "hpu_reg.h"
+
+static irqreturn_t hpu_irq_misc(int irq, void *arg)
+{
+	struct hpu_device *hdev = arg;
+	u32 status;
+
+	status = hpu_rd32(hdev, HPU_REG_IRQ_STATUS);
+	if (!status || status == U32_MAX)
+		return IRQ_NONE;
+
+	/* Ack before acting, so a cause raised meanwhile is not lost. */
+	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, status);
+
+	if (status & HPU_IRQ_SELF_TEST)
+		complete(&hdev->irq_test_done);
+
+	/* RESET_DONE: probe polls STATUS; nothing waits for it here yet. */
+
+	return IRQ_HANDLED;
+}
+
+/**
+ * hpu_irq_init() - allocate MSI-X vectors and install the MISC handler
+ * @hdev: the device; its PCI function is enabled and a bus master
+ *
+ * Allocates as many MSI-X vectors as the device offers (at least one) and
+ * installs the handler of vector 0. The vectors are released by the PCI
+ * core's managed-device teardown and the handler by devres, after the
+ * driver's remove callback, in the reverse order of their set-up.
+ *
+ * Return: 0 or a negative error code, with the reason logged.
+ */
+int hpu_irq_init(struct hpu_device *hdev)
+{
+	struct pci_dev *pdev = hdev->pdev;
+	struct device *dev = &pdev->dev;
+	unsigned int want;
+	const char *name;
+	int ret;
+
+	want = clamp_t(u32, hdev->id.msix_vectors, 1, HPU_MSIX_VECTORS);
+	ret = pci_alloc_irq_vectors(pdev, 1, want, PCI_IRQ_MSIX);
+	if (ret < 0) {
+		drm_err(&hdev->drm, "cannot allocate MSI-X vectors: %d\n", ret);
+		return ret;
+	}
+	hdev->irq_vectors = ret;
+
+	name = devm_kasprintf(dev, GFP_KERNEL, "%s-misc@%s", HPU_DRIVER_NAME,
+			      pci_name(pdev));
+	if (!name)
+		return -ENOMEM;
+
+	ret = devm_request_irq(dev, pci_irq_vector(pdev, HPU_VEC_MISC),
+			       hpu_irq_misc, 0, name, hdev);
+	if (ret) {
+		drm_err(&hdev->drm, "cannot request the MISC interrupt: %d\n", ret);
+		return ret;
+	}
+
+	return 0;
+}

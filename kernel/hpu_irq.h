@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: MSI-X vectors and interrupt handlers.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_IRQ_H__
+#define __HPU_IRQ_H__
+
+struct hpu_device;
+
+int hpu_irq_init(struct hpu_device *hdev);
+
+#endif /* __HPU_IRQ_H__ */

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+#
+# make test: run every check and test suite and print one line per test,
+# then "N passed, N failed".
+#   1. static checks: register header against the spec, uapi padding (pahole),
+#      kernel style (checkpatch --strict) and sparse, clang-tidy
+#   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
+#   3. VM integration tests: one guest with two HPUs runs tests/vm/guest-suite.sh
+#
+# Copyright (c) 2026 The hpu authors
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
+
+# The devices the VM tests boot with, and what the guest must see of them.
+VM_HPUS = [
+    {"serial": "HPU-TEST-A", "hbm": 2 << 30, "nics": 10},
+    {"serial": "HPU-TEST-B", "hbm": 4 << 30, "nics": 4},
+]
+
+results = []
+
+
+def record(name, ok, detail=""):
+    results.append((name, ok, detail))
+    line = f"{'PASS' if ok else 'FAIL'} {name}"
+    if not ok and detail:
+        line += f": {detail}"
+    print(line, flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kw)
+
+
+def tail(text, n=15):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+def static_checks(build):
+    checks = [
+        ("check/register header matches the spec", ["python3", "tools/check-regs.py"]),
+        ("check/uapi header has no implicit padding", ["bash", "tools/check-uapi-padding.sh"]),
+        ("check/kernel checkpatch --strict and sparse", ["bash", "tools/check-kernel.sh"]),
+        ("check/clang-tidy", ["bash", "tools/check-tidy.sh", build]),
+    ]
+    for name, cmd in checks:
+        r = run(cmd)
+        if r.returncode != 0:
+            print(tail(r.stdout, 30))
+        record(name, r.returncode == 0, f"exit {r.returncode}")
+
+
+def junit_cases(path, prefix):
+    """Record each <testcase> of a JUnit file (Catch2 or CTest flavour)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, FileNotFoundError) as e:
+        record(f"{prefix}/results readable", False, str(e))
+        return
+    n = 0
+    for tc in root.iter("testcase"):
+        n += 1
+        name = tc.get("name", "?")
+        cls = tc.get("classname", "")
+        full = f"{prefix}/{name}" if not cls or cls in name or cls.endswith(".global") \
+            else f"{prefix}/{cls}/{name}"
+        bad = tc.find("failure") if tc.find("failure") is not None else tc.find("error")
+        status = tc.get("status", "run")
+        if bad is not None:
+            msg = (bad.get("message") or bad.text or "").strip().splitlines()
+            record(full, False, msg[0] if msg else "failed")
+        elif status in ("notrun", "disabled") or tc.find("skipped") is not None:
+            record(full, False, "did not run")
+        else:
+            record(full, True)
+    if n == 0:
+        record(f"{prefix}/ran at least one test", False, "no test cases in " + path)
+
+
+def host_unit(build, label):
+    junit = os.path.join(REPO, build, "ctest-junit.xml")
+    if os.path.exists(junit):
+        os.unlink(junit)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    r = run(["ctest", "--test-dir", build, "--output-junit", junit, "-j2",
+             "--timeout", "120"], env=env)
+    if r.returncode != 0:
+        print(tail(r.stdout, 40))
+    junit_cases(junit, label)
+
+
+def vm_tests(build):
+    logdir = os.path.join(REPO, build, "vm-test")
+    os.makedirs(logdir, exist_ok=True)
+    for f in ("results.txt", "hpu-vm-tests.xml"):
+        p = os.path.join(logdir, f)
+        if os.path.exists(p):
+            os.unlink(p)
+    expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}" for d in VM_HPUS)
+    cmd = ["tools/vm/hpu-vm", "--timeout", "900", "--log", logdir,
+           "--env", f"HPU_EXPECT={expect}", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
+    for d in VM_HPUS:
+        cmd += ["--hpu", f"hbm-size={d['hbm'] >> 20}M,serial={d['serial']},nic-ports={d['nics']}"]
+    cmd += ["--", "tests/vm/guest-suite.sh"]
+    t0 = time.monotonic()
+    r = run(cmd)
+    print(tail(r.stdout, 60))
+    print(f"(VM suite took {time.monotonic() - t0:.0f} s)")
+    record("vm/guest finished with a clean kernel log", r.returncode != 125,
+           f"hpu-vm exit {r.returncode}, logs in {logdir}")
+    try:
+        with open(os.path.join(logdir, "results.txt")) as f:
+            for line in f:
+                word, _, rest = line.strip().partition(" ")
+                name, _, why = rest.partition(": ")
+                if word in ("PASS", "FAIL"):
+                    record(name, word == "PASS", why)
+    except FileNotFoundError:
+        record("vm/suite results written", False, "no results.txt")
+    junit_cases(os.path.join(logdir, "hpu-vm-tests.xml"), "vm/hpu-vm-tests")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--build-san", default="build-san")
+    ap.add_argument("--only", choices=["static", "unit", "vm"], action="append")
+    a = ap.parse_args()
+    only = set(a.only or ["static", "unit", "vm"])
+    t0 = time.monotonic()
+    if "static" in only:
+        static_checks(a.build)
+    if "unit" in only:
+        host_unit(a.build, "unit")
+        if a.build_san and os.path.isdir(os.path.join(REPO, a.build_san)):
+            host_unit(a.build_san, "unit-asan-ubsan")
+        else:
+            record("unit-asan-ubsan/build present", False, f"no {a.build_san}")
+    if "vm" in only:
+        vm_tests(a.build)
+    npass = sum(1 for r in results if r[1])
+    nfail = len(results) - npass
+    if nfail:
+        print("\nFailed:")
+        for name, ok, why in results:
+            if not ok:
+                print(f"  {name}: {why}")
+    print(f"\n(make test took {time.monotonic() - t0:.0f} s)")
+    print(f"{npass} passed, {nfail} failed")
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# Check the HPU device inside the QEMU binary built by tools/build-qemu.sh,
+# without a guest: QEMU's qtest protocol drives PCI config space, BAR0, the
+# MSI-X table and the virtual clock directly.  This covers the glue
+# (emu/hpu_pci.c) that the host unit tests of hpu_core.c cannot: PCI
+# identity, 64-bit BARs, the PCIe and MSI-X capabilities, MSI-X delivery and
+# masking, the soft reset timer on the virtual clock, property errors and the
+# guest-error log.
+#
+# Usage: qtest_hpu.py [QEMU]   (default: tools/build-qemu.sh --print-path)
+# Exit status 0 pass, 1 fail, 77 skip (QEMU not built).
+#
+# Copyright (c) 2026 The hpu authors
+
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.realpath(os.path.join(HERE, "..", "..", ".."))
+
+
+def regs_from_header():
+    """The #defines of include/hw/hpu_regs.h that are plain numbers."""
+    regs = {}
+    with open(os.path.join(ROOT, "include", "hw", "hpu_regs.h")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[0] == "#define" and "(" not in parts[1]:
+                try:
+                    regs[parts[1]] = int(parts[2], 0)
+                except ValueError:
+                    pass
+    return regs
+
+
+R = regs_from_header()
+FW = ["-L", "/usr/share/seabios", "-L", "/usr/share/qemu"]
+BAR0 = 0xC0000000
+BAR2 = 0xC0100000
+MSI_TARGET = 0x00100000     # guest RAM the MSI-X messages are written to
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+class QTest:
+    def __init__(self, qemu, devargs, log):
+        self.p = subprocess.Popen(
+            [qemu, *FW, "-machine", "q35", "-accel", "qtest", "-qtest", "stdio",
+             "-nodefaults", "-display", "none", "-d", "guest_errors", "-D", log,
+             "-device", devargs],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, bufsize=1)
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        while True:
+            resp = self.p.stdout.readline()
+            if not resp:
+                raise RuntimeError("QEMU exited: " + self.p.stderr.read())
+            if resp.startswith("OK") or resp.startswith("FAIL"):
+                break
+        if not resp.startswith("OK"):
+            raise RuntimeError(f"{line}: {resp.strip()}")
+        words = resp.split()
+        return int(words[1], 0) if len(words) > 1 else None
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.terminate()      # qtest does not exit on end of input
+        self.p.wait(timeout=30)
+
+    # PCI config space of 00:01.0 through the 0xcf8/0xcfc mechanism
+    def cfg_addr(self, reg):
+        self.cmd(f"outl 0xcf8 {0x80000000 | (1 << 11) | (reg & 0xfc):#x}")
+
+    def cfg_read(self, reg, size=4):
+        self.cfg_addr(reg)
+        port = 0xCFC + (reg & 3)
+        op = {1: "inb", 2: "inw", 4: "inl"}[size]
+        return self.cmd(f"{op} {port:#x}")
+
+    def cfg_write(self, reg, val, size=4):
+        self.cfg_addr(reg)
+        port = 0xCFC + (reg & 3)
+        op = {1: "outb", 2: "outw", 4: "outl"}[size]
+        self.cmd(f"{op} {port:#x} {val:#x}")
+
+    def rd(self, off, op="readl"):
+        return self.cmd(f"{op} {BAR0 + off:#x}")
+
+    def wr(self, off, val, op="writel"):
+        self.cmd(f"{op} {BAR0 + off:#x} {val:#x}")
+
+    def find_cap(self, cap_id):
+        pos = self.cfg_read(0x34, 1)
+        while pos:
+            if self.cfg_read(pos, 1) == cap_id:
+                return pos
+            pos = self.cfg_read(pos + 1, 1)
+        return 0
+
+
+def property_errors(qemu):
+    for arg, words in [("hbm-size=300M", "hbm-size"), ("hbm-size=64G", "hbm-size"),
+                       ("nic-ports=11", "nic-ports"),
+                       ("serial=0123456789abcdefX", "serial"),
+                       ("serial=caf\u00e9", "serial")]:
+        r = subprocess.run([qemu, *FW, "-machine", "q35", "-accel", "qtest",
+                            "-nodefaults", "-display", "none", "-device", "hpu," + arg],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode != 0 and words in r.stderr,
+              f"-device hpu,{arg} is refused naming {words}")
+
+
+def main():
+    qemu = sys.argv[1] if len(sys.argv) > 1 else None
+    if not qemu:
+        r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
+            return 77
+        qemu = r.stdout.strip().splitlines()[-1]
+
+    log = tempfile.NamedTemporaryFile(prefix="hpu-qtest-", suffix=".log", delete=False).name
+    uuid = "12345678-9abc-def0-0fed-cba987654321"
+    q = QTest(qemu, f"hpu,addr=01.0,hbm-size=6G,nic-ports=3,serial=QT-1,uuid={uuid}", log)
+    try:
+        # PCI identity and BARs
+        check(q.cfg_read(0x00) == R["HPU_PCI_DEVICE_ID"] << 16 | R["HPU_PCI_VENDOR_ID"],
+              "vendor/device id")
+        check(q.cfg_read(0x08) == R["HPU_PCI_CLASS"] << 16 | R["HPU_PCI_REVISION"],
+              "class 0x1200, revision 1")
+        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096)]:
+            reg = 0x10 + 4 * bar
+            check(q.cfg_read(reg) & 0x7 == 0x4, f"BAR{bar} is 64-bit memory")
+            q.cfg_write(reg, 0xFFFFFFFF)
+            check((~(q.cfg_read(reg) & ~0xF) & 0xFFFFFFFF) + 1 == size,
+                  f"BAR{bar} size {size:#x}")
+        q.cfg_write(0x10, BAR0)
+        q.cfg_write(0x14, 0)
+        q.cfg_write(0x18, BAR2)
+        q.cfg_write(0x1C, 0)
+        q.cfg_write(0x04, 0x6, 2)     # memory space + bus master
+
+        pcie = q.find_cap(0x10)
+        check(pcie != 0, "PCI Express capability present")
+        check((q.cfg_read(pcie + 2, 2) >> 4) & 0xF == 9,
+              "PCIe type: root complex integrated endpoint on pcie.0")
+        msix = q.find_cap(0x11)
+        check(msix != 0, "MSI-X capability present")
+        check(q.cfg_read(msix + 2, 2) & 0x7FF == 15, "16 MSI-X vectors")
+        check(q.cfg_read(msix + 4) == 2, "MSI-X table in BAR2 at offset 0")
+        check(q.cfg_read(msix + 8) == 0x800 | 2, "MSI-X PBA in BAR2 at offset 0x800")
+        check(q.cfg_read(0x3D, 1) == 0, "no INTx pin")
+
+        # identity registers
+        check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
+        check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
+              q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
+        check(q.rd(R["HPU_REG_ENGINES"]) == 0x03020808, "ENGINES with 3 NIC ports")
+        check(q.rd(0x20) == 0x312D5451 and q.rd(0x24) == 0, "SERIAL 'QT-1'")
+        check(q.rd(0x30) == 0x78563412 and q.rd(0x3C) == 0x21436587, "UUID byte order")
+        check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "STATUS READY")
+
+        # access rules through the real memory path
+        q.wr(R["HPU_REG_SCRATCH"], 0xA5A55A5A)
+        check(q.rd(R["HPU_REG_SCRATCH"]) == 0xA5A55A5A, "SCRATCH read-write")
+        check(q.rd(R["HPU_REG_ERROR"]) == 0, "no error yet")
+        check(q.rd(R["HPU_REG_MAGIC"], "readw") == 0, "16-bit read returns 0")
+        check(q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_ACCESS"], "16-bit read flagged")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+        q.wr(R["HPU_REG_SCRATCH"], 0x1122334455667788, "writeq")
+        check(q.rd(R["HPU_REG_SCRATCH"]) == 0xA5A55A5A, "64-bit write dropped")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+        check(q.rd(0x42) == 0 and q.rd(R["HPU_REG_ERROR"]) == 1, "unaligned read flagged")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+        q.wr(R["HPU_REG_MAGIC"], 0)
+        check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"] and
+              q.rd(R["HPU_REG_ERROR"]) == 1, "read-only write dropped and flagged")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+        check(q.rd(0xFFFFC) == 0 and q.rd(R["HPU_REG_ERROR"]) == 1,
+              "unmapped read at the end of BAR0 flagged")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+
+        # soft reset on the virtual clock
+        q.wr(R["HPU_REG_SOFT_RESET"], R["HPU_SOFT_RESET_KEY"])
+        check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_RESET_BUSY"], "soft reset busy")
+        q.cmd("clock_step 50000")
+        check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_RESET_BUSY"], "still busy at 50 us")
+        q.cmd("clock_step 50000")
+        check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "ready at 100 us")
+        check(q.rd(R["HPU_REG_RESET_COUNT"]) == 1, "RESET_COUNT 1")
+        check(q.rd(R["HPU_REG_SCRATCH"]) == 0, "SCRATCH cleared")
+        q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
+
+        # MSI-X: vector 5 writes its message into guest RAM
+        def entry(v):
+            return BAR2 + 16 * v
+        q.cmd(f"writel {MSI_TARGET:#x} 0")
+        q.cmd(f"writel {entry(5):#x} {MSI_TARGET:#x}")
+        q.cmd(f"writel {entry(5) + 4:#x} 0")
+        q.cmd(f"writel {entry(5) + 8:#x} 0xcafe0005")
+        q.cmd(f"writel {entry(5) + 12:#x} 0")          # unmasked
+        q.wr(R["HPU_REG_IRQ_TEST"], 5)
+        check(q.cmd(f"readl {MSI_TARGET:#x}") == 0, "no message while MSI-X is disabled")
+        check(q.rd(R["HPU_REG_IRQ_TEST_COUNT"]) == 1, "IRQ_TEST counted without MSI-X")
+        q.cfg_write(msix + 2, 0x8000, 2)                # MSI-X enable
+        q.wr(R["HPU_REG_IRQ_TEST"], 5)
+        check(q.cmd(f"readl {MSI_TARGET:#x}") == 0xCAFE0005, "IRQ_TEST 5 delivers vector 5")
+        # masked vector: left pending, delivered on unmask
+        q.cmd(f"writel {MSI_TARGET:#x} 0")
+        q.cmd(f"writel {entry(5) + 12:#x} 1")
+        q.wr(R["HPU_REG_IRQ_TEST"], 5)
+        check(q.cmd(f"readl {MSI_TARGET:#x}") == 0, "masked vector not delivered")
+        check(q.cmd(f"readl {BAR2 + 0x800:#x}") & (1 << 5) != 0, "masked vector pending in PBA")
+        q.cmd(f"writel {entry(5) + 12:#x} 0")
+        check(q.cmd(f"readl {MSI_TARGET:#x}") == 0xCAFE0005, "pending vector delivered on unmask")
+        # RESET_DONE on vector 0 when enabled
+        q.cmd(f"writel {entry(0):#x} {MSI_TARGET + 4:#x}")
+        q.cmd(f"writel {entry(0) + 8:#x} 0xcafe0000")
+        q.cmd(f"writel {entry(0) + 12:#x} 0")
+        q.wr(R["HPU_REG_IRQ_MASK"], R["HPU_IRQ_RESET_DONE"])
+        q.wr(R["HPU_REG_SOFT_RESET"], R["HPU_SOFT_RESET_KEY"])
+        check(q.cmd(f"readl {MSI_TARGET + 4:#x}") == 0, "no RESET_DONE before completion")
+        q.cmd("clock_step 100000")
+        check(q.cmd(f"readl {MSI_TARGET + 4:#x}") == 0xCAFE0000, "RESET_DONE delivers vector 0")
+        check(q.rd(R["HPU_REG_IRQ_STATUS"]) == R["HPU_IRQ_RESET_DONE"], "IRQ_STATUS RESET_DONE")
+        q.wr(R["HPU_REG_IRQ_TEST"], 16)
+        check(q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_IRQ_VECTOR"], "bad vector flagged")
+    finally:
+        q.close()
+
+    with open(log) as f:
+        text = f.read()
+    os.unlink(log)
+    check("hpu 00:01.0: 2-byte read at BAR0+0x0" in text, "guest error logged for a 16-bit read")
+    check("read-only" in text and "IRQ_TEST written with vector 16" in text,
+          "guest errors logged for read-only write and bad vector")
+
+    property_errors(qemu)
+
+    print(f"{'FAIL' if FAILS else 'PASS'}: {len(FAILS)} failed")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

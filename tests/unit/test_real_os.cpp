@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// The real OS layer on the host's own files (no HPU needed).
+//
+// Copyright (c) 2026 The hpu authors
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "drm/hpu_accel.h"
+#include "hpu/hpu.h"
+#include "os.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        std::string tmpl = (fs::temp_directory_path() / "hpu-test-XXXXXX").string();
+        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+        path = tmpl;
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    TempDir(TempDir &&) = delete;
+    TempDir &operator=(TempDir &&) = delete;
+    ~TempDir()
+    {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+} // namespace
+
+TEST_CASE("real OS layer", "[os]")
+{
+    auto &os = hpu::detail::real_os();
+    const TempDir dir;
+    {
+        std::ofstream(dir.path / "vendor") << "0x1234\n";
+    }
+    fs::create_directory(dir.path / "sub");
+    fs::create_symlink("../../bus/pci/drivers/hpu", dir.path / "driver");
+
+    std::string text;
+    REQUIRE(os.read_file((dir.path / "vendor").string(), text) == 0);
+    CHECK(text == "0x1234\n");
+    CHECK(os.read_file((dir.path / "missing").string(), text) == -ENOENT);
+
+    std::vector<std::string> names;
+    REQUIRE(os.list_dir(dir.path.string(), names) == 0);
+    std::sort(names.begin(), names.end());
+    CHECK(names == std::vector<std::string>{"driver", "sub", "vendor"});
+    CHECK(os.list_dir((dir.path / "missing").string(), names) == -ENOENT);
+    CHECK(os.list_dir((dir.path / "vendor").string(), names) == -ENOTDIR);
+
+    std::string target;
+    REQUIRE(os.read_link((dir.path / "driver").string(), target) == 0);
+    CHECK(target == "../../bus/pci/drivers/hpu");
+    CHECK(os.read_link((dir.path / "vendor").string(), target) == -EINVAL);
+
+    CHECK(os.open((dir.path / "missing").string(), O_RDONLY) == -ENOENT);
+    const int fd = os.open("/dev/null", O_RDWR);
+    REQUIRE(fd >= 0);
+    CHECK((::fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0); // NOLINT(cppcoreguidelines-pro-type-vararg)
+    drm_hpu_info req{};
+    CHECK(os.ioctl(fd, DRM_IOCTL_HPU_INFO, &req) == -ENOTTY);
+    CHECK(os.close(fd) == 0);
+    CHECK(os.close(fd) == -EBADF);
+}
+
+TEST_CASE("the real OS is the default and set_os restores it", "[os]")
+{
+    CHECK(&hpu::detail::os() == &hpu::detail::real_os());
+    CHECK(hpu::detail::set_os(nullptr) == nullptr);
+    CHECK(&hpu::detail::os() == &hpu::detail::real_os());
+    // On any machine the real discovery runs without error (0 or more HPUs).
+    CHECK(hpu_device_count() >= 0);
+}

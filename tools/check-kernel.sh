@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# check-kernel.sh: static checks of the kernel driver and its uapi header.
+#
+#   tools/check-kernel.sh
+#
+# Runs, and fails (non-zero) on any finding of:
+#   - checkpatch.pl --strict on kernel/*.[ch], kernel/Kbuild, kernel/Makefile
+#     and include/uapi/drm/hpu_accel.h;
+#   - kernel-doc -Wall on kernel/*.[ch];
+#   - a W=1 build of kernel/ with sparse on every file (C=2): any compiler
+#     or sparse warning fails.
+#
+# Environment: KDIR (default: the 6.12 build tree), CHECKPATCH (default:
+# the copy tools/bootstrap.sh extracts under /var/cache/hpu).
+#
+# Copyright (c) 2026 The hpu authors
+
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KDIR=${KDIR:-$(ls -d /lib/modules/6.12*/build 2>/dev/null | head -n1)}
+CHECKPATCH=${CHECKPATCH:-${HPU_CACHE:-/var/cache/hpu}/linux-scripts/scripts/checkpatch.pl}
+
+die() {
+	printf 'check-kernel: %s\n' "$*" >&2
+	exit 1
+}
+
+[ -n "$KDIR" ] && [ -d "$KDIR" ] || die "no 6.12 kernel build tree: run tools/bootstrap.sh or set KDIR"
+[ -f "$CHECKPATCH" ] || die "checkpatch.pl not found at $CHECKPATCH: run tools/bootstrap.sh or set CHECKPATCH"
+command -v sparse >/dev/null || die "sparse not found: install sparse"
+
+KERNELDOC=$KDIR/scripts/kernel-doc
+[ -f "$KERNELDOC" ] || KERNELDOC=$(dirname "$(readlink -f "$KDIR/Makefile")")/scripts/kernel-doc
+
+cd "$ROOT" || exit 1
+fail=0
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+sources=$(ls kernel/hpu_*.c kernel/hpu_*.h)
+
+echo "check-kernel: checkpatch --strict"
+# shellcheck disable=SC2086
+if ! perl "$CHECKPATCH" --strict --no-tree --quiet --show-types -f \
+	$sources kernel/Kbuild kernel/Makefile include/uapi/drm/hpu_accel.h; then
+	echo "check-kernel: checkpatch: findings above" >&2
+	fail=1
+fi
+
+echo "check-kernel: kernel-doc"
+if [ -f "$KERNELDOC" ]; then
+	# shellcheck disable=SC2086
+	perl "$KERNELDOC" -Wall -none $sources >"$tmp" 2>&1
+	if [ -s "$tmp" ]; then
+		cat "$tmp" >&2
+		echo "check-kernel: kernel-doc: findings above" >&2
+		fail=1
+	fi
+else
+	echo "check-kernel: note: scripts/kernel-doc not found, skipped" >&2
+fi
+
+echo "check-kernel: W=1 build with sparse (C=2)"
+if ! make -s -C "$KDIR" M="$ROOT/kernel" W=1 C=2 modules >"$tmp" 2>&1; then
+	cat "$tmp" >&2
+	echo "check-kernel: build failed" >&2
+	fail=1
+elif grep -E -q 'warning:|error:' "$tmp"; then
+	grep -E -B2 -A4 'warning:|error:' "$tmp" >&2
+	echo "check-kernel: compiler or sparse warnings above" >&2
+	fail=1
+fi
+
+if [ $fail -ne 0 ]; then
+	echo "check-kernel: FAILED"
+	exit 1
+fi
+echo "check-kernel: OK"
