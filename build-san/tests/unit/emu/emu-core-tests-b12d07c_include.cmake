@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-san/tests/unit/emu/emu-core-tests-b12d07c_tests.cmake")
-  include("/work/main/build-san/tests/unit/emu/emu-core-tests-b12d07c_tests.cmake")
-else()
-  add_test(emu-core-tests_NOT_BUILT-b12d07c emu-core-tests_NOT_BUILT-b12d07c)
-endif()

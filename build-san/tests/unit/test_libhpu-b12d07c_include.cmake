@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-san/tests/unit/test_libhpu-b12d07c_tests.cmake")
-  include("/work/main/build-san/tests/unit/test_libhpu-b12d07c_tests.cmake")
-else()
-  add_test(test_libhpu_NOT_BUILT-b12d07c test_libhpu_NOT_BUILT-b12d07c)
-endif()
