@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * HPU device model: core logic (register file, soft reset, self-test).
+ * HPU device model: core logic (register file, BAR0 decode, soft reset,
+ * self-test, locking).
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -9,11 +10,30 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "hpu_core.h"
+#include "hpu_internal.h"
 
 #define HPU_MISC_CAUSES         (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE)
 
-#define HPU_LOG(c, ...) ((c)->ops->log_guest_error((c)->opaque, __VA_ARGS__))
+/* Locking */
+
+void hpu_lock(struct hpu_core *c)
+{
+    c->ops->lock(c->opaque);
+}
+
+void hpu_unlock(struct hpu_core *c)
+{
+    uint32_t pending = c->irq_pending;
+    unsigned int v;
+
+    c->irq_pending = 0;
+    c->ops->unlock(c->opaque);
+    for (v = 0; pending; v++, pending >>= 1) {
+        if (pending & 1) {
+            c->ops->raise_msix(c->opaque, v);
+        }
+    }
+}
 
 /* Configuration */
 
@@ -86,24 +106,13 @@ void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
 
 /* Identity and control block (BAR0 + 0x0000) */
 
-static uint32_t le32_at(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static void hpu_ctrl_set_error(struct hpu_core *c, uint32_t bit)
-{
-    c->ctrl.error |= bit;
-}
-
 /* Latch MISC causes; raise vector 0 for those enabled in IRQ_MASK. */
 static void hpu_ctrl_misc_cause(struct hpu_core *c, uint32_t cause,
                                 bool force_vector)
 {
     c->ctrl.irq_status |= cause;
     if (force_vector || (cause & c->ctrl.irq_mask)) {
-        c->ops->raise_msix(c->opaque, HPU_VEC_MISC);
+        hpu_raise(c, HPU_VEC_MISC);
     }
 }
 
@@ -112,15 +121,17 @@ static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
     if (key != HPU_SOFT_RESET_KEY) {
         HPU_LOG(c, "SOFT_RESET written with 0x%08x, not the key 0x%08x",
                 key, HPU_SOFT_RESET_KEY);
-        hpu_ctrl_set_error(c, HPU_ERROR_BAD_RESET_KEY);
+        hpu_set_error(c, HPU_ERROR_BAD_RESET_KEY);
         return;
     }
     if (c->ctrl.status & HPU_STATUS_RESET_BUSY) {
         HPU_LOG(c, "SOFT_RESET written while a soft reset is in progress");
-        hpu_ctrl_set_error(c, HPU_ERROR_RESET_BUSY);
+        hpu_set_error(c, HPU_ERROR_RESET_BUSY);
         return;
     }
     c->ctrl.status = HPU_STATUS_RESET_BUSY;
+    c->resetting = true;
+    hpu_qm_stop(c);
     c->ops->arm_timer(c->opaque, HPU_SOFT_RESET_NS);
 }
 
@@ -129,7 +140,7 @@ static void hpu_ctrl_irq_test(struct hpu_core *c, uint32_t vector)
     if (vector >= HPU_MSIX_VECTORS) {
         HPU_LOG(c, "IRQ_TEST written with vector %u, the device has %u",
                 vector, HPU_MSIX_VECTORS);
-        hpu_ctrl_set_error(c, HPU_ERROR_BAD_IRQ_VECTOR);
+        hpu_set_error(c, HPU_ERROR_BAD_IRQ_VECTOR);
         return;
     }
     c->ctrl.irq_test_count++;
@@ -137,7 +148,7 @@ static void hpu_ctrl_irq_test(struct hpu_core *c, uint32_t vector)
         /* SELF_TEST is latched regardless of IRQ_MASK; vector 0 fires. */
         hpu_ctrl_misc_cause(c, HPU_IRQ_SELF_TEST, true);
     } else {
-        c->ops->raise_msix(c->opaque, vector);
+        hpu_raise(c, vector);
     }
 }
 
@@ -176,14 +187,14 @@ static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
     case HPU_REG_SERIAL(1):
     case HPU_REG_SERIAL(2):
     case HPU_REG_SERIAL(3):
-        *val = le32_at((const uint8_t *)cfg->serial +
+        *val = hpu_le32((const uint8_t *)cfg->serial +
                        (offset - HPU_REG_SERIAL(0)));
         break;
     case HPU_REG_UUID(0):
     case HPU_REG_UUID(1):
     case HPU_REG_UUID(2):
     case HPU_REG_UUID(3):
-        *val = le32_at(cfg->uuid + (offset - HPU_REG_UUID(0)));
+        *val = hpu_le32(cfg->uuid + (offset - HPU_REG_UUID(0)));
         break;
     case HPU_REG_SCRATCH:
         *val = c->ctrl.scratch;
@@ -253,14 +264,20 @@ static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
 
 /* BAR0 decode */
 
-static const struct hpu_block hpu_blocks[] = {
-    {
-        .name = "ctrl",
-        .base = 0x0000,
-        .size = HPU_REG_ID_BLOCK_END,
-        .read = hpu_ctrl_read,
-        .write = hpu_ctrl_write,
-    },
+static const struct hpu_block hpu_ctrl_block = {
+    .name = "ctrl",
+    .base = 0x0000,
+    .size = HPU_REG_ID_BLOCK_END,
+    .read = hpu_ctrl_read,
+    .write = hpu_ctrl_write,
+};
+
+static const struct hpu_block *const hpu_blocks[] = {
+    &hpu_ctrl_block,
+    &hpu_mmu_block,
+    &hpu_eq_block,
+    &hpu_qm_block,
+    &hpu_sob_block,
 };
 
 static const struct hpu_block *hpu_find_block(uint64_t addr)
@@ -268,7 +285,7 @@ static const struct hpu_block *hpu_find_block(uint64_t addr)
     size_t i;
 
     for (i = 0; i < sizeof(hpu_blocks) / sizeof(hpu_blocks[0]); i++) {
-        const struct hpu_block *b = &hpu_blocks[i];
+        const struct hpu_block *b = hpu_blocks[i];
 
         if (addr >= b->base && addr - b->base < b->size) {
             return b;
@@ -288,19 +305,20 @@ static const struct hpu_block *hpu_check_access(struct hpu_core *c,
     if (size != 4 || (addr & 3)) {
         HPU_LOG(c, "%u-byte %s at BAR0+0x%llx: registers take aligned "
                 "32-bit accesses", size, what, (unsigned long long)addr);
-        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
         return NULL;
     }
     b = hpu_find_block(addr);
     if (!b) {
         HPU_LOG(c, "%s at unmapped BAR0+0x%llx", what,
                 (unsigned long long)addr);
-        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
     }
     return b;
 }
 
-uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
+static uint32_t hpu_core_read_locked(struct hpu_core *c, uint64_t addr,
+                                     unsigned int size)
 {
     const struct hpu_block *b = hpu_check_access(c, addr, size, "read");
     uint32_t val = 0;
@@ -311,14 +329,24 @@ uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
     if (b->read(c, (uint32_t)addr, &val) != HPU_ACCESS_OK) {
         HPU_LOG(c, "read at unmapped BAR0+0x%llx (%s block)",
                 (unsigned long long)addr, b->name);
-        hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
         return 0;
     }
     return val;
 }
 
-void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
-                    unsigned int size)
+uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
+{
+    uint32_t val;
+
+    hpu_lock(c);
+    val = hpu_core_read_locked(c, addr, size);
+    hpu_unlock(c);
+    return val;
+}
+
+static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
+                                  uint64_t val, unsigned int size)
 {
     const struct hpu_block *b = hpu_check_access(c, addr, size, "write");
 
@@ -338,42 +366,81 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                 (unsigned long long)addr, b->name);
         break;
     }
-    hpu_ctrl_set_error(c, HPU_ERROR_BAD_ACCESS);
+    hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+}
+
+void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
+                    unsigned int size)
+{
+    hpu_lock(c);
+    hpu_core_write_locked(c, addr, val, size);
+    hpu_unlock(c);
 }
 
 /* Reset */
 
 void hpu_core_reset(struct hpu_core *c)
 {
+    hpu_lock(c);
     c->ops->cancel_timer(c->opaque);
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.status = HPU_STATUS_READY;
+    c->resetting = false;
+    c->irq_pending = 0;
+    memset(c->sob, 0, sizeof(c->sob));
+    hpu_mmu_reset(c, true);
+    hpu_qm_reset(c, true);
+    hpu_unlock(c);
 }
 
 void hpu_core_timer_expired(struct hpu_core *c)
 {
+    hpu_lock(c);
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
+        hpu_unlock(c);
         return;                 /* stale: the reset was abandoned */
+    }
+    if (!hpu_qm_quiet(c)) {
+        /* Engines are still writing ABORTED records: look again later. */
+        c->ops->arm_timer(c->opaque, HPU_SOFT_RESET_NS);
+        hpu_unlock(c);
+        return;
     }
     /*
      * Soft reset completes.  Identity, IRQ_MASK, RESET_COUNT,
-     * IRQ_TEST_COUNT and the MSI-X configuration survive; everything else
-     * returns to its reset value.  Then RESET_DONE is latched.
+     * IRQ_TEST_COUNT, the MSI-X configuration, HBM, the page-table roots
+     * and the HBM window survive; everything else returns to its reset
+     * value.  Then RESET_DONE is latched.
      */
+    c->resetting = false;
+    memset(c->sob, 0, sizeof(c->sob));
+    hpu_mmu_reset(c, false);
+    hpu_qm_reset(c, false);
     c->ctrl.scratch = 0;
     c->ctrl.error = 0;
     c->ctrl.irq_status = 0;
     c->ctrl.reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+    hpu_unlock(c);
 }
 
-void hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
+bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
                    void *opaque, const struct hpu_core_config *cfg)
 {
     memset(c, 0, sizeof(*c));
     c->ops = ops;
     c->opaque = opaque;
     c->cfg = *cfg;
+    if (!hpu_hbm_init(c)) {
+        return false;
+    }
     hpu_core_reset(c);
+    return true;
+}
+
+void hpu_core_fini(struct hpu_core *c)
+{
+    hpu_qm_fini(c);
+    hpu_hbm_fini(c);
 }

@@ -2,18 +2,20 @@
 /*
  * HPU device model: core logic, independent of QEMU.
  *
- * The core implements Documentation/hw/registers.md: the BAR0 register
- * file, the soft reset state machine, the interrupt self-test and the
- * guest error bits.  It knows nothing about QEMU; it reaches its
- * environment (MSI-X, logging, a one-shot timer) only through
+ * The core implements Documentation/hw/registers.md and
+ * Documentation/hw/memory-and-queues.md: the BAR0 register file, the soft
+ * reset state machine, the interrupt self-test and the guest error bits
+ * (hpu_core.c); HBM, the BAR4 window, the device MMU and the scrubber
+ * (hpu_mem.c); queue managers, DMA engines, packets, sync objects and the
+ * event queue (hpu_qm.c).  It knows nothing about QEMU; it reaches its
+ * environment (MSI-X, logging, a one-shot timer, host memory, a lock,
+ * engine wake-ups) only through
  * struct hpu_core_ops, so the same file builds into QEMU (emu/hpu_pci.c)
  * and into host unit tests (tests/unit/emu/, which include this header
  * inside extern "C").
  *
- * BAR0 is decoded by a table of register blocks (struct hpu_block).  The
- * identity and control block lives in hpu_core.c; later hardware blocks
- * (queue managers, DMA engines, MMU) are further files, each providing a
- * struct hpu_block and its state in struct hpu_core.
+ * BAR0 is decoded by a table of register blocks (struct hpu_block), one
+ * per hardware block, each with its state in struct hpu_core.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -42,11 +44,25 @@
 #define HPU_H1_HBM_STACKS       4
 #define HPU_H1_REVISION         0x00000100      /* 1.0 */
 
+/* Model parameters (not guest visible). */
+#define HPU_HBM_CHUNK_SHIFT     21              /* sparse backing: 2 MiB */
+#define HPU_HBM_CHUNK_SIZE      (1ULL << HPU_HBM_CHUNK_SHIFT)
+#define HPU_TLB_ENTRIES         4096            /* direct mapped */
+#define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
+
 struct hpu_core;
 
 /*
  * Services the environment provides to the core.  All callbacks receive
  * the opaque pointer given to hpu_core_init().  None may be NULL.
+ *
+ * Threads: BAR accesses, the timer and resets come from one context (QEMU's
+ * vCPUs and main loop under the BQL); each DMA engine runs
+ * hpu_core_engine_step() in a thread of its own.  The core serialises its
+ * state with @lock/@unlock, a plain (non-recursive) mutex, which it takes
+ * itself in every entry point except hpu_core_engine_ready().  It never
+ * holds it while calling @dma_read, @dma_write or @raise_msix, so those may
+ * re-enter the device (a DMA aimed at the device's own BAR).
  */
 struct hpu_core_ops {
     /* Signal MSI-X vector @vector (< HPU_MSIX_VECTORS) once. */
@@ -58,6 +74,20 @@ struct hpu_core_ops {
     void (*arm_timer)(void *opaque, uint64_t ns);
     /* Cancel a pending timer, if any. */
     void (*cancel_timer)(void *opaque);
+    /* Device time in nanoseconds (event timestamps). */
+    uint64_t (*now_ns)(void *opaque);
+    /* Host memory at PCIe bus address @addr; 0 on success, else an error. */
+    int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
+    int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
+                     uint64_t len);
+    /* The core lock. */
+    void (*lock)(void *opaque);
+    void (*unlock)(void *opaque);
+    /*
+     * Engine @engine may have work: wake its thread if it sleeps.  Called
+     * with the core lock held.
+     */
+    void (*kick_engine)(void *opaque, unsigned int engine);
 };
 
 /* Device configuration, from the QEMU properties. */
@@ -70,8 +100,8 @@ struct hpu_core_config {
 
 /*
  * A decoded region of BAR0.  @read and @write get the offset relative to
- * BAR0; accesses reaching them are aligned 32-bit.  They return one of
- * enum hpu_access.
+ * BAR0; accesses reaching them are aligned 32-bit and run with the core
+ * lock held.  They return one of enum hpu_access.
  */
 enum hpu_access {
     HPU_ACCESS_OK,
@@ -100,11 +130,103 @@ struct hpu_ctrl {
     uint32_t irq_mask;
 };
 
+/* Sparse HBM: 2 MiB chunks allocated (zero filled) on first write. */
+struct hpu_hbm {
+    uint64_t size;
+    size_t nchunks;
+    uint8_t **chunks;           /* atomic loads/stores; set under the lock */
+    /*
+     * Engine copies in progress outside the lock (atomic).  While it is
+     * non-zero the scrubber zeroes chunks instead of freeing them.
+     */
+    unsigned int users;
+};
+
+struct hpu_tlb_entry {
+    uint64_t vpn;               /* virtual address >> 12 */
+    uint64_t pa;                /* address of the 4 KiB page */
+    uint16_t asid;
+    bool valid;
+    bool write;
+    bool host;
+    bool huge;                  /* from a 2 MiB leaf */
+};
+
+/* MMU, HBM window and scrubber block (BAR0 + 0x1000). */
+struct hpu_mmu {
+    uint32_t root_lo[HPU_MMU_NUM_ASIDS];
+    uint32_t root_hi[HPU_MMU_NUM_ASIDS];
+    uint32_t inv_count;
+    uint32_t fault_asid;
+    uint64_t fault_va;
+    uint32_t fault_info;
+    uint32_t fault_count;
+    uint64_t win_base;
+    uint64_t scrub_addr;
+    uint64_t scrub_size;
+    uint32_t scrub_status;
+    uint32_t scrub_count;
+    struct hpu_tlb_entry tlb[HPU_TLB_ENTRIES];
+};
+
+/* Event queue block (BAR0 + 0x2000). */
+struct hpu_eq {
+    uint64_t base;
+    uint32_t size;
+    uint32_t pi;
+    uint32_t ci;
+    uint32_t ctrl;
+    uint32_t dropped;
+    uint32_t reserved;          /* entries handed to writers */
+    uint32_t writers;           /* entry writes in flight */
+    uint32_t gen;               /* bumped when the ring is re-initialised */
+};
+
+/* One stream of a queue manager. */
+struct hpu_stream {
+    /* registers */
+    uint64_t ring;
+    uint32_t ring_size;
+    uint32_t pi;
+    uint32_t ci;
+    uint64_t cq;
+    uint32_t cq_size;
+    uint32_t cq_pi;
+    uint32_t ctrl;
+    bool halted;
+    /* the descriptor in flight */
+    uint32_t gen;               /* bumped on enable and reset */
+    bool active;
+    bool waiting;
+    uint32_t wait_sob;          /* device index */
+    uint32_t wait_value;
+    uint32_t wait_cond;
+    uint64_t seq;
+    uint64_t cb_addr;
+    uint32_t cb_size;
+    uint32_t pos;               /* offset of the next packet */
+    uint16_t asid;
+};
+
+struct hpu_engine {
+    struct hpu_stream st[HPU_QM_STREAMS];
+    unsigned int rr;            /* next stream to consider */
+    bool busy;                  /* a step runs outside the lock */
+    uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
+};
+
 struct hpu_core {
     const struct hpu_core_ops *ops;
     void *opaque;
     struct hpu_core_config cfg;
     struct hpu_ctrl ctrl;
+    struct hpu_hbm hbm;
+    struct hpu_mmu mmu;
+    struct hpu_eq eq;
+    struct hpu_engine eng[HPU_H1_DMA_ENGINES];
+    uint32_t sob[HPU_NUM_SOBS];
+    bool resetting;             /* a soft reset is stopping the engines */
+    uint32_t irq_pending;       /* vectors to raise when the lock drops */
 };
 
 /*
@@ -123,9 +245,15 @@ void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
                           unsigned int nic_ports, const char *serial,
                           const uint8_t *uuid);
 
-/* Bind the core to its environment and apply a power-on reset. */
-void hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
+/*
+ * Bind the core to its environment and apply a power-on reset.  Returns
+ * false if the HBM chunk table cannot be allocated.
+ */
+bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
                    void *opaque, const struct hpu_core_config *cfg);
+
+/* Free what hpu_core_init() and the engines allocated (engines stopped). */
+void hpu_core_fini(struct hpu_core *c);
 
 /*
  * Power-on / PCI function reset: every register to its reset value, any
@@ -144,5 +272,41 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
 
 /* The timer armed through hpu_core_ops.arm_timer has expired. */
 void hpu_core_timer_expired(struct hpu_core *c);
+
+/*
+ * BAR4, the HBM window: an access of @size bytes (1..8, any alignment) at
+ * @addr, reaching HBM at HBM_WIN_BASE + @addr.  Bytes beyond HBM read as 0,
+ * are not written, and set ERROR.BAD_ACCESS.
+ */
+uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
+                                  unsigned int size);
+void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
+                               uint64_t val, unsigned int size);
+
+/*
+ * Run one unit of work of DMA engine @e (fetch a descriptor, execute one
+ * packet, release a WAIT, or write an ABORTED completion), taking its
+ * streams round robin.  Returns whether the engine has more work at once.
+ * The engine's thread calls it in a loop and sleeps (until kick_engine)
+ * while hpu_core_engine_ready() is false; tests call it synchronously.
+ * Only one thread may step a given engine.
+ */
+bool hpu_core_engine_step(struct hpu_core *c, unsigned int e);
+
+/* Whether engine @e has work.  Call with the core lock held. */
+bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e);
+
+/*
+ * HBM backdoor for tests and debugging (no window, no MMU): copy @len
+ * bytes between HBM offset @off and @buf.  Returns false if the range is
+ * outside HBM.  Takes the core lock.
+ */
+bool hpu_core_hbm_read(struct hpu_core *c, uint64_t off, void *buf,
+                       uint64_t len);
+bool hpu_core_hbm_write(struct hpu_core *c, uint64_t off, const void *buf,
+                        uint64_t len);
+
+/* HBM bytes currently backed by host memory. */
+uint64_t hpu_core_hbm_backed(struct hpu_core *c);
 
 #endif /* HPU_CORE_H */

@@ -17,7 +17,15 @@
  * plugged straight into q35's pcie.0) with:
  *   BAR0  64-bit, 1 MiB: registers, decoded by hpu_core.c
  *   BAR2  64-bit, 4 KiB: MSI-X table (offset 0) and PBA (offset 0x800),
- *         16 vectors
+ *         32 vectors
+ *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
+ *
+ * Each of the 8 DMA engines runs in a thread of its own (hpu_engine_thread),
+ * which steps the core's engine and sleeps on a condition variable while it
+ * has no work; a doorbell write only latches PI and wakes it.  The core's
+ * state is guarded by s->lock, which the core takes itself.  Engines reach
+ * guest memory with pci_dma_read/pci_dma_write only (so they work behind a
+ * vIOMMU) and raise MSI-X through a bottom half, under the BQL.
  *
  * Guest programming errors are logged with -d guest_errors and latched in
  * the ERROR register; they never stop the emulator.
@@ -26,12 +34,15 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qemu/uuid.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
+#include "system/dma.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "hw/resettable.h"
@@ -47,12 +58,27 @@ OBJECT_DECLARE_SIMPLE_TYPE(HpuState, HPU)
 #define HPU_MSIX_BAR_SIZE       4096
 #define HPU_MSIX_PBA_OFFSET     0x800
 
+typedef struct HpuEngineThread {
+    HpuState *s;
+    unsigned int index;
+    QemuThread thread;
+    QemuCond cond;              /* work arrived; waited on with s->lock */
+    bool quit;
+    bool started;
+} HpuEngineThread;
+
 struct HpuState {
     PCIDevice parent_obj;
 
     MemoryRegion regs;
     MemoryRegion msix_bar;
+    MemoryRegion hbm_win;
     QEMUTimer *timer;
+    QemuMutex lock;             /* the core lock */
+    QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
+    uint32_t irq_pending;       /* vectors, atomic */
+    HpuEngineThread eng[HPU_H1_DMA_ENGINES];
+    bool core_ready;
     struct hpu_core core;
 
     /* properties */
@@ -64,14 +90,42 @@ struct HpuState {
 
 /* Environment of the core */
 
-static void hpu_raise_msix(void *opaque, unsigned int vector)
+static void hpu_notify(PCIDevice *pdev, unsigned int vector)
 {
-    PCIDevice *pdev = PCI_DEVICE(opaque);
-
     /* A masked vector is left pending by msix_notify(). */
     if (msix_enabled(pdev)) {
         msix_notify(pdev, vector);
     }
+}
+
+static void hpu_irq_bh(void *opaque)
+{
+    HpuState *s = HPU(opaque);
+    uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
+    unsigned int v;
+
+    for (v = 0; pending; v++, pending >>= 1) {
+        if (pending & 1) {
+            hpu_notify(PCI_DEVICE(s), v);
+        }
+    }
+}
+
+/*
+ * The core calls this without its lock.  From an MMIO handler or the timer
+ * (BQL held) the message goes out at once; an engine thread defers it to
+ * the main loop.
+ */
+static void hpu_raise_msix(void *opaque, unsigned int vector)
+{
+    HpuState *s = HPU(opaque);
+
+    if (bql_locked()) {
+        hpu_notify(PCI_DEVICE(s), vector);
+        return;
+    }
+    qatomic_or(&s->irq_pending, 1u << vector);
+    qemu_bh_schedule(s->irq_bh);
 }
 
 static void G_GNUC_PRINTF(2, 3)
@@ -106,12 +160,122 @@ static void hpu_cancel_timer(void *opaque)
     timer_del(s->timer);
 }
 
+static uint64_t hpu_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static int hpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+{
+    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+}
+
+static int hpu_dma_write(void *opaque, uint64_t addr, const void *buf,
+                         uint64_t len)
+{
+    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+}
+
+static void hpu_lock(void *opaque)
+{
+    qemu_mutex_lock(&HPU(opaque)->lock);
+}
+
+static void hpu_unlock(void *opaque)
+{
+    qemu_mutex_unlock(&HPU(opaque)->lock);
+}
+
+static void hpu_kick_engine(void *opaque, unsigned int engine)
+{
+    qemu_cond_signal(&HPU(opaque)->eng[engine].cond);
+}
+
 static const struct hpu_core_ops hpu_core_ops = {
     .raise_msix = hpu_raise_msix,
     .log_guest_error = hpu_log_guest_error,
     .arm_timer = hpu_arm_timer,
     .cancel_timer = hpu_cancel_timer,
+    .now_ns = hpu_now_ns,
+    .dma_read = hpu_dma_read,
+    .dma_write = hpu_dma_write,
+    .lock = hpu_lock,
+    .unlock = hpu_unlock,
+    .kick_engine = hpu_kick_engine,
 };
+
+/* DMA engine threads */
+
+static void *hpu_engine_thread(void *opaque)
+{
+    HpuEngineThread *t = opaque;
+    HpuState *s = t->s;
+
+    for (;;) {
+        qemu_mutex_lock(&s->lock);
+        while (!t->quit && !hpu_core_engine_ready(&s->core, t->index)) {
+            qemu_cond_wait(&t->cond, &s->lock);
+        }
+        if (t->quit) {
+            qemu_mutex_unlock(&s->lock);
+            break;
+        }
+        qemu_mutex_unlock(&s->lock);
+        hpu_core_engine_step(&s->core, t->index);
+    }
+    return NULL;
+}
+
+static void hpu_start_engines(HpuState *s)
+{
+    unsigned int e;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        HpuEngineThread *t = &s->eng[e];
+        char name[16];
+
+        t->s = s;
+        t->index = e;
+        t->quit = false;
+        qemu_cond_init(&t->cond);
+        snprintf(name, sizeof(name), "hpu-dma%u", e);
+        qemu_thread_create(&t->thread, name, hpu_engine_thread, t,
+                           QEMU_THREAD_JOINABLE);
+        t->started = true;
+    }
+}
+
+/*
+ * Stop and join the engine threads.  A thread may be inside a DMA to an
+ * MMIO region that needs the BQL, so the BQL is dropped while joining.
+ */
+static void hpu_stop_engines(HpuState *s)
+{
+    bool bql = bql_locked();
+    unsigned int e;
+
+    qemu_mutex_lock(&s->lock);
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        s->eng[e].quit = true;
+        qemu_cond_signal(&s->eng[e].cond);
+    }
+    qemu_mutex_unlock(&s->lock);
+    if (bql) {
+        bql_unlock();
+    }
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        if (s->eng[e].started) {
+            qemu_thread_join(&s->eng[e].thread);
+            s->eng[e].started = false;
+        }
+    }
+    if (bql) {
+        bql_lock();
+    }
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        qemu_cond_destroy(&s->eng[e].cond);
+    }
+}
 
 static void hpu_timer_cb(void *opaque)
 {
@@ -144,6 +308,39 @@ static void hpu_regs_write(void *opaque, hwaddr addr, uint64_t val,
 static const MemoryRegionOps hpu_regs_ops = {
     .read = hpu_regs_read,
     .write = hpu_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* BAR4: HBM window */
+
+static uint64_t hpu_hbm_win_read(void *opaque, hwaddr addr, unsigned size)
+{
+    HpuState *s = HPU(opaque);
+
+    return hpu_core_hbm_window_read(&s->core, addr, size);
+}
+
+static void hpu_hbm_win_write(void *opaque, hwaddr addr, uint64_t val,
+                              unsigned size)
+{
+    HpuState *s = HPU(opaque);
+
+    hpu_core_hbm_window_write(&s->core, addr, val, size);
+}
+
+static const MemoryRegionOps hpu_hbm_win_ops = {
+    .read = hpu_hbm_win_read,
+    .write = hpu_hbm_win_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 1,
@@ -210,14 +407,41 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, v);
     }
 
+    memory_region_init_io(&s->hbm_win, OBJECT(s), &hpu_hbm_win_ops, s,
+                          "hpu-hbm-window", HPU_BAR_HBM_SIZE);
+    pci_register_bar(pdev, HPU_BAR_HBM, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);
+
+    qemu_mutex_init(&s->lock);
+    s->irq_bh = qemu_bh_new_guarded(hpu_irq_bh, s,
+                                    &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpu_timer_cb, s);
-    hpu_core_init(&s->core, &hpu_core_ops, s, &cfg);
+    if (!hpu_core_init(&s->core, &hpu_core_ops, s, &cfg)) {
+        error_setg(errp, "cannot allocate the HBM chunk table");
+        timer_free(s->timer);
+        s->timer = NULL;
+        qemu_bh_delete(s->irq_bh);
+        qemu_mutex_destroy(&s->lock);
+        msix_unuse_all_vectors(pdev);
+        msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+        pcie_cap_exit(pdev);
+        return;
+    }
+    s->core_ready = true;
+    hpu_start_engines(s);
 }
 
 static void hpu_exit(PCIDevice *pdev)
 {
     HpuState *s = HPU(pdev);
 
+    hpu_stop_engines(s);
+    s->core_ready = false;
+    hpu_core_fini(&s->core);
+    qemu_bh_delete(s->irq_bh);
+    s->irq_bh = NULL;
+    qemu_mutex_destroy(&s->lock);
     timer_free(s->timer);
     s->timer = NULL;
     msix_unuse_all_vectors(pdev);
@@ -229,7 +453,12 @@ static void hpu_reset_hold(Object *obj, ResetType type)
 {
     HpuState *s = HPU(obj);
 
-    if (s->timer) {             /* realized */
+    if (s->core_ready) {
+        /*
+         * Engines are not joined: a step in progress finds its stream's
+         * generation changed and discards its work (at most one bounce
+         * buffer of data may still land).
+         */
         hpu_core_reset(&s->core);
     }
 }

@@ -6,6 +6,7 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -14,14 +15,22 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
 
 #include "hpu_accel.h"
 #include "hpu_drv.h"
+#include "hpu_eq.h"
+#include "hpu_gem.h"
+#include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_ioctl.h"
 #include "hpu_irq.h"
+#include "hpu_job.h"
+#include "hpu_mmu.h"
+#include "hpu_queue.h"
 #include "hpu_sysfs.h"
+#include "hpu_vm.h"
 
 static int hpu_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -39,6 +48,15 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 	}
 
 	fpriv->hdev = hdev;
+
+	/* All 63 ASIDs in use: -EBUSY (Documentation/driver/memory.md). */
+	ret = hpu_vm_create(hdev, &fpriv->vm);
+	if (ret) {
+		kfree(fpriv);
+		goto out;
+	}
+
+	hpu_queues_init(fpriv);
 	file->driver_priv = fpriv;
 out:
 	drm_dev_exit(idx);
@@ -47,21 +65,37 @@ out:
 
 static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
+	struct hpu_file_priv *fpriv = file->driver_priv;
+
+	/* The file's queues go first: no job may run when the VM dies. */
+	hpu_queues_fini(fpriv);
+	hpu_vm_destroy(fpriv->vm);
 	kfree(file->driver_priv);
 	file->driver_priv = NULL;
 }
 
 static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_INFO, hpu_info_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_BO_CREATE, hpu_bo_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_BO_USERPTR, hpu_bo_userptr_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_BO_MMAP_OFFSET, hpu_bo_mmap_offset_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_VM_BIND, hpu_vm_bind_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_QUEUE_CREATE, hpu_queue_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_QUEUE_DESTROY, hpu_queue_destroy_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
 };
 
 DEFINE_DRM_ACCEL_FOPS(hpu_fops);
 
 static const struct drm_driver hpu_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL,
+	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 
 	.open = hpu_open,
 	.postclose = hpu_postclose,
+
+	.gem_create_object = hpu_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 
 	.ioctls = hpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(hpu_ioctls),
@@ -83,6 +117,16 @@ static int hpu_pci_init(struct hpu_device *hdev)
 	ret = pcim_enable_device(pdev);
 	if (ret) {
 		drm_err(&hdev->drm, "cannot enable the PCI function: %d\n", ret);
+		return ret;
+	}
+
+	/*
+	 * Page-table entries carry 52-bit host bus addresses: without this
+	 * the DMA API assumes 32 bits and bounces through swiotlb.
+	 */
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
+	if (ret) {
+		drm_err(&hdev->drm, "cannot set a 52-bit DMA mask: %d\n", ret);
 		return ret;
 	}
 
@@ -128,9 +172,17 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
-	ret = hpu_irq_init(hdev);
+	ret = hpu_mmu_init(hdev);
 	if (ret)
 		return ret;
+
+	ret = hpu_hbm_init(hdev);
+	if (ret)
+		goto err_mmu_fini;
+
+	ret = hpu_irq_init(hdev);
+	if (ret)
+		goto err_hbm_fini;
 
 	hpu_hw_irq_enable(hdev);
 
@@ -138,16 +190,35 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_hw_fini;
 
+	ret = hpu_eq_init(hdev);
+	if (ret)
+		goto err_hw_fini;
+
+	ret = hpu_qm_init(hdev);
+	if (ret)
+		goto err_queues_fini;
+
+	ret = hpu_qm_self_test(hdev);
+	if (ret)
+		goto err_queues_fini;
+
 	ret = drm_dev_register(&hdev->drm, 0);
 	if (ret) {
 		drm_err(&hdev->drm, "cannot register the accel device: %d\n", ret);
-		goto err_hw_fini;
+		goto err_queues_fini;
 	}
 
 	return 0;
 
+err_queues_fini:
+	hpu_qm_fini(hdev);
+	hpu_eq_fini(hdev);
 err_hw_fini:
 	hpu_hw_fini(hdev);
+err_hbm_fini:
+	hpu_hbm_fini(hdev);
+err_mmu_fini:
+	hpu_mmu_fini(hdev);
 	return ret;
 }
 
@@ -162,7 +233,11 @@ static void hpu_remove(struct pci_dev *pdev)
 	 * the rest (interrupts, vectors, mapping) is released by devres.
 	 */
 	drm_dev_unplug(&hdev->drm);
+	hpu_qm_fini(hdev);
+	hpu_eq_fini(hdev);
 	hpu_hw_fini(hdev);
+	hpu_hbm_fini(hdev);
+	hpu_mmu_fini(hdev);
 }
 
 static const struct pci_device_id hpu_pci_ids[] = {

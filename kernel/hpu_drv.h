@@ -11,6 +11,7 @@
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_print.h>
@@ -28,6 +29,11 @@
 				__stringify(HPU_DRIVER_PATCH)
 
 struct hpu_asic;
+struct hpu_eq;
+struct hpu_hbm;
+struct hpu_mmu;
+struct hpu_qm;
+struct hpu_vm;
 
 /**
  * struct hpu_identity - what the device says about itself
@@ -75,6 +81,13 @@ struct hpu_identity {
  * @irq_test_done: completed by the MISC interrupt handler when it sees the
  *	SELF_TEST cause. Only the probe path waits on it and re-arms it, so
  *	the completion's own lock is all the locking it needs.
+ * @mmu: device MMU state (hpu_mmu.c): HBM window, page-table area,
+ *	ASIDs. Set at probe, freed with the DRM device.
+ * @hbm: HBM allocator (hpu_hbm.c). Set at probe, freed with the DRM
+ *	device (after the last buffer object).
+ * @eq: event queue (hpu_eq.c). Set at probe, freed with the DRM device.
+ * @qm: DMA queue managers, streams and their schedulers (hpu_queue.c).
+ *	Set at probe, freed with the DRM device (after the last file).
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -87,11 +100,19 @@ struct hpu_device {
 	struct hpu_identity id;
 	int irq_vectors;
 	struct completion irq_test_done;
+	struct hpu_mmu *mmu;
+	struct hpu_hbm *hbm;
+	struct hpu_eq *eq;
+	struct hpu_qm *qm;
 };
 
 /**
  * struct hpu_file_priv - per-open-file state
  * @hdev: the device this file was opened on.
+ * @vm: the context's address space (hpu_vm.c), created in open and
+ *	destroyed in postclose after the file's queues; has its own lock.
+ * @queues: the file's queues (&struct hpu_queue) by id, from 1; the
+ *	xarray's own lock protects it (hpu_queue.c).
  *
  * Allocated in the driver's open callback and freed in postclose, which
  * the DRM core runs only after the last ioctl on the file has returned.
@@ -100,6 +121,8 @@ struct hpu_device {
  */
 struct hpu_file_priv {
 	struct hpu_device *hdev;
+	struct hpu_vm *vm;
+	struct xarray queues;
 };
 
 static inline struct hpu_device *to_hpu_device(struct drm_device *drm)

@@ -11,5 +11,13 @@ struct drm_device;
 struct drm_file;
 
 int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file);
 
 #endif /* __HPU_IOCTL_H__ */

@@ -13,10 +13,12 @@ import re
 import sys
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
-SPEC = os.path.join(REPO, "Documentation/hw/registers.md")
+SPECS = [os.path.join(REPO, "Documentation/hw", f)
+         for f in ("registers.md", "memory-and-queues.md")]
 HDR = os.path.join(REPO, "include/hw/hpu_regs.h")
 
 errors = []
+regs = set()
 
 
 def err(msg):
@@ -24,44 +26,61 @@ def err(msg):
 
 
 def header_defines():
+    """Numeric and one-parameter macros; regs holds the names whose comment
+    gives an access type (the registers, as opposed to fields and values)."""
     plain, func = {}, {}
+    global regs
     with open(HDR) as f:
         for line in f:
             m = re.match(r"#define\s+(\w+)\(n\)\s+(.*?)\s*(/\*.*)?$", line)
             if m:
                 func[m.group(1)] = m.group(2)
+                if re.search(r"/\* (RO|RW|WO|RW1C)\b", line):
+                    regs.add(m.group(1))
                 continue
             m = re.match(r"#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)\b", line)
             if m:
                 plain[m.group(1)] = int(m.group(2), 0)
+                if re.search(r"/\* (RO|RW|WO|RW1C)\b", line):
+                    regs.add(m.group(1))
     return plain, func
 
 
 def spec_tables():
-    """Yield each markdown table as (header cells, list of row cells)."""
-    with open(SPEC) as f:
-        lines = f.read().splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].startswith("|") and i + 1 < len(lines) and re.match(r"\|[-| ]+\|$", lines[i + 1]):
-            head = [c.strip().lower() for c in lines[i].strip("|").split("|")]
-            rows = []
-            i += 2
-            while i < len(lines) and lines[i].startswith("|"):
-                rows.append([c.strip() for c in lines[i].strip("|").split("|")])
+    """Yield each markdown table as (prefix, header cells, list of row cells).
+
+    A table's register names get the prefix of the last "<!-- prefix: X -->"
+    comment before it in its file (HPU_REG_ by default)."""
+    for spec in SPECS:
+        with open(spec) as f:
+            lines = f.read().splitlines()
+        prefix = "HPU_REG_"
+        i = 0
+        while i < len(lines):
+            m = re.match(r"<!-- prefix: (\w+) -->", lines[i])
+            if m:
+                prefix = m.group(1)
+            if lines[i].startswith("|") and i + 1 < len(lines) and re.match(r"\|[-| ]+\|$", lines[i + 1]):
+                head = [c.strip().lower() for c in lines[i].strip("|").split("|")]
+                rows = []
+                i += 2
+                while i < len(lines) and lines[i].startswith("|"):
+                    rows.append([c.strip() for c in lines[i].strip("|").split("|")])
+                    i += 1
+                yield prefix, head, rows
+            else:
                 i += 1
-            yield head, rows
-        else:
-            i += 1
 
 
-def reg_offset(name, plain, func):
-    key = "HPU_REG_" + name
+def reg_offset(prefix, name, plain, func):
+    key = prefix + name
     if key in plain:
         return plain[key]
     m = re.fullmatch(r"([A-Z_]+?)(\d+)", name)
-    if m and "HPU_REG_" + m.group(1) in func:
-        expr = func["HPU_REG_" + m.group(1)].replace("(n)", f"({int(m.group(2))})")
+    if not m and key in func:
+        m = re.fullmatch(r"(.*)()", name)
+    if m and prefix + m.group(1) in func:
+        expr = func[prefix + m.group(1)].replace("(n)", f"({int(m.group(2) or 0)})")
         if not re.fullmatch(r"[0-9a-fx+*() ]+", expr):
             err(f"cannot evaluate HPU_REG_{m.group(1)}(n) = {expr}")
             return None
@@ -72,12 +91,12 @@ def reg_offset(name, plain, func):
 def main():
     plain, func = header_defines()
     seen = set()
-    for head, rows in spec_tables():
+    for prefix, head, rows in spec_tables():
         if head[:3] == ["offset", "name", "access"]:
             for r in rows:
                 off, name, acc, reset = int(r[0], 16), r[1], r[2], r[3]
-                seen.add(re.sub(r"\d+$", "", name) if re.fullmatch(r"(SERIAL|UUID)\d", name) else name)
-                got = reg_offset(name, plain, func)
+                seen.add(prefix + (re.sub(r"\d+$", "", name) if re.fullmatch(r"(SERIAL|UUID)\d", name) else name))
+                got = reg_offset(prefix, name, plain, func)
                 if got is None:
                     err(f"spec register {name} (0x{off:04x}) is missing from hpu_regs.h")
                 elif got != off:
@@ -103,15 +122,12 @@ def main():
                     v = int(r[1].split()[0])
                     if plain.get("HPU_MSIX_VECTORS") != v:
                         err(f"MSI-X vectors: spec {v}, header {plain.get('HPU_MSIX_VECTORS')}")
-    for key in plain:
-        if key.startswith("HPU_REG_") and key[8:] not in seen and not key.endswith("_END"):
-            err(f"{key} is in hpu_regs.h but not in the spec")
-    for key in func:
-        if key.startswith("HPU_REG_") and key[8:] not in seen:
-            err(f"{key}(n) is in hpu_regs.h but not in the spec")
+    for key in sorted(regs):
+        if key not in seen:
+            err(f"register {key} is in hpu_regs.h but not in the spec")
     fixed = {"MAGIC": "HPU_MAGIC_VALUE", "SPEC_VERSION": "HPU_SPEC_VERSION_VALUE",
              "MSIX_VECTORS": "HPU_MSIX_VECTORS"}
-    for head, rows in spec_tables():
+    for _, head, rows in spec_tables():
         if head[:4] == ["offset", "name", "access", "reset"]:
             for r in rows:
                 if r[1] in fixed and int(r[3], 16) != plain.get(fixed[r[1]]):
@@ -119,7 +135,7 @@ def main():
     if errors:
         for e in errors:
             print(f"check-regs: {e}", file=sys.stderr)
-        print(f"check-regs: {len(errors)} mismatch(es) between {os.path.relpath(SPEC, REPO)} "
+        print(f"check-regs: {len(errors)} mismatch(es) between Documentation/hw "
               f"and {os.path.relpath(HDR, REPO)}", file=sys.stderr)
         return 1
     print(f"check-regs: {os.path.relpath(HDR, REPO)} matches the spec ({len(seen)} registers)")

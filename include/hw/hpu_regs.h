@@ -20,10 +20,14 @@
 #define HPU_BAR_REGS			0	/* 64-bit, registers */
 #define HPU_BAR_REGS_SIZE		0x100000
 #define HPU_BAR_MSIX			2	/* 64-bit, MSI-X table + PBA */
-#define HPU_MSIX_VECTORS		16
+#define HPU_BAR_HBM			4	/* 64-bit prefetchable, HBM window */
+#define HPU_BAR_HBM_SIZE		0x4000000
+#define HPU_MSIX_VECTORS		32
 
 /* Interrupt vectors */
 #define HPU_VEC_MISC			0	/* self-test, reset done */
+#define HPU_VEC_EQ			1	/* event queue */
+#define HPU_VEC_DMA(e)			(2 + (e))	/* completions of DMA engine e */
 
 /* Identity and control block, BAR0 + 0x0000 */
 #define HPU_REG_MAGIC			0x0000	/* RO */
@@ -34,7 +38,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000001
+#define   HPU_SPEC_VERSION_VALUE	0x00000002
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -68,6 +72,139 @@
 #define HPU_REG_IRQ_MASK		0x0064	/* RW: 1 = cause enabled */
 
 #define HPU_REG_ID_BLOCK_END		0x0068
+
+/*
+ * Spec version 2: Documentation/hw/memory-and-queues.md
+ */
+
+/* MMU and HBM window block, BAR0 + 0x1000 */
+#define HPU_REG_MMU_ASIDS		0x1000	/* RO */
+#define   HPU_MMU_NUM_ASIDS		64
+#define HPU_REG_MMU_INV			0x1004	/* WO */
+#define   HPU_MMU_INV_ASID_MASK		0x0000003f
+#define   HPU_MMU_INV_ALL		0x80000000
+#define HPU_REG_MMU_INV_STATUS		0x1008	/* RO */
+#define   HPU_MMU_INV_BUSY		0x00000001
+#define HPU_REG_MMU_INV_COUNT		0x100c	/* RO */
+#define HPU_REG_FAULT_ASID		0x1010	/* RO */
+#define HPU_REG_FAULT_VA_LO		0x1014	/* RO */
+#define HPU_REG_FAULT_VA_HI		0x1018	/* RO */
+#define HPU_REG_FAULT_INFO		0x101c	/* RW1C (VALID) */
+#define   HPU_FAULT_VALID		0x00000001
+#define   HPU_FAULT_WRITE		0x00000002
+#define   HPU_FAULT_CAUSE_MASK		0x000000f0
+#define   HPU_FAULT_ENGINE_MASK		0x0000ff00
+#define   HPU_FAULT_NOT_PRESENT		1
+#define   HPU_FAULT_PROT		2
+#define   HPU_FAULT_BAD_PTE		3
+#define   HPU_FAULT_RANGE		4
+#define HPU_REG_FAULT_COUNT		0x1020	/* RO */
+#define HPU_REG_HBM_WIN_BASE_LO		0x1024	/* RW */
+#define HPU_REG_HBM_WIN_BASE_HI		0x1028	/* RW */
+#define HPU_REG_SCRUB_ADDR_LO		0x1030	/* RW */
+#define HPU_REG_SCRUB_ADDR_HI		0x1034	/* RW */
+#define HPU_REG_SCRUB_SIZE_LO		0x1038	/* RW */
+#define HPU_REG_SCRUB_SIZE_HI		0x103c	/* RW */
+#define HPU_REG_SCRUB_CTRL		0x1040	/* WO */
+#define   HPU_SCRUB_START		0x00000001
+#define HPU_REG_SCRUB_STATUS		0x1044	/* RO */
+#define   HPU_SCRUB_BUSY		0x00000001
+#define   HPU_SCRUB_ERROR		0x00000002
+#define HPU_REG_SCRUB_COUNT		0x1048	/* RO */
+#define HPU_REG_MMU_ROOT_LO(n)		(0x1200 + 8 * (n))	/* RW */
+#define HPU_REG_MMU_ROOT_HI(n)		(0x1204 + 8 * (n))	/* RW */
+#define   HPU_MMU_ROOT_VALID		0x00000001
+
+/* Page-table entries (64-bit, in HBM) */
+#define HPU_PTE_PRESENT			0x0000000000000001ULL
+#define HPU_PTE_WRITE			0x0000000000000002ULL
+#define HPU_PTE_HUGE			0x0000000000000004ULL
+#define HPU_PTE_HOST			0x0000000000000008ULL
+#define HPU_PTE_ADDR_MASK		0x000ffffffffff000ULL
+#define HPU_PTE_RSVD_MASK		0xfff0000000000ff0ULL
+#define HPU_PT_ENTRIES			512
+#define HPU_PT_LEVELS			4
+#define HPU_VA_BITS			48
+#define HPU_PAGE_SHIFT			12
+#define HPU_HUGE_PAGE_SHIFT		21
+/* ASID 0 (kernel, untranslated): bit 63 selects a host bus address. */
+#define HPU_ADDR_HOST			0x8000000000000000ULL
+/* Host bus addresses the device can drive: 52 bits. */
+#define HPU_HOST_ADDR_LIMIT		0x0010000000000000ULL
+
+/* Event queue block, BAR0 + 0x2000 */
+#define HPU_REG_EQ_LO			0x2000	/* RW */
+#define HPU_REG_EQ_HI			0x2004	/* RW */
+#define HPU_REG_EQ_SIZE			0x2008	/* RW */
+#define HPU_REG_EQ_PI			0x200c	/* RO */
+#define HPU_REG_EQ_CI			0x2010	/* RW */
+#define HPU_REG_EQ_CTRL			0x2014	/* RW */
+#define   HPU_EQ_ENABLE			0x00000001
+#define HPU_REG_EQ_DROPPED		0x2018	/* RO */
+
+/* Queue managers: 4 streams per DMA engine */
+#define HPU_QM_STREAMS			4
+#define HPU_REG_QM_STREAM(e, s)		(0x10000 + 0x1000 * (e) + 0x100 * (s))
+#define HPU_QS_RING_LO			0x00	/* RW */
+#define HPU_QS_RING_HI			0x04	/* RW */
+#define HPU_QS_RING_SIZE		0x08	/* RW */
+#define HPU_QS_PI			0x0c	/* RW: doorbell */
+#define HPU_QS_CI			0x10	/* RO */
+#define HPU_QS_CQ_LO			0x14	/* RW */
+#define HPU_QS_CQ_HI			0x18	/* RW */
+#define HPU_QS_CQ_SIZE			0x1c	/* RW */
+#define HPU_QS_CQ_PI			0x20	/* RO */
+#define HPU_QS_CTRL			0x24	/* RW */
+#define   HPU_QS_CTRL_ENABLE		0x00000001
+#define   HPU_QS_CTRL_IRQ_EN		0x00000002
+#define HPU_QS_STATUS			0x28	/* RO */
+#define   HPU_QS_STATUS_IDLE		0x00000001
+#define   HPU_QS_STATUS_WAITING		0x00000002
+#define   HPU_QS_STATUS_HALTED		0x00000004
+#define HPU_QS_RING_MIN			2
+#define HPU_QS_RING_MAX			4096
+
+/* Descriptor (32 bytes) and completion record (16 bytes) sizes */
+#define HPU_DESC_SIZE			32
+#define HPU_CQE_SIZE			16
+#define HPU_CB_MAX_SIZE			0x100000
+
+/* Completion status */
+#define HPU_CQ_OK			0
+#define HPU_CQ_MMU_FAULT		1
+#define HPU_CQ_BAD_PACKET		2
+#define HPU_CQ_PRIV			3
+#define HPU_CQ_BAD_DESC			4
+#define HPU_CQ_BUS_ERROR		5
+#define HPU_CQ_ABORTED			6
+
+/* Packets */
+#define HPU_PKT_OPCODE_MASK		0x000000ff
+#define HPU_PKT_NOP			0x00	/* 8 bytes */
+#define HPU_PKT_LIN_DMA			0x01	/* 32 bytes */
+#define   HPU_LIN_DMA_MEMSET		0x00000001
+#define HPU_PKT_WRITE_VALUE		0x02	/* 16 bytes */
+#define HPU_PKT_SOB_UPDATE		0x03	/* 16 bytes */
+#define   HPU_SOB_OP_SET		0
+#define   HPU_SOB_OP_ADD		1
+#define HPU_PKT_WAIT			0x04	/* 16 bytes */
+#define   HPU_WAIT_GE			0
+#define   HPU_WAIT_EQ			1
+#define HPU_PKT_WREG			0x05	/* 16 bytes, privileged */
+
+/* Sync manager */
+#define HPU_NUM_SOBS			2048
+#define HPU_SOBS_PER_ASID		32
+#define HPU_REG_SOB(n)			(0x20000 + 4 * (n))	/* RW */
+
+/* Event queue entries (32 bytes) */
+#define HPU_EQE_SIZE			32
+#define HPU_EVENT_MMU_FAULT		1
+#define HPU_EVENT_BAD_PACKET		2
+#define HPU_EVENT_PRIV			3
+#define HPU_EVENT_SEV_INFO		0
+#define HPU_EVENT_SEV_ERROR		1
+#define HPU_EVENT_SEV_FATAL		2
 
 /* Soft reset completes this long after it is started (virtual time). */
 #define HPU_SOFT_RESET_NS		100000

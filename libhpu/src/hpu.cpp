@@ -19,35 +19,20 @@
 
 #include <fcntl.h>
 
+#include "device.h"
 #include "discovery.h"
 #include "drm/hpu_accel.h"
 #include "os.h"
 
 using hpu::detail::Entry;
+using hpu::detail::guarded;
 using hpu::detail::os;
-
-struct hpu_device {
-    int fd = -1;
-    Entry entry;
-};
 
 struct hpu_device_list {
     std::vector<hpu_device_desc> entries;
 };
 
 namespace {
-
-template <typename F>
-int guarded(F &&f) noexcept
-{
-    try {
-        return f();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
 
 // Copies src into a fixed char array, truncating, always NUL terminated.
 template <size_t N>
@@ -100,7 +85,17 @@ HPU_EXPORT const char *hpu_strerror(int err)
     case EINVAL:
         return "Invalid argument";
     case EFAULT:
-        return "Bad address";
+        return "Bad address (unmapped memory or a device MMU fault)";
+    case ETIME:
+        return "Timer expired (the fence did not signal in time)";
+    case ETIMEDOUT:
+        return "The job timed out on the device";
+    case ECANCELED:
+        return "The job was cancelled (device reset or queue destroyed)";
+    case ENOSPC:
+        return "Command list full";
+    case EXDEV:
+        return "Object belongs to another HPU device";
     case ENOMEM:
         return "Out of memory";
     case EPROTO:

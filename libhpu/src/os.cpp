@@ -8,11 +8,13 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <ctime>
 #include <memory>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace hpu::detail {
@@ -102,6 +104,27 @@ public:
             return -ENAMETOOLONG;
         out.assign(buf.data(), static_cast<size_t>(n));
         return 0;
+    }
+
+    int mmap(std::size_t len, int prot, int flags, int fd, std::int64_t offset, void **out) override
+    {
+        void *p = ::mmap(nullptr, len, prot, flags, fd, static_cast<off_t>(offset));
+        if (p == MAP_FAILED) // NOLINT(cppcoreguidelines-pro-type-cstyle-cast,performance-no-int-to-ptr)
+            return -errno;
+        *out = p;
+        return 0;
+    }
+
+    int munmap(void *addr, std::size_t len) override
+    {
+        return ::munmap(addr, len) < 0 ? -errno : 0;
+    }
+
+    std::int64_t monotonic_ns() override
+    {
+        timespec ts{};
+        ::clock_gettime(CLOCK_MONOTONIC, &ts);
+        return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
     }
 };
 

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The OS-interface layer of libhpu: every system call the library makes
-// (open, close, ioctl, reading sysfs files, listing directories, readlink)
-// goes through the one Os instance returned by os(). Unit tests install a
+// (open, close, ioctl, mmap, munmap, reading the monotonic clock, reading
+// sysfs files, listing directories, readlink) goes through the one Os instance returned by os(). Unit tests install a
 // mock with set_os() to fake the kernel and inject failures.
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_SRC_OS_H
 #define HPU_SRC_OS_H
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,14 @@ public:
     virtual int list_dir(const std::string &path, std::vector<std::string> &out) = 0;
     // Reads the target of a symbolic link. Returns 0 or a negative errno.
     virtual int read_link(const std::string &path, std::string &out) = 0;
+    // mmap(2) with a NULL address hint: maps len bytes of fd at offset.
+    // Returns 0 and the address in out, or a negative errno value.
+    virtual int mmap(std::size_t len, int prot, int flags, int fd, std::int64_t offset, void **out) = 0;
+    // munmap(2). Returns 0 or a negative errno value.
+    virtual int munmap(void *addr, std::size_t len) = 0;
+    // clock_gettime(CLOCK_MONOTONIC) in nanoseconds (the clock of the
+    // absolute timeouts of the DRM syncobj wait ioctls).
+    virtual std::int64_t monotonic_ns() = 0;
 };
 
 // The Os the library uses now (the real one unless a mock is installed).

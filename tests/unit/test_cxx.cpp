@@ -3,6 +3,8 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -146,4 +148,117 @@ TEST_CASE("C++ errors carry errno and a message", "[cxx]")
     const hpu::Device empty;
     CHECK_THROWS_AS(empty.info(), hpu::Error);
     CHECK_THROWS_AS(empty.fd(), hpu::Error);
+}
+
+static_assert(!std::is_copy_constructible_v<hpu::Buffer>);
+static_assert(!std::is_copy_assignable_v<hpu::Buffer>);
+static_assert(std::is_nothrow_move_constructible_v<hpu::Buffer>);
+static_assert(std::is_nothrow_move_assignable_v<hpu::Buffer>);
+static_assert(!std::is_copy_constructible_v<hpu::Queue>);
+static_assert(std::is_nothrow_move_constructible_v<hpu::Queue>);
+static_assert(std::is_nothrow_move_assignable_v<hpu::Queue>);
+static_assert(!std::is_copy_constructible_v<hpu::CommandList>);
+static_assert(std::is_nothrow_move_constructible_v<hpu::CommandList>);
+static_assert(std::is_nothrow_move_assignable_v<hpu::CommandList>);
+static_assert(!std::is_copy_constructible_v<hpu::Fence>);
+static_assert(!std::is_copy_assignable_v<hpu::Fence>);
+static_assert(std::is_nothrow_move_constructible_v<hpu::Fence>);
+static_assert(std::is_nothrow_move_assignable_v<hpu::Fence>);
+
+TEST_CASE("C++ buffers, queues, command lists and fences release exactly once", "[cxx]")
+{
+    MockOs m;
+    populate(m);
+    const ScopedMock scoped(m);
+    {
+        const auto dev = hpu::Device::open(0);
+        CHECK(dev.dma_engines() == 8);
+        CHECK(dev.memory_info().size == sizeof(hpu_memory_info));
+
+        auto host = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
+        auto hbm = hpu::Buffer::create(dev, 1, HPU_MEM_DEVICE);
+        REQUIRE(host.host_ptr() != nullptr);
+        CHECK(hbm.host_ptr() == nullptr);
+        CHECK(hbm.size() == 2U << 20);
+        CHECK(hbm.va() != 0);
+        const int fd = hbm.export_fd();
+        {
+            const auto imported = hpu::Buffer::import_fd(dev, fd, hbm.size());
+            CHECK(imported.va() != hbm.va());
+        }
+        CHECK(m.close(fd) == 0);
+
+        auto q = hpu::Queue::create(dev, 1);
+        auto cl = hpu::CommandList::create(dev);
+        cl.nop().copy(hbm.va(), host.va(), 4096).memset(hbm.va(), 0, 64).write_value(hbm.va(), 1);
+        cl.sob_update(0, HPU_SOB_ADD, 1).wait_sob(0, 1);
+        CHECK(cl.bytes() == 8 + 32 + 32 + 16 + 16 + 16);
+        auto f1 = q.submit(cl);
+        auto f2 = q.submit(cl, {&f1});
+        CHECK(f2.wait());
+        CHECK(f1.status() == 0);
+        cl.clear();
+        CHECK(cl.bytes() == 0);
+
+        // Move assignment over a live fence destroys it.
+        const std::size_t syncobjs = m.syncobjs.size();
+        f1 = std::move(f2);
+        CHECK(m.syncobjs.size() == syncobjs - 1);
+        CHECK_FALSE(f2); // NOLINT(bugprone-use-after-move,hicpp-invalid-access-moved)
+
+        auto f3 = q.copy(hbm.va(), host.va(), 64);
+        auto f4 = q.memset(hbm.va(), 0x11, 64);
+        auto f5 = q.write_value(hbm.va(), 7);
+        const int sf = f5.export_fd();
+        const auto f6 = hpu::Fence::import_fd(dev, sf);
+        CHECK(m.close(sf) == 0);
+        CHECK(f6.wait(std::chrono::milliseconds(1)));
+
+        hpu::Buffer moved(std::move(host));
+        CHECK_FALSE(host); // NOLINT(bugprone-use-after-move,hicpp-invalid-access-moved)
+        CHECK(moved.host_ptr() != nullptr);
+        hpu_buffer_t *raw = moved.release();
+        CHECK(hpu_buffer_destroy(raw) == 0);
+    }
+    CHECK(m.leaks() == 0);
+    CHECK(m.misuse == 0);
+}
+
+TEST_CASE("C++ fence waits: timeouts and job errors", "[cxx]")
+{
+    MockOs m;
+    populate(m);
+    const ScopedMock scoped(m);
+    {
+        const auto dev = hpu::Device::open(0);
+        auto q = hpu::Queue::create(dev, 0);
+        m.auto_complete = false;
+        const auto f = q.write_value(0x100000000ULL, 1);
+        const std::int64_t t0 = m.now_ns;
+        CHECK_FALSE(f.wait(std::chrono::microseconds(5)));
+        CHECK(m.wait_deadlines.back() == t0 + 5000);
+        CHECK_FALSE(f.wait(std::chrono::nanoseconds(-1)));
+        CHECK(f.status() == 1);
+        m.complete_jobs(-EFAULT);
+        try {
+            (void)f.wait();
+            FAIL("no exception");
+        } catch (const hpu::Error &e) {
+            CHECK(e.errnum() == EFAULT);
+            CHECK_THAT(e.what(), Catch::Matchers::StartsWith("HPU job: Bad address"));
+        }
+        CHECK(f.status() == -EFAULT);
+
+        CHECK_THROWS_AS(hpu::Queue::create(dev, 99), hpu::Error);
+        CHECK_THROWS_AS(hpu::Buffer::create(dev, 0, HPU_MEM_HOST), hpu::Error);
+        auto cl = hpu::CommandList::create(dev);
+        CHECK_THROWS_AS(cl.sob_update(32, HPU_SOB_SET, 0), hpu::Error);
+        CHECK_THROWS_AS(q.submit(cl), hpu::Error); // empty
+        const hpu::Fence none;
+        CHECK_THROWS_AS((void)none.status(), hpu::Error);
+        CHECK_THROWS_AS((void)none.wait(), hpu::Error);
+        m.on_wait = [&m]() { m.complete_jobs(); };
+    }
+    CHECK(m.leaks() == 0);
+    CHECK(m.misuse == 0);
 }

@@ -4,7 +4,7 @@
 set -e
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 SMI=$REPO/build/tools/hpu-smi/hpu-smi
-modprobe drm
+modprobe -a drm drm_buddy drm_shmem_helper gpu-sched
 insmod "$REPO/kernel/hpu.ko"
 echo "\$ hpu-smi"
 "$SMI"

@@ -19,16 +19,40 @@ extern "C" {
 #endif
 
 #define DRM_HPU_INFO			0x00
+#define DRM_HPU_BO_CREATE		0x01
+#define DRM_HPU_BO_USERPTR		0x02
+#define DRM_HPU_BO_MMAP_OFFSET		0x03
+#define DRM_HPU_VM_BIND			0x04
+#define DRM_HPU_QUEUE_CREATE		0x05
+#define DRM_HPU_QUEUE_DESTROY		0x06
+#define DRM_HPU_SUBMIT			0x07
 
 #define DRM_IOCTL_HPU_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_INFO, struct drm_hpu_info)
+#define DRM_IOCTL_HPU_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_BO_CREATE, struct drm_hpu_bo_create)
+#define DRM_IOCTL_HPU_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_BO_USERPTR, struct drm_hpu_bo_userptr)
+#define DRM_IOCTL_HPU_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_BO_MMAP_OFFSET, struct drm_hpu_bo_mmap_offset)
+#define DRM_IOCTL_HPU_VM_BIND \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_VM_BIND, struct drm_hpu_vm_bind)
+#define DRM_IOCTL_HPU_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_QUEUE_CREATE, struct drm_hpu_queue_create)
+#define DRM_IOCTL_HPU_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_QUEUE_DESTROY, struct drm_hpu_queue_destroy)
+#define DRM_IOCTL_HPU_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_SUBMIT, struct drm_hpu_submit)
 
 /**
  * enum drm_hpu_info_op - what &struct drm_hpu_info asks for
  * @DRM_HPU_INFO_DEVICE: identity of the device, &struct drm_hpu_info_device.
+ * @DRM_HPU_INFO_MEMORY: HBM use of the device and of the calling context,
+ *	&struct drm_hpu_info_memory.
  */
 enum drm_hpu_info_op {
 	DRM_HPU_INFO_DEVICE = 0,
+	DRM_HPU_INFO_MEMORY = 1,
 };
 
 /**
@@ -103,6 +127,249 @@ struct drm_hpu_info_device {
 	__u32 msix_vectors;
 	/** @reset_count: soft resets the device has completed. */
 	__u32 reset_count;
+};
+
+/**
+ * struct drm_hpu_info_memory - answer to %DRM_HPU_INFO_MEMORY
+ *
+ * All fields are Out.
+ */
+struct drm_hpu_info_memory {
+	/** @hbm_total: HBM bytes the driver can hand out to contexts. */
+	__u64 hbm_total;
+	/** @hbm_used: HBM bytes allocated by all contexts. */
+	__u64 hbm_used;
+	/** @hbm_ctx_used: HBM bytes allocated by the calling context. */
+	__u64 hbm_ctx_used;
+	/** @host_ctx_used: host buffer bytes (shmem and userptr) of the context. */
+	__u64 host_ctx_used;
+	/** @va_start: first device virtual address the context may use. */
+	__u64 va_start;
+	/** @va_end: end (exclusive) of the context's device virtual range. */
+	__u64 va_end;
+	/** @asid: address-space id of the calling context. */
+	__u32 asid;
+	/** @num_sobs: sync objects the context's command buffers may use. */
+	__u32 num_sobs;
+};
+
+/* Flags of &drm_hpu_bo_create.flags */
+/** DRM_HPU_BO_HBM: device memory (HBM); mutually exclusive with HOST. */
+#define DRM_HPU_BO_HBM			(1u << 0)
+/** DRM_HPU_BO_HOST: host memory (shmem), mappable with mmap(2). */
+#define DRM_HPU_BO_HOST			(1u << 1)
+/** DRM_HPU_BO_CONTIGUOUS: HBM only: one physically contiguous block. */
+#define DRM_HPU_BO_CONTIGUOUS		(1u << 2)
+
+/**
+ * struct drm_hpu_bo_create - create a buffer object
+ *
+ * HBM buffers are allocated in 2 MiB pages (or @page_size), host buffers in
+ * 4 KiB pages; @size is rounded up to the page size. A buffer is freed when
+ * its last handle, mapping and dma-buf reference is gone; HBM is scrubbed
+ * before any other context can get it.
+ */
+struct drm_hpu_bo_create {
+	/** @size: In: bytes, non-zero. Out: the rounded size. */
+	__u64 size;
+	/**
+	 * @page_size: In: HBM: 0 for 2 MiB, or a power of two from 2 MiB to
+	 * 1 GiB (the allocation's page size and alignment). Host: must be 0.
+	 */
+	__u64 page_size;
+	/** @flags: In: exactly one of DRM_HPU_BO_HBM and DRM_HPU_BO_HOST, plus CONTIGUOUS. */
+	__u32 flags;
+	/** @handle: Out: GEM handle of the new buffer. */
+	__u32 handle;
+};
+
+/** DRM_HPU_USERPTR_READONLY: the device may only read the pages. */
+#define DRM_HPU_USERPTR_READONLY	(1u << 0)
+
+/**
+ * struct drm_hpu_bo_userptr - wrap user memory in a buffer object
+ *
+ * The pages are pinned (long term) until the buffer object is freed.
+ */
+struct drm_hpu_bo_userptr {
+	/** @addr: In: user address, 4 KiB aligned. */
+	__u64 addr;
+	/** @size: In: bytes, non-zero, a multiple of 4 KiB. */
+	__u64 size;
+	/** @flags: In: DRM_HPU_USERPTR_*. */
+	__u32 flags;
+	/** @handle: Out: GEM handle. */
+	__u32 handle;
+};
+
+/**
+ * struct drm_hpu_bo_mmap_offset - where to mmap(2) a host buffer object
+ */
+struct drm_hpu_bo_mmap_offset {
+	/** @handle: In: GEM handle of a DRM_HPU_BO_HOST buffer. */
+	__u32 handle;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+	/** @offset: Out: the offset to pass to mmap(2) on the device file. */
+	__u64 offset;
+};
+
+/* &drm_hpu_vm_bind.op */
+/** DRM_HPU_VM_MAP: map a range of a buffer object into the context. */
+#define DRM_HPU_VM_MAP			0
+/** DRM_HPU_VM_UNMAP: remove the mapping that starts at @va. */
+#define DRM_HPU_VM_UNMAP		1
+
+/* &drm_hpu_vm_bind.flags */
+/** DRM_HPU_VM_READONLY: MAP: the device may only read. */
+#define DRM_HPU_VM_READONLY		(1u << 0)
+/** DRM_HPU_VM_FIXED: MAP: map at @va as given instead of choosing an address. */
+#define DRM_HPU_VM_FIXED		(1u << 1)
+
+/**
+ * struct drm_hpu_vm_bind - map or unmap a buffer object in the device MMU
+ *
+ * Each open file is a context with its own address space (ASID). A mapping
+ * keeps its buffer object alive until it is unmapped or the file closes.
+ * Offsets, sizes and addresses are multiples of the buffer's page size
+ * (4 KiB for host and userptr buffers, the page size for HBM). A context's
+ * addresses are [&drm_hpu_info_memory.va_start, va_end): a FIXED or UNMAP
+ * address outside gets -ERANGE, a FIXED range that overlaps a mapping
+ * -EBUSY. A read-only userptr buffer needs DRM_HPU_VM_READONLY. UNMAP
+ * removes the whole mapping, after waiting for the context's jobs.
+ */
+struct drm_hpu_vm_bind {
+	/** @op: In: DRM_HPU_VM_MAP or DRM_HPU_VM_UNMAP. */
+	__u32 op;
+	/** @flags: In: DRM_HPU_VM_* (MAP only; zero for UNMAP). */
+	__u32 flags;
+	/** @handle: In: MAP: the buffer object. UNMAP: must be zero. */
+	__u32 handle;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+	/** @bo_offset: In: MAP: first byte of the buffer to map. UNMAP: zero. */
+	__u64 bo_offset;
+	/** @size: In: MAP: bytes to map, non-zero. UNMAP: zero. */
+	__u64 size;
+	/**
+	 * @va: In: FIXED MAP and UNMAP: the device address; MAP without
+	 * FIXED: must be zero. Out: MAP: the address.
+	 */
+	__u64 va;
+};
+
+/* &drm_hpu_queue_create.engine_class */
+/** DRM_HPU_ENGINE_DMA: a DMA (copy) engine. */
+#define DRM_HPU_ENGINE_DMA		0
+
+/**
+ * struct drm_hpu_queue_create - create a queue on an engine
+ *
+ * Jobs on one queue run in submission order; queues run concurrently.
+ * Each DMA engine has 4 hardware streams; a new queue goes to the stream
+ * of its engine with the fewest queues, and queues sharing a stream share
+ * its order (a job blocked in a WAIT packet delays the others' jobs). A
+ * file has at most 64 queues. Errors: -EINVAL (non-zero @flags, unknown
+ * @engine_class, @engine out of range), -ENOSPC (64 queues already).
+ */
+struct drm_hpu_queue_create {
+	/** @engine_class: In: DRM_HPU_ENGINE_*. */
+	__u32 engine_class;
+	/** @engine: In: engine index within the class. */
+	__u32 engine;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/** @queue_id: Out: the queue's id within this file. */
+	__u32 queue_id;
+};
+
+/**
+ * struct drm_hpu_queue_destroy - destroy a queue
+ *
+ * The id is invalid at once. Jobs already submitted still run to
+ * completion first: the call returns when they have finished. A signal
+ * during that wait cancels the jobs that have not finished instead (their
+ * fences signal -ECANCELED) and the call still succeeds. Closing the file
+ * destroys every queue the same way; a process that exits cancels its
+ * jobs rather than waiting for them. Errors: -EINVAL (non-zero @pad),
+ * -ENOENT (no such queue in this file).
+ */
+struct drm_hpu_queue_destroy {
+	/** @queue_id: In: a queue of this file. */
+	__u32 queue_id;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_hpu_sync - a drm_syncobj and, for a timeline, a point on it
+ */
+struct drm_hpu_sync {
+	/** @handle: In: drm_syncobj handle. */
+	__u32 handle;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/** @point: In: timeline point, 0 for a binary syncobj. */
+	__u64 point;
+};
+
+/** DRM_HPU_MAX_SYNCS: most in- or out-syncs one submission may carry. */
+#define DRM_HPU_MAX_SYNCS		64
+
+/**
+ * struct drm_hpu_submit - run a command buffer on a queue
+ *
+ * The command buffer is a sequence of packets (Documentation/hw/) in the
+ * context's address space. The job starts when every in-sync has
+ * signalled; when it ends, every out-sync signals (binary: replaced fence,
+ * timeline: the point is added). A job that the device fails signals its
+ * fence with an error: -EFAULT (MMU fault), -EINVAL (bad packet), -EPERM
+ * (privileged packet), -EIO (bus error or malformed descriptor),
+ * -ETIMEDOUT (ran longer than the driver's job timeout, module parameter
+ * job_timeout_ms, default 10 s: the job is stopped and later jobs on its
+ * stream go on), -ECANCELED (aborted, or cancelled when its queue was
+ * destroyed), -ESRCH (killed before it ran), -ENODEV (device removed).
+ * The error is visible through the fence (export it as a sync_file:
+ * SYNC_IOC_FILE_INFO's status). The driver does not parse command
+ * buffers: the device refuses privileged packets and its MMU confines the
+ * job to the file's address space.
+ *
+ * Errors of the call itself: -EINVAL (non-zero @flags or @timeout_ms, bad
+ * @cb_va or @cb_size, command buffer outside the context's virtual range,
+ * more than DRM_HPU_MAX_SYNCS syncs, non-zero &drm_hpu_sync.flags, an
+ * in-sync with no fence to wait for), -ENOENT (unknown queue or syncobj
+ * handle), -EFAULT (@in_syncs or @out_syncs cannot be read), -ENOMEM,
+ * -ENODEV (device removed). Wait with DRM_IOCTL_SYNCOBJ_WAIT or
+ * DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT.
+ */
+struct drm_hpu_submit {
+	/** @queue_id: In: a queue of this file. */
+	__u32 queue_id;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/**
+	 * @cb_va: In: device address of the command buffer in the file's
+	 * address space, 8-byte aligned, the whole buffer inside the range
+	 * &drm_hpu_info_memory.va_start to va_end.
+	 */
+	__u64 cb_va;
+	/** @cb_size: In: bytes, a multiple of 8, 8 to 1 MiB. */
+	__u32 cb_size;
+	/** @num_in_syncs: In: entries at @in_syncs, at most DRM_HPU_MAX_SYNCS. */
+	__u32 num_in_syncs;
+	/** @in_syncs: In: pointer to an array of &struct drm_hpu_sync to wait for. */
+	__u64 in_syncs;
+	/** @num_out_syncs: In: entries at @out_syncs, at most DRM_HPU_MAX_SYNCS. */
+	__u32 num_out_syncs;
+	/**
+	 * @timeout_ms: In: reserved until the reset milestone (per-job
+	 * timeouts): must be zero. Jobs use the driver's timeout.
+	 */
+	__u32 timeout_ms;
+	/** @out_syncs: In: pointer to an array of &struct drm_hpu_sync to signal. */
+	__u64 out_syncs;
+	/** @seq: Out: sequence number of the job on its queue (from 1). */
+	__u64 seq;
 };
 
 #if defined(__cplusplus)

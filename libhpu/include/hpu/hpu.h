@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 0
+#define HPU_API_VERSION_MINOR 1
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -62,6 +62,14 @@ extern "C" {
 
 /** An open HPU (owns a file descriptor on /dev/accel/accelN). */
 typedef struct hpu_device hpu_device_t;
+/** A buffer mapped into the device's address space (since 1.1). */
+typedef struct hpu_buffer hpu_buffer_t;
+/** A queue (stream) on one engine (since 1.1). */
+typedef struct hpu_queue hpu_queue_t;
+/** A recorded list of commands, submitted any number of times (since 1.1). */
+typedef struct hpu_cmdlist hpu_cmdlist_t;
+/** The completion of a submitted job, a DRM syncobj (since 1.1). */
+typedef struct hpu_fence hpu_fence_t;
 /** A snapshot of the HPUs present when hpu_device_list_get() ran. */
 typedef struct hpu_device_list hpu_device_list_t;
 
@@ -189,6 +197,216 @@ HPU_EXPORT int hpu_device_get_fd(const hpu_device_t *dev);
  * Returns 1 when loaded, 0 when not, or a negative errno value.
  */
 HPU_EXPORT int hpu_driver_loaded(void);
+
+/*
+ * ---- Since 1.1: device memory, queues, command lists and fences ----
+ *
+ * Every object below belongs to the device it was created on and must be
+ * destroyed before that device is closed. Objects are not thread-safe,
+ * except fences: any thread may wait for or query a fence while another
+ * does the same (destroying it must not race with either).
+ */
+
+/* Flags of hpu_buffer_create() and hpu_buffer_from_user(). */
+/** HPU_MEM_DEVICE: device memory (HBM), in 2 MiB pages. */
+#define HPU_MEM_DEVICE (1u << 0)
+/** HPU_MEM_HOST: host memory the device reaches, mapped into the caller. */
+#define HPU_MEM_HOST (1u << 1)
+/** HPU_MEM_CONTIGUOUS: with HPU_MEM_DEVICE: one physically contiguous block. */
+#define HPU_MEM_CONTIGUOUS (1u << 2)
+/** HPU_MEM_READONLY: the device may only read the buffer. */
+#define HPU_MEM_READONLY (1u << 3)
+
+/** Engine classes of hpu_queue_create(). */
+#define HPU_ENGINE_DMA 0
+
+/* Operations of hpu_cmd_sob_update() (wrapping at 2^32). */
+#define HPU_SOB_SET 0
+#define HPU_SOB_ADD 1
+/* Conditions of hpu_cmd_wait_sob(). */
+#define HPU_WAIT_GE 0
+#define HPU_WAIT_EQ 1
+/* Sync objects a context's commands may use: 0 .. HPU_NUM_SOBS_PER_CONTEXT - 1. */
+#define HPU_NUM_SOBS_PER_CONTEXT 32
+
+/** Largest recorded command list in bytes (the device's command-buffer limit). */
+#define HPU_CMDLIST_MAX_BYTES (1u << 20)
+/** Most fences one submission may wait for. */
+#define HPU_MAX_WAIT_FENCES 64
+/** A timeout of hpu_fence_wait() that never expires. */
+#define HPU_TIMEOUT_INFINITE UINT64_MAX
+
+/**
+ * struct hpu_memory_info - memory of a device and of the calling context.
+ *
+ * The caller sets @size as for struct hpu_device_info.
+ */
+struct hpu_memory_info {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t asid;              /* address-space id of this context */
+	uint64_t hbm_total;         /* HBM bytes the driver hands out */
+	uint64_t hbm_used;          /* HBM bytes allocated by all contexts */
+	uint64_t hbm_ctx_used;      /* HBM bytes allocated by this context */
+	uint64_t host_ctx_used;     /* host buffer bytes of this context */
+	uint64_t va_start;          /* first device virtual address of the context */
+	uint64_t va_end;            /* end (exclusive) of its device address range */
+	uint32_t num_sobs;          /* sync objects the context may use */
+	uint32_t reserved0;         /* zero */
+};
+
+/** hpu_device_memory_info() - memory use (INFO ioctl, op MEMORY). */
+HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, struct hpu_memory_info *out);
+
+/** hpu_device_dma_engines() - number of DMA engines (>= 0) or -errno. */
+HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev);
+
+/**
+ * hpu_buffer_create() - allocate a buffer and map it into the device.
+ * @size: bytes, non-zero; rounded up to the page size (2 MiB for device
+ *	memory, 4 KiB for host memory).
+ * @flags: exactly one of HPU_MEM_DEVICE and HPU_MEM_HOST, plus
+ *	HPU_MEM_CONTIGUOUS (device memory only) and HPU_MEM_READONLY.
+ *
+ * Host buffers are also mapped into the caller (hpu_buffer_host_ptr()).
+ * Returns -EINVAL for a bad size or flags (before any system call), -ENOMEM
+ * when the device or host memory is exhausted, or the driver's error.
+ */
+HPU_EXPORT int hpu_buffer_create(hpu_device_t *dev, uint64_t size, uint32_t flags,
+				 hpu_buffer_t **out);
+
+/**
+ * hpu_buffer_from_user() - let the device reach the caller's memory.
+ * @ptr, @size: any range (non-zero size); the library pins and maps the
+ *	4 KiB pages that contain it, and hpu_buffer_va() is the device address
+ *	of @ptr itself.
+ * @flags: 0, HPU_MEM_HOST (the same) and/or HPU_MEM_READONLY.
+ *
+ * The memory must stay allocated until the buffer is destroyed. Unmapped
+ * memory fails with -EFAULT.
+ */
+HPU_EXPORT int hpu_buffer_from_user(hpu_device_t *dev, void *ptr, uint64_t size, uint32_t flags,
+				    hpu_buffer_t **out);
+
+/**
+ * hpu_buffer_import_fd() - map a dma-buf (of this or another HPU) into @dev.
+ * @fd: the dma-buf; the caller keeps it (close it whenever it likes).
+ * @size: bytes to map from its start: non-zero, a multiple of its page size
+ *	(hpu_buffer_size() of the exporter maps it whole).
+ */
+HPU_EXPORT int hpu_buffer_import_fd(hpu_device_t *dev, int fd, uint64_t size, hpu_buffer_t **out);
+
+/**
+ * hpu_buffer_export_fd() - a new dma-buf fd (O_CLOEXEC, read-write) for
+ * @buf, owned by the caller. User-pointer buffers cannot be exported.
+ */
+HPU_EXPORT int hpu_buffer_export_fd(hpu_buffer_t *buf, int *fd);
+
+/**
+ * hpu_buffer_destroy() - unmap from the device and the caller, release the
+ * buffer; NULL is a no-op. The caller makes sure no job still uses it.
+ * Returns 0 or the first error; the handle is freed either way.
+ */
+HPU_EXPORT int hpu_buffer_destroy(hpu_buffer_t *buf);
+
+/** hpu_buffer_va() - device virtual address of the buffer (0 for NULL). */
+HPU_EXPORT uint64_t hpu_buffer_va(const hpu_buffer_t *buf);
+/** hpu_buffer_size() - bytes usable from hpu_buffer_va() (0 for NULL). */
+HPU_EXPORT uint64_t hpu_buffer_size(const hpu_buffer_t *buf);
+/** hpu_buffer_host_ptr() - caller's address of a host or user-pointer buffer, else NULL. */
+HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
+
+/**
+ * hpu_queue_create() - create a queue on an engine.
+ * @engine_class: HPU_ENGINE_DMA.
+ * @engine: index within the class (< hpu_device_dma_engines()).
+ *
+ * Jobs of one queue run in submission order; queues run concurrently.
+ */
+HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine,
+				hpu_queue_t **out);
+
+/**
+ * hpu_queue_destroy() - destroy a queue; NULL is a no-op. Jobs already
+ * submitted run to completion first (this waits for the eager ones).
+ */
+HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q);
+
+/**
+ * hpu_queue_submit() - run a recorded command list on a queue.
+ * @waits: @num_waits fences (of the same device) the job waits for first;
+ *	NULL when @num_waits is 0; at most HPU_MAX_WAIT_FENCES.
+ * @out: receives the job's fence (destroy it with hpu_fence_destroy()), or
+ *	NULL when the caller does not need one.
+ *
+ * The list may be submitted again, changed, reset or destroyed at once: the
+ * library keeps each command buffer alive until the jobs reading it end.
+ * Returns -EINVAL for an empty list, -EXDEV for a list or fence of another
+ * device.
+ */
+HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
+				size_t num_waits, hpu_fence_t **out);
+
+/**
+ * Eager commands: each records a one-shot command list (from a pool the
+ * queue recycles) and submits it. @out may be NULL.
+ */
+HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size,
+			      hpu_fence_t **out);
+HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size,
+				hpu_fence_t **out);
+HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value, hpu_fence_t **out);
+
+/**
+ * hpu_cmdlist_create() - an empty command list of @dev. Its command buffer
+ * starts at 4 KiB and grows (doubling) up to HPU_CMDLIST_MAX_BYTES; a
+ * command that would go past that fails with -ENOSPC and records nothing.
+ */
+HPU_EXPORT int hpu_cmdlist_create(hpu_device_t *dev, hpu_cmdlist_t **out);
+/**
+ * hpu_cmdlist_destroy() - NULL is a no-op. Waits until the jobs that read
+ * its command buffers have ended, then frees them.
+ */
+HPU_EXPORT int hpu_cmdlist_destroy(hpu_cmdlist_t *cl);
+/** hpu_cmdlist_reset() - forget the recorded commands (never waits). */
+HPU_EXPORT int hpu_cmdlist_reset(hpu_cmdlist_t *cl);
+/** hpu_cmdlist_size() - bytes recorded (0 for NULL). */
+HPU_EXPORT size_t hpu_cmdlist_size(const hpu_cmdlist_t *cl);
+
+/* Recording. Each returns 0, -EINVAL (bad argument, nothing recorded),
+ * -ENOSPC or an allocation error. Addresses are device virtual addresses. */
+/** hpu_cmd_nop() - a NOP packet. */
+HPU_EXPORT int hpu_cmd_nop(hpu_cmdlist_t *cl);
+/** hpu_cmd_copy() - copy @size (non-zero) bytes; split into 4 GiB packets. */
+HPU_EXPORT int hpu_cmd_copy(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t src_va, uint64_t size);
+/** hpu_cmd_memset() - destination byte i gets byte (i % 8) of @pattern (little-endian). */
+HPU_EXPORT int hpu_cmd_memset(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t pattern, uint64_t size);
+/** hpu_cmd_write_value() - write the 32-bit @value at @va (4-byte aligned). */
+HPU_EXPORT int hpu_cmd_write_value(hpu_cmdlist_t *cl, uint64_t va, uint32_t value);
+/** hpu_cmd_sob_update() - HPU_SOB_SET or HPU_SOB_ADD @value to sync object @sob. */
+HPU_EXPORT int hpu_cmd_sob_update(hpu_cmdlist_t *cl, uint32_t sob, uint32_t op, uint32_t value);
+/** hpu_cmd_wait_sob() - block the queue until sync object @sob is GE/EQ @value. */
+HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value, uint32_t cond);
+
+/**
+ * hpu_fence_wait() - wait until the job of @f ended.
+ * @timeout_ns: relative; 0 polls; HPU_TIMEOUT_INFINITE never expires.
+ *
+ * Returns 0 when the job completed successfully, -ETIME when the timeout
+ * elapsed first, or the job's error when the device failed it: -EFAULT
+ * (MMU fault), -EINVAL (bad packet), -EPERM (privileged packet), -EIO (bus
+ * error), -ETIMEDOUT (the job's own timeout), -ECANCELED (aborted, reset).
+ * The deadline is absolute: a wait interrupted by a signal resumes with the
+ * same end.
+ */
+HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns);
+/** hpu_fence_status() - 0 done and successful, 1 still pending, or the job's -errno. */
+HPU_EXPORT int hpu_fence_status(hpu_fence_t *f);
+/** hpu_fence_export_fd() - a new sync_file fd of the fence, owned by the caller. */
+HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd);
+/** hpu_fence_import_fd() - a fence of @dev from a sync_file fd (the caller keeps @fd). */
+HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out);
+/** hpu_fence_destroy() - NULL is a no-op; the job itself is not affected. */
+HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f);
 
 #if defined(__cplusplus)
 }

@@ -9,6 +9,9 @@
 #ifndef HPU_HPU_HPP
 #define HPU_HPU_HPP
 
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -49,6 +52,40 @@ inline int check(int ret, const char *what)
 
 struct ListFree {
     void operator()(hpu_device_list_t *l) const noexcept { hpu_device_list_free(l); }
+};
+
+// Owns one C handle: move-only, frees it exactly once with Free.
+template <typename T, int (*Free)(T *)>
+class Owner {
+public:
+    Owner() noexcept = default;
+    /** Takes ownership of a handle from the C ABI (may be null). */
+    explicit Owner(T *handle) noexcept : h_(handle) {}
+    Owner(const Owner &) = delete;
+    Owner &operator=(const Owner &) = delete;
+    Owner(Owner &&other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
+    Owner &operator=(Owner &&other) noexcept
+    {
+        if (this != &other)
+            reset(std::exchange(other.h_, nullptr));
+        return *this;
+    }
+    ~Owner() { reset(); }
+
+    /** Frees the current handle (if any) and takes h instead. */
+    void reset(T *h = nullptr) noexcept
+    {
+        T *old = std::exchange(h_, h);
+        if (old != nullptr)
+            (void)Free(old);
+    }
+    /** Gives up ownership without freeing. */
+    [[nodiscard]] T *release() noexcept { return std::exchange(h_, nullptr); }
+    [[nodiscard]] T *get() const noexcept { return h_; }
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+
+private:
+    T *h_ = nullptr;
 };
 } // namespace detail
 
@@ -143,8 +180,206 @@ public:
     /** The DRM file descriptor, owned by this object. Throws hpu::Error. */
     [[nodiscard]] int fd() const { return detail::check(hpu_device_get_fd(h_), "HPU device fd"); }
 
+    /** Memory of the device and of this context (INFO MEMORY). Throws hpu::Error. */
+    [[nodiscard]] hpu_memory_info memory_info() const
+    {
+        hpu_memory_info i{};
+        i.size = sizeof(i);
+        detail::check(hpu_device_memory_info(h_, &i), "querying HPU memory info");
+        return i;
+    }
+
+    /** Number of DMA engines. Throws hpu::Error. */
+    [[nodiscard]] unsigned int dma_engines() const
+    {
+        return static_cast<unsigned int>(detail::check(hpu_device_dma_engines(h_), "counting DMA engines"));
+    }
+
 private:
     hpu_device_t *h_ = nullptr;
+};
+
+/**
+ * A buffer mapped into the device (hpu_buffer_*). Move-only; destroyed
+ * exactly once. Make sure no job uses it any more before it goes.
+ */
+class Buffer : public detail::Owner<hpu_buffer_t, hpu_buffer_destroy> {
+public:
+    using Owner::Owner;
+
+    /** flags: HPU_MEM_DEVICE or HPU_MEM_HOST, plus CONTIGUOUS, READONLY. */
+    static Buffer create(const Device &dev, std::uint64_t size, std::uint32_t flags)
+    {
+        hpu_buffer_t *b = nullptr;
+        detail::check(hpu_buffer_create(dev.get(), size, flags, &b), "creating an HPU buffer");
+        return Buffer{b};
+    }
+    /** The caller's memory [ptr, ptr + size), which must outlive the buffer. */
+    static Buffer from_user(const Device &dev, void *ptr, std::uint64_t size, std::uint32_t flags = 0)
+    {
+        hpu_buffer_t *b = nullptr;
+        detail::check(hpu_buffer_from_user(dev.get(), ptr, size, flags, &b), "registering user memory");
+        return Buffer{b};
+    }
+    /** Maps size bytes of a dma-buf; the caller keeps fd. */
+    static Buffer import_fd(const Device &dev, int fd, std::uint64_t size)
+    {
+        hpu_buffer_t *b = nullptr;
+        detail::check(hpu_buffer_import_fd(dev.get(), fd, size, &b), "importing a dma-buf");
+        return Buffer{b};
+    }
+
+    [[nodiscard]] std::uint64_t va() const noexcept { return hpu_buffer_va(get()); }
+    [[nodiscard]] std::uint64_t size() const noexcept { return hpu_buffer_size(get()); }
+    [[nodiscard]] void *host_ptr() const noexcept { return hpu_buffer_host_ptr(get()); }
+    /** A new dma-buf fd, owned by the caller. Throws hpu::Error. */
+    [[nodiscard]] int export_fd() const
+    {
+        int fd = -1;
+        detail::check(hpu_buffer_export_fd(get(), &fd), "exporting an HPU buffer");
+        return fd;
+    }
+};
+
+/** The completion of a job (hpu_fence_*). Move-only; destroyed exactly once. */
+class Fence : public detail::Owner<hpu_fence_t, hpu_fence_destroy> {
+public:
+    using Owner::Owner;
+
+    /** A fence of dev from a sync_file fd (the caller keeps fd). */
+    static Fence import_fd(const Device &dev, int fd)
+    {
+        hpu_fence_t *f = nullptr;
+        detail::check(hpu_fence_import_fd(dev.get(), fd, &f), "importing a sync_file");
+        return Fence{f};
+    }
+
+    /**
+     * Waits at most timeout for the job. Returns true when it completed,
+     * false when the time ran out; throws hpu::Error with the job's error
+     * when the device failed it.
+     */
+    [[nodiscard]] bool wait(std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max()) const
+    {
+        std::uint64_t ns = HPU_TIMEOUT_INFINITE;
+        if (timeout != std::chrono::nanoseconds::max())
+            ns = timeout.count() <= 0 ? 0 : static_cast<std::uint64_t>(timeout.count());
+        const int r = hpu_fence_wait(get(), ns);
+        if (r == -ETIME)
+            return false;
+        detail::check(r, "HPU job");
+        return true;
+    }
+    /** 0 done, 1 pending, or the job's negative errno (never throws for those). */
+    [[nodiscard]] int status() const
+    {
+        if (get() == nullptr)
+            throw Error(-EINVAL, "HPU fence status");
+        return hpu_fence_status(get());
+    }
+    /** A new sync_file fd, owned by the caller. Throws hpu::Error. */
+    [[nodiscard]] int export_fd() const
+    {
+        int fd = -1;
+        detail::check(hpu_fence_export_fd(get(), &fd), "exporting an HPU fence");
+        return fd;
+    }
+};
+
+/** Recorded commands (hpu_cmdlist_*, hpu_cmd_*). Move-only. Throws hpu::Error. */
+class CommandList : public detail::Owner<hpu_cmdlist_t, hpu_cmdlist_destroy> {
+public:
+    using Owner::Owner;
+
+    static CommandList create(const Device &dev)
+    {
+        hpu_cmdlist_t *c = nullptr;
+        detail::check(hpu_cmdlist_create(dev.get(), &c), "creating a command list");
+        return CommandList{c};
+    }
+
+    CommandList &nop()
+    {
+        detail::check(hpu_cmd_nop(get()), "recording NOP");
+        return *this;
+    }
+    CommandList &copy(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size)
+    {
+        detail::check(hpu_cmd_copy(get(), dst_va, src_va, size), "recording a copy");
+        return *this;
+    }
+    CommandList &memset(std::uint64_t dst_va, std::uint64_t pattern, std::uint64_t size)
+    {
+        detail::check(hpu_cmd_memset(get(), dst_va, pattern, size), "recording a memset");
+        return *this;
+    }
+    CommandList &write_value(std::uint64_t va, std::uint32_t value)
+    {
+        detail::check(hpu_cmd_write_value(get(), va, value), "recording a write-value");
+        return *this;
+    }
+    CommandList &sob_update(std::uint32_t sob, std::uint32_t op, std::uint32_t value)
+    {
+        detail::check(hpu_cmd_sob_update(get(), sob, op, value), "recording a sync-object update");
+        return *this;
+    }
+    CommandList &wait_sob(std::uint32_t sob, std::uint32_t value, std::uint32_t cond = HPU_WAIT_GE)
+    {
+        detail::check(hpu_cmd_wait_sob(get(), sob, value, cond), "recording a sync-object wait");
+        return *this;
+    }
+    /** Forgets the recorded commands (hpu_cmdlist_reset; reset() replaces the handle). */
+    CommandList &clear()
+    {
+        detail::check(hpu_cmdlist_reset(get()), "resetting a command list");
+        return *this;
+    }
+    /** Bytes recorded. */
+    [[nodiscard]] std::size_t bytes() const noexcept { return hpu_cmdlist_size(get()); }
+};
+
+/** A queue on one engine (hpu_queue_*). Move-only. Throws hpu::Error. */
+class Queue : public detail::Owner<hpu_queue_t, hpu_queue_destroy> {
+public:
+    using Owner::Owner;
+
+    static Queue create(const Device &dev, std::uint32_t engine, std::uint32_t engine_class = HPU_ENGINE_DMA)
+    {
+        hpu_queue_t *q = nullptr;
+        detail::check(hpu_queue_create(dev.get(), engine_class, engine, &q),
+                      ("creating a queue on engine " + std::to_string(engine)).c_str());
+        return Queue{q};
+    }
+
+    /** Submits cl after every fence of waits; returns the job's fence. */
+    Fence submit(CommandList &cl, const std::vector<const Fence *> &waits = {})
+    {
+        std::vector<const hpu_fence_t *> raw;
+        raw.reserve(waits.size());
+        for (const Fence *f : waits)
+            raw.push_back(f != nullptr ? f->get() : nullptr);
+        hpu_fence_t *out = nullptr;
+        detail::check(hpu_queue_submit(get(), cl.get(), raw.data(), raw.size(), &out), "submitting a job");
+        return Fence{out};
+    }
+    Fence copy(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size)
+    {
+        hpu_fence_t *out = nullptr;
+        detail::check(hpu_queue_copy(get(), dst_va, src_va, size, &out), "submitting a copy");
+        return Fence{out};
+    }
+    Fence memset(std::uint64_t dst_va, std::uint64_t pattern, std::uint64_t size)
+    {
+        hpu_fence_t *out = nullptr;
+        detail::check(hpu_queue_memset(get(), dst_va, pattern, size, &out), "submitting a memset");
+        return Fence{out};
+    }
+    Fence write_value(std::uint64_t va, std::uint32_t value)
+    {
+        hpu_fence_t *out = nullptr;
+        detail::check(hpu_queue_write_value(get(), va, value, &out), "submitting a write-value");
+        return Fence{out};
+    }
 };
 
 } // namespace hpu

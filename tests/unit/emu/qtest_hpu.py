@@ -41,6 +41,7 @@ R = regs_from_header()
 FW = ["-L", "/usr/share/seabios", "-L", "/usr/share/qemu"]
 BAR0 = 0xC0000000
 BAR2 = 0xC0100000
+BAR4 = 0xC4000000           # 64 MiB, naturally aligned
 MSI_TARGET = 0x00100000     # guest RAM the MSI-X messages are written to
 FAILS = []
 
@@ -100,6 +101,18 @@ class QTest:
     def wr(self, off, val, op="writel"):
         self.cmd(f"{op} {BAR0 + off:#x} {val:#x}")
 
+    def mem_write(self, addr, data):
+        self.cmd(f"write {addr:#x} {len(data)} 0x{bytes(data).hex()}")
+
+    def mem_read(self, addr, n):
+        self.p.stdin.write(f"read {addr:#x} {n}\n")
+        resp = self.p.stdout.readline()
+        while not (resp.startswith("OK") or resp.startswith("FAIL")):
+            resp = self.p.stdout.readline()
+        if not resp.startswith("OK"):
+            raise RuntimeError(f"read {addr:#x}: {resp.strip()}")
+        return bytes.fromhex(resp.split()[1][2:])
+
     def find_cap(self, cap_id):
         pos = self.cfg_read(0x34, 1)
         while pos:
@@ -107,6 +120,132 @@ class QTest:
                 return pos
             pos = self.cfg_read(pos + 1, 1)
         return 0
+
+
+def hbm_window(q):
+    """BAR4 reaches HBM at HBM_WIN_BASE, any size 1-8, sparse zeros."""
+    check(q.cmd(f"readq {BAR4 + 0x123450:#x}") == 0, "never-written HBM reads 0")
+    q.cmd(f"writeq {BAR4 + 0x1000:#x} 0x1122334455667788")
+    q.cmd(f"writeb {BAR4 + 0x1003:#x} 0xab")
+    check(q.cmd(f"readq {BAR4 + 0x1000:#x}") == 0x11223344AB667788, "BAR4 64/8-bit write, read back")
+    check(q.cmd(f"readw {BAR4 + 0x1003:#x}") == 0x44AB, "BAR4 unaligned 16-bit read")
+    q.mem_write(BAR4 + 0x3FFFFF0, b"window-end-16byt")
+    check(q.mem_read(BAR4 + 0x3FFFFF0, 16) == b"window-end-16byt", "BAR4 last bytes")
+    # move the window up 64 MiB: offset 0x1000 of the first window is gone
+    q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0x4000000)
+    check(q.cmd(f"readq {BAR4 + 0x1000:#x}") == 0, "window base moves the window")
+    q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0)
+    check(q.cmd(f"readq {BAR4 + 0x1000:#x}") == 0x11223344AB667788, "HBM kept its content")
+    # a window beyond HBM (6 GiB): reads 0 and flags BAD_ACCESS
+    q.wr(R["HPU_REG_HBM_WIN_BASE_HI"], 2)
+    check(q.cmd(f"readl {BAR4:#x}") == 0 and
+          q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_ACCESS"], "window beyond HBM flagged")
+    q.wr(R["HPU_REG_HBM_WIN_BASE_HI"], 0)
+    q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+
+
+def le(*fields):
+    """Pack (value, size) pairs little-endian."""
+    return b"".join(v.to_bytes(n, "little") for v, n in fields)
+
+
+def dma_jobs(q, msix_entry):
+    """DMA jobs end to end through the engine threads and guest RAM."""
+    HOST = 1 << 63
+    RING, CQ, CB, SRC, DST, EQ = 0x200000, 0x201000, 0x202000, 0x300000, 0x380000, 0x203000
+    E, S = 1, 2
+    qs = 0x10000 + 0x1000 * E + 0x100 * S
+
+    def qr(off):
+        return q.rd(qs + off)
+
+    def qw(off, val):
+        q.wr(qs + off, val)
+
+    def poll(what, cond, tries=2000):
+        for _ in range(tries):
+            if cond():
+                return True
+        check(False, what)
+        return False
+
+    n = 5000 + 3
+    data = bytes((i * 7 + 3) & 0xFF for i in range(n))
+    q.mem_write(SRC, data)
+    cb = (le((0x01, 4), (0, 4), (HOST | SRC, 8), (0x2001, 8), (n, 8)) +      # host -> HBM
+          le((0x01, 4), (0, 4), (0x2001, 8), (0x800003, 8), (n, 8)) +        # HBM -> HBM
+          le((0x01, 4), (0, 4), (0x800003, 8), (HOST | DST, 8), (n, 8)) +    # HBM -> host
+          le((0x01, 4), (1, 4), (0x0807060504030201, 8), (HOST | DST + 0x2000, 8), (13, 8)) +
+          le((0x02, 4), (0xC0FFEE, 4), (HOST | DST + 0x3000, 8)) +           # WRITE_VALUE
+          le((0x03, 4), (40, 4), (7, 4), (0, 4)))                             # SOB 40 = 7
+    q.mem_write(CB, cb)
+    q.mem_write(RING, le((HOST | CB, 8), (len(cb), 4), (0, 2), (0, 2), (0xABCD, 8), (0, 8)))
+    # MSI-X vector 2 + E into guest RAM
+    q.cmd(f"writel {msix_entry(2 + E):#x} {MSI_TARGET + 16:#x}")
+    q.cmd(f"writel {msix_entry(2 + E) + 4:#x} 0")
+    q.cmd(f"writel {msix_entry(2 + E) + 8:#x} 0xcafe0003")
+    q.cmd(f"writel {msix_entry(2 + E) + 12:#x} 0")
+    q.cmd(f"writel {msix_entry(1):#x} {MSI_TARGET + 20:#x}")
+    q.cmd(f"writel {msix_entry(1) + 8:#x} 0xcafe0001")
+    q.cmd(f"writel {msix_entry(1) + 12:#x} 0")
+
+    qw(0x00, RING)
+    qw(0x08, 16)
+    qw(0x14, CQ)
+    qw(0x1C, 16)
+    qw(0x24, 3)                             # ENABLE | IRQ_EN
+    check(qr(0x28) == 1, "stream enabled and idle")
+    qw(0x0C, 1)                             # doorbell
+    if poll("DMA job completes (CQ_PI 1)", lambda: qr(0x20) == 1):
+        rec = q.mem_read(CQ, 16)
+        check(rec == le((0xABCD, 8), (0, 4), (0, 2), (E, 1), (S, 1)),
+              f"completion record seq/OK/engine/stream ({rec.hex()})")
+        check(qr(0x10) == 1, "CI 1")
+        check(q.mem_read(DST, n) == data, f"LIN_DMA host->HBM->HBM->host {n} bytes")
+        check(q.mem_read(DST + 0x2000, 16) == bytes([1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 0, 0, 0]),
+              "MEMSET pattern")
+        check(q.cmd(f"readl {DST + 0x3000:#x}") == 0xC0FFEE, "WRITE_VALUE")
+        check(q.rd(0x20000 + 4 * 40) == 7, "SOB_UPDATE")
+        check(q.cmd(f"readq {BAR4 + 0x800003:#x}") == int.from_bytes(data[:8], "little"),
+              "BAR4 sees the data the engine wrote to HBM")
+        check(poll("engine vector raised", lambda: q.cmd(f"readl {MSI_TARGET + 16:#x}") == 0xCAFE0003),
+              "MSI-X vector 2+e delivered for the completion")
+
+    # a bad packet: BAD_PACKET record, an event in the event queue, vector 1
+    q.wr(R["HPU_REG_EQ_LO"], EQ)
+    q.wr(R["HPU_REG_EQ_SIZE"], 4)
+    q.wr(R["HPU_REG_EQ_CTRL"], 1)
+    q.mem_write(CB + 0x800, le((0, 4), (0, 4), (0x99, 4), (0, 4)))
+    q.mem_write(RING + 32, le((HOST | CB + 0x800, 8), (16, 4), (0, 2), (0, 2), (2, 8), (0, 8)))
+    qw(0x0C, 2)
+    if poll("bad packet completes", lambda: qr(0x20) == 2):
+        rec = q.mem_read(CQ + 16, 16)
+        check(rec == le((2, 8), (2, 4), (8, 2), (E, 1), (S, 1)), "BAD_PACKET record at offset 8")
+        check(poll("event posted", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 1), "EQ_PI 1")
+        ev = q.mem_read(EQ, 32)
+        check(ev[0:2] == b"\x02\x00" and ev[3] == E and
+              int.from_bytes(ev[16:24], "little") == HOST | (CB + 0x800) and
+              int.from_bytes(ev[24:28], "little") == 8, f"BAD_PACKET event ({ev.hex()})")
+        check(poll("EQ vector", lambda: q.cmd(f"readl {MSI_TARGET + 20:#x}") == 0xCAFE0001),
+              "MSI-X vector 1 delivered for the event")
+
+    # a WAIT that never holds, then a soft reset: ABORTED, stream disabled
+    q.mem_write(CB + 0x900, le((0x04, 4), (41, 4), (1, 4), (0, 4)))
+    q.mem_write(RING + 64, le((HOST | CB + 0x900, 8), (16, 4), (0, 2), (0, 2), (3, 8), (0, 8)))
+    qw(0x0C, 3)
+    poll("stream waits", lambda: qr(0x28) == 2)
+    check(qr(0x28) == 2, "STATUS.WAITING")
+    q.wr(R["HPU_REG_SOFT_RESET"], R["HPU_SOFT_RESET_KEY"])
+    for _ in range(100):
+        q.cmd("clock_step 100000")
+        if q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"]:
+            break
+    check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "soft reset with a waiting job completes")
+    rec = q.mem_read(CQ + 32, 16)
+    check(rec == le((3, 8), (6, 4), (0, 2), (E, 1), (S, 1)), f"ABORTED record ({rec.hex()})")
+    check(qr(0x24) == 0 and qr(0x28) == 1 and q.rd(0x20000 + 4 * 40) == 0,
+          "stream disabled and SOBs cleared by soft reset")
+    q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
 
 
 def property_errors(qemu):
@@ -140,7 +279,9 @@ def main():
               "vendor/device id")
         check(q.cfg_read(0x08) == R["HPU_PCI_CLASS"] << 16 | R["HPU_PCI_REVISION"],
               "class 0x1200, revision 1")
-        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096)]:
+        check(q.cfg_read(0x20) & 0xF == 0xC, "BAR4 is 64-bit prefetchable memory")
+        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096),
+                          (4, R["HPU_BAR_HBM_SIZE"])]:
             reg = 0x10 + 4 * bar
             check(q.cfg_read(reg) & 0x7 == 0x4, f"BAR{bar} is 64-bit memory")
             q.cfg_write(reg, 0xFFFFFFFF)
@@ -150,6 +291,8 @@ def main():
         q.cfg_write(0x14, 0)
         q.cfg_write(0x18, BAR2)
         q.cfg_write(0x1C, 0)
+        q.cfg_write(0x20, BAR4)
+        q.cfg_write(0x24, 0)
         q.cfg_write(0x04, 0x6, 2)     # memory space + bus master
 
         pcie = q.find_cap(0x10)
@@ -158,13 +301,15 @@ def main():
               "PCIe type: root complex integrated endpoint on pcie.0")
         msix = q.find_cap(0x11)
         check(msix != 0, "MSI-X capability present")
-        check(q.cfg_read(msix + 2, 2) & 0x7FF == 15, "16 MSI-X vectors")
+        check(q.cfg_read(msix + 2, 2) & 0x7FF == 31, "32 MSI-X vectors")
         check(q.cfg_read(msix + 4) == 2, "MSI-X table in BAR2 at offset 0")
         check(q.cfg_read(msix + 8) == 0x800 | 2, "MSI-X PBA in BAR2 at offset 0x800")
         check(q.cfg_read(0x3D, 1) == 0, "no INTx pin")
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 2, "SPEC_VERSION 2")
+        check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
         check(q.rd(R["HPU_REG_ENGINES"]) == 0x03020808, "ENGINES with 3 NIC ports")
@@ -235,8 +380,12 @@ def main():
         q.cmd("clock_step 100000")
         check(q.cmd(f"readl {MSI_TARGET + 4:#x}") == 0xCAFE0000, "RESET_DONE delivers vector 0")
         check(q.rd(R["HPU_REG_IRQ_STATUS"]) == R["HPU_IRQ_RESET_DONE"], "IRQ_STATUS RESET_DONE")
-        q.wr(R["HPU_REG_IRQ_TEST"], 16)
+        q.wr(R["HPU_REG_IRQ_TEST"], 32)
         check(q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_IRQ_VECTOR"], "bad vector flagged")
+        q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
+
+        hbm_window(q)
+        dma_jobs(q, entry)
     finally:
         q.close()
 
@@ -244,7 +393,7 @@ def main():
         text = f.read()
     os.unlink(log)
     check("hpu 00:01.0: 2-byte read at BAR0+0x0" in text, "guest error logged for a 16-bit read")
-    check("read-only" in text and "IRQ_TEST written with vector 16" in text,
+    check("read-only" in text and "IRQ_TEST written with vector 32" in text,
           "guest errors logged for read-only write and bad vector")
 
     property_errors(qemu)

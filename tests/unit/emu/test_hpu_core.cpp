@@ -11,107 +11,15 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-extern "C" {
-#include "hpu_core.h"
-}
+#include "hpu_fake_env.hpp"
+
+using namespace hpu_test;
 
 namespace {
-
-struct Env {
-    std::vector<unsigned int> vectors;   // MSI-X vectors raised, in order
-    std::vector<std::string> errors;     // guest errors logged
-    bool timer_armed = false;
-    uint64_t timer_ns = 0;
-    unsigned int arms = 0;
-    unsigned int cancels = 0;
-};
-
-void env_raise_msix(void *opaque, unsigned int vector)
-{
-    static_cast<Env *>(opaque)->vectors.push_back(vector);
-}
-
-void env_log(void *opaque, const char *fmt, ...)
-{
-    char buf[256];
-    va_list ap;
-
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    static_cast<Env *>(opaque)->errors.emplace_back(buf);
-}
-
-void env_arm_timer(void *opaque, uint64_t ns)
-{
-    auto *env = static_cast<Env *>(opaque);
-
-    env->timer_armed = true;
-    env->timer_ns = ns;
-    env->arms++;
-}
-
-void env_cancel_timer(void *opaque)
-{
-    auto *env = static_cast<Env *>(opaque);
-
-    env->timer_armed = false;
-    env->cancels++;
-}
-
-const hpu_core_ops env_ops = {
-    env_raise_msix,
-    env_log,
-    env_arm_timer,
-    env_cancel_timer,
-};
-
-const uint8_t test_uuid[HPU_UUID_LEN] = {
-    0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
-    0x0f, 0xed, 0xcb, 0xa9, 0x87, 0x65, 0x43, 0x21,
-};
-
-struct Dev {
-    Env env;
-    hpu_core core;
-
-    explicit Dev(uint64_t hbm = 4ULL << 30, unsigned int nics = 10,
-                 const char *serial = "HPU-0000000000")
-    {
-        hpu_core_config cfg;
-
-        hpu_core_make_config(&cfg, hbm, nics, serial, test_uuid);
-        hpu_core_init(&core, &env_ops, &env, &cfg);
-        env = Env();    // forget what init did
-    }
-
-    uint32_t rd(uint64_t addr, unsigned int size = 4)
-    {
-        return static_cast<uint32_t>(hpu_core_read(&core, addr, size));
-    }
-    uint64_t rd64(uint64_t addr, unsigned int size)
-    {
-        return hpu_core_read(&core, addr, size);
-    }
-    void wr(uint64_t addr, uint64_t val, unsigned int size = 4)
-    {
-        hpu_core_write(&core, addr, val, size);
-    }
-    // The device-time callback: only what the core armed can fire.
-    void fire_timer()
-    {
-        REQUIRE(env.timer_armed);
-        env.timer_armed = false;
-        hpu_core_timer_expired(&core);
-    }
-    uint32_t error() { return rd(HPU_REG_ERROR); }
-};
 
 const uint32_t ro_regs[] = {
     HPU_REG_MAGIC, HPU_REG_CHIP_ID, HPU_REG_REVISION, HPU_REG_SPEC_VERSION,
@@ -131,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 1u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 2u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -144,7 +52,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_UUID(1)) == 0xf0debc9au);
     CHECK(d.rd(HPU_REG_UUID(2)) == 0xa9cbed0fu);
     CHECK(d.rd(HPU_REG_UUID(3)) == 0x21436587u);
-    CHECK(d.rd(HPU_REG_MSIX_VECTORS) == 16u);
+    CHECK(d.rd(HPU_REG_MSIX_VECTORS) == 32u);
     CHECK(d.error() == 0u);
     CHECK(d.env.errors.empty());
 }
@@ -255,7 +163,9 @@ TEST_CASE("unaligned accesses are flagged", "[emu][access]")
 TEST_CASE("unmapped offsets are flagged", "[emu][access]")
 {
     const uint64_t addr = GENERATE(uint64_t{HPU_REG_ID_BLOCK_END}, 0x100u,
-                                   0x1000u, uint64_t{HPU_BAR_REGS_SIZE - 4});
+                                   0x102cu, 0x1400u, 0x201cu, 0x3000u,
+                                   0x1002cu, 0x10400u, 0x18000u, 0x22000u,
+                                   uint64_t{HPU_BAR_REGS_SIZE - 4});
     Dev d;
 
     SECTION("read") {
@@ -277,7 +187,7 @@ TEST_CASE("ERROR is sticky and write-1-to-clear", "[emu][rw1c]")
 {
     Dev d;
 
-    d.rd(0x1000);                                   // BAD_ACCESS
+    d.rd(0x3000);                                   // BAD_ACCESS
     d.wr(HPU_REG_IRQ_TEST, HPU_MSIX_VECTORS);       // BAD_IRQ_VECTOR
     d.wr(HPU_REG_SOFT_RESET, 0);                    // BAD_RESET_KEY
     const uint32_t all = HPU_ERROR_BAD_ACCESS | HPU_ERROR_BAD_IRQ_VECTOR |
@@ -327,7 +237,7 @@ TEST_CASE("soft reset sequence", "[emu][reset]")
     Dev d;
 
     d.wr(HPU_REG_SCRATCH, 0xcafef00du);
-    d.rd(0x2000);                                   // leave an error behind
+    d.rd(0x3000);                                   // leave an error behind
     REQUIRE(d.error() == HPU_ERROR_BAD_ACCESS);
     d.wr(HPU_REG_IRQ_TEST, 0);                      // and a pending cause
     REQUIRE(d.rd(HPU_REG_IRQ_STATUS) == HPU_IRQ_SELF_TEST);
@@ -464,7 +374,7 @@ TEST_CASE("IRQ_TEST raises the vector and counts", "[emu][irq]")
     Dev d;
 
     SECTION("vectors 1-15 raise just that vector") {
-        const unsigned int v = GENERATE(range(1u, 16u));
+        const unsigned int v = GENERATE(range(1u, 32u));
 
         d.wr(HPU_REG_IRQ_MASK, HPU_IRQ_SELF_TEST);
         d.wr(HPU_REG_IRQ_TEST, v);
@@ -494,7 +404,7 @@ TEST_CASE("IRQ_TEST raises the vector and counts", "[emu][irq]")
 
 TEST_CASE("IRQ_TEST with a bad vector", "[emu][irq]")
 {
-    const uint32_t v = GENERATE(16u, 17u, 0x80000000u, 0xffffffffu);
+    const uint32_t v = GENERATE(32u, 33u, 0x80000000u, 0xffffffffu);
     Dev d;
 
     d.wr(HPU_REG_IRQ_TEST, v);

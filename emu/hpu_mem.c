@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: HBM, the BAR4 window, the device MMU (page walk, TLB,
+ * faults) and the HBM scrubber (Documentation/hw/memory-and-queues.md).
+ *
+ * HBM is sparse: an array of 2 MiB chunk pointers, a chunk allocated zero
+ * filled on its first write; never-written chunks read as zeros.  Chunks
+ * are allocated and freed under the core lock.  Engines copy data outside
+ * the lock: they count themselves in hbm.users first, and while that is
+ * non-zero the scrubber zeroes chunks in place instead of freeing them, so
+ * a pointer an engine holds stays valid.
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE         /* MAP_ANONYMOUS, madvise() under -std=c99 */
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "hpu_internal.h"
+
+#define HPU_HUGE_SIZE           (1ULL << HPU_HUGE_PAGE_SHIFT)
+#define HPU_PAGE_SIZE           (1ULL << HPU_PAGE_SHIFT)
+#define HPU_WIN_ALIGN           ((uint64_t)HPU_BAR_HBM_SIZE)
+#define HPU_XLAT_BUS_ERROR      (-1)
+#define HPU_MMU_ROOT_ADDR_MASK  0xfffff000u
+
+/* hpu_tlb_slot() takes the top 12 bits of a 64-bit hash. */
+_Static_assert(HPU_TLB_ENTRIES == 4096, "TLB index is 12 bits");
+
+/*
+ * Backing memory of one chunk: a 2 MiB-aligned anonymous mapping, so the
+ * host can back it with one transparent huge page.  First-touch page
+ * faults dominate the cost of writing fresh HBM otherwise (512 faults per
+ * chunk instead of one).  Anonymous memory reads as zeros.
+ */
+static uint8_t *hbm_chunk_mem_alloc(void)
+{
+    size_t sz = HPU_HBM_CHUNK_SIZE;
+    uint8_t *raw, *p;
+    uintptr_t head;
+
+    raw = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) {
+        return NULL;
+    }
+    p = (uint8_t *)(((uintptr_t)raw + sz - 1) & ~(uintptr_t)(sz - 1));
+    head = (uintptr_t)(p - raw);
+    if (head) {
+        munmap(raw, head);
+    }
+    munmap(p + sz, sz - head);
+#ifdef MADV_HUGEPAGE
+    madvise(p, sz, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static void hbm_chunk_mem_free(uint8_t *p)
+{
+    if (p) {
+        munmap(p, HPU_HBM_CHUNK_SIZE);
+    }
+}
+
+/* HBM store */
+
+bool hpu_hbm_init(struct hpu_core *c)
+{
+    c->hbm.size = c->cfg.hbm_size;
+    c->hbm.nchunks = (size_t)((c->hbm.size + HPU_HBM_CHUNK_SIZE - 1) >>
+                              HPU_HBM_CHUNK_SHIFT);
+    c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
+    return c->hbm.chunks != NULL;
+}
+
+void hpu_hbm_fini(struct hpu_core *c)
+{
+    size_t i;
+
+    if (!c->hbm.chunks) {
+        return;
+    }
+    for (i = 0; i < c->hbm.nchunks; i++) {
+        hbm_chunk_mem_free(c->hbm.chunks[i]);
+    }
+    free(c->hbm.chunks);
+    c->hbm.chunks = NULL;
+}
+
+static uint8_t *hbm_chunk(struct hpu_core *c, size_t i)
+{
+    return __atomic_load_n(&c->hbm.chunks[i], __ATOMIC_ACQUIRE);
+}
+
+static bool hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len)
+{
+    return off <= c->hbm.size && len <= c->hbm.size - off;
+}
+
+/*
+ * Copy out of HBM (range checked by the caller).  Runs under the lock or
+ * with hbm.users held.
+ */
+static void hbm_copy_out(struct hpu_core *c, uint64_t off, uint8_t *buf,
+                         uint64_t len)
+{
+    while (len) {
+        uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+        uint64_t n = HPU_MIN(len, HPU_HBM_CHUNK_SIZE - in);
+        const uint8_t *p = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+
+        if (p) {
+            memcpy(buf, p + in, n);
+        } else {
+            memset(buf, 0, n);
+        }
+        off += n;
+        buf += n;
+        len -= n;
+    }
+}
+
+/* The chunk for HBM offset @off, allocated if needed (lock held or not). */
+static uint8_t *hbm_chunk_alloc(struct hpu_core *c, uint64_t off, bool locked)
+{
+    size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
+    uint8_t *p = hbm_chunk(c, i);
+
+    if (p) {
+        return p;
+    }
+    if (!locked) {
+        c->ops->lock(c->opaque);
+    }
+    p = hbm_chunk(c, i);
+    if (!p) {
+        p = hbm_chunk_mem_alloc();
+        if (p) {
+            __atomic_store_n(&c->hbm.chunks[i], p, __ATOMIC_RELEASE);
+        }
+    }
+    if (!locked) {
+        c->ops->unlock(c->opaque);
+    }
+    return p;
+}
+
+/*
+ * Copy into HBM (range checked by the caller).  Returns false if backing
+ * memory cannot be allocated.
+ */
+static bool hbm_copy_in(struct hpu_core *c, uint64_t off, const uint8_t *buf,
+                        uint64_t len, bool locked)
+{
+    while (len) {
+        uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+        uint64_t n = HPU_MIN(len, HPU_HBM_CHUNK_SIZE - in);
+        uint8_t *p = hbm_chunk_alloc(c, off, locked);
+
+        if (!p) {
+            return false;
+        }
+        memcpy(p + in, buf, n);
+        off += n;
+        buf += n;
+        len -= n;
+    }
+    return true;
+}
+
+bool hpu_core_hbm_read(struct hpu_core *c, uint64_t off, void *buf,
+                       uint64_t len)
+{
+    bool ok;
+
+    hpu_lock(c);
+    ok = hbm_in_range(c, off, len);
+    if (ok) {
+        hbm_copy_out(c, off, buf, len);
+    }
+    hpu_unlock(c);
+    return ok;
+}
+
+bool hpu_core_hbm_write(struct hpu_core *c, uint64_t off, const void *buf,
+                        uint64_t len)
+{
+    bool ok;
+
+    hpu_lock(c);
+    ok = hbm_in_range(c, off, len) && hbm_copy_in(c, off, buf, len, true);
+    hpu_unlock(c);
+    return ok;
+}
+
+uint64_t hpu_core_hbm_backed(struct hpu_core *c)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    hpu_lock(c);
+    for (i = 0; i < c->hbm.nchunks; i++) {
+        if (hbm_chunk(c, i)) {
+            n += HPU_HBM_CHUNK_SIZE;
+        }
+    }
+    hpu_unlock(c);
+    return n;
+}
+
+/* BAR4: the HBM window */
+
+static bool hpu_window_check(struct hpu_core *c, uint64_t addr,
+                             unsigned int size, const char *what,
+                             uint64_t *off)
+{
+    if (size < 1 || size > 8 || addr >= HPU_BAR_HBM_SIZE ||
+        size > HPU_BAR_HBM_SIZE - addr) {
+        HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: outside the window", size,
+                what, (unsigned long long)addr);
+        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        return false;
+    }
+    *off = c->mmu.win_base + addr;
+    if (!hbm_in_range(c, *off, size)) {
+        HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: HBM offset 0x%llx is beyond "
+                "HBM (0x%llx bytes)", size, what, (unsigned long long)addr,
+                (unsigned long long)*off, (unsigned long long)c->hbm.size);
+        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        return false;
+    }
+    return true;
+}
+
+uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
+                                  unsigned int size)
+{
+    uint8_t b[8] = { 0 };
+    uint64_t off;
+
+    hpu_lock(c);
+    if (hpu_window_check(c, addr, size, "read", &off)) {
+        hbm_copy_out(c, off, b, size);
+    }
+    hpu_unlock(c);
+    return hpu_le64(b);
+}
+
+void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
+                               uint64_t val, unsigned int size)
+{
+    uint8_t b[8];
+    uint64_t off;
+
+    hpu_put_le64(b, val);
+    hpu_lock(c);
+    if (hpu_window_check(c, addr, size, "write", &off) &&
+        !hbm_copy_in(c, off, b, size, true)) {
+        HPU_LOG(c, "BAR4 write: out of host memory for HBM backing");
+    }
+    hpu_unlock(c);
+}
+
+/* Scrubber */
+
+static void hpu_scrub(struct hpu_core *c)
+{
+    uint64_t addr = c->mmu.scrub_addr, size = c->mmu.scrub_size, off;
+
+    if ((addr | size) & (HPU_HBM_CHUNK_SIZE - 1) || !size ||
+        !hbm_in_range(c, addr, size)) {
+        HPU_LOG(c, "scrub of 0x%llx bytes at HBM offset 0x%llx: the range "
+                "must be 2 MiB aligned, non-empty and inside HBM "
+                "(0x%llx bytes)", (unsigned long long)size,
+                (unsigned long long)addr, (unsigned long long)c->hbm.size);
+        c->mmu.scrub_status = HPU_SCRUB_ERROR;
+        return;
+    }
+    /*
+     * Chunks are 2 MiB like the scrub granule: free them, or zero them in
+     * place while an engine may hold a pointer to one.
+     */
+    for (off = addr; off < addr + size; off += HPU_HBM_CHUNK_SIZE) {
+        size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
+        uint8_t *p = hbm_chunk(c, i);
+
+        if (!p) {
+            continue;
+        }
+        if (__atomic_load_n(&c->hbm.users, __ATOMIC_ACQUIRE)) {
+            memset(p, 0, HPU_HBM_CHUNK_SIZE);
+        } else {
+            __atomic_store_n(&c->hbm.chunks[i], NULL, __ATOMIC_RELEASE);
+            hbm_chunk_mem_free(p);
+        }
+    }
+    c->mmu.scrub_status = 0;
+    c->mmu.scrub_count++;
+}
+
+/* TLB */
+
+static struct hpu_tlb_entry *hpu_tlb_slot(struct hpu_core *c, uint16_t asid,
+                                          uint64_t vpn)
+{
+    /* Multiplicative hash: strided pages do not pile up on a few slots. */
+    uint64_t h = (vpn ^ (uint64_t)asid << 40) * 0x9e3779b97f4a7c15ULL;
+
+    return &c->mmu.tlb[h >> 52];
+}
+
+static void hpu_tlb_invalidate(struct hpu_core *c, bool all, uint16_t asid)
+{
+    size_t i;
+
+    for (i = 0; i < HPU_TLB_ENTRIES; i++) {
+        if (all || c->mmu.tlb[i].asid == asid) {
+            c->mmu.tlb[i].valid = false;
+        }
+    }
+}
+
+/* Translation */
+
+struct hpu_xlat {
+    bool host;                  /* addr is a host bus address, else HBM */
+    uint64_t addr;
+    uint64_t len;               /* bytes contiguous from addr (page end) */
+};
+
+static uint64_t hbm_read64(struct hpu_core *c, uint64_t off)
+{
+    uint8_t b[8];
+
+    hbm_copy_out(c, off, b, sizeof(b));
+    return hpu_le64(b);
+}
+
+/* Walk the page tables of @asid (1..63) for @va; fills a TLB entry. */
+static int hpu_walk(struct hpu_core *c, uint16_t asid, uint64_t va,
+                    struct hpu_tlb_entry *t)
+{
+    uint64_t table, pte = 0, base;
+    unsigned int level;
+    bool huge = false;
+
+    if (!(c->mmu.root_lo[asid] & HPU_MMU_ROOT_VALID)) {
+        return HPU_FAULT_NOT_PRESENT;
+    }
+    table = (uint64_t)c->mmu.root_hi[asid] << 32 |
+            (c->mmu.root_lo[asid] & HPU_MMU_ROOT_ADDR_MASK);
+    for (level = 0; level < HPU_PT_LEVELS; level++) {
+        unsigned int idx = (va >> (39 - 9 * level)) & (HPU_PT_ENTRIES - 1);
+
+        if (!hbm_in_range(c, table, HPU_PAGE_SIZE)) {
+            return HPU_FAULT_BAD_PTE;
+        }
+        pte = hbm_read64(c, table + 8ULL * idx);
+        if (!(pte & HPU_PTE_PRESENT)) {
+            return HPU_FAULT_NOT_PRESENT;
+        }
+        if (pte & HPU_PTE_RSVD_MASK) {
+            return HPU_FAULT_BAD_PTE;
+        }
+        if (pte & HPU_PTE_HUGE) {
+            if (level != 2 || (pte & HPU_PTE_ADDR_MASK & (HPU_HUGE_SIZE - 1))) {
+                return HPU_FAULT_BAD_PTE;
+            }
+            huge = true;
+            break;
+        }
+        table = pte & HPU_PTE_ADDR_MASK;
+    }
+    base = pte & HPU_PTE_ADDR_MASK;
+    if (!(pte & HPU_PTE_HOST) &&
+        !hbm_in_range(c, base, huge ? HPU_HUGE_SIZE : HPU_PAGE_SIZE)) {
+        return HPU_FAULT_BAD_PTE;
+    }
+    t->valid = true;
+    t->asid = asid;
+    t->vpn = va >> HPU_PAGE_SHIFT;
+    t->pa = huge ? base + (va & (HPU_HUGE_SIZE - 1) & ~(HPU_PAGE_SIZE - 1))
+                 : base;
+    t->write = pte & HPU_PTE_WRITE;
+    t->host = pte & HPU_PTE_HOST;
+    t->huge = huge;
+    return 0;
+}
+
+/*
+ * Translate @va of @asid for an access (under the lock).  Returns 0, a
+ * fault cause (HPU_FAULT_*) or HPU_XLAT_BUS_ERROR (ASID 0 HBM offset
+ * beyond HBM).
+ */
+static int hpu_xlat(struct hpu_core *c, uint16_t asid, uint64_t va,
+                    bool write, struct hpu_xlat *x)
+{
+    struct hpu_tlb_entry *t;
+    uint64_t vpn = va >> HPU_PAGE_SHIFT, span;
+    int cause;
+
+    if (asid == 0) {
+        if (va & HPU_ADDR_HOST) {
+            /* The device drives 52 host address bits. */
+            x->addr = va & ~HPU_ADDR_HOST;
+            if (x->addr >= HPU_HOST_ADDR_LIMIT) {
+                return HPU_XLAT_BUS_ERROR;
+            }
+            x->host = true;
+            x->len = HPU_HOST_ADDR_LIMIT - x->addr;
+            return 0;
+        }
+        if (va >= c->hbm.size) {
+            return HPU_XLAT_BUS_ERROR;
+        }
+        x->host = false;
+        x->addr = va;
+        x->len = c->hbm.size - va;
+        return 0;
+    }
+    if (asid >= HPU_MMU_NUM_ASIDS || (va >> HPU_VA_BITS)) {
+        return HPU_FAULT_RANGE;
+    }
+    t = hpu_tlb_slot(c, asid, vpn);
+    if (!t->valid || t->asid != asid || t->vpn != vpn) {
+        struct hpu_tlb_entry n;
+
+        cause = hpu_walk(c, asid, va, &n);
+        if (cause) {
+            return cause;
+        }
+        *t = n;
+    }
+    if (write && !t->write) {
+        return HPU_FAULT_PROT;
+    }
+    span = t->huge ? HPU_HUGE_SIZE : HPU_PAGE_SIZE;
+    x->host = t->host;
+    x->addr = t->pa + (va & (HPU_PAGE_SIZE - 1));
+    x->len = span - (va & (span - 1));
+    return 0;
+}
+
+static const char *const hpu_fault_names[] = {
+    [HPU_FAULT_NOT_PRESENT] = "not present",
+    [HPU_FAULT_PROT] = "write to a read-only page",
+    [HPU_FAULT_BAD_PTE] = "bad page-table entry",
+    [HPU_FAULT_RANGE] = "address or ASID out of range",
+};
+
+/* Under the lock: count and latch a fault, describe it in @f. */
+static void hpu_mmu_fault(struct hpu_core *c, unsigned int e, uint16_t asid,
+                          uint64_t va, bool write, int cause,
+                          struct hpu_fault *f)
+{
+    uint32_t info = HPU_FAULT_VALID | (write ? HPU_FAULT_WRITE : 0) |
+                    ((uint32_t)cause << 4 & HPU_FAULT_CAUSE_MASK) |
+                    (e << 8 & HPU_FAULT_ENGINE_MASK);
+
+    HPU_LOG(c, "DMA%u: MMU fault, ASID %u %s at 0x%llx: %s", e, asid,
+            write ? "write" : "read", (unsigned long long)va,
+            hpu_fault_names[cause]);
+    c->mmu.fault_count++;
+    if (!(c->mmu.fault_info & HPU_FAULT_VALID)) {
+        c->mmu.fault_asid = asid;
+        c->mmu.fault_va = va;
+        c->mmu.fault_info = info;
+    }
+    f->status = HPU_CQ_MMU_FAULT;
+    f->va = va;
+    f->info = info;
+    f->asid = asid;
+}
+
+static void hpu_bus_error(struct hpu_core *c, unsigned int e, uint16_t asid,
+                          uint64_t va, bool write, const char *why,
+                          struct hpu_fault *f)
+{
+    HPU_LOG(c, "DMA%u: bus error, ASID %u %s at 0x%llx: %s", e, asid,
+            write ? "write" : "read", (unsigned long long)va, why);
+    f->status = HPU_CQ_BUS_ERROR;
+    f->va = va;
+    f->info = 0;
+    f->asid = asid;
+}
+
+int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
+                 uint64_t va, void *buf, uint64_t len, bool write,
+                 struct hpu_fault *f)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        struct hpu_xlat x, y;
+        uint64_t n;
+        int r;
+
+        hpu_lock(c);
+        r = hpu_xlat(c, asid, va, write, &x);
+        if (r == HPU_XLAT_BUS_ERROR) {
+            hpu_bus_error(c, e, asid, va, write, "beyond HBM", f);
+            hpu_unlock(c);
+            return f->status;
+        }
+        if (r) {
+            hpu_mmu_fault(c, e, asid, va, write, r, f);
+            hpu_unlock(c);
+            return f->status;
+        }
+        /* Extend the run over physically contiguous pages. */
+        n = HPU_MIN(len, x.len);
+        while (n < len && hpu_xlat(c, asid, va + n, write, &y) == 0 &&
+               y.host == x.host && y.addr == x.addr + n) {
+            n += HPU_MIN(len - n, y.len);
+        }
+        if (!x.host) {
+            __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+        }
+        hpu_unlock(c);
+
+        if (x.host) {
+            r = write ? c->ops->dma_write(c->opaque, x.addr, p, n)
+                      : c->ops->dma_read(c->opaque, x.addr, p, n);
+        } else {
+            r = 0;
+            if (write) {
+                r = !hbm_copy_in(c, x.addr, p, n, false);
+            } else {
+                hbm_copy_out(c, x.addr, p, n);
+            }
+            __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+        }
+        if (r) {
+            hpu_lock(c);
+            hpu_bus_error(c, e, asid, va, write,
+                          x.host ? "host memory access failed"
+                                 : "out of host memory for HBM backing", f);
+            hpu_unlock(c);
+            return f->status;
+        }
+        va += n;
+        p += n;
+        len -= n;
+    }
+    return HPU_CQ_OK;
+}
+
+/* MMU block registers (BAR0 + 0x1000) */
+
+static enum hpu_access hpu_mmu_read(struct hpu_core *c, uint32_t offset,
+                                    uint32_t *val)
+{
+    struct hpu_mmu *m = &c->mmu;
+
+    if (offset >= HPU_REG_MMU_ROOT_LO(0) &&
+        offset < HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS)) {
+        unsigned int n = (offset - HPU_REG_MMU_ROOT_LO(0)) / 8;
+
+        *val = (offset & 4) ? m->root_hi[n] : m->root_lo[n];
+        return HPU_ACCESS_OK;
+    }
+    switch (offset) {
+    case HPU_REG_MMU_ASIDS:
+        *val = HPU_MMU_NUM_ASIDS;
+        break;
+    case HPU_REG_MMU_INV:
+    case HPU_REG_SCRUB_CTRL:
+        *val = 0;               /* write-only */
+        break;
+    case HPU_REG_MMU_INV_STATUS:
+        *val = 0;               /* invalidation is synchronous */
+        break;
+    case HPU_REG_MMU_INV_COUNT:
+        *val = m->inv_count;
+        break;
+    case HPU_REG_FAULT_ASID:
+        *val = m->fault_asid;
+        break;
+    case HPU_REG_FAULT_VA_LO:
+        *val = (uint32_t)m->fault_va;
+        break;
+    case HPU_REG_FAULT_VA_HI:
+        *val = (uint32_t)(m->fault_va >> 32);
+        break;
+    case HPU_REG_FAULT_INFO:
+        *val = m->fault_info;
+        break;
+    case HPU_REG_FAULT_COUNT:
+        *val = m->fault_count;
+        break;
+    case HPU_REG_HBM_WIN_BASE_LO:
+        *val = (uint32_t)m->win_base;
+        break;
+    case HPU_REG_HBM_WIN_BASE_HI:
+        *val = (uint32_t)(m->win_base >> 32);
+        break;
+    case HPU_REG_SCRUB_ADDR_LO:
+        *val = (uint32_t)m->scrub_addr;
+        break;
+    case HPU_REG_SCRUB_ADDR_HI:
+        *val = (uint32_t)(m->scrub_addr >> 32);
+        break;
+    case HPU_REG_SCRUB_SIZE_LO:
+        *val = (uint32_t)m->scrub_size;
+        break;
+    case HPU_REG_SCRUB_SIZE_HI:
+        *val = (uint32_t)(m->scrub_size >> 32);
+        break;
+    case HPU_REG_SCRUB_STATUS:
+        *val = m->scrub_status;
+        break;
+    case HPU_REG_SCRUB_COUNT:
+        *val = m->scrub_count;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static uint64_t set_lo(uint64_t v, uint32_t lo)
+{
+    return (v & 0xffffffff00000000ULL) | lo;
+}
+
+static uint64_t set_hi(uint64_t v, uint32_t hi)
+{
+    return (v & 0xffffffffULL) | (uint64_t)hi << 32;
+}
+
+static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
+                                     uint32_t val)
+{
+    struct hpu_mmu *m = &c->mmu;
+
+    if (offset >= HPU_REG_MMU_ROOT_LO(0) &&
+        offset < HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS)) {
+        unsigned int n = (offset - HPU_REG_MMU_ROOT_LO(0)) / 8;
+
+        if (offset & 4) {
+            m->root_hi[n] = val;
+        } else {
+            m->root_lo[n] = val & (HPU_MMU_ROOT_ADDR_MASK |
+                                   HPU_MMU_ROOT_VALID);
+        }
+        return HPU_ACCESS_OK;
+    }
+    switch (offset) {
+    case HPU_REG_MMU_INV:
+        hpu_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
+                           val & HPU_MMU_INV_ASID_MASK);
+        m->inv_count++;
+        break;
+    case HPU_REG_FAULT_INFO:
+        if (val & HPU_FAULT_VALID) {
+            m->fault_info &= ~HPU_FAULT_VALID;
+        }
+        break;
+    case HPU_REG_HBM_WIN_BASE_LO:
+        if (val & (HPU_WIN_ALIGN - 1)) {
+            HPU_LOG(c, "HBM_WIN_BASE_LO written with 0x%08x: the window "
+                    "base is 64 MiB aligned, low bits ignored", val);
+        }
+        m->win_base = set_lo(m->win_base, val & ~(uint32_t)(HPU_WIN_ALIGN - 1));
+        break;
+    case HPU_REG_HBM_WIN_BASE_HI:
+        m->win_base = set_hi(m->win_base, val);
+        break;
+    case HPU_REG_SCRUB_ADDR_LO:
+        m->scrub_addr = set_lo(m->scrub_addr, val);
+        break;
+    case HPU_REG_SCRUB_ADDR_HI:
+        m->scrub_addr = set_hi(m->scrub_addr, val);
+        break;
+    case HPU_REG_SCRUB_SIZE_LO:
+        m->scrub_size = set_lo(m->scrub_size, val);
+        break;
+    case HPU_REG_SCRUB_SIZE_HI:
+        m->scrub_size = set_hi(m->scrub_size, val);
+        break;
+    case HPU_REG_SCRUB_CTRL:
+        if (val & HPU_SCRUB_START) {
+            hpu_scrub(c);
+        }
+        break;
+    case HPU_REG_MMU_ASIDS:
+    case HPU_REG_MMU_INV_STATUS:
+    case HPU_REG_MMU_INV_COUNT:
+    case HPU_REG_FAULT_ASID:
+    case HPU_REG_FAULT_VA_LO:
+    case HPU_REG_FAULT_VA_HI:
+    case HPU_REG_FAULT_COUNT:
+    case HPU_REG_SCRUB_STATUS:
+    case HPU_REG_SCRUB_COUNT:
+        return HPU_ACCESS_READ_ONLY;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_mmu_block = {
+    .name = "mmu",
+    .base = HPU_REG_MMU_ASIDS,
+    .size = HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS) - HPU_REG_MMU_ASIDS,
+    .read = hpu_mmu_read,
+    .write = hpu_mmu_write,
+};
+
+void hpu_mmu_reset(struct hpu_core *c, bool power_on)
+{
+    struct hpu_mmu *m = &c->mmu;
+
+    if (power_on) {
+        memset(m, 0, sizeof(*m));
+        return;
+    }
+    /* Roots, window, scrub range and the counters survive a soft reset. */
+    m->fault_asid = 0;
+    m->fault_va = 0;
+    m->fault_info = 0;
+    m->scrub_status = 0;
+    hpu_tlb_invalidate(c, true, 0);
+}

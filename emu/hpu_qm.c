@@ -1,0 +1,932 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: queue managers and DMA engines, packets, sync objects
+ * and the event queue (Documentation/hw/memory-and-queues.md).
+ *
+ * An engine's thread calls hpu_core_engine_step() in a loop.  Each step
+ * runs one unit of work of one stream (streams taken round robin): fetch
+ * a descriptor, execute one packet, release a satisfied WAIT, or write the
+ * ABORTED record of a stopped stream.  The step holds the core lock only
+ * to read and update state; descriptor and packet fetches, data movement,
+ * completion records and events go through memory with the lock dropped.
+ * A stream's gen changes when it is re-enabled or reset: a step that
+ * finds it changed after dropping the lock discards its work.
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpu_internal.h"
+
+#define HPU_QM_BASE             HPU_REG_QM_STREAM(0, 0)
+#define HPU_QM_SIZE             (HPU_REG_QM_STREAM(HPU_H1_DMA_ENGINES, 0) - \
+                                 HPU_QM_BASE)
+#define HPU_EQ_BLOCK_SIZE       (HPU_REG_EQ_DROPPED + 4 - HPU_REG_EQ_LO)
+#define HPU_LIN_DMA_MAX         (1ULL << 32)
+
+/* Internal step results besides the completion statuses (HPU_CQ_*). */
+#define HPU_STEP_WAITING        (-1)
+#define HPU_STEP_ABORT          (-2)
+
+/* What a step knows about the descriptor it works on. */
+struct hpu_job {
+    uint32_t gen;
+    uint64_t seq;
+    uint64_t cb_addr;
+    uint32_t cb_size;
+    uint32_t pos;
+    uint16_t asid;
+    /* out: a WAIT that does not hold yet */
+    uint32_t wait_sob;
+    uint32_t wait_value;
+    uint32_t wait_cond;
+};
+
+struct hpu_event {
+    uint16_t id;
+    uint8_t severity;
+    uint8_t engine;
+    uint16_t asid;
+    uint64_t addr;
+    uint32_t info;
+};
+
+/* Sync objects */
+
+/* Device index of sync object @sob as named by a packet of @asid. */
+static bool hpu_sob_index(uint16_t asid, uint32_t sob, uint32_t *idx)
+{
+    if (asid == 0) {
+        *idx = sob;
+        return sob < HPU_NUM_SOBS;
+    }
+    *idx = HPU_SOBS_PER_ASID * (uint32_t)asid + sob;
+    return sob < HPU_SOBS_PER_ASID && *idx < HPU_NUM_SOBS;
+}
+
+static bool hpu_wait_holds(struct hpu_core *c, uint32_t idx, uint32_t value,
+                           uint32_t cond)
+{
+    uint32_t v = c->sob[idx];
+
+    return cond == HPU_WAIT_EQ ? v == value : v >= value;
+}
+
+/* Under the lock: a sync object changed, wake engines with a WAIT. */
+static void hpu_sob_changed(struct hpu_core *c)
+{
+    unsigned int e, s;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            if (c->eng[e].st[s].waiting) {
+                c->ops->kick_engine(c->opaque, e);
+                break;
+            }
+        }
+    }
+}
+
+static enum hpu_access hpu_sob_read(struct hpu_core *c, uint32_t offset,
+                                    uint32_t *val)
+{
+    *val = c->sob[(offset - HPU_REG_SOB(0)) / 4];
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_sob_write(struct hpu_core *c, uint32_t offset,
+                                     uint32_t val)
+{
+    c->sob[(offset - HPU_REG_SOB(0)) / 4] = val;
+    hpu_sob_changed(c);
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_sob_block = {
+    .name = "sob",
+    .base = HPU_REG_SOB(0),
+    .size = 4 * HPU_NUM_SOBS,
+    .read = hpu_sob_read,
+    .write = hpu_sob_write,
+};
+
+/* Event queue */
+
+/* Post an event (called without the lock). */
+static void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
+{
+    struct hpu_eq *q = &c->eq;
+    uint8_t b[HPU_EQE_SIZE] = { 0 };
+    uint64_t addr;
+    uint32_t gen;
+    int r;
+
+    hpu_put_le16(b, ev->id);
+    b[2] = ev->severity;
+    b[3] = ev->engine;
+    hpu_put_le16(b + 4, ev->asid);
+    hpu_put_le64(b + 8, c->ops->now_ns(c->opaque));
+    hpu_put_le64(b + 16, ev->addr);
+    hpu_put_le32(b + 24, ev->info);
+
+    hpu_lock(c);
+    if (!(q->ctrl & HPU_EQ_ENABLE) || q->reserved - q->ci >= q->size) {
+        q->dropped++;
+        hpu_unlock(c);
+        return;
+    }
+    addr = q->base + (uint64_t)(q->reserved & (q->size - 1)) * HPU_EQE_SIZE;
+    q->reserved++;
+    q->writers++;
+    gen = q->gen;
+    hpu_unlock(c);
+
+    r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
+
+    hpu_lock(c);
+    if (q->gen == gen) {
+        if (r) {
+            HPU_LOG(c, "event queue: writing the entry at 0x%llx failed",
+                    (unsigned long long)addr);
+            q->dropped++;
+        }
+        /* Entries become visible in order, once every writer is done. */
+        if (--q->writers == 0) {
+            q->pi = q->reserved;
+            hpu_raise(c, HPU_VEC_EQ);
+        }
+    }
+    hpu_unlock(c);
+}
+
+static enum hpu_access hpu_eq_read(struct hpu_core *c, uint32_t offset,
+                                   uint32_t *val)
+{
+    struct hpu_eq *q = &c->eq;
+
+    switch (offset) {
+    case HPU_REG_EQ_LO:
+        *val = (uint32_t)q->base;
+        break;
+    case HPU_REG_EQ_HI:
+        *val = (uint32_t)(q->base >> 32);
+        break;
+    case HPU_REG_EQ_SIZE:
+        *val = q->size;
+        break;
+    case HPU_REG_EQ_PI:
+        *val = q->pi;
+        break;
+    case HPU_REG_EQ_CI:
+        *val = q->ci;
+        break;
+    case HPU_REG_EQ_CTRL:
+        *val = q->ctrl;
+        break;
+    case HPU_REG_EQ_DROPPED:
+        *val = q->dropped;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
+                                    uint32_t val)
+{
+    struct hpu_eq *q = &c->eq;
+
+    switch (offset) {
+    case HPU_REG_EQ_LO:
+    case HPU_REG_EQ_HI:
+    case HPU_REG_EQ_SIZE:
+        if (q->ctrl & HPU_EQ_ENABLE) {
+            HPU_LOG(c, "event queue: BAR0+0x%x written while enabled: "
+                    "ignored", offset);
+            break;
+        }
+        if (offset == HPU_REG_EQ_LO) {
+            q->base = (q->base & 0xffffffff00000000ULL) | val;
+        } else if (offset == HPU_REG_EQ_HI) {
+            q->base = (q->base & 0xffffffffULL) | (uint64_t)val << 32;
+        } else {
+            q->size = val;
+        }
+        break;
+    case HPU_REG_EQ_CI:
+        q->ci = val;
+        break;
+    case HPU_REG_EQ_CTRL:
+        val &= HPU_EQ_ENABLE;
+        if (val && !(q->ctrl & HPU_EQ_ENABLE)) {
+            if (!q->base || (q->base & (HPU_EQE_SIZE - 1)) ||
+                !hpu_is_pow2_in(q->size, 2, 4096)) {
+                HPU_LOG(c, "event queue enabled with a bad ring (address "
+                        "0x%llx, %u entries): stays disabled",
+                        (unsigned long long)q->base, q->size);
+                break;
+            }
+            q->pi = q->ci = q->reserved = q->writers = 0;
+            q->gen++;
+        } else if (!val && (q->ctrl & HPU_EQ_ENABLE)) {
+            q->gen++;
+            q->writers = 0;
+            q->reserved = q->pi;
+        }
+        q->ctrl = val;
+        break;
+    case HPU_REG_EQ_PI:
+    case HPU_REG_EQ_DROPPED:
+        return HPU_ACCESS_READ_ONLY;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_eq_block = {
+    .name = "eq",
+    .base = HPU_REG_EQ_LO,
+    .size = HPU_EQ_BLOCK_SIZE,
+    .read = hpu_eq_read,
+    .write = hpu_eq_write,
+};
+
+/* Streams */
+
+static bool hpu_stream_enabled(const struct hpu_stream *st)
+{
+    return (st->ctrl & HPU_QS_CTRL_ENABLE) && !st->halted;
+}
+
+static bool hpu_stream_runnable(struct hpu_core *c, struct hpu_stream *st)
+{
+    if (!st->active) {
+        return hpu_stream_enabled(st) && !c->resetting && st->pi != st->ci;
+    }
+    if (!hpu_stream_enabled(st) || c->resetting) {
+        return true;                    /* write its ABORTED record */
+    }
+    if (st->waiting) {
+        return hpu_wait_holds(c, st->wait_sob, st->wait_value,
+                              st->wait_cond);
+    }
+    return true;
+}
+
+bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e)
+{
+    unsigned int s;
+
+    for (s = 0; s < HPU_QM_STREAMS; s++) {
+        if (hpu_stream_runnable(c, &c->eng[e].st[s])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the job a step works on must stop (under the lock). */
+static bool hpu_job_stopped(struct hpu_core *c, const struct hpu_stream *st,
+                            const struct hpu_job *j)
+{
+    return st->gen != j->gen || !hpu_stream_enabled(st) || c->resetting;
+}
+
+/*
+ * Write the completion record of the descriptor in flight and retire it.
+ * Called and returns with the lock held; drops it for the write.
+ */
+static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
+                         uint32_t gen, int status, uint32_t offset)
+{
+    struct hpu_stream *st = &c->eng[e].st[s];
+    uint8_t rec[HPU_CQE_SIZE];
+    uint64_t addr;
+    int r;
+
+    if (st->gen != gen) {
+        return;
+    }
+    addr = st->cq + (uint64_t)(st->cq_pi & (st->cq_size - 1)) * HPU_CQE_SIZE;
+    hpu_put_le64(rec, st->seq);
+    hpu_put_le32(rec + 8, (uint32_t)status);
+    hpu_put_le16(rec + 12, (uint16_t)offset);
+    rec[14] = (uint8_t)e;
+    rec[15] = (uint8_t)s;
+    hpu_unlock(c);
+    r = c->ops->dma_write(c->opaque, addr, rec, sizeof(rec));
+    hpu_lock(c);
+    if (st->gen != gen) {
+        return;
+    }
+    if (r) {
+        HPU_LOG(c, "DMA%u.%u: writing the completion record at 0x%llx "
+                "failed: the record is lost", e, s, (unsigned long long)addr);
+    }
+    st->cq_pi++;
+    st->ci++;
+    st->active = false;
+    st->waiting = false;
+    if (st->ctrl & HPU_QS_CTRL_IRQ_EN) {
+        hpu_raise(c, HPU_VEC_DMA(e));
+    }
+}
+
+/* Fetch and check the next descriptor (lock held; dropped meanwhile). */
+static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
+{
+    struct hpu_stream *st = &c->eng[e].st[s];
+    uint64_t addr = st->ring +
+                    (uint64_t)(st->ci & (st->ring_size - 1)) * HPU_DESC_SIZE;
+    uint32_t gen = st->gen;
+    uint8_t d[HPU_DESC_SIZE];
+    uint16_t flags;
+    uint64_t rsvd;
+    int r;
+
+    hpu_unlock(c);
+    r = c->ops->dma_read(c->opaque, addr, d, sizeof(d));
+    hpu_lock(c);
+    if (st->gen != gen) {
+        return;
+    }
+    st->active = true;
+    st->waiting = false;
+    st->pos = 0;
+    if (r) {
+        HPU_LOG(c, "DMA%u.%u: reading the descriptor at 0x%llx failed", e, s,
+                (unsigned long long)addr);
+        st->seq = 0;
+        hpu_complete(c, e, s, gen, HPU_CQ_BUS_ERROR, 0);
+        return;
+    }
+    st->cb_addr = hpu_le64(d);
+    st->cb_size = hpu_le32(d + 8);
+    st->asid = (uint16_t)(d[12] | d[13] << 8);
+    flags = (uint16_t)(d[14] | d[15] << 8);
+    st->seq = hpu_le64(d + 16);
+    rsvd = hpu_le64(d + 24);
+    if ((st->cb_addr & 7) || (st->cb_size & 7) || st->cb_size < 8 ||
+        st->cb_size > HPU_CB_MAX_SIZE || flags || rsvd ||
+        st->cb_addr + st->cb_size < st->cb_addr) {
+        HPU_LOG(c, "DMA%u.%u: bad descriptor %u (cb 0x%llx size %u flags "
+                "0x%x reserved 0x%llx)", e, s, st->ci,
+                (unsigned long long)st->cb_addr, st->cb_size, flags,
+                (unsigned long long)rsvd);
+        hpu_complete(c, e, s, gen, HPU_CQ_BAD_DESC, 0);
+    }
+}
+
+/* LIN_DMA: copy or fill through the engine's bounce buffer, by pieces. */
+static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
+                       const struct hpu_job *j, uint32_t flags, uint64_t src,
+                       uint64_t dst, uint64_t size, struct hpu_fault *f)
+{
+    struct hpu_engine *eng = &c->eng[e];
+    struct hpu_stream *st = &eng->st[s];
+    bool fill = flags & HPU_LIN_DMA_MEMSET;
+    bool backward = !fill && dst > src && dst - src < size;
+    uint64_t done = 0;
+    uint8_t *buf;
+    bool stop;
+    int r;
+
+    if (!eng->bounce) {
+        eng->bounce = malloc(HPU_DMA_PIECE);
+        if (!eng->bounce) {
+            return HPU_CQ_BUS_ERROR;
+        }
+    }
+    buf = eng->bounce;
+    if (fill) {
+        uint32_t i;
+
+        for (i = 0; i < 8; i++) {
+            buf[i] = (uint8_t)(src >> (8 * i));
+        }
+        for (i = 8; i < HPU_DMA_PIECE; i *= 2) {
+            memcpy(buf + i, buf, i);
+        }
+    }
+    while (done < size) {
+        uint64_t n = HPU_MIN((uint64_t)HPU_DMA_PIECE, size - done);
+        uint64_t off = backward ? size - done - n : done;
+
+        hpu_lock(c);
+        stop = hpu_job_stopped(c, st, j);
+        hpu_unlock(c);
+        if (stop) {
+            return HPU_STEP_ABORT;
+        }
+        if (!fill) {
+            r = hpu_mem_xfer(c, e, j->asid, src + off, buf, n, false, f);
+            if (r) {
+                return r;
+            }
+        }
+        r = hpu_mem_xfer(c, e, j->asid, dst + off, buf, n, true, f);
+        if (r) {
+            return r;
+        }
+        done += n;
+    }
+    return HPU_CQ_OK;
+}
+
+static int hpu_bad_packet(struct hpu_core *c, unsigned int e, unsigned int s,
+                          const struct hpu_job *j, const char *why,
+                          struct hpu_event *ev)
+{
+    HPU_LOG(c, "DMA%u.%u: bad packet at offset 0x%x of the command buffer "
+            "at 0x%llx (ASID %u): %s", e, s, j->pos,
+            (unsigned long long)j->cb_addr, j->asid, why);
+    ev->id = HPU_EVENT_BAD_PACKET;
+    return HPU_CQ_BAD_PACKET;
+}
+
+/*
+ * Execute the packet at j->pos (called without the lock).  Returns a
+ * completion status, HPU_STEP_WAITING or HPU_STEP_ABORT; @size gets the
+ * packet size; @ev->id is set if an event is to be posted.
+ */
+static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
+                      struct hpu_job *j, uint32_t *size, struct hpu_fault *f,
+                      struct hpu_event *ev)
+{
+    uint8_t p[32];
+    uint32_t hdr, op, len, a, b, d;
+    uint64_t src, dst, n;
+    int r;
+
+    r = hpu_mem_xfer(c, e, j->asid, j->cb_addr + j->pos, p, 8, false, f);
+    if (r) {
+        return r;
+    }
+    hdr = hpu_le32(p);
+    op = hdr & HPU_PKT_OPCODE_MASK;
+    switch (op) {
+    case HPU_PKT_NOP:
+        len = 8;
+        break;
+    case HPU_PKT_LIN_DMA:
+        len = 32;
+        break;
+    case HPU_PKT_WRITE_VALUE:
+    case HPU_PKT_SOB_UPDATE:
+    case HPU_PKT_WAIT:
+    case HPU_PKT_WREG:
+        len = 16;
+        break;
+    default:
+        return hpu_bad_packet(c, e, s, j, "unknown opcode", ev);
+    }
+    if (hdr & ~HPU_PKT_OPCODE_MASK) {
+        return hpu_bad_packet(c, e, s, j, "header bits 31:8 not zero", ev);
+    }
+    if (len > j->cb_size - j->pos) {
+        return hpu_bad_packet(c, e, s, j, "runs past the command buffer",
+                              ev);
+    }
+    if (len > 8) {
+        r = hpu_mem_xfer(c, e, j->asid, j->cb_addr + j->pos + 8, p + 8,
+                         len - 8, false, f);
+        if (r) {
+            return r;
+        }
+    }
+    *size = len;
+    a = hpu_le32(p + 4);
+    b = hpu_le32(p + 8);
+    d = hpu_le32(p + 12);
+
+    switch (op) {
+    case HPU_PKT_NOP:
+        if (a) {
+            return hpu_bad_packet(c, e, s, j, "NOP reserved field not zero",
+                                  ev);
+        }
+        return HPU_CQ_OK;
+    case HPU_PKT_LIN_DMA:
+        src = hpu_le64(p + 8);
+        dst = hpu_le64(p + 16);
+        n = hpu_le64(p + 24);
+        if (a & ~HPU_LIN_DMA_MEMSET) {
+            return hpu_bad_packet(c, e, s, j, "LIN_DMA reserved flags", ev);
+        }
+        if (!n || n > HPU_LIN_DMA_MAX) {
+            return hpu_bad_packet(c, e, s, j, "LIN_DMA size not 1 to 2^32",
+                                  ev);
+        }
+        if (dst + (n - 1) < dst ||
+            (!(a & HPU_LIN_DMA_MEMSET) && src + (n - 1) < src)) {
+            return hpu_bad_packet(c, e, s, j, "LIN_DMA range wraps", ev);
+        }
+        return hpu_lin_dma(c, e, s, j, a, src, dst, n, f);
+    case HPU_PKT_WRITE_VALUE:
+        dst = hpu_le64(p + 8);
+        if (dst & 3) {
+            return hpu_bad_packet(c, e, s, j, "WRITE_VALUE address not "
+                                  "4-byte aligned", ev);
+        }
+        return hpu_mem_xfer(c, e, j->asid, dst, p + 4, 4, true, f);
+    case HPU_PKT_SOB_UPDATE:
+    case HPU_PKT_WAIT: {
+        uint32_t idx;
+
+        if (!hpu_sob_index(j->asid, a, &idx)) {
+            return hpu_bad_packet(c, e, s, j, "sync object out of range",
+                                  ev);
+        }
+        if (d > 1) {
+            return hpu_bad_packet(c, e, s, j, op == HPU_PKT_WAIT ?
+                                  "unknown WAIT condition" :
+                                  "unknown SOB_UPDATE operation", ev);
+        }
+        hpu_lock(c);
+        if (op == HPU_PKT_SOB_UPDATE) {
+            c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
+            hpu_sob_changed(c);
+            r = HPU_CQ_OK;
+        } else if (hpu_wait_holds(c, idx, b, d)) {
+            r = HPU_CQ_OK;
+        } else {
+            j->wait_sob = idx;
+            j->wait_value = b;
+            j->wait_cond = d;
+            r = HPU_STEP_WAITING;
+        }
+        hpu_unlock(c);
+        return r;
+    }
+    case HPU_PKT_WREG:
+        if (j->asid != 0) {
+            HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
+                    "at 0x%llx in ASID %u: privileged", e, s, j->pos,
+                    (unsigned long long)j->cb_addr, j->asid);
+            ev->id = HPU_EVENT_PRIV;
+            return HPU_CQ_PRIV;
+        }
+        if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
+            return hpu_bad_packet(c, e, s, j, "WREG offset or reserved field",
+                                  ev);
+        }
+        hpu_core_write(c, a, b, 4);
+        return HPU_CQ_OK;
+    }
+    return HPU_CQ_BAD_PACKET;   /* not reached */
+}
+
+/* Run one packet of the stream's descriptor (lock held; dropped). */
+static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
+{
+    struct hpu_stream *st = &c->eng[e].st[s];
+    struct hpu_job j = {
+        .gen = st->gen, .seq = st->seq, .cb_addr = st->cb_addr,
+        .cb_size = st->cb_size, .pos = st->pos, .asid = st->asid,
+    };
+    struct hpu_event ev = { 0 };
+    struct hpu_fault f = { 0 };
+    uint32_t size = 0;
+    int r;
+
+    hpu_unlock(c);
+    r = hpu_packet(c, e, s, &j, &size, &f, &ev);
+    if (r == HPU_CQ_MMU_FAULT) {
+        ev.id = HPU_EVENT_MMU_FAULT;
+        ev.addr = f.va;
+        ev.info = f.info;
+    } else if (ev.id) {
+        ev.addr = j.cb_addr;
+        ev.info = j.pos;
+    }
+    if (ev.id) {
+        ev.severity = HPU_EVENT_SEV_ERROR;
+        ev.engine = (uint8_t)e;
+        ev.asid = j.asid;
+        hpu_eq_post(c, &ev);
+    }
+    hpu_lock(c);
+    if (st->gen != j.gen) {
+        return;
+    }
+    switch (r) {
+    case HPU_CQ_OK:
+        st->pos += size;
+        if (st->pos >= st->cb_size) {
+            hpu_complete(c, e, s, j.gen, HPU_CQ_OK, 0);
+        }
+        break;
+    case HPU_STEP_WAITING:
+        st->waiting = true;
+        st->wait_sob = j.wait_sob;
+        st->wait_value = j.wait_value;
+        st->wait_cond = j.wait_cond;
+        break;
+    case HPU_STEP_ABORT:
+        hpu_complete(c, e, s, j.gen, HPU_CQ_ABORTED, j.pos);
+        break;
+    default:
+        hpu_complete(c, e, s, j.gen, r, j.pos);
+        break;
+    }
+}
+
+bool hpu_core_engine_step(struct hpu_core *c, unsigned int e)
+{
+    struct hpu_engine *eng = &c->eng[e];
+    struct hpu_stream *st;
+    unsigned int s = 0, i;
+    bool more;
+
+    hpu_lock(c);
+    for (i = 0; i < HPU_QM_STREAMS; i++) {
+        s = (eng->rr + i) % HPU_QM_STREAMS;
+        if (hpu_stream_runnable(c, &eng->st[s])) {
+            break;
+        }
+    }
+    if (i == HPU_QM_STREAMS) {
+        hpu_unlock(c);
+        return false;
+    }
+    eng->rr = (s + 1) % HPU_QM_STREAMS;
+    st = &eng->st[s];
+    eng->busy = true;
+    if (!st->active) {
+        hpu_fetch_desc(c, e, s);
+    } else if (!hpu_stream_enabled(st) || c->resetting) {
+        hpu_complete(c, e, s, st->gen, HPU_CQ_ABORTED, st->pos);
+    } else if (st->waiting) {
+        /* The WAIT holds now (runnable): step past it. */
+        st->waiting = false;
+        st->pos += 16;
+        if (st->pos >= st->cb_size) {
+            hpu_complete(c, e, s, st->gen, HPU_CQ_OK, 0);
+        }
+    } else {
+        hpu_run_packet(c, e, s);
+    }
+    eng->busy = false;
+    more = hpu_core_engine_ready(c, e);
+    hpu_unlock(c);
+    return more;
+}
+
+/* Queue manager registers (BAR0 + 0x10000) */
+
+static uint32_t hpu_stream_status(const struct hpu_stream *st)
+{
+    uint32_t v = 0;
+
+    if (!st->active && !(hpu_stream_enabled(st) && st->pi != st->ci)) {
+        v |= HPU_QS_STATUS_IDLE;
+    }
+    if (st->waiting) {
+        v |= HPU_QS_STATUS_WAITING;
+    }
+    if (st->halted) {
+        v |= HPU_QS_STATUS_HALTED;
+    }
+    return v;
+}
+
+static struct hpu_stream *hpu_stream_at(struct hpu_core *c, uint32_t offset,
+                                        unsigned int *e, unsigned int *s,
+                                        uint32_t *reg)
+{
+    uint32_t rel = offset - HPU_QM_BASE;
+
+    *e = rel / 0x1000;
+    *s = (rel / 0x100) % 0x10;
+    *reg = rel % 0x100;
+    if (*s >= HPU_QM_STREAMS) {
+        return NULL;
+    }
+    return &c->eng[*e].st[*s];
+}
+
+static enum hpu_access hpu_qm_read(struct hpu_core *c, uint32_t offset,
+                                   uint32_t *val)
+{
+    unsigned int e, s;
+    uint32_t reg;
+    struct hpu_stream *st = hpu_stream_at(c, offset, &e, &s, &reg);
+
+    if (!st) {
+        return HPU_ACCESS_UNMAPPED;
+    }
+    switch (reg) {
+    case HPU_QS_RING_LO:
+        *val = (uint32_t)st->ring;
+        break;
+    case HPU_QS_RING_HI:
+        *val = (uint32_t)(st->ring >> 32);
+        break;
+    case HPU_QS_RING_SIZE:
+        *val = st->ring_size;
+        break;
+    case HPU_QS_PI:
+        *val = st->pi;
+        break;
+    case HPU_QS_CI:
+        *val = st->ci;
+        break;
+    case HPU_QS_CQ_LO:
+        *val = (uint32_t)st->cq;
+        break;
+    case HPU_QS_CQ_HI:
+        *val = (uint32_t)(st->cq >> 32);
+        break;
+    case HPU_QS_CQ_SIZE:
+        *val = st->cq_size;
+        break;
+    case HPU_QS_CQ_PI:
+        *val = st->cq_pi;
+        break;
+    case HPU_QS_CTRL:
+        *val = st->ctrl;
+        break;
+    case HPU_QS_STATUS:
+        *val = hpu_stream_status(st);
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static void hpu_stream_ctrl(struct hpu_core *c, unsigned int e, unsigned int s,
+                            uint32_t val)
+{
+    struct hpu_stream *st = &c->eng[e].st[s];
+    bool was = st->ctrl & HPU_QS_CTRL_ENABLE;
+
+    val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
+    st->ctrl = val;
+    if ((val & HPU_QS_CTRL_ENABLE) && !was) {
+        if (!st->ring || (st->ring & 63) ||
+            !hpu_is_pow2_in(st->ring_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
+            !st->cq || (st->cq & (HPU_CQE_SIZE - 1)) ||
+            !hpu_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
+            HPU_LOG(c, "DMA%u.%u enabled with a bad configuration (ring "
+                    "0x%llx, %u entries; completion ring 0x%llx, %u "
+                    "entries): halted", e, s, (unsigned long long)st->ring,
+                    st->ring_size, (unsigned long long)st->cq, st->cq_size);
+            st->halted = true;
+            return;
+        }
+        if (st->active) {
+            HPU_LOG(c, "DMA%u.%u enabled before its aborted descriptor "
+                    "completed (STATUS.IDLE): that record is lost", e, s);
+        }
+        st->halted = false;
+        st->gen++;
+        st->active = false;
+        st->waiting = false;
+        st->pi = st->ci = st->cq_pi = 0;
+    } else if (!(val & HPU_QS_CTRL_ENABLE)) {
+        st->halted = false;
+        if (st->active) {
+            c->ops->kick_engine(c->opaque, e);  /* write ABORTED */
+        }
+    }
+}
+
+static enum hpu_access hpu_qm_write(struct hpu_core *c, uint32_t offset,
+                                    uint32_t val)
+{
+    unsigned int e, s;
+    uint32_t reg;
+    struct hpu_stream *st = hpu_stream_at(c, offset, &e, &s, &reg);
+
+    if (!st) {
+        return HPU_ACCESS_UNMAPPED;
+    }
+    switch (reg) {
+    case HPU_QS_RING_LO:
+    case HPU_QS_RING_HI:
+    case HPU_QS_RING_SIZE:
+    case HPU_QS_CQ_LO:
+    case HPU_QS_CQ_HI:
+    case HPU_QS_CQ_SIZE:
+        if (st->ctrl & HPU_QS_CTRL_ENABLE) {
+            HPU_LOG(c, "DMA%u.%u: ring register BAR0+0x%x written while "
+                    "the stream is enabled: ignored", e, s, offset);
+            break;
+        }
+        if (reg == HPU_QS_RING_LO) {
+            st->ring = (st->ring & 0xffffffff00000000ULL) | val;
+        } else if (reg == HPU_QS_RING_HI) {
+            st->ring = (st->ring & 0xffffffffULL) | (uint64_t)val << 32;
+        } else if (reg == HPU_QS_RING_SIZE) {
+            st->ring_size = val;
+        } else if (reg == HPU_QS_CQ_LO) {
+            st->cq = (st->cq & 0xffffffff00000000ULL) | val;
+        } else if (reg == HPU_QS_CQ_HI) {
+            st->cq = (st->cq & 0xffffffffULL) | (uint64_t)val << 32;
+        } else {
+            st->cq_size = val;
+        }
+        break;
+    case HPU_QS_PI:
+        if (hpu_stream_enabled(st) && val - st->ci > st->ring_size) {
+            HPU_LOG(c, "DMA%u.%u: PI %u is more than %u entries ahead of "
+                    "CI %u: ignored", e, s, val, st->ring_size, st->ci);
+            break;
+        }
+        st->pi = val;
+        if (hpu_stream_enabled(st)) {
+            c->ops->kick_engine(c->opaque, e);
+        }
+        break;
+    case HPU_QS_CTRL:
+        hpu_stream_ctrl(c, e, s, val);
+        break;
+    case HPU_QS_CI:
+    case HPU_QS_CQ_PI:
+    case HPU_QS_STATUS:
+        return HPU_ACCESS_READ_ONLY;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_qm_block = {
+    .name = "qm",
+    .base = HPU_QM_BASE,
+    .size = HPU_QM_SIZE,
+    .read = hpu_qm_read,
+    .write = hpu_qm_write,
+};
+
+/* Reset and teardown */
+
+void hpu_qm_reset(struct hpu_core *c, bool power_on)
+{
+    uint32_t eq_gen = c->eq.gen;
+    unsigned int e, s;
+
+    (void)power_on;             /* the same for both */
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        struct hpu_engine *eng = &c->eng[e];
+
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            uint32_t gen = eng->st[s].gen;
+
+            memset(&eng->st[s], 0, sizeof(eng->st[s]));
+            eng->st[s].gen = gen + 1;
+        }
+        eng->rr = 0;
+    }
+    memset(&c->eq, 0, sizeof(c->eq));
+    c->eq.gen = eq_gen + 1;
+}
+
+void hpu_qm_stop(struct hpu_core *c)
+{
+    unsigned int e, s;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            struct hpu_stream *st = &c->eng[e].st[s];
+
+            st->ctrl &= ~HPU_QS_CTRL_ENABLE;
+            if (st->active) {
+                c->ops->kick_engine(c->opaque, e);
+            }
+        }
+    }
+}
+
+bool hpu_qm_quiet(struct hpu_core *c)
+{
+    unsigned int e, s;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        if (c->eng[e].busy) {
+            return false;
+        }
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            if (c->eng[e].st[s].active) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void hpu_qm_fini(struct hpu_core *c)
+{
+    unsigned int e;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        free(c->eng[e].bounce);
+        c->eng[e].bounce = NULL;
+    }
+}

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: GEM buffer objects.
+ *
+ * Three kinds share one structure (&struct hpu_bo):
+ * - host buffers: shmem GEM objects (drm_gem_shmem helpers), mappable by
+ *   user space with mmap(2) and by the device once their pages are pinned
+ *   and DMA mapped for the PCI function (on the first VM_BIND);
+ * - HBM buffers: blocks of the HBM allocator, scrubbed when freed;
+ * - user pointers: pages of the calling process pinned long term
+ *   (FOLL_LONGTERM) and DMA mapped at creation, counted against the
+ *   process's RLIMIT_MEMLOCK like RDMA memory registrations.
+ *
+ * PRIME: every kind can be exported as a dma-buf. Another file of the
+ * same device that imports it gets the same object. Other devices can
+ * attach to host and user-pointer buffers; HBM has no struct pages for
+ * them and their attach fails with -EOPNOTSUPP. Foreign dma-bufs are
+ * imported as host buffers (drm_gem_shmem_prime_import_sg_table()).
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_prime.h>
+
+#include "hpu_drv.h"
+#include "hpu_gem.h"
+#include "hpu_hbm.h"
+#include "hpu_vm.h"
+
+/* Pages pinned per call, so that a fatal signal is seen in between. */
+#define HPU_USERPTR_PIN_CHUNK	65536UL
+
+static void hpu_bo_charge(struct hpu_bo *bo, struct hpu_vm *owner)
+{
+	u64 size = bo->base.base.size;
+
+	if (!owner)
+		return;
+	bo->owner = hpu_vm_get(owner);
+	if (bo->kind == HPU_BO_HBM)
+		atomic64_add(size, &owner->hbm_used);
+	else
+		atomic64_add(size, &owner->host_used);
+}
+
+static void hpu_bo_uncharge(struct hpu_bo *bo)
+{
+	u64 size = bo->base.base.size;
+
+	if (!bo->owner)
+		return;
+	if (bo->kind == HPU_BO_HBM)
+		atomic64_sub(size, &bo->owner->hbm_used);
+	else
+		atomic64_sub(size, &bo->owner->host_used);
+	hpu_vm_put(bo->owner);
+	bo->owner = NULL;
+}
+
+/* Host (shmem) buffers */
+
+static void hpu_bo_host_free(struct drm_gem_object *obj)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+
+	hpu_bo_uncharge(bo);
+	drm_gem_shmem_free(&bo->base);
+}
+
+static const struct drm_gem_object_funcs hpu_bo_host_funcs = {
+	.free = hpu_bo_host_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+/**
+ * hpu_gem_create_object() - &drm_driver.gem_create_object
+ * @drm: the DRM device
+ * @size: size of the object
+ *
+ * Allocates the &struct hpu_bo around every shmem object, whether
+ * created by BO_CREATE or imported from another device's dma-buf.
+ *
+ * Return: the object's &drm_gem_object, or an ERR_PTR().
+ */
+struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
+					     size_t size)
+{
+	struct hpu_bo *bo;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+
+	bo->kind = HPU_BO_HOST;
+	bo->page_size = HPU_HOST_PAGE_SIZE;
+	INIT_LIST_HEAD(&bo->blocks);
+	/* The device snoops host memory: user space maps it cached. */
+	bo->base.map_wc = false;
+	bo->base.base.funcs = &hpu_bo_host_funcs;
+
+	return &bo->base.base;
+}
+
+/**
+ * hpu_bo_create_host() - create a host (shmem) buffer
+ * @hdev: the device
+ * @owner: the context charged for it
+ * @size: bytes, a non-zero multiple of 4 KiB
+ * @out: Out: the buffer, holding one reference
+ *
+ * Pages are allocated on first use (CPU fault or device mapping).
+ *
+ * Return: 0 or a negative error code.
+ */
+int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
+		       u64 size, struct hpu_bo **out)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct hpu_bo *bo;
+
+	shmem = drm_gem_shmem_create(&hdev->drm, size);
+	if (IS_ERR(shmem))
+		return PTR_ERR(shmem);
+
+	bo = to_hpu_bo(&shmem->base);
+	hpu_bo_charge(bo, owner);
+	*out = bo;
+	return 0;
+}
+
+/* HBM buffers */
+
+static void hpu_bo_hbm_free(struct drm_gem_object *obj)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+	struct hpu_device *hdev = to_hpu_device(obj->dev);
+
+	/* No mapping is left, so no engine can reach the memory any more. */
+	hpu_hbm_free(hdev, &bo->blocks);
+	hpu_bo_uncharge(bo);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static struct sg_table *hpu_bo_hbm_get_sg_table(struct drm_gem_object *obj)
+{
+	/* Device memory has no struct pages another device could map. */
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
+	.free = hpu_bo_hbm_free,
+	.get_sg_table = hpu_bo_hbm_get_sg_table,
+};
+
+/**
+ * hpu_bo_create_hbm() - create an HBM buffer
+ * @hdev: the device
+ * @owner: the context charged for it
+ * @size: bytes, a non-zero multiple of @page_size
+ * @page_size: power of two from 2 MiB to 1 GiB
+ * @contiguous: one physically contiguous block
+ * @out: Out: the buffer, holding one reference
+ *
+ * The memory is zero.
+ *
+ * Return: 0, -ENOMEM when HBM is full (nothing is left allocated), or
+ * another negative error code.
+ */
+int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
+		      u64 size, u64 page_size, bool contiguous,
+		      struct hpu_bo **out)
+{
+	struct hpu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+
+	bo->kind = HPU_BO_HBM;
+	bo->page_size = page_size;
+	INIT_LIST_HEAD(&bo->blocks);
+
+	ret = hpu_hbm_alloc(hdev, size, page_size, contiguous, &bo->blocks);
+	if (ret) {
+		kfree(bo);
+		return ret;
+	}
+
+	bo->base.base.funcs = &hpu_bo_hbm_funcs;
+	drm_gem_private_object_init(&hdev->drm, &bo->base.base, size);
+	hpu_bo_charge(bo, owner);
+	*out = bo;
+	return 0;
+}
+
+/* User-pointer buffers */
+
+static void hpu_bo_userptr_unpin(struct hpu_bo *bo, unsigned long npages)
+{
+	unpin_user_pages_dirty_lock(bo->pages, npages, !bo->readonly);
+	atomic64_sub(bo->npages, &bo->mm->pinned_vm);
+	mmdrop(bo->mm);
+	kvfree(bo->pages);
+}
+
+static void hpu_bo_userptr_free(struct drm_gem_object *obj)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+	enum dma_data_direction dir;
+
+	dir = bo->readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+	dma_unmap_sgtable(obj->dev->dev, bo->sgt, dir, 0);
+	sg_free_table(bo->sgt);
+	kfree(bo->sgt);
+	hpu_bo_userptr_unpin(bo, bo->npages);
+	hpu_bo_uncharge(bo);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static struct sg_table *hpu_bo_userptr_get_sg_table(struct drm_gem_object *obj)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
+}
+
+static const struct drm_gem_object_funcs hpu_bo_userptr_funcs = {
+	.free = hpu_bo_userptr_free,
+	.get_sg_table = hpu_bo_userptr_get_sg_table,
+};
+
+/* Count @npages against the caller's RLIMIT_MEMLOCK, as RDMA does. */
+static int hpu_bo_userptr_account(struct hpu_device *hdev, struct hpu_bo *bo)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	pinned = atomic64_add_return(bo->npages, &bo->mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(bo->npages, &bo->mm->pinned_vm);
+		drm_dbg(&hdev->drm, "userptr: %lu pages exceed RLIMIT_MEMLOCK\n",
+			bo->npages);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * hpu_bo_create_userptr() - pin user memory into a buffer
+ * @hdev: the device
+ * @owner: the context charged for it
+ * @addr: user address, page aligned
+ * @size: bytes, a non-zero multiple of the page size
+ * @readonly: the device may only read the pages
+ * @out: Out: the buffer, holding one reference
+ *
+ * Pins the pages long term (they stay until the buffer is freed) and
+ * maps them for the device's DMA. May sleep.
+ *
+ * Return: 0; -EFAULT if part of the range is not mapped (or not writable
+ * without @readonly); -ENOMEM past RLIMIT_MEMLOCK or out of memory.
+ */
+int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
+			  u64 addr, u64 size, bool readonly,
+			  struct hpu_bo **out)
+{
+	struct drm_device *drm = &hdev->drm;
+	unsigned int gup_flags = FOLL_LONGTERM;
+	unsigned long pinned = 0;
+	enum dma_data_direction dir;
+	struct hpu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+
+	bo->kind = HPU_BO_USERPTR;
+	bo->page_size = HPU_HOST_PAGE_SIZE;
+	bo->readonly = readonly;
+	bo->npages = size >> PAGE_SHIFT;
+	INIT_LIST_HEAD(&bo->blocks);
+
+	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages) {
+		ret = -ENOMEM;
+		goto err_free_bo;
+	}
+
+	bo->mm = current->mm;
+	mmgrab(bo->mm);
+	ret = hpu_bo_userptr_account(hdev, bo);
+	if (ret) {
+		mmdrop(bo->mm);
+		kvfree(bo->pages);
+		goto err_free_bo;
+	}
+
+	if (!readonly)
+		gup_flags |= FOLL_WRITE;
+
+	while (pinned < bo->npages) {
+		ret = pin_user_pages_fast(addr + pinned * PAGE_SIZE,
+					  min(bo->npages - pinned,
+					      HPU_USERPTR_PIN_CHUNK),
+					  gup_flags, bo->pages + pinned);
+		if (ret <= 0) {
+			if (!ret)
+				ret = -EFAULT;
+			drm_dbg(drm, "userptr: cannot pin 0x%llx (page %lu of %lu): %d\n",
+				addr, pinned, bo->npages, ret);
+			goto err_unpin;
+		}
+		pinned += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+	}
+
+	bo->sgt = kzalloc(sizeof(*bo->sgt), GFP_KERNEL);
+	if (!bo->sgt) {
+		ret = -ENOMEM;
+		goto err_unpin;
+	}
+
+	ret = sg_alloc_table_from_pages(bo->sgt, bo->pages, bo->npages, 0,
+					size, GFP_KERNEL);
+	if (ret)
+		goto err_free_sgt;
+
+	dir = readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+	ret = dma_map_sgtable(drm->dev, bo->sgt, dir, 0);
+	if (ret) {
+		drm_dbg(drm, "userptr: cannot map %lu pages for DMA: %d\n",
+			bo->npages, ret);
+		goto err_free_table;
+	}
+
+	bo->base.base.funcs = &hpu_bo_userptr_funcs;
+	drm_gem_private_object_init(drm, &bo->base.base, size);
+	hpu_bo_charge(bo, owner);
+	*out = bo;
+	return 0;
+
+err_free_table:
+	sg_free_table(bo->sgt);
+err_free_sgt:
+	kfree(bo->sgt);
+err_unpin:
+	hpu_bo_userptr_unpin(bo, pinned);
+err_free_bo:
+	kfree(bo);
+	return ret;
+}
+
+/**
+ * hpu_bo_dma_sgt() - the DMA addresses of a host or user-pointer buffer
+ * @bo: a %HPU_BO_HOST or %HPU_BO_USERPTR buffer
+ *
+ * For a shmem buffer, pins its pages and maps them for the device on the
+ * first call (they stay until the buffer is freed); takes the object's
+ * reservation lock, so call it without holding another.
+ *
+ * Return: the sg table, DMA mapped for the device, or an ERR_PTR().
+ */
+struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo)
+{
+	if (bo->kind == HPU_BO_USERPTR)
+		return bo->sgt;
+	if (bo->kind == HPU_BO_HOST)
+		return drm_gem_shmem_get_pages_sgt(&bo->base);
+	return ERR_PTR(-EINVAL);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: GEM buffer objects: HBM, host (shmem) and user-pointer buffers.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_GEM_H__
+#define __HPU_GEM_H__
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include <drm/drm_gem_shmem_helper.h>
+
+struct hpu_device;
+struct hpu_vm;
+struct mm_struct;
+struct page;
+struct sg_table;
+
+/* Device page size of host and user-pointer buffers. */
+#define HPU_HOST_PAGE_SIZE	SZ_4K
+
+/**
+ * enum hpu_bo_kind - where a buffer object's memory is
+ * @HPU_BO_HOST: host memory from shmem, or a dma-buf imported from
+ *	another device; mappable with mmap(2) through the device file.
+ * @HPU_BO_HBM: device memory from the HBM allocator.
+ * @HPU_BO_USERPTR: pinned pages of a user process.
+ */
+enum hpu_bo_kind {
+	HPU_BO_HOST,
+	HPU_BO_HBM,
+	HPU_BO_USERPTR,
+};
+
+/**
+ * struct hpu_bo - one buffer object
+ * @base: the shmem GEM object; only %HPU_BO_HOST buffers use its shmem
+ *	part, the others only its &drm_gem_object. Must stay first: the
+ *	shmem helpers free the object with kfree(@base).
+ * @kind: where the memory is.
+ * @page_size: device page size: 4 KiB for host memory, the allocation's
+ *	page size (2 MiB or more) for HBM. Mapping offsets, sizes and
+ *	addresses are multiples of it.
+ * @owner: the context charged for the buffer (a reference), or NULL for
+ *	buffers imported from another device.
+ * @blocks: %HPU_BO_HBM: the &drm_buddy_block list of its memory.
+ * @pages: %HPU_BO_USERPTR: the pinned pages.
+ * @npages: %HPU_BO_USERPTR: number of @pages.
+ * @sgt: %HPU_BO_USERPTR: @pages mapped for the device's DMA.
+ * @mm: %HPU_BO_USERPTR: the process whose pinned_vm the pages count
+ *	against (a mmgrab() reference).
+ * @readonly: %HPU_BO_USERPTR: pinned for device reads only.
+ *
+ * Every field is set before the object gets a handle and constant until
+ * it is freed, so none needs a lock; the shmem part has its own
+ * (the GEM object's reservation lock).
+ */
+struct hpu_bo {
+	struct drm_gem_shmem_object base;
+	enum hpu_bo_kind kind;
+	u64 page_size;
+	struct hpu_vm *owner;
+	struct list_head blocks;
+	struct page **pages;
+	unsigned long npages;
+	struct sg_table *sgt;
+	struct mm_struct *mm;
+	bool readonly;
+};
+
+static inline struct hpu_bo *to_hpu_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct hpu_bo, base.base);
+}
+
+struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
+					     size_t size);
+int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
+		      u64 size, u64 page_size, bool contiguous,
+		      struct hpu_bo **out);
+int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
+		       u64 size, struct hpu_bo **out);
+int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
+			  u64 addr, u64 size, bool readonly,
+			  struct hpu_bo **out);
+struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
+
+#endif /* __HPU_GEM_H__ */

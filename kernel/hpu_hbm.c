@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: HBM allocation and scrubbing.
+ *
+ * HBM from the end of the page-table area to the end of HBM is handed out
+ * by a drm_buddy allocator in 2 MiB chunks. Every block is zeroed by the
+ * device's scrubber before it goes back to the allocator, and the whole of
+ * HBM is scrubbed when the driver binds, so a context never sees another
+ * context's data (nor data left by an earlier driver instance).
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/list.h>
+#include <linux/sizes.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include "hpu_drv.h"
+#include "hpu_hbm.h"
+#include "hpu_mmu.h"
+#include "hpu_reg.h"
+
+/* A scrub may take this long plus HPU_SCRUB_US_PER_GIB per GiB. */
+#define HPU_SCRUB_TIMEOUT_US		(2 * USEC_PER_SEC)
+#define HPU_SCRUB_US_PER_GIB		(1 * USEC_PER_SEC)
+
+static void hpu_hbm_release(struct drm_device *drm, void *arg)
+{
+	struct hpu_hbm *hbm = arg;
+
+	/* The device is gone: blocks that could not be scrubbed can go too. */
+	drm_buddy_free_list(&hbm->mm, &hbm->leaked_blocks, 0);
+	drm_buddy_fini(&hbm->mm);
+	mutex_destroy(&hbm->lock);
+	mutex_destroy(&hbm->scrub_lock);
+}
+
+/**
+ * hpu_hbm_scrub() - zero a range of HBM and wait for it
+ * @hdev: the device, kept bound by the caller
+ * @addr: HBM offset, 2 MiB aligned
+ * @size: bytes, a non-zero multiple of 2 MiB
+ *
+ * Every engine access completed before the call is ordered before the
+ * scrub, every engine access started after it returns sees zeroes. May
+ * sleep.
+ *
+ * Return: 0, -EIO if the device refused the range, -ETIMEDOUT.
+ */
+int hpu_hbm_scrub(struct hpu_device *hdev, u64 addr, u64 size)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	u64 timeout_us;
+	u32 status;
+	int ret;
+
+	timeout_us = HPU_SCRUB_TIMEOUT_US +
+		     HPU_SCRUB_US_PER_GIB * DIV_ROUND_UP_ULL(size, SZ_1G);
+
+	mutex_lock(&hbm->scrub_lock);
+	hpu_wr32(hdev, HPU_REG_SCRUB_ADDR_HI, upper_32_bits(addr));
+	hpu_wr32(hdev, HPU_REG_SCRUB_ADDR_LO, lower_32_bits(addr));
+	hpu_wr32(hdev, HPU_REG_SCRUB_SIZE_HI, upper_32_bits(size));
+	hpu_wr32(hdev, HPU_REG_SCRUB_SIZE_LO, lower_32_bits(size));
+	hpu_wr32(hdev, HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
+	ret = hpu_poll32(hdev, HPU_REG_SCRUB_STATUS, status,
+			 !(status & HPU_SCRUB_BUSY), timeout_us);
+	mutex_unlock(&hbm->scrub_lock);
+
+	if (ret) {
+		drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx did not complete within %llu us (SCRUB_STATUS 0x%08x)\n",
+			addr, size, timeout_us, status);
+		return ret;
+	}
+	if (status & HPU_SCRUB_ERROR) {
+		drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx refused (SCRUB_STATUS 0x%08x)\n",
+			addr, size, status);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * hpu_hbm_init() - set up the HBM allocator
+ * @hdev: the device, with the MMU initialised (it reserves the page-table
+ *	area at the start of HBM)
+ *
+ * Scrubs the whole of HBM, then hands everything after the page-table
+ * area to a buddy allocator. The allocator lives as long as the DRM
+ * device, since buffers of open files may outlive the PCI binding. May
+ * sleep.
+ *
+ * Return: 0 or a negative error code, with the reason logged.
+ */
+int hpu_hbm_init(struct hpu_device *hdev)
+{
+	struct drm_device *drm = &hdev->drm;
+	struct hpu_hbm *hbm;
+	int ret;
+
+	hbm = drmm_kzalloc(drm, sizeof(*hbm), GFP_KERNEL);
+	if (!hbm)
+		return -ENOMEM;
+
+	hbm->base = hdev->mmu->pt_size;
+	if (hdev->id.hbm_size <= hbm->base ||
+	    !IS_ALIGNED(hdev->id.hbm_size, HPU_HBM_PAGE_SIZE)) {
+		drm_err(drm, "unusable HBM size %llu\n", hdev->id.hbm_size);
+		return -ENODEV;
+	}
+	hbm->size = hdev->id.hbm_size - hbm->base;
+	mutex_init(&hbm->lock);
+	mutex_init(&hbm->scrub_lock);
+	INIT_LIST_HEAD(&hbm->leaked_blocks);
+	hdev->hbm = hbm;
+
+	ret = hpu_hbm_scrub(hdev, 0, hdev->id.hbm_size);
+	if (ret)
+		return ret;
+
+	ret = drm_buddy_init(&hbm->mm, hbm->size, HPU_HBM_PAGE_SIZE);
+	if (ret) {
+		drm_err(drm, "cannot set up the HBM allocator: %d\n", ret);
+		return ret;
+	}
+
+	ret = drmm_add_action_or_reset(drm, hpu_hbm_release, hbm);
+	if (ret)
+		return ret;
+
+	drm_dbg_driver(drm, "HBM: %llu MiB for buffers at 0x%llx\n",
+		       hbm->size >> 20, hbm->base);
+	return 0;
+}
+
+/**
+ * hpu_hbm_fini() - report HBM that could not be scrubbed
+ * @hdev: the device, being unbound
+ *
+ * The allocator itself stays until the DRM device is released: buffers of
+ * files still open give their blocks back to it.
+ */
+void hpu_hbm_fini(struct hpu_device *hdev)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+
+	if (!hbm)
+		return;
+
+	mutex_lock(&hbm->lock);
+	if (hbm->leaked)
+		drm_warn(&hdev->drm, "%llu bytes of HBM were never scrubbed and stayed out of use\n",
+			 hbm->leaked);
+	mutex_unlock(&hbm->lock);
+}
+
+/**
+ * hpu_hbm_alloc() - allocate HBM
+ * @hdev: the device
+ * @size: bytes, a non-zero multiple of @page_size
+ * @page_size: a power of two from 2 MiB to 1 GiB: every block is a
+ *	multiple of it and aligned to it (relative to the allocator's start,
+ *	which is 2 MiB aligned in HBM)
+ * @contiguous: one physically contiguous block
+ * @blocks: Out: list the &drm_buddy_block entries are added to
+ *
+ * The memory is zero (scrubbed).
+ *
+ * Return: 0, or -ENOMEM when there is not enough free HBM (nothing is
+ * allocated then).
+ */
+int hpu_hbm_alloc(struct hpu_device *hdev, u64 size, u64 page_size,
+		  bool contiguous, struct list_head *blocks)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	unsigned long flags = 0;
+	int ret;
+
+	if (size > hbm->size)
+		return -ENOMEM;
+	if (contiguous)
+		flags |= DRM_BUDDY_CONTIGUOUS_ALLOCATION;
+
+	mutex_lock(&hbm->lock);
+	ret = drm_buddy_alloc_blocks(&hbm->mm, 0, hbm->size, size, page_size,
+				     blocks, flags);
+	mutex_unlock(&hbm->lock);
+
+	/* The buddy says -ENOSPC when full, -EINVAL when it cannot ever fit. */
+	if (ret == -ENOSPC || ret == -EINVAL)
+		ret = -ENOMEM;
+	return ret;
+}
+
+/**
+ * hpu_hbm_free() - scrub HBM and give it back
+ * @hdev: the device
+ * @blocks: blocks from hpu_hbm_alloc(); the list is emptied. No engine
+ *	may access them any more (their mappings are gone and invalidated).
+ *
+ * A block that cannot be scrubbed stays allocated (on
+ * &hpu_hbm.leaked_blocks, counted in &hpu_hbm.leaked) until the DRM device
+ * is released, rather than reach another context with old data. Once
+ * the device is unplugged, blocks go back unscrubbed: nothing can
+ * allocate them again, and the next driver instance scrubs all of HBM.
+ * May sleep.
+ */
+void hpu_hbm_free(struct hpu_device *hdev, struct list_head *blocks)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	struct drm_buddy_block *block, *tmp;
+	LIST_HEAD(leak);
+	int idx;
+
+	if (list_empty(blocks))
+		return;
+
+	if (drm_dev_enter(&hdev->drm, &idx)) {
+		list_for_each_entry_safe(block, tmp, blocks, link) {
+			if (hpu_hbm_scrub(hdev, hpu_hbm_block_addr(hdev, block),
+					  hpu_hbm_block_size(hdev, block)))
+				list_move(&block->link, &leak);
+		}
+		drm_dev_exit(idx);
+	}
+
+	mutex_lock(&hbm->lock);
+	drm_buddy_free_list(&hbm->mm, blocks, 0);
+	list_for_each_entry(block, &leak, link)
+		hbm->leaked += hpu_hbm_block_size(hdev, block);
+	list_splice_tail(&leak, &hbm->leaked_blocks);
+	mutex_unlock(&hbm->lock);
+}
+
+/**
+ * hpu_hbm_block_addr() - HBM offset of an allocated block
+ * @hdev: the device
+ * @block: the block
+ *
+ * Return: the block's HBM physical offset.
+ */
+u64 hpu_hbm_block_addr(struct hpu_device *hdev, struct drm_buddy_block *block)
+{
+	return hdev->hbm->base + drm_buddy_block_offset(block);
+}
+
+/**
+ * hpu_hbm_block_size() - size of an allocated block
+ * @hdev: the device
+ * @block: the block
+ *
+ * Return: the block's size in bytes.
+ */
+u64 hpu_hbm_block_size(struct hpu_device *hdev, struct drm_buddy_block *block)
+{
+	return drm_buddy_block_size(&hdev->hbm->mm, block);
+}
+
+/**
+ * hpu_hbm_used() - HBM bytes allocated by all contexts
+ * @hdev: the device
+ *
+ * Return: bytes allocated, including any that could not be scrubbed.
+ */
+u64 hpu_hbm_used(struct hpu_device *hdev)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	u64 used;
+
+	mutex_lock(&hbm->lock);
+	used = hbm->size - hbm->mm.avail;
+	mutex_unlock(&hbm->lock);
+	return used;
+}

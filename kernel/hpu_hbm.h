@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: HBM allocation (drm_buddy) and scrubbing.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_HBM_H__
+#define __HPU_HBM_H__
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <drm/drm_buddy.h>
+
+struct hpu_device;
+
+/* Smallest HBM page, the allocator's chunk and the scrubber's unit. */
+#define HPU_HBM_PAGE_SIZE	SZ_2M
+/* Largest page size a buffer may ask for. */
+#define HPU_HBM_PAGE_SIZE_MAX	SZ_1G
+
+/**
+ * struct hpu_hbm - HBM allocator of one device
+ * @base: HBM offset of the allocator's offset 0: the end of the
+ *	page-table area. Constant after probe.
+ * @size: bytes the allocator manages (HBM size minus @base). Constant
+ *	after probe.
+ * @lock: protects @mm, @leaked and @leaked_blocks.
+ * @mm: buddy allocator over [@base, @base + @size), in 2 MiB chunks.
+ *	Invariant: every free block has been scrubbed.
+ * @leaked: bytes never given back because they could not be scrubbed.
+ * @leaked_blocks: those blocks; freed only when the DRM device goes.
+ * @scrub_lock: serialises use of the SCRUB_* registers.
+ */
+struct hpu_hbm {
+	u64 base;
+	u64 size;
+	struct mutex lock;	/* protects mm, leaked, leaked_blocks */
+	struct drm_buddy mm;
+	u64 leaked;
+	struct list_head leaked_blocks;
+	struct mutex scrub_lock;	/* the SCRUB_* registers */
+};
+
+int hpu_hbm_init(struct hpu_device *hdev);
+void hpu_hbm_fini(struct hpu_device *hdev);
+
+int hpu_hbm_alloc(struct hpu_device *hdev, u64 size, u64 page_size,
+		  bool contiguous, struct list_head *blocks);
+void hpu_hbm_free(struct hpu_device *hdev, struct list_head *blocks);
+u64 hpu_hbm_block_addr(struct hpu_device *hdev, struct drm_buddy_block *block);
+u64 hpu_hbm_block_size(struct hpu_device *hdev, struct drm_buddy_block *block);
+u64 hpu_hbm_used(struct hpu_device *hdev);
+int hpu_hbm_scrub(struct hpu_device *hdev, u64 addr, u64 size);
+
+#endif /* __HPU_HBM_H__ */

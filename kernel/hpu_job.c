@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: jobs: the SUBMIT ioctl, the scheduler back end (run, time out,
+ * free) and the hardware fences the completion interrupt signals.
+ *
+ * The driver does not parse command buffers: the device refuses
+ * privileged packets outside ASID 0 and its MMU confines every access to
+ * the job's own address space, and a user job can only run in the ASID of
+ * the file that submitted it.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_syncobj.h>
+
+#include "hpu_accel.h"
+#include "hpu_drv.h"
+#include "hpu_job.h"
+#include "hpu_queue.h"
+#include "hpu_vm.h"
+
+static inline struct hpu_job *to_hpu_job(struct drm_sched_job *sched_job)
+{
+	return container_of(sched_job, struct hpu_job, base);
+}
+
+static inline struct hpu_stream *to_hpu_stream(struct drm_gpu_scheduler *sched)
+{
+	return container_of(sched, struct hpu_stream, sched);
+}
+
+static const char *hpu_hw_fence_driver_name(struct dma_fence *fence)
+{
+	return HPU_DRIVER_NAME;
+}
+
+static const char *hpu_hw_fence_timeline_name(struct dma_fence *fence)
+{
+	struct hpu_stream *stream = container_of(fence->lock, struct hpu_stream,
+						 fence_lock);
+
+	return stream->name;
+}
+
+/* Hardware fences: one per job that reached a ring; freed with kfree_rcu. */
+const struct dma_fence_ops hpu_hw_fence_ops = {
+	.get_driver_name = hpu_hw_fence_driver_name,
+	.get_timeline_name = hpu_hw_fence_timeline_name,
+};
+
+/**
+ * hpu_cq_status_to_errno() - the fence error of a completion status
+ * @status: HPU_CQ_* from a completion record
+ *
+ * Return: 0 for OK, else the negative errno documented on
+ * &struct drm_hpu_submit.
+ */
+int hpu_cq_status_to_errno(u32 status)
+{
+	switch (status) {
+	case HPU_CQ_OK:
+		return 0;
+	case HPU_CQ_MMU_FAULT:
+		return -EFAULT;
+	case HPU_CQ_BAD_PACKET:
+		return -EINVAL;
+	case HPU_CQ_PRIV:
+		return -EPERM;
+	case HPU_CQ_ABORTED:
+		return -ECANCELED;
+	case HPU_CQ_BAD_DESC:
+	case HPU_CQ_BUS_ERROR:
+	default:
+		return -EIO;
+	}
+}
+
+static const char * const hpu_cq_status_names[] = {
+	[HPU_CQ_OK] = "OK",
+	[HPU_CQ_MMU_FAULT] = "MMU_FAULT",
+	[HPU_CQ_BAD_PACKET] = "BAD_PACKET",
+	[HPU_CQ_PRIV] = "PRIV",
+	[HPU_CQ_BAD_DESC] = "BAD_DESC",
+	[HPU_CQ_BUS_ERROR] = "BUS_ERROR",
+	[HPU_CQ_ABORTED] = "ABORTED",
+};
+
+static const char *hpu_cq_status_name(u32 status)
+{
+	if (status < ARRAY_SIZE(hpu_cq_status_names))
+		return hpu_cq_status_names[status];
+	return "unknown";
+}
+
+/**
+ * hpu_jobs_signal() - signal the hardware fences of finished jobs
+ * @done: jobs taken off their stream's inflight list, &hpu_job.error set
+ *
+ * Empties @done. Called without any stream lock held, from interrupt or
+ * process context. A job may be freed as soon as its fence is signalled.
+ */
+void hpu_jobs_signal(struct list_head *done)
+{
+	struct hpu_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, done, link) {
+		struct hpu_stream *stream = job->stream;
+		struct dma_fence *fence = dma_fence_get(job->hw_fence);
+
+		list_del_init(&job->link);
+		atomic64_inc(&stream->completed);
+		if (job->error) {
+			atomic64_inc(&stream->failed);
+			drm_dbg_driver(&stream->hdev->drm,
+				       "%s: job %llu (asid %u, cb 0x%llx) failed: %s at offset %u, error %d\n",
+				       stream->name, job->seq, job->asid,
+				       job->cb_addr, hpu_cq_status_name(job->status),
+				       job->fail_offset, job->error);
+			dma_fence_set_error(fence, job->error);
+		}
+		dma_fence_signal(fence);
+		dma_fence_put(fence);
+	}
+}
+
+static struct dma_fence *hpu_sched_run_job(struct drm_sched_job *sched_job)
+{
+	struct hpu_job *job = to_hpu_job(sched_job);
+	struct hpu_stream *stream = to_hpu_stream(sched_job->sched);
+	int idx, ret;
+
+	if (!drm_dev_enter(&stream->hdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+
+	job->stream = stream;
+	ret = hpu_stream_submit(stream, job);
+	drm_dev_exit(idx);
+	if (ret)
+		return ERR_PTR(ret);
+
+	/* The scheduler takes this reference; the job keeps its own. */
+	return dma_fence_get(job->hw_fence);
+}
+
+/*
+ * After drm_sched_stop() the scheduler has dropped its reference to the
+ * hardware fence of every job that had not signalled. Give it back for
+ * each job still pending, so drm_sched_start() waits for those fences
+ * (signalled by the recovered stream) instead of cancelling the jobs.
+ */
+static void hpu_sched_reattach(struct drm_gpu_scheduler *sched)
+{
+	struct drm_sched_job *s_job;
+
+	spin_lock(&sched->job_list_lock);
+	list_for_each_entry(s_job, &sched->pending_list, list) {
+		struct hpu_job *job = to_hpu_job(s_job);
+
+		if (!s_job->s_fence->parent && job->hw_fence_init)
+			s_job->s_fence->parent = dma_fence_get(job->hw_fence);
+	}
+	spin_unlock(&sched->job_list_lock);
+}
+
+static enum drm_gpu_sched_stat
+hpu_sched_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct hpu_job *job = to_hpu_job(sched_job);
+	struct hpu_stream *stream = to_hpu_stream(sched_job->sched);
+	struct drm_device *drm = &stream->hdev->drm;
+	int idx;
+
+	drm_sched_stop(&stream->sched, sched_job);
+
+	if (drm_dev_enter(drm, &idx)) {
+		if (job->hw_fence_init && !dma_fence_is_signaled(job->hw_fence)) {
+			atomic64_inc(&stream->timeouts);
+			dev_warn_ratelimited(drm->dev,
+					     "%s: job %llu (asid %u, cb 0x%llx) timed out after %u ms, stopping it\n",
+					     stream->name, job->seq, job->asid,
+					     job->cb_addr,
+					     jiffies_to_msecs(stream->sched.timeout));
+			hpu_stream_recover(stream, job);
+		}
+		drm_dev_exit(idx);
+	}
+
+	hpu_sched_reattach(&stream->sched);
+	drm_sched_start(&stream->sched);
+
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void hpu_job_release(struct hpu_job *job)
+{
+	struct hpu_qm *qm = job->qm;
+
+	if (job->hw_fence_init)
+		dma_fence_put(job->hw_fence);
+	else
+		kfree(job->hw_fence);
+	kfree(job);
+
+	if (atomic_dec_and_test(&qm->jobs))
+		wake_up_all(&qm->jobs_wq);
+}
+
+static void hpu_sched_free_job(struct drm_sched_job *sched_job)
+{
+	struct hpu_job *job = to_hpu_job(sched_job);
+
+	drm_sched_job_cleanup(sched_job);
+	hpu_job_release(job);
+}
+
+/* Scheduler back end of every stream. */
+const struct drm_sched_backend_ops hpu_sched_ops = {
+	.run_job = hpu_sched_run_job,
+	.timedout_job = hpu_sched_timedout_job,
+	.free_job = hpu_sched_free_job,
+};
+
+/**
+ * hpu_job_create() - allocate a job and initialise it for an entity
+ * @qm: the device's queue managers
+ * @entity: the scheduler entity the job will be pushed to
+ * @owner: the drm_file of a user job, NULL for a kernel job
+ * @asid: the address space the command buffer runs in
+ * @cb_addr: command buffer address in @asid
+ * @cb_size: command buffer bytes
+ * @out: the new job
+ *
+ * The caller adds dependencies, then arms and pushes the job, or gives it
+ * up with hpu_job_abort() before it is armed.
+ *
+ * Return: 0, -ENOMEM, or an error from drm_sched_job_init().
+ */
+int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
+		   void *owner, u16 asid, u64 cb_addr, u32 cb_size,
+		   struct hpu_job **out)
+{
+	struct hpu_job *job;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+
+	/* Allocated here: run_job is in the fence signalling path. */
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	if (!job->hw_fence) {
+		kfree(job);
+		return -ENOMEM;
+	}
+
+	ret = drm_sched_job_init(&job->base, entity, 1, owner);
+	if (ret) {
+		kfree(job->hw_fence);
+		kfree(job);
+		return ret;
+	}
+
+	job->qm = qm;
+	job->asid = asid;
+	job->cb_addr = cb_addr;
+	job->cb_size = cb_size;
+	INIT_LIST_HEAD(&job->link);
+	atomic_inc(&qm->jobs);
+
+	*out = job;
+	return 0;
+}
+
+/**
+ * hpu_job_abort() - free a job that was never armed
+ * @job: the job
+ */
+void hpu_job_abort(struct hpu_job *job)
+{
+	drm_sched_job_cleanup(&job->base);
+	hpu_job_release(job);
+}
+
+/**
+ * struct hpu_out_sync - an out-sync resolved at submit
+ * @syncobj: the syncobj, referenced.
+ * @chain: a preallocated chain node for a timeline point, else NULL.
+ * @point: the timeline point, 0 for a binary syncobj.
+ */
+struct hpu_out_sync {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point;
+};
+
+static int hpu_copy_syncs(struct drm_device *drm, const char *what,
+			  u64 uptr, u32 count, struct drm_hpu_sync **out)
+{
+	struct drm_hpu_sync *syncs;
+	u32 i;
+
+	*out = NULL;
+	if (!count)
+		return 0;
+
+	syncs = kmalloc_array(count, sizeof(*syncs), GFP_KERNEL);
+	if (!syncs)
+		return -ENOMEM;
+
+	if (copy_from_user(syncs, u64_to_user_ptr(uptr),
+			   count * sizeof(*syncs))) {
+		drm_dbg_driver(drm, "SUBMIT: cannot read %s at 0x%llx\n",
+			       what, uptr);
+		kfree(syncs);
+		return -EFAULT;
+	}
+
+	for (i = 0; i < count; i++) {
+		if (syncs[i].flags) {
+			drm_dbg_driver(drm, "SUBMIT: %s[%u].flags 0x%x must be zero\n",
+				       what, i, syncs[i].flags);
+			kfree(syncs);
+			return -EINVAL;
+		}
+	}
+
+	*out = syncs;
+	return 0;
+}
+
+static int hpu_submit_check(struct drm_device *drm,
+			    const struct drm_hpu_submit *args)
+{
+	if (args->flags) {
+		drm_dbg_driver(drm, "SUBMIT: flags 0x%x must be zero\n",
+			       args->flags);
+		return -EINVAL;
+	}
+	if (args->timeout_ms) {
+		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u: reserved, must be zero\n",
+			       args->timeout_ms);
+		return -EINVAL;
+	}
+	if (!args->cb_size || !IS_ALIGNED(args->cb_size, 8) ||
+	    args->cb_size > HPU_CB_MAX_SIZE) {
+		drm_dbg_driver(drm, "SUBMIT: cb_size %u is not a multiple of 8 from 8 to %u\n",
+			       args->cb_size, HPU_CB_MAX_SIZE);
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->cb_va, 8)) {
+		drm_dbg_driver(drm, "SUBMIT: cb_va 0x%llx is not 8-byte aligned\n",
+			       args->cb_va);
+		return -EINVAL;
+	}
+	if (args->cb_va < HPU_VA_START || args->cb_va >= HPU_VA_END ||
+	    args->cb_size > HPU_VA_END - args->cb_va) {
+		drm_dbg_driver(drm, "SUBMIT: command buffer 0x%llx+0x%x outside [0x%llx, 0x%llx)\n",
+			       args->cb_va, args->cb_size, HPU_VA_START,
+			       HPU_VA_END);
+		return -EINVAL;
+	}
+	if (args->num_in_syncs > DRM_HPU_MAX_SYNCS ||
+	    args->num_out_syncs > DRM_HPU_MAX_SYNCS) {
+		drm_dbg_driver(drm, "SUBMIT: %u in-syncs and %u out-syncs, at most %u each\n",
+			       args->num_in_syncs, args->num_out_syncs,
+			       DRM_HPU_MAX_SYNCS);
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/* Resolve the out-syncs before the job is armed: nothing may fail after. */
+static int hpu_out_syncs_get(struct drm_device *drm, struct drm_file *file,
+			     const struct drm_hpu_sync *syncs, u32 count,
+			     struct hpu_out_sync *out)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		out[i].syncobj = drm_syncobj_find(file, syncs[i].handle);
+		if (!out[i].syncobj) {
+			drm_dbg_driver(drm, "SUBMIT: out_syncs[%u]: no syncobj %u\n",
+				       i, syncs[i].handle);
+			return -ENOENT;
+		}
+		out[i].point = syncs[i].point;
+		if (out[i].point) {
+			out[i].chain = dma_fence_chain_alloc();
+			if (!out[i].chain)
+				return -ENOMEM;
+		}
+	}
+
+	return 0;
+}
+
+static void hpu_out_syncs_put(struct hpu_out_sync *out, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		dma_fence_chain_free(out[i].chain);
+		if (out[i].syncobj)
+			drm_syncobj_put(out[i].syncobj);
+	}
+}
+
+static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
+			    struct hpu_job *job,
+			    const struct drm_hpu_sync *syncs, u32 count)
+{
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = drm_syncobj_find_fence(file, syncs[i].handle,
+					     syncs[i].point, 0, &fence);
+		if (ret) {
+			drm_dbg_driver(drm, "SUBMIT: in_syncs[%u]: syncobj %u point %llu: %s %d\n",
+				       i, syncs[i].handle, syncs[i].point,
+				       ret == -ENOENT ? "no such syncobj" :
+				       "no fence to wait for", ret);
+			return ret;
+		}
+
+		/* Consumes the fence reference, also on error. */
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+
+	return 0;
+}
+
+/**
+ * hpu_submit_ioctl() - DRM_IOCTL_HPU_SUBMIT
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_submit
+ * @file: the DRM file
+ *
+ * Validates the submission, creates a job that runs the command buffer in
+ * the file's address space once every in-sync has signalled, records its
+ * finished fence in the address space's reservation object (so memory is
+ * not unmapped under it) and in every out-sync, and pushes it to the
+ * queue's entity.
+ *
+ * Return: 0; -EINVAL for non-zero flags or timeout_ms, a bad command
+ * buffer address or size, too many syncs, non-zero sync flags, or an
+ * in-sync without a fence; -ENOENT for an unknown queue or syncobj;
+ * -EFAULT if a sync array cannot be read; -ENOMEM; -EINTR or -ERESTARTSYS
+ * if interrupted; -ENODEV once the device is unplugged.
+ */
+int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_submit *args = data;
+	struct drm_hpu_sync *in = NULL, *out = NULL;
+	struct hpu_out_sync *out_syncs = NULL;
+	struct dma_fence *fence = NULL;
+	struct hpu_vm *vm = fpriv->vm;
+	struct hpu_queue *queue;
+	struct hpu_job *job;
+	int idx, ret;
+	u32 i;
+	u64 seq;
+
+	ret = hpu_submit_check(drm, args);
+	if (ret)
+		return ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	queue = hpu_queue_get(fpriv, args->queue_id);
+	if (!queue) {
+		drm_dbg_driver(drm, "SUBMIT: no queue %u\n", args->queue_id);
+		ret = -ENOENT;
+		goto out_exit;
+	}
+
+	ret = hpu_copy_syncs(drm, "in_syncs", args->in_syncs,
+			     args->num_in_syncs, &in);
+	if (ret)
+		goto out_queue;
+	ret = hpu_copy_syncs(drm, "out_syncs", args->out_syncs,
+			     args->num_out_syncs, &out);
+	if (ret)
+		goto out_syncs;
+
+	if (args->num_out_syncs) {
+		out_syncs = kcalloc(args->num_out_syncs, sizeof(*out_syncs),
+				    GFP_KERNEL);
+		if (!out_syncs) {
+			ret = -ENOMEM;
+			goto out_syncs;
+		}
+		ret = hpu_out_syncs_get(drm, file, out, args->num_out_syncs,
+					out_syncs);
+		if (ret)
+			goto out_out_syncs;
+	}
+
+	ret = hpu_job_create(hdev->qm, &queue->entity, file, vm->asid,
+			     args->cb_va, args->cb_size, &job);
+	if (ret)
+		goto out_out_syncs;
+
+	job->queue = queue;
+
+	ret = hpu_in_syncs_add(drm, file, job, in, args->num_in_syncs);
+	if (ret)
+		goto out_abort;
+
+	ret = dma_resv_lock_interruptible(&vm->resv, NULL);
+	if (ret)
+		goto out_abort;
+	ret = dma_resv_reserve_fences(&vm->resv, 1);
+	if (ret)
+		goto out_unlock_resv;
+
+	mutex_lock(&queue->lock);
+	if (queue->dead) {
+		mutex_unlock(&queue->lock);
+		drm_dbg_driver(drm, "SUBMIT: queue %u is being destroyed\n",
+			       args->queue_id);
+		ret = -ENOENT;
+		goto out_unlock_resv;
+	}
+
+	/* From here on nothing fails: the job is armed and pushed. */
+	drm_sched_job_arm(&job->base);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	dma_resv_add_fence(&vm->resv, fence, DMA_RESV_USAGE_BOOKKEEP);
+	seq = ++queue->seq;
+	dma_fence_put(queue->last_fence);
+	queue->last_fence = dma_fence_get(fence);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&queue->lock);
+	dma_resv_unlock(&vm->resv);
+
+	for (i = 0; i < args->num_out_syncs; i++) {
+		struct hpu_out_sync *s = &out_syncs[i];
+
+		if (s->chain) {
+			drm_syncobj_add_point(s->syncobj, s->chain, fence,
+					      s->point);
+			s->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(s->syncobj, fence);
+		}
+	}
+	dma_fence_put(fence);
+	args->seq = seq;
+	goto out_out_syncs;
+
+out_unlock_resv:
+	dma_resv_unlock(&vm->resv);
+out_abort:
+	hpu_job_abort(job);
+out_out_syncs:
+	if (out_syncs)
+		hpu_out_syncs_put(out_syncs, args->num_out_syncs);
+	kfree(out_syncs);
+out_syncs:
+	kfree(out);
+	kfree(in);
+out_queue:
+	/*
+	 * Outside drm_dev_enter(): if the queue was destroyed meanwhile, this
+	 * last reference waits for its jobs, which device removal may have to
+	 * fail first.
+	 */
+	drm_dev_exit(idx);
+	hpu_queue_put(queue);
+	return ret;
+
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: jobs: one command buffer run on a stream through drm_sched.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_JOB_H__
+#define __HPU_JOB_H__
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include <drm/gpu_scheduler.h>
+
+struct dma_fence;
+struct drm_device;
+struct drm_file;
+struct hpu_qm;
+struct hpu_queue;
+struct hpu_stream;
+
+/**
+ * struct hpu_job - a command buffer on its way through a stream
+ * @base: the scheduler job.
+ * @qm: the device's queue managers (for the job count).
+ * @queue: the queue of a user job, NULL for a kernel job; only compared,
+ *	never dereferenced (the queue outlives its jobs' time on the ring).
+ * @stream: the stream the job runs on (its entity's only scheduler).
+ * @hw_fence: the hardware fence: allocated with the job, initialised by
+ *	run_job (@hw_fence_init) and signalled when the completion record
+ *	is consumed. The job holds one reference once it is initialised.
+ * @hw_fence_init: @hw_fence was initialised (the job reached the ring).
+ * @cb_addr: command buffer address in @asid's address space.
+ * @cb_size: command buffer bytes.
+ * @asid: address space the command buffer runs in (0: the kernel's).
+ * @seq: stream sequence number of the descriptor, set by run_job.
+ * @link: entry in &hpu_stream.inflight while the descriptor is in the
+ *	ring, then in a private list until the fence is signalled. Protected
+ *	by &hpu_stream.lock while on the inflight list.
+ * @on_hw: @link is on &hpu_stream.inflight (under &hpu_stream.lock).
+ * @cancel_error: when non-zero, the job is being failed (-ETIMEDOUT: it
+ *	timed out; -ECANCELED: its queue is going away): a failed or missing
+ *	completion reports this error (under &hpu_stream.lock).
+ * @slot: ring index of the descriptor while @on_hw.
+ * @error: errno the hardware fence signals with (0 for success); set
+ *	when the job leaves the inflight list.
+ * @status: completion status of the record (HPU_CQ_*), for the log.
+ * @fail_offset: byte offset of the failing packet, for the log.
+ */
+struct hpu_job {
+	struct drm_sched_job base;
+	struct hpu_qm *qm;
+	struct hpu_queue *queue;
+	struct hpu_stream *stream;
+	struct dma_fence *hw_fence;
+	bool hw_fence_init;
+	u64 cb_addr;
+	u32 cb_size;
+	u16 asid;
+	u64 seq;
+	struct list_head link;
+	bool on_hw;
+	int cancel_error;
+	u32 slot;
+	int error;
+	u32 status;
+	u16 fail_offset;
+};
+
+extern const struct drm_sched_backend_ops hpu_sched_ops;
+extern const struct dma_fence_ops hpu_hw_fence_ops;
+
+int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
+		   void *owner, u16 asid, u64 cb_addr, u32 cb_size,
+		   struct hpu_job **out);
+void hpu_job_abort(struct hpu_job *job);
+int hpu_cq_status_to_errno(u32 status);
+void hpu_jobs_signal(struct list_head *done);
+
+int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+#endif /* __HPU_JOB_H__ */

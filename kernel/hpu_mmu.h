@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: device MMU: the HBM window, page-table pages, address-space ids,
+ * root registers, TLB invalidation and the fault latch.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_MMU_H__
+#define __HPU_MMU_H__
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#include "hpu_regs.h"
+
+struct hpu_device;
+
+/* First and last ASID handed to contexts; ASID 0 is the kernel's. */
+#define HPU_ASID_FIRST		1
+#define HPU_ASID_LAST		(HPU_MMU_NUM_ASIDS - 1)
+
+/* Size of one page table in HBM. */
+#define HPU_PT_SIZE		SZ_4K
+
+/**
+ * struct hpu_mmu - device MMU state of one device
+ * @win: mapping of the BAR4 HBM window; the window base is HBM offset 0,
+ *	so the page-table area is reachable through it. Valid while the
+ *	device is bound: use only inside drm_dev_enter()/drm_dev_exit() or
+ *	from probe and remove.
+ * @win_size: bytes of the window mapped at @win.
+ * @pt_size: bytes at the start of HBM reserved for page tables, a
+ *	multiple of 2 MiB, at most @win_size. Constant after probe.
+ * @pt_count: page tables in the reserved area (@pt_size / 4 KiB).
+ * @pt_lock: protects @pt_map and @pt_used.
+ * @pt_map: one bit per page table of the reserved area, set while in use.
+ * @pt_used: page tables in use.
+ * @asid_ida: allocated ASIDs (HPU_ASID_FIRST..HPU_ASID_LAST); the IDA
+ *	has its own lock.
+ * @inv_lock: serialises MMU_INV writes with the wait for their
+ *	completion, so that an invalidation is never reported done before
+ *	it is.
+ */
+struct hpu_mmu {
+	void __iomem *win;
+	u64 win_size;
+	u64 pt_size;
+	unsigned int pt_count;
+	struct mutex pt_lock;	/* protects pt_map, pt_used */
+	unsigned long *pt_map;
+	unsigned int pt_used;
+	struct ida asid_ida;
+	struct mutex inv_lock;	/* MMU_INV and its wait */
+};
+
+/**
+ * struct hpu_mmu_fault - a fault latched by the device MMU
+ * @asid: address space of the faulting access.
+ * @va: faulting address.
+ * @write: the access was a write.
+ * @cause: HPU_FAULT_NOT_PRESENT, _PROT, _BAD_PTE or _RANGE.
+ * @engine: engine that made the access.
+ */
+struct hpu_mmu_fault {
+	u32 asid;
+	u64 va;
+	bool write;
+	u8 cause;
+	u8 engine;
+};
+
+int hpu_mmu_init(struct hpu_device *hdev);
+void hpu_mmu_fini(struct hpu_device *hdev);
+
+int hpu_mmu_asid_alloc(struct hpu_device *hdev);
+void hpu_mmu_asid_free(struct hpu_device *hdev, u32 asid);
+
+int hpu_mmu_pt_alloc(struct hpu_device *hdev, u64 *offset);
+void hpu_mmu_pt_free(struct hpu_device *hdev, u64 offset);
+void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
+		       u64 pte);
+u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx);
+
+void hpu_mmu_set_root(struct hpu_device *hdev, u32 asid, u64 table,
+		      bool valid);
+int hpu_mmu_invalidate(struct hpu_device *hdev, u32 asid);
+int hpu_mmu_invalidate_all(struct hpu_device *hdev);
+
+bool hpu_mmu_fault_ack(struct hpu_device *hdev, struct hpu_mmu_fault *fault);
+const char *hpu_mmu_fault_cause_name(u8 cause);
+
+#endif /* __HPU_MMU_H__ */

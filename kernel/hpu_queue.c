@@ -1,0 +1,933 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: hardware streams of the DMA queue managers, and the per-file
+ * queues (scheduler entities) that feed them.
+ *
+ * Every stream of every DMA engine has a descriptor ring and a completion
+ * ring in coherent host memory and one drm_gpu_scheduler; a job is one
+ * descriptor. A queue of a file is a drm_sched_entity bound to one stream
+ * of the engine it was created on, chosen at creation as the stream with
+ * the fewest queues. Documentation/driver/submission.md has the whole
+ * picture.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+
+#include "hpu_accel.h"
+#include "hpu_drv.h"
+#include "hpu_irq.h"
+#include "hpu_job.h"
+#include "hpu_queue.h"
+#include "hpu_reg.h"
+
+static unsigned int hpu_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, hpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Time a job may run before it is stopped and failed with -ETIMEDOUT, in ms, read at probe (default 10000)");
+
+/* How long a stopped stream may take to finish its packet. */
+#define HPU_STREAM_STOP_TIMEOUT_US	(100 * USEC_PER_MSEC)
+/* How long the probe self-test waits for its jobs. */
+#define HPU_SELF_TEST_TIMEOUT_MS	5000
+/* How long device release waits for the last jobs to be freed. */
+#define HPU_JOBS_DRAIN_TIMEOUT_MS	10000
+
+static inline u32 hpu_stream_rd(struct hpu_stream *stream, u32 reg)
+{
+	return hpu_rd32(stream->hdev, stream->base + reg);
+}
+
+static inline void hpu_stream_wr(struct hpu_stream *stream, u32 reg, u32 val)
+{
+	hpu_wr32(stream->hdev, stream->base + reg, val);
+}
+
+/* Write @job's descriptor at the producer index. Caller holds the lock. */
+static void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job)
+{
+	struct hpu_desc *desc;
+
+	job->slot = stream->pi % HPU_STREAM_ENTRIES;
+	desc = &stream->ring[job->slot];
+
+	desc->cb_addr = cpu_to_le64(job->cb_addr);
+	desc->cb_size = cpu_to_le32(job->cb_size);
+	desc->asid = cpu_to_le16(job->asid);
+	desc->flags = 0;
+	desc->seq = cpu_to_le64(job->seq);
+	desc->reserved = 0;
+	stream->pi++;
+}
+
+/*
+ * Program the rings and enable the stream, with the completion interrupt.
+ * The device resets PI, CI and CQ_PI to 0 on enable. Caller holds the
+ * lock, or is the only user (probe).
+ */
+static int hpu_stream_hw_enable(struct hpu_stream *stream)
+{
+	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
+	hpu_stream_wr(stream, HPU_QS_RING_LO, lower_32_bits(stream->ring_dma));
+	hpu_stream_wr(stream, HPU_QS_RING_HI, upper_32_bits(stream->ring_dma));
+	hpu_stream_wr(stream, HPU_QS_RING_SIZE, HPU_STREAM_ENTRIES);
+	hpu_stream_wr(stream, HPU_QS_CQ_LO, lower_32_bits(stream->cq_dma));
+	hpu_stream_wr(stream, HPU_QS_CQ_HI, upper_32_bits(stream->cq_dma));
+	hpu_stream_wr(stream, HPU_QS_CQ_SIZE, HPU_STREAM_ENTRIES);
+	hpu_stream_wr(stream, HPU_QS_CTRL, HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN);
+	stream->pi = 0;
+	stream->cq_ci = 0;
+
+	if (hpu_stream_rd(stream, HPU_QS_STATUS) & HPU_QS_STATUS_HALTED)
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Consume the completion records the device has written: move the jobs
+ * they name from the inflight list to @done with their error set. Caller
+ * holds the lock.
+ */
+static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
+{
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *job, *it;
+	u32 cq_pi, status;
+	u64 seq;
+
+	cq_pi = hpu_stream_rd(stream, HPU_QS_CQ_PI);
+	if (cq_pi == U32_MAX)
+		return;		/* the device is gone */
+	if (cq_pi - stream->cq_ci > HPU_STREAM_ENTRIES) {
+		dev_err_ratelimited(hdev->drm.dev,
+				    "%s: CQ_PI %u is more than a ring ahead of %u\n",
+				    stream->name, cq_pi, stream->cq_ci);
+		return;
+	}
+
+	/* Read the records only after CQ_PI says they are there. */
+	dma_rmb();
+
+	while (stream->cq_ci != cq_pi) {
+		struct hpu_cqe *cqe = &stream->cq[stream->cq_ci % HPU_STREAM_ENTRIES];
+
+		seq = le64_to_cpu(READ_ONCE(cqe->seq));
+		status = le32_to_cpu(READ_ONCE(cqe->status));
+		stream->cq_ci++;
+
+		/* The device completes a stream's descriptors in order. */
+		job = list_first_entry_or_null(&stream->inflight,
+					       struct hpu_job, link);
+		if (job && job->seq != seq) {
+			job = NULL;
+			list_for_each_entry(it, &stream->inflight, link) {
+				if (it->seq == seq) {
+					job = it;
+					break;
+				}
+			}
+		}
+		if (!job) {
+			dev_err_ratelimited(hdev->drm.dev,
+					    "%s: completion record for unknown seq %llu (status %u)\n",
+					    stream->name, seq, status);
+			continue;
+		}
+
+		job->status = status;
+		job->fail_offset = le16_to_cpu(READ_ONCE(cqe->offset));
+		job->error = hpu_cq_status_to_errno(status);
+		if (job->error && job->cancel_error)
+			job->error = job->cancel_error;
+		job->on_hw = false;
+		list_move_tail(&job->link, done);
+	}
+}
+
+/**
+ * hpu_stream_submit() - put a job on the hardware
+ * @stream: the job's stream
+ * @job: the job, with its hardware fence allocated but not initialised
+ *
+ * Assigns the job the stream's next sequence number, initialises its
+ * hardware fence with it, writes the descriptor and rings the doorbell.
+ * Called by run_job only, inside drm_dev_enter(); the scheduler never has
+ * more jobs on the stream than the ring has entries.
+ *
+ * Return: 0, or -ENODEV if the stream has been shut down (the fence is
+ * then left uninitialised).
+ */
+int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (!stream->enabled) {
+		spin_unlock_irqrestore(&stream->lock, flags);
+		return -ENODEV;
+	}
+
+	job->seq = ++stream->seq;
+	dma_fence_init(job->hw_fence, &hpu_hw_fence_ops, &stream->fence_lock,
+		       stream->fence_ctx, job->seq);
+	job->hw_fence_init = true;
+	job->on_hw = true;
+	list_add_tail(&job->link, &stream->inflight);
+
+	hpu_stream_put_desc(stream, job);
+	/* writel() orders the descriptor before the doorbell. */
+	hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	return 0;
+}
+
+/**
+ * hpu_stream_process() - signal the jobs the device has completed
+ * @stream: the stream
+ *
+ * Called from the engine's interrupt handler (hard interrupt context).
+ */
+void hpu_stream_process(struct hpu_stream *stream)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled)
+		hpu_stream_reap(stream, &done);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	hpu_jobs_signal(&done);
+}
+
+/*
+ * Stop the stream at the next packet boundary and wait until it is idle.
+ * The descriptor in flight completes ABORTED; later ones stay unexecuted.
+ * May sleep.
+ */
+static void hpu_stream_stop(struct hpu_stream *stream)
+{
+	unsigned long flags;
+	u32 status;
+	int ret;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
+			 status == U32_MAX || (status & HPU_QS_STATUS_IDLE),
+			 HPU_STREAM_STOP_TIMEOUT_US);
+	if (ret)
+		drm_err(&stream->hdev->drm, "%s: stream did not stop (STATUS 0x%08x)\n",
+			stream->name, status);
+}
+
+/*
+ * Stop the stream, consume the completions that arrived meanwhile, fail
+ * the jobs marked with a cancel error, re-enable the stream and write the
+ * descriptors of the other jobs that had not completed to the fresh ring,
+ * in their order, so they are not lost. Caller holds the recover lock and
+ * is inside drm_dev_enter(). May sleep.
+ */
+static void hpu_stream_restart(struct hpu_stream *stream)
+{
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *job, *tmp;
+	unsigned long flags;
+	LIST_HEAD(done);
+	int ret;
+
+	hpu_stream_stop(stream);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	hpu_stream_reap(stream, &done);
+
+	ret = hpu_stream_hw_enable(stream);
+	if (ret)
+		drm_err(&hdev->drm, "%s: stream halted when re-enabled, failing its jobs\n",
+			stream->name);
+
+	list_for_each_entry_safe(job, tmp, &stream->inflight, link) {
+		if (ret || job->cancel_error) {
+			job->on_hw = false;
+			job->status = HPU_CQ_ABORTED;
+			job->error = ret ? -EIO : job->cancel_error;
+			list_move_tail(&job->link, &done);
+		} else {
+			hpu_stream_put_desc(stream, job);
+		}
+	}
+	if (!ret && stream->pi)
+		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	hpu_jobs_signal(&done);
+}
+
+/**
+ * hpu_stream_recover() - recover a stream from a job that timed out
+ * @stream: the stream, whose scheduler is stopped (drm_sched_stop())
+ * @bad: the job that timed out
+ *
+ * Stops the stream, fails @bad with -ETIMEDOUT (unless it completed after
+ * all) and restarts the stream with the jobs queued behind it, so other
+ * queues' jobs on the stream are not lost. Runs inside drm_dev_enter().
+ * May sleep.
+ */
+void hpu_stream_recover(struct hpu_stream *stream, struct hpu_job *bad)
+{
+	unsigned long flags;
+	bool running;
+
+	mutex_lock(&stream->recover_lock);
+	spin_lock_irqsave(&stream->lock, flags);
+	running = stream->enabled && bad->on_hw;
+	/* Its ABORTED record, whoever consumes it, means -ETIMEDOUT. */
+	if (running)
+		bad->cancel_error = -ETIMEDOUT;
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	/* Otherwise it completed after all, or the device is going away. */
+	if (running)
+		hpu_stream_restart(stream);
+	mutex_unlock(&stream->recover_lock);
+}
+
+/*
+ * Cancel the jobs of @queue that are in @stream's ring, with -ECANCELED:
+ * a job not started yet gets a descriptor the device refuses (cb_size 0)
+ * so it completes at once without running; if the running job is the
+ * queue's, the stream is stopped and restarted without the queue's jobs.
+ * Jobs of other queues are not touched (a job may still complete normally
+ * if the device started it meanwhile). May sleep.
+ */
+static void hpu_stream_cancel_queue(struct hpu_stream *stream,
+				    struct hpu_queue *queue)
+{
+	struct hpu_device *hdev = stream->hdev;
+	bool head = true, restart = false;
+	unsigned long flags;
+	struct hpu_job *job;
+	int idx;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return;		/* hpu_qm_fini() fails everything */
+
+	mutex_lock(&stream->recover_lock);
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled) {
+		list_for_each_entry(job, &stream->inflight, link) {
+			if (job->queue == queue) {
+				job->cancel_error = -ECANCELED;
+				if (head)
+					restart = true;
+				else
+					WRITE_ONCE(stream->ring[job->slot].cb_size, 0);
+			}
+			head = false;
+		}
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	if (restart)
+		hpu_stream_restart(stream);
+	mutex_unlock(&stream->recover_lock);
+	drm_dev_exit(idx);
+}
+
+/*
+ * Shut the stream down for good (device removal or failed probe): stop
+ * it, signal what completed and fail everything else with -ENODEV. Later
+ * run_job calls fail the job without touching the device. May sleep.
+ */
+static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
+{
+	unsigned long flags;
+	struct hpu_job *job;
+	LIST_HEAD(done);
+
+	if (!stream->enabled)
+		return;
+
+	if (present)
+		hpu_stream_stop(stream);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (present)
+		hpu_stream_reap(stream, &done);
+	while ((job = list_first_entry_or_null(&stream->inflight,
+					       struct hpu_job, link))) {
+		job->on_hw = false;
+		job->error = -ENODEV;
+		list_move_tail(&job->link, &done);
+	}
+	stream->enabled = false;
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	hpu_jobs_signal(&done);
+}
+
+static irqreturn_t hpu_dma_irq(int irq, void *arg)
+{
+	struct hpu_engine *engine = arg;
+	unsigned int s;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++)
+		hpu_stream_process(&engine->streams[s]);
+
+	return IRQ_HANDLED;
+}
+
+/* drmm action: runs when the DRM device is released (no file is open). */
+static void hpu_qm_release(struct drm_device *drm, void *arg)
+{
+	struct hpu_qm *qm = arg;
+	unsigned int e, s;
+
+	/* Freed jobs are the scheduler's: let its workers finish them. */
+	if (!wait_event_timeout(qm->jobs_wq, !atomic_read(&qm->jobs),
+				msecs_to_jiffies(HPU_JOBS_DRAIN_TIMEOUT_MS)))
+		drm_err(drm, "%d jobs still allocated at release\n",
+			atomic_read(&qm->jobs));
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+			if (stream->sched_ready)
+				drm_sched_fini(&stream->sched);
+		}
+	}
+
+	destroy_workqueue(qm->wq);
+}
+
+static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
+{
+	struct hpu_device *hdev = qm->hdev;
+	struct hpu_stream *stream = &qm->engines[e].streams[s];
+	struct device *dev = hdev->drm.dev;
+	int ret;
+
+	stream->hdev = hdev;
+	stream->base = HPU_REG_QM_STREAM(e, s);
+	stream->engine = e;
+	stream->index = s;
+	snprintf(stream->name, sizeof(stream->name), "dma%u.%u", e, s);
+	spin_lock_init(&stream->lock);
+	spin_lock_init(&stream->fence_lock);
+	drmm_mutex_init(&hdev->drm, &stream->recover_lock);
+	INIT_LIST_HEAD(&stream->inflight);
+	stream->fence_ctx = dma_fence_context_alloc(1);
+
+	stream->ring = dmam_alloc_coherent(dev, HPU_STREAM_ENTRIES * HPU_DESC_SIZE,
+					   &stream->ring_dma, GFP_KERNEL);
+	stream->cq = dmam_alloc_coherent(dev, HPU_STREAM_ENTRIES * HPU_CQE_SIZE,
+					 &stream->cq_dma, GFP_KERNEL);
+	if (!stream->ring || !stream->cq)
+		return -ENOMEM;
+
+	ret = drm_sched_init(&stream->sched, &hpu_sched_ops, qm->wq,
+			     DRM_SCHED_PRIORITY_COUNT, HPU_STREAM_ENTRIES, 0,
+			     qm->timeout, NULL, NULL, stream->name, dev);
+	if (ret) {
+		drm_err(&hdev->drm, "%s: cannot initialise the scheduler: %d\n",
+			stream->name, ret);
+		return ret;
+	}
+	stream->sched_ready = true;
+
+	return 0;
+}
+
+/**
+ * hpu_qm_init() - set up the queue managers of every DMA engine
+ * @hdev: the device, soft reset, with its MSI-X vectors allocated
+ *
+ * Allocates the rings and schedulers of every stream, installs the
+ * engines' completion interrupts and enables the streams. The schedulers
+ * live until the DRM device is released; the rings until the device is
+ * unbound. May sleep.
+ *
+ * Return: 0 or a negative error code, with the reason logged.
+ */
+int hpu_qm_init(struct hpu_device *hdev)
+{
+	struct drm_device *drm = &hdev->drm;
+	unsigned int e, s;
+	struct hpu_qm *qm;
+	int ret;
+
+	qm = drmm_kzalloc(drm, sizeof(*qm), GFP_KERNEL);
+	if (!qm)
+		return -ENOMEM;
+
+	qm->hdev = hdev;
+	qm->num_engines = min_t(unsigned int, hdev->id.num_dma,
+				HPU_MAX_DMA_ENGINES);
+	if (hdev->id.num_dma > HPU_MAX_DMA_ENGINES)
+		drm_info(drm, "using %u of %u DMA engines\n",
+			 qm->num_engines, hdev->id.num_dma);
+	qm->timeout = msecs_to_jiffies(max(hpu_job_timeout_ms, 1U));
+	atomic_set(&qm->jobs, 0);
+	init_waitqueue_head(&qm->jobs_wq);
+
+	qm->wq = alloc_ordered_workqueue("hpu-sched-%s", WQ_MEM_RECLAIM,
+					 pci_name(hdev->pdev));
+	if (!qm->wq)
+		return -ENOMEM;
+
+	ret = drmm_add_action_or_reset(drm, hpu_qm_release, qm);
+	if (ret)
+		return ret;
+	hdev->qm = qm;
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			ret = hpu_stream_init(qm, e, s);
+			if (ret)
+				return ret;
+		}
+
+		ret = hpu_irq_request(hdev, HPU_VEC_DMA(e), hpu_dma_irq,
+				      &qm->engines[e], "dma");
+		if (ret)
+			return ret;
+	}
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			unsigned long flags;
+
+			spin_lock_irqsave(&stream->lock, flags);
+			ret = hpu_stream_hw_enable(stream);
+			if (!ret)
+				stream->enabled = true;
+			spin_unlock_irqrestore(&stream->lock, flags);
+			if (ret) {
+				drm_err(drm, "%s: stream halted when enabled (STATUS 0x%08x)\n",
+					stream->name,
+					hpu_stream_rd(stream, HPU_QS_STATUS));
+				hpu_qm_fini(hdev);
+				return ret;
+			}
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * hpu_qm_fini() - stop every stream before the device is unbound
+ * @hdev: the device; no ioctl can enter any more (drm_dev_unplug() or a
+ *	failed probe)
+ *
+ * Disables every stream, signals the jobs that completed and fails the
+ * others with -ENODEV. The schedulers stay until the DRM device is
+ * released, so files still open can tear their queues down. May sleep.
+ */
+void hpu_qm_fini(struct hpu_device *hdev)
+{
+	struct hpu_qm *qm = hdev->qm;
+	bool present;
+	unsigned int e, s;
+
+	if (!qm)
+		return;
+
+	present = hpu_rd32(hdev, HPU_REG_MAGIC) != U32_MAX;
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			hpu_stream_shutdown(&qm->engines[e].streams[s], present);
+}
+
+/* Command buffer of the self-test: NOP, then WRITE_VALUE to host memory. */
+#define HPU_SELF_TEST_CB_SIZE		24
+#define HPU_SELF_TEST_CB_STRIDE		32
+#define HPU_SELF_TEST_RESULT_OFFSET	2048
+#define HPU_SELF_TEST_MAGIC		0x5e1f7e00
+
+/**
+ * hpu_qm_self_test() - run a kernel job on every stream
+ * @hdev: the device, with its streams enabled
+ *
+ * Submits, on every stream, an ASID-0 command buffer in host memory made
+ * of a NOP and a WRITE_VALUE to host memory, through the same scheduler
+ * path as user jobs, and checks that every job completes without error
+ * and that every value arrived. May sleep.
+ *
+ * Return: 0, -EIO if a job failed or a value is wrong, or another
+ * negative error code.
+ */
+int hpu_qm_self_test(struct hpu_device *hdev)
+{
+	struct hpu_qm *qm = hdev->qm;
+	struct drm_device *drm = &hdev->drm;
+	unsigned int n = qm->num_engines * HPU_QM_STREAMS;
+	struct drm_sched_entity *entities;
+	struct dma_fence **fences;
+	unsigned int i, started = 0;
+	dma_addr_t buf_dma;
+	__le32 *cb;
+	void *buf;
+	long left;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	BUILD_BUG_ON(HPU_MAX_DMA_ENGINES * HPU_QM_STREAMS * HPU_SELF_TEST_CB_STRIDE >
+		     HPU_SELF_TEST_RESULT_OFFSET);
+
+	buf = dma_alloc_coherent(drm->dev, SZ_4K, &buf_dma, GFP_KERNEL);
+	entities = kcalloc(n, sizeof(*entities), GFP_KERNEL);
+	fences = kcalloc(n, sizeof(*fences), GFP_KERNEL);
+	if (!buf || !entities || !fences) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct hpu_stream *stream =
+			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+		struct drm_gpu_scheduler *sched = &stream->sched;
+		u64 result = buf_dma + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+		u64 cb_dma = buf_dma + HPU_SELF_TEST_CB_STRIDE * i;
+		struct hpu_job *job;
+
+		cb = buf + HPU_SELF_TEST_CB_STRIDE * i;
+		cb[0] = cpu_to_le32(HPU_PKT_NOP);
+		cb[1] = 0;
+		cb[2] = cpu_to_le32(HPU_PKT_WRITE_VALUE);
+		cb[3] = cpu_to_le32(HPU_SELF_TEST_MAGIC | i);
+		cb[4] = cpu_to_le32(lower_32_bits(HPU_ADDR_HOST | result));
+		cb[5] = cpu_to_le32(upper_32_bits(HPU_ADDR_HOST | result));
+
+		ret = drm_sched_entity_init(&entities[i], DRM_SCHED_PRIORITY_KERNEL,
+					    &sched, 1, NULL);
+		if (ret)
+			break;
+		started++;
+
+		ret = hpu_job_create(qm, &entities[i], NULL, 0,
+				     HPU_ADDR_HOST | cb_dma,
+				     HPU_SELF_TEST_CB_SIZE, &job);
+		if (ret)
+			break;
+
+		drm_sched_job_arm(&job->base);
+		fences[i] = dma_fence_get(&job->base.s_fence->finished);
+		drm_sched_entity_push_job(&job->base);
+	}
+
+	for (i = 0; i < started; i++) {
+		struct hpu_stream *stream =
+			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+		u32 *result = buf + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+
+		if (!fences[i])
+			continue;
+
+		left = dma_fence_wait_timeout(fences[i], false,
+					      msecs_to_jiffies(HPU_SELF_TEST_TIMEOUT_MS));
+		if (left <= 0) {
+			drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x)\n",
+				stream->name, HPU_SELF_TEST_TIMEOUT_MS,
+				hpu_stream_rd(stream, HPU_QS_CI),
+				hpu_stream_rd(stream, HPU_QS_CQ_PI),
+				hpu_stream_rd(stream, HPU_QS_STATUS));
+			ret = -EIO;
+		} else if (fences[i]->error) {
+			drm_err(drm, "self-test: job on %s failed: %d\n",
+				stream->name, fences[i]->error);
+			ret = -EIO;
+		} else if (READ_ONCE(*result) != (HPU_SELF_TEST_MAGIC | i)) {
+			drm_err(drm, "self-test: job on %s completed but wrote 0x%08x, expected 0x%08x\n",
+				stream->name, READ_ONCE(*result),
+				HPU_SELF_TEST_MAGIC | i);
+			ret = -EIO;
+		}
+	}
+
+	/*
+	 * Destroying an entity waits until its job has been handed to the
+	 * stream; a job the device never completes is failed by the timeout
+	 * handler or by hpu_qm_fini(), so the fences below always signal.
+	 */
+	for (i = 0; i < started; i++)
+		drm_sched_entity_destroy(&entities[i]);
+	if (ret)
+		hpu_qm_fini(hdev);
+	for (i = 0; i < started; i++) {
+		if (fences[i]) {
+			dma_fence_wait(fences[i], false);
+			dma_fence_put(fences[i]);
+		}
+	}
+	if (!ret)
+		drm_dbg_driver(drm, "self-test: %u streams ran a kernel job\n", n);
+
+out_free:
+	kfree(fences);
+	kfree(entities);
+	if (buf)
+		dma_free_coherent(drm->dev, SZ_4K, buf, buf_dma);
+	return ret;
+}
+
+/* Queues of files */
+
+static void hpu_queue_release(struct kref *ref)
+{
+	struct hpu_queue *queue = container_of(ref, struct hpu_queue, ref);
+
+	/*
+	 * Hand the queued jobs to the hardware (drm_sched kills those still
+	 * waiting if the process is killed), then wait until the last one has
+	 * finished: the file's address space must not go away under a running
+	 * job. An exiting process, or a wait interrupted by a signal, cancels
+	 * the queue's jobs still on the ring instead of waiting for them.
+	 */
+	drm_sched_entity_destroy(&queue->entity);
+	if (queue->last_fence) {
+		if ((current->flags & PF_EXITING) ||
+		    dma_fence_wait(queue->last_fence, true)) {
+			hpu_stream_cancel_queue(queue->stream, queue);
+			dma_fence_wait(queue->last_fence, false);
+		}
+		dma_fence_put(queue->last_fence);
+	}
+
+	atomic_dec(&queue->stream->num_queues);
+	mutex_destroy(&queue->lock);
+	kfree(queue);
+}
+
+/**
+ * hpu_queue_put() - drop a reference to a queue
+ * @queue: the queue
+ *
+ * The last reference destroys the queue, waiting for its jobs. May sleep.
+ */
+void hpu_queue_put(struct hpu_queue *queue)
+{
+	kref_put(&queue->ref, hpu_queue_release);
+}
+
+/**
+ * hpu_queue_get() - look a queue of a file up by id
+ * @fpriv: the file
+ * @id: the queue id
+ *
+ * Return: the queue with a reference the caller drops with
+ * hpu_queue_put(), or NULL if the file has no such queue.
+ */
+struct hpu_queue *hpu_queue_get(struct hpu_file_priv *fpriv, u32 id)
+{
+	struct hpu_queue *queue;
+
+	xa_lock(&fpriv->queues);
+	queue = xa_load(&fpriv->queues, id);
+	if (queue)
+		kref_get(&queue->ref);
+	xa_unlock(&fpriv->queues);
+
+	return queue;
+}
+
+/* Remove @queue from its file's table (done by the caller) and kill it. */
+static void hpu_queue_kill(struct hpu_queue *queue)
+{
+	mutex_lock(&queue->lock);
+	queue->dead = true;
+	mutex_unlock(&queue->lock);
+	hpu_queue_put(queue);
+}
+
+/**
+ * hpu_queues_init() - initialise the queue table of a new file
+ * @fpriv: the file
+ */
+void hpu_queues_init(struct hpu_file_priv *fpriv)
+{
+	xa_init_flags(&fpriv->queues, XA_FLAGS_ALLOC1);
+}
+
+/**
+ * hpu_queues_fini() - destroy every queue of a closing file
+ * @fpriv: the file
+ *
+ * Runs first in postclose: when it returns, every job of the file has
+ * finished (completed, failed, timed out, cancelled or killed), so the
+ * file's address space can be torn down. A close from a process that is
+ * exiting cancels the jobs still on the ring rather than waiting for
+ * them; a plain close(2) waits for them (interruptibly: a signal cancels
+ * them). May sleep.
+ */
+void hpu_queues_fini(struct hpu_file_priv *fpriv)
+{
+	struct hpu_queue *queue;
+	unsigned long id;
+
+	xa_for_each(&fpriv->queues, id, queue) {
+		xa_erase(&fpriv->queues, id);
+		hpu_queue_kill(queue);
+	}
+	xa_destroy(&fpriv->queues);
+}
+
+/* The stream of @engine with the fewest queues; ties go to the lowest. */
+static struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine)
+{
+	struct hpu_stream *best = NULL;
+	unsigned int s;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		struct hpu_stream *stream = &qm->engines[engine].streams[s];
+
+		if (!best || atomic_read(&stream->num_queues) <
+			     atomic_read(&best->num_queues))
+			best = stream;
+	}
+
+	return best;
+}
+
+/**
+ * hpu_queue_create_ioctl() - DRM_IOCTL_HPU_QUEUE_CREATE
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_queue_create
+ * @file: the DRM file
+ *
+ * Creates a queue on a stream of the given engine: the stream that has
+ * the fewest queues at the time.
+ *
+ * Return: 0; -EINVAL for non-zero flags, an unknown engine class or an
+ * engine index out of range; -ENOSPC if the file has HPU_MAX_QUEUES
+ * queues already; -ENOMEM; -ENODEV once the device is unplugged.
+ */
+int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_queue_create *args = data;
+	struct drm_gpu_scheduler *sched;
+	struct hpu_qm *qm = hdev->qm;
+	struct hpu_queue *queue;
+	int idx, ret;
+	u32 id;
+
+	if (args->flags) {
+		drm_dbg_driver(drm, "QUEUE_CREATE: flags 0x%x must be zero\n",
+			       args->flags);
+		return -EINVAL;
+	}
+	if (args->engine_class != DRM_HPU_ENGINE_DMA) {
+		drm_dbg_driver(drm, "QUEUE_CREATE: unknown engine class %u\n",
+			       args->engine_class);
+		return -EINVAL;
+	}
+	if (args->engine >= qm->num_engines) {
+		drm_dbg_driver(drm, "QUEUE_CREATE: DMA engine %u out of range (%u engines)\n",
+			       args->engine, qm->num_engines);
+		return -EINVAL;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	if (!queue) {
+		ret = -ENOMEM;
+		goto out_exit;
+	}
+	kref_init(&queue->ref);
+	mutex_init(&queue->lock);
+	queue->stream = hpu_stream_pick(qm, args->engine);
+	atomic_inc(&queue->stream->num_queues);
+
+	sched = &queue->stream->sched;
+	ret = drm_sched_entity_init(&queue->entity, DRM_SCHED_PRIORITY_NORMAL,
+				    &sched, 1, NULL);
+	if (ret) {
+		atomic_dec(&queue->stream->num_queues);
+		mutex_destroy(&queue->lock);
+		kfree(queue);
+		goto out_exit;
+	}
+
+	ret = xa_alloc(&fpriv->queues, &id, queue,
+		       XA_LIMIT(1, HPU_MAX_QUEUES), GFP_KERNEL);
+	if (ret) {
+		if (ret == -EBUSY) {
+			drm_dbg_driver(drm, "QUEUE_CREATE: the file has %u queues already\n",
+				       HPU_MAX_QUEUES);
+			ret = -ENOSPC;
+		}
+		hpu_queue_put(queue);
+		goto out_exit;
+	}
+	queue->id = id;
+	args->queue_id = id;
+	drm_dbg_driver(drm, "QUEUE_CREATE: queue %u on %s\n", id,
+		       queue->stream->name);
+
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * hpu_queue_destroy_ioctl() - DRM_IOCTL_HPU_QUEUE_DESTROY
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_queue_destroy
+ * @file: the DRM file
+ *
+ * Removes the queue from the file at once; its submitted jobs still run,
+ * and the call returns once they have finished. If a signal interrupts
+ * the wait, the queue's jobs that have not finished are cancelled instead
+ * (their fences signal -ECANCELED, or -ESRCH for jobs still waiting for
+ * their in-syncs when the process is killed) and the call still succeeds.
+ *
+ * Return: 0; -EINVAL for non-zero pad; -ENOENT if the file has no such
+ * queue.
+ */
+int hpu_queue_destroy_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_queue_destroy *args = data;
+	struct hpu_queue *queue;
+
+	if (args->pad) {
+		drm_dbg_driver(drm, "QUEUE_DESTROY: pad 0x%x must be zero\n",
+			       args->pad);
+		return -EINVAL;
+	}
+
+	queue = xa_erase(&fpriv->queues, args->queue_id);
+	if (!queue) {
+		drm_dbg_driver(drm, "QUEUE_DESTROY: no queue %u\n",
+			       args->queue_id);
+		return -ENOENT;
+	}
+
+	hpu_queue_kill(queue);
+	return 0;
+}

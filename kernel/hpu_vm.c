@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: per-context device address spaces.
+ *
+ * Every open file is a context with its own ASID and a range of device
+ * virtual addresses, [HPU_VA_START, HPU_VA_END), handed out by a drm_mm.
+ * VM_BIND maps a range of a buffer object there and writes the device
+ * page tables: 2 MiB leaves (L2, HUGE) for HBM, 4 KiB leaves (L3, HOST)
+ * for host memory, whose bus addresses come from the buffer's DMA-mapped
+ * sg table (so they are IOVAs behind an IOMMU).
+ *
+ * The driver keeps a software copy of each table tree (&struct hpu_pt):
+ * the HBM offset of each table, its children and how many of its entries
+ * are present. It never reads tables back from the device. A table whose
+ * last entry goes is unlinked and, after the TLB invalidation that follows
+ * every removal, given back to the MMU's page-table area.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/list.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+
+#include "hpu_drv.h"
+#include "hpu_gem.h"
+#include "hpu_hbm.h"
+#include "hpu_mmu.h"
+#include "hpu_vm.h"
+
+/* Level of the tables holding 2 MiB and 4 KiB leaves. */
+#define HPU_PT_LEVEL_HUGE	2
+#define HPU_PT_LEVEL_4K		3
+
+/* How long closing a file waits for its jobs before tearing down. */
+#define HPU_VM_TEARDOWN_TIMEOUT	(30 * HZ)
+
+/**
+ * struct hpu_pt - software copy of one page table
+ * @offset: HBM offset of the table.
+ * @level: 0 (root) to 3.
+ * @used: entries present (pointers to tables and leaves).
+ * @free_link: on the list of tables to free after an invalidation.
+ * @child: levels 0 to 2: the table each entry points to, NULL for an
+ *	empty entry or a 2 MiB leaf.
+ *
+ * Protected by the lock of the &struct hpu_vm that owns the tree.
+ */
+struct hpu_pt {
+	u64 offset;
+	unsigned int level;
+	unsigned int used;
+	struct list_head free_link;
+	struct hpu_pt *child[];
+};
+
+/**
+ * struct hpu_mapping - one VM_BIND mapping
+ * @node: the virtual range, in &hpu_vm.mm.
+ * @obj: the buffer object (a reference, dropped at unmap).
+ * @offset: offset in @obj of the first mapped byte.
+ * @leaf_level: %HPU_PT_LEVEL_HUGE or %HPU_PT_LEVEL_4K.
+ * @link: on a local list while the context is torn down.
+ *
+ * Protected by the lock of its &struct hpu_vm.
+ */
+struct hpu_mapping {
+	struct drm_mm_node node;
+	struct drm_gem_object *obj;
+	u64 offset;
+	unsigned int leaf_level;
+	struct list_head link;
+};
+
+static unsigned int hpu_va_index(u64 va, unsigned int level)
+{
+	unsigned int shift = HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level);
+
+	return (va >> shift) & (HPU_PT_ENTRIES - 1);
+}
+
+static u64 hpu_level_page_size(unsigned int level)
+{
+	return 1ULL << (HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level));
+}
+
+static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
+{
+	unsigned int nchild = level < HPU_PT_LEVEL_4K ? HPU_PT_ENTRIES : 0;
+	struct hpu_pt *pt;
+	int ret;
+
+	pt = kzalloc(struct_size(pt, child, nchild), GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+
+	ret = hpu_mmu_pt_alloc(vm->hdev, &pt->offset);
+	if (ret) {
+		kfree(pt);
+		return ERR_PTR(ret);
+	}
+	pt->level = level;
+	INIT_LIST_HEAD(&pt->free_link);
+	return pt;
+}
+
+static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
+{
+	hpu_mmu_pt_free(vm->hdev, pt->offset);
+	kfree(pt);
+}
+
+static void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list)
+{
+	struct hpu_pt *pt, *tmp;
+
+	list_for_each_entry_safe(pt, tmp, list, free_link)
+		hpu_pt_release(vm, pt);
+}
+
+static void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
+{
+	unsigned int i;
+
+	if (pt->level < HPU_PT_LEVEL_4K)
+		for (i = 0; i < HPU_PT_ENTRIES; i++)
+			if (pt->child[i])
+				hpu_pt_release_tree(vm, pt->child[i]);
+	hpu_pt_release(vm, pt);
+}
+
+/* Write the leaf for @va at @leaf_level, creating tables on the way. */
+static int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
+			   u64 pte)
+{
+	struct hpu_device *hdev = vm->hdev;
+	struct hpu_pt *pt = vm->root, *child;
+	unsigned int level, idx;
+
+	for (level = 0; level < leaf_level; level++) {
+		idx = hpu_va_index(va, level);
+		child = pt->child[idx];
+		if (!child) {
+			child = hpu_pt_new(vm, level + 1);
+			if (IS_ERR(child))
+				return PTR_ERR(child);
+			pt->child[idx] = child;
+			pt->used++;
+			hpu_mmu_pte_write(hdev, pt->offset, idx,
+					  child->offset | HPU_PTE_PRESENT);
+		}
+		pt = child;
+	}
+
+	idx = hpu_va_index(va, leaf_level);
+	/* drm_mm keeps mappings apart and empty tables are freed. */
+	if (WARN_ON(leaf_level < HPU_PT_LEVEL_4K && pt->child[idx]))
+		return -EBUSY;
+	pt->used++;
+	hpu_mmu_pte_write(hdev, pt->offset, idx, pte);
+	return 0;
+}
+
+/*
+ * Clear the leaf for @va at @leaf_level; unlink tables left empty and put
+ * them on @freed, to be released after the TLB invalidation.
+ */
+static void hpu_vm_clear_leaf(struct hpu_vm *vm, u64 va,
+			      unsigned int leaf_level, struct list_head *freed)
+{
+	struct hpu_pt *path[HPU_PT_LEVELS];
+	struct hpu_device *hdev = vm->hdev;
+	unsigned int level, idx;
+
+	path[0] = vm->root;
+	for (level = 0; level < leaf_level; level++) {
+		path[level + 1] = path[level]->child[hpu_va_index(va, level)];
+		if (!path[level + 1])
+			return;
+	}
+
+	level = leaf_level;
+	hpu_mmu_pte_write(hdev, path[level]->offset, hpu_va_index(va, level), 0);
+	path[level]->used--;
+
+	while (level > 0 && !path[level]->used) {
+		list_add_tail(&path[level]->free_link, freed);
+		level--;
+		idx = hpu_va_index(va, level);
+		path[level]->child[idx] = NULL;
+		hpu_mmu_pte_write(hdev, path[level]->offset, idx, 0);
+		path[level]->used--;
+	}
+}
+
+static void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
+			       unsigned int leaf_level, struct list_head *freed)
+{
+	u64 step = hpu_level_page_size(leaf_level), end = va + size;
+
+	for (; va < end; va += step)
+		hpu_vm_clear_leaf(vm, va, leaf_level, freed);
+}
+
+static int hpu_vm_write_hbm(struct hpu_vm *vm, struct hpu_bo *bo, u64 va,
+			    u64 offset, u64 size, u64 flags, u64 *done)
+{
+	struct hpu_device *hdev = vm->hdev;
+	struct drm_buddy_block *block;
+	u64 addr, bsize, pos;
+	int ret;
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		bsize = hpu_hbm_block_size(hdev, block);
+		if (offset >= bsize) {
+			offset -= bsize;
+			continue;
+		}
+		addr = hpu_hbm_block_addr(hdev, block);
+		for (pos = offset; pos < bsize && *done < size;
+		     pos += HPU_HBM_PAGE_SIZE) {
+			ret = hpu_vm_set_leaf(vm, va + *done, HPU_PT_LEVEL_HUGE,
+					      (addr + pos) | flags |
+					      HPU_PTE_HUGE | HPU_PTE_PRESENT);
+			if (ret)
+				return ret;
+			*done += HPU_HBM_PAGE_SIZE;
+		}
+		if (*done == size)
+			return 0;
+		offset = 0;
+	}
+
+	return WARN_ON(*done != size) ? -EINVAL : 0;
+}
+
+static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
+			     u64 offset, u64 size, u64 flags, u64 *done)
+{
+	struct sg_dma_page_iter iter;
+	unsigned long sub = offset & ~PAGE_MASK;
+	dma_addr_t addr;
+	int ret;
+
+	for_each_sgtable_dma_page(sgt, &iter, offset >> PAGE_SHIFT) {
+		addr = sg_page_iter_dma_address(&iter);
+		for (; sub < PAGE_SIZE && *done < size;
+		     sub += HPU_HOST_PAGE_SIZE) {
+			ret = hpu_vm_set_leaf(vm, va + *done, HPU_PT_LEVEL_4K,
+					      (addr + sub) | flags |
+					      HPU_PTE_HOST | HPU_PTE_PRESENT);
+			if (ret)
+				return ret;
+			*done += HPU_HOST_PAGE_SIZE;
+		}
+		if (*done == size)
+			return 0;
+		sub = 0;
+	}
+
+	return WARN_ON(*done != size) ? -EINVAL : 0;
+}
+
+/**
+ * hpu_vm_map() - map a range of a buffer object into a context
+ * @vm: the context's address space
+ * @obj: the buffer object; the mapping takes its own reference
+ * @offset: first byte of @obj to map, a multiple of its page size
+ * @size: bytes to map, a non-zero multiple of its page size, with
+ *	@offset + @size inside @obj
+ * @va: In: with @fixed, the address to map at (aligned to the page
+ *	size, inside the context's range). Out: the address mapped at.
+ * @fixed: map at @va rather than choose an address
+ * @readonly: the device may only read
+ *
+ * The caller has checked alignment and ranges. An address chosen by the
+ * driver is aligned to the buffer's page size. No invalidation is needed:
+ * the range had no valid entries. May sleep; the caller keeps the device
+ * bound.
+ *
+ * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
+ * free range is large enough; -ENOMEM when memory or the page-table area
+ * runs out (nothing is left mapped); -ENODEV for a context being torn
+ * down.
+ */
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly)
+{
+	struct hpu_device *hdev = vm->hdev;
+	struct hpu_bo *bo = to_hpu_bo(obj);
+	struct sg_table *sgt = NULL;
+	struct hpu_mapping *m;
+	u64 flags = readonly ? 0 : HPU_PTE_WRITE;
+	u64 done = 0;
+	LIST_HEAD(freed);
+	int ret;
+
+	/* Pin and DMA map host pages before taking the VM lock. */
+	if (bo->kind != HPU_BO_HBM) {
+		sgt = hpu_bo_dma_sgt(bo);
+		if (IS_ERR(sgt)) {
+			drm_dbg(&hdev->drm, "VM_BIND: cannot pin the buffer's pages: %ld\n",
+				PTR_ERR(sgt));
+			return PTR_ERR(sgt);
+		}
+	}
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->offset = offset;
+	m->leaf_level = bo->kind == HPU_BO_HBM ? HPU_PT_LEVEL_HUGE :
+						 HPU_PT_LEVEL_4K;
+
+	mutex_lock(&vm->lock);
+	if (vm->dead) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+
+	if (fixed) {
+		m->node.start = *va;
+		m->node.size = size;
+		ret = drm_mm_reserve_node(&vm->mm, &m->node);
+		if (ret) {
+			drm_dbg(&hdev->drm, "VM_BIND: 0x%llx+0x%llx overlaps a mapping\n",
+				*va, size);
+			ret = -EBUSY;
+			goto err_unlock;
+		}
+	} else {
+		ret = drm_mm_insert_node_in_range(&vm->mm, &m->node, size,
+						  bo->page_size, 0,
+						  HPU_VA_START, HPU_VA_END,
+						  DRM_MM_INSERT_BEST);
+		if (ret) {
+			drm_dbg(&hdev->drm, "VM_BIND: no free range of 0x%llx bytes\n",
+				size);
+			ret = -ENOSPC;
+			goto err_unlock;
+		}
+	}
+
+	if (bo->kind == HPU_BO_HBM)
+		ret = hpu_vm_write_hbm(vm, bo, m->node.start, offset, size,
+				       flags, &done);
+	else
+		ret = hpu_vm_write_host(vm, sgt, m->node.start, offset, size,
+					flags, &done);
+	if (ret) {
+		drm_dbg(&hdev->drm, "VM_BIND: cannot write page tables: %d\n",
+			ret);
+		goto err_clear;
+	}
+
+	drm_gem_object_get(obj);
+	m->obj = obj;
+	*va = m->node.start;
+	mutex_unlock(&vm->lock);
+	return 0;
+
+err_clear:
+	hpu_vm_clear_range(vm, m->node.start, done, m->leaf_level, &freed);
+	hpu_mmu_invalidate(hdev, vm->asid);
+	hpu_pt_release_list(vm, &freed);
+	drm_mm_remove_node(&m->node);
+err_unlock:
+	mutex_unlock(&vm->lock);
+	kfree(m);
+	return ret;
+}
+
+/**
+ * hpu_vm_unmap() - remove the mapping that starts at an address
+ * @vm: the context's address space
+ * @va: start of the mapping
+ *
+ * Waits (interruptibly) for the context's jobs, clears the entries,
+ * invalidates the context's TLB entries, frees tables left empty and
+ * drops the mapping's reference to its buffer object. May sleep; the
+ * caller keeps the device bound.
+ *
+ * Return: 0; -ENOENT if no mapping starts at @va; -ERESTARTSYS if a
+ * signal interrupted the wait (the ioctl restarts).
+ */
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
+{
+	struct hpu_device *hdev = vm->hdev;
+	struct hpu_mapping *m = NULL;
+	struct drm_mm_node *node;
+	LIST_HEAD(freed);
+	long wait;
+
+	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				     MAX_SCHEDULE_TIMEOUT);
+	if (wait < 0)
+		return wait;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
+		if (node->start == va) {
+			m = container_of(node, struct hpu_mapping, node);
+			break;
+		}
+	}
+	if (!m) {
+		mutex_unlock(&vm->lock);
+		drm_dbg(&hdev->drm, "VM_BIND: no mapping starts at 0x%llx\n", va);
+		return -ENOENT;
+	}
+
+	hpu_vm_clear_range(vm, m->node.start, m->node.size, m->leaf_level,
+			   &freed);
+	/* On a timeout the device is beyond help; carry on regardless. */
+	hpu_mmu_invalidate(hdev, vm->asid);
+	hpu_pt_release_list(vm, &freed);
+	drm_mm_remove_node(&m->node);
+	mutex_unlock(&vm->lock);
+
+	drm_gem_object_put(m->obj);
+	kfree(m);
+	return 0;
+}
+
+/**
+ * hpu_vm_create() - create the address space of a new context
+ * @hdev: the device, kept bound by the caller
+ * @out: Out: the address space, holding the file's reference
+ *
+ * Allocates an ASID and an empty root table and programs the ASID's root.
+ * May sleep.
+ *
+ * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM; -ETIMEDOUT if
+ * the device does not complete the invalidation.
+ */
+int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
+{
+	struct hpu_vm *vm;
+	int ret;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return -ENOMEM;
+
+	vm->hdev = hdev;
+	kref_init(&vm->ref);
+	mutex_init(&vm->lock);
+	dma_resv_init(&vm->resv);
+	drm_mm_init(&vm->mm, HPU_VA_START, HPU_VA_END - HPU_VA_START);
+	atomic64_set(&vm->hbm_used, 0);
+	atomic64_set(&vm->host_used, 0);
+
+	ret = hpu_mmu_asid_alloc(hdev);
+	if (ret < 0) {
+		drm_dbg(&hdev->drm, "no free address-space id: %d\n", ret);
+		goto err_free;
+	}
+	vm->asid = ret;
+
+	vm->root = hpu_pt_new(vm, 0);
+	if (IS_ERR(vm->root)) {
+		ret = PTR_ERR(vm->root);
+		goto err_asid;
+	}
+
+	hpu_mmu_set_root(hdev, vm->asid, vm->root->offset, true);
+	ret = hpu_mmu_invalidate(hdev, vm->asid);
+	if (ret)
+		goto err_root;
+
+	*out = vm;
+	return 0;
+
+err_root:
+	hpu_mmu_set_root(hdev, vm->asid, 0, false);
+	hpu_pt_release(vm, vm->root);
+err_asid:
+	hpu_mmu_asid_free(hdev, vm->asid);
+err_free:
+	drm_mm_takedown(&vm->mm);
+	dma_resv_fini(&vm->resv);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+	return ret;
+}
+
+static void hpu_vm_release(struct kref *ref)
+{
+	struct hpu_vm *vm = container_of(ref, struct hpu_vm, ref);
+
+	dma_resv_fini(&vm->resv);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+}
+
+/**
+ * hpu_vm_get() - take a reference to an address space
+ * @vm: the address space
+ *
+ * Return: @vm.
+ */
+struct hpu_vm *hpu_vm_get(struct hpu_vm *vm)
+{
+	kref_get(&vm->ref);
+	return vm;
+}
+
+/**
+ * hpu_vm_put() - drop a reference to an address space
+ * @vm: the address space, or NULL
+ */
+void hpu_vm_put(struct hpu_vm *vm)
+{
+	if (vm)
+		kref_put(&vm->ref, hpu_vm_release);
+}
+
+/**
+ * hpu_vm_destroy() - tear down a context's address space
+ * @vm: the address space; the file's queues are already gone
+ *
+ * Waits for the context's jobs (their fences in &hpu_vm.resv), disables
+ * the ASID's root and invalidates it, frees every page table, gives the
+ * ASID back and drops the mappings' buffer references and the file's
+ * reference to @vm. If the device is already unplugged only the software
+ * state goes. May sleep.
+ */
+void hpu_vm_destroy(struct hpu_vm *vm)
+{
+	struct hpu_device *hdev = vm->hdev;
+	struct hpu_mapping *m, *tmp;
+	struct drm_mm_node *node, *next;
+	LIST_HEAD(mappings);
+	long wait;
+	int idx;
+
+	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				     HPU_VM_TEARDOWN_TIMEOUT);
+	if (wait <= 0)
+		drm_err(&hdev->drm, "ASID %u: jobs still running at teardown; disabling the address space under them\n",
+			vm->asid);
+
+	mutex_lock(&vm->lock);
+	vm->dead = true;
+
+	if (drm_dev_enter(&hdev->drm, &idx)) {
+		hpu_mmu_set_root(hdev, vm->asid, 0, false);
+		hpu_mmu_invalidate(hdev, vm->asid);
+		drm_dev_exit(idx);
+	}
+
+	drm_mm_for_each_node_safe(node, next, &vm->mm) {
+		m = container_of(node, struct hpu_mapping, node);
+		drm_mm_remove_node(node);
+		list_add_tail(&m->link, &mappings);
+	}
+	drm_mm_takedown(&vm->mm);
+
+	hpu_pt_release_tree(vm, vm->root);
+	vm->root = NULL;
+	mutex_unlock(&vm->lock);
+
+	hpu_mmu_asid_free(hdev, vm->asid);
+
+	list_for_each_entry_safe(m, tmp, &mappings, link) {
+		drm_gem_object_put(m->obj);
+		kfree(m);
+	}
+
+	hpu_vm_put(vm);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: per-context device address spaces.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_VM_H__
+#define __HPU_VM_H__
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/dma-resv.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <drm/drm_mm.h>
+
+struct drm_gem_object;
+struct hpu_device;
+struct hpu_pt;
+
+/* Device virtual addresses a context may use: [HPU_VA_START, HPU_VA_END). */
+#define HPU_VA_START		0x100000000ULL
+#define HPU_VA_END		BIT_ULL(47)
+
+/**
+ * struct hpu_vm - the address space of one context (open file)
+ * @hdev: the device.
+ * @ref: references: the file's (dropped by hpu_vm_destroy()), one per
+ *	buffer object charged to the context, and any a job takes with
+ *	hpu_vm_get(). The last one frees the structure.
+ * @asid: the address-space id, HPU_ASID_FIRST..HPU_ASID_LAST; constant
+ *	from creation until hpu_vm_destroy(), which gives it back.
+ * @resv: fences of the context's jobs. The submission code adds each
+ *	job's finished fence with %DMA_RESV_USAGE_BOOKKEEP (under the resv's
+ *	own lock); unmapping and teardown wait for all of them, so no job
+ *	still runs when memory leaves the address space.
+ * @lock: protects @mm, @root and the page-table tree below it, and
+ *	@dead. Taken in VM_BIND and at teardown; may be held while taking
+ *	the MMU's page-table and invalidation locks, never the other way.
+ * @mm: the virtual address ranges in use, one node per mapping.
+ * @root: software copy of the L0 page table and everything below it.
+ * @dead: the context is being torn down; no new mapping may be made.
+ * @hbm_used: HBM bytes of the buffers charged to the context.
+ * @host_used: host memory bytes (shmem and user pointers) charged to it.
+ */
+struct hpu_vm {
+	struct hpu_device *hdev;
+	struct kref ref;
+	u32 asid;
+	struct dma_resv resv;
+	struct mutex lock;	/* protects mm, root and its tree, dead */
+	struct drm_mm mm;
+	struct hpu_pt *root;
+	bool dead;
+	atomic64_t hbm_used;
+	atomic64_t host_used;
+};
+
+int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out);
+void hpu_vm_destroy(struct hpu_vm *vm);
+struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
+void hpu_vm_put(struct hpu_vm *vm);
+
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly);
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
+
+#endif /* __HPU_VM_H__ */

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+// Queues, command lists (recorded packets) and submission.
+//
+// A command list records packets into a HOST buffer the device maps
+// read-only. Each submission adds, besides the caller's fence, point N (its
+// Nth submission) to the list's own timeline syncobj, so the library knows
+// when no job reads a command buffer any more: a buffer replaced while jobs
+// still read it (growth, reset) is retired with that point and freed once
+// it has signalled, at the latest when the list is destroyed (which waits).
+//
+// Copyright (c) 2026 The hpu authors
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "device.h"
+#include "drm/hpu_accel.h"
+#include "hw/hpu_regs.h"
+#include "os.h"
+#include "packets.h"
+
+using hpu::detail::BufferPtr;
+using hpu::detail::drm_ioctl;
+using hpu::detail::guarded;
+
+namespace hpu::detail {
+
+namespace {
+
+constexpr std::size_t kInitialCapacity = 4096;
+constexpr std::size_t kMaxCapacity = HPU_CB_MAX_SIZE;
+// Eager command lists a queue keeps (and jobs it lets run before waiting).
+constexpr std::size_t kEagerPool = 64;
+constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
+
+std::uint64_t to_u64(const void *p)
+{
+    return reinterpret_cast<std::uintptr_t>(p); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+}
+
+std::uint8_t *cb_ptr(const hpu_cmdlist *cl)
+{
+    return static_cast<std::uint8_t *>(cl->buf->mmap_addr);
+}
+
+// True (and no system call) when no job of cl can still be running,
+// otherwise asks the kernel without waiting. 1 idle, 0 busy, or -errno.
+int cmdlist_idle(hpu_cmdlist *cl)
+{
+    if (cl->completed == cl->submitted)
+        return 1;
+    const int err = syncobj_timeline_wait(cl->dev, cl->timeline, cl->submitted, 0);
+    if (err == -ETIME)
+        return 0;
+    if (err < 0)
+        return err;
+    cl->completed = cl->submitted;
+    return 1;
+}
+
+// Frees the retired buffers whose jobs have ended.
+void reap_retired(hpu_cmdlist *cl)
+{
+    auto &r = cl->retired;
+    r.erase(std::remove_if(r.begin(), r.end(), [cl](const auto &e) { return e.second <= cl->completed; }),
+            r.end());
+}
+
+// Gives up the current buffer: freed now if idle, else retired.
+int retire_buffer(hpu_cmdlist *cl)
+{
+    if (!cl->buf)
+        return 0;
+    const int idle = cmdlist_idle(cl);
+    if (idle < 0)
+        return idle;
+    if (idle == 1) {
+        cl->buf.reset();
+        reap_retired(cl);
+    } else {
+        cl->retired.emplace_back(std::move(cl->buf), cl->submitted);
+    }
+    return 0;
+}
+
+// Makes room for bytes more; -ENOSPC beyond the command-buffer limit.
+int reserve(hpu_cmdlist *cl, std::size_t bytes)
+{
+    if (bytes > kMaxCapacity - cl->used)
+        return -ENOSPC;
+    const std::size_t need = cl->used + bytes;
+    const std::size_t cap = cl->buf ? cl->buf->size : 0;
+    if (need <= cap)
+        return 0;
+    std::size_t new_cap = std::max(cap, kInitialCapacity);
+    while (new_cap < need)
+        new_cap *= 2;
+    new_cap = std::min(new_cap, kMaxCapacity);
+    BufferPtr nb;
+    if (const int err = buffer_create(cl->dev, new_cap, HPU_MEM_HOST | HPU_MEM_READONLY, nb); err < 0)
+        return err;
+    if (cl->used > 0)
+        std::memcpy(nb->mmap_addr, cl->buf->mmap_addr, cl->used);
+    if (const int err = retire_buffer(cl); err < 0)
+        return err; // nb is freed; the list is unchanged
+    cl->buf = std::move(nb);
+    return 0;
+}
+
+bool range_ok(std::uint64_t va, std::uint64_t size)
+{
+    return size != 0 && va < kVaLimit && size <= kVaLimit - va;
+}
+
+// LIN_DMA packets for [dst, dst + size), in chunks of at most 4 GiB.
+int record_dma(hpu_cmdlist *cl, std::uint32_t flags, std::uint64_t dst, std::uint64_t src, std::uint64_t size)
+{
+    const bool memset = (flags & HPU_LIN_DMA_MEMSET) != 0;
+    if (!range_ok(dst, size) || (!memset && !range_ok(src, size)))
+        return -EINVAL;
+    const std::uint64_t chunks = (size + pkt::kMaxDmaChunk - 1) / pkt::kMaxDmaChunk;
+    if (chunks > kMaxCapacity / pkt::kLinDmaSize)
+        return -ENOSPC;
+    if (const int err = reserve(cl, static_cast<std::size_t>(chunks) * pkt::kLinDmaSize); err < 0)
+        return err;
+    std::uint64_t done = 0;
+    while (done < size) {
+        const std::uint64_t n = std::min(size - done, pkt::kMaxDmaChunk);
+        pkt::lin_dma(cb_ptr(cl) + cl->used, flags, memset ? src : src + done, dst + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        cl->used += pkt::kLinDmaSize;
+        done += n;
+    }
+    return 0;
+}
+
+template <typename F>
+int record(hpu_cmdlist *cl, std::size_t bytes, F &&write)
+{
+    if (cl == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        if (const int err = reserve(cl, bytes); err < 0)
+            return err;
+        write(cb_ptr(cl) + cl->used); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        cl->used += bytes;
+        return 0;
+    });
+}
+
+// Frees a command list after waiting for its jobs; the first error.
+int cmdlist_free(hpu_cmdlist *cl) noexcept
+{
+    if (cl == nullptr)
+        return 0;
+    int err = 0;
+    if (cl->completed != cl->submitted) {
+        err = syncobj_timeline_wait(cl->dev, cl->timeline, cl->submitted, INT64_MAX);
+        // Even when the wait fails (device gone), nothing can be done but free.
+    }
+    cl->retired.clear();
+    cl->buf.reset();
+    if (cl->timeline != 0) {
+        const int e = syncobj_destroy(cl->dev, cl->timeline);
+        err = err < 0 ? err : e;
+    }
+    delete cl; // NOLINT(cppcoreguidelines-owning-memory)
+    return err;
+}
+
+int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
+{
+    auto cl = std::make_unique<hpu_cmdlist>();
+    cl->dev = dev;
+    if (const int err = syncobj_create(dev, cl->timeline); err < 0)
+        return err;
+    out = cl.release();
+    return 0;
+}
+
+int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out)
+{
+    if (out != nullptr)
+        *out = nullptr;
+    if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) || num_waits > DRM_HPU_MAX_SYNCS)
+        return -EINVAL;
+    if (cl->used == 0)
+        return -EINVAL;
+    if (cl->dev != q->dev)
+        return -EXDEV;
+    std::array<drm_hpu_sync, DRM_HPU_MAX_SYNCS> in{};
+    for (size_t i = 0; i < num_waits; ++i) {
+        const hpu_fence *w = waits[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (w == nullptr)
+            return -EINVAL;
+        if (w->dev != q->dev)
+            return -EXDEV;
+        in.at(i).handle = w->handle;
+    }
+    std::unique_ptr<hpu_fence> fence;
+    if (out != nullptr) {
+        fence = std::make_unique<hpu_fence>();
+        fence->dev = q->dev;
+        if (const int err = syncobj_create(q->dev, fence->handle); err < 0)
+            return err;
+    }
+    std::array<drm_hpu_sync, 2> outs{};
+    outs[0].handle = cl->timeline;
+    outs[0].point = cl->submitted + 1;
+    if (fence)
+        outs[1].handle = fence->handle;
+
+    drm_hpu_submit req{};
+    req.queue_id = q->id;
+    req.cb_va = cl->buf->map_va;
+    req.cb_size = static_cast<std::uint32_t>(cl->used);
+    req.num_in_syncs = static_cast<std::uint32_t>(num_waits);
+    req.in_syncs = num_waits != 0 ? to_u64(in.data()) : 0;
+    req.num_out_syncs = fence ? 2 : 1;
+    req.out_syncs = to_u64(outs.data());
+    if (const int err = drm_ioctl(q->dev->fd, DRM_IOCTL_HPU_SUBMIT, &req); err < 0) {
+        if (fence)
+            (void)syncobj_destroy(q->dev, fence->handle);
+        return err;
+    }
+    ++cl->submitted;
+    if (out != nullptr)
+        *out = fence.release();
+    return 0;
+}
+
+// Takes an idle command list for an eager command from q's pool (or a new
+// one); waits for the oldest when kEagerPool jobs are in flight.
+int eager_take(hpu_queue *q, hpu_cmdlist *&cl)
+{
+    if (!q->eager.empty()) {
+        hpu_cmdlist *front = q->eager.front();
+        int idle = cmdlist_idle(front);
+        if (idle < 0)
+            return idle;
+        if (idle == 0 && q->eager.size() >= kEagerPool) {
+            if (const int err = syncobj_timeline_wait(q->dev, front->timeline, front->submitted, INT64_MAX); err < 0)
+                return err;
+            front->completed = front->submitted;
+            idle = 1;
+        }
+        if (idle == 1) {
+            q->eager.pop_front();
+            front->used = 0;
+            reap_retired(front);
+            cl = front;
+            return 0;
+        }
+    }
+    return cmdlist_new(q->dev, cl);
+}
+
+// Puts an eager command list back into the pool (frees it if that fails).
+void eager_put(hpu_queue *q, hpu_cmdlist *cl)
+{
+    try {
+        q->eager.push_back(cl);
+    } catch (...) {
+        (void)cmdlist_free(cl);
+        throw;
+    }
+}
+
+template <typename F>
+int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
+{
+    if (out != nullptr)
+        *out = nullptr;
+    if (q == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        hpu_cmdlist *cl = nullptr;
+        if (const int err = eager_take(q, cl); err < 0)
+            return err;
+        int err = 0;
+        try {
+            err = rec(cl);
+            if (err == 0)
+                err = submit(q, cl, nullptr, 0, out);
+        } catch (...) {
+            eager_put(q, cl);
+            throw;
+        }
+        eager_put(q, cl);
+        return err;
+    });
+}
+
+} // namespace
+
+} // namespace hpu::detail
+
+using namespace hpu::detail; // NOLINT(google-build-using-namespace)
+
+extern "C" {
+
+HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine, hpu_queue_t **out)
+{
+    if (out == nullptr)
+        return -EINVAL;
+    *out = nullptr;
+    if (dev == nullptr || engine_class != HPU_ENGINE_DMA)
+        return -EINVAL;
+    return guarded([&]() {
+        auto q = std::make_unique<hpu_queue>();
+        q->dev = dev;
+        drm_hpu_queue_create req{};
+        req.engine_class = DRM_HPU_ENGINE_DMA;
+        req.engine = engine;
+        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_QUEUE_CREATE, &req); err < 0)
+            return err;
+        q->id = req.queue_id;
+        *out = q.release();
+        return 0;
+    });
+}
+
+HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
+{
+    if (q == nullptr)
+        return 0;
+    int err = 0;
+    for (hpu_cmdlist *cl : q->eager) {
+        const int e = cmdlist_free(cl);
+        err = err < 0 ? err : e;
+    }
+    drm_hpu_queue_destroy req{};
+    req.queue_id = q->id;
+    const int e = drm_ioctl(q->dev->fd, DRM_IOCTL_HPU_QUEUE_DESTROY, &req);
+    err = err < 0 ? err : e;
+    delete q; // NOLINT(cppcoreguidelines-owning-memory)
+    return err;
+}
+
+HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
+                                size_t num_waits, hpu_fence_t **out)
+{
+    return guarded([&]() { return submit(q, cl, waits, num_waits, out); });
+}
+
+HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size, hpu_fence_t **out)
+{
+    if (!range_ok(dst_va, size) || !range_ok(src_va, size)) {
+        if (out != nullptr)
+            *out = nullptr;
+        return -EINVAL;
+    }
+    return eager(q, out, [&](hpu_cmdlist *cl) { return record_dma(cl, 0, dst_va, src_va, size); });
+}
+
+HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)
+{
+    if (!range_ok(dst_va, size)) {
+        if (out != nullptr)
+            *out = nullptr;
+        return -EINVAL;
+    }
+    return eager(q, out,
+                 [&](hpu_cmdlist *cl) { return record_dma(cl, HPU_LIN_DMA_MEMSET, dst_va, pattern, size); });
+}
+
+HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value, hpu_fence_t **out)
+{
+    if (!range_ok(va, 4) || (va & 3U) != 0) {
+        if (out != nullptr)
+            *out = nullptr;
+        return -EINVAL;
+    }
+    return eager(q, out, [&](hpu_cmdlist *cl) { return hpu_cmd_write_value(cl, va, value); });
+}
+
+HPU_EXPORT int hpu_cmdlist_create(hpu_device_t *dev, hpu_cmdlist_t **out)
+{
+    if (out == nullptr)
+        return -EINVAL;
+    *out = nullptr;
+    if (dev == nullptr)
+        return -EINVAL;
+    return guarded([&]() { return cmdlist_new(dev, *out); });
+}
+
+HPU_EXPORT int hpu_cmdlist_destroy(hpu_cmdlist_t *cl)
+{
+    return cmdlist_free(cl);
+}
+
+HPU_EXPORT int hpu_cmdlist_reset(hpu_cmdlist_t *cl)
+{
+    if (cl == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        const int idle = cmdlist_idle(cl);
+        if (idle < 0)
+            return idle;
+        cl->used = 0;
+        if (idle == 1) {
+            reap_retired(cl);
+            return 0;
+        }
+        // A buffer still read by a job is retired; the next command gets a new one.
+        return retire_buffer(cl);
+    });
+}
+
+HPU_EXPORT size_t hpu_cmdlist_size(const hpu_cmdlist_t *cl)
+{
+    return cl == nullptr ? 0 : cl->used;
+}
+
+HPU_EXPORT int hpu_cmd_nop(hpu_cmdlist_t *cl)
+{
+    return record(cl, pkt::kNopSize, [](std::uint8_t *p) { pkt::nop(p); });
+}
+
+HPU_EXPORT int hpu_cmd_copy(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t src_va, uint64_t size)
+{
+    if (cl == nullptr)
+        return -EINVAL;
+    return guarded([&]() { return record_dma(cl, 0, dst_va, src_va, size); });
+}
+
+HPU_EXPORT int hpu_cmd_memset(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t pattern, uint64_t size)
+{
+    if (cl == nullptr)
+        return -EINVAL;
+    return guarded([&]() { return record_dma(cl, HPU_LIN_DMA_MEMSET, dst_va, pattern, size); });
+}
+
+HPU_EXPORT int hpu_cmd_write_value(hpu_cmdlist_t *cl, uint64_t va, uint32_t value)
+{
+    if (!range_ok(va, 4) || (va & 3U) != 0)
+        return -EINVAL;
+    return record(cl, pkt::kWriteValueSize, [&](std::uint8_t *p) { pkt::write_value(p, va, value); });
+}
+
+HPU_EXPORT int hpu_cmd_sob_update(hpu_cmdlist_t *cl, uint32_t sob, uint32_t op, uint32_t value)
+{
+    if (sob >= HPU_NUM_SOBS_PER_CONTEXT || (op != HPU_SOB_SET && op != HPU_SOB_ADD))
+        return -EINVAL;
+    return record(cl, pkt::kSobUpdateSize, [&](std::uint8_t *p) { pkt::sob_update(p, sob, value, op); });
+}
+
+HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value, uint32_t cond)
+{
+    if (sob >= HPU_NUM_SOBS_PER_CONTEXT || (cond != HPU_WAIT_GE && cond != HPU_WAIT_EQ))
+        return -EINVAL;
+    return record(cl, pkt::kWaitSize, [&](std::uint8_t *p) { pkt::wait(p, sob, value, cond); });
+}
+
+} // extern "C"

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// Small helpers shared by the benchmark programs: a monotonic clock and
+// percentiles. Each program prints "BENCH name=value" lines that
+// tests/bench/run-bench.py collects.
+//
+// Copyright (c) 2026 The hpu authors
+#ifndef HPU_TESTS_BENCH_COMMON_H
+#define HPU_TESTS_BENCH_COMMON_H
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+namespace bench {
+
+inline double now_s()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The q-th quantile (0..1) of v, by nearest rank; v is sorted in place.
+inline double quantile(std::vector<double> &v, double q)
+{
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    auto i = static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)));
+    return v[std::min(i, v.size() - 1)];
+}
+
+inline void report(const char *name, double value)
+{
+    std::printf("BENCH %s=%.6g\n", name, value);
+    std::fflush(stdout);
+}
+
+} // namespace bench
+
+#endif // HPU_TESTS_BENCH_COMMON_H

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The guest side of `make bench` (tests/bench/run-bench.py boots one guest
+# with one HPU and an NVMe drive and runs this): loads the drivers, runs the
+# HPU and NVMe benchmarks and writes their "BENCH name=value" lines to
+# $HPU_OUT/bench.txt. A program that fails to run leaves "ERROR what" there.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${HPU_BUILD:-$REPO/build}
+OUT=${HPU_OUT:?HPU_OUT not set}
+RES=$OUT/bench.txt
+: > "$RES"
+
+run() { # name, command...
+	name=$1; shift
+	if "$@" > "$OUT/$name.log" 2>&1; then
+		grep '^BENCH ' "$OUT/$name.log" >> "$RES"
+	else
+		echo "ERROR $name: exit $?: $(tail -n 3 "$OUT/$name.log" | tr '\n' ' ')" >> "$RES"
+	fi
+	cat "$OUT/$name.log"
+}
+
+# hpu.ko's dependencies first (the guest has no udev or depmod for it).
+modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && insmod "$REPO/kernel/hpu.ko" ||
+	echo "ERROR hpu.ko does not load" >> "$RES"
+modprobe nvme || echo "ERROR nvme does not load" >> "$RES"
+# The NVMe namespace appears asynchronously.
+i=0
+while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+idx=$(ls /dev/accel/ 2>/dev/null | sed -n 's/^accel//p' | head -n 1)
+
+run hpu-bench-dma "$BUILD/tests/bench/hpu-bench-dma" "${idx:-0}"
+run hpu-bench-nvme "$BUILD/tests/bench/hpu-bench-nvme" /dev/nvme0n1
+rmmod hpu || echo "ERROR hpu.ko does not unload" >> "$RES"
+exit 0

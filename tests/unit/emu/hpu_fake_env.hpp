@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+//
+// The fake environment the device-model core runs in for host unit tests:
+// it records raised MSI-X vectors and logged guest errors, holds the
+// one-shot timer until a test fires it, stands in for host memory with a
+// byte array at bus address HOST_BASE, counts lock use and engine kicks.
+// Engines are stepped synchronously by the tests.
+//
+// Copyright (c) 2026 The hpu authors
+#pragma once
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "hpu_core.h"
+}
+
+namespace hpu_test {
+
+constexpr uint64_t HOST_BASE = 0x10000000;     // bus address of host[0]
+constexpr size_t HOST_SIZE = 16u << 20;
+
+struct Env {
+    std::vector<unsigned int> vectors;   // MSI-X vectors raised, in order
+    std::vector<std::string> errors;     // guest errors logged
+    bool timer_armed = false;
+    uint64_t timer_ns = 0;
+    unsigned int arms = 0;
+    unsigned int cancels = 0;
+    std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
+    uint64_t now = 1000;
+    int locked = 0;                      // lock depth: must stay 0 or 1
+    bool lock_error = false;
+    unsigned int kicks[HPU_H1_DMA_ENGINES] = {};
+    unsigned int dma_reads = 0;
+    unsigned int dma_writes = 0;
+
+    bool host_range(uint64_t addr, uint64_t len) const
+    {
+        return addr >= HOST_BASE && addr - HOST_BASE <= host.size() &&
+               len <= host.size() - (addr - HOST_BASE);
+    }
+};
+
+inline void env_raise_msix(void *opaque, unsigned int vector)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (env->locked) {
+        env->lock_error = true;         // must be called without the lock
+    }
+    env->vectors.push_back(vector);
+}
+
+inline void env_log(void *opaque, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    static_cast<Env *>(opaque)->errors.emplace_back(buf);
+}
+
+inline void env_arm_timer(void *opaque, uint64_t ns)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    env->timer_armed = true;
+    env->timer_ns = ns;
+    env->arms++;
+}
+
+inline void env_cancel_timer(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    env->timer_armed = false;
+    env->cancels++;
+}
+
+inline uint64_t env_now(void *opaque)
+{
+    return static_cast<Env *>(opaque)->now;
+}
+
+inline int env_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (env->locked) {
+        env->lock_error = true;
+    }
+    env->dma_reads++;
+    if (!env->host_range(addr, len)) {
+        return -1;
+    }
+    std::memcpy(buf, env->host.data() + (addr - HOST_BASE), len);
+    return 0;
+}
+
+inline int env_dma_write(void *opaque, uint64_t addr, const void *buf,
+                         uint64_t len)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (env->locked) {
+        env->lock_error = true;
+    }
+    env->dma_writes++;
+    if (!env->host_range(addr, len)) {
+        return -1;
+    }
+    std::memcpy(env->host.data() + (addr - HOST_BASE), buf, len);
+    return 0;
+}
+
+inline void env_lock(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (env->locked++) {
+        env->lock_error = true;         // recursive locking
+    }
+}
+
+inline void env_unlock(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (--env->locked) {
+        env->lock_error = true;
+    }
+}
+
+inline void env_kick(void *opaque, unsigned int engine)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->locked) {
+        env->lock_error = true;         // must be called with the lock
+    }
+    env->kicks[engine]++;
+}
+
+inline const hpu_core_ops env_ops = {
+    .raise_msix = env_raise_msix,
+    .log_guest_error = env_log,
+    .arm_timer = env_arm_timer,
+    .cancel_timer = env_cancel_timer,
+    .now_ns = env_now,
+    .dma_read = env_dma_read,
+    .dma_write = env_dma_write,
+    .lock = env_lock,
+    .unlock = env_unlock,
+    .kick_engine = env_kick,
+};
+
+inline const uint8_t test_uuid[HPU_UUID_LEN] = {
+    0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+    0x0f, 0xed, 0xcb, 0xa9, 0x87, 0x65, 0x43, 0x21,
+};
+
+struct Dev {
+    Env env;
+    hpu_core core;
+
+    explicit Dev(uint64_t hbm = 4ULL << 30, unsigned int nics = 10,
+                 const char *serial = "HPU-0000000000")
+    {
+        hpu_core_config cfg;
+
+        hpu_core_make_config(&cfg, hbm, nics, serial, test_uuid);
+        REQUIRE(hpu_core_init(&core, &env_ops, &env, &cfg));
+        env.vectors.clear();    // forget what init did
+        env.errors.clear();
+        env.arms = env.cancels = 0;
+        std::memset(env.kicks, 0, sizeof(env.kicks));
+    }
+    ~Dev()
+    {
+        CHECK_FALSE(env.lock_error);
+        CHECK(env.locked == 0);
+        hpu_core_fini(&core);
+    }
+    Dev(const Dev &) = delete;
+    Dev &operator=(const Dev &) = delete;
+
+    uint32_t rd(uint64_t addr, unsigned int size = 4)
+    {
+        return static_cast<uint32_t>(hpu_core_read(&core, addr, size));
+    }
+    uint64_t rd64(uint64_t addr, unsigned int size)
+    {
+        return hpu_core_read(&core, addr, size);
+    }
+    void wr(uint64_t addr, uint64_t val, unsigned int size = 4)
+    {
+        hpu_core_write(&core, addr, val, size);
+    }
+    // The device-time callback: only what the core armed can fire.
+    void fire_timer()
+    {
+        REQUIRE(env.timer_armed);
+        env.timer_armed = false;
+        hpu_core_timer_expired(&core);
+    }
+    uint32_t error() { return rd(HPU_REG_ERROR); }
+};
+
+} // namespace hpu_test

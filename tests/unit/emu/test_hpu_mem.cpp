@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+//
+// Unit tests of HBM, the BAR4 window, the scrubber and the device MMU
+// (emu/hpu_mem.c) against Documentation/hw/memory-and-queues.md.
+//
+// Copyright (c) 2026 The hpu authors
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include "hpu_rig.hpp"
+
+using namespace hpu_test;
+
+TEST_CASE("HBM is sparse and reads zero where never written", "[emu][hbm]")
+{
+    Rig r(32ULL << 30);
+
+    CHECK(hpu_core_hbm_backed(&r.core) == 0);
+    auto z = r.bread((32ULL << 30) - 64, 64);
+    // NOLINTNEXTLINE
+    CHECK(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
+    uint32_t v = 0xa5a5a5a5;
+    r.bwrite((20ULL << 30) + 3, &v, 4);
+    CHECK(hpu_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
+    uint8_t out[8];
+    REQUIRE(hpu_core_hbm_read(&r.core, (20ULL << 30) + 1, out, 8));
+    CHECK(out[0] == 0);
+    CHECK(out[2] == 0xa5);
+    CHECK(out[5] == 0xa5);
+    CHECK(out[6] == 0);
+    CHECK_FALSE(hpu_core_hbm_read(&r.core, 32ULL << 30, out, 1));
+}
+
+TEST_CASE("BAR4 window reaches HBM at HBM_WIN_BASE", "[emu][hbm][window]")
+{
+    Rig r(1ULL << 30);
+
+    SECTION("every size, any alignment, across a chunk boundary") {
+        const uint64_t addr = GENERATE(0ULL, 1ULL, 7ULL, HPU_HBM_CHUNK_SIZE - 3,
+                                       uint64_t{HPU_BAR_HBM_SIZE} - 8);
+        for (unsigned int size = 1; size <= 8; size++) {
+            uint64_t val = 0x1122334455667788ULL & (~0ULL >> (64 - 8 * size));
+            hpu_core_hbm_window_write(&r.core, addr, val, size);
+            CHECK(hpu_core_hbm_window_read(&r.core, addr, size) == val);
+            auto b = r.bread(addr, size);
+            for (unsigned int i = 0; i < size; i++) {
+                CHECK(b[i] == static_cast<uint8_t>(val >> (8 * i)));
+            }
+        }
+        CHECK(r.error() == 0);
+    }
+    SECTION("the base moves the window; low bits are ignored") {
+        r.wr(HPU_REG_HBM_WIN_BASE_LO, 0x0c000000u | 0x1234u);
+        CHECK(r.rd(HPU_REG_HBM_WIN_BASE_LO) == 0x0c000000u);
+        CHECK(r.env.errors.size() == 1);
+        hpu_core_hbm_window_write(&r.core, 0x10, 0xdeadbeef, 4);
+        CHECK(r.bread64(0x0c000010) == 0xdeadbeefu);
+    }
+    SECTION("bytes beyond HBM: read 0, write dropped, BAD_ACCESS") {
+        r.wr(HPU_REG_HBM_WIN_BASE_LO, (1u << 30) - HPU_BAR_HBM_SIZE);
+        hpu_core_hbm_window_write(&r.core, HPU_BAR_HBM_SIZE - 4, 0x01020304, 4);
+        CHECK(hpu_core_hbm_window_read(&r.core, HPU_BAR_HBM_SIZE - 4, 4) ==
+              0x01020304u);
+        CHECK(r.error() == 0);
+        r.wr(HPU_REG_HBM_WIN_BASE_HI, 1);       // window at 4 GiB + ...
+        CHECK(hpu_core_hbm_window_read(&r.core, 0, 4) == 0u);
+        CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
+        r.wr(HPU_REG_ERROR, HPU_ERROR_BAD_ACCESS);
+        hpu_core_hbm_window_write(&r.core, 0, 1, 1);
+        CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
+        CHECK(hpu_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
+    }
+}
+
+TEST_CASE("the scrubber zeroes HBM and frees its backing", "[emu][hbm][scrub]")
+{
+    Rig r(1ULL << 30);
+    auto fill = pattern_bytes(6 * MiB, 1);
+
+    r.bwrite(2 * MiB, fill.data(), fill.size());
+    REQUIRE(hpu_core_hbm_backed(&r.core) == 6 * MiB);
+
+    SECTION("a good range") {
+        r.wr(HPU_REG_SCRUB_ADDR_LO, 4 * MiB);
+        r.wr(HPU_REG_SCRUB_SIZE_LO, 2 * MiB);
+        r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
+        CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
+        CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 1u);
+        CHECK(hpu_core_hbm_backed(&r.core) == 4 * MiB);
+        auto b = r.bread(2 * MiB, 6 * MiB);
+        CHECK(std::equal(b.begin(), b.begin() + 2 * MiB, fill.begin()));
+        CHECK(std::all_of(b.begin() + 2 * MiB, b.begin() + 4 * MiB,
+                          [](uint8_t x) { return x == 0; }));
+        CHECK(std::equal(b.begin() + 4 * MiB, b.end(), fill.begin() + 4 * MiB));
+    }
+    SECTION("bad ranges set ERROR and scrub nothing") {
+        struct { uint64_t addr, size; } bad[] = {
+            { 4 * MiB + 4096, 2 * MiB }, { 4 * MiB, MiB }, { 4 * MiB, 0 },
+            { 1ULL << 30, 2 * MiB }, { (1ULL << 30) - 2 * MiB, 4 * MiB },
+            { 2 * MiB, ~0ULL - 2 * MiB + 1 },
+        };
+        for (auto &b : bad) {
+            r.wr(HPU_REG_SCRUB_ADDR_LO, static_cast<uint32_t>(b.addr));
+            r.wr(HPU_REG_SCRUB_ADDR_HI, static_cast<uint32_t>(b.addr >> 32));
+            r.wr(HPU_REG_SCRUB_SIZE_LO, static_cast<uint32_t>(b.size));
+            r.wr(HPU_REG_SCRUB_SIZE_HI, static_cast<uint32_t>(b.size >> 32));
+            r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
+            CHECK(r.rd(HPU_REG_SCRUB_STATUS) == HPU_SCRUB_ERROR);
+        }
+        CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 0u);
+        CHECK(hpu_core_hbm_backed(&r.core) == 6 * MiB);
+        CHECK(r.env.errors.size() == std::size(bad));
+        // the next good start clears ERROR
+        r.wr(HPU_REG_SCRUB_ADDR_LO, 0);
+        r.wr(HPU_REG_SCRUB_ADDR_HI, 0);
+        r.wr(HPU_REG_SCRUB_SIZE_LO, 2 * MiB);
+        r.wr(HPU_REG_SCRUB_SIZE_HI, 0);
+        r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
+        CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
+    }
+}
+
+namespace {
+
+// A user context with an HBM buffer and a host buffer, both mapped.
+struct Ctx : Rig {
+    static constexpr unsigned int ASID = 5;
+    uint64_t hbm_va = 0, host_bus = 0, host_va = 0;
+
+    Ctx()
+    {
+        setup_eq();
+        hbm_va = map_hbm(ASID, 32 * MiB, 4 * MiB);
+        host_bus = halloc(64 * 1024, PG);
+        host_va = map_host(ASID, host_bus, 64 * 1024);
+    }
+    // Copy 16 bytes from @src to @dst in the context; the record.
+    Cqe copy(uint64_t src, uint64_t dst, uint64_t n = 16)
+    {
+        return run_cb(Cb().lin_dma(src, dst, n), ASID);
+    }
+};
+
+} // namespace
+
+TEST_CASE("page walk: 4 KiB host pages and 2 MiB HBM pages", "[emu][mmu]")
+{
+    Ctx c;
+    auto data = pattern_bytes(40000, 7);
+
+    c.hwrite(c.host_bus, data.data(), data.size());
+    // host -> HBM (odd offset across a 2 MiB page) -> host
+    uint64_t hva = c.hbm_va + 2 * MiB - 12345;
+    CHECK(c.copy(c.host_va + 3, hva, 30000).status == HPU_CQ_OK);
+    auto got = c.bread(32 * MiB + 2 * MiB - 12345, 30000);
+    CHECK(std::memcmp(got.data(), data.data() + 3, 30000) == 0);
+    CHECK(c.copy(hva, c.host_va + 30001, 30000).status == HPU_CQ_OK);
+    CHECK(std::memcmp(c.hp(c.host_bus + 30001), data.data() + 3, 30000) == 0);
+    CHECK(c.rd(HPU_REG_FAULT_COUNT) == 0u);
+}
+
+TEST_CASE("MMU faults: every cause, latch, count and event", "[emu][mmu]")
+{
+    Ctx c;
+    const unsigned int A = Ctx::ASID;
+    uint64_t va = 0, want_va = 0;
+    uint32_t cause = 0;
+    bool write = false;
+
+    SECTION("NOT_PRESENT: unmapped VA") {
+        va = want_va = 0x7000000000ULL + 0x123;
+        cause = HPU_FAULT_NOT_PRESENT;
+    }
+    SECTION("NOT_PRESENT: leaf missing next to a mapped page") {
+        va = want_va = c.host_va + 64 * 1024 + 8;
+        cause = HPU_FAULT_NOT_PRESENT;
+    }
+    SECTION("WRITE: write through a read-only leaf") {
+        uint64_t ro = c.map_hbm(A, 64 * MiB, 2 * MiB, false);
+        va = want_va = ro + 100;
+        write = true;
+        cause = HPU_FAULT_PROT;
+    }
+    SECTION("BAD_PTE: reserved bits") {
+        uint64_t slot = c.pte_slot(A, c.hbm_va, 2);
+        c.bwrite64(slot, c.bread64(slot) | 0x10);
+        va = want_va = c.hbm_va + 8;
+        cause = HPU_FAULT_BAD_PTE;
+    }
+    SECTION("BAD_PTE: HUGE at L1") {
+        uint64_t slot = c.pte_slot(A, c.hbm_va, 1);
+        c.bwrite64(slot, c.bread64(slot) | HPU_PTE_HUGE);
+        va = want_va = c.hbm_va;
+        cause = HPU_FAULT_BAD_PTE;
+    }
+    SECTION("BAD_PTE: HUGE at L3") {
+        uint64_t slot = c.pte_slot(A, c.host_va, 3);
+        c.bwrite64(slot, c.bread64(slot) | HPU_PTE_HUGE);
+        va = want_va = c.host_va;
+        cause = HPU_FAULT_BAD_PTE;
+    }
+    SECTION("BAD_PTE: misaligned 2 MiB leaf") {
+        uint64_t v = c.va_next;
+        c.map(A, v, 64 * MiB + PG, HPU_PTE_WRITE, true);
+        va = want_va = v;
+        cause = HPU_FAULT_BAD_PTE;
+    }
+    SECTION("BAD_PTE: HBM page beyond HBM") {
+        uint64_t v = c.va_next;
+        c.map(A, v, 256 * MiB, HPU_PTE_WRITE, true);
+        va = want_va = v;
+        cause = HPU_FAULT_BAD_PTE;
+    }
+    SECTION("RANGE: VA bits 63:48") {
+        va = want_va = 1ULL << 48;
+        cause = HPU_FAULT_RANGE;
+    }
+    INFO("cause " << cause);
+    // A read fault reads from va; a write fault writes to it.
+    Cb cb;
+    cb.nop();
+    if (write) {
+        cb.lin_dma(c.hbm_va, va, 16);
+    } else {
+        cb.lin_dma(va, c.hbm_va, 16);
+    }
+    Cqe e = c.run_cb(cb, A);
+    CHECK(e.status == HPU_CQ_MMU_FAULT);
+    CHECK(e.offset == 8);
+    CHECK(c.rd(HPU_REG_FAULT_COUNT) == 1u);
+    uint32_t info = HPU_FAULT_VALID | (write ? HPU_FAULT_WRITE : 0) | cause << 4;
+    CHECK(c.rd(HPU_REG_FAULT_INFO) == info);
+    CHECK(c.rd(HPU_REG_FAULT_ASID) == A);
+    CHECK(c.rd(HPU_REG_FAULT_VA_LO) == static_cast<uint32_t>(want_va));
+    CHECK(c.rd(HPU_REG_FAULT_VA_HI) == static_cast<uint32_t>(want_va >> 32));
+    REQUIRE(c.rd(HPU_REG_EQ_PI) == 1u);
+    Eqe ev = c.eqe(0);
+    CHECK(ev.id == HPU_EVENT_MMU_FAULT);
+    CHECK(ev.severity == HPU_EVENT_SEV_ERROR);
+    CHECK(ev.engine == 0);
+    CHECK(ev.asid == A);
+    CHECK(ev.addr == want_va);
+    CHECK(ev.info == info);
+    CHECK(ev.timestamp == c.env.now);
+    CHECK(std::find(c.env.vectors.begin(), c.env.vectors.end(),
+                    unsigned{HPU_VEC_EQ}) != c.env.vectors.end());
+}
+
+TEST_CASE("MMU faults: a root that is not valid", "[emu][mmu]")
+{
+    Ctx c;
+    const unsigned int A = Ctx::ASID;
+
+    c.wr(HPU_REG_MMU_ROOT_LO(A), static_cast<uint32_t>(c.roots[A]));
+    c.wr(HPU_REG_MMU_INV, A);
+    Cqe e = c.run_cb(Cb().nop(), A);       // the fetch itself faults
+    CHECK(e.status == HPU_CQ_MMU_FAULT);
+    CHECK(e.offset == 0);
+    CHECK(c.rd(HPU_REG_FAULT_INFO) ==
+          (HPU_FAULT_VALID | HPU_FAULT_NOT_PRESENT << 4));
+    CHECK(c.rd(HPU_REG_FAULT_VA_HI) == 0x40u);
+}
+
+TEST_CASE("MMU faults: the latch keeps the first until released", "[emu][mmu]")
+{
+    Ctx c;
+
+    CHECK(c.copy(0x7000000000ULL, c.hbm_va).status == HPU_CQ_MMU_FAULT);
+    // second fault, on engine 3, a write
+    uint64_t ro = c.map_hbm(Ctx::ASID, 64 * MiB, 2 * MiB, false);
+    CHECK(c.run_cb(Cb().lin_dma(c.hbm_va, ro, 4), Ctx::ASID, 3).status ==
+          HPU_CQ_MMU_FAULT);
+    CHECK(c.rd(HPU_REG_FAULT_COUNT) == 2u);
+    CHECK(c.rd(HPU_REG_FAULT_VA_LO) == 0u);
+    CHECK(c.rd(HPU_REG_FAULT_VA_HI) == 0x70u);
+    CHECK(c.eqe(1).engine == 3);
+    CHECK(c.eqe(1).info == (HPU_FAULT_VALID | HPU_FAULT_WRITE |
+                            HPU_FAULT_PROT << 4 | 3 << 8));
+    c.wr(HPU_REG_FAULT_INFO, HPU_FAULT_VALID);
+    CHECK((c.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_VALID) == 0u);
+    CHECK(c.run_cb(Cb().lin_dma(c.hbm_va, ro, 4), Ctx::ASID, 3).status ==
+          HPU_CQ_MMU_FAULT);
+    CHECK(c.rd(HPU_REG_FAULT_INFO) == (HPU_FAULT_VALID | HPU_FAULT_WRITE |
+                                       HPU_FAULT_PROT << 4 | 3 << 8));
+    CHECK(c.rd(HPU_REG_FAULT_VA_LO) == static_cast<uint32_t>(ro));
+}
+
+TEST_CASE("an ASID above 63 is a RANGE fault", "[emu][mmu]")
+{
+    Rig r;
+    r.setup_stream(0, 0);
+    uint64_t cb = r.place_cb(Cb().nop(), 0);
+    r.put_desc(0, 0, cb, 8, 64, 1);
+    r.ring(0, 0);
+    r.run();
+    CHECK(r.cqe(0, 0, 0).status == HPU_CQ_MMU_FAULT);
+    CHECK(((r.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_CAUSE_MASK) >> 4) ==
+          HPU_FAULT_RANGE);
+    CHECK(r.rd(HPU_REG_FAULT_ASID) == 64u);
+}
+
+TEST_CASE("the TLB stays stale until invalidated", "[emu][mmu][tlb]")
+{
+    Ctx c;
+    const unsigned int A = Ctx::ASID;
+    uint32_t a = 0xaaaaaaaa, b = 0xbbbbbbbb;
+    uint64_t va = c.map_hbm(A, 64 * MiB, 2 * MiB);
+
+    c.bwrite(64 * MiB, &a, 4);
+    c.bwrite(66 * MiB, &b, 4);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_OK);
+    CHECK(c.hrd32(c.host_bus) == a);
+    // remap va to the second page without invalidating
+    c.map(A, va, 66 * MiB, HPU_PTE_WRITE, true);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_OK);
+    CHECK(c.hrd32(c.host_bus) == a);                 // stale
+    uint32_t inv = GENERATE(uint32_t{Ctx::ASID}, uint32_t{HPU_MMU_INV_ALL});
+    c.wr(HPU_REG_MMU_INV, inv);
+    CHECK(c.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+    CHECK(c.rd(HPU_REG_MMU_INV_COUNT) == 1u);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_OK);
+    CHECK(c.hrd32(c.host_bus) == b);
+
+    // invalidating another ASID leaves ours stale
+    c.map(A, va, 64 * MiB, HPU_PTE_WRITE, true);
+    c.wr(HPU_REG_MMU_INV, A + 1);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_OK);
+    CHECK(c.hrd32(c.host_bus) == b);
+    // and removing a mapping faults only after invalidation
+    c.bwrite64(c.pte_slot(A, va, 2), 0);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_OK);
+    c.wr(HPU_REG_MMU_INV, A);
+    CHECK(c.copy(va, c.host_va, 4).status == HPU_CQ_MMU_FAULT);
+}
+
+TEST_CASE("MMU registers", "[emu][mmu]")
+{
+    Rig r;
+
+    CHECK(r.rd(HPU_REG_MMU_ASIDS) == 64u);
+    r.wr(HPU_REG_MMU_ROOT_LO(63), 0xfffffffeu);
+    CHECK(r.rd(HPU_REG_MMU_ROOT_LO(63)) == 0xfffff000u);
+    r.wr(HPU_REG_MMU_ROOT_HI(63), 0x12u);
+    CHECK(r.rd(HPU_REG_MMU_ROOT_HI(63)) == 0x12u);
+    for (uint32_t reg : { HPU_REG_MMU_ASIDS, HPU_REG_MMU_INV_STATUS,
+                          HPU_REG_MMU_INV_COUNT, HPU_REG_FAULT_ASID,
+                          HPU_REG_FAULT_VA_LO, HPU_REG_FAULT_VA_HI,
+                          HPU_REG_FAULT_COUNT, HPU_REG_SCRUB_STATUS,
+                          HPU_REG_SCRUB_COUNT }) {
+        r.wr(HPU_REG_ERROR, ~0u);
+        r.wr(reg, 1);
+        CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
+    }
+}

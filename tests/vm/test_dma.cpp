@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+// DMA data paths, fences and command lists through libhpu's C ABI:
+// host -> HBM -> HBM -> host round trips at random sizes and offsets on every
+// DMA engine at once, memset, write-value, sync-object waits between queues,
+// fences gating submissions (also through exported sync_file fds), recorded
+// command lists submitted many times, a 1 GiB transfer, dma-buf sharing
+// between two opens, waits that time out and waits interrupted by signals.
+//
+// HPU_DMA_SEED sets the random seed (printed on failure).
+//
+// Copyright (c) 2026 The hpu authors
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include "vm_util.h"
+
+using namespace vmt;
+
+namespace {
+
+// RAII owners of libhpu handles.
+struct DevDel {
+    void operator()(hpu_device_t *p) const noexcept { hpu_close(p); }
+};
+struct BufDel {
+    void operator()(hpu_buffer_t *p) const noexcept { hpu_buffer_destroy(p); }
+};
+struct QDel {
+    void operator()(hpu_queue_t *p) const noexcept { hpu_queue_destroy(p); }
+};
+struct ClDel {
+    void operator()(hpu_cmdlist_t *p) const noexcept { hpu_cmdlist_destroy(p); }
+};
+struct FenceDel {
+    void operator()(hpu_fence_t *p) const noexcept { hpu_fence_destroy(p); }
+};
+using Dev = std::unique_ptr<hpu_device_t, DevDel>;
+using Buf = std::unique_ptr<hpu_buffer_t, BufDel>;
+using Queue = std::unique_ptr<hpu_queue_t, QDel>;
+using Cl = std::unique_ptr<hpu_cmdlist_t, ClDel>;
+using Fence = std::unique_ptr<hpu_fence_t, FenceDel>;
+
+constexpr std::uint64_t kSec = 1000000000ULL;
+constexpr std::uint64_t kWait = 60 * kSec;
+
+// Opens the HPU at position i in PCI order.
+Dev open_dev(std::size_t i = 0)
+{
+    const auto list = nodes_by_pci();
+    REQUIRE(list.size() > i);
+    hpu_device_t *d = nullptr;
+    REQUIRE(hpu_open_by_index(list[i].index, &d) == 0);
+    return Dev(d);
+}
+
+// Opens the HPU with the most HBM.
+Dev open_biggest()
+{
+    const auto list = nodes_by_pci();
+    REQUIRE_FALSE(list.empty());
+    Dev best;
+    std::uint64_t best_size = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        Dev d = open_dev(i);
+        hpu_device_info info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(d.get(), &info) == 0);
+        if (info.hbm_size > best_size) {
+            best_size = info.hbm_size;
+            best = std::move(d);
+        }
+    }
+    return best;
+}
+
+Buf buffer(hpu_device_t *d, std::uint64_t size, std::uint32_t flags)
+{
+    hpu_buffer_t *b = nullptr;
+    const int e = hpu_buffer_create(d, size, flags, &b);
+    INFO("hpu_buffer_create(" << size << ", 0x" << std::hex << flags << "): " << std::dec << e);
+    REQUIRE(e == 0);
+    return Buf(b);
+}
+
+unsigned char *host(const Buf &b) { return static_cast<unsigned char *>(hpu_buffer_host_ptr(b.get())); }
+std::uint64_t va(const Buf &b) { return hpu_buffer_va(b.get()); }
+
+Queue queue(hpu_device_t *d, std::uint32_t engine)
+{
+    hpu_queue_t *q = nullptr;
+    REQUIRE(hpu_queue_create(d, HPU_ENGINE_DMA, engine, &q) == 0);
+    return Queue(q);
+}
+
+Cl cmdlist(hpu_device_t *d)
+{
+    hpu_cmdlist_t *c = nullptr;
+    REQUIRE(hpu_cmdlist_create(d, &c) == 0);
+    return Cl(c);
+}
+
+Fence submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const std::vector<hpu_fence_t *> &waits = {})
+{
+    hpu_fence_t *f = nullptr;
+    std::vector<const hpu_fence_t *> w(waits.begin(), waits.end());
+    const int e = hpu_queue_submit(q, cl, w.empty() ? nullptr : w.data(), w.size(), &f);
+    INFO("hpu_queue_submit: " << e);
+    REQUIRE(e == 0);
+    return Fence(f);
+}
+
+int num_engines(hpu_device_t *d)
+{
+    const int n = hpu_device_dma_engines(d);
+    REQUIRE(n >= 4);
+    return n;
+}
+
+std::uint64_t seed()
+{
+    const char *s = std::getenv("HPU_DMA_SEED"); // NOLINT(concurrency-mt-unsafe)
+    return s != nullptr ? std::strtoull(s, nullptr, 0) : 0x5eed0003ULL;
+}
+
+// A job on `q` that blocks until sync object `sob` reaches `value`, then
+// writes `marker` at `marker_va`. Its command list lives as long as the
+// job (destroying a list waits for the jobs that read it).
+struct Job {
+    Cl cl;
+    Fence fence;
+    [[nodiscard]] hpu_fence_t *get() const { return fence.get(); }
+};
+Job blocked_job(hpu_device_t *d, hpu_queue_t *q, std::uint32_t sob, std::uint32_t value,
+                std::uint64_t marker_va, std::uint32_t marker)
+{
+    Job j{cmdlist(d), nullptr};
+    REQUIRE(hpu_cmd_wait_sob(j.cl.get(), sob, value, HPU_WAIT_GE) == 0);
+    REQUIRE(hpu_cmd_write_value(j.cl.get(), marker_va, marker) == 0);
+    j.fence = submit(q, j.cl.get());
+    return j;
+}
+
+// Sets sync object `sob` to `value` from queue `q` and waits for that job.
+void set_sob(hpu_device_t *d, hpu_queue_t *q, std::uint32_t sob, std::uint32_t value)
+{
+    Cl cl = cmdlist(d);
+    REQUIRE(hpu_cmd_sob_update(cl.get(), sob, HPU_SOB_SET, value) == 0);
+    Fence f = submit(q, cl.get());
+    REQUIRE(hpu_fence_wait(f.get(), kWait) == 0);
+}
+
+std::uint32_t load32(const unsigned char *p)
+{
+    std::uint32_t v = 0;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("round trips host -> HBM -> HBM -> host at random sizes and offsets on all engines at once",
+          "[dma]")
+{
+    Dev d = open_dev(0);
+    const int n = num_engines(d.get());
+    constexpr std::uint64_t kBuf = 4 * MiB;
+    struct Lane {
+        Queue q;
+        Buf src, hbm1, hbm2, dst;
+        Cl cl;
+        std::uint64_t so = 0, o1 = 0, o2 = 0, doff = 0, size = 0;
+    };
+    std::vector<Lane> lanes(static_cast<std::size_t>(n));
+    for (int e = 0; e < n; ++e) {
+        auto &l = lanes[static_cast<std::size_t>(e)];
+        l.q = queue(d.get(), static_cast<std::uint32_t>(e));
+        l.src = buffer(d.get(), kBuf, HPU_MEM_HOST);
+        l.dst = buffer(d.get(), kBuf, HPU_MEM_HOST);
+        l.hbm1 = buffer(d.get(), kBuf, HPU_MEM_DEVICE);
+        l.hbm2 = buffer(d.get(), kBuf, HPU_MEM_DEVICE);
+        l.cl = cmdlist(d.get());
+    }
+    const std::uint64_t s0 = seed();
+    std::mt19937_64 rng(s0);
+    auto pick = [&rng](std::uint64_t lo, std::uint64_t hi) { // inclusive
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+    };
+    for (int round = 0; round < 6; ++round) {
+        for (auto &l : lanes) {
+            // Mostly small and odd sizes, some large; offsets anywhere they fit.
+            const int kind = static_cast<int>(pick(0, 3));
+            l.size = kind == 0 ? pick(1, 64) : kind == 1 ? pick(65, 64 * KiB) : pick(64 * KiB, kBuf - 4096);
+            l.so = pick(0, kBuf - l.size);
+            l.o1 = pick(0, kBuf - l.size);
+            l.o2 = pick(0, kBuf - l.size);
+            l.doff = pick(0, kBuf - l.size);
+            fill_words(reinterpret_cast<std::uint64_t *>(host(l.src)), kBuf / 8, s0 + static_cast<std::uint64_t>(round)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+            std::memset(host(l.dst), 0xee, kBuf);
+            REQUIRE(hpu_cmdlist_reset(l.cl.get()) == 0);
+            REQUIRE(hpu_cmd_copy(l.cl.get(), va(l.hbm1) + l.o1, va(l.src) + l.so, l.size) == 0);
+            REQUIRE(hpu_cmd_copy(l.cl.get(), va(l.hbm2) + l.o2, va(l.hbm1) + l.o1, l.size) == 0);
+            REQUIRE(hpu_cmd_copy(l.cl.get(), va(l.dst) + l.doff, va(l.hbm2) + l.o2, l.size) == 0);
+        }
+        std::vector<Fence> fences;
+        fences.reserve(lanes.size());
+        for (auto &l : lanes) // every engine busy at once
+            fences.push_back(submit(l.q.get(), l.cl.get()));
+        for (std::size_t e = 0; e < lanes.size(); ++e) {
+            const auto &l = lanes[e];
+            INFO("seed " << s0 << " round " << round << " engine " << e << " size " << l.size << " src+"
+                         << l.so << " hbm1+" << l.o1 << " hbm2+" << l.o2 << " dst+" << l.doff);
+            REQUIRE(hpu_fence_wait(fences[e].get(), kWait) == 0);
+            const unsigned char *s = host(l.src) + l.so;   // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            const unsigned char *g = host(l.dst) + l.doff; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            CHECK(std::memcmp(g, s, l.size) == 0);
+            // Nothing written outside the destination range.
+            const unsigned char *dst = host(l.dst);
+            CHECK(std::all_of(dst, g, [](unsigned char c) { return c == 0xee; }));
+            CHECK(std::all_of(g + l.size, dst + kBuf, [](unsigned char c) { return c == 0xee; })); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        }
+    }
+}
+
+TEST_CASE("user-pointer buffers: any range works, unmapped memory is EFAULT", "[dma]")
+{
+    Dev d = open_dev(0);
+    Queue q = queue(d.get(), 0);
+    std::vector<unsigned char> src(100000);
+    std::vector<unsigned char> dst(100000, 0);
+    for (std::size_t i = 0; i < src.size(); ++i)
+        src[i] = static_cast<unsigned char>(i * 7 + 3);
+    hpu_buffer_t *bs = nullptr;
+    hpu_buffer_t *bd = nullptr;
+    REQUIRE(hpu_buffer_from_user(d.get(), src.data() + 3, src.size() - 3, HPU_MEM_READONLY, &bs) == 0);
+    const Buf s(bs);
+    REQUIRE(hpu_buffer_from_user(d.get(), dst.data() + 5, dst.size() - 5, 0, &bd) == 0);
+    const Buf t(bd);
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_copy(q.get(), va(t), va(s), 90000, &f) == 0);
+    const Fence ff(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+    CHECK(std::memcmp(dst.data() + 5, src.data() + 3, 90000) == 0);
+    CHECK(dst[4] == 0);
+    CHECK(dst[90005] == 0);
+
+    void *p = ::mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    REQUIRE(::munmap(p, 8192) == 0);
+    hpu_buffer_t *bad = nullptr;
+    CHECK(hpu_buffer_from_user(d.get(), p, 8192, 0, &bad) == -EFAULT);
+}
+
+TEST_CASE("memset and write-value", "[dma]")
+{
+    Dev d = open_dev(0);
+    Queue q = queue(d.get(), 1);
+    Buf h = buffer(d.get(), 64 * KiB, HPU_MEM_HOST);
+    Buf m = buffer(d.get(), 2 * MiB, HPU_MEM_DEVICE);
+    std::memset(host(h), 0, 64 * KiB);
+    const std::uint64_t pattern = 0x8877665544332211ULL;
+    Cl cl = cmdlist(d.get());
+    REQUIRE(hpu_cmd_memset(cl.get(), va(m), 0, 2 * MiB) == 0);
+    REQUIRE(hpu_cmd_memset(cl.get(), va(m) + 13, pattern, 1001) == 0);
+    REQUIRE(hpu_cmd_write_value(cl.get(), va(m) + 2048, 0xcafef00dU) == 0);
+    REQUIRE(hpu_cmd_copy(cl.get(), va(h), va(m), 4096) == 0);
+    REQUIRE(hpu_cmd_memset(cl.get(), va(h) + 8192 + 3, pattern, 37) == 0);
+    REQUIRE(hpu_cmd_write_value(cl.get(), va(h) + 16384, 0x01020304U) == 0);
+    Fence f = submit(q.get(), cl.get());
+    REQUIRE(hpu_fence_wait(f.get(), kWait) == 0);
+    const unsigned char *p = host(h);
+    CHECK(p[12] == 0);
+    for (std::size_t i = 0; i < 1001; ++i) {
+        INFO("memset byte " << i);
+        REQUIRE(p[13 + i] == static_cast<unsigned char>(pattern >> (8 * (i % 8)))); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
+    CHECK(p[1014] == 0);
+    CHECK(load32(p + 2048) == 0xcafef00dU); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(load32(p + 2052) == 0);           // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(p[8192 + 2] == 0);
+    for (std::size_t i = 0; i < 37; ++i)
+        CHECK(p[8195 + i] == static_cast<unsigned char>(pattern >> (8 * (i % 8)))); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(p[8195 + 37] == 0);
+    CHECK(load32(p + 16384) == 0x01020304U); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+
+    // Eager forms.
+    hpu_fence_t *e1 = nullptr;
+    REQUIRE(hpu_queue_memset(q.get(), va(h) + 32768, 0xababababababababULL, 100, &e1) == 0);
+    const Fence fe1(e1);
+    hpu_fence_t *e2 = nullptr;
+    REQUIRE(hpu_queue_write_value(q.get(), va(h) + 40000, 99, &e2) == 0);
+    const Fence fe2(e2);
+    CHECK(hpu_fence_wait(e1, kWait) == 0);
+    CHECK(hpu_fence_wait(e2, kWait) == 0);
+    CHECK(p[32768] == 0xab);
+    CHECK(p[32867] == 0xab);
+    CHECK(p[32868] == 0);
+    CHECK(load32(p + 40000) == 99); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+TEST_CASE("a queue waits on a sync object that another queue sets later", "[dma][sync]")
+{
+    Dev d = open_dev(0);
+    Queue qa = queue(d.get(), 2);
+    Queue qb = queue(d.get(), 3);
+    Buf h = buffer(d.get(), 4096, HPU_MEM_HOST);
+    std::memset(host(h), 0, 4096);
+    set_sob(d.get(), qb.get(), 5, 0);
+    Job fa = blocked_job(d.get(), qa.get(), 5, 1, va(h), 0xa);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK(hpu_fence_status(fa.get()) == 1); // still blocked
+    CHECK(load32(host(h)) == 0);
+
+    // Queue A's own later work waits behind it; queue B runs meanwhile.
+    Cl cl = cmdlist(d.get());
+    REQUIRE(hpu_cmd_write_value(cl.get(), va(h) + 4, 0xb) == 0);
+    REQUIRE(hpu_cmd_sob_update(cl.get(), 5, HPU_SOB_ADD, 1) == 0);
+    Fence fb = submit(qb.get(), cl.get());
+    REQUIRE(hpu_fence_wait(fb.get(), kWait) == 0);
+    REQUIRE(hpu_fence_wait(fa.get(), kWait) == 0);
+    CHECK(load32(host(h)) == 0xa);
+    CHECK(load32(host(h) + 4) == 0xb); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+TEST_CASE("fences gate later submissions, also through exported sync_file fds", "[dma][sync]")
+{
+    Dev d = open_dev(0);
+    Queue qa = queue(d.get(), 0);
+    Queue qb = queue(d.get(), 1);
+    Queue qc = queue(d.get(), 2);
+    Buf h = buffer(d.get(), 4096, HPU_MEM_HOST);
+    std::memset(host(h), 0, 4096);
+    set_sob(d.get(), qc.get(), 6, 0);
+    // A: blocked until SOB 6 = 1, then writes 0x11 at +0.
+    Job fa = blocked_job(d.get(), qa.get(), 6, 1, va(h), 0x11);
+    // B: gated on A's fence; copies what A wrote from +0 to +8.
+    Cl cb = cmdlist(d.get());
+    REQUIRE(hpu_cmd_copy(cb.get(), va(h) + 8, va(h), 4) == 0);
+    Fence fb = submit(qb.get(), cb.get(), {fa.get()});
+    // C: gated on B's fence exported as a sync_file and imported again.
+    int fd = -1;
+    REQUIRE(hpu_fence_export_fd(fb.get(), &fd) == 0);
+    REQUIRE(fd >= 0);
+    CHECK(sync_file_status(fd) == 0); // pending
+    hpu_fence_t *imp = nullptr;
+    REQUIRE(hpu_fence_import_fd(d.get(), fd, &imp) == 0);
+    const Fence fimp(imp);
+    Cl cc = cmdlist(d.get());
+    REQUIRE(hpu_cmd_copy(cc.get(), va(h) + 16, va(h) + 8, 4) == 0);
+    Fence fc = submit(qc.get(), cc.get(), {imp});
+
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK(hpu_fence_status(fb.get()) == 1);
+    CHECK(hpu_fence_status(fc.get()) == 1);
+    CHECK(hpu_fence_wait(fc.get(), 0) == -ETIME);
+
+    // Release A from a fourth queue.
+    Queue qd = queue(d.get(), 3);
+    set_sob(d.get(), qd.get(), 6, 1);
+    CHECK(hpu_fence_wait(fc.get(), kWait) == 0);
+    CHECK(hpu_fence_status(fa.get()) == 0);
+    CHECK(hpu_fence_status(fb.get()) == 0);
+    CHECK(sync_file_status(fd) == 1);
+    ::close(fd);
+    CHECK(load32(host(h)) == 0x11);
+    CHECK(load32(host(h) + 8) == 0x11);  // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(load32(host(h) + 16) == 0x11); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+TEST_CASE("a failed job's error reaches its fence and its sync_file", "[dma][sync]")
+{
+    Dev d = open_dev(0);
+    Queue q = queue(d.get(), 0);
+    hpu_memory_info mi{};
+    mi.size = sizeof(mi);
+    REQUIRE(hpu_device_memory_info(d.get(), &mi) == 0);
+    Buf h = buffer(d.get(), 4096, HPU_MEM_HOST);
+    const std::uint64_t hole = mi.va_end - 64 * MiB;
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_copy(q.get(), va(h), hole, 64, &f) == 0);
+    const Fence ff(f);
+    CHECK(hpu_fence_wait(f, kWait) == -EFAULT);
+    CHECK(hpu_fence_status(f) == -EFAULT);
+    int fd = -1;
+    REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+    CHECK(sync_file_status(fd) == -EFAULT);
+    ::close(fd);
+    // The queue keeps working.
+    hpu_fence_t *g = nullptr;
+    REQUIRE(hpu_queue_write_value(q.get(), va(h), 5, &g) == 0);
+    const Fence fg(g);
+    CHECK(hpu_fence_wait(g, kWait) == 0);
+    CHECK(load32(host(h)) == 5);
+}
+
+TEST_CASE("a recorded command list is submitted many times", "[dma][cmdlist]")
+{
+    Dev d = open_dev(0);
+    Queue q = queue(d.get(), 4);
+    Queue q2 = queue(d.get(), 5);
+    Buf src = buffer(d.get(), 64 * KiB, HPU_MEM_HOST);
+    Buf dst = buffer(d.get(), 64 * KiB, HPU_MEM_HOST);
+    Buf m = buffer(d.get(), 2 * MiB, HPU_MEM_DEVICE);
+    set_sob(d.get(), q.get(), 7, 0);
+
+    // Counting: 200 submissions of one list that adds 1, checked by the device.
+    Cl add = cmdlist(d.get());
+    REQUIRE(hpu_cmd_sob_update(add.get(), 7, HPU_SOB_ADD, 1) == 0);
+    constexpr int kTimes = 200;
+    for (int i = 0; i < kTimes; ++i)
+        REQUIRE(hpu_queue_submit(q.get(), add.get(), nullptr, 0, nullptr) == 0);
+    Job done = blocked_job(d.get(), q2.get(), 7, kTimes, va(dst), 0x600d);
+    REQUIRE(hpu_fence_wait(done.get(), kWait) == 0);
+    CHECK(load32(host(dst)) == 0x600d);
+    Cl eq = cmdlist(d.get());
+    REQUIRE(hpu_cmd_wait_sob(eq.get(), 7, kTimes, HPU_WAIT_EQ) == 0);
+    Fence feq = submit(q.get(), eq.get());
+    CHECK(hpu_fence_wait(feq.get(), 5 * kSec) == 0); // exactly kTimes, not more
+
+    // Data: the same list moves whatever the source holds at run time.
+    Cl rt = cmdlist(d.get());
+    REQUIRE(hpu_cmd_copy(rt.get(), va(m) + 4096, va(src), 64 * KiB) == 0);
+    REQUIRE(hpu_cmd_copy(rt.get(), va(dst), va(m) + 4096, 64 * KiB) == 0);
+    const std::size_t before = hpu_cmdlist_size(rt.get());
+    CHECK(before > 0);
+    for (std::uint64_t i = 0; i < 20; ++i) {
+        fill_words(reinterpret_cast<std::uint64_t *>(host(src)), 8 * KiB, 1000 + i); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        Fence f = submit(q.get(), rt.get());
+        REQUIRE(hpu_fence_wait(f.get(), kWait) == 0);
+        INFO("submission " << i);
+        CHECK(check_words(reinterpret_cast<const std::uint64_t *>(host(dst)), 8 * KiB, 1000 + i) == 8 * KiB); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    }
+    CHECK(hpu_cmdlist_size(rt.get()) == before);
+    // A list destroyed right after submission still runs.
+    {
+        Cl once = cmdlist(d.get());
+        REQUIRE(hpu_cmd_write_value(once.get(), va(dst) + 4, 0x1234) == 0);
+        Fence f = submit(q.get(), once.get());
+        once.reset();
+        REQUIRE(hpu_fence_wait(f.get(), kWait) == 0);
+        CHECK(load32(host(dst) + 4) == 0x1234); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
+}
+
+TEST_CASE("a 1 GiB transfer host -> HBM -> HBM -> host", "[dma][big]")
+{
+    Dev d = open_biggest();
+    Queue q = queue(d.get(), 0);
+    constexpr std::uint64_t kBig = 1 * GiB;
+    Buf h = buffer(d.get(), kBig, HPU_MEM_HOST);
+    Buf m1 = buffer(d.get(), kBig, HPU_MEM_DEVICE);
+    Buf m2 = buffer(d.get(), kBig, HPU_MEM_DEVICE);
+    auto *w = reinterpret_cast<std::uint64_t *>(host(h)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    fill_words(w, kBig / 8, 0xb16);
+    // One job per 1 GiB step (each well inside the driver's job timeout),
+    // timed; the device itself clears the host buffer before the way back.
+    struct Step {
+        const char *what;
+        std::uint64_t dst, src;
+        bool clear;
+    };
+    const Step steps[] = {
+        {"host -> HBM", va(m1), va(h), false},
+        {"HBM -> HBM", va(m2), va(m1), false},
+        {"memset host", va(h), 0, true},
+        {"HBM -> host", va(h), va(m2), false},
+    };
+    for (const auto &st : steps) {
+        hpu_fence_t *f = nullptr;
+        const std::uint64_t t0 = now_ns();
+        REQUIRE((st.clear ? hpu_queue_memset(q.get(), st.dst, 0, kBig, &f)
+                          : hpu_queue_copy(q.get(), st.dst, st.src, kBig, &f)) == 0);
+        const Fence ff(f);
+        const int r = hpu_fence_wait(f, 10 * kWait);
+        const double ms = static_cast<double>(now_ns() - t0) / 1e6;
+        std::printf("1 GiB %s: %.0f ms (%.2f GB/s)\n", st.what, ms, static_cast<double>(kBig) / ms / 1e6); // NOLINT(cppcoreguidelines-pro-type-vararg)
+        INFO("1 GiB " << st.what << " took " << ms << " ms");
+        REQUIRE(r == 0);
+        if (st.clear) {
+            CHECK(w[0] == 0);
+            CHECK(w[kBig / 8 - 1] == 0); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        }
+    }
+    // Compare in 64 MiB chunks so a failure names where.
+    constexpr std::uint64_t kChunk = 64 * MiB / 8;
+    for (std::uint64_t c = 0; c < kBig / 8; c += kChunk) {
+        const std::uint64_t bad = check_words(w + c, kChunk, 0xb16, c); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        INFO("chunk at byte " << c * 8 << ": first wrong word " << bad);
+        REQUIRE(bad == kChunk);
+    }
+}
+
+TEST_CASE("dma-buf export and import between two opens of the device", "[dma][prime]")
+{
+    Dev a = open_dev(0);
+    Dev b = open_dev(0);
+    Queue qa = queue(a.get(), 0);
+    Queue qb = queue(b.get(), 1);
+    Buf ma = buffer(a.get(), 2 * MiB, HPU_MEM_DEVICE);
+    Buf ha = buffer(a.get(), 64 * KiB, HPU_MEM_HOST);
+    Buf hb = buffer(b.get(), 64 * KiB, HPU_MEM_HOST);
+    fill_words(reinterpret_cast<std::uint64_t *>(host(ha)), 8 * KiB, 77); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_copy(qa.get(), va(ma), va(ha), 64 * KiB, &f) == 0);
+    Fence ff(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+
+    int fd = -1;
+    REQUIRE(hpu_buffer_export_fd(ma.get(), &fd) == 0);
+    hpu_buffer_t *imp = nullptr;
+    REQUIRE(hpu_buffer_import_fd(b.get(), fd, hpu_buffer_size(ma.get()), &imp) == 0);
+    ::close(fd);
+    const Buf mb(imp);
+    // B reads what A wrote.
+    REQUIRE(hpu_queue_copy(qb.get(), va(hb), va(mb), 64 * KiB, &f) == 0);
+    ff.reset(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+    CHECK(check_words(reinterpret_cast<const std::uint64_t *>(host(hb)), 8 * KiB, 77) == 8 * KiB); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    // A reads what B writes.
+    REQUIRE(hpu_queue_write_value(qb.get(), va(mb) + 1 * MiB, 0xfeedU, &f) == 0);
+    ff.reset(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+    REQUIRE(hpu_queue_copy(qa.get(), va(ha), va(ma) + 1 * MiB, 8, &f) == 0);
+    ff.reset(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+    CHECK(load32(host(ha)) == 0xfeedU);
+
+    // A host buffer exported by A is visible to B too.
+    int hfd = -1;
+    REQUIRE(hpu_buffer_export_fd(ha.get(), &hfd) == 0);
+    hpu_buffer_t *himp = nullptr;
+    REQUIRE(hpu_buffer_import_fd(b.get(), hfd, hpu_buffer_size(ha.get()), &himp) == 0);
+    ::close(hfd);
+    const Buf hbi(himp);
+    REQUIRE(hpu_queue_write_value(qb.get(), va(hbi) + 12, 0xabcU, &f) == 0);
+    ff.reset(f);
+    REQUIRE(hpu_fence_wait(f, kWait) == 0);
+    CHECK(load32(host(ha) + 12) == 0xabcU); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+namespace {
+
+std::atomic<int> g_signals{0};
+std::atomic<int> g_signal_limit{0};
+// Counts signals; stops the timer after g_signal_limit of them, so a wait
+// that never honours its deadline cannot hang the suite.
+extern "C" void on_alarm(int /*sig*/)
+{
+    if (g_signals.fetch_add(1, std::memory_order_relaxed) + 1 >= g_signal_limit.load()) {
+        const itimerval off{};
+        ::setitimer(ITIMER_REAL, &off, nullptr);
+    }
+}
+
+// A 1 ms interval timer delivering SIGALRM to this thread (other threads
+// block it), with or without SA_RESTART; undone on scope exit.
+class SignalStorm {
+public:
+    explicit SignalStorm(bool restart)
+    {
+        struct sigaction sa {};
+        sa.sa_handler = on_alarm;
+        sa.sa_flags = restart ? SA_RESTART : 0;
+        sigemptyset(&sa.sa_mask);
+        g_signal_limit.store(g_signals.load() + 5000); // at most about 5 s of signals
+        REQUIRE(::sigaction(SIGALRM, &sa, &old_) == 0);
+        itimerval it{};
+        it.it_interval.tv_usec = 1000;
+        it.it_value.tv_usec = 1000;
+        REQUIRE(::setitimer(ITIMER_REAL, &it, nullptr) == 0);
+    }
+    SignalStorm(const SignalStorm &) = delete;
+    SignalStorm &operator=(const SignalStorm &) = delete;
+    SignalStorm(SignalStorm &&) = delete;
+    SignalStorm &operator=(SignalStorm &&) = delete;
+    ~SignalStorm()
+    {
+        const itimerval off{};
+        ::setitimer(ITIMER_REAL, &off, nullptr);
+        ::sigaction(SIGALRM, &old_, nullptr);
+    }
+
+private:
+    struct sigaction old_ {};
+};
+
+// Starts a thread (with SIGALRM blocked) that sets SOB `sob` to 1 from `q`
+// after `delay`.
+std::thread releaser(hpu_device_t *d, hpu_queue_t *q, std::uint32_t sob, std::chrono::milliseconds delay)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    std::thread t([d, q, sob, delay] {
+        std::this_thread::sleep_for(delay);
+        hpu_cmdlist_t *cl = nullptr;
+        if (hpu_cmdlist_create(d, &cl) == 0) {
+            hpu_cmd_sob_update(cl, sob, HPU_SOB_SET, 1);
+            hpu_fence_t *f = nullptr;
+            if (hpu_queue_submit(q, cl, nullptr, 0, &f) == 0) {
+                hpu_fence_wait(f, kWait);
+                hpu_fence_destroy(f);
+            }
+            hpu_cmdlist_destroy(cl);
+        }
+    });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return t;
+}
+
+} // namespace
+
+TEST_CASE("a fence wait times out with ETIME", "[dma][wait]")
+{
+    Dev d = open_dev(0);
+    Queue qa = queue(d.get(), 6);
+    Queue qb = queue(d.get(), 7);
+    Buf h = buffer(d.get(), 4096, HPU_MEM_HOST);
+    set_sob(d.get(), qb.get(), 8, 0);
+    Job f = blocked_job(d.get(), qa.get(), 8, 1, va(h), 1);
+    for (const std::uint64_t ms : {0ULL, 1ULL, 50ULL, 300ULL}) {
+        const std::uint64_t t0 = now_ns();
+        CHECK(hpu_fence_wait(f.get(), ms * 1000000ULL) == -ETIME);
+        const std::uint64_t took = now_ns() - t0;
+        INFO("timeout " << ms << " ms took " << took / 1000 << " us");
+        CHECK(took >= ms * 1000000ULL);
+        CHECK(took < ms * 1000000ULL + 3 * kSec);
+    }
+    CHECK(hpu_fence_status(f.get()) == 1);
+    set_sob(d.get(), qb.get(), 8, 1);
+    CHECK(hpu_fence_wait(f.get(), kWait) == 0);
+}
+
+TEST_CASE("a fence wait interrupted by signals resumes and keeps its deadline", "[dma][wait]")
+{
+    const bool restart = GENERATE(true, false);
+    INFO((restart ? "SA_RESTART" : "no SA_RESTART (EINTR reaches libhpu)"));
+    Dev d = open_dev(0);
+    Queue qa = queue(d.get(), 6);
+    Queue qb = queue(d.get(), 7);
+    Queue qc = queue(d.get(), 5);
+    Buf h = buffer(d.get(), 4096, HPU_MEM_HOST);
+    std::memset(host(h), 0, 4096);
+    set_sob(d.get(), qb.get(), 9, 0);
+    set_sob(d.get(), qb.get(), 10, 0);
+
+    SECTION("the job ends while signals arrive: the wait returns 0") {
+        Job f = blocked_job(d.get(), qa.get(), 9, 1, va(h), 0x77);
+        std::thread t = releaser(d.get(), qc.get(), 9, std::chrono::milliseconds(400));
+        const int before = g_signals.load();
+        int r = 0;
+        std::uint64_t took = 0;
+        {
+            const SignalStorm storm(restart);
+            const std::uint64_t t0 = now_ns();
+            r = hpu_fence_wait(f.get(), 20 * kSec);
+            took = now_ns() - t0;
+        }
+        t.join();
+        INFO("wait took " << took / 1000000 << " ms, " << g_signals.load() - before << " signals");
+        CHECK(r == 0);
+        CHECK(g_signals.load() - before > 10);
+        CHECK(took >= 300 * 1000000ULL);
+        CHECK(load32(host(h)) == 0x77);
+    }
+    SECTION("the job never ends while signals arrive: ETIME at the deadline") {
+        Job f = blocked_job(d.get(), qa.get(), 10, 1, va(h) + 8, 0x88);
+        const int before = g_signals.load();
+        int r = 0;
+        std::uint64_t took = 0;
+        {
+            const SignalStorm storm(restart);
+            const std::uint64_t t0 = now_ns();
+            r = hpu_fence_wait(f.get(), 300 * 1000000ULL);
+            took = now_ns() - t0;
+        }
+        INFO("wait took " << took / 1000000 << " ms, " << g_signals.load() - before << " signals");
+        CHECK(r == -ETIME);
+        CHECK(g_signals.load() - before > 10);
+        // Each restart turns the absolute deadline into jiffies again,
+        // rounding down: the wait may end up to a jiffy (4 ms at HZ=250) early.
+        CHECK(took >= 290 * 1000000ULL);
+        CHECK(took < 3 * kSec); // a restart with a fresh relative timeout would never end
+        set_sob(d.get(), qb.get(), 10, 1);
+        CHECK(hpu_fence_wait(f.get(), kWait) == 0);
+        CHECK(load32(host(h) + 8) == 0x88); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
+}
