@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * HPU device model: core logic (register file, BAR0 decode, soft reset,
- * self-test, locking).
+ * HPU device model: core logic (register file, BAR0 decode, soft and hard
+ * reset, device timers, self-test, locking).
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -33,6 +33,64 @@ void hpu_unlock(struct hpu_core *c)
             c->ops->raise_msix(c->opaque, v);
         }
     }
+}
+
+/*
+ * Device timers.  Each enum hpu_timer_id has a deadline in device time;
+ * the environment's one timer is kept armed for the earliest.
+ */
+
+static void hpu_timer_program(struct hpu_core *c)
+{
+    struct hpu_timers *t = &c->tmr;
+    uint64_t first = UINT64_MAX, now;
+    unsigned int i;
+
+    for (i = 0; i < HPU_TMR_COUNT; i++) {
+        if ((t->armed & (1u << i)) && t->deadline[i] < first) {
+            first = t->deadline[i];
+        }
+    }
+    if (!t->armed) {
+        if (t->programmed) {
+            c->ops->cancel_timer(c->opaque);
+            t->programmed = false;
+        }
+        return;
+    }
+    if (t->programmed && t->programmed_at == first) {
+        return;
+    }
+    now = hpu_now(c);
+    c->ops->arm_timer(c->opaque, first > now ? first - now : 0);
+    t->programmed = true;
+    t->programmed_at = first;
+}
+
+void hpu_timer_arm(struct hpu_core *c, enum hpu_timer_id id, uint64_t ns)
+{
+    c->tmr.deadline[id] = hpu_now(c) + ns;
+    c->tmr.armed |= 1u << id;
+    hpu_timer_program(c);
+}
+
+void hpu_timer_cancel(struct hpu_core *c, enum hpu_timer_id id)
+{
+    if (c->tmr.armed & (1u << id)) {
+        c->tmr.armed &= ~(1u << id);
+        hpu_timer_program(c);
+    }
+}
+
+bool hpu_timer_pending(struct hpu_core *c, enum hpu_timer_id id)
+{
+    return c->tmr.armed & (1u << id);
+}
+
+static void hpu_timer_cancel_all(struct hpu_core *c)
+{
+    c->tmr.armed = 0;
+    hpu_timer_program(c);
 }
 
 /* Configuration */
@@ -131,8 +189,62 @@ static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
     }
     c->ctrl.status = HPU_STATUS_RESET_BUSY;
     c->resetting = true;
+    c->inj.hang = 0;            /* hung engines let go */
     hpu_qm_stop(c);
-    c->ops->arm_timer(c->opaque, HPU_SOFT_RESET_NS);
+    hpu_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
+}
+
+/*
+ * Hard reset starts: every register but the identity block, IRQ_MASK and
+ * the counters to its reset value, streams stopped without completion
+ * records, the management CPU held off.  HBM is cleared when the reset
+ * completes, once no engine is inside a step.
+ */
+static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
+{
+    struct hpu_ctrl keep = c->ctrl;
+
+    if (key != HPU_HARD_RESET_KEY) {
+        HPU_LOG(c, "HARD_RESET written with 0x%08x, not the key 0x%08x",
+                key, HPU_HARD_RESET_KEY);
+        hpu_set_error(c, HPU_ERROR_BAD_RESET_KEY);
+        return;
+    }
+    hpu_timer_cancel_all(c);    /* a soft reset in progress is abandoned */
+    memset(&c->ctrl, 0, sizeof(c->ctrl));
+    c->ctrl.irq_mask = keep.irq_mask;
+    c->ctrl.reset_count = keep.reset_count;
+    c->ctrl.irq_test_count = keep.irq_test_count;
+    c->ctrl.hard_reset_count = keep.hard_reset_count;
+    c->ctrl.ecc_ce_count = keep.ecc_ce_count;
+    c->ctrl.ecc_ue_count = keep.ecc_ue_count;
+    c->ctrl.status = HPU_STATUS_HARD_RESET_BUSY;
+    c->resetting = false;
+    c->hard_resetting = true;
+    memset(c->sob, 0, sizeof(c->sob));
+    hpu_mmu_reset(c, HPU_RESET_HARD);
+    hpu_qm_reset(c, HPU_RESET_HARD);
+    hpu_ras_reset(c, HPU_RESET_HARD);
+    hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
+}
+
+static void hpu_hard_reset_done(struct hpu_core *c)
+{
+    if (!c->hard_resetting) {
+        return;
+    }
+    if (!hpu_qm_idle(c)) {
+        /* A step still runs outside the lock: let it finish first. */
+        hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_SOFT_RESET_NS);
+        return;
+    }
+    hpu_hbm_clear(c);
+    c->hard_resetting = false;
+    c->ctrl.hard_reset_count++;
+    c->ctrl.status = HPU_STATUS_READY;
+    c->dq.reset_done = 2;
+    hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+    hpu_cpu_boot(c);
 }
 
 static void hpu_ctrl_irq_test(struct hpu_core *c, uint32_t vector)
@@ -204,8 +316,21 @@ static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
         break;
     case HPU_REG_SOFT_RESET:
     case HPU_REG_IRQ_TEST:
+    case HPU_REG_HARD_RESET:
         /* Write-only: reads as zero (not an access-rule violation). */
         *val = 0;
+        break;
+    case HPU_REG_HARD_RESET_COUNT:
+        *val = c->ctrl.hard_reset_count;
+        break;
+    case HPU_REG_WDT_MS:
+        *val = c->ctrl.wdt_ms;
+        break;
+    case HPU_REG_ECC_CE_COUNT:
+        *val = c->ctrl.ecc_ce_count;
+        break;
+    case HPU_REG_ECC_UE_COUNT:
+        *val = c->ctrl.ecc_ue_count;
         break;
     case HPU_REG_RESET_COUNT:
         *val = c->ctrl.reset_count;
@@ -253,6 +378,13 @@ static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
     case HPU_REG_IRQ_MASK:
         c->ctrl.irq_mask = val & HPU_MISC_CAUSES;
         break;
+    case HPU_REG_HARD_RESET:
+        hpu_ctrl_hard_reset(c, val);
+        break;
+    case HPU_REG_WDT_MS:
+        c->ctrl.wdt_ms = val;
+        hpu_wdt_update(c, false);
+        break;
     default:
         if (offset < HPU_REG_ID_BLOCK_END) {
             return HPU_ACCESS_READ_ONLY;
@@ -276,6 +408,8 @@ static const struct hpu_block *const hpu_blocks[] = {
     &hpu_ctrl_block,
     &hpu_mmu_block,
     &hpu_eq_block,
+    &hpu_inj_block,
+    &hpu_cpu_block,
     &hpu_qm_block,
     &hpu_sob_block,
 };
@@ -353,6 +487,11 @@ static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
     if (!b) {
         return;
     }
+    if (c->hard_resetting && addr != HPU_REG_IRQ_MASK) {
+        HPU_LOG(c, "write of 0x%08x to BAR0+0x%llx during a hard reset: "
+                "dropped", (uint32_t)val, (unsigned long long)addr);
+        return;
+    }
     switch (b->write(c, (uint32_t)addr, (uint32_t)val)) {
     case HPU_ACCESS_OK:
         return;
@@ -375,6 +514,7 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
     hpu_lock(c);
     hpu_core_write_locked(c, addr, val, size);
     hpu_unlock(c);
+    hpu_events_drain(c);
 }
 
 /* Reset */
@@ -382,47 +522,89 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
 void hpu_core_reset(struct hpu_core *c)
 {
     hpu_lock(c);
-    c->ops->cancel_timer(c->opaque);
+    hpu_timer_cancel_all(c);
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.status = HPU_STATUS_READY;
     c->resetting = false;
+    c->hard_resetting = false;
     c->irq_pending = 0;
     memset(c->sob, 0, sizeof(c->sob));
-    hpu_mmu_reset(c, true);
-    hpu_qm_reset(c, true);
+    hpu_mmu_reset(c, HPU_RESET_POWER_ON);
+    hpu_qm_reset(c, HPU_RESET_POWER_ON);
+    hpu_ras_reset(c, HPU_RESET_POWER_ON);
+    c->dq.reset_done = 0;
+    hpu_cpu_boot(c);
     hpu_unlock(c);
 }
 
-void hpu_core_timer_expired(struct hpu_core *c)
+static void hpu_soft_reset_done(struct hpu_core *c)
 {
-    hpu_lock(c);
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
-        hpu_unlock(c);
         return;                 /* stale: the reset was abandoned */
     }
     if (!hpu_qm_quiet(c)) {
         /* Engines are still writing ABORTED records: look again later. */
-        c->ops->arm_timer(c->opaque, HPU_SOFT_RESET_NS);
-        hpu_unlock(c);
+        hpu_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
         return;
     }
     /*
      * Soft reset completes.  Identity, IRQ_MASK, RESET_COUNT,
      * IRQ_TEST_COUNT, the MSI-X configuration, HBM, the page-table roots
-     * and the HBM window survive; everything else returns to its reset
-     * value.  Then RESET_DONE is latched.
+     * and the HBM window survive, and so do the spec version 3 state the
+     * soft reset does not name (WDT_MS, the counters, the management CPU,
+     * ECC poison and the injected faults other than hangs); everything
+     * else returns to its reset value.  Then RESET_DONE is latched.
      */
     c->resetting = false;
     memset(c->sob, 0, sizeof(c->sob));
-    hpu_mmu_reset(c, false);
-    hpu_qm_reset(c, false);
+    hpu_mmu_reset(c, HPU_RESET_SOFT);
+    hpu_qm_reset(c, HPU_RESET_SOFT);
+    hpu_ras_reset(c, HPU_RESET_SOFT);
     c->ctrl.scratch = 0;
     c->ctrl.error = 0;
     c->ctrl.irq_status = 0;
     c->ctrl.reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
+    c->dq.reset_done = 1;
     hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+}
+
+void hpu_core_timer_expired(struct hpu_core *c)
+{
+    struct hpu_timers *t = &c->tmr;
+    uint64_t now;
+    unsigned int i;
+
+    hpu_lock(c);
+    t->programmed = false;
+    now = hpu_now(c);
+    for (i = 0; i < HPU_TMR_COUNT; i++) {
+        if (!(t->armed & (1u << i)) || t->deadline[i] > now) {
+            continue;
+        }
+        t->armed &= ~(1u << i);
+        switch ((enum hpu_timer_id)i) {
+        case HPU_TMR_SOFT_RESET:
+            hpu_soft_reset_done(c);
+            break;
+        case HPU_TMR_HARD_RESET:
+            hpu_hard_reset_done(c);
+            break;
+        case HPU_TMR_CPU_BOOT:
+        case HPU_TMR_HB_ACK:
+        case HPU_TMR_HB_EVENT:
+            hpu_cpu_timer(c, (enum hpu_timer_id)i);
+            break;
+        case HPU_TMR_WDT:
+            hpu_wdt_update(c, true);
+            break;
+        case HPU_TMR_COUNT:
+            break;
+        }
+    }
+    hpu_timer_program(c);
     hpu_unlock(c);
+    hpu_events_drain(c);
 }
 
 bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,

@@ -2,14 +2,17 @@
 /*
  * HPU device model: core logic, independent of QEMU.
  *
- * The core implements Documentation/hw/registers.md and
- * Documentation/hw/memory-and-queues.md: the BAR0 register file, the soft
- * reset state machine, the interrupt self-test and the guest error bits
- * (hpu_core.c); HBM, the BAR4 window, the device MMU and the scrubber
- * (hpu_mem.c); queue managers, DMA engines, packets, sync objects and the
- * event queue (hpu_qm.c).  It knows nothing about QEMU; it reaches its
- * environment (MSI-X, logging, a one-shot timer, host memory, a lock,
- * engine wake-ups) only through
+ * The core implements Documentation/hw/registers.md,
+ * Documentation/hw/memory-and-queues.md and
+ * Documentation/hw/errors-and-reset.md: the BAR0 register file, the soft
+ * and hard reset state machines, the device timers, the interrupt
+ * self-test and the guest error bits (hpu_core.c); HBM, ECC poison, the
+ * BAR4 window, the device MMU and the scrubber (hpu_mem.c); queue
+ * managers, DMA engines, packets, sync objects and the event queue
+ * (hpu_qm.c); the management CPU, the engine watchdog and fault injection
+ * (hpu_ras.c).  It knows nothing about QEMU; it reaches its environment
+ * (MSI-X, logging, one one-shot timer, host memory, a lock, engine
+ * wake-ups) only through
  * struct hpu_core_ops, so the same file builds into QEMU (emu/hpu_pci.c)
  * and into host unit tests (tests/unit/emu/, which include this header
  * inside extern "C").
@@ -49,6 +52,8 @@
 #define HPU_HBM_CHUNK_SIZE      (1ULL << HPU_HBM_CHUNK_SHIFT)
 #define HPU_TLB_ENTRIES         4096            /* direct mapped */
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
+#define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
+#define HPU_DEFERRED_EVENTS     64
 
 struct hpu_core;
 
@@ -70,7 +75,11 @@ struct hpu_core_ops {
     /* Report a guest programming error (printf format, no newline). */
     void (*log_guest_error)(void *opaque, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
-    /* Call hpu_core_timer_expired() @ns nanoseconds of device time from now. */
+    /*
+     * Call hpu_core_timer_expired() @ns nanoseconds of device time from now
+     * (replacing any pending expiry).  The core multiplexes its timers
+     * (struct hpu_timers) onto this one.
+     */
     void (*arm_timer)(void *opaque, uint64_t ns);
     /* Cancel a pending timer, if any. */
     void (*cancel_timer)(void *opaque);
@@ -128,6 +137,73 @@ struct hpu_ctrl {
     uint32_t error;
     uint32_t irq_status;
     uint32_t irq_mask;
+    uint32_t hard_reset_count;
+    uint32_t wdt_ms;
+    uint32_t ecc_ce_count;
+    uint32_t ecc_ue_count;
+};
+
+/* The device timers, multiplexed onto the environment's one timer. */
+enum hpu_timer_id {
+    HPU_TMR_SOFT_RESET,
+    HPU_TMR_HARD_RESET,
+    HPU_TMR_CPU_BOOT,
+    HPU_TMR_HB_ACK,
+    HPU_TMR_HB_EVENT,
+    HPU_TMR_WDT,
+    HPU_TMR_COUNT
+};
+
+struct hpu_timers {
+    uint64_t deadline[HPU_TMR_COUNT];   /* device time, ns */
+    uint32_t armed;                     /* bit per enum hpu_timer_id */
+    bool programmed;                    /* the environment timer is armed */
+    uint64_t programmed_at;             /* for this deadline */
+};
+
+/* Management CPU block (BAR0 + 0x4000). */
+struct hpu_cpu {
+    uint32_t status;            /* HPU_CPU_* */
+    uint32_t hb_req;
+    uint32_t hb_ack;
+    uint32_t hb_event_ms;
+    uint32_t fw_error;
+    uint32_t hb_seq;            /* HEARTBEAT events since boot */
+    bool hb_stopped;            /* INJ_FW 1 */
+};
+
+/* Fault injection block (BAR0 + 0x3000). */
+struct hpu_inj {
+    uint32_t hang;              /* engine mask */
+    uint32_t dma_fail;          /* engine mask */
+    uint64_t ecc_addr;
+};
+
+/* An event-queue entry before it is written. */
+struct hpu_event {
+    uint16_t id;
+    uint8_t severity;
+    uint8_t engine;
+    uint16_t asid;
+    uint64_t ts;                /* device time; 0: when written */
+    uint64_t addr;
+    uint32_t info;
+};
+
+/*
+ * Events raised under the lock (MMIO handlers, timers), written to the
+ * event queue once the lock is dropped.
+ */
+struct hpu_deferred {
+    struct hpu_event ev[HPU_DEFERRED_EVENTS];
+    unsigned int head;
+    unsigned int count;
+    /* RESET_DONE, written to the slot reserved when the queue is enabled */
+    uint32_t reset_done;        /* info of the next RESET_DONE, 0: none */
+    bool rd_reserved;           /* slot 0 reserved for it */
+    uint32_t rd_info;
+    uint64_t rd_ts;
+    uint32_t rd_gen;            /* hpu_eq.gen of the reservation */
 };
 
 /* Sparse HBM: 2 MiB chunks allocated (zero filled) on first write. */
@@ -140,6 +216,7 @@ struct hpu_hbm {
      * non-zero the scrubber zeroes chunks instead of freeing them.
      */
     unsigned int users;
+    uint8_t *poison;            /* per 2 MiB page: ECC poisoned (atomic) */
 };
 
 struct hpu_tlb_entry {
@@ -206,12 +283,16 @@ struct hpu_stream {
     uint32_t cb_size;
     uint32_t pos;               /* offset of the next packet */
     uint16_t asid;
+    bool hung;                  /* STATUS.HUNG: the watchdog fired */
+    uint64_t progress_ns;       /* fetched, packet done or WAIT released */
 };
 
 struct hpu_engine {
     struct hpu_stream st[HPU_QM_STREAMS];
     unsigned int rr;            /* next stream to consider */
     bool busy;                  /* a step runs outside the lock */
+    bool stuck;                 /* INJ_HANG took it: runs nothing */
+    uint64_t progress_ns;       /* last packet or LIN_DMA piece done */
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
 };
 
@@ -225,7 +306,13 @@ struct hpu_core {
     struct hpu_eq eq;
     struct hpu_engine eng[HPU_H1_DMA_ENGINES];
     uint32_t sob[HPU_NUM_SOBS];
+    struct hpu_timers tmr;
+    struct hpu_cpu cpu;
+    struct hpu_inj inj;
+    struct hpu_deferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
+    bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
+    uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
     uint32_t irq_pending;       /* vectors to raise when the lock drops */
 };
 
@@ -257,7 +344,8 @@ void hpu_core_fini(struct hpu_core *c);
 
 /*
  * Power-on / PCI function reset: every register to its reset value, any
- * soft reset in progress abandoned (its timer cancelled).
+ * soft or hard reset in progress abandoned (timers cancelled), HBM kept,
+ * the management CPU booting again (RUNNING HPU_CPU_BOOT_NS later).
  */
 void hpu_core_reset(struct hpu_core *c);
 
@@ -270,7 +358,10 @@ uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size);
 void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                     unsigned int size);
 
-/* The timer armed through hpu_core_ops.arm_timer has expired. */
+/*
+ * The timer armed through hpu_core_ops.arm_timer has expired: run every
+ * device timer that is due (a stale or early call is harmless).
+ */
 void hpu_core_timer_expired(struct hpu_core *c);
 
 /*

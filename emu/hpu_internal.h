@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * HPU device model: declarations shared by the core's files (hpu_core.c,
- * hpu_mem.c, hpu_qm.c).  Not for the QEMU glue or the tests.
+ * hpu_mem.c, hpu_qm.c, hpu_ras.c).  Not for the QEMU glue or the tests.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -13,6 +13,13 @@
 #define HPU_LOG(c, ...) ((c)->ops->log_guest_error((c)->opaque, __VA_ARGS__))
 
 #define HPU_MIN(a, b)   ((a) < (b) ? (a) : (b))
+#define HPU_NS_PER_MS   1000000ULL
+
+enum hpu_reset_kind {
+    HPU_RESET_POWER_ON,         /* power-on, FLR: everything */
+    HPU_RESET_SOFT,             /* SOFT_RESET completing */
+    HPU_RESET_HARD,             /* HARD_RESET starting */
+};
 
 /* The core lock; hpu_unlock() then raises the vectors latched under it. */
 void hpu_lock(struct hpu_core *c);
@@ -28,6 +35,16 @@ static inline void hpu_set_error(struct hpu_core *c, uint32_t bit)
 {
     c->ctrl.error |= bit;
 }
+
+static inline uint64_t hpu_now(struct hpu_core *c)
+{
+    return c->ops->now_ns(c->opaque);
+}
+
+/* hpu_core.c: device timers (under the lock) */
+void hpu_timer_arm(struct hpu_core *c, enum hpu_timer_id id, uint64_t ns);
+void hpu_timer_cancel(struct hpu_core *c, enum hpu_timer_id id);
+bool hpu_timer_pending(struct hpu_core *c, enum hpu_timer_id id);
 
 static inline bool hpu_is_pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
 {
@@ -63,19 +80,25 @@ static inline void hpu_put_le64(uint8_t *p, uint64_t v)
     hpu_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* hpu_mem.c: HBM, MMU, window, scrubber */
+/* hpu_mem.c: HBM, MMU, window, scrubber, ECC poison */
 extern const struct hpu_block hpu_mmu_block;
 bool hpu_hbm_init(struct hpu_core *c);
 void hpu_hbm_fini(struct hpu_core *c);
-/* Power-on (@power_on) or soft reset of the MMU block. */
-void hpu_mmu_reset(struct hpu_core *c, bool power_on);
+void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+/* Hard reset: HBM content lost, all poison cleared (under the lock). */
+void hpu_hbm_clear(struct hpu_core *c);
+/* Poison the 2 MiB page holding @off; false if it already was. */
+bool hpu_hbm_poison(struct hpu_core *c, uint64_t off);
+bool hpu_hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len);
 
-/* An MMU fault (or bus error) met by an engine access. */
+/* An MMU fault, bus error or ECC error met by an engine access. */
 struct hpu_fault {
-    int status;                 /* HPU_CQ_MMU_FAULT or HPU_CQ_BUS_ERROR */
+    int status;                 /* HPU_CQ_MMU_FAULT, _BUS_ERROR or _ECC */
     uint64_t va;
     uint32_t info;              /* FAULT_INFO layout, VALID set */
     uint16_t asid;
+    bool host;                  /* a host bus access failed at @bus */
+    uint64_t bus;
 };
 
 /*
@@ -92,11 +115,29 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
 extern const struct hpu_block hpu_eq_block;
 extern const struct hpu_block hpu_qm_block;
 extern const struct hpu_block hpu_sob_block;
-void hpu_qm_reset(struct hpu_core *c, bool power_on);
-/* Soft reset starts: abort every stream's work. */
+void hpu_qm_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+/* Soft reset starts: abort every stream's work, release hung engines. */
 void hpu_qm_stop(struct hpu_core *c);
 /* No engine runs and no descriptor is in flight. */
 bool hpu_qm_quiet(struct hpu_core *c);
+/* No engine is inside a step. */
+bool hpu_qm_idle(struct hpu_core *c);
 void hpu_qm_fini(struct hpu_core *c);
+/* Post an event now (called without the lock). */
+void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev);
+/* Queue an event to post when the lock drops (under the lock). */
+void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev);
+/* Write the deferred events (called without the lock). */
+void hpu_events_drain(struct hpu_core *c);
+
+/* hpu_ras.c: management CPU, watchdog, fault injection */
+extern const struct hpu_block hpu_cpu_block;
+extern const struct hpu_block hpu_inj_block;
+void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+/* The management CPU starts booting (power-on, hard reset done). */
+void hpu_cpu_boot(struct hpu_core *c);
+void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id);
+/* WDT_MS changed or the watchdog timer fired. */
+void hpu_wdt_update(struct hpu_core *c, bool expired);
 
 #endif /* HPU_INTERNAL_H */

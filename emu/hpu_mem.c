@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * HPU device model: HBM, the BAR4 window, the device MMU (page walk, TLB,
- * faults) and the HBM scrubber (Documentation/hw/memory-and-queues.md).
+ * faults) and the HBM scrubber (Documentation/hw/memory-and-queues.md);
+ * ECC poison of 2 MiB pages (Documentation/hw/errors-and-reset.md).
  *
  * HBM is sparse: an array of 2 MiB chunk pointers, a chunk allocated zero
  * filled on its first write; never-written chunks read as zeros.  Chunks
@@ -9,6 +10,9 @@
  * the lock: they count themselves in hbm.users first, and while that is
  * non-zero the scrubber zeroes chunks in place instead of freeing them, so
  * a pointer an engine holds stays valid.
+ *
+ * ECC poison is a byte per 2 MiB page (the chunk size), read with atomic
+ * loads by engines outside the lock and changed under it.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -27,6 +31,7 @@
 #define HPU_PAGE_SIZE           (1ULL << HPU_PAGE_SHIFT)
 #define HPU_WIN_ALIGN           ((uint64_t)HPU_BAR_HBM_SIZE)
 #define HPU_XLAT_BUS_ERROR      (-1)
+#define HPU_XLAT_ECC            (-2)
 #define HPU_MMU_ROOT_ADDR_MASK  0xfffff000u
 
 /* hpu_tlb_slot() takes the top 12 bits of a 64-bit hash. */
@@ -76,13 +81,16 @@ bool hpu_hbm_init(struct hpu_core *c)
     c->hbm.nchunks = (size_t)((c->hbm.size + HPU_HBM_CHUNK_SIZE - 1) >>
                               HPU_HBM_CHUNK_SHIFT);
     c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
-    return c->hbm.chunks != NULL;
+    c->hbm.poison = calloc(c->hbm.nchunks, 1);
+    return c->hbm.chunks != NULL && c->hbm.poison != NULL;
 }
 
 void hpu_hbm_fini(struct hpu_core *c)
 {
     size_t i;
 
+    free(c->hbm.poison);
+    c->hbm.poison = NULL;
     if (!c->hbm.chunks) {
         return;
     }
@@ -101,6 +109,73 @@ static uint8_t *hbm_chunk(struct hpu_core *c, size_t i)
 static bool hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len)
 {
     return off <= c->hbm.size && len <= c->hbm.size - off;
+}
+
+bool hpu_hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len)
+{
+    return hbm_in_range(c, off, len);
+}
+
+/* ECC poison */
+
+static bool hbm_poisoned(struct hpu_core *c, uint64_t off)
+{
+    return __atomic_load_n(&c->hbm.poison[off >> HPU_HBM_CHUNK_SHIFT],
+                           __ATOMIC_ACQUIRE);
+}
+
+/* Whether any 2 MiB page overlapping [off, off + len) is poisoned. */
+static bool hbm_any_poisoned(struct hpu_core *c, uint64_t off, uint64_t len)
+{
+    uint64_t p;
+
+    if (!len) {
+        return false;
+    }
+    for (p = off & ~(HPU_HBM_CHUNK_SIZE - 1); p < off + len;
+         p += HPU_HBM_CHUNK_SIZE) {
+        if (hbm_poisoned(c, p)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool hpu_hbm_poison(struct hpu_core *c, uint64_t off)
+{
+    size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
+
+    if (c->hbm.poison[i]) {
+        return false;
+    }
+    __atomic_store_n(&c->hbm.poison[i], 1, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Drop chunk @i's content: free it, or zero it while an engine copies. */
+static void hbm_chunk_drop(struct hpu_core *c, size_t i)
+{
+    uint8_t *p = hbm_chunk(c, i);
+
+    __atomic_store_n(&c->hbm.poison[i], 0, __ATOMIC_RELEASE);
+    if (!p) {
+        return;
+    }
+    if (__atomic_load_n(&c->hbm.users, __ATOMIC_ACQUIRE)) {
+        memset(p, 0, HPU_HBM_CHUNK_SIZE);
+    } else {
+        __atomic_store_n(&c->hbm.chunks[i], NULL, __ATOMIC_RELEASE);
+        hbm_chunk_mem_free(p);
+    }
+}
+
+void hpu_hbm_clear(struct hpu_core *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->hbm.nchunks; i++) {
+        hbm_chunk_drop(c, i);
+    }
 }
 
 /*
@@ -174,6 +249,24 @@ static bool hbm_copy_in(struct hpu_core *c, uint64_t off, const uint8_t *buf,
     return true;
 }
 
+/* An engine write: bytes aimed at poisoned pages are dropped. */
+static bool hbm_engine_write(struct hpu_core *c, uint64_t off,
+                             const uint8_t *buf, uint64_t len)
+{
+    while (len) {
+        uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+        uint64_t n = HPU_MIN(len, HPU_HBM_CHUNK_SIZE - in);
+
+        if (!hbm_poisoned(c, off) && !hbm_copy_in(c, off, buf, n, false)) {
+            return false;
+        }
+        off += n;
+        buf += n;
+        len -= n;
+    }
+    return true;
+}
+
 bool hpu_core_hbm_read(struct hpu_core *c, uint64_t off, void *buf,
                        uint64_t len)
 {
@@ -220,6 +313,12 @@ static bool hpu_window_check(struct hpu_core *c, uint64_t addr,
                              unsigned int size, const char *what,
                              uint64_t *off)
 {
+    if (c->hard_resetting) {
+        HPU_LOG(c, "%u-byte %s at BAR4+0x%llx during a hard reset: %s",
+                size, what, (unsigned long long)addr,
+                what[0] == 'r' ? "reads 0" : "dropped");
+        return false;
+    }
     if (size < 1 || size > 8 || addr >= HPU_BAR_HBM_SIZE ||
         size > HPU_BAR_HBM_SIZE - addr) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: outside the window", size,
@@ -244,9 +343,16 @@ uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
     uint8_t b[8] = { 0 };
     uint64_t off;
 
+    unsigned int i;
+
     hpu_lock(c);
     if (hpu_window_check(c, addr, size, "read", &off)) {
         hbm_copy_out(c, off, b, size);
+        for (i = 0; i < size; i++) {
+            if (hbm_poisoned(c, off + i)) {
+                b[i] = 0xff;    /* poisoned: all ones, like a PCIe poison */
+            }
+        }
     }
     hpu_unlock(c);
     return hpu_le64(b);
@@ -258,11 +364,19 @@ void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
     uint8_t b[8];
     uint64_t off;
 
+    unsigned int i;
+
     hpu_put_le64(b, val);
     hpu_lock(c);
-    if (hpu_window_check(c, addr, size, "write", &off) &&
-        !hbm_copy_in(c, off, b, size, true)) {
-        HPU_LOG(c, "BAR4 write: out of host memory for HBM backing");
+    if (hpu_window_check(c, addr, size, "write", &off)) {
+        for (i = 0; i < size; i++) {
+            /* bytes aimed at a poisoned page are dropped */
+            if (!hbm_poisoned(c, off + i) &&
+                !hbm_copy_in(c, off + i, b + i, 1, true)) {
+                HPU_LOG(c, "BAR4 write: out of host memory for HBM backing");
+                break;
+            }
+        }
     }
     hpu_unlock(c);
 }
@@ -284,21 +398,11 @@ static void hpu_scrub(struct hpu_core *c)
     }
     /*
      * Chunks are 2 MiB like the scrub granule: free them, or zero them in
-     * place while an engine may hold a pointer to one.
+     * place while an engine may hold a pointer to one.  Scrubbing clears
+     * ECC poison.
      */
     for (off = addr; off < addr + size; off += HPU_HBM_CHUNK_SIZE) {
-        size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
-        uint8_t *p = hbm_chunk(c, i);
-
-        if (!p) {
-            continue;
-        }
-        if (__atomic_load_n(&c->hbm.users, __ATOMIC_ACQUIRE)) {
-            memset(p, 0, HPU_HBM_CHUNK_SIZE);
-        } else {
-            __atomic_store_n(&c->hbm.chunks[i], NULL, __ATOMIC_RELEASE);
-            hbm_chunk_mem_free(p);
-        }
+        hbm_chunk_drop(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
     }
     c->mmu.scrub_status = 0;
     c->mmu.scrub_count++;
@@ -361,6 +465,9 @@ static int hpu_walk(struct hpu_core *c, uint16_t asid, uint64_t va,
         if (!hbm_in_range(c, table, HPU_PAGE_SIZE)) {
             return HPU_FAULT_BAD_PTE;
         }
+        if (hbm_poisoned(c, table)) {
+            return HPU_XLAT_ECC;
+        }
         pte = hbm_read64(c, table + 8ULL * idx);
         if (!(pte & HPU_PTE_PRESENT)) {
             return HPU_FAULT_NOT_PRESENT;
@@ -395,8 +502,8 @@ static int hpu_walk(struct hpu_core *c, uint16_t asid, uint64_t va,
 
 /*
  * Translate @va of @asid for an access (under the lock).  Returns 0, a
- * fault cause (HPU_FAULT_*) or HPU_XLAT_BUS_ERROR (ASID 0 HBM offset
- * beyond HBM).
+ * fault cause (HPU_FAULT_*), HPU_XLAT_BUS_ERROR (ASID 0 HBM offset
+ * beyond HBM) or HPU_XLAT_ECC (a page table is poisoned).
  */
 static int hpu_xlat(struct hpu_core *c, uint16_t asid, uint64_t va,
                     bool write, struct hpu_xlat *x)
@@ -488,6 +595,19 @@ static void hpu_bus_error(struct hpu_core *c, unsigned int e, uint16_t asid,
     f->va = va;
     f->info = 0;
     f->asid = asid;
+    f->host = false;
+}
+
+static void hpu_ecc_error(struct hpu_core *c, unsigned int e, uint16_t asid,
+                          uint64_t va, const char *why, struct hpu_fault *f)
+{
+    HPU_LOG(c, "DMA%u: ECC error, ASID %u read at 0x%llx: %s", e, asid,
+            (unsigned long long)va, why);
+    f->status = HPU_CQ_ECC;
+    f->va = va;
+    f->info = 0;
+    f->asid = asid;
+    f->host = false;
 }
 
 int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
@@ -498,6 +618,7 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
 
     while (len) {
         struct hpu_xlat x, y;
+        bool inject = false;
         uint64_t n;
         int r;
 
@@ -505,6 +626,11 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
         r = hpu_xlat(c, asid, va, write, &x);
         if (r == HPU_XLAT_BUS_ERROR) {
             hpu_bus_error(c, e, asid, va, write, "beyond HBM", f);
+            hpu_unlock(c);
+            return f->status;
+        }
+        if (r == HPU_XLAT_ECC) {
+            hpu_ecc_error(c, e, asid, va, "page table in a poisoned page", f);
             hpu_unlock(c);
             return f->status;
         }
@@ -519,18 +645,29 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
                y.host == x.host && y.addr == x.addr + n) {
             n += HPU_MIN(len - n, y.len);
         }
+        if (!x.host && !write && hbm_any_poisoned(c, x.addr, n)) {
+            hpu_ecc_error(c, e, asid, va, "read of a poisoned HBM page", f);
+            hpu_unlock(c);
+            return f->status;
+        }
+        if (x.host && (c->inj.dma_fail & (1u << e))) {
+            c->inj.dma_fail &= ~(1u << e);      /* INJ_DMA_FAIL: used */
+            inject = true;
+        }
         if (!x.host) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
         hpu_unlock(c);
 
-        if (x.host) {
+        if (inject) {
+            r = 1;
+        } else if (x.host) {
             r = write ? c->ops->dma_write(c->opaque, x.addr, p, n)
                       : c->ops->dma_read(c->opaque, x.addr, p, n);
         } else {
             r = 0;
             if (write) {
-                r = !hbm_copy_in(c, x.addr, p, n, false);
+                r = !hbm_engine_write(c, x.addr, p, n);
             } else {
                 hbm_copy_out(c, x.addr, p, n);
             }
@@ -539,8 +676,11 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
         if (r) {
             hpu_lock(c);
             hpu_bus_error(c, e, asid, va, write,
+                          inject ? "injected host access failure" :
                           x.host ? "host memory access failed"
                                  : "out of host memory for HBM backing", f);
+            f->host = x.host;
+            f->bus = x.addr;
             hpu_unlock(c);
             return f->status;
         }
@@ -713,18 +853,30 @@ const struct hpu_block hpu_mmu_block = {
     .write = hpu_mmu_write,
 };
 
-void hpu_mmu_reset(struct hpu_core *c, bool power_on)
+void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind)
 {
     struct hpu_mmu *m = &c->mmu;
+    uint32_t inv_count = m->inv_count, fault_count = m->fault_count;
+    uint32_t scrub_count = m->scrub_count;
 
-    if (power_on) {
+    switch (kind) {
+    case HPU_RESET_POWER_ON:
         memset(m, 0, sizeof(*m));
-        return;
+        break;
+    case HPU_RESET_HARD:
+        /* Everything but the counters. */
+        memset(m, 0, sizeof(*m));
+        m->inv_count = inv_count;
+        m->fault_count = fault_count;
+        m->scrub_count = scrub_count;
+        break;
+    case HPU_RESET_SOFT:
+        /* Roots, window, scrub range and the counters survive. */
+        m->fault_asid = 0;
+        m->fault_va = 0;
+        m->fault_info = 0;
+        m->scrub_status = 0;
+        hpu_tlb_invalidate(c, true, 0);
+        break;
     }
-    /* Roots, window, scrub range and the counters survive a soft reset. */
-    m->fault_asid = 0;
-    m->fault_va = 0;
-    m->fault_info = 0;
-    m->scrub_status = 0;
-    hpu_tlb_invalidate(c, true, 0);
 }

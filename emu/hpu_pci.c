@@ -27,6 +27,12 @@
  * guest memory with pci_dma_read/pci_dma_write only (so they work behind a
  * vIOMMU) and raise MSI-X through a bottom half, under the BQL.
  *
+ * The core's device timers (soft and hard reset, management CPU boot and
+ * heartbeat, engine watchdog) share one QEMU_CLOCK_VIRTUAL timer, which
+ * the core keeps armed for the earliest deadline.  An engine hung by fault
+ * injection is not ready, so its thread sleeps on its condition variable
+ * until a reset releases it; a hard reset never waits for a thread.
+ *
  * Guest programming errors are logged with -d guest_errors and latched in
  * the ERROR register; they never stop the emulator.
  *

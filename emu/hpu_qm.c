@@ -12,6 +12,13 @@
  * A stream's gen changes when it is re-enabled or reset: a step that
  * finds it changed after dropping the lock discards its work.
  *
+ * Spec version 3 (Documentation/hw/errors-and-reset.md): an engine whose
+ * INJ_HANG bit is set becomes stuck at its next packet (or between two
+ * pieces of a LIN_DMA) and is not ready again until a reset releases it;
+ * its thread sleeps meanwhile.  Streams note their progress for the
+ * watchdog (hpu_ras.c).  Events raised under the lock are deferred and
+ * written by hpu_events_drain() once it drops.
+ *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
  * Copyright (c) 2026 The hpu authors
@@ -30,6 +37,7 @@
 /* Internal step results besides the completion statuses (HPU_CQ_*). */
 #define HPU_STEP_WAITING        (-1)
 #define HPU_STEP_ABORT          (-2)
+#define HPU_STEP_HANG           (-3)
 
 /* What a step knows about the descriptor it works on. */
 struct hpu_job {
@@ -43,15 +51,6 @@ struct hpu_job {
     uint32_t wait_sob;
     uint32_t wait_value;
     uint32_t wait_cond;
-};
-
-struct hpu_event {
-    uint16_t id;
-    uint8_t severity;
-    uint8_t engine;
-    uint16_t asid;
-    uint64_t addr;
-    uint32_t info;
 };
 
 /* Sync objects */
@@ -115,22 +114,49 @@ const struct hpu_block hpu_sob_block = {
 
 /* Event queue */
 
-/* Post an event (called without the lock). */
-static void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
+static void hpu_eqe_encode(uint8_t *b, const struct hpu_event *ev,
+                           uint64_t ts)
 {
-    struct hpu_eq *q = &c->eq;
-    uint8_t b[HPU_EQE_SIZE] = { 0 };
-    uint64_t addr;
-    uint32_t gen;
-    int r;
-
+    memset(b, 0, HPU_EQE_SIZE);
     hpu_put_le16(b, ev->id);
     b[2] = ev->severity;
     b[3] = ev->engine;
     hpu_put_le16(b + 4, ev->asid);
-    hpu_put_le64(b + 8, c->ops->now_ns(c->opaque));
+    hpu_put_le64(b + 8, ts);
     hpu_put_le64(b + 16, ev->addr);
     hpu_put_le32(b + 24, ev->info);
+}
+
+/* An entry write reserved under @gen is done (lock held). */
+static void hpu_eq_commit(struct hpu_core *c, uint32_t gen, int r,
+                          uint64_t addr)
+{
+    struct hpu_eq *q = &c->eq;
+
+    if (q->gen != gen) {
+        return;
+    }
+    if (r) {
+        HPU_LOG(c, "event queue: writing the entry at 0x%llx failed",
+                (unsigned long long)addr);
+        q->dropped++;
+    }
+    /* Entries become visible in order, once every writer is done. */
+    if (--q->writers == 0) {
+        q->pi = q->reserved;
+        hpu_raise(c, HPU_VEC_EQ);
+    }
+}
+
+void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
+{
+    struct hpu_eq *q = &c->eq;
+    uint8_t b[HPU_EQE_SIZE];
+    uint64_t addr;
+    uint32_t gen;
+    int r;
+
+    hpu_eqe_encode(b, ev, ev->ts ? ev->ts : hpu_now(c));
 
     hpu_lock(c);
     if (!(q->ctrl & HPU_EQ_ENABLE) || q->reserved - q->ci >= q->size) {
@@ -147,19 +173,64 @@ static void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
     r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
 
     hpu_lock(c);
-    if (q->gen == gen) {
-        if (r) {
-            HPU_LOG(c, "event queue: writing the entry at 0x%llx failed",
-                    (unsigned long long)addr);
-            q->dropped++;
-        }
-        /* Entries become visible in order, once every writer is done. */
-        if (--q->writers == 0) {
-            q->pi = q->reserved;
-            hpu_raise(c, HPU_VEC_EQ);
-        }
-    }
+    hpu_eq_commit(c, gen, r, addr);
     hpu_unlock(c);
+}
+
+void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev)
+{
+    struct hpu_deferred *d = &c->dq;
+
+    if (d->count == HPU_DEFERRED_EVENTS) {
+        c->eq.dropped++;
+        return;
+    }
+    d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS] = *ev;
+    if (!d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS].ts) {
+        d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS].ts = hpu_now(c);
+    }
+    d->count++;
+}
+
+void hpu_events_drain(struct hpu_core *c)
+{
+    struct hpu_deferred *d = &c->dq;
+    struct hpu_event ev;
+
+    for (;;) {
+        hpu_lock(c);
+        if (d->rd_reserved) {
+            /* RESET_DONE into slot 0, reserved when the queue was enabled */
+            uint8_t b[HPU_EQE_SIZE];
+            uint64_t addr = c->eq.base;
+            uint32_t gen = d->rd_gen;
+            int r;
+
+            ev = (struct hpu_event){
+                .id = HPU_EVENT_RESET_DONE,
+                .severity = HPU_EVENT_SEV_INFO,
+                .engine = HPU_EVENT_ENGINE_NONE,
+                .info = d->rd_info,
+            };
+            d->rd_reserved = false;
+            hpu_eqe_encode(b, &ev, d->rd_ts);
+            hpu_unlock(c);
+            r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
+            hpu_lock(c);
+            hpu_eq_commit(c, gen, r, addr);
+            hpu_unlock(c);
+            continue;
+        }
+        if (!d->count) {
+            hpu_unlock(c);
+            return;
+        }
+        ev = d->ev[d->head];
+        d->head = (d->head + 1) % HPU_DEFERRED_EVENTS;
+        d->count--;
+        hpu_unlock(c);
+        hpu_eq_post(c, &ev);
+    }
 }
 
 static enum hpu_access hpu_eq_read(struct hpu_core *c, uint32_t offset,
@@ -232,10 +303,21 @@ static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
             }
             q->pi = q->ci = q->reserved = q->writers = 0;
             q->gen++;
+            if (c->dq.reset_done) {
+                /* RESET_DONE takes the first slot; written on unlock. */
+                c->dq.rd_reserved = true;
+                c->dq.rd_info = c->dq.reset_done;
+                c->dq.rd_ts = hpu_now(c);
+                c->dq.rd_gen = q->gen;
+                c->dq.reset_done = 0;
+                q->reserved = 1;
+                q->writers = 1;
+            }
         } else if (!val && (q->ctrl & HPU_EQ_ENABLE)) {
             q->gen++;
             q->writers = 0;
             q->reserved = q->pi;
+            c->dq.rd_reserved = false;
         }
         q->ctrl = val;
         break;
@@ -263,13 +345,20 @@ static bool hpu_stream_enabled(const struct hpu_stream *st)
     return (st->ctrl & HPU_QS_CTRL_ENABLE) && !st->halted;
 }
 
-static bool hpu_stream_runnable(struct hpu_core *c, struct hpu_stream *st)
+static bool hpu_stream_runnable(struct hpu_core *c, struct hpu_engine *eng,
+                                struct hpu_stream *st)
 {
+    if (eng->stuck) {
+        return false;                   /* INJ_HANG: until a reset */
+    }
     if (!st->active) {
         return hpu_stream_enabled(st) && !c->resetting && st->pi != st->ci;
     }
     if (!hpu_stream_enabled(st) || c->resetting) {
         return true;                    /* write its ABORTED record */
+    }
+    if (st->hung) {
+        return false;                   /* until disabled or reset */
     }
     if (st->waiting) {
         return hpu_wait_holds(c, st->wait_sob, st->wait_value,
@@ -283,7 +372,7 @@ bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e)
     unsigned int s;
 
     for (s = 0; s < HPU_QM_STREAMS; s++) {
-        if (hpu_stream_runnable(c, &c->eng[e].st[s])) {
+        if (hpu_stream_runnable(c, &c->eng[e], &c->eng[e].st[s])) {
             return true;
         }
     }
@@ -332,6 +421,7 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
     st->ci++;
     st->active = false;
     st->waiting = false;
+    st->hung = false;
     if (st->ctrl & HPU_QS_CTRL_IRQ_EN) {
         hpu_raise(c, HPU_VEC_DMA(e));
     }
@@ -357,7 +447,9 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
     }
     st->active = true;
     st->waiting = false;
+    st->hung = false;
     st->pos = 0;
+    st->progress_ns = hpu_now(c);
     if (r) {
         HPU_LOG(c, "DMA%u.%u: reading the descriptor at 0x%llx failed", e, s,
                 (unsigned long long)addr);
@@ -393,7 +485,7 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
     bool backward = !fill && dst > src && dst - src < size;
     uint64_t done = 0;
     uint8_t *buf;
-    bool stop;
+    bool stop, hang;
     int r;
 
     if (!eng->bounce) {
@@ -419,9 +511,16 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
 
         hpu_lock(c);
         stop = hpu_job_stopped(c, st, j);
+        hang = !stop && (c->inj.hang & (1u << e));
+        if (done && !stop) {
+            eng->progress_ns = hpu_now(c);      /* a piece moved */
+        }
         hpu_unlock(c);
         if (stop) {
             return HPU_STEP_ABORT;
+        }
+        if (hang) {
+            return HPU_STEP_HANG;
         }
         if (!fill) {
             r = hpu_mem_xfer(c, e, j->asid, src + off, buf, n, false, f);
@@ -600,6 +699,10 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
         ev.id = HPU_EVENT_MMU_FAULT;
         ev.addr = f.va;
         ev.info = f.info;
+    } else if (r == HPU_CQ_BUS_ERROR && f.host) {
+        ev.id = HPU_EVENT_DMA_BUS_ERROR;
+        ev.addr = f.bus;
+        ev.info = s;
     } else if (ev.id) {
         ev.addr = j.cb_addr;
         ev.info = j.pos;
@@ -617,8 +720,15 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
     switch (r) {
     case HPU_CQ_OK:
         st->pos += size;
+        st->progress_ns = c->eng[e].progress_ns = hpu_now(c);
         if (st->pos >= st->cb_size) {
             hpu_complete(c, e, s, j.gen, HPU_CQ_OK, 0);
+        }
+        break;
+    case HPU_STEP_HANG:
+        /* The packet in flight never completes (until a reset). */
+        if (hpu_stream_enabled(st) && !c->resetting) {
+            c->eng[e].stuck = true;
         }
         break;
     case HPU_STEP_WAITING:
@@ -646,7 +756,7 @@ bool hpu_core_engine_step(struct hpu_core *c, unsigned int e)
     hpu_lock(c);
     for (i = 0; i < HPU_QM_STREAMS; i++) {
         s = (eng->rr + i) % HPU_QM_STREAMS;
-        if (hpu_stream_runnable(c, &eng->st[s])) {
+        if (hpu_stream_runnable(c, eng, &eng->st[s])) {
             break;
         }
     }
@@ -665,9 +775,12 @@ bool hpu_core_engine_step(struct hpu_core *c, unsigned int e)
         /* The WAIT holds now (runnable): step past it. */
         st->waiting = false;
         st->pos += 16;
+        st->progress_ns = eng->progress_ns = hpu_now(c);
         if (st->pos >= st->cb_size) {
             hpu_complete(c, e, s, st->gen, HPU_CQ_OK, 0);
         }
+    } else if (c->inj.hang & (1u << e)) {
+        eng->stuck = true;      /* the next packet never completes */
     } else {
         hpu_run_packet(c, e, s);
     }
@@ -691,6 +804,9 @@ static uint32_t hpu_stream_status(const struct hpu_stream *st)
     }
     if (st->halted) {
         v |= HPU_QS_STATUS_HALTED;
+    }
+    if (st->hung) {
+        v |= HPU_QS_STATUS_HUNG;
     }
     return v;
 }
@@ -788,6 +904,7 @@ static void hpu_stream_ctrl(struct hpu_core *c, unsigned int e, unsigned int s,
         st->gen++;
         st->active = false;
         st->waiting = false;
+        st->hung = false;
         st->pi = st->ci = st->cq_pi = 0;
     } else if (!(val & HPU_QS_CTRL_ENABLE)) {
         st->halted = false;
@@ -867,12 +984,12 @@ const struct hpu_block hpu_qm_block = {
 
 /* Reset and teardown */
 
-void hpu_qm_reset(struct hpu_core *c, bool power_on)
+void hpu_qm_reset(struct hpu_core *c, enum hpu_reset_kind kind)
 {
     uint32_t eq_gen = c->eq.gen;
     unsigned int e, s;
 
-    (void)power_on;             /* the same for both */
+    (void)kind;                 /* the same for all three */
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
         struct hpu_engine *eng = &c->eng[e];
 
@@ -883,6 +1000,8 @@ void hpu_qm_reset(struct hpu_core *c, bool power_on)
             eng->st[s].gen = gen + 1;
         }
         eng->rr = 0;
+        eng->stuck = false;
+        eng->progress_ns = 0;
     }
     memset(&c->eq, 0, sizeof(c->eq));
     c->eq.gen = eq_gen + 1;
@@ -893,6 +1012,7 @@ void hpu_qm_stop(struct hpu_core *c)
     unsigned int e, s;
 
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        c->eng[e].stuck = false;        /* a hung engine lets go */
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             struct hpu_stream *st = &c->eng[e].st[s];
 
@@ -902,6 +1022,18 @@ void hpu_qm_stop(struct hpu_core *c)
             }
         }
     }
+}
+
+bool hpu_qm_idle(struct hpu_core *c)
+{
+    unsigned int e;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        if (c->eng[e].busy) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool hpu_qm_quiet(struct hpu_core *c)

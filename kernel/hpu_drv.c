@@ -19,8 +19,11 @@
 #include <drm/drm_ioctl.h>
 
 #include "hpu_accel.h"
+#include "hpu_debugfs.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
+#include "hpu_errors.h"
+#include "hpu_events.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
@@ -29,6 +32,7 @@
 #include "hpu_job.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
+#include "hpu_reset.h"
 #include "hpu_sysfs.h"
 #include "hpu_vm.h"
 
@@ -49,8 +53,15 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 
 	fpriv->hdev = hdev;
 
+	/*
+	 * No reset while the context is created: it belongs wholly to the
+	 * generation it records (Documentation/driver/reset.md).
+	 */
+	hpu_reset_read_lock(hdev);
+	fpriv->generation = hpu_reset_generation(hdev);
 	/* All 63 ASIDs in use: -EBUSY (Documentation/driver/memory.md). */
 	ret = hpu_vm_create(hdev, &fpriv->vm);
+	hpu_reset_read_unlock(hdev);
 	if (ret) {
 		kfree(fpriv);
 		goto out;
@@ -58,6 +69,8 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 
 	hpu_queues_init(fpriv);
 	file->driver_priv = fpriv;
+	/* Last: from here on the event queue can find the file. */
+	hpu_events_file_open(fpriv, file);
 out:
 	drm_dev_exit(idx);
 	return ret;
@@ -67,6 +80,8 @@ static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct hpu_file_priv *fpriv = file->driver_priv;
 
+	/* Normally done in release already (hpu_events.c); idempotent. */
+	hpu_events_file_close(fpriv);
 	/* The file's queues go first: no job may run when the VM dies. */
 	hpu_queues_fini(fpriv);
 	hpu_vm_destroy(fpriv->vm);
@@ -83,9 +98,26 @@ static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_CREATE, hpu_queue_create_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_DESTROY, hpu_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_events_ioctl, 0),
 };
 
-DEFINE_DRM_ACCEL_FOPS(hpu_fops);
+/*
+ * DRM_ACCEL_FOPS, but release stops the file's event delivery before the
+ * DRM core drops its events (hpu_events.c).
+ */
+static const struct file_operations hpu_fops = {
+	.owner = THIS_MODULE,
+	.open = accel_open,
+	.release = hpu_events_release,
+	/* Stale files (opened before a hard reset) get -ENODEV. */
+	.unlocked_ioctl = hpu_reset_ioctl,
+	.compat_ioctl = hpu_reset_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+};
 
 static const struct drm_driver hpu_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
@@ -172,6 +204,10 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
+	ret = hpu_reset_init(hdev);
+	if (ret)
+		return ret;
+
 	ret = hpu_mmu_init(hdev);
 	if (ret)
 		return ret;
@@ -194,6 +230,8 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_hw_fini;
 
+	hpu_errors_hw_init(hdev);
+
 	ret = hpu_qm_init(hdev);
 	if (ret)
 		goto err_queues_fini;
@@ -208,9 +246,12 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_queues_fini;
 	}
 
+	hpu_debugfs_init(hdev);
+	hpu_reset_start(hdev);
 	return 0;
 
 err_queues_fini:
+	hpu_reset_fini(hdev);
 	hpu_qm_fini(hdev);
 	hpu_eq_fini(hdev);
 err_hw_fini:
@@ -232,7 +273,10 @@ static void hpu_remove(struct pci_dev *pdev)
 	 * drm_device (and so struct hpu_device) alive until their last close;
 	 * the rest (interrupts, vectors, mapping) is released by devres.
 	 */
-	drm_dev_unplug(&hdev->drm);
+	hpu_reset_fini(hdev);
+	/* A failed hard reset unplugged it already. */
+	if (!drm_dev_is_unplugged(&hdev->drm))
+		drm_dev_unplug(&hdev->drm);
 	hpu_qm_fini(hdev);
 	hpu_eq_fini(hdev);
 	hpu_hw_fini(hdev);

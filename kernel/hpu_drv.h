@@ -29,10 +29,13 @@
 				__stringify(HPU_DRIVER_PATCH)
 
 struct hpu_asic;
+struct drm_file;
 struct hpu_eq;
+struct hpu_events;
 struct hpu_hbm;
 struct hpu_mmu;
 struct hpu_qm;
+struct hpu_reset;
 struct hpu_vm;
 
 /**
@@ -88,6 +91,10 @@ struct hpu_identity {
  * @eq: event queue (hpu_eq.c). Set at probe, freed with the DRM device.
  * @qm: DMA queue managers, streams and their schedulers (hpu_queue.c).
  *	Set at probe, freed with the DRM device (after the last file).
+ * @events: error and reset notifications to files (hpu_events.c). Set at
+ *	probe (by hpu_eq_init()), freed with the DRM device.
+ * @reset: soft and hard reset, reset generation, heartbeat (hpu_reset.c).
+ *	Set at probe before the queue managers, freed with the DRM device.
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -104,6 +111,8 @@ struct hpu_device {
 	struct hpu_hbm *hbm;
 	struct hpu_eq *eq;
 	struct hpu_qm *qm;
+	struct hpu_events *events;
+	struct hpu_reset *reset;
 };
 
 /**
@@ -113,6 +122,14 @@ struct hpu_device {
  *	destroyed in postclose after the file's queues; has its own lock.
  * @queues: the file's queues (&struct hpu_queue) by id, from 1; the
  *	xarray's own lock protects it (hpu_queue.c).
+ * @file: the DRM file, for event delivery (hpu_events.c); constant.
+ * @events_enabled: the file asked for error and reset events
+ *	(DRM_IOCTL_HPU_EVENTS). Protected by &drm_device.event_lock.
+ * @events_dropped: events not queued because the file's event space was
+ *	full or memory short. Protected by &drm_device.event_lock.
+ * @generation: the device's reset generation when the file was opened
+ *	(hpu_reset.c); constant. After a hard reset the file is stale: its
+ *	driver ioctls fail with -ENODEV and its jobs never run.
  *
  * Allocated in the driver's open callback and freed in postclose, which
  * the DRM core runs only after the last ioctl on the file has returned.
@@ -123,6 +140,10 @@ struct hpu_file_priv {
 	struct hpu_device *hdev;
 	struct hpu_vm *vm;
 	struct xarray queues;
+	struct drm_file *file;
+	bool events_enabled;
+	u64 events_dropped;
+	u64 generation;
 };
 
 static inline struct hpu_device *to_hpu_device(struct drm_device *drm)

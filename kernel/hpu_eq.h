@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * hpu: the event queue: errors the device reports (MMU faults, bad and
- * privileged packets).
+ * hpu: the event queue: errors and notifications the device reports.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -11,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "hpu_regs.h"
 
@@ -18,6 +18,8 @@ struct hpu_device;
 
 /* Entries of the event queue ring. */
 #define HPU_EQ_ENTRIES		256
+/* Uncorrectable ECC errors waiting for the retirement work. */
+#define HPU_EQ_UE_BACKLOG	16
 
 /**
  * struct hpu_eqe - an event queue entry (32 bytes)
@@ -27,8 +29,13 @@ struct hpu_device;
  * @asid: address space involved.
  * @reserved: zero.
  * @timestamp: device time in nanoseconds.
- * @addr: MMU_FAULT: faulting address; BAD_PACKET, PRIV: command buffer.
- * @info: MMU_FAULT: FAULT_INFO layout; BAD_PACKET, PRIV: packet offset.
+ * @addr: MMU_FAULT: faulting address; BAD_PACKET, PRIV, ENGINE_HANG:
+ *	command buffer; DMA_BUS_ERROR: host bus address; ECC_CE, ECC_UE:
+ *	HBM offset; others 0.
+ * @info: MMU_FAULT: FAULT_INFO layout; BAD_PACKET, PRIV: packet offset;
+ *	ENGINE_HANG, DMA_BUS_ERROR: [7:0] stream; ECC: syndrome; THERMAL:
+ *	millidegrees C; POWER: milliwatts; FW_FATAL: error code;
+ *	HEARTBEAT: sequence number; RESET_DONE: 1 soft, 2 hard.
  * @reserved2: zero.
  */
 struct hpu_eqe {
@@ -50,15 +57,30 @@ static_assert(sizeof(struct hpu_eqe) == HPU_EQE_SIZE);
  * @hdev: the device.
  * @ring: the ring (@HPU_EQ_ENTRIES entries, coherent DMA, device-managed).
  * @ring_dma: bus address of @ring.
- * @lock: protects @enabled, @ci and @dropped; taken in hard interrupt
- *	context, so elsewhere with interrupts off.
+ * @lock: protects @enabled, @ci, @dropped and the @ue_* backlog; taken
+ *	in hard interrupt context, so elsewhere with interrupts off.
  * @enabled: the ring is programmed and enabled.
  * @ci: entries consumed (free running, mirrors EQ_CI).
  * @dropped: last EQ_DROPPED value reported.
  * @mmu_faults: MMU_FAULT events since probe.
  * @bad_packets: BAD_PACKET events since probe.
  * @priv_packets: PRIV events since probe.
+ * @engine_hangs: ENGINE_HANG events.
+ * @dma_bus_errors: DMA_BUS_ERROR events.
+ * @ecc_ce: ECC_CE events.
+ * @ecc_ue: ECC_UE events.
+ * @thermal: THERMAL events.
+ * @power: POWER events.
+ * @fw_fatal: FW_FATAL events.
+ * @heartbeats: HEARTBEAT events.
+ * @resets_done: RESET_DONE events.
  * @unknown: events with an id this driver does not know.
+ * @ue_work: retires the pages of @ue_addr and tells their holders
+ *	(hpu_hbm_retire() sleeps, so it cannot run in the handler).
+ * @ue_addr: HBM offsets of uncorrectable errors not handled yet.
+ * @ue_head: next slot @ue_work reads (free running).
+ * @ue_tail: next slot the handler writes (free running).
+ * @ue_lost: errors that found the backlog full (not retired).
  *
  * Allocated with drmm_kzalloc(): lives as long as the DRM device.
  */
@@ -74,10 +96,25 @@ struct hpu_eq {
 	atomic64_t mmu_faults;
 	atomic64_t bad_packets;
 	atomic64_t priv_packets;
+	atomic64_t engine_hangs;
+	atomic64_t dma_bus_errors;
+	atomic64_t ecc_ce;
+	atomic64_t ecc_ue;
+	atomic64_t thermal;
+	atomic64_t power;
+	atomic64_t fw_fatal;
+	atomic64_t heartbeats;
+	atomic64_t resets_done;
 	atomic64_t unknown;
+	struct work_struct ue_work;
+	u64 ue_addr[HPU_EQ_UE_BACKLOG];
+	u32 ue_head;
+	u32 ue_tail;
+	u64 ue_lost;
 };
 
 int hpu_eq_init(struct hpu_device *hdev);
 void hpu_eq_fini(struct hpu_device *hdev);
+void hpu_eq_hw_restart(struct hpu_device *hdev);
 
 #endif /* __HPU_EQ_H__ */

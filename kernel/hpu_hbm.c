@@ -8,10 +8,18 @@
  * HBM is scrubbed when the driver binds, so a context never sees another
  * context's data (nor data left by an earlier driver instance).
  *
+ * A 2 MiB page with an uncorrectable ECC error is retired: taken out of
+ * the allocator for as long as the driver is bound, across soft and hard
+ * resets (a hard reset clears the device's poison, but a page that failed
+ * once is not trusted again, as real drivers keep a bad-page list). A
+ * free page is taken out at once; a page a buffer holds is taken out
+ * when the buffer is freed, instead of going back to the allocator.
+ *
  * Copyright (c) 2026 The hpu authors
  */
 
 #include <linux/list.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 
 #include <drm/drm_drv.h>
@@ -21,6 +29,7 @@
 #include "hpu_hbm.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
+#include "hpu_reset.h"
 
 /* A scrub may take this long plus HPU_SCRUB_US_PER_GIB per GiB. */
 #define HPU_SCRUB_TIMEOUT_US		(2 * USEC_PER_SEC)
@@ -30,8 +39,13 @@ static void hpu_hbm_release(struct drm_device *drm, void *arg)
 {
 	struct hpu_hbm *hbm = arg;
 
-	/* The device is gone: blocks that could not be scrubbed can go too. */
+	/*
+	 * The device is gone: blocks that could not be scrubbed can go too,
+	 * and so can retired pages (the next driver instance starts afresh).
+	 */
 	drm_buddy_free_list(&hbm->mm, &hbm->leaked_blocks, 0);
+	drm_buddy_free_list(&hbm->mm, &hbm->retired_blocks, 0);
+	xa_destroy(&hbm->retired);
 	drm_buddy_fini(&hbm->mm);
 	mutex_destroy(&hbm->lock);
 	mutex_destroy(&hbm->scrub_lock);
@@ -114,6 +128,8 @@ int hpu_hbm_init(struct hpu_device *hdev)
 	mutex_init(&hbm->lock);
 	mutex_init(&hbm->scrub_lock);
 	INIT_LIST_HEAD(&hbm->leaked_blocks);
+	INIT_LIST_HEAD(&hbm->retired_blocks);
+	xa_init(&hbm->retired);
 	hdev->hbm = hbm;
 
 	ret = hpu_hbm_scrub(hdev, 0, hdev->id.hbm_size);
@@ -194,6 +210,153 @@ int hpu_hbm_alloc(struct hpu_device *hdev, u64 size, u64 page_size,
 	return ret;
 }
 
+/* Take the free page at allocator offset @off out of use; hbm->lock held. */
+static bool hpu_hbm_take_page_locked(struct hpu_hbm *hbm, u64 off)
+{
+	LIST_HEAD(blocks);
+
+	lockdep_assert_held(&hbm->lock);
+
+	/* An exact range: the buddy splits free blocks down to this page. */
+	if (drm_buddy_alloc_blocks(&hbm->mm, off, off + HPU_HBM_PAGE_SIZE,
+				   HPU_HBM_PAGE_SIZE, HPU_HBM_PAGE_SIZE,
+				   &blocks, 0))
+		return false;
+	list_splice_tail(&blocks, &hbm->retired_blocks);
+	return true;
+}
+
+/* Retire the pending pages that are free now; hbm->lock held. */
+static void hpu_hbm_retire_pending_locked(struct hpu_hbm *hbm)
+{
+	unsigned long index;
+	void *entry;
+
+	xa_for_each(&hbm->retired, index, entry) {
+		if (xa_to_value(entry) != HPU_HBM_RETIRE_PENDING)
+			continue;
+		if (!hpu_hbm_take_page_locked(hbm, (u64)index * HPU_HBM_PAGE_SIZE -
+					      hbm->base))
+			continue;
+		/* Replacing an entry allocates nothing: this cannot fail. */
+		xa_store(&hbm->retired, index, xa_mk_value(HPU_HBM_RETIRED),
+			 GFP_KERNEL);
+		hbm->retired_pending--;
+	}
+}
+
+/**
+ * hpu_hbm_retire() - retire a 2 MiB HBM page for good
+ * @hdev: the device
+ * @addr: HBM offset in the page (rounded down to 2 MiB)
+ * @in_use: Out: a buffer still holds the page (it is retired when the
+ *	buffer is freed)
+ *
+ * From now on the allocator never hands the page out again, until the
+ * DRM device is released. May sleep.
+ *
+ * Return: 0 for a newly retired page; -EALREADY if it was retired
+ * already (@in_use is still set); -ERANGE for a page outside the
+ * allocator (the page-table area, or beyond HBM); -ENOMEM.
+ */
+int hpu_hbm_retire(struct hpu_device *hdev, u64 addr, bool *in_use)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	unsigned long index;
+	void *entry;
+	int ret;
+
+	*in_use = false;
+	addr = ALIGN_DOWN(addr, HPU_HBM_PAGE_SIZE);
+	if (addr < hbm->base || addr - hbm->base >= hbm->size)
+		return -ERANGE;
+	index = addr / HPU_HBM_PAGE_SIZE;
+
+	mutex_lock(&hbm->lock);
+	entry = xa_load(&hbm->retired, index);
+	if (entry) {
+		*in_use = xa_to_value(entry) == HPU_HBM_RETIRE_PENDING;
+		ret = -EALREADY;
+		goto out;
+	}
+
+	/* Record it first: once the page is taken, nothing may fail. */
+	ret = xa_insert(&hbm->retired, index,
+			xa_mk_value(HPU_HBM_RETIRE_PENDING), GFP_KERNEL);
+	if (ret)
+		goto out;
+	hbm->retired_pages++;
+	if (hpu_hbm_take_page_locked(hbm, addr - hbm->base)) {
+		xa_store(&hbm->retired, index, xa_mk_value(HPU_HBM_RETIRED),
+			 GFP_KERNEL);
+	} else {
+		hbm->retired_pending++;
+		*in_use = true;
+	}
+out:
+	mutex_unlock(&hbm->lock);
+	return ret;
+}
+
+/**
+ * hpu_hbm_retired_pages() - 2 MiB pages retired since the driver bound
+ * @hdev: the device
+ *
+ * Return: pages retired, including those a buffer still holds.
+ */
+u64 hpu_hbm_retired_pages(struct hpu_device *hdev)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	u64 pages;
+
+	mutex_lock(&hbm->lock);
+	pages = hbm->retired_pages;
+	mutex_unlock(&hbm->lock);
+	return pages;
+}
+
+/**
+ * hpu_hbm_retired_show() - list the retired pages (debugfs)
+ * @hdev: the device
+ * @m: where to print one line per page: HBM offset and state
+ */
+void hpu_hbm_retired_show(struct hpu_device *hdev, struct seq_file *m)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	unsigned long index;
+	void *entry;
+
+	mutex_lock(&hbm->lock);
+	xa_for_each(&hbm->retired, index, entry)
+		seq_printf(m, "0x%llx %s\n", (u64)index * HPU_HBM_PAGE_SIZE,
+			   xa_to_value(entry) == HPU_HBM_RETIRED ?
+			   "retired" : "pending");
+	mutex_unlock(&hbm->lock);
+}
+
+/**
+ * hpu_hbm_blocks_contain() - whether allocated blocks hold an HBM offset
+ * @hdev: the device
+ * @blocks: &drm_buddy_block list of a buffer, constant while it lives
+ * @addr: HBM offset
+ *
+ * Return: true if one of @blocks covers @addr.
+ */
+bool hpu_hbm_blocks_contain(struct hpu_device *hdev, struct list_head *blocks,
+			    u64 addr)
+{
+	struct drm_buddy_block *block;
+	u64 start;
+
+	list_for_each_entry(block, blocks, link) {
+		start = hpu_hbm_block_addr(hdev, block);
+		if (addr >= start &&
+		    addr - start < hpu_hbm_block_size(hdev, block))
+			return true;
+	}
+	return false;
+}
+
 /**
  * hpu_hbm_free() - scrub HBM and give it back
  * @hdev: the device
@@ -217,6 +380,8 @@ void hpu_hbm_free(struct hpu_device *hdev, struct list_head *blocks)
 	if (list_empty(blocks))
 		return;
 
+	/* A reset would cut a scrub short: keep resets out meanwhile. */
+	hpu_reset_read_lock(hdev);
 	if (drm_dev_enter(&hdev->drm, &idx)) {
 		list_for_each_entry_safe(block, tmp, blocks, link) {
 			if (hpu_hbm_scrub(hdev, hpu_hbm_block_addr(hdev, block),
@@ -225,9 +390,13 @@ void hpu_hbm_free(struct hpu_device *hdev, struct list_head *blocks)
 		}
 		drm_dev_exit(idx);
 	}
+	hpu_reset_read_unlock(hdev);
 
 	mutex_lock(&hbm->lock);
 	drm_buddy_free_list(&hbm->mm, blocks, 0);
+	/* Before anyone can allocate them: retire the poisoned pages. */
+	if (hbm->retired_pending)
+		hpu_hbm_retire_pending_locked(hbm);
 	list_for_each_entry(block, &leak, link)
 		hbm->leaked += hpu_hbm_block_size(hdev, block);
 	list_splice_tail(&leak, &hbm->leaked_blocks);
@@ -259,10 +428,30 @@ u64 hpu_hbm_block_size(struct hpu_device *hdev, struct drm_buddy_block *block)
 }
 
 /**
+ * hpu_hbm_total() - HBM bytes the allocator can hand out
+ * @hdev: the device
+ *
+ * Return: the allocator's size less the retired pages (pending ones too:
+ * they are never handed out again either).
+ */
+u64 hpu_hbm_total(struct hpu_device *hdev)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+	u64 total;
+
+	mutex_lock(&hbm->lock);
+	total = hbm->size - hbm->retired_pages * HPU_HBM_PAGE_SIZE;
+	mutex_unlock(&hbm->lock);
+	return total;
+}
+
+/**
  * hpu_hbm_used() - HBM bytes allocated by all contexts
  * @hdev: the device
  *
- * Return: bytes allocated, including any that could not be scrubbed.
+ * Return: bytes allocated, including any that could not be scrubbed but
+ * not retired pages, even those a buffer still holds (they count in
+ * neither hpu_hbm_total() nor this, so that used <= total).
  */
 u64 hpu_hbm_used(struct hpu_device *hdev)
 {
@@ -270,7 +459,8 @@ u64 hpu_hbm_used(struct hpu_device *hdev)
 	u64 used;
 
 	mutex_lock(&hbm->lock);
-	used = hbm->size - hbm->mm.avail;
+	used = hbm->size - hbm->mm.avail -
+	       hbm->retired_pages * HPU_HBM_PAGE_SIZE;
 	mutex_unlock(&hbm->lock);
 	return used;
 }

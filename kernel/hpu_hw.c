@@ -75,7 +75,8 @@ static int hpu_hw_wait_ready(struct hpu_device *hdev)
 	u32 status;
 
 	return hpu_poll32(hdev, HPU_REG_STATUS, status,
-			  (status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY)) ==
+			  (status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY |
+				     HPU_STATUS_HARD_RESET_BUSY)) ==
 			  HPU_STATUS_READY,
 			  hdev->asic->reset_timeout_us);
 }

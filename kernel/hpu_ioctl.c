@@ -21,6 +21,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_drv.h"
+#include "hpu_errors.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
@@ -63,7 +64,7 @@ static void hpu_info_device(struct hpu_device *hdev,
 static void hpu_info_memory(struct hpu_device *hdev, struct hpu_vm *vm,
 			    struct drm_hpu_info_memory *out)
 {
-	out->hbm_total = hdev->hbm->size;
+	out->hbm_total = hpu_hbm_total(hdev);
 	out->hbm_used = hpu_hbm_used(hdev);
 	out->hbm_ctx_used = atomic64_read(&vm->hbm_used);
 	out->host_ctx_used = atomic64_read(&vm->host_used);
@@ -81,7 +82,8 @@ static void hpu_info_memory(struct hpu_device *hdev, struct hpu_vm *vm,
  *
  * Copies at most &drm_hpu_info.size bytes of the answer to
  * &drm_hpu_info.ptr and sets &drm_hpu_info.size to the answer's full
- * size; a size of 0 only reports the size.
+ * size; a size of 0 only reports the size. DRM_HPU_INFO_ERRORS returns
+ * the device's error and reset counters (hpu_errors_read()).
  *
  * Return: 0; -EINVAL for an unknown op or non-zero flags or pad; -EFAULT
  * if the answer cannot be written; -ENODEV once the device is unplugged.
@@ -94,6 +96,7 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	union {
 		struct drm_hpu_info_device device;
 		struct drm_hpu_info_memory memory;
+		struct drm_hpu_info_errors errors;
 	} answer;
 	size_t answer_size;
 	int idx, ret = 0;
@@ -108,6 +111,9 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	case DRM_HPU_INFO_MEMORY:
 		answer_size = sizeof(answer.memory);
 		break;
+	case DRM_HPU_INFO_ERRORS:
+		answer_size = sizeof(answer.errors);
+		break;
 	default:
 		drm_dbg(drm, "INFO: unknown op %u\n", args->op);
 		return -EINVAL;
@@ -119,8 +125,10 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	memset(&answer, 0, sizeof(answer));
 	if (args->op == DRM_HPU_INFO_DEVICE)
 		hpu_info_device(hdev, &answer.device);
-	else
+	else if (args->op == DRM_HPU_INFO_MEMORY)
 		hpu_info_memory(hdev, fpriv->vm, &answer.memory);
+	else
+		hpu_errors_read(hdev, &answer.errors);
 
 	if (args->size &&
 	    copy_to_user(u64_to_user_ptr(args->ptr), &answer,

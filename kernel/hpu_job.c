@@ -24,7 +24,9 @@
 #include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_job.h"
+#include "hpu_events.h"
 #include "hpu_queue.h"
+#include "hpu_reset.h"
 #include "hpu_vm.h"
 
 static inline struct hpu_job *to_hpu_job(struct drm_sched_job *sched_job)
@@ -76,6 +78,8 @@ int hpu_cq_status_to_errno(u32 status)
 		return -EPERM;
 	case HPU_CQ_ABORTED:
 		return -ECANCELED;
+	case HPU_CQ_ECC:
+		return -EBADMSG;
 	case HPU_CQ_BAD_DESC:
 	case HPU_CQ_BUS_ERROR:
 	default:
@@ -91,6 +95,7 @@ static const char * const hpu_cq_status_names[] = {
 	[HPU_CQ_BAD_DESC] = "BAD_DESC",
 	[HPU_CQ_BUS_ERROR] = "BUS_ERROR",
 	[HPU_CQ_ABORTED] = "ABORTED",
+	[HPU_CQ_ECC] = "ECC",
 };
 
 static const char *hpu_cq_status_name(u32 status)
@@ -100,12 +105,44 @@ static const char *hpu_cq_status_name(u32 status)
 	return "unknown";
 }
 
+/*
+ * The DRM_HPU_ERROR_* kind of a failed job, or 0 when its file is not to
+ * be told (it cancelled the job itself by destroying its queue).
+ */
+static u32 hpu_job_error_kind(const struct hpu_job *job)
+{
+	if (job->hung)
+		return DRM_HPU_ERROR_ENGINE_HANG;
+	if (job->error == -ETIMEDOUT)
+		return DRM_HPU_ERROR_TIMEOUT;
+	if (job->lost || job->error == -ENODEV)
+		return DRM_HPU_ERROR_DEVICE_LOST;
+
+	switch (job->status) {
+	case HPU_CQ_MMU_FAULT:
+		return DRM_HPU_ERROR_MMU_FAULT;
+	case HPU_CQ_BAD_PACKET:
+	case HPU_CQ_BAD_DESC:
+		return DRM_HPU_ERROR_BAD_PACKET;
+	case HPU_CQ_PRIV:
+		return DRM_HPU_ERROR_PRIV;
+	case HPU_CQ_BUS_ERROR:
+		return DRM_HPU_ERROR_DMA_BUS;
+	case HPU_CQ_ECC:
+		return DRM_HPU_ERROR_ECC;
+	default:
+		return 0;
+	}
+}
+
 /**
  * hpu_jobs_signal() - signal the hardware fences of finished jobs
  * @done: jobs taken off their stream's inflight list, &hpu_job.error set
  *
  * Empties @done. Called without any stream lock held, from interrupt or
- * process context. A job may be freed as soon as its fence is signalled.
+ * process context. A failed job of a file is reported to the file
+ * (hpu_events_job_error()) before its fence signals, while the file is
+ * certain to exist. A job may be freed as soon as its fence is signalled.
  */
 void hpu_jobs_signal(struct list_head *done)
 {
@@ -113,6 +150,8 @@ void hpu_jobs_signal(struct list_head *done)
 
 	list_for_each_entry_safe(job, tmp, done, link) {
 		struct hpu_stream *stream = job->stream;
+		u32 kind;
+
 		struct dma_fence *fence = dma_fence_get(job->hw_fence);
 
 		list_del_init(&job->link);
@@ -125,6 +164,12 @@ void hpu_jobs_signal(struct list_head *done)
 				       job->cb_addr, hpu_cq_status_name(job->status),
 				       job->fail_offset, job->error);
 			dma_fence_set_error(fence, job->error);
+			kind = job->fpriv ? hpu_job_error_kind(job) : 0;
+			if (kind)
+				hpu_events_job_error(job->fpriv, kind,
+						     stream->engine,
+						     job->queue_id, job->error,
+						     job->user_seq, 0);
 		}
 		dma_fence_signal(fence);
 		dma_fence_put(fence);
@@ -136,6 +181,10 @@ static struct dma_fence *hpu_sched_run_job(struct drm_sched_job *sched_job)
 	struct hpu_job *job = to_hpu_job(sched_job);
 	struct hpu_stream *stream = to_hpu_stream(sched_job->sched);
 	int idx, ret;
+
+	/* A job of a context that a hard reset destroyed never runs. */
+	if (job->generation != hpu_reset_generation(stream->hdev))
+		return ERR_PTR(-ECANCELED);
 
 	if (!drm_dev_enter(&stream->hdev->drm, &idx))
 		return ERR_PTR(-ENODEV);
@@ -151,51 +200,13 @@ static struct dma_fence *hpu_sched_run_job(struct drm_sched_job *sched_job)
 }
 
 /*
- * After drm_sched_stop() the scheduler has dropped its reference to the
- * hardware fence of every job that had not signalled. Give it back for
- * each job still pending, so drm_sched_start() waits for those fences
- * (signalled by the recovered stream) instead of cancelling the jobs.
+ * The schedulers run without a timeout (MAX_SCHEDULE_TIMEOUT): every job
+ * has its own, enforced per stream by hpu_stream_tdr_work(). This is
+ * never called.
  */
-static void hpu_sched_reattach(struct drm_gpu_scheduler *sched)
-{
-	struct drm_sched_job *s_job;
-
-	spin_lock(&sched->job_list_lock);
-	list_for_each_entry(s_job, &sched->pending_list, list) {
-		struct hpu_job *job = to_hpu_job(s_job);
-
-		if (!s_job->s_fence->parent && job->hw_fence_init)
-			s_job->s_fence->parent = dma_fence_get(job->hw_fence);
-	}
-	spin_unlock(&sched->job_list_lock);
-}
-
 static enum drm_gpu_sched_stat
 hpu_sched_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct hpu_job *job = to_hpu_job(sched_job);
-	struct hpu_stream *stream = to_hpu_stream(sched_job->sched);
-	struct drm_device *drm = &stream->hdev->drm;
-	int idx;
-
-	drm_sched_stop(&stream->sched, sched_job);
-
-	if (drm_dev_enter(drm, &idx)) {
-		if (job->hw_fence_init && !dma_fence_is_signaled(job->hw_fence)) {
-			atomic64_inc(&stream->timeouts);
-			dev_warn_ratelimited(drm->dev,
-					     "%s: job %llu (asid %u, cb 0x%llx) timed out after %u ms, stopping it\n",
-					     stream->name, job->seq, job->asid,
-					     job->cb_addr,
-					     jiffies_to_msecs(stream->sched.timeout));
-			hpu_stream_recover(stream, job);
-		}
-		drm_dev_exit(idx);
-	}
-
-	hpu_sched_reattach(&stream->sched);
-	drm_sched_start(&stream->sched);
-
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -238,8 +249,9 @@ const struct drm_sched_backend_ops hpu_sched_ops = {
  * @cb_size: command buffer bytes
  * @out: the new job
  *
- * The caller adds dependencies, then arms and pushes the job, or gives it
- * up with hpu_job_abort() before it is armed.
+ * The job gets the device's current reset generation and the default
+ * timeout. The caller adds dependencies, then arms and pushes the job, or
+ * gives it up with hpu_job_abort() before it is armed.
  *
  * Return: 0, -ENOMEM, or an error from drm_sched_job_init().
  */
@@ -269,6 +281,8 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 	}
 
 	job->qm = qm;
+	job->generation = hpu_reset_generation(qm->hdev);
+	job->timeout = msecs_to_jiffies(qm->timeout_ms);
 	job->asid = asid;
 	job->cb_addr = cb_addr;
 	job->cb_size = cb_size;
@@ -344,9 +358,9 @@ static int hpu_submit_check(struct drm_device *drm,
 			       args->flags);
 		return -EINVAL;
 	}
-	if (args->timeout_ms) {
-		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u: reserved, must be zero\n",
-			       args->timeout_ms);
+	if (args->timeout_ms > HPU_JOB_TIMEOUT_MAX_MS) {
+		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u is more than %u\n",
+			       args->timeout_ms, HPU_JOB_TIMEOUT_MAX_MS);
 		return -EINVAL;
 	}
 	if (!args->cb_size || !IS_ALIGNED(args->cb_size, 8) ||
@@ -454,7 +468,10 @@ static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
  * not unmapped under it) and in every out-sync, and pushes it to the
  * queue's entity.
  *
- * Return: 0; -EINVAL for non-zero flags or timeout_ms, a bad command
+ * The job may run for @timeout_ms (0: the job_timeout_ms default) from the
+ * time its stream starts it; then it is stopped and fails -ETIMEDOUT.
+ *
+ * Return: 0; -EINVAL for non-zero flags, timeout_ms above 3600000, a bad command
  * buffer address or size, too many syncs, non-zero sync flags, or an
  * in-sync without a fence; -ENOENT for an unknown queue or syncobj;
  * -EFAULT if a sync array cannot be read; -ENOMEM; -EINTR or -ERESTARTSYS
@@ -517,6 +534,12 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_out_syncs;
 
 	job->queue = queue;
+	job->queue_id = queue->id;
+	job->fpriv = fpriv;
+	/* The file's generation: a hard reset since its open cancels the job. */
+	job->generation = fpriv->generation;
+	if (args->timeout_ms)
+		job->timeout = msecs_to_jiffies(args->timeout_ms);
 
 	ret = hpu_in_syncs_add(drm, file, job, in, args->num_in_syncs);
 	if (ret)
@@ -543,6 +566,7 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	dma_resv_add_fence(&vm->resv, fence, DMA_RESV_USAGE_BOOKKEEP);
 	seq = ++queue->seq;
+	job->user_seq = seq;
 	dma_fence_put(queue->last_fence);
 	queue->last_fence = dma_fence_get(fence);
 	drm_sched_entity_push_job(&job->base);

@@ -15,6 +15,7 @@
 struct dma_fence;
 struct drm_device;
 struct drm_file;
+struct hpu_file_priv;
 struct hpu_qm;
 struct hpu_queue;
 struct hpu_stream;
@@ -25,6 +26,20 @@ struct hpu_stream;
  * @qm: the device's queue managers (for the job count).
  * @queue: the queue of a user job, NULL for a kernel job; only compared,
  *	never dereferenced (the queue outlives its jobs' time on the ring).
+ * @fpriv: the file of a user job, NULL for a kernel job, for error
+ *	notifications. Valid until the hardware fence is signalled: the
+ *	file's queues wait for their jobs before the file goes.
+ * @queue_id: the queue's id in its file (user jobs), for notifications.
+ * @user_seq: the job's sequence number on its queue (&drm_hpu_submit.seq).
+ * @generation: reset generation the job belongs to (its file's); a job
+ *	of an older generation is failed with -ECANCELED instead of run.
+ * @timeout: how long the job may run, in jiffies, counted from the time
+ *	it reaches the head of its stream (the stream executes it).
+ * @deadline: jiffies at which it times out, once @deadline_set.
+ * @deadline_set: @deadline is valid (the job became the stream's head);
+ *	cleared when the job is put back on a restarted stream.
+ * @hung: its stream was hung (watchdog) when a reset stopped it.
+ * @lost: failed by a hard reset.
  * @stream: the stream the job runs on (its entity's only scheduler).
  * @hw_fence: the hardware fence: allocated with the job, initialised by
  *	run_job (@hw_fence_init) and signalled when the completion record
@@ -39,8 +54,10 @@ struct hpu_stream;
  *	by &hpu_stream.lock while on the inflight list.
  * @on_hw: @link is on &hpu_stream.inflight (under &hpu_stream.lock).
  * @cancel_error: when non-zero, the job is being failed (-ETIMEDOUT: it
- *	timed out; -ECANCELED: its queue is going away): a failed or missing
- *	completion reports this error (under &hpu_stream.lock).
+ *	timed out or hung; -ECANCELED: its queue is going away): a failed or
+ *	missing completion reports this error (under &hpu_stream.lock). A job
+ *	stopped with status ABORTED without it is innocent: it stays on the
+ *	inflight list and is put back on the ring when the stream resumes.
  * @slot: ring index of the descriptor while @on_hw.
  * @error: errno the hardware fence signals with (0 for success); set
  *	when the job leaves the inflight list.
@@ -51,6 +68,15 @@ struct hpu_job {
 	struct drm_sched_job base;
 	struct hpu_qm *qm;
 	struct hpu_queue *queue;
+	struct hpu_file_priv *fpriv;
+	u32 queue_id;
+	u64 user_seq;
+	u64 generation;
+	unsigned long timeout;
+	unsigned long deadline;
+	bool deadline_set;
+	bool hung;
+	bool lost;
 	struct hpu_stream *stream;
 	struct dma_fence *hw_fence;
 	bool hw_fence_init;

@@ -33,14 +33,15 @@
 #include "hpu_job.h"
 #include "hpu_queue.h"
 #include "hpu_reg.h"
+#include "hpu_reset.h"
 
 static unsigned int hpu_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, hpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
-		 "Time a job may run before it is stopped and failed with -ETIMEDOUT, in ms, read at probe (default 10000)");
+		 "Default time a job may run before it is stopped and failed with -ETIMEDOUT, in ms (1 to 3600000), read at probe (default 10000); a submission may ask for another");
 
 /* How long a stopped stream may take to finish its packet. */
-#define HPU_STREAM_STOP_TIMEOUT_US	(100 * USEC_PER_MSEC)
+#define HPU_STREAM_STOP_TIMEOUT_US	(1000 * USEC_PER_MSEC)
 /* How long the probe self-test waits for its jobs. */
 #define HPU_SELF_TEST_TIMEOUT_MS	5000
 /* How long device release waits for the last jobs to be freed. */
@@ -97,9 +98,39 @@ static int hpu_stream_hw_enable(struct hpu_stream *stream)
 }
 
 /*
+ * Arm the timeout work for the job at the head of the inflight list: the
+ * one the stream executes, since a stream completes its descriptors in
+ * order. Its deadline starts when it becomes the head. Caller holds the
+ * lock; callable from interrupt context.
+ */
+static void hpu_stream_arm_tdr(struct hpu_stream *stream)
+{
+	struct hpu_job *head;
+	unsigned long now = jiffies;
+
+	head = list_first_entry_or_null(&stream->inflight, struct hpu_job, link);
+	if (!head || !stream->enabled || stream->stopped) {
+		stream->tdr_seq = 0;
+		return;
+	}
+	if (head->seq == stream->tdr_seq)
+		return;
+
+	if (!head->deadline_set) {
+		head->deadline = now + head->timeout;
+		head->deadline_set = true;
+	}
+	stream->tdr_seq = head->seq;
+	mod_delayed_work(stream->hdev->qm->tdr_wq, &stream->tdr,
+			 time_after(head->deadline, now) ? head->deadline - now : 0);
+}
+
+/*
  * Consume the completion records the device has written: move the jobs
- * they name from the inflight list to @done with their error set. Caller
- * holds the lock.
+ * they name from the inflight list to @done with their error set. A job
+ * the driver stopped (status ABORTED) without a cancel error is innocent:
+ * it stays on the inflight list, to be put back on the ring when the
+ * stream resumes. Caller holds the lock.
  */
 static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 {
@@ -147,6 +178,9 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 			continue;
 		}
 
+		if (status == HPU_CQ_ABORTED && !job->cancel_error)
+			continue;	/* stopped by the driver: run it again */
+
 		job->status = status;
 		job->fail_offset = le16_to_cpu(READ_ONCE(cqe->offset));
 		job->error = hpu_cq_status_to_errno(status);
@@ -164,6 +198,8 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
  *
  * Assigns the job the stream's next sequence number, initialises its
  * hardware fence with it, writes the descriptor and rings the doorbell.
+ * While a restart or reset owns the stream, the job only joins the
+ * inflight list; its descriptor is written when the stream resumes.
  * Called by run_job only, inside drm_dev_enter(); the scheduler never has
  * more jobs on the stream than the ring has entries.
  *
@@ -187,9 +223,12 @@ int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job)
 	job->on_hw = true;
 	list_add_tail(&job->link, &stream->inflight);
 
-	hpu_stream_put_desc(stream, job);
-	/* writel() orders the descriptor before the doorbell. */
-	hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	if (!stream->stopped) {
+		hpu_stream_put_desc(stream, job);
+		/* writel() orders the descriptor before the doorbell. */
+		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+		hpu_stream_arm_tdr(stream);
+	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
 	return 0;
@@ -207,55 +246,63 @@ void hpu_stream_process(struct hpu_stream *stream)
 	LIST_HEAD(done);
 
 	spin_lock_irqsave(&stream->lock, flags);
-	if (stream->enabled)
+	if (stream->enabled && !stream->stopped) {
 		hpu_stream_reap(stream, &done);
+		hpu_stream_arm_tdr(stream);
+	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
 	hpu_jobs_signal(&done);
 }
 
 /*
- * Stop the stream at the next packet boundary and wait until it is idle.
- * The descriptor in flight completes ABORTED; later ones stay unexecuted.
- * May sleep.
+ * Disable the stream and take its rings over: the interrupt handler
+ * consumes nothing until hpu_stream_resume_locked(). The device stops the
+ * stream at the next packet boundary; the descriptor in flight completes
+ * ABORTED. Caller holds the lock.
  */
-static void hpu_stream_stop(struct hpu_stream *stream)
+static void hpu_stream_halt_locked(struct hpu_stream *stream)
 {
-	unsigned long flags;
-	u32 status;
-	int ret;
-
-	spin_lock_irqsave(&stream->lock, flags);
+	stream->stopped = true;
+	stream->tdr_seq = 0;
 	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
-	spin_unlock_irqrestore(&stream->lock, flags);
-
-	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
-			 status == U32_MAX || (status & HPU_QS_STATUS_IDLE),
-			 HPU_STREAM_STOP_TIMEOUT_US);
-	if (ret)
-		drm_err(&stream->hdev->drm, "%s: stream did not stop (STATUS 0x%08x)\n",
-			stream->name, status);
 }
 
 /*
- * Stop the stream, consume the completions that arrived meanwhile, fail
- * the jobs marked with a cancel error, re-enable the stream and write the
- * descriptors of the other jobs that had not completed to the fresh ring,
- * in their order, so they are not lost. Caller holds the recover lock and
- * is inside drm_dev_enter(). May sleep.
+ * Wait until a halted stream is idle. May sleep.
+ *
+ * Return: 0; -EBUSY if the stream is hung (watchdog) or does not stop,
+ * which only a soft or hard reset cures.
  */
-static void hpu_stream_restart(struct hpu_stream *stream)
+static int hpu_stream_wait_idle(struct hpu_stream *stream)
+{
+	u32 status;
+	int ret;
+
+	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
+			 status == U32_MAX ||
+			 (status & (HPU_QS_STATUS_IDLE | HPU_QS_STATUS_HUNG)),
+			 HPU_STREAM_STOP_TIMEOUT_US);
+	if (!ret && (status == U32_MAX || (status & HPU_QS_STATUS_IDLE)))
+		return 0;
+
+	drm_warn(&stream->hdev->drm, "%s: stream %s (STATUS 0x%08x)\n",
+		 stream->name, ret ? "did not stop" : "is hung", status);
+	return -EBUSY;
+}
+
+/*
+ * Resume a halted stream: fail the inflight jobs that carry a cancel
+ * error (all of them with @fail_all if non-zero), re-enable the stream
+ * and write the descriptors of the others to the fresh ring, in their
+ * order, so they are not lost. Caller holds the lock.
+ */
+static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
+				     struct list_head *done)
 {
 	struct hpu_device *hdev = stream->hdev;
 	struct hpu_job *job, *tmp;
-	unsigned long flags;
-	LIST_HEAD(done);
 	int ret;
-
-	hpu_stream_stop(stream);
-
-	spin_lock_irqsave(&stream->lock, flags);
-	hpu_stream_reap(stream, &done);
 
 	ret = hpu_stream_hw_enable(stream);
 	if (ret)
@@ -263,49 +310,116 @@ static void hpu_stream_restart(struct hpu_stream *stream)
 			stream->name);
 
 	list_for_each_entry_safe(job, tmp, &stream->inflight, link) {
-		if (ret || job->cancel_error) {
+		if (fail_all || ret || job->cancel_error) {
 			job->on_hw = false;
 			job->status = HPU_CQ_ABORTED;
-			job->error = ret ? -EIO : job->cancel_error;
-			list_move_tail(&job->link, &done);
+			job->error = fail_all ? fail_all :
+				     ret ? -EIO : job->cancel_error;
+			list_move_tail(&job->link, done);
 		} else {
 			hpu_stream_put_desc(stream, job);
+			job->deadline_set = false;
+			atomic64_inc(&hdev->reset->stats.resubmitted);
 		}
 	}
 	if (!ret && stream->pi)
 		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	stream->stopped = false;
+	stream->tdr_seq = 0;
+	hpu_stream_arm_tdr(stream);
+}
+
+/*
+ * Stop the stream, consume the completions that arrived meanwhile, fail
+ * the jobs marked with a cancel error and restart the stream with the
+ * others. If the stream does not stop (hung), it stays halted with its
+ * jobs until a soft reset, which the caller schedules. Caller holds the
+ * reset lock (read), the recover lock and is inside drm_dev_enter(). May
+ * sleep.
+ *
+ * Return: 0, or -EBUSY if the stream did not stop.
+ */
+static int hpu_stream_restart(struct hpu_stream *stream)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+	int ret;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (!stream->enabled || stream->stopped) {
+		/* Gone, or halted waiting for a reset that will see to it. */
+		spin_unlock_irqrestore(&stream->lock, flags);
+		return stream->enabled ? -EBUSY : 0;
+	}
+	hpu_stream_halt_locked(stream);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	ret = hpu_stream_wait_idle(stream);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	hpu_stream_reap(stream, &done);
+	if (!ret)
+		hpu_stream_resume_locked(stream, 0, &done);
 	spin_unlock_irqrestore(&stream->lock, flags);
 
 	hpu_jobs_signal(&done);
+	return ret;
 }
 
-/**
- * hpu_stream_recover() - recover a stream from a job that timed out
- * @stream: the stream, whose scheduler is stopped (drm_sched_stop())
- * @bad: the job that timed out
- *
- * Stops the stream, fails @bad with -ETIMEDOUT (unless it completed after
- * all) and restarts the stream with the jobs queued behind it, so other
- * queues' jobs on the stream are not lost. Runs inside drm_dev_enter().
- * May sleep.
+/*
+ * Per-job timeout: the job at the head of the stream has run past its
+ * deadline. Mark it -ETIMEDOUT and restart the stream without it; the
+ * jobs queued behind it (of any queue) are put back and go on. A stream
+ * that does not stop is left to a soft reset.
  */
-void hpu_stream_recover(struct hpu_stream *stream, struct hpu_job *bad)
+static void hpu_stream_tdr_work(struct work_struct *work)
 {
+	struct hpu_stream *stream = container_of(to_delayed_work(work),
+						 struct hpu_stream, tdr);
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *head;
 	unsigned long flags;
-	bool running;
+	bool expired = false;
+	u64 seq = 0, cb = 0;
+	u32 ms = 0, asid = 0;
+	int idx;
+
+	hpu_reset_read_lock(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		goto out_unlock;
 
 	mutex_lock(&stream->recover_lock);
 	spin_lock_irqsave(&stream->lock, flags);
-	running = stream->enabled && bad->on_hw;
-	/* Its ABORTED record, whoever consumes it, means -ETIMEDOUT. */
-	if (running)
-		bad->cancel_error = -ETIMEDOUT;
+	head = list_first_entry_or_null(&stream->inflight, struct hpu_job, link);
+	if (head && stream->enabled && !stream->stopped && head->deadline_set) {
+		if (time_after_eq(jiffies, head->deadline)) {
+			expired = true;
+			head->cancel_error = -ETIMEDOUT;
+			seq = head->seq;
+			cb = head->cb_addr;
+			asid = head->asid;
+			ms = jiffies_to_msecs(head->timeout);
+		} else {
+			stream->tdr_seq = 0;
+			hpu_stream_arm_tdr(stream);
+		}
+	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
-	/* Otherwise it completed after all, or the device is going away. */
-	if (running)
-		hpu_stream_restart(stream);
+	if (expired) {
+		atomic64_inc(&stream->timeouts);
+		atomic64_inc(&hdev->reset->stats.job_timeouts);
+		dev_warn_ratelimited(hdev->drm.dev,
+				     "%s: job %llu (asid %u, cb 0x%llx) timed out after %u ms, stopping it\n",
+				     stream->name, seq, asid, cb, ms);
+		if (hpu_stream_restart(stream))
+			hpu_reset_schedule(hdev, HPU_RESET_SOFT,
+					   "a timed-out job's stream did not stop");
+	}
 	mutex_unlock(&stream->recover_lock);
+	drm_dev_exit(idx);
+out_unlock:
+	hpu_reset_read_unlock(hdev);
 }
 
 /*
@@ -314,7 +428,8 @@ void hpu_stream_recover(struct hpu_stream *stream, struct hpu_job *bad)
  * so it completes at once without running; if the running job is the
  * queue's, the stream is stopped and restarted without the queue's jobs.
  * Jobs of other queues are not touched (a job may still complete normally
- * if the device started it meanwhile). May sleep.
+ * if the device started it meanwhile). A stream that does not stop is
+ * left to a soft reset. May sleep.
  */
 static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 				    struct hpu_queue *queue)
@@ -325,8 +440,11 @@ static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 	struct hpu_job *job;
 	int idx;
 
-	if (!drm_dev_enter(&hdev->drm, &idx))
+	hpu_reset_read_lock(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		hpu_reset_read_unlock(hdev);
 		return;		/* hpu_qm_fini() fails everything */
+	}
 
 	mutex_lock(&stream->recover_lock);
 	spin_lock_irqsave(&stream->lock, flags);
@@ -336,7 +454,7 @@ static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 				job->cancel_error = -ECANCELED;
 				if (head)
 					restart = true;
-				else
+				else if (!stream->stopped)
 					WRITE_ONCE(stream->ring[job->slot].cb_size, 0);
 			}
 			head = false;
@@ -344,10 +462,145 @@ static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
-	if (restart)
-		hpu_stream_restart(stream);
+	if (restart && hpu_stream_restart(stream))
+		hpu_reset_schedule(hdev, HPU_RESET_SOFT,
+				   "a cancelled job's stream did not stop");
 	mutex_unlock(&stream->recover_lock);
 	drm_dev_exit(idx);
+	hpu_reset_read_unlock(hdev);
+}
+
+/**
+ * hpu_qm_reset_prepare() - stop every stream before a reset
+ * @hdev: the device; the caller holds &hpu_reset.sem for writing and is
+ *	inside drm_dev_enter()
+ *
+ * Stops the schedulers' submission work, halts every stream and, for a
+ * soft reset, marks the job at the head of each hung stream (watchdog,
+ * STATUS.HUNG) guilty (-ETIMEDOUT) and waits for the other streams to
+ * stop. Signals the jobs that completed meanwhile; the others stay on
+ * their streams for hpu_qm_reset_finish(). May sleep.
+ *
+ * @hard: a hard reset follows (nothing is waited for: it stops the
+ *	streams at once).
+ */
+void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e, s;
+	unsigned long flags;
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			struct hpu_job *head;
+			u32 status;
+
+			spin_lock_irqsave(&stream->lock, flags);
+			if (!stream->enabled) {
+				spin_unlock_irqrestore(&stream->lock, flags);
+				continue;
+			}
+			status = hpu_stream_rd(stream, HPU_QS_STATUS);
+			head = list_first_entry_or_null(&stream->inflight,
+							struct hpu_job, link);
+			if (!hard && head && status != U32_MAX &&
+			    (status & HPU_QS_STATUS_HUNG)) {
+				if (!head->cancel_error)
+					head->cancel_error = -ETIMEDOUT;
+				head->hung = true;
+				atomic64_inc(&hdev->reset->stats.hung_jobs);
+				drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the stream, failing it\n",
+					 stream->name, head->seq, head->asid,
+					 head->cb_addr);
+			}
+			hpu_stream_halt_locked(stream);
+			spin_unlock_irqrestore(&stream->lock, flags);
+		}
+	}
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			u32 status;
+			LIST_HEAD(done);
+
+			if (!stream->enabled)
+				continue;
+			/* Hung streams let go only at the reset itself. */
+			if (!hard)
+				hpu_poll32(hdev, stream->base + HPU_QS_STATUS,
+					   status, status == U32_MAX ||
+					   (status & (HPU_QS_STATUS_IDLE |
+						      HPU_QS_STATUS_HUNG)),
+					   HPU_STREAM_STOP_TIMEOUT_US);
+
+			spin_lock_irqsave(&stream->lock, flags);
+			hpu_stream_reap(stream, &done);
+			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_jobs_signal(&done);
+		}
+	}
+}
+
+/**
+ * hpu_qm_reset_finish() - restart every stream after a reset
+ * @hdev: the device, reset; the caller holds &hpu_reset.sem for writing
+ * @hard: the reset was a hard one: every job still on a stream is failed
+ *	with -ECANCELED (the device lost its state). After a soft reset only
+ *	the jobs marked guilty or cancelled fail; the others are put back
+ *	on their streams in their order.
+ * @dead: the reset failed and the device is unusable: fail every job
+ *	with -ENODEV and shut the streams down without touching the device.
+ *
+ * Then restarts the schedulers' submission work. May sleep.
+ */
+void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e, s;
+	unsigned long flags;
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			struct hpu_job *job;
+			LIST_HEAD(done);
+
+			spin_lock_irqsave(&stream->lock, flags);
+			if (!stream->enabled) {
+				spin_unlock_irqrestore(&stream->lock, flags);
+				continue;
+			}
+			if (hard || dead)
+				list_for_each_entry(job, &stream->inflight, link)
+					job->lost = true;
+			if (dead) {
+				while ((job = list_first_entry_or_null(&stream->inflight,
+								       struct hpu_job, link))) {
+					job->on_hw = false;
+					job->error = -ENODEV;
+					list_move_tail(&job->link, &done);
+				}
+				stream->enabled = false;
+				stream->stopped = false;
+			} else {
+				hpu_stream_resume_locked(stream,
+							 hard ? -ECANCELED : 0,
+							 &done);
+			}
+			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_jobs_signal(&done);
+		}
+	}
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			drm_sched_wqueue_start(&qm->engines[e].streams[s].sched);
 }
 
 /*
@@ -361,25 +614,33 @@ static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
 	struct hpu_job *job;
 	LIST_HEAD(done);
 
-	if (!stream->enabled)
-		return;
+	if (stream->enabled) {
+		if (present) {
+			spin_lock_irqsave(&stream->lock, flags);
+			hpu_stream_halt_locked(stream);
+			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_stream_wait_idle(stream);
+		}
 
-	if (present)
-		hpu_stream_stop(stream);
+		spin_lock_irqsave(&stream->lock, flags);
+		if (present)
+			hpu_stream_reap(stream, &done);
+		while ((job = list_first_entry_or_null(&stream->inflight,
+						       struct hpu_job, link))) {
+			job->on_hw = false;
+			job->error = -ENODEV;
+			list_move_tail(&job->link, &done);
+		}
+		stream->enabled = false;
+		stream->stopped = false;
+		spin_unlock_irqrestore(&stream->lock, flags);
 
-	spin_lock_irqsave(&stream->lock, flags);
-	if (present)
-		hpu_stream_reap(stream, &done);
-	while ((job = list_first_entry_or_null(&stream->inflight,
-					       struct hpu_job, link))) {
-		job->on_hw = false;
-		job->error = -ENODEV;
-		list_move_tail(&job->link, &done);
+		hpu_jobs_signal(&done);
 	}
-	stream->enabled = false;
-	spin_unlock_irqrestore(&stream->lock, flags);
 
-	hpu_jobs_signal(&done);
+	/* Not re-armed once the stream is disabled. */
+	if (stream->hdev)
+		cancel_delayed_work_sync(&stream->tdr);
 }
 
 static irqreturn_t hpu_dma_irq(int irq, void *arg)
@@ -414,6 +675,7 @@ static void hpu_qm_release(struct drm_device *drm, void *arg)
 		}
 	}
 
+	destroy_workqueue(qm->tdr_wq);
 	destroy_workqueue(qm->wq);
 }
 
@@ -433,6 +695,7 @@ static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
 	spin_lock_init(&stream->fence_lock);
 	drmm_mutex_init(&hdev->drm, &stream->recover_lock);
 	INIT_LIST_HEAD(&stream->inflight);
+	INIT_DELAYED_WORK(&stream->tdr, hpu_stream_tdr_work);
 	stream->fence_ctx = dma_fence_context_alloc(1);
 
 	stream->ring = dmam_alloc_coherent(dev, HPU_STREAM_ENTRIES * HPU_DESC_SIZE,
@@ -442,9 +705,14 @@ static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
 	if (!stream->ring || !stream->cq)
 		return -ENOMEM;
 
+	/*
+	 * No scheduler timeout: every job has its own, enforced by the
+	 * stream's timeout work (hpu_stream_tdr_work()).
+	 */
 	ret = drm_sched_init(&stream->sched, &hpu_sched_ops, qm->wq,
 			     DRM_SCHED_PRIORITY_COUNT, HPU_STREAM_ENTRIES, 0,
-			     qm->timeout, NULL, NULL, stream->name, dev);
+			     MAX_SCHEDULE_TIMEOUT, NULL, NULL, stream->name,
+			     dev);
 	if (ret) {
 		drm_err(&hdev->drm, "%s: cannot initialise the scheduler: %d\n",
 			stream->name, ret);
@@ -483,7 +751,7 @@ int hpu_qm_init(struct hpu_device *hdev)
 	if (hdev->id.num_dma > HPU_MAX_DMA_ENGINES)
 		drm_info(drm, "using %u of %u DMA engines\n",
 			 qm->num_engines, hdev->id.num_dma);
-	qm->timeout = msecs_to_jiffies(max(hpu_job_timeout_ms, 1U));
+	qm->timeout_ms = clamp(hpu_job_timeout_ms, 1U, HPU_JOB_TIMEOUT_MAX_MS);
 	atomic_set(&qm->jobs, 0);
 	init_waitqueue_head(&qm->jobs_wq);
 
@@ -491,6 +759,12 @@ int hpu_qm_init(struct hpu_device *hdev)
 					 pci_name(hdev->pdev));
 	if (!qm->wq)
 		return -ENOMEM;
+	qm->tdr_wq = alloc_workqueue("hpu-tdr-%s", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				     0, pci_name(hdev->pdev));
+	if (!qm->tdr_wq) {
+		destroy_workqueue(qm->wq);
+		return -ENOMEM;
+	}
 
 	ret = drmm_add_action_or_reset(drm, hpu_qm_release, qm);
 	if (ret)

@@ -15,6 +15,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <drm/gpu_scheduler.h>
 
@@ -96,11 +97,19 @@ static_assert(sizeof(struct hpu_cqe) == HPU_CQE_SIZE);
  * @fence_lock: lock of the hardware fences (dma_fence internal use only).
  * @recover_lock: serialises stream restarts (timeout recovery, cancelling
  *	a closing queue's jobs); held while sleeping for the stream to stop.
- * @lock: protects @enabled, @pi, @cq_ci, @seq and @inflight, and orders
- *	ring writes with the doorbell. Taken in hard interrupt context, so
- *	elsewhere with interrupts off. Never held while a fence is signalled.
+ *	Taken inside &hpu_reset.sem (read), never by a reset.
+ * @lock: protects @enabled, @stopped, @pi, @cq_ci, @seq, @inflight and
+ *	@tdr_seq, and orders ring writes with the doorbell. Taken in hard
+ *	interrupt context, so elsewhere with interrupts off. Never held while
+ *	a fence is signalled.
  * @enabled: the stream is programmed and enabled; cleared (under @lock)
  *	when the device goes away, after which nothing touches the rings.
+ * @stopped: a restart or a reset has disabled the stream and owns its
+ *	rings: the interrupt handler consumes nothing, new jobs only join
+ *	@inflight (their descriptors are written when the stream resumes).
+ * @tdr: per-job timeout: runs at the deadline of the job at the head of
+ *	@inflight (the one the stream is executing).
+ * @tdr_seq: sequence number of the job @tdr is armed for, 0 for none.
  * @pi: descriptors written since the stream was last enabled.
  * @cq_ci: completion records consumed since the stream was last enabled.
  * @seq: last sequence number handed to a descriptor (from 1).
@@ -131,6 +140,9 @@ struct hpu_stream {
 	/* protects enabled, pi, cq_ci, seq, inflight; irq-safe */
 	spinlock_t lock;
 	bool enabled;
+	bool stopped;
+	struct delayed_work tdr;
+	u64 tdr_seq;
 	u32 pi;
 	u32 cq_ci;
 	u64 seq;
@@ -153,9 +165,10 @@ struct hpu_engine {
  * struct hpu_qm - the queue managers of one device
  * @hdev: the device.
  * @num_engines: DMA engines in use, at most HPU_MAX_DMA_ENGINES.
- * @timeout: job timeout in jiffies, from the job_timeout_ms parameter at
- *	probe.
+ * @timeout_ms: default job timeout in ms, from the job_timeout_ms
+ *	parameter at probe; a submission may ask for another.
  * @wq: ordered workqueue that runs every stream's scheduler work.
+ * @tdr_wq: workqueue of the per-stream job timeout work (&hpu_stream.tdr).
  * @jobs: jobs allocated and not yet freed; the device waits for it to
  *	drop to zero before it tears the schedulers down.
  * @jobs_wq: woken when @jobs drops to zero.
@@ -167,8 +180,9 @@ struct hpu_engine {
 struct hpu_qm {
 	struct hpu_device *hdev;
 	unsigned int num_engines;
-	long timeout;
+	u32 timeout_ms;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *tdr_wq;
 	atomic_t jobs;
 	wait_queue_head_t jobs_wq;
 	struct hpu_engine engines[HPU_MAX_DMA_ENGINES];
@@ -203,9 +217,14 @@ int hpu_qm_init(struct hpu_device *hdev);
 void hpu_qm_fini(struct hpu_device *hdev);
 int hpu_qm_self_test(struct hpu_device *hdev);
 
+/* Longest per-submission timeout, &drm_hpu_submit.timeout_ms. */
+#define HPU_JOB_TIMEOUT_MAX_MS	3600000U
+
 int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
 void hpu_stream_process(struct hpu_stream *stream);
-void hpu_stream_recover(struct hpu_stream *stream, struct hpu_job *bad);
+
+void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard);
+void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 
 void hpu_queues_init(struct hpu_file_priv *fpriv);
 void hpu_queues_fini(struct hpu_file_priv *fpriv);

@@ -12,12 +12,15 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/pci.h>
 #include <linux/sysfs.h>
 
 #include "hpu_drv.h"
+#include "hpu_errors.h"
 #include "hpu_hw.h"
+#include "hpu_reset.h"
 #include "hpu_sysfs.h"
 
 static struct hpu_device *dev_to_hpu(struct device *dev)
@@ -60,12 +63,58 @@ static ssize_t reset_count_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(reset_count);
 
+/*
+ * Operator reset: "soft" or "hard" (a trailing newline is fine). Named
+ * hpu_reset: the PCI core's own "reset" (function level reset) is in the
+ * same directory. Returns
+ * once the reset is over: the byte count when it succeeded, -EBUSY while
+ * another reset runs, -EIO when it failed, -ENODEV when the device is
+ * unusable; each failure is explained in the kernel log.
+ */
+static ssize_t hpu_reset_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct hpu_device *hdev = dev_to_hpu(dev);
+	enum hpu_reset_kind kind;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "soft"))
+		kind = HPU_RESET_SOFT;
+	else if (sysfs_streq(buf, "hard"))
+		kind = HPU_RESET_HARD;
+	else
+		return -EINVAL;
+
+	drm_info(&hdev->drm, "%s reset requested by the operator (pid %d)\n",
+		 buf[0] == 's' ? "soft" : "hard", task_pid_nr(current));
+	ret = hpu_reset_now(hdev, kind, "requested by the operator");
+	switch (ret) {
+	case 0:
+		return count;
+	case -EBUSY:
+		drm_warn(&hdev->drm, "operator reset refused: another reset is in progress\n");
+		break;
+	case -ENODEV:
+		drm_err(&hdev->drm, "operator reset refused: the device is unusable or going away\n");
+		break;
+	default:
+		drm_err(&hdev->drm, "operator reset failed: %d\n", ret);
+		break;
+	}
+	return ret;
+}
+static DEVICE_ATTR_WO(hpu_reset);
+
 static struct attribute *hpu_dev_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_uuid.attr,
 	&dev_attr_chip_id.attr,
 	&dev_attr_hbm_size.attr,
 	&dev_attr_reset_count.attr,
+	&dev_attr_hpu_reset.attr,
 	NULL
 };
 
@@ -75,5 +124,6 @@ static const struct attribute_group hpu_dev_group = {
 
 const struct attribute_group *hpu_dev_groups[] = {
 	&hpu_dev_group,
+	&hpu_errors_group,
 	NULL
 };

@@ -14,7 +14,7 @@ import sys
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 SPECS = [os.path.join(REPO, "Documentation/hw", f)
-         for f in ("registers.md", "memory-and-queues.md")]
+         for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md")]
 HDR = os.path.join(REPO, "include/hw/hpu_regs.h")
 
 errors = []

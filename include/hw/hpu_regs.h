@@ -38,7 +38,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000002
+#define   HPU_SPEC_VERSION_VALUE	0x00000003
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -55,6 +55,7 @@
 #define HPU_REG_STATUS			0x0044	/* RO */
 #define   HPU_STATUS_READY		0x00000001
 #define   HPU_STATUS_RESET_BUSY		0x00000002
+#define   HPU_STATUS_HARD_RESET_BUSY	0x00000004
 #define HPU_REG_SOFT_RESET		0x0048	/* WO */
 #define   HPU_SOFT_RESET_KEY		0x52534554	/* "RSET" */
 #define HPU_REG_RESET_COUNT		0x004c	/* RO */
@@ -71,7 +72,46 @@
 #define   HPU_IRQ_RESET_DONE		0x00000002
 #define HPU_REG_IRQ_MASK		0x0064	/* RW: 1 = cause enabled */
 
-#define HPU_REG_ID_BLOCK_END		0x0068
+/* Spec version 3: Documentation/hw/errors-and-reset.md */
+#define HPU_REG_HARD_RESET		0x0068	/* WO */
+#define   HPU_HARD_RESET_KEY		0x48525354	/* "HRST" */
+#define HPU_REG_HARD_RESET_COUNT	0x006c	/* RO */
+#define HPU_REG_WDT_MS			0x0070	/* RW */
+#define HPU_REG_ECC_CE_COUNT		0x0074	/* RO */
+#define HPU_REG_ECC_UE_COUNT		0x0078	/* RO */
+
+#define HPU_REG_ID_BLOCK_END		0x007c
+
+/* Hard reset completes this long after it is started (device time). */
+#define HPU_HARD_RESET_NS		10000000
+/* The management CPU boots this long after power-on or a hard reset. */
+#define HPU_CPU_BOOT_NS			50000000
+
+/* Fault injection block (test only), BAR0 + 0x3000 */
+#define HPU_REG_INJ_HANG		0x3000	/* RW: engine mask */
+#define HPU_REG_INJ_DMA_FAIL		0x3004	/* RW: engine mask */
+#define HPU_REG_INJ_ECC_ADDR_LO		0x3008	/* RW */
+#define HPU_REG_INJ_ECC_ADDR_HI		0x300c	/* RW */
+#define HPU_REG_INJ_ECC_CTRL		0x3010	/* WO */
+#define   HPU_INJ_ECC_CE		1
+#define   HPU_INJ_ECC_UE		2
+#define HPU_REG_INJ_FW			0x3014	/* WO */
+#define   HPU_INJ_FW_HB_STOP		1
+#define   HPU_INJ_FW_FATAL		2
+#define   HPU_FW_FATAL_INJECTED		0xdead
+
+/* Management CPU block, BAR0 + 0x4000 */
+#define HPU_REG_CPU_STATUS		0x4000	/* RO */
+#define   HPU_CPU_OFF			0
+#define   HPU_CPU_BOOTING		1
+#define   HPU_CPU_RUNNING		2
+#define   HPU_CPU_HALTED		3
+#define HPU_REG_HB_REQ			0x4004	/* RW */
+#define HPU_REG_HB_ACK			0x4008	/* RO */
+#define HPU_REG_HB_EVENT_MS		0x400c	/* RW */
+#define HPU_REG_FW_ERROR		0x4010	/* RO */
+/* The firmware answers a heartbeat request within this time. */
+#define HPU_HB_ACK_NS			1000000
 
 /*
  * Spec version 2: Documentation/hw/memory-and-queues.md
@@ -161,6 +201,7 @@
 #define   HPU_QS_STATUS_IDLE		0x00000001
 #define   HPU_QS_STATUS_WAITING		0x00000002
 #define   HPU_QS_STATUS_HALTED		0x00000004
+#define   HPU_QS_STATUS_HUNG		0x00000008
 #define HPU_QS_RING_MIN			2
 #define HPU_QS_RING_MAX			4096
 
@@ -177,6 +218,7 @@
 #define HPU_CQ_BAD_DESC			4
 #define HPU_CQ_BUS_ERROR		5
 #define HPU_CQ_ABORTED			6
+#define HPU_CQ_ECC			7
 
 /* Packets */
 #define HPU_PKT_OPCODE_MASK		0x000000ff
@@ -202,6 +244,16 @@
 #define HPU_EVENT_MMU_FAULT		1
 #define HPU_EVENT_BAD_PACKET		2
 #define HPU_EVENT_PRIV			3
+#define HPU_EVENT_ENGINE_HANG		4
+#define HPU_EVENT_DMA_BUS_ERROR		5
+#define HPU_EVENT_ECC_CE		6
+#define HPU_EVENT_ECC_UE		7
+#define HPU_EVENT_THERMAL		8
+#define HPU_EVENT_POWER			9
+#define HPU_EVENT_FW_FATAL		10
+#define HPU_EVENT_HEARTBEAT		11
+#define HPU_EVENT_RESET_DONE		12
+#define HPU_EVENT_ENGINE_NONE		0xff
 #define HPU_EVENT_SEV_INFO		0
 #define HPU_EVENT_SEV_ERROR		1
 #define HPU_EVENT_SEV_FATAL		2

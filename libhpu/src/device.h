@@ -16,25 +16,52 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "discovery.h"
 #include "hpu/hpu.h"
 
+namespace hpu::detail {
+
+// Error events and the callback thread of a device (events.cpp).
+struct EventState {
+    std::atomic<bool> enabled{false};  // DRM_HPU_EVENTS_ENABLE issued on the current fd
+    std::mutex read_mu;                // serialises poll+read of the device fd
+    std::mutex store_mu;               // guards errors, pending and wake_fd
+    std::deque<hpu_event> errors;      // the last HPU_ERROR_HISTORY error events
+    std::deque<hpu_event> pending;     // events read but not yet delivered
+    int wake_fd = -1;                  // eventfd of the running thread
+    // Set while no thread runs (the thread reads them).
+    hpu_event_fn cb = nullptr;
+    void *user = nullptr;
+    std::thread thread;
+    std::atomic<bool> stop{false};
+    std::atomic<std::thread::id> thread_id{}; // the thread's id while it runs
+};
+
+} // namespace hpu::detail
+
 // An open device: the DRM file and the GEM handles it holds. PRIME import of
 // a buffer this file already has a handle for returns that same handle, so
 // the library counts references per handle and closes it with the last one.
+// epoch counts hpu_device_reopen() calls: an object made at another epoch
+// belongs to a file that is no longer open (stale).
 struct hpu_device {
     int fd = -1;
     hpu::detail::Entry entry;
     std::mutex mu;
     std::map<std::uint32_t, unsigned int> gem_refs; // guarded by mu
+    std::uint64_t epoch = 0;
+    std::atomic<bool> lost{false};   // hard reset seen or -ENODEV (any thread)
+    hpu::detail::EventState ev;
 };
 
 // A buffer object mapped into the device's address space of this file.
 struct hpu_buffer {
     hpu_device *dev = nullptr;
+    std::uint64_t epoch = 0;      // dev->epoch when made
     std::uint32_t handle = 0;     // GEM handle (0: none)
     std::uint64_t map_va = 0;     // start of the VM mapping (0: not mapped)
     std::uint64_t map_size = 0;   // bytes mapped
@@ -50,7 +77,10 @@ struct hpu_buffer {
 struct hpu_fence {
     static constexpr int kUnknown = INT_MIN;
     hpu_device *dev = nullptr;
+    std::uint64_t epoch = 0;       // dev->epoch when made
     std::uint32_t handle = 0;
+    std::uint32_t queue_id = 0;    // of the job (0: imported)
+    std::uint64_t seq = 0;         // the kernel's sequence number of the job
     std::atomic<int> status{kUnknown};
 };
 
@@ -99,6 +129,32 @@ int guarded(F &&f) noexcept
 // An ioctl restarted on EINTR and EAGAIN (the real Os does this too; a mock
 // may not).
 int drm_ioctl(int fd, unsigned long request, void *arg);
+// The same on the device's file; -ENODEV marks the device lost.
+int drm_ioctl(hpu_device *dev, unsigned long request, void *arg);
+
+// Marks dev lost when err is -ENODEV; returns err.
+inline int note_error(hpu_device *dev, int err) noexcept
+{
+    if (err == -ENODEV)
+        dev->lost.store(true, std::memory_order_release);
+    return err;
+}
+
+// Whether an object made at epoch belongs to a file reopened since.
+inline bool stale(const hpu_device *dev, std::uint64_t epoch) noexcept
+{
+    return dev->epoch != epoch;
+}
+
+// The state of a fence without waiting: 0 and job_status (0 success, 1
+// pending, or the job's negative errno), or the negative errno of a failed
+// system call (fence.cpp).
+int fence_state(hpu_fence *f, int &job_status);
+
+// Stops the callback thread of dev (joins it); events.cpp.
+void events_stop(hpu_device *dev) noexcept;
+// Whether the caller is the callback thread of dev.
+bool events_on_thread(const hpu_device *dev) noexcept;
 
 } // namespace hpu::detail
 
@@ -107,6 +163,7 @@ int drm_ioctl(int fd, unsigned long request, void *arg);
 // so the library knows when no job still reads the buffer.
 struct hpu_cmdlist {
     hpu_device *dev = nullptr;
+    std::uint64_t epoch = 0;           // dev->epoch when made
     hpu::detail::BufferPtr buf;        // current command buffer (may be null)
     std::size_t used = 0;              // bytes recorded
     std::uint32_t timeline = 0;        // syncobj handle
@@ -120,6 +177,7 @@ struct hpu_cmdlist {
 // (jobs of one queue complete in order, so the front is the oldest).
 struct hpu_queue {
     hpu_device *dev = nullptr;
+    std::uint64_t epoch = 0;         // dev->epoch when made
     std::uint32_t id = 0;
     std::deque<hpu_cmdlist *> eager; // owned
 };

@@ -34,7 +34,7 @@ int export_sync_file(hpu_device *dev, std::uint32_t handle, int &fd)
     req.handle = handle;
     req.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
     req.fd = -1;
-    if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &req); err < 0)
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &req); err < 0)
         return err;
     if (req.fd < 0)
         return -EPROTO;
@@ -42,11 +42,26 @@ int export_sync_file(hpu_device *dev, std::uint32_t handle, int &fd)
     return 0;
 }
 
-// 0 signalled OK, 1 pending, or the fence's negative error.
+// 0 signalled OK, 1 pending, or the fence's (or a system call's) negative
+// error.
 int query_status(hpu_fence *f)
 {
-    if (const int cached = f->status.load(std::memory_order_acquire); cached != hpu_fence::kUnknown)
-        return cached;
+    int st = 0;
+    if (const int err = fence_state(f, st); err < 0)
+        return err;
+    return st;
+}
+
+} // namespace
+
+int fence_state(hpu_fence *f, int &job_status)
+{
+    if (const int cached = f->status.load(std::memory_order_acquire); cached != hpu_fence::kUnknown) {
+        job_status = cached;
+        return 0;
+    }
+    if (stale(f->dev, f->epoch))
+        return -ENODEV;
     int fd = -1;
     if (const int err = export_sync_file(f->dev, f->handle, fd); err < 0)
         return err;
@@ -55,19 +70,20 @@ int query_status(hpu_fence *f)
     (void)os().close(fd);
     if (err < 0)
         return err;
-    if (info.status == 0)
-        return 1;
+    if (info.status == 0) {
+        job_status = 1;
+        return 0;
+    }
     const int st = info.status > 0 ? 0 : info.status;
     f->status.store(st, std::memory_order_release);
-    return st;
+    job_status = st;
+    return 0;
 }
-
-} // namespace
 
 int syncobj_create(hpu_device *dev, std::uint32_t &handle)
 {
     drm_syncobj_create req{};
-    if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_SYNCOBJ_CREATE, &req); err < 0)
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &req); err < 0)
         return err;
     handle = req.handle;
     return 0;
@@ -77,7 +93,7 @@ int syncobj_destroy(hpu_device *dev, std::uint32_t handle) noexcept
 {
     drm_syncobj_destroy req{};
     req.handle = handle;
-    return drm_ioctl(dev->fd, DRM_IOCTL_SYNCOBJ_DESTROY, &req);
+    return drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY, &req);
 }
 
 int syncobj_timeline_wait(hpu_device *dev, std::uint32_t handle, std::uint64_t point, std::int64_t deadline_ns)
@@ -89,7 +105,7 @@ int syncobj_timeline_wait(hpu_device *dev, std::uint32_t handle, std::uint64_t p
     req.count_handles = 1;
     req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
     // drm_ioctl restarts with the same (absolute) deadline.
-    return drm_ioctl(dev->fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &req);
+    return drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &req);
 }
 
 } // namespace hpu::detail
@@ -102,6 +118,8 @@ HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
         return -EINVAL;
     if (const int cached = f->status.load(std::memory_order_acquire); cached != hpu_fence::kUnknown)
         return cached;
+    if (hpu::detail::stale(f->dev, f->epoch))
+        return -ENODEV;
     std::uint32_t handle = f->handle;
     drm_syncobj_wait req{};
     req.handles = hpu::detail::to_u64(&handle);
@@ -109,7 +127,7 @@ HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
     req.count_handles = 1;
     req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
     // An interrupted wait is restarted with the same absolute deadline.
-    if (const int err = drm_ioctl(f->dev->fd, DRM_IOCTL_SYNCOBJ_WAIT, &req); err < 0)
+    if (const int err = drm_ioctl(f->dev, DRM_IOCTL_SYNCOBJ_WAIT, &req); err < 0)
         return err;
     const int st = hpu::detail::query_status(f);
     // Signalled: never "pending" (1) here.
@@ -130,6 +148,8 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
     *fd = -1;
     if (f == nullptr)
         return -EINVAL;
+    if (hpu::detail::stale(f->dev, f->epoch))
+        return -ENODEV;
     return hpu::detail::export_sync_file(f->dev, f->handle, *fd);
 }
 
@@ -143,13 +163,14 @@ HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)
     return guarded([&]() {
         auto f = std::make_unique<hpu_fence>();
         f->dev = dev;
+        f->epoch = dev->epoch;
         if (const int err = hpu::detail::syncobj_create(dev, f->handle); err < 0)
             return err;
         drm_syncobj_handle req{};
         req.handle = f->handle;
         req.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE;
         req.fd = fd;
-        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &req); err < 0) {
+        if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &req); err < 0) {
             (void)hpu::detail::syncobj_destroy(dev, f->handle);
             return err;
         }
@@ -162,7 +183,8 @@ HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f)
 {
     if (f == nullptr)
         return 0;
-    const int err = hpu::detail::syncobj_destroy(f->dev, f->handle);
+    // The syncobj of a file reopened since died with that file.
+    const int err = hpu::detail::stale(f->dev, f->epoch) ? 0 : hpu::detail::syncobj_destroy(f->dev, f->handle);
     delete f; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
 }

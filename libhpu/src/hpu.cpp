@@ -105,7 +105,13 @@ HPU_EXPORT const char *hpu_strerror(int err)
     case EIO:
         return "Input/output error";
     case EBUSY:
-        return "Device or resource busy";
+        return "Device or resource busy (a reset in progress, or the job is still pending)";
+    case EDEADLK:
+        return "Not allowed from the HPU event callback";
+    case EOPNOTSUPP:
+        return "Not supported by the hpu driver";
+    case EHWPOISON:
+        return "Uncorrectable memory error (HBM ECC)";
     default:
         break;
     }
@@ -201,6 +207,9 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
 {
     if (dev == nullptr)
         return 0;
+    if (hpu::detail::events_on_thread(dev))
+        return -EDEADLK; // from the callback: the thread cannot join itself
+    hpu::detail::events_stop(dev);
     const int err = dev->fd >= 0 ? os().close(dev->fd) : 0;
     delete dev; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
@@ -222,7 +231,7 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
     req.ptr = reinterpret_cast<uintptr_t>(&answer); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
     req.size = sizeof(answer);
     if (const int err = os().ioctl(dev->fd, DRM_IOCTL_HPU_INFO, &req); err < 0)
-        return err;
+        return hpu::detail::note_error(dev, err);
     // Answers only grow: a kernel of this ABI or newer answers at least this.
     if (req.size < sizeof(answer))
         return -EPROTO;

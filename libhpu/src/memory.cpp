@@ -44,7 +44,7 @@ int vm_map(hpu_buffer *buf, bool readonly)
     req.handle = buf->handle;
     req.bo_offset = 0;
     req.size = buf->map_size;
-    if (const int err = drm_ioctl(buf->dev->fd, DRM_IOCTL_HPU_VM_BIND, &req); err < 0)
+    if (const int err = drm_ioctl(buf->dev, DRM_IOCTL_HPU_VM_BIND, &req); err < 0)
         return err;
     if (req.va == 0)
         return -EPROTO;
@@ -57,7 +57,7 @@ int vm_unmap(const hpu_buffer *buf)
     drm_hpu_vm_bind req{};
     req.op = DRM_HPU_VM_UNMAP;
     req.va = buf->map_va;
-    return drm_ioctl(buf->dev->fd, DRM_IOCTL_HPU_VM_BIND, &req);
+    return drm_ioctl(buf->dev, DRM_IOCTL_HPU_VM_BIND, &req);
 }
 
 } // namespace
@@ -69,6 +69,11 @@ int drm_ioctl(int fd, unsigned long request, void *arg)
         ret = os().ioctl(fd, request, arg);
     } while (ret == -EINTR || ret == -EAGAIN);
     return ret;
+}
+
+int drm_ioctl(hpu_device *dev, unsigned long request, void *arg)
+{
+    return note_error(dev, drm_ioctl(dev->fd, request, arg));
 }
 
 void gem_ref(hpu_device *dev, std::uint32_t handle)
@@ -89,21 +94,24 @@ int gem_unref(hpu_device *dev, std::uint32_t handle) noexcept
     }
     drm_gem_close req{};
     req.handle = handle;
-    return drm_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &req);
+    return drm_ioctl(dev, DRM_IOCTL_GEM_CLOSE, &req);
 }
 
 int buffer_free(hpu_buffer *buf) noexcept
 {
     if (buf == nullptr)
         return 0;
+    // A buffer of a file reopened since: its handle and mapping died with
+    // that file; only the caller's mapping is left to undo.
+    const bool dead = stale(buf->dev, buf->epoch);
     int err = 0;
-    if (buf->map_va != 0)
+    if (buf->map_va != 0 && !dead)
         err = vm_unmap(buf);
     if (buf->mmap_addr != nullptr) {
         const int e = os().munmap(buf->mmap_addr, buf->mmap_len);
         err = err < 0 ? err : e;
     }
-    if (buf->handle != 0) {
+    if (buf->handle != 0 && !dead) {
         const int e = gem_unref(buf->dev, buf->handle);
         err = err < 0 ? err : e;
     }
@@ -124,11 +132,12 @@ int buffer_create(hpu_device *dev, std::uint64_t size, std::uint32_t flags, Buff
     create.page_size = 0;
     create.flags = (device ? DRM_HPU_BO_HBM : DRM_HPU_BO_HOST) |
                    ((flags & HPU_MEM_CONTIGUOUS) != 0 ? DRM_HPU_BO_CONTIGUOUS : 0);
-    if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_BO_CREATE, &create); err < 0)
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_BO_CREATE, &create); err < 0)
         return err;
     // From here on the handle is owned by buf: every error path closes it.
     BufferPtr buf(new hpu_buffer); // NOLINT(cppcoreguidelines-owning-memory)
     buf->dev = dev;
+    buf->epoch = dev->epoch;
     buf->handle = create.handle;
     gem_ref(dev, create.handle);
     if (create.size < size)
@@ -142,7 +151,7 @@ int buffer_create(hpu_device *dev, std::uint64_t size, std::uint32_t flags, Buff
     if (host) {
         drm_hpu_bo_mmap_offset mo{};
         mo.handle = buf->handle;
-        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_BO_MMAP_OFFSET, &mo); err < 0)
+        if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_BO_MMAP_OFFSET, &mo); err < 0)
             return err;
         void *p = nullptr;
         if (const int err = os().mmap(buf->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
@@ -206,10 +215,11 @@ HPU_EXPORT int hpu_buffer_from_user(hpu_device_t *dev, void *ptr, uint64_t size,
         req.addr = first;
         req.size = end - first;
         req.flags = ro ? DRM_HPU_USERPTR_READONLY : 0;
-        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_BO_USERPTR, &req); err < 0)
+        if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_BO_USERPTR, &req); err < 0)
             return err;
         BufferPtr buf(new hpu_buffer); // NOLINT(cppcoreguidelines-owning-memory)
         buf->dev = dev;
+        buf->epoch = dev->epoch;
         buf->handle = req.handle;
         hpu::detail::gem_ref(dev, req.handle);
         buf->map_size = end - first;
@@ -233,10 +243,11 @@ HPU_EXPORT int hpu_buffer_import_fd(hpu_device_t *dev, int fd, uint64_t size, hp
     return guarded([&]() {
         drm_prime_handle req{};
         req.fd = fd;
-        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &req); err < 0)
+        if (const int err = drm_ioctl(dev, DRM_IOCTL_PRIME_FD_TO_HANDLE, &req); err < 0)
             return err;
         BufferPtr buf(new hpu_buffer); // NOLINT(cppcoreguidelines-owning-memory)
         buf->dev = dev;
+        buf->epoch = dev->epoch;
         buf->handle = req.handle;
         hpu::detail::gem_ref(dev, req.handle);
         buf->map_size = size;
@@ -255,11 +266,13 @@ HPU_EXPORT int hpu_buffer_export_fd(hpu_buffer_t *buf, int *fd)
     *fd = -1;
     if (buf == nullptr)
         return -EINVAL;
+    if (hpu::detail::stale(buf->dev, buf->epoch))
+        return -ENODEV;
     drm_prime_handle req{};
     req.handle = buf->handle;
     req.flags = DRM_CLOEXEC | DRM_RDWR;
     req.fd = -1;
-    if (const int err = drm_ioctl(buf->dev->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &req); err < 0)
+    if (const int err = drm_ioctl(buf->dev, DRM_IOCTL_PRIME_HANDLE_TO_FD, &req); err < 0)
         return err;
     if (req.fd < 0)
         return -EPROTO;
@@ -298,7 +311,7 @@ HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, hpu_memory_info *out)
     req.op = DRM_HPU_INFO_MEMORY;
     req.ptr = hpu::detail::to_u64(&answer);
     req.size = sizeof(answer);
-    if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_INFO, &req); err < 0)
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
         return err;
     if (req.size < sizeof(answer))
         return -EPROTO;
@@ -326,7 +339,7 @@ HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev)
     req.op = DRM_HPU_INFO_DEVICE;
     req.ptr = hpu::detail::to_u64(&answer);
     req.size = sizeof(answer);
-    if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_INFO, &req); err < 0)
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
         return err;
     if (req.size < sizeof(answer))
         return -EPROTO;

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -125,6 +126,49 @@ public:
         timespec ts{};
         ::clock_gettime(CLOCK_MONOTONIC, &ts);
         return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+    }
+
+    long read(int fd, void *buf, std::size_t len) override
+    {
+        ssize_t n = 0;
+        do {
+            n = ::read(fd, buf, len);
+        } while (n < 0 && errno == EINTR);
+        return n < 0 ? -errno : static_cast<long>(n);
+    }
+
+    long write(int fd, const void *buf, std::size_t len) override
+    {
+        ssize_t n = 0;
+        do {
+            n = ::write(fd, buf, len);
+        } while (n < 0 && errno == EINTR);
+        return n < 0 ? -errno : static_cast<long>(n);
+    }
+
+    int poll(pollfd *fds, std::size_t nfds, int timeout_ms) override
+    {
+        const int n = ::poll(fds, static_cast<nfds_t>(nfds), timeout_ms);
+        return n < 0 ? -errno : n;
+    }
+
+    int eventfd() override
+    {
+        const int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        return fd < 0 ? -errno : fd;
+    }
+
+    int write_file(const std::string &path, const std::string &data) override
+    {
+        const int fd = open(path, O_WRONLY);
+        if (fd < 0)
+            return fd;
+        const long n = write(fd, data.data(), data.size());
+        // A sysfs store reports its error from write(); close adds nothing.
+        (void)close(fd);
+        if (n < 0)
+            return static_cast<int>(n);
+        return static_cast<std::size_t>(n) == data.size() ? 0 : -EIO;
     }
 };
 

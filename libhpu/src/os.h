@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The OS-interface layer of libhpu: every system call the library makes
 // (open, close, ioctl, mmap, munmap, reading the monotonic clock, reading
-// sysfs files, listing directories, readlink) goes through the one Os instance returned by os(). Unit tests install a
-// mock with set_os() to fake the kernel and inject failures.
+// and writing sysfs files, listing directories, readlink, read, write,
+// poll, eventfd) goes through the one Os instance returned by os(). Unit
+// tests install a mock with set_os() to fake the kernel and inject failures.
+// The event thread of a device (events.cpp) calls poll() and read() while
+// other threads use the rest: implementations must allow that.
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_SRC_OS_H
@@ -12,6 +15,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <poll.h>
 
 namespace hpu::detail {
 
@@ -46,6 +51,25 @@ public:
     // clock_gettime(CLOCK_MONOTONIC) in nanoseconds (the clock of the
     // absolute timeouts of the DRM syncobj wait ioctls).
     virtual std::int64_t monotonic_ns() = 0;
+
+    // Since 1.2 (events, reset).
+    // read(2): returns the bytes read (0 at end of file) or a negative
+    // errno; restarted on EINTR.
+    virtual long read(int fd, void *buf, std::size_t len) = 0;
+    // write(2): returns the bytes written or a negative errno; restarted on
+    // EINTR.
+    virtual long write(int fd, const void *buf, std::size_t len) = 0;
+    // poll(2): returns the number of ready entries (0 on timeout) or a
+    // negative errno (-EINTR is returned, not restarted). timeout_ms < 0
+    // waits forever.
+    virtual int poll(pollfd *fds, std::size_t nfds, int timeout_ms) = 0;
+    // eventfd(2) with EFD_CLOEXEC | EFD_NONBLOCK and the value 0. Returns
+    // the fd or a negative errno.
+    virtual int eventfd() = 0;
+    // Writes data to an existing (sysfs) file in one write(2): returns 0,
+    // or the negative errno of open(2) or of the write (a sysfs store
+    // function's error), -EIO for a short write.
+    virtual int write_file(const std::string &path, const std::string &data) = 0;
 };
 
 // The Os the library uses now (the real one unless a mock is installed).

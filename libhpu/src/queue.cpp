@@ -142,6 +142,8 @@ int record(hpu_cmdlist *cl, std::size_t bytes, F &&write)
 {
     if (cl == nullptr)
         return -EINVAL;
+    if (stale(cl->dev, cl->epoch))
+        return -ENODEV;
     return guarded([&]() {
         if (const int err = reserve(cl, bytes); err < 0)
             return err;
@@ -157,13 +159,16 @@ int cmdlist_free(hpu_cmdlist *cl) noexcept
     if (cl == nullptr)
         return 0;
     int err = 0;
-    if (cl->completed != cl->submitted) {
+    // The syncobj of a file reopened since died with it (its buffers know
+    // that too).
+    const bool dead = stale(cl->dev, cl->epoch);
+    if (cl->completed != cl->submitted && !dead) {
         err = syncobj_timeline_wait(cl->dev, cl->timeline, cl->submitted, INT64_MAX);
         // Even when the wait fails (device gone), nothing can be done but free.
     }
     cl->retired.clear();
     cl->buf.reset();
-    if (cl->timeline != 0) {
+    if (cl->timeline != 0 && !dead) {
         const int e = syncobj_destroy(cl->dev, cl->timeline);
         err = err < 0 ? err : e;
     }
@@ -175,22 +180,27 @@ int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
 {
     auto cl = std::make_unique<hpu_cmdlist>();
     cl->dev = dev;
+    cl->epoch = dev->epoch;
     if (const int err = syncobj_create(dev, cl->timeline); err < 0)
         return err;
     out = cl.release();
     return 0;
 }
 
-int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out)
+int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits,
+           std::uint32_t timeout_ms, hpu_fence_t **out)
 {
     if (out != nullptr)
         *out = nullptr;
-    if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) || num_waits > DRM_HPU_MAX_SYNCS)
+    if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) || num_waits > DRM_HPU_MAX_SYNCS ||
+        timeout_ms > HPU_JOB_TIMEOUT_MAX_MS)
         return -EINVAL;
     if (cl->used == 0)
         return -EINVAL;
     if (cl->dev != q->dev)
         return -EXDEV;
+    if (stale(q->dev, q->epoch) || stale(cl->dev, cl->epoch))
+        return -ENODEV;
     std::array<drm_hpu_sync, DRM_HPU_MAX_SYNCS> in{};
     for (size_t i = 0; i < num_waits; ++i) {
         const hpu_fence *w = waits[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
@@ -198,12 +208,16 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
             return -EINVAL;
         if (w->dev != q->dev)
             return -EXDEV;
+        if (stale(w->dev, w->epoch))
+            return -ENODEV;
         in.at(i).handle = w->handle;
     }
     std::unique_ptr<hpu_fence> fence;
     if (out != nullptr) {
         fence = std::make_unique<hpu_fence>();
         fence->dev = q->dev;
+        fence->epoch = q->dev->epoch;
+        fence->queue_id = q->id;
         if (const int err = syncobj_create(q->dev, fence->handle); err < 0)
             return err;
     }
@@ -221,12 +235,15 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
     req.in_syncs = num_waits != 0 ? to_u64(in.data()) : 0;
     req.num_out_syncs = fence ? 2 : 1;
     req.out_syncs = to_u64(outs.data());
-    if (const int err = drm_ioctl(q->dev->fd, DRM_IOCTL_HPU_SUBMIT, &req); err < 0) {
+    req.timeout_ms = timeout_ms;
+    if (const int err = drm_ioctl(q->dev, DRM_IOCTL_HPU_SUBMIT, &req); err < 0) {
         if (fence)
             (void)syncobj_destroy(q->dev, fence->handle);
         return err;
     }
     ++cl->submitted;
+    if (fence)
+        fence->seq = req.seq;
     if (out != nullptr)
         *out = fence.release();
     return 0;
@@ -276,6 +293,8 @@ int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
         *out = nullptr;
     if (q == nullptr)
         return -EINVAL;
+    if (stale(q->dev, q->epoch))
+        return -ENODEV;
     return guarded([&]() {
         hpu_cmdlist *cl = nullptr;
         if (const int err = eager_take(q, cl); err < 0)
@@ -284,7 +303,7 @@ int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
         try {
             err = rec(cl);
             if (err == 0)
-                err = submit(q, cl, nullptr, 0, out);
+                err = submit(q, cl, nullptr, 0, HPU_JOB_TIMEOUT_DEFAULT, out);
         } catch (...) {
             eager_put(q, cl);
             throw;
@@ -312,10 +331,11 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
     return guarded([&]() {
         auto q = std::make_unique<hpu_queue>();
         q->dev = dev;
+        q->epoch = dev->epoch;
         drm_hpu_queue_create req{};
         req.engine_class = DRM_HPU_ENGINE_DMA;
         req.engine = engine;
-        if (const int err = drm_ioctl(dev->fd, DRM_IOCTL_HPU_QUEUE_CREATE, &req); err < 0)
+        if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_QUEUE_CREATE, &req); err < 0)
             return err;
         q->id = req.queue_id;
         *out = q.release();
@@ -332,10 +352,12 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
         const int e = cmdlist_free(cl);
         err = err < 0 ? err : e;
     }
-    drm_hpu_queue_destroy req{};
-    req.queue_id = q->id;
-    const int e = drm_ioctl(q->dev->fd, DRM_IOCTL_HPU_QUEUE_DESTROY, &req);
-    err = err < 0 ? err : e;
+    if (!stale(q->dev, q->epoch)) { // else the queue died with its file
+        drm_hpu_queue_destroy req{};
+        req.queue_id = q->id;
+        const int e = drm_ioctl(q->dev, DRM_IOCTL_HPU_QUEUE_DESTROY, &req);
+        err = err < 0 ? err : e;
+    }
     delete q; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
 }
@@ -343,7 +365,13 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
 HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
                                 size_t num_waits, hpu_fence_t **out)
 {
-    return guarded([&]() { return submit(q, cl, waits, num_waits, out); });
+    return guarded([&]() { return submit(q, cl, waits, num_waits, HPU_JOB_TIMEOUT_DEFAULT, out); });
+}
+
+HPU_EXPORT int hpu_queue_submit_timeout(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
+                                        size_t num_waits, uint32_t timeout_ms, hpu_fence_t **out)
+{
+    return guarded([&]() { return submit(q, cl, waits, num_waits, timeout_ms, out); });
 }
 
 HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size, hpu_fence_t **out)
@@ -396,6 +424,8 @@ HPU_EXPORT int hpu_cmdlist_reset(hpu_cmdlist_t *cl)
 {
     if (cl == nullptr)
         return -EINVAL;
+    if (stale(cl->dev, cl->epoch))
+        return -ENODEV;
     return guarded([&]() {
         const int idle = cmdlist_idle(cl);
         if (idle < 0)
@@ -424,6 +454,8 @@ HPU_EXPORT int hpu_cmd_copy(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t src_va,
 {
     if (cl == nullptr)
         return -EINVAL;
+    if (stale(cl->dev, cl->epoch))
+        return -ENODEV;
     return guarded([&]() { return record_dma(cl, 0, dst_va, src_va, size); });
 }
 
@@ -431,6 +463,8 @@ HPU_EXPORT int hpu_cmd_memset(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t patte
 {
     if (cl == nullptr)
         return -EINVAL;
+    if (stale(cl->dev, cl->epoch))
+        return -ENODEV;
     return guarded([&]() { return record_dma(cl, HPU_LIN_DMA_MEMSET, dst_va, pattern, size); });
 }
 

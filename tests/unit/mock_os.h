@@ -12,7 +12,10 @@
 #define HPU_TESTS_MOCK_OS_H
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -20,11 +23,14 @@
 #include <linux/sync_file.h>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 
 #include "drm/hpu_accel.h"
@@ -136,10 +142,213 @@ public:
         }
     }
 
+    // ---- Events, reset and sysfs writes (issue 4) ----
+    // Everything below marked "locked" is guarded by ev_mu_ because the
+    // library's event thread calls poll() and read() concurrently with the
+    // test's thread; the rest of the mock is used by one thread only.
+    drm_hpu_info_errors errors_answer{};
+    std::set<int> dead_fds;                          // ioctls fail with -ENODEV (hard reset)
+    std::map<std::string, int> write_fail;           // path -> errno of write_file
+    std::vector<std::pair<std::string, std::string>> written; // write_file calls
+    std::atomic<int> poll_calls{0};
+    std::atomic<int> read_calls{0};
+    int eventfd_fail = 0;                            // eventfd() returns it when non-zero
+
+    // Queues one read(2)'s worth of bytes on device fd (locked).
+    void push_read(int fd, std::vector<std::uint8_t> bytes)
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        ev_queue_[fd].push_back(std::move(bytes));
+        ev_cv_.notify_all();
+    }
+    // Makes the next read of fd fail with err (locked).
+    void fail_next_read(int fd, int err)
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        read_fail_fd_[fd] = err;
+        ev_queue_[fd].emplace_back(); // makes the fd readable
+        ev_cv_.notify_all();
+    }
+    // Whether DRM_HPU_EVENTS_ENABLE is on for fd (locked).
+    bool events_on(int fd)
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        return events_enabled_.count(fd) != 0;
+    }
+    // Bytes still queued for fd (locked).
+    std::size_t queued(int fd)
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        const auto it = ev_queue_.find(fd);
+        return it == ev_queue_.end() ? 0 : it->second.size();
+    }
+    // Open eventfds (locked).
+    std::size_t eventfds() const
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        return efd_.size();
+    }
+
+    static std::vector<std::uint8_t> error_event(std::uint32_t kind, std::uint32_t engine, std::uint32_t queue_id,
+                                                 std::uint32_t errno_value, std::uint64_t seq, std::uint64_t address,
+                                                 std::uint64_t ts)
+    {
+        drm_hpu_event_error e{};
+        e.base.type = DRM_HPU_EVENT_ERROR;
+        e.base.length = sizeof(e);
+        e.kind = kind;
+        e.engine = engine;
+        e.queue_id = queue_id;
+        e.errno_value = errno_value;
+        e.seq = seq;
+        e.address = address;
+        e.timestamp_ns = ts;
+        return bytes_of(e);
+    }
+    static std::vector<std::uint8_t> reset_event(bool hard, std::uint64_t generation, std::uint64_t ts)
+    {
+        drm_hpu_event_reset e{};
+        e.base.type = DRM_HPU_EVENT_RESET;
+        e.base.length = sizeof(e);
+        e.hard = hard ? 1 : 0;
+        e.generation = generation;
+        e.timestamp_ns = ts;
+        return bytes_of(e);
+    }
+    template <typename T>
+    static std::vector<std::uint8_t> bytes_of(const T &v)
+    {
+        std::vector<std::uint8_t> b(sizeof(T));
+        std::memcpy(b.data(), &v, sizeof(T));
+        return b;
+    }
+    static std::vector<std::uint8_t> cat(std::initializer_list<std::vector<std::uint8_t>> parts)
+    {
+        std::vector<std::uint8_t> out;
+        for (const auto &p : parts)
+            out.insert(out.end(), p.begin(), p.end());
+        return out;
+    }
+
+    // A hard reset as the driver does it: every open device file goes stale
+    // (ioctls fail with -ENODEV) and those with events on get a reset event.
+    void hard_reset(std::uint64_t generation)
+    {
+        for (const auto &f : open_fds) {
+            dead_fds.insert(f.first);
+            if (events_on(f.first))
+                push_read(f.first, reset_event(true, generation, 5000));
+        }
+        errors_answer.reset_generation = generation;
+    }
+
+    int poll(pollfd *fds, std::size_t nfds, int timeout_ms) override
+    {
+        ++poll_calls;
+        std::unique_lock<std::mutex> lock(ev_mu_);
+        const auto ready = [&]() {
+            int n = 0;
+            for (std::size_t i = 0; i < nfds; ++i) {
+                pollfd &p = fds[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+                p.revents = 0;
+                if (const auto q = ev_queue_.find(p.fd); dev_fds_.count(p.fd) != 0) {
+                    if (q != ev_queue_.end() && !q->second.empty())
+                        p.revents = static_cast<short>(p.events & POLLIN);
+                } else if (const auto e = efd_.find(p.fd); e != efd_.end()) {
+                    if (e->second > 0)
+                        p.revents = static_cast<short>(p.events & POLLIN);
+                } else {
+                    p.revents = POLLNVAL;
+                }
+                n += p.revents != 0 ? 1 : 0;
+            }
+            return n;
+        };
+        int n = ready();
+        if (n > 0 || timeout_ms == 0)
+            return n;
+        if (timeout_ms < 0) {
+            ev_cv_.wait(lock, [&]() { return (n = ready()) > 0; });
+        } else {
+            ev_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&]() { return (n = ready()) > 0; });
+        }
+        return n;
+    }
+
+    long read(int fd, void *buf, std::size_t len) override
+    {
+        ++read_calls;
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        if (const auto e = efd_.find(fd); e != efd_.end()) {
+            if (len < 8)
+                return -EINVAL;
+            if (e->second == 0)
+                return -EAGAIN;
+            std::memcpy(buf, &e->second, 8);
+            e->second = 0;
+            return 8;
+        }
+        if (dev_fds_.count(fd) == 0)
+            return -EBADF;
+        auto &q = ev_queue_[fd];
+        if (const auto f = read_fail_fd_.find(fd); f != read_fail_fd_.end()) {
+            const int err = f->second;
+            read_fail_fd_.erase(f);
+            if (!q.empty())
+                q.pop_front();
+            return err;
+        }
+        if (q.empty())
+            return -EAGAIN; // the library must never block here
+        const auto &front = q.front();
+        if (front.size() > len)
+            return 0; // like drm_read: the event stays queued
+        std::memcpy(buf, front.data(), front.size());
+        const auto n = static_cast<long>(front.size());
+        q.pop_front();
+        return n;
+    }
+
+    long write(int fd, const void *buf, std::size_t len) override
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        const auto e = efd_.find(fd);
+        if (e == efd_.end())
+            return -EBADF;
+        if (len != 8)
+            return -EINVAL;
+        std::uint64_t v = 0;
+        std::memcpy(&v, buf, 8);
+        e->second += v;
+        ev_cv_.notify_all();
+        return 8;
+    }
+
+    int eventfd() override
+    {
+        if (eventfd_fail != 0)
+            return eventfd_fail;
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        const int fd = next_fd_++;
+        efd_[fd] = 0;
+        return fd;
+    }
+
+    int write_file(const std::string &path, const std::string &data) override
+    {
+        written.emplace_back(path, data);
+        if (const auto it = write_fail.find(path); it != write_fail.end())
+            return it->second;
+        if (files.count(path) == 0)
+            return -ENOENT;
+        files[path] = data;
+        return 0;
+    }
+
     // Objects never released (0 when the library cleaned up everything).
     [[nodiscard]] std::size_t leaks() const
     {
-        std::size_t n = gem.size() + vm.size() + syncobjs.size() + queues.size() + aux_fds.size();
+        std::size_t n = gem.size() + vm.size() + syncobjs.size() + queues.size() + aux_fds.size() + eventfds();
         for (const auto &m : mmaps)
             n += static_cast<std::size_t>(m.second);
         return n;
@@ -179,8 +388,10 @@ public:
             return it->second;
         if (nodes.find(path) == nodes.end())
             return -ENOENT;
+        const std::lock_guard<std::mutex> lock(ev_mu_);
         const int fd = next_fd_++;
         open_fds[fd] = path;
+        dev_fds_.insert(fd);
         return fd;
     }
 
@@ -190,6 +401,15 @@ public:
         closed_fds.push_back(fd);
         if (aux_fds.erase(fd) == 1)
             return 0;
+        {
+            const std::lock_guard<std::mutex> lock(ev_mu_);
+            if (efd_.erase(fd) == 1)
+                return 0;
+            dev_fds_.erase(fd);
+            ev_queue_.erase(fd);
+            events_enabled_.erase(fd);
+            ev_cv_.notify_all();
+        }
         if (open_fds.erase(fd) == 0) {
             ++misuse;
             return -EBADF;
@@ -211,6 +431,8 @@ public:
             last_info = *static_cast<drm_hpu_info *>(arg);
         if (ioctl_fail != 0)
             return ioctl_fail;
+        if (dead_fds.count(fd) != 0)
+            return -ENODEV;
         if (const auto f = request_fail.find(request); f != request_fail.end())
             return f->second;
         if (!is_release(request, arg) && fail_at > 0 && ++acquire_calls == fail_at)
@@ -232,6 +454,8 @@ public:
             return do_queue_destroy(*static_cast<drm_hpu_queue_destroy *>(arg));
         case DRM_IOCTL_HPU_SUBMIT:
             return do_submit(*static_cast<drm_hpu_submit *>(arg));
+        case DRM_IOCTL_HPU_EVENTS:
+            return do_events(fd, *static_cast<drm_hpu_events *>(arg));
         case DRM_IOCTL_GEM_CLOSE:
             return do_gem_close(*static_cast<drm_gem_close *>(arg));
         case DRM_IOCTL_PRIME_HANDLE_TO_FD:
@@ -348,6 +572,9 @@ private:
         } else if (req.op == DRM_HPU_INFO_MEMORY) {
             src = &memory_answer;
             full = sizeof(drm_hpu_info_memory);
+        } else if (req.op == DRM_HPU_INFO_ERRORS) {
+            src = &errors_answer;
+            full = sizeof(drm_hpu_info_errors);
         } else {
             return -EINVAL;
         }
@@ -478,7 +705,7 @@ private:
 
     int do_submit(drm_hpu_submit &req)
     {
-        if (req.flags != 0 || queues.count(req.queue_id) == 0 || (req.cb_va & 7U) != 0 ||
+        if (req.flags != 0 || req.timeout_ms > 3600000U || queues.count(req.queue_id) == 0 || (req.cb_va & 7U) != 0 ||
             req.cb_size < 8 || (req.cb_size & 7U) != 0 || req.cb_size > (1U << 20) ||
             req.num_in_syncs > DRM_HPU_MAX_SYNCS || req.num_out_syncs > DRM_HPU_MAX_SYNCS)
             return -EINVAL;
@@ -522,7 +749,22 @@ private:
             }
         }
         req.seq = jobs.size() + 1;
+        job.req.seq = req.seq;
         jobs.push_back(std::move(job));
+        return 0;
+    }
+
+    int do_events(int fd, const drm_hpu_events &req)
+    {
+        if (req.pad != 0 || (req.flags & ~DRM_HPU_EVENTS_ENABLE) != 0)
+            return -EINVAL;
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        if ((req.flags & DRM_HPU_EVENTS_ENABLE) != 0) {
+            events_enabled_.insert(fd);
+        } else {
+            events_enabled_.erase(fd);
+            ev_queue_.erase(fd);
+        }
         return 0;
     }
 
@@ -703,6 +945,13 @@ private:
         return "0x" + s + "\n";
     }
 
+    mutable std::mutex ev_mu_;
+    std::condition_variable ev_cv_;
+    std::set<int> dev_fds_;                                        // locked
+    std::map<int, std::deque<std::vector<std::uint8_t>>> ev_queue_; // locked
+    std::map<int, std::uint64_t> efd_;                             // locked: eventfd counters
+    std::set<int> events_enabled_;                                 // locked
+    std::map<int, int> read_fail_fd_;                              // locked
     int next_fd_ = 100;
     std::uint32_t next_handle_ = 1;
     std::uint32_t next_syncobj_ = 1000;

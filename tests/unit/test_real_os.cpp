@@ -4,6 +4,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <poll.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -85,4 +87,38 @@ TEST_CASE("the real OS is the default and set_os restores it", "[os]")
     CHECK(&hpu::detail::os() == &hpu::detail::real_os());
     // On any machine the real discovery runs without error (0 or more HPUs).
     CHECK(hpu_device_count() >= 0);
+}
+
+TEST_CASE("real OS layer: read, write, poll, eventfd, write_file", "[os]")
+{
+    auto &os = hpu::detail::real_os();
+    const TempDir dir;
+    const std::string attr = (dir.path / "attr").string();
+    {
+        std::ofstream(attr) << "old";
+    }
+    CHECK(os.write_file(attr, "hard\n") == 0);
+    std::string text;
+    REQUIRE(os.read_file(attr, text) == 0);
+    CHECK(text == "hard\n");
+    CHECK(os.write_file((dir.path / "missing").string(), "soft\n") == -ENOENT);
+    CHECK(os.write_file(dir.path.string(), "soft\n") == -EISDIR);
+
+    const int efd = os.eventfd();
+    REQUIRE(efd >= 0);
+    CHECK((::fcntl(efd, F_GETFD) & FD_CLOEXEC) != 0); // NOLINT(cppcoreguidelines-pro-type-vararg)
+    pollfd p{efd, POLLIN, 0};
+    CHECK(os.poll(&p, 1, 0) == 0);
+    std::uint64_t v = 0;
+    CHECK(os.read(efd, &v, sizeof(v)) == -EAGAIN); // non-blocking
+    v = 3;
+    CHECK(os.write(efd, &v, sizeof(v)) == 8);
+    CHECK(os.poll(&p, 1, -1) == 1);
+    CHECK((p.revents & POLLIN) != 0);
+    v = 0;
+    CHECK(os.read(efd, &v, sizeof(v)) == 8);
+    CHECK(v == 3);
+    CHECK(os.close(efd) == 0);
+    CHECK(os.read(efd, &v, sizeof(v)) == -EBADF);
+    CHECK(os.write(efd, &v, sizeof(v)) == -EBADF);
 }

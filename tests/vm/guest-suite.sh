@@ -23,8 +23,32 @@ check() { # name, command...
 
 ndev=$(echo "$HPU_EXPECT" | tr ';' '\n' | grep -c .)
 
-# A short job timeout keeps the timeout tests quick (default 10 s).
-check "vm/driver loads" sh -c "modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && insmod $REPO/kernel/hpu.ko job_timeout_ms=3000"
+# Leak baseline before the driver (and gpu-sched) is loaded: slab caches
+# and free memory, compared after the final unload.
+sync; echo 3 > /proc/sys/vm/drop_caches
+cp /proc/slabinfo /tmp/slab-before
+mem_before=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+
+# The timeout tests set their own per-job timeouts, so jobs keep the
+# driver's 10 s default (a 1 GiB copy step must fit in it, also under the
+# strict IOMMU); a 250 ms heartbeat lets the heartbeat-loss test find the
+# loss quickly; the engine watchdog keeps its 2 s default.
+HPU_PARAMS=${HPU_PARAMS:-"hb_period_ms=250"}
+modprobe -a drm drm_buddy drm_shmem_helper gpu-sched
+cp /proc/slabinfo /tmp/slab-loaded-deps
+check "vm/driver loads" sh -c "insmod $REPO/kernel/hpu.ko $HPU_PARAMS"
+
+# In the intel-iommu boot (strict), every HPU must sit in a translated
+# IOMMU group in strict mode ("DMA"; lazy would be "DMA-FQ").
+if grep -q "intel_iommu=on" /proc/cmdline; then
+	bad=""
+	for d in $(ls -d /sys/bus/pci/drivers/hpu/0000:* 2>/dev/null); do
+		t=$(cat "$d/iommu_group/type" 2>/dev/null)
+		[ "$t" = DMA ] || bad="$bad ${d##*/}:${t:-no-group}"
+	done
+	if [ -z "$bad" ] && [ -n "$(ls /sys/class/iommu 2>/dev/null)" ]; then pass "vm/HPUs are behind the IOMMU in strict mode"
+	else fail "vm/HPUs are behind the IOMMU in strict mode" "group types:$bad"; fi
+fi
 
 bound=$(ls -d /sys/bus/pci/drivers/hpu/0000:* 2>/dev/null | wc -l)
 if [ "$bound" = "$ndev" ]; then pass "vm/driver binds all $ndev devices"
@@ -79,10 +103,133 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
+
+# Issue 4: errors, timeouts, reset and recovery (RECOVERY lines of the
+# tests go to $OUT/recovery.txt). The destructive ones (hard resets) last.
+#   errors     injected faults one by one, each with a bystander process
+#   timeouts   per-job timeouts, 1000 timeouts without a leak
+#   recovery   kill -9 mid-job
+#   (operator resets through sysfs and hpu-smi -r, below)
+#   hard-reset firmware heartbeat stop / fatal error, ten processes
+: > "$OUT/recovery.txt"
+vmtests "-errors" 150 "[errors]~[hard-reset]"
+vmtests "-timeouts" 120 "[timeouts]"
+vmtests "-recovery" 90 "[recovery]"
+
+# Operator reset: the driver's sysfs action on the PCI device ("soft" or
+# "hard", root only) and hpu-smi -r. Success moves the counters by exactly
+# one; a refusal (non-root, bad input) fails the write and moves nothing;
+# two hard resets at once never report more successes than happened.
+dev0=$(ls -d /sys/bus/pci/drivers/hpu/0000:* 2>/dev/null | sort | head -n 1)
+rattr=""
+for f in "$dev0"/*reset*; do
+	case "${f##*/}" in
+	reset|reset_method|reset_count|reset_generation|*_resets) continue ;;
+	esac
+	[ -f "$f" ] && [ -w "$f" ] && rattr=$f
+done
+cnt() { cat "$dev0/$1" 2>/dev/null || echo "?"; }
+# coreutils echo: its write error names the errno (dash's says "I/O error").
+sysw() { /bin/echo "$1" > "$2"; }
+asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if [ -z "$rattr" ]; then
+	fail "vm/operator reset attribute present" "no writable *reset* attribute in $dev0: $(ls "$dev0" | tr '\n' ' ')"
+else
+	pass "vm/operator reset attribute present"
+	s0=$(cnt soft_resets); h0=$(cnt hard_resets); g0=$(cnt reset_generation)
+	t0=$(date +%s%N)
+	if sysw soft "$rattr" 2>/tmp/err; then
+		t1=$(date +%s%N)
+		s1=$(cnt soft_resets); h1=$(cnt hard_resets)
+		if [ "$s1" = $((s0 + 1)) ] && [ "$h1" = "$h0" ]; then pass "vm/operator soft reset through sysfs"
+		else fail "vm/operator soft reset through sysfs" "soft_resets $s0 -> $s1, hard_resets $h0 -> $h1"; fi
+		echo "RECOVERY operator soft reset (sysfs): $(( (t1 - t0) / 1000000 )) ms" | tee -a "$OUT/recovery.txt"
+	else
+		fail "vm/operator soft reset through sysfs" "write failed: $(cat /tmp/err)"
+	fi
+	s0=$(cnt soft_resets); h0=$(cnt hard_resets); g0=$(cnt reset_generation)
+	t0=$(date +%s%N)
+	if sysw hard "$rattr" 2>/tmp/err; then
+		t1=$(date +%s%N)
+		h1=$(cnt hard_resets); g1=$(cnt reset_generation)
+		if [ "$h1" = $((h0 + 1)) ] && [ "$g1" = $((g0 + 1)) ]; then pass "vm/operator hard reset through sysfs"
+		else fail "vm/operator hard reset through sysfs" "hard_resets $h0 -> $h1, reset_generation $g0 -> $g1"; fi
+		echo "RECOVERY operator hard reset (sysfs): $(( (t1 - t0) / 1000000 )) ms" | tee -a "$OUT/recovery.txt"
+	else
+		fail "vm/operator hard reset through sysfs" "write failed: $(cat /tmp/err)"
+	fi
+	# A job runs right after the reset (the hpu-vm-tests INFO group again).
+	check "vm/device works after the operator resets" timeout 60 "$BUILD/tests/vm/hpu-vm-tests" \
+		"memset and write-value,a recorded command list is submitted many times"
+	s0=$(cnt soft_resets); h0=$(cnt hard_resets)
+	if asuser sh -c "/bin/echo soft > $rattr" 2>/tmp/err; then
+		fail "vm/operator reset refused to a non-root user" "the write succeeded"
+	elif ! grep -qi "permission denied" /tmp/err; then
+		fail "vm/operator reset refused to a non-root user" "not EACCES/EPERM: $(cat /tmp/err)"
+	elif [ "$(cnt soft_resets)" != "$s0" ] || [ "$(cnt hard_resets)" != "$h0" ]; then
+		fail "vm/operator reset refused to a non-root user" "refused, yet a reset happened"
+	else
+		pass "vm/operator reset refused to a non-root user"
+	fi
+	if sysw bogus "$rattr" 2>/tmp/err; then
+		fail "vm/operator reset refuses an unknown kind" "'bogus' accepted"
+	elif ! grep -qi "invalid argument" /tmp/err; then
+		fail "vm/operator reset refuses an unknown kind" "not EINVAL: $(cat /tmp/err)"
+	elif [ "$(cnt soft_resets)" != "$s0" ] || [ "$(cnt hard_resets)" != "$h0" ]; then
+		fail "vm/operator reset refuses an unknown kind" "refused, yet a reset happened"
+	else
+		pass "vm/operator reset refuses an unknown kind"
+	fi
+	# Two hard resets at once: each either succeeds or is refused as busy
+	# (EBUSY); the generation moves by exactly the number of successes.
+	g0=$(cnt reset_generation)
+	( sysw hard "$rattr" 2>/tmp/err-a && echo ok > /tmp/res-a || echo fail > /tmp/res-a ) &
+	( sysw hard "$rattr" 2>/tmp/err-b && echo ok > /tmp/res-b || echo fail > /tmp/res-b ) &
+	wait
+	ok=$(cat /tmp/res-a /tmp/res-b | grep -c ok)
+	busy=$(cat /tmp/err-a /tmp/err-b | grep -ci "resource busy")
+	g1=$(cnt reset_generation)
+	echo "two concurrent hard resets: $(cat /tmp/res-a) ($(cat /tmp/err-a)) / $(cat /tmp/res-b) ($(cat /tmp/err-b)), generation $g0 -> $g1"
+	if [ "$ok" -ge 1 ] && [ $((ok + busy)) = 2 ] && [ "$g1" = $((g0 + ok)) ]; then
+		pass "vm/concurrent operator resets: refused as busy, successes match the generation"
+	else
+		fail "vm/concurrent operator resets: refused as busy, successes match the generation" \
+			"$ok succeeded, $busy busy, generation $g0 -> $g1: $(cat /tmp/err-a /tmp/err-b | tr '\n' ' ')"
+	fi
+fi
+# hpu-smi -r -i <device> [--hard]: root only, says why when it refuses,
+# exit 0 only when the reset happened.
+s0=$(cnt soft_resets); h0=$(cnt hard_resets); g0=$(cnt reset_generation)
+if out=$("$SMI" -r -i 0 2>&1); then
+	if [ "$(cnt soft_resets)" = $((s0 + 1)) ] && [ "$(cnt hard_resets)" = "$h0" ]; then pass "vm/hpu-smi -r soft reset"
+	else fail "vm/hpu-smi -r soft reset" "exit 0 ('$out') but soft_resets $s0 -> $(cnt soft_resets), hard_resets $h0 -> $(cnt hard_resets)"; fi
+else
+	fail "vm/hpu-smi -r soft reset" "exit $?: $out"
+fi
+h0=$(cnt hard_resets); g0=$(cnt reset_generation)
+if out=$("$SMI" -r -i 0 --hard 2>&1); then
+	if [ "$(cnt hard_resets)" = $((h0 + 1)) ] && [ "$(cnt reset_generation)" = $((g0 + 1)) ]; then pass "vm/hpu-smi -r --hard"
+	else fail "vm/hpu-smi -r --hard" "exit 0 ('$out') but hard_resets $h0 -> $(cnt hard_resets)"; fi
+else
+	fail "vm/hpu-smi -r --hard" "exit $?: $out"
+fi
+# As a non-root user: exit status 4 (permission denied), a message, no reset.
+s0=$(cnt soft_resets); h0=$(cnt hard_resets)
+out=$(asuser "$SMI" -r -i 0 2>&1); rc=$?
+echo "hpu-smi -r as nobody: exit $rc: $out"
+if [ "$rc" != 4 ] || [ -z "$out" ]; then
+	fail "vm/hpu-smi -r refused to a non-root user" "exit $rc (want 4): '$out'"
+elif [ "$(cnt soft_resets)" != "$s0" ] || [ "$(cnt hard_resets)" != "$h0" ]; then
+	fail "vm/hpu-smi -r refused to a non-root user" "refused, yet a reset happened"
+else
+	pass "vm/hpu-smi -r refused to a non-root user"
+fi
+
+vmtests "-hard-reset" 150 "[hard-reset]"
 
 # hpu-smi's table shows every device with its serial and HBM size in MiB:
 # rows are "| index | name | bus id | serial | HBM MiB | driver |".
@@ -101,6 +248,19 @@ for want in $(echo "$HPU_EXPECT" | tr ';' ' '); do
 	i=$((i + 1))
 done
 
+# The kernel log holds no driver warning or error but the expected
+# reports of the faults the tests provoked (each pattern one message of
+# kernel/: event handlers, reset, timeouts, debugfs input errors).
+dmesg --level=emerg,alert,crit,err,warn 2>/dev/null | grep -E "hpu|accel" > /tmp/klog-warn
+grep -v -E -f "$REPO/tests/vm/expected-kernel-messages.txt" /tmp/klog-warn > /tmp/klog-unexpected
+if [ -s /tmp/klog-unexpected ]; then
+	fail "vm/kernel log has only the expected error reports" "$(head -n 3 /tmp/klog-unexpected | tr '\n' '|')"
+	cat /tmp/klog-unexpected
+else
+	pass "vm/kernel log has only the expected error reports"
+fi
+echo "$(wc -l < /tmp/klog-warn) expected driver warnings/errors in the kernel log"
+
 check "vm/driver unloads with devices present" rmmod hpu
 if [ -e /sys/module/hpu ] || ls /dev/accel/accel* >/dev/null 2>&1; then
 	fail "vm/nothing left after unload" "$(ls /sys/module/hpu /dev/accel 2>&1 | tr '\n' ' ')"
@@ -109,4 +269,25 @@ else
 fi
 check "vm/driver reloads and unloads again" sh -c \
 	"insmod $REPO/kernel/hpu.ko && test \$(ls /dev/accel/accel* | wc -l) = $ndev && rmmod hpu"
+
+# Nothing leaked after all of it: the slab caches of the driver's objects
+# (GEM objects, fences, syncobjs, the scheduler's fences and jobs) hold no
+# more objects than with gpu-sched loaded and hpu never loaded; no hpu
+# cache is left; free memory is back within 64 MiB (+ 1%).
+sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
+cp /proc/slabinfo /tmp/slab-after
+mem_after=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+leaks=$(awk '
+	FNR == NR { if (FNR > 2) before[$1] = $2; next }
+	FNR > 2 && ($1 ~ /hpu|drm_sched|dma_fence|sync_file|drm_syncobj/) {
+		b = ($1 in before) ? before[$1] : 0
+		if ($1 ~ /hpu/ || $2 > b + 64) printf "%s %d -> %d; ", $1, b, $2
+	}' /tmp/slab-loaded-deps /tmp/slab-after)
+if [ -z "$leaks" ]; then pass "vm/no driver objects left in slab after unload"
+else fail "vm/no driver objects left in slab after unload" "$leaks"; fi
+grep -E "^(kmalloc-[0-9k]+|hpu|drm_sched|dma_fence|sync_file) " /tmp/slab-before /tmp/slab-after | awk '{ print $1, $2, $3 }'
+echo "MemAvailable before load ${mem_before} kB, after unload ${mem_after} kB"
+slack=$(( 65536 + mem_before / 100 ))
+if [ $((mem_before - mem_after)) -le "$slack" ]; then pass "vm/free memory back after unload"
+else fail "vm/free memory back after unload" "MemAvailable ${mem_before} kB before load, ${mem_after} kB after unload"; fi
 exit 0

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     try {
         const std::span<char *> argspan(argv, static_cast<std::size_t>(argc));
         const std::vector<std::string> args(argspan.begin() + 1, argspan.end());
-        const int status = hpu::smi::run(args, std::cout, std::cerr, hpu::smi::gather);
+        const int status = hpu::smi::run(args, std::cout, std::cerr, hpu::smi::default_backend());
         std::cout.flush();
         return std::cout.good() ? status : hpu::smi::kExitError;
     } catch (const std::exception &e) {

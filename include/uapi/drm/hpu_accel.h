@@ -26,6 +26,7 @@ extern "C" {
 #define DRM_HPU_QUEUE_CREATE		0x05
 #define DRM_HPU_QUEUE_DESTROY		0x06
 #define DRM_HPU_SUBMIT			0x07
+#define DRM_HPU_EVENTS			0x08
 
 #define DRM_IOCTL_HPU_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_INFO, struct drm_hpu_info)
@@ -43,16 +44,21 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_QUEUE_DESTROY, struct drm_hpu_queue_destroy)
 #define DRM_IOCTL_HPU_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_SUBMIT, struct drm_hpu_submit)
+#define DRM_IOCTL_HPU_EVENTS \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_EVENTS, struct drm_hpu_events)
 
 /**
  * enum drm_hpu_info_op - what &struct drm_hpu_info asks for
  * @DRM_HPU_INFO_DEVICE: identity of the device, &struct drm_hpu_info_device.
  * @DRM_HPU_INFO_MEMORY: HBM use of the device and of the calling context,
  *	&struct drm_hpu_info_memory.
+ * @DRM_HPU_INFO_ERRORS: error and reset counters of the device,
+ *	&struct drm_hpu_info_errors.
  */
 enum drm_hpu_info_op {
 	DRM_HPU_INFO_DEVICE = 0,
 	DRM_HPU_INFO_MEMORY = 1,
+	DRM_HPU_INFO_ERRORS = 2,
 };
 
 /**
@@ -135,7 +141,10 @@ struct drm_hpu_info_device {
  * All fields are Out.
  */
 struct drm_hpu_info_memory {
-	/** @hbm_total: HBM bytes the driver can hand out to contexts. */
+	/**
+	 * @hbm_total: HBM bytes the driver can hand out to contexts; shrinks
+	 * by 2 MiB for every page retired after an uncorrectable ECC error.
+	 */
 	__u64 hbm_total;
 	/** @hbm_used: HBM bytes allocated by all contexts. */
 	__u64 hbm_used;
@@ -325,17 +334,23 @@ struct drm_hpu_sync {
  * timeline: the point is added). A job that the device fails signals its
  * fence with an error: -EFAULT (MMU fault), -EINVAL (bad packet), -EPERM
  * (privileged packet), -EIO (bus error or malformed descriptor),
- * -ETIMEDOUT (ran longer than the driver's job timeout, module parameter
- * job_timeout_ms, default 10 s: the job is stopped and later jobs on its
- * stream go on), -ECANCELED (aborted, or cancelled when its queue was
- * destroyed), -ESRCH (killed before it ran), -ENODEV (device removed).
+ * -EBADMSG (it read an HBM page with an uncorrectable ECC error: the page
+ * is retired once its buffer is freed, Documentation/driver/errors.md),
+ * -ETIMEDOUT (ran longer than @timeout_ms or the driver's default, module
+ * parameter job_timeout_ms, 10 s: the job is stopped and later jobs on its
+ * stream go on; or its engine hung), -ECANCELED (aborted, cancelled when
+ * its queue was destroyed, or lost in a hard reset), -ESRCH (killed before
+ * it ran), -ENODEV (device removed or unusable). Jobs that were stopped
+ * only because another job on their stream failed are run again from the
+ * start: a command buffer should be safe to re-run.
  * The error is visible through the fence (export it as a sync_file:
  * SYNC_IOC_FILE_INFO's status). The driver does not parse command
  * buffers: the device refuses privileged packets and its MMU confines the
  * job to the file's address space.
  *
- * Errors of the call itself: -EINVAL (non-zero @flags or @timeout_ms, bad
- * @cb_va or @cb_size, command buffer outside the context's virtual range,
+ * Errors of the call itself: -EINVAL (non-zero @flags, @timeout_ms above
+ * 3600000, bad @cb_va or @cb_size, command buffer outside the context's
+ * virtual range,
  * more than DRM_HPU_MAX_SYNCS syncs, non-zero &drm_hpu_sync.flags, an
  * in-sync with no fence to wait for), -ENOENT (unknown queue or syncobj
  * handle), -EFAULT (@in_syncs or @out_syncs cannot be read), -ENOMEM,
@@ -362,14 +377,129 @@ struct drm_hpu_submit {
 	/** @num_out_syncs: In: entries at @out_syncs, at most DRM_HPU_MAX_SYNCS. */
 	__u32 num_out_syncs;
 	/**
-	 * @timeout_ms: In: reserved until the reset milestone (per-job
-	 * timeouts): must be zero. Jobs use the driver's timeout.
+	 * @timeout_ms: In: the job's timeout in ms (at most 3600000), 0 for the
+	 * driver's default (module parameter job_timeout_ms). A job that runs
+	 * longer is stopped and its fence fails with -ETIMEDOUT.
 	 */
 	__u32 timeout_ms;
 	/** @out_syncs: In: pointer to an array of &struct drm_hpu_sync to signal. */
 	__u64 out_syncs;
 	/** @seq: Out: sequence number of the job on its queue (from 1). */
 	__u64 seq;
+};
+
+/**
+ * struct drm_hpu_info_errors - answer to %DRM_HPU_INFO_ERRORS
+ *
+ * Counters since the driver bound the device. All fields are Out.
+ */
+struct drm_hpu_info_errors {
+	/** @mmu_faults: MMU faults (any context). */
+	__u64 mmu_faults;
+	/** @bad_packets: command buffers failed for a malformed packet. */
+	__u64 bad_packets;
+	/** @priv_violations: privileged packets refused in user command buffers. */
+	__u64 priv_violations;
+	/** @engine_hangs: engine hangs found by the device watchdog. */
+	__u64 engine_hangs;
+	/** @dma_bus_errors: host bus errors of the DMA engines. */
+	__u64 dma_bus_errors;
+	/** @ecc_correctable: corrected HBM ECC errors. */
+	__u64 ecc_correctable;
+	/** @ecc_uncorrectable: uncorrectable HBM ECC errors. */
+	__u64 ecc_uncorrectable;
+	/** @retired_pages: 2 MiB HBM pages retired after uncorrectable errors. */
+	__u64 retired_pages;
+	/** @job_timeouts: jobs stopped for running longer than their timeout. */
+	__u64 job_timeouts;
+	/** @heartbeat_losses: firmware heartbeats missed (each leads to a hard reset). */
+	__u64 heartbeat_losses;
+	/** @fw_fatal: fatal firmware errors. */
+	__u64 fw_fatal;
+	/** @thermal_events: thermal threshold events. */
+	__u64 thermal_events;
+	/** @power_events: power threshold events. */
+	__u64 power_events;
+	/** @soft_resets: soft resets (engines only) done by the driver. */
+	__u64 soft_resets;
+	/** @hard_resets: hard resets (whole device) done by the driver. */
+	__u64 hard_resets;
+	/** @reset_generation: increments at every hard reset; see &drm_hpu_events. */
+	__u64 reset_generation;
+};
+
+/** DRM_HPU_EVENTS_ENABLE: queue error and reset events on this file. */
+#define DRM_HPU_EVENTS_ENABLE		(1u << 0)
+
+/**
+ * struct drm_hpu_events - ask for error notifications on this file
+ *
+ * With DRM_HPU_EVENTS_ENABLE, the driver queues a DRM event (read(2) on the
+ * device file, poll(2) for POLLIN) for every error that concerns this file's
+ * context: &struct drm_hpu_event_error for a failed job or device error,
+ * and &struct drm_hpu_event_reset when the device was reset. Without it,
+ * events stop and queued ones are dropped. After a hard reset every ioctl
+ * on a file opened before it fails with -ENODEV: reopen the device.
+ */
+struct drm_hpu_events {
+	/** @flags: In: DRM_HPU_EVENTS_* . */
+	__u32 flags;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+};
+
+/** DRM_HPU_EVENT_ERROR: &drm_event.type of &struct drm_hpu_event_error. */
+#define DRM_HPU_EVENT_ERROR		0x80000001
+/** DRM_HPU_EVENT_RESET: &drm_event.type of &struct drm_hpu_event_reset. */
+#define DRM_HPU_EVENT_RESET		0x80000002
+
+/* &drm_hpu_event_error.kind */
+#define DRM_HPU_ERROR_MMU_FAULT		1
+#define DRM_HPU_ERROR_BAD_PACKET	2
+#define DRM_HPU_ERROR_PRIV		3
+#define DRM_HPU_ERROR_ENGINE_HANG	4
+#define DRM_HPU_ERROR_DMA_BUS		5
+#define DRM_HPU_ERROR_ECC		6
+#define DRM_HPU_ERROR_TIMEOUT		7
+#define DRM_HPU_ERROR_DEVICE_LOST	8
+
+/**
+ * struct drm_hpu_event_error - a job of this file failed, or a device error
+ *	touched its memory
+ */
+struct drm_hpu_event_error {
+	/** @base: type DRM_HPU_EVENT_ERROR, length sizeof(*this). */
+	struct drm_event base;
+	/** @kind: DRM_HPU_ERROR_*. */
+	__u32 kind;
+	/** @engine: engine index, 0xffffffff when none. */
+	__u32 engine;
+	/** @queue_id: the file's queue whose job failed, 0 when none. */
+	__u32 queue_id;
+	/** @errno_value: the error the job's fence carries (positive errno). */
+	__u32 errno_value;
+	/** @seq: sequence number of the failed job on its queue, 0 when none. */
+	__u64 seq;
+	/** @address: faulting device address (MMU fault), HBM offset (ECC) or 0. */
+	__u64 address;
+	/** @timestamp_ns: CLOCK_MONOTONIC time the driver saw the error. */
+	__u64 timestamp_ns;
+};
+
+/**
+ * struct drm_hpu_event_reset - the device was reset
+ */
+struct drm_hpu_event_reset {
+	/** @base: type DRM_HPU_EVENT_RESET, length sizeof(*this). */
+	struct drm_event base;
+	/** @hard: 1 for a hard reset (device state lost, reopen), 0 for soft. */
+	__u32 hard;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @generation: reset generation after the reset. */
+	__u64 generation;
+	/** @timestamp_ns: CLOCK_MONOTONIC time of the reset. */
+	__u64 timestamp_ns;
 };
 
 #if defined(__cplusplus)

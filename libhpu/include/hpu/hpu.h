@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 1
+#define HPU_API_VERSION_MINOR 2
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -179,7 +179,9 @@ HPU_EXPORT int hpu_open_by_pci(const char *bdf, hpu_device_t **out);
 
 /**
  * hpu_close() - close a device handle and free it; NULL is a no-op.
- * Returns 0 or the error close(2) reported; the handle is freed either way.
+ * Returns 0 or the error close(2) reported; the handle is freed either way,
+ * except when called from the device's own event callback (since 1.2):
+ * then it returns -EDEADLK and does nothing. Stops the callback thread.
  */
 HPU_EXPORT int hpu_close(hpu_device_t *dev);
 
@@ -407,6 +409,245 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd);
 HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out);
 /** hpu_fence_destroy() - NULL is a no-op; the job itself is not affected. */
 HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f);
+
+/*
+ * ---- Since 1.2: errors, timeouts, reset and recovery ----
+ *
+ * Error events. The driver reports each failed job and each device error
+ * that concerns this file as an event on the device file, once events are
+ * enabled (hpu_device_event_fd(), hpu_device_set_error_callback()). The
+ * library reads them (only through the functions below: never read(2) the
+ * device fd yourself), keeps the last HPU_ERROR_HISTORY error events to
+ * explain failed fences (hpu_fence_error_info()) and hands each event to a
+ * callback.
+ *
+ * Reset. After a hard reset every call on a file opened before it fails
+ * with -ENODEV: the device is "lost" (hpu_device_is_lost()) and must be
+ * reopened (hpu_device_reopen()). A soft reset keeps the file: jobs that
+ * were running fail (-ECANCELED or -ETIMEDOUT), the rest continue.
+ */
+
+/* Kinds of error (hpu_event.kind, hpu_error_info.kind): DRM_HPU_ERROR_*. */
+/** HPU_ERROR_NONE: no error event is known (only the errno). */
+#define HPU_ERROR_NONE 0
+#define HPU_ERROR_MMU_FAULT 1       /* address: the faulting device address */
+#define HPU_ERROR_BAD_PACKET 2      /* address: the command buffer */
+#define HPU_ERROR_PRIV 3            /* privileged packet in a user command buffer */
+#define HPU_ERROR_ENGINE_HANG 4     /* the engine watchdog found the engine hung */
+#define HPU_ERROR_DMA_BUS 5         /* address: the host bus address that failed */
+#define HPU_ERROR_ECC 6             /* address: the HBM offset */
+#define HPU_ERROR_TIMEOUT 7         /* the job ran longer than its timeout */
+#define HPU_ERROR_DEVICE_LOST 8     /* the device was hard-reset or removed */
+/** Engine of an error that concerns no engine. */
+#define HPU_ENGINE_NONE 0xffffffffu
+/** Error events the library remembers per device for hpu_fence_error_info(). */
+#define HPU_ERROR_HISTORY 1024
+
+/* hpu_event.type */
+#define HPU_EVENT_ERROR 1
+#define HPU_EVENT_RESET 2
+
+/**
+ * struct hpu_event - one event of the driver, as handed to a callback.
+ *
+ * Owned by the library and valid during the callback only. @size is the
+ * number of bytes the library filled; members are only added at the end.
+ */
+struct hpu_event {
+	uint32_t size;              /* sizeof(struct hpu_event) of the library */
+	uint32_t type;              /* HPU_EVENT_ERROR or HPU_EVENT_RESET */
+	uint64_t timestamp_ns;      /* CLOCK_MONOTONIC time the driver saw it */
+	/* HPU_EVENT_ERROR (zero otherwise): */
+	int32_t error;              /* negative errno the failed job's fence carries, or 0 */
+	uint32_t kind;              /* HPU_ERROR_* */
+	uint32_t engine;            /* engine index, HPU_ENGINE_NONE when none */
+	uint32_t queue_id;          /* the file's queue whose job failed, 0 when none */
+	uint64_t seq;               /* sequence number of the failed job, 0 when none */
+	uint64_t address;           /* see HPU_ERROR_*; 0 when none */
+	/* HPU_EVENT_RESET (zero otherwise): */
+	uint32_t hard;              /* 1 hard reset (the device is lost: reopen), 0 soft */
+	uint32_t reserved0;         /* zero */
+	uint64_t generation;        /* reset generation after the reset */
+};
+
+/**
+ * hpu_event_fn - a callback of hpu_device_set_error_callback() or
+ * hpu_device_process_events(). It must not call hpu_close(),
+ * hpu_device_reopen() or hpu_device_set_error_callback() on @dev (those
+ * fail with -EDEADLK from the library's thread); it may call
+ * hpu_device_is_lost(), hpu_fence_error_info(), the fence functions and
+ * hpu_strerror().
+ */
+typedef void (*hpu_event_fn)(hpu_device_t *dev, const struct hpu_event *ev, void *user);
+
+/**
+ * hpu_error_kind_name() - a short name of an HPU_ERROR_* kind ("mmu-fault",
+ * "bad-packet", "priv", "engine-hang", "dma-bus", "ecc", "timeout",
+ * "device-lost", "none"), or "unknown". Static, never NULL. Thread-safe.
+ */
+HPU_EXPORT const char *hpu_error_kind_name(uint32_t kind);
+
+/**
+ * struct hpu_error_info - why a job failed (hpu_fence_error_info()).
+ *
+ * The caller sets @size as for struct hpu_device_info.
+ */
+struct hpu_error_info {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	int32_t error;              /* 0 (the job succeeded) or the job's negative errno */
+	uint32_t kind;              /* HPU_ERROR_*; HPU_ERROR_NONE when no event matched */
+	uint32_t engine;            /* from the event; HPU_ENGINE_NONE without one */
+	uint32_t queue_id;          /* the job's queue (0 for an imported fence) */
+	uint32_t reserved0;         /* zero */
+	uint64_t seq;               /* the job's sequence number on its queue (0: unknown) */
+	uint64_t address;           /* from the event, else 0 */
+	uint64_t timestamp_ns;      /* from the event (CLOCK_MONOTONIC), else 0 */
+};
+
+/**
+ * hpu_fence_error_info() - the result of a finished job, and why it failed.
+ *
+ * Never waits. Returns -EBUSY while the job is pending, -ENODEV for a
+ * fence of a file that was reopened since (unless its result was already
+ * known). When the job failed, reads the device's pending events first
+ * (if events are enabled) and fills @kind, @engine, @address and
+ * @timestamp_ns from the error event of the same queue and sequence
+ * number; without such an event (events not enabled, not arrived yet, or
+ * an imported fence) only @error is set and @kind is HPU_ERROR_NONE.
+ */
+HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, struct hpu_error_info *out);
+
+/**
+ * hpu_device_event_fd() - enable error events on @dev and return the fd to
+ * poll(2) for POLLIN (the device fd) in a runtime's own event loop; then
+ * call hpu_device_process_events(). Idempotent. Returns the fd or -errno
+ * (e.g. -ENOTTY from a driver without events).
+ */
+HPU_EXPORT int hpu_device_event_fd(hpu_device_t *dev);
+
+/**
+ * hpu_device_process_events() - read every pending event without blocking,
+ * remember the errors (hpu_fence_error_info()) and note resets, then call
+ * @cb (may be NULL) for each, in order, on the calling thread.
+ *
+ * Enables events if they were not. Returns the number of events read
+ * (unknown event types are skipped and not counted) or -errno; -ENODEV
+ * also marks the device lost.
+ */
+HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, void *user);
+
+/**
+ * hpu_device_set_error_callback() - deliver events to @cb from a library
+ * thread.
+ * @cb: the callback, or NULL to stop the thread (events stay enabled).
+ *
+ * Enables events, starts the thread if it does not run, and replaces the
+ * callback: when this returns, the previous callback is not running and
+ * is never called again. hpu_close() and hpu_device_reopen() stop the
+ * thread (reopen restarts it on the new file). Returns 0, -EDEADLK from
+ * the callback itself, or -errno.
+ */
+HPU_EXPORT int hpu_device_set_error_callback(hpu_device_t *dev, hpu_event_fn cb, void *user);
+
+/**
+ * hpu_device_is_lost() - 1 once the device was hard-reset under this file
+ * (a reset event with hard set, an error event of kind
+ * HPU_ERROR_DEVICE_LOST, or any call on the file that failed with
+ * -ENODEV), 0 otherwise, -EINVAL for NULL. Thread-safe. Only
+ * hpu_device_reopen() clears it.
+ */
+HPU_EXPORT int hpu_device_is_lost(const hpu_device_t *dev);
+
+/**
+ * hpu_device_reset_generation() - the device's reset generation (INFO
+ * ERRORS), which increments at each hard reset. Compare values to tell
+ * whether the device was hard-reset in between. -ENODEV when this file
+ * is stale (the device is then lost).
+ */
+HPU_EXPORT int hpu_device_reset_generation(hpu_device_t *dev, uint64_t *out);
+
+/**
+ * hpu_device_reopen() - replace the file of @dev by a new open of the same
+ * PCI device (found again by its PCI address; the accel index may change).
+ *
+ * On success the old file is closed and every buffer, queue, command list
+ * and fence created on @dev before becomes stale: each call on it fails
+ * with -ENODEV without a system call (a fence whose result was already
+ * known still reports it), and its destroy function frees it (and unmaps
+ * a host buffer from the caller) without touching the new file. Destroy
+ * them all; create new ones. Device memory contents are lost after a hard
+ * reset. hpu_device_get_fd() returns the new fd. Events are enabled on
+ * the new file if they were on the old one, and the callback thread
+ * continues. The lost state and the remembered error events are cleared.
+ * On failure (-ENODEV: no HPU at that PCI address any more, or the open's
+ * error) @dev is unchanged. Not thread-safe with other calls on @dev
+ * (except from the callback thread, which gets -EDEADLK).
+ */
+HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev);
+
+/**
+ * struct hpu_error_counters - error and reset counters of a device since the
+ * driver bound it (INFO ERRORS). The caller sets @size as for struct
+ * hpu_device_info.
+ */
+struct hpu_error_counters {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t reserved0;         /* zero */
+	uint64_t mmu_faults;
+	uint64_t bad_packets;
+	uint64_t priv_violations;   /* privileged packets refused */
+	uint64_t engine_hangs;
+	uint64_t dma_bus_errors;
+	uint64_t ecc_correctable;
+	uint64_t ecc_uncorrectable;
+	uint64_t retired_pages;     /* 2 MiB HBM pages retired after uncorrectable errors */
+	uint64_t job_timeouts;
+	uint64_t heartbeat_losses;  /* firmware heartbeats missed */
+	uint64_t fw_fatal;          /* fatal firmware errors */
+	uint64_t thermal_events;
+	uint64_t power_events;
+	uint64_t soft_resets;
+	uint64_t hard_resets;
+	uint64_t reset_generation;
+};
+
+/** hpu_device_error_counters() - the counters (INFO ioctl, op ERRORS). */
+HPU_EXPORT int hpu_device_error_counters(hpu_device_t *dev, struct hpu_error_counters *out);
+
+/** Largest per-job timeout of hpu_queue_submit_timeout(), in ms (1 hour). */
+#define HPU_JOB_TIMEOUT_MAX_MS 3600000u
+/** Timeout of hpu_queue_submit_timeout(): the driver's default. */
+#define HPU_JOB_TIMEOUT_DEFAULT 0u
+
+/**
+ * hpu_queue_submit_timeout() - hpu_queue_submit() with a timeout for this
+ * job: @timeout_ms (at most HPU_JOB_TIMEOUT_MAX_MS, else -EINVAL before
+ * any system call), or HPU_JOB_TIMEOUT_DEFAULT for the driver's default
+ * (what hpu_queue_submit() uses). A job that runs longer is stopped and
+ * its fence fails with -ETIMEDOUT.
+ */
+HPU_EXPORT int hpu_queue_submit_timeout(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
+					size_t num_waits, uint32_t timeout_ms, hpu_fence_t **out);
+
+/* Flags of hpu_device_reset(). */
+/** HPU_RESET_SOFT: compute and DMA engines only; HBM and firmware stay. */
+#define HPU_RESET_SOFT 0u
+/** HPU_RESET_HARD: the whole device; HBM contents lost, every file stale. */
+#define HPU_RESET_HARD (1u << 0)
+
+/**
+ * hpu_device_reset() - ask the driver to reset the device (an operator's
+ * action; needs root: it writes "soft" or "hard" to the driver's sysfs
+ * attribute of the PCI device).
+ *
+ * Returns 0 once the driver reports the reset done, -EINVAL for unknown
+ * flags, -EACCES or -EPERM without the privilege, -EOPNOTSUPP when the
+ * driver has no such attribute, or the driver's refusal: -EBUSY (a reset
+ * is already running, or the device cannot be reset now), -EIO (the reset
+ * failed), -ENODEV (the device is gone). After a hard reset @dev itself
+ * is lost: reopen it.
+ */
+HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags);
 
 #if defined(__cplusplus)
 }

@@ -3,7 +3,8 @@
 //
 // Errors surface as hpu::Error (a std::runtime_error): errnum() gives the
 // positive errno, code() the same as a std::error_code, what() names the
-// operation followed by hpu_strerror()'s text.
+// operation followed by hpu_strerror()'s text; for a failed job, kind()
+// and info() say why (since 1.2).
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_HPU_HPP
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -24,7 +26,7 @@
 
 namespace hpu {
 
-/** An error from libhpu: the errno value and a message. */
+/** An error from libhpu: the errno value, a message and, for a job, why. */
 class Error : public std::runtime_error {
 public:
     // err: a negative (or positive) errno value as the C ABI returns it;
@@ -32,15 +34,57 @@ public:
     Error(int err, const std::string &what)
         : std::runtime_error(what + ": " + hpu_strerror(err)), errnum_(err < 0 ? -err : err)
     {
+        info_.size = sizeof(info_);
+        info_.error = -errnum_;
+        info_.engine = HPU_ENGINE_NONE;
+    }
+    // A failed job: what() is "<what>: <hpu_strerror(err)> (<kind>, engine
+    // E, address 0x...)", the parenthesis only when an error event said why.
+    Error(int err, const std::string &what, const hpu_error_info &info)
+        : std::runtime_error(what + ": " + hpu_strerror(err) + describe(info)), errnum_(err < 0 ? -err : err),
+          info_(info)
+    {
     }
     /** The positive errno value. */
     [[nodiscard]] int errnum() const noexcept { return errnum_; }
     /** The errno value as a std::error_code (generic category). */
     [[nodiscard]] std::error_code code() const noexcept { return {errnum_, std::generic_category()}; }
+    /** HPU_ERROR_* of a failed job when an error event said why, else HPU_ERROR_NONE. */
+    [[nodiscard]] std::uint32_t kind() const noexcept { return info_.kind; }
+    /** The job's error information (hpu_fence_error_info()); only error is set otherwise. */
+    [[nodiscard]] const hpu_error_info &info() const noexcept { return info_; }
+    /** Whether the device was lost (hard reset): reopen it. */
+    [[nodiscard]] bool device_lost() const noexcept
+    {
+        return errnum_ == ENODEV || info_.kind == HPU_ERROR_DEVICE_LOST;
+    }
 
 private:
+    static std::string describe(const hpu_error_info &i)
+    {
+        if (i.kind == HPU_ERROR_NONE)
+            return {};
+        std::string s = std::string(" (") + hpu_error_kind_name(i.kind);
+        if (i.engine != HPU_ENGINE_NONE)
+            s += ", engine " + std::to_string(i.engine);
+        if (i.address != 0) {
+            static constexpr const char *digits = "0123456789abcdef";
+            std::string hex;
+            for (std::uint64_t a = i.address; a != 0; a >>= 4U)
+                hex.insert(hex.begin(), digits[a & 0xfU]); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            s += ", address 0x" + hex;
+        }
+        return s + ")";
+    }
+
     int errnum_;
+    hpu_error_info info_{};
 };
+
+/** A driver event (hpu_event) as the error callback receives it. */
+using Event = hpu_event;
+/** The error callback of Device::set_error_callback() and process_events(). */
+using EventCallback = std::function<void(const Event &)>;
 
 namespace detail {
 inline int check(int ret, const char *what)
@@ -146,25 +190,34 @@ public:
     Device() noexcept = default;
     Device(const Device &) = delete;
     Device &operator=(const Device &) = delete;
-    Device(Device &&other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
+    Device(Device &&other) noexcept : h_(std::exchange(other.h_, nullptr)), cb_(std::move(other.cb_)) {}
     Device &operator=(Device &&other) noexcept
     {
-        if (this != &other)
+        if (this != &other) {
             reset(std::exchange(other.h_, nullptr));
+            cb_ = std::move(other.cb_);
+        }
         return *this;
     }
     ~Device() { reset(); }
 
-    /** Closes the current handle (if any) and takes h instead. */
+    /** Closes the current handle (if any; this stops its callback) and takes h instead. */
     void reset(hpu_device_t *h = nullptr) noexcept
     {
         hpu_device_t *old = std::exchange(h_, h);
         if (old != nullptr)
             hpu_close(old);
+        cb_.reset();
     }
 
-    /** Gives up ownership without closing. */
-    [[nodiscard]] hpu_device_t *release() noexcept { return std::exchange(h_, nullptr); }
+    /** Gives up ownership without closing (an error callback is removed first). */
+    [[nodiscard]] hpu_device_t *release() noexcept
+    {
+        if (cb_ && h_ != nullptr)
+            (void)hpu_device_set_error_callback(h_, nullptr, nullptr);
+        cb_.reset();
+        return std::exchange(h_, nullptr);
+    }
     [[nodiscard]] hpu_device_t *get() const noexcept { return h_; }
     explicit operator bool() const noexcept { return h_ != nullptr; }
 
@@ -195,8 +248,71 @@ public:
         return static_cast<unsigned int>(detail::check(hpu_device_dma_engines(h_), "counting DMA engines"));
     }
 
+    /**
+     * Calls fn from a library thread for every driver event (an empty fn
+     * stops it). When this returns the previous callback has returned for
+     * good. fn must not call reopen(), set_error_callback() or close the
+     * device; exceptions it throws are ignored. Throws hpu::Error.
+     */
+    void set_error_callback(EventCallback fn)
+    {
+        if (!fn) {
+            detail::check(hpu_device_set_error_callback(h_, nullptr, nullptr), "removing the HPU error callback");
+            cb_.reset();
+            return;
+        }
+        auto p = std::make_unique<EventCallback>(std::move(fn));
+        detail::check(hpu_device_set_error_callback(h_, &Device::trampoline, p.get()),
+                      "setting the HPU error callback");
+        cb_ = std::move(p);
+    }
+    /** Enables events; the fd to poll for POLLIN in the caller's own loop. Throws hpu::Error. */
+    [[nodiscard]] int event_fd() const { return detail::check(hpu_device_event_fd(h_), "enabling HPU events"); }
+    /** Reads pending events without blocking, calls fn for each; returns how many. Throws hpu::Error. */
+    int process_events(const EventCallback &fn = {}) // NOLINT(modernize-use-nodiscard): the count is optional
+    {
+        return detail::check(hpu_device_process_events(h_, fn ? &Device::trampoline : nullptr,
+                                                       const_cast<EventCallback *>(&fn)), // NOLINT(cppcoreguidelines-pro-type-const-cast)
+                             "reading HPU events");
+    }
+    /** Whether the device was hard-reset under this handle (reopen() it). */
+    [[nodiscard]] bool is_lost() const noexcept { return hpu_device_is_lost(h_) == 1; }
+    /** The device's reset generation (INFO ERRORS). Throws hpu::Error. */
+    [[nodiscard]] std::uint64_t reset_generation() const
+    {
+        std::uint64_t g = 0;
+        detail::check(hpu_device_reset_generation(h_, &g), "querying the HPU reset generation");
+        return g;
+    }
+    /** Opens the same PCI device again; every object made before is stale. Throws hpu::Error. */
+    void reopen() { detail::check(hpu_device_reopen(h_), "reopening the HPU"); }
+    /** Error and reset counters (INFO ERRORS). Throws hpu::Error. */
+    [[nodiscard]] hpu_error_counters error_counters() const
+    {
+        hpu_error_counters c{};
+        c.size = sizeof(c);
+        detail::check(hpu_device_error_counters(h_, &c), "querying HPU error counters");
+        return c;
+    }
+    /** Resets the device through the driver (root only): soft, or hard. Throws hpu::Error. */
+    void hw_reset(bool hard = false)
+    {
+        detail::check(hpu_device_reset(h_, hard ? HPU_RESET_HARD : HPU_RESET_SOFT),
+                      hard ? "hard-resetting the HPU" : "soft-resetting the HPU");
+    }
+
 private:
+    static void trampoline(hpu_device_t * /*dev*/, const hpu_event *ev, void *user) noexcept
+    {
+        try {
+            (*static_cast<EventCallback *>(user))(*ev);
+        } catch (...) { // NOLINT(bugprone-empty-catch)
+            // Exceptions do not cross the library's thread.
+        }
+    }
+
     hpu_device_t *h_ = nullptr;
+    std::unique_ptr<EventCallback> cb_; // the callback the library thread calls
 };
 
 /**
@@ -267,8 +383,22 @@ public:
         const int r = hpu_fence_wait(get(), ns);
         if (r == -ETIME)
             return false;
-        detail::check(r, "HPU job");
+        if (r < 0) {
+            hpu_error_info i{};
+            i.size = sizeof(i);
+            if (hpu_fence_error_info(get(), &i) == 0 && i.error == r)
+                throw Error(r, "HPU job", i);
+            throw Error(r, "HPU job");
+        }
         return true;
+    }
+    /** Why the job failed (hpu_fence_error_info); throws hpu::Error (-EBUSY while pending). */
+    [[nodiscard]] hpu_error_info error_info() const
+    {
+        hpu_error_info i{};
+        i.size = sizeof(i);
+        detail::check(hpu_fence_error_info(get(), &i), "HPU fence error info");
+        return i;
     }
     /** 0 done, 1 pending, or the job's negative errno (never throws for those). */
     [[nodiscard]] int status() const
@@ -360,6 +490,19 @@ public:
             raw.push_back(f != nullptr ? f->get() : nullptr);
         hpu_fence_t *out = nullptr;
         detail::check(hpu_queue_submit(get(), cl.get(), raw.data(), raw.size(), &out), "submitting a job");
+        return Fence{out};
+    }
+    /** Submits cl with its own timeout (at most 1 hour; 0 ms: the driver's default). */
+    Fence submit(CommandList &cl, std::chrono::milliseconds timeout, const std::vector<const Fence *> &waits = {})
+    {
+        std::vector<const hpu_fence_t *> raw;
+        raw.reserve(waits.size());
+        for (const Fence *f : waits)
+            raw.push_back(f != nullptr ? f->get() : nullptr);
+        const auto ms = timeout.count() < 0 ? 0 : timeout.count();
+        const std::uint32_t t = ms > HPU_JOB_TIMEOUT_MAX_MS ? HPU_JOB_TIMEOUT_MAX_MS + 1 : static_cast<std::uint32_t>(ms);
+        hpu_fence_t *out = nullptr;
+        detail::check(hpu_queue_submit_timeout(get(), cl.get(), raw.data(), raw.size(), t, &out), "submitting a job");
         return Fence{out};
     }
     Fence copy(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size)

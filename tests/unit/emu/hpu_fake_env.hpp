@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct Env {
     std::vector<unsigned int> vectors;   // MSI-X vectors raised, in order
     std::vector<std::string> errors;     // guest errors logged
     bool timer_armed = false;
-    uint64_t timer_ns = 0;
+    uint64_t timer_ns = 0;               // as armed, relative
+    uint64_t timer_deadline = 0;         // absolute device time
     unsigned int arms = 0;
     unsigned int cancels = 0;
     std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
@@ -41,6 +43,9 @@ struct Env {
     unsigned int kicks[HPU_H1_DMA_ENGINES] = {};
     unsigned int dma_reads = 0;
     unsigned int dma_writes = 0;
+    // Called (without the core lock) before each host read: lets a test
+    // act while an engine is in the middle of a step.
+    std::function<void(uint64_t addr)> on_dma_read;
 
     bool host_range(uint64_t addr, uint64_t len) const
     {
@@ -76,6 +81,7 @@ inline void env_arm_timer(void *opaque, uint64_t ns)
 
     env->timer_armed = true;
     env->timer_ns = ns;
+    env->timer_deadline = env->now + ns;
     env->arms++;
 }
 
@@ -100,6 +106,9 @@ inline int env_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
         env->lock_error = true;
     }
     env->dma_reads++;
+    if (env->on_dma_read) {
+        env->on_dma_read(addr);
+    }
     if (!env->host_range(addr, len)) {
         return -1;
     }
@@ -180,6 +189,12 @@ struct Dev {
 
         hpu_core_make_config(&cfg, hbm, nics, serial, test_uuid);
         REQUIRE(hpu_core_init(&core, &env_ops, &env, &cfg));
+        // The management CPU boots HPU_CPU_BOOT_NS after power-on.
+        REQUIRE(env.timer_armed);
+        REQUIRE(env.timer_ns == HPU_CPU_BOOT_NS);
+        fire_timer();
+        REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+        REQUIRE_FALSE(env.timer_armed);
         env.vectors.clear();    // forget what init did
         env.errors.clear();
         env.arms = env.cancels = 0;
@@ -206,12 +221,26 @@ struct Dev {
     {
         hpu_core_write(&core, addr, val, size);
     }
-    // The device-time callback: only what the core armed can fire.
+    // The device-time callback: only what the core armed can fire.  Device
+    // time moves to the deadline first.
     void fire_timer()
     {
         REQUIRE(env.timer_armed);
         env.timer_armed = false;
+        if (env.timer_deadline > env.now) {
+            env.now = env.timer_deadline;
+        }
         hpu_core_timer_expired(&core);
+    }
+    // Let @ns of device time pass, firing the timer at each deadline.
+    void advance(uint64_t ns)
+    {
+        uint64_t end = env.now + ns;
+
+        while (env.timer_armed && env.timer_deadline <= end) {
+            fire_timer();
+        }
+        env.now = end;
     }
     uint32_t error() { return rd(HPU_REG_ERROR); }
 };

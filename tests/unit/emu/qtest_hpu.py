@@ -7,7 +7,9 @@
 # (emu/hpu_pci.c) that the host unit tests of hpu_core.c cannot: PCI
 # identity, 64-bit BARs, the PCIe and MSI-X capabilities, MSI-X delivery and
 # masking, the soft reset timer on the virtual clock, property errors and the
-# guest-error log.
+# guest-error log; for spec version 3, the management CPU's boot and
+# heartbeat, heartbeat events, an engine hang caught by the watchdog, and a
+# hard reset with hung engine threads, all on the virtual clock.
 #
 # Usage: qtest_hpu.py [QEMU]   (default: tools/build-qemu.sh --print-path)
 # Exit status 0 pass, 1 fail, 77 skip (QEMU not built).
@@ -54,11 +56,14 @@ def check(cond, what):
 
 class QTest:
     def __init__(self, qemu, devargs, log):
+        # QEMU logs every qtest command to stderr: a file, not a pipe nobody
+        # reads (a full pipe would block QEMU).
+        self.err = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen(
             [qemu, *FW, "-machine", "q35", "-accel", "qtest", "-qtest", "stdio",
              "-nodefaults", "-display", "none", "-d", "guest_errors", "-D", log,
              "-device", devargs],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
             text=True, bufsize=1)
 
     def cmd(self, line):
@@ -66,7 +71,8 @@ class QTest:
         while True:
             resp = self.p.stdout.readline()
             if not resp:
-                raise RuntimeError("QEMU exited: " + self.p.stderr.read())
+                self.err.seek(0)
+                raise RuntimeError("QEMU exited: " + self.err.read()[-2000:])
             if resp.startswith("OK") or resp.startswith("FAIL"):
                 break
         if not resp.startswith("OK"):
@@ -78,6 +84,7 @@ class QTest:
         self.p.stdin.close()
         self.p.terminate()      # qtest does not exit on end of input
         self.p.wait(timeout=30)
+        self.err.close()
 
     # PCI config space of 00:01.0 through the 0xcf8/0xcfc mechanism
     def cfg_addr(self, reg):
@@ -221,8 +228,12 @@ def dma_jobs(q, msix_entry):
     if poll("bad packet completes", lambda: qr(0x20) == 2):
         rec = q.mem_read(CQ + 16, 16)
         check(rec == le((2, 8), (2, 4), (8, 2), (E, 1), (S, 1)), "BAD_PACKET record at offset 8")
-        check(poll("event posted", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 1), "EQ_PI 1")
+        # the soft resets above leave a RESET_DONE (info 1) for the first slot
+        check(poll("event posted", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 2), "EQ_PI 2")
         ev = q.mem_read(EQ, 32)
+        check(ev[0:4] == b"\x0c\x00\x00\xff" and int.from_bytes(ev[24:28], "little") == 1,
+              f"RESET_DONE (soft) is the first event after enabling ({ev.hex()})")
+        ev = q.mem_read(EQ + 32, 32)
         check(ev[0:2] == b"\x02\x00" and ev[3] == E and
               int.from_bytes(ev[16:24], "little") == HOST | (CB + 0x800) and
               int.from_bytes(ev[24:28], "little") == 8, f"BAD_PACKET event ({ev.hex()})")
@@ -245,6 +256,115 @@ def dma_jobs(q, msix_entry):
     check(rec == le((3, 8), (6, 4), (0, 2), (E, 1), (S, 1)), f"ABORTED record ({rec.hex()})")
     check(qr(0x24) == 0 and qr(0x28) == 1 and q.rd(0x20000 + 4 * 40) == 0,
           "stream disabled and SOBs cleared by soft reset")
+    q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
+
+
+def errors_and_reset(q, msix_entry):
+    """Spec version 3 on the virtual clock: CPU, heartbeat, watchdog, hard reset."""
+    HOST = 1 << 63
+    MS = 1000000
+    RING, CQ, CB, EQ = 0x400000, 0x401000, 0x402000, 0x403000
+    E = 3
+    qs = 0x10000 + 0x1000 * E
+
+    def poll(what, cond, tries=2000):
+        for _ in range(tries):
+            if cond():
+                return True
+        check(False, what)
+        return False
+
+    # the CPU boots 50 ms of device time after power-on; qtest's clock has
+    # moved less than that so far
+    check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_BOOTING"], "CPU_STATUS BOOTING")
+    q.cmd(f"clock_step {50 * MS}")
+    check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_RUNNING"], "CPU_STATUS RUNNING after 50 ms")
+    q.wr(R["HPU_REG_HB_REQ"], 0x1234)
+    check(q.rd(R["HPU_REG_HB_ACK"]) == 0, "heartbeat not answered in the MMIO write")
+    q.cmd(f"clock_step {1 * MS}")
+    check(q.rd(R["HPU_REG_HB_ACK"]) == 0x1234, "heartbeat answered within 1 ms")
+
+    # heartbeat events
+    q.wr(R["HPU_REG_EQ_CTRL"], 0)
+    q.wr(R["HPU_REG_EQ_LO"], EQ)
+    q.wr(R["HPU_REG_EQ_SIZE"], 16)
+    q.wr(R["HPU_REG_EQ_CTRL"], 1)           # RESET_DONE (soft) goes first
+    poll("RESET_DONE entry", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 1)
+    q.wr(R["HPU_REG_HB_EVENT_MS"], 5)
+    q.cmd(f"clock_step {5 * MS}")
+    check(poll("heartbeat event", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 2), "HEARTBEAT event after 5 ms")
+    ev = q.mem_read(EQ + 32, 32)
+    check(ev[0:4] == b"\x0b\x00\x00\xff" and int.from_bytes(ev[24:28], "little") == 1,
+          f"HEARTBEAT entry, sequence 1 ({ev.hex()})")
+    q.wr(R["HPU_REG_HB_EVENT_MS"], 0)
+
+    # INJ_HANG on engine E, the watchdog catches the stream
+    q.wr(R["HPU_REG_WDT_MS"], 2)
+    q.wr(R["HPU_REG_INJ_HANG"], 1 << E)
+    q.mem_write(CB, le((0, 4), (0, 4)))
+    q.mem_write(RING, le((HOST | CB, 8), (8, 4), (0, 2), (0, 2), (0x77, 8), (0, 8)))
+    q.wr(qs + 0x00, RING)
+    q.wr(qs + 0x08, 16)
+    q.wr(qs + 0x14, CQ)
+    q.wr(qs + 0x1C, 16)
+    q.wr(qs + 0x24, 1)
+    q.wr(qs + 0x0C, 1)
+    poll("hung job fetched", lambda: q.rd(qs + 0x28) == 0)
+    q.cmd(f"clock_step {3 * MS}")
+    check(q.rd(qs + 0x28) == R["HPU_QS_STATUS_HUNG"], "STATUS.HUNG after WDT_MS")
+    check(poll("hang event", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 3), "ENGINE_HANG event")
+    ev = q.mem_read(EQ + 64, 32)
+    check(ev[0:4] == bytes([4, 0, 2, E]) and
+          int.from_bytes(ev[16:24], "little") == HOST | CB and ev[24] == 0,
+          f"ENGINE_HANG entry: engine, command buffer, stream ({ev.hex()})")
+    check(q.rd(qs + 0x20) == 0, "no completion for the hung job")
+
+    # hard reset with the engine hung: vector 0, 10 ms, HBM lost, CPU reboots
+    q.cmd(f"writeq {BAR4 + 0x100:#x} 0x5a5a5a5a5a5a5a5a")
+    q.cmd(f"writel {msix_entry(0):#x} {MSI_TARGET + 24:#x}")
+    q.cmd(f"writel {msix_entry(0) + 8:#x} 0xcafe0010")
+    q.cmd(f"writel {msix_entry(0) + 12:#x} 0")
+    q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
+    q.wr(R["HPU_REG_IRQ_MASK"], R["HPU_IRQ_RESET_DONE"])
+    q.wr(R["HPU_REG_SCRATCH"], 0x77)
+    count = q.rd(R["HPU_REG_HARD_RESET_COUNT"])
+    q.wr(R["HPU_REG_HARD_RESET"], R["HPU_HARD_RESET_KEY"])
+    check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_HARD_RESET_BUSY"], "hard reset busy")
+    check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_OFF"], "CPU off during the hard reset")
+    q.cmd(f"clock_step {5 * MS}")
+    check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_HARD_RESET_BUSY"], "still busy at 5 ms")
+    q.cmd(f"clock_step {5 * MS}")
+    for _ in range(100):
+        if q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"]:
+            break
+        q.cmd("clock_step 100000")
+    check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "hard reset done after 10 ms")
+    check(q.rd(R["HPU_REG_HARD_RESET_COUNT"]) == count + 1, "HARD_RESET_COUNT incremented")
+    check(q.rd(R["HPU_REG_IRQ_STATUS"]) == R["HPU_IRQ_RESET_DONE"], "IRQ_STATUS RESET_DONE")
+    check(q.cmd(f"readl {MSI_TARGET + 24:#x}") == 0xCAFE0010, "RESET_DONE delivers vector 0")
+    check(q.rd(R["HPU_REG_SCRATCH"]) == 0 and q.rd(R["HPU_REG_WDT_MS"]) == 0 and
+          q.rd(R["HPU_REG_EQ_CTRL"]) == 0 and q.rd(qs + 0x24) == 0 and
+          q.rd(R["HPU_REG_INJ_HANG"]) == 0, "registers back to their reset values")
+    check(q.rd(R["HPU_REG_IRQ_MASK"]) == R["HPU_IRQ_RESET_DONE"], "IRQ_MASK kept")
+    check(q.cmd(f"readq {BAR4 + 0x100:#x}") == 0, "HBM lost")
+    check(q.rd(qs + 0x20) == 0 and q.mem_read(CQ, 16) == bytes(16), "no completion record")
+    check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_BOOTING"], "CPU booting after the reset")
+    q.cmd(f"clock_step {50 * MS}")
+    check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_RUNNING"], "CPU running 50 ms later")
+    q.wr(R["HPU_REG_HB_REQ"], 0x4321)
+    q.cmd(f"clock_step {1 * MS}")
+    check(q.rd(R["HPU_REG_HB_ACK"]) == 0x4321, "heartbeat after the hard reset")
+    # the engine that was hung runs jobs again
+    q.mem_write(RING, le((HOST | CB, 8), (8, 4), (0, 2), (0, 2), (0x78, 8), (0, 8)))
+    q.wr(qs + 0x00, RING)
+    q.wr(qs + 0x08, 16)
+    q.wr(qs + 0x14, CQ)
+    q.wr(qs + 0x1C, 16)
+    q.wr(qs + 0x24, 1)
+    q.wr(qs + 0x0C, 1)
+    if poll("job after hard reset", lambda: q.rd(qs + 0x20) == 1):
+        check(q.mem_read(CQ, 16) == le((0x78, 8), (0, 4), (0, 2), (E, 1), (0, 1)),
+              "the formerly hung engine completes a job")
     q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
 
 
@@ -308,7 +428,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 2, "SPEC_VERSION 2")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 3, "SPEC_VERSION 3")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
@@ -386,6 +506,7 @@ def main():
 
         hbm_window(q)
         dma_jobs(q, entry)
+        errors_and_reset(q, entry)
     finally:
         q.close()
 

@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 2u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 3u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -163,7 +163,8 @@ TEST_CASE("unaligned accesses are flagged", "[emu][access]")
 TEST_CASE("unmapped offsets are flagged", "[emu][access]")
 {
     const uint64_t addr = GENERATE(uint64_t{HPU_REG_ID_BLOCK_END}, 0x100u,
-                                   0x102cu, 0x1400u, 0x201cu, 0x3000u,
+                                   0x102cu, 0x1400u, 0x201cu, 0x3018u,
+                                   0x4014u, 0x5000u,
                                    0x1002cu, 0x10400u, 0x18000u, 0x22000u,
                                    uint64_t{HPU_BAR_REGS_SIZE - 4});
     Dev d;
@@ -187,7 +188,7 @@ TEST_CASE("ERROR is sticky and write-1-to-clear", "[emu][rw1c]")
 {
     Dev d;
 
-    d.rd(0x3000);                                   // BAD_ACCESS
+    d.rd(0x5000);                                   // BAD_ACCESS
     d.wr(HPU_REG_IRQ_TEST, HPU_MSIX_VECTORS);       // BAD_IRQ_VECTOR
     d.wr(HPU_REG_SOFT_RESET, 0);                    // BAD_RESET_KEY
     const uint32_t all = HPU_ERROR_BAD_ACCESS | HPU_ERROR_BAD_IRQ_VECTOR |
@@ -237,7 +238,7 @@ TEST_CASE("soft reset sequence", "[emu][reset]")
     Dev d;
 
     d.wr(HPU_REG_SCRATCH, 0xcafef00du);
-    d.rd(0x3000);                                   // leave an error behind
+    d.rd(0x5000);                                   // leave an error behind
     REQUIRE(d.error() == HPU_ERROR_BAD_ACCESS);
     d.wr(HPU_REG_IRQ_TEST, 0);                      // and a pending cause
     REQUIRE(d.rd(HPU_REG_IRQ_STATUS) == HPU_IRQ_SELF_TEST);
@@ -356,14 +357,18 @@ TEST_CASE("power-on reset abandons a soft reset", "[emu][reset]")
     REQUIRE(d.env.timer_armed);
 
     hpu_core_reset(&d.core);
-    CHECK_FALSE(d.env.timer_armed);
     CHECK(d.env.cancels == 1u);
+    // Only the management CPU's boot timer is left.
+    REQUIRE(d.env.timer_armed);
+    CHECK(d.env.timer_ns == HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
     CHECK(d.rd(HPU_REG_IRQ_TEST_COUNT) == 0u);
     CHECK(d.rd(HPU_REG_IRQ_MASK) == 0u);
 
     // A late expiry (the timer raced with the reset) changes nothing.
     hpu_core_timer_expired(&d.core);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
     CHECK(d.rd(HPU_REG_RESET_COUNT) == 0u);
     CHECK(d.rd(HPU_REG_IRQ_STATUS) == 0u);
     CHECK(d.env.vectors == std::vector<unsigned int>{2});

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: reliability features of spec version 3
+ * (Documentation/hw/errors-and-reset.md): the minimal management CPU
+ * (boot, heartbeat, fatal firmware error), the engine watchdog and the
+ * fault-injection block (hangs, host access failures, HBM ECC errors,
+ * firmware faults).
+ *
+ * Everything here runs under the core lock, from MMIO handlers and the
+ * device timers (hpu_core.c); events are deferred (hpu_event_defer) and
+ * written once the lock drops.
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#include <string.h>
+
+#include "hpu_internal.h"
+
+#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_FW + 4 - HPU_REG_INJ_HANG)
+#define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_ERROR + 4 - HPU_REG_CPU_STATUS)
+#define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
+
+/* Management CPU */
+
+static bool hpu_fw_alive(struct hpu_core *c)
+{
+    return c->cpu.status == HPU_CPU_RUNNING && !c->cpu.hb_stopped;
+}
+
+static void hpu_hb_event_arm(struct hpu_core *c)
+{
+    hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+    if (c->cpu.hb_event_ms && hpu_fw_alive(c)) {
+        hpu_timer_arm(c, HPU_TMR_HB_EVENT,
+                      c->cpu.hb_event_ms * HPU_NS_PER_MS);
+    }
+}
+
+static void hpu_hb_ack_arm(struct hpu_core *c)
+{
+    if (hpu_fw_alive(c) && !hpu_timer_pending(c, HPU_TMR_HB_ACK)) {
+        hpu_timer_arm(c, HPU_TMR_HB_ACK, HPU_HB_ACK_DELAY_NS);
+    }
+}
+
+void hpu_cpu_boot(struct hpu_core *c)
+{
+    memset(&c->cpu, 0, sizeof(c->cpu));
+    c->cpu.status = HPU_CPU_BOOTING;
+    hpu_timer_cancel(c, HPU_TMR_HB_ACK);
+    hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+    hpu_timer_arm(c, HPU_TMR_CPU_BOOT, HPU_CPU_BOOT_NS);
+}
+
+void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id)
+{
+    struct hpu_cpu *cpu = &c->cpu;
+    struct hpu_event ev = {
+        .id = HPU_EVENT_HEARTBEAT,
+        .severity = HPU_EVENT_SEV_INFO,
+        .engine = HPU_EVENT_ENGINE_NONE,
+    };
+
+    switch (id) {
+    case HPU_TMR_CPU_BOOT:
+        if (cpu->status != HPU_CPU_BOOTING) {
+            return;
+        }
+        cpu->status = HPU_CPU_RUNNING;
+        /* Requests written while booting are answered now. */
+        if (cpu->hb_req != cpu->hb_ack) {
+            hpu_hb_ack_arm(c);
+        }
+        hpu_hb_event_arm(c);
+        break;
+    case HPU_TMR_HB_ACK:
+        if (hpu_fw_alive(c)) {
+            cpu->hb_ack = cpu->hb_req;
+        }
+        break;
+    case HPU_TMR_HB_EVENT:
+        if (!hpu_fw_alive(c) || !cpu->hb_event_ms) {
+            return;
+        }
+        ev.info = ++cpu->hb_seq;
+        hpu_event_defer(c, &ev);
+        hpu_hb_event_arm(c);
+        break;
+    default:
+        break;
+    }
+}
+
+static enum hpu_access hpu_cpu_read(struct hpu_core *c, uint32_t offset,
+                                    uint32_t *val)
+{
+    switch (offset) {
+    case HPU_REG_CPU_STATUS:
+        *val = c->cpu.status;
+        break;
+    case HPU_REG_HB_REQ:
+        *val = c->cpu.hb_req;
+        break;
+    case HPU_REG_HB_ACK:
+        *val = c->cpu.hb_ack;
+        break;
+    case HPU_REG_HB_EVENT_MS:
+        *val = c->cpu.hb_event_ms;
+        break;
+    case HPU_REG_FW_ERROR:
+        *val = c->cpu.fw_error;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_cpu_write(struct hpu_core *c, uint32_t offset,
+                                     uint32_t val)
+{
+    switch (offset) {
+    case HPU_REG_HB_REQ:
+        c->cpu.hb_req = val;
+        hpu_hb_ack_arm(c);
+        break;
+    case HPU_REG_HB_EVENT_MS:
+        c->cpu.hb_event_ms = val;
+        hpu_hb_event_arm(c);
+        break;
+    case HPU_REG_CPU_STATUS:
+    case HPU_REG_HB_ACK:
+    case HPU_REG_FW_ERROR:
+        return HPU_ACCESS_READ_ONLY;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_cpu_block = {
+    .name = "cpu",
+    .base = HPU_REG_CPU_STATUS,
+    .size = HPU_CPU_BLOCK_SIZE,
+    .read = hpu_cpu_read,
+    .write = hpu_cpu_write,
+};
+
+/* Engine watchdog */
+
+/*
+ * Under the lock, when WDT_MS is written (@expired false) or the watchdog
+ * timer fires (@expired true): mark the streams that made no progress for
+ * WDT_MS as hung, then arm the timer for the next possible expiry.  A
+ * stream's period runs from the latest of its own progress (descriptor
+ * fetched, packet completed, WAIT released), its engine's progress (any
+ * packet completed or LIN_DMA piece moved) and the WDT_MS write.
+ */
+void hpu_wdt_update(struct hpu_core *c, bool expired)
+{
+    uint64_t wdt = (uint64_t)c->ctrl.wdt_ms * HPU_NS_PER_MS;
+    uint64_t now = hpu_now(c), next = now + wdt;
+    unsigned int e, s;
+
+    hpu_timer_cancel(c, HPU_TMR_WDT);
+    if (!expired) {
+        c->wdt_epoch = now;     /* a WDT_MS write restarts every period */
+    }
+    if (!wdt) {
+        return;
+    }
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        struct hpu_engine *eng = &c->eng[e];
+
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            struct hpu_stream *st = &eng->st[s];
+            uint64_t last = st->progress_ns;
+
+            if (!st->active || st->waiting || st->hung || st->halted ||
+                !(st->ctrl & HPU_QS_CTRL_ENABLE) || c->resetting) {
+                continue;
+            }
+            if (eng->progress_ns > last) {
+                last = eng->progress_ns;
+            }
+            if (c->wdt_epoch > last) {
+                last = c->wdt_epoch;
+            }
+            if (now - last < wdt) {
+                if (last + wdt < next) {
+                    next = last + wdt;
+                }
+                continue;
+            }
+            st->hung = true;
+            HPU_LOG(c, "DMA%u.%u: no progress for %u ms: hung (command "
+                    "buffer at 0x%llx, offset 0x%x)", e, s, c->ctrl.wdt_ms,
+                    (unsigned long long)st->cb_addr, st->pos);
+            hpu_event_defer(c, &(struct hpu_event){
+                .id = HPU_EVENT_ENGINE_HANG,
+                .severity = HPU_EVENT_SEV_FATAL,
+                .engine = (uint8_t)e,
+                .asid = st->asid,
+                .addr = st->cb_addr,
+                .info = s,
+            });
+        }
+    }
+    hpu_timer_arm(c, HPU_TMR_WDT, next > now ? next - now : 1);
+}
+
+/* Fault injection block (BAR0 + 0x3000) */
+
+static void hpu_inj_ecc(struct hpu_core *c, uint32_t kind)
+{
+    uint64_t addr = c->inj.ecc_addr;
+    struct hpu_event ev = {
+        .engine = HPU_EVENT_ENGINE_NONE,
+        .info = kind,
+    };
+
+    if (kind != HPU_INJ_ECC_CE && kind != HPU_INJ_ECC_UE) {
+        HPU_LOG(c, "INJ_ECC_CTRL written with %u: 1 (correctable) or 2 "
+                "(uncorrectable) expected", kind);
+        return;
+    }
+    if (!hpu_hbm_in_range(c, addr, 1)) {
+        HPU_LOG(c, "INJ_ECC_CTRL: HBM offset 0x%llx is beyond HBM (0x%llx "
+                "bytes): nothing injected", (unsigned long long)addr,
+                (unsigned long long)c->hbm.size);
+        return;
+    }
+    if (kind == HPU_INJ_ECC_CE) {
+        c->ctrl.ecc_ce_count++;
+        ev.id = HPU_EVENT_ECC_CE;
+        ev.severity = HPU_EVENT_SEV_INFO;
+        ev.addr = addr & ~7ULL;
+    } else {
+        if (!hpu_hbm_poison(c, addr)) {
+            return;             /* already poisoned: reported before */
+        }
+        c->ctrl.ecc_ue_count++;
+        ev.id = HPU_EVENT_ECC_UE;
+        ev.severity = HPU_EVENT_SEV_FATAL;
+        ev.addr = addr & ~(HPU_HBM_CHUNK_SIZE - 1);
+    }
+    hpu_event_defer(c, &ev);
+}
+
+static void hpu_inj_fw(struct hpu_core *c, uint32_t kind)
+{
+    switch (kind) {
+    case HPU_INJ_FW_HB_STOP:
+        c->cpu.hb_stopped = true;
+        hpu_timer_cancel(c, HPU_TMR_HB_ACK);
+        hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+        break;
+    case HPU_INJ_FW_FATAL:
+        if (c->cpu.status != HPU_CPU_BOOTING &&
+            c->cpu.status != HPU_CPU_RUNNING) {
+            HPU_LOG(c, "INJ_FW 2 while the management CPU is not running: "
+                    "ignored");
+            return;
+        }
+        c->cpu.status = HPU_CPU_HALTED;
+        c->cpu.fw_error = HPU_FW_FATAL_INJECTED;
+        hpu_timer_cancel(c, HPU_TMR_CPU_BOOT);
+        hpu_timer_cancel(c, HPU_TMR_HB_ACK);
+        hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+        hpu_event_defer(c, &(struct hpu_event){
+            .id = HPU_EVENT_FW_FATAL,
+            .severity = HPU_EVENT_SEV_FATAL,
+            .engine = HPU_EVENT_ENGINE_NONE,
+            .info = HPU_FW_FATAL_INJECTED,
+        });
+        break;
+    default:
+        HPU_LOG(c, "INJ_FW written with %u: 1 (stop heartbeats) or 2 "
+                "(fatal error) expected", kind);
+        break;
+    }
+}
+
+static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
+                                    uint32_t *val)
+{
+    switch (offset) {
+    case HPU_REG_INJ_HANG:
+        *val = c->inj.hang;
+        break;
+    case HPU_REG_INJ_DMA_FAIL:
+        *val = c->inj.dma_fail;
+        break;
+    case HPU_REG_INJ_ECC_ADDR_LO:
+        *val = (uint32_t)c->inj.ecc_addr;
+        break;
+    case HPU_REG_INJ_ECC_ADDR_HI:
+        *val = (uint32_t)(c->inj.ecc_addr >> 32);
+        break;
+    case HPU_REG_INJ_ECC_CTRL:
+    case HPU_REG_INJ_FW:
+        *val = 0;               /* write-only */
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
+                                     uint32_t val)
+{
+    unsigned int e;
+
+    switch (offset) {
+    case HPU_REG_INJ_HANG:
+        c->inj.hang = val & HPU_ENGINE_MASK;
+        for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+            if (c->inj.hang & (1u << e)) {
+                c->ops->kick_engine(c->opaque, e);
+            }
+        }
+        break;
+    case HPU_REG_INJ_DMA_FAIL:
+        c->inj.dma_fail = val & HPU_ENGINE_MASK;
+        break;
+    case HPU_REG_INJ_ECC_ADDR_LO:
+        c->inj.ecc_addr = (c->inj.ecc_addr & 0xffffffff00000000ULL) | val;
+        break;
+    case HPU_REG_INJ_ECC_ADDR_HI:
+        c->inj.ecc_addr = (c->inj.ecc_addr & 0xffffffffULL) |
+                          (uint64_t)val << 32;
+        break;
+    case HPU_REG_INJ_ECC_CTRL:
+        hpu_inj_ecc(c, val);
+        break;
+    case HPU_REG_INJ_FW:
+        hpu_inj_fw(c, val);
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_inj_block = {
+    .name = "inj",
+    .base = HPU_REG_INJ_HANG,
+    .size = HPU_INJ_BLOCK_SIZE,
+    .read = hpu_inj_read,
+    .write = hpu_inj_write,
+};
+
+/* Reset */
+
+void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+{
+    /* The slot reserved for RESET_DONE went with the event queue. */
+    c->dq.rd_reserved = false;
+    switch (kind) {
+    case HPU_RESET_SOFT:
+        /* Hangs were released when the reset started; the rest stays. */
+        c->inj.hang = 0;
+        break;
+    case HPU_RESET_HARD:
+    case HPU_RESET_POWER_ON:
+        memset(&c->inj, 0, sizeof(c->inj));
+        memset(&c->cpu, 0, sizeof(c->cpu));
+        c->cpu.status = HPU_CPU_OFF;    /* held until the reset is done */
+        c->dq.head = c->dq.count = 0;
+        c->dq.reset_done = 0;
+        break;
+    }
+}

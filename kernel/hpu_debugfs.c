@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: debugfs: fault injection and error state, for tests only.
+ *
+ * The files live in the DRM device's debugfs directory,
+ * /sys/kernel/debug/accel/<PCI address>/ (also reachable as
+ * /sys/kernel/debug/accel/<minor>/), and are documented in
+ * Documentation/driver/errors.md. They are no ABI: they exist so that
+ * tests can provoke every error path through the device's fault-injection
+ * registers (Documentation/hw/errors-and-reset.md).
+ *
+ *   inject_hang      (W) engine mask: hang DMA engines until a reset
+ *   inject_dma_fail  (W) engine mask: fail the next host access of each
+ *   inject_ecc       (W) "ce <HBM offset>" or "ue <HBM offset>"
+ *   inject_fw        (W) "hb_stop" or "fatal"
+ *   errors           (R) every error and reset counter
+ *   retired_pages    (R) the retired HBM pages, one per line
+ *
+ * A write with bad input fails with -EINVAL and logs why; after the
+ * device is unbound writes fail with -ENODEV.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include "hpu_accel.h"
+#include "hpu_debugfs.h"
+#include "hpu_drv.h"
+#include "hpu_eq.h"
+#include "hpu_errors.h"
+#include "hpu_hbm.h"
+#include "hpu_reg.h"
+#include "hpu_reset.h"
+
+/* Longest input a write accepts, e.g. "ue 0xffffffffffffffff". */
+#define HPU_DEBUGFS_INPUT_MAX	64
+
+/**
+ * struct hpu_debugfs - debugfs state of one device
+ * @hdev: the device.
+ * @inj_lock: serialises writes to the fault-injection registers (the ECC
+ *	address and control registers are written as a sequence).
+ *
+ * Allocated with drmm_kzalloc(). The DRM core removes the device's debugfs
+ * directory in drm_dev_unregister() (from drm_dev_unplug() in the remove
+ * callback), waiting for readers and writers, well before managed
+ * resources are released: no file outlives this structure.
+ */
+struct hpu_debugfs {
+	struct hpu_device *hdev;
+	struct mutex inj_lock;	/* the INJ_* registers */
+};
+
+/* Copy a short, NUL-terminated, whitespace-trimmed input from user space. */
+static int hpu_debugfs_input(const char __user *ubuf, size_t count,
+			     char *buf, size_t size, char **out)
+{
+	if (!count || count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	*out = strim(buf);
+	return 0;
+}
+
+/* Parse an engine mask of DMA engines the device has. */
+static int hpu_debugfs_engine_mask(struct hpu_device *hdev, const char *what,
+				   const char *s, u32 *mask)
+{
+	u32 valid = GENMASK(hdev->id.num_dma - 1, 0);
+
+	if (kstrtou32(s, 0, mask)) {
+		drm_notice(&hdev->drm, "debugfs %s: \"%s\" is not an engine mask\n",
+			   what, s);
+		return -EINVAL;
+	}
+	if (*mask & ~valid) {
+		drm_notice(&hdev->drm, "debugfs %s: mask 0x%x names engines the device lacks (valid: 0x%x)\n",
+			   what, *mask, valid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write @val to @reg with the device bound; -ENODEV once it is gone. */
+static int hpu_debugfs_inject(struct hpu_debugfs *dbg, u32 reg, u32 val)
+{
+	struct hpu_device *hdev = dbg->hdev;
+	int idx;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&dbg->inj_lock);
+	hpu_wr32(hdev, reg, val);
+	mutex_unlock(&dbg->inj_lock);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static ssize_t hpu_debugfs_mask_write(struct file *f, const char __user *ubuf,
+				      size_t count, u32 reg, const char *what)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
+	u32 mask;
+	int ret;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+	ret = hpu_debugfs_engine_mask(hdev, what, s, &mask);
+	if (ret)
+		return ret;
+
+	drm_info(&hdev->drm, "debugfs %s: DMA engine mask 0x%x\n", what, mask);
+	ret = hpu_debugfs_inject(dbg, reg, mask);
+	return ret ?: count;
+}
+
+static ssize_t hpu_debugfs_hang_write(struct file *f, const char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	return hpu_debugfs_mask_write(f, ubuf, count, HPU_REG_INJ_HANG,
+				      "inject_hang");
+}
+
+static ssize_t hpu_debugfs_dma_fail_write(struct file *f,
+					  const char __user *ubuf,
+					  size_t count, loff_t *ppos)
+{
+	return hpu_debugfs_mask_write(f, ubuf, count, HPU_REG_INJ_DMA_FAIL,
+				      "inject_dma_fail");
+}
+
+static ssize_t hpu_debugfs_ecc_write(struct file *f, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s, *kind;
+	u32 ctrl;
+	u64 addr;
+	int idx, ret;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+
+	kind = strsep(&s, " \t");
+	if (!strcmp(kind, "ce")) {
+		ctrl = HPU_INJ_ECC_CE;
+	} else if (!strcmp(kind, "ue")) {
+		ctrl = HPU_INJ_ECC_UE;
+	} else {
+		drm_notice(&hdev->drm, "debugfs inject_ecc: expected \"ce <HBM offset>\" or \"ue <HBM offset>\", got \"%s\"\n",
+			   kind);
+		return -EINVAL;
+	}
+	s = s ? skip_spaces(s) : NULL;
+	if (!s || kstrtou64(s, 0, &addr)) {
+		drm_notice(&hdev->drm, "debugfs inject_ecc: missing or bad HBM offset after \"%s\"\n",
+			   kind);
+		return -EINVAL;
+	}
+	if (addr >= hdev->id.hbm_size) {
+		drm_notice(&hdev->drm, "debugfs inject_ecc: offset 0x%llx is beyond HBM (0x%llx bytes)\n",
+			   addr, hdev->id.hbm_size);
+		return -EINVAL;
+	}
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+	drm_info(&hdev->drm, "debugfs: injecting a%s ECC error at HBM 0x%llx\n",
+		 ctrl == HPU_INJ_ECC_CE ? " correctable" : "n uncorrectable",
+		 addr);
+	mutex_lock(&dbg->inj_lock);
+	hpu_wr32(hdev, HPU_REG_INJ_ECC_ADDR_LO, lower_32_bits(addr));
+	hpu_wr32(hdev, HPU_REG_INJ_ECC_ADDR_HI, upper_32_bits(addr));
+	hpu_wr32(hdev, HPU_REG_INJ_ECC_CTRL, ctrl);
+	mutex_unlock(&dbg->inj_lock);
+	drm_dev_exit(idx);
+	return count;
+}
+
+static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
+	u32 val;
+	int ret;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+
+	if (!strcmp(s, "hb_stop")) {
+		val = HPU_INJ_FW_HB_STOP;
+	} else if (!strcmp(s, "fatal")) {
+		val = HPU_INJ_FW_FATAL;
+	} else {
+		drm_notice(&hdev->drm, "debugfs inject_fw: expected \"hb_stop\" or \"fatal\", got \"%s\"\n",
+			   s);
+		return -EINVAL;
+	}
+
+	drm_info(&hdev->drm, "debugfs: injecting firmware fault \"%s\"\n", s);
+	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_FW, val);
+	return ret ?: count;
+}
+
+static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
+{
+	struct hpu_debugfs *dbg = m->private;
+	struct hpu_device *hdev = dbg->hdev;
+	struct hpu_reset_stats *rs = &hdev->reset->stats;
+	struct drm_hpu_info_errors c;
+	struct hpu_eq *eq = hdev->eq;
+
+	hpu_errors_read(hdev, &c);
+	seq_printf(m, "mmu_faults %llu\n", c.mmu_faults);
+	seq_printf(m, "bad_packets %llu\n", c.bad_packets);
+	seq_printf(m, "priv_violations %llu\n", c.priv_violations);
+	seq_printf(m, "engine_hangs %llu\n", c.engine_hangs);
+	seq_printf(m, "dma_bus_errors %llu\n", c.dma_bus_errors);
+	seq_printf(m, "ecc_correctable %llu\n", c.ecc_correctable);
+	seq_printf(m, "ecc_uncorrectable %llu\n", c.ecc_uncorrectable);
+	seq_printf(m, "retired_pages %llu\n", c.retired_pages);
+	seq_printf(m, "job_timeouts %llu\n", c.job_timeouts);
+	seq_printf(m, "heartbeat_losses %llu\n", c.heartbeat_losses);
+	seq_printf(m, "fw_fatal %llu\n", c.fw_fatal);
+	seq_printf(m, "thermal_events %llu\n", c.thermal_events);
+	seq_printf(m, "power_events %llu\n", c.power_events);
+	seq_printf(m, "soft_resets %llu\n", c.soft_resets);
+	seq_printf(m, "hard_resets %llu\n", c.hard_resets);
+	seq_printf(m, "reset_generation %llu\n", c.reset_generation);
+	/* Not in INFO ERRORS: */
+	seq_printf(m, "failed_resets %lld\n", atomic64_read(&rs->failed_resets));
+	seq_printf(m, "hung_jobs %lld\n", atomic64_read(&rs->hung_jobs));
+	seq_printf(m, "resubmitted_jobs %lld\n",
+		   atomic64_read(&rs->resubmitted));
+	seq_printf(m, "heartbeat_events %lld\n",
+		   atomic64_read(&eq->heartbeats));
+	seq_printf(m, "reset_done_events %lld\n",
+		   atomic64_read(&eq->resets_done));
+	seq_printf(m, "unknown_events %lld\n", atomic64_read(&eq->unknown));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_errors);
+
+static int hpu_debugfs_retired_show(struct seq_file *m, void *unused)
+{
+	struct hpu_debugfs *dbg = m->private;
+
+	hpu_hbm_retired_show(dbg->hdev, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_retired);
+
+static const struct file_operations hpu_debugfs_hang_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_hang_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations hpu_debugfs_dma_fail_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_dma_fail_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations hpu_debugfs_ecc_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_ecc_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations hpu_debugfs_fw_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_fw_write,
+	.llseek = noop_llseek,
+};
+
+/**
+ * hpu_debugfs_init() - create the device's debugfs files
+ * @hdev: the device, registered
+ *
+ * Called after drm_dev_register(). Failures are not fatal: debugfs is for
+ * tests only. The DRM core removes the files when the device is
+ * unregistered.
+ */
+void hpu_debugfs_init(struct hpu_device *hdev)
+{
+	struct drm_device *drm = &hdev->drm;
+	struct dentry *root = drm->debugfs_root;
+	struct hpu_debugfs *dbg;
+
+	if (IS_ERR_OR_NULL(root))
+		return;
+
+	dbg = drmm_kzalloc(drm, sizeof(*dbg), GFP_KERNEL);
+	if (!dbg)
+		return;
+	dbg->hdev = hdev;
+	if (drmm_mutex_init(drm, &dbg->inj_lock))
+		return;
+
+	debugfs_create_file("inject_hang", 0200, root, dbg,
+			    &hpu_debugfs_hang_fops);
+	debugfs_create_file("inject_dma_fail", 0200, root, dbg,
+			    &hpu_debugfs_dma_fail_fops);
+	debugfs_create_file("inject_ecc", 0200, root, dbg,
+			    &hpu_debugfs_ecc_fops);
+	debugfs_create_file("inject_fw", 0200, root, dbg,
+			    &hpu_debugfs_fw_fops);
+	debugfs_create_file("errors", 0444, root, dbg,
+			    &hpu_debugfs_errors_fops);
+	debugfs_create_file("retired_pages", 0444, root, dbg,
+			    &hpu_debugfs_retired_fops);
+}

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: soft and hard reset, the reset generation and the firmware
+ * heartbeat.
+ *
+ * A reset runs in process context: from the reset work, for resets that
+ * interrupt handlers and the heartbeat schedule (hpu_reset_schedule()),
+ * or directly in the caller for the operator's reset (hpu_reset_now()).
+ * &hpu_reset.lock lets one run at a time; &hpu_reset.sem, taken for
+ * writing while the device is reset and re-initialised, keeps out context
+ * creation, HBM scrubbing and stream restarts. A hard reset increments the
+ * reset generation: files opened before it are stale, their ioctls fail
+ * with -ENODEV (hpu_reset_ioctl()) and their jobs never run again.
+ * Documentation/driver/reset.md has the whole picture.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/compat.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+
+#include "hpu_drv.h"
+#include "hpu_eq.h"
+#include "hpu_errors.h"
+#include "hpu_events.h"
+#include "hpu_hbm.h"
+#include "hpu_hw.h"
+#include "hpu_mmu.h"
+#include "hpu_queue.h"
+#include "hpu_reg.h"
+#include "hpu_reset.h"
+
+static unsigned int hpu_hb_period_ms = 1000;
+module_param_named(hb_period_ms, hpu_hb_period_ms, uint, 0444);
+MODULE_PARM_DESC(hb_period_ms,
+		 "Firmware heartbeat period in ms: a request not acknowledged by the next period is a heartbeat loss and leads to a hard reset; 0 disables the heartbeat (default 1000)");
+
+/* Hard reset: 10 ms of device time, then the firmware boots in 50 ms. */
+#define HPU_HARD_RESET_TIMEOUT_US	(1000 * USEC_PER_MSEC)
+#define HPU_CPU_BOOT_TIMEOUT_US		(2000 * USEC_PER_MSEC)
+/* Shortest heartbeat period: the firmware answers within 1 ms. */
+#define HPU_HB_PERIOD_MIN_MS		10
+
+static const char *hpu_reset_kind_name(enum hpu_reset_kind kind)
+{
+	return kind == HPU_RESET_HARD ? "hard" : "soft";
+}
+
+/**
+ * hpu_reset_generation() - the device's reset generation
+ * @hdev: the device
+ *
+ * Return: the number of hard resets since probe. Callable from any context.
+ */
+u64 hpu_reset_generation(struct hpu_device *hdev)
+{
+	return atomic64_read(&hdev->reset->generation);
+}
+
+/**
+ * hpu_reset_file_stale() - whether a file was opened before a hard reset
+ * @fpriv: the file
+ *
+ * Return: true if the device was hard reset since the file was opened:
+ * its context (address space, buffers, queues) no longer exists on the
+ * device.
+ */
+bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
+{
+	return fpriv->generation != hpu_reset_generation(fpriv->hdev);
+}
+
+/**
+ * hpu_reset_read_lock() - keep resets out
+ * @hdev: the device
+ *
+ * Waits for a reset in progress. The holder must not wait for a job (a
+ * reset may be what completes it) nor take the lock again. May sleep.
+ */
+void hpu_reset_read_lock(struct hpu_device *hdev)
+{
+	down_read(&hdev->reset->sem);
+}
+
+/**
+ * hpu_reset_read_unlock() - let resets in again
+ * @hdev: the device
+ */
+void hpu_reset_read_unlock(struct hpu_device *hdev)
+{
+	up_read(&hdev->reset->sem);
+}
+
+/* Driver-private ioctl numbers, the ones a stale file may not use. */
+static bool hpu_reset_ioctl_checked(unsigned int cmd)
+{
+	unsigned int nr = DRM_IOCTL_NR(cmd);
+
+	return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END;
+}
+
+static int hpu_reset_ioctl_check(struct file *filp, unsigned int cmd)
+{
+	struct drm_file *file = filp->private_data;
+	struct hpu_file_priv *fpriv = file->driver_priv;
+
+	if (!hpu_reset_ioctl_checked(cmd) || !fpriv)
+		return 0;
+	if (hpu_reset_file_stale(fpriv)) {
+		drm_dbg_driver(file->minor->dev,
+			       "ioctl 0x%x on a file opened before hard reset %llu: -ENODEV\n",
+			       cmd, hpu_reset_generation(fpriv->hdev));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * hpu_reset_ioctl() - &file_operations.unlocked_ioctl of the accel node
+ * @filp: the file
+ * @cmd: the ioctl
+ * @arg: its argument
+ *
+ * Refuses the driver's ioctls with -ENODEV on a file opened before the
+ * last hard reset, then hands over to drm_ioctl(). The DRM core's own
+ * ioctls (syncobj waits, GEM close, PRIME) keep working on such a file, so
+ * that user space can read its failed fences and clean up.
+ *
+ * Return: the ioctl's result.
+ */
+long hpu_reset_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	int ret = hpu_reset_ioctl_check(filp, cmd);
+
+	return ret ? ret : drm_ioctl(filp, cmd, arg);
+}
+
+/**
+ * hpu_reset_compat_ioctl() - &file_operations.compat_ioctl of the accel node
+ * @filp: the file
+ * @cmd: the ioctl
+ * @arg: its argument
+ *
+ * As hpu_reset_ioctl(), for 32-bit callers.
+ *
+ * Return: the ioctl's result.
+ */
+long hpu_reset_compat_ioctl(struct file *filp, unsigned int cmd,
+			    unsigned long arg)
+{
+	int ret = hpu_reset_ioctl_check(filp, cmd);
+
+	return ret ? ret : drm_compat_ioctl(filp, cmd, arg);
+}
+
+/* Heartbeat */
+
+static void hpu_hb_arm(struct hpu_reset *r)
+{
+	queue_delayed_work(r->wq, &r->hb_work,
+			   msecs_to_jiffies(max(hpu_hb_period_ms,
+						HPU_HB_PERIOD_MIN_MS)));
+}
+
+/*
+ * Check that the firmware answered the last request, then send the next.
+ * A missing answer, or a firmware that is not RUNNING, is a heartbeat
+ * loss: count it and schedule a hard reset, which restarts the heartbeat.
+ */
+static void hpu_hb_work(struct work_struct *work)
+{
+	struct hpu_reset *r = container_of(to_delayed_work(work),
+					   struct hpu_reset, hb_work);
+	struct hpu_device *hdev = r->hdev;
+	u32 cpu, ack;
+	int idx;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return;
+
+	cpu = hpu_rd32(hdev, HPU_REG_CPU_STATUS);
+	ack = hpu_rd32(hdev, HPU_REG_HB_ACK);
+	if (cpu == U32_MAX) {
+		drm_dev_exit(idx);
+		return;		/* surprise removal: remove() cleans up */
+	}
+
+	if (cpu != HPU_CPU_BOOTING &&
+	    (cpu != HPU_CPU_RUNNING || (r->hb_seq && ack != r->hb_seq))) {
+		atomic64_inc(&r->stats.heartbeat_losses);
+		drm_err(&hdev->drm, "firmware heartbeat lost: CPU_STATUS %u, HB_ACK %u for request %u, FW_ERROR 0x%08x; hard reset\n",
+			cpu, ack, r->hb_seq, hpu_rd32(hdev, HPU_REG_FW_ERROR));
+		drm_dev_exit(idx);
+		/* Not re-armed: the hard reset restarts the heartbeat. */
+		hpu_reset_schedule_fw(hdev, "firmware heartbeat lost");
+		return;
+	}
+
+	if (cpu == HPU_CPU_BOOTING) {
+		r->hb_seq = 0;	/* nothing can be answered yet */
+	} else {
+		/* Skip 0: it means "no request outstanding". */
+		r->hb_seq = r->hb_seq + 1 ? r->hb_seq + 1 : 1;
+		hpu_wr32(hdev, HPU_REG_HB_REQ, r->hb_seq);
+	}
+	drm_dev_exit(idx);
+
+	hpu_hb_arm(r);
+}
+
+static void hpu_hb_start(struct hpu_reset *r)
+{
+	if (!r->hb_on)
+		return;
+	r->hb_seq = 0;
+	hpu_hb_arm(r);
+}
+
+static void hpu_hb_stop(struct hpu_reset *r)
+{
+	cancel_delayed_work_sync(&r->hb_work);
+}
+
+/* Resets */
+
+/* Program what the device loses at a reset and the driver set up. */
+static void hpu_reset_restore(struct hpu_device *hdev)
+{
+	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE);
+	hpu_wr32(hdev, HPU_REG_ERROR, HPU_ERROR_BAD_ACCESS |
+		 HPU_ERROR_BAD_IRQ_VECTOR | HPU_ERROR_BAD_RESET_KEY |
+		 HPU_ERROR_RESET_BUSY);
+	hpu_hw_irq_enable(hdev);
+	hpu_eq_hw_restart(hdev);
+	hpu_errors_hw_init(hdev);
+}
+
+/*
+ * Soft reset: engines, streams, sync objects, event queue and TLB. HBM,
+ * page tables and contexts survive. The job at the head of a hung stream
+ * fails; the others are put back. Caller holds the reset lock and is
+ * inside drm_dev_enter(). On failure the streams stay halted and
+ * &hpu_reset.sem stays held for writing: the caller escalates to a hard
+ * reset.
+ */
+static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
+{
+	struct hpu_reset *r = hdev->reset;
+	ktime_t start = ktime_get();
+	int ret;
+
+	drm_warn(&hdev->drm, "soft reset: %s\n", reason);
+	hpu_hb_stop(r);
+
+	down_write(&r->sem);
+	hpu_qm_reset_prepare(hdev, false);
+	ret = hpu_hw_soft_reset(hdev);
+	if (ret)
+		return ret;	/* still halted and locked, for the hard reset */
+
+	hpu_reset_restore(hdev);
+	/* The reset dropped the TLB; make sure nothing stale survives. */
+	hpu_mmu_invalidate_all(hdev);
+	hpu_qm_reset_finish(hdev, false, false);
+	up_write(&r->sem);
+
+	atomic64_inc(&r->stats.soft_resets);
+	hpu_hb_start(r);
+	hpu_events_reset_notify(hdev, false, hpu_reset_generation(hdev));
+	drm_info(&hdev->drm, "soft reset done in %lld us\n",
+		 ktime_us_delta(ktime_get(), start));
+	return 0;
+}
+
+/* Wait for the hard reset and the firmware boot. Return 0 or -ETIMEDOUT. */
+static int hpu_reset_hard_wait(struct hpu_device *hdev)
+{
+	u32 status, cpu;
+	int ret;
+
+	ret = hpu_poll32(hdev, HPU_REG_STATUS, status,
+			 (status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY |
+				    HPU_STATUS_HARD_RESET_BUSY)) ==
+			 HPU_STATUS_READY, HPU_HARD_RESET_TIMEOUT_US);
+	if (ret) {
+		drm_err(&hdev->drm, "hard reset did not complete within %u ms (STATUS 0x%08x)\n",
+			(u32)(HPU_HARD_RESET_TIMEOUT_US / USEC_PER_MSEC), status);
+		return ret;
+	}
+
+	ret = hpu_poll32(hdev, HPU_REG_CPU_STATUS, cpu, cpu == HPU_CPU_RUNNING,
+			 HPU_CPU_BOOT_TIMEOUT_US);
+	if (ret) {
+		drm_err(&hdev->drm, "firmware did not boot within %u ms after the hard reset (CPU_STATUS %u, FW_ERROR 0x%08x)\n",
+			(u32)(HPU_CPU_BOOT_TIMEOUT_US / USEC_PER_MSEC), cpu,
+			hpu_rd32(hdev, HPU_REG_FW_ERROR));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Re-initialise the device state a hard reset lost: MMU (window, roots,
+ * TLB, fault latch) and HBM (scrubbed: the page-table area and every
+ * buffer read as zero). Contexts of the old generation keep their ASIDs,
+ * page tables and HBM blocks allocated in the driver until their files
+ * close, so nothing of the new generation can get them meanwhile.
+ */
+static int hpu_reset_reinit(struct hpu_device *hdev)
+{
+	unsigned int asid;
+	int ret;
+
+	hpu_reset_restore(hdev);
+
+	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_HI, 0);
+	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_LO, 0);
+	for (asid = 0; asid < HPU_MMU_NUM_ASIDS; asid++)
+		hpu_mmu_set_root(hdev, asid, 0, false);
+	ret = hpu_mmu_invalidate_all(hdev);
+	if (ret)
+		return ret;
+	hpu_wr32(hdev, HPU_REG_FAULT_INFO, HPU_FAULT_VALID);
+
+	return hpu_hbm_scrub(hdev, 0, hdev->id.hbm_size);
+}
+
+/*
+ * Hard reset: the whole device. Every job on a stream fails -ECANCELED,
+ * every context is lost (generation + 1). Caller holds the reset lock and
+ * is inside drm_dev_enter(); @prepared: a failed soft reset already
+ * halted the streams and holds &hpu_reset.sem for writing. Return: 0, or
+ * -EIO with the device unusable.
+ */
+static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
+			  bool prepared)
+{
+	struct hpu_reset *r = hdev->reset;
+	ktime_t start = ktime_get();
+	u64 gen;
+	int ret;
+
+	drm_warn(&hdev->drm, "hard reset: %s; every context is lost\n", reason);
+	hpu_hb_stop(r);
+
+	if (!prepared) {
+		down_write(&r->sem);
+		hpu_qm_reset_prepare(hdev, true);
+	}
+
+	/* From here on, files opened before get -ENODEV. */
+	gen = atomic64_inc_return(&r->generation);
+
+	hpu_wr32(hdev, HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+	ret = hpu_reset_hard_wait(hdev);
+	if (!ret)
+		ret = hpu_reset_reinit(hdev);
+	if (ret) {
+		WRITE_ONCE(r->unusable, true);
+		hpu_qm_reset_finish(hdev, true, true);
+		up_write(&r->sem);
+		atomic64_inc(&r->stats.failed_resets);
+		drm_err(&hdev->drm, "hard reset failed (%d): the device is unusable; every open and ioctl fails with -ENODEV until it is unbound\n",
+			ret);
+		hpu_events_reset_notify(hdev, true, gen);
+		return -EIO;
+	}
+
+	hpu_qm_reset_finish(hdev, true, false);
+	up_write(&r->sem);
+
+	atomic64_inc(&r->stats.hard_resets);
+	hpu_hb_start(r);
+	hpu_events_reset_notify(hdev, true, gen);
+	drm_info(&hdev->drm, "hard reset done in %lld us; reset generation %llu\n",
+		 ktime_us_delta(ktime_get(), start), gen);
+	return 0;
+}
+
+/* Run one reset. Caller holds the reset lock. Return 0, -EIO, -ENODEV. */
+static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
+			const char *reason)
+{
+	struct hpu_reset *r = hdev->reset;
+	int idx, ret;
+
+	if (READ_ONCE(r->unusable))
+		return -ENODEV;
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+
+	if (kind == HPU_RESET_SOFT) {
+		ret = hpu_reset_soft(hdev, reason);
+		if (ret) {
+			atomic64_inc(&r->stats.failed_resets);
+			drm_err(&hdev->drm, "soft reset failed (%d); escalating to a hard reset\n",
+				ret);
+			hpu_reset_hard(hdev, "soft reset failed", true);
+			ret = -EIO;
+		}
+	} else {
+		ret = hpu_reset_hard(hdev, reason, false);
+	}
+	drm_dev_exit(idx);
+
+	/*
+	 * An unusable device leaves user space for good: no open, ioctl or
+	 * job gets to it. Outside drm_dev_enter(): this waits for every
+	 * section of it to end.
+	 */
+	if (READ_ONCE(r->unusable) && !drm_dev_is_unplugged(&hdev->drm))
+		drm_dev_unplug(&hdev->drm);
+	return ret;
+}
+
+/*
+ * Whether the firmware runs and answers: CPU RUNNING without a fatal error,
+ * and the outstanding heartbeat request (if any) answered within 5 ms.
+ */
+static bool hpu_fw_healthy(struct hpu_device *hdev)
+{
+	struct hpu_reset *r = hdev->reset;
+	bool ok = false;
+	u32 ack;
+	int idx;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return false;
+	if (hpu_rd32(hdev, HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING &&
+	    !hpu_rd32(hdev, HPU_REG_FW_ERROR))
+		ok = !r->hb_seq ||
+		     !hpu_poll32(hdev, HPU_REG_HB_ACK, ack, ack == r->hb_seq,
+				 5 * USEC_PER_MSEC);
+	drm_dev_exit(idx);
+	return ok;
+}
+
+static void hpu_reset_work(struct work_struct *work)
+{
+	struct hpu_reset *r = container_of(work, struct hpu_reset, work);
+	enum hpu_reset_kind kind;
+	const char *reason;
+	unsigned long flags;
+	bool fw_check;
+
+	mutex_lock(&r->lock);
+	spin_lock_irqsave(&r->pending_lock, flags);
+	if (!r->pending) {
+		spin_unlock_irqrestore(&r->pending_lock, flags);
+		mutex_unlock(&r->lock);
+		return;
+	}
+	r->pending = false;
+	kind = r->pending_kind;
+	reason = r->pending_reason;
+	fw_check = r->pending_fw_check;
+	spin_unlock_irqrestore(&r->pending_lock, flags);
+
+	if (kind == HPU_RESET_HARD && fw_check && hpu_fw_healthy(r->hdev))
+		drm_info(&r->hdev->drm, "hard reset for \"%s\" dropped: the firmware is healthy again\n",
+			 reason);
+	else
+		hpu_reset_do(r->hdev, kind, reason);
+	mutex_unlock(&r->lock);
+}
+
+static int __hpu_reset_schedule(struct hpu_device *hdev,
+				enum hpu_reset_kind kind, const char *reason,
+				bool fw_check)
+{
+	struct hpu_reset *r = hdev->reset;
+	unsigned long flags;
+	int ret = 0;
+
+	if (!r)
+		return -ENODEV;
+
+	spin_lock_irqsave(&r->pending_lock, flags);
+	if (r->shutdown || READ_ONCE(r->unusable)) {
+		ret = -ENODEV;
+	} else if (r->pending && r->pending_kind >= kind) {
+		/* An unconditional request makes the pending one unconditional. */
+		if (kind == r->pending_kind && !fw_check)
+			r->pending_fw_check = false;
+		ret = -EBUSY;
+	} else {
+		if (!r->pending)
+			queue_work(r->wq, &r->work);
+		r->pending = true;
+		r->pending_kind = kind;
+		r->pending_reason = reason;
+		r->pending_fw_check = fw_check;
+	}
+	spin_unlock_irqrestore(&r->pending_lock, flags);
+
+	if (!ret)
+		dev_dbg(hdev->drm.dev, "%s reset scheduled: %s\n",
+			hpu_reset_kind_name(kind), reason);
+	return ret;
+}
+
+/**
+ * hpu_reset_schedule() - ask for a reset, from any context
+ * @hdev: the device
+ * @kind: %HPU_RESET_SOFT or %HPU_RESET_HARD
+ * @reason: what needs it, for the log; a string constant
+ *
+ * Queues the reset work. A request while one is pending merges with it
+ * (a hard request upgrades a soft one). Callable from interrupt context.
+ *
+ * Return: 0 if queued; -EBUSY if a reset of this kind or a harder one is
+ * already pending; -ENODEV if the device is unusable or going away.
+ */
+int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,
+		       const char *reason)
+{
+	return __hpu_reset_schedule(hdev, kind, reason, false);
+}
+
+/**
+ * hpu_reset_schedule_fw() - ask for a hard reset for a firmware failure
+ * @hdev: the device
+ * @reason: what needs it, for the log; a string constant
+ *
+ * Like hpu_reset_schedule() with %HPU_RESET_HARD, but the reset is dropped
+ * if the firmware is healthy by the time it would start: one firmware
+ * failure shows two symptoms (a lost heartbeat and a FW_FATAL event), and
+ * the reset asked for by the first cures the second. Callable from
+ * interrupt context.
+ *
+ * Return: as hpu_reset_schedule().
+ */
+int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason)
+{
+	return __hpu_reset_schedule(hdev, HPU_RESET_HARD, reason, true);
+}
+
+/**
+ * hpu_reset_now() - reset the device and wait for the outcome
+ * @hdev: the device
+ * @kind: %HPU_RESET_SOFT or %HPU_RESET_HARD
+ * @reason: for the log
+ *
+ * Runs the reset in the caller's context. Refuses rather than waits when
+ * another reset is running. May sleep; the caller must not hold anything
+ * a reset waits for (&hpu_reset.sem, a stream's recover lock).
+ *
+ * Return: 0; -EBUSY if a reset is already running; -EIO if the reset
+ * failed (a failed soft reset escalates to a hard one, which the log
+ * tells; a failed hard reset leaves the device unusable); -ENODEV if the
+ * device is unusable or going away.
+ */
+int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
+		  const char *reason)
+{
+	struct hpu_reset *r = hdev->reset;
+	int ret;
+
+	if (READ_ONCE(r->shutdown) || READ_ONCE(r->unusable))
+		return -ENODEV;
+	if (!mutex_trylock(&r->lock))
+		return -EBUSY;
+	ret = hpu_reset_do(hdev, kind, reason);
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+static void hpu_reset_release(struct drm_device *drm, void *arg)
+{
+	struct hpu_reset *r = arg;
+
+	destroy_workqueue(r->wq);
+	mutex_destroy(&r->lock);
+}
+
+/**
+ * hpu_reset_init() - set up the reset state
+ * @hdev: the device, identity read
+ *
+ * Must come before the queue managers (jobs carry the reset generation).
+ * The heartbeat starts with hpu_reset_start(). May sleep.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hpu_reset_init(struct hpu_device *hdev)
+{
+	struct drm_device *drm = &hdev->drm;
+	struct hpu_reset *r;
+
+	r = drmm_kzalloc(drm, sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+
+	r->hdev = hdev;
+	mutex_init(&r->lock);
+	init_rwsem(&r->sem);
+	spin_lock_init(&r->pending_lock);
+	INIT_WORK(&r->work, hpu_reset_work);
+	INIT_DELAYED_WORK(&r->hb_work, hpu_hb_work);
+	atomic64_set(&r->generation, 0);
+	r->hb_on = hdev->id.spec_version >= 3 && hpu_hb_period_ms;
+
+	/* Resets signal fences: they must make progress under reclaim. */
+	r->wq = alloc_ordered_workqueue("hpu-reset-%s", WQ_MEM_RECLAIM,
+					pci_name(hdev->pdev));
+	if (!r->wq) {
+		mutex_destroy(&r->lock);
+		return -ENOMEM;
+	}
+	hdev->reset = r;
+
+	return drmm_add_action_or_reset(drm, hpu_reset_release, r);
+}
+
+/**
+ * hpu_reset_start() - start the heartbeat
+ * @hdev: the device, fully probed
+ */
+void hpu_reset_start(struct hpu_device *hdev)
+{
+	hpu_hb_start(hdev->reset);
+}
+
+/**
+ * hpu_reset_fini() - stop resets and the heartbeat before the device goes
+ * @hdev: the device, being removed (or a failed probe); its sysfs
+ *	attributes are gone, so no operator reset runs
+ *
+ * Later requests fail with -ENODEV; a reset in progress finishes first.
+ * May sleep.
+ */
+void hpu_reset_fini(struct hpu_device *hdev)
+{
+	struct hpu_reset *r = hdev->reset;
+	unsigned long flags;
+
+	if (!r)
+		return;
+
+	spin_lock_irqsave(&r->pending_lock, flags);
+	r->shutdown = true;
+	r->pending = false;
+	spin_unlock_irqrestore(&r->pending_lock, flags);
+
+	cancel_work_sync(&r->work);
+	/* The heartbeat no longer re-arms once no reset can be scheduled. */
+	hpu_hb_stop(r);
+	/* Wait for a reset still running (hpu_reset_now() of a late caller). */
+	mutex_lock(&r->lock);
+	mutex_unlock(&r->lock);
+	hpu_hb_stop(r);
+}

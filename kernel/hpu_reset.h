@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: soft and hard reset, the reset generation, and the firmware
+ * heartbeat. Documentation/driver/reset.md has the whole picture.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_RESET_H__
+#define __HPU_RESET_H__
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct file;
+struct hpu_device;
+struct hpu_file_priv;
+
+/**
+ * enum hpu_reset_kind - how much of the device a reset covers
+ * @HPU_RESET_SOFT: engines, streams, sync objects, event queue and TLB;
+ *	HBM, page tables and contexts survive, innocent jobs are resubmitted.
+ * @HPU_RESET_HARD: the whole device and its firmware; HBM content and
+ *	every context are lost, the reset generation increments.
+ */
+enum hpu_reset_kind {
+	HPU_RESET_SOFT = 0,
+	HPU_RESET_HARD = 1,
+};
+
+/**
+ * struct hpu_reset_stats - reset and recovery counters since probe
+ * @soft_resets: soft resets completed by the driver.
+ * @hard_resets: hard resets completed by the driver.
+ * @failed_resets: resets that failed (a failed soft reset escalates to a
+ *	hard one; a failed hard reset leaves the device unusable).
+ * @heartbeat_losses: firmware heartbeats missed (each schedules a hard
+ *	reset).
+ * @job_timeouts: jobs stopped for running longer than their timeout.
+ * @hung_jobs: jobs failed because their stream was hung (ENGINE_HANG).
+ * @resubmitted: innocent jobs put back on their stream after a stream
+ *	restart or a soft reset.
+ */
+struct hpu_reset_stats {
+	atomic64_t soft_resets;
+	atomic64_t hard_resets;
+	atomic64_t failed_resets;
+	atomic64_t heartbeat_losses;
+	atomic64_t job_timeouts;
+	atomic64_t hung_jobs;
+	atomic64_t resubmitted;
+};
+
+/**
+ * struct hpu_reset - reset state of one device
+ * @hdev: the device.
+ * @wq: ordered workqueue of @work (in the fence signalling path).
+ * @work: runs resets scheduled with hpu_reset_schedule().
+ * @lock: held for the whole of a reset: one reset at a time.
+ * @sem: device-state lock. Writers: a soft or hard reset, while the
+ *	device is being reset and re-initialised. Readers: code that must
+ *	not run meanwhile and never waits for a job while holding it:
+ *	open (context creation), HBM scrubbing when buffers are freed,
+ *	stream restarts (job timeout, queue cancel). Taken before
+ *	&hpu_stream.recover_lock and before drm_dev_enter().
+ * @pending_lock: protects @pending, @pending_kind and @pending_reason;
+ *	irq-safe.
+ * @pending: a reset is scheduled and @work has not taken it yet.
+ * @pending_kind: the kind scheduled (a hard request upgrades a soft one).
+ * @pending_reason: what asked for it, a string constant.
+ * @pending_fw_check: the pending hard reset is only for a firmware failure
+ *	(heartbeat loss, fatal error): it is dropped if the firmware is
+ *	healthy when it would start, because a reset in between (asked for
+ *	by the other symptom of the same failure) already cured it.
+ * @shutdown: the device is being removed: nothing is scheduled any more.
+ * @unusable: a hard reset failed; the device is unplugged from user space
+ *	and stays unusable until it is unbound.
+ * @generation: increments at every hard reset (from 0 at probe).
+ * @hb_work: the heartbeat, every hb_period_ms.
+ * @hb_seq: last sequence number written to HB_REQ (0: none outstanding).
+ * @hb_on: the heartbeat runs (spec version 3 and hb_period_ms > 0).
+ * @stats: counters.
+ */
+struct hpu_reset {
+	struct hpu_device *hdev;
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	/* one reset at a time */
+	struct mutex lock;
+	/* device state vs reset, see above */
+	struct rw_semaphore sem;
+	/* protects pending* */
+	spinlock_t pending_lock;
+	bool pending;
+	enum hpu_reset_kind pending_kind;
+	const char *pending_reason;
+	bool pending_fw_check;
+	bool shutdown;
+	bool unusable;
+	atomic64_t generation;
+	struct delayed_work hb_work;
+	u32 hb_seq;
+	bool hb_on;
+	struct hpu_reset_stats stats;
+};
+
+int hpu_reset_init(struct hpu_device *hdev);
+void hpu_reset_start(struct hpu_device *hdev);
+void hpu_reset_fini(struct hpu_device *hdev);
+
+int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason);
+int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,
+		       const char *reason);
+int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
+		  const char *reason);
+u64 hpu_reset_generation(struct hpu_device *hdev);
+bool hpu_reset_file_stale(struct hpu_file_priv *fpriv);
+
+void hpu_reset_read_lock(struct hpu_device *hdev);
+void hpu_reset_read_unlock(struct hpu_device *hdev);
+
+long hpu_reset_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+long hpu_reset_compat_ioctl(struct file *filp, unsigned int cmd,
+			    unsigned long arg);
+
+#endif /* __HPU_RESET_H__ */

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+// Errors, events, reset and recovery (API 1.2).
+//
+// Events: with DRM_HPU_EVENTS_ENABLE the driver queues DRM events on the
+// device file. Every reader (the callback thread, hpu_device_process_events,
+// hpu_fence_error_info) goes through drain(): under read_mu it polls the fd
+// without blocking and reads whole events, so read(2) never blocks even
+// though the fd is a blocking one. Each event read is noted (errors kept
+// for fence matching, resets mark the device lost) and queued in pending
+// until a callback has been given it.
+//
+// The callback thread polls the device fd and an eventfd; writing the
+// eventfd wakes it (stop, or events another reader left pending). A
+// callback is replaced by stopping the thread (join) and starting a new
+// one, so the old callback has returned for good when the call returns.
+//
+// Copyright (c) 2026 The hpu authors
+#include "events.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+
+#include "device.h"
+#include "discovery.h"
+#include "drm/hpu_accel.h"
+#include "os.h"
+
+namespace hpu::detail {
+
+namespace {
+
+// One read gets every event the kernel holds (DRM allows 4 KiB per file).
+constexpr std::size_t kReadSize = 4096;
+// Reads per drain at most, so a flood of events cannot hold a reader forever.
+constexpr int kMaxReads = 64;
+constexpr std::uint32_t kMaxErrno = 4095;
+
+hpu_event from_error(const drm_hpu_event_error &e)
+{
+    hpu_event ev{};
+    ev.size = sizeof(ev);
+    ev.type = HPU_EVENT_ERROR;
+    ev.timestamp_ns = e.timestamp_ns;
+    // A positive errno; anything else would be a driver bug: -EIO.
+    if (e.errno_value != 0)
+        ev.error = e.errno_value <= kMaxErrno ? -static_cast<std::int32_t>(e.errno_value) : -EIO;
+    ev.kind = e.kind;
+    ev.engine = e.engine;
+    ev.queue_id = e.queue_id;
+    ev.seq = e.seq;
+    ev.address = e.address;
+    return ev;
+}
+
+hpu_event from_reset(const drm_hpu_event_reset &e)
+{
+    hpu_event ev{};
+    ev.size = sizeof(ev);
+    ev.type = HPU_EVENT_RESET;
+    ev.timestamp_ns = e.timestamp_ns;
+    ev.hard = e.hard != 0 ? 1 : 0;
+    ev.generation = e.generation;
+    return ev;
+}
+
+bool on_event_thread(const hpu_device *dev)
+{
+    return dev->ev.thread_id.load(std::memory_order_acquire) == std::this_thread::get_id();
+}
+
+// Remembers an event read from the file: errors for fence matching, loss.
+void note_event(hpu_device *dev, const hpu_event &e)
+{
+    if ((e.type == HPU_EVENT_RESET && e.hard != 0) || (e.type == HPU_EVENT_ERROR && e.kind == HPU_ERROR_DEVICE_LOST))
+        dev->lost.store(true, std::memory_order_release);
+    const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+    if (e.type == HPU_EVENT_ERROR) {
+        dev->ev.errors.push_back(e);
+        if (dev->ev.errors.size() > HPU_ERROR_HISTORY)
+            dev->ev.errors.pop_front();
+    }
+    dev->ev.pending.push_back(e);
+    if (dev->ev.pending.size() > HPU_ERROR_HISTORY)
+        dev->ev.pending.pop_front(); // nobody delivers them: keep the newest
+}
+
+// Reads every event pending on the device file without blocking and notes
+// each. Returns the number read or a negative errno (-ENODEV marks the
+// device lost; -EPROTO when the file is readable but gives no event).
+int drain(hpu_device *dev)
+{
+    const std::lock_guard<std::mutex> lock(dev->ev.read_mu);
+    std::vector<std::uint8_t> buf(kReadSize);
+    std::vector<hpu_event> evs;
+    int count = 0;
+    for (int i = 0; i < kMaxReads; ++i) {
+        pollfd p{dev->fd, POLLIN, 0};
+        const int n = os().poll(&p, 1, 0);
+        if (n == -EINTR)
+            continue;
+        if (n < 0)
+            return n;
+        if (n == 0 || (p.revents & POLLIN) == 0)
+            break;
+        const long r = os().read(dev->fd, buf.data(), buf.size());
+        if (r == -EAGAIN)
+            break;
+        if (r < 0)
+            return note_error(dev, static_cast<int>(r));
+        if (r == 0)
+            return -EPROTO;
+        evs.clear();
+        (void)parse_events(buf.data(), static_cast<std::size_t>(r), evs);
+        for (const auto &e : evs)
+            note_event(dev, e);
+        count += static_cast<int>(evs.size());
+    }
+    return count;
+}
+
+std::deque<hpu_event> take_pending(hpu_device *dev)
+{
+    const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+    return std::exchange(dev->ev.pending, {});
+}
+
+void deliver(hpu_device *dev, const std::deque<hpu_event> &evs, hpu_event_fn cb, void *user)
+{
+    if (cb == nullptr)
+        return;
+    for (const auto &e : evs) {
+        try {
+            cb(dev, &e, user);
+        } catch (...) { // NOLINT(bugprone-empty-catch)
+            // A C++ callback must not throw into the library: ignore.
+        }
+    }
+}
+
+void thread_main(hpu_device *dev, int wake_fd) noexcept
+{
+    EventState &ev = dev->ev;
+    ev.thread_id.store(std::this_thread::get_id(), std::memory_order_release);
+    try {
+        deliver(dev, take_pending(dev), ev.cb, ev.user);
+        while (!ev.stop.load(std::memory_order_acquire)) {
+            std::array<pollfd, 2> p{{{dev->fd, POLLIN, 0}, {wake_fd, POLLIN, 0}}};
+            const int n = os().poll(p.data(), p.size(), -1);
+            if (n == -EINTR)
+                continue;
+            if (n < 0)
+                break;
+            if (p[1].revents != 0) {
+                if (ev.stop.load(std::memory_order_acquire))
+                    break;
+                std::uint64_t v = 0;
+                (void)os().read(wake_fd, &v, sizeof(v));
+            }
+            int err = 0;
+            if ((p[0].revents & POLLIN) != 0) {
+                err = drain(dev);
+            } else if ((p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+                err = -EIO;
+            }
+            deliver(dev, take_pending(dev), ev.cb, ev.user);
+            if (err < 0)
+                break; // the file is unusable: stop rather than spin
+        }
+    } catch (...) { // NOLINT(bugprone-empty-catch)
+        // Allocation failure: the thread ends; events stay queued.
+    }
+    ev.thread_id.store(std::thread::id(), std::memory_order_release);
+}
+
+int events_start(hpu_device *dev)
+{
+    EventState &ev = dev->ev;
+    const int wfd = os().eventfd();
+    if (wfd < 0)
+        return wfd;
+    ev.stop.store(false, std::memory_order_release);
+    {
+        const std::lock_guard<std::mutex> lock(ev.store_mu);
+        ev.wake_fd = wfd;
+    }
+    try {
+        ev.thread = std::thread(thread_main, dev, wfd);
+    } catch (const std::system_error &) {
+        const std::lock_guard<std::mutex> lock(ev.store_mu);
+        ev.wake_fd = -1;
+        (void)os().close(wfd);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+// Wakes the thread (if any) so that it delivers pending events.
+void events_kick(hpu_device *dev)
+{
+    const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+    if (dev->ev.wake_fd >= 0 && !dev->ev.pending.empty()) {
+        const std::uint64_t one = 1;
+        (void)os().write(dev->ev.wake_fd, &one, sizeof(one));
+    }
+}
+
+int enable_events(hpu_device *dev)
+{
+    if (dev->ev.enabled.load(std::memory_order_acquire))
+        return 0;
+    drm_hpu_events req{};
+    req.flags = DRM_HPU_EVENTS_ENABLE;
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_EVENTS, &req); err < 0)
+        return err;
+    dev->ev.enabled.store(true, std::memory_order_release);
+    return 0;
+}
+
+int info_errors(hpu_device *dev, drm_hpu_info_errors &answer)
+{
+    answer = {};
+    drm_hpu_info req{};
+    req.op = DRM_HPU_INFO_ERRORS;
+    req.ptr = reinterpret_cast<std::uintptr_t>(&answer); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    req.size = sizeof(answer);
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
+        return err;
+    return req.size < sizeof(answer) ? -EPROTO : 0;
+}
+
+} // namespace
+
+std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<hpu_event> &out)
+{
+    std::size_t off = 0;
+    while (len - off >= sizeof(drm_event)) {
+        drm_event hdr{};
+        std::memcpy(&hdr, buf + off, sizeof(hdr)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (hdr.length < sizeof(drm_event) || hdr.length > len - off)
+            break;
+        const std::uint8_t *p = buf + off; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (hdr.type == DRM_HPU_EVENT_ERROR && hdr.length >= sizeof(drm_hpu_event_error)) {
+            drm_hpu_event_error e{};
+            std::memcpy(&e, p, sizeof(e));
+            out.push_back(from_error(e));
+        } else if (hdr.type == DRM_HPU_EVENT_RESET && hdr.length >= sizeof(drm_hpu_event_reset)) {
+            drm_hpu_event_reset e{};
+            std::memcpy(&e, p, sizeof(e));
+            out.push_back(from_reset(e));
+        }
+        off += hdr.length;
+    }
+    return len - off;
+}
+
+void events_stop(hpu_device *dev) noexcept
+{
+    EventState &ev = dev->ev;
+    if (!ev.thread.joinable())
+        return;
+    ev.stop.store(true, std::memory_order_release);
+    {
+        const std::lock_guard<std::mutex> lock(ev.store_mu);
+        const std::uint64_t one = 1;
+        (void)os().write(ev.wake_fd, &one, sizeof(one));
+    }
+    try {
+        ev.thread.join();
+    } catch (const std::system_error &) {
+        ev.thread.detach(); // cannot happen: not called from the thread
+    }
+    const std::lock_guard<std::mutex> lock(ev.store_mu);
+    (void)os().close(ev.wake_fd);
+    ev.wake_fd = -1;
+}
+
+bool events_on_thread(const hpu_device *dev) noexcept
+{
+    return on_event_thread(dev);
+}
+
+} // namespace hpu::detail
+
+using namespace hpu::detail; // NOLINT(google-build-using-namespace)
+
+extern "C" {
+
+HPU_EXPORT const char *hpu_error_kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case HPU_ERROR_NONE:
+        return "none";
+    case HPU_ERROR_MMU_FAULT:
+        return "mmu-fault";
+    case HPU_ERROR_BAD_PACKET:
+        return "bad-packet";
+    case HPU_ERROR_PRIV:
+        return "priv";
+    case HPU_ERROR_ENGINE_HANG:
+        return "engine-hang";
+    case HPU_ERROR_DMA_BUS:
+        return "dma-bus";
+    case HPU_ERROR_ECC:
+        return "ecc";
+    case HPU_ERROR_TIMEOUT:
+        return "timeout";
+    case HPU_ERROR_DEVICE_LOST:
+        return "device-lost";
+    default:
+        return "unknown";
+    }
+}
+
+HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
+{
+    if (f == nullptr || out == nullptr || out->size < sizeof(out->size))
+        return -EINVAL;
+    return guarded([&]() {
+        int st = 0;
+        if (const int err = fence_state(f, st); err < 0)
+            return err;
+        if (st == 1)
+            return -EBUSY;
+        hpu_error_info info{};
+        info.error = st;
+        info.engine = HPU_ENGINE_NONE;
+        info.queue_id = f->queue_id;
+        info.seq = f->seq;
+        hpu_device *dev = f->dev;
+        if (st < 0 && f->queue_id != 0 && !stale(dev, f->epoch)) {
+            if (dev->ev.enabled.load(std::memory_order_acquire) && drain(dev) > 0)
+                events_kick(dev);
+            const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+            const auto &errs = dev->ev.errors;
+            const auto it = std::find_if(errs.rbegin(), errs.rend(), [f](const hpu_event &e) {
+                return e.queue_id == f->queue_id && e.seq == f->seq;
+            });
+            if (it != errs.rend()) {
+                info.kind = it->kind;
+                info.engine = it->engine;
+                info.address = it->address;
+                info.timestamp_ns = it->timestamp_ns;
+            }
+        }
+        const auto filled = static_cast<uint32_t>(std::min<std::size_t>(out->size, sizeof(info)));
+        info.size = filled;
+        std::memcpy(out, &info, filled);
+        return 0;
+    });
+}
+
+HPU_EXPORT int hpu_device_event_fd(hpu_device_t *dev)
+{
+    if (dev == nullptr)
+        return -EINVAL;
+    if (const int err = enable_events(dev); err < 0)
+        return err;
+    return dev->fd;
+}
+
+HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, void *user)
+{
+    if (dev == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        if (const int err = enable_events(dev); err < 0)
+            return err;
+        const int n = drain(dev);
+        const auto evs = take_pending(dev);
+        deliver(dev, evs, cb, user);
+        return n < 0 ? n : static_cast<int>(evs.size());
+    });
+}
+
+HPU_EXPORT int hpu_device_set_error_callback(hpu_device_t *dev, hpu_event_fn cb, void *user)
+{
+    if (dev == nullptr)
+        return -EINVAL;
+    if (on_event_thread(dev))
+        return -EDEADLK;
+    events_stop(dev);
+    dev->ev.cb = nullptr;
+    dev->ev.user = nullptr;
+    if (cb == nullptr)
+        return 0;
+    if (const int err = enable_events(dev); err < 0)
+        return err;
+    dev->ev.cb = cb;
+    dev->ev.user = user;
+    if (const int err = events_start(dev); err < 0) {
+        dev->ev.cb = nullptr;
+        dev->ev.user = nullptr;
+        return err;
+    }
+    return 0;
+}
+
+HPU_EXPORT int hpu_device_is_lost(const hpu_device_t *dev)
+{
+    if (dev == nullptr)
+        return -EINVAL;
+    return dev->lost.load(std::memory_order_acquire) ? 1 : 0;
+}
+
+HPU_EXPORT int hpu_device_reset_generation(hpu_device_t *dev, uint64_t *out)
+{
+    if (dev == nullptr || out == nullptr)
+        return -EINVAL;
+    drm_hpu_info_errors answer{};
+    if (const int err = info_errors(dev, answer); err < 0)
+        return err;
+    *out = answer.reset_generation;
+    return 0;
+}
+
+HPU_EXPORT int hpu_device_error_counters(hpu_device_t *dev, hpu_error_counters *out)
+{
+    if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
+        return -EINVAL;
+    drm_hpu_info_errors a{};
+    if (const int err = info_errors(dev, a); err < 0)
+        return err;
+    hpu_error_counters c{};
+    c.mmu_faults = a.mmu_faults;
+    c.bad_packets = a.bad_packets;
+    c.priv_violations = a.priv_violations;
+    c.engine_hangs = a.engine_hangs;
+    c.dma_bus_errors = a.dma_bus_errors;
+    c.ecc_correctable = a.ecc_correctable;
+    c.ecc_uncorrectable = a.ecc_uncorrectable;
+    c.retired_pages = a.retired_pages;
+    c.job_timeouts = a.job_timeouts;
+    c.heartbeat_losses = a.heartbeat_losses;
+    c.fw_fatal = a.fw_fatal;
+    c.thermal_events = a.thermal_events;
+    c.power_events = a.power_events;
+    c.soft_resets = a.soft_resets;
+    c.hard_resets = a.hard_resets;
+    c.reset_generation = a.reset_generation;
+    const auto filled = static_cast<uint32_t>(std::min<std::size_t>(out->size, sizeof(c)));
+    c.size = filled;
+    std::memcpy(out, &c, filled);
+    return 0;
+}
+
+HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
+{
+    if (dev == nullptr)
+        return -EINVAL;
+    if (on_event_thread(dev))
+        return -EDEADLK;
+    return guarded([dev]() {
+        std::vector<Entry> entries;
+        if (const int err = discover(entries); err < 0)
+            return err;
+        const auto it = std::find_if(entries.begin(), entries.end(),
+                                     [dev](const Entry &e) { return e.pci_addr == dev->entry.pci_addr; });
+        if (it == entries.end())
+            return -ENODEV;
+        const int fd = os().open(it->node, O_RDWR);
+        if (fd < 0)
+            return fd;
+        const bool had_thread = dev->ev.cb != nullptr;
+        const bool was_enabled = dev->ev.enabled.load(std::memory_order_acquire);
+        events_stop(dev);
+        if (was_enabled) {
+            drm_hpu_events req{};
+            req.flags = DRM_HPU_EVENTS_ENABLE;
+            if (const int err = drm_ioctl(fd, DRM_IOCTL_HPU_EVENTS, &req); err < 0) {
+                (void)os().close(fd);
+                if (had_thread && events_start(dev) < 0)
+                    dev->ev.cb = nullptr;
+                return err;
+            }
+            // What the old file still holds (the reset event, typically)
+            // is delivered after the switch.
+            (void)drain(dev);
+        }
+        (void)os().close(dev->fd);
+        dev->fd = fd;
+        dev->entry = *it;
+        ++dev->epoch;
+        {
+            const std::lock_guard<std::mutex> lock(dev->mu);
+            dev->gem_refs.clear();
+        }
+        {
+            const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+            dev->ev.errors.clear();
+        }
+        dev->lost.store(false, std::memory_order_release);
+        if (had_thread) {
+            if (const int err = events_start(dev); err < 0) {
+                dev->ev.cb = nullptr;
+                dev->ev.user = nullptr;
+                return err;
+            }
+        }
+        return 0;
+    });
+}
+
+HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags)
+{
+    if (dev == nullptr || (flags & ~HPU_RESET_HARD) != 0)
+        return -EINVAL;
+    return guarded([dev, flags]() {
+        const bool hard = (flags & HPU_RESET_HARD) != 0;
+        const std::string path = "/sys/bus/pci/devices/" + dev->entry.pci_addr + "/" + std::string(kResetAttr);
+        // As an operator's "echo hard > ..." writes it.
+        const int err = os().write_file(path, hard ? "hard\n" : "soft\n");
+        if (err == -ENOENT)
+            return -EOPNOTSUPP;
+        if (err < 0)
+            return err;
+        if (hard)
+            dev->lost.store(true, std::memory_order_release); // this file is stale now
+        return 0;
+    });
+}
+
+} // extern "C"
