@@ -44,6 +44,32 @@ static void hpu_mmu_release(struct drm_device *drm, void *arg)
 }
 
 /**
+ * hpu_mmu_hw_init() - put the MMU registers in their initial state
+ * @hdev: the device, bound and not being reset by anyone else
+ *
+ * Points the HBM window at offset 0 (the page-table area), invalidates
+ * every ASID's root and the whole TLB, and releases the fault latch. Used
+ * at probe and after a hard reset.
+ *
+ * Return: 0, or the error of the TLB invalidation.
+ */
+int hpu_mmu_hw_init(struct hpu_device *hdev)
+{
+	unsigned int asid;
+	int ret;
+
+	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_HI, 0);
+	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_LO, 0);
+	for (asid = 0; asid < HPU_MMU_NUM_ASIDS; asid++)
+		hpu_mmu_set_root(hdev, asid, 0, false);
+	ret = hpu_mmu_invalidate_all(hdev);
+	if (ret)
+		return ret;
+	hpu_wr32(hdev, HPU_REG_FAULT_INFO, HPU_FAULT_VALID);
+	return 0;
+}
+
+/**
  * hpu_mmu_init() - map the HBM window and reset the MMU's state
  * @hdev: the device, identity read and soft reset done
  *
@@ -60,7 +86,6 @@ int hpu_mmu_init(struct hpu_device *hdev)
 	struct pci_dev *pdev = hdev->pdev;
 	struct hpu_mmu *mmu;
 	resource_size_t len;
-	unsigned int asid;
 	int ret;
 
 	mmu = drmm_kzalloc(drm, sizeof(*mmu), GFP_KERNEL);
@@ -105,17 +130,9 @@ int hpu_mmu_init(struct hpu_device *hdev)
 		return ret;
 	hdev->mmu = mmu;
 
-	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_HI, 0);
-	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_LO, 0);
-
-	for (asid = 0; asid < HPU_MMU_NUM_ASIDS; asid++)
-		hpu_mmu_set_root(hdev, asid, 0, false);
-
-	ret = hpu_mmu_invalidate_all(hdev);
+	ret = hpu_mmu_hw_init(hdev);
 	if (ret)
 		return ret;
-
-	hpu_wr32(hdev, HPU_REG_FAULT_INFO, HPU_FAULT_VALID);
 
 	drm_dbg_driver(drm, "MMU: %llu MiB of HBM for %u page tables, window %llu MiB\n",
 		       mmu->pt_size >> 20, mmu->pt_count, mmu->win_size >> 20);

@@ -88,6 +88,7 @@ void hpu_mmu_set_root(struct hpu_device *hdev, u32 asid, u64 table,
 int hpu_mmu_invalidate(struct hpu_device *hdev, u32 asid);
 int hpu_mmu_invalidate_all(struct hpu_device *hdev);
 
+int hpu_mmu_hw_init(struct hpu_device *hdev);
 bool hpu_mmu_fault_ack(struct hpu_device *hdev, struct hpu_mmu_fault *fault);
 const char *hpu_mmu_fault_cause_name(u8 cause);
 

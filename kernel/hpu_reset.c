@@ -315,19 +315,13 @@ static int hpu_reset_hard_wait(struct hpu_device *hdev)
  */
 static int hpu_reset_reinit(struct hpu_device *hdev)
 {
-	unsigned int asid;
 	int ret;
 
 	hpu_reset_restore(hdev);
 
-	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_HI, 0);
-	hpu_wr32(hdev, HPU_REG_HBM_WIN_BASE_LO, 0);
-	for (asid = 0; asid < HPU_MMU_NUM_ASIDS; asid++)
-		hpu_mmu_set_root(hdev, asid, 0, false);
-	ret = hpu_mmu_invalidate_all(hdev);
+	ret = hpu_mmu_hw_init(hdev);
 	if (ret)
 		return ret;
-	hpu_wr32(hdev, HPU_REG_FAULT_INFO, HPU_FAULT_VALID);
 
 	return hpu_hbm_scrub(hdev, 0, hdev->id.hbm_size);
 }

@@ -426,6 +426,9 @@ void hard_reset_case(const std::string &what, Fire fire, __u64 drm_hpu_info_erro
         usable_ms = ms_since(t0);
         CHECK(check_words(reinterpret_cast<const std::uint64_t *>(dst.ptr), MiB / 8, 99) == MiB / 8); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
 
+        // The bystander reopens on its own schedule: give it time to run a
+        // job on the new device (a functional wait, not a timing check).
+        CHECK(by.wait_good_after_reopen(20000));
         const ByStats s = by.finish();
         INFO(describe(s));
         CHECK(s.setup == 0);
