@@ -131,6 +131,9 @@ int guarded(F &&f) noexcept
 int drm_ioctl(int fd, unsigned long request, void *arg);
 // The same on the device's file; -ENODEV marks the device lost.
 int drm_ioctl(hpu_device *dev, unsigned long request, void *arg);
+// DRM_IOCTL_HPU_INFO for op into answer (size bytes); -EPROTO when the
+// kernel answers less than that.
+int query_info(hpu_device *dev, std::uint32_t op, void *answer, std::uint32_t size);
 
 // Marks dev lost when err is -ENODEV; returns err.
 inline int note_error(hpu_device *dev, int err) noexcept

@@ -232,13 +232,7 @@ int enable_events(hpu_device *dev)
 int info_errors(hpu_device *dev, drm_hpu_info_errors &answer)
 {
     answer = {};
-    drm_hpu_info req{};
-    req.op = DRM_HPU_INFO_ERRORS;
-    req.ptr = reinterpret_cast<std::uintptr_t>(&answer); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-    req.size = sizeof(answer);
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
-        return err;
-    return req.size < sizeof(answer) ? -EPROTO : 0;
+    return query_info(dev, DRM_HPU_INFO_ERRORS, &answer, sizeof(answer));
 }
 
 } // namespace

@@ -226,15 +226,8 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
         return -EINVAL;
 
     drm_hpu_info_device answer{};
-    drm_hpu_info req{};
-    req.op = DRM_HPU_INFO_DEVICE;
-    req.ptr = reinterpret_cast<uintptr_t>(&answer); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-    req.size = sizeof(answer);
-    if (const int err = os().ioctl(dev->fd, DRM_IOCTL_HPU_INFO, &req); err < 0)
-        return hpu::detail::note_error(dev, err);
-    // Answers only grow: a kernel of this ABI or newer answers at least this.
-    if (req.size < sizeof(answer))
-        return -EPROTO;
+    if (const int err = hpu::detail::query_info(dev, DRM_HPU_INFO_DEVICE, &answer, sizeof(answer)); err < 0)
+        return err;
 
     hpu_device_info info{};
     info.chip_id = answer.chip_id;

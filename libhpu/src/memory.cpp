@@ -76,6 +76,18 @@ int drm_ioctl(hpu_device *dev, unsigned long request, void *arg)
     return note_error(dev, drm_ioctl(dev->fd, request, arg));
 }
 
+int query_info(hpu_device *dev, std::uint32_t op, void *answer, std::uint32_t size)
+{
+    drm_hpu_info req{};
+    req.op = op;
+    req.ptr = to_u64(answer);
+    req.size = size;
+    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
+        return err;
+    // Answers only grow: a kernel of this ABI or newer answers at least this.
+    return req.size < size ? -EPROTO : 0;
+}
+
 void gem_ref(hpu_device *dev, std::uint32_t handle)
 {
     const std::lock_guard<std::mutex> lock(dev->mu);
@@ -307,14 +319,8 @@ HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, hpu_memory_info *out)
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_memory answer{};
-    drm_hpu_info req{};
-    req.op = DRM_HPU_INFO_MEMORY;
-    req.ptr = hpu::detail::to_u64(&answer);
-    req.size = sizeof(answer);
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
+    if (const int err = hpu::detail::query_info(dev, DRM_HPU_INFO_MEMORY, &answer, sizeof(answer)); err < 0)
         return err;
-    if (req.size < sizeof(answer))
-        return -EPROTO;
     hpu_memory_info info{};
     info.asid = answer.asid;
     info.hbm_total = answer.hbm_total;
@@ -335,14 +341,8 @@ HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev)
     if (dev == nullptr)
         return -EINVAL;
     drm_hpu_info_device answer{};
-    drm_hpu_info req{};
-    req.op = DRM_HPU_INFO_DEVICE;
-    req.ptr = hpu::detail::to_u64(&answer);
-    req.size = sizeof(answer);
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_INFO, &req); err < 0)
+    if (const int err = hpu::detail::query_info(dev, DRM_HPU_INFO_DEVICE, &answer, sizeof(answer)); err < 0)
         return err;
-    if (req.size < sizeof(answer))
-        return -EPROTO;
     return answer.num_dma;
 }
 
