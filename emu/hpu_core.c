@@ -12,7 +12,9 @@
 
 #include "hpu_internal.h"
 
-#define HPU_MISC_CAUSES         (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE)
+#define HPU_MISC_CAUSES         (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE | \
+                                 HPU_IRQ_FW_BOOT | HPU_IRQ_FLASH_DONE | \
+                                 HPU_IRQ_MBOX_DONE)
 
 /* Locking */
 
@@ -174,6 +176,11 @@ static void hpu_ctrl_misc_cause(struct hpu_core *c, uint32_t cause,
     }
 }
 
+void hpu_misc_cause(struct hpu_core *c, uint32_t cause)
+{
+    hpu_ctrl_misc_cause(c, cause, false);
+}
+
 static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
 {
     if (key != HPU_SOFT_RESET_KEY) {
@@ -225,6 +232,7 @@ static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
     hpu_mmu_reset(c, HPU_RESET_HARD);
     hpu_qm_reset(c, HPU_RESET_HARD);
     hpu_ras_reset(c, HPU_RESET_HARD);
+    hpu_fw_reset(c, HPU_RESET_HARD);
     hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
 }
 
@@ -410,6 +418,9 @@ static const struct hpu_block *const hpu_blocks[] = {
     &hpu_eq_block,
     &hpu_inj_block,
     &hpu_cpu_block,
+    &hpu_mbox_block,
+    &hpu_sensor_block,
+    &hpu_busy_block,
     &hpu_qm_block,
     &hpu_sob_block,
 };
@@ -511,9 +522,14 @@ static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
 void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                     unsigned int size)
 {
+    struct hpu_fw_job job;
+
     hpu_lock(c);
     hpu_core_write_locked(c, addr, val, size);
+    hpu_fw_take_job(c, &job);
     hpu_unlock(c);
+    /* BOOT_CMD, FLASH_CMD: the image is read and verified now, unlocked. */
+    hpu_fw_run_job(c, &job);
     hpu_events_drain(c);
 }
 
@@ -532,6 +548,7 @@ void hpu_core_reset(struct hpu_core *c)
     hpu_mmu_reset(c, HPU_RESET_POWER_ON);
     hpu_qm_reset(c, HPU_RESET_POWER_ON);
     hpu_ras_reset(c, HPU_RESET_POWER_ON);
+    hpu_fw_reset(c, HPU_RESET_POWER_ON);
     c->dq.reset_done = 0;
     hpu_cpu_boot(c);
     hpu_unlock(c);
@@ -598,6 +615,12 @@ void hpu_core_timer_expired(struct hpu_core *c)
         case HPU_TMR_WDT:
             hpu_wdt_update(c, true);
             break;
+        case HPU_TMR_ROM:
+        case HPU_TMR_FLASH:
+        case HPU_TMR_MBOX:
+        case HPU_TMR_SENSOR:
+            hpu_fw_timer(c, (enum hpu_timer_id)i);
+            break;
         case HPU_TMR_COUNT:
             break;
         }
@@ -614,7 +637,12 @@ bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->cfg = *cfg;
+    if (!hpu_fw_init(c)) {
+        hpu_fw_fini(c);
+        return false;
+    }
     if (!hpu_hbm_init(c)) {
+        hpu_fw_fini(c);
         return false;
     }
     hpu_core_reset(c);
@@ -625,4 +653,5 @@ void hpu_core_fini(struct hpu_core *c)
 {
     hpu_qm_fini(c);
     hpu_hbm_fini(c);
+    hpu_fw_fini(c);
 }

@@ -10,12 +10,13 @@
  * BAR4 window, the device MMU and the scrubber (hpu_mem.c); queue
  * managers, DMA engines, packets, sync objects and the event queue
  * (hpu_qm.c); the management CPU, the engine watchdog and fault injection
- * (hpu_ras.c).  It knows nothing about QEMU; it reaches its environment
- * (MSI-X, logging, one one-shot timer, host memory, a lock, engine
- * wake-ups) only through
- * struct hpu_core_ops, so the same file builds into QEMU (emu/hpu_pci.c)
- * and into host unit tests (tests/unit/emu/, which include this header
- * inside extern "C").
+ * (hpu_ras.c); and, for Documentation/hw/firmware-and-telemetry.md (spec
+ * version 4), the boot ROM, image verification, flash, mailbox, sensors
+ * and busy counters (hpu_fw.c).  It knows nothing about QEMU; it reaches
+ * its environment (MSI-X, logging, one one-shot timer, host memory, a
+ * lock, engine wake-ups) only through struct hpu_core_ops, so the same
+ * files build into QEMU (emu/hpu_pci.c) and into host unit tests
+ * (tests/unit/emu/, which include this header inside extern "C").
  *
  * BAR0 is decoded by a table of register blocks (struct hpu_block), one
  * per hardware block, each with its state in struct hpu_core.
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "hpu_regs.h"
+#include "hpu_fw_image.h"
 
 /* Property limits (Documentation/hw/registers.md, "Device properties"). */
 #define HPU_HBM_SIZE_GRANULE    (256ULL << 20)
@@ -54,6 +56,9 @@
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
 #define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
 #define HPU_DEFERRED_EVENTS     64
+#define HPU_FW_IMAGE_MAX        HPU_FW_MAX_SIZE /* trailer included */
+#define HPU_FW_KEY_LEN          HPU_FW_PUBKEY_SIZE      /* Ed25519 */
+#define HPU_FW_MAX_CLOCK_LEVELS HPU_FW_MAX_CLOCKS
 
 struct hpu_core;
 
@@ -105,6 +110,12 @@ struct hpu_core_config {
     unsigned int nic_ports;
     char serial[HPU_SERIAL_LEN];        /* ASCII, NUL padded, not terminated */
     uint8_t uuid[HPU_UUID_LEN];         /* RFC 4122 byte order */
+    /* Spec version 4 fuses and flash (hpu_core_make_config: none) */
+    bool fw_key_set;                    /* false: no key fused (NO_KEY) */
+    uint8_t fw_key[HPU_FW_KEY_LEN];
+    uint32_t fw_min_version;            /* anti-rollback fuse */
+    const uint8_t *fw_flash;            /* power-on flash content, copied */
+    uint32_t fw_flash_len;              /* at most HPU_FW_IMAGE_MAX */
 };
 
 /*
@@ -151,6 +162,10 @@ enum hpu_timer_id {
     HPU_TMR_HB_ACK,
     HPU_TMR_HB_EVENT,
     HPU_TMR_WDT,
+    HPU_TMR_ROM,                /* ROM_INIT and VERIFYING end */
+    HPU_TMR_FLASH,              /* a flash write ends */
+    HPU_TMR_MBOX,               /* the firmware answers the mailbox */
+    HPU_TMR_SENSOR,             /* sensor period */
     HPU_TMR_COUNT
 };
 
@@ -170,6 +185,113 @@ struct hpu_cpu {
     uint32_t fw_error;
     uint32_t hb_seq;            /* HEARTBEAT events since boot */
     bool hb_stopped;            /* INJ_FW 1 */
+};
+
+/* The tables of a firmware image, as the boot ROM parsed them. */
+struct hpu_fw_limit_state {
+    uint32_t cur;               /* set through the mailbox */
+    uint32_t def;
+    uint32_t min;
+    uint32_t max;
+};
+
+struct hpu_fw_info {
+    uint32_t version;
+    uint8_t build[HPU_FW_BUILD_LEN];
+    struct hpu_fw_limit_state limit[HPU_NUM_LIMITS];
+    uint32_t nclocks;
+    uint32_t clk_mhz[HPU_FW_MAX_CLOCK_LEVELS];
+    uint32_t clk_mv[HPU_FW_MAX_CLOCK_LEVELS];
+    struct hpu_fw_thermal thermal;  /* host byte order */
+};
+
+/*
+ * Work of the boot ROM that runs outside the lock right after the MMIO
+ * write that asked for it: the DMA read of the image and its verification.
+ */
+enum hpu_fw_job_kind {
+    HPU_FW_JOB_NONE,
+    HPU_FW_JOB_BOOT_HOST,
+    HPU_FW_JOB_BOOT_FLASH,
+    HPU_FW_JOB_FLASH_WRITE,
+};
+
+struct hpu_fw_job {
+    enum hpu_fw_job_kind kind;
+    uint64_t addr;              /* FW_IMG_ADDR */
+    uint32_t size;              /* FW_IMG_SIZE */
+    uint32_t gen;               /* struct hpu_rom.gen or hpu_flash.gen */
+    uint8_t *image;             /* BOOT_FLASH: a copy of the flash */
+    uint32_t image_len;
+};
+
+/* Boot ROM (BAR0 + 0x4014..0x405f). */
+struct hpu_rom {
+    uint32_t boot_error;
+    uint64_t img_addr;
+    uint32_t img_size;
+    uint32_t gen;               /* bumped when a verification is abandoned */
+    struct hpu_fw_job job;      /* latched by BOOT_CMD / FLASH_CMD */
+    bool verified;              /* the verification of the boot finished */
+    uint32_t result;            /* its refusal code */
+    struct hpu_fw_info pending; /* the accepted image's tables */
+    bool loaded;                /* fw describes the booting/running image */
+    struct hpu_fw_info fw;
+};
+
+/* Flash */
+struct hpu_flash {
+    uint8_t *data;              /* NULL: empty */
+    uint32_t len;
+    uint32_t version;           /* FLASH_VERSION */
+    uint32_t status;            /* HPU_FLASH_* */
+    uint32_t error;
+    uint32_t gen;               /* bumped when a write is abandoned */
+    bool verified;              /* the verification of the write finished */
+    uint32_t result;
+    uint8_t *pending;           /* the accepted image, to store at the end */
+    uint32_t pending_len;
+    uint32_t pending_version;
+};
+
+/* Mailbox (BAR0 + 0x4100) */
+struct hpu_mbox {
+    uint32_t cmd;
+    uint32_t arg0;
+    uint32_t arg1;
+    uint32_t status;
+    uint32_t resp0;
+    uint32_t resp1;
+    /* the request as latched by the MBOX_CMD write */
+    uint32_t req_cmd;
+    uint32_t req_arg0;
+    uint32_t req_arg1;
+};
+
+/* Sensors and the thermal model (BAR0 + 0x4200) */
+struct hpu_sensors {
+    double die_mc;
+    double power_mw;
+    uint32_t temp[HPU_NUM_TEMPS];
+    uint32_t power;
+    uint64_t energy_uj;
+    double energy_frac;         /* below 1 uJ, carried over */
+    uint32_t energy_hi;         /* latched by reading ENERGY_LO */
+    unsigned int level;         /* current clock level */
+    uint32_t throttle;
+    uint32_t alarm;
+    uint32_t seq;
+    bool thermal_armed;
+    bool power_armed;
+    uint64_t busy_last[HPU_H1_DMA_ENGINES];     /* BUSY_NS at last period */
+};
+
+/* BUSY_NS of a DMA engine */
+struct hpu_busy {
+    uint64_t ns;                /* completed packets */
+    uint64_t start;             /* of the packet in execution */
+    bool running;
+    uint32_t hi;                /* latched by reading BUSY_NS_LO */
 };
 
 /* Fault injection block (BAR0 + 0x3000). */
@@ -309,6 +431,11 @@ struct hpu_core {
     struct hpu_timers tmr;
     struct hpu_cpu cpu;
     struct hpu_inj inj;
+    struct hpu_rom rom;
+    struct hpu_flash flash;
+    struct hpu_mbox mbox;
+    struct hpu_sensors sens;
+    struct hpu_busy busy[HPU_H1_DMA_ENGINES];
     struct hpu_deferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
@@ -333,8 +460,16 @@ void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
                           const uint8_t *uuid);
 
 /*
- * Bind the core to its environment and apply a power-on reset.  Returns
- * false if the HBM chunk table cannot be allocated.
+ * Parse the fw-pubkey property: 64 hex digits, or empty (no key).  Returns
+ * false with a message in @err if it is malformed.
+ */
+bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
+                           char *err, size_t errlen);
+
+/*
+ * Bind the core to its environment and apply a power-on reset.  The flash
+ * content of @cfg is copied.  Returns false if memory cannot be allocated
+ * (HBM chunk table, flash).
  */
 bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
                    void *opaque, const struct hpu_core_config *cfg);
@@ -344,8 +479,9 @@ void hpu_core_fini(struct hpu_core *c);
 
 /*
  * Power-on / PCI function reset: every register to its reset value, any
- * soft or hard reset in progress abandoned (timers cancelled), HBM kept,
- * the management CPU booting again (RUNNING HPU_CPU_BOOT_NS later).
+ * soft or hard reset in progress abandoned (timers cancelled), HBM and the
+ * flash content kept (a flash write in progress is abandoned), the boot
+ * ROM starting again (ROM_INIT, WAIT_IMAGE HPU_ROM_INIT_NS later).
  */
 void hpu_core_reset(struct hpu_core *c);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * HPU device model: declarations shared by the core's files (hpu_core.c,
- * hpu_mem.c, hpu_qm.c, hpu_ras.c).  Not for the QEMU glue or the tests.
+ * hpu_fw.c, hpu_mem.c, hpu_qm.c, hpu_ras.c).  Not for the QEMU glue or the
+ * tests.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -130,14 +131,60 @@ void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev);
 /* Write the deferred events (called without the lock). */
 void hpu_events_drain(struct hpu_core *c);
 
+/* hpu_core.c: latch MISC causes, raise vector 0 if enabled (under the lock) */
+void hpu_misc_cause(struct hpu_core *c, uint32_t cause);
+
 /* hpu_ras.c: management CPU, watchdog, fault injection */
 extern const struct hpu_block hpu_cpu_block;
 extern const struct hpu_block hpu_inj_block;
 void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind);
-/* The management CPU starts booting (power-on, hard reset done). */
+/* The boot ROM starts (power-on, hard reset done): ROM_INIT. */
 void hpu_cpu_boot(struct hpu_core *c);
+/* The accepted image starts: BOOTING, RUNNING HPU_CPU_BOOT_NS later. */
+void hpu_cpu_start(struct hpu_core *c);
 void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id);
 /* WDT_MS changed or the watchdog timer fired. */
 void hpu_wdt_update(struct hpu_core *c, bool expired);
+
+/*
+ * hpu_fw.c: boot ROM, image verification, flash, mailbox, sensors, busy
+ * counters (spec version 4)
+ */
+extern const struct hpu_block hpu_mbox_block;
+extern const struct hpu_block hpu_sensor_block;
+extern const struct hpu_block hpu_busy_block;
+bool hpu_fw_init(struct hpu_core *c);
+void hpu_fw_fini(struct hpu_core *c);
+/* Power-on (everything but the flash content) or hard reset starting. */
+void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+/* BOOT_CMD .. FW_BUILD7 (BAR0 + 0x4014..0x405f), from the CPU block. */
+enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
+                             uint32_t *val);
+enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
+                              uint32_t val);
+void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id);
+/* The CPU became RUNNING: tables in force, sensors start, mailbox served. */
+void hpu_fw_running(struct hpu_core *c);
+/* The CPU stopped running (HALTED): sensors stop. */
+void hpu_fw_stopped(struct hpu_core *c);
+/* Under the lock: take the job the last write latched, if any. */
+void hpu_fw_take_job(struct hpu_core *c, struct hpu_fw_job *job);
+/* Without the lock: read and verify the image, then record the result. */
+void hpu_fw_run_job(struct hpu_core *c, struct hpu_fw_job *job);
+/* Under the lock: DMA engine @e starts / ends executing a packet. */
+void hpu_busy_begin(struct hpu_core *c, unsigned int e);
+void hpu_busy_end(struct hpu_core *c, unsigned int e);
+
+/*
+ * Verify @len bytes of image at @img (@declared: FW_IMG_SIZE, or @len for
+ * the flash) as the boot ROM does, in the order of the spec.  Returns the
+ * refusal code (HPU_FW_ERR_*); on acceptance @out gets the tables (limits
+ * at their defaults) and @stored the length to keep (signed region and
+ * trailer).  @why gets what was wrong (for the guest error log).
+ */
+uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
+                       const uint8_t *key, uint32_t min_version,
+                       struct hpu_fw_info *out, uint32_t *stored,
+                       char *why, size_t whylen);
 
 #endif /* HPU_INTERNAL_H */

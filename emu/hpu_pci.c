@@ -4,6 +4,7 @@
  *
  * Usage:
  *   -device hpu[,hbm-size=4G][,nic-ports=10][,serial=STR][,uuid=UUID]
+ *              [,fw-pubkey=HEX64][,fw-min-version=N][,fw-flash=FILE]
  *
  * Properties (Documentation/hw/registers.md, "Device properties"):
  *   hbm-size   HBM size, a multiple of 256 MiB from 256 MiB to 32 GiB
@@ -12,6 +13,18 @@
  *   serial     board serial, at most 16 printable ASCII characters
  *              (default HPU-0000000000)
  *   uuid       device UUID (default: random at start)
+ *
+ * Properties (Documentation/hw/firmware-and-telemetry.md, spec version 4):
+ *   fw-pubkey       Ed25519 public key fused into the device, 64 hex digits
+ *                   (default empty: no key, every image is refused NO_KEY)
+ *   fw-min-version  anti-rollback fuse, fw_version format (default 0)
+ *   fw-flash        file loaded as the flash content at realize, at most
+ *                   1 MiB (default: empty flash)
+ *
+ * The boot ROM reads an image from the host with pci_dma_read (BOOT_CMD 1,
+ * FLASH_CMD 1), in the MMIO handler of the command, into a private copy,
+ * and verifies it there (SHA-256, Ed25519 with nettle) without the core
+ * lock; the result shows when the verification time has passed.
  *
  * The function is a PCIe endpoint (a root complex integrated endpoint when
  * plugged straight into q35's pcie.0) with:
@@ -27,9 +40,10 @@
  * guest memory with pci_dma_read/pci_dma_write only (so they work behind a
  * vIOMMU) and raise MSI-X through a bottom half, under the BQL.
  *
- * The core's device timers (soft and hard reset, management CPU boot and
- * heartbeat, engine watchdog) share one QEMU_CLOCK_VIRTUAL timer, which
- * the core keeps armed for the earliest deadline.  An engine hung by fault
+ * The core's device timers (soft and hard reset, boot ROM, management CPU
+ * boot and heartbeat, engine watchdog, flash, mailbox, sensors) share one
+ * QEMU_CLOCK_VIRTUAL timer, which the core keeps armed for the earliest
+ * deadline.  An engine hung by fault
  * injection is not ready, so its thread sleeps on its condition variable
  * until a reset releases it; a hard reset never waits for a thread.
  *
@@ -92,6 +106,9 @@ struct HpuState {
     uint8_t nic_ports;
     char *serial;
     QemuUUID uuid;
+    char *fw_pubkey;
+    uint32_t fw_min_version;
+    char *fw_flash;
 };
 
 /* Environment of the core */
@@ -367,6 +384,9 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     HpuState *s = HPU(pdev);
     struct hpu_core_config cfg;
     const char *serial = s->serial ? s->serial : HPU_SERIAL_DEFAULT;
+    g_autofree gchar *flash = NULL;
+    gsize flash_len = 0;
+    g_autoptr(GError) gerr = NULL;
     char err[160];
     unsigned int v;
     int ret;
@@ -378,6 +398,26 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     }
     hpu_core_make_config(&cfg, s->hbm_size, s->nic_ports, serial,
                          s->uuid.data);
+    if (!hpu_core_parse_fw_key(s->fw_pubkey, &cfg, err, sizeof(err))) {
+        error_setg(errp, "%s", err);
+        return;
+    }
+    cfg.fw_min_version = s->fw_min_version;
+    if (s->fw_flash && *s->fw_flash) {
+        if (!g_file_get_contents(s->fw_flash, &flash, &flash_len, &gerr)) {
+            error_setg(errp, "fw-flash: cannot read %s: %s", s->fw_flash,
+                       gerr->message);
+            return;
+        }
+        if (flash_len > HPU_FW_IMAGE_MAX) {
+            error_setg(errp, "fw-flash: %s has %zu bytes: the flash holds "
+                       "at most %u", s->fw_flash, (size_t)flash_len,
+                       HPU_FW_IMAGE_MAX);
+            return;
+        }
+        cfg.fw_flash = (const uint8_t *)flash;
+        cfg.fw_flash_len = (uint32_t)flash_len;
+    }
 
     pci_config_set_interrupt_pin(pdev->config, 0);
 
@@ -424,7 +464,8 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
                                     &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpu_timer_cb, s);
     if (!hpu_core_init(&s->core, &hpu_core_ops, s, &cfg)) {
-        error_setg(errp, "cannot allocate the HBM chunk table");
+        error_setg(errp, "cannot allocate the HBM chunk table or the "
+                   "flash");
         timer_free(s->timer);
         s->timer = NULL;
         qemu_bh_delete(s->irq_bh);
@@ -480,6 +521,9 @@ static const Property hpu_properties[] = {
                       HPU_NIC_PORTS_DEFAULT),
     DEFINE_PROP_STRING("serial", HpuState, serial),
     DEFINE_PROP_UUID("uuid", HpuState, uuid),
+    DEFINE_PROP_STRING("fw-pubkey", HpuState, fw_pubkey),
+    DEFINE_PROP_UINT32("fw-min-version", HpuState, fw_min_version, 0),
+    DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
 };
 
 static void hpu_class_init(ObjectClass *klass, void *data)

@@ -693,6 +693,7 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
     uint32_t size = 0;
     int r;
 
+    hpu_busy_begin(c, e);
     hpu_unlock(c);
     r = hpu_packet(c, e, s, &j, &size, &f, &ev);
     if (r == HPU_CQ_MMU_FAULT) {
@@ -714,6 +715,7 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
         hpu_eq_post(c, &ev);
     }
     hpu_lock(c);
+    hpu_busy_end(c, e);
     if (st->gen != j.gen) {
         return;
     }

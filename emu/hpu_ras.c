@@ -2,7 +2,8 @@
 /*
  * HPU device model: reliability features of spec version 3
  * (Documentation/hw/errors-and-reset.md): the minimal management CPU
- * (boot, heartbeat, fatal firmware error), the engine watchdog and the
+ * (states, heartbeat, fatal firmware error; its boot ROM of spec version 4
+ * is in hpu_fw.c), the engine watchdog and the
  * fault-injection block (hangs, host access failures, HBM ECC errors,
  * firmware faults).
  *
@@ -19,7 +20,8 @@
 #include "hpu_internal.h"
 
 #define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_FW + 4 - HPU_REG_INJ_HANG)
-#define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_ERROR + 4 - HPU_REG_CPU_STATUS)
+#define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
+                                 4 - HPU_REG_CPU_STATUS)
 #define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
 
 /* Management CPU */
@@ -45,12 +47,23 @@ static void hpu_hb_ack_arm(struct hpu_core *c)
     }
 }
 
+/*
+ * Spec version 4: the boot ROM starts (power-on, FLR, hard reset done) and
+ * waits for an image (hpu_fw.c); hpu_cpu_start() runs the accepted one.
+ */
 void hpu_cpu_boot(struct hpu_core *c)
 {
     memset(&c->cpu, 0, sizeof(c->cpu));
-    c->cpu.status = HPU_CPU_BOOTING;
+    c->cpu.status = HPU_CPU_ROM_INIT;
+    hpu_timer_cancel(c, HPU_TMR_CPU_BOOT);
     hpu_timer_cancel(c, HPU_TMR_HB_ACK);
     hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+    hpu_timer_arm(c, HPU_TMR_ROM, HPU_ROM_INIT_NS);
+}
+
+void hpu_cpu_start(struct hpu_core *c)
+{
+    c->cpu.status = HPU_CPU_BOOTING;
     hpu_timer_arm(c, HPU_TMR_CPU_BOOT, HPU_CPU_BOOT_NS);
 }
 
@@ -69,6 +82,8 @@ void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id)
             return;
         }
         cpu->status = HPU_CPU_RUNNING;
+        hpu_misc_cause(c, HPU_IRQ_FW_BOOT);
+        hpu_fw_running(c);
         /* Requests written while booting are answered now. */
         if (cpu->hb_req != cpu->hb_ack) {
             hpu_hb_ack_arm(c);
@@ -113,7 +128,7 @@ static enum hpu_access hpu_cpu_read(struct hpu_core *c, uint32_t offset,
         *val = c->cpu.fw_error;
         break;
     default:
-        return HPU_ACCESS_UNMAPPED;
+        return hpu_rom_read(c, offset, val);
     }
     return HPU_ACCESS_OK;
 }
@@ -135,7 +150,7 @@ static enum hpu_access hpu_cpu_write(struct hpu_core *c, uint32_t offset,
     case HPU_REG_FW_ERROR:
         return HPU_ACCESS_READ_ONLY;
     default:
-        return HPU_ACCESS_UNMAPPED;
+        return hpu_rom_write(c, offset, val);
     }
     return HPU_ACCESS_OK;
 }
@@ -269,6 +284,7 @@ static void hpu_inj_fw(struct hpu_core *c, uint32_t kind)
         hpu_timer_cancel(c, HPU_TMR_CPU_BOOT);
         hpu_timer_cancel(c, HPU_TMR_HB_ACK);
         hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+        hpu_fw_stopped(c);
         hpu_event_defer(c, &(struct hpu_event){
             .id = HPU_EVENT_FW_FATAL,
             .severity = HPU_EVENT_SEV_FATAL,

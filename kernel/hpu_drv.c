@@ -7,9 +7,12 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include <drm/drm_accel.h>
 #include <drm/drm_drv.h>
@@ -17,16 +20,20 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
 
 #include "hpu_accel.h"
 #include "hpu_debugfs.h"
+#include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
 #include "hpu_errors.h"
 #include "hpu_events.h"
+#include "hpu_fw.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
+#include "hpu_hwmon.h"
 #include "hpu_ioctl.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
@@ -89,6 +96,56 @@ static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
+/*
+ * Memory of the file's buffer objects (those it has a handle to, imported
+ * ones included), split into HBM ("drm-*-hbm") and host memory
+ * ("drm-*-host": shmem, user pointers, imports). HBM and pinned user
+ * pages are resident from creation; shmem pages once first used.
+ */
+static void hpu_show_memory_stats(struct drm_printer *p, struct drm_file *file)
+{
+	struct drm_memory_stats hbm = {}, host = {};
+	struct drm_gem_object *obj;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		struct hpu_bo *bo = to_hpu_bo(obj);
+		struct drm_memory_stats *s = bo->kind == HPU_BO_HBM ? &hbm : &host;
+
+		if (drm_gem_object_is_shared_for_memory_stats(obj))
+			s->shared += obj->size;
+		else
+			s->private += obj->size;
+		if (bo->kind != HPU_BO_HOST || READ_ONCE(bo->base.pages) ||
+		    obj->import_attach)
+			s->resident += obj->size;
+		if (!dma_resv_test_signaled(obj->resv, dma_resv_usage_rw(true)))
+			s->active += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	drm_print_memory_stats(p, &hbm, DRM_GEM_OBJECT_RESIDENT, "hbm");
+	drm_print_memory_stats(p, &host, DRM_GEM_OBJECT_RESIDENT, "host");
+}
+
+/*
+ * &drm_driver.show_fdinfo: the DRM core prints drm-driver, drm-client-id
+ * and drm-pdev, inside drm_dev_enter(); Documentation/driver/telemetry.md
+ * lists the keys added here.
+ */
+static void hpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(file->minor->dev);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	unsigned int e;
+
+	for (e = 0; e < hdev->qm->num_engines; e++)
+		drm_printf(p, "drm-engine-dma%u:\t%llu ns\n", e,
+			   (u64)atomic64_read(&fpriv->engine_ns[e]));
+	hpu_show_memory_stats(p, file);
+}
+
 static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_INFO, hpu_info_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_BO_CREATE, hpu_bo_create_ioctl, 0),
@@ -117,6 +174,7 @@ static const struct file_operations hpu_fops = {
 	.llseek = noop_llseek,
 	.mmap = drm_gem_mmap,
 	.fop_flags = FOP_UNSIGNED_OFFSET,
+	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_driver hpu_drm_driver = {
@@ -132,6 +190,7 @@ static const struct drm_driver hpu_drm_driver = {
 	.ioctls = hpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(hpu_ioctls),
 	.fops = &hpu_fops,
+	.show_fdinfo = hpu_show_fdinfo,
 
 	.name = HPU_DRIVER_NAME,
 	.desc = HPU_DRIVER_DESC,
@@ -208,6 +267,16 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
+	/*
+	 * Before HBM is used (the boot ROM trains it) and before the
+	 * heartbeat. A firmware that does not boot leaves the device bound
+	 * but unusable (Documentation/driver/firmware.md).
+	 */
+	ret = hpu_fw_init(hdev);
+	if (ret)
+		return ret;
+	hpu_fw_boot(hdev);
+
 	ret = hpu_mmu_init(hdev);
 	if (ret)
 		return ret;
@@ -236,7 +305,18 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_queues_fini;
 
-	ret = hpu_qm_self_test(hdev);
+	if (!hpu_reset_unusable(hdev)) {
+		ret = hpu_qm_self_test(hdev);
+		if (ret)
+			goto err_queues_fini;
+	}
+
+	/* After the firmware state: hwmon reads ask whether it runs. */
+	ret = hpu_hwmon_init(hdev);
+	if (ret)
+		goto err_queues_fini;
+
+	ret = hpu_devlink_init(hdev);
 	if (ret)
 		goto err_queues_fini;
 
@@ -246,11 +326,19 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_queues_fini;
 	}
 
+	/* No firmware: unplugged at once, as after a failed hard reset. */
+	if (hpu_reset_unusable(hdev)) {
+		drm_dev_unplug(&hdev->drm);
+		return 0;
+	}
+
 	hpu_debugfs_init(hdev);
 	hpu_reset_start(hdev);
 	return 0;
 
 err_queues_fini:
+	hpu_devlink_fini(hdev);
+	hpu_hwmon_fini(hdev);
 	hpu_reset_fini(hdev);
 	hpu_qm_fini(hdev);
 	hpu_eq_fini(hdev);
@@ -274,7 +362,10 @@ static void hpu_remove(struct pci_dev *pdev)
 	 * the rest (interrupts, vectors, mapping) is released by devres.
 	 */
 	hpu_reset_fini(hdev);
-	/* A failed hard reset unplugged it already. */
+	hpu_devlink_fini(hdev);
+	hpu_fw_fini(hdev);
+	hpu_hwmon_fini(hdev);
+	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);
 	hpu_qm_fini(hdev);

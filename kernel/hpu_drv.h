@@ -7,6 +7,7 @@
 #ifndef __HPU_DRV_H__
 #define __HPU_DRV_H__
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/pci.h>
 #include <linux/types.h>
@@ -30,9 +31,12 @@
 
 struct hpu_asic;
 struct drm_file;
+struct hpu_devlink;
 struct hpu_eq;
 struct hpu_events;
+struct hpu_fw;
 struct hpu_hbm;
+struct hpu_hwmon;
 struct hpu_mmu;
 struct hpu_qm;
 struct hpu_reset;
@@ -95,6 +99,13 @@ struct hpu_identity {
  *	probe (by hpu_eq_init()), freed with the DRM device.
  * @reset: soft and hard reset, reset generation, heartbeat (hpu_reset.c).
  *	Set at probe before the queue managers, freed with the DRM device.
+ * @fw: firmware image, boot state, flash and mailbox (hpu_fw.c). Set at
+ *	probe before the firmware boots, freed with the DRM device.
+ * @devlink: devlink instance, info, flash and health reporters
+ *	(hpu_devlink.c). Set at the end of probe, unregistered at remove;
+ *	its state is freed with the DRM device.
+ * @hwmon: sensors, limits and engine utilisation (hpu_hwmon.c). Set at
+ *	probe, freed with the DRM device.
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -113,7 +124,13 @@ struct hpu_device {
 	struct hpu_qm *qm;
 	struct hpu_events *events;
 	struct hpu_reset *reset;
+	struct hpu_fw *fw;
+	struct hpu_devlink *devlink;
+	struct hpu_hwmon *hwmon;
 };
+
+/* DMA engines whose time fdinfo reports per file (&hpu_file_priv.engine_ns). */
+#define HPU_FILE_MAX_ENGINES	8
 
 /**
  * struct hpu_file_priv - per-open-file state
@@ -130,6 +147,14 @@ struct hpu_device {
  * @generation: the device's reset generation when the file was opened
  *	(hpu_reset.c); constant. After a hard reset the file is stale: its
  *	driver ioctls fail with -ENODEV and its jobs never run.
+ * @engine_ns: per DMA engine, nanoseconds (CLOCK_MONOTONIC) the file's
+ *	jobs spent executing, for fdinfo ("drm-engine-dma<e>"). A job's time
+ *	runs from when it becomes the head of its stream (the stream
+ *	executes it: on submission to an idle stream, else when the job
+ *	before it completes; again from zero if a restart puts it back) to
+ *	when the driver consumes its completion; it is added in
+ *	hpu_jobs_signal() before the job's fence signals, which the file
+ *	outlives. Atomic: completions of several streams add concurrently.
  *
  * Allocated in the driver's open callback and freed in postclose, which
  * the DRM core runs only after the last ioctl on the file has returned.
@@ -144,6 +169,7 @@ struct hpu_file_priv {
 	bool events_enabled;
 	u64 events_dropped;
 	u64 generation;
+	atomic64_t engine_ns[HPU_FILE_MAX_ENGINES];
 };
 
 static inline struct hpu_device *to_hpu_device(struct drm_device *drm)

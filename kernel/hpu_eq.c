@@ -28,6 +28,7 @@
 #include <drm/drm_managed.h>
 
 #include "hpu_accel.h"
+#include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
 #include "hpu_events.h"
@@ -120,6 +121,8 @@ static void hpu_eq_ue_work(struct work_struct *work)
 		else if (ret != -EALREADY)
 			dev_err(dev, "cannot retire HBM page 0x%llx: %d\n",
 				addr, ret);
+		if (!ret)
+			hpu_devlink_ecc_report(hdev, addr);
 
 		hpu_eq_ue_notify(hdev, addr);
 	}

@@ -22,9 +22,11 @@
 #include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_errors.h"
+#include "hpu_fw.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
+#include "hpu_hwmon.h"
 #include "hpu_ioctl.h"
 #include "hpu_vm.h"
 
@@ -83,7 +85,9 @@ static void hpu_info_memory(struct hpu_device *hdev, struct hpu_vm *vm,
  * Copies at most &drm_hpu_info.size bytes of the answer to
  * &drm_hpu_info.ptr and sets &drm_hpu_info.size to the answer's full
  * size; a size of 0 only reports the size. DRM_HPU_INFO_ERRORS returns
- * the device's error and reset counters (hpu_errors_read()).
+ * the device's error and reset counters (hpu_errors_read()),
+ * DRM_HPU_INFO_TELEMETRY sensors, limits and utilisation
+ * (hpu_telemetry_read(); may wait ~100 us per mailbox request).
  *
  * Return: 0; -EINVAL for an unknown op or non-zero flags or pad; -EFAULT
  * if the answer cannot be written; -ENODEV once the device is unplugged.
@@ -97,6 +101,8 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		struct drm_hpu_info_device device;
 		struct drm_hpu_info_memory memory;
 		struct drm_hpu_info_errors errors;
+		struct drm_hpu_info_telemetry telemetry;
+		struct drm_hpu_info_firmware firmware;
 	} answer;
 	size_t answer_size;
 	int idx, ret = 0;
@@ -114,6 +120,12 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	case DRM_HPU_INFO_ERRORS:
 		answer_size = sizeof(answer.errors);
 		break;
+	case DRM_HPU_INFO_TELEMETRY:
+		answer_size = sizeof(answer.telemetry);
+		break;
+	case DRM_HPU_INFO_FIRMWARE:
+		answer_size = sizeof(answer.firmware);
+		break;
 	default:
 		drm_dbg(drm, "INFO: unknown op %u\n", args->op);
 		return -EINVAL;
@@ -127,6 +139,10 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		hpu_info_device(hdev, &answer.device);
 	else if (args->op == DRM_HPU_INFO_MEMORY)
 		hpu_info_memory(hdev, fpriv->vm, &answer.memory);
+	else if (args->op == DRM_HPU_INFO_TELEMETRY)
+		hpu_telemetry_read(hdev, &answer.telemetry);
+	else if (args->op == DRM_HPU_INFO_FIRMWARE)
+		hpu_fw_info(hdev, &answer.firmware);
 	else
 		hpu_errors_read(hdev, &answer.errors);
 

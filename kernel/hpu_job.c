@@ -15,6 +15,7 @@
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
@@ -28,6 +29,9 @@
 #include "hpu_queue.h"
 #include "hpu_reset.h"
 #include "hpu_vm.h"
+
+/* Every engine a job can run on has a slot in &hpu_file_priv.engine_ns. */
+static_assert(HPU_MAX_DMA_ENGINES <= HPU_FILE_MAX_ENGINES);
 
 static inline struct hpu_job *to_hpu_job(struct drm_sched_job *sched_job)
 {
@@ -156,6 +160,10 @@ void hpu_jobs_signal(struct list_head *done)
 
 		list_del_init(&job->link);
 		atomic64_inc(&stream->completed);
+		/* The file's engine time (fdinfo); the file still exists. */
+		if (job->fpriv && job->start_ns)
+			atomic64_add(ktime_get_ns() - job->start_ns,
+				     &job->fpriv->engine_ns[stream->engine]);
 		if (job->error) {
 			atomic64_inc(&stream->failed);
 			drm_dbg_driver(&stream->hdev->drm,

@@ -38,6 +38,9 @@ struct hpu_stream;
  * @deadline: jiffies at which it times out, once @deadline_set.
  * @deadline_set: @deadline is valid (the job became the stream's head);
  *	cleared when the job is put back on a restarted stream.
+ * @start_ns: ktime_get_ns() when the stream started executing the job
+ *	(set with @deadline, under &hpu_stream.lock), 0 before; for the
+ *	file's engine time (&hpu_file_priv.engine_ns).
  * @hung: its stream was hung (watchdog) when a reset stopped it.
  * @lost: failed by a hard reset.
  * @stream: the stream the job runs on (its entity's only scheduler).
@@ -75,6 +78,7 @@ struct hpu_job {
 	unsigned long timeout;
 	unsigned long deadline;
 	bool deadline_set;
+	u64 start_ns;
 	bool hung;
 	bool lost;
 	struct hpu_stream *stream;

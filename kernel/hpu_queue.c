@@ -20,6 +20,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -119,6 +120,8 @@ static void hpu_stream_arm_tdr(struct hpu_stream *stream)
 	if (!head->deadline_set) {
 		head->deadline = now + head->timeout;
 		head->deadline_set = true;
+		/* The job starts executing: its file's engine time runs. */
+		head->start_ns = ktime_get_ns();
 	}
 	stream->tdr_seq = head->seq;
 	mod_delayed_work(stream->hdev->qm->tdr_wq, &stream->tdr,
@@ -319,6 +322,7 @@ static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
 		} else {
 			hpu_stream_put_desc(stream, job);
 			job->deadline_set = false;
+			job->start_ns = 0;
 			atomic64_inc(&hdev->reset->stats.resubmitted);
 		}
 	}

@@ -26,10 +26,12 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 
+#include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
 #include "hpu_errors.h"
 #include "hpu_events.h"
+#include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_mmu.h"
@@ -42,9 +44,8 @@ module_param_named(hb_period_ms, hpu_hb_period_ms, uint, 0444);
 MODULE_PARM_DESC(hb_period_ms,
 		 "Firmware heartbeat period in ms: a request not acknowledged by the next period is a heartbeat loss and leads to a hard reset; 0 disables the heartbeat (default 1000)");
 
-/* Hard reset: 10 ms of device time, then the firmware boots in 50 ms. */
+/* Hard reset: 10 ms of device time; the firmware boot has its own timeouts. */
 #define HPU_HARD_RESET_TIMEOUT_US	(1000 * USEC_PER_MSEC)
-#define HPU_CPU_BOOT_TIMEOUT_US		(2000 * USEC_PER_MSEC)
 /* Shortest heartbeat period: the firmware answers within 1 ms. */
 #define HPU_HB_PERIOD_MIN_MS		10
 
@@ -217,7 +218,11 @@ static void hpu_hb_work(struct work_struct *work)
 
 static void hpu_hb_start(struct hpu_reset *r)
 {
-	if (!r->hb_on)
+	/*
+	 * Only a booted firmware answers heartbeats: an unusable device is
+	 * one whose firmware did not boot (at probe or after a hard reset).
+	 */
+	if (!r->hb_on || READ_ONCE(r->unusable))
 		return;
 	r->hb_seq = 0;
 	hpu_hb_arm(r);
@@ -279,11 +284,19 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	return 0;
 }
 
-/* Wait for the hard reset and the firmware boot. Return 0 or -ETIMEDOUT. */
-static int hpu_reset_hard_wait(struct hpu_device *hdev)
+/*
+ * Hard reset the device and boot its firmware again (the flash image, or
+ * the image file kept since probe). Return 0, -ETIMEDOUT, or the boot's
+ * failure (logged with what to do).
+ */
+static int hpu_reset_hard_boot(struct hpu_device *hdev)
 {
-	u32 status, cpu;
+	u32 status;
 	int ret;
+
+	/* No flash write or other boot between the reset and the boot. */
+	hpu_fw_lock(hdev);
+	hpu_wr32(hdev, HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
 
 	ret = hpu_poll32(hdev, HPU_REG_STATUS, status,
 			 (status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY |
@@ -292,18 +305,11 @@ static int hpu_reset_hard_wait(struct hpu_device *hdev)
 	if (ret) {
 		drm_err(&hdev->drm, "hard reset did not complete within %u ms (STATUS 0x%08x)\n",
 			(u32)(HPU_HARD_RESET_TIMEOUT_US / USEC_PER_MSEC), status);
-		return ret;
+	} else {
+		ret = hpu_fw_boot_locked(hdev);
 	}
-
-	ret = hpu_poll32(hdev, HPU_REG_CPU_STATUS, cpu, cpu == HPU_CPU_RUNNING,
-			 HPU_CPU_BOOT_TIMEOUT_US);
-	if (ret) {
-		drm_err(&hdev->drm, "firmware did not boot within %u ms after the hard reset (CPU_STATUS %u, FW_ERROR 0x%08x)\n",
-			(u32)(HPU_CPU_BOOT_TIMEOUT_US / USEC_PER_MSEC), cpu,
-			hpu_rd32(hdev, HPU_REG_FW_ERROR));
-		return ret;
-	}
-	return 0;
+	hpu_fw_unlock(hdev);
+	return ret;
 }
 
 /*
@@ -352,8 +358,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	/* From here on, files opened before get -ENODEV. */
 	gen = atomic64_inc_return(&r->generation);
 
-	hpu_wr32(hdev, HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
-	ret = hpu_reset_hard_wait(hdev);
+	ret = hpu_reset_hard_boot(hdev);
 	if (!ret)
 		ret = hpu_reset_reinit(hdev);
 	if (ret) {
@@ -418,7 +423,7 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
  * Whether the firmware runs and answers: CPU RUNNING without a fatal error,
  * and the outstanding heartbeat request (if any) answered within 5 ms.
  */
-static bool hpu_fw_healthy(struct hpu_device *hdev)
+static bool hpu_reset_fw_healthy(struct hpu_device *hdev)
 {
 	struct hpu_reset *r = hdev->reset;
 	bool ok = false;
@@ -439,6 +444,7 @@ static bool hpu_fw_healthy(struct hpu_device *hdev)
 static void hpu_reset_work(struct work_struct *work)
 {
 	struct hpu_reset *r = container_of(work, struct hpu_reset, work);
+	struct hpu_devlink_fw_snapshot snap;
 	enum hpu_reset_kind kind;
 	const char *reason;
 	unsigned long flags;
@@ -457,11 +463,18 @@ static void hpu_reset_work(struct work_struct *work)
 	fw_check = r->pending_fw_check;
 	spin_unlock_irqrestore(&r->pending_lock, flags);
 
-	if (kind == HPU_RESET_HARD && fw_check && hpu_fw_healthy(r->hdev))
+	if (kind == HPU_RESET_HARD && fw_check && hpu_reset_fw_healthy(r->hdev)) {
 		drm_info(&r->hdev->drm, "hard reset for \"%s\" dropped: the firmware is healthy again\n",
 			 reason);
-	else
+	} else if (kind == HPU_RESET_HARD && fw_check) {
+		/* The state of the failure, before the reset clears it. */
+		hpu_devlink_fw_snapshot(r->hdev, reason, &snap);
 		hpu_reset_do(r->hdev, kind, reason);
+		/* After the reset: the reporter's recovery finds it done. */
+		hpu_devlink_fw_report(r->hdev, &snap);
+	} else {
+		hpu_reset_do(r->hdev, kind, reason);
+	}
 	mutex_unlock(&r->lock);
 }
 
@@ -614,8 +627,36 @@ int hpu_reset_init(struct hpu_device *hdev)
 }
 
 /**
+ * hpu_reset_set_unusable() - mark the device unusable
+ * @hdev: the device, being probed (its firmware did not boot)
+ *
+ * As after a failed hard reset: no reset is done any more and the probe
+ * unplugs the DRM device once registered (hpu_reset_unusable()), so every
+ * open and ioctl fails with -ENODEV until the device is rebound. sysfs and
+ * devlink stay available.
+ */
+void hpu_reset_set_unusable(struct hpu_device *hdev)
+{
+	WRITE_ONCE(hdev->reset->unusable, true);
+}
+
+/**
+ * hpu_reset_unusable() - whether the device is unusable
+ * @hdev: the device
+ *
+ * Return: true after a failed hard reset or a failed firmware boot at
+ * probe, until the device is unbound.
+ */
+bool hpu_reset_unusable(struct hpu_device *hdev)
+{
+	return READ_ONCE(hdev->reset->unusable);
+}
+
+/**
  * hpu_reset_start() - start the heartbeat
  * @hdev: the device, fully probed
+ *
+ * Does nothing unless the firmware runs.
  */
 void hpu_reset_start(struct hpu_device *hdev)
 {

@@ -76,12 +76,14 @@ struct hpu_reset_stats {
  *	healthy when it would start, because a reset in between (asked for
  *	by the other symptom of the same failure) already cured it.
  * @shutdown: the device is being removed: nothing is scheduled any more.
- * @unusable: a hard reset failed; the device is unplugged from user space
- *	and stays unusable until it is unbound.
+ * @unusable: a hard reset or the firmware boot at probe failed; the
+ *	device is unplugged from user space and stays unusable until it is
+ *	unbound.
  * @generation: increments at every hard reset (from 0 at probe).
  * @hb_work: the heartbeat, every hb_period_ms.
  * @hb_seq: last sequence number written to HB_REQ (0: none outstanding).
- * @hb_on: the heartbeat runs (spec version 3 and hb_period_ms > 0).
+ * @hb_on: the heartbeat is enabled (spec version 3 or later and
+ *	hb_period_ms > 0); it runs only while the firmware does.
  * @stats: counters.
  */
 struct hpu_reset {
@@ -110,6 +112,8 @@ struct hpu_reset {
 int hpu_reset_init(struct hpu_device *hdev);
 void hpu_reset_start(struct hpu_device *hdev);
 void hpu_reset_fini(struct hpu_device *hdev);
+void hpu_reset_set_unusable(struct hpu_device *hdev);
+bool hpu_reset_unusable(struct hpu_device *hdev);
 
 int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason);
 int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,

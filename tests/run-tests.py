@@ -23,8 +23,12 @@ REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 
 # The devices the VM tests boot with, and what the guest must see of them.
 VM_HPUS = [
-    {"serial": "HPU-TEST-A", "hbm": 2 << 30, "nics": 10},
-    {"serial": "HPU-TEST-B", "hbm": 4 << 30, "nics": 4},
+    {"serial": "HPU-TEST-A", "hbm": 2 << 30, "nics": 10,
+     "uuid": "6870752d-7465-7374-2d41-000000000001"},
+    # An anti-rollback fuse of 1.0.0 (the development image's version): the
+    # firmware tests boot it an older image, refused TOO_OLD.
+    {"serial": "HPU-TEST-B", "hbm": 4 << 30, "nics": 4, "props": "fw-min-version=0x010000",
+     "uuid": "6870752d-7465-7374-2d42-000000000002"},
 ]
 
 # Kernel log lines the VM suite provokes on purpose that hpu-vm's checks
@@ -36,7 +40,7 @@ VM_ALLOW = []
 
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
-             "-hard-reset")
+             "-telemetry", "-smi", "-firmware", "-hard-reset")
 
 results = []
 
@@ -121,7 +125,7 @@ def vm_tests(build, iommu=False):
     for f in os.listdir(logdir):
         if f in ("results.txt", "recovery.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
             os.unlink(os.path.join(logdir, f))
-    expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}" for d in VM_HPUS)
+    expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}:{d['uuid']}" for d in VM_HPUS)
     # 3 GiB of guest memory: the DMA tests move 1 GiB through a host buffer.
     cmd = ["tools/vm/hpu-vm", "--timeout", "900", "--mem", "3G", "--log", logdir,
            "--env", f"HPU_EXPECT={expect}", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
@@ -130,7 +134,9 @@ def vm_tests(build, iommu=False):
     for a in VM_ALLOW:
         cmd += ["--allow", a]
     for d in VM_HPUS:
-        cmd += ["--hpu", f"hbm-size={d['hbm'] >> 20}M,serial={d['serial']},nic-ports={d['nics']}"]
+        props = (f"hbm-size={d['hbm'] >> 20}M,serial={d['serial']},nic-ports={d['nics']},"
+                 f"uuid={d['uuid']}")
+        cmd += ["--hpu", props + ("," + d["props"] if d.get("props") else "")]
     cmd += ["--", "tests/vm/guest-suite.sh"]
     t0 = time.monotonic()
     r = run(cmd)

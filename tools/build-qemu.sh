@@ -15,7 +15,7 @@
 #   qemu-bin/<hash>/qemu-system-x86_64
 #                                     installed binaries; <hash> covers the
 #                                     tarball name, this script, emu/ and
-#                                     include/hw/hpu_regs.h
+#                                     include/hw/*.h
 #
 # Progress goes to stderr; the last stdout line is the binary path.
 set -euo pipefail
@@ -49,6 +49,11 @@ tarball=$(find "$CACHE/qemu-src" -maxdepth 1 -name 'qemu_10.0.*.orig.tar.*' 2>/d
 [ -n "$tarball" ] || die "QEMU 10.0 source tarball not found in $CACHE/qemu-src: run tools/bootstrap.sh"
 tarname=$(basename "$tarball")
 
+# The shared hardware headers the model includes (include/hw/*.h).
+hw_headers() {
+	(cd "$ROOT" && ls include/hw/*.h)
+}
+
 # The files that make up the device model, relative to $ROOT, sorted.
 model_files() {
 	(cd "$ROOT" && find emu -type f ! -name '*~' ! -name '.*' | LC_ALL=C sort)
@@ -61,7 +66,7 @@ hash=$(
 		printf 'tarball %s\n' "$tarname"
 		printf 'file tools/build-qemu.sh\n'
 		cat "$SELF"
-		for f in $(model_files) include/hw/hpu_regs.h; do
+		for f in $(model_files) $(hw_headers); do
 			printf 'file %s\n' "$f"
 			cat "$ROOT/$f"
 		done
@@ -166,16 +171,16 @@ prepare_tree() {
 	echo "$tree_key" > "$tree/.hpu-tree-key"
 }
 
-# Copy emu/* and hpu_regs.h into hw/misc/hpu/ where the content changed,
+# Copy emu/* and include/hw/*.h into hw/misc/hpu/ where the content changed,
 # so ninja rebuilds only what is affected; drop files no longer in emu/.
 sync_model() {
 	local dst=$tree/hw/misc/hpu f rel want
 
 	mkdir -p "$dst"
-	want=$(model_files | sed 's|^emu/||'; echo hpu_regs.h)
+	want=$(model_files | sed 's|^emu/||'; hw_headers | sed 's|^include/hw/||')
 	for rel in $want; do
-		if [ "$rel" = hpu_regs.h ]; then
-			f=$ROOT/include/hw/hpu_regs.h
+		if [ -f "$ROOT/include/hw/$rel" ]; then
+			f=$ROOT/include/hw/$rel
 		else
 			f=$ROOT/emu/$rel
 		fi

@@ -14,7 +14,8 @@ import sys
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 SPECS = [os.path.join(REPO, "Documentation/hw", f)
-         for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md")]
+         for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md",
+                   "firmware-and-telemetry.md")]
 HDR = os.path.join(REPO, "include/hw/hpu_regs.h")
 
 errors = []
@@ -95,7 +96,8 @@ def main():
         if head[:3] == ["offset", "name", "access"]:
             for r in rows:
                 off, name, acc, reset = int(r[0], 16), r[1], r[2], r[3]
-                seen.add(prefix + (re.sub(r"\d+$", "", name) if re.fullmatch(r"(SERIAL|UUID)\d", name) else name))
+                base = re.sub(r"\d+$", "", name)
+                seen.add(prefix + (base if prefix + base in func else name))
                 got = reg_offset(prefix, name, plain, func)
                 if got is None:
                     err(f"spec register {name} (0x{off:04x}) is missing from hpu_regs.h")

@@ -38,7 +38,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000003
+#define   HPU_SPEC_VERSION_VALUE	0x00000004
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -70,6 +70,9 @@
 #define HPU_REG_IRQ_STATUS		0x0060	/* RW1C: misc vector causes */
 #define   HPU_IRQ_SELF_TEST		0x00000001
 #define   HPU_IRQ_RESET_DONE		0x00000002
+#define   HPU_IRQ_FW_BOOT		0x00000004
+#define   HPU_IRQ_FLASH_DONE		0x00000008
+#define   HPU_IRQ_MBOX_DONE		0x00000010
 #define HPU_REG_IRQ_MASK		0x0064	/* RW: 1 = cause enabled */
 
 /* Spec version 3: Documentation/hw/errors-and-reset.md */
@@ -84,8 +87,12 @@
 
 /* Hard reset completes this long after it is started (device time). */
 #define HPU_HARD_RESET_NS		10000000
-/* The management CPU boots this long after power-on or a hard reset. */
-#define HPU_CPU_BOOT_NS			50000000
+/* Spec version 4 boot timing (device time), firmware-and-telemetry.md */
+#define HPU_ROM_INIT_NS			10000000
+#define HPU_FW_VERIFY_NS		10000000
+#define HPU_CPU_BOOT_NS			20000000
+#define HPU_FLASH_WRITE_NS		50000000
+#define HPU_MBOX_ANSWER_NS		100000
 
 /* Fault injection block (test only), BAR0 + 0x3000 */
 #define HPU_REG_INJ_HANG		0x3000	/* RW: engine mask */
@@ -106,12 +113,106 @@
 #define   HPU_CPU_BOOTING		1
 #define   HPU_CPU_RUNNING		2
 #define   HPU_CPU_HALTED		3
+#define   HPU_CPU_ROM_INIT		4
+#define   HPU_CPU_WAIT_IMAGE		5
+#define   HPU_CPU_VERIFYING		6
+#define   HPU_CPU_BOOT_FAILED		7
 #define HPU_REG_HB_REQ			0x4004	/* RW */
 #define HPU_REG_HB_ACK			0x4008	/* RO */
 #define HPU_REG_HB_EVENT_MS		0x400c	/* RW */
 #define HPU_REG_FW_ERROR		0x4010	/* RO */
 /* The firmware answers a heartbeat request within this time. */
 #define HPU_HB_ACK_NS			1000000
+
+/* Spec version 4: Documentation/hw/firmware-and-telemetry.md */
+#define HPU_REG_BOOT_CMD		0x4014	/* WO */
+#define   HPU_BOOT_HOST			1
+#define   HPU_BOOT_FLASH		2
+#define HPU_REG_BOOT_ERROR		0x4018	/* RO: enum hpu_fw_refusal */
+#define HPU_REG_FW_IMG_ADDR_LO		0x401c	/* RW */
+#define HPU_REG_FW_IMG_ADDR_HI		0x4020	/* RW */
+#define HPU_REG_FW_IMG_SIZE		0x4024	/* RW */
+#define HPU_REG_FW_VERSION		0x4028	/* RO */
+#define HPU_REG_FW_MIN_VERSION		0x402c	/* RO */
+#define HPU_REG_FLASH_VERSION		0x4030	/* RO */
+#define HPU_REG_FLASH_CMD		0x4034	/* WO */
+#define   HPU_FLASH_WRITE		1
+#define HPU_REG_FLASH_STATUS		0x4038	/* RO */
+#define   HPU_FLASH_IDLE		0
+#define   HPU_FLASH_BUSY		1
+#define   HPU_FLASH_DONE		2
+#define   HPU_FLASH_FAILED		3
+#define HPU_REG_FLASH_ERROR		0x403c	/* RO */
+#define HPU_REG_FW_BUILD(n)		(0x4040 + 4 * (n))	/* RO, n = 0..7 */
+#define   HPU_FW_BUILD_LEN		32
+
+/* Refusal codes of BOOT_ERROR and FLASH_ERROR */
+#define HPU_FW_ERR_NONE			0
+#define HPU_FW_ERR_BAD_MAGIC		1
+#define HPU_FW_ERR_BAD_FORMAT		2
+#define HPU_FW_ERR_TOO_LARGE		3
+#define HPU_FW_ERR_TRUNCATED		4
+#define HPU_FW_ERR_CORRUPT		5
+#define HPU_FW_ERR_UNSIGNED		6
+#define HPU_FW_ERR_NO_KEY		7
+#define HPU_FW_ERR_BAD_SIGNATURE	8
+#define HPU_FW_ERR_TOO_OLD		9
+#define HPU_FW_ERR_BAD_LAYOUT		10
+#define HPU_FW_ERR_DMA_ERROR		11
+#define HPU_FW_ERR_NO_IMAGE		12
+
+/* Mailbox, BAR0 + 0x4100 */
+#define HPU_REG_MBOX_CMD		0x4100	/* RW */
+#define   HPU_MBOX_OPCODE_MASK		0x000000ff
+#define   HPU_MBOX_TAG_SHIFT		16
+#define HPU_REG_MBOX_ARG0		0x4104	/* RW */
+#define HPU_REG_MBOX_ARG1		0x4108	/* RW */
+#define HPU_REG_MBOX_STATUS		0x410c	/* RO */
+#define   HPU_MBOX_BUSY			0x00000001
+#define   HPU_MBOX_DONE			0x00000002
+#define   HPU_MBOX_RESULT_MASK		0x0000ff00
+#define   HPU_MBOX_RESULT_SHIFT		8
+#define HPU_REG_MBOX_RESP0		0x4110	/* RO */
+#define HPU_REG_MBOX_RESP1		0x4114	/* RO */
+#define HPU_MBOX_GET_LIMIT		1
+#define HPU_MBOX_SET_LIMIT		2
+#define HPU_MBOX_GET_LIMIT_RANGE	3
+#define HPU_MBOX_GET_CLOCK		4
+#define HPU_MBOX_GET_INFO		5
+#define HPU_MBOX_OK			0
+#define HPU_MBOX_BAD_OPCODE		1
+#define HPU_MBOX_BAD_ARG		2
+#define HPU_LIMIT_TEMP_MAX		0
+#define HPU_LIMIT_TEMP_CRIT		1
+#define HPU_LIMIT_POWER_CAP		2
+#define HPU_LIMIT_HBM_TEMP_MAX		3
+#define HPU_NUM_LIMITS			4
+
+/* Sensors, BAR0 + 0x4200 */
+#define HPU_REG_TEMP(n)			(0x4200 + 4 * (n))	/* RO, n = 0..2 */
+#define   HPU_TEMP_DIE			0
+#define   HPU_TEMP_HBM			1
+#define   HPU_TEMP_BOARD		2
+#define   HPU_NUM_TEMPS			3
+#define HPU_REG_POWER_MW		0x4210	/* RO */
+#define HPU_REG_ENERGY_LO		0x4214	/* RO */
+#define HPU_REG_ENERGY_HI		0x4218	/* RO */
+#define HPU_REG_VOLT_CORE_MV		0x421c	/* RO */
+#define HPU_REG_VOLT_HBM_MV		0x4220	/* RO */
+#define HPU_REG_CLK_CUR_MHZ		0x4224	/* RO */
+#define HPU_REG_CLK_MAX_MHZ		0x4228	/* RO */
+#define HPU_REG_CLK_HBM_MHZ		0x422c	/* RO */
+#define HPU_REG_THROTTLE		0x4230	/* RO */
+#define   HPU_THROTTLE_THERMAL		0x00000001
+#define   HPU_THROTTLE_POWER		0x00000002
+#define HPU_REG_ALARM			0x4234	/* RO */
+#define   HPU_ALARM_TEMP_MAX		0x00000001
+#define   HPU_ALARM_TEMP_CRIT		0x00000002
+#define   HPU_ALARM_POWER_CAP		0x00000004
+#define   HPU_ALARM_HBM_TEMP_MAX	0x00000008
+#define HPU_REG_SENSOR_SEQ		0x4238	/* RO */
+#define HPU_REG_BUSY_NS_LO(n)		(0x4300 + 8 * (n))	/* RO, n = 0..7 */
+#define HPU_REG_BUSY_NS_HI(n)		(0x4304 + 8 * (n))	/* RO, n = 0..7 */
 
 /*
  * Spec version 2: Documentation/hw/memory-and-queues.md

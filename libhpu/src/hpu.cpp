@@ -270,6 +270,22 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
     return 0;
 }
 
+HPU_EXPORT int hpu_device_list_open(const hpu_device_list_t *list, size_t i, hpu_device_t **out)
+{
+    if (out == nullptr)
+        return -EINVAL;
+    *out = nullptr;
+    if (list == nullptr)
+        return -EINVAL;
+    if (i >= list->entries.size())
+        return -ENODEV;
+    return guarded([list, i, out]() {
+        const hpu_device_desc &d = list->entries[i];
+        const Entry e{d.index, static_cast<const char *>(d.pci_addr), static_cast<const char *>(d.node)};
+        return open_entry(e, out);
+    });
+}
+
 HPU_EXPORT int hpu_driver_loaded(void)
 {
     return guarded([]() {

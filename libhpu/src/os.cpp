@@ -170,6 +170,22 @@ public:
             return static_cast<int>(n);
         return static_cast<std::size_t>(n) == data.size() ? 0 : -EIO;
     }
+
+    void sleep_ns(std::int64_t ns) override
+    {
+        if (ns <= 0)
+            return;
+        timespec end{};
+        ::clock_gettime(CLOCK_MONOTONIC, &end);
+        end.tv_sec += static_cast<time_t>(ns / 1000000000LL);
+        end.tv_nsec += static_cast<long>(ns % 1000000000LL);
+        if (end.tv_nsec >= 1000000000L) {
+            end.tv_nsec -= 1000000000L;
+            ++end.tv_sec;
+        }
+        while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, nullptr) == EINTR) {
+        }
+    }
 };
 
 std::atomic<Os *> g_mock{nullptr};

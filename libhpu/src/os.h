@@ -2,7 +2,7 @@
 // The OS-interface layer of libhpu: every system call the library makes
 // (open, close, ioctl, mmap, munmap, reading the monotonic clock, reading
 // and writing sysfs files, listing directories, readlink, read, write,
-// poll, eventfd) goes through the one Os instance returned by os(). Unit
+// poll, eventfd, sleeping) goes through the one Os instance returned by os(). Unit
 // tests install a mock with set_os() to fake the kernel and inject failures.
 // The event thread of a device (events.cpp) calls poll() and read() while
 // other threads use the rest: implementations must allow that.
@@ -70,6 +70,11 @@ public:
     // or the negative errno of open(2) or of the write (a sysfs store
     // function's error), -EIO for a short write.
     virtual int write_file(const std::string &path, const std::string &data) = 0;
+
+    // Since 1.3 (process sampling).
+    // Sleeps ns nanoseconds of CLOCK_MONOTONIC (restarted on EINTR with
+    // the same end).
+    virtual void sleep_ns(std::int64_t ns) = 0;
 };
 
 // The Os the library uses now (the real one unless a mock is installed).

@@ -9,6 +9,8 @@
 #   through libhpu)             vs  native memcpy bandwidth on the host
 #   NOP job latency p50/p99     vs  4 KiB O_DIRECT read from QEMU's NVMe, p50/p99
 #   NOP jobs/s at depth 64      vs  NVMe 4 KiB read IOPS at depth 64
+#   hpu-smi -q over 8 HPUs      vs  reading the same sysfs and hwmon files
+#                                   (hpu-bench-sysfs-floor), per run
 #
 # One guest (one HPU, one NVMe drive backed by a temporary file) runs every
 # guest-side figure; the host memcpy runs just before and just after it.
@@ -52,7 +54,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--qemu", help="QEMU binary for tools/vm/hpu-vm (default: its own)")
+    ap.add_argument("--only-smi", action="store_true", help="only the hpu-smi benchmark")
     a = ap.parse_args()
+    if a.only_smi:
+        rows, errors = smi_bench(a.build, a.timeout, a.qemu)
+        print_smi(rows)
+        for e in errors:
+            print(f"  error: {e}")
+        return 1 if errors else 0
     build = a.build
     errors = []
 
@@ -77,6 +87,8 @@ def main():
                "--qemu-arg=-drive", f"--qemu-arg=file={disk},if=none,id=nvm,format=raw",
                "--qemu-arg=-device", "--qemu-arg=nvme,serial=bench,drive=nvm",
                "--", "tests/bench/guest-bench.sh"]
+        if a.qemu:
+            cmd[1:1] = ["--qemu", a.qemu]
         t0 = time.monotonic()
         r = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
@@ -146,12 +158,51 @@ How to read the ratios:
   Guest code runs under TCG (20-50x slower than native) on both sides of the
   latency and throughput ratios, so they compare the two drivers' software
   paths on equal terms; absolute microseconds are not those of real silicon.""")
+    smi_rows, e = smi_bench(build, a.timeout, a.qemu)
+    errors += e
+    print_smi(smi_rows)
     if errors:
         print("\nErrors:")
         for e in errors:
             print(f"  {e}")
         return 1
     return 0
+
+
+def smi_bench(build, timeout, qemu):
+    """hpu-smi -q over eight HPUs against the floor of reading the same
+    sysfs and hwmon files (tests/bench/guest-smi-bench.sh), in one guest."""
+    logdir = os.path.join(REPO, build, "bench-smi")
+    os.makedirs(logdir, exist_ok=True)
+    res = os.path.join(logdir, "bench-smi.txt")
+    if os.path.exists(res):
+        os.unlink(res)
+    cmd = ["tools/vm/hpu-vm", "--timeout", str(timeout), "--log", logdir, "--mem", "2G",
+           "--hpus", "8", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
+    if qemu:
+        cmd += ["--qemu", qemu]
+    cmd += ["--", "tests/bench/guest-smi-bench.sh"]
+    r = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    errors = []
+    if r.returncode != 0:
+        errors.append(f"hpu-smi bench: hpu-vm exit {r.returncode} (logs in {logdir})")
+        print("\n".join(r.stdout.rstrip().splitlines()[-30:]))
+    try:
+        with open(res) as f:
+            vals, e = parse(f.read())
+            errors += e
+    except FileNotFoundError:
+        vals = {}
+        errors.append(f"the guest wrote no {res}")
+    return vals, errors
+
+
+def print_smi(v):
+    smi, floor = v.get("smi_q_us"), v.get("sysfs_floor_us")
+    ratio = f"{smi / floor:.2f}" if smi and floor else "n/a"
+    print(f"\nhpu-smi -q over {int(v.get('smi_devices', 0))} HPUs: {smi or 0:.0f} us per run; "
+          f"floor (the same sysfs and hwmon files read by a plain C++ loop, one process per run): "
+          f"{floor or 0:.0f} us; ratio {ratio} (aim: at most 2; {int(v.get('smi_runs', 0))} runs each)")
 
 
 if __name__ == "__main__":

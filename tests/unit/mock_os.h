@@ -516,8 +516,43 @@ public:
 
     std::int64_t monotonic_ns() override { return now_ns; }
 
+    // ---- Telemetry, firmware, processes (libhpu 1.3) ----
+    drm_hpu_info_telemetry telemetry_answer{};
+    drm_hpu_info_firmware firmware_answer{};
+    bool has_telemetry = true;   // false: INFO TELEMETRY is -EINVAL (an older driver)
+    bool has_firmware = true;
+    std::vector<std::int64_t> sleeps;      // sleep_ns() calls
+    std::function<void()> on_sleep;        // runs inside each sleep (after the clock moved)
+    std::map<std::string, int> read_calls_by_path;
+
+    void sleep_ns(std::int64_t ns) override
+    {
+        sleeps.push_back(ns);
+        now_ns += ns;
+        if (on_sleep)
+            on_sleep();
+    }
+
+    // A process pid with name comm holding fds (fd number -> fdinfo text)
+    // on /dev/accel/accel<node_index> (every fd; other fds via add_fd).
+    void add_process(int pid, const std::string &comm)
+    {
+        const std::string p = std::to_string(pid);
+        dirs["/proc"].push_back(p);
+        dirs["/proc/" + p + "/fd"];
+        files["/proc/" + p + "/comm"] = comm + "\n";
+    }
+    void add_fd(int pid, int fd, const std::string &target, const std::string &fdinfo)
+    {
+        const std::string p = "/proc/" + std::to_string(pid);
+        dirs[p + "/fd"].push_back(std::to_string(fd));
+        links[p + "/fd/" + std::to_string(fd)] = target;
+        files[p + "/fdinfo/" + std::to_string(fd)] = fdinfo;
+    }
+
     int read_file(const std::string &path, std::string &out) override
     {
+        ++read_calls_by_path[path];
         if (auto it = read_fail.find(path); it != read_fail.end())
             return it->second;
         const auto it = files.find(path);
@@ -575,6 +610,12 @@ private:
         } else if (req.op == DRM_HPU_INFO_ERRORS) {
             src = &errors_answer;
             full = sizeof(drm_hpu_info_errors);
+        } else if (req.op == DRM_HPU_INFO_TELEMETRY && has_telemetry) {
+            src = &telemetry_answer;
+            full = sizeof(drm_hpu_info_telemetry);
+        } else if (req.op == DRM_HPU_INFO_FIRMWARE && has_firmware) {
+            src = &firmware_answer;
+            full = sizeof(drm_hpu_info_firmware);
         } else {
             return -EINVAL;
         }

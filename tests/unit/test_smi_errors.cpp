@@ -19,7 +19,7 @@ using hpu::smi::Snapshot;
 
 namespace {
 
-Snapshot with_errors()
+Snapshot with_errors(const hpu::smi::Request & /*req*/ = {})
 {
     Snapshot s;
     s.lib_version = HPU_MAKE_VERSION(1, 2, 0);
@@ -48,6 +48,7 @@ Snapshot with_errors()
 
 struct Fake {
     std::vector<std::string> calls; // "id hard|soft"
+    std::vector<unsigned> requests; // Request::need of each gather
     int result = 0;
     bool root = true;
     bool found = true;
@@ -55,8 +56,10 @@ struct Fake {
     Backend backend()
     {
         Backend be;
-        be.gather = []() -> Snapshot { throw std::logic_error("must not gather"); };
-        be.gather_errors = with_errors;
+        be.gather = [this](const hpu::smi::Request &req) {
+            requests.push_back(req.need);
+            return with_errors();
+        };
         be.reset = [this](const std::string &id, bool hard, ResetTarget &t) {
             calls.push_back(id + (hard ? " hard" : " soft"));
             if (found) {
@@ -123,12 +126,14 @@ TEST_CASE("errors view command line", "[smi][errors]")
     const Backend be = fake.backend();
     const std::string all = hpu::smi::format_errors(with_errors());
     for (const auto &args : std::vector<std::vector<std::string>>{
-             {"-q", "-d", "ERRORS"}, {"-q", "-d", "errors"}, {"--query", "--display=ERRORS"}, {"--errors"}, {"-q"}}) {
+             {"-q", "-d", "ERRORS"}, {"-q", "-d", "errors"}, {"--query", "--display=ERRORS"}, {"--errors"}}) {
         const auto r = run(args, be);
         CHECK(r.status == 0);
         CHECK(r.out == all);
         CHECK(r.err.empty());
     }
+    // Only the error counters are read (INFO ERRORS), nothing else.
+    CHECK(fake.requests == std::vector<unsigned>(4, hpu::smi::kNeedErrors));
     SECTION("-i selects one device by index or PCI address")
     {
         for (const char *id : {"0", "0000:01:00.0", "01:00.0", "0000:01:00.0"}) {
@@ -142,17 +147,18 @@ TEST_CASE("errors view command line", "[smi][errors]")
     }
     SECTION("usage errors")
     {
-        CHECK(run({"-q", "-d", "MEMORY"}, be).err ==
-              "hpu-smi: unknown section 'MEMORY' for -d (known: ERRORS)\nTry 'hpu-smi -h' for help.\n");
+        CHECK(run({"-q", "-d", "BOGUS"}, be).err ==
+              "hpu-smi: unknown section 'BOGUS' for -d (known: PRODUCT, POWER, CLOCK, TEMPERATURE, MEMORY, "
+              "UTILIZATION, ECC, PCIE, NET, PROCESSES, ERRORS)\nTry 'hpu-smi -h' for help.\n");
         CHECK(run({"-q", "-d"}, be).status == hpu::smi::kExitUsage);
-        CHECK(run({"-d", "ERRORS"}, be).err == "hpu-smi: -d goes with -q\nTry 'hpu-smi -h' for help.\n");
+        CHECK(run({"-d", "ERRORS"}, be).err == "hpu-smi: -d goes with -q or --json\nTry 'hpu-smi -h' for help.\n");
         CHECK(run({"-q", "-L"}, be).status == hpu::smi::kExitUsage);
         CHECK(run({"-i"}, be).status == hpu::smi::kExitUsage);
     }
     SECTION("a kernel without INFO ERRORS: the error, exit 1")
     {
         Backend b2 = be;
-        b2.gather_errors = []() -> Snapshot { throw hpu::Error(-EINVAL, "querying HPU error counters"); };
+        b2.gather = [](const hpu::smi::Request &) -> Snapshot { throw hpu::Error(-EINVAL, "querying HPU error counters"); };
         const auto r = run({"--errors"}, b2);
         CHECK(r.status == hpu::smi::kExitError);
         CHECK(r.out.empty());
@@ -189,7 +195,7 @@ TEST_CASE("reset (-r)", "[smi][reset]")
         fake.root = false;
         auto r = run({"-r"}, fake.backend());
         CHECK(r.status == hpu::smi::kExitUsage);
-        CHECK(r.err == "hpu-smi: -r needs the device to reset: hpu-smi -r -i <index|pci> [--hard]\n"
+        CHECK(r.err == "hpu-smi: -r needs the device to reset: hpu-smi -r -i <index|pci|uuid> [--hard]\n"
                        "Try 'hpu-smi -h' for help.\n");
         r = run({"-i", "0", "--hard"}, fake.backend());
         CHECK(r.err == "hpu-smi: --hard goes with -r\nTry 'hpu-smi -h' for help.\n");
@@ -208,7 +214,9 @@ TEST_CASE("reset (-r)", "[smi][reset]")
         fake.result = -EINVAL;
         r = run({"-r", "-i", "zz"}, fake.backend());
         CHECK(r.status == hpu::smi::kExitUsage);
-        CHECK(r.err == "hpu-smi: 'zz' is neither a device index nor a PCI address\nTry 'hpu-smi -h' for help.\n");
+        CHECK(r.err == "hpu-smi: 'zz' is neither a device index, a PCI address nor a UUID\nTry 'hpu-smi -h' for help.\n");
+        CHECK(fake.calls == std::vector<std::string>{"9 soft"}); // refused before the reset
+        CHECK(run({"-r", "-i", "0,1"}, fake.backend()).status == hpu::smi::kExitUsage);
     }
     SECTION("each refusal of the kernel: never a success message")
     {

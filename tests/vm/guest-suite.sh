@@ -5,7 +5,7 @@
 # tools/vm/hpu-vm.  Each check writes "PASS name" or "FAIL name: why" to
 # $HPU_OUT/results.txt; the Catch2 programs write JUnit files to $HPU_OUT.
 # HPU_EXPECT describes the devices QEMU was given, in PCI order:
-#   serial:hbm_bytes:nic_ports;serial:hbm_bytes:nic_ports;...
+#   serial:hbm_bytes:nic_ports[:uuid];serial:hbm_bytes:nic_ports[:uuid];...
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${HPU_BUILD:-$REPO/build}
 OUT=${HPU_OUT:?HPU_OUT not set}
@@ -103,7 +103,7 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
@@ -229,17 +229,32 @@ else
 	pass "vm/hpu-smi -r refused to a non-root user"
 fi
 
+# Telemetry: hwmon sensors and limits (they throttle the device and post
+# THERMAL and POWER events), sysfs, INFO TELEMETRY, fdinfo.
+vmtests "-telemetry" 240 "[telemetry]"
+
+# Firmware (spec v4): each refusal (unsigned, corrupted, truncated, wrongly
+# signed, too old, missing) by rebinding device 0 (or the device with an
+# anti-rollback minimum) with a bad image, then the good one; devlink info,
+# health (an injected fatal error) and flash (device 0's flash then holds
+# 1.1.0, which it boots from then on).
+vmtests "-firmware" 240 "[firmware]"
+
+# hpu-smi: every format against HPU_EXPECT and sysfs, JSON schema, -i, -l,
+# the process list (tests/vm/test_smi.cpp).
+vmtests "-smi" 180 "[smi]"
+
 vmtests "-hard-reset" 150 "[hard-reset]"
 
 # hpu-smi's table shows every device with its serial and HBM size in MiB:
-# rows are "| index | name | bus id | serial | HBM MiB | driver |".
+# rows are "| index | name | bus id | serial | temp | power | used / total MiB | ...".
 table=$("$SMI" 2>&1)
 echo "$table"
 i=0
 for want in $(echo "$HPU_EXPECT" | tr ';' ' '); do
 	ser=$(echo "$want" | cut -d: -f1); mib=$(( $(echo "$want" | cut -d: -f2) / 1048576 ))
 	row=$(echo "$table" | awk -F'|' -v i="$i" '{ f = $2; gsub(/ /, "", f) } f == i')
-	got=$(echo "$row" | awk -F'|' '{ gsub(/ /, ""); print $5 ":" $6 }')
+	got=$(echo "$row" | awk -F'|' '{ t = $8; sub(/MiB/, "", t); sub(/.*\//, "", t); gsub(/ /, ""); gsub(/ /, "", t); print $5 ":" t }')
 	if [ "$got" = "$ser:$mib" ]; then
 		pass "vm/hpu-smi table row of device $i ($ser, $mib MiB)"
 	else

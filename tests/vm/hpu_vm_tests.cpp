@@ -4,8 +4,8 @@
 //
 // Environment:
 //   HPU_EXPECT  the devices QEMU was given, in PCI address order, separated
-//               by ';', each "serial:hbm_bytes:nic_ports", for example
-//               "SER-A:2147483648:10;SER-B:4294967296:4". Required.
+//               by ';', each "serial:hbm_bytes:nic_ports[:uuid]", for
+//               example "SER-A:2147483648:10;SER-B:4294967296:4". Required.
 //   HPU_SMI     path of the hpu-smi binary (default: the one built with
 //               this program).
 //
@@ -44,6 +44,7 @@ struct Expected {
     std::string serial;
     std::uint64_t hbm_bytes = 0;
     unsigned int nic_ports = 0;
+    std::string uuid; // empty: not given
 };
 
 // Parses HPU_EXPECT (see above); std::nullopt when malformed.
@@ -52,10 +53,17 @@ std::optional<std::vector<Expected>> parse_expect(std::string_view spec)
     std::vector<Expected> out;
     while (!spec.empty()) {
         const auto semi = spec.find(';');
-        const std::string_view item = spec.substr(0, semi);
+        std::string_view item = spec.substr(0, semi);
         spec = semi == std::string_view::npos ? std::string_view{} : spec.substr(semi + 1);
         if (item.empty())
             continue;
+        // An optional UUID (36 characters with '-') ends the item.
+        std::string uuid;
+        if (const auto cu = item.rfind(':');
+            cu != std::string_view::npos && item.size() - cu - 1 == 36 && item[item.size() - 13] == '-') {
+            uuid = std::string(item.substr(cu + 1));
+            item = item.substr(0, cu);
+        }
         // The serial may itself contain ':'; the numbers are the last two fields.
         const auto c2 = item.rfind(':');
         if (c2 == std::string_view::npos || c2 == 0)
@@ -64,6 +72,7 @@ std::optional<std::vector<Expected>> parse_expect(std::string_view spec)
         if (c1 == std::string_view::npos)
             return std::nullopt;
         Expected e;
+        e.uuid = uuid;
         e.serial = std::string(item.substr(0, c1));
         const std::string hbm(item.substr(c1 + 1, c2 - c1 - 1));
         const std::string nic(item.substr(c2 + 1));
@@ -233,6 +242,17 @@ TEST_CASE("INFO reports what QEMU was given", "[info]")
         CHECK(info.hbm_size == exp[i].hbm_bytes);
         CHECK(std::string(static_cast<const char *>(info.serial)) == exp[i].serial);
         CHECK(info.num_nic == exp[i].nic_ports);
+        if (!exp[i].uuid.empty()) {
+            std::string hex;
+            for (std::size_t b = 0; b < sizeof(info.uuid); ++b) {
+                std::array<char, 3> two{};
+                std::snprintf(two.data(), two.size(), "%02x", info.uuid[b]);
+                hex += two.data();
+                if (b == 3 || b == 5 || b == 7 || b == 9)
+                    hex += '-';
+            }
+            CHECK(hex == exp[i].uuid);
+        }
         CHECK(info.chip_id == HPU_CHIP_H1);
         CHECK(std::string(static_cast<const char *>(info.name)) == "H1");
         CHECK(info.num_dma == 8);

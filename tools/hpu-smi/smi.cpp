@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// hpu-smi: snapshot gathering, formatting and command-line handling.
+// hpu-smi: the command line (see Documentation/hpu-smi.md). The data comes
+// from gather.cpp, the text from format.cpp.
 //
 // Copyright (c) 2026 The hpu authors
 #include "smi.h"
@@ -8,280 +9,44 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <utility>
-
-#include <unistd.h>
 
 #include "hpu/hpu.hpp"
 
 namespace hpu::smi {
-
-namespace {
-
-Snapshot gather_impl(bool errors)
-{
-    Snapshot s;
-    s.lib_version = hpu::version();
-    s.driver_loaded = hpu_driver_loaded();
-    if (s.driver_loaded < 0)
-        s.driver_loaded = -1;
-    for (const auto &entry : hpu::list_devices()) {
-        const auto dev = hpu::Device::open(entry.index);
-        const hpu_device_info info = dev.info();
-        DeviceSnapshot d;
-        d.index = entry.index;
-        d.name = static_cast<const char *>(info.name);
-        d.pci_addr = entry.pci_addr;
-        d.serial = static_cast<const char *>(info.serial);
-        std::copy(std::begin(info.uuid), std::end(info.uuid), d.uuid.begin());
-        d.hbm_bytes = info.hbm_size;
-        d.driver_major = info.driver_major;
-        d.driver_minor = info.driver_minor;
-        d.driver_patch = info.driver_patch;
-        if (errors) {
-            d.errors = dev.error_counters();
-            d.has_errors = true;
-        }
-        s.devices.push_back(std::move(d));
-    }
-    return s;
-}
-
-// An index: decimal digits only.
-std::optional<unsigned int> parse_index(const std::string &id)
-{
-    unsigned int v = 0;
-    const auto *end = id.data() + id.size();
-    const auto [ptr, ec] = std::from_chars(id.data(), end, v);
-    if (id.empty() || ec != std::errc() || ptr != end)
-        return std::nullopt;
-    return v;
-}
-
-// "bb:dd.f" -> "0000:bb:dd.f", lower case; other text unchanged.
-std::string normalize_pci(std::string id)
-{
-    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (std::count(id.begin(), id.end(), ':') == 1)
-        id = "0000:" + id;
-    return id;
-}
-
-} // namespace
-
-Snapshot gather()
-{
-    return gather_impl(false);
-}
-
-Snapshot gather_errors()
-{
-    return gather_impl(true);
-}
-
-bool matches(const DeviceSnapshot &d, const std::string &id)
-{
-    if (const auto idx = parse_index(id))
-        return *idx == d.index;
-    return normalize_pci(id) == d.pci_addr;
-}
-
-int reset_device(const std::string &id, bool hard, ResetTarget &target)
-{
-    target = ResetTarget{};
-    hpu_device_list_t *raw = nullptr;
-    if (const int err = hpu_device_list_get(&raw); err < 0)
-        return err;
-    std::optional<unsigned int> index;
-    for (std::size_t i = 0; i < hpu_device_list_size(raw); ++i) {
-        const hpu_device_desc *d = hpu_device_list_at(raw, i);
-        DeviceSnapshot snap;
-        snap.index = d->index;
-        snap.pci_addr = static_cast<const char *>(d->pci_addr);
-        if (matches(snap, id)) {
-            index = d->index;
-            target.index = d->index;
-            target.pci_addr = snap.pci_addr;
-            break;
-        }
-    }
-    hpu_device_list_free(raw);
-    if (!index)
-        return parse_index(id) || normalize_pci(id).find('.') != std::string::npos ? -ENODEV : -EINVAL;
-    hpu_device_t *dev = nullptr;
-    if (const int err = hpu_open_by_index(*index, &dev); err < 0)
-        return err;
-    const int err = hpu_device_reset(dev, hard ? HPU_RESET_HARD : HPU_RESET_SOFT);
-    (void)hpu_close(dev);
-    return err;
-}
-
-Backend default_backend()
-{
-    return Backend{gather, gather_errors, reset_device, []() { return ::geteuid() == 0; }};
-}
-
-std::string format_uuid(const std::array<std::uint8_t, 16> &uuid)
-{
-    static constexpr std::string_view hex = "0123456789abcdef";
-    std::string out;
-    out.reserve(36);
-    for (std::size_t i = 0; i < uuid.size(); ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            out += '-';
-        out += hex[uuid.at(i) >> 4U];
-        out += hex[uuid.at(i) & 0xfU];
-    }
-    return out;
-}
-
-std::string format_version(std::uint32_t packed)
-{
-    return std::to_string((packed >> 16U) & 0xffU) + "." + std::to_string((packed >> 8U) & 0xffU) + "." +
-           std::to_string(packed & 0xffU);
-}
-
-std::string format_driver_version(const DeviceSnapshot &d)
-{
-    return std::to_string(d.driver_major) + "." + std::to_string(d.driver_minor) + "." +
-           std::to_string(d.driver_patch);
-}
-
-std::string format_list(const Snapshot &s)
-{
-    std::string out;
-    for (const auto &d : s.devices) {
-        out += "HPU " + std::to_string(d.index) + ": " + d.name + " (PCI " + d.pci_addr + ", SN " + d.serial +
-               ", UUID " + format_uuid(d.uuid) + ")\n";
-    }
-    return out;
-}
-
-namespace {
-
-struct Column {
-    std::string title;
-    bool right = false;
-    std::size_t width = 0;
-};
-
-std::string pad(const std::string &text, std::size_t width, bool right)
-{
-    const std::string fill(width > text.size() ? width - text.size() : 0, ' ');
-    return right ? fill + text : text + fill;
-}
-
-std::string rule(const std::vector<Column> &cols, char c)
-{
-    std::string line = "+";
-    for (const auto &col : cols)
-        line += std::string(col.width + 2, c) + "+";
-    return line + "\n";
-}
-
-std::string row(const std::vector<Column> &cols, const std::vector<std::string> &cells)
-{
-    std::string line = "|";
-    for (std::size_t i = 0; i < cols.size(); ++i)
-        line += " " + pad(cells.at(i), cols.at(i).width, cols.at(i).right) + " |";
-    return line + "\n";
-}
-
-} // namespace
-
-std::string format_table(const Snapshot &s)
-{
-    std::vector<Column> cols = {
-        {"HPU", true}, {"Name", false}, {"Bus-Id", false}, {"Serial", false}, {"HBM (MiB)", true}, {"Driver", false},
-    };
-    std::vector<std::vector<std::string>> rows;
-    rows.reserve(s.devices.size());
-    for (const auto &d : s.devices) {
-        rows.push_back({std::to_string(d.index), d.name, d.pci_addr, d.serial,
-                        std::to_string(d.hbm_bytes / (1024ULL * 1024ULL)), format_driver_version(d)});
-    }
-    for (auto &col : cols)
-        col.width = col.title.size();
-    for (const auto &r : rows) {
-        for (std::size_t i = 0; i < cols.size(); ++i)
-            cols.at(i).width = std::max(cols.at(i).width, r.at(i).size());
-    }
-
-    std::vector<std::string> titles;
-    titles.reserve(cols.size());
-    for (const auto &col : cols)
-        titles.push_back(col.title);
-
-    std::string out = "hpu-smi " + std::string(HPU_SMI_VERSION) + "  libhpu " + format_version(s.lib_version) +
-                      "  devices: " + std::to_string(s.devices.size()) + "\n";
-    out += rule(cols, '-');
-    out += row(cols, titles);
-    out += rule(cols, '=');
-    for (const auto &r : rows)
-        out += row(cols, r);
-    out += rule(cols, '-');
-    return out;
-}
-
-std::string format_errors(const Snapshot &s)
-{
-    static constexpr std::size_t kLabel = 26;
-    std::string out;
-    bool first = true;
-    for (const auto &d : s.devices) {
-        if (!d.has_errors)
-            continue;
-        if (!first)
-            out += "\n";
-        first = false;
-        out += "HPU " + std::to_string(d.index) + ": " + d.name + " (PCI " + d.pci_addr + ")\n";
-        const hpu_error_counters &c = d.errors;
-        const std::pair<const char *, std::uint64_t> rows[] = { // NOLINT(modernize-avoid-c-arrays)
-            {"MMU faults", c.mmu_faults},
-            {"Bad packets", c.bad_packets},
-            {"Privilege violations", c.priv_violations},
-            {"Engine hangs", c.engine_hangs},
-            {"DMA bus errors", c.dma_bus_errors},
-            {"ECC correctable", c.ecc_correctable},
-            {"ECC uncorrectable", c.ecc_uncorrectable},
-            {"Retired HBM pages", c.retired_pages},
-            {"Job timeouts", c.job_timeouts},
-            {"Heartbeat losses", c.heartbeat_losses},
-            {"Firmware fatal errors", c.fw_fatal},
-            {"Thermal events", c.thermal_events},
-            {"Power events", c.power_events},
-            {"Soft resets", c.soft_resets},
-            {"Hard resets", c.hard_resets},
-            {"Reset generation", c.reset_generation},
-        };
-        for (const auto &[label, value] : rows)
-            out += "    " + pad(label, kLabel, false) + ": " + std::to_string(value) + "\n";
-    }
-    return out;
-}
 
 std::string usage()
 {
     return "Usage: hpu-smi [OPTION]...\n"
            "Show the HPUs (hpu deep-learning accelerators) of this machine.\n"
            "\n"
-           "  (no option)          summary table of every device\n"
-           "  -L, --list           one line per device: index, name, PCI address, serial, UUID\n"
-           "  -q, --query          detailed query; with -d ERRORS (the default section):\n"
-           "                       error and reset counters of every device\n"
-           "  -d, --display LIST   sections of -q: ERRORS\n"
-           "      --errors         the same as -q -d ERRORS\n"
-           "  -i, --id DEVICE      only the device with this index or PCI address\n"
-           "  -r, --reset          reset the device given with -i (root only): soft reset\n"
-           "                       (compute and DMA engines) unless --hard\n"
-           "      --hard           with -r: hard reset (the whole device; HBM contents\n"
-           "                       are lost and every process must reopen the device)\n"
-           "  -h, --help           show this help and exit\n"
-           "      --version        show the hpu-smi and libhpu versions and exit\n"
+           "  (no option)            summary table of every device, then the processes\n"
+           "  -L, --list             one line per device: index, name, PCI address, serial, UUID\n"
+           "  -q, --query            detailed query of every section (or those of -d)\n"
+           "  -d, --display LIST     sections of -q and --json, comma separated: PRODUCT,\n"
+           "                         POWER, CLOCK, TEMPERATURE, MEMORY, UTILIZATION, ECC,\n"
+           "                         PCIE, NET, PROCESSES, ERRORS\n"
+           "      --errors           the same as -q -d ERRORS\n"
+           "  -Q, --query-hpu LIST   the given fields (comma separated) of every device, one\n"
+           "                         CSV line per device (field names: see the manual)\n"
+           "  -f, --format FORMAT    with -Q: csv[,noheader][,nounits] (default csv)\n"
+           "      --json             everything -q shows, as one JSON document\n"
+           "      --fw-versions      running, stored and minimum firmware version of each device\n"
+           "  -i, --id LIST          only these devices: index, PCI address (dddd:bb:dd.f or\n"
+           "                         bb:dd.f) or UUID, comma separated\n"
+           "  -l, --loop [SECONDS]   repeat every SECONDS (default 1) until interrupted\n"
+           "  -c, --count N          with -l: stop after N rounds\n"
+           "      --sample-ms MS     interval over which process utilisation is measured\n"
+           "                         (default 100; 0: not measured)\n"
+           "  -r, --reset            reset the device given with -i (root only): soft reset\n"
+           "                         (compute and DMA engines) unless --hard\n"
+           "      --hard             with -r: hard reset (the whole device; HBM contents\n"
+           "                         are lost and every process must reopen the device)\n"
+           "  -h, --help             show this help and exit\n"
+           "      --version          show the hpu-smi and libhpu versions and exit\n"
            "\n"
            "Exit status: 0 success, 1 error, 2 bad usage, 4 permission denied (or -r\n"
            "without root), 6 no HPU devices were found (or none matches -i).\n";
@@ -299,17 +64,21 @@ int report_error(const hpu::Error &e, std::ostream &err)
     return kExitError;
 }
 
-} // namespace
-
-namespace {
-
-enum class Mode { Table, List, Query, Reset, Help, Version };
+enum class Mode { Table, List, Query, Csv, Json, FwVersions, Reset, Help, Version };
 
 struct Options {
     Mode mode = Mode::Table;
-    std::optional<std::string> id;
+    std::optional<std::string> id; // -i as given
+    std::vector<std::string> ids;   // -i split at commas
     bool hard = false;
-    bool display = false; // -d given
+    unsigned sections = 0;          // -d (0: not given)
+    std::vector<std::string> fields; // -Q
+    bool format_given = false;
+    CsvOptions csv;
+    bool loop = false;
+    double interval = 1.0;
+    long count = 0;                 // -c (0: unlimited)
+    std::uint32_t sample_ms = 100;
 };
 
 int usage_error(std::ostream &err, const std::string &msg)
@@ -318,8 +87,45 @@ int usage_error(std::ostream &err, const std::string &msg)
     return kExitUsage;
 }
 
+std::vector<std::string> split(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::size_t b = 0;
+    for (;;) {
+        const auto c = s.find(',', b);
+        std::string part = s.substr(b, c == std::string::npos ? std::string::npos : c - b);
+        const auto f = part.find_first_not_of(' ');
+        const auto l = part.find_last_not_of(' ');
+        out.push_back(f == std::string::npos ? std::string() : part.substr(f, l - f + 1));
+        if (c == std::string::npos)
+            return out;
+        b = c + 1;
+    }
+}
+
+std::optional<double> parse_seconds(const std::string &v)
+{
+    if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos)
+        return std::nullopt;
+    char *end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (end == nullptr || *end != '\0' || d < 0.01 || d > 86400.0)
+        return std::nullopt;
+    return d;
+}
+
+std::optional<long> parse_count(const std::string &v, long lo, long hi)
+{
+    long n = 0;
+    const auto *e = v.data() + v.size();
+    const auto [p, ec] = std::from_chars(v.data(), e, n);
+    if (v.empty() || ec != std::errc() || p != e || n < lo || n > hi)
+        return std::nullopt;
+    return n;
+}
+
 // Parses args into o; returns kExitOk or a usage error (already reported).
-int parse(const std::vector<std::string> &args, Options &o, std::ostream &err)
+int parse(const std::vector<std::string> &args, Options &o, std::ostream &err) // NOLINT(readability-function-cognitive-complexity)
 {
     bool mode_set = false;
     const auto set_mode = [&](Mode m) {
@@ -337,6 +143,8 @@ int parse(const std::vector<std::string> &args, Options &o, std::ostream &err)
                 v = a.substr(longname.size() + 1);
                 return true;
             }
+            if (a.starts_with(longname + "="))
+                return false;
             if (i + 1 >= args.size())
                 return false;
             v = args[++i];
@@ -350,10 +158,16 @@ int parse(const std::vector<std::string> &args, Options &o, std::ostream &err)
         } else if (a == "--version") {
             ok = set_mode(Mode::Version);
         } else if (a == "-q" || a == "--query") {
-            ok = set_mode(Mode::Query);
+            ok = o.mode == Mode::Json || set_mode(Mode::Query);
+        } else if (a == "--json") {
+            if (o.mode == Mode::Query)
+                mode_set = false; // -q --json: the JSON of -q's data
+            ok = set_mode(Mode::Json);
         } else if (a == "--errors") {
             ok = set_mode(Mode::Query);
-            o.display = true;
+            o.sections |= kErrors;
+        } else if (a == "--fw-versions") {
+            ok = set_mode(Mode::FwVersions);
         } else if (a == "-r" || a == "--reset") {
             ok = set_mode(Mode::Reset);
         } else if (a == "--hard") {
@@ -361,20 +175,77 @@ int parse(const std::vector<std::string> &args, Options &o, std::ostream &err)
         } else if (a == "-d" || a == "--display" || a.starts_with("--display=")) {
             std::string v;
             if (!value("--display", v))
-                return usage_error(err, "option '" + a + "' needs a value (ERRORS)");
-            std::string upper = v;
-            std::transform(upper.begin(), upper.end(), upper.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-            if (upper != "ERRORS")
-                return usage_error(err, "unknown section '" + v + "' for -d (known: ERRORS)");
-            o.display = true;
+                return usage_error(err, "option '" + a + "' needs a value (a list of sections)");
+            for (const auto &name : split(v)) {
+                const unsigned sec = parse_section(name);
+                if (sec == 0) {
+                    return usage_error(err, "unknown section '" + name +
+                                                "' for -d (known: PRODUCT, POWER, CLOCK, TEMPERATURE, MEMORY, "
+                                                "UTILIZATION, ECC, PCIE, NET, PROCESSES, ERRORS)");
+                }
+                o.sections |= sec;
+            }
+        } else if (a == "-Q" || a == "--query-hpu" || a.starts_with("--query-hpu=")) {
+            std::string v;
+            if (!value("--query-hpu", v) || v.empty())
+                return usage_error(err, "option '" + a + "' needs a list of fields");
+            ok = set_mode(Mode::Csv);
+            for (const auto &f : split(v)) {
+                if (!field_info(f))
+                    return usage_error(err, "unknown field '" + f + "' for -Q (see the manual for the field names)");
+                o.fields.push_back(f);
+            }
+        } else if (a == "-f" || a == "--format" || a.starts_with("--format=")) {
+            std::string v;
+            if (!value("--format", v))
+                return usage_error(err, "option '" + a + "' needs a value (csv[,noheader][,nounits])");
+            const auto parts = split(v);
+            if (parts.front() != "csv")
+                return usage_error(err, "unknown format '" + v + "' (known: csv[,noheader][,nounits])");
+            for (std::size_t k = 1; k < parts.size(); ++k) {
+                if (parts[k] == "noheader") {
+                    o.csv.header = false;
+                } else if (parts[k] == "nounits") {
+                    o.csv.units = false;
+                } else {
+                    return usage_error(err, "unknown format option '" + parts[k] + "' (known: noheader, nounits)");
+                }
+            }
+            o.format_given = true;
         } else if (a == "-i" || a == "--id" || a.starts_with("--id=")) {
             std::string v;
             if (!value("--id", v) || v.empty())
-                return usage_error(err, "option '" + a + "' needs a device (an index or a PCI address)");
+                return usage_error(err, "option '" + a + "' needs a device (an index, a PCI address or a UUID)");
             if (o.id && *o.id != v)
-                return usage_error(err, "only one device may be given with -i");
+                return usage_error(err, "only one -i may be given (it takes a comma-separated list)");
             o.id = v;
+        } else if (a == "-l" || a == "--loop" || a.starts_with("--loop=")) {
+            o.loop = true;
+            std::string v;
+            if (a.starts_with("--loop=")) {
+                v = a.substr(7);
+            } else if (i + 1 < args.size() && !args[i + 1].empty() &&
+                       std::isdigit(static_cast<unsigned char>(args[i + 1][0])) != 0) {
+                v = args[++i];
+            }
+            if (!v.empty()) {
+                const auto sec = parse_seconds(v);
+                if (!sec)
+                    return usage_error(err, "bad interval '" + v + "' for -l (seconds, 0.01 to 86400)");
+                o.interval = *sec;
+            }
+        } else if (a == "-c" || a == "--count" || a.starts_with("--count=")) {
+            std::string v;
+            const auto n = value("--count", v) ? parse_count(v, 1, 1000000000L) : std::nullopt;
+            if (!n)
+                return usage_error(err, "option '" + a + "' needs a count (1 or more)");
+            o.count = *n;
+        } else if (a == "--sample-ms" || a.starts_with("--sample-ms=")) {
+            std::string v;
+            const auto n = value("--sample-ms", v) ? parse_count(v, 0, 60000) : std::nullopt;
+            if (!n)
+                return usage_error(err, "option '" + a + "' needs milliseconds (0 to 60000)");
+            o.sample_ms = static_cast<std::uint32_t>(*n);
         } else {
             err << "hpu-smi: unknown option '" << a << "'\nTry 'hpu-smi -h' for help.\n";
             return kExitUsage;
@@ -386,10 +257,25 @@ int parse(const std::vector<std::string> &args, Options &o, std::ostream &err)
     }
     if (o.hard && o.mode != Mode::Reset)
         return usage_error(err, "--hard goes with -r");
-    if (o.display && o.mode != Mode::Query)
-        return usage_error(err, "-d goes with -q");
+    if (o.sections != 0 && o.mode != Mode::Query && o.mode != Mode::Json)
+        return usage_error(err, "-d goes with -q or --json");
+    if (o.format_given && o.mode != Mode::Csv)
+        return usage_error(err, "-f goes with -Q");
+    if (o.count != 0 && !o.loop)
+        return usage_error(err, "-c goes with -l");
+    if (o.loop && (o.mode == Mode::Reset || o.mode == Mode::Help || o.mode == Mode::Version))
+        return usage_error(err, "-l does not go with -r, -h or --version");
+    if (o.id) {
+        o.ids = split(*o.id);
+        for (const auto &id : o.ids) {
+            if (!valid_id(id))
+                return usage_error(err, "'" + id + "' is neither a device index, a PCI address nor a UUID");
+        }
+    }
     if (o.mode == Mode::Reset && !o.id)
-        return usage_error(err, "-r needs the device to reset: hpu-smi -r -i <index|pci> [--hard]");
+        return usage_error(err, "-r needs the device to reset: hpu-smi -r -i <index|pci|uuid> [--hard]");
+    if (o.mode == Mode::Reset && o.ids.size() != 1)
+        return usage_error(err, "-r resets one device at a time");
     return kExitOk;
 }
 
@@ -454,6 +340,106 @@ int do_reset(const Options &o, std::ostream &out, std::ostream &err, const Backe
     return kExitOk;
 }
 
+Request request_of(const Options &o)
+{
+    Request r;
+    r.sample_ms = o.sample_ms;
+    switch (o.mode) {
+    case Mode::Table:
+        r.need = kNeedTelemetry | kNeedFirmware | kNeedProcesses;
+        break;
+    case Mode::Query:
+    case Mode::Json:
+        r.need = section_needs(o.sections != 0 ? o.sections : kSectionAll);
+        break;
+    case Mode::Csv:
+        for (const auto &f : o.fields)
+            r.need |= field_info(f)->need;
+        break;
+    case Mode::FwVersions:
+        r.need = kNeedFirmware;
+        break;
+    default:
+        break;
+    }
+    return r;
+}
+
+std::string format_fw_versions(const Snapshot &s)
+{
+    std::string out;
+    for (const auto &d : s.devices) {
+        const auto &f = d.firmware;
+        out += "HPU " + std::to_string(d.index) + " (" + d.pci_addr + "): running " +
+               format_fw_version(f.running_version) + ", stored " + format_fw_version(f.stored_version) +
+               ", minimum " + format_fw_version(f.min_version) + ", status " + device_status(d) + "\n";
+    }
+    return out;
+}
+
+// One round: gather, select, print. Returns an exit status.
+int round(const Options &o, std::ostream &out, std::ostream &err, const Backend &be, bool first)
+{
+    Snapshot snap;
+    try {
+        snap = be.gather(request_of(o));
+    } catch (const hpu::Error &e) {
+        return report_error(e, err);
+    } catch (const std::exception &e) {
+        err << "hpu-smi: " << e.what() << "\n";
+        return kExitError;
+    }
+    if (snap.devices.empty()) {
+        err << "No HPU devices were found\n";
+        if (snap.driver_loaded == 0)
+            err << "hpu-smi: the hpu kernel driver is not loaded (try: modprobe hpu)\n";
+        return kExitNoDevices;
+    }
+    if (!o.ids.empty()) {
+        for (const auto &id : o.ids) {
+            if (std::none_of(snap.devices.begin(), snap.devices.end(),
+                             [&id](const DeviceSnapshot &d) { return matches(d, id); })) {
+                err << "hpu-smi: no HPU matches '-i " << id << "'\n";
+                return kExitNoDevices;
+            }
+        }
+        std::erase_if(snap.devices, [&o](const DeviceSnapshot &d) {
+            return std::none_of(o.ids.begin(), o.ids.end(), [&d](const std::string &id) { return matches(d, id); });
+        });
+        std::erase_if(snap.processes, [&snap](const ProcessSnapshot &p) {
+            return std::none_of(snap.devices.begin(), snap.devices.end(),
+                                [&p](const DeviceSnapshot &d) { return d.index == p.index; });
+        });
+    }
+    const unsigned sections = o.sections != 0 ? o.sections : kSectionAll;
+    if (!first && (o.mode == Mode::Table || o.mode == Mode::Query || o.mode == Mode::FwVersions || o.mode == Mode::List))
+        out << "\n";
+    switch (o.mode) {
+    case Mode::List:
+        out << format_list(snap);
+        break;
+    case Mode::Query:
+        out << (sections == kErrors ? format_errors(snap) : format_query(snap, sections));
+        break;
+    case Mode::Json:
+        out << format_json(snap, sections);
+        break;
+    case Mode::Csv:
+        if (first && o.csv.header)
+            out << format_csv_header(o.fields, o.csv);
+        out << format_csv_rows(snap, o.fields, o.csv);
+        break;
+    case Mode::FwVersions:
+        out << format_fw_versions(snap);
+        break;
+    default:
+        out << format_table(snap);
+        break;
+    }
+    out.flush();
+    return kExitOk;
+}
+
 } // namespace
 
 int run(const std::vector<std::string> &args, std::ostream &out, std::ostream &err, const Backend &be)
@@ -471,41 +457,14 @@ int run(const std::vector<std::string> &args, std::ostream &out, std::ostream &e
     }
     if (o.mode == Mode::Reset)
         return do_reset(o, out, err, be);
-
-    Snapshot snap;
-    try {
-        snap = o.mode == Mode::Query ? be.gather_errors() : be.gather();
-    } catch (const hpu::Error &e) {
-        return report_error(e, err);
-    } catch (const std::exception &e) {
-        err << "hpu-smi: " << e.what() << "\n";
-        return kExitError;
+    for (long n = 1;; ++n) {
+        if (const int st = round(o, out, err, be, n == 1); st != kExitOk)
+            return st;
+        if (!o.loop || (o.count != 0 && n >= o.count))
+            return kExitOk;
+        if (!be.wait(o.interval))
+            return kExitOk; // SIGINT or SIGTERM: a clean stop
     }
-    if (snap.devices.empty()) {
-        err << "No HPU devices were found\n";
-        if (snap.driver_loaded == 0)
-            err << "hpu-smi: the hpu kernel driver is not loaded (try: modprobe hpu)\n";
-        return kExitNoDevices;
-    }
-    if (o.id) {
-        std::erase_if(snap.devices, [&o](const DeviceSnapshot &d) { return !matches(d, *o.id); });
-        if (snap.devices.empty()) {
-            err << "hpu-smi: no HPU matches '-i " << *o.id << "'\n";
-            return kExitNoDevices;
-        }
-    }
-    switch (o.mode) {
-    case Mode::List:
-        out << format_list(snap);
-        break;
-    case Mode::Query:
-        out << format_errors(snap);
-        break;
-    default:
-        out << format_table(snap);
-        break;
-    }
-    return kExitOk;
 }
 
 int run(const std::vector<std::string> &args, std::ostream &out, std::ostream &err, const Gatherer &gather_fn)

@@ -54,11 +54,17 @@ extern "C" {
  *	&struct drm_hpu_info_memory.
  * @DRM_HPU_INFO_ERRORS: error and reset counters of the device,
  *	&struct drm_hpu_info_errors.
+ * @DRM_HPU_INFO_TELEMETRY: sensors, clocks, engine utilisation and HBM use,
+ *	&struct drm_hpu_info_telemetry.
+ * @DRM_HPU_INFO_FIRMWARE: firmware versions and boot state,
+ *	&struct drm_hpu_info_firmware.
  */
 enum drm_hpu_info_op {
 	DRM_HPU_INFO_DEVICE = 0,
 	DRM_HPU_INFO_MEMORY = 1,
 	DRM_HPU_INFO_ERRORS = 2,
+	DRM_HPU_INFO_TELEMETRY = 3,
+	DRM_HPU_INFO_FIRMWARE = 4,
 };
 
 /**
@@ -160,6 +166,141 @@ struct drm_hpu_info_memory {
 	__u32 asid;
 	/** @num_sobs: sync objects the context's command buffers may use. */
 	__u32 num_sobs;
+};
+
+/** DRM_HPU_MAX_ENGINES_UTIL: entries of &drm_hpu_info_telemetry.engine_util. */
+#define DRM_HPU_MAX_ENGINES_UTIL	16
+
+/* Bits of &drm_hpu_info_telemetry.throttle */
+/** DRM_HPU_THROTTLE_THERMAL: the clock is lowered for temperature. */
+#define DRM_HPU_THROTTLE_THERMAL	(1u << 0)
+/** DRM_HPU_THROTTLE_POWER: the clock is lowered for the power cap. */
+#define DRM_HPU_THROTTLE_POWER		(1u << 1)
+
+/* Bits of &drm_hpu_info_telemetry.alarms */
+/** DRM_HPU_ALARM_TEMP_MAX: die temperature at or above its maximum. */
+#define DRM_HPU_ALARM_TEMP_MAX		(1u << 0)
+/** DRM_HPU_ALARM_TEMP_CRIT: die temperature at or above its critical limit. */
+#define DRM_HPU_ALARM_TEMP_CRIT		(1u << 1)
+/** DRM_HPU_ALARM_POWER_CAP: board power above its cap. */
+#define DRM_HPU_ALARM_POWER_CAP		(1u << 2)
+/** DRM_HPU_ALARM_HBM_TEMP_MAX: HBM temperature at or above its maximum. */
+#define DRM_HPU_ALARM_HBM_TEMP_MAX	(1u << 3)
+
+/**
+ * struct drm_hpu_info_telemetry - answer to %DRM_HPU_INFO_TELEMETRY
+ *
+ * A snapshot of the device's sensors (as last updated by its firmware),
+ * clocks, limits, engine utilisation and HBM use. Sensor fields are zero
+ * while the firmware is not running (see &drm_hpu_info_firmware.state).
+ * All fields are Out.
+ */
+struct drm_hpu_info_telemetry {
+	/** @timestamp_ns: CLOCK_MONOTONIC time of the snapshot. */
+	__u64 timestamp_ns;
+	/** @energy_uj: energy used by the board since power-on, microjoules. */
+	__u64 energy_uj;
+	/** @hbm_total: HBM bytes contexts can allocate (as in INFO_MEMORY). */
+	__u64 hbm_total;
+	/** @hbm_used: HBM bytes allocated by all contexts. */
+	__u64 hbm_used;
+	/** @temp_die_mc: die temperature, millidegrees Celsius. */
+	__s32 temp_die_mc;
+	/** @temp_hbm_mc: HBM temperature, millidegrees Celsius. */
+	__s32 temp_hbm_mc;
+	/** @temp_board_mc: board temperature, millidegrees Celsius. */
+	__s32 temp_board_mc;
+	/** @temp_max_mc: die temperature at which the clock throttles. */
+	__s32 temp_max_mc;
+	/** @temp_crit_mc: critical die temperature. */
+	__s32 temp_crit_mc;
+	/** @hbm_temp_max_mc: maximum HBM temperature. */
+	__s32 hbm_temp_max_mc;
+	/** @power_mw: board power, milliwatts. */
+	__u32 power_mw;
+	/** @power_cap_mw: board power cap, milliwatts. */
+	__u32 power_cap_mw;
+	/** @power_cap_max_mw: highest power cap the firmware accepts. */
+	__u32 power_cap_max_mw;
+	/** @volt_core_mv: core voltage, millivolts. */
+	__u32 volt_core_mv;
+	/** @volt_hbm_mv: HBM voltage, millivolts. */
+	__u32 volt_hbm_mv;
+	/** @clk_core_mhz: current core clock, MHz. */
+	__u32 clk_core_mhz;
+	/** @clk_core_max_mhz: top core clock, MHz. */
+	__u32 clk_core_max_mhz;
+	/** @clk_hbm_mhz: HBM clock, MHz. */
+	__u32 clk_hbm_mhz;
+	/** @throttle: why the clock is below its top, DRM_HPU_THROTTLE_*. */
+	__u32 throttle;
+	/** @alarms: limits currently exceeded, DRM_HPU_ALARM_*. */
+	__u32 alarms;
+	/** @num_engines: valid entries of @engine_util (the DMA engines). */
+	__u32 num_engines;
+	/**
+	 * @util_window_ms: length of the window @engine_util is measured
+	 * over, milliseconds.
+	 */
+	__u32 util_window_ms;
+	/**
+	 * @engine_util: busy share of each engine over the last window, in
+	 * hundredths of a percent (0..10000).
+	 */
+	__u32 engine_util[DRM_HPU_MAX_ENGINES_UTIL];
+	/**
+	 * @engine_busy_ns: busy time of each engine since power-on,
+	 * nanoseconds of device time.
+	 */
+	__u64 engine_busy_ns[DRM_HPU_MAX_ENGINES_UTIL];
+};
+
+/* Values of &drm_hpu_info_firmware.state */
+/** DRM_HPU_FW_STATE_RUNNING: the firmware runs and answers heartbeats. */
+#define DRM_HPU_FW_STATE_RUNNING	0
+/** DRM_HPU_FW_STATE_BOOTING: the driver is booting the firmware. */
+#define DRM_HPU_FW_STATE_BOOTING	1
+/** DRM_HPU_FW_STATE_FAILED: the device refused the image or did not boot. */
+#define DRM_HPU_FW_STATE_FAILED		2
+/** DRM_HPU_FW_STATE_HALTED: the firmware stopped after a fatal error. */
+#define DRM_HPU_FW_STATE_HALTED		3
+
+/* Values of &drm_hpu_info_firmware.boot_source */
+/** DRM_HPU_FW_SOURCE_NONE: no image booted. */
+#define DRM_HPU_FW_SOURCE_NONE		0
+/** DRM_HPU_FW_SOURCE_HOST: the image file, loaded by the driver. */
+#define DRM_HPU_FW_SOURCE_HOST		1
+/** DRM_HPU_FW_SOURCE_FLASH: the image stored in the device's flash. */
+#define DRM_HPU_FW_SOURCE_FLASH		2
+
+/**
+ * struct drm_hpu_info_firmware - answer to %DRM_HPU_INFO_FIRMWARE
+ *
+ * Versions use the image format: [23:16] major, [15:8] minor, [7:0]
+ * patch; zero means none. All fields are Out.
+ */
+struct drm_hpu_info_firmware {
+	/** @running_version: version of the running firmware. */
+	__u32 running_version;
+	/** @stored_version: version of the image in the device's flash. */
+	__u32 stored_version;
+	/** @min_version: lowest version the device accepts (anti-rollback). */
+	__u32 min_version;
+	/** @state: DRM_HPU_FW_STATE_*. */
+	__u32 state;
+	/** @boot_source: where the running image came from, DRM_HPU_FW_SOURCE_*. */
+	__u32 boot_source;
+	/**
+	 * @boot_error: refusal code of the last failed boot (the device's
+	 * BOOT_ERROR, see Documentation/hw/firmware-and-telemetry.md), or 0.
+	 */
+	__u32 boot_error;
+	/** @running_build: build string of the running firmware, NUL terminated. */
+	char running_build[32];
+	/** @boots: firmware boots since the driver bound the device. */
+	__u32 boots;
+	/** @pad: zero. */
+	__u32 pad;
 };
 
 /* Flags of &drm_hpu_bo_create.flags */

@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 2
+#define HPU_API_VERSION_MINOR 3
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -648,6 +648,200 @@ HPU_EXPORT int hpu_queue_submit_timeout(hpu_queue_t *q, hpu_cmdlist_t *cl, const
  * is lost: reopen it.
  */
 HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags);
+
+/*
+ * ---- Since 1.3: telemetry, firmware, PCIe link, processes ----
+ *
+ * Sensors, clocks, utilisation and HBM use come from the driver's INFO
+ * ioctl (op TELEMETRY), firmware versions from INFO op FIRMWARE, the PCIe
+ * link from the PCI device's sysfs attributes, per-process use from the
+ * DRM fdinfo of every process (/proc/<pid>/fdinfo). The library talks no
+ * generic netlink: devlink would only repeat what INFO FIRMWARE reports.
+ */
+
+/** Entries of hpu_telemetry.engine_util and engine_busy_ns, and of hpu_process. */
+#define HPU_MAX_ENGINES 16
+
+/* Bits of hpu_telemetry.throttle: why the core clock is below its top. */
+#define HPU_CLK_THROTTLE_THERMAL (1u << 0)
+#define HPU_CLK_THROTTLE_POWER (1u << 1)
+/* Bits of hpu_telemetry.alarms: limits currently exceeded. */
+#define HPU_OVER_TEMP_MAX (1u << 0)
+#define HPU_OVER_TEMP_CRIT (1u << 1)
+#define HPU_OVER_POWER_CAP (1u << 2)
+#define HPU_OVER_HBM_TEMP_MAX (1u << 3)
+
+/**
+ * struct hpu_telemetry - sensors, clocks, limits, engine utilisation and
+ * HBM use of a device (hpu_device_get_telemetry()).
+ *
+ * The caller sets @size as for struct hpu_device_info. Sensor members
+ * (temperatures, power, energy, voltages, clocks) are those the firmware
+ * last reported; they read 0 while the firmware does not run (see
+ * hpu_firmware_info.state).
+ */
+struct hpu_telemetry {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t num_engines;       /* valid entries of engine_util / engine_busy_ns */
+	uint64_t timestamp_ns;      /* CLOCK_MONOTONIC time of the snapshot */
+	uint64_t energy_uj;         /* board energy since power-on, microjoules */
+	uint64_t hbm_total;         /* HBM bytes contexts can allocate */
+	uint64_t hbm_used;          /* HBM bytes allocated by all contexts */
+	int32_t temp_die_mc;        /* millidegrees Celsius */
+	int32_t temp_hbm_mc;
+	int32_t temp_board_mc;
+	int32_t temp_max_mc;        /* die temperature at which the clock throttles */
+	int32_t temp_crit_mc;       /* critical die temperature */
+	int32_t hbm_temp_max_mc;    /* maximum HBM temperature */
+	uint32_t power_mw;          /* board power, milliwatts */
+	uint32_t power_cap_mw;      /* power cap */
+	uint32_t power_cap_max_mw;  /* highest cap the firmware accepts */
+	uint32_t volt_core_mv;      /* millivolts */
+	uint32_t volt_hbm_mv;
+	uint32_t clk_core_mhz;      /* current core clock */
+	uint32_t clk_core_max_mhz;  /* top core clock */
+	uint32_t clk_hbm_mhz;
+	uint32_t throttle;          /* HPU_CLK_THROTTLE_* */
+	uint32_t alarms;            /* HPU_OVER_* */
+	uint32_t util_window_ms;    /* window engine_util is measured over */
+	uint32_t reserved0;         /* zero */
+	uint32_t engine_util[HPU_MAX_ENGINES];    /* busy share, hundredths of a percent (0..10000) */
+	uint64_t engine_busy_ns[HPU_MAX_ENGINES]; /* busy time since power-on, ns */
+};
+
+/** hpu_device_get_telemetry() - the device's telemetry (INFO ioctl, op TELEMETRY). */
+HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, struct hpu_telemetry *out);
+
+/* hpu_firmware_info.state */
+#define HPU_FIRMWARE_RUNNING 0      /* runs and answers heartbeats */
+#define HPU_FIRMWARE_BOOTING 1      /* the driver is booting it */
+#define HPU_FIRMWARE_FAILED 2       /* the device refused the image or did not boot */
+#define HPU_FIRMWARE_HALTED 3       /* stopped after a fatal error */
+/* hpu_firmware_info.boot_source */
+#define HPU_FIRMWARE_FROM_NONE 0
+#define HPU_FIRMWARE_FROM_HOST 1        /* the image file, loaded by the driver */
+#define HPU_FIRMWARE_FROM_FLASH 2       /* the image stored in the device's flash */
+/** Build string of a firmware image, NUL terminated. */
+#define HPU_FIRMWARE_BUILD_MAX 32
+/** Packs a firmware version as the image format does: [23:16].[15:8].[7:0]. */
+#define HPU_MAKE_FW_VERSION(major, minor, patch) \
+	((((uint32_t)(major)) << 16) | (((uint32_t)(minor)) << 8) | ((uint32_t)(patch)))
+
+/**
+ * struct hpu_firmware_info - firmware versions and boot state
+ * (hpu_device_get_firmware_info()). Versions are packed as
+ * HPU_MAKE_FW_VERSION(); 0 means none. The caller sets @size as for struct
+ * hpu_device_info.
+ */
+struct hpu_firmware_info {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t running_version;   /* the running firmware */
+	uint32_t stored_version;    /* the image in the device's flash */
+	uint32_t min_version;       /* lowest version the device accepts (anti-rollback) */
+	uint32_t state;             /* HPU_FIRMWARE_* */
+	uint32_t boot_source;       /* HPU_FIRMWARE_FROM_* */
+	uint32_t boot_error;        /* refusal code of the last failed boot, or 0 */
+	uint32_t boots;             /* firmware boots since the driver bound the device */
+	char running_build[HPU_FIRMWARE_BUILD_MAX];
+};
+
+/** hpu_device_get_firmware_info() - firmware versions and state (INFO op FIRMWARE). */
+HPU_EXPORT int hpu_device_get_firmware_info(hpu_device_t *dev, struct hpu_firmware_info *out);
+
+/**
+ * struct hpu_pcie_link - the PCIe link of a device, from the PCI core's
+ * sysfs attributes (current_link_speed, current_link_width,
+ * max_link_speed, max_link_width). A value the kernel reports as unknown
+ * is 0. The caller sets @size as for struct hpu_device_info.
+ */
+struct hpu_pcie_link {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t cur_speed_mts;     /* transfer rate, MT/s (16000 for 16 GT/s) */
+	uint32_t cur_gen;           /* PCIe generation of that rate (1..6) */
+	uint32_t cur_width;         /* lanes */
+	uint32_t max_speed_mts;
+	uint32_t max_gen;
+	uint32_t max_width;
+	uint32_t reserved0;         /* zero */
+};
+
+/**
+ * hpu_device_get_pcie_link() - read the link attributes of the device's
+ * PCI function. Returns -ENOENT when the kernel offers none (not a PCIe
+ * device), -EPROTO for text it cannot parse, or the read's error.
+ */
+HPU_EXPORT int hpu_device_get_pcie_link(hpu_device_t *dev, struct hpu_pcie_link *out);
+
+/**
+ * hpu_device_hwmon_path() - the device's hwmon directory,
+ * "/sys/bus/pci/devices/<bdf>/hwmon/hwmonN", for callers that read hwmon
+ * themselves. Writes it NUL terminated into @buf (@len bytes). Returns 0,
+ * -ENOENT when the device has no hwmon directory, -ERANGE when @len is too
+ * small, or the listing's error.
+ */
+HPU_EXPORT int hpu_device_hwmon_path(hpu_device_t *dev, char *buf, size_t len);
+
+/** Room for a process name (/proc/<pid>/comm) and NUL. */
+#define HPU_COMM_MAX 32
+/** hpu_process.util and engine_util before a second sample exists. */
+#define HPU_UTIL_UNKNOWN 0xffffffffu
+
+/** A snapshot of the processes using HPUs (hpu_device_list_processes()). */
+typedef struct hpu_process_list hpu_process_list_t;
+
+/**
+ * struct hpu_process - one process using one HPU, owned by its list.
+ *
+ * Read-only for callers; @size is the number of bytes the library filled;
+ * members are only ever added at the end. Counters are summed over the
+ * process's distinct DRM clients (open files, told apart by drm-client-id)
+ * of that device.
+ */
+struct hpu_process {
+	uint32_t size;
+	int32_t pid;
+	char comm[HPU_COMM_MAX];     /* process name (/proc/<pid>/comm) */
+	char pci_addr[HPU_PCI_ADDR_MAX]; /* the device, "dddd:bb:dd.f" */
+	uint32_t clients;            /* distinct DRM clients of the process on the device */
+	uint32_t num_engines;        /* valid entries of engine_ns / engine_util */
+	uint64_t hbm_total;          /* bytes of HBM objects the process holds (drm-total-hbm) */
+	uint64_t hbm_resident;       /* bytes resident (drm-resident-hbm) */
+	uint64_t sample_ns;          /* interval between the two samples, 0 with one sample */
+	uint32_t util;               /* mean busy share of its engines over the interval, hundredths of a percent */
+	uint32_t reserved0;
+	uint64_t engine_ns[HPU_MAX_ENGINES];   /* busy ns per DMA engine since the client opened (last sample) */
+	uint32_t engine_util[HPU_MAX_ENGINES]; /* busy share per engine over the interval, hundredths of a percent */
+};
+
+/**
+ * hpu_device_list_processes() - the processes that have @dev (or, with
+ * @dev NULL, any HPU) open, from the DRM fdinfo of every process (one scan
+ * of /proc for all devices).
+ * @sample_ms: 0: one sample: engine_ns only, util and engine_util are
+ *	HPU_UTIL_UNKNOWN. Otherwise the library samples twice, @sample_ms
+ *	apart (it sleeps only when the first scan found a process), and
+ *	computes the utilisation from the difference.
+ * @out: receives the list, ordered by device then pid; free it with
+ *	hpu_process_list_free().
+ *
+ * Processes whose fdinfo the caller may not read (other users' unless
+ * root) are not listed. Returns 0 or -errno.
+ */
+HPU_EXPORT int hpu_device_list_processes(hpu_device_t *dev, uint32_t sample_ms, hpu_process_list_t **out);
+/** hpu_process_list_size() - number of entries (0 for NULL). */
+HPU_EXPORT size_t hpu_process_list_size(const hpu_process_list_t *list);
+/** hpu_process_list_at() - entry @i, valid until the list is freed; NULL when out of range. */
+HPU_EXPORT const struct hpu_process *hpu_process_list_at(const hpu_process_list_t *list, size_t i);
+/** hpu_process_list_free() - free a list; NULL is a no-op. */
+HPU_EXPORT void hpu_process_list_free(hpu_process_list_t *list);
+
+/**
+ * hpu_device_list_open() - open entry @i of a discovery snapshot without
+ * discovering again (what hpu_open_by_index() does for each call): a tool
+ * that opens every device scans /sys/class/accel once. Errors as
+ * hpu_open_by_index(); -ENODEV when @i is out of range.
+ */
+HPU_EXPORT int hpu_device_list_open(const hpu_device_list_t *list, size_t i, hpu_device_t **out);
 
 #if defined(__cplusplus)
 }

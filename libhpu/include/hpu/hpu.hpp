@@ -294,6 +294,38 @@ public:
         detail::check(hpu_device_error_counters(h_, &c), "querying HPU error counters");
         return c;
     }
+    /** Sensors, clocks, utilisation, HBM use (INFO TELEMETRY; since 1.3). Throws hpu::Error. */
+    [[nodiscard]] hpu_telemetry telemetry() const
+    {
+        hpu_telemetry t{};
+        t.size = sizeof(t);
+        detail::check(hpu_device_get_telemetry(h_, &t), "querying HPU telemetry");
+        return t;
+    }
+    /** Firmware versions and state (INFO FIRMWARE; since 1.3). Throws hpu::Error. */
+    [[nodiscard]] hpu_firmware_info firmware_info() const
+    {
+        hpu_firmware_info f{};
+        f.size = sizeof(f);
+        detail::check(hpu_device_get_firmware_info(h_, &f), "querying HPU firmware info");
+        return f;
+    }
+    /** The PCIe link (sysfs; since 1.3). Throws hpu::Error. */
+    [[nodiscard]] hpu_pcie_link pcie_link() const
+    {
+        hpu_pcie_link l{};
+        l.size = sizeof(l);
+        detail::check(hpu_device_get_pcie_link(h_, &l), "reading the HPU's PCIe link");
+        return l;
+    }
+    /** The device's hwmon directory (since 1.3). Throws hpu::Error (ENOENT: none). */
+    [[nodiscard]] std::string hwmon_path() const
+    {
+        std::string buf(256, '\0');
+        detail::check(hpu_device_hwmon_path(h_, buf.data(), buf.size()), "finding the HPU's hwmon directory");
+        buf.resize(buf.find('\0'));
+        return buf;
+    }
     /** Resets the device through the driver (root only): soft, or hard. Throws hpu::Error. */
     void hw_reset(bool hard = false)
     {
@@ -314,6 +346,65 @@ private:
     hpu_device_t *h_ = nullptr;
     std::unique_ptr<EventCallback> cb_; // the callback the library thread calls
 };
+
+/**
+ * A discovery snapshot that opens its entries without discovering again
+ * (hpu_device_list_get, hpu_device_list_open; since 1.3). Move-only.
+ */
+class DeviceList {
+public:
+    /** Discovers the HPUs. Throws hpu::Error. */
+    static DeviceList discover()
+    {
+        hpu_device_list_t *raw = nullptr;
+        detail::check(hpu_device_list_get(&raw), "listing HPU devices");
+        return DeviceList(raw);
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return hpu_device_list_size(l_.get()); }
+    [[nodiscard]] DeviceEntry at(std::size_t i) const
+    {
+        const hpu_device_desc *d = hpu_device_list_at(l_.get(), i);
+        if (d == nullptr)
+            throw Error(-ENODEV, "HPU list entry " + std::to_string(i));
+        return DeviceEntry{d->index, d->pci_addr, d->node};
+    }
+    /** Opens entry i. Throws hpu::Error. */
+    [[nodiscard]] Device open(std::size_t i) const
+    {
+        hpu_device_t *h = nullptr;
+        detail::check(hpu_device_list_open(l_.get(), i, &h), ("opening " + at(i).node).c_str());
+        return Device(h);
+    }
+    [[nodiscard]] const hpu_device_list_t *handle() const noexcept { return l_.get(); }
+
+private:
+    explicit DeviceList(hpu_device_list_t *l) noexcept : l_(l) {}
+    std::unique_ptr<hpu_device_list_t, detail::ListFree> l_;
+};
+
+/** One process using one HPU (hpu_process; since 1.3). */
+using Process = hpu_process;
+
+/**
+ * The processes using dev (nullptr: any HPU), sampled twice sample apart
+ * for their utilisation (0: once, raw engine ns only). Throws hpu::Error.
+ */
+inline std::vector<Process> list_processes(const Device *dev = nullptr,
+                                           std::chrono::milliseconds sample = std::chrono::milliseconds(0))
+{
+    hpu_process_list_t *raw = nullptr;
+    const auto ms = sample.count() < 0 ? 0 : sample.count();
+    detail::check(hpu_device_list_processes(dev != nullptr ? dev->get() : nullptr,
+                                            ms > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(ms), &raw),
+                  "listing the processes using HPUs");
+    std::vector<Process> out;
+    const std::size_t n = hpu_process_list_size(raw);
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(*hpu_process_list_at(raw, i));
+    hpu_process_list_free(raw);
+    return out;
+}
 
 /**
  * A buffer mapped into the device (hpu_buffer_*). Move-only; destroyed

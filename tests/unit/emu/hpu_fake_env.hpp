@@ -6,6 +6,11 @@
 // byte array at bus address HOST_BASE, counts lock use and engine kicks.
 // Engines are stepped synchronously by the tests.
 //
+// Spec version 4: a Dev is fused with the public key of a test seed and,
+// unless told otherwise (DevOpts), boots a signed image built with the
+// firmware packer (tools/hpu-fwpack/fwimage.h) so that the management CPU is
+// RUNNING when a test starts, as it was with the self-boot of version 3.
+//
 // Copyright (c) 2026 The hpu authors
 #pragma once
 
@@ -18,6 +23,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "fwimage.h"
 
 extern "C" {
 #include "hpu_core.h"
@@ -173,6 +180,61 @@ inline const hpu_core_ops env_ops = {
     .kick_engine = env_kick,
 };
 
+// Firmware images for the tests
+inline const hpu::fw::Seed &test_seed()
+{
+    static const hpu::fw::Seed seed = [] {
+        hpu::fw::Seed s{};
+        for (size_t i = 0; i < s.size(); i++) {
+            s[i] = static_cast<uint8_t>(0xa0 + i);
+        }
+        return s;
+    }();
+    return seed;
+}
+
+inline hpu::fw::PublicKey test_pubkey() { return hpu::fw::public_key(test_seed()); }
+
+// The tables of firmware/hpu-h1.fwsrc, with a sensor period of @period_ms
+// (the default 1 s keeps the sensor timer out of the way of other tests).
+inline hpu::fw::Source fw_source(uint32_t period_ms = 1000)
+{
+    hpu::fw::Source src;
+
+    src.version = HPU_FW_VERSION(1, 2, 3);
+    src.build = "unit-test 1.2.3";
+    src.info = "emu-core-tests";
+    src.limits = {
+        { HPU_LIMIT_TEMP_MAX, 85000, 30000, 100000 },
+        { HPU_LIMIT_TEMP_CRIT, 95000, 40000, 110000 },
+        { HPU_LIMIT_POWER_CAP, 350000, 50000, 450000 },
+        { HPU_LIMIT_HBM_TEMP_MAX, 90000, 30000, 100000 },
+    };
+    src.clocks = { { 800, 750 }, { 1000, 800 }, { 1200, 850 }, { 1400, 900 },
+                   { 1600, 950 } };
+    src.thermal = { 25000, 150, 2000, 60000, 30000, 1600, 1200, 3000,
+                    period_ms };
+    return src;
+}
+
+inline std::vector<uint8_t> fw_image(const hpu::fw::Source &src = fw_source())
+{
+    return hpu::fw::pack(src, &test_seed());
+}
+
+// Where Dev puts an image in host memory: the first MiB, below what the Rig
+// allocates.
+constexpr uint64_t FW_HOST_ADDR = HOST_BASE;
+
+struct DevOpts {
+    bool boot = true;                   // boot fw_image() at construction
+    bool key = true;                    // fuse test_pubkey()
+    uint32_t min_version = 0;
+    std::vector<uint8_t> flash;         // power-on flash content
+    hpu::fw::Source source = fw_source();
+    uint64_t hbm = 4ULL << 30;
+};
+
 inline const uint8_t test_uuid[HPU_UUID_LEN] = {
     0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
     0x0f, 0xed, 0xcb, 0xa9, 0x87, 0x65, 0x43, 0x21,
@@ -185,20 +247,74 @@ struct Dev {
     explicit Dev(uint64_t hbm = 4ULL << 30, unsigned int nics = 10,
                  const char *serial = "HPU-0000000000")
     {
-        hpu_core_config cfg;
+        DevOpts o;
 
-        hpu_core_make_config(&cfg, hbm, nics, serial, test_uuid);
+        o.hbm = hbm;
+        init(o, nics, serial);
+    }
+    explicit Dev(const DevOpts &o) { init(o, 10, "HPU-0000000000"); }
+    void init(const DevOpts &o, unsigned int nics, const char *serial)
+    {
+        hpu_core_config cfg;
+        hpu::fw::PublicKey key = test_pubkey();
+
+        hpu_core_make_config(&cfg, o.hbm, nics, serial, test_uuid);
+        if (o.key) {
+            std::string hex = hpu::fw::to_hex(key.data(), key.size());
+            REQUIRE(hpu_core_parse_fw_key(hex.c_str(), &cfg, nullptr, 0));
+        }
+        cfg.fw_min_version = o.min_version;
+        cfg.fw_flash = o.flash.empty() ? nullptr : o.flash.data();
+        cfg.fw_flash_len = static_cast<uint32_t>(o.flash.size());
         REQUIRE(hpu_core_init(&core, &env_ops, &env, &cfg));
-        // The management CPU boots HPU_CPU_BOOT_NS after power-on.
+        // The boot ROM initialises for HPU_ROM_INIT_NS after power-on.
+        REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
         REQUIRE(env.timer_armed);
-        REQUIRE(env.timer_ns == HPU_CPU_BOOT_NS);
+        REQUIRE(env.timer_ns == HPU_ROM_INIT_NS);
         fire_timer();
-        REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+        REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_WAIT_IMAGE);
         REQUIRE_FALSE(env.timer_armed);
+        if (o.boot) {
+            REQUIRE(boot(fw_image(o.source)) == HPU_CPU_RUNNING);
+        }
         env.vectors.clear();    // forget what init did
         env.errors.clear();
         env.arms = env.cancels = 0;
+        env.dma_reads = env.dma_writes = 0;
         std::memset(env.kicks, 0, sizeof(env.kicks));
+        wr(HPU_REG_IRQ_STATUS, 0xffffffff);
+    }
+    // Put @img in host memory at FW_HOST_ADDR and point FW_IMG_* at it
+    // (@size: FW_IMG_SIZE, default the image's length).
+    void load_image(const std::vector<uint8_t> &img, int64_t size = -1)
+    {
+        REQUIRE(img.size() <= HPU_FW_MAX_SIZE);
+        std::memcpy(env.host.data() + (FW_HOST_ADDR - HOST_BASE), img.data(),
+                    img.size());
+        wr(HPU_REG_FW_IMG_ADDR_LO, static_cast<uint32_t>(FW_HOST_ADDR));
+        wr(HPU_REG_FW_IMG_ADDR_HI, static_cast<uint32_t>(FW_HOST_ADDR >> 32));
+        wr(HPU_REG_FW_IMG_SIZE, size < 0 ? static_cast<uint32_t>(img.size())
+                                         : static_cast<uint32_t>(size));
+    }
+    // Zero what load_image() put in host memory.
+    void unload_image()
+    {
+        std::memset(env.host.data() + (FW_HOST_ADDR - HOST_BASE), 0,
+                    HPU_FW_MAX_SIZE);
+    }
+    // BOOT_CMD 1 with @img; let the verification time pass.  Returns
+    // CPU_STATUS once the boot ended (RUNNING or BOOT_FAILED).
+    uint32_t boot(const std::vector<uint8_t> &img, int64_t size = -1)
+    {
+        load_image(img, size);
+        wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+        unload_image();         // one read, at the command
+        REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_VERIFYING);
+        advance(HPU_FW_VERIFY_NS);
+        if (rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING) {
+            advance(HPU_CPU_BOOT_NS);
+        }
+        return rd(HPU_REG_CPU_STATUS);
     }
     ~Dev()
     {

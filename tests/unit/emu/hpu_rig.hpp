@@ -127,6 +127,7 @@ struct Rig : Dev {
     uint32_t eq_size = 0;
 
     explicit Rig(uint64_t hbm = 256 * MiB) : Dev(hbm) {}
+    explicit Rig(const DevOpts &o) : Dev(o) {}
 
     // host memory
     uint64_t halloc(uint64_t n, uint64_t align = 64)

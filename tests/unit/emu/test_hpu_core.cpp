@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 3u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 4u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -115,7 +115,7 @@ TEST_CASE("writes to read-only registers are dropped and flagged", "[emu][access
     CHECK(d.error() == HPU_ERROR_BAD_ACCESS);
     CHECK(d.env.errors.size() == 1);
     CHECK(d.env.vectors.empty());
-    CHECK_FALSE(d.env.timer_armed);
+    CHECK(d.env.arms == 0u);                        // no timer started
 }
 
 TEST_CASE("wrongly sized accesses are flagged", "[emu][access]")
@@ -136,7 +136,7 @@ TEST_CASE("wrongly sized accesses are flagged", "[emu][access]")
     SECTION("a wide write does not reach the next register") {
         // 8 bytes at SOFT_RESET would also cover RESET_COUNT.
         d.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY, size);
-        CHECK_FALSE(d.env.timer_armed);
+        CHECK(d.env.arms == 0u);
         CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
         CHECK(d.error() == HPU_ERROR_BAD_ACCESS);
     }
@@ -164,7 +164,8 @@ TEST_CASE("unmapped offsets are flagged", "[emu][access]")
 {
     const uint64_t addr = GENERATE(uint64_t{HPU_REG_ID_BLOCK_END}, 0x100u,
                                    0x102cu, 0x1400u, 0x201cu, 0x3018u,
-                                   0x4014u, 0x5000u,
+                                   0x4060u, 0x4118u, 0x420cu, 0x423cu,
+                                   0x4340u, 0x5000u,
                                    0x1002cu, 0x10400u, 0x18000u, 0x22000u,
                                    uint64_t{HPU_BAR_REGS_SIZE - 4});
     Dev d;
@@ -227,7 +228,8 @@ TEST_CASE("IRQ_STATUS is write-1-to-clear, IRQ_MASK read-write", "[emu][rw1c]")
     CHECK(d.rd(HPU_REG_IRQ_MASK) == HPU_IRQ_RESET_DONE);
     d.wr(HPU_REG_IRQ_MASK, 0xffffffffu);            // reserved bits read 0
     CHECK(d.rd(HPU_REG_IRQ_MASK) ==
-          (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE));
+          (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE | HPU_IRQ_FW_BOOT |
+           HPU_IRQ_FLASH_DONE | HPU_IRQ_MBOX_DONE));
     d.wr(HPU_REG_IRQ_MASK, 0);
     CHECK(d.rd(HPU_REG_IRQ_MASK) == 0u);
     CHECK(d.error() == 0u);
@@ -358,17 +360,17 @@ TEST_CASE("power-on reset abandons a soft reset", "[emu][reset]")
 
     hpu_core_reset(&d.core);
     CHECK(d.env.cancels == 1u);
-    // Only the management CPU's boot timer is left.
+    // Only the boot ROM's initialisation timer is left.
     REQUIRE(d.env.timer_armed);
-    CHECK(d.env.timer_ns == HPU_CPU_BOOT_NS);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
+    CHECK(d.env.timer_ns == HPU_ROM_INIT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
     CHECK(d.rd(HPU_REG_IRQ_TEST_COUNT) == 0u);
     CHECK(d.rd(HPU_REG_IRQ_MASK) == 0u);
 
     // A late expiry (the timer raced with the reset) changes nothing.
     hpu_core_timer_expired(&d.core);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     CHECK(d.rd(HPU_REG_RESET_COUNT) == 0u);
     CHECK(d.rd(HPU_REG_IRQ_STATUS) == 0u);
     CHECK(d.env.vectors == std::vector<unsigned int>{2});

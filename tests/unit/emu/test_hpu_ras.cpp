@@ -37,6 +37,14 @@ void hard_reset(Dev &d)
     REQUIRE(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
 }
 
+// After power-on or a hard reset: the boot ROM, then the driver's image.
+void reboot(Dev &d)
+{
+    REQUIRE(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
+    d.advance(HPU_ROM_INIT_NS);
+    REQUIRE(d.boot(fw_image()) == HPU_CPU_RUNNING);
+}
+
 void inject_ecc(Dev &d, uint64_t off, uint32_t kind)
 {
     d.wr(HPU_REG_INJ_ECC_ADDR_LO, static_cast<uint32_t>(off));
@@ -48,11 +56,17 @@ void inject_ecc(Dev &d, uint64_t off, uint32_t kind)
 
 // Management CPU
 
-TEST_CASE("the management CPU boots 50 ms after power-on", "[emu][cpu]")
+TEST_CASE("the management CPU runs 20 ms after the ROM accepts an image",
+          "[emu][cpu]")
 {
     Dev d;
 
     hpu_core_reset(&d.core);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
+    d.advance(HPU_ROM_INIT_NS);
+    d.load_image(fw_image());
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+    d.advance(HPU_FW_VERIFY_NS);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
     d.advance(HPU_CPU_BOOT_NS - 1);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
@@ -60,7 +74,6 @@ TEST_CASE("the management CPU boots 50 ms after power-on", "[emu][cpu]")
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
     CHECK(d.rd(HPU_REG_HB_ACK) == 0u);
     CHECK(d.rd(HPU_REG_FW_ERROR) == 0u);
-    CHECK_FALSE(d.env.timer_armed);
 }
 
 TEST_CASE("heartbeat: HB_REQ is copied to HB_ACK within 1 ms", "[emu][cpu]")
@@ -91,6 +104,11 @@ TEST_CASE("heartbeat requests written while booting are answered once running",
     Dev d;
 
     hpu_core_reset(&d.core);
+    d.advance(HPU_ROM_INIT_NS);
+    d.load_image(fw_image());
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+    d.advance(HPU_FW_VERIFY_NS);
+    REQUIRE(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
     d.wr(HPU_REG_HB_REQ, 7);
     d.advance(HPU_CPU_BOOT_NS - 1);
     CHECK(d.rd(HPU_REG_HB_ACK) == 0u);
@@ -121,7 +139,7 @@ TEST_CASE("HB_EVENT_MS posts numbered HEARTBEAT events", "[emu][cpu][event]")
     r.wr(HPU_REG_HB_EVENT_MS, 0);
     r.advance(100 * MS);
     CHECK(r.rd(HPU_REG_EQ_PI) == 3u);
-    CHECK_FALSE(r.env.timer_armed);
+    CHECK_FALSE(r.core.tmr.armed & (1u << HPU_TMR_HB_EVENT));
 }
 
 TEST_CASE("INJ_FW 1 stops heartbeat answers and events", "[emu][cpu][inj]")
@@ -182,12 +200,11 @@ TEST_CASE("a hard reset reboots a halted CPU and clears INJ_FW",
     d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_OFF);
     d.advance(HPU_HARD_RESET_NS);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     CHECK(d.rd(HPU_REG_FW_ERROR) == 0u);
     CHECK(d.rd(HPU_REG_HB_REQ) == 0u);
     CHECK(d.rd(HPU_REG_HB_EVENT_MS) == 0u);
-    d.advance(HPU_CPU_BOOT_NS);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    reboot(d);
     d.wr(HPU_REG_HB_REQ, 6);
     d.advance(HPU_HB_ACK_NS);
     CHECK(d.rd(HPU_REG_HB_ACK) == 6u);
@@ -282,10 +299,8 @@ TEST_CASE("hard reset sequence: what is cleared and what survives",
     CHECK(r.rd(HPU_REG_MMU_INV_COUNT) == 1u);
     CHECK(r.rd(HPU_REG_MAGIC) == HPU_MAGIC_VALUE);
     CHECK(r.rd(HPU_REG_HBM_SIZE_LO) == static_cast<uint32_t>(256 * MiB));
-    // the CPU reboots
-    CHECK(r.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
-    r.advance(HPU_CPU_BOOT_NS);
-    CHECK(r.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    // the boot ROM starts again and waits for the driver's image
+    reboot(r);
     // a second one counts again
     hard_reset(r);
     CHECK(r.rd(HPU_REG_HARD_RESET_COUNT) == 2u);
@@ -377,10 +392,8 @@ TEST_CASE("power-on reset abandons a hard reset", "[emu][hard-reset]")
     d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
     hpu_core_reset(&d.core);
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
-    d.advance(HPU_CPU_BOOT_NS);
+    reboot(d);
     CHECK(d.rd(HPU_REG_HARD_RESET_COUNT) == 0u);
-    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
 }
 
 // RESET_DONE event

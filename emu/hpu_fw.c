@@ -1,0 +1,1262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: spec version 4 (Documentation/hw/
+ * firmware-and-telemetry.md): the boot ROM (ROM_INIT, WAIT_IMAGE, the
+ * verification of a signed image, BOOTING), the flash, the driver-to-
+ * firmware mailbox, the sensors with their thermal and power model, and
+ * the per-engine busy counters.
+ *
+ * No firmware runs: what the firmware would do is modelled here from the
+ * tables (LIMITS, CLOCKS, THERMAL) of the image the ROM accepted.
+ *
+ * Locking: register handlers and timers run under the core lock.  Reading
+ * an image from the host and verifying it (SHA-256, Ed25519) runs without
+ * it, right after the MMIO write that asked for it (hpu_core_write():
+ * hpu_fw_take_job() under the lock, hpu_fw_run_job() after), on a private
+ * copy; a generation number discards the result if a reset came between.
+ * The result shows when the verification time (a device timer) is over.
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.  The image is parsed byte by
+ * byte (little-endian) at the offsets of the structures in
+ * include/hw/hpu_fw_image.h, never through them, so the host's endianness
+ * and alignment do not matter.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nettle/eddsa.h>
+#include <nettle/sha2.h>
+
+#include "hpu_internal.h"
+
+/* Image layout: include/hw/hpu_fw_image.h, read byte by byte (LE) */
+#define IMG_OFF(f)              ((uint32_t)offsetof(struct hpu_fw_header, f))
+#define IMG_MAGIC               HPU_FW_MAGIC
+#define IMG_FORMAT              HPU_FW_FORMAT_VERSION
+#define IMG_HDR_SIZE            HPU_FW_HEADER_SIZE
+#define IMG_OFF_MAGIC           IMG_OFF(magic)
+#define IMG_OFF_FORMAT          IMG_OFF(format_version)
+#define IMG_OFF_HDR_SIZE        IMG_OFF(header_size)
+#define IMG_OFF_VERSION         IMG_OFF(fw_version)
+#define IMG_OFF_IMAGE_SIZE      IMG_OFF(image_size)
+#define IMG_OFF_NUM_SECTIONS    IMG_OFF(num_sections)
+#define IMG_OFF_FLAGS           IMG_OFF(flags)
+#define IMG_OFF_CHECKSUM        HPU_FW_CHECKSUM_OFFSET
+#define IMG_CHECKSUM_SIZE       HPU_FW_CHECKSUM_SIZE
+#define IMG_OFF_BUILD           IMG_OFF(build)
+#define IMG_OFF_RESERVED        IMG_OFF(reserved)
+#define IMG_RESERVED_SIZE       (HPU_FW_HEADER_SIZE - IMG_OFF(reserved))
+#define IMG_FLAG_SIGNED         HPU_FW_FLAG_SIGNED
+#define IMG_SECT_SIZE           ((uint32_t)sizeof(struct hpu_fw_section))
+#define IMG_MAX_SECTIONS        HPU_FW_MAX_SECTIONS
+#define IMG_SECT_INFO           HPU_FW_SECT_INFO
+#define IMG_SECT_LIMITS         HPU_FW_SECT_LIMITS
+#define IMG_SECT_CLOCKS         HPU_FW_SECT_CLOCKS
+#define IMG_SECT_THERMAL        HPU_FW_SECT_THERMAL
+#define IMG_LIMIT_SIZE          ((uint32_t)sizeof(struct hpu_fw_limit))
+#define IMG_CLOCK_SIZE          ((uint32_t)sizeof(struct hpu_fw_clock))
+#define IMG_THERMAL_SIZE        ((uint32_t)sizeof(struct hpu_fw_thermal))
+#define IMG_SIG_MAGIC           HPU_FW_SIG_MAGIC
+#define IMG_SIG_ED25519         HPU_FW_SIG_ED25519
+#define IMG_SIG_SIZE            HPU_FW_SIG_SIZE
+#define IMG_SIG_OFF_SIGNATURE   ((uint32_t)offsetof(struct hpu_fw_signature, \
+                                                  signature))
+
+#define HPU_FW_RETRY_NS         100000  /* result not recorded yet */
+#define HPU_MBOX_BLOCK_SIZE     (HPU_REG_MBOX_RESP1 + 4 - HPU_REG_MBOX_CMD)
+#define HPU_SENSOR_BLOCK_SIZE   (HPU_REG_SENSOR_SEQ + 4 - HPU_REG_TEMP(0))
+#define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_DMA_ENGINES - 1) + \
+                                 4 - HPU_REG_BUSY_NS_LO(0))
+
+static const char *const hpu_fw_err_names[] = {
+    [HPU_FW_ERR_NONE] = "NONE",
+    [HPU_FW_ERR_BAD_MAGIC] = "BAD_MAGIC",
+    [HPU_FW_ERR_BAD_FORMAT] = "BAD_FORMAT",
+    [HPU_FW_ERR_TOO_LARGE] = "TOO_LARGE",
+    [HPU_FW_ERR_TRUNCATED] = "TRUNCATED",
+    [HPU_FW_ERR_CORRUPT] = "CORRUPT",
+    [HPU_FW_ERR_UNSIGNED] = "UNSIGNED",
+    [HPU_FW_ERR_NO_KEY] = "NO_KEY",
+    [HPU_FW_ERR_BAD_SIGNATURE] = "BAD_SIGNATURE",
+    [HPU_FW_ERR_TOO_OLD] = "TOO_OLD",
+    [HPU_FW_ERR_BAD_LAYOUT] = "BAD_LAYOUT",
+    [HPU_FW_ERR_DMA_ERROR] = "DMA_ERROR",
+    [HPU_FW_ERR_NO_IMAGE] = "NO_IMAGE",
+};
+
+static const char *hpu_cpu_state_name(uint32_t s)
+{
+    static const char *const names[] = {
+        "OFF", "BOOTING", "RUNNING", "HALTED", "ROM_INIT", "WAIT_IMAGE",
+        "VERIFYING", "BOOT_FAILED",
+    };
+
+    return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static uint16_t hpu_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Verification */
+
+#define REFUSE(code, ...) \
+    do { \
+        snprintf(why, whylen, __VA_ARGS__); \
+        return (code); \
+    } while (0)
+
+static void hpu_fw_checksum(const uint8_t *img, uint32_t size,
+                            uint8_t digest[SHA256_DIGEST_SIZE])
+{
+    static const uint8_t zero[IMG_CHECKSUM_SIZE];
+    struct sha256_ctx ctx;
+
+    sha256_init(&ctx);
+    sha256_update(&ctx, IMG_OFF_CHECKSUM, img);
+    sha256_update(&ctx, IMG_CHECKSUM_SIZE, zero);
+    sha256_update(&ctx, size - (IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE),
+                  img + IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE);
+    sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
+}
+
+static uint32_t hpu_fw_limits(const uint8_t *p, uint32_t size,
+                              struct hpu_fw_info *out, char *why,
+                              size_t whylen)
+{
+    bool seen[HPU_NUM_LIMITS] = { false };
+    uint32_t i, n = size / IMG_LIMIT_SIZE;
+
+    if (size % IMG_LIMIT_SIZE) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS size %u is not a multiple of "
+               "%u", size, IMG_LIMIT_SIZE);
+    }
+    for (i = 0; i < n; i++, p += IMG_LIMIT_SIZE) {
+        uint32_t id = hpu_le32(p), def = hpu_le32(p + 4);
+        uint32_t min = hpu_le32(p + 8), max = hpu_le32(p + 12);
+
+        if (id >= HPU_NUM_LIMITS) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS entry %u: unknown limit "
+                   "id %u", i, id);
+        }
+        if (seen[id]) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS: limit id %u appears "
+                   "twice", id);
+        }
+        if (min > def || def > max) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS: limit id %u has min %u, "
+                   "default %u, max %u: not min <= default <= max", id, min,
+                   def, max);
+        }
+        seen[id] = true;
+        out->limit[id].cur = out->limit[id].def = def;
+        out->limit[id].min = min;
+        out->limit[id].max = max;
+    }
+    for (i = 0; i < HPU_NUM_LIMITS; i++) {
+        if (!seen[i]) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS: limit id %u missing", i);
+        }
+    }
+    return HPU_FW_ERR_NONE;
+}
+
+static uint32_t hpu_fw_clocks(const uint8_t *p, uint32_t size,
+                              struct hpu_fw_info *out, char *why,
+                              size_t whylen)
+{
+    uint32_t i, n = size / IMG_CLOCK_SIZE;
+
+    if (size % IMG_CLOCK_SIZE || n < 1 || n > HPU_FW_MAX_CLOCK_LEVELS) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "CLOCKS size %u: 1 to %u entries of "
+               "%u bytes expected", size, HPU_FW_MAX_CLOCK_LEVELS,
+               IMG_CLOCK_SIZE);
+    }
+    for (i = 0; i < n; i++, p += IMG_CLOCK_SIZE) {
+        out->clk_mhz[i] = hpu_le32(p);
+        out->clk_mv[i] = hpu_le32(p + 4);
+        if (!out->clk_mhz[i] ||
+            (i && out->clk_mhz[i] <= out->clk_mhz[i - 1])) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "CLOCKS level %u: %u MHz is not "
+                   "above the previous level (levels ascend from 1 MHz)", i,
+                   out->clk_mhz[i]);
+        }
+    }
+    out->nclocks = n;
+    return HPU_FW_ERR_NONE;
+}
+
+static uint32_t hpu_fw_thermal(const uint8_t *p, uint32_t size,
+                               struct hpu_fw_info *out, char *why,
+                               size_t whylen)
+{
+    static const char *const names[] = {
+        "ambient_mc", "rth_mc_per_w", "tau_ms", "idle_mw", "engine_mw",
+        "hbm_mhz", "hbm_mv", "hysteresis_mc", "period_ms",
+    };
+    uint32_t v[IMG_THERMAL_SIZE / 4], i;
+
+    if (size != IMG_THERMAL_SIZE) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL size %u, not %u", size,
+               IMG_THERMAL_SIZE);
+    }
+    for (i = 0; i < IMG_THERMAL_SIZE / 4; i++) {
+        v[i] = hpu_le32(p + 4 * i);
+        if (!v[i]) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL %s is zero", names[i]);
+        }
+    }
+    if (v[8] > 1000) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL period_ms %u is above 1000",
+               v[8]);
+    }
+    out->thermal.ambient_mc = v[0];
+    out->thermal.rth_mc_per_w = v[1];
+    out->thermal.tau_ms = v[2];
+    out->thermal.idle_mw = v[3];
+    out->thermal.engine_mw = v[4];
+    out->thermal.hbm_mhz = v[5];
+    out->thermal.hbm_mv = v[6];
+    out->thermal.hysteresis_mc = v[7];
+    out->thermal.period_ms = v[8];
+    return HPU_FW_ERR_NONE;
+}
+
+/* The section table and the required sections (BAD_LAYOUT). */
+static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
+                              uint32_t nsec, struct hpu_fw_info *out,
+                              char *why, size_t whylen)
+{
+    uint32_t off[IMG_MAX_SECTIONS], size[IMG_MAX_SECTIONS];
+    int where[IMG_SECT_THERMAL + 1];
+    uint32_t i, j, table_end, r;
+
+    if (nsec < 1 || nsec > IMG_MAX_SECTIONS) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "num_sections %u, not 1 to %u", nsec,
+               IMG_MAX_SECTIONS);
+    }
+    for (i = 0; i <= IMG_SECT_THERMAL; i++) {
+        where[i] = -1;
+    }
+    table_end = IMG_HDR_SIZE + nsec * IMG_SECT_SIZE;
+    for (i = 0; i < nsec; i++) {
+        const uint8_t *s = img + IMG_HDR_SIZE + i * IMG_SECT_SIZE;
+        uint32_t type = hpu_le32(s);
+
+        off[i] = hpu_le32(s + 4);
+        size[i] = hpu_le32(s + 8);
+        if (hpu_le32(s + 12)) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: reserved field not "
+                   "zero", i);
+        }
+        if (off[i] % 8) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: offset 0x%x not "
+                   "8-byte aligned", i, off[i]);
+        }
+        if (off[i] < table_end || off[i] > image_size ||
+            size[i] > image_size - off[i]) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: [0x%x, +0x%x) not "
+                   "inside the signed region after the section table "
+                   "[0x%x, 0x%x)", i, off[i], size[i], table_end,
+                   image_size);
+        }
+        if (type < IMG_SECT_INFO || type > IMG_SECT_THERMAL) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: unknown type %u", i,
+                   type);
+        }
+        if (where[type] >= 0) {
+            REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: type %u appears "
+                   "twice", i, type);
+        }
+        where[type] = (int)i;
+        for (j = 0; j < i; j++) {
+            if (off[i] < off[j] + size[j] && off[j] < off[i] + size[i]) {
+                REFUSE(HPU_FW_ERR_BAD_LAYOUT, "sections %u and %u overlap",
+                       j, i);
+            }
+        }
+    }
+    if (where[IMG_SECT_LIMITS] < 0 || where[IMG_SECT_CLOCKS] < 0 ||
+        where[IMG_SECT_THERMAL] < 0) {
+        REFUSE(HPU_FW_ERR_BAD_LAYOUT, "a required section is missing "
+               "(LIMITS %s, CLOCKS %s, THERMAL %s)",
+               where[IMG_SECT_LIMITS] < 0 ? "missing" : "present",
+               where[IMG_SECT_CLOCKS] < 0 ? "missing" : "present",
+               where[IMG_SECT_THERMAL] < 0 ? "missing" : "present");
+    }
+    i = (uint32_t)where[IMG_SECT_LIMITS];
+    r = hpu_fw_limits(img + off[i], size[i], out, why, whylen);
+    if (r) {
+        return r;
+    }
+    i = (uint32_t)where[IMG_SECT_CLOCKS];
+    r = hpu_fw_clocks(img + off[i], size[i], out, why, whylen);
+    if (r) {
+        return r;
+    }
+    i = (uint32_t)where[IMG_SECT_THERMAL];
+    return hpu_fw_thermal(img + off[i], size[i], out, why, whylen);
+}
+
+uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
+                       const uint8_t *key, uint32_t min_version,
+                       struct hpu_fw_info *out, uint32_t *stored,
+                       char *why, size_t whylen)
+{
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    uint32_t version, image_size, nsec, flags, trailer, i;
+    const uint8_t *sig;
+
+    memset(out, 0, sizeof(*out));
+    *stored = 0;
+    if (len < IMG_HDR_SIZE) {
+        REFUSE(HPU_FW_ERR_BAD_MAGIC, "%llu bytes provided, fewer than the "
+               "%u-byte header", (unsigned long long)len, IMG_HDR_SIZE);
+    }
+    if (hpu_le32(img + IMG_OFF_MAGIC) != IMG_MAGIC) {
+        REFUSE(HPU_FW_ERR_BAD_MAGIC, "magic 0x%08x, not 0x%08x",
+               hpu_le32(img + IMG_OFF_MAGIC), IMG_MAGIC);
+    }
+    version = hpu_le32(img + IMG_OFF_VERSION);
+    image_size = hpu_le32(img + IMG_OFF_IMAGE_SIZE);
+    nsec = hpu_le32(img + IMG_OFF_NUM_SECTIONS);
+    flags = hpu_le32(img + IMG_OFF_FLAGS);
+    if (hpu_le16(img + IMG_OFF_FORMAT) != IMG_FORMAT) {
+        REFUSE(HPU_FW_ERR_BAD_FORMAT, "format_version %u, not %u",
+               hpu_le16(img + IMG_OFF_FORMAT), IMG_FORMAT);
+    }
+    if (hpu_le16(img + IMG_OFF_HDR_SIZE) != IMG_HDR_SIZE) {
+        REFUSE(HPU_FW_ERR_BAD_FORMAT, "header_size %u, not %u",
+               hpu_le16(img + IMG_OFF_HDR_SIZE), IMG_HDR_SIZE);
+    }
+    if (flags & ~IMG_FLAG_SIGNED) {
+        REFUSE(HPU_FW_ERR_BAD_FORMAT, "flags 0x%08x: undefined bits set",
+               flags);
+    }
+    for (i = 0; i < IMG_RESERVED_SIZE; i++) {
+        if (img[IMG_OFF_RESERVED + i]) {
+            REFUSE(HPU_FW_ERR_BAD_FORMAT, "reserved header byte %u not "
+                   "zero", IMG_OFF_RESERVED + i);
+        }
+    }
+    if (version >> 24) {
+        REFUSE(HPU_FW_ERR_BAD_FORMAT, "fw_version 0x%08x: bits 31:24 not "
+               "zero", version);
+    }
+    trailer = flags & IMG_FLAG_SIGNED ? IMG_SIG_SIZE : 0;
+    if ((uint64_t)image_size + trailer > HPU_FW_IMAGE_MAX ||
+        declared > HPU_FW_IMAGE_MAX) {
+        REFUSE(HPU_FW_ERR_TOO_LARGE, "image_size %u (+%u trailer), "
+               "FW_IMG_SIZE %llu: more than %u bytes", image_size, trailer,
+               (unsigned long long)declared, HPU_FW_IMAGE_MAX);
+    }
+    if (len < (uint64_t)image_size + trailer) {
+        REFUSE(HPU_FW_ERR_TRUNCATED, "%llu bytes provided, image_size %u "
+               "plus a %u-byte trailer needed", (unsigned long long)len,
+               image_size, trailer);
+    }
+    if (image_size < IMG_HDR_SIZE +
+        (uint64_t)HPU_MIN(nsec, IMG_MAX_SECTIONS) * IMG_SECT_SIZE) {
+        REFUSE(HPU_FW_ERR_TRUNCATED, "image_size %u is smaller than the "
+               "header and a table of %u sections", image_size, nsec);
+    }
+    hpu_fw_checksum(img, image_size, digest);
+    if (memcmp(digest, img + IMG_OFF_CHECKSUM, IMG_CHECKSUM_SIZE)) {
+        REFUSE(HPU_FW_ERR_CORRUPT, "the SHA-256 of the %u-byte signed "
+               "region does not match the checksum field", image_size);
+    }
+    if (!(flags & IMG_FLAG_SIGNED)) {
+        REFUSE(HPU_FW_ERR_UNSIGNED, "the image is not signed (flags bit 0 "
+               "clear)");
+    }
+    if (!key) {
+        REFUSE(HPU_FW_ERR_NO_KEY, "no public key is fused into the device "
+               "(property fw-pubkey)");
+    }
+    sig = img + image_size;
+    if (hpu_le32(sig) != IMG_SIG_MAGIC) {
+        REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature trailer magic 0x%08x, "
+               "not 0x%08x", hpu_le32(sig), IMG_SIG_MAGIC);
+    }
+    if (hpu_le32(sig + 4) != IMG_SIG_ED25519) {
+        REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature algorithm %u, not %u "
+               "(Ed25519)", hpu_le32(sig + 4), IMG_SIG_ED25519);
+    }
+    if (!ed25519_sha512_verify(key, image_size, img,
+                               sig + IMG_SIG_OFF_SIGNATURE)) {
+        REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "the Ed25519 signature does not "
+               "verify with the fused key");
+    }
+    if (version < min_version) {
+        REFUSE(HPU_FW_ERR_TOO_OLD, "fw_version 0x%06x is below "
+               "FW_MIN_VERSION 0x%06x", version, min_version);
+    }
+    i = hpu_fw_layout(img, image_size, nsec, out, why, whylen);
+    if (i) {
+        return i;
+    }
+    out->version = version;
+    memcpy(out->build, img + IMG_OFF_BUILD, HPU_FW_BUILD_LEN);
+    *stored = image_size + trailer;
+    snprintf(why, whylen, "accepted");
+    return HPU_FW_ERR_NONE;
+}
+
+bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
+                           char *err, size_t errlen)
+{
+    size_t i, len = hex ? strlen(hex) : 0;
+
+    cfg->fw_key_set = false;
+    memset(cfg->fw_key, 0, sizeof(cfg->fw_key));
+    if (!len) {
+        return true;
+    }
+    if (len != 2 * HPU_FW_KEY_LEN) {
+        if (err) {
+            snprintf(err, errlen, "fw-pubkey has %zu characters: an Ed25519 "
+                     "public key is %u hex digits", len, 2 * HPU_FW_KEY_LEN);
+        }
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        char ch = hex[i];
+        unsigned int v;
+
+        if (ch >= '0' && ch <= '9') {
+            v = (unsigned int)(ch - '0');
+        } else if (ch >= 'a' && ch <= 'f') {
+            v = (unsigned int)(ch - 'a' + 10);
+        } else if (ch >= 'A' && ch <= 'F') {
+            v = (unsigned int)(ch - 'A' + 10);
+        } else {
+            if (err) {
+                snprintf(err, errlen, "fw-pubkey has a character that is not "
+                         "a hex digit at position %zu", i);
+            }
+            return false;
+        }
+        cfg->fw_key[i / 2] = (uint8_t)(cfg->fw_key[i / 2] << 4 | v);
+    }
+    cfg->fw_key_set = true;
+    return true;
+}
+
+/* Busy counters */
+
+static uint64_t hpu_busy_total(struct hpu_core *c, unsigned int e,
+                               uint64_t now)
+{
+    const struct hpu_busy *b = &c->busy[e];
+
+    return b->ns + (b->running && now > b->start ? now - b->start : 0);
+}
+
+void hpu_busy_begin(struct hpu_core *c, unsigned int e)
+{
+    c->busy[e].start = hpu_now(c);
+    c->busy[e].running = true;
+}
+
+void hpu_busy_end(struct hpu_core *c, unsigned int e)
+{
+    struct hpu_busy *b = &c->busy[e];
+    uint64_t now = hpu_now(c);
+
+    if (b->running) {
+        b->ns += now > b->start ? now - b->start : 0;
+        b->running = false;
+    }
+}
+
+static enum hpu_access hpu_busy_read(struct hpu_core *c, uint32_t offset,
+                                     uint32_t *val)
+{
+    unsigned int e = (offset - HPU_REG_BUSY_NS_LO(0)) / 8;
+    uint64_t v;
+
+    if (offset & 4) {
+        *val = c->busy[e].hi;
+    } else {
+        v = hpu_busy_total(c, e, hpu_now(c));
+        c->busy[e].hi = (uint32_t)(v >> 32);
+        *val = (uint32_t)v;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_busy_write(struct hpu_core *c, uint32_t offset,
+                                      uint32_t val)
+{
+    (void)c;
+    (void)offset;
+    (void)val;
+    return HPU_ACCESS_READ_ONLY;
+}
+
+const struct hpu_block hpu_busy_block = {
+    .name = "busy",
+    .base = HPU_REG_BUSY_NS_LO(0),
+    .size = HPU_BUSY_BLOCK_SIZE,
+    .read = hpu_busy_read,
+    .write = hpu_busy_write,
+};
+
+/* Sensors and the thermal model */
+
+static bool hpu_fw_running_now(struct hpu_core *c)
+{
+    return c->cpu.status == HPU_CPU_RUNNING;
+}
+
+static double hpu_clock_ratio(const struct hpu_fw_info *fw, unsigned int l)
+{
+    uint32_t fmax = fw->clk_mhz[fw->nclocks - 1];
+
+    return fmax ? (double)fw->clk_mhz[l] / fmax : 1.0;
+}
+
+static uint32_t hpu_round(double v)
+{
+    if (v <= 0) {
+        return 0;
+    }
+    if (v >= 4294967295.0) {
+        return UINT32_MAX;
+    }
+    return (uint32_t)(v + 0.5);
+}
+
+static void hpu_sensor_publish(struct hpu_core *c)
+{
+    struct hpu_sensors *s = &c->sens;
+    double rise = s->die_mc - c->rom.fw.thermal.ambient_mc;
+
+    s->temp[HPU_TEMP_DIE] = hpu_round(s->die_mc);
+    s->temp[HPU_TEMP_HBM] = hpu_round(c->rom.fw.thermal.ambient_mc + 0.6 * rise);
+    s->temp[HPU_TEMP_BOARD] = hpu_round(c->rom.fw.thermal.ambient_mc + 0.3 * rise);
+    s->power = hpu_round(s->power_mw);
+}
+
+static void hpu_sensor_start(struct hpu_core *c)
+{
+    const struct hpu_fw_info *fw = &c->rom.fw;
+    struct hpu_sensors *s = &c->sens;
+    uint64_t now = hpu_now(c);
+    unsigned int e;
+
+    memset(s, 0, sizeof(*s));
+    s->die_mc = fw->thermal.ambient_mc;
+    s->level = fw->nclocks - 1;
+    s->power_mw = fw->thermal.idle_mw;          /* idle, top clock */
+    s->thermal_armed = s->power_armed = true;
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        s->busy_last[e] = hpu_busy_total(c, e, now);
+    }
+    hpu_sensor_publish(c);
+    hpu_timer_arm(c, HPU_TMR_SENSOR, fw->thermal.period_ms * HPU_NS_PER_MS);
+}
+
+/* One sensor period of the firmware (the CPU is RUNNING). */
+static void hpu_sensor_period(struct hpu_core *c)
+{
+    const struct hpu_fw_info *fw = &c->rom.fw;
+    struct hpu_sensors *s = &c->sens;
+    const struct hpu_fw_limit_state *lim = fw->limit;
+    uint64_t now = hpu_now(c), period_ns = fw->thermal.period_ms * HPU_NS_PER_MS;
+    double u = 0, r, p, target, k, energy;
+    int64_t tmax = lim[HPU_LIMIT_TEMP_MAX].cur;
+    int64_t cool = tmax - (int64_t)fw->thermal.hysteresis_mc;
+    unsigned int e, top = fw->nclocks - 1;
+    uint32_t alarm = 0, rising;
+    bool hot, over;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        uint64_t t = hpu_busy_total(c, e, now);
+        double ue = (double)(t - s->busy_last[e]) / (double)period_ns;
+
+        s->busy_last[e] = t;
+        u += ue > 1 ? 1 : ue;
+    }
+    r = hpu_clock_ratio(fw, s->level);
+    p = fw->thermal.idle_mw * (0.5 + 0.5 * r) + fw->thermal.engine_mw * r * u;
+    target = fw->thermal.ambient_mc + p * fw->thermal.rth_mc_per_w / 1000.0;
+    k = (double)fw->thermal.period_ms / fw->thermal.tau_ms;
+    s->die_mc += (target - s->die_mc) * (k > 1 ? 1 : k);
+    s->power_mw = p;
+    energy = p * fw->thermal.period_ms + s->energy_frac;        /* mW * ms = uJ */
+    s->energy_uj += (uint64_t)energy;
+    s->energy_frac = energy - (double)(uint64_t)energy;
+    hpu_sensor_publish(c);
+
+    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_MAX].cur) {
+        alarm |= HPU_ALARM_TEMP_MAX;
+    }
+    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_CRIT].cur) {
+        alarm |= HPU_ALARM_TEMP_CRIT;
+    }
+    if (s->power > lim[HPU_LIMIT_POWER_CAP].cur) {
+        alarm |= HPU_ALARM_POWER_CAP;
+    }
+    if (s->temp[HPU_TEMP_HBM] >= lim[HPU_LIMIT_HBM_TEMP_MAX].cur) {
+        alarm |= HPU_ALARM_HBM_TEMP_MAX;
+    }
+    rising = alarm & ~s->alarm;
+    s->alarm = alarm;
+    if ((rising & HPU_ALARM_TEMP_MAX) && s->thermal_armed) {
+        s->thermal_armed = false;
+        hpu_event_defer(c, &(struct hpu_event){
+            .id = HPU_EVENT_THERMAL,
+            .severity = HPU_EVENT_SEV_ERROR,
+            .engine = HPU_EVENT_ENGINE_NONE,
+            .info = s->temp[HPU_TEMP_DIE],
+        });
+    } else if (!(alarm & HPU_ALARM_TEMP_MAX) &&
+               (int64_t)s->temp[HPU_TEMP_DIE] < cool) {
+        s->thermal_armed = true;
+    }
+    if ((rising & HPU_ALARM_POWER_CAP) && s->power_armed) {
+        s->power_armed = false;
+        hpu_event_defer(c, &(struct hpu_event){
+            .id = HPU_EVENT_POWER,
+            .severity = HPU_EVENT_SEV_ERROR,
+            .engine = HPU_EVENT_ENGINE_NONE,
+            .info = s->power,
+        });
+    } else if (!(alarm & HPU_ALARM_POWER_CAP) &&
+               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level == top) {
+        /* the episode is over: below the cap at the top clock again */
+        s->power_armed = true;
+    }
+
+    /* The clock for the next period. */
+    hot = alarm & HPU_ALARM_TEMP_MAX;
+    over = alarm & HPU_ALARM_POWER_CAP;
+    if (hot || over) {
+        if (s->level > 0) {
+            s->level--;
+        }
+        if (s->level < top) {
+            s->throttle |= (hot ? HPU_THROTTLE_THERMAL : 0) |
+                           (over ? HPU_THROTTLE_POWER : 0);
+        }
+    } else if ((int64_t)s->temp[HPU_TEMP_DIE] < cool &&
+               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level < top) {
+        s->level++;
+    }
+    if (s->level == top) {
+        s->throttle = 0;
+    }
+    s->seq++;
+    hpu_timer_arm(c, HPU_TMR_SENSOR, period_ns);
+}
+
+static enum hpu_access hpu_sensor_read(struct hpu_core *c, uint32_t offset,
+                                       uint32_t *val)
+{
+    const struct hpu_fw_info *fw = &c->rom.fw;
+    struct hpu_sensors *s = &c->sens;
+    bool on = hpu_fw_running_now(c);
+
+    switch (offset) {
+    case HPU_REG_TEMP(0):
+    case HPU_REG_TEMP(1):
+    case HPU_REG_TEMP(2):
+        *val = on ? s->temp[(offset - HPU_REG_TEMP(0)) / 4] : 0;
+        break;
+    case HPU_REG_POWER_MW:
+        *val = on ? s->power : 0;
+        break;
+    case HPU_REG_ENERGY_LO:
+        s->energy_hi = on ? (uint32_t)(s->energy_uj >> 32) : 0;
+        *val = on ? (uint32_t)s->energy_uj : 0;
+        break;
+    case HPU_REG_ENERGY_HI:
+        *val = on ? s->energy_hi : 0;
+        break;
+    case HPU_REG_VOLT_CORE_MV:
+        *val = on ? fw->clk_mv[s->level] : 0;
+        break;
+    case HPU_REG_VOLT_HBM_MV:
+        *val = on ? fw->thermal.hbm_mv : 0;
+        break;
+    case HPU_REG_CLK_CUR_MHZ:
+        *val = on ? fw->clk_mhz[s->level] : 0;
+        break;
+    case HPU_REG_CLK_MAX_MHZ:
+        *val = on ? fw->clk_mhz[fw->nclocks - 1] : 0;
+        break;
+    case HPU_REG_CLK_HBM_MHZ:
+        *val = on ? fw->thermal.hbm_mhz : 0;
+        break;
+    case HPU_REG_THROTTLE:
+        *val = on ? s->throttle : 0;
+        break;
+    case HPU_REG_ALARM:
+        *val = on ? s->alarm : 0;
+        break;
+    case HPU_REG_SENSOR_SEQ:
+        *val = on ? s->seq : 0;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_sensor_write(struct hpu_core *c, uint32_t offset,
+                                        uint32_t val)
+{
+    uint32_t dummy;
+
+    (void)val;
+    /* Every register of the block is read-only. */
+    if (hpu_sensor_read(c, offset, &dummy) == HPU_ACCESS_UNMAPPED) {
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_READ_ONLY;
+}
+
+const struct hpu_block hpu_sensor_block = {
+    .name = "sensor",
+    .base = HPU_REG_TEMP(0),
+    .size = HPU_SENSOR_BLOCK_SIZE,
+    .read = hpu_sensor_read,
+    .write = hpu_sensor_write,
+};
+
+/* Mailbox */
+
+static void hpu_mbox_answer(struct hpu_core *c)
+{
+    struct hpu_mbox *m = &c->mbox;
+    struct hpu_fw_info *fw = &c->rom.fw;
+    uint32_t op = m->req_cmd & HPU_MBOX_OPCODE_MASK, id = m->req_arg0;
+    uint32_t r = HPU_MBOX_OK, r0 = 0, r1 = 0;
+
+    switch (op) {
+    case HPU_MBOX_GET_LIMIT:
+    case HPU_MBOX_SET_LIMIT:
+    case HPU_MBOX_GET_LIMIT_RANGE:
+        if (id >= HPU_NUM_LIMITS) {
+            r = HPU_MBOX_BAD_ARG;
+        } else if (op == HPU_MBOX_GET_LIMIT) {
+            r0 = fw->limit[id].cur;
+            r1 = fw->limit[id].def;
+        } else if (op == HPU_MBOX_GET_LIMIT_RANGE) {
+            r0 = fw->limit[id].min;
+            r1 = fw->limit[id].max;
+        } else if (m->req_arg1 < fw->limit[id].min ||
+                   m->req_arg1 > fw->limit[id].max) {
+            r = HPU_MBOX_BAD_ARG;
+        } else {
+            r0 = fw->limit[id].cur = m->req_arg1;
+        }
+        break;
+    case HPU_MBOX_GET_CLOCK:
+        if (id >= fw->nclocks) {
+            r = HPU_MBOX_BAD_ARG;
+        } else {
+            r0 = fw->clk_mhz[id];
+            r1 = fw->clk_mv[id];
+        }
+        break;
+    case HPU_MBOX_GET_INFO:
+        r0 = fw->nclocks;
+        r1 = fw->version;
+        break;
+    default:
+        r = HPU_MBOX_BAD_OPCODE;
+        break;
+    }
+    m->resp0 = r0;
+    m->resp1 = r1;
+    m->status = HPU_MBOX_DONE | r << HPU_MBOX_RESULT_SHIFT |
+                (m->req_cmd & ~0xffffu);
+    hpu_misc_cause(c, HPU_IRQ_MBOX_DONE);
+}
+
+static enum hpu_access hpu_mbox_read(struct hpu_core *c, uint32_t offset,
+                                     uint32_t *val)
+{
+    switch (offset) {
+    case HPU_REG_MBOX_CMD:
+        *val = c->mbox.cmd;
+        break;
+    case HPU_REG_MBOX_ARG0:
+        *val = c->mbox.arg0;
+        break;
+    case HPU_REG_MBOX_ARG1:
+        *val = c->mbox.arg1;
+        break;
+    case HPU_REG_MBOX_STATUS:
+        *val = c->mbox.status;
+        break;
+    case HPU_REG_MBOX_RESP0:
+        *val = c->mbox.resp0;
+        break;
+    case HPU_REG_MBOX_RESP1:
+        *val = c->mbox.resp1;
+        break;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+static enum hpu_access hpu_mbox_write(struct hpu_core *c, uint32_t offset,
+                                      uint32_t val)
+{
+    struct hpu_mbox *m = &c->mbox;
+
+    switch (offset) {
+    case HPU_REG_MBOX_CMD:
+        if (m->status & HPU_MBOX_BUSY) {
+            HPU_LOG(c, "MBOX_CMD written with 0x%08x while the request 0x%08x "
+                    "is still BUSY: ignored", val, m->req_cmd);
+            break;
+        }
+        m->cmd = m->req_cmd = val;
+        m->req_arg0 = m->arg0;
+        m->req_arg1 = m->arg1;
+        m->resp0 = m->resp1 = 0;
+        m->status = HPU_MBOX_BUSY | (val & ~0xffffu);
+        if (hpu_fw_running_now(c)) {
+            hpu_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
+        }
+        break;
+    case HPU_REG_MBOX_ARG0:
+        m->arg0 = val;
+        break;
+    case HPU_REG_MBOX_ARG1:
+        m->arg1 = val;
+        break;
+    case HPU_REG_MBOX_STATUS:
+    case HPU_REG_MBOX_RESP0:
+    case HPU_REG_MBOX_RESP1:
+        return HPU_ACCESS_READ_ONLY;
+    default:
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+const struct hpu_block hpu_mbox_block = {
+    .name = "mbox",
+    .base = HPU_REG_MBOX_CMD,
+    .size = HPU_MBOX_BLOCK_SIZE,
+    .read = hpu_mbox_read,
+    .write = hpu_mbox_write,
+};
+
+/* Boot ROM and flash registers */
+
+static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
+{
+    struct hpu_rom *rom = &c->rom;
+    uint8_t *copy;
+
+    if (cmd != HPU_BOOT_HOST && cmd != HPU_BOOT_FLASH) {
+        HPU_LOG(c, "BOOT_CMD written with %u: 1 (BOOT_HOST) or 2 "
+                "(BOOT_FLASH) expected", cmd);
+        return;
+    }
+    if (c->cpu.status != HPU_CPU_WAIT_IMAGE &&
+        c->cpu.status != HPU_CPU_BOOT_FAILED) {
+        HPU_LOG(c, "BOOT_CMD %u while CPU_STATUS is %s: accepted in "
+                "WAIT_IMAGE and BOOT_FAILED only, ignored", cmd,
+                hpu_cpu_state_name(c->cpu.status));
+        return;
+    }
+    c->cpu.status = HPU_CPU_VERIFYING;
+    rom->boot_error = HPU_FW_ERR_NONE;
+    rom->gen++;
+    rom->verified = false;
+    memset(&rom->job, 0, sizeof(rom->job));
+    rom->job.gen = rom->gen;
+    if (cmd == HPU_BOOT_HOST) {
+        rom->job.kind = HPU_FW_JOB_BOOT_HOST;
+        rom->job.addr = rom->img_addr;
+        rom->job.size = rom->img_size;
+    } else if (!c->flash.data) {
+        HPU_LOG(c, "BOOT_CMD 2 (BOOT_FLASH): the flash holds no image: "
+                "refused NO_IMAGE");
+        rom->verified = true;
+        rom->result = HPU_FW_ERR_NO_IMAGE;
+    } else {
+        /* verified outside the lock, on a copy (a FLASH_CMD may follow) */
+        copy = malloc(c->flash.len);
+        if (!copy) {
+            HPU_LOG(c, "BOOT_CMD 2: out of host memory for the flash copy");
+            rom->verified = true;
+            rom->result = HPU_FW_ERR_NO_IMAGE;
+        } else {
+            memcpy(copy, c->flash.data, c->flash.len);
+            rom->job.kind = HPU_FW_JOB_BOOT_FLASH;
+            rom->job.image = copy;
+            rom->job.image_len = c->flash.len;
+        }
+    }
+    hpu_timer_arm(c, HPU_TMR_ROM, HPU_FW_VERIFY_NS);
+}
+
+static void hpu_flash_cmd(struct hpu_core *c, uint32_t cmd)
+{
+    struct hpu_flash *fl = &c->flash;
+
+    if (cmd != HPU_FLASH_WRITE) {
+        HPU_LOG(c, "FLASH_CMD written with %u: 1 (WRITE) expected", cmd);
+        return;
+    }
+    if (c->cpu.status == HPU_CPU_OFF) {
+        HPU_LOG(c, "FLASH_CMD while the management CPU is OFF: ignored");
+        return;
+    }
+    if (fl->status == HPU_FLASH_BUSY) {
+        HPU_LOG(c, "FLASH_CMD while a flash write is in progress: ignored");
+        return;
+    }
+    fl->status = HPU_FLASH_BUSY;
+    fl->error = HPU_FW_ERR_NONE;
+    fl->gen++;
+    fl->verified = false;
+    memset(&c->rom.job, 0, sizeof(c->rom.job));
+    c->rom.job.kind = HPU_FW_JOB_FLASH_WRITE;
+    c->rom.job.addr = c->rom.img_addr;
+    c->rom.job.size = c->rom.img_size;
+    c->rom.job.gen = fl->gen;
+    hpu_timer_arm(c, HPU_TMR_FLASH, HPU_FLASH_WRITE_NS);
+}
+
+enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
+                             uint32_t *val)
+{
+    struct hpu_rom *rom = &c->rom;
+
+    switch (offset) {
+    case HPU_REG_BOOT_CMD:
+    case HPU_REG_FLASH_CMD:
+        *val = 0;               /* write-only */
+        break;
+    case HPU_REG_BOOT_ERROR:
+        *val = rom->boot_error;
+        break;
+    case HPU_REG_FW_IMG_ADDR_LO:
+        *val = (uint32_t)rom->img_addr;
+        break;
+    case HPU_REG_FW_IMG_ADDR_HI:
+        *val = (uint32_t)(rom->img_addr >> 32);
+        break;
+    case HPU_REG_FW_IMG_SIZE:
+        *val = rom->img_size;
+        break;
+    case HPU_REG_FW_VERSION:
+        *val = rom->loaded ? rom->fw.version : 0;
+        break;
+    case HPU_REG_FW_MIN_VERSION:
+        *val = c->cfg.fw_min_version;
+        break;
+    case HPU_REG_FLASH_VERSION:
+        *val = c->flash.version;
+        break;
+    case HPU_REG_FLASH_STATUS:
+        *val = c->flash.status;
+        break;
+    case HPU_REG_FLASH_ERROR:
+        *val = c->flash.error;
+        break;
+    default:
+        if (offset >= HPU_REG_FW_BUILD(0) &&
+            offset <= HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1)) {
+            *val = rom->loaded ?
+                   hpu_le32(rom->fw.build + (offset - HPU_REG_FW_BUILD(0))) :
+                   0;
+            break;
+        }
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
+                              uint32_t val)
+{
+    struct hpu_rom *rom = &c->rom;
+    uint32_t dummy;
+
+    switch (offset) {
+    case HPU_REG_BOOT_CMD:
+        hpu_boot_cmd(c, val);
+        break;
+    case HPU_REG_FW_IMG_ADDR_LO:
+        rom->img_addr = (rom->img_addr & 0xffffffff00000000ULL) | val;
+        break;
+    case HPU_REG_FW_IMG_ADDR_HI:
+        rom->img_addr = (rom->img_addr & 0xffffffffULL) | (uint64_t)val << 32;
+        break;
+    case HPU_REG_FW_IMG_SIZE:
+        rom->img_size = val;
+        break;
+    case HPU_REG_FLASH_CMD:
+        hpu_flash_cmd(c, val);
+        break;
+    default:
+        if (hpu_rom_read(c, offset, &dummy) == HPU_ACCESS_OK) {
+            return HPU_ACCESS_READ_ONLY;
+        }
+        return HPU_ACCESS_UNMAPPED;
+    }
+    return HPU_ACCESS_OK;
+}
+
+/* Reading and verifying images */
+
+void hpu_fw_take_job(struct hpu_core *c, struct hpu_fw_job *job)
+{
+    *job = c->rom.job;
+    memset(&c->rom.job, 0, sizeof(c->rom.job));
+}
+
+void hpu_fw_run_job(struct hpu_core *c, struct hpu_fw_job *job)
+{
+    const char *what = job->kind == HPU_FW_JOB_FLASH_WRITE ?
+                       "FLASH_CMD 1 (WRITE)" :
+                       job->kind == HPU_FW_JOB_BOOT_HOST ?
+                       "BOOT_CMD 1 (BOOT_HOST)" : "BOOT_CMD 2 (BOOT_FLASH)";
+    struct hpu_fw_info info;
+    uint8_t *buf = job->image;
+    uint64_t len = job->image_len, declared = job->image_len;
+    uint32_t result = HPU_FW_ERR_NONE, stored = 0;
+    char why[200] = "";
+
+    if (job->kind == HPU_FW_JOB_NONE) {
+        return;
+    }
+    memset(&info, 0, sizeof(info));
+    if (job->kind != HPU_FW_JOB_BOOT_FLASH) {
+        /* One read of FW_IMG_SIZE bytes (at most what an image can be). */
+        declared = job->size;
+        len = HPU_MIN(declared, (uint64_t)HPU_FW_IMAGE_MAX);
+        buf = len ? malloc(len) : NULL;
+        if (len && !buf) {
+            result = HPU_FW_ERR_DMA_ERROR;
+            snprintf(why, sizeof(why), "out of host memory for the image");
+        } else if (len && c->ops->dma_read(c->opaque, job->addr, buf, len)) {
+            result = HPU_FW_ERR_DMA_ERROR;
+            snprintf(why, sizeof(why), "reading %llu bytes at bus address "
+                     "0x%llx failed", (unsigned long long)len,
+                     (unsigned long long)job->addr);
+        }
+    }
+    if (!result) {
+        result = hpu_fw_verify(buf, len, declared,
+                               c->cfg.fw_key_set ? c->cfg.fw_key : NULL,
+                               c->cfg.fw_min_version, &info, &stored, why,
+                               sizeof(why));
+    }
+    if (result) {
+        HPU_LOG(c, "%s: image refused %s (%u): %s", what,
+                hpu_fw_err_names[result], result, why);
+    }
+
+    hpu_lock(c);
+    if (job->kind == HPU_FW_JOB_FLASH_WRITE) {
+        struct hpu_flash *fl = &c->flash;
+
+        if (job->gen == fl->gen && fl->status == HPU_FLASH_BUSY) {
+            fl->verified = true;
+            fl->result = result;
+            if (!result) {
+                fl->pending = buf;
+                fl->pending_len = stored;
+                fl->pending_version = info.version;
+                buf = NULL;
+            }
+        }
+    } else if (job->gen == c->rom.gen &&
+               c->cpu.status == HPU_CPU_VERIFYING) {
+        c->rom.verified = true;
+        c->rom.result = result;
+        c->rom.pending = info;
+    }
+    hpu_unlock(c);
+    free(buf);
+}
+
+/* Timers, boot and reset */
+
+void hpu_fw_running(struct hpu_core *c)
+{
+    hpu_sensor_start(c);
+    if (c->mbox.status & HPU_MBOX_BUSY) {
+        hpu_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
+    }
+}
+
+void hpu_fw_stopped(struct hpu_core *c)
+{
+    hpu_timer_cancel(c, HPU_TMR_SENSOR);
+    hpu_timer_cancel(c, HPU_TMR_MBOX);
+}
+
+static void hpu_rom_timer(struct hpu_core *c)
+{
+    struct hpu_rom *rom = &c->rom;
+
+    switch (c->cpu.status) {
+    case HPU_CPU_ROM_INIT:
+        c->cpu.status = HPU_CPU_WAIT_IMAGE;
+        break;
+    case HPU_CPU_VERIFYING:
+        if (!rom->verified) {
+            hpu_timer_arm(c, HPU_TMR_ROM, HPU_FW_RETRY_NS);
+            break;
+        }
+        if (rom->result) {
+            c->cpu.status = HPU_CPU_BOOT_FAILED;
+            rom->boot_error = rom->result;
+            hpu_misc_cause(c, HPU_IRQ_FW_BOOT);
+            break;
+        }
+        rom->boot_error = HPU_FW_ERR_NONE;
+        rom->fw = rom->pending;
+        rom->loaded = true;
+        hpu_cpu_start(c);
+        break;
+    default:
+        break;
+    }
+}
+
+static void hpu_flash_timer(struct hpu_core *c)
+{
+    struct hpu_flash *fl = &c->flash;
+
+    if (fl->status != HPU_FLASH_BUSY) {
+        return;
+    }
+    if (!fl->verified) {
+        hpu_timer_arm(c, HPU_TMR_FLASH, HPU_FW_RETRY_NS);
+        return;
+    }
+    if (fl->result) {
+        fl->status = HPU_FLASH_FAILED;
+        fl->error = fl->result;
+    } else {
+        free(fl->data);
+        fl->data = fl->pending;
+        fl->len = fl->pending_len;
+        fl->version = fl->pending_version;
+        fl->pending = NULL;
+        fl->status = HPU_FLASH_DONE;
+        fl->error = HPU_FW_ERR_NONE;
+    }
+    hpu_misc_cause(c, HPU_IRQ_FLASH_DONE);
+}
+
+void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id)
+{
+    switch (id) {
+    case HPU_TMR_ROM:
+        hpu_rom_timer(c);
+        break;
+    case HPU_TMR_FLASH:
+        hpu_flash_timer(c);
+        break;
+    case HPU_TMR_MBOX:
+        if ((c->mbox.status & HPU_MBOX_BUSY) && hpu_fw_running_now(c)) {
+            hpu_mbox_answer(c);
+        }
+        break;
+    case HPU_TMR_SENSOR:
+        if (hpu_fw_running_now(c)) {
+            hpu_sensor_period(c);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* The power-on version of the flash: fw_version if it looks like an image. */
+static uint32_t hpu_flash_version_of(const uint8_t *p, uint32_t len)
+{
+    if (len < IMG_HDR_SIZE || hpu_le32(p + IMG_OFF_MAGIC) != IMG_MAGIC) {
+        return 0;
+    }
+    return hpu_le32(p + IMG_OFF_VERSION);
+}
+
+static void hpu_flash_abandon(struct hpu_core *c)
+{
+    struct hpu_flash *fl = &c->flash;
+
+    fl->gen++;
+    fl->verified = false;
+    free(fl->pending);
+    fl->pending = NULL;
+}
+
+void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+{
+    struct hpu_rom *rom = &c->rom;
+    uint32_t gen = rom->gen;
+
+    if (kind == HPU_RESET_SOFT) {
+        return;                 /* the soft reset touches none of this */
+    }
+    free(rom->job.image);
+    memset(rom, 0, sizeof(*rom));
+    rom->gen = gen + 1;         /* a verification in progress is dropped */
+    memset(&c->mbox, 0, sizeof(c->mbox));
+    memset(&c->sens, 0, sizeof(c->sens));
+    if (kind == HPU_RESET_POWER_ON) {
+        hpu_flash_abandon(c);
+        c->flash.status = HPU_FLASH_IDLE;
+        c->flash.error = HPU_FW_ERR_NONE;
+        memset(c->busy, 0, sizeof(c->busy));
+    } else if (c->flash.status == HPU_FLASH_BUSY) {
+        HPU_LOG(c, "hard reset during a flash write: write abandoned, the "
+                "flash keeps its old image");
+        hpu_flash_abandon(c);
+        c->flash.status = HPU_FLASH_FAILED;
+        c->flash.error = HPU_FW_ERR_DMA_ERROR;
+    }
+}
+
+bool hpu_fw_init(struct hpu_core *c)
+{
+    const uint8_t *src = c->cfg.fw_flash;
+    uint32_t len = c->cfg.fw_flash_len;
+
+    c->cfg.fw_flash = NULL;     /* the caller's buffer: copied, not kept */
+    if (!len) {
+        return true;
+    }
+    if (len > HPU_FW_IMAGE_MAX || !src) {
+        return false;
+    }
+    c->flash.data = malloc(len);
+    if (!c->flash.data) {
+        return false;
+    }
+    memcpy(c->flash.data, src, len);
+    c->flash.len = len;
+    c->flash.version = hpu_flash_version_of(src, len);
+    return true;
+}
+
+void hpu_fw_fini(struct hpu_core *c)
+{
+    free(c->flash.data);
+    c->flash.data = NULL;
+    free(c->flash.pending);
+    c->flash.pending = NULL;
+    free(c->rom.job.image);
+    c->rom.job.image = NULL;
+}
