@@ -522,14 +522,10 @@ static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
 void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                     unsigned int size)
 {
-    struct hpu_fw_job job;
-
     hpu_lock(c);
+    /* BOOT_CMD, FLASH_CMD: only latch a job for the boot ROM's worker. */
     hpu_core_write_locked(c, addr, val, size);
-    hpu_fw_take_job(c, &job);
     hpu_unlock(c);
-    /* BOOT_CMD, FLASH_CMD: the image is read and verified now, unlocked. */
-    hpu_fw_run_job(c, &job);
     hpu_events_drain(c);
 }
 

@@ -68,11 +68,12 @@ struct hpu_core;
  *
  * Threads: BAR accesses, the timer and resets come from one context (QEMU's
  * vCPUs and main loop under the BQL); each DMA engine runs
- * hpu_core_engine_step() in a thread of its own.  The core serialises its
- * state with @lock/@unlock, a plain (non-recursive) mutex, which it takes
- * itself in every entry point except hpu_core_engine_ready().  It never
- * holds it while calling @dma_read, @dma_write or @raise_msix, so those may
- * re-enter the device (a DMA aimed at the device's own BAR).
+ * hpu_core_engine_step() in a thread of its own, and the boot ROM's worker
+ * runs hpu_core_fw_step() in another.  The core serialises its state with
+ * @lock/@unlock, a plain (non-recursive) mutex, which it takes itself in
+ * every entry point except hpu_core_engine_ready() and hpu_core_fw_ready().
+ * It never holds it while calling @dma_read, @dma_write or @raise_msix, so
+ * those may re-enter the device (a DMA aimed at the device's own BAR).
  */
 struct hpu_core_ops {
     /* Signal MSI-X vector @vector (< HPU_MSIX_VECTORS) once. */
@@ -102,6 +103,11 @@ struct hpu_core_ops {
      * with the core lock held.
      */
     void (*kick_engine)(void *opaque, unsigned int engine);
+    /*
+     * The boot ROM has a job (hpu_core_fw_ready() is true): wake its
+     * worker if it sleeps.  Called with the core lock held.
+     */
+    void (*kick_fw)(void *opaque);
 };
 
 /* Device configuration, from the QEMU properties. */
@@ -206,8 +212,20 @@ struct hpu_fw_info {
 };
 
 /*
- * Work of the boot ROM that runs outside the lock right after the MMIO
- * write that asked for it: the DMA read of the image and its verification.
+ * An image held in flash: immutable once stored, shared by reference with
+ * the verification of a BOOT_CMD 2 (which reads it outside the lock).
+ * @refs changes under the core lock only; the last reference frees it.
+ */
+struct hpu_flash_img {
+    unsigned int refs;
+    uint32_t len;
+    uint8_t *data;              /* @len bytes, in the same allocation */
+};
+
+/*
+ * Work of the boot ROM that the MMIO write of BOOT_CMD / FLASH_CMD latches
+ * and the boot ROM's worker (hpu_core_fw_step()) runs outside the lock: the
+ * DMA read of the image and its verification.
  */
 enum hpu_fw_job_kind {
     HPU_FW_JOB_NONE,
@@ -221,8 +239,7 @@ struct hpu_fw_job {
     uint64_t addr;              /* FW_IMG_ADDR */
     uint32_t size;              /* FW_IMG_SIZE */
     uint32_t gen;               /* struct hpu_rom.gen or hpu_flash.gen */
-    uint8_t *image;             /* BOOT_FLASH: a copy of the flash */
-    uint32_t image_len;
+    struct hpu_flash_img *flash;    /* BOOT_FLASH: a reference */
 };
 
 /* Boot ROM (BAR0 + 0x4014..0x405f). */
@@ -231,7 +248,7 @@ struct hpu_rom {
     uint64_t img_addr;
     uint32_t img_size;
     uint32_t gen;               /* bumped when a verification is abandoned */
-    struct hpu_fw_job job;      /* latched by BOOT_CMD / FLASH_CMD */
+    struct hpu_fw_job job;      /* latched by BOOT_CMD, not yet taken */
     bool verified;              /* the verification of the boot finished */
     uint32_t result;            /* its refusal code */
     struct hpu_fw_info pending; /* the accepted image's tables */
@@ -241,17 +258,16 @@ struct hpu_rom {
 
 /* Flash */
 struct hpu_flash {
-    uint8_t *data;              /* NULL: empty */
-    uint32_t len;
+    struct hpu_flash_img *img;  /* NULL: empty */
     uint32_t version;           /* FLASH_VERSION */
     uint32_t status;            /* HPU_FLASH_* */
     uint32_t error;
     uint32_t gen;               /* bumped when a write is abandoned */
     bool verified;              /* the verification of the write finished */
     uint32_t result;
-    uint8_t *pending;           /* the accepted image, to store at the end */
-    uint32_t pending_len;
+    struct hpu_flash_img *pending;  /* the accepted image, stored at the end */
     uint32_t pending_version;
+    struct hpu_fw_job job;      /* latched by FLASH_CMD, not yet taken */
 };
 
 /* Mailbox (BAR0 + 0x4100) */
@@ -474,7 +490,10 @@ bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
 bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
                    void *opaque, const struct hpu_core_config *cfg);
 
-/* Free what hpu_core_init() and the engines allocated (engines stopped). */
+/*
+ * Free what hpu_core_init(), the engines and the boot ROM allocated (their
+ * threads stopped).
+ */
 void hpu_core_fini(struct hpu_core *c);
 
 /*
@@ -522,6 +541,21 @@ bool hpu_core_engine_step(struct hpu_core *c, unsigned int e);
 
 /* Whether engine @e has work.  Call with the core lock held. */
 bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e);
+
+/*
+ * Run one job of the boot ROM, if one is latched (BOOT_CMD 1 or 2,
+ * FLASH_CMD 1): take it under the core lock, read the image from the host
+ * (dma_read) and verify it without the lock, then record the result under
+ * the lock, unless a reset overtook the job (generation numbers).  The
+ * result shows when the boot ROM's or the flash's timer fires.  Returns
+ * whether a job ran.  The boot ROM's worker thread calls it while
+ * hpu_core_fw_ready() is true and sleeps until kick_fw otherwise; tests
+ * call it synchronously.  Only one thread may call it.
+ */
+bool hpu_core_fw_step(struct hpu_core *c);
+
+/* Whether the boot ROM has a job.  Call with the core lock held. */
+bool hpu_core_fw_ready(struct hpu_core *c);
 
 /*
  * HBM backdoor for tests and debugging (no window, no MMU): copy @len

@@ -9,12 +9,17 @@
  * No firmware runs: what the firmware would do is modelled here from the
  * tables (LIMITS, CLOCKS, THERMAL) of the image the ROM accepted.
  *
- * Locking: register handlers and timers run under the core lock.  Reading
- * an image from the host and verifying it (SHA-256, Ed25519) runs without
- * it, right after the MMIO write that asked for it (hpu_core_write():
- * hpu_fw_take_job() under the lock, hpu_fw_run_job() after), on a private
- * copy; a generation number discards the result if a reset came between.
- * The result shows when the verification time (a device timer) is over.
+ * Locking: register handlers and timers run under the core lock.  The MMIO
+ * write of BOOT_CMD or FLASH_CMD only latches a job (struct hpu_fw_job) and
+ * kicks the boot ROM's worker; the worker (hpu_core_fw_step(), a thread of
+ * its own in QEMU) takes the job under the lock, reads the image from the
+ * host into a private buffer and verifies it (SHA-256, Ed25519) without the
+ * lock, and records the result under the lock, where a generation number
+ * discards it if a reset came between.  The result shows when the
+ * verification time (a device timer) is over; a timer that finds no result
+ * yet looks again HPU_FW_RETRY_NS later.  BOOT_CMD 2 verifies the flash
+ * image it found at the command: the job holds a reference to it
+ * (struct hpu_flash_img), so a flash write may replace it meanwhile.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.  The image is parsed byte by
  * byte (little-endian) at the offsets of the structures in
@@ -101,6 +106,30 @@ static const char *hpu_cpu_state_name(uint32_t s)
 static uint16_t hpu_le16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* A flash image buffer of @len bytes with one reference; NULL if no memory */
+static struct hpu_flash_img *hpu_flash_img_new(uint32_t len)
+{
+    struct hpu_flash_img *img = malloc(sizeof(*img) + (len ? len : 1));
+
+    if (img) {
+        img->refs = 1;
+        img->len = len;
+        img->data = (uint8_t *)(img + 1);
+    }
+    return img;
+}
+
+/*
+ * Drop a reference to @img (NULL: none); the last frees it.  Under the core
+ * lock if the image may be shared.
+ */
+static void hpu_flash_img_put(struct hpu_flash_img *img)
+{
+    if (img && !--img->refs) {
+        free(img);
+    }
 }
 
 /* Verification */
@@ -258,7 +287,8 @@ static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: offset 0x%x not "
                    "8-byte aligned", i, off[i]);
         }
-        if (off[i] < table_end || off[i] > image_size ||
+        /* an empty section too starts inside [table_end, image_size) */
+        if (off[i] < table_end || off[i] >= image_size ||
             size[i] > image_size - off[i]) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: [0x%x, +0x%x) not "
                    "inside the signed region after the section table "
@@ -275,7 +305,9 @@ static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
         }
         where[type] = (int)i;
         for (j = 0; j < i; j++) {
-            if (off[i] < off[j] + size[j] && off[j] < off[i] + size[i]) {
+            /* empty sections share no byte with anything */
+            if (size[i] && size[j] && off[i] < off[j] + size[j] &&
+                off[j] < off[i] + size[i]) {
                 REFUSE(HPU_FW_ERR_BAD_LAYOUT, "sections %u and %u overlap",
                        j, i);
             }
@@ -856,10 +888,16 @@ const struct hpu_block hpu_mbox_block = {
 
 /* Boot ROM and flash registers */
 
+/* Under the lock: drop a job that was latched but not taken. */
+static void hpu_fw_job_drop(struct hpu_fw_job *job)
+{
+    hpu_flash_img_put(job->flash);
+    memset(job, 0, sizeof(*job));
+}
+
 static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
 {
     struct hpu_rom *rom = &c->rom;
-    uint8_t *copy;
 
     if (cmd != HPU_BOOT_HOST && cmd != HPU_BOOT_FLASH) {
         HPU_LOG(c, "BOOT_CMD written with %u: 1 (BOOT_HOST) or 2 "
@@ -877,30 +915,25 @@ static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
     rom->boot_error = HPU_FW_ERR_NONE;
     rom->gen++;
     rom->verified = false;
-    memset(&rom->job, 0, sizeof(rom->job));
+    hpu_fw_job_drop(&rom->job);
     rom->job.gen = rom->gen;
     if (cmd == HPU_BOOT_HOST) {
         rom->job.kind = HPU_FW_JOB_BOOT_HOST;
         rom->job.addr = rom->img_addr;
         rom->job.size = rom->img_size;
-    } else if (!c->flash.data) {
+    } else if (!c->flash.img) {
         HPU_LOG(c, "BOOT_CMD 2 (BOOT_FLASH): the flash holds no image: "
                 "refused NO_IMAGE");
         rom->verified = true;
         rom->result = HPU_FW_ERR_NO_IMAGE;
     } else {
-        /* verified outside the lock, on a copy (a FLASH_CMD may follow) */
-        copy = malloc(c->flash.len);
-        if (!copy) {
-            HPU_LOG(c, "BOOT_CMD 2: out of host memory for the flash copy");
-            rom->verified = true;
-            rom->result = HPU_FW_ERR_NO_IMAGE;
-        } else {
-            memcpy(copy, c->flash.data, c->flash.len);
-            rom->job.kind = HPU_FW_JOB_BOOT_FLASH;
-            rom->job.image = copy;
-            rom->job.image_len = c->flash.len;
-        }
+        /* the image of now, even if a flash write replaces it meanwhile */
+        rom->job.kind = HPU_FW_JOB_BOOT_FLASH;
+        rom->job.flash = c->flash.img;
+        c->flash.img->refs++;
+    }
+    if (rom->job.kind != HPU_FW_JOB_NONE) {
+        c->ops->kick_fw(c->opaque);
     }
     hpu_timer_arm(c, HPU_TMR_ROM, HPU_FW_VERIFY_NS);
 }
@@ -925,11 +958,12 @@ static void hpu_flash_cmd(struct hpu_core *c, uint32_t cmd)
     fl->error = HPU_FW_ERR_NONE;
     fl->gen++;
     fl->verified = false;
-    memset(&c->rom.job, 0, sizeof(c->rom.job));
-    c->rom.job.kind = HPU_FW_JOB_FLASH_WRITE;
-    c->rom.job.addr = c->rom.img_addr;
-    c->rom.job.size = c->rom.img_size;
-    c->rom.job.gen = fl->gen;
+    hpu_fw_job_drop(&fl->job);
+    fl->job.kind = HPU_FW_JOB_FLASH_WRITE;
+    fl->job.addr = c->rom.img_addr;
+    fl->job.size = c->rom.img_size;
+    fl->job.gen = fl->gen;
+    c->ops->kick_fw(c->opaque);
     hpu_timer_arm(c, HPU_TMR_FLASH, HPU_FLASH_WRITE_NS);
 }
 
@@ -1014,78 +1048,115 @@ enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-/* Reading and verifying images */
+/* Reading and verifying images: the boot ROM's worker */
 
-void hpu_fw_take_job(struct hpu_core *c, struct hpu_fw_job *job)
+bool hpu_core_fw_ready(struct hpu_core *c)
 {
-    *job = c->rom.job;
-    memset(&c->rom.job, 0, sizeof(c->rom.job));
+    return c->rom.job.kind != HPU_FW_JOB_NONE ||
+           c->flash.job.kind != HPU_FW_JOB_NONE;
 }
 
-void hpu_fw_run_job(struct hpu_core *c, struct hpu_fw_job *job)
+/* Without the lock: read the image of @job (unless BOOT_FLASH), verify it. */
+static uint32_t hpu_fw_run_job(struct hpu_core *c,
+                               const struct hpu_fw_job *job,
+                               struct hpu_flash_img **bufp,
+                               struct hpu_fw_info *info)
 {
     const char *what = job->kind == HPU_FW_JOB_FLASH_WRITE ?
                        "FLASH_CMD 1 (WRITE)" :
                        job->kind == HPU_FW_JOB_BOOT_HOST ?
                        "BOOT_CMD 1 (BOOT_HOST)" : "BOOT_CMD 2 (BOOT_FLASH)";
-    struct hpu_fw_info info;
-    uint8_t *buf = job->image;
-    uint64_t len = job->image_len, declared = job->image_len;
+    struct hpu_flash_img *buf = NULL;
+    const uint8_t *img = NULL;
+    uint64_t len, declared;
     uint32_t result = HPU_FW_ERR_NONE, stored = 0;
     char why[200] = "";
 
-    if (job->kind == HPU_FW_JOB_NONE) {
-        return;
-    }
-    memset(&info, 0, sizeof(info));
-    if (job->kind != HPU_FW_JOB_BOOT_FLASH) {
+    memset(info, 0, sizeof(*info));
+    if (job->kind == HPU_FW_JOB_BOOT_FLASH) {
+        img = job->flash->data;
+        len = declared = job->flash->len;
+    } else {
         /* One read of FW_IMG_SIZE bytes (at most what an image can be). */
         declared = job->size;
         len = HPU_MIN(declared, (uint64_t)HPU_FW_IMAGE_MAX);
-        buf = len ? malloc(len) : NULL;
-        if (len && !buf) {
+        buf = hpu_flash_img_new((uint32_t)len);
+        if (!buf) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "out of host memory for the image");
-        } else if (len && c->ops->dma_read(c->opaque, job->addr, buf, len)) {
+        } else if (len && c->ops->dma_read(c->opaque, job->addr, buf->data,
+                                           len)) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "reading %llu bytes at bus address "
                      "0x%llx failed", (unsigned long long)len,
                      (unsigned long long)job->addr);
+        } else {
+            img = buf->data;
         }
     }
     if (!result) {
-        result = hpu_fw_verify(buf, len, declared,
+        result = hpu_fw_verify(img, len, declared,
                                c->cfg.fw_key_set ? c->cfg.fw_key : NULL,
-                               c->cfg.fw_min_version, &info, &stored, why,
+                               c->cfg.fw_min_version, info, &stored, why,
                                sizeof(why));
     }
     if (result) {
         HPU_LOG(c, "%s: image refused %s (%u): %s", what,
                 hpu_fw_err_names[result], result, why);
+    } else if (buf) {
+        buf->len = stored;      /* the trailer in, bytes beyond it out */
     }
+    *bufp = buf;
+    return result;
+}
+
+bool hpu_core_fw_step(struct hpu_core *c)
+{
+    struct hpu_flash_img *buf;
+    struct hpu_fw_job job;
+    struct hpu_fw_info info;
+    uint32_t result;
 
     hpu_lock(c);
-    if (job->kind == HPU_FW_JOB_FLASH_WRITE) {
+    if (c->rom.job.kind != HPU_FW_JOB_NONE) {
+        job = c->rom.job;
+        memset(&c->rom.job, 0, sizeof(c->rom.job));
+    } else if (c->flash.job.kind != HPU_FW_JOB_NONE) {
+        job = c->flash.job;
+        memset(&c->flash.job, 0, sizeof(c->flash.job));
+    } else {
+        hpu_unlock(c);
+        return false;
+    }
+    hpu_unlock(c);
+
+    /* The reference in job.flash keeps a BOOT_FLASH image alive. */
+    result = hpu_fw_run_job(c, &job, &buf, &info);
+
+    hpu_lock(c);
+    if (job.kind == HPU_FW_JOB_FLASH_WRITE) {
         struct hpu_flash *fl = &c->flash;
 
-        if (job->gen == fl->gen && fl->status == HPU_FLASH_BUSY) {
+        if (job.gen == fl->gen && fl->status == HPU_FLASH_BUSY) {
             fl->verified = true;
             fl->result = result;
             if (!result) {
                 fl->pending = buf;
-                fl->pending_len = stored;
                 fl->pending_version = info.version;
                 buf = NULL;
             }
         }
-    } else if (job->gen == c->rom.gen &&
+    } else if (job.gen == c->rom.gen &&
                c->cpu.status == HPU_CPU_VERIFYING) {
+        /* else a reset overtook the job: its result is dropped */
         c->rom.verified = true;
         c->rom.result = result;
         c->rom.pending = info;
     }
+    hpu_flash_img_put(job.flash);
     hpu_unlock(c);
-    free(buf);
+    hpu_flash_img_put(buf);     /* never shared: no lock needed */
+    return true;
 }
 
 /* Timers, boot and reset */
@@ -1148,9 +1219,9 @@ static void hpu_flash_timer(struct hpu_core *c)
         fl->status = HPU_FLASH_FAILED;
         fl->error = fl->result;
     } else {
-        free(fl->data);
-        fl->data = fl->pending;
-        fl->len = fl->pending_len;
+        /* a BOOT_CMD 2 still verifying the old image keeps a reference */
+        hpu_flash_img_put(fl->img);
+        fl->img = fl->pending;
         fl->version = fl->pending_version;
         fl->pending = NULL;
         fl->status = HPU_FLASH_DONE;
@@ -1183,10 +1254,15 @@ void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id)
     }
 }
 
-/* The power-on version of the flash: fw_version if it looks like an image. */
+/*
+ * The power-on FLASH_VERSION: the header's fw_version field if the content
+ * starts with the image magic and holds that field, even if it is shorter
+ * than a header; else 0.
+ */
 static uint32_t hpu_flash_version_of(const uint8_t *p, uint32_t len)
 {
-    if (len < IMG_HDR_SIZE || hpu_le32(p + IMG_OFF_MAGIC) != IMG_MAGIC) {
+    if (len < IMG_OFF_VERSION + 4 ||
+        hpu_le32(p + IMG_OFF_MAGIC) != IMG_MAGIC) {
         return 0;
     }
     return hpu_le32(p + IMG_OFF_VERSION);
@@ -1198,7 +1274,8 @@ static void hpu_flash_abandon(struct hpu_core *c)
 
     fl->gen++;
     fl->verified = false;
-    free(fl->pending);
+    hpu_fw_job_drop(&fl->job);
+    hpu_flash_img_put(fl->pending);
     fl->pending = NULL;
 }
 
@@ -1210,7 +1287,7 @@ void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind)
     if (kind == HPU_RESET_SOFT) {
         return;                 /* the soft reset touches none of this */
     }
-    free(rom->job.image);
+    hpu_fw_job_drop(&rom->job);
     memset(rom, 0, sizeof(*rom));
     rom->gen = gen + 1;         /* a verification in progress is dropped */
     memset(&c->mbox, 0, sizeof(c->mbox));
@@ -1241,22 +1318,21 @@ bool hpu_fw_init(struct hpu_core *c)
     if (len > HPU_FW_IMAGE_MAX || !src) {
         return false;
     }
-    c->flash.data = malloc(len);
-    if (!c->flash.data) {
+    c->flash.img = hpu_flash_img_new(len);
+    if (!c->flash.img) {
         return false;
     }
-    memcpy(c->flash.data, src, len);
-    c->flash.len = len;
+    memcpy(c->flash.img->data, src, len);
     c->flash.version = hpu_flash_version_of(src, len);
     return true;
 }
 
 void hpu_fw_fini(struct hpu_core *c)
 {
-    free(c->flash.data);
-    c->flash.data = NULL;
-    free(c->flash.pending);
+    hpu_fw_job_drop(&c->rom.job);
+    hpu_fw_job_drop(&c->flash.job);
+    hpu_flash_img_put(c->flash.img);
+    c->flash.img = NULL;
+    hpu_flash_img_put(c->flash.pending);
     c->flash.pending = NULL;
-    free(c->rom.job.image);
-    c->rom.job.image = NULL;
 }

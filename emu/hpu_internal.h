@@ -167,10 +167,6 @@ void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id);
 void hpu_fw_running(struct hpu_core *c);
 /* The CPU stopped running (HALTED): sensors stop. */
 void hpu_fw_stopped(struct hpu_core *c);
-/* Under the lock: take the job the last write latched, if any. */
-void hpu_fw_take_job(struct hpu_core *c, struct hpu_fw_job *job);
-/* Without the lock: read and verify the image, then record the result. */
-void hpu_fw_run_job(struct hpu_core *c, struct hpu_fw_job *job);
 /* Under the lock: DMA engine @e starts / ends executing a packet. */
 void hpu_busy_begin(struct hpu_core *c, unsigned int e);
 void hpu_busy_end(struct hpu_core *c, unsigned int e);

@@ -17,14 +17,17 @@
  * Properties (Documentation/hw/firmware-and-telemetry.md, spec version 4):
  *   fw-pubkey       Ed25519 public key fused into the device, 64 hex digits
  *                   (default empty: no key, every image is refused NO_KEY)
- *   fw-min-version  anti-rollback fuse, fw_version format (default 0)
+ *   fw-min-version  anti-rollback fuse, fw_version format: bits 31:24 zero
+ *                   (default 0)
  *   fw-flash        file loaded as the flash content at realize, at most
  *                   1 MiB (default: empty flash)
  *
- * The boot ROM reads an image from the host with pci_dma_read (BOOT_CMD 1,
- * FLASH_CMD 1), in the MMIO handler of the command, into a private copy,
- * and verifies it there (SHA-256, Ed25519 with nettle) without the core
- * lock; the result shows when the verification time has passed.
+ * The boot ROM's work runs in a thread of its own (hpu_fw_thread, "hpu-fw"):
+ * the MMIO write of BOOT_CMD or FLASH_CMD only latches a job and wakes it;
+ * the thread reads the image from the host with pci_dma_read (BOOT_CMD 1,
+ * FLASH_CMD 1) into a private copy and verifies it (SHA-256, Ed25519 with
+ * nettle) without the core lock, then records the result under it; the
+ * result shows when the verification time (a device timer) has passed.
  *
  * The function is a PCIe endpoint (a root complex integrated endpoint when
  * plugged straight into q35's pcie.0) with:
@@ -98,6 +101,10 @@ struct HpuState {
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
     uint32_t irq_pending;       /* vectors, atomic */
     HpuEngineThread eng[HPU_H1_DMA_ENGINES];
+    QemuThread fw_thread;       /* the boot ROM's worker */
+    QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
+    bool fw_quit;
+    bool fw_started;
     bool core_ready;
     struct hpu_core core;
 
@@ -214,6 +221,11 @@ static void hpu_kick_engine(void *opaque, unsigned int engine)
     qemu_cond_signal(&HPU(opaque)->eng[engine].cond);
 }
 
+static void hpu_kick_fw(void *opaque)
+{
+    qemu_cond_signal(&HPU(opaque)->fw_cond);
+}
+
 static const struct hpu_core_ops hpu_core_ops = {
     .raise_msix = hpu_raise_msix,
     .log_guest_error = hpu_log_guest_error,
@@ -225,6 +237,7 @@ static const struct hpu_core_ops hpu_core_ops = {
     .lock = hpu_lock,
     .unlock = hpu_unlock,
     .kick_engine = hpu_kick_engine,
+    .kick_fw = hpu_kick_fw,
 };
 
 /* DMA engine threads */
@@ -268,11 +281,42 @@ static void hpu_start_engines(HpuState *s)
     }
 }
 
+/* The boot ROM's worker: reads and verifies images (hpu_core_fw_step). */
+static void *hpu_fw_thread(void *opaque)
+{
+    HpuState *s = opaque;
+
+    for (;;) {
+        qemu_mutex_lock(&s->lock);
+        while (!s->fw_quit && !hpu_core_fw_ready(&s->core)) {
+            qemu_cond_wait(&s->fw_cond, &s->lock);
+        }
+        if (s->fw_quit) {
+            qemu_mutex_unlock(&s->lock);
+            break;
+        }
+        qemu_mutex_unlock(&s->lock);
+        hpu_core_fw_step(&s->core);
+    }
+    return NULL;
+}
+
+static void hpu_start_fw(HpuState *s)
+{
+    s->fw_quit = false;
+    qemu_cond_init(&s->fw_cond);
+    qemu_thread_create(&s->fw_thread, "hpu-fw", hpu_fw_thread, s,
+                       QEMU_THREAD_JOINABLE);
+    s->fw_started = true;
+}
+
 /*
- * Stop and join the engine threads.  A thread may be inside a DMA to an
- * MMIO region that needs the BQL, so the BQL is dropped while joining.
+ * Stop and join the engine threads and the boot ROM's worker.  A thread
+ * may be inside a DMA to an MMIO region that needs the BQL, so the BQL is
+ * dropped while joining.  A job the worker has not taken is freed with the
+ * core (hpu_core_fini).
  */
-static void hpu_stop_engines(HpuState *s)
+static void hpu_stop_threads(HpuState *s)
 {
     bool bql = bql_locked();
     unsigned int e;
@@ -282,6 +326,8 @@ static void hpu_stop_engines(HpuState *s)
         s->eng[e].quit = true;
         qemu_cond_signal(&s->eng[e].cond);
     }
+    s->fw_quit = true;
+    qemu_cond_signal(&s->fw_cond);
     qemu_mutex_unlock(&s->lock);
     if (bql) {
         bql_unlock();
@@ -292,12 +338,17 @@ static void hpu_stop_engines(HpuState *s)
             s->eng[e].started = false;
         }
     }
+    if (s->fw_started) {
+        qemu_thread_join(&s->fw_thread);
+        s->fw_started = false;
+    }
     if (bql) {
         bql_lock();
     }
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
         qemu_cond_destroy(&s->eng[e].cond);
     }
+    qemu_cond_destroy(&s->fw_cond);
 }
 
 static void hpu_timer_cb(void *opaque)
@@ -402,6 +453,12 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "%s", err);
         return;
     }
+    if (s->fw_min_version >> 24) {
+        error_setg(errp, "fw-min-version: 0x%08x has bits 31:24 set: it "
+                   "takes the fw_version format, major.minor.patch in bits "
+                   "23:0 (at most 0xffffff)", s->fw_min_version);
+        return;
+    }
     cfg.fw_min_version = s->fw_min_version;
     if (s->fw_flash && *s->fw_flash) {
         if (!g_file_get_contents(s->fw_flash, &flash, &flash_len, &gerr)) {
@@ -477,13 +534,14 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     }
     s->core_ready = true;
     hpu_start_engines(s);
+    hpu_start_fw(s);
 }
 
 static void hpu_exit(PCIDevice *pdev)
 {
     HpuState *s = HPU(pdev);
 
-    hpu_stop_engines(s);
+    hpu_stop_threads(s);
     s->core_ready = false;
     hpu_core_fini(&s->core);
     qemu_bh_delete(s->irq_bh);
@@ -502,9 +560,11 @@ static void hpu_reset_hold(Object *obj, ResetType type)
 
     if (s->core_ready) {
         /*
-         * Engines are not joined: a step in progress finds its stream's
-         * generation changed and discards its work (at most one bounce
-         * buffer of data may still land).
+         * Engines and the boot ROM's worker are not joined: a step in
+         * progress finds its stream's generation changed and discards its
+         * work (at most one bounce buffer of data may still land); a
+         * verification in progress finds the boot ROM's or the flash's
+         * generation changed and drops its result.
          */
         hpu_core_reset(&s->core);
     }

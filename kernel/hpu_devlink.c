@@ -173,6 +173,9 @@ static int hpu_devlink_flash_update(struct devlink *devlink,
 			hpu_rd32(hdev, HPU_REG_FLASH_STATUS));
 		NL_SET_ERR_MSG_MOD(extack, "the flash write did not complete in time");
 		return ret;
+	case -EBUSY:
+		NL_SET_ERR_MSG_MOD(extack, "an earlier flash write is still in progress");
+		return ret;
 	default:
 		NL_SET_ERR_MSG_FMT_MOD(extack, "flash write failed (%d)", ret);
 		return ret;
@@ -398,7 +401,8 @@ void hpu_devlink_fw_snapshot(struct hpu_device *hdev, const char *reason,
 {
 	memset(snap, 0, sizeof(*snap));
 	snap->reason = reason;
-	snap->hb_req = hdev->reset->hb_seq;
+	/* Written by the heartbeat work, which may run meanwhile. */
+	snap->hb_req = READ_ONCE(hdev->reset->hb_seq);
 	snap->heartbeat_losses = atomic64_read(&hdev->reset->stats.heartbeat_losses);
 	snap->cpu_status = hpu_rd32(hdev, HPU_REG_CPU_STATUS);
 	snap->fw_error = hpu_rd32(hdev, HPU_REG_FW_ERROR);
@@ -416,7 +420,8 @@ void hpu_devlink_fw_snapshot(struct hpu_device *hdev, const char *reason,
 void hpu_devlink_fw_report(struct hpu_device *hdev,
 			   const struct hpu_devlink_fw_snapshot *snap)
 {
-	struct hpu_devlink *dl = hdev->devlink;
+	/* Pairs with smp_store_release() in hpu_devlink_init(). */
+	struct hpu_devlink *dl = smp_load_acquire(&hdev->devlink);
 	unsigned long flags;
 
 	if (!dl)
@@ -439,7 +444,8 @@ void hpu_devlink_fw_report(struct hpu_device *hdev,
  */
 void hpu_devlink_ecc_report(struct hpu_device *hdev, u64 addr)
 {
-	struct hpu_devlink *dl = hdev->devlink;
+	/* Pairs with smp_store_release() in hpu_devlink_init(). */
+	struct hpu_devlink *dl = smp_load_acquire(&hdev->devlink);
 	unsigned long flags;
 
 	if (!dl)
@@ -500,10 +506,14 @@ int hpu_devlink_init(struct hpu_device *hdev)
 	}
 
 	devlink_register(devlink);
-	hdev->devlink = dl;
 	spin_lock_irq(&dl->lock);
 	dl->ready = true;
 	spin_unlock_irq(&dl->lock);
+	/*
+	 * The reset and ECC works may look at hdev->devlink meanwhile: publish
+	 * it once initialised (pairs with smp_load_acquire() in the reports).
+	 */
+	smp_store_release(&hdev->devlink, dl);
 	return 0;
 
 err_fw_reporter:

@@ -340,6 +340,7 @@ err_queues_fini:
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_reset_fini(hdev);
+	hpu_fw_fini(hdev);
 	hpu_qm_fini(hdev);
 	hpu_eq_fini(hdev);
 err_hw_fini:
@@ -363,8 +364,8 @@ static void hpu_remove(struct pci_dev *pdev)
 	 */
 	hpu_reset_fini(hdev);
 	hpu_devlink_fini(hdev);
-	hpu_fw_fini(hdev);
 	hpu_hwmon_fini(hdev);
+	hpu_fw_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);

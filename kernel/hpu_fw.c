@@ -10,8 +10,12 @@
  *
  * &hpu_fw.lock serialises everything that programs FW_IMG_* and issues
  * BOOT_CMD or FLASH_CMD; the hard reset holds it from its HARD_RESET write
- * to the end of the boot. &hpu_fw.mbox_lock serialises mailbox requests.
- * &hpu_fw.info_lock protects what sysfs, devlink and the INFO ioctl read.
+ * to the end of the boot. &hpu_fw.mbox_lock serialises mailbox requests;
+ * the hard reset holds it too (taken after &hpu_fw.lock, hpu_fw_lock()), so
+ * that no request is in flight across a reset and none reaches the next
+ * firmware. Lock order: &hpu_fw.lock, then &hpu_fw.mbox_lock; the mailbox
+ * path never takes &hpu_fw.lock. &hpu_fw.info_lock protects what sysfs,
+ * devlink and the INFO ioctl read.
  * Documentation/driver/firmware.md has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
@@ -66,9 +70,17 @@
 /**
  * struct hpu_fw - firmware state of one device
  * @lock: serialises the boot and flash sequences (FW_IMG_*, BOOT_CMD,
- *	FLASH_CMD) and the hard reset that precedes a boot.
- * @mbox_lock: one mailbox request at a time.
+ *	FLASH_CMD) and the hard reset that precedes a boot. Taken before
+ *	@mbox_lock.
+ * @mbox_lock: one mailbox request at a time; also held by the hard reset
+ *	and boot (hpu_fw_lock()), so that a request never spans a reset.
+ *	Taken after @lock; nothing is taken under it.
  * @mbox_tag: tag of the last mailbox request; under @mbox_lock.
+ * @flash_buf: DMA buffer of a flash write that timed out while the device
+ *	still read it (FLASH_STATUS BUSY), or NULL; freed once the device is
+ *	done with it (next flash write, hpu_fw_fini()). Under @lock.
+ * @flash_dma: bus address of @flash_buf.
+ * @flash_size: bytes allocated for @flash_buf.
  * @img: the image file's content, DMA-coherent, kept for reboots after
  *	hard resets; NULL when the file could not be loaded. Constant after
  *	hpu_fw_init().
@@ -86,11 +98,14 @@
  * @boots: successful boots since probe.
  */
 struct hpu_fw {
-	/* boot and flash sequences */
+	/* boot and flash sequences; taken before mbox_lock */
 	struct mutex lock;
-	/* mailbox requests */
+	/* mailbox requests; taken after lock */
 	struct mutex mbox_lock;
 	u16 mbox_tag;
+	void *flash_buf;
+	dma_addr_t flash_dma;
+	size_t flash_size;
 	void *img;
 	dma_addr_t img_dma;
 	size_t img_size;
@@ -400,7 +415,7 @@ static void hpu_fw_log_running(struct hpu_device *hdev, ktime_t start)
 /*
  * The boot policy: the flash image when the flash holds one; the image
  * file when the flash is empty or its image is refused. Caller holds
- * &hpu_fw.lock; the boot ROM waits (or is about to wait) for an image.
+ * hpu_fw_lock(); the boot ROM waits (or is about to wait) for an image.
  */
 static int __hpu_fw_boot(struct hpu_device *hdev)
 {
@@ -473,20 +488,26 @@ failed:
 }
 
 /**
- * hpu_fw_lock() - take the firmware lock for a hard reset and boot
+ * hpu_fw_lock() - take the firmware locks for a hard reset and boot
  * @hdev: the device
  *
  * Keeps flash writes and other boots out between the HARD_RESET write and
- * hpu_fw_boot_locked(). May sleep.
+ * hpu_fw_boot_locked(), and mailbox requests too: a request waits for the
+ * reset and boot to end, then finds the firmware running or not, so that
+ * none is sent to one firmware and answered (or not) by the next. Takes
+ * &hpu_fw.lock, then &hpu_fw.mbox_lock. May sleep.
  */
 void hpu_fw_lock(struct hpu_device *hdev)
 {
-	mutex_lock(&hdev->fw->lock);
-	hpu_fw_set_state(hdev->fw, DRM_HPU_FW_STATE_BOOTING);
+	struct hpu_fw *fw = hdev->fw;
+
+	mutex_lock(&fw->lock);
+	mutex_lock(&fw->mbox_lock);
+	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
 }
 
 /**
- * hpu_fw_unlock() - release the firmware lock
+ * hpu_fw_unlock() - release the firmware locks taken by hpu_fw_lock()
  * @hdev: the device
  *
  * A boot that did not happen (the hard reset itself failed) counts as a
@@ -500,6 +521,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 	if (fw->state == DRM_HPU_FW_STATE_BOOTING)
 		fw->state = DRM_HPU_FW_STATE_FAILED;
 	spin_unlock(&fw->info_lock);
+	mutex_unlock(&fw->mbox_lock);
 	mutex_unlock(&fw->lock);
 }
 
@@ -517,6 +539,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 int hpu_fw_boot_locked(struct hpu_device *hdev)
 {
 	lockdep_assert_held(&hdev->fw->lock);
+	lockdep_assert_held(&hdev->fw->mbox_lock);
 	return __hpu_fw_boot(hdev);
 }
 
@@ -573,8 +596,7 @@ int hpu_fw_boot(struct hpu_device *hdev)
 	struct hpu_fw *fw = hdev->fw;
 	int ret;
 
-	mutex_lock(&fw->lock);
-	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
+	hpu_fw_lock(hdev);
 	ret = hpu_fw_to_rom(hdev);
 	if (ret)
 		hpu_fw_set_failed(fw, 0);
@@ -582,7 +604,7 @@ int hpu_fw_boot(struct hpu_device *hdev)
 		ret = __hpu_fw_boot(hdev);
 	/* The boot leaves its mark in IRQ_STATUS; nothing waits for it. */
 	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_FW_BOOT);
-	mutex_unlock(&fw->lock);
+	hpu_fw_unlock(hdev);
 
 	if (ret) {
 		hpu_reset_set_unusable(hdev);
@@ -642,7 +664,11 @@ bool hpu_fw_running(struct hpu_device *hdev)
  * @resp1: MBOX_RESP1 of the answer, or NULL
  *
  * Requests are serialised per device; each waits for its answer (tag
- * matched) for at most 50 ms. May sleep; not from atomic context.
+ * matched) for at most 50 ms. A hard reset and the boot after it hold the
+ * mailbox lock (hpu_fw_lock()): a request issued meanwhile waits for them
+ * and goes to the firmware that runs afterwards, if any. Takes
+ * &hpu_fw.mbox_lock, never &hpu_fw.lock. May sleep; not from atomic
+ * context.
  *
  * Return: 0 (answer OK); -EINVAL (BAD_ARG); -EOPNOTSUPP (BAD_OPCODE); -EIO
  * (another result); -ETIMEDOUT (no answer); -ENODEV if the firmware does
@@ -722,6 +748,47 @@ out:
 	return ret;
 }
 
+/*
+ * Free the buffer of a flash write that timed out, once the device no
+ * longer reads it: FLASH_STATUS has left BUSY (DONE, FAILED, or the write
+ * was abandoned by a reset). Caller holds &hpu_fw.lock, so no hard reset
+ * is in progress (during one FLASH_STATUS reads its reset value, IDLE).
+ * Return: true when no buffer is parked any more.
+ */
+static bool hpu_fw_flash_reap(struct hpu_device *hdev)
+{
+	struct hpu_fw *fw = hdev->fw;
+
+	lockdep_assert_held(&fw->lock);
+	if (!fw->flash_buf)
+		return true;
+	if (hpu_rd32(hdev, HPU_REG_FLASH_STATUS) == HPU_FLASH_BUSY)
+		return false;
+	dma_free_coherent(&hdev->pdev->dev, fw->flash_size, fw->flash_buf,
+			  fw->flash_dma);
+	fw->flash_buf = NULL;
+	return true;
+}
+
+/*
+ * Progress of a FLASH_CMD: FLASH_STATUS, or HPU_FLASH_BUSY while it still
+ * shows the outcome of the previous write (the command has not been taken
+ * yet). Having seen BUSY, or IRQ_STATUS.FLASH_DONE (cleared before the
+ * command; the MISC interrupt handler leaves it alone), tells the outcome
+ * of this write from the previous one.
+ */
+static u32 hpu_fw_flash_state(struct hpu_device *hdev, bool *seen)
+{
+	u32 status = hpu_rd32(hdev, HPU_REG_FLASH_STATUS);
+
+	if (status == HPU_FLASH_BUSY)
+		*seen = true;
+	else if (!*seen &&
+		 !(hpu_rd32(hdev, HPU_REG_IRQ_STATUS) & HPU_IRQ_FLASH_DONE))
+		return HPU_FLASH_BUSY;
+	return status;
+}
+
 /**
  * hpu_fw_flash() - write an image to the device's flash
  * @hdev: the device, bound
@@ -735,16 +802,23 @@ out:
  * way out of a missing or bad image file). May sleep (about 50 ms of
  * device time).
  *
+ * FLASH_STATUS leaving BUSY gives the outcome. A write that does not end
+ * within 1 s fails with -ETIMEDOUT; its buffer is kept while the device may
+ * still read it, and freed by the next call or by hpu_fw_fini().
+ *
  * Return: 0; -EACCES when refused; -EFBIG when larger than 1 MiB (checked
- * by the driver, *@refusal = TOO_LARGE); -ETIMEDOUT; -ENOMEM; -EIO when
- * the device is off (in a hard reset) or gone.
+ * by the driver, *@refusal = TOO_LARGE); -ETIMEDOUT; -EBUSY when an earlier
+ * write that timed out is still in progress; -ENOMEM; -EIO when the device
+ * is off (in a hard reset) or gone.
  */
 int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 		 u32 *refusal)
 {
 	struct device *dev = &hdev->pdev->dev;
+	size_t alloc = max_t(size_t, size, 1);
 	struct hpu_fw *fw = hdev->fw;
 	char ver[HPU_FW_VERSION_STR_LEN];
+	bool seen = false;
 	dma_addr_t dma;
 	u32 status;
 	void *buf;
@@ -756,7 +830,7 @@ int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 		return -EFBIG;
 	}
 
-	buf = dma_alloc_coherent(dev, max_t(size_t, size, 1), &dma, GFP_KERNEL);
+	buf = dma_alloc_coherent(dev, alloc, &dma, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, data, size);
@@ -767,11 +841,14 @@ int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 		ret = -EIO;
 		goto out;
 	}
-	/* A write still in progress (none of ours: we hold the lock). */
+	/* A write still in progress: one of ours that timed out. */
 	ret = hpu_poll32(hdev, HPU_REG_FLASH_STATUS, status,
 			 status != HPU_FLASH_BUSY, HPU_FW_FLASH_TIMEOUT_US);
-	if (ret)
+	if (ret) {
+		ret = -EBUSY;
 		goto out;
+	}
+	hpu_fw_flash_reap(hdev);
 
 	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_FLASH_DONE);
 	hpu_wr32(hdev, HPU_REG_FW_IMG_ADDR_LO, lower_32_bits(dma));
@@ -779,21 +856,15 @@ int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 	hpu_wr32(hdev, HPU_REG_FW_IMG_SIZE, size);
 	hpu_wr32(hdev, HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
 
-	/*
-	 * FLASH_STATUS shows the last write's DONE or FAILED until the
-	 * command is taken: wait for FLASH_DONE in IRQ_STATUS, or BUSY then
-	 * its end.
-	 */
-	ret = hpu_poll32(hdev, HPU_REG_IRQ_STATUS, status,
-			 status & HPU_IRQ_FLASH_DONE, HPU_FW_FLASH_TIMEOUT_US);
-	if (ret) {
+	/* FLASH_STATUS leaving BUSY is the outcome (hpu_fw_flash_state()). */
+	ret = read_poll_timeout(hpu_fw_flash_state, status,
+				status != HPU_FLASH_BUSY, HPU_FW_POLL_US,
+				HPU_FW_FLASH_TIMEOUT_US, false, hdev, &seen);
+	/* An outcome that showed too late to tell is taken as this one's. */
+	if (ret)
 		status = hpu_rd32(hdev, HPU_REG_FLASH_STATUS);
-		if (status != HPU_FLASH_DONE && status != HPU_FLASH_FAILED)
-			goto out;
-	}
 	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_FLASH_DONE);
 
-	status = hpu_rd32(hdev, HPU_REG_FLASH_STATUS);
 	if (status == HPU_FLASH_DONE) {
 		ret = 0;
 		drm_info(&hdev->drm, "flash now holds firmware %s; it runs after the next hard reset or rebind\n",
@@ -804,10 +875,21 @@ int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 		ret = -EACCES;
 	} else {
 		ret = -ETIMEDOUT;
+		if (status == HPU_FLASH_BUSY) {
+			/*
+			 * The device may still read the image: keep the
+			 * buffer until it is done (hpu_fw_flash_reap()).
+			 */
+			fw->flash_buf = buf;
+			fw->flash_dma = dma;
+			fw->flash_size = alloc;
+			buf = NULL;
+		}
 	}
 out:
 	mutex_unlock(&fw->lock);
-	dma_free_coherent(dev, max_t(size_t, size, 1), buf, dma);
+	if (buf)
+		dma_free_coherent(dev, alloc, buf, dma);
 	return ret;
 }
 
@@ -911,18 +993,31 @@ int hpu_fw_init(struct hpu_device *hdev)
 
 /**
  * hpu_fw_fini() - stop using the firmware before the device is unbound
- * @hdev: the device
+ * @hdev: the device, after hpu_devlink_fini() (no flash write starts any
+ *	more)
  *
- * Waits for a boot or flash write in progress; the image buffer and the
- * state go with the device (devres, DRM managed).
+ * Waits for a boot or flash write in progress, and frees the buffer of a
+ * flash write that timed out once the device is done with it (it is left
+ * allocated, with a warning, if the device still reads it after another
+ * second: better a leak than a DMA into freed memory). The image buffer
+ * and the state go with the device (devres, DRM managed). May sleep.
  */
 void hpu_fw_fini(struct hpu_device *hdev)
 {
 	struct hpu_fw *fw = hdev->fw;
+	u32 status;
 
 	if (!fw)
 		return;
 	mutex_lock(&fw->lock);
+	if (!hpu_fw_flash_reap(hdev)) {
+		/* Give the write the time it may still take; then look again. */
+		if (hpu_poll32(hdev, HPU_REG_FLASH_STATUS, status,
+			       status != HPU_FLASH_BUSY, HPU_FW_FLASH_TIMEOUT_US) ||
+		    !hpu_fw_flash_reap(hdev))
+			drm_warn(&hdev->drm, "flash write still in progress at unbind: its %zu byte buffer is not freed\n",
+				 fw->flash_size);
+	}
 	mutex_unlock(&fw->lock);
 }
 

@@ -56,8 +56,9 @@ int hpu_fw_mbox(struct hpu_device *hdev, u32 opcode, u32 arg0, u32 arg1,
 /*
  * Write an image to the device's flash (FLASH_CMD WRITE) and wait for the
  * outcome. Returns 0; -EACCES when the device refused it (*@refusal holds
- * the FLASH_ERROR code); -EFBIG when it exceeds 1 MiB; -ETIMEDOUT;
- * -ENOMEM; -ENODEV. Sleeps (up to about a second).
+ * the FLASH_ERROR code); -EFBIG when it exceeds 1 MiB; -ETIMEDOUT; -EBUSY
+ * while an earlier write that timed out is still in progress; -ENOMEM;
+ * -EIO. Sleeps (up to about two seconds).
  */
 int hpu_fw_flash(struct hpu_device *hdev, const u8 *data, size_t size,
 		 u32 *refusal);

@@ -71,10 +71,40 @@ static u64 hpu_hwmon_rd64(struct hpu_hwmon *hw, u32 lo_reg, u32 hi_reg)
 	return (u64)hi << 32 | lo;
 }
 
-static u64 hpu_hwmon_busy_ns(struct hpu_hwmon *hw, unsigned int engine)
+/* Whether a hard reset is in progress: registers read their reset values. */
+static bool hpu_hwmon_in_hard_reset(struct hpu_device *hdev)
 {
-	return hpu_hwmon_rd64(hw, HPU_REG_BUSY_NS_LO(engine),
-			      HPU_REG_BUSY_NS_HI(engine));
+	return hpu_rd32(hdev, HPU_REG_STATUS) & HPU_STATUS_HARD_RESET_BUSY;
+}
+
+/*
+ * Read the BUSY_NS counter of each engine (@n of them) into @busy. The
+ * counters only grow (they survive resets), but read 0 while a hard reset
+ * is in progress: a read lower than the highest seen so far gives that
+ * instead, so that nobody sees them go backwards. Return false, with @busy
+ * holding the highest values seen, if a hard reset was in progress (some
+ * reads may be its reset values).
+ */
+static bool hpu_hwmon_busy_ns(struct hpu_hwmon *hw, u64 *busy, unsigned int n)
+{
+	bool ok = !hpu_hwmon_in_hard_reset(hw->hdev);
+	unsigned int e;
+
+	for (e = 0; ok && e < n; e++)
+		busy[e] = hpu_hwmon_rd64(hw, HPU_REG_BUSY_NS_LO(e),
+					 HPU_REG_BUSY_NS_HI(e));
+	/* The reset may have started meanwhile. */
+	ok = ok && !hpu_hwmon_in_hard_reset(hw->hdev);
+
+	spin_lock(&hw->util_lock);
+	for (e = 0; e < n; e++) {
+		if (ok && busy[e] > hw->busy_max[e])
+			hw->busy_max[e] = busy[e];
+		else
+			busy[e] = hw->busy_max[e];
+	}
+	spin_unlock(&hw->util_lock);
+	return ok;
 }
 
 /*
@@ -157,7 +187,7 @@ static int hpu_limits_get(struct hpu_hwmon *hw, struct hpu_limits *out)
  * (checked here first, so the error does not depend on the firmware
  * answering BAD_ARG). Sleeps.
  */
-static int hpu_limits_set(struct hpu_hwmon *hw, u32 id, long val)
+static int hpu_limits_set(struct hpu_hwmon *hw, u32 id, u32 val)
 {
 	struct hpu_device *hdev = hw->hdev;
 	u32 now;
@@ -169,7 +199,7 @@ static int hpu_limits_set(struct hpu_hwmon *hw, u32 id, long val)
 		goto out;
 
 	if (val < hw->limits.min[id] || val > hw->limits.max[id]) {
-		drm_dbg_driver(&hdev->drm, "limit %u: %ld is outside [%u, %u]\n",
+		drm_dbg_driver(&hdev->drm, "limit %u: %u is outside [%u, %u]\n",
 			       id, val, hw->limits.min[id], hw->limits.max[id]);
 		ret = -EINVAL;
 		goto out;
@@ -369,23 +399,34 @@ static int hpu_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 			   u32 attr, int channel, long val)
 {
 	struct hpu_device *hdev = dev_get_drvdata(dev);
+	unsigned long limit;
 	int idx, ret;
 	u32 id;
+
+	/*
+	 * The limits are u32 (m°C, mW): anything that does not fit is out of
+	 * every firmware range. Checked before any arithmetic, which would
+	 * overflow on values near LONG_MAX.
+	 */
+	if (val < 0)
+		return -EINVAL;
+	limit = val;
 
 	if (type == hwmon_temp && attr == hwmon_temp_max) {
 		id = hpu_hwmon_temp_max_limit(channel);
 	} else if (type == hwmon_power && attr == hwmon_power_cap) {
 		id = HPU_LIMIT_POWER_CAP;
-		/* uW to mW; a negative cap is out of range anyway. */
-		if (val >= 0)
-			val = DIV_ROUND_CLOSEST(val, 1000);
+		/* uW to mW; unsigned: no overflow for any long. */
+		limit = DIV_ROUND_CLOSEST(limit, 1000UL);
 	} else {
 		return -EOPNOTSUPP;
 	}
+	if (limit > U32_MAX)
+		return -EINVAL;
 
 	if (!drm_dev_enter(&hdev->drm, &idx))
 		return -ENODEV;
-	ret = hpu_limits_set(hdev->hwmon, id, val);
+	ret = hpu_limits_set(hdev->hwmon, id, limit);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -404,7 +445,11 @@ static const struct hwmon_chip_info hpu_hwmon_chip_info = {
 
 /* Engine utilisation */
 
-/* Take a BUSY_NS sample and derive each engine's utilisation from it. */
+/*
+ * Take a BUSY_NS sample and derive each engine's utilisation from it. No
+ * sample while a hard reset is in progress (the counters read 0 then): the
+ * next one covers the time since the last good one.
+ */
 static void hpu_util_sample(struct hpu_hwmon *hw)
 {
 	unsigned int e, n = hpu_hwmon_engines(hw->hdev);
@@ -412,13 +457,13 @@ static void hpu_util_sample(struct hpu_hwmon *hw)
 	ktime_t now = ktime_get();
 	u64 window, delta;
 
-	for (e = 0; e < n; e++)
-		busy[e] = hpu_hwmon_busy_ns(hw, e);
+	if (!hpu_hwmon_busy_ns(hw, busy, n))
+		return;
 
 	spin_lock(&hw->util_lock);
 	window = hw->sample_time ? ktime_to_ns(ktime_sub(now, hw->sample_time)) : 0;
 	for (e = 0; e < n && window; e++) {
-		/* The counters only grow; guard against a device that lies. */
+		/* hpu_hwmon_busy_ns() never goes back; belt and braces. */
 		delta = busy[e] > hw->busy_ns[e] ? busy[e] - hw->busy_ns[e] : 0;
 		hw->util[e] = min_t(u64, div64_u64(delta * HPU_UTIL_FULL, window),
 				    HPU_UTIL_FULL);
@@ -549,7 +594,7 @@ void hpu_telemetry_read(struct hpu_device *hdev,
 			struct drm_hpu_info_telemetry *out)
 {
 	struct hpu_hwmon *hw = hdev->hwmon;
-	unsigned int e, n = hpu_hwmon_engines(hdev);
+	unsigned int n = hpu_hwmon_engines(hdev);
 	struct hpu_limits l;
 
 	out->timestamp_ns = ktime_get_ns();
@@ -562,8 +607,8 @@ void hpu_telemetry_read(struct hpu_device *hdev,
 	out->util_window_ms = div_u64(hw->window_ns ?: HPU_UTIL_WINDOW_MS * NSEC_PER_MSEC,
 				      NSEC_PER_MSEC);
 	spin_unlock(&hw->util_lock);
-	for (e = 0; e < n; e++)
-		out->engine_busy_ns[e] = hpu_hwmon_busy_ns(hw, e);
+	/* During a hard reset: the last values read before it. */
+	hpu_hwmon_busy_ns(hw, out->engine_busy_ns, n);
 
 	if (!hpu_hwmon_sensors_ready(hdev))
 		return;
@@ -588,9 +633,10 @@ void hpu_telemetry_read(struct hpu_device *hdev,
  * hpu_hwmon_init() - set up telemetry and register the hwmon device
  * @hdev: the device, at probe, with its firmware state set up
  *
- * The hwmon device ("hpu") is managed by devres on the PCI device. A
- * failure to register it is logged and otherwise ignored: INFO TELEMETRY
- * and the sysfs attributes do not need it. Starts the utilisation sampler.
+ * Registers the hwmon device ("hpu", a child of the PCI device) until
+ * hpu_hwmon_fini(). A failure to register it is logged and otherwise
+ * ignored: INFO TELEMETRY and the sysfs attributes do not need it. Starts
+ * the utilisation sampler.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -613,9 +659,8 @@ int hpu_hwmon_init(struct hpu_device *hdev)
 	INIT_DELAYED_WORK(&hw->util_work, hpu_util_work);
 	hdev->hwmon = hw;
 
-	dev = devm_hwmon_device_register_with_info(&hdev->pdev->dev, "hpu",
-						   hdev, &hpu_hwmon_chip_info,
-						   NULL);
+	dev = hwmon_device_register_with_info(&hdev->pdev->dev, "hpu", hdev,
+					      &hpu_hwmon_chip_info, NULL);
 	if (IS_ERR(dev))
 		drm_warn(&hdev->drm, "cannot register the hwmon device: %ld\n",
 			 PTR_ERR(dev));
@@ -629,14 +674,22 @@ int hpu_hwmon_init(struct hpu_device *hdev)
 }
 
 /**
- * hpu_hwmon_fini() - stop the utilisation sampler
- * @hdev: the device, at remove or on a probe failure
+ * hpu_hwmon_fini() - unregister the hwmon device, stop the sampler
+ * @hdev: the device, at remove or on a probe failure, before what the
+ *	hwmon callbacks use (firmware, mailbox, registers) goes away
  *
- * The hwmon device itself goes with devres, after the remove callback;
- * its reads fail with -ENODEV from the time the device is unplugged.
+ * Waits for the hwmon callbacks in progress; none runs afterwards. May
+ * sleep.
  */
 void hpu_hwmon_fini(struct hpu_device *hdev)
 {
-	if (hdev->hwmon)
-		cancel_delayed_work_sync(&hdev->hwmon->util_work);
+	struct hpu_hwmon *hw = hdev->hwmon;
+
+	if (!hw)
+		return;
+	if (hw->dev) {
+		hwmon_device_unregister(hw->dev);
+		hw->dev = NULL;
+	}
+	cancel_delayed_work_sync(&hw->util_work);
 }

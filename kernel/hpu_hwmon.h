@@ -41,8 +41,9 @@ struct hpu_limits {
 /**
  * struct hpu_hwmon - telemetry state of one device
  * @hdev: the device.
- * @dev: the hwmon class device (devres managed), or NULL when its
- *	registration failed (INFO TELEMETRY and sysfs still work).
+ * @dev: the hwmon class device, or NULL when its registration failed
+ *	(INFO TELEMETRY and sysfs still work); unregistered by
+ *	hpu_hwmon_fini().
  * @limits_lock: serialises mailbox use for limits and protects @limits,
  *	@limits_valid, @limits_gen and @limits_boots. Sleeps.
  * @limits: cached limits: the mailbox takes about 100 us of device time,
@@ -55,9 +56,11 @@ struct hpu_limits {
  *	(ENERGY, BUSY_NS) atomic against the others: reading LO latches HI.
  *	Irq-safe spinlock; nothing else is taken under it.
  * @util_work: samples BUSY_NS every %HPU_UTIL_WINDOW_MS.
- * @util_lock: protects @busy_ns, @sample_time, @util and @window_ns.
- *	Spinlock (the sampler and readers never sleep under it).
+ * @util_lock: protects @busy_ns, @busy_max, @sample_time, @util and
+ *	@window_ns. Spinlock (the sampler and readers never sleep under it).
  * @busy_ns: BUSY_NS of each engine at the last sample.
+ * @busy_max: highest BUSY_NS of each engine read so far (outside hard
+ *	resets): what is reported instead of a lower read.
  * @sample_time: CLOCK_MONOTONIC time of the last sample (0: none yet).
  * @util: busy share of each engine between the last two samples, in
  *	hundredths of a percent.
@@ -75,9 +78,10 @@ struct hpu_hwmon {
 	/* LO/HI pairs of latched counters */
 	spinlock_t latch_lock;
 	struct delayed_work util_work;
-	/* protects busy_ns, sample_time, util, window_ns */
+	/* protects busy_ns, busy_max, sample_time, util, window_ns */
 	spinlock_t util_lock;
 	u64 busy_ns[HPU_HWMON_MAX_ENGINES];
+	u64 busy_max[HPU_HWMON_MAX_ENGINES];
 	ktime_t sample_time;
 	u32 util[HPU_HWMON_MAX_ENGINES];
 	u64 window_ns;

@@ -12,6 +12,7 @@
 #include <linux/interrupt.h>
 #include <linux/pci.h>
 
+#include "hpu_asic.h"
 #include "hpu_drv.h"
 #include "hpu_irq.h"
 #include "hpu_queue.h"
@@ -23,7 +24,15 @@ static irqreturn_t hpu_irq_misc(int irq, void *arg)
 	u32 status;
 
 	status = hpu_rd32(hdev, HPU_REG_IRQ_STATUS);
-	if (!status || status == U32_MAX)
+	if (status == U32_MAX)
+		return IRQ_NONE;
+	/*
+	 * Only the causes enabled on this vector are the handler's: the
+	 * others (FW_BOOT, FLASH_DONE, MBOX_DONE) belong to the code that
+	 * polls for them, which clears them itself.
+	 */
+	status &= hdev->asic->misc_irq_causes;
+	if (!status)
 		return IRQ_NONE;
 
 	/* Ack before acting, so a cause raised meanwhile is not lost. */

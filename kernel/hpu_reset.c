@@ -193,6 +193,7 @@ static void hpu_hb_work(struct work_struct *work)
 		return;		/* surprise removal: remove() cleans up */
 	}
 
+	/* Only this work and hpu_hb_start() write hb_seq: plain reads here. */
 	if (cpu != HPU_CPU_BOOTING &&
 	    (cpu != HPU_CPU_RUNNING || (r->hb_seq && ack != r->hb_seq))) {
 		atomic64_inc(&r->stats.heartbeat_losses);
@@ -204,11 +205,12 @@ static void hpu_hb_work(struct work_struct *work)
 		return;
 	}
 
+	/* WRITE_ONCE(): devlink diagnose reads it concurrently. */
 	if (cpu == HPU_CPU_BOOTING) {
-		r->hb_seq = 0;	/* nothing can be answered yet */
+		WRITE_ONCE(r->hb_seq, 0);	/* nothing can be answered yet */
 	} else {
 		/* Skip 0: it means "no request outstanding". */
-		r->hb_seq = r->hb_seq + 1 ? r->hb_seq + 1 : 1;
+		WRITE_ONCE(r->hb_seq, r->hb_seq + 1 ? r->hb_seq + 1 : 1);
 		hpu_wr32(hdev, HPU_REG_HB_REQ, r->hb_seq);
 	}
 	drm_dev_exit(idx);
@@ -224,7 +226,7 @@ static void hpu_hb_start(struct hpu_reset *r)
 	 */
 	if (!r->hb_on || READ_ONCE(r->unusable))
 		return;
-	r->hb_seq = 0;
+	WRITE_ONCE(r->hb_seq, 0);
 	hpu_hb_arm(r);
 }
 
@@ -426,16 +428,16 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 static bool hpu_reset_fw_healthy(struct hpu_device *hdev)
 {
 	struct hpu_reset *r = hdev->reset;
+	u32 ack, seq = READ_ONCE(r->hb_seq);
 	bool ok = false;
-	u32 ack;
 	int idx;
 
 	if (!drm_dev_enter(&hdev->drm, &idx))
 		return false;
 	if (hpu_rd32(hdev, HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING &&
 	    !hpu_rd32(hdev, HPU_REG_FW_ERROR))
-		ok = !r->hb_seq ||
-		     !hpu_poll32(hdev, HPU_REG_HB_ACK, ack, ack == r->hb_seq,
+		ok = !seq ||
+		     !hpu_poll32(hdev, HPU_REG_HB_ACK, ack, ack == seq,
 				 5 * USEC_PER_MSEC);
 	drm_dev_exit(idx);
 	return ok;

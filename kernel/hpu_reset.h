@@ -82,6 +82,8 @@ struct hpu_reset_stats {
  * @generation: increments at every hard reset (from 0 at probe).
  * @hb_work: the heartbeat, every hb_period_ms.
  * @hb_seq: last sequence number written to HB_REQ (0: none outstanding).
+ *	Written by the heartbeat work and hpu_hb_start() (heartbeat stopped)
+ *	with WRITE_ONCE(); others read it with READ_ONCE().
  * @hb_on: the heartbeat is enabled (spec version 3 or later and
  *	hb_period_ms > 0); it runs only while the firmware does.
  * @stats: counters.

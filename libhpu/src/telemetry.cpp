@@ -202,23 +202,100 @@ bool parse_fdinfo(std::string_view text, FdInfo &out)
 
 namespace {
 
-// One sample: every (pid, device) with the distinct clients summed.
+// One sample: every (pid, device) with the distinct clients summed, and the
+// engine counters of each client on its own (utilisation is diffed per
+// client: a client that closes between the samples must not make the sum
+// go backwards).
 struct Key {
     std::string pdev;
     int pid = 0;
     bool operator<(const Key &o) const { return std::tie(pdev, pid) < std::tie(o.pdev, o.pid); }
 };
+struct ClientKey {
+    Key proc;
+    std::uint64_t client_id = 0;
+    bool operator<(const ClientKey &o) const
+    {
+        return std::tie(proc, client_id) < std::tie(o.proc, o.client_id);
+    }
+};
 struct Sample {
     std::map<Key, hpu_process> procs;
+    std::map<ClientKey, EngineNs> clients;
 };
+
+std::string read_comm(const std::string &base)
+{
+    std::string comm;
+    if (os().read_file(base + "/comm", comm) < 0)
+        return {};
+    return std::string(trim(comm));
+}
+
+// The HPU clients of one process into out; false when the process changed
+// identity (its name) while its fds were read: a PID reused in between.
+bool scan_process(const std::optional<std::string> &only, int pid, const std::string &base,
+                  const std::vector<std::string> &fds, Sample &out)
+{
+    std::string text;
+    std::string target;
+    Sample mine;
+    std::string comm;
+    bool have_comm = false;
+    const std::string fd_dir = base + "/fd/";
+    const std::string info_dir = base + "/fdinfo/";
+    for (const auto &fd : fds) {
+        if (os().read_link(fd_dir + fd, target) < 0 || !target.starts_with(kAccelNodePrefix))
+            continue;
+        if (os().read_file(info_dir + fd, text) < 0)
+            continue;
+        FdInfo info;
+        if (!parse_fdinfo(text, info) || info.driver != kDriverName)
+            continue;
+        const auto pdev = normalize_pci_addr(info.pdev);
+        if (!pdev || (only && *pdev != *only))
+            continue;
+        const Key key{*pdev, pid};
+        if (!mine.clients.try_emplace(ClientKey{key, info.client_id}, info.engine_ns).second)
+            continue; // a dup of a file already counted
+        if (!have_comm) {
+            // Read before the first HPU client counts and again after the
+            // last one (below): the clients in between belong to the process
+            // of that name.
+            comm = read_comm(base);
+            have_comm = true;
+        }
+        auto [it, fresh] = mine.procs.try_emplace(key);
+        hpu_process &e = it->second;
+        if (fresh) {
+            e.size = sizeof(hpu_process);
+            e.pid = static_cast<std::int32_t>(pid);
+            copy_str(e.comm, comm);
+            copy_str(e.pci_addr, *pdev);
+            e.util = HPU_UTIL_UNKNOWN;
+            std::fill(std::begin(e.engine_util), std::end(e.engine_util), HPU_UTIL_UNKNOWN);
+        }
+        ++e.clients;
+        e.hbm_total += info.hbm_total;
+        e.hbm_resident += info.hbm_resident;
+        e.num_engines = std::max(e.num_engines, info.num_engines);
+        for (std::size_t i = 0; i < HPU_MAX_ENGINES; ++i)
+            e.engine_ns[i] += info.engine_ns.at(i); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+    }
+    if (mine.procs.empty())
+        return true;
+    if (read_comm(base) != comm)
+        return false; // renamed or replaced while we looked: not listed this time
+    out.procs.merge(mine.procs);
+    out.clients.merge(mine.clients);
+    return true;
+}
 
 int scan(const std::optional<std::string> &only, Sample &out)
 {
     std::vector<std::string> pids;
     if (const int err = os().list_dir(kProcDir, pids); err < 0)
         return err;
-    std::string text;
-    std::string target;
     std::vector<std::string> fds;
     for (const auto &p : pids) {
         const auto pid = parse_u64(p);
@@ -228,47 +305,7 @@ int scan(const std::optional<std::string> &only, Sample &out)
         // Unreadable (another user's) or gone: not listed.
         if (os().list_dir(base + "/fd", fds) < 0)
             continue;
-        std::map<std::pair<std::string, std::uint64_t>, bool> seen; // (pdev, client id)
-        std::string comm;
-        bool have_comm = false;
-        const std::string fd_dir = base + "/fd/";
-        const std::string info_dir = base + "/fdinfo/";
-        for (const auto &fd : fds) {
-            if (os().read_link(fd_dir + fd, target) < 0 || !target.starts_with(kAccelNodePrefix))
-                continue;
-            if (os().read_file(info_dir + fd, text) < 0)
-                continue;
-            FdInfo info;
-            if (!parse_fdinfo(text, info) || info.driver != kDriverName)
-                continue;
-            const auto pdev = normalize_pci_addr(info.pdev);
-            if (!pdev || (only && *pdev != *only))
-                continue;
-            if (!seen.emplace(std::make_pair(*pdev, info.client_id), true).second)
-                continue; // a dup of a file already counted
-            if (!have_comm) {
-                if (os().read_file(base + "/comm", comm) < 0)
-                    comm.clear();
-                comm = std::string(trim(comm));
-                have_comm = true;
-            }
-            auto [it, fresh] = out.procs.try_emplace(Key{*pdev, static_cast<int>(*pid)});
-            hpu_process &e = it->second;
-            if (fresh) {
-                e.size = sizeof(hpu_process);
-                e.pid = static_cast<std::int32_t>(*pid);
-                copy_str(e.comm, comm);
-                copy_str(e.pci_addr, *pdev);
-                e.util = HPU_UTIL_UNKNOWN;
-                std::fill(std::begin(e.engine_util), std::end(e.engine_util), HPU_UTIL_UNKNOWN);
-            }
-            ++e.clients;
-            e.hbm_total += info.hbm_total;
-            e.hbm_resident += info.hbm_resident;
-            e.num_engines = std::max(e.num_engines, info.num_engines);
-            for (std::size_t i = 0; i < HPU_MAX_ENGINES; ++i)
-                e.engine_ns[i] += info.engine_ns.at(i); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        }
+        (void)scan_process(only, static_cast<int>(*pid), base, fds, out);
     }
     return 0;
 }
@@ -283,18 +320,24 @@ std::uint32_t share(std::uint64_t busy, std::uint64_t interval)
 
 } // namespace
 
-void apply_utilisation(hpu_process &now, const hpu_process *before, std::uint64_t interval_ns)
+void add_client_busy(const EngineNs &now, const EngineNs *before, EngineNs &busy)
+{
+    for (std::size_t i = 0; i < HPU_MAX_ENGINES; ++i) {
+        const std::uint64_t b = before != nullptr ? before->at(i) : 0;
+        const std::uint64_t n = now.at(i);
+        // A counter that went backwards: the id was reused by a new client.
+        busy.at(i) += n >= b ? n - b : n;
+    }
+}
+
+void apply_utilisation(hpu_process &now, const EngineNs &busy, std::uint64_t interval_ns)
 {
     now.sample_ns = interval_ns;
     std::uint64_t sum = 0;
     for (std::size_t i = 0; i < HPU_MAX_ENGINES; ++i) {
-        const std::uint64_t b = before != nullptr ? before->engine_ns[i] : 0; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        const std::uint64_t n = now.engine_ns[i]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        // A counter that went backwards belongs to a new client: count from 0.
-        const std::uint64_t d = n >= b ? n - b : n;
-        now.engine_util[i] = i < now.num_engines ? share(d, interval_ns) : 0; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+        now.engine_util[i] = i < now.num_engines ? share(busy.at(i), interval_ns) : 0; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
         if (i < now.num_engines)
-            sum += d;
+            sum += busy.at(i);
     }
     now.util = now.num_engines == 0 ? 0 : share(sum, interval_ns * now.num_engines);
 }
@@ -303,9 +346,10 @@ int list_processes(const std::optional<std::string> &only, std::uint32_t sample_
 {
     out.clear();
     Sample first;
-    const std::int64_t t0 = os().monotonic_ns();
     if (const int err = scan(only, first); err < 0)
         return err;
+    // The interval runs from the end of one scan to the end of the next.
+    const std::int64_t t0 = os().monotonic_ns();
     Sample last;
     if (sample_ms > 0 && !first.procs.empty()) {
         os().sleep_ns(static_cast<std::int64_t>(sample_ms) * 1000000LL);
@@ -313,10 +357,15 @@ int list_processes(const std::optional<std::string> &only, std::uint32_t sample_
             return err;
         const std::int64_t t1 = os().monotonic_ns();
         const auto interval = static_cast<std::uint64_t>(t1 > t0 ? t1 - t0 : 1);
-        for (auto &[key, p] : last.procs) {
-            const auto it = first.procs.find(key);
-            apply_utilisation(p, it == first.procs.end() ? nullptr : &it->second, interval);
+        // Diffed per client: a client new in the second sample counts from
+        // 0, one gone from it contributes nothing.
+        std::map<Key, EngineNs> busy;
+        for (const auto &[ck, ns] : last.clients) {
+            const auto it = first.clients.find(ck);
+            add_client_busy(ns, it == first.clients.end() ? nullptr : &it->second, busy[ck.proc]);
         }
+        for (auto &[key, p] : last.procs)
+            apply_utilisation(p, busy[key], interval);
     } else {
         last = std::move(first);
     }

@@ -35,9 +35,16 @@ struct FdInfo {
 // has a malformed value (the file is then ignored).
 bool parse_fdinfo(std::string_view text, FdInfo &out);
 
-// Sets the utilisation of now from the engine ns of before (nullptr: a
-// client that appeared in between, counted from 0) over interval_ns.
-void apply_utilisation(hpu_process &now, const hpu_process *before, std::uint64_t interval_ns);
+using EngineNs = std::array<std::uint64_t, HPU_MAX_ENGINES>;
+
+// Adds to busy the engine ns one DRM client spent between two samples:
+// now minus before (nullptr: a client that appeared in between, counted
+// from 0; a counter that went backwards: a new client, counted from 0).
+void add_client_busy(const EngineNs &now, const EngineNs *before, EngineNs &busy);
+
+// Sets the utilisation of now from busy (the engine ns its clients spent,
+// summed with add_client_busy) over interval_ns.
+void apply_utilisation(hpu_process &now, const EngineNs &busy, std::uint64_t interval_ns);
 
 // Scans /proc (once, or twice sample_ms apart when the first scan found a
 // process); only the device at PCI address *only when given.

@@ -550,9 +550,13 @@ public:
         files[p + "/fdinfo/" + std::to_string(fd)] = fdinfo;
     }
 
+    std::function<void(const std::string &)> on_read; // runs at each read_file() (before it reads)
+
     int read_file(const std::string &path, std::string &out) override
     {
         ++read_calls_by_path[path];
+        if (on_read)
+            on_read(path);
         if (auto it = read_fail.find(path); it != read_fail.end())
             return it->second;
         const auto it = files.find(path);

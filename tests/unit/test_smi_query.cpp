@@ -467,3 +467,106 @@ TEST_CASE("option -l loop with -c, stopped by a signal", "[smi][loop]")
         CHECK(fake.requests.empty());
     }
 }
+
+namespace {
+
+// A CSV line split as Python's csv module does with skipinitialspace=True:
+// spaces after a separator are skipped, a cell then starting with '"' is
+// quoted ("" inside is one quote).
+std::vector<std::string> parse_csv_skipinitialspace(const std::string &line)
+{
+    std::vector<std::string> cells;
+    std::size_t i = 0;
+    for (;;) {
+        while (i < line.size() && line[i] == ' ')
+            ++i;
+        std::string cell;
+        if (i < line.size() && line[i] == '"') {
+            for (++i; i < line.size(); ++i) {
+                if (line[i] == '"') {
+                    if (i + 1 < line.size() && line[i + 1] == '"') {
+                        cell += '"';
+                        ++i;
+                        continue;
+                    }
+                    ++i;
+                    break;
+                }
+                cell += line[i];
+            }
+            while (i < line.size() && line[i] != ',')
+                cell += line[i++];
+        } else {
+            while (i < line.size() && line[i] != ',')
+                cell += line[i++];
+        }
+        cells.push_back(cell);
+        if (i >= line.size())
+            return cells;
+        ++i; // the ','
+    }
+}
+
+} // namespace
+
+TEST_CASE("untrusted text: no control characters in text and CSV", "[smi][escape]")
+{
+    Snapshot s = smi_full();
+    s.devices[0].serial = "SN\x1b]0;pwned\x07";
+    s.devices[0].name = "H1\x7f";
+    s.processes[0].name = "evil\x1b[2J\x9b" "1m\xc2\x9b" "Z\xc3\xbc";
+    const std::string table = hpu::smi::format_table(s);
+    CHECK(table.find('\x1b') == std::string::npos);
+    CHECK(table.find('\x7f') == std::string::npos);
+    CHECK(table.find("SN?]0;pwned?") != std::string::npos);
+    CHECK(table.find("evil?[2J?1m?Z\xc3\xbc") != std::string::npos); // valid UTF-8 stays
+    const std::string q = hpu::smi::format_query(s, hpu::smi::kProduct | hpu::smi::kProcesses);
+    CHECK(q.find('\x1b') == std::string::npos);
+    CHECK(q.find("HPU 0: H1? (PCI") != std::string::npos);
+    CHECK(hpu::smi::format_list(s).find('\x1b') == std::string::npos);
+    const std::string csv = hpu::smi::format_csv_rows(s, {"serial"}, {});
+    CHECK(csv.find("SN?]0;pwned?\n") == 0);
+    s.devices[0].serial = "a\nb\r";
+    CHECK(hpu::smi::format_csv_rows(s, {"serial"}, {}).find("a?b?\n") == 0); // one line per device
+    CHECK(hpu::smi::printable("ok \xe2\x82\xac \xff") == "ok \xe2\x82\xac ?");
+}
+
+TEST_CASE("JSON strings: UTF-8 passes, invalid bytes are U+FFFD, controls escaped", "[smi][json]")
+{
+    Snapshot s = smi_full();
+    s.devices[0].serial = "Z\xc3\xbcrich \xe2\x82\xac";
+    s.processes[0].name = "bad\xff\xc3(\x1b\x7f\xc2\x9b";
+    const std::string j = hpu::smi::format_json(s, hpu::smi::kProcesses);
+    CHECK(j.find("\"serial\": \"Z\xc3\xbcrich \xe2\x82\xac\"") != std::string::npos);
+    CHECK(j.find("\"name\": \"bad\\ufffd\\ufffd(\\u001b\\u007f\\u009b\"") != std::string::npos);
+}
+
+TEST_CASE("CSV: a quoted cell after ', ' reads back with skipinitialspace", "[smi][csv]")
+{
+    Snapshot s = smi_full();
+    s.devices[0].serial = "HPU, \"A\"";
+    const std::string rows = hpu::smi::format_csv_rows(s, {"index", "serial", "name"}, {});
+    const std::string first = rows.substr(0, rows.find('\n'));
+    CHECK(first == "0, \"HPU, \"\"A\"\"\", H1");
+    CHECK(parse_csv_skipinitialspace(first) == std::vector<std::string>{"0", "HPU, \"A\"", "H1"});
+}
+
+TEST_CASE("option -l blocks SIGINT and SIGTERM before the first round", "[smi][loop]")
+{
+    Fake fake;
+    std::vector<std::string> calls;
+    Backend be = fake.backend();
+    be.block_signals = [&calls]() {
+        calls.emplace_back("block");
+        return true;
+    };
+    be.gather = [&calls](const Request &) {
+        calls.emplace_back("gather");
+        return smi_full();
+    };
+    CHECK(run({"-L", "-l", "-c", "2"}, be).status == 0);
+    CHECK(calls == std::vector<std::string>{"block", "gather", "gather"});
+    calls.clear();
+    CHECK(run({"-L"}, be).status == 0); // without -l nothing is blocked
+    CHECK(calls == std::vector<std::string>{"gather"});
+}

@@ -4,6 +4,7 @@
 // from a discovery snapshot, and their C++ wrappers.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -426,7 +427,9 @@ TEST_CASE("processes from fdinfo", "[libhpu][processes]")
         CHECK(hpu_process_list_size(nullptr) == 0);
         // fdinfo is read only for fds on an accel node; comm once per process.
         CHECK(m.read_calls_by_path.count("/proc/1/fdinfo/0") == 0);
-        CHECK(m.read_calls_by_path["/proc/300/comm"] == 1);
+        // comm before the first HPU client and after the last (PID reuse).
+        CHECK(m.read_calls_by_path["/proc/300/comm"] == 2);
+        CHECK(m.read_calls_by_path.count("/proc/1/comm") == 0);
     }
     SECTION("one device")
     {
@@ -461,6 +464,63 @@ TEST_CASE("processes from fdinfo", "[libhpu][processes]")
         CHECK(a->engine_util[2] == 0);
         const hpu_process *b = hpu_process_list_at(p.l, 1);
         CHECK(b->util == 0);                // no engine keys
+    }
+    SECTION("a client closed between the samples is not a new client")
+    {
+        // fd 5 (client 12, 500 us on engine 1) closes; client 11 runs 20 ms
+        // more on engine 0. Summed per process the engine 1 total goes
+        // backwards, which must not read as a new client at 100 %.
+        m.add_fd(300, 8, "/dev/accel/accel0", fdinfo("0000:00:03.0", 15, "", {0, 90000000}));
+        m.on_sleep = [&m]() {
+            m.files["/proc/300/fdinfo/3"] = fdinfo("0000:00:03.0", 11, "4 MiB", {21000000, 0});
+            m.files["/proc/300/fdinfo/4"] = m.files["/proc/300/fdinfo/3"];
+            m.files["/proc/300/fdinfo/8"] = fdinfo("0000:00:03.0", 15, "", {0, 90000000});
+            auto &fds = m.dirs["/proc/300/fd"];
+            fds.erase(std::find(fds.begin(), fds.end(), "5"));
+        };
+        Procs p;
+        REQUIRE(hpu_device_list_processes(nullptr, 100, &p.l) == 0);
+        const hpu_process *a = hpu_process_list_at(p.l, 0);
+        REQUIRE(a->pid == 300);
+        CHECK(a->clients == 2);
+        CHECK(a->engine_util[0] == 2000); // 20 ms of 100
+        CHECK(a->engine_util[1] == 0);    // client 15 idle, client 12 gone
+        CHECK(a->util == 1000);
+    }
+    SECTION("the interval starts after the first scan")
+    {
+        // The first scan takes 1 s (the clock moves while it reads fd 3).
+        int reads = 0;
+        m.on_read = [&m, &reads](const std::string &path) {
+            if (path == "/proc/300/fdinfo/3" && ++reads == 1)
+                m.now_ns += 1000000000;
+        };
+        m.on_sleep = [&m]() {
+            m.files["/proc/300/fdinfo/3"] = fdinfo("0000:00:03.0", 11, "4 MiB", {51000000, 0});
+            m.files["/proc/300/fdinfo/4"] = m.files["/proc/300/fdinfo/3"];
+        };
+        Procs p;
+        REQUIRE(hpu_device_list_processes(nullptr, 100, &p.l) == 0);
+        const hpu_process *a = hpu_process_list_at(p.l, 0);
+        CHECK(a->sample_ns == 100000000);
+        CHECK(a->engine_util[0] == 5000);
+    }
+    SECTION("a PID reused while its fds are read: not listed with a wrong name")
+    {
+        int reads = 0;
+        m.on_read = [&m, &reads](const std::string &path) {
+            if (path == "/proc/300/comm" && ++reads == 2)
+                m.files["/proc/300/comm"] = "intruder\n"; // a new process after the first read
+        };
+        Procs p;
+        REQUIRE(hpu_device_list_processes(nullptr, 0, &p.l) == 0);
+        for (std::size_t i = 0; i < hpu_process_list_size(p.l); ++i)
+            CHECK(hpu_process_list_at(p.l, i)->pid != 300);
+        // The next scan lists it under its (stable) new name.
+        Procs q;
+        REQUIRE(hpu_device_list_processes(nullptr, 0, &q.l) == 0);
+        REQUIRE(hpu_process_list_size(q.l) == 2);
+        CHECK(std::string(static_cast<const char *>(hpu_process_list_at(q.l, 0)->comm)) == "intruder");
     }
     SECTION("no process: no sleep")
     {
@@ -506,16 +566,23 @@ TEST_CASE("utilisation arithmetic", "[libhpu][processes]")
 {
     hpu_process now{};
     now.num_engines = 2;
-    now.engine_ns[0] = 300;
-    now.engine_ns[1] = 50;
-    hpu_process before{};
-    before.engine_ns[0] = 100;
-    before.engine_ns[1] = 100; // went backwards: a new client, counted from 0
-    hpu::detail::apply_utilisation(now, &before, 200);
+    hpu::detail::EngineNs client{};
+    client[0] = 300;
+    client[1] = 50;
+    hpu::detail::EngineNs before{};
+    before[0] = 100;
+    before[1] = 100; // went backwards: the id of a new client, counted from 0
+    hpu::detail::EngineNs busy{};
+    hpu::detail::add_client_busy(client, &before, busy);
+    CHECK(busy[0] == 200);
+    CHECK(busy[1] == 50);
+    hpu::detail::apply_utilisation(now, busy, 200);
     CHECK(now.engine_util[0] == 10000);
     CHECK(now.engine_util[1] == 2500);
     CHECK(now.util == 6250);
-    hpu::detail::apply_utilisation(now, nullptr, 100); // more than the interval: clamped
+    hpu::detail::add_client_busy(client, nullptr, busy); // a second client, new: from 0
+    CHECK(busy[0] == 500);
+    hpu::detail::apply_utilisation(now, busy, 100); // more than the interval: clamped
     CHECK(now.engine_util[0] == 10000);
     CHECK(now.util == 10000);
 }

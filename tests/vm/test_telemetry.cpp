@@ -123,6 +123,39 @@ template <typename F> bool eventually(F cond, int timeout_ms)
     }
 }
 
+// Kernel log since the marker written at construction.
+struct Klog {
+    std::string marker;
+    explicit Klog(const std::string &what)
+    {
+        static int n = 0;
+        marker = "hpu-telemetry-test mark " + std::to_string(::getpid()) + "." + std::to_string(++n) + " " + what;
+        REQUIRE(write_text("/dev/kmsg", "<6>" + marker + "\n") == 0);
+    }
+    [[nodiscard]] std::string since() const
+    {
+        std::string all;
+        if (FILE *p = ::popen("dmesg 2>&1", "r")) {
+            char buf[512];
+            while (std::fgets(buf, sizeof(buf), p))
+                all += buf;
+            ::pclose(p);
+        }
+        const auto pos = all.rfind(marker);
+        INFO("kernel log marker \"" << marker << "\" not found in dmesg");
+        REQUIRE(pos != std::string::npos);
+        return all.substr(pos);
+    }
+};
+
+// Kernel reports that no test may cause.
+void check_no_kernel_reports(const std::string &log)
+{
+    INFO("kernel log:\n" << log);
+    for (const char *bad : {"WARNING:", "UBSAN", "BUG:", "possible circular locking", "firmware mailbox"})
+        CHECK(log.find(bad) == std::string::npos);
+}
+
 // Waits until the die is idle-cool (below 45 C): earlier tests may have
 // left it warm.
 void wait_cool(const std::string &hw)
@@ -587,11 +620,18 @@ TEST_CASE("temp2_max below the HBM temperature: alarm only", "[telemetry]")
     const std::uint64_t ev0 = errors_now(node).thermal_events;
     const long long horig = must(hw + "/temp2_max");
     const long long hbm = must(hw + "/temp2_input");
-    INFO("HBM " << hbm << " m°C");
-    REQUIRE(write_text(hw + "/temp2_max", "30000") == 0);
-    CHECK(must(hw + "/temp2_max") == 30000);
-    if (hbm >= 30500)
-        CHECK(eventually([&] { return must(hw + "/temp2_max_alarm") == 1; }, 5000));
+    // The lowest HBM_TEMP_MAX the firmware accepts (firmware/hpu-h1.fwsrc).
+    constexpr long long kHbmMaxMin = 30000;
+    CHECK(write_text(hw + "/temp2_max", std::to_string(kHbmMaxMin - 1)) == EINVAL);
+    // Just below the HBM temperature, as close as the range allows; the
+    // HBM only cools to ambient + 60 % of the idle rise (30.4 C), so the
+    // limit stays below it while the alarm is checked.
+    const long long limit = std::max(kHbmMaxMin, hbm - 1000);
+    INFO("HBM " << hbm << " m°C, limit " << limit);
+    REQUIRE(hbm > limit);
+    REQUIRE(write_text(hw + "/temp2_max", std::to_string(limit)) == 0);
+    CHECK(must(hw + "/temp2_max") == limit);
+    CHECK(eventually([&] { return must(hw + "/temp2_max_alarm") == 1; }, 5000));
     REQUIRE(write_text(hw + "/temp2_max", std::to_string(horig)) == 0);
     CHECK(eventually([&] { return must(hw + "/temp2_max_alarm") == 0; }, 5000));
     CHECK(must(hw + "/temp2_max") == horig);
@@ -611,6 +651,25 @@ TEST_CASE("temperature limits outside the firmware's range: EINVAL", "[telemetry
     }
     CHECK(must(hw + "/temp1_max") == t1);
     CHECK(must(hw + "/temp2_max") == t2);
+}
+
+TEST_CASE("power1_cap values beyond 32-bit mW and negative ones: EINVAL", "[telemetry]")
+{
+    const std::string node = vmt::node(0);
+    const std::string hw = hwmon_dir(node);
+    const long long cap = must(hw + "/power1_cap");
+    const Klog klog("power1_cap overflow");
+    for (const char *bad : {"9223372036854775807", "-1", "-9223372036854775808", "4294967296000"}) {
+        INFO("value " << bad);
+        CHECK(write_text(hw + "/power1_cap", bad) == EINVAL);
+    }
+    for (const char *bad : {"9223372036854775807", "4294967296"}) {
+        INFO("temperature " << bad);
+        CHECK(write_text(hw + "/temp1_max", bad) == EINVAL);
+        CHECK(write_text(hw + "/temp2_max", bad) == EINVAL);
+    }
+    CHECK(must(hw + "/power1_cap") == cap);
+    check_no_kernel_reports(klog.since());
 }
 
 TEST_CASE("power1_cap below the board power: alarm, POWER event, throttling", "[telemetry]")
@@ -868,4 +927,60 @@ TEST_CASE("a hard reset: no zeros while the firmware reboots, default limits aft
     CHECK(telemetry(c.fd()).temp_max_mc == def);
     CHECK(must(hw + "/temp1_input") >= 20000);
     CHECK(must(dir + "/clk_core_mhz") > 0);
+}
+
+TEST_CASE("a limit write racing with a hard reset: applied or failed, never applied after a failure", "[telemetry]")
+{
+    const std::string node = vmt::node(0);
+    const std::string dir = sysfs_dir(node);
+    const std::string hw = hwmon_dir(node);
+    const long long def = must(hw + "/temp1_max");
+    const Klog klog("limit write vs hard reset");
+
+    for (int round = 0; round < 3; ++round) {
+        INFO("round " << round);
+        // Every write has its own value, so that the final one tells which
+        // write the firmware took last.
+        std::vector<std::pair<long long, int>> writes;
+        std::atomic<bool> done{false};
+        int reset_err = -1;
+        std::thread reset([&] {
+            ::usleep(5000);
+            reset_err = write_text(dir + "/hpu_reset", "hard");
+            done = true;
+        });
+        for (long long v = 40000 + round * 1000; !done && v < 40000 + (round + 1) * 1000; ++v) {
+            writes.emplace_back(v, write_text(hw + "/temp1_max", std::to_string(v)));
+            ::usleep(2000);
+        }
+        reset.join();
+        REQUIRE(reset_err == 0);
+        REQUIRE(eventually([&] { return read_raw(hw + "/temp1_max").second == 0; }, 5000));
+        const long long now = must(hw + "/temp1_max");
+
+        long long last_ok = def;
+        std::map<int, int> errs;
+        for (const auto &[v, e] : writes) {
+            if (e == 0) {
+                last_ok = v;
+            } else {
+                ++errs[e];
+            }
+        }
+        std::string seen;
+        for (const auto &[e, n] : errs)
+            seen += std::to_string(e) + "x" + std::to_string(n) + " ";
+        INFO(writes.size() << " writes, errors " << seen << "; last successful " << last_ok << ", limit now " << now);
+        // A write that failed is not applied, not even later: the limit is
+        // the default of the rebooted firmware, or the last write that
+        // succeeded after its boot.
+        CHECK((now == def || now == last_ok));
+        // The mailbox never spans the reset: no timeout, only "no data"
+        // while the firmware is not running.
+        for (const auto &[e, n] : errs)
+            CHECK(e == ENODATA);
+    }
+    REQUIRE(write_text(hw + "/temp1_max", std::to_string(def)) == 0);
+    CHECK(must(hw + "/temp1_max") == def);
+    check_no_kernel_reports(klog.since());
 }

@@ -22,6 +22,72 @@ namespace {
 
 constexpr const char *kNa = "n/a";
 
+// The code point of the UTF-8 sequence at s[i] and its length in bytes;
+// length 0 for a byte that starts no valid (shortest-form) sequence.
+std::pair<std::uint32_t, std::size_t> utf8_at(const std::string &s, std::size_t i)
+{
+    const auto b = [&s](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned c = b(i);
+    if (c < 0x80U)
+        return {c, 1};
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    unsigned lo = 0x80U;
+    unsigned hi = 0xbfU;
+    if (c >= 0xc2U && c <= 0xdfU) {
+        len = 2;
+        cp = c & 0x1fU;
+    } else if (c >= 0xe0U && c <= 0xefU) {
+        len = 3;
+        cp = c & 0x0fU;
+        lo = c == 0xe0U ? 0xa0U : 0x80U;
+        hi = c == 0xedU ? 0x9fU : 0xbfU; // no surrogates
+    } else if (c >= 0xf0U && c <= 0xf4U) {
+        len = 4;
+        cp = c & 0x07U;
+        lo = c == 0xf0U ? 0x90U : 0x80U;
+        hi = c == 0xf4U ? 0x8fU : 0xbfU; // nothing above U+10FFFF
+    } else {
+        return {0, 0};
+    }
+    if (i + len > s.size())
+        return {0, 0};
+    for (std::size_t k = 1; k < len; ++k) {
+        const unsigned cc = b(i + k);
+        if (cc < (k == 1 ? lo : 0x80U) || cc > (k == 1 ? hi : 0xbfU))
+            return {0, 0};
+        cp = (cp << 6U) | (cc & 0x3fU);
+    }
+    return {cp, len};
+}
+
+// C0 and C1 control characters and DEL: what a terminal may act on.
+bool is_control(std::uint32_t cp)
+{
+    return cp < 0x20U || (cp >= 0x7fU && cp <= 0x9fU);
+}
+
+} // namespace
+
+std::string printable(const std::string &s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const auto [cp, len] = utf8_at(s, i);
+        if (len == 0 || is_control(cp)) {
+            out += '?';
+            i += len == 0 ? 1 : len;
+            continue;
+        }
+        out.append(s, i, len);
+        i += len;
+    }
+    return out;
+}
+
+namespace {
+
 template <typename... Args>
 std::string fmt(const char *f, Args... args)
 {
@@ -190,6 +256,8 @@ bool sensors_valid(const DeviceSnapshot &d)
 
 std::string device_status(const DeviceSnapshot &d)
 {
+    if (!d.error.empty())
+        return "error";
     if (!d.has_firmware)
         return kNa;
     switch (d.firmware.state) {
@@ -210,8 +278,13 @@ std::string format_list(const Snapshot &s)
 {
     std::string out;
     for (const auto &d : s.devices) {
-        out += "HPU " + std::to_string(d.index) + ": " + d.name + " (PCI " + d.pci_addr + ", SN " + d.serial +
-               ", UUID " + format_uuid(d.uuid) + ")\n";
+        if (!d.has_info) {
+            out += "HPU " + std::to_string(d.index) + ": unknown (PCI " + printable(d.pci_addr) +
+                   ", error: " + printable(d.error) + ")\n";
+            continue;
+        }
+        out += "HPU " + std::to_string(d.index) + ": " + printable(d.name) + " (PCI " + printable(d.pci_addr) +
+               ", SN " + printable(d.serial) + ", UUID " + format_uuid(d.uuid) + ")\n";
     }
     return out;
 }
@@ -246,8 +319,12 @@ std::string row(const std::vector<Column> &cols, const std::vector<std::string> 
     return line + "\n";
 }
 
-std::string boxed(std::vector<Column> cols, const std::vector<std::vector<std::string>> &rows)
+std::string boxed(std::vector<Column> cols, std::vector<std::vector<std::string>> rows)
 {
+    for (auto &r : rows) {
+        for (auto &cell : r)
+            cell = printable(cell);
+    }
     for (auto &col : cols)
         col.width = col.title.size();
     for (const auto &r : rows) {
@@ -324,7 +401,7 @@ constexpr std::size_t kLabel = 26;
 
 std::string item(const std::string &label, const std::string &value)
 {
-    return "    " + pad(label, kLabel, false) + ": " + value + "\n";
+    return "    " + pad(label, kLabel, false) + ": " + printable(value) + "\n";
 }
 
 std::string errors_items(const hpu_error_counters &c)
@@ -526,13 +603,13 @@ std::string format_errors(const Snapshot &s)
     std::string out;
     bool first = true;
     for (const auto &d : s.devices) {
-        if (!d.has_errors)
+        if (!d.has_errors && d.error.empty())
             continue;
         if (!first)
             out += "\n";
         first = false;
-        out += "HPU " + std::to_string(d.index) + ": " + d.name + " (PCI " + d.pci_addr + ")\n";
-        out += errors_items(d.errors);
+        out += "HPU " + std::to_string(d.index) + ": " + printable(d.name) + " (PCI " + printable(d.pci_addr) + ")\n";
+        out += d.error.empty() ? errors_items(d.errors) : item("Error", d.error);
     }
     return out;
 }
@@ -546,7 +623,11 @@ std::string format_query(const Snapshot &s, unsigned sel)
         if (!first)
             out += "\n";
         first = false;
-        out += "HPU " + std::to_string(d.index) + ": " + d.name + " (PCI " + d.pci_addr + ")\n";
+        out += "HPU " + std::to_string(d.index) + ": " + printable(d.name) + " (PCI " + printable(d.pci_addr) + ")\n";
+        if (!d.error.empty()) {
+            out += item("Error", d.error); // no section of a device that could not be read
+            continue;
+        }
         for (const auto &[bit, name] : sections()) {
             if ((sel & bit) == 0U)
                 continue;
@@ -656,6 +737,12 @@ int dma_field(const std::string &name)
 
 std::string field_value(const DeviceSnapshot &d, const std::string &name)
 {
+    if (!d.error.empty()) {
+        // A device that could not be read: its identity (when known), else n/a.
+        const auto info = field_info(name);
+        if (name != "index" && name != "bus_id" && name != "status" && (!d.has_info || !info || info->need != 0))
+            return kNa;
+    }
     if (const int n = dma_field(name); n >= 0) {
         if (static_cast<std::uint32_t>(n) >= d.telemetry.num_engines)
             return kNa;
@@ -669,9 +756,10 @@ std::string field_value(const DeviceSnapshot &d, const std::string &name)
 }
 
 // RFC 4180 quoting for values holding the separator, quotes or line ends.
-std::string csv_cell(const std::string &v)
+std::string csv_cell(const std::string &raw)
 {
-    if (v.find_first_of(",\"\r\n") == std::string::npos)
+    std::string v = printable(raw); // no control characters, so no line ends either
+    if (v.find_first_of(",\"") == std::string::npos)
         return v;
     std::string q = "\"";
     for (const char c : v) {
@@ -746,9 +834,14 @@ namespace {
 std::string jstr(const std::string &s)
 {
     std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto [cp, len] = utf8_at(s, i);
+        if (len == 0) {
+            out += "\\ufffd"; // not UTF-8
+            ++i;
+            continue;
+        }
+        switch (cp) {
         case '"':
             out += "\\\"";
             break;
@@ -762,12 +855,13 @@ std::string jstr(const std::string &s)
             out += "\\t";
             break;
         default:
-            if (c < 0x20 || c >= 0x7f) {
-                out += fmt("\\u%04x", static_cast<unsigned>(c));
+            if (is_control(cp)) {
+                out += fmt("\\u%04x", static_cast<unsigned>(cp));
             } else {
-                out += ch;
+                out.append(s, i, len);
             }
         }
+        i += len;
     }
     return out + "\"";
 }
@@ -852,6 +946,10 @@ std::string json_device(const Snapshot &s, const DeviceSnapshot &d, unsigned sel
     Obj o(depth);
     o.num("index", d.index).str("name", d.name).str("bus_id", d.pci_addr).str("serial", d.serial);
     o.str("uuid", format_uuid(d.uuid));
+    if (!d.error.empty()) {
+        o.str("status", device_status(d)).str("error", d.error);
+        return o.done(); // no section of a device that could not be read
+    }
     if (d.has_firmware)
         o.str("status", device_status(d));
     if ((sel & kProduct) != 0U) {

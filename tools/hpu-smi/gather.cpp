@@ -14,6 +14,7 @@
 
 #include <csignal>
 #include <ctime>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "hpu/hpu.hpp"
@@ -106,6 +107,72 @@ bool matches(const DeviceSnapshot &d, const std::string &id)
     return normalize_pci(id) == d.pci_addr;
 }
 
+bool may_match(const DeviceSnapshot &d, const std::string &id)
+{
+    return matches(d, id) || (!d.has_info && is_uuid(id));
+}
+
+namespace {
+
+// Whether req.ids (empty: all) selects the device of entry without opening
+// it: 1 yes, 0 no, -1 only its UUID can tell.
+int selected(const Request &req, const hpu::DeviceEntry &entry)
+{
+    if (req.ids.empty())
+        return 1;
+    DeviceSnapshot d;
+    d.index = entry.index;
+    d.pci_addr = entry.pci_addr;
+    bool uuid = false;
+    for (const auto &id : req.ids) {
+        if (is_uuid(id)) {
+            uuid = true;
+        } else if (matches(d, id)) {
+            return 1;
+        }
+    }
+    return uuid ? -1 : 0;
+}
+
+// Reads one device into d; throws hpu::Error (d keeps what was read).
+void read_device(const Request &req, const hpu::DeviceList &list, std::size_t i, DeviceSnapshot &d, bool &wanted)
+{
+    const hpu::DeviceEntry entry = list.at(i);
+    const hpu::Device dev = list.open(i);
+    d = identity(dev.info(), entry);
+    if (!wanted) {
+        wanted = std::any_of(req.ids.begin(), req.ids.end(), [&d](const std::string &id) { return matches(d, id); });
+        if (!wanted)
+            return;
+    }
+    if ((req.need & kNeedTelemetry) != 0U) {
+        d.telemetry = dev.telemetry();
+        d.has_telemetry = true;
+    }
+    if ((req.need & (kNeedFirmware | kNeedTelemetry)) != 0U) {
+        d.firmware = dev.firmware_info();
+        d.has_firmware = true;
+    }
+    if ((req.need & kNeedErrors) != 0U) {
+        d.errors = dev.error_counters();
+        d.has_errors = true;
+    }
+    if ((req.need & kNeedPcie) != 0U) {
+        try {
+            d.pcie = dev.pcie_link();
+        } catch (const hpu::Error &e) {
+            if (e.errnum() != ENOENT)
+                throw;
+            // No link attributes (e.g. a virtual function): all unknown.
+            d.pcie = hpu_pcie_link{};
+            d.pcie.size = sizeof(d.pcie);
+        }
+        d.has_pcie = true;
+    }
+}
+
+} // namespace
+
 Snapshot gather(const Request &req)
 {
     Snapshot s;
@@ -114,28 +181,30 @@ Snapshot gather(const Request &req)
     if (s.driver_loaded < 0)
         s.driver_loaded = -1;
     const auto list = hpu::DeviceList::discover();
+    s.discovered = list.size();
     s.devices.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {
         const hpu::DeviceEntry entry = list.at(i);
-        const hpu::Device dev = list.open(i);
-        DeviceSnapshot d = identity(dev.info(), entry);
-        if ((req.need & kNeedTelemetry) != 0U) {
-            d.telemetry = dev.telemetry();
-            d.has_telemetry = true;
+        const int sel = selected(req, entry);
+        if (sel == 0)
+            continue; // never opened
+        DeviceSnapshot d;
+        d.index = entry.index;
+        d.pci_addr = entry.pci_addr;
+        d.has_info = false;
+        bool wanted = sel > 0;
+        try {
+            read_device(req, list, i, d, wanted);
+        } catch (const hpu::Error &e) {
+            d.error = e.what();
+            d.errnum = e.errnum();
+            d.index = entry.index;
+            d.pci_addr = entry.pci_addr;
+            // Kept when selected, or when only its unknown UUID could tell.
+            wanted = wanted || !d.has_info;
         }
-        if ((req.need & (kNeedFirmware | kNeedTelemetry)) != 0U) {
-            d.firmware = dev.firmware_info();
-            d.has_firmware = true;
-        }
-        if ((req.need & kNeedErrors) != 0U) {
-            d.errors = dev.error_counters();
-            d.has_errors = true;
-        }
-        if ((req.need & kNeedPcie) != 0U) {
-            d.pcie = dev.pcie_link();
-            d.has_pcie = true;
-        }
-        s.devices.push_back(std::move(d));
+        if (wanted)
+            s.devices.push_back(std::move(d));
     } // each device is closed here, before the process scan
     if ((req.need & kNeedProcesses) != 0U) {
         const int self = static_cast<int>(::getpid());
@@ -217,26 +286,38 @@ int reset_device(const std::string &id, bool hard, ResetTarget &target)
 
 namespace {
 
-// Waits for SIGINT or SIGTERM at most seconds; both are blocked from the
-// first call on (only the loop calls this), so they end the loop at an
-// iteration boundary and never in the middle of a write.
-bool wait_or_signal(double seconds)
+sigset_t stop_signals()
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    static const bool blocked = [&set]() { return ::sigprocmask(SIG_BLOCK, &set, nullptr) == 0; }();
-    if (!blocked)
+    return set;
+}
+
+// Blocks SIGINT and SIGTERM in this thread (and the threads it starts):
+// run() does so before the first round of -l, so a signal waits for
+// wait_or_signal() and never ends the process in the middle of a round
+// (nor of its output).
+bool block_stop_signals()
+{
+    const sigset_t set = stop_signals();
+    return ::pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0;
+}
+
+// Waits for SIGINT or SIGTERM (blocked by block_stop_signals()) at most
+// seconds; false when one came, also when it came before the call (while
+// a round gathered).
+bool wait_or_signal(double seconds)
+{
+    const sigset_t set = stop_signals();
+    if (!block_stop_signals())
         return false;
     const auto ns = static_cast<long long>(seconds * 1e9);
-    timespec ts{};
-    ts.tv_sec = static_cast<time_t>(ns / 1000000000LL);
-    ts.tv_nsec = static_cast<long>(ns % 1000000000LL);
     timespec end{};
     ::clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += ts.tv_sec;
-    end.tv_nsec += ts.tv_nsec;
+    end.tv_sec += static_cast<time_t>(ns / 1000000000LL);
+    end.tv_nsec += static_cast<long>(ns % 1000000000LL);
     if (end.tv_nsec >= 1000000000L) {
         end.tv_nsec -= 1000000000L;
         ++end.tv_sec;
@@ -244,17 +325,21 @@ bool wait_or_signal(double seconds)
     for (;;) {
         timespec now{};
         ::clock_gettime(CLOCK_MONOTONIC, &now);
-        long long left = (static_cast<long long>(end.tv_sec) - now.tv_sec) * 1000000000LL + (end.tv_nsec - now.tv_nsec);
-        if (left <= 0)
-            return true;
+        const long long left =
+            (static_cast<long long>(end.tv_sec) - now.tv_sec) * 1000000000LL + (end.tv_nsec - now.tv_nsec);
         timespec t{};
-        t.tv_sec = static_cast<time_t>(left / 1000000000LL);
-        t.tv_nsec = static_cast<long>(left % 1000000000LL);
+        if (left > 0) {
+            t.tv_sec = static_cast<time_t>(left / 1000000000LL);
+            t.tv_nsec = static_cast<long>(left % 1000000000LL);
+        }
+        // With t zero this only takes a signal already pending.
         const int sig = ::sigtimedwait(&set, nullptr, &t);
         if (sig == SIGINT || sig == SIGTERM)
             return false;
         if (sig < 0 && errno != EINTR && errno != EAGAIN)
             return false;
+        if (left <= 0)
+            return true;
     }
 }
 
@@ -262,7 +347,7 @@ bool wait_or_signal(double seconds)
 
 Backend default_backend()
 {
-    return Backend{gather, reset_device, []() { return ::geteuid() == 0; }, wait_or_signal};
+    return Backend{gather, reset_device, []() { return ::geteuid() == 0; }, wait_or_signal, block_stop_signals};
 }
 
 } // namespace hpu::smi

@@ -344,6 +344,7 @@ Request request_of(const Options &o)
 {
     Request r;
     r.sample_ms = o.sample_ms;
+    r.ids = o.ids;
     switch (o.mode) {
     case Mode::Table:
         r.need = kNeedTelemetry | kNeedFirmware | kNeedProcesses;
@@ -370,6 +371,10 @@ std::string format_fw_versions(const Snapshot &s)
     std::string out;
     for (const auto &d : s.devices) {
         const auto &f = d.firmware;
+        if (!d.error.empty()) {
+            out += "HPU " + std::to_string(d.index) + " (" + d.pci_addr + "): error: " + printable(d.error) + "\n";
+            continue;
+        }
         out += "HPU " + std::to_string(d.index) + " (" + d.pci_addr + "): running " +
                format_fw_version(f.running_version) + ", stored " + format_fw_version(f.stored_version) +
                ", minimum " + format_fw_version(f.min_version) + ", status " + device_status(d) + "\n";
@@ -377,9 +382,31 @@ std::string format_fw_versions(const Snapshot &s)
     return out;
 }
 
-// One round: gather, select, print. Returns an exit status.
-int round(const Options &o, std::ostream &out, std::ostream &err, const Backend &be, bool first)
+// The errors of the devices that failed, on err; the exit status they make:
+// kExitPermission when one was refused access, else kExitError (kExitOk
+// when none failed).
+int report_device_errors(const Snapshot &snap, std::ostream &err)
 {
+    int st = kExitOk;
+    for (const auto &d : snap.devices) {
+        if (d.error.empty())
+            continue;
+        err << "hpu-smi: HPU " << d.index << " (" << d.pci_addr << "): " << printable(d.error) << "\n";
+        if (d.errnum == EACCES || d.errnum == EPERM) {
+            st = kExitPermission;
+        } else if (st == kExitOk) {
+            st = kExitError;
+        }
+    }
+    return st;
+}
+
+// One round: gather, select, print. Returns an exit status that ends the
+// command (kExitOk to go on); dev_status receives the status the
+// devices that failed make (report_device_errors).
+int round(const Options &o, std::ostream &out, std::ostream &err, const Backend &be, bool first, int &dev_status)
+{
+    dev_status = kExitOk;
     Snapshot snap;
     try {
         snap = be.gather(request_of(o));
@@ -389,7 +416,7 @@ int round(const Options &o, std::ostream &out, std::ostream &err, const Backend 
         err << "hpu-smi: " << e.what() << "\n";
         return kExitError;
     }
-    if (snap.devices.empty()) {
+    if (snap.devices.empty() && (o.ids.empty() || snap.discovered == 0)) {
         err << "No HPU devices were found\n";
         if (snap.driver_loaded == 0)
             err << "hpu-smi: the hpu kernel driver is not loaded (try: modprobe hpu)\n";
@@ -398,13 +425,13 @@ int round(const Options &o, std::ostream &out, std::ostream &err, const Backend 
     if (!o.ids.empty()) {
         for (const auto &id : o.ids) {
             if (std::none_of(snap.devices.begin(), snap.devices.end(),
-                             [&id](const DeviceSnapshot &d) { return matches(d, id); })) {
+                             [&id](const DeviceSnapshot &d) { return may_match(d, id); })) {
                 err << "hpu-smi: no HPU matches '-i " << id << "'\n";
                 return kExitNoDevices;
             }
         }
         std::erase_if(snap.devices, [&o](const DeviceSnapshot &d) {
-            return std::none_of(o.ids.begin(), o.ids.end(), [&d](const std::string &id) { return matches(d, id); });
+            return std::none_of(o.ids.begin(), o.ids.end(), [&d](const std::string &id) { return may_match(d, id); });
         });
         std::erase_if(snap.processes, [&snap](const ProcessSnapshot &p) {
             return std::none_of(snap.devices.begin(), snap.devices.end(),
@@ -437,6 +464,7 @@ int round(const Options &o, std::ostream &out, std::ostream &err, const Backend 
         break;
     }
     out.flush();
+    dev_status = report_device_errors(snap, err);
     return kExitOk;
 }
 
@@ -457,11 +485,20 @@ int run(const std::vector<std::string> &args, std::ostream &out, std::ostream &e
     }
     if (o.mode == Mode::Reset)
         return do_reset(o, out, err, be);
+    // -l: SIGINT and SIGTERM are blocked before the first round, so they
+    // never cut a round's output; every wait takes them (sigtimedwait).
+    if (o.loop && be.block_signals && !be.block_signals()) {
+        err << "hpu-smi: cannot block SIGINT and SIGTERM\n";
+        return kExitError;
+    }
     for (long n = 1;; ++n) {
-        if (const int st = round(o, out, err, be, n == 1); st != kExitOk)
+        int device_st = kExitOk;
+        if (const int st = round(o, out, err, be, n == 1, device_st); st != kExitOk)
             return st;
+        // A device that failed does not end the loop; the status is that
+        // of the last round.
         if (!o.loop || (o.count != 0 && n >= o.count))
-            return kExitOk;
+            return device_st;
         if (!be.wait(o.interval))
             return kExitOk; // SIGINT or SIGTERM: a clean stop
     }

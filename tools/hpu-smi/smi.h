@@ -38,6 +38,10 @@ inline constexpr unsigned kNeedAll = 0x1fU;
 struct Request {
     unsigned need = 0;
     std::uint32_t sample_ms = 0; // per-process utilisation interval (0: none)
+    // -i: only these devices (index, PCI address, UUID); empty: all. A
+    // device named by index or PCI address alone is opened only if named;
+    // a UUID needs every device opened until it is found.
+    std::vector<std::string> ids;
 };
 
 struct DeviceSnapshot {
@@ -63,6 +67,12 @@ struct DeviceSnapshot {
     hpu_firmware_info firmware{};
     bool has_pcie = false;           // kNeedPcie
     hpu_pcie_link pcie{};
+    // A device that could not be read (mid-reset, gone, no access): the
+    // error message and errno; only index and pci_addr (and what was read
+    // before the failure) are valid.
+    std::string error;
+    int errnum = 0;
+    bool has_info = true;            // false: name, serial, UUID unknown
 };
 
 struct ProcessSnapshot {
@@ -79,13 +89,18 @@ struct Snapshot {
     std::uint32_t lib_version = 0;  // HPU_MAKE_VERSION packing
     int driver_loaded = -1;         // 1 yes, 0 no, -1 unknown
     std::vector<DeviceSnapshot> devices;
+    std::size_t discovered = 0;     // devices discovery found (before -i)
     bool has_processes = false;     // processes filled (kNeedProcesses)
     std::vector<ProcessSnapshot> processes; // ordered by device index, then pid
 };
 
 // Reads what req asks for through libhpu: discovers once, opens each
-// device once, scans /proc once for all devices (after closing them, and
-// without hpu-smi itself). Throws hpu::Error.
+// device (that req.ids selects) once, scans /proc once for all devices
+// (after closing them, and without hpu-smi itself). A device that fails
+// is recorded with its error (DeviceSnapshot::error) and the others are
+// still read; a PCI device without link attributes has an all-unknown
+// link. Throws hpu::Error for what concerns every device (discovery, the
+// process scan).
 Snapshot gather(const Request &req);
 
 // The device a reset was aimed at, once found.
@@ -103,10 +118,17 @@ using Resetter = std::function<int(const std::string &id, bool hard, ResetTarget
 
 // Whether id (an index, a PCI address or a UUID) names d.
 bool matches(const DeviceSnapshot &d, const std::string &id);
+// Whether id may name d: matches(), or d failed before its UUID was known
+// and id is a UUID.
+bool may_match(const DeviceSnapshot &d, const std::string &id);
 // Whether id has the form of an index, a PCI address or a UUID.
 bool valid_id(const std::string &id);
 
 // ---- Pure formatting ----
+// s with every byte that is not valid UTF-8 and every control character
+// (C0, DEL, C1; ESC included) replaced by '?': text from other users
+// (process names) or devices must not reach a terminal raw.
+std::string printable(const std::string &s);
 std::string format_uuid(const std::array<std::uint8_t, 16> &uuid);
 std::string format_version(std::uint32_t packed);
 std::string format_fw_version(std::uint32_t packed);   // "1.2.3", "none" for 0
@@ -175,6 +197,9 @@ struct Backend {
     std::function<bool()> is_root;             // -r: effective user id 0
     // -l: waits seconds; false when asked to stop (SIGINT, SIGTERM).
     std::function<bool(double seconds)> wait;
+    // -l: blocks SIGINT and SIGTERM (before the first round) so that only
+    // wait() takes them; false when that failed. Optional.
+    std::function<bool()> block_signals;
 };
 // The real one (libhpu, geteuid, sigtimedwait).
 Backend default_backend();

@@ -10,10 +10,12 @@
 #ifndef HPU_HPU_HPP
 #define HPU_HPU_HPP
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -397,12 +399,20 @@ inline std::vector<Process> list_processes(const Device *dev = nullptr,
     detail::check(hpu_device_list_processes(dev != nullptr ? dev->get() : nullptr,
                                             ms > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(ms), &raw),
                   "listing the processes using HPUs");
+    // Owned from here on, so that a throwing push_back cannot leak it.
+    const std::unique_ptr<hpu_process_list_t, void (*)(hpu_process_list_t *)> list(raw, hpu_process_list_free);
     std::vector<Process> out;
-    const std::size_t n = hpu_process_list_size(raw);
+    const std::size_t n = hpu_process_list_size(list.get());
     out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i)
-        out.push_back(*hpu_process_list_at(raw, i));
-    hpu_process_list_free(raw);
+    for (std::size_t i = 0; i < n; ++i) {
+        const hpu_process *e = hpu_process_list_at(list.get(), i);
+        // A library older than this header fills only e->size bytes; the
+        // members it does not know stay zero.
+        Process p{};
+        std::memcpy(&p, e, std::min<std::size_t>(e->size, sizeof(p)));
+        p.size = static_cast<std::uint32_t>(std::min<std::size_t>(e->size, sizeof(p)));
+        out.push_back(p);
+    }
     return out;
 }
 

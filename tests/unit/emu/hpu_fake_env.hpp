@@ -4,7 +4,10 @@
 // it records raised MSI-X vectors and logged guest errors, holds the
 // one-shot timer until a test fires it, stands in for host memory with a
 // byte array at bus address HOST_BASE, counts lock use and engine kicks.
-// Engines are stepped synchronously by the tests.
+// Engines are stepped synchronously by the tests.  The boot ROM's worker
+// (hpu_core_fw_step()) runs synchronously too: Dev::wr() pumps it after the
+// write that kicked it, unless a test sets Env::fw_manual and calls
+// Dev::fw_pump() itself (to run it late, or to make a reset overtake it).
 //
 // Spec version 4: a Dev is fused with the public key of a test seed and,
 // unless told otherwise (DevOpts), boots a signed image built with the
@@ -48,6 +51,8 @@ struct Env {
     int locked = 0;                      // lock depth: must stay 0 or 1
     bool lock_error = false;
     unsigned int kicks[HPU_H1_DMA_ENGINES] = {};
+    unsigned int fw_kicks = 0;           // kick_fw calls
+    bool fw_manual = false;              // the test pumps the fw worker
     unsigned int dma_reads = 0;
     unsigned int dma_writes = 0;
     // Called (without the core lock) before each host read: lets a test
@@ -167,6 +172,16 @@ inline void env_kick(void *opaque, unsigned int engine)
     env->kicks[engine]++;
 }
 
+inline void env_kick_fw(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->locked) {
+        env->lock_error = true;         // must be called with the lock
+    }
+    env->fw_kicks++;
+}
+
 inline const hpu_core_ops env_ops = {
     .raise_msix = env_raise_msix,
     .log_guest_error = env_log,
@@ -178,6 +193,7 @@ inline const hpu_core_ops env_ops = {
     .lock = env_lock,
     .unlock = env_unlock,
     .kick_engine = env_kick,
+    .kick_fw = env_kick_fw,
 };
 
 // Firmware images for the tests
@@ -281,6 +297,7 @@ struct Dev {
         env.errors.clear();
         env.arms = env.cancels = 0;
         env.dma_reads = env.dma_writes = 0;
+        env.fw_kicks = 0;
         std::memset(env.kicks, 0, sizeof(env.kicks));
         wr(HPU_REG_IRQ_STATUS, 0xffffffff);
     }
@@ -336,7 +353,27 @@ struct Dev {
     void wr(uint64_t addr, uint64_t val, unsigned int size = 4)
     {
         hpu_core_write(&core, addr, val, size);
+        if (!env.fw_manual) {
+            fw_pump();
+        }
     }
+    // Run the boot ROM's worker until it has no job; returns the jobs run.
+    // Not re-entered (a write from inside a job's DMA does not pump).
+    unsigned int fw_pump()
+    {
+        unsigned int n = 0;
+
+        if (fw_pumping) {
+            return 0;
+        }
+        fw_pumping = true;
+        while (hpu_core_fw_step(&core)) {
+            n++;
+        }
+        fw_pumping = false;
+        return n;
+    }
+    bool fw_pumping = false;
     // The device-time callback: only what the core armed can fire.  Device
     // time moves to the deadline first.
     void fire_timer()

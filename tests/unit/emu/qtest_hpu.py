@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, "..", "..", ".."))
@@ -174,17 +175,31 @@ def pack(tmpdir, name, *extra):
         return f.read()
 
 
+def settle(q, reg, busy, what, tries=2000):
+    """The boot ROM's worker thread reads and verifies in real time while the
+    qtest clock stands still: if its result was not ready when the timer
+    fired, the timer looks again every 100 us; step until @reg leaves @busy."""
+    for _ in range(tries):
+        if q.rd(reg) != busy:
+            return
+        time.sleep(0.001)
+        q.cmd("clock_step 100000")
+    check(False, f"{what}: still busy")
+
+
 def boot_host(q, image, expect_ok=True):
-    """BOOT_CMD 1 with @image in guest RAM; returns CPU_STATUS 10 ms later."""
+    """BOOT_CMD 1 with @image in guest RAM; returns CPU_STATUS once VERIFYING
+    ends (10 ms later, or at a retry if the worker was late)."""
     q.mem_write(IMG_ADDR, image)
     q.wr(R["HPU_REG_FW_IMG_ADDR_LO"], IMG_ADDR)
     q.wr(R["HPU_REG_FW_IMG_ADDR_HI"], 0)
     q.wr(R["HPU_REG_FW_IMG_SIZE"], len(image))
     q.wr(R["HPU_REG_BOOT_CMD"], R["HPU_BOOT_HOST"])
-    # one read, at the command: the host cannot change the image afterwards
-    q.mem_write(IMG_ADDR, bytes(len(image)))
     check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_VERIFYING"], "VERIFYING after BOOT_CMD")
     q.cmd(f"clock_step {10 * MS}")
+    settle(q, R["HPU_REG_CPU_STATUS"], R["HPU_CPU_VERIFYING"], "BOOT_CMD 1")
+    # one read, by the worker: the host may change the image afterwards
+    q.mem_write(IMG_ADDR, bytes(len(image)))
     return q.rd(R["HPU_REG_CPU_STATUS"])
 
 
@@ -259,6 +274,7 @@ def firmware(q, tmpdir, images):
     q.wr(R["HPU_REG_FLASH_CMD"], R["HPU_FLASH_WRITE"])
     check(q.rd(R["HPU_REG_FLASH_STATUS"]) == R["HPU_FLASH_BUSY"], "FLASH_STATUS BUSY")
     q.cmd(f"clock_step {50 * MS}")
+    settle(q, R["HPU_REG_FLASH_STATUS"], R["HPU_FLASH_BUSY"], "FLASH_CMD 1")
     check(q.rd(R["HPU_REG_FLASH_STATUS"]) == R["HPU_FLASH_DONE"] and
           q.rd(R["HPU_REG_FLASH_ERROR"]) == 0 and q.rd(R["HPU_REG_FLASH_VERSION"]) == 0x010100,
           "flash write DONE, FLASH_VERSION 1.1.0")
@@ -473,7 +489,9 @@ def errors_and_reset(q, msix_entry):
     check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_WAIT_IMAGE"], "WAIT_IMAGE 10 ms later")
     q.wr(R["HPU_REG_BOOT_CMD"], R["HPU_BOOT_FLASH"])
     check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_VERIFYING"], "BOOT_FLASH: VERIFYING")
-    q.cmd(f"clock_step {30 * MS}")
+    q.cmd(f"clock_step {10 * MS}")
+    settle(q, R["HPU_REG_CPU_STATUS"], R["HPU_CPU_VERIFYING"], "BOOT_CMD 2")
+    q.cmd(f"clock_step {20 * MS}")
     check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_RUNNING"] and
           q.rd(R["HPU_REG_FW_VERSION"]) == 0x010100, "the flash image runs 30 ms later")
     q.wr(R["HPU_REG_HB_REQ"], 0x4321)
@@ -498,6 +516,7 @@ def property_errors(qemu, tmpdir):
     with open(big, "wb") as f:
         f.write(bytes(0x100001))
     for arg, words in [("fw-pubkey=1234", "fw-pubkey"), ("fw-pubkey=" + "g" * 64, "fw-pubkey"),
+                       ("fw-min-version=0x1000000", "fw-min-version"),
                        ("fw-flash=/nonexistent/fw.bin", "fw-flash"), ("fw-flash=" + big, "fw-flash"),
 ("hbm-size=300M", "hbm-size"), ("hbm-size=64G", "hbm-size"),
                        ("nic-ports=11", "nic-ports"),
@@ -683,7 +702,9 @@ def main():
         check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_ROM_INIT"], "BOOT_CMD in ROM_INIT ignored")
         q.cmd(f"clock_step {10 * MS}")
         q.wr(R["HPU_REG_BOOT_CMD"], R["HPU_BOOT_FLASH"])
-        q.cmd(f"clock_step {30 * MS}")
+        q.cmd(f"clock_step {10 * MS}")
+        settle(q, R["HPU_REG_CPU_STATUS"], R["HPU_CPU_VERIFYING"], "fw-flash BOOT_CMD 2")
+        q.cmd(f"clock_step {20 * MS}")
         check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_RUNNING"], "fw-flash image boots")
     finally:
         q.close()

@@ -503,6 +503,44 @@ TEST_CASE("refused BAD_LAYOUT (10)", "[emu][fw][verify]")
     REQUIRE(d.boot(no_info) == HPU_CPU_RUNNING);
 }
 
+TEST_CASE("empty sections share no byte but start inside the signed region",
+          "[emu][fw][verify]")
+{
+    Dev d(no_boot());
+    const Bytes img = fw_image();
+    const size_t info = sect(img, HPU_FW_SECT_INFO);
+    const size_t lim = sect(img, HPU_FW_SECT_LIMITS);
+
+    // the packer puts INFO first: an empty INFO inside LIMITS is fine
+    REQUIRE(info < lim);
+    Bytes inside = resigned(img, [&](Bytes &b) {
+        put32(b, info + 4, get32(b, lim + 4) + 16);
+        put32(b, info + 8, 0);
+    });
+    REQUIRE(d.boot(inside) == HPU_CPU_RUNNING);
+    CHECK(d.rd(HPU_REG_BOOT_ERROR) == 0);
+    // at the last 8-byte boundary of the signed region: still inside
+    hard_reset(d);
+    d.advance(HPU_ROM_INIT_NS);
+    Bytes last = resigned(img, [&](Bytes &b) {
+        b.resize((b.size() + 7) & ~size_t(7));
+        put32(b, info + 4, static_cast<uint32_t>(b.size() - 8));
+        put32(b, info + 8, 0);
+    });
+    REQUIRE(d.boot(last) == HPU_CPU_RUNNING);
+    // at image_size, it starts outside the region: refused
+    hard_reset(d);
+    d.advance(HPU_ROM_INIT_NS);
+    Bytes end = resigned(img, [&](Bytes &b) {
+        b.resize((b.size() + 7) & ~size_t(7));
+        put32(b, info + 4, static_cast<uint32_t>(b.size()));
+        put32(b, info + 8, 0);
+    });
+    refused(d, end, HPU_FW_ERR_BAD_LAYOUT);
+    CHECK(logged(d, "section 0: [0x"));
+    CHECK(logged(d, "not inside the signed region"));
+}
+
 TEST_CASE("refused DMA_ERROR (11)", "[emu][fw][verify]")
 {
     Dev d(no_boot());
@@ -698,7 +736,7 @@ TEST_CASE("FLASH_CMD WRITE: BUSY 50 ms, DONE, stored image boots",
     CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(2, 0, 1));
     CHECK(d.rd(HPU_REG_IRQ_STATUS) == HPU_IRQ_FLASH_DONE);
     CHECK(d.env.vectors == std::vector<unsigned int>{ HPU_VEC_MISC });
-    CHECK(d.core.flash.len == img.size());      // trailer in, junk out
+    CHECK(d.core.flash.img->len == img.size());      // trailer in, junk out
     // the running firmware does not change until the next boot
     CHECK(d.rd(HPU_REG_FW_VERSION) == HPU_FW_VERSION(1, 2, 3));
     hard_reset(d);
@@ -805,6 +843,201 @@ TEST_CASE("fw-flash content that does not verify is refused at BOOT_FLASH",
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOT_FAILED);
     CHECK(d.rd(HPU_REG_BOOT_ERROR) == HPU_FW_ERR_CORRUPT);
     CHECK(logged(d, "BOOT_CMD 2 (BOOT_FLASH): image refused CORRUPT"));
+}
+
+TEST_CASE("fw-flash shorter than a header: FLASH_VERSION from fw_version",
+          "[emu][fw][flash]")
+{
+    const Bytes img = fw_image();
+    const struct {
+        size_t len;
+        uint32_t version;
+    } cases[] = {
+        { 127, HPU_FW_VERSION(1, 2, 3) },
+        { 12, HPU_FW_VERSION(1, 2, 3) },        // magic .. fw_version
+        { 11, 0 },                              // fw_version cut short
+        { 3, 0 },                               // not even the magic
+    };
+
+    for (const auto &t : cases) {
+        INFO(t.len << " bytes");
+        DevOpts o = no_boot();
+        o.flash.assign(img.begin(), img.begin() + static_cast<long>(t.len));
+        Dev d(o);
+
+        CHECK(d.rd(HPU_REG_FLASH_VERSION) == t.version);
+        // booting it is refused: fewer than 128 bytes
+        d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+        d.advance(HPU_FW_VERIFY_NS);
+        CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOT_FAILED);
+        CHECK(d.rd(HPU_REG_BOOT_ERROR) == HPU_FW_ERR_BAD_MAGIC);
+    }
+    DevOpts o = no_boot();
+    o.flash.assign(img.begin(), img.begin() + 12);
+    o.flash[0] ^= 1;                            // no magic
+    Dev d(o);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == 0);
+}
+
+// The boot ROM's worker (emu/hpu_core.h, hpu_core_fw_step())
+
+constexpr uint64_t FW_RETRY_NS = 100000;        // hpu_fw.c HPU_FW_RETRY_NS
+
+TEST_CASE("BOOT_CMD only latches: the worker reads and verifies; a late "
+          "result shows at the next retry", "[emu][fw][worker]")
+{
+    Dev d(no_boot());
+    const Bytes img = fw_image();
+
+    d.env.fw_manual = true;
+    d.load_image(img);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+    CHECK(d.env.fw_kicks == 1);
+    CHECK(d.env.dma_reads == 0);                // nothing in the MMIO write
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_VERIFYING);
+    CHECK(d.core.rom.job.kind == HPU_FW_JOB_BOOT_HOST);
+    // the 10 ms are over but the worker has not run: VERIFYING, retry
+    d.advance(HPU_FW_VERIFY_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_VERIFYING);
+    REQUIRE(d.env.timer_armed);
+    CHECK(d.env.timer_ns == FW_RETRY_NS);
+    d.advance(5 * FW_RETRY_NS);                 // re-arms each time
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_VERIFYING);
+    CHECK(d.env.timer_ns == FW_RETRY_NS);
+    CHECK(d.fw_pump() == 1);
+    CHECK(d.env.dma_reads == 1);
+    CHECK(d.fw_pump() == 0);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_VERIFYING);  // not yet shown
+    d.unload_image();                           // read once, kept private
+    d.advance(FW_RETRY_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
+    d.advance(HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    CHECK(d.rd(HPU_REG_FW_VERSION) == HPU_FW_VERSION(1, 2, 3));
+    CHECK(d.env.dma_reads == 1);
+}
+
+TEST_CASE("a result in time shows exactly when VERIFYING and BUSY end",
+          "[emu][fw][worker]")
+{
+    Dev d;
+    const Bytes img = fw_image();
+
+    d.env.fw_manual = true;
+    d.load_image(img);
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    CHECK(d.env.fw_kicks == 1);
+    CHECK(d.env.dma_reads == 0);
+    d.advance(HPU_FLASH_WRITE_NS / 2);
+    CHECK(d.fw_pump() == 1);
+    d.advance(HPU_FLASH_WRITE_NS / 2 - 1);
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_BUSY);
+    d.advance(1);
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    // a late flash result: BUSY past 50 ms, DONE at the next retry
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    d.advance(HPU_FLASH_WRITE_NS + 3 * FW_RETRY_NS);
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_BUSY);
+    CHECK(d.fw_pump() == 1);
+    d.advance(FW_RETRY_NS);
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(1, 2, 3));
+}
+
+TEST_CASE("a reset that overtakes the worker discards its result",
+          "[emu][fw][worker][reset]")
+{
+    DevOpts o = no_boot();
+    o.flash = fw_image();
+    Dev d(o);
+    const Bytes img = fw_image();
+
+    d.env.fw_manual = true;
+    SECTION("hard reset while the worker reads the image") {
+        d.load_image(img);
+        d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+        d.env.on_dma_read = [&](uint64_t) {
+            d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+        };
+        CHECK(d.fw_pump() == 1);
+        d.env.on_dma_read = nullptr;
+        CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_OFF);
+        CHECK_FALSE(d.core.rom.verified);
+    }
+    SECTION("hard reset before the worker takes a BOOT_FLASH job") {
+        d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+        CHECK(d.core.flash.img->refs == 2);     // the job's reference
+        d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+        CHECK(d.core.flash.img->refs == 1);     // dropped with the job
+        CHECK(d.fw_pump() == 0);
+    }
+    SECTION("power-on reset after the worker ran, before the result shows") {
+        d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+        CHECK(d.fw_pump() == 1);
+        CHECK(d.core.rom.verified);
+        hpu_core_reset(&d.core);
+        CHECK_FALSE(d.core.rom.verified);
+        CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
+        d.advance(HPU_ROM_INIT_NS);
+    }
+    // the stale result never shows: the ROM starts again and waits
+    d.advance(HPU_HARD_RESET_NS + HPU_ROM_INIT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_WAIT_IMAGE);
+    CHECK(d.rd(HPU_REG_BOOT_ERROR) == 0);
+    CHECK(d.rd(HPU_REG_FW_VERSION) == 0);
+    CHECK(d.core.flash.img->refs == 1);
+    // and the next boot works
+    d.env.fw_manual = false;
+    REQUIRE(d.boot(img) == HPU_CPU_RUNNING);
+}
+
+TEST_CASE("a hard reset overtaking a flash write's worker keeps the flash",
+          "[emu][fw][worker][flash]")
+{
+    Dev d;
+    hpu::fw::Source src = fw_source();
+    src.version = HPU_FW_VERSION(4, 0, 0);
+
+    d.env.fw_manual = true;
+    d.load_image(fw_image(src));
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    d.env.on_dma_read = [&](uint64_t) {
+        d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    };
+    CHECK(d.fw_pump() == 1);
+    d.env.on_dma_read = nullptr;
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_FAILED);
+    CHECK(d.rd(HPU_REG_FLASH_ERROR) == HPU_FW_ERR_DMA_ERROR);
+    CHECK(d.core.flash.pending == nullptr);     // the result was dropped
+    d.advance(HPU_FLASH_WRITE_NS + HPU_HARD_RESET_NS);
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_FAILED);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == 0);
+}
+
+TEST_CASE("BOOT_CMD 2 verifies the flash image of the command, even if a "
+          "flash write replaces it before the worker reads it",
+          "[emu][fw][worker][flash]")
+{
+    DevOpts o = no_boot();
+    o.flash = fw_image();                       // 1.2.3
+    Dev d(o);
+    hpu::fw::Source src = fw_source();
+    src.version = HPU_FW_VERSION(3, 0, 0);
+
+    d.env.fw_manual = true;
+    d.load_image(fw_image(src));
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    CHECK(d.fw_pump() == 1);
+    d.advance(HPU_FLASH_WRITE_NS - HPU_FW_VERIFY_NS / 2);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);     // latched: 1.2.3
+    d.advance(HPU_FW_VERIFY_NS / 2);
+    REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(3, 0, 0));
+    CHECK(d.fw_pump() == 1);                    // reads the old image
+    d.advance(HPU_FW_VERIFY_NS / 2);
+    REQUIRE(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOTING);
+    CHECK(d.rd(HPU_REG_FW_VERSION) == HPU_FW_VERSION(1, 2, 3));
+    CHECK(d.core.flash.img->refs == 1);         // the old one is freed
 }
 
 // Mailbox
