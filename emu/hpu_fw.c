@@ -1279,6 +1279,53 @@ static void hpu_flash_abandon(struct hpu_core *c)
     fl->pending = NULL;
 }
 
+/*
+ * INJ_FLASH (BAR0 + 0x3018): flip bit 0 of the first byte after the section
+ * table of the stored image.  The image is shared (a BOOT_CMD 2 verifying
+ * it holds a reference and reads it outside the lock), so a copy with the
+ * bit flipped replaces it; FLASH_VERSION stays (the header is intact).
+ */
+void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val)
+{
+    struct hpu_flash *fl = &c->flash;
+    struct hpu_flash_img *old = fl->img, *img;
+    uint32_t image_size, nsec;
+    uint64_t off;
+
+    if (val != HPU_INJ_FLASH_CORRUPT) {
+        HPU_LOG(c, "INJ_FLASH written with %u: 1 (corrupt the flash image) "
+                "expected", val);
+        return;
+    }
+    if (!old) {
+        HPU_LOG(c, "INJ_FLASH: the flash is empty: nothing corrupted");
+        return;
+    }
+    if (old->len < IMG_HDR_SIZE) {
+        image_size = nsec = 0;
+    } else {
+        image_size = hpu_le32(old->data + IMG_OFF_IMAGE_SIZE);
+        nsec = hpu_le32(old->data + IMG_OFF_NUM_SECTIONS);
+    }
+    off = IMG_HDR_SIZE + (uint64_t)nsec * IMG_SECT_SIZE;
+    if (old->len < IMG_HDR_SIZE || off >= image_size ||
+        image_size > old->len) {
+        HPU_LOG(c, "INJ_FLASH: the flash content (%u bytes) has no byte "
+                "after a section table inside its signed region: nothing "
+                "corrupted", old->len);
+        return;
+    }
+    img = hpu_flash_img_new(old->len);
+    if (!img) {
+        HPU_LOG(c, "INJ_FLASH: out of host memory: nothing corrupted");
+        return;
+    }
+    memcpy(img->data, old->data, old->len);
+    img->data[off] ^= 1;
+    fl->img = img;
+    hpu_flash_img_put(old);     /* a verifying BOOT_CMD 2 may keep it */
+}
+
 void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind)
 {
     struct hpu_rom *rom = &c->rom;

@@ -157,6 +157,8 @@ bool hpu_fw_init(struct hpu_core *c);
 void hpu_fw_fini(struct hpu_core *c);
 /* Power-on (everything but the flash content) or hard reset starting. */
 void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+/* INJ_FLASH written with @val (from the fault-injection block). */
+void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val);
 /* BOOT_CMD .. FW_BUILD7 (BAR0 + 0x4014..0x405f), from the CPU block. */
 enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
                              uint32_t *val);

@@ -5,7 +5,7 @@
  * (states, heartbeat, fatal firmware error; its boot ROM of spec version 4
  * is in hpu_fw.c), the engine watchdog and the
  * fault-injection block (hangs, host access failures, HBM ECC errors,
- * firmware faults).
+ * firmware faults; the flash corruption of INJ_FLASH is in hpu_fw.c).
  *
  * Everything here runs under the core lock, from MMIO handlers and the
  * device timers (hpu_core.c); events are deferred (hpu_event_defer) and
@@ -19,7 +19,7 @@
 
 #include "hpu_internal.h"
 
-#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_FW + 4 - HPU_REG_INJ_HANG)
+#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_FLASH + 4 - HPU_REG_INJ_HANG)
 #define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
                                  4 - HPU_REG_CPU_STATUS)
 #define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
@@ -317,6 +317,7 @@ static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
         break;
     case HPU_REG_INJ_ECC_CTRL:
     case HPU_REG_INJ_FW:
+    case HPU_REG_INJ_FLASH:
         *val = 0;               /* write-only */
         break;
     default:
@@ -354,6 +355,9 @@ static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
         break;
     case HPU_REG_INJ_FW:
         hpu_inj_fw(c, val);
+        break;
+    case HPU_REG_INJ_FLASH:
+        hpu_fw_inj_flash(c, val);
         break;
     default:
         return HPU_ACCESS_UNMAPPED;

@@ -13,6 +13,7 @@
  *   inject_dma_fail  (W) engine mask: fail the next host access of each
  *   inject_ecc       (W) "ce <HBM offset>" or "ue <HBM offset>"
  *   inject_fw        (W) "hb_stop" or "fatal"
+ *   inject_flash     (W) "corrupt": flip a bit of the image in flash
  *   errors           (R) every error and reset counter
  *   retired_pages    (R) the retired HBM pages, one per line
  *
@@ -222,6 +223,31 @@ static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
 	return ret ?: count;
 }
 
+static ssize_t hpu_debugfs_flash_write(struct file *f,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
+	int ret;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+
+	if (strcmp(s, "corrupt")) {
+		drm_notice(&hdev->drm, "debugfs inject_flash: expected \"corrupt\", got \"%s\"\n",
+			   s);
+		return -EINVAL;
+	}
+
+	drm_info(&hdev->drm, "debugfs: injecting flash image corruption\n");
+	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_FLASH,
+				 HPU_INJ_FLASH_CORRUPT);
+	return ret ?: count;
+}
+
 static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 {
 	struct hpu_debugfs *dbg = m->private;
@@ -298,6 +324,13 @@ static const struct file_operations hpu_debugfs_fw_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_flash_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_flash_write,
+	.llseek = noop_llseek,
+};
+
 /**
  * hpu_debugfs_init() - create the device's debugfs files
  * @hdev: the device, registered
@@ -330,6 +363,8 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_ecc_fops);
 	debugfs_create_file("inject_fw", 0200, root, dbg,
 			    &hpu_debugfs_fw_fops);
+	debugfs_create_file("inject_flash", 0200, root, dbg,
+			    &hpu_debugfs_flash_fops);
 	debugfs_create_file("errors", 0444, root, dbg,
 			    &hpu_debugfs_errors_fops);
 	debugfs_create_file("retired_pages", 0444, root, dbg,

@@ -105,6 +105,8 @@
 #define HPU_REG_INJ_FW			0x3014	/* WO */
 #define   HPU_INJ_FW_HB_STOP		1
 #define   HPU_INJ_FW_FATAL		2
+#define HPU_REG_INJ_FLASH		0x3018	/* WO */
+#define   HPU_INJ_FLASH_CORRUPT		1
 #define   HPU_FW_FATAL_INJECTED		0xdead
 
 /* Management CPU block, BAR0 + 0x4000 */

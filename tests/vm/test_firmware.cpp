@@ -482,3 +482,81 @@ TEST_CASE("firmware: devlink flash stores a new version; it runs after a hard re
     CHECK(fw.running_version == ver_code);
     CHECK(fw.stored_version == ver_code);
 }
+
+// Runs after the flash test, which leaves a newer version stored and
+// running on device 0. A flipped bit in the stored image (debugfs
+// inject_flash, the device's INJ_FLASH) makes the boot ROM refuse it
+// (CORRUPT) at the next boot: the driver falls back to the image file. A
+// new flash write repairs the flash for the rest of the suite.
+TEST_CASE("firmware: a corrupted flash image is refused (CORRUPT), the image file boots instead; a new write repairs it",
+          "[firmware]")
+{
+    const std::string bdf = dev0();
+    const std::string stored = attr(bdf, "fw_stored_version");
+    INFO("stored before: " << stored);
+    // The flash test stored a version (1.1.x), newer than the file's 1.0.0.
+    REQUIRE(std::regex_match(stored, std::regex(R"(1\.1\.\d+)")));
+    const std::uint32_t stored_code = 0x010100 + static_cast<std::uint32_t>(std::stoul(stored.substr(4)));
+    const std::string stored_re = std::regex_replace(stored, std::regex(R"(\.)"), R"(\.)");
+    const std::string node = accel_node(bdf);
+    REQUIRE(!node.empty());
+
+    {
+        const Klog klog("flash corruption");
+        inject(node, "inject_flash", "corrupt");
+        // The header is intact: the stored version does not change.
+        CHECK(attr(bdf, "fw_stored_version") == stored);
+        REQUIRE(write_text(pci(bdf) + "/hpu_reset", "hard") == 0);
+        const std::string log = klog.since();
+        INFO("kernel log since the injection:\n" << log);
+        CHECK(std::regex_search(log, std::regex("flash firmware image " + stored_re +
+                                                R"( refused: checksum does not match: the image is corrupted \(CORRUPT\); )"
+                                                R"(reinstall the image; booting hpu/hpu-h1-fw\.bin instead)")));
+        CHECK(std::regex_search(log, std::regex(R"(firmware 1\.0\.0 \(.*\) running, booted from hpu/hpu-h1-fw\.bin)")));
+        CHECK(log.find("device is unusable") == std::string::npos);
+    }
+    check_works(bdf, "1.0.0");
+    CHECK(attr(bdf, "fw_stored_version") == stored);
+    {
+        drm_hpu_info_firmware fw{};
+        Ctx c(accel_node(bdf));
+        REQUIRE(info_fw(c.fd(), fw) == 0);
+        CHECK(fw.boot_source == DRM_HPU_FW_SOURCE_HOST);
+        CHECK(fw.running_version == 0x010000);
+        CHECK(fw.stored_version == stored_code);
+    }
+    // Resets do not undo the corruption: the next hard reset falls back again.
+    {
+        const Klog klog("flash corruption, second reset");
+        REQUIRE(write_text(pci(bdf) + "/hpu_reset", "hard") == 0);
+        const std::string log = klog.since();
+        INFO("kernel log since the second reset:\n" << log);
+        CHECK(std::regex_search(log, std::regex("flash firmware image " + stored_re + R"( refused: .*\(CORRUPT\))")));
+        CHECK(attr(bdf, "fw_version") == "1.0.0");
+    }
+
+    // Repair: the good image written again; the flash boots it again.
+    FwPath path;
+    const std::string d = case_dir("flash-repair");
+    pack(d, "--key " + Tools().key + " --version " + stored, "hpu-h1-fw-new.bin");
+    path.set(d);
+    std::string out;
+    const int rc = sh("devlink dev flash pci/" + bdf + " file hpu-h1-fw-new.bin", &out);
+    INFO("devlink dev flash: " << out);
+    REQUIRE(rc == 0);
+    CHECK(attr(bdf, "fw_stored_version") == stored);
+    {
+        const Klog klog("flash repaired");
+        REQUIRE(write_text(pci(bdf) + "/hpu_reset", "hard") == 0);
+        const std::string log = klog.since();
+        INFO("kernel log since the reset after the repair:\n" << log);
+        CHECK(log.find("refused") == std::string::npos);
+    }
+    check_works(bdf, stored);
+    drm_hpu_info_firmware fw{};
+    Ctx c(accel_node(bdf));
+    REQUIRE(info_fw(c.fd(), fw) == 0);
+    CHECK(fw.boot_source == DRM_HPU_FW_SOURCE_FLASH);
+    CHECK(fw.running_version == stored_code);
+    CHECK(fw.stored_version == stored_code);
+}

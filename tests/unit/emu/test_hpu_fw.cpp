@@ -13,6 +13,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 
 #include "hpu_rig.hpp"
@@ -1544,4 +1545,116 @@ TEST_CASE("INJ_FW 2 while BOOTING halts the CPU before it runs",
     d.wr(HPU_REG_INJ_FW, HPU_INJ_FW_FATAL);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_WAIT_IMAGE);
     CHECK(logged(d, "not running"));
+}
+
+TEST_CASE("INJ_FLASH 1 corrupts the stored image: BOOT_FLASH fails CORRUPT",
+          "[emu][fw][flash][inj]")
+{
+    Dev d;
+    hpu::fw::Source src = fw_source();
+    src.version = HPU_FW_VERSION(2, 0, 1);
+    Bytes img = fw_image(src);
+
+    d.load_image(img);
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    d.advance(HPU_FLASH_WRITE_NS);
+    REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    const struct hpu_flash_img *before = d.core.flash.img;
+    d.env.errors.clear();
+    d.wr(HPU_REG_INJ_FLASH, HPU_INJ_FLASH_CORRUPT);
+    CHECK(d.env.errors.empty());
+    CHECK(d.error() == 0);
+    CHECK(d.rd(HPU_REG_INJ_FLASH) == 0);        // write-only
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(2, 0, 1));
+    CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    // a new image replaced the shared one; one bit after the table differs
+    REQUIRE(d.core.flash.img != nullptr);
+    CHECK(d.core.flash.img != before);
+    REQUIRE(d.core.flash.img->len == img.size());
+    size_t off = 128 + 16 * get32(img, 16), diffs = 0;
+    for (size_t i = 0; i < img.size(); i++) {
+        diffs += d.core.flash.img->data[i] != img[i];
+    }
+    CHECK(diffs == 1);
+    CHECK((d.core.flash.img->data[off] ^ img[off]) == 1);
+    // resets do not undo it (the flash is non-volatile)
+    hard_reset(d);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(2, 0, 1));
+    d.advance(HPU_ROM_INIT_NS);
+    d.wr(HPU_REG_IRQ_STATUS, 0xffffffff);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+    d.advance(HPU_FW_VERIFY_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOT_FAILED);
+    CHECK(d.rd(HPU_REG_BOOT_ERROR) == HPU_FW_ERR_CORRUPT);
+    CHECK(d.rd(HPU_REG_IRQ_STATUS) == HPU_IRQ_FW_BOOT);
+    CHECK(logged(d, "BOOT_CMD 2 (BOOT_FLASH): image refused CORRUPT"));
+    // the host image still boots
+    d.load_image(fw_image());
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
+    d.advance(HPU_FW_VERIFY_NS + HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    CHECK(d.rd(HPU_REG_FW_VERSION) == HPU_FW_VERSION(1, 2, 3));
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(2, 0, 1));
+    // a new flash write undoes it
+    d.load_image(img);
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    d.advance(HPU_FLASH_WRITE_NS);
+    REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    hard_reset(d);
+    d.advance(HPU_ROM_INIT_NS);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+    d.advance(HPU_FW_VERIFY_NS + HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    CHECK(d.rd(HPU_REG_FW_VERSION) == HPU_FW_VERSION(2, 0, 1));
+}
+
+TEST_CASE("INJ_FLASH with an empty flash or another value does nothing",
+          "[emu][fw][flash][inj]")
+{
+    Dev d;
+
+    REQUIRE(d.core.flash.img == nullptr);
+    d.env.errors.clear();
+    d.wr(HPU_REG_INJ_FLASH, HPU_INJ_FLASH_CORRUPT);
+    CHECK(logged(d, "INJ_FLASH: the flash is empty"));
+    CHECK(d.error() == 0);
+    CHECK(d.core.flash.img == nullptr);
+    CHECK(d.rd(HPU_REG_FLASH_VERSION) == 0);
+
+    Bytes img = fw_image();
+    d.load_image(img);
+    d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
+    d.advance(HPU_FLASH_WRITE_NS);
+    REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
+    const struct hpu_flash_img *before = d.core.flash.img;
+    d.env.errors.clear();
+    d.wr(HPU_REG_INJ_FLASH, 2);
+    CHECK(logged(d, "INJ_FLASH written with 2"));
+    CHECK(d.error() == 0);
+    CHECK(d.core.flash.img == before);
+    CHECK(memcmp(d.core.flash.img->data, img.data(), img.size()) == 0);
+    hard_reset(d);
+    d.advance(HPU_ROM_INIT_NS);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+    d.advance(HPU_FW_VERIFY_NS + HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+}
+
+TEST_CASE("INJ_FLASH during a BOOT_CMD 2 leaves the image being verified",
+          "[emu][fw][flash][inj]")
+{
+    DevOpts o = no_boot();
+    o.flash = fw_image();
+    Dev d(o);
+
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+    d.wr(HPU_REG_INJ_FLASH, HPU_INJ_FLASH_CORRUPT);
+    d.advance(HPU_FW_VERIFY_NS + HPU_CPU_BOOT_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_RUNNING);
+    hard_reset(d);
+    d.advance(HPU_ROM_INIT_NS);
+    d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
+    d.advance(HPU_FW_VERIFY_NS);
+    CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_BOOT_FAILED);
+    CHECK(d.rd(HPU_REG_BOOT_ERROR) == HPU_FW_ERR_CORRUPT);
 }
