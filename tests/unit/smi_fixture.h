@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "hpu/hpu.h"
+#include "sample_telemetry.h"
 #include "smi.h"
 
 namespace hpu::test {
@@ -41,29 +42,9 @@ inline hpu::smi::Snapshot smi_full()
     a.has_telemetry = true;
     auto &t = a.telemetry;
     t.size = sizeof(t);
-    t.num_engines = 8;
-    t.energy_uj = 987654321;
-    t.hbm_total = 2147483648ULL - (2ULL << 20U);
-    t.hbm_used = 6ULL << 20U;
-    t.temp_die_mc = 45500;
-    t.temp_hbm_mc = 38300;
-    t.temp_board_mc = 31900;
-    t.temp_max_mc = 95000;
-    t.temp_crit_mc = 105000;
-    t.hbm_temp_max_mc = 85000;
-    t.power_mw = 72340;
-    t.power_cap_mw = 350000;
-    t.power_cap_max_mw = 400000;
-    t.volt_core_mv = 850;
-    t.volt_hbm_mv = 1200;
-    t.clk_core_mhz = 1500;
-    t.clk_core_max_mhz = 1800;
-    t.clk_hbm_mhz = 1600;
+    hpu::test::fill_sample_telemetry(t);
     t.throttle = HPU_CLK_THROTTLE_POWER;
     t.alarms = HPU_OVER_POWER_CAP | HPU_OVER_TEMP_MAX;
-    t.util_window_ms = 1000;
-    for (unsigned int i = 0; i < 8; ++i)
-        t.engine_util[i] = i * 1000; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
     a.has_firmware = true;
     auto &f = a.firmware;
     f.size = sizeof(f);

@@ -23,10 +23,12 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include "events.h"
+#include "fixture.h"
 #include "hpu/hpu.h"
 #include "hpu/hpu.hpp"
 #include "mock_os.h"
 
+using hpu::test::Fixture;
 using hpu::test::make_answer;
 using hpu::test::MockOs;
 using hpu::test::ScopedMock;
@@ -35,25 +37,6 @@ using Bytes = std::vector<std::uint8_t>;
 namespace {
 
 constexpr const char *kResetPath = "/sys/bus/pci/devices/0000:00:03.0/hpu_reset";
-
-struct Fixture {
-    MockOs m;
-    ScopedMock scoped{m};
-    hpu_device_t *dev = nullptr;
-    Fixture()
-    {
-        m.add_hpu(0, "0000:00:03.0", make_answer("SER-A", 1ULL << 31, 3));
-        m.add_hpu(1, "0000:00:04.0", make_answer("SER-B", 1ULL << 31, 4));
-        REQUIRE(hpu_open_by_index(0, &dev) == 0);
-    }
-    Fixture(const Fixture &) = delete;
-    Fixture &operator=(const Fixture &) = delete;
-    Fixture(Fixture &&) = delete;
-    Fixture &operator=(Fixture &&) = delete;
-    ~Fixture() { hpu_close(dev); }
-
-    [[nodiscard]] int fd() const { return hpu_device_get_fd(dev); }
-};
 
 // Events a callback received, from whichever thread.
 struct Sink {
@@ -100,9 +83,7 @@ struct Job {
     explicit Job(Fixture &fx, std::uint32_t timeout_ms = HPU_JOB_TIMEOUT_DEFAULT)
     {
         fx.m.auto_complete = false;
-        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-        REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-        REQUIRE(hpu_cmd_nop(cl) == 0);
+        fx.queue_and_nop(q, cl);
         REQUIRE(hpu_queue_submit_timeout(q, cl, nullptr, 0, timeout_ms, &f) == 0);
     }
     Job(const Job &) = delete;
@@ -452,11 +433,7 @@ TEST_CASE("fence error information", "[libhpu][events][fence]")
 TEST_CASE("per-submission timeout", "[libhpu][fence]")
 {
     Fixture fx;
-    hpu_queue_t *q = nullptr;
-    hpu_cmdlist_t *cl = nullptr;
-    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-    REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-    REQUIRE(hpu_cmd_nop(cl) == 0);
+    auto [q, cl] = fx.queue_and_nop();
     hpu_fence_t *f = nullptr;
 
     REQUIRE(hpu_queue_submit_timeout(q, cl, nullptr, 0, 2500, &f) == 0);
@@ -612,9 +589,7 @@ TEST_CASE("reopen after a hard reset", "[libhpu][reset]")
         hpu_fence_t *pending = nullptr;
         REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_HOST, &host) == 0);
         REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_DEVICE, &hbm) == 0);
-        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-        REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-        REQUIRE(hpu_cmd_nop(cl) == 0);
+        fx.queue_and_nop(q, cl);
         REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, &done) == 0);
         REQUIRE(hpu_fence_wait(done, 0) == 0); // result cached
         fx.m.auto_complete = false;

@@ -12,13 +12,13 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include "fixture.h"
 #include "hpu/hpu.h"
 #include "mock_os.h"
 #include "packets.h"
 
-using hpu::test::make_answer;
+using hpu::test::Fixture;
 using hpu::test::MockOs;
-using hpu::test::ScopedMock;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -88,31 +88,6 @@ Bytes cat(std::initializer_list<Bytes> parts)
         out.insert(out.end(), p.begin(), p.end());
     return out;
 }
-
-// A mock with one HPU (8 DMA engines) and its device open.
-struct Fixture {
-    MockOs m;
-    ScopedMock scoped{m};
-    hpu_device_t *dev = nullptr;
-    Fixture()
-    {
-        m.add_hpu(0, "0000:00:03.0", make_answer("SER-A", 1ULL << 31, 3));
-        m.add_hpu(1, "0000:00:04.0", make_answer("SER-B", 1ULL << 31, 4));
-        REQUIRE(hpu_open_by_index(0, &dev) == 0);
-    }
-    Fixture(const Fixture &) = delete;
-    Fixture &operator=(const Fixture &) = delete;
-    Fixture(Fixture &&) = delete;
-    Fixture &operator=(Fixture &&) = delete;
-    ~Fixture() { hpu_close(dev); }
-
-    // Every object released exactly once.
-    void check_clean() const
-    {
-        CHECK(m.leaks() == 0);
-        CHECK(m.misuse == 0);
-    }
-};
 
 // Records with f into a fresh list, submits it, returns the bytes the
 // kernel saw.
@@ -627,11 +602,7 @@ TEST_CASE("queues: marshalling and errors", "[libhpu][queue]")
 TEST_CASE("fence waits use an absolute deadline that survives EINTR", "[libhpu][fence]")
 {
     Fixture fx;
-    hpu_queue_t *q = nullptr;
-    hpu_cmdlist_t *cl = nullptr;
-    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-    REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-    REQUIRE(hpu_cmd_nop(cl) == 0);
+    auto [q, cl] = fx.queue_and_nop();
     fx.m.auto_complete = false;
     hpu_fence_t *f = nullptr;
     REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, &f) == 0);
@@ -789,11 +760,7 @@ TEST_CASE("fences export and import as sync_file fds", "[libhpu][fence]")
 TEST_CASE("a command buffer stays alive while jobs read it", "[libhpu][cmdlist]")
 {
     Fixture fx;
-    hpu_queue_t *q = nullptr;
-    hpu_cmdlist_t *cl = nullptr;
-    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-    REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-    REQUIRE(hpu_cmd_nop(cl) == 0);
+    auto [q, cl] = fx.queue_and_nop();
     fx.m.auto_complete = false;
     REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, nullptr) == 0);
     REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, nullptr) == 0);

@@ -14,6 +14,7 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include "discovery.h"
+#include "fixture.h"
 #include "hpu/hpu.h"
 #include "mock_os.h"
 
@@ -35,6 +36,9 @@ void populate(MockOs &m)
     m.add_accel(3, "0000:00:06.0", "", 0x1234, 0x1111); // same vendor, other device
     m.dirs["/sys/class/accel"].push_back("accel_ctl");
 }
+
+using Dev0 = hpu::test::OpenDevice<populate, 0>; // device 0 open
+using Dev2 = hpu::test::OpenDevice<populate, 2>; // device 2 open
 
 struct List {
     hpu_device_list_t *l = nullptr;
@@ -229,13 +233,8 @@ TEST_CASE("open by PCI address", "[libhpu][open]")
     CHECK(dev == nullptr);
 }
 
-TEST_CASE("INFO ioctl marshalling", "[libhpu][info]")
+TEST_CASE_METHOD(Dev2, "INFO ioctl marshalling", "[libhpu][info]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(2, &dev) == 0);
 
     hpu_device_info info{};
     info.size = sizeof(info);
@@ -281,13 +280,8 @@ TEST_CASE("INFO ioctl marshalling", "[libhpu][info]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("INFO respects the caller's structure size", "[libhpu][info]")
+TEST_CASE_METHOD(Dev0, "INFO respects the caller's structure size", "[libhpu][info]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
 
     SECTION("an older, shorter structure: nothing written past it")
     {
@@ -327,13 +321,8 @@ TEST_CASE("INFO respects the caller's structure size", "[libhpu][info]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("INFO errors", "[libhpu][info]")
+TEST_CASE_METHOD(Dev0, "INFO errors", "[libhpu][info]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
     hpu_device_info info{};
     info.size = sizeof(info);
 
@@ -371,13 +360,8 @@ TEST_CASE("INFO errors", "[libhpu][info]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("close reports errors and frees the handle", "[libhpu][open]")
+TEST_CASE_METHOD(Dev0, "close reports errors and frees the handle", "[libhpu][open]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
     m.close_fail = -EIO;
     CHECK(hpu_close(dev) == -EIO); // the sanitizer build would see a leak otherwise
     CHECK(m.close_calls == 1);

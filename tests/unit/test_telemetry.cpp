@@ -15,9 +15,11 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include "drm/hpu_accel.h"
+#include "fixture.h"
 #include "hpu/hpu.h"
 #include "hpu/hpu.hpp"
 #include "mock_os.h"
+#include "sample_telemetry.h"
 #include "telemetry.h"
 
 using hpu::test::make_answer;
@@ -35,31 +37,11 @@ void populate(MockOs &m)
     m.add_hpu(1, kBdf1, make_answer("SER-B", 1ULL << 32, 4, 4));
     drm_hpu_info_telemetry &t = m.telemetry_answer;
     t.timestamp_ns = 123456789;
-    t.energy_uj = 987654321;
-    t.hbm_total = (1ULL << 31) - (2ULL << 20);
-    t.hbm_used = 6ULL << 20;
-    t.temp_die_mc = 45500;
-    t.temp_hbm_mc = 38300;
-    t.temp_board_mc = 31900;
-    t.temp_max_mc = 95000;
-    t.temp_crit_mc = 105000;
-    t.hbm_temp_max_mc = 85000;
-    t.power_mw = 72340;
-    t.power_cap_mw = 350000;
-    t.power_cap_max_mw = 400000;
-    t.volt_core_mv = 850;
-    t.volt_hbm_mv = 1200;
-    t.clk_core_mhz = 1500;
-    t.clk_core_max_mhz = 1800;
-    t.clk_hbm_mhz = 1600;
+    hpu::test::fill_sample_telemetry(t);
     t.throttle = DRM_HPU_THROTTLE_POWER;
     t.alarms = DRM_HPU_ALARM_POWER_CAP;
-    t.num_engines = 8;
-    t.util_window_ms = 1000;
-    for (unsigned int i = 0; i < 8; ++i) {
-        t.engine_util[i] = i * 1000;           // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        t.engine_busy_ns[i] = 1000000ULL * i;  // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-    }
+    for (unsigned int i = 0; i < 8; ++i)
+        t.engine_busy_ns[i] = 1000000ULL * i; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
     drm_hpu_info_firmware &f = m.firmware_answer;
     f.running_version = 0x010203;
     f.stored_version = 0x010200;
@@ -70,6 +52,9 @@ void populate(MockOs &m)
     f.boots = 2;
     std::strncpy(static_cast<char *>(f.running_build), "build-42", sizeof(f.running_build) - 1);
 }
+
+using Dev0 = hpu::test::OpenDevice<populate, 0>; // device 0 open
+using Dev1 = hpu::test::OpenDevice<populate, 1>; // device 1 open
 
 void add_link(MockOs &m, const std::string &bdf, const std::string &cs, const std::string &cw, const std::string &ms,
               const std::string &mw)
@@ -105,13 +90,8 @@ struct Procs {
 
 } // namespace
 
-TEST_CASE("telemetry: every field of INFO TELEMETRY", "[libhpu][telemetry]")
+TEST_CASE_METHOD(Dev0, "telemetry: every field of INFO TELEMETRY", "[libhpu][telemetry]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
 
     hpu_telemetry t{};
     t.size = sizeof(t);
@@ -187,13 +167,8 @@ TEST_CASE("telemetry: every field of INFO TELEMETRY", "[libhpu][telemetry]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("firmware info: every field of INFO FIRMWARE", "[libhpu][telemetry]")
+TEST_CASE_METHOD(Dev1, "firmware info: every field of INFO FIRMWARE", "[libhpu][telemetry]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(1, &dev) == 0);
     hpu_firmware_info f{};
     f.size = sizeof(f);
     REQUIRE(hpu_device_get_firmware_info(dev, &f) == 0);
@@ -229,13 +204,8 @@ TEST_CASE("firmware info: every field of INFO FIRMWARE", "[libhpu][telemetry]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("PCIe link from sysfs", "[libhpu][telemetry]")
+TEST_CASE_METHOD(Dev0, "PCIe link from sysfs", "[libhpu][telemetry]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
     hpu_pcie_link l{};
     l.size = sizeof(l);
 
@@ -308,13 +278,8 @@ TEST_CASE("PCIe link from sysfs", "[libhpu][telemetry]")
     CHECK(hpu_close(dev) == 0);
 }
 
-TEST_CASE("hwmon directory", "[libhpu][telemetry]")
+TEST_CASE_METHOD(Dev0, "hwmon directory", "[libhpu][telemetry]")
 {
-    MockOs m;
-    populate(m);
-    const ScopedMock scoped(m);
-    hpu_device_t *dev = nullptr;
-    REQUIRE(hpu_open_by_index(0, &dev) == 0);
     std::array<char, 128> buf{};
     CHECK(hpu_device_hwmon_path(dev, buf.data(), buf.size()) == -ENOENT);
     m.dirs["/sys/bus/pci/devices/0000:00:03.0/hwmon"] = {};
