@@ -58,6 +58,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qemu/uuid.h"
@@ -247,6 +248,12 @@ static void *hpu_engine_thread(void *opaque)
     HpuEngineThread *t = opaque;
     HpuState *s = t->s;
 
+    /*
+     * DMA looks up the guest's memory map under RCU: a thread that is not
+     * registered is not waited for when the map changes (a BAR moved, a
+     * reset), and would walk a freed FlatView.
+     */
+    rcu_register_thread();
     for (;;) {
         qemu_mutex_lock(&s->lock);
         while (!t->quit && !hpu_core_engine_ready(&s->core, t->index)) {
@@ -259,6 +266,7 @@ static void *hpu_engine_thread(void *opaque)
         qemu_mutex_unlock(&s->lock);
         hpu_core_engine_step(&s->core, t->index);
     }
+    rcu_unregister_thread();
     return NULL;
 }
 
@@ -286,6 +294,7 @@ static void *hpu_fw_thread(void *opaque)
 {
     HpuState *s = opaque;
 
+    rcu_register_thread();      /* as hpu_engine_thread() */
     for (;;) {
         qemu_mutex_lock(&s->lock);
         while (!s->fw_quit && !hpu_core_fw_ready(&s->core)) {
@@ -298,6 +307,7 @@ static void *hpu_fw_thread(void *opaque)
         qemu_mutex_unlock(&s->lock);
         hpu_core_fw_step(&s->core);
     }
+    rcu_unregister_thread();
     return NULL;
 }
 

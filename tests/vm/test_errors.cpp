@@ -305,17 +305,40 @@ TEST_CASE("uncorrectable ECC: the reading job fails, the page is retired for goo
         ms = ms_since(t0);
         INFO("fence status of the job reading the poisoned page: " << st);
         CHECK(st == -EBADMSG);
+        // Two events, in either order (Documentation/driver/errors.md): the
+        // failed job's (its queue and sequence number, address 0) and the
+        // device's (engine 0xffffffff, queue 0, the page's HBM offset), sent
+        // to every file holding a buffer in the page. Wait for both.
+        const auto is_job_event = [&](const Event &e) {
+            return is_error(e, DRM_HPU_ERROR_ECC) && e.err.queue_id == q && e.err.seq != 0;
+        };
+        const auto is_page_event = [&](const Event &e) {
+            return is_error(e, DRM_HPU_ERROR_ECC) && e.err.queue_id == 0 && e.err.engine == 0xffffffffU;
+        };
         std::vector<Event> ev;
-        CHECK(read_events_until(a.fd(), ev, 3000, [&](const Event &e) { return is_error(e, DRM_HPU_ERROR_ECC); }));
+        bool job_seen = false;
+        bool page_seen = false;
+        CHECK(read_events_until(a.fd(), ev, 3000, [&](const Event &e) {
+            job_seen = job_seen || is_job_event(e);
+            page_seen = page_seen || is_page_event(e);
+            return job_seen && page_seen;
+        }));
         INFO("events: " << describe(ev));
-        bool addr_ok = false;
+        CHECK(job_seen);
+        CHECK(page_seen);
         for (const auto &e : ev) {
-            if (is_error(e, DRM_HPU_ERROR_ECC)) {
-                CHECK(e.err.errno_value == EBADMSG);
-                addr_ok = addr_ok || (e.err.address & ~(kHbmPage - 1)) == off;
+            if (!is_error(e, DRM_HPU_ERROR_ECC))
+                continue;
+            CHECK(e.err.errno_value == EBADMSG);
+            if (is_job_event(e)) {
+                CHECK(e.err.engine == kGuilty);
+                CHECK(e.err.address == 0);
+            } else {
+                CHECK(is_page_event(e));
+                CHECK(e.err.seq == 0);
+                CHECK((e.err.address & ~(kHbmPage - 1)) == off);
             }
         }
-        CHECK(addr_ok);
         // The queue runs again; other pages still read back intact.
         std::vector<std::uint64_t> some(pages.begin(), pages.begin() + 8);
         const auto out2 = a.host_buf(8 * kSample);

@@ -140,6 +140,18 @@ class QTest:
         return 0
 
 
+def program_bars(q):
+    """BAR0, BAR2 and BAR4 at their fixed addresses, memory space and bus
+    master on."""
+    q.cfg_write(0x10, BAR0)
+    q.cfg_write(0x14, 0)
+    q.cfg_write(0x18, BAR2)
+    q.cfg_write(0x1C, 0)
+    q.cfg_write(0x20, BAR4)
+    q.cfg_write(0x24, 0)
+    q.cfg_write(0x04, 0x6, 2)     # memory space + bus master
+
+
 def hbm_window(q):
     """BAR4 reaches HBM at HBM_WIN_BASE, any size 1-8, sparse zeros."""
     check(q.cmd(f"readq {BAR4 + 0x123450:#x}") == 0, "never-written HBM reads 0")
@@ -573,13 +585,7 @@ def main():
             q.cfg_write(reg, 0xFFFFFFFF)
             check((~(q.cfg_read(reg) & ~0xF) & 0xFFFFFFFF) + 1 == size,
                   f"BAR{bar} size {size:#x}")
-        q.cfg_write(0x10, BAR0)
-        q.cfg_write(0x14, 0)
-        q.cfg_write(0x18, BAR2)
-        q.cfg_write(0x1C, 0)
-        q.cfg_write(0x20, BAR4)
-        q.cfg_write(0x24, 0)
-        q.cfg_write(0x04, 0x6, 2)     # memory space + bus master
+        program_bars(q)
 
         # the boot ROM: ROM_INIT for 10 ms after power-on, then WAIT_IMAGE
         st = q.rd(R["HPU_REG_CPU_STATUS"])

@@ -1,0 +1,512 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# Device-model fuzzer: drives the HPU inside the QEMU binary built by
+# tools/build-qemu.sh through QEMU's qtest protocol (no guest), as a hostile
+# or broken guest driver would: random and plausible register writes on
+# every block of BAR0 (doorbells, rings, the MMU, the event queue, sync
+# objects, resets, the boot ROM, the mailbox, fault injection), descriptor
+# rings, command buffers and packets in guest RAM that the engines fetch by
+# DMA, page tables in HBM, MSI-X messages and DMA aimed at the device's own
+# BARs (re-entrancy), PCI config writes (command register, MSI-X control,
+# FLR), system resets and the virtual clock.
+#
+# What must hold: QEMU never exits or stops answering, whatever the guest
+# does; and after a system reset the device is the spec's power-on device
+# again: it boots the signed firmware image and runs a DMA job end to end
+# (tests/unit/emu/qtest_hpu.py's checks).
+#
+# Usage: fuzz_model.py [--seed S] [--actions N] [--rounds R] [--time-limit S]
+#                      [--qemu PATH]
+# Each round starts a fresh QEMU; round r uses seed S + r.  The same seed
+# gives the same sequence of actions (the engines' threads run on their own,
+# so timing may differ).  On a failure the seed, the action number and the
+# last actions are printed.  Exit status 0 pass, 1 fail, 77 skip (QEMU not
+# built).
+#
+# Copyright (c) 2026 The hpu authors
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "emu"))
+import qtest_hpu as qt  # noqa: E402
+
+R = qt.R
+BAR0, BAR2, BAR4 = qt.BAR0, qt.BAR2, qt.BAR4
+HOST = 1 << 63
+# Guest RAM the fuzzer owns: rings, completion queues, command buffers,
+# DMA sources and targets, MSI-X message targets.
+ARENA, ARENA_SIZE = 0x200000, 0x200000
+ENGINES = 8
+STREAMS = R["HPU_QM_STREAMS"]
+
+# Every plain register offset of the header (HPU_REG_*, not the macros with
+# arguments), plus the per-stream registers and a few sync objects.
+SINGLE_REGS = sorted({v for k, v in R.items()
+                      if k.startswith("HPU_REG_") and v < R["HPU_BAR_REGS_SIZE"]})
+STREAM_REGS = [R["HPU_QS_" + k] for k in ("RING_LO", "RING_HI", "RING_SIZE", "PI", "CI", "CQ_LO",
+                                          "CQ_HI", "CQ_SIZE", "CQ_PI", "CTRL", "STATUS")]
+KEYS = [R["HPU_SOFT_RESET_KEY"], R["HPU_HARD_RESET_KEY"]]
+HANG_S = 60
+
+
+class Fuzzer(qt.QTest):
+    """A QTest with a QMP socket (system_reset) and no per-command log."""
+
+    def __init__(self, qemu, devargs, log, qmp):
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.p = subprocess.Popen(
+            [qemu, *qt.FW, "-machine", "q35", "-accel", "qtest", "-qtest", "stdio",
+             "-qtest-log", "/dev/null", "-nodefaults", "-display", "none",
+             "-d", "guest_errors", "-D", log, "-qmp", f"unix:{qmp},server=on,wait=off",
+             "-device", devargs],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+            text=True, bufsize=1)
+        self.cmd("readl 0x0")   # QEMU is up, the QMP socket exists
+        self.qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.qmp.connect(qmp)
+        self.qmpf = self.qmp.makefile("rw")
+        json.loads(self.qmpf.readline())            # greeting
+        self.qmp_cmd("qmp_capabilities")
+
+    def qmp_cmd(self, name):
+        self.qmpf.write(json.dumps({"execute": name}) + "\n")
+        self.qmpf.flush()
+        while True:
+            line = self.qmpf.readline()
+            if not line:
+                raise RuntimeError(f"QMP {name}: QEMU closed the socket")
+            msg = json.loads(line)
+            if "return" in msg or "error" in msg:
+                return msg
+
+    def close(self):
+        self.qmpf.close()
+        self.qmp.close()
+        super().close()
+
+    def stderr_tail(self):
+        self.err.seek(0)
+        return self.err.read()[-3000:]
+
+
+def le(*fields):
+    """Pack (value, size) pairs little-endian, each value cut to its size."""
+    return b"".join((v & ((1 << 8 * n) - 1)).to_bytes(n, "little") for v, n in fields)
+
+
+class Actions:
+    """The random actions; each returns a short text for the failure log."""
+
+    def __init__(self, q, rng, image):
+        self.q = q
+        self.rng = rng
+        self.image = image
+        self.pcie = q.find_cap(0x10)
+        self.msix = q.find_cap(0x11)
+        self.table = [
+            (30, self.reg_write), (10, self.reg_read), (12, self.stream_setup),
+            (14, self.doorbell), (14, self.write_cb), (6, self.write_ring),
+            (6, self.clock), (4, self.hbm_window), (3, self.page_table),
+            (3, self.msix_entry), (2, self.config), (2, self.boot),
+            (1, self.reset_key), (1, self.system_reset),
+        ]
+        self.weights = [w for w, _ in self.table]
+
+    # values and addresses a confused or hostile driver would use
+    def value(self):
+        r = self.rng
+        c = r.randrange(10)
+        if c < 3:
+            return r.choice([0, 1, 2, 3, 0xFF, 0xFFFF, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF,
+                             16, 4096, 4097, *KEYS])
+        if c < 6:
+            return r.randrange(1 << r.choice([4, 8, 12, 16]))
+        if c < 8:
+            return (ARENA + r.randrange(ARENA_SIZE)) & 0xFFFFFFFF
+        return r.getrandbits(32)
+
+    def address(self):
+        """A device address: guest RAM (host bit), HBM, own BARs, junk."""
+        r = self.rng
+        c = r.randrange(10)
+        if c < 4:
+            return HOST | (ARENA + r.randrange(ARENA_SIZE))
+        if c < 6:
+            return r.randrange(1 << r.choice([12, 21, 30, 33, 40]))
+        if c < 7:   # the device's own registers, MSI-X table, HBM window
+            return HOST | (r.choice([BAR0, BAR2, BAR4]) + r.randrange(0x10000))
+        if c < 8:
+            return HOST | r.getrandbits(52)
+        return r.getrandbits(64)
+
+    def arena(self, size=32, align=8):
+        return ARENA + (self.rng.randrange(ARENA_SIZE - size) & ~(align - 1))
+
+    def reg_offset(self):
+        r = self.rng
+        c = r.randrange(10)
+        if c < 4:
+            return r.choice(SINGLE_REGS)
+        if c < 7:
+            return (0x10000 + 0x1000 * r.randrange(ENGINES + 1) + 0x100 * r.randrange(STREAMS + 1)
+                    + r.choice(STREAM_REGS))
+        if c < 8:
+            return 0x20000 + 4 * r.randrange(2100)     # HPU_REG_SOB(n), past the last
+        if c < 9:
+            return r.randrange(R["HPU_BAR_REGS_SIZE"]) & ~3
+        return r.randrange(R["HPU_BAR_REGS_SIZE"] + 16)
+
+    def reg_write(self):
+        off = self.reg_offset()
+        op = self.rng.choice(["writel"] * 8 + ["writeb", "writew", "writeq"])
+        val = self.value()
+        if op == "writeq":
+            val |= self.value() << 32
+        self.q.cmd(f"{op} {BAR0 + off:#x} {val:#x}")
+        return f"{op} BAR0+{off:#x} {val:#x}"
+
+    def reg_read(self):
+        off = self.reg_offset()
+        op = self.rng.choice(["readl"] * 6 + ["readb", "readw", "readq"])
+        self.q.cmd(f"{op} {BAR0 + off:#x}")
+        return f"{op} BAR0+{off:#x}"
+
+    def stream_base(self):
+        return 0x10000 + 0x1000 * self.rng.randrange(ENGINES) + 0x100 * self.rng.randrange(STREAMS)
+
+    def stream_setup(self):
+        r = self.rng
+        qs = self.stream_base()
+        ring = self.arena(4096, 32)
+        cq = self.arena(4096, 16)
+        size = r.choice([2, 4, 16, 64, 4096, 0, 1, 3, 5000, self.value()])
+        cqsize = r.choice([2, 4, 16, 64, 0, 1, 3, self.value()])
+        for off, val in ((R["HPU_QS_RING_LO"], ring), (R["HPU_QS_RING_HI"], 0),
+                         (R["HPU_QS_RING_SIZE"], size), (R["HPU_QS_CQ_LO"], cq),
+                         (R["HPU_QS_CQ_HI"], 0), (R["HPU_QS_CQ_SIZE"], cqsize),
+                         (R["HPU_QS_CTRL"], r.choice([3, 3, 1, 0, 2, self.value()]))):
+            self.q.wr(qs + off, val)
+        return f"stream {qs:#x} ring {ring:#x}/{size} cq {cq:#x}/{cqsize}"
+
+    def doorbell(self):
+        qs = self.stream_base()
+        pi = self.rng.choice([1, 2, 3, 4, 16, 63, 64, self.value()])
+        self.q.wr(qs + R["HPU_QS_PI"], pi)
+        return f"doorbell {qs:#x} pi {pi:#x}"
+
+    def packet(self):
+        r = self.rng
+        op = r.choice([0, 1, 1, 2, 3, 4, 5, r.randrange(256)])
+        hdr = op | (r.choice([0, 0, 0, 1, self.value()]) << 8 if r.random() < 0.2 else 0)
+        if op == 0:
+            return le((hdr, 4), (r.choice([0, 0, self.value()]), 4))
+        if op == 1:
+            size = r.choice([1, 8, 4096, 65536, 1 << 20, 1 << 30, self.value(), r.getrandbits(64)])
+            return le((hdr, 4), (r.choice([0, 1, 0, self.value()]), 4),
+                         (self.address(), 8), (self.address(), 8), (size, 8))
+        if op in (2, 4, 5):
+            return le((hdr, 4), (self.value(), 4), (self.address(), 8))
+        if op == 3:
+            return le((hdr, 4), (r.randrange(2100), 4), (self.value(), 4),
+                         (r.choice([0, 1, 2, self.value()]), 4))
+        return r.randbytes(r.choice([8, 16, 32]))
+
+    def write_cb(self):
+        cb = b"".join(self.packet() for _ in range(self.rng.randrange(1, 8)))
+        addr = self.arena(len(cb) + 8)
+        self.q.mem_write(addr, cb)
+        return f"cb at {addr:#x}: {len(cb)} bytes"
+
+    def write_ring(self):
+        """Descriptors at random ring slots: a command buffer in the arena
+        (or anywhere), its size, flags/ASID, sequence number, reserved."""
+        r = self.rng
+        n = r.randrange(1, 5)
+        base = self.arena(32 * n, 32)
+        data = b""
+        for _ in range(n):
+            cb = HOST | self.arena(256) if r.random() < 0.7 else self.address()
+            size = r.choice([8, 16, 32, 48, 64, 0, 7, 1 << 20, (1 << 20) + 8, self.value()])
+            data += le((cb, 8), (size, 4), (r.choice([0, 0, 1, self.value() & 0xFFFF]), 2),
+                          (r.choice([0, 0, 1, 2, 63, 64, self.value() & 0xFFFF]), 2),
+                          (r.getrandbits(64), 8), (r.choice([0, 0, self.value()]), 8))
+        self.q.mem_write(base, data)
+        return f"{n} descriptors at {base:#x}"
+
+    def clock(self):
+        ns = self.rng.choice([1000, 100000, 1000000, 10000000, 50000000])
+        self.q.cmd(f"clock_step {ns}")
+        return f"clock_step {ns}"
+
+    def hbm_window(self):
+        r = self.rng
+        off = r.randrange(R["HPU_BAR_HBM_SIZE"] - 8)
+        if r.random() < 0.5:
+            self.q.cmd(f"writeq {BAR4 + off:#x} {r.getrandbits(64):#x}")
+        else:
+            self.q.cmd(f"readq {BAR4 + off:#x}")
+        return f"BAR4+{off:#x}"
+
+    def page_table(self):
+        """A root for a random ASID and random entries under it."""
+        r = self.rng
+        asid = r.randrange(64)
+        root = r.randrange(1 << 20) & ~0xFFF
+        self.q.wr(0x1200 + 8 * asid, root | r.choice([1, 1, 0]))    # HPU_REG_MMU_ROOT_LO(asid)
+        self.q.wr(0x1204 + 8 * asid, r.choice([0, 0, self.value()]))
+        for _ in range(r.randrange(1, 6)):
+            pte = r.choice([root | 0x3, (r.randrange(1 << 30) & ~0xFFF) | r.choice([1, 3, 5, 7, 0xB]),
+                            r.getrandbits(64)])
+            self.q.cmd(f"writeq {BAR4 + root + 8 * r.randrange(512):#x} {pte:#x}")
+        self.q.wr(R["HPU_REG_MMU_INV"], r.choice([asid, R["HPU_MMU_INV_ALL"], self.value()]))
+        return f"page table asid {asid} root {root:#x}"
+
+    def msix_entry(self):
+        r = self.rng
+        v = r.randrange(33)
+        target = r.choice([ARENA + r.randrange(0x1000) * 4, BAR0 + r.choice(SINGLE_REGS),
+                           BAR0 + self.stream_base() + R["HPU_QS_PI"], BAR2 + 16 * r.randrange(32),
+                           0xFEE00000, self.value()])
+        self.q.cmd(f"writel {BAR2 + 16 * v:#x} {target & 0xFFFFFFFF:#x}")
+        self.q.cmd(f"writel {BAR2 + 16 * v + 4:#x} {r.choice([0, 0, 0, self.value()]):#x}")
+        self.q.cmd(f"writel {BAR2 + 16 * v + 8:#x} {self.value():#x}")
+        self.q.cmd(f"writel {BAR2 + 16 * v + 12:#x} {r.choice([0, 0, 1]):#x}")
+        if r.random() < 0.3:
+            self.q.wr(R["HPU_REG_IRQ_TEST"], v)
+        return f"msix vector {v} -> {target:#x}"
+
+    def config(self):
+        r = self.rng
+        c = r.randrange(6)
+        if c == 0 and self.msix:
+            val = r.choice([0x8000, 0xC000, 0, 0x4000])
+            self.q.cfg_write(self.msix + 2, val, 2)
+            return f"msix control {val:#x}"
+        if c == 1 and self.pcie:
+            # Device Control: bit 15 initiates a function level reset.
+            val = r.choice([0x8000, 0x0000, 0x2810, self.value() & 0xFFFF])
+            self.q.cfg_write(self.pcie + 8, val, 2)
+            qt.program_bars(self.q)
+            return f"pcie devctl {val:#x}"
+        if c == 2:
+            val = r.choice([0x6, 0x2, 0x4, 0x0, 0x406])
+            self.q.cfg_write(0x04, val, 2)
+            return f"command {val:#x}"
+        if c == 3:
+            off = r.randrange(0x40, 0x100)
+            self.q.cfg_write(off, r.getrandbits(8), 1)
+            return f"config byte {off:#x}"
+        qt.program_bars(self.q)
+        return "program BARs"
+
+    def boot(self):
+        r = self.rng
+        c = r.randrange(4)
+        if c == 0:
+            img = self.image
+        elif c == 1:
+            img = self.image[:r.randrange(1, len(self.image))]
+        elif c == 2:
+            img = bytearray(self.image)
+            img[r.randrange(len(img))] ^= 1 << r.randrange(8)
+            img = bytes(img)
+        else:
+            img = r.randbytes(r.randrange(1, 4096))
+        self.q.mem_write(qt.IMG_ADDR, img)
+        self.q.wr(R["HPU_REG_FW_IMG_ADDR_LO"], r.choice([qt.IMG_ADDR, self.value()]))
+        self.q.wr(R["HPU_REG_FW_IMG_ADDR_HI"], r.choice([0, 0, 0, self.value()]))
+        self.q.wr(R["HPU_REG_FW_IMG_SIZE"], r.choice([len(img), len(img), self.value()]))
+        cmd = r.choice([R["HPU_BOOT_HOST"], R["HPU_BOOT_FLASH"], self.value()])
+        self.q.wr(R["HPU_REG_BOOT_CMD"], cmd)
+        if r.random() < 0.3:
+            self.q.wr(R["HPU_REG_FLASH_CMD"], R["HPU_FLASH_WRITE"])
+        return f"boot cmd {cmd:#x} image {len(img)} bytes"
+
+    def reset_key(self):
+        reg = self.rng.choice([R["HPU_REG_SOFT_RESET"], R["HPU_REG_HARD_RESET"]])
+        key = self.rng.choice(KEYS)
+        self.q.wr(reg, key)
+        return f"reset {reg:#x} key {key:#x}"
+
+    def system_reset(self):
+        self.q.qmp_cmd("system_reset")
+        self.q.cmd("clock_step 1000")
+        qt.program_bars(self.q)
+        return "system_reset"
+
+    def run_one(self):
+        fn = self.rng.choices(self.table, weights=self.weights)[0][1]
+        self.current = fn.__name__
+        return fn()
+
+
+def smoke(q, image):
+    """After a system reset the device is the power-on device: it boots the
+    good image and runs a DMA job end to end."""
+    q.qmp_cmd("system_reset")
+    q.cmd("clock_step 1000")
+    qt.program_bars(q)
+    magic = q.rd(R["HPU_REG_MAGIC"])
+    qt.check(magic == R["HPU_MAGIC_VALUE"], f"MAGIC after the fuzz and a system reset ({magic:#x})")
+    st = q.rd(R["HPU_REG_CPU_STATUS"])
+    qt.check(st == R["HPU_CPU_ROM_INIT"], f"CPU_STATUS ROM_INIT after a system reset ({st})")
+    q.cmd(f"clock_step {10 * qt.MS}")
+    qt.boot_host(q, image)
+    q.cmd(f"clock_step {30 * qt.MS}")
+    qt.settle(q, R["HPU_REG_CPU_STATUS"], R["HPU_CPU_BOOTING"], "firmware boot")
+    st = q.rd(R["HPU_REG_CPU_STATUS"])
+    qt.check(st == R["HPU_CPU_RUNNING"], f"firmware runs after the fuzz and a system reset ({st})")
+    # One job on engine 0 stream 0: host -> HBM -> host and a write-value,
+    # in an arena cleared of what the fuzzer left there.
+    ring, cq, cb, src, dst = ARENA, ARENA + 0x1000, ARENA + 0x2000, ARENA + 0x10000, ARENA + 0x20000
+    q.mem_write(ARENA, bytes(0x30000))
+    data = bytes((i * 13 + 5) & 0xFF for i in range(4099))
+    q.mem_write(src, data)
+    q.mem_write(cb, le((0x01, 4), (0, 4), (HOST | src, 8), (0x1000, 8), (len(data), 8)) +
+                le((0x01, 4), (0, 4), (0x1000, 8), (HOST | dst, 8), (len(data), 8)) +
+                le((0x02, 4), (0x5EED, 4), (HOST | dst + 0x2000, 8)))
+    q.mem_write(ring, le((HOST | cb, 8), (80, 4), (0, 2), (0, 2), (0x77, 8), (0, 8)))
+    qs = 0x10000
+    for off, val in ((R["HPU_QS_RING_LO"], ring), (R["HPU_QS_RING_HI"], 0),
+                     (R["HPU_QS_RING_SIZE"], 16), (R["HPU_QS_CQ_LO"], cq), (R["HPU_QS_CQ_HI"], 0),
+                     (R["HPU_QS_CQ_SIZE"], 16), (R["HPU_QS_CTRL"], R["HPU_QS_CTRL_ENABLE"]),
+                     (R["HPU_QS_PI"], 1)):
+        q.wr(qs + off, val)
+    for _ in range(2000):
+        if q.rd(qs + R["HPU_QS_CQ_PI"]) == 1:
+            break
+        time.sleep(0.001)
+    rec = q.mem_read(cq, 16)
+    qt.check(rec == le((0x77, 8), (0, 4), (0, 2), (0, 1), (0, 1)),
+             f"a DMA job completes OK after the fuzz and a system reset ({rec.hex()})")
+    qt.check(q.mem_read(dst, len(data)) == data and
+             q.cmd(f"readl {dst + 0x2000:#x}") == 0x5EED, "its data arrived")
+
+
+def fuzz_round(qemu, seed, actions, deadline, image, stats):
+    rng = random.Random(seed)
+    tmp = tempfile.mkdtemp(prefix="hpu-fuzz-")
+    log = os.path.join(tmp, "guest-errors.log")
+    qmp = os.path.join(tmp, "qmp.sock")
+    q = Fuzzer(qemu, f"hpu,addr=01.0,hbm-size=1G,serial=FUZZ,fw-pubkey={qt.pubkey()}", log, qmp)
+    last = collections.deque(maxlen=40)
+    done = 0
+    ok = True
+    # A QEMU that stops answering (a deadlock in the model) is a failure too:
+    # a watchdog kills it when no action finished for HANG_S seconds.
+    progress = [time.monotonic()]
+    hung = threading.Event()
+    stop = threading.Event()
+
+    def watchdog():
+        while not stop.wait(1.0):
+            if time.monotonic() - progress[0] > HANG_S:
+                hung.set()
+                # Where every thread of the hung QEMU waits, for the report.
+                if shutil.which("gdb"):
+                    bt = subprocess.run(["gdb", "-batch", "-p", str(q.p.pid), "-ex",
+                                         "thread apply all bt 15"], capture_output=True,
+                                        text=True, timeout=120, check=False)
+                    print("QEMU threads when it stopped answering:\n" +
+                          "\n".join(l for l in bt.stdout.splitlines() if l.startswith(("#", "Thread"))))
+                q.p.kill()
+                return
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        qt.program_bars(q)
+        a = Actions(q, rng, image)
+        a.current = "start"
+        while done < actions and time.monotonic() < deadline:
+            last.append(f"{done}: " + a.run_one())
+            done += 1
+            progress[0] = time.monotonic()
+        before = len(qt.FAILS)
+        smoke(q, image)
+        ok = len(qt.FAILS) == before
+        if not ok:
+            print(f"FAIL seed {seed}: the device does not work after the fuzz and a system reset")
+    except (RuntimeError, OSError, ValueError) as e:
+        ok = False
+        why = str(e)
+        if hung.is_set():
+            why = f"QEMU stopped answering for {HANG_S} s in action {a.current}"
+        print(f"FAIL seed {seed} after {done} actions: {why}")
+        print("last actions:\n  " + "\n  ".join(last))
+        q.p.poll()
+        print(f"QEMU exit status {q.p.returncode}; stderr:\n" + q.stderr_tail())
+    finally:
+        stop.set()
+        try:
+            q.close()
+        except (OSError, subprocess.TimeoutExpired):
+            q.p.kill()
+    rc = q.p.returncode
+    # terminate() gives -15; anything else (an abort, a crash) is a failure
+    if ok and rc not in (0, -15):
+        ok = False
+        print(f"FAIL seed {seed}: QEMU exited with {rc}")
+    with open(log, errors="replace") as f:
+        stats["guest errors logged"] += sum(1 for _ in f)
+    for name in os.listdir(tmp):
+        os.unlink(os.path.join(tmp, name))
+    os.rmdir(tmp)
+    stats["actions"] += done
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description="fuzz the HPU device model through qtest")
+    ap.add_argument("--seed", type=int, default=None, help="first seed (default: random)")
+    ap.add_argument("--actions", type=int, default=4000, help="actions per round")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--time-limit", type=float, default=0, help="seconds, 0: none")
+    ap.add_argument("--qemu")
+    a = ap.parse_args()
+    qemu = a.qemu
+    if not qemu:
+        r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
+            return 77
+        qemu = r.stdout.strip().splitlines()[-1]
+    if not os.access(qt.PACKER, os.X_OK):
+        print("FAIL: the firmware packer is not built (build/tools/hpu-fwpack/hpu-fwpack)")
+        return 1
+    seed = a.seed if a.seed is not None else random.SystemRandom().getrandbits(31)
+    with tempfile.TemporaryDirectory(prefix="hpu-fuzz-img-") as d:
+        image = qt.pack(d, "good.bin", "--key", qt.FWKEY)
+    t0 = time.monotonic()
+    deadline = t0 + a.time_limit if a.time_limit else float("inf")
+    stats = collections.Counter()
+    failed = 0
+    rounds = 0
+    for r in range(a.rounds):
+        if time.monotonic() > deadline:
+            break
+        rounds += 1
+        if not fuzz_round(qemu, seed + r, a.actions, deadline, image, stats):
+            failed += 1
+    took = time.monotonic() - t0
+    print(f"model fuzz: seeds {seed}..{seed + rounds - 1}, {rounds} rounds, "
+          f"{stats['actions']} actions in {took:.1f} s ({stats['actions'] / max(took, 1e-9):.0f}/s), "
+          f"{stats['guest errors logged']} guest errors logged, {failed} rounds failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
