@@ -4,6 +4,8 @@
 #   make run       set up what is missing, build, boot a guest with two HPUs, show hpu-smi
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make bench     benchmarks
+#   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
+#                  debug, failslab) built from linux-source-6.12, cached by hash
 #   make vm-shell  an interactive guest with two HPUs and the driver's build tree
 # Other targets: bootstrap, qemu, kernel, user, check, clean.
 
@@ -17,7 +19,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run test bench vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run test test-debug bench vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -50,6 +52,17 @@ run: all
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)
+
+# hpu.ko for the debug kernel is built in a copy of kernel/, so that the
+# work tree's module (for the reference kernel) stays as it is.
+test-debug: all
+	@ver=$$(bash tools/build-debug-kernel.sh) && kdir=$$(bash tools/build-debug-kernel.sh --print-kdir) && \
+	rm -rf $(BUILD)/kernel-debug && mkdir -p $(BUILD)/kernel-debug && \
+	cp kernel/*.[ch] kernel/Kbuild kernel/Makefile $(BUILD)/kernel-debug/ && \
+	ln -sfn $(CURDIR)/include $(BUILD)/include && \
+	$(MAKE) --no-print-directory -s -C $(BUILD)/kernel-debug KDIR=$$kdir && \
+	python3 tests/run-tests.py --build $(BUILD) --debug-kernel $$ver \
+		--ko $(CURDIR)/$(BUILD)/kernel-debug/hpu.ko
 
 bench: all
 	@python3 tests/bench/run-bench.py --build $(BUILD)

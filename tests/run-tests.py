@@ -40,7 +40,7 @@ VM_ALLOW = []
 
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
-             "-telemetry", "-smi", "-firmware", "-hard-reset")
+             "-telemetry", "-smi", "-firmware", "-security", "-hard-reset")
 
 results = []
 
@@ -116,11 +116,12 @@ def host_unit(build, label):
     junit_cases(junit, label)
 
 
-def vm_tests(build, iommu=False):
+def vm_tests(build, iommu=False, kernel=None, ko=None):
     """One guest boot running tests/vm/guest-suite.sh; names prefixed vm/ or
-    (with intel-iommu, strict) vm-iommu/."""
-    prefix = "vm-iommu" if iommu else "vm"
-    logdir = os.path.join(REPO, build, "vm-test-iommu" if iommu else "vm-test")
+    (with intel-iommu, strict) vm-iommu/, or vm-debug/ on a given kernel
+    (make test-debug) with the module built for it."""
+    prefix = "vm-debug" if kernel else "vm-iommu" if iommu else "vm"
+    logdir = os.path.join(REPO, build, "vm-test-" + prefix[3:] if kernel or iommu else "vm-test")
     os.makedirs(logdir, exist_ok=True)
     for f in os.listdir(logdir):
         if f in ("results.txt", "recovery.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
@@ -131,6 +132,10 @@ def vm_tests(build, iommu=False):
            "--env", f"HPU_EXPECT={expect}", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
     if iommu:
         cmd += ["--iommu"]
+    if kernel:
+        # KASAN and lockdep make everything several times slower.
+        cmd += ["--kernel", kernel, "--env", f"HPU_KO={ko}", "--env", "HPU_TIME_SCALE=4",
+                "--timeout", "3600"]
     for a in VM_ALLOW:
         cmd += ["--allow", a]
     for d in VM_HPUS:
@@ -171,7 +176,17 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--build-san", default="build-san")
     ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu"], action="append")
+    ap.add_argument("--debug-kernel", metavar="VERSION",
+                    help="run only the VM suite, on this kernel (make test-debug)")
+    ap.add_argument("--ko", help="with --debug-kernel: the hpu.ko built for it")
     a = ap.parse_args()
+    if a.debug_kernel:
+        t0 = time.monotonic()
+        vm_tests(a.build, kernel=a.debug_kernel, ko=a.ko)
+        npass = sum(1 for r in results if r[1])
+        print(f"\n(make test-debug took {time.monotonic() - t0:.0f} s)")
+        print(f"{npass} passed, {len(results) - npass} failed")
+        return 1 if len(results) > npass else 0
     only = set(a.only or ["static", "unit", "vm", "vm-iommu"])
     t0 = time.monotonic()
     if "static" in only:

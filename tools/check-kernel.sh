@@ -20,7 +20,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KDIR=${KDIR:-$(ls -d /lib/modules/6.12*/build 2>/dev/null | head -n1)}
+KDIR=${KDIR:-$(ls -d /lib/modules/6.12*/build 2>/dev/null | grep -v -- -hpu-debug/build | head -n1)}
 CHECKPATCH=${CHECKPATCH:-${HPU_CACHE:-/var/cache/hpu}/linux-scripts/scripts/checkpatch.pl}
 
 die() {

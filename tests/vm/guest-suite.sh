@@ -11,6 +11,9 @@ BUILD=${HPU_BUILD:-$REPO/build}
 OUT=${HPU_OUT:?HPU_OUT not set}
 RES=$OUT/results.txt
 SMI=$BUILD/tools/hpu-smi/hpu-smi
+# The module under test: the work tree's, or (make test-debug) one built
+# against the debug kernel.
+KO=${HPU_KO:-$REPO/kernel/hpu.ko}
 export HPU_SMI=$SMI
 : > "$RES"
 
@@ -27,6 +30,12 @@ ndev=$(echo "$HPU_EXPECT" | tr ';' '\n' | grep -c .)
 # and free memory, compared after the final unload.
 sync; echo 3 > /proc/sys/vm/drop_caches
 cp /proc/slabinfo /tmp/slab-before
+# The debug kernel (make test-debug) has kmemleak: forget what boot left,
+# so that the scan before the final unload reports only this run's leaks.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+if [ -w "$KMEMLEAK" ]; then
+	echo scan > "$KMEMLEAK"; echo clear > "$KMEMLEAK"
+fi
 mem_before=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 
 # The timeout tests set their own per-job timeouts, so jobs keep the
@@ -36,7 +45,7 @@ mem_before=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 HPU_PARAMS=${HPU_PARAMS:-"hb_period_ms=250"}
 modprobe -a drm drm_buddy drm_shmem_helper gpu-sched
 cp /proc/slabinfo /tmp/slab-loaded-deps
-check "vm/driver loads" sh -c "insmod $REPO/kernel/hpu.ko $HPU_PARAMS"
+check "vm/driver loads" sh -c "insmod $KO $HPU_PARAMS"
 
 # In the intel-iommu boot (strict), every HPU must sit in a translated
 # IOMMU group in strict mode ("DMA"; lazy would be "DMA-FQ").
@@ -79,7 +88,10 @@ done
 #   uapi-mem  raw ioctls of buffers, VM_BIND, queues, SUBMIT, bad packets
 #   dma       data paths, fences, command lists, waits through libhpu
 #   isolation contexts and processes
+# HPU_TIME_SCALE multiplies every limit (the debug kernel of make test-debug
+# runs several times slower).
 vmtests() { # name, time limit (s), Catch2 test spec
+	set -- "$1" $(( $2 * ${HPU_TIME_SCALE:-1} )) "$3"
 	t0=$(date +%s)
 	# The JUnit reporter writes a few bytes per system call: to tmpfs first,
 	# since every write to the 9p share is a round trip to the host.
@@ -103,7 +115,7 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
@@ -244,6 +256,12 @@ vmtests "-firmware" 240 "[firmware]"
 # the process list (tests/vm/test_smi.cpp).
 vmtests "-smi" 180 "[smi]"
 
+# Security and robustness (issue 9, tests/vm/test_sec_*.cpp): dma-buf maps
+# and read-only export, sync objects cleared for each new context, unbind
+# while a thread waits, per-context limits, FLR. Some unbind and rebind a
+# device: each leaves every device bound and working.
+vmtests "-security" 300 "[security]"
+
 vmtests "-hard-reset" 150 "[hard-reset]"
 
 # hpu-smi's table shows every device with its serial and HBM size in MiB:
@@ -276,6 +294,19 @@ else
 fi
 echo "$(wc -l < /tmp/klog-warn) expected driver warnings/errors in the kernel log"
 
+# kmemleak (debug kernel only): objects allocated during the run that
+# nothing points to any more, with the driver still loaded (so that its
+# symbols resolve). Scanned twice: an object must look lost on both.
+if [ -w "$KMEMLEAK" ]; then
+	echo scan > "$KMEMLEAK"; sleep 6; echo scan > "$KMEMLEAK"
+	cat "$KMEMLEAK" > "$OUT/kmemleak.txt"
+	n=$(grep -c '^unreferenced object' "$OUT/kmemleak.txt")
+	ours=$(awk '/^unreferenced object/ { if (hit) c++; hit = 0 } /hpu|drm|dma_fence|sched|syncobj|dma_buf/ { hit = 1 }
+		END { if (hit) c++; print c + 0 }' "$OUT/kmemleak.txt")
+	if [ "$ours" = 0 ]; then pass "vm/kmemleak finds no leak of the driver ($n others)"
+	else fail "vm/kmemleak finds no leak of the driver" "$ours of $n unreferenced objects, see kmemleak.txt"; fi
+fi
+
 check "vm/driver unloads with devices present" rmmod hpu
 if [ -e /sys/module/hpu ] || ls /dev/accel/accel* >/dev/null 2>&1; then
 	fail "vm/nothing left after unload" "$(ls /sys/module/hpu /dev/accel 2>&1 | tr '\n' ' ')"
@@ -283,7 +314,7 @@ else
 	pass "vm/nothing left after unload"
 fi
 check "vm/driver reloads and unloads again" sh -c \
-	"insmod $REPO/kernel/hpu.ko && test \$(ls /dev/accel/accel* | wc -l) = $ndev && rmmod hpu"
+	"insmod $KO && test \$(ls /dev/accel/accel* | wc -l) = $ndev && rmmod hpu"
 
 # Nothing leaked after all of it: the slab caches of the driver's objects
 # (GEM objects, fences, syncobjs, the scheduler's fences and jobs) hold no
