@@ -185,6 +185,7 @@ static const struct drm_driver hpu_drm_driver = {
 	.postclose = hpu_postclose,
 
 	.gem_create_object = hpu_gem_create_object,
+	.gem_prime_import = hpu_gem_prime_import,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 
 	.ioctls = hpu_ioctls,
@@ -394,4 +395,5 @@ module_pci_driver(hpu_pci_driver);
 MODULE_DESCRIPTION(HPU_DRIVER_DESC);
 MODULE_AUTHOR("The hpu authors");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
 MODULE_VERSION(HPU_DRIVER_VERSION);

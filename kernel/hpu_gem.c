@@ -11,16 +11,24 @@
  *   (FOLL_LONGTERM) and DMA mapped at creation, counted against the
  *   process's RLIMIT_MEMLOCK like RDMA memory registrations.
  *
- * PRIME: every kind can be exported as a dma-buf. Another file of the
- * same device that imports it gets the same object. Other devices can
- * attach to host and user-pointer buffers; HBM has no struct pages for
- * them and their attach fails with -EOPNOTSUPP. Foreign dma-bufs are
- * imported as host buffers (drm_gem_shmem_prime_import_sg_table()).
+ * PRIME: every kind can be exported as a dma-buf (&hpu_dmabuf_ops).
+ * Another file of the same device that imports it gets the same object.
+ * Other devices can attach to host and user-pointer buffers; HBM has no
+ * struct pages for them and their attach fails with -EOPNOTSUPP. Only a
+ * host buffer's dma-buf can be mapped with mmap(2); the others refuse it
+ * with -ENODEV (HBM is not CPU-mappable, and the owner of a user pointer
+ * has the pages mapped already, with the rights it had). A read-only
+ * user pointer is mapped for other devices DMA_TO_DEVICE only; another
+ * HPU imports it read-only (hpu_gem_prime_import()). Foreign dma-bufs
+ * are imported as host buffers (drm_gem_shmem_prime_import_sg_table()).
  *
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/fcntl.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -75,8 +83,54 @@ static void hpu_bo_host_free(struct drm_gem_object *obj)
 	drm_gem_shmem_free(&bo->base);
 }
 
+/*
+ * &vm_operations_struct.fault of a host buffer's CPU mappings, through
+ * the device file or the buffer's dma-buf. drm_gem_shmem_vm_ops' fault
+ * takes the page index from the address alone, which is wrong for a
+ * dma-buf mapped from a non-zero offset; here it is the fault's file
+ * offset minus the buffer's fake offset (both mmap paths add that).
+ */
+static vm_fault_t hpu_bo_host_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
+	unsigned long first = drm_vma_node_start(&obj->vma_node);
+	unsigned long page = vmf->pgoff - first;
+	vm_fault_t ret;
+
+	dma_resv_lock(obj->resv, NULL);
+	if (vmf->pgoff < first || page >= obj->size >> PAGE_SHIFT ||
+	    !shmem->pages || shmem->madv < 0)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = vmf_insert_pfn(vma, vmf->address,
+				     page_to_pfn(shmem->pages[page]));
+	dma_resv_unlock(obj->resv);
+
+	return ret;
+}
+
+/* A mapping is copied (fork, split): it holds the pages and the object. */
+static void hpu_bo_host_vm_open(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.open(vma);
+}
+
+static void hpu_bo_host_vm_close(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.close(vma);
+}
+
+static const struct vm_operations_struct hpu_bo_host_vm_ops = {
+	.fault = hpu_bo_host_fault,
+	.open = hpu_bo_host_vm_open,
+	.close = hpu_bo_host_vm_close,
+};
+
 static const struct drm_gem_object_funcs hpu_bo_host_funcs = {
 	.free = hpu_bo_host_free,
+	.export = hpu_gem_prime_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -84,7 +138,7 @@ static const struct drm_gem_object_funcs hpu_bo_host_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.vm_ops = &drm_gem_shmem_vm_ops,
+	.vm_ops = &hpu_bo_host_vm_ops,
 };
 
 /**
@@ -165,6 +219,7 @@ static struct sg_table *hpu_bo_hbm_get_sg_table(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
 	.free = hpu_bo_hbm_free,
+	.export = hpu_gem_prime_export,
 	.get_sg_table = hpu_bo_hbm_get_sg_table,
 };
 
@@ -244,6 +299,7 @@ static struct sg_table *hpu_bo_userptr_get_sg_table(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs hpu_bo_userptr_funcs = {
 	.free = hpu_bo_userptr_free,
+	.export = hpu_gem_prime_export,
 	.get_sg_table = hpu_bo_userptr_get_sg_table,
 };
 
@@ -389,4 +445,165 @@ struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo)
 	if (bo->kind == HPU_BO_HOST)
 		return drm_gem_shmem_get_pages_sgt(&bo->base);
 	return ERR_PTR(-EINVAL);
+}
+
+/* PRIME */
+
+/*
+ * &dma_buf_ops.map_dma_buf: a read-only buffer (a user pointer pinned
+ * without write access) is mapped for device reads only, whoever the
+ * importer is: a device that asks for more would write pages the
+ * process could only read.
+ */
+static struct sg_table *hpu_gem_map_dma_buf(struct dma_buf_attachment *attach,
+					    enum dma_data_direction dir)
+{
+	struct drm_gem_object *obj = attach->dmabuf->priv;
+
+	if (to_hpu_bo(obj)->readonly && dir != DMA_TO_DEVICE) {
+		drm_dbg(obj->dev, "dma-buf: %s maps a read-only buffer for writing (direction %d)\n",
+			dev_name(attach->dev), dir);
+		return ERR_PTR(-EACCES);
+	}
+	return drm_gem_map_dma_buf(attach, dir);
+}
+
+/*
+ * &dma_buf_ops.mmap: mmap(2) of the dma-buf. A host buffer maps as
+ * through the device file (drm_gem_prime_mmap() with the buffer's fake
+ * offset, which it needs to exist: hpu_bo_host_fault() subtracts it).
+ * Accel devices have no primary minor, so drm_gem_prime_mmap() must not
+ * fall back to the device file's mmap for the other kinds: HBM has no
+ * CPU mapping, and a user pointer's pages are mapped by their owner
+ * already (another route to them could carry more rights than it had).
+ */
+static int hpu_gem_dmabuf_mmap(struct dma_buf *dmabuf,
+			       struct vm_area_struct *vma)
+{
+	struct drm_gem_object *obj = dmabuf->priv;
+	int ret;
+
+	if (to_hpu_bo(obj)->kind != HPU_BO_HOST) {
+		drm_dbg(obj->dev, "dma-buf: mmap of a buffer that is not host memory\n");
+		return -ENODEV;
+	}
+
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		return ret;
+	return drm_gem_prime_mmap(obj, vma);
+}
+
+/* drm_gem_prime_dmabuf_ops but for map_dma_buf and mmap. */
+static const struct dma_buf_ops hpu_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.attach = drm_gem_map_attach,
+	.detach = drm_gem_map_detach,
+	.map_dma_buf = hpu_gem_map_dma_buf,
+	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+	.mmap = hpu_gem_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+};
+
+/**
+ * hpu_gem_prime_export() - &drm_gem_object_funcs.export of every kind
+ * @obj: the buffer; never an imported one (the DRM core hands out the
+ *	original dma-buf of those)
+ * @flags: file flags of the dma-buf (DRM_CLOEXEC, DRM_RDWR)
+ *
+ * The dma-buf of a read-only buffer is a read-only file whatever
+ * @flags ask for.
+ *
+ * Return: the dma-buf, or an ERR_PTR().
+ */
+struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags)
+{
+	struct dma_buf_export_info exp_info = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = THIS_MODULE,
+		.ops = &hpu_dmabuf_ops,
+		.size = obj->size,
+		.flags = flags,
+		.priv = obj,
+		.resv = obj->resv,
+	};
+
+	if (to_hpu_bo(obj)->readonly)
+		exp_info.flags = (flags & ~O_ACCMODE) | O_RDONLY;
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
+}
+
+/*
+ * Import another HPU's read-only buffer: attached DMA_TO_DEVICE (the
+ * exporter refuses anything else) and marked read-only, so that VM_BIND
+ * maps it only with DRM_HPU_VM_READONLY (no WRITE bit in the device's
+ * page tables). drm_gem_prime_import_dev() but for the direction.
+ */
+static struct drm_gem_object *
+hpu_gem_prime_import_readonly(struct drm_device *drm, struct dma_buf *dmabuf)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_object *obj;
+	struct sg_table *sgt;
+	int ret;
+
+	attach = dma_buf_attach(dmabuf, drm->dev);
+	if (IS_ERR(attach))
+		return ERR_CAST(attach);
+	get_dma_buf(dmabuf);
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_TO_DEVICE);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_detach;
+	}
+
+	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, sgt);
+	if (IS_ERR(obj)) {
+		ret = PTR_ERR(obj);
+		goto err_unmap;
+	}
+
+	obj->import_attach = attach;
+	obj->resv = dmabuf->resv;
+	to_hpu_bo(obj)->readonly = true;
+	return obj;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_TO_DEVICE);
+err_detach:
+	dma_buf_detach(dmabuf, attach);
+	dma_buf_put(dmabuf);
+	return ERR_PTR(ret);
+}
+
+/**
+ * hpu_gem_prime_import() - &drm_driver.gem_prime_import
+ * @drm: the importing device
+ * @dmabuf: the dma-buf
+ *
+ * A dma-buf of this device gives its own object back; a read-only buffer
+ * of another HPU is imported read-only; anything else as a host buffer
+ * by drm_gem_prime_import().
+ *
+ * Return: the object, holding a reference, or an ERR_PTR().
+ */
+struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
+					    struct dma_buf *dmabuf)
+{
+	struct drm_gem_object *obj = dmabuf->priv;
+
+	if (dmabuf->ops != &hpu_dmabuf_ops)
+		return drm_gem_prime_import(drm, dmabuf);
+
+	if (obj->dev == drm) {
+		/* As drm_gem_prime_import_dev() does for its own dma-bufs. */
+		drm_gem_object_get(obj);
+		return obj;
+	}
+	if (to_hpu_bo(obj)->readonly)
+		return hpu_gem_prime_import_readonly(drm, dmabuf);
+	return drm_gem_prime_import(drm, dmabuf);
 }

@@ -12,6 +12,7 @@
 
 #include <drm/drm_gem_shmem_helper.h>
 
+struct dma_buf;
 struct hpu_device;
 struct hpu_vm;
 struct mm_struct;
@@ -51,7 +52,10 @@ enum hpu_bo_kind {
  * @sgt: %HPU_BO_USERPTR: @pages mapped for the device's DMA.
  * @mm: %HPU_BO_USERPTR: the process whose pinned_vm the pages count
  *	against (a mmgrab() reference).
- * @readonly: %HPU_BO_USERPTR: pinned for device reads only.
+ * @readonly: the device may only read the memory: a %HPU_BO_USERPTR
+ *	pinned for device reads only, or the %HPU_BO_HOST import of another
+ *	HPU's read-only buffer. VM_BIND maps it only read-only, its dma-buf
+ *	is mapped for other devices only DMA_TO_DEVICE.
  *
  * Every field is set before the object gets a handle and constant until
  * it is freed, so none needs a lock; the shmem part has its own
@@ -86,5 +90,8 @@ int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
 			  u64 addr, u64 size, bool readonly,
 			  struct hpu_bo **out);
 struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
+struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags);
+struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
+					    struct dma_buf *dmabuf);
 
 #endif /* __HPU_GEM_H__ */

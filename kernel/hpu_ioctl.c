@@ -445,9 +445,8 @@ static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
 		ret = -ERANGE;
 		goto out;
 	}
-	if (bo->kind == HPU_BO_USERPTR && bo->readonly &&
-	    !(args->flags & DRM_HPU_VM_READONLY)) {
-		drm_dbg(drm, "VM_BIND: read-only user pointer needs DRM_HPU_VM_READONLY\n");
+	if (bo->readonly && !(args->flags & DRM_HPU_VM_READONLY)) {
+		drm_dbg(drm, "VM_BIND: read-only buffer needs DRM_HPU_VM_READONLY\n");
 		goto out;
 	}
 
@@ -494,13 +493,13 @@ static int hpu_vm_bind_unmap(struct drm_device *drm, struct hpu_vm *vm,
  * Return: 0; -EINVAL for an unknown op or flags, non-zero pad (or, for
  * UNMAP, handle, bo_offset, size or flags), a zero size, an offset, size
  * or address not a multiple of the buffer's page size, a range outside
- * the buffer, va non-zero without FIXED, or a read-only user pointer
- * mapped writable; -ERANGE for a FIXED or UNMAP address outside the
- * context's range; -ENOENT for an unknown handle or no mapping at the
- * UNMAP address; -EBUSY for a FIXED range that overlaps a mapping;
- * -ENOSPC when no free range is large enough; -ENOMEM; -ERESTARTSYS
- * when a signal interrupts UNMAP's wait; -ENODEV once the device is
- * unplugged.
+ * the buffer, va non-zero without FIXED, or a read-only buffer (user
+ * pointer, or another HPU's read-only buffer imported) mapped writable;
+ * -ERANGE for a FIXED or UNMAP address outside the context's range;
+ * -ENOENT for an unknown handle or no mapping at the UNMAP address;
+ * -EBUSY for a FIXED range that overlaps a mapping; -ENOSPC when no
+ * free range is large enough; -ENOMEM; -ERESTARTSYS when a signal
+ * interrupts UNMAP's wait; -ENODEV once the device is unplugged.
  */
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file)

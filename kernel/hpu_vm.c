@@ -30,6 +30,7 @@
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_mmu.h"
+#include "hpu_reg.h"
 #include "hpu_vm.h"
 
 /* Level of the tables holding 2 MiB and 4 KiB leaves. */
@@ -426,13 +427,29 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 	return 0;
 }
 
+/*
+ * A context's 32 sync objects keep their values when its ASID is given
+ * back (Documentation/hw/memory-and-queues.md): clear them before the
+ * ASID's next context can run a job, so that it neither reads the last
+ * one's values nor has its own WAITs pass early. The previous context's
+ * streams are stopped (its queues went before its address space), and a
+ * soft reset, which also clears them, cannot run meanwhile (hpu_open()).
+ */
+static void hpu_vm_clear_sobs(struct hpu_device *hdev, u32 asid)
+{
+	unsigned int i;
+
+	for (i = 0; i < HPU_SOBS_PER_ASID; i++)
+		hpu_wr32(hdev, HPU_REG_SOB(HPU_SOBS_PER_ASID * asid + i), 0);
+}
+
 /**
  * hpu_vm_create() - create the address space of a new context
  * @hdev: the device, kept bound by the caller
  * @out: Out: the address space, holding the file's reference
  *
- * Allocates an ASID and an empty root table and programs the ASID's root.
- * May sleep.
+ * Allocates an ASID, clears its sync objects, allocates an empty root
+ * table and programs the ASID's root. May sleep.
  *
  * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM; -ETIMEDOUT if
  * the device does not complete the invalidation.
@@ -460,6 +477,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 		goto err_free;
 	}
 	vm->asid = ret;
+	hpu_vm_clear_sobs(hdev, vm->asid);
 
 	vm->root = hpu_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
