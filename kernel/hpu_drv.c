@@ -369,11 +369,12 @@ static void hpu_remove(struct pci_dev *pdev)
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
 	/*
-	 * After drm_dev_unplug() no ioctl is inside drm_dev_enter() and none
-	 * can enter: only then quiesce the hardware. No drm_dev_enter()
-	 * section waits for a job (VM_BIND UNMAP waits before it enters), so
-	 * the unplug is bounded; hpu_qm_fini() then fails the jobs still on
-	 * the streams, which ends every wait for them. Open files keep the
+	 * Fail the jobs still on the streams first (no reset runs any more),
+	 * which ends every wait for them: drm_dev_unplug() then never waits
+	 * behind a job (and no drm_dev_enter() section waits for one either:
+	 * VM_BIND UNMAP waits before it enters). After drm_dev_unplug() no
+	 * ioctl is inside drm_dev_enter() and none can enter: only then
+	 * quiesce the rest of the hardware. Open files keep the
 	 * drm_device (and so struct hpu_device) alive until their last close;
 	 * the rest (interrupts, vectors, mapping) is released by devres.
 	 */
@@ -381,10 +382,10 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_fw_fini(hdev);
+	hpu_qm_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);
-	hpu_qm_fini(hdev);
 	/* Quiet or cut off the bus now: what was kept can go. */
 	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);

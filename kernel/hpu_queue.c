@@ -815,8 +815,10 @@ int hpu_qm_init(struct hpu_device *hdev)
 
 /**
  * hpu_qm_fini() - stop every stream before the device is unbound
- * @hdev: the device; no ioctl can enter any more (drm_dev_unplug() or a
- *	failed probe)
+ * @hdev: the device, being removed (before drm_dev_unplug(), which then
+ *	never waits behind a job) or a failed probe; no reset runs any more
+ *	(hpu_reset_fini()). Ioctls may still run: jobs they push later fail
+ *	-ENODEV at run_job without touching the device.
  *
  * Disables every stream and waits for them to stop, signals the jobs
  * that completed and fails the others with -ENODEV. A stream that does
@@ -844,10 +846,19 @@ void hpu_qm_fini(struct hpu_device *hdev)
 			for (s = 0; s < HPU_QM_STREAMS; s++) {
 				struct hpu_stream *stream = &qm->engines[e].streams[s];
 
+				if (!stream->hdev)
+					continue;	/* never initialised */
+				/*
+				 * After a restart in progress: once halted, no
+				 * restart resumes the stream (it finds it
+				 * stopped; resets are over).
+				 */
+				mutex_lock(&stream->recover_lock);
 				spin_lock_irqsave(&stream->lock, flags);
 				if (stream->enabled)
 					hpu_stream_halt_locked(stream);
 				spin_unlock_irqrestore(&stream->lock, flags);
+				mutex_unlock(&stream->recover_lock);
 			}
 		}
 		for (e = 0; e < qm->num_engines; e++) {

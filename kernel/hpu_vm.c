@@ -440,7 +440,9 @@ err_clear:
 	hpu_vm_clear_range(vm, m->node.start, done, m->leaf_level, &freed);
 	drm_mm_remove_node(&m->node);
 	if (hpu_mmu_invalidate(hdev, vm->asid)) {
-		/* No buffer reference yet: only the tables are kept. */
+		/* The partial entries named the buffer: keep it too. */
+		drm_gem_object_get(obj);
+		m->obj = obj;
 		hpu_mapping_quarantine(vm, m, &freed);
 		mutex_unlock(&vm->lock);
 		return ret;

@@ -4,7 +4,8 @@
 //  - unbinding a device through sysfs completes within seconds while a
 //    thread sits in VM_BIND UNMAP behind a job that never ends (WAIT on a
 //    sync object nobody sets, with the longest timeout allowed); the UNMAP
-//    returns ENODEV, and the device binds again and runs a job;
+//    returns (0 or ENODEV, as removal fails the job before or after it
+//    unplugs), and the device binds again and runs a job;
 //  - a TLB invalidation that does not complete (INJ_MMU_INV, debugfs
 //    inject_mmu_inv) quarantines the unmapped buffer instead of freeing it,
 //    says so in the kernel log, leads to a hard reset, and only that reset
@@ -234,7 +235,7 @@ TEST_CASE("unbind completes while VM_BIND UNMAP waits for a job that never ends,
     } // the file closes on the unbound device
     ::sigaction(SIGUSR1, &old_sa, nullptr);
     INFO("UNMAP returned " << std::strerror(unmap_err));
-    CHECK(unmap_err == ENODEV);
+    CHECK((unmap_err == ENODEV || unmap_err == 0));
 
     const int e = write_text(std::string(kPciDriver) + "/bind", bdf);
     INFO("bind " << bdf << ": " << std::strerror(e));
