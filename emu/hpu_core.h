@@ -315,6 +315,7 @@ struct hpu_inj {
     uint32_t hang;              /* engine mask */
     uint32_t dma_fail;          /* engine mask */
     uint64_t ecc_addr;
+    uint32_t mmu_inv;           /* INJ_MMU_INV: invalidations never complete */
 };
 
 /* An event-queue entry before it is written. */
@@ -372,6 +373,7 @@ struct hpu_mmu {
     uint32_t root_lo[HPU_MMU_NUM_ASIDS];
     uint32_t root_hi[HPU_MMU_NUM_ASIDS];
     uint32_t inv_count;
+    bool inv_stuck;             /* an MMU_INV under INJ_MMU_INV: BUSY for good */
     uint32_t fault_asid;
     uint64_t fault_va;
     uint32_t fault_info;

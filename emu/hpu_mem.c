@@ -714,7 +714,8 @@ static enum hpu_access hpu_mmu_read(struct hpu_core *c, uint32_t offset,
         *val = 0;               /* write-only */
         break;
     case HPU_REG_MMU_INV_STATUS:
-        *val = 0;               /* invalidation is synchronous */
+        /* Synchronous, but INJ_MMU_INV keeps a written one pending. */
+        *val = m->inv_stuck ? HPU_MMU_INV_BUSY : 0;
         break;
     case HPU_REG_MMU_INV_COUNT:
         *val = m->inv_count;
@@ -793,6 +794,13 @@ static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
     }
     switch (offset) {
     case HPU_REG_MMU_INV:
+        if (c->inj.mmu_inv) {
+            m->inv_stuck = true;        /* INJ_MMU_INV: until a hard reset */
+            break;
+        }
+        if (m->inv_stuck) {
+            break;                      /* the stuck one is still pending */
+        }
         hpu_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
                            val & HPU_MMU_INV_ASID_MASK);
         m->inv_count++;

@@ -19,7 +19,7 @@
 
 #include "hpu_internal.h"
 
-#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_FLASH + 4 - HPU_REG_INJ_HANG)
+#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_MMU_INV + 4 - HPU_REG_INJ_HANG)
 #define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
                                  4 - HPU_REG_CPU_STATUS)
 #define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
@@ -320,6 +320,9 @@ static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
     case HPU_REG_INJ_FLASH:
         *val = 0;               /* write-only */
         break;
+    case HPU_REG_INJ_MMU_INV:
+        *val = c->inj.mmu_inv;
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -358,6 +361,9 @@ static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
         break;
     case HPU_REG_INJ_FLASH:
         hpu_fw_inj_flash(c, val);
+        break;
+    case HPU_REG_INJ_MMU_INV:
+        c->inj.mmu_inv = val & HPU_INJ_MMU_INV_STUCK;
         break;
     default:
         return HPU_ACCESS_UNMAPPED;

@@ -14,8 +14,12 @@
  *   inject_ecc       (W) "ce <HBM offset>" or "ue <HBM offset>"
  *   inject_fw        (W) "hb_stop" or "fatal"
  *   inject_flash     (W) "corrupt": flip a bit of the image in flash
+ *   inject_mmu_inv   (W) "stuck": TLB invalidations stop completing until
+ *                        a hard reset
  *   errors           (R) every error and reset counter
  *   retired_pages    (R) the retired HBM pages, one per line
+ *   quarantine       (R) memory kept out of use after a failure
+ *                        (Documentation/driver/reset.md)
  *
  * A write with bad input fails with -EINVAL and logs why; after the
  * device is unbound writes fail with -ENODEV.
@@ -223,9 +227,14 @@ static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
 	return ret ?: count;
 }
 
-static ssize_t hpu_debugfs_flash_write(struct file *f,
-				       const char __user *ubuf, size_t count,
-				       loff_t *ppos)
+/*
+ * An injection with a single keyword: @word written to @what sets @reg to
+ * @val, logging @msg.
+ */
+static ssize_t hpu_debugfs_word_write(struct file *f, const char __user *ubuf,
+				      size_t count, const char *what,
+				      const char *word, const char *msg,
+				      u32 reg, u32 val)
 {
 	struct hpu_debugfs *dbg = file_inode(f)->i_private;
 	struct hpu_device *hdev = dbg->hdev;
@@ -236,17 +245,43 @@ static ssize_t hpu_debugfs_flash_write(struct file *f,
 	if (ret)
 		return ret;
 
-	if (strcmp(s, "corrupt")) {
-		drm_notice(&hdev->drm, "debugfs inject_flash: expected \"corrupt\", got \"%s\"\n",
-			   s);
+	if (strcmp(s, word)) {
+		drm_notice(&hdev->drm, "debugfs %s: expected \"%s\", got \"%s\"\n",
+			   what, word, s);
 		return -EINVAL;
 	}
 
-	drm_info(&hdev->drm, "debugfs: injecting flash image corruption\n");
-	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_FLASH,
-				 HPU_INJ_FLASH_CORRUPT);
+	drm_info(&hdev->drm, "debugfs: %s\n", msg);
+	ret = hpu_debugfs_inject(dbg, reg, val);
 	return ret ?: count;
 }
+
+static ssize_t hpu_debugfs_flash_write(struct file *f,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	return hpu_debugfs_word_write(f, ubuf, count, "inject_flash", "corrupt",
+				      "injecting flash image corruption",
+				      HPU_REG_INJ_FLASH, HPU_INJ_FLASH_CORRUPT);
+}
+
+static ssize_t hpu_debugfs_mmu_inv_write(struct file *f,
+					 const char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	return hpu_debugfs_word_write(f, ubuf, count, "inject_mmu_inv", "stuck",
+				      "TLB invalidations stop completing until a hard reset",
+				      HPU_REG_INJ_MMU_INV, HPU_INJ_MMU_INV_STUCK);
+}
+
+static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
+{
+	struct hpu_debugfs *dbg = m->private;
+
+	hpu_reset_quarantine_show(dbg->hdev, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_quarantine);
 
 static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 {
@@ -331,6 +366,13 @@ static const struct file_operations hpu_debugfs_flash_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_mmu_inv_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_mmu_inv_write,
+	.llseek = noop_llseek,
+};
+
 /**
  * hpu_debugfs_init() - create the device's debugfs files
  * @hdev: the device, registered
@@ -365,6 +407,10 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_fw_fops);
 	debugfs_create_file("inject_flash", 0200, root, dbg,
 			    &hpu_debugfs_flash_fops);
+	debugfs_create_file("inject_mmu_inv", 0200, root, dbg,
+			    &hpu_debugfs_mmu_inv_fops);
+	debugfs_create_file("quarantine", 0444, root, dbg,
+			    &hpu_debugfs_quarantine_fops);
 	debugfs_create_file("errors", 0444, root, dbg,
 			    &hpu_debugfs_errors_fops);
 	debugfs_create_file("retired_pages", 0444, root, dbg,

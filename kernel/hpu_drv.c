@@ -61,15 +61,27 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 	fpriv->hdev = hdev;
 
 	/*
-	 * No reset while the context is created: it belongs wholly to the
-	 * generation it records (Documentation/driver/reset.md).
+	 * Every allocation first, outside the reset lock: resets take it
+	 * for writing on the fence-signalling path, and reclaim may wait
+	 * for fences (Documentation/driver/reset.md). All 63 ASIDs in use:
+	 * -EBUSY (Documentation/driver/memory.md).
+	 */
+	ret = hpu_vm_create(hdev, &fpriv->vm);
+	if (ret) {
+		kfree(fpriv);
+		goto out;
+	}
+
+	/*
+	 * No reset while the context is put on the device: it belongs
+	 * wholly to the generation it records. Nothing here allocates.
 	 */
 	hpu_reset_read_lock(hdev);
 	fpriv->generation = hpu_reset_generation(hdev);
-	/* All 63 ASIDs in use: -EBUSY (Documentation/driver/memory.md). */
-	ret = hpu_vm_create(hdev, &fpriv->vm);
+	ret = hpu_vm_activate(fpriv->vm);
 	hpu_reset_read_unlock(hdev);
 	if (ret) {
+		hpu_vm_destroy(fpriv->vm);
 		kfree(fpriv);
 		goto out;
 	}
@@ -358,8 +370,12 @@ static void hpu_remove(struct pci_dev *pdev)
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
 	/*
-	 * After drm_dev_unplug() no ioctl is inside drm_dev_enter() and none
-	 * can enter: only then quiesce the hardware. Open files keep the
+	 * Fail the jobs still on the streams first (no reset runs any more),
+	 * which ends every wait for them: drm_dev_unplug() then never waits
+	 * behind a job (and no drm_dev_enter() section waits for one either:
+	 * VM_BIND UNMAP waits before it enters). After drm_dev_unplug() no
+	 * ioctl is inside drm_dev_enter() and none can enter: only then
+	 * quiesce the rest of the hardware. Open files keep the
 	 * drm_device (and so struct hpu_device) alive until their last close;
 	 * the rest (interrupts, vectors, mapping) is released by devres.
 	 */
@@ -367,10 +383,12 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_fw_fini(hdev);
+	hpu_qm_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);
-	hpu_qm_fini(hdev);
+	/* Quiet or cut off the bus now: what was kept can go. */
+	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);
 	hpu_hw_fini(hdev);
 	hpu_hbm_fini(hdev);

@@ -459,8 +459,8 @@ out:
 	return ret;
 }
 
-static int hpu_vm_bind_unmap(struct drm_device *drm, struct hpu_vm *vm,
-			     struct drm_hpu_vm_bind *args)
+static int hpu_vm_bind_unmap_check(struct drm_device *drm,
+				   struct drm_hpu_vm_bind *args)
 {
 	if (args->flags || args->handle || args->bo_offset || args->size) {
 		drm_dbg(drm, "VM_BIND: UNMAP needs zero flags, handle, bo_offset and size\n");
@@ -476,8 +476,7 @@ static int hpu_vm_bind_unmap(struct drm_device *drm, struct hpu_vm *vm,
 			args->va);
 		return -ERANGE;
 	}
-
-	return hpu_vm_unmap(vm, args->va);
+	return 0;
 }
 
 /**
@@ -517,13 +516,27 @@ int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 
+	if (args->op == DRM_HPU_VM_UNMAP) {
+		ret = hpu_vm_bind_unmap_check(drm, args);
+		if (ret)
+			return ret;
+		/*
+		 * Before drm_dev_enter(): a job may run for an hour, and
+		 * device removal waits for every drm_dev_enter() section to
+		 * end before it fails the jobs (Documentation/driver/reset.md).
+		 */
+		ret = hpu_vm_wait_jobs(fpriv->vm);
+		if (ret)
+			return ret;
+	}
+
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
 	if (args->op == DRM_HPU_VM_MAP)
 		ret = hpu_vm_bind_map(drm, fpriv->vm, file, args);
 	else
-		ret = hpu_vm_bind_unmap(drm, fpriv->vm, args);
+		ret = hpu_vm_unmap(fpriv->vm, args->va);
 
 	drm_dev_exit(idx);
 	return ret;

@@ -386,8 +386,11 @@ static void hpu_stream_tdr_work(struct work_struct *work)
 	bool expired = false;
 	u64 seq = 0, cb = 0;
 	u32 ms = 0, asid = 0;
+	bool fence_cookie;
 	int idx;
 
+	/* A timed-out job's fence signals only through this work. */
+	fence_cookie = dma_fence_begin_signalling();
 	hpu_reset_read_lock(hdev);
 	if (!drm_dev_enter(&hdev->drm, &idx))
 		goto out_unlock;
@@ -424,6 +427,7 @@ static void hpu_stream_tdr_work(struct work_struct *work)
 	drm_dev_exit(idx);
 out_unlock:
 	hpu_reset_read_unlock(hdev);
+	dma_fence_end_signalling(fence_cookie);
 }
 
 /*
@@ -439,14 +443,17 @@ static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 				    struct hpu_queue *queue)
 {
 	struct hpu_device *hdev = stream->hdev;
-	bool head = true, restart = false;
+	bool head = true, restart = false, fence_cookie;
 	unsigned long flags;
 	struct hpu_job *job;
 	int idx;
 
+	/* The closing queue's fences signal through this. */
+	fence_cookie = dma_fence_begin_signalling();
 	hpu_reset_read_lock(hdev);
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
 		hpu_reset_read_unlock(hdev);
+		dma_fence_end_signalling(fence_cookie);
 		return;		/* hpu_qm_fini() fails everything */
 	}
 
@@ -472,6 +479,7 @@ static void hpu_stream_cancel_queue(struct hpu_stream *stream,
 	mutex_unlock(&stream->recover_lock);
 	drm_dev_exit(idx);
 	hpu_reset_read_unlock(hdev);
+	dma_fence_end_signalling(fence_cookie);
 }
 
 /**
@@ -608,9 +616,10 @@ void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 }
 
 /*
- * Shut the stream down for good (device removal or failed probe): stop
- * it, signal what completed and fail everything else with -ENODEV. Later
- * run_job calls fail the job without touching the device. May sleep.
+ * Shut the stream down for good (device removal or failed probe), once
+ * hpu_qm_fini() has halted it and waited for it: signal what completed
+ * and fail everything else with -ENODEV. Later run_job calls fail the job
+ * without touching the device. May sleep.
  */
 static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
 {
@@ -619,13 +628,6 @@ static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
 	LIST_HEAD(done);
 
 	if (stream->enabled) {
-		if (present) {
-			spin_lock_irqsave(&stream->lock, flags);
-			hpu_stream_halt_locked(stream);
-			spin_unlock_irqrestore(&stream->lock, flags);
-			hpu_stream_wait_idle(stream);
-		}
-
 		spin_lock_irqsave(&stream->lock, flags);
 		if (present)
 			hpu_stream_reap(stream, &done);
@@ -813,26 +815,73 @@ int hpu_qm_init(struct hpu_device *hdev)
 
 /**
  * hpu_qm_fini() - stop every stream before the device is unbound
- * @hdev: the device; no ioctl can enter any more (drm_dev_unplug() or a
- *	failed probe)
+ * @hdev: the device, being removed (before drm_dev_unplug(), which then
+ *	never waits behind a job) or a failed probe; no reset runs any more
+ *	(hpu_reset_fini()). Ioctls may still run: jobs they push later fail
+ *	-ENODEV at run_job without touching the device.
  *
- * Disables every stream, signals the jobs that completed and fails the
- * others with -ENODEV. The schedulers stay until the DRM device is
- * released, so files still open can tear their queues down. May sleep.
+ * Disables every stream and waits for them to stop, signals the jobs
+ * that completed and fails the others with -ENODEV. A stream that does
+ * not stop may still run a job: bus mastering is turned off before any
+ * fence signals, so that the job's host pages cannot be reached once
+ * they go back to the kernel (nothing allocates the device's HBM after
+ * this). The schedulers stay until the DRM device is released, so files
+ * still open can tear their queues down. May sleep.
  */
 void hpu_qm_fini(struct hpu_device *hdev)
 {
 	struct hpu_qm *qm = hdev->qm;
-	bool present;
-	unsigned int e, s;
+	bool present, busy = false, fence_cookie;
+	unsigned int e, s, stuck = 0;
+	unsigned long flags;
 
 	if (!qm)
 		return;
 
+	/* The fences of the jobs on the streams signal through this. */
+	fence_cookie = dma_fence_begin_signalling();
 	present = hpu_rd32(hdev, HPU_REG_MAGIC) != U32_MAX;
+	if (present) {
+		for (e = 0; e < qm->num_engines; e++) {
+			for (s = 0; s < HPU_QM_STREAMS; s++) {
+				struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+				if (!stream->hdev)
+					continue;	/* never initialised */
+				/*
+				 * After a restart in progress: once halted, no
+				 * restart resumes the stream (it finds it
+				 * stopped; resets are over).
+				 */
+				mutex_lock(&stream->recover_lock);
+				spin_lock_irqsave(&stream->lock, flags);
+				if (stream->enabled)
+					hpu_stream_halt_locked(stream);
+				spin_unlock_irqrestore(&stream->lock, flags);
+				mutex_unlock(&stream->recover_lock);
+			}
+		}
+		for (e = 0; e < qm->num_engines; e++) {
+			for (s = 0; s < HPU_QM_STREAMS; s++) {
+				struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+				if (stream->enabled && hpu_stream_wait_idle(stream)) {
+					busy = true;
+					stuck++;
+				}
+			}
+		}
+	}
+	if (busy) {
+		drm_err(&hdev->drm, "%u streams did not stop at shutdown: bus mastering turned off before their jobs fail\n",
+			stuck);
+		pci_clear_master(hdev->pdev);
+	}
+
 	for (e = 0; e < qm->num_engines; e++)
 		for (s = 0; s < HPU_QM_STREAMS; s++)
 			hpu_stream_shutdown(&qm->engines[e].streams[s], present);
+	dma_fence_end_signalling(fence_cookie);
 }
 
 /* Command buffer of the self-test: NOP, then WRITE_VALUE to host memory. */

@@ -17,9 +17,11 @@
  */
 
 #include <linux/compat.h>
+#include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/seq_file.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -83,7 +85,10 @@ bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
  * @hdev: the device
  *
  * Waits for a reset in progress. The holder must not wait for a job (a
- * reset may be what completes it) nor take the lock again. May sleep.
+ * reset may be what completes it), allocate memory with GFP_KERNEL
+ * (reclaim may wait for a job), nor take the lock again: resets hold the
+ * lock for writing inside their fence-signalling critical section
+ * (dma_fence_begin_signalling()), and lockdep checks it. May sleep.
  */
 void hpu_reset_read_lock(struct hpu_device *hdev)
 {
@@ -273,8 +278,14 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 		return ret;	/* still halted and locked, for the hard reset */
 
 	hpu_reset_restore(hdev);
-	/* The reset dropped the TLB; make sure nothing stale survives. */
-	hpu_mmu_invalidate_all(hdev);
+	/*
+	 * The reset dropped the TLB; make sure nothing stale survives. An
+	 * invalidation that does not complete leaves the TLB in doubt: only
+	 * a hard reset clears it.
+	 */
+	ret = hpu_mmu_invalidate_all(hdev);
+	if (ret)
+		return ret;	/* still halted and locked, for the hard reset */
 	hpu_qm_reset_finish(hdev, false, false);
 	up_write(&r->sem);
 
@@ -365,11 +376,18 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		ret = hpu_reset_reinit(hdev);
 	if (ret) {
 		WRITE_ONCE(r->unusable, true);
+		/*
+		 * Nothing proves the engines stopped: cut the device off host
+		 * memory before its jobs' fences signal and their pages can
+		 * go back to the kernel (Documentation/driver/reset.md).
+		 */
+		pci_clear_master(hdev->pdev);
 		hpu_qm_reset_finish(hdev, true, true);
 		up_write(&r->sem);
 		atomic64_inc(&r->stats.failed_resets);
 		drm_err(&hdev->drm, "hard reset failed (%d): the device is unusable; every open and ioctl fails with -ENODEV until it is unbound\n",
 			ret);
+		drm_err(&hdev->drm, "bus mastering turned off: the device may still run; its memory stays out of use until it is unbound\n");
 		hpu_events_reset_notify(hdev, true, gen);
 		return -EIO;
 	}
@@ -385,11 +403,23 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	return 0;
 }
 
-/* Run one reset. Caller holds the reset lock. Return 0, -EIO, -ENODEV. */
+static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
+					 u64 before, const char *why);
+
+/*
+ * Run one reset. Caller holds the reset lock. Return 0, -EIO, -ENODEV.
+ *
+ * The reset is a fence-signalling critical section: the jobs it stops
+ * signal their fences only through it, so nothing in it may allocate
+ * with GFP_KERNEL, wait for a fence or take a lock held elsewhere across
+ * either (Documentation/driver-api/dma-buf.rst, "Indefinite DMA Fences").
+ * The annotation lets lockdep check that.
+ */
 static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 			const char *reason)
 {
 	struct hpu_reset *r = hdev->reset;
+	bool quiet = false, fence_cookie;
 	int idx, ret;
 
 	if (READ_ONCE(r->unusable))
@@ -397,19 +427,32 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	if (!drm_dev_enter(&hdev->drm, &idx))
 		return -ENODEV;
 
+	fence_cookie = dma_fence_begin_signalling();
 	if (kind == HPU_RESET_SOFT) {
 		ret = hpu_reset_soft(hdev, reason);
 		if (ret) {
 			atomic64_inc(&r->stats.failed_resets);
 			drm_err(&hdev->drm, "soft reset failed (%d); escalating to a hard reset\n",
 				ret);
-			hpu_reset_hard(hdev, "soft reset failed", true);
+			quiet = !hpu_reset_hard(hdev, "soft reset failed", true);
 			ret = -EIO;
 		}
 	} else {
 		ret = hpu_reset_hard(hdev, reason, false);
+		quiet = !ret;
 	}
+	dma_fence_end_signalling(fence_cookie);
 	drm_dev_exit(idx);
+
+	/*
+	 * A hard reset that succeeded stopped every engine and emptied the
+	 * TLB: what was quarantined before it started is unreachable now.
+	 * Outside the signalling section: releasing frees memory.
+	 */
+	if (quiet)
+		hpu_reset_quarantine_release(hdev, false,
+					     hpu_reset_generation(hdev),
+					     "a hard reset proved the device quiet");
 
 	/*
 	 * An unusable device leaves user space for good: no open, ioctl or
@@ -581,11 +624,131 @@ int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	return ret;
 }
 
+/* Quarantine */
+
+/**
+ * hpu_reset_quarantine() - keep memory the device may still reach out of use
+ * @hdev: the device
+ * @e: the entry, embedded in what is kept, with @e->release,
+ *	@e->hbm_bytes and @e->host_bytes set
+ * @what: what is kept, for the log
+ * @asid: the address space it belonged to, for the log
+ *
+ * For a TLB invalidation that did not complete, or a context torn down
+ * while its jobs still ran: the device may still read or write the
+ * memory, so it must neither go back to the HBM allocator (another
+ * context would get it) nor to the kernel (pinned pages stay pinned).
+ * Logs one line, schedules a hard reset and keeps @e until a hard reset
+ * that starts after this call succeeds, or until the device is removed
+ * (hpu_reset_quarantine_fini()). Never allocates. May sleep.
+ */
+void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
+			  const char *what, u32 asid)
+{
+	struct hpu_reset *r = hdev->reset;
+
+	e->gen = hpu_reset_generation(hdev);
+	mutex_lock(&r->quar_lock);
+	list_add_tail(&e->link, &r->quar_list);
+	r->quar_count++;
+	r->quar_hbm += e->hbm_bytes;
+	r->quar_host += e->host_bytes;
+	mutex_unlock(&r->quar_lock);
+
+	drm_err(&hdev->drm, "ASID %u: quarantined %s (%llu bytes of HBM, %llu bytes of host memory): the device may still reach it; kept out of use until a hard reset\n",
+		asid, what, e->hbm_bytes, e->host_bytes);
+	hpu_reset_schedule(hdev, HPU_RESET_HARD, "quarantined memory");
+}
+
+/*
+ * Release the quarantined entries: all of them, or those quarantined in a
+ * generation before @before. No driver lock may be held.
+ */
+static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
+					 u64 before, const char *why)
+{
+	struct hpu_reset *r = hdev->reset;
+	struct hpu_quar_entry *e, *tmp;
+	u64 hbm = 0, host = 0;
+	unsigned int n = 0;
+	LIST_HEAD(list);
+
+	mutex_lock(&r->quar_lock);
+	list_for_each_entry_safe(e, tmp, &r->quar_list, link) {
+		if (!all && e->gen >= before)
+			continue;
+		list_move_tail(&e->link, &list);
+		hbm += e->hbm_bytes;
+		host += e->host_bytes;
+		n++;
+	}
+	r->quar_count -= n;
+	r->quar_hbm -= hbm;
+	r->quar_host -= host;
+	r->quar_released += n;
+	mutex_unlock(&r->quar_lock);
+
+	if (!n)
+		return;
+	drm_info(&hdev->drm, "released %u quarantined entries (%llu bytes of HBM, %llu bytes of host memory): %s\n",
+		 n, hbm, host, why);
+	list_for_each_entry_safe(e, tmp, &list, link) {
+		list_del_init(&e->link);
+		e->release(e);
+	}
+}
+
+/**
+ * hpu_reset_quarantine_fini() - release the quarantine at device removal
+ * @hdev: the device, unplugged, its streams shut down
+ *
+ * Turns bus mastering off first if anything is quarantined: the device
+ * can then no longer reach host memory, and no one allocates its HBM
+ * again. May sleep.
+ */
+void hpu_reset_quarantine_fini(struct hpu_device *hdev)
+{
+	struct hpu_reset *r = hdev->reset;
+	bool any;
+
+	if (!r)
+		return;
+	mutex_lock(&r->quar_lock);
+	any = !list_empty(&r->quar_list);
+	mutex_unlock(&r->quar_lock);
+	if (!any)
+		return;
+	pci_clear_master(hdev->pdev);
+	hpu_reset_quarantine_release(hdev, true, 0,
+				     "the device is removed, bus mastering off");
+}
+
+/**
+ * hpu_reset_quarantine_show() - the quarantine, for debugfs
+ * @hdev: the device
+ * @m: the seq_file
+ */
+void hpu_reset_quarantine_show(struct hpu_device *hdev, struct seq_file *m)
+{
+	struct hpu_reset *r = hdev->reset;
+
+	mutex_lock(&r->quar_lock);
+	seq_printf(m, "entries %u\n", r->quar_count);
+	seq_printf(m, "hbm_bytes %llu\n", r->quar_hbm);
+	seq_printf(m, "host_bytes %llu\n", r->quar_host);
+	seq_printf(m, "released %llu\n", r->quar_released);
+	mutex_unlock(&r->quar_lock);
+}
+
 static void hpu_reset_release(struct drm_device *drm, void *arg)
 {
 	struct hpu_reset *r = arg;
 
+	/* hpu_reset_quarantine_fini() ran at remove. */
+	drm_WARN(drm, !list_empty(&r->quar_list),
+		 "%u quarantined entries at release\n", r->quar_count);
 	destroy_workqueue(r->wq);
+	mutex_destroy(&r->quar_lock);
 	mutex_destroy(&r->lock);
 }
 
@@ -610,6 +773,8 @@ int hpu_reset_init(struct hpu_device *hdev)
 	r->hdev = hdev;
 	mutex_init(&r->lock);
 	init_rwsem(&r->sem);
+	mutex_init(&r->quar_lock);
+	INIT_LIST_HEAD(&r->quar_list);
 	spin_lock_init(&r->pending_lock);
 	INIT_WORK(&r->work, hpu_reset_work);
 	INIT_DELAYED_WORK(&r->hb_work, hpu_hb_work);
@@ -620,10 +785,25 @@ int hpu_reset_init(struct hpu_device *hdev)
 	r->wq = alloc_ordered_workqueue("hpu-reset-%s", WQ_MEM_RECLAIM,
 					pci_name(hdev->pdev));
 	if (!r->wq) {
+		mutex_destroy(&r->quar_lock);
 		mutex_destroy(&r->lock);
 		return -ENOMEM;
 	}
 	hdev->reset = r;
+
+	/*
+	 * Teach lockdep at once that resets take the lock for writing in a
+	 * fence-signalling critical section: an allocation or fence wait
+	 * under the lock for reading is then reported the first time it
+	 * happens, not only when it meets a reset.
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		bool cookie = dma_fence_begin_signalling();
+
+		down_write(&r->sem);
+		up_write(&r->sem);
+		dma_fence_end_signalling(cookie);
+	}
 
 	return drmm_add_action_or_reset(drm, hpu_reset_release, r);
 }

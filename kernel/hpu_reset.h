@@ -9,6 +9,7 @@
 #define __HPU_RESET_H__
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -17,6 +18,7 @@
 
 struct file;
 struct hpu_device;
+struct seq_file;
 struct hpu_file_priv;
 
 /**
@@ -55,6 +57,28 @@ struct hpu_reset_stats {
 };
 
 /**
+ * struct hpu_quar_entry - memory the device may still reach, kept out of use
+ * @link: on &hpu_reset.quar_list.
+ * @release: gives it back (frees the page tables, drops the buffer
+ *	references, frees the ASID); called once the device is proven
+ *	quiet, in process context without any driver lock held. May sleep.
+ * @gen: reset generation when it was quarantined: only a hard reset that
+ *	started later proves the device no longer reaches it.
+ * @hbm_bytes: HBM bytes it keeps allocated (buffers and page tables).
+ * @host_bytes: host memory bytes it keeps pinned.
+ *
+ * Embedded in what is quarantined (a mapping, an address space), so that
+ * quarantining never allocates. See Documentation/driver/reset.md.
+ */
+struct hpu_quar_entry {
+	struct list_head link;
+	void (*release)(struct hpu_quar_entry *e);
+	u64 gen;
+	u64 hbm_bytes;
+	u64 host_bytes;
+};
+
+/**
  * struct hpu_reset - reset state of one device
  * @hdev: the device.
  * @wq: ordered workqueue of @work (in the fence signalling path).
@@ -87,6 +111,17 @@ struct hpu_reset_stats {
  * @hb_on: the heartbeat is enabled (spec version 3 or later and
  *	hb_period_ms > 0); it runs only while the firmware does.
  * @stats: counters.
+ * @quar_lock: protects @quar_list, @quar_count, @quar_hbm, @quar_host and
+ *	@quar_released. Taken inside &hpu_vm.lock; nothing is taken inside.
+ * @quar_list: memory the device may still reach (&hpu_quar_entry.link):
+ *	after a TLB invalidation that did not complete, or a context
+ *	torn down while its jobs still ran. Kept out of use until a hard
+ *	reset that started after it was added succeeds, or the device is
+ *	removed with bus mastering off.
+ * @quar_count: entries on @quar_list.
+ * @quar_hbm: HBM bytes the entries keep.
+ * @quar_host: host memory bytes the entries keep pinned.
+ * @quar_released: entries released since probe.
  */
 struct hpu_reset {
 	struct hpu_device *hdev;
@@ -109,6 +144,13 @@ struct hpu_reset {
 	u32 hb_seq;
 	bool hb_on;
 	struct hpu_reset_stats stats;
+	/* protects quar_* */
+	struct mutex quar_lock;
+	struct list_head quar_list;
+	unsigned int quar_count;
+	u64 quar_hbm;
+	u64 quar_host;
+	u64 quar_released;
 };
 
 int hpu_reset_init(struct hpu_device *hdev);
@@ -124,6 +166,11 @@ int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		  const char *reason);
 u64 hpu_reset_generation(struct hpu_device *hdev);
 bool hpu_reset_file_stale(struct hpu_file_priv *fpriv);
+
+void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
+			  const char *what, u32 asid);
+void hpu_reset_quarantine_fini(struct hpu_device *hdev);
+void hpu_reset_quarantine_show(struct hpu_device *hdev, struct seq_file *m);
 
 void hpu_reset_read_lock(struct hpu_device *hdev);
 void hpu_reset_read_unlock(struct hpu_device *hdev);

@@ -31,6 +31,7 @@
 #include "hpu_hbm.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
+#include "hpu_reset.h"
 #include "hpu_vm.h"
 
 /* Level of the tables holding 2 MiB and 4 KiB leaves. */
@@ -65,9 +66,14 @@ struct hpu_pt {
  * @obj: the buffer object (a reference, dropped at unmap).
  * @offset: offset in @obj of the first mapped byte.
  * @leaf_level: %HPU_PT_LEVEL_HUGE or %HPU_PT_LEVEL_4K.
- * @link: on a local list while the context is torn down.
+ * @link: on &hpu_vm.dead_maps once the context is torn down.
+ * @quar: the mapping is quarantined (hpu_reset_quarantine()): its
+ *	invalidation did not complete, so the device may still use it.
+ * @quar_vm: while quarantined, the context (a reference).
+ * @quar_pts: while quarantined, the tables its removal left empty.
  *
- * Protected by the lock of its &struct hpu_vm.
+ * Protected by the lock of its &struct hpu_vm; once quarantined, owned
+ * by the quarantine.
  */
 struct hpu_mapping {
 	struct drm_mm_node node;
@@ -75,6 +81,9 @@ struct hpu_mapping {
 	u64 offset;
 	unsigned int leaf_level;
 	struct list_head link;
+	struct hpu_quar_entry quar;
+	struct hpu_vm *quar_vm;
+	struct list_head quar_pts;
 };
 
 static unsigned int hpu_va_index(u64 va, unsigned int level)
@@ -132,6 +141,70 @@ static void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 			if (pt->child[i])
 				hpu_pt_release_tree(vm, pt->child[i]);
 	hpu_pt_release(vm, pt);
+}
+
+static u64 hpu_pt_tree_bytes(struct hpu_pt *pt)
+{
+	u64 bytes = HPU_PT_SIZE;
+	unsigned int i;
+
+	if (pt->level < HPU_PT_LEVEL_4K)
+		for (i = 0; i < HPU_PT_ENTRIES; i++)
+			if (pt->child[i])
+				bytes += hpu_pt_tree_bytes(pt->child[i]);
+	return bytes;
+}
+
+/* Add the memory of @obj to what a quarantine entry keeps. */
+static void hpu_quar_add_obj(struct hpu_quar_entry *e,
+			     struct drm_gem_object *obj)
+{
+	if (!obj)
+		return;
+	if (to_hpu_bo(obj)->kind == HPU_BO_HBM)
+		e->hbm_bytes += obj->size;
+	else
+		e->host_bytes += obj->size;
+}
+
+static void hpu_mapping_quar_release(struct hpu_quar_entry *e)
+{
+	struct hpu_mapping *m = container_of(e, struct hpu_mapping, quar);
+	struct hpu_vm *vm = m->quar_vm;
+
+	mutex_lock(&vm->lock);
+	hpu_pt_release_list(vm, &m->quar_pts);
+	mutex_unlock(&vm->lock);
+	if (m->obj)
+		drm_gem_object_put(m->obj);
+	kfree(m);
+	hpu_vm_put(vm);
+}
+
+/*
+ * The invalidation after @m was removed did not complete: the device may
+ * still translate through the old entries. Keep the buffer (its
+ * reference), the tables on @freed and the context until a hard reset.
+ * Caller holds the VM lock; @m is out of the VM's range tree.
+ */
+static void hpu_mapping_quarantine(struct hpu_vm *vm, struct hpu_mapping *m,
+				   struct list_head *freed)
+{
+	struct hpu_pt *pt;
+
+	lockdep_assert_held(&vm->lock);
+	INIT_LIST_HEAD(&m->quar_pts);
+	list_splice_init(freed, &m->quar_pts);
+	m->quar_vm = hpu_vm_get(vm);
+	m->quar.release = hpu_mapping_quar_release;
+	m->quar.hbm_bytes = 0;
+	m->quar.host_bytes = 0;
+	list_for_each_entry(pt, &m->quar_pts, free_link)
+		m->quar.hbm_bytes += HPU_PT_SIZE;
+	hpu_quar_add_obj(&m->quar, m->obj);
+	hpu_reset_quarantine(vm->hdev, &m->quar,
+			     "a mapping after a TLB invalidation that did not complete",
+			     vm->asid);
 }
 
 /* Write the leaf for @va at @leaf_level, creating tables on the way. */
@@ -366,9 +439,16 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 
 err_clear:
 	hpu_vm_clear_range(vm, m->node.start, done, m->leaf_level, &freed);
-	hpu_mmu_invalidate(hdev, vm->asid);
-	hpu_pt_release_list(vm, &freed);
 	drm_mm_remove_node(&m->node);
+	if (hpu_mmu_invalidate(hdev, vm->asid)) {
+		/* The partial entries named the buffer: keep it too. */
+		drm_gem_object_get(obj);
+		m->obj = obj;
+		hpu_mapping_quarantine(vm, m, &freed);
+		mutex_unlock(&vm->lock);
+		return ret;
+	}
+	hpu_pt_release_list(vm, &freed);
 err_unlock:
 	mutex_unlock(&vm->lock);
 	kfree(m);
@@ -376,17 +456,37 @@ err_unlock:
 }
 
 /**
+ * hpu_vm_wait_jobs() - wait for every job of a context to finish
+ * @vm: the context's address space
+ *
+ * Waits, interruptibly and without a time limit, until every job fence
+ * in &hpu_vm.resv has signalled. A job may run for up to an hour, or
+ * until the device is removed, so the caller must NOT be inside
+ * drm_dev_enter(): device removal waits for every such section to end
+ * before it fails the jobs this waits for. May sleep.
+ *
+ * Return: 0, or -ERESTARTSYS if a signal interrupted the wait.
+ */
+int hpu_vm_wait_jobs(struct hpu_vm *vm)
+{
+	long wait;
+
+	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				     MAX_SCHEDULE_TIMEOUT);
+	return wait < 0 ? wait : 0;
+}
+
+/**
  * hpu_vm_unmap() - remove the mapping that starts at an address
  * @vm: the context's address space
  * @va: start of the mapping
  *
- * Waits (interruptibly) for the context's jobs, clears the entries,
- * invalidates the context's TLB entries, frees tables left empty and
- * drops the mapping's reference to its buffer object. May sleep; the
- * caller keeps the device bound.
+ * Clears the entries, invalidates the context's TLB entries, frees tables
+ * left empty and drops the mapping's reference to its buffer object. The
+ * caller has waited for the context's jobs with hpu_vm_wait_jobs(),
+ * outside drm_dev_enter(). May sleep; the caller keeps the device bound.
  *
- * Return: 0; -ENOENT if no mapping starts at @va; -ERESTARTSYS if a
- * signal interrupted the wait (the ioctl restarts).
+ * Return: 0; -ENOENT if no mapping starts at @va.
  */
 int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 {
@@ -394,12 +494,6 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 	struct hpu_mapping *m = NULL;
 	struct drm_mm_node *node;
 	LIST_HEAD(freed);
-	long wait;
-
-	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				     MAX_SCHEDULE_TIMEOUT);
-	if (wait < 0)
-		return wait;
 
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
@@ -416,10 +510,17 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 
 	hpu_vm_clear_range(vm, m->node.start, m->node.size, m->leaf_level,
 			   &freed);
-	/* On a timeout the device is beyond help; carry on regardless. */
-	hpu_mmu_invalidate(hdev, vm->asid);
-	hpu_pt_release_list(vm, &freed);
 	drm_mm_remove_node(&m->node);
+	if (hpu_mmu_invalidate(hdev, vm->asid)) {
+		/*
+		 * The range is free in the context, but the device may still
+		 * reach the buffer: it stays out of use until a hard reset.
+		 */
+		hpu_mapping_quarantine(vm, m, &freed);
+		mutex_unlock(&vm->lock);
+		return 0;
+	}
+	hpu_pt_release_list(vm, &freed);
 	mutex_unlock(&vm->lock);
 
 	drm_gem_object_put(m->obj);
@@ -433,7 +534,8 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
  * ASID's next context can run a job, so that it neither reads the last
  * one's values nor has its own WAITs pass early. The previous context's
  * streams are stopped (its queues went before its address space), and a
- * soft reset, which also clears them, cannot run meanwhile (hpu_open()).
+ * soft reset, which also clears them, cannot run meanwhile: the caller of
+ * hpu_vm_activate() holds the reset lock.
  */
 static void hpu_vm_clear_sobs(struct hpu_device *hdev, u32 asid)
 {
@@ -448,11 +550,12 @@ static void hpu_vm_clear_sobs(struct hpu_device *hdev, u32 asid)
  * @hdev: the device, kept bound by the caller
  * @out: Out: the address space, holding the file's reference
  *
- * Allocates an ASID, clears its sync objects, allocates an empty root
- * table and programs the ASID's root. May sleep.
+ * Allocates the structure, an ASID and an empty (zeroed) root table. The
+ * device does not use it until hpu_vm_activate(). Everything that
+ * allocates memory is here, so that it runs outside the reset lock. May
+ * sleep.
  *
- * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM; -ETIMEDOUT if
- * the device does not complete the invalidation.
+ * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM.
  */
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 {
@@ -468,6 +571,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	mutex_init(&vm->lock);
 	dma_resv_init(&vm->resv);
 	drm_mm_init(&vm->mm, HPU_VA_START, HPU_VA_END - HPU_VA_START);
+	INIT_LIST_HEAD(&vm->dead_maps);
 	atomic64_set(&vm->hbm_used, 0);
 	atomic64_set(&vm->host_used, 0);
 
@@ -477,7 +581,6 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 		goto err_free;
 	}
 	vm->asid = ret;
-	hpu_vm_clear_sobs(hdev, vm->asid);
 
 	vm->root = hpu_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
@@ -485,17 +588,9 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 		goto err_asid;
 	}
 
-	hpu_mmu_set_root(hdev, vm->asid, vm->root->offset, true);
-	ret = hpu_mmu_invalidate(hdev, vm->asid);
-	if (ret)
-		goto err_root;
-
 	*out = vm;
 	return 0;
 
-err_root:
-	hpu_mmu_set_root(hdev, vm->asid, 0, false);
-	hpu_pt_release(vm, vm->root);
 err_asid:
 	hpu_mmu_asid_free(hdev, vm->asid);
 err_free:
@@ -504,6 +599,26 @@ err_free:
 	mutex_destroy(&vm->lock);
 	kfree(vm);
 	return ret;
+}
+
+/**
+ * hpu_vm_activate() - put a new address space on the device
+ * @vm: from hpu_vm_create()
+ *
+ * Clears the ASID's sync objects (a previous owner's values must not
+ * reach the new context), programs the ASID's root and invalidates the
+ * ASID. Does not allocate:
+ * the caller holds the reset lock for reading (hpu_reset_read_lock()).
+ * On failure the caller destroys @vm with hpu_vm_destroy(). May sleep.
+ *
+ * Return: 0, or -ETIMEDOUT if the device does not complete the
+ * invalidation.
+ */
+int hpu_vm_activate(struct hpu_vm *vm)
+{
+	hpu_vm_clear_sobs(vm->hdev, vm->asid);
+	hpu_mmu_set_root(vm->hdev, vm->asid, vm->root->offset, true);
+	return hpu_mmu_invalidate(vm->hdev, vm->asid);
 }
 
 static void hpu_vm_release(struct kref *ref)
@@ -537,6 +652,38 @@ void hpu_vm_put(struct hpu_vm *vm)
 		kref_put(&vm->ref, hpu_vm_release);
 }
 
+/*
+ * Give back what a dead context holds on the device: its page tables, its
+ * ASID and its mappings' buffer references (&hpu_vm.dead_maps).
+ */
+static void hpu_vm_free_dead(struct hpu_vm *vm)
+{
+	struct hpu_mapping *m, *tmp;
+	LIST_HEAD(mappings);
+
+	mutex_lock(&vm->lock);
+	if (vm->root)
+		hpu_pt_release_tree(vm, vm->root);
+	vm->root = NULL;
+	list_splice_init(&vm->dead_maps, &mappings);
+	mutex_unlock(&vm->lock);
+
+	hpu_mmu_asid_free(vm->hdev, vm->asid);
+
+	list_for_each_entry_safe(m, tmp, &mappings, link) {
+		drm_gem_object_put(m->obj);
+		kfree(m);
+	}
+}
+
+static void hpu_vm_quar_release(struct hpu_quar_entry *e)
+{
+	struct hpu_vm *vm = container_of(e, struct hpu_vm, quar);
+
+	hpu_vm_free_dead(vm);
+	hpu_vm_put(vm);
+}
+
 /**
  * hpu_vm_destroy() - tear down a context's address space
  * @vm: the address space; the file's queues are already gone
@@ -544,50 +691,57 @@ void hpu_vm_put(struct hpu_vm *vm)
  * Waits for the context's jobs (their fences in &hpu_vm.resv), disables
  * the ASID's root and invalidates it, frees every page table, gives the
  * ASID back and drops the mappings' buffer references and the file's
- * reference to @vm. If the device is already unplugged only the software
- * state goes. May sleep.
+ * reference to @vm. If the jobs do not finish within 30 s, or the
+ * invalidation does not complete, the device may still reach the
+ * context's memory: all of it (tables, ASID, buffers) is quarantined
+ * instead (hpu_reset_quarantine()) until a hard reset. If the device is
+ * already unplugged only the software state goes (its streams are shut
+ * down). May sleep.
  */
 void hpu_vm_destroy(struct hpu_vm *vm)
 {
 	struct hpu_device *hdev = vm->hdev;
-	struct hpu_mapping *m, *tmp;
 	struct drm_mm_node *node, *next;
-	LIST_HEAD(mappings);
+	const char *why = NULL;
+	struct hpu_mapping *m;
 	long wait;
 	int idx;
 
 	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, false,
 				     HPU_VM_TEARDOWN_TIMEOUT);
-	if (wait <= 0)
-		drm_err(&hdev->drm, "ASID %u: jobs still running at teardown; disabling the address space under them\n",
-			vm->asid);
 
 	mutex_lock(&vm->lock);
 	vm->dead = true;
 
 	if (drm_dev_enter(&hdev->drm, &idx)) {
 		hpu_mmu_set_root(hdev, vm->asid, 0, false);
-		hpu_mmu_invalidate(hdev, vm->asid);
+		if (hpu_mmu_invalidate(hdev, vm->asid))
+			why = "the address space after a failed TLB invalidation";
+		else if (wait <= 0)
+			why = "the address space, its jobs still running at teardown";
 		drm_dev_exit(idx);
 	}
 
 	drm_mm_for_each_node_safe(node, next, &vm->mm) {
 		m = container_of(node, struct hpu_mapping, node);
 		drm_mm_remove_node(node);
-		list_add_tail(&m->link, &mappings);
+		list_add_tail(&m->link, &vm->dead_maps);
 	}
 	drm_mm_takedown(&vm->mm);
 
-	hpu_pt_release_tree(vm, vm->root);
-	vm->root = NULL;
+	if (why) {
+		/* The file's reference goes to the quarantine. */
+		vm->quar.release = hpu_vm_quar_release;
+		vm->quar.hbm_bytes = vm->root ? hpu_pt_tree_bytes(vm->root) : 0;
+		vm->quar.host_bytes = 0;
+		list_for_each_entry(m, &vm->dead_maps, link)
+			hpu_quar_add_obj(&vm->quar, m->obj);
+		mutex_unlock(&vm->lock);
+		hpu_reset_quarantine(hdev, &vm->quar, why, vm->asid);
+		return;
+	}
 	mutex_unlock(&vm->lock);
 
-	hpu_mmu_asid_free(hdev, vm->asid);
-
-	list_for_each_entry_safe(m, tmp, &mappings, link) {
-		drm_gem_object_put(m->obj);
-		kfree(m);
-	}
-
+	hpu_vm_free_dead(vm);
 	hpu_vm_put(vm);
 }

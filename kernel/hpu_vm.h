@@ -16,6 +16,8 @@
 
 #include <drm/drm_mm.h>
 
+#include "hpu_reset.h"
+
 struct drm_gem_object;
 struct hpu_device;
 struct hpu_pt;
@@ -36,12 +38,16 @@ struct hpu_pt;
  *	job's finished fence with %DMA_RESV_USAGE_BOOKKEEP (under the resv's
  *	own lock); unmapping and teardown wait for all of them, so no job
  *	still runs when memory leaves the address space.
- * @lock: protects @mm, @root and the page-table tree below it, and
- *	@dead. Taken in VM_BIND and at teardown; may be held while taking
+ * @lock: protects @mm, @root and the page-table tree below it, @dead and
+ *	@dead_maps. Taken in VM_BIND and at teardown; may be held while taking
  *	the MMU's page-table and invalidation locks, never the other way.
  * @mm: the virtual address ranges in use, one node per mapping.
  * @root: software copy of the L0 page table and everything below it.
  * @dead: the context is being torn down; no new mapping may be made.
+ * @dead_maps: the mappings of a dead context (&hpu_mapping.link), until
+ *	they are given back (with the context, or from the quarantine).
+ * @quar: the whole context is quarantined (hpu_reset_quarantine()):
+ *	torn down while the device may still reach its memory.
  * @hbm_used: HBM bytes of the buffers charged to the context.
  * @host_used: host memory bytes (shmem and user pointers) charged to it.
  */
@@ -50,15 +56,18 @@ struct hpu_vm {
 	struct kref ref;
 	u32 asid;
 	struct dma_resv resv;
-	struct mutex lock;	/* protects mm, root and its tree, dead */
+	struct mutex lock;	/* protects mm, root and its tree, dead, dead_maps */
 	struct drm_mm mm;
 	struct hpu_pt *root;
 	bool dead;
+	struct list_head dead_maps;
+	struct hpu_quar_entry quar;
 	atomic64_t hbm_used;
 	atomic64_t host_used;
 };
 
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out);
+int hpu_vm_activate(struct hpu_vm *vm);
 void hpu_vm_destroy(struct hpu_vm *vm);
 struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
 void hpu_vm_put(struct hpu_vm *vm);
@@ -66,5 +75,6 @@ void hpu_vm_put(struct hpu_vm *vm);
 int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	       u64 size, u64 *va, bool fixed, bool readonly);
 int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
+int hpu_vm_wait_jobs(struct hpu_vm *vm);
 
 #endif /* __HPU_VM_H__ */

@@ -108,6 +108,8 @@
 #define HPU_REG_INJ_FLASH		0x3018	/* WO */
 #define   HPU_INJ_FLASH_CORRUPT		1
 #define   HPU_FW_FATAL_INJECTED		0xdead
+#define HPU_REG_INJ_MMU_INV		0x301c	/* RW */
+#define   HPU_INJ_MMU_INV_STUCK		1
 
 /* Management CPU block, BAR0 + 0x4000 */
 #define HPU_REG_CPU_STATUS		0x4000	/* RO */

@@ -224,6 +224,36 @@ TEST_CASE("a soft reset keeps the firmware running", "[emu][cpu][reset]")
     CHECK(d.rd(HPU_REG_HB_ACK) == 77u);
 }
 
+TEST_CASE("INJ_MMU_INV: invalidations stop completing until a hard reset",
+          "[emu][inj][hard-reset]")
+{
+    Dev d;
+    d.wr(HPU_REG_MMU_INV, HPU_MMU_INV_ALL);
+    CHECK(d.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+    const uint32_t done = d.rd(HPU_REG_MMU_INV_COUNT);
+
+    d.wr(HPU_REG_INJ_MMU_INV, 0xffffffffu);
+    CHECK(d.rd(HPU_REG_INJ_MMU_INV) == HPU_INJ_MMU_INV_STUCK);
+    d.wr(HPU_REG_MMU_INV, 1);
+    CHECK(d.rd(HPU_REG_MMU_INV_STATUS) == HPU_MMU_INV_BUSY);
+    // Still pending once the injection is withdrawn, and after a soft reset.
+    d.wr(HPU_REG_INJ_MMU_INV, 0);
+    d.wr(HPU_REG_MMU_INV, HPU_MMU_INV_ALL);
+    d.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    d.advance(HPU_SOFT_RESET_NS);
+    REQUIRE(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(d.rd(HPU_REG_MMU_INV_STATUS) == HPU_MMU_INV_BUSY);
+    CHECK(d.rd(HPU_REG_MMU_INV_COUNT) == done);
+
+    d.wr(HPU_REG_INJ_MMU_INV, HPU_INJ_MMU_INV_STUCK);
+    hard_reset(d);
+    CHECK(d.rd(HPU_REG_INJ_MMU_INV) == 0u);
+    CHECK(d.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+    d.wr(HPU_REG_MMU_INV, HPU_MMU_INV_ALL);
+    CHECK(d.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+    CHECK(d.rd(HPU_REG_MMU_INV_COUNT) == done + 1);
+}
+
 // Hard reset
 
 TEST_CASE("hard reset sequence: what is cleared and what survives",
