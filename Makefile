@@ -4,6 +4,8 @@
 #   make run       set up what is missing, build, boot a guest with two HPUs, show hpu-smi
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make bench     benchmarks
+#   make fuzz      the ioctl fuzzer, 10^7 calls with fresh seeds in a guest with two HPUs
+#                  (FUZZ_CALLS, FUZZ_TIME seconds, FUZZ_FLAGS: extra hpu-fuzz options)
 #   make vm-shell  an interactive guest with two HPUs and the driver's build tree
 # Other targets: bootstrap, qemu, kernel, user, check, clean.
 
@@ -17,7 +19,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run test bench vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run test bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -53,6 +55,13 @@ test: all user-san
 
 bench: all
 	@python3 tests/bench/run-bench.py --build $(BUILD)
+
+FUZZ_CALLS ?= 10000000
+FUZZ_TIME ?= 3000
+FUZZ_FLAGS ?=
+fuzz: all
+	@python3 tests/fuzz/run-fuzz.py --build $(BUILD) --calls $(FUZZ_CALLS) --time $(FUZZ_TIME) \
+		--flags="$(FUZZ_FLAGS)"
 
 vm-shell: all
 	@tools/vm/hpu-vm $(RUN_HPUS) --shell

@@ -9,6 +9,7 @@
 #   --calls N     calls in all (default 10^7)
 #   --time SEC    time budget of the fuzzing in the guest (default 3000)
 #   --flags "..." extra hpu-fuzz options (e.g. --no-dmabuf-mmap)
+#   --round-calls N  calls per round (one seed each; default 10^6)
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -70,6 +71,7 @@ def main():
     ap.add_argument("--calls", type=int, default=10_000_000)
     ap.add_argument("--time", type=int, default=3000)
     ap.add_argument("--flags", default="")
+    ap.add_argument("--round-calls", type=int, default=1_000_000)
     a = ap.parse_args()
     build = os.path.join(REPO, a.build)
     logdir = os.path.join(build, "vm-fuzz")
@@ -79,7 +81,7 @@ def main():
             os.unlink(os.path.join(logdir, f))
     cmd = ["tools/vm/hpu-vm", "--timeout", str(a.time + 600), "--mem", "3G", "--log", logdir,
            "--env", f"HPU_BUILD={build}", "--env", f"HPU_FUZZ_CALLS={a.calls}",
-           "--env", f"HPU_FUZZ_TIME={a.time}"]
+           "--env", f"HPU_FUZZ_TIME={a.time}", "--env", f"HPU_FUZZ_ROUND_CALLS={a.round_calls}"]
     if a.flags:
         cmd += ["--env", f"HPU_FUZZ_FLAGS={a.flags}"]
     for d in vm_hpus():
