@@ -67,7 +67,7 @@ took=$(( $(date +%s) - t0 ))
 echo "fuzz: $round rounds, $done_calls calls in $took s"
 echo "#total	$done_calls	$took	$round" >> "$OUT/fuzz-stats.txt"
 if [ "$bad" = 0 ] && [ "$round" -gt 0 ]; then
-	pass "fuzz/$round rounds with fresh seeds, $done_calls calls: no crash, hang or leak"
+	pass "fuzz/$round rounds with fresh seeds ($done_calls calls) without crash, hang or leak"
 elif [ "$round" = 0 ]; then
 	fail "fuzz/ran" "no round ran (time budget $BUDGET s)"
 fi

@@ -2292,9 +2292,9 @@ int main(int argc, char **argv)
     std::string devs;
     for (const auto &n : g_nodes)
         devs += " " + n;
-    std::printf("hpu-fuzz: seed 0x%016" PRIx64 ", %" PRIu64 " calls, %u procs x %u threads, time limit %u s,%s%s, devices%s\n",
+    std::printf("hpu-fuzz: seed 0x%016" PRIx64 ", %" PRIu64 " calls, %u procs x %u threads, time limit %u s%s%s, devices%s\n",
                 g_opt.seed, g_opt.calls, g_opt.procs, g_opt.threads, g_opt.time_limit,
-                g_opt.reset ? " soft reset half way" : "", g_opt.dmabuf_mmap ? "" : " no dma-buf mmap",
+                g_opt.reset ? ", soft reset half way" : "", g_opt.dmabuf_mmap ? "" : ", no dma-buf mmap",
                 devs.c_str());
     std::signal(SIGPIPE, SIG_IGN);
     return supervise();

@@ -266,9 +266,9 @@ fuzz_rc=$?
 grep -E "^hpu-fuzz: (seed|[0-9]+ calls in)" "$OUT/hpu-fuzz.log"
 echo "hpu-fuzz exit status $fuzz_rc after $(( $(date +%s) - fuzz_t0 )) s"
 if [ "$fuzz_rc" = 0 ]; then
-	pass "vm/hpu-fuzz bounded run (fixed seed): no crash, hang or leak"
+	pass "vm/hpu-fuzz bounded run with a fixed seed, no crash, hang or leak"
 else
-	fail "vm/hpu-fuzz bounded run (fixed seed): no crash, hang or leak" \
+	fail "vm/hpu-fuzz bounded run with a fixed seed, no crash, hang or leak" \
 		"exit $fuzz_rc: $(grep -E "FAIL|hang|killed" "$OUT/hpu-fuzz.log" | head -n 3 | tr '\n' ' ')"
 fi
 check "vm/device works after the fuzzer" timeout 60 "$BUILD/tests/vm/hpu-vm-tests" \
