@@ -6,6 +6,9 @@
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash
+#   make fuzz      the device-model fuzzer for FUZZ_MODEL_TIME seconds, then the ioctl
+#                  fuzzer, 10^7 calls with fresh seeds in a guest with two HPUs
+#                  (FUZZ_CALLS, FUZZ_TIME seconds, FUZZ_FLAGS: extra hpu-fuzz options)
 #   make vm-shell  an interactive guest with two HPUs and the driver's build tree
 # Other targets: bootstrap, qemu, kernel, user, check, clean.
 
@@ -19,7 +22,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run test test-debug bench vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run test test-debug bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -66,6 +69,18 @@ test-debug: all
 
 bench: all
 	@python3 tests/bench/run-bench.py --build $(BUILD)
+
+FUZZ_CALLS ?= 10000000
+FUZZ_TIME ?= 3000
+FUZZ_FLAGS ?=
+FUZZ_MODEL_TIME ?= 600
+fuzz: all
+	@rc=0; \
+	python3 tests/fuzz/fuzz_model.py --rounds 1000000 --actions 20000 \
+		--time-limit $(FUZZ_MODEL_TIME) || rc=1; \
+	python3 tests/fuzz/run-fuzz.py --build $(BUILD) --calls $(FUZZ_CALLS) --time $(FUZZ_TIME) \
+		--flags="$(FUZZ_FLAGS)" || rc=1; \
+	exit $$rc
 
 vm-shell: all
 	@tools/vm/hpu-vm $(RUN_HPUS) --shell
