@@ -124,7 +124,7 @@ TEST_CASE("FLR from the guest resets the HPU as a power-on reset; the driver bin
 {
     const auto bdfs = bound_bdfs();
     REQUIRE(!bdfs.empty());
-    const std::string bdf = bdfs.back();
+    const std::string &bdf = bdfs.back();
     const std::string methods = trim(read_text(pci(bdf) + "/reset_method").value_or(""));
     INFO("reset methods of " << bdf << ": " << methods);
     REQUIRE(methods.find("flr") != std::string::npos);
