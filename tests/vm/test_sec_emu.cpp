@@ -158,3 +158,42 @@ TEST_CASE("FLR from the guest resets the HPU as a power-on reset; the driver bin
     const std::uint64_t hbm = c.hbm_buf(kHbmPage);
     CHECK(c.run(q, Cb().lin_dma(hbm, hbm + kHbmPage / 2, 4096)) == 1);
 }
+
+// With the driver bound, the PCI core calls the driver's reset_done after
+// the FLR: the driver recovers as from a hard reset (contexts lost, the
+// firmware booted again) and the device runs jobs again.
+TEST_CASE("FLR with the driver bound: the driver recovers with a hard reset and runs a job", "[security]")
+{
+    const auto bdfs = bound_bdfs();
+    REQUIRE(!bdfs.empty());
+    const std::string &bdf = bdfs.back();
+    const std::string methods = trim(read_text(pci(bdf) + "/reset_method").value_or(""));
+    REQUIRE(methods.find("flr") != std::string::npos);
+    Rebind guard(bdf, methods);
+    const std::string node = accel_node(bdf);
+    REQUIRE(!node.empty());
+    const std::uint64_t hard0 = errors_now(node).hard_resets;
+
+    REQUIRE(write_text(pci(bdf) + "/reset_method", "flr") == 0);
+    REQUIRE(write_text(pci(bdf) + "/reset", "1") == 0);
+
+    // The recovery runs in the driver's reset work: wait for it to be done.
+    const std::uint64_t t0 = now_ns();
+    std::uint64_t hard = hard0;
+    std::string status;
+    for (;;) {
+        hard = errors_now(node).hard_resets;
+        status = trim(read_text(pci(bdf) + "/status").value_or(""));
+        if ((hard > hard0 && status == "operational") || ms_since(t0) > 30000)
+            break;
+        ::usleep(10000);
+    }
+    INFO("hard resets " << hard0 << " -> " << hard << ", status " << status);
+    REQUIRE(hard == hard0 + 1);
+    REQUIRE(status == "operational");
+    Ctx c(node);
+    std::uint32_t q = 0;
+    REQUIRE(c.queue_create(0, q) == 0);
+    const std::uint64_t hbm = c.hbm_buf(kHbmPage);
+    CHECK(c.run(q, Cb().lin_dma(hbm, hbm + kHbmPage / 2, 4096)) == 1);
+}
