@@ -95,10 +95,14 @@ static unsigned int hpu_dma_self(struct hpu_core *c)
     return n;
 }
 
-/* Under the lock: whether no access of another thread is in flight. */
+/*
+ * Under the lock: whether no access is in flight but this thread's own and
+ * those of threads parked in hpu_quiesce() (resets that a DMA of this
+ * device started: each waits for the others, not for itself).
+ */
 static bool hpu_dma_quiet(struct hpu_core *c)
 {
-    return c->inflight <= hpu_dma_self(c);
+    return c->inflight <= c->inflight_parked + hpu_dma_self(c);
 }
 
 /*
@@ -106,15 +110,25 @@ static bool hpu_dma_quiet(struct hpu_core *c)
  * an older one, in another thread, is done.  The lock is dropped while
  * waiting (wait_quiet); the caller has already reset the state that those
  * accesses would update, so what they computed is dropped when they look.
+ * A reset called from inside accesses of this device (a DMA or MSI-X
+ * message that re-entered QEMU) parks those while it waits, so two such
+ * resets on two threads do not wait for each other.
  */
 static void hpu_quiesce(struct hpu_core *c)
 {
+    unsigned int self = hpu_dma_self(c);
+
     c->epoch++;
-    while (!hpu_dma_quiet(c)) {
+    c->inflight_parked += self;
+    if (self && c->quiet_waiters) {
+        c->ops->wake_quiet(c->opaque);  /* a waiter may be satisfied now */
+    }
+    while (c->inflight > c->inflight_parked) {
         c->quiet_waiters++;
         c->ops->wait_quiet(c->opaque);
         c->quiet_waiters--;
     }
+    c->inflight_parked -= self;
 }
 
 /*

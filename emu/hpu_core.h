@@ -486,6 +486,7 @@ struct hpu_core {
      */
     uint32_t epoch;
     unsigned int inflight;
+    unsigned int inflight_parked;   /* of threads waiting in a reset */
     unsigned int quiet_waiters;
     bool dead;
 };
