@@ -192,16 +192,23 @@ const hpu_core_ops threaded_ops = [] {
     return o;
 }();
 
+// A device whose environment is @thr's (real lock, real waits).
+DevOpts threaded_dev(Threaded &thr)
+{
+    DevOpts o = small_dev();
+
+    g_thr = &thr;
+    o.ops = &threaded_ops;
+    return o;
+}
+
 } // namespace
 
 TEST_CASE("a power-on reset waits for the DMA write in flight; nothing is "
           "written after it returns", "[emu][sec][reset]")
 {
     Threaded thr;
-    g_thr = &thr;
-    DevOpts o = small_dev();
-    o.ops = &threaded_ops;
-    Rig r(o);
+    Rig r(threaded_dev(thr));
     r.setup_stream(0, 0);
     const uint64_t len = 256 * 1024;
     const uint64_t src = r.halloc(len), dst = r.halloc(len);
@@ -266,10 +273,7 @@ TEST_CASE("two engines whose DMA writes each reset the device do not wait "
           "for each other", "[emu][sec][reset]")
 {
     Threaded thr;
-    g_thr = &thr;
-    DevOpts o = small_dev();
-    o.ops = &threaded_ops;
-    Rig r(o);
+    Rig r(threaded_dev(thr));
     r.setup_stream(0, 0);
     r.setup_stream(1, 0);
     const uint64_t t0 = r.halloc(64), t1 = r.halloc(64);
