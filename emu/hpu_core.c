@@ -23,18 +23,112 @@ void hpu_lock(struct hpu_core *c)
     c->ops->lock(c->opaque);
 }
 
+/*
+ * Vectors latched under the lock are raised once it drops.  The raise
+ * counts as in flight (an MSI-X message is a DMA write), so a reset that
+ * cleared irq_pending also waits for a raise already collected here.
+ */
 void hpu_unlock(struct hpu_core *c)
 {
     uint32_t pending = c->irq_pending;
     unsigned int v;
 
     c->irq_pending = 0;
+    if (pending && !hpu_dma_begin(c, c->epoch)) {
+        pending = 0;
+    }
     c->ops->unlock(c->opaque);
+    if (!pending) {
+        return;
+    }
     for (v = 0; pending; v++, pending >>= 1) {
         if (pending & 1) {
             c->ops->raise_msix(c->opaque, v);
         }
     }
+    c->ops->lock(c->opaque);
+    hpu_dma_end(c);
+    c->ops->unlock(c->opaque);
+}
+
+/*
+ * Accesses in flight.  A thread keeps the cores it is inside a DMA for on
+ * a small stack: a DMA that re-enters the emulator (aimed at the device's
+ * own registers or configuration space) and resets the device from the
+ * same thread must not wait for itself.
+ */
+#define HPU_TLS_DEPTH           8
+
+static __thread struct hpu_core *hpu_tls_core[HPU_TLS_DEPTH];
+static __thread unsigned int hpu_tls_depth;
+
+bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch)
+{
+    if (c->dead || epoch != c->epoch) {
+        return false;
+    }
+    c->inflight++;
+    if (hpu_tls_depth < HPU_TLS_DEPTH) {
+        hpu_tls_core[hpu_tls_depth] = c;
+    }
+    hpu_tls_depth++;
+    return true;
+}
+
+void hpu_dma_end(struct hpu_core *c)
+{
+    hpu_tls_depth--;
+    c->inflight--;
+    if (c->quiet_waiters) {
+        c->ops->wake_quiet(c->opaque);
+    }
+}
+
+/* Accesses of @c in flight in this thread (it is inside them). */
+static unsigned int hpu_dma_self(struct hpu_core *c)
+{
+    unsigned int i, n = 0;
+
+    for (i = 0; i < hpu_tls_depth && i < HPU_TLS_DEPTH; i++) {
+        n += hpu_tls_core[i] == c;
+    }
+    return n;
+}
+
+/*
+ * Under the lock: whether no access is in flight but this thread's own and
+ * those of threads parked in hpu_quiesce() (resets that a DMA of this
+ * device started: each waits for the others, not for itself).
+ */
+static bool hpu_dma_quiet(struct hpu_core *c)
+{
+    return c->inflight <= c->inflight_parked + hpu_dma_self(c);
+}
+
+/*
+ * Under the lock: start a new epoch and wait until every access begun in
+ * an older one, in another thread, is done.  The lock is dropped while
+ * waiting (wait_quiet); the caller has already reset the state that those
+ * accesses would update, so what they computed is dropped when they look.
+ * A reset called from inside accesses of this device (a DMA or MSI-X
+ * message that re-entered QEMU) parks those while it waits, so two such
+ * resets on two threads do not wait for each other.
+ */
+static void hpu_quiesce(struct hpu_core *c)
+{
+    unsigned int self = hpu_dma_self(c);
+
+    c->epoch++;
+    c->inflight_parked += self;
+    if (self && c->quiet_waiters) {
+        c->ops->wake_quiet(c->opaque);  /* a waiter may be satisfied now */
+    }
+    while (c->inflight > c->inflight_parked) {
+        c->quiet_waiters++;
+        c->ops->wait_quiet(c->opaque);
+        c->quiet_waiters--;
+    }
+    c->inflight_parked -= self;
 }
 
 /*
@@ -48,6 +142,9 @@ static void hpu_timer_program(struct hpu_core *c)
     uint64_t first = UINT64_MAX, now;
     unsigned int i;
 
+    if (c->dead) {
+        t->armed = 0;           /* the environment's timer may be gone */
+    }
     for (i = 0; i < HPU_TMR_COUNT; i++) {
         if ((t->armed & (1u << i)) && t->deadline[i] < first) {
             first = t->deadline[i];
@@ -228,6 +325,7 @@ static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
     c->ctrl.status = HPU_STATUS_HARD_RESET_BUSY;
     c->resetting = false;
     c->hard_resetting = true;
+    c->epoch++;                 /* work begun before writes nothing more */
     memset(c->sob, 0, sizeof(c->sob));
     hpu_mmu_reset(c, HPU_RESET_HARD);
     hpu_qm_reset(c, HPU_RESET_HARD);
@@ -241,13 +339,18 @@ static void hpu_hard_reset_done(struct hpu_core *c)
     if (!c->hard_resetting) {
         return;
     }
-    if (!hpu_qm_idle(c)) {
-        /* A step still runs outside the lock: let it finish first. */
+    if (!hpu_qm_idle(c) || !hpu_dma_quiet(c)) {
+        /*
+         * A step or a DMA begun before the reset still runs outside the
+         * lock: let it finish first.
+         */
         hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_SOFT_RESET_NS);
         return;
     }
     hpu_hbm_clear(c);
     c->hard_resetting = false;
+    /* Reset values apply now: bits latched during the reset go too. */
+    c->ctrl.error = 0;
     c->ctrl.hard_reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 2;
@@ -493,14 +596,17 @@ uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
 static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
                                   uint64_t val, unsigned int size)
 {
-    const struct hpu_block *b = hpu_check_access(c, addr, size, "write");
+    const struct hpu_block *b;
 
-    if (!b) {
+    if (c->hard_resetting && addr != HPU_REG_IRQ_MASK) {
+        /* Dropped whatever it is: a guest error, no ERROR bit. */
+        HPU_LOG(c, "%u-byte write of 0x%llx to BAR0+0x%llx during a hard "
+                "reset: dropped", size, (unsigned long long)val,
+                (unsigned long long)addr);
         return;
     }
-    if (c->hard_resetting && addr != HPU_REG_IRQ_MASK) {
-        HPU_LOG(c, "write of 0x%08x to BAR0+0x%llx during a hard reset: "
-                "dropped", (uint32_t)val, (unsigned long long)addr);
+    b = hpu_check_access(c, addr, size, "write");
+    if (!b) {
         return;
     }
     switch (b->write(c, (uint32_t)addr, (uint32_t)val)) {
@@ -523,8 +629,25 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                     unsigned int size)
 {
     hpu_lock(c);
-    /* BOOT_CMD, FLASH_CMD: only latch a job for the boot ROM's worker. */
-    hpu_core_write_locked(c, addr, val, size);
+    /*
+     * BOOT_CMD, FLASH_CMD, SCRUB_CTRL: only latch a job for the worker.
+     * No write of a dead core takes effect (the caller may be a DMA
+     * returning into a device that was unplugged meanwhile).
+     */
+    if (!c->dead) {
+        hpu_core_write_locked(c, addr, val, size);
+    }
+    hpu_unlock(c);
+    hpu_events_drain(c);
+}
+
+void hpu_core_write_epoch(struct hpu_core *c, uint64_t addr, uint32_t val,
+                          uint32_t epoch)
+{
+    hpu_lock(c);
+    if (!c->dead && epoch == c->epoch) {
+        hpu_core_write_locked(c, addr, val, 4);
+    }
     hpu_unlock(c);
     hpu_events_drain(c);
 }
@@ -534,6 +657,10 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
 void hpu_core_reset(struct hpu_core *c)
 {
     hpu_lock(c);
+    if (c->dead) {
+        hpu_unlock(c);
+        return;
+    }
     hpu_timer_cancel_all(c);
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.status = HPU_STATUS_READY;
@@ -545,8 +672,26 @@ void hpu_core_reset(struct hpu_core *c)
     hpu_qm_reset(c, HPU_RESET_POWER_ON);
     hpu_ras_reset(c, HPU_RESET_POWER_ON);
     hpu_fw_reset(c, HPU_RESET_POWER_ON);
+    hpu_hbm_unpoison(c);
     c->dq.reset_done = 0;
     hpu_cpu_boot(c);
+    /*
+     * No reset completes while DMA is in flight (spec version 5): the
+     * generations are bumped above, so work in progress drops what it
+     * computed; wait for the accesses it had already begun.
+     */
+    hpu_quiesce(c);
+    c->irq_pending = 0;         /* nothing latched by stale work */
+    hpu_unlock(c);
+}
+
+void hpu_core_kill(struct hpu_core *c)
+{
+    hpu_lock(c);
+    c->dead = true;
+    hpu_timer_cancel_all(c);
+    hpu_quiesce(c);
+    c->irq_pending = 0;
     hpu_unlock(c);
 }
 
@@ -555,8 +700,12 @@ static void hpu_soft_reset_done(struct hpu_core *c)
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
         return;                 /* stale: the reset was abandoned */
     }
-    if (!hpu_qm_quiet(c)) {
-        /* Engines are still writing ABORTED records: look again later. */
+    if (!hpu_qm_quiet(c) || (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
+        /*
+         * Engines are still writing ABORTED records, or a scrub runs
+         * (its BUSY bit must not clear before it is done): look again
+         * later.
+         */
         hpu_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
         return;
     }

@@ -108,6 +108,16 @@ struct hpu_core_ops {
      * worker if it sleeps.  Called with the core lock held.
      */
     void (*kick_fw)(void *opaque);
+    /*
+     * A reset waits for DMA and MSI-X calls begun before it (spec version
+     * 5): sleep until @wake_quiet is called.  Called with the core lock
+     * held, which it drops while asleep and holds again on return; it
+     * also drops anything else a DMA in flight may need to finish (QEMU's
+     * BQL).  A spurious return is harmless: the core checks again.
+     */
+    void (*wait_quiet)(void *opaque);
+    /* Wake a sleeping @wait_quiet.  Called with the core lock held. */
+    void (*wake_quiet)(void *opaque);
 };
 
 /* Device configuration, from the QEMU properties. */
@@ -239,6 +249,7 @@ struct hpu_fw_job {
     uint64_t addr;              /* FW_IMG_ADDR */
     uint32_t size;              /* FW_IMG_SIZE */
     uint32_t gen;               /* struct hpu_rom.gen or hpu_flash.gen */
+    uint32_t epoch;             /* struct hpu_core.epoch when taken */
     struct hpu_flash_img *flash;    /* BOOT_FLASH: a reference */
 };
 
@@ -383,6 +394,13 @@ struct hpu_mmu {
     uint64_t scrub_size;
     uint32_t scrub_status;
     uint32_t scrub_count;
+    /*
+     * The scrub in progress (SCRUB_STATUS.BUSY), run by the worker
+     * (hpu_core_fw_step()) a 2 MiB chunk at a time under the lock.
+     */
+    bool scrub_job;             /* latched by SCRUB_CTRL, not yet taken */
+    uint64_t scrub_next;        /* next chunk to scrub */
+    uint64_t scrub_end;         /* resets abandon the job (cleared) */
     struct hpu_tlb_entry tlb[HPU_TLB_ENTRIES];
 };
 
@@ -459,6 +477,20 @@ struct hpu_core {
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
     uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
     uint32_t irq_pending;       /* vectors to raise when the lock drops */
+    /*
+     * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
+     * FLR and hard reset: work begun in an older epoch writes nothing.
+     * @inflight counts DMA and MSI-X calls in progress without the lock
+     * (each begun under the lock by hpu_dma_begin() after checking that
+     * its work is still current); a reset waits until none of an older
+     * epoch is left.  @dead: hpu_core_kill() ran, nothing reaches memory
+     * any more.  All under the lock.
+     */
+    uint32_t epoch;
+    unsigned int inflight;
+    unsigned int inflight_parked;   /* of threads waiting in a reset */
+    unsigned int quiet_waiters;
+    bool dead;
 };
 
 /*
@@ -507,6 +539,16 @@ void hpu_core_fini(struct hpu_core *c);
 void hpu_core_reset(struct hpu_core *c);
 
 /*
+ * The device goes away (unrealize): from now on the core reaches neither
+ * memory nor MSI-X nor the timer; returns once no DMA or MSI-X call of the
+ * core is in progress in another thread.  The calling thread may itself be
+ * inside such a call (a DMA that re-entered the emulator and unplugged the
+ * device): that one returns later and finds nothing more to do.  Only
+ * hpu_core_fini() may follow.
+ */
+void hpu_core_kill(struct hpu_core *c);
+
+/*
  * BAR0 access of @size bytes (1..8) at @addr.  Accesses that break the
  * access rules are flagged in ERROR.BAD_ACCESS and logged; such a read
  * returns 0 and such a write is dropped.
@@ -553,10 +595,14 @@ bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e);
  * whether a job ran.  The boot ROM's worker thread calls it while
  * hpu_core_fw_ready() is true and sleeps until kick_fw otherwise; tests
  * call it synchronously.  Only one thread may call it.
+ *
+ * The same worker runs the HBM scrubber (spec version 5): a SCRUB_CTRL
+ * start only latches the job; each call scrubs one 2 MiB chunk under the
+ * lock, and the call that scrubs the last one clears SCRUB_STATUS.BUSY.
  */
 bool hpu_core_fw_step(struct hpu_core *c);
 
-/* Whether the boot ROM has a job.  Call with the core lock held. */
+/* Whether the worker has a job.  Call with the core lock held. */
 bool hpu_core_fw_ready(struct hpu_core *c);
 
 /*

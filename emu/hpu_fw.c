@@ -1053,7 +1053,30 @@ enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
 bool hpu_core_fw_ready(struct hpu_core *c)
 {
     return c->rom.job.kind != HPU_FW_JOB_NONE ||
-           c->flash.job.kind != HPU_FW_JOB_NONE;
+           c->flash.job.kind != HPU_FW_JOB_NONE || hpu_scrub_ready(c);
+}
+
+/*
+ * Without the lock: the image read, counted in flight so that resets wait
+ * for it; a reset since the job was taken fails it (its result is dropped
+ * anyway).
+ */
+static bool hpu_fw_dma_read(struct hpu_core *c, const struct hpu_fw_job *job,
+                            uint8_t *buf, uint64_t len)
+{
+    int r;
+
+    hpu_lock(c);
+    if (!hpu_dma_begin(c, job->epoch)) {
+        hpu_unlock(c);
+        return false;
+    }
+    hpu_unlock(c);
+    r = c->ops->dma_read(c->opaque, job->addr, buf, len);
+    hpu_lock(c);
+    hpu_dma_end(c);
+    hpu_unlock(c);
+    return !r;
 }
 
 /* Without the lock: read the image of @job (unless BOOT_FLASH), verify it. */
@@ -1084,8 +1107,7 @@ static uint32_t hpu_fw_run_job(struct hpu_core *c,
         if (!buf) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "out of host memory for the image");
-        } else if (len && c->ops->dma_read(c->opaque, job->addr, buf->data,
-                                           len)) {
+        } else if (len && !hpu_fw_dma_read(c, job, buf->data, len)) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "reading %llu bytes at bus address "
                      "0x%llx failed", (unsigned long long)len,
@@ -1126,8 +1148,9 @@ bool hpu_core_fw_step(struct hpu_core *c)
         memset(&c->flash.job, 0, sizeof(c->flash.job));
     } else {
         hpu_unlock(c);
-        return false;
+        return hpu_scrub_step(c);
     }
+    job.epoch = c->epoch;
     hpu_unlock(c);
 
     /* The reference in job.flash keeps a BOOT_FLASH image alive. */

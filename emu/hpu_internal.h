@@ -26,6 +26,18 @@ enum hpu_reset_kind {
 void hpu_lock(struct hpu_core *c);
 void hpu_unlock(struct hpu_core *c);
 
+/*
+ * Under the lock, right before a DMA (or an HBM write of an engine) that
+ * is about to run without the lock: whether work of @epoch may still reach
+ * memory (no reset since, the core not killed).  If so the access counts
+ * as in flight until hpu_dma_end(), and resets wait for it.
+ */
+bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch);
+void hpu_dma_end(struct hpu_core *c);
+
+/* A memory access found its work overtaken by a reset (hpu_mem_xfer). */
+#define HPU_XFER_STALE          (-2)
+
 /* Under the lock: raise MSI-X @vector once the lock is dropped. */
 static inline void hpu_raise(struct hpu_core *c, unsigned int vector)
 {
@@ -105,12 +117,18 @@ struct hpu_fault {
 /*
  * Copy @len bytes between @buf and [@va, @va + @len) of address space
  * @asid on behalf of engine @e (@write: buf to memory).  Called without
- * the lock.  Returns HPU_CQ_OK, or the failure with @f filled (an MMU
+ * the lock.  Returns HPU_CQ_OK, HPU_XFER_STALE if a reset since @epoch
+ * (or hpu_core_kill()) stops it, or the failure with @f filled (an MMU
  * fault is already latched and counted; the caller posts its event).
  */
-int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
-                 uint64_t va, void *buf, uint64_t len, bool write,
-                 struct hpu_fault *f);
+int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
+                 uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                 bool write, struct hpu_fault *f);
+/* Power-on: all ECC poison cleared (HBM content kept; under the lock). */
+void hpu_hbm_unpoison(struct hpu_core *c);
+/* The worker's share of the scrubber: one chunk; false if no job. */
+bool hpu_scrub_step(struct hpu_core *c);
+bool hpu_scrub_ready(struct hpu_core *c);
 
 /* hpu_qm.c: queue managers, engines, sync objects, event queue */
 extern const struct hpu_block hpu_eq_block;
@@ -124,12 +142,20 @@ bool hpu_qm_quiet(struct hpu_core *c);
 /* No engine is inside a step. */
 bool hpu_qm_idle(struct hpu_core *c);
 void hpu_qm_fini(struct hpu_core *c);
-/* Post an event now (called without the lock). */
-void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev);
+/* Post an event of work of @epoch now (called without the lock). */
+void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev,
+                 uint32_t epoch);
 /* Queue an event to post when the lock drops (under the lock). */
 void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev);
 /* Write the deferred events (called without the lock). */
 void hpu_events_drain(struct hpu_core *c);
+
+/*
+ * hpu_core.c: a 32-bit BAR0 write by a WREG packet of work of @epoch
+ * (dropped if a reset overtook it); called without the lock.
+ */
+void hpu_core_write_epoch(struct hpu_core *c, uint64_t addr, uint32_t val,
+                          uint32_t epoch);
 
 /* hpu_core.c: latch MISC causes, raise vector 0 if enabled (under the lock) */
 void hpu_misc_cause(struct hpu_core *c, uint32_t cause);

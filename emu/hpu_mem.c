@@ -169,6 +169,15 @@ static void hbm_chunk_drop(struct hpu_core *c, size_t i)
     }
 }
 
+void hpu_hbm_unpoison(struct hpu_core *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->hbm.nchunks; i++) {
+        __atomic_store_n(&c->hbm.poison[i], 0, __ATOMIC_RELEASE);
+    }
+}
+
 void hpu_hbm_clear(struct hpu_core *c)
 {
     size_t i;
@@ -381,12 +390,22 @@ void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
     hpu_unlock(c);
 }
 
-/* Scrubber */
-
+/*
+ * Scrubber.  The SCRUB_CTRL write checks the range, sets BUSY and hands
+ * the job to the worker (kick_fw); the worker scrubs a chunk per call of
+ * hpu_scrub_step(), each under the lock, so no vCPU waits for more than
+ * one chunk (spec version 5; the scrub ran inside the MMIO write before).
+ */
 static void hpu_scrub(struct hpu_core *c)
 {
-    uint64_t addr = c->mmu.scrub_addr, size = c->mmu.scrub_size, off;
+    uint64_t addr = c->mmu.scrub_addr, size = c->mmu.scrub_size;
 
+    if (c->mmu.scrub_status & HPU_SCRUB_BUSY) {
+        HPU_LOG(c, "SCRUB_CTRL started while a scrub is in progress: "
+                "ignored");
+        c->mmu.scrub_status |= HPU_SCRUB_ERROR;
+        return;
+    }
     if ((addr | size) & (HPU_HBM_CHUNK_SIZE - 1) || !size ||
         !hbm_in_range(c, addr, size)) {
         HPU_LOG(c, "scrub of 0x%llx bytes at HBM offset 0x%llx: the range "
@@ -396,16 +415,41 @@ static void hpu_scrub(struct hpu_core *c)
         c->mmu.scrub_status = HPU_SCRUB_ERROR;
         return;
     }
+    c->mmu.scrub_status = HPU_SCRUB_BUSY;
+    c->mmu.scrub_next = addr;
+    c->mmu.scrub_end = addr + size;
+    c->mmu.scrub_job = true;
+    c->ops->kick_fw(c->opaque);
+}
+
+bool hpu_scrub_ready(struct hpu_core *c)
+{
+    return c->mmu.scrub_job;
+}
+
+bool hpu_scrub_step(struct hpu_core *c)
+{
+    struct hpu_mmu *m = &c->mmu;
+
+    hpu_lock(c);
+    if (!m->scrub_job || c->dead) {
+        hpu_unlock(c);
+        return false;
+    }
     /*
      * Chunks are 2 MiB like the scrub granule: free them, or zero them in
      * place while an engine may hold a pointer to one.  Scrubbing clears
      * ECC poison.
      */
-    for (off = addr; off < addr + size; off += HPU_HBM_CHUNK_SIZE) {
-        hbm_chunk_drop(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+    hbm_chunk_drop(c, (size_t)(m->scrub_next >> HPU_HBM_CHUNK_SHIFT));
+    m->scrub_next += HPU_HBM_CHUNK_SIZE;
+    if (m->scrub_next >= m->scrub_end) {
+        m->scrub_job = false;
+        m->scrub_status &= ~HPU_SCRUB_BUSY;
+        m->scrub_count++;
     }
-    c->mmu.scrub_status = 0;
-    c->mmu.scrub_count++;
+    hpu_unlock(c);
+    return true;
 }
 
 /* TLB */
@@ -610,9 +654,9 @@ static void hpu_ecc_error(struct hpu_core *c, unsigned int e, uint16_t asid,
     f->host = false;
 }
 
-int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
-                 uint64_t va, void *buf, uint64_t len, bool write,
-                 struct hpu_fault *f)
+int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
+                 uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                 bool write, struct hpu_fault *f)
 {
     uint8_t *p = buf;
 
@@ -623,6 +667,11 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
         int r;
 
         hpu_lock(c);
+        if (c->dead || epoch != c->epoch) {
+            /* A reset overtook the work: no translation, no access. */
+            hpu_unlock(c);
+            return HPU_XFER_STALE;
+        }
         r = hpu_xlat(c, asid, va, write, &x);
         if (r == HPU_XLAT_BUS_ERROR) {
             hpu_bus_error(c, e, asid, va, write, "beyond HBM", f);
@@ -657,6 +706,7 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
         if (!x.host) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
+        hpu_dma_begin(c, epoch);        /* checked above, lock held since */
         hpu_unlock(c);
 
         if (inject) {
@@ -673,6 +723,9 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint16_t asid,
             }
             __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
+        hpu_lock(c);
+        hpu_dma_end(c);
+        hpu_unlock(c);
         if (r) {
             hpu_lock(c);
             hpu_bus_error(c, e, asid, va, write,
@@ -869,10 +922,11 @@ void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind)
 
     switch (kind) {
     case HPU_RESET_POWER_ON:
+        /* A scrub in progress is abandoned with the rest. */
         memset(m, 0, sizeof(*m));
         break;
     case HPU_RESET_HARD:
-        /* Everything but the counters. */
+        /* Everything but the counters; HBM is cleared when it is done. */
         memset(m, 0, sizeof(*m));
         m->inv_count = inv_count;
         m->fault_count = fault_count;

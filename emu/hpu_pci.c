@@ -50,6 +50,22 @@
  * injection is not ready, so its thread sleeps on its condition variable
  * until a reset releases it; a hard reset never waits for a thread.
  *
+ * Resets (machine reset, FLR through the PCIe capability's BCR_FLR, the
+ * core's hard reset) never complete while a DMA or MSI-X message of the
+ * device is in flight (spec version 5): the core counts them and
+ * hpu_core_reset() waits, dropping the BQL and the core lock
+ * (hpu_wait_quiet), for those begun before it.
+ *
+ * A DMA or MSI-X message may re-enter QEMU and unplug the device (aimed at
+ * its root port's slot control with native hot-plug), on a vCPU or on one
+ * of the device's own threads.  So: every thread holds a reference to the
+ * device for its lifetime and drops it through a bottom half in the main
+ * loop; BAR and configuration accesses and the reset hold one while they
+ * run; unrealize (hpu_exit) kills the core (no DMA, MSI-X or timer after
+ * it), joins the threads other than the calling one with the BQL dropped
+ * and frees nothing; the device's state goes in instance_finalize, once
+ * the last reference is gone, after joining the last thread.
+ *
  * Guest programming errors are logged with -d guest_errors and latched in
  * the ERROR register; they never stop the emulator.
  *
@@ -104,9 +120,11 @@ struct HpuState {
     HpuEngineThread eng[HPU_H1_DMA_ENGINES];
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
+    QemuCond quiet_cond;        /* an access in flight ended (s->lock) */
     bool fw_quit;
     bool fw_started;
-    bool core_ready;
+    bool core_ready;            /* realized: core, lock, conds, threads */
+    bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
     struct hpu_core core;
 
     /* properties */
@@ -135,6 +153,9 @@ static void hpu_irq_bh(void *opaque)
     uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
     unsigned int v;
 
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
     for (v = 0; pending; v++, pending >>= 1) {
         if (pending & 1) {
             hpu_notify(PCI_DEVICE(s), v);
@@ -151,8 +172,14 @@ static void hpu_raise_msix(void *opaque, unsigned int vector)
 {
     HpuState *s = HPU(opaque);
 
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
     if (bql_locked()) {
+        /* May re-enter QEMU and unplug the device: see hpu_exit(). */
+        object_ref(OBJECT(s));
         hpu_notify(PCI_DEVICE(s), vector);
+        object_unref(OBJECT(s));
         return;
     }
     qatomic_or(&s->irq_pending, 1u << vector);
@@ -181,6 +208,9 @@ static void hpu_arm_timer(void *opaque, uint64_t ns)
 {
     HpuState *s = HPU(opaque);
 
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
     timer_mod(s->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
 }
 
@@ -227,6 +257,33 @@ static void hpu_kick_fw(void *opaque)
     qemu_cond_signal(&HPU(opaque)->fw_cond);
 }
 
+/*
+ * Called with s->lock held, maybe with the BQL: sleep until an access in
+ * flight ends.  The access may need the BQL to finish (a DMA to MMIO), so
+ * the BQL is dropped too; it is taken again before s->lock (the order of
+ * every MMIO handler).
+ */
+static void hpu_wait_quiet(void *opaque)
+{
+    HpuState *s = HPU(opaque);
+    bool bql = bql_locked();
+
+    if (bql) {
+        bql_unlock();
+    }
+    qemu_cond_wait(&s->quiet_cond, &s->lock);
+    if (bql) {
+        qemu_mutex_unlock(&s->lock);
+        bql_lock();
+        qemu_mutex_lock(&s->lock);
+    }
+}
+
+static void hpu_wake_quiet(void *opaque)
+{
+    qemu_cond_broadcast(&HPU(opaque)->quiet_cond);
+}
+
 static const struct hpu_core_ops hpu_core_ops = {
     .raise_msix = hpu_raise_msix,
     .log_guest_error = hpu_log_guest_error,
@@ -239,7 +296,24 @@ static const struct hpu_core_ops hpu_core_ops = {
     .unlock = hpu_unlock,
     .kick_engine = hpu_kick_engine,
     .kick_fw = hpu_kick_fw,
+    .wait_quiet = hpu_wait_quiet,
+    .wake_quiet = hpu_wake_quiet,
 };
+
+/*
+ * The reference a thread holds on the device goes in the main loop: the
+ * last one finalizes the device, which must not happen on the thread
+ * itself.
+ */
+static void hpu_unref_bh(void *opaque)
+{
+    object_unref(OBJECT(opaque));
+}
+
+static void hpu_thread_done(HpuState *s)
+{
+    aio_bh_schedule_oneshot(qemu_get_aio_context(), hpu_unref_bh, s);
+}
 
 /* DMA engine threads */
 
@@ -267,6 +341,7 @@ static void *hpu_engine_thread(void *opaque)
         hpu_core_engine_step(&s->core, t->index);
     }
     rcu_unregister_thread();
+    hpu_thread_done(s);         /* touches nothing of s after this */
     return NULL;
 }
 
@@ -283,6 +358,7 @@ static void hpu_start_engines(HpuState *s)
         t->quit = false;
         qemu_cond_init(&t->cond);
         snprintf(name, sizeof(name), "hpu-dma%u", e);
+        object_ref(OBJECT(s));  /* dropped by hpu_thread_done() */
         qemu_thread_create(&t->thread, name, hpu_engine_thread, t,
                            QEMU_THREAD_JOINABLE);
         t->started = true;
@@ -308,6 +384,7 @@ static void *hpu_fw_thread(void *opaque)
         hpu_core_fw_step(&s->core);
     }
     rcu_unregister_thread();
+    hpu_thread_done(s);
     return NULL;
 }
 
@@ -315,16 +392,19 @@ static void hpu_start_fw(HpuState *s)
 {
     s->fw_quit = false;
     qemu_cond_init(&s->fw_cond);
+    object_ref(OBJECT(s));
     qemu_thread_create(&s->fw_thread, "hpu-fw", hpu_fw_thread, s,
                        QEMU_THREAD_JOINABLE);
     s->fw_started = true;
 }
 
 /*
- * Stop and join the engine threads and the boot ROM's worker.  A thread
- * may be inside a DMA to an MMIO region that needs the BQL, so the BQL is
- * dropped while joining.  A job the worker has not taken is freed with the
- * core (hpu_core_fini).
+ * Stop the engine threads and the boot ROM's worker, and join those that
+ * are not the calling thread (unrealize may run on one of them, inside a
+ * DMA that unplugged the device: that one ends when its DMA returns, and
+ * instance_finalize joins it).  A thread may be inside a DMA to an MMIO
+ * region that needs the BQL, so the BQL is dropped while joining.  A job
+ * the worker has not taken is freed with the core (hpu_core_fini).
  */
 static void hpu_stop_threads(HpuState *s)
 {
@@ -343,6 +423,26 @@ static void hpu_stop_threads(HpuState *s)
         bql_unlock();
     }
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        if (s->eng[e].started && !qemu_thread_is_self(&s->eng[e].thread)) {
+            qemu_thread_join(&s->eng[e].thread);
+            s->eng[e].started = false;
+        }
+    }
+    if (s->fw_started && !qemu_thread_is_self(&s->fw_thread)) {
+        qemu_thread_join(&s->fw_thread);
+        s->fw_started = false;
+    }
+    if (bql) {
+        bql_lock();
+    }
+}
+
+/* instance_finalize: the last thread is gone or going (it dropped its ref). */
+static void hpu_join_rest(HpuState *s)
+{
+    unsigned int e;
+
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
         if (s->eng[e].started) {
             qemu_thread_join(&s->eng[e].thread);
             s->eng[e].started = false;
@@ -352,29 +452,32 @@ static void hpu_stop_threads(HpuState *s)
         qemu_thread_join(&s->fw_thread);
         s->fw_started = false;
     }
-    if (bql) {
-        bql_lock();
-    }
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        qemu_cond_destroy(&s->eng[e].cond);
-    }
-    qemu_cond_destroy(&s->fw_cond);
 }
 
 static void hpu_timer_cb(void *opaque)
 {
     HpuState *s = HPU(opaque);
 
+    object_ref(OBJECT(s));
     hpu_core_timer_expired(&s->core);
+    object_unref(OBJECT(s));
 }
 
 /* BAR0 */
 
+/*
+ * An access may raise MSI-X or write events, which may unplug the device:
+ * hold a reference.
+ */
 static uint64_t hpu_regs_read(void *opaque, hwaddr addr, unsigned size)
 {
     HpuState *s = HPU(opaque);
+    uint64_t val;
 
-    return hpu_core_read(&s->core, addr, size);
+    object_ref(OBJECT(s));
+    val = hpu_core_read(&s->core, addr, size);
+    object_unref(OBJECT(s));
+    return val;
 }
 
 static void hpu_regs_write(void *opaque, hwaddr addr, uint64_t val,
@@ -382,7 +485,9 @@ static void hpu_regs_write(void *opaque, hwaddr addr, uint64_t val,
 {
     HpuState *s = HPU(opaque);
 
+    object_ref(OBJECT(s));
     hpu_core_write(&s->core, addr, val, size);
+    object_unref(OBJECT(s));
 }
 
 /*
@@ -527,6 +632,7 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);
 
     qemu_mutex_init(&s->lock);
+    qemu_cond_init(&s->quiet_cond);
     s->irq_bh = qemu_bh_new_guarded(hpu_irq_bh, s,
                                     &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpu_timer_cb, s);
@@ -536,6 +642,8 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         timer_free(s->timer);
         s->timer = NULL;
         qemu_bh_delete(s->irq_bh);
+        s->irq_bh = NULL;
+        qemu_cond_destroy(&s->quiet_cond);
         qemu_mutex_destroy(&s->lock);
         msix_unuse_all_vectors(pdev);
         msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
@@ -547,37 +655,81 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     hpu_start_fw(s);
 }
 
+/*
+ * Unrealize.  May run on a vCPU, in the main loop or on one of the
+ * device's own threads (a DMA or MSI-X message that unplugged it): nothing
+ * that a caller further up the stack still uses is freed here.
+ */
 static void hpu_exit(PCIDevice *pdev)
 {
     HpuState *s = HPU(pdev);
 
-    hpu_stop_threads(s);
+    if (s->core_ready) {
+        qatomic_set(&s->dead, true);
+        hpu_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
+        timer_del(s->timer);
+        hpu_stop_threads(s);
+    }
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+    pcie_cap_exit(pdev);
+}
+
+static void hpu_instance_finalize(Object *obj)
+{
+    HpuState *s = HPU(obj);
+    unsigned int e;
+
+    if (!s->core_ready) {
+        return;
+    }
+    hpu_join_rest(s);
     s->core_ready = false;
     hpu_core_fini(&s->core);
     qemu_bh_delete(s->irq_bh);
     s->irq_bh = NULL;
-    qemu_mutex_destroy(&s->lock);
     timer_free(s->timer);
     s->timer = NULL;
-    msix_unuse_all_vectors(pdev);
-    msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
-    pcie_cap_exit(pdev);
+    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        qemu_cond_destroy(&s->eng[e].cond);
+    }
+    qemu_cond_destroy(&s->fw_cond);
+    qemu_cond_destroy(&s->quiet_cond);
+    qemu_mutex_destroy(&s->lock);
 }
 
 static void hpu_reset_hold(Object *obj, ResetType type)
 {
     HpuState *s = HPU(obj);
 
-    if (s->core_ready) {
+    if (s->core_ready && !qatomic_read(&s->dead)) {
         /*
-         * Engines and the boot ROM's worker are not joined: a step in
-         * progress finds its stream's generation changed and discards its
-         * work (at most one bounce buffer of data may still land); a
-         * verification in progress finds the boot ROM's or the flash's
-         * generation changed and drops its result.
+         * Power-on reset (machine reset, FLR).  Engines and the boot ROM's
+         * worker are not joined: the core bumps every generation, so work
+         * in progress drops what it computed, and waits (BQL dropped) for
+         * the DMA and MSI-X calls already begun; MSI-X messages queued for
+         * the bottom half before the reset go too.
          */
+        object_ref(obj);
         hpu_core_reset(&s->core);
+        qatomic_set(&s->irq_pending, 0);
+        object_unref(obj);
     }
+}
+
+/*
+ * Configuration writes: the PCIe capability's Initiate FLR bit resets the
+ * function (pci_device_reset: hpu_reset_hold, then the PCI registers and
+ * MSI-X) and reads back 0.  A reference is held: the reset may drop the
+ * BQL while it waits for DMA in flight.
+ */
+static void hpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                             int len)
+{
+    object_ref(OBJECT(pdev));
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+    object_unref(OBJECT(pdev));
 }
 
 static const VMStateDescription vmstate_hpu = {
@@ -604,6 +756,7 @@ static void hpu_class_init(ObjectClass *klass, void *data)
 
     k->realize = hpu_realize;
     k->exit = hpu_exit;
+    k->config_write = hpu_config_write;
     k->vendor_id = HPU_PCI_VENDOR_ID;
     k->device_id = HPU_PCI_DEVICE_ID;
     k->revision = HPU_PCI_REVISION;
@@ -619,6 +772,7 @@ static const TypeInfo hpu_info = {
     .name = TYPE_HPU,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(HpuState),
+    .instance_finalize = hpu_instance_finalize,
     .class_init = hpu_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

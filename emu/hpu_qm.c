@@ -36,12 +36,13 @@
 
 /* Internal step results besides the completion statuses (HPU_CQ_*). */
 #define HPU_STEP_WAITING        (-1)
-#define HPU_STEP_ABORT          (-2)
+#define HPU_STEP_ABORT          HPU_XFER_STALE  /* also: a reset overtook it */
 #define HPU_STEP_HANG           (-3)
 
 /* What a step knows about the descriptor it works on. */
 struct hpu_job {
     uint32_t gen;
+    uint32_t epoch;             /* c->epoch when the step began */
     uint64_t seq;
     uint64_t cb_addr;
     uint32_t cb_size;
@@ -148,7 +149,8 @@ static void hpu_eq_commit(struct hpu_core *c, uint32_t gen, int r,
     }
 }
 
-void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
+void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev,
+                 uint32_t epoch)
 {
     struct hpu_eq *q = &c->eq;
     uint8_t b[HPU_EQE_SIZE];
@@ -159,6 +161,11 @@ void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
     hpu_eqe_encode(b, ev, ev->ts ? ev->ts : hpu_now(c));
 
     hpu_lock(c);
+    if (c->dead || epoch != c->epoch) {
+        /* A reset since the event was raised: it goes with the work. */
+        hpu_unlock(c);
+        return;
+    }
     if (!(q->ctrl & HPU_EQ_ENABLE) || q->reserved - q->ci >= q->size) {
         q->dropped++;
         hpu_unlock(c);
@@ -168,11 +175,13 @@ void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev)
     q->reserved++;
     q->writers++;
     gen = q->gen;
+    hpu_dma_begin(c, epoch);    /* checked above */
     hpu_unlock(c);
 
     r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
 
     hpu_lock(c);
+    hpu_dma_end(c);
     hpu_eq_commit(c, gen, r, addr);
     hpu_unlock(c);
 }
@@ -196,6 +205,7 @@ void hpu_events_drain(struct hpu_core *c)
 {
     struct hpu_deferred *d = &c->dq;
     struct hpu_event ev;
+    uint32_t epoch;
 
     for (;;) {
         hpu_lock(c);
@@ -213,10 +223,15 @@ void hpu_events_drain(struct hpu_core *c)
                 .info = d->rd_info,
             };
             d->rd_reserved = false;
+            if (!hpu_dma_begin(c, c->epoch)) {
+                hpu_unlock(c);
+                return;
+            }
             hpu_eqe_encode(b, &ev, d->rd_ts);
             hpu_unlock(c);
             r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
             hpu_lock(c);
+            hpu_dma_end(c);
             hpu_eq_commit(c, gen, r, addr);
             hpu_unlock(c);
             continue;
@@ -228,8 +243,9 @@ void hpu_events_drain(struct hpu_core *c)
         ev = d->ev[d->head];
         d->head = (d->head + 1) % HPU_DEFERRED_EVENTS;
         d->count--;
+        epoch = c->epoch;       /* resets empty the deferred queue */
         hpu_unlock(c);
-        hpu_eq_post(c, &ev);
+        hpu_eq_post(c, &ev, epoch);
     }
 }
 
@@ -348,7 +364,7 @@ static bool hpu_stream_enabled(const struct hpu_stream *st)
 static bool hpu_stream_runnable(struct hpu_core *c, struct hpu_engine *eng,
                                 struct hpu_stream *st)
 {
-    if (eng->stuck) {
+    if (eng->stuck || c->dead) {
         return false;                   /* INJ_HANG: until a reset */
     }
     if (!st->active) {
@@ -383,7 +399,8 @@ bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e)
 static bool hpu_job_stopped(struct hpu_core *c, const struct hpu_stream *st,
                             const struct hpu_job *j)
 {
-    return st->gen != j->gen || !hpu_stream_enabled(st) || c->resetting;
+    return st->gen != j->gen || !hpu_stream_enabled(st) || c->resetting ||
+           c->epoch != j->epoch || c->dead;
 }
 
 /*
@@ -398,18 +415,25 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
     uint64_t addr;
     int r;
 
-    if (st->gen != gen) {
+    /*
+     * The record is computed and its write begun in one critical section
+     * with the generation check: a reset bumps the generation before it
+     * waits for writes in flight, so a record of work it overtook is
+     * dropped here and one already begun lands before the reset is done.
+     * CQ_* cannot change meanwhile (read-only until STATUS.IDLE).
+     */
+    if (st->gen != gen || !hpu_dma_begin(c, c->epoch)) {
         return;
     }
     addr = st->cq + (uint64_t)(st->cq_pi & (st->cq_size - 1)) * HPU_CQE_SIZE;
     hpu_put_le64(rec, st->seq);
     hpu_put_le32(rec + 8, (uint32_t)status);
-    hpu_put_le16(rec + 12, (uint16_t)offset);
-    rec[14] = (uint8_t)e;
-    rec[15] = (uint8_t)s;
+    hpu_put_le32(rec + 12, (offset & HPU_CQE_OFFSET_MASK) |
+                 e << HPU_CQE_ENGINE_SHIFT | s << HPU_CQE_STREAM_SHIFT);
     hpu_unlock(c);
     r = c->ops->dma_write(c->opaque, addr, rec, sizeof(rec));
     hpu_lock(c);
+    hpu_dma_end(c);
     if (st->gen != gen) {
         return;
     }
@@ -439,9 +463,13 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
     uint64_t rsvd;
     int r;
 
+    if (!hpu_dma_begin(c, c->epoch)) {
+        return;
+    }
     hpu_unlock(c);
     r = c->ops->dma_read(c->opaque, addr, d, sizeof(d));
     hpu_lock(c);
+    hpu_dma_end(c);
     if (st->gen != gen) {
         return;
     }
@@ -523,12 +551,14 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
             return HPU_STEP_HANG;
         }
         if (!fill) {
-            r = hpu_mem_xfer(c, e, j->asid, src + off, buf, n, false, f);
+            r = hpu_mem_xfer(c, e, j->epoch, j->asid, src + off, buf, n,
+                             false, f);
             if (r) {
                 return r;
             }
         }
-        r = hpu_mem_xfer(c, e, j->asid, dst + off, buf, n, true, f);
+        r = hpu_mem_xfer(c, e, j->epoch, j->asid, dst + off, buf, n, true,
+                         f);
         if (r) {
             return r;
         }
@@ -562,7 +592,8 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
     uint64_t src, dst, n;
     int r;
 
-    r = hpu_mem_xfer(c, e, j->asid, j->cb_addr + j->pos, p, 8, false, f);
+    r = hpu_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos, p, 8,
+                     false, f);
     if (r) {
         return r;
     }
@@ -591,9 +622,17 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
         return hpu_bad_packet(c, e, s, j, "runs past the command buffer",
                               ev);
     }
+    if (op == HPU_PKT_WREG && j->asid != 0) {
+        /* Privilege is checked before the fields are even fetched. */
+        HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
+                "at 0x%llx in ASID %u: privileged", e, s, j->pos,
+                (unsigned long long)j->cb_addr, j->asid);
+        ev->id = HPU_EVENT_PRIV;
+        return HPU_CQ_PRIV;
+    }
     if (len > 8) {
-        r = hpu_mem_xfer(c, e, j->asid, j->cb_addr + j->pos + 8, p + 8,
-                         len - 8, false, f);
+        r = hpu_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos + 8,
+                         p + 8, len - 8, false, f);
         if (r) {
             return r;
         }
@@ -632,7 +671,7 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
             return hpu_bad_packet(c, e, s, j, "WRITE_VALUE address not "
                                   "4-byte aligned", ev);
         }
-        return hpu_mem_xfer(c, e, j->asid, dst, p + 4, 4, true, f);
+        return hpu_mem_xfer(c, e, j->epoch, j->asid, dst, p + 4, 4, true, f);
     case HPU_PKT_SOB_UPDATE:
     case HPU_PKT_WAIT: {
         uint32_t idx;
@@ -647,7 +686,9 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
                                   "unknown SOB_UPDATE operation", ev);
         }
         hpu_lock(c);
-        if (op == HPU_PKT_SOB_UPDATE) {
+        if (c->epoch != j->epoch) {
+            r = HPU_STEP_ABORT;         /* a reset overtook the packet */
+        } else if (op == HPU_PKT_SOB_UPDATE) {
             c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
             hpu_sob_changed(c);
             r = HPU_CQ_OK;
@@ -663,18 +704,11 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
         return r;
     }
     case HPU_PKT_WREG:
-        if (j->asid != 0) {
-            HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
-                    "at 0x%llx in ASID %u: privileged", e, s, j->pos,
-                    (unsigned long long)j->cb_addr, j->asid);
-            ev->id = HPU_EVENT_PRIV;
-            return HPU_CQ_PRIV;
-        }
         if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
             return hpu_bad_packet(c, e, s, j, "WREG offset or reserved field",
                                   ev);
         }
-        hpu_core_write(c, a, b, 4);
+        hpu_core_write_epoch(c, a, b, j->epoch);
         return HPU_CQ_OK;
     }
     return HPU_CQ_BAD_PACKET;   /* not reached */
@@ -685,7 +719,8 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
 {
     struct hpu_stream *st = &c->eng[e].st[s];
     struct hpu_job j = {
-        .gen = st->gen, .seq = st->seq, .cb_addr = st->cb_addr,
+        .gen = st->gen, .epoch = c->epoch, .seq = st->seq,
+        .cb_addr = st->cb_addr,
         .cb_size = st->cb_size, .pos = st->pos, .asid = st->asid,
     };
     struct hpu_event ev = { 0 };
@@ -712,7 +747,7 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
         ev.severity = HPU_EVENT_SEV_ERROR;
         ev.engine = (uint8_t)e;
         ev.asid = j.asid;
-        hpu_eq_post(c, &ev);
+        hpu_eq_post(c, &ev, j.epoch);
     }
     hpu_lock(c);
     hpu_busy_end(c, e);
@@ -933,9 +968,15 @@ static enum hpu_access hpu_qm_write(struct hpu_core *c, uint32_t offset,
     case HPU_QS_CQ_LO:
     case HPU_QS_CQ_HI:
     case HPU_QS_CQ_SIZE:
-        if (st->ctrl & HPU_QS_CTRL_ENABLE) {
+        if ((st->ctrl & HPU_QS_CTRL_ENABLE) || st->active) {
+            /*
+             * The ABORTED record of a disabled stream still goes to CQ_*
+             * as they were (spec version 5): not IDLE, not writable.
+             */
             HPU_LOG(c, "DMA%u.%u: ring register BAR0+0x%x written while "
-                    "the stream is enabled: ignored", e, s, offset);
+                    "the stream is %s: ignored", e, s, offset,
+                    (st->ctrl & HPU_QS_CTRL_ENABLE) ? "enabled" :
+                    "not idle (its ABORTED record is pending)");
             break;
         }
         if (reg == HPU_QS_RING_LO) {

@@ -395,6 +395,26 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_mmu_fini(hdev);
 }
 
+/*
+ * A function level reset while the driver is bound (sysfs reset with
+ * reset_method flr, or anything else that calls pci_reset_function()) is a
+ * power-on reset of the device: firmware, streams, event queue, MMU and
+ * IRQ_MASK are gone, and the PCI core has restored only the configuration
+ * space. Recover as from a hard reset: every context is lost, the firmware
+ * boots again. Jobs the FLR cut short fail with the hard reset.
+ */
+static void hpu_pci_reset_done(struct pci_dev *pdev)
+{
+	struct hpu_device *hdev = pci_get_drvdata(pdev);
+
+	if (hdev)
+		hpu_reset_schedule(hdev, HPU_RESET_HARD, "function level reset");
+}
+
+static const struct pci_error_handlers hpu_pci_err_handlers = {
+	.reset_done = hpu_pci_reset_done,
+};
+
 static const struct pci_device_id hpu_pci_ids[] = {
 	{ PCI_DEVICE(HPU_PCI_VENDOR_ID, HPU_PCI_DEVICE_ID) },
 	{ }
@@ -406,6 +426,7 @@ static struct pci_driver hpu_pci_driver = {
 	.id_table = hpu_pci_ids,
 	.probe = hpu_probe,
 	.remove = hpu_remove,
+	.err_handler = &hpu_pci_err_handlers,
 	.dev_groups = hpu_dev_groups,
 };
 module_pci_driver(hpu_pci_driver);

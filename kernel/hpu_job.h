@@ -94,7 +94,7 @@ struct hpu_job {
 	u32 slot;
 	int error;
 	u32 status;
-	u16 fail_offset;
+	u32 fail_offset;
 };
 
 extern const struct drm_sched_backend_ops hpu_sched_ops;

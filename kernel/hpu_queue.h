@@ -63,16 +63,13 @@ struct hpu_desc {
  * struct hpu_cqe - a record in a stream's completion ring (16 bytes)
  * @seq: from the descriptor.
  * @status: HPU_CQ_*.
- * @offset: byte offset in the command buffer of the failed packet.
- * @engine: engine index.
- * @stream: stream index.
+ * @where: [23:0] byte offset in the command buffer of the failed packet
+ *	(HPU_CQE_OFFSET_MASK), [27:24] engine, [31:28] stream (spec version 5).
  */
 struct hpu_cqe {
 	__le64 seq;
 	__le32 status;
-	__le16 offset;
-	u8 engine;
-	u8 stream;
+	__le32 where;
 } __packed;
 
 static_assert(sizeof(struct hpu_desc) == HPU_DESC_SIZE);

@@ -38,7 +38,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000004
+#define   HPU_SPEC_VERSION_VALUE	0x00000005
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -314,6 +314,17 @@
 #define HPU_DESC_SIZE			32
 #define HPU_CQE_SIZE			16
 #define HPU_CB_MAX_SIZE			0x100000
+
+/*
+ * Completion record bytes 12-15 (spec version 5): the offset of the failed
+ * packet (24 bits, so any offset in a 1 MiB command buffer fits), engine
+ * and stream.
+ */
+#define HPU_CQE_OFFSET_MASK		0x00ffffff
+#define HPU_CQE_ENGINE_SHIFT		24
+#define HPU_CQE_ENGINE_MASK		0x0f000000
+#define HPU_CQE_STREAM_SHIFT		28
+#define HPU_CQE_STREAM_MASK		0xf0000000
 
 /* Completion status */
 #define HPU_CQ_OK			0

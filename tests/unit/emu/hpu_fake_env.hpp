@@ -22,6 +22,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -58,6 +59,8 @@ struct Env {
     // Called (without the core lock) before each host read: lets a test
     // act while an engine is in the middle of a step.
     std::function<void(uint64_t addr)> on_dma_read;
+    // The same before each host write (before the bytes land).
+    std::function<void(uint64_t addr)> on_dma_write;
 
     bool host_range(uint64_t addr, uint64_t len) const
     {
@@ -137,6 +140,9 @@ inline int env_dma_write(void *opaque, uint64_t addr, const void *buf,
         env->lock_error = true;
     }
     env->dma_writes++;
+    if (env->on_dma_write) {
+        env->on_dma_write(addr);
+    }
     if (!env->host_range(addr, len)) {
         return -1;
     }
@@ -182,6 +188,27 @@ inline void env_kick_fw(void *opaque)
     env->fw_kicks++;
 }
 
+// A reset waiting for DMA in flight: in the single-threaded fake no DMA
+// can be in flight in another thread, so the wait would never end.
+inline void env_wait_quiet(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    env->lock_error = true;
+    std::fprintf(stderr, "hpu fake env: a reset waits for DMA in flight in "
+                 "another thread, and there is none\n");
+    std::abort();
+}
+
+inline void env_wake_quiet(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->locked) {
+        env->lock_error = true;         // must be called with the lock
+    }
+}
+
 inline const hpu_core_ops env_ops = {
     .raise_msix = env_raise_msix,
     .log_guest_error = env_log,
@@ -194,6 +221,8 @@ inline const hpu_core_ops env_ops = {
     .unlock = env_unlock,
     .kick_engine = env_kick,
     .kick_fw = env_kick_fw,
+    .wait_quiet = env_wait_quiet,
+    .wake_quiet = env_wake_quiet,
 };
 
 // Firmware images for the tests
@@ -249,6 +278,7 @@ struct DevOpts {
     std::vector<uint8_t> flash;         // power-on flash content
     hpu::fw::Source source = fw_source();
     uint64_t hbm = 4ULL << 30;
+    const hpu_core_ops *ops = &env_ops;  // a test's own (threaded) ops
 };
 
 inline const uint8_t test_uuid[HPU_UUID_LEN] = {
@@ -282,7 +312,7 @@ struct Dev {
         cfg.fw_min_version = o.min_version;
         cfg.fw_flash = o.flash.empty() ? nullptr : o.flash.data();
         cfg.fw_flash_len = static_cast<uint32_t>(o.flash.size());
-        REQUIRE(hpu_core_init(&core, &env_ops, &env, &cfg));
+        REQUIRE(hpu_core_init(&core, o.ops, &env, &cfg));
         // The boot ROM initialises for HPU_ROM_INIT_NS after power-on.
         REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
         REQUIRE(env.timer_armed);

@@ -23,7 +23,7 @@ inline uint64_t host_addr(uint64_t bus) { return HPU_ADDR_HOST | bus; }
 struct Cqe {
     uint64_t seq;
     uint32_t status;
-    uint16_t offset;
+    uint32_t offset;
     uint8_t engine;
     uint8_t stream;
 };
@@ -316,10 +316,14 @@ struct Rig : Dev {
         const uint8_t *p = hp(q[e][s].cq + (i % q[e][s].size) * HPU_CQE_SIZE);
         Cqe c;
         std::memcpy(&c.seq, p, 8);
+        uint32_t where;
         std::memcpy(&c.status, p + 8, 4);
-        std::memcpy(&c.offset, p + 12, 2);
-        c.engine = p[14];
-        c.stream = p[15];
+        std::memcpy(&where, p + 12, 4);
+        c.offset = where & HPU_CQE_OFFSET_MASK;
+        c.engine = static_cast<uint8_t>((where & HPU_CQE_ENGINE_MASK) >>
+                                        HPU_CQE_ENGINE_SHIFT);
+        c.stream = static_cast<uint8_t>((where & HPU_CQE_STREAM_MASK) >>
+                                        HPU_CQE_STREAM_SHIFT);
         return c;
     }
     uint32_t cq_pi(unsigned int e, unsigned int s)

@@ -298,6 +298,11 @@ def le(*fields):
     return b"".join(v.to_bytes(n, "little") for v, n in fields)
 
 
+def cqe(seq, status, offset, engine, stream):
+    """A completion record (spec version 5: 24-bit offset, engine, stream)."""
+    return le((seq, 8), (status, 4), (offset | engine << 24 | stream << 28, 4))
+
+
 def dma_jobs(q, msix_entry):
     """DMA jobs end to end through the engine threads and guest RAM."""
     HOST = 1 << 63
@@ -347,7 +352,7 @@ def dma_jobs(q, msix_entry):
     qw(0x0C, 1)                             # doorbell
     if poll("DMA job completes (CQ_PI 1)", lambda: qr(0x20) == 1):
         rec = q.mem_read(CQ, 16)
-        check(rec == le((0xABCD, 8), (0, 4), (0, 2), (E, 1), (S, 1)),
+        check(rec == cqe(0xABCD, 0, 0, E, S),
               f"completion record seq/OK/engine/stream ({rec.hex()})")
         check(qr(0x10) == 1, "CI 1")
         check(q.mem_read(DST, n) == data, f"LIN_DMA host->HBM->HBM->host {n} bytes")
@@ -369,7 +374,7 @@ def dma_jobs(q, msix_entry):
     qw(0x0C, 2)
     if poll("bad packet completes", lambda: qr(0x20) == 2):
         rec = q.mem_read(CQ + 16, 16)
-        check(rec == le((2, 8), (2, 4), (8, 2), (E, 1), (S, 1)), "BAD_PACKET record at offset 8")
+        check(rec == cqe(2, 2, 8, E, S), "BAD_PACKET record at offset 8")
         # the soft resets above leave a RESET_DONE (info 1) for the first slot
         check(poll("event posted", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 2), "EQ_PI 2")
         ev = q.mem_read(EQ, 32)
@@ -395,7 +400,7 @@ def dma_jobs(q, msix_entry):
             break
     check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "soft reset with a waiting job completes")
     rec = q.mem_read(CQ + 32, 16)
-    check(rec == le((3, 8), (6, 4), (0, 2), (E, 1), (S, 1)), f"ABORTED record ({rec.hex()})")
+    check(rec == cqe(3, 6, 0, E, S), f"ABORTED record ({rec.hex()})")
     check(qr(0x24) == 0 and qr(0x28) == 1 and q.rd(0x20000 + 4 * 40) == 0,
           "stream disabled and SOBs cleared by soft reset")
     q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
@@ -518,7 +523,7 @@ def errors_and_reset(q, msix_entry):
     q.wr(qs + 0x24, 1)
     q.wr(qs + 0x0C, 1)
     if poll("job after hard reset", lambda: q.rd(qs + 0x20) == 1):
-        check(q.mem_read(CQ, 16) == le((0x78, 8), (0, 4), (0, 2), (E, 1), (0, 1)),
+        check(q.mem_read(CQ, 16) == cqe(0x78, 0, 0, E, 0),
               "the formerly hung engine completes a job")
     q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
 
@@ -606,7 +611,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 4, "SPEC_VERSION 4")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 5, "SPEC_VERSION 5")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
