@@ -29,6 +29,7 @@
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
+#include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_vm.h"
 
@@ -94,11 +95,12 @@ static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 	struct hpu_pt *pt;
 	int ret;
 
-	pt = kzalloc(struct_size(pt, child, nchild), GFP_KERNEL);
+	/* Made for the user: charged to its memory cgroup. */
+	pt = kzalloc(struct_size(pt, child, nchild), GFP_KERNEL_ACCOUNT);
 	if (!pt)
 		return ERR_PTR(-ENOMEM);
 
-	ret = hpu_mmu_pt_alloc(vm->hdev, &pt->offset);
+	ret = hpu_mmu_pt_alloc(vm->hdev, vm->asid, &pt->offset);
 	if (ret) {
 		kfree(pt);
 		return ERR_PTR(ret);
@@ -110,7 +112,7 @@ static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 
 static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 {
-	hpu_mmu_pt_free(vm->hdev, pt->offset);
+	hpu_mmu_pt_free(vm->hdev, vm->asid, pt->offset);
 	kfree(pt);
 }
 
@@ -283,9 +285,10 @@ static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
  * bound.
  *
  * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
- * free range is large enough; -ENOMEM when memory or the page-table area
- * runs out (nothing is left mapped); -ENODEV for a context being torn
- * down.
+ * free range is large enough, or the context has its limit of mappings
+ * or of page tables (&struct hpu_ctx_limits); -ENOMEM when memory or the
+ * page-table area runs out (nothing is left mapped); -ENODEV for a
+ * context being torn down.
  */
 int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	       u64 size, u64 *va, bool fixed, bool readonly)
@@ -309,7 +312,7 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 		}
 	}
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->offset = offset;
@@ -319,6 +322,12 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	mutex_lock(&vm->lock);
 	if (vm->dead) {
 		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (vm->mappings >= READ_ONCE(hdev->limits->ctx_mappings)) {
+		drm_dbg(&hdev->drm, "VM_BIND: limit of %u mappings reached\n",
+			vm->mappings);
+		ret = -ENOSPC;
 		goto err_unlock;
 	}
 
@@ -360,6 +369,7 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	drm_gem_object_get(obj);
 	m->obj = obj;
 	*va = m->node.start;
+	vm->mappings++;
 	mutex_unlock(&vm->lock);
 	return 0;
 
@@ -419,6 +429,7 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 	hpu_mmu_invalidate(hdev, vm->asid);
 	hpu_pt_release_list(vm, &freed);
 	drm_mm_remove_node(&m->node);
+	vm->mappings--;
 	mutex_unlock(&vm->lock);
 
 	drm_gem_object_put(m->obj);
@@ -432,17 +443,19 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
  * @out: Out: the address space, holding the file's reference
  *
  * Allocates an ASID and an empty root table and programs the ASID's root.
+ * Counts the context against its user's limit (hpu_limits_user_get()).
  * May sleep.
  *
- * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM; -ETIMEDOUT if
- * the device does not complete the invalidation.
+ * Return: 0; -EBUSY when all 63 ASIDs are taken or the caller's user has
+ * its limit of contexts; -ENOMEM; -ETIMEDOUT if the device does not
+ * complete the invalidation.
  */
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 {
 	struct hpu_vm *vm;
 	int ret;
 
-	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 	if (!vm)
 		return -ENOMEM;
 
@@ -461,10 +474,14 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	}
 	vm->asid = ret;
 
+	ret = hpu_limits_user_get(hdev, vm->asid);
+	if (ret)
+		goto err_asid;
+
 	vm->root = hpu_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
-		goto err_asid;
+		goto err_user;
 	}
 
 	hpu_mmu_set_root(hdev, vm->asid, vm->root->offset, true);
@@ -478,6 +495,8 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 err_root:
 	hpu_mmu_set_root(hdev, vm->asid, 0, false);
 	hpu_pt_release(vm, vm->root);
+err_user:
+	hpu_limits_user_put(hdev, vm->asid);
 err_asid:
 	hpu_mmu_asid_free(hdev, vm->asid);
 err_free:
@@ -564,6 +583,7 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	vm->root = NULL;
 	mutex_unlock(&vm->lock);
 
+	hpu_limits_user_put(hdev, vm->asid);
 	hpu_mmu_asid_free(hdev, vm->asid);
 
 	list_for_each_entry_safe(m, tmp, &mappings, link) {
