@@ -685,6 +685,7 @@ TEST_CASE("limits: only root changes them, within their ranges", "[security]")
     const std::vector<std::string> names = {"ctx_page_tables", "pt_reserve", "ctx_mappings", "ctx_queues",
                                             "ctx_jobs", "user_contexts", "user_timeout_ms"};
     std::vector<std::uint64_t> before;
+    before.reserve(names.size());
     for (const auto &n : names)
         before.push_back(counter(path, n));
     const std::uint64_t total = counter(path, "page_tables");
