@@ -198,54 +198,62 @@ int hpu_limits_init(struct hpu_device *hdev)
 }
 
 /**
- * hpu_limits_user_get() - count a new context against its user's limit
+ * hpu_limits_asid_get() - allocate an ASID for a new context of the caller
  * @hdev: the device
- * @asid: the ASID just allocated for the context
  *
  * A caller with CAP_SYS_ADMIN is not counted. Otherwise the context is
- * recorded under the caller's effective uid, unless that uid already has
- * &hpu_ctx_limits.user_contexts contexts on the device. Does not allocate.
+ * counted under the caller's effective uid, and refused if that uid
+ * already has &hpu_ctx_limits.user_contexts contexts on the device. The
+ * count and the allocation happen under one lock, so concurrent opens of
+ * one user cannot pass the limit, and a refused open takes no ASID.
  *
- * Return: 0, or -EBUSY when the user has its limit of contexts.
+ * Return: the ASID; -EBUSY when the user has its limit of contexts or all
+ * ASIDs are taken; -ENOMEM.
  */
-int hpu_limits_user_get(struct hpu_device *hdev, u32 asid)
+int hpu_limits_asid_get(struct hpu_device *hdev)
 {
 	struct hpu_ctx_limits *lim = hdev->limits;
+	bool counted = !ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 	kuid_t uid = current_euid();
 	unsigned int a, n = 0;
+	int asid;
 	u32 max;
-
-	if (capable(CAP_SYS_ADMIN))
-		return 0;
 
 	mutex_lock(&lim->users_lock);
 	max = READ_ONCE(lim->user_contexts);
-	for_each_set_bit(a, lim->counted, HPU_MMU_NUM_ASIDS)
-		if (uid_eq(lim->uid[a], uid))
-			n++;
-	if (n >= max) {
-		mutex_unlock(&lim->users_lock);
-		drm_dbg_driver(&hdev->drm, "uid %u has %u contexts open, the limit\n",
-			       from_kuid(&init_user_ns, uid), n);
-		return -EBUSY;
+	if (counted) {
+		for_each_set_bit(a, lim->counted, HPU_MMU_NUM_ASIDS)
+			if (uid_eq(lim->uid[a], uid))
+				n++;
+		if (n >= max) {
+			mutex_unlock(&lim->users_lock);
+			drm_dbg_driver(&hdev->drm, "uid %u has %u contexts open, its limit\n",
+				       from_kuid(&init_user_ns, uid), n);
+			return -EBUSY;
+		}
 	}
-	lim->uid[asid] = uid;
-	__set_bit(asid, lim->counted);
+	asid = hpu_mmu_asid_alloc(hdev);
+	if (asid >= 0 && counted) {
+		lim->uid[asid] = uid;
+		__set_bit(asid, lim->counted);
+	}
 	mutex_unlock(&lim->users_lock);
-	return 0;
+	return asid;
 }
 
 /**
- * hpu_limits_user_put() - a context counted by hpu_limits_user_get() ends
+ * hpu_limits_asid_put() - give back the ASID of a context that ends
  * @hdev: the device
- * @asid: its ASID, before it is given back
+ * @asid: an ASID from hpu_limits_asid_get(), whose root has been cleared
+ *	and invalidated (or whose device is gone)
  */
-void hpu_limits_user_put(struct hpu_device *hdev, u32 asid)
+void hpu_limits_asid_put(struct hpu_device *hdev, u32 asid)
 {
 	struct hpu_ctx_limits *lim = hdev->limits;
 
 	mutex_lock(&lim->users_lock);
 	__clear_bit(asid, lim->counted);
+	hpu_mmu_asid_free(hdev, asid);
 	mutex_unlock(&lim->users_lock);
 }
 

@@ -32,7 +32,8 @@ struct hpu_device;
  *	with CAP_SYS_ADMIN not counted; 0 for no limit.
  * @user_timeout_ms: the longest &drm_hpu_submit.timeout_ms a caller
  *	without CAP_SYS_ADMIN may ask for.
- * @users_lock: protects @counted and @uid.
+ * @users_lock: protects @counted and @uid, and orders them with the
+ *	allocation and release of ASIDs.
  * @counted: per ASID, its context counts against @user_contexts (it was
  *	opened without CAP_SYS_ADMIN).
  * @uid: per ASID in @counted, the effective user id that opened it.
@@ -56,8 +57,8 @@ struct hpu_ctx_limits {
 
 int hpu_limits_init(struct hpu_device *hdev);
 
-int hpu_limits_user_get(struct hpu_device *hdev, u32 asid);
-void hpu_limits_user_put(struct hpu_device *hdev, u32 asid);
+int hpu_limits_asid_get(struct hpu_device *hdev);
+void hpu_limits_asid_put(struct hpu_device *hdev, u32 asid);
 
 extern const struct attribute_group hpu_limits_group;
 

@@ -443,7 +443,7 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
  * @out: Out: the address space, holding the file's reference
  *
  * Allocates an ASID and an empty root table and programs the ASID's root.
- * Counts the context against its user's limit (hpu_limits_user_get()).
+ * Counts the context against its user's limit (hpu_limits_asid_get()).
  * May sleep.
  *
  * Return: 0; -EBUSY when all 63 ASIDs are taken or the caller's user has
@@ -467,21 +467,17 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	atomic64_set(&vm->hbm_used, 0);
 	atomic64_set(&vm->host_used, 0);
 
-	ret = hpu_mmu_asid_alloc(hdev);
+	ret = hpu_limits_asid_get(hdev);
 	if (ret < 0) {
 		drm_dbg(&hdev->drm, "no free address-space id: %d\n", ret);
 		goto err_free;
 	}
 	vm->asid = ret;
 
-	ret = hpu_limits_user_get(hdev, vm->asid);
-	if (ret)
-		goto err_asid;
-
 	vm->root = hpu_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
-		goto err_user;
+		goto err_asid;
 	}
 
 	hpu_mmu_set_root(hdev, vm->asid, vm->root->offset, true);
@@ -495,10 +491,8 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 err_root:
 	hpu_mmu_set_root(hdev, vm->asid, 0, false);
 	hpu_pt_release(vm, vm->root);
-err_user:
-	hpu_limits_user_put(hdev, vm->asid);
 err_asid:
-	hpu_mmu_asid_free(hdev, vm->asid);
+	hpu_limits_asid_put(hdev, vm->asid);
 err_free:
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
@@ -583,8 +577,7 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	vm->root = NULL;
 	mutex_unlock(&vm->lock);
 
-	hpu_limits_user_put(hdev, vm->asid);
-	hpu_mmu_asid_free(hdev, vm->asid);
+	hpu_limits_asid_put(hdev, vm->asid);
 
 	list_for_each_entry_safe(m, tmp, &mappings, link) {
 		drm_gem_object_put(m->obj);
