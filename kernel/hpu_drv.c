@@ -37,6 +37,7 @@
 #include "hpu_ioctl.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
+#include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
 #include "hpu_reset.h"
@@ -293,6 +294,11 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = hpu_mmu_init(hdev);
 	if (ret)
 		return ret;
+
+	/* After the MMU: the page-table limits depend on its area. */
+	ret = hpu_limits_init(hdev);
+	if (ret)
+		goto err_mmu_fini;
 
 	ret = hpu_hbm_init(hdev);
 	if (ret)

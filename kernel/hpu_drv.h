@@ -37,6 +37,7 @@ struct hpu_events;
 struct hpu_fw;
 struct hpu_hbm;
 struct hpu_hwmon;
+struct hpu_ctx_limits;
 struct hpu_mmu;
 struct hpu_qm;
 struct hpu_reset;
@@ -106,6 +107,8 @@ struct hpu_identity {
  *	its state is freed with the DRM device.
  * @hwmon: sensors, limits and engine utilisation (hpu_hwmon.c). Set at
  *	probe, freed with the DRM device.
+ * @limits: per-context and per-user limits (hpu_limits.c). Set at probe
+ *	right after @mmu, freed with the DRM device.
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -127,6 +130,7 @@ struct hpu_device {
 	struct hpu_fw *fw;
 	struct hpu_devlink *devlink;
 	struct hpu_hwmon *hwmon;
+	struct hpu_ctx_limits *limits;
 };
 
 /* DMA engines whose time fdinfo reports per file (&hpu_file_priv.engine_ns). */

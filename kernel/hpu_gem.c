@@ -156,7 +156,7 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 {
 	struct hpu_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
@@ -244,7 +244,7 @@ int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
 	struct hpu_bo *bo;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 
@@ -345,7 +345,7 @@ int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
 	struct hpu_bo *bo;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 
@@ -355,7 +355,8 @@ int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
 	bo->npages = size >> PAGE_SHIFT;
 	INIT_LIST_HEAD(&bo->blocks);
 
-	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!bo->pages) {
 		ret = -ENOMEM;
 		goto err_free_bo;
@@ -392,14 +393,14 @@ int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
 		}
 	}
 
-	bo->sgt = kzalloc(sizeof(*bo->sgt), GFP_KERNEL);
+	bo->sgt = kzalloc(sizeof(*bo->sgt), GFP_KERNEL_ACCOUNT);
 	if (!bo->sgt) {
 		ret = -ENOMEM;
 		goto err_unpin;
 	}
 
 	ret = sg_alloc_table_from_pages(bo->sgt, bo->pages, bo->npages, 0,
-					size, GFP_KERNEL);
+					size, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_free_sgt;
 

@@ -497,8 +497,10 @@ static int hpu_vm_bind_unmap_check(struct drm_device *drm,
  * -ERANGE for a FIXED or UNMAP address outside the context's range;
  * -ENOENT for an unknown handle or no mapping at the UNMAP address;
  * -EBUSY for a FIXED range that overlaps a mapping; -ENOSPC when no
- * free range is large enough; -ENOMEM; -ERESTARTSYS when a signal
- * interrupts UNMAP's wait; -ENODEV once the device is unplugged.
+ * free range is large enough or the context has its limit of mappings
+ * or page tables; -ENOMEM (also: the page-table area, less the other
+ * ASIDs' reserves, is full); -ERESTARTSYS when a signal interrupts
+ * UNMAP's wait; -ENODEV once the device is unplugged.
  */
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file)

@@ -11,6 +11,7 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/capability.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
@@ -26,6 +27,7 @@
 #include "hpu_drv.h"
 #include "hpu_job.h"
 #include "hpu_events.h"
+#include "hpu_limits.h"
 #include "hpu_queue.h"
 #include "hpu_reset.h"
 #include "hpu_vm.h"
@@ -226,6 +228,10 @@ static void hpu_job_release(struct hpu_job *job)
 		dma_fence_put(job->hw_fence);
 	else
 		kfree(job->hw_fence);
+	if (job->vm) {
+		atomic_dec(&job->vm->jobs);
+		hpu_vm_put(job->vm);
+	}
 	kfree(job);
 
 	if (atomic_dec_and_test(&qm->jobs))
@@ -270,12 +276,13 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 	struct hpu_job *job;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	/* Made for the submitter: charged to its memory cgroup. */
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 
 	/* Allocated here: run_job is in the fence signalling path. */
-	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL_ACCOUNT);
 	if (!job->hw_fence) {
 		kfree(job);
 		return -ENOMEM;
@@ -361,6 +368,8 @@ static int hpu_copy_syncs(struct drm_device *drm, const char *what,
 static int hpu_submit_check(struct drm_device *drm,
 			    const struct drm_hpu_submit *args)
 {
+	u32 user_max = READ_ONCE(to_hpu_device(drm)->limits->user_timeout_ms);
+
 	if (args->flags) {
 		drm_dbg_driver(drm, "SUBMIT: flags 0x%x must be zero\n",
 			       args->flags);
@@ -369,6 +378,12 @@ static int hpu_submit_check(struct drm_device *drm,
 	if (args->timeout_ms > HPU_JOB_TIMEOUT_MAX_MS) {
 		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u is more than %u\n",
 			       args->timeout_ms, HPU_JOB_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	/* capable() last: it marks the task as having used the capability. */
+	if (args->timeout_ms > user_max && !capable(CAP_SYS_ADMIN)) {
+		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u is more than %u without CAP_SYS_ADMIN\n",
+			       args->timeout_ms, user_max);
 		return -EINVAL;
 	}
 	if (!args->cb_size || !IS_ALIGNED(args->cb_size, 8) ||
@@ -478,10 +493,14 @@ static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
  *
  * The job may run for @timeout_ms (0: the job_timeout_ms default) from the
  * time its stream starts it; then it is stopped and fails -ETIMEDOUT.
+ * Without CAP_SYS_ADMIN, @timeout_ms may not exceed
+ * &hpu_ctx_limits.user_timeout_ms.
  *
- * Return: 0; -EINVAL for non-zero flags, timeout_ms above 3600000, a bad command
- * buffer address or size, too many syncs, non-zero sync flags, or an
- * in-sync without a fence; -ENOENT for an unknown queue or syncobj;
+ * Return: 0; -EINVAL for non-zero flags, timeout_ms above 3600000 (or
+ * above the unprivileged ceiling), a bad command buffer address or size,
+ * too many syncs, non-zero sync flags, or an in-sync without a fence;
+ * -EBUSY when the context has its limit of jobs (&hpu_ctx_limits.ctx_jobs)
+ * submitted and not yet finished; -ENOENT for an unknown queue or syncobj;
  * -EFAULT if a sync array cannot be read; -ENOMEM; -EINTR or -ERESTARTSYS
  * if interrupted; -ENODEV once the device is unplugged.
  */
@@ -496,8 +515,8 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct hpu_vm *vm = fpriv->vm;
 	struct hpu_queue *queue;
 	struct hpu_job *job;
+	u32 i, max_jobs;
 	int idx, ret;
-	u32 i;
 	u64 seq;
 
 	ret = hpu_submit_check(drm, args);
@@ -536,11 +555,23 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 			goto out_out_syncs;
 	}
 
+	max_jobs = READ_ONCE(hdev->limits->ctx_jobs);
+	if (atomic_inc_return(&vm->jobs) > max_jobs) {
+		atomic_dec(&vm->jobs);
+		drm_dbg_driver(drm, "SUBMIT: the context has its limit of %u jobs in flight\n",
+			       max_jobs);
+		ret = -EBUSY;
+		goto out_out_syncs;
+	}
 	ret = hpu_job_create(hdev->qm, &queue->entity, file, vm->asid,
 			     args->cb_va, args->cb_size, &job);
-	if (ret)
+	if (ret) {
+		atomic_dec(&vm->jobs);
 		goto out_out_syncs;
+	}
 
+	/* Counted in vm->jobs until hpu_job_release(). */
+	job->vm = hpu_vm_get(vm);
 	job->queue = queue;
 	job->queue_id = queue->id;
 	job->fpriv = fpriv;

@@ -19,6 +19,7 @@ struct hpu_file_priv;
 struct hpu_qm;
 struct hpu_queue;
 struct hpu_stream;
+struct hpu_vm;
 
 /**
  * struct hpu_job - a command buffer on its way through a stream
@@ -29,6 +30,8 @@ struct hpu_stream;
  * @fpriv: the file of a user job, NULL for a kernel job, for error
  *	notifications. Valid until the hardware fence is signalled: the
  *	file's queues wait for their jobs before the file goes.
+ * @vm: the address space of a user job, referenced, NULL for a kernel
+ *	job: the job counts in its &hpu_vm.jobs until it is freed.
  * @queue_id: the queue's id in its file (user jobs), for notifications.
  * @user_seq: the job's sequence number on its queue (&drm_hpu_submit.seq).
  * @generation: reset generation the job belongs to (its file's); a job
@@ -72,6 +75,7 @@ struct hpu_job {
 	struct hpu_qm *qm;
 	struct hpu_queue *queue;
 	struct hpu_file_priv *fpriv;
+	struct hpu_vm *vm;
 	u32 queue_id;
 	u64 user_seq;
 	u64 generation;

@@ -20,6 +20,7 @@
 #include <drm/drm_managed.h>
 
 #include "hpu_drv.h"
+#include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 
@@ -175,6 +176,16 @@ int hpu_mmu_asid_alloc(struct hpu_device *hdev)
 			       HPU_ASID_LAST, GFP_KERNEL);
 	if (asid == -ENOSPC)
 		return -EBUSY;
+	if (asid < 0)
+		return asid;
+	/*
+	 * The ASID's previous context gave its tables back before the ASID;
+	 * any it could not (kept out of use) stay in pt_used but are not
+	 * counted against the new context.
+	 */
+	mutex_lock(&hdev->mmu->pt_lock);
+	hdev->mmu->pt_asid[asid] = 0;
+	mutex_unlock(&hdev->mmu->pt_lock);
 	return asid;
 }
 
@@ -215,20 +226,61 @@ u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx)
 	return readq(hdev->mmu->win + table + 8 * idx);
 }
 
+/*
+ * Tables kept for the ASIDs below their reserve: what the others may not
+ * take. Called with &hpu_mmu.pt_lock held.
+ */
+static u64 hpu_mmu_pt_kept(struct hpu_mmu *mmu, u32 reserve)
+{
+	u64 kept = 0;
+	unsigned int asid;
+
+	for (asid = HPU_ASID_FIRST; asid <= HPU_ASID_LAST; asid++)
+		if (mmu->pt_asid[asid] < reserve)
+			kept += reserve - mmu->pt_asid[asid];
+	return kept;
+}
+
 /**
- * hpu_mmu_pt_alloc() - allocate and zero one page table
+ * hpu_mmu_pt_alloc() - allocate and zero one page table for a context
  * @hdev: the device, kept bound by the caller
+ * @asid: the context's ASID, whose page-table count the table joins
  * @offset: Out: HBM offset of the table
  *
- * Return: 0, or -ENOMEM when the page-table area is full.
+ * A context may hold &hpu_ctx_limits.ctx_page_tables tables. Below
+ * &hpu_ctx_limits.pt_reserve it takes any free table; beyond, only one that
+ * leaves every other ASID its reserve (Documentation/driver/limits.md).
+ *
+ * Return: 0; -ENOSPC when the context has its limit of tables; -ENOMEM
+ * when the page-table area (less the other ASIDs' reserves) is full.
  */
-int hpu_mmu_pt_alloc(struct hpu_device *hdev, u64 *offset)
+int hpu_mmu_pt_alloc(struct hpu_device *hdev, u32 asid, u64 *offset)
 {
+	struct hpu_ctx_limits *lim = hdev->limits;
+	u32 cap = READ_ONCE(lim->ctx_page_tables);
+	u32 reserve = READ_ONCE(lim->pt_reserve);
 	struct hpu_mmu *mmu = hdev->mmu;
+	unsigned int own, i;
 	unsigned long bit;
-	unsigned int i;
+
+	if (WARN_ON(asid < HPU_ASID_FIRST || asid > HPU_ASID_LAST))
+		return -EINVAL;
 
 	mutex_lock(&mmu->pt_lock);
+	own = mmu->pt_asid[asid];
+	if (own >= cap) {
+		mutex_unlock(&mmu->pt_lock);
+		drm_dbg_driver(&hdev->drm, "ASID %u: limit of %u page tables reached\n",
+			       asid, cap);
+		return -ENOSPC;
+	}
+	if (own >= reserve &&
+	    mmu->pt_used + hpu_mmu_pt_kept(mmu, reserve) >= mmu->pt_count) {
+		mutex_unlock(&mmu->pt_lock);
+		drm_dbg_driver(&hdev->drm, "ASID %u: page-table area full (%u of %u used)\n",
+			       asid, mmu->pt_used, mmu->pt_count);
+		return -ENOMEM;
+	}
 	bit = find_first_zero_bit(mmu->pt_map, mmu->pt_count);
 	if (bit >= mmu->pt_count) {
 		mutex_unlock(&mmu->pt_lock);
@@ -238,6 +290,7 @@ int hpu_mmu_pt_alloc(struct hpu_device *hdev, u64 *offset)
 	}
 	__set_bit(bit, mmu->pt_map);
 	mmu->pt_used++;
+	mmu->pt_asid[asid]++;
 	mutex_unlock(&mmu->pt_lock);
 
 	*offset = (u64)bit * HPU_PT_SIZE;
@@ -250,12 +303,13 @@ int hpu_mmu_pt_alloc(struct hpu_device *hdev, u64 *offset)
 /**
  * hpu_mmu_pt_free() - give a page table back
  * @hdev: the device
+ * @asid: the ASID it was allocated for
  * @offset: HBM offset from hpu_mmu_pt_alloc(); nothing may point at the
  *	table any more and the TLB of its ASID must have been invalidated
  *
  * Does not touch the device: a table is zeroed when it is next allocated.
  */
-void hpu_mmu_pt_free(struct hpu_device *hdev, u64 offset)
+void hpu_mmu_pt_free(struct hpu_device *hdev, u32 asid, u64 offset)
 {
 	struct hpu_mmu *mmu = hdev->mmu;
 	unsigned long bit = offset / HPU_PT_SIZE;
@@ -263,7 +317,26 @@ void hpu_mmu_pt_free(struct hpu_device *hdev, u64 offset)
 	mutex_lock(&mmu->pt_lock);
 	WARN_ON(!__test_and_clear_bit(bit, mmu->pt_map));
 	mmu->pt_used--;
+	if (asid < HPU_MMU_NUM_ASIDS && mmu->pt_asid[asid])
+		mmu->pt_asid[asid]--;
 	mutex_unlock(&mmu->pt_lock);
+}
+
+/**
+ * hpu_mmu_pt_used() - page tables in use on the device
+ * @hdev: the device
+ *
+ * Return: the count, every context's tables together.
+ */
+unsigned int hpu_mmu_pt_used(struct hpu_device *hdev)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+	unsigned int used;
+
+	mutex_lock(&mmu->pt_lock);
+	used = mmu->pt_used;
+	mutex_unlock(&mmu->pt_lock);
+	return used;
 }
 
 /**

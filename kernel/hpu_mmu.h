@@ -34,9 +34,12 @@ struct hpu_device;
  * @pt_size: bytes at the start of HBM reserved for page tables, a
  *	multiple of 2 MiB, at most @win_size. Constant after probe.
  * @pt_count: page tables in the reserved area (@pt_size / 4 KiB).
- * @pt_lock: protects @pt_map and @pt_used.
+ * @pt_lock: protects @pt_map, @pt_used and @pt_asid.
  * @pt_map: one bit per page table of the reserved area, set while in use.
  * @pt_used: page tables in use.
+ * @pt_asid: page tables in use per ASID (the context's root included),
+ *	against &hpu_ctx_limits.ctx_page_tables and &hpu_ctx_limits.pt_reserve;
+ *	set to zero when the ASID is handed to a new context.
  * @asid_ida: allocated ASIDs (HPU_ASID_FIRST..HPU_ASID_LAST); the IDA
  *	has its own lock.
  * @inv_lock: serialises MMU_INV writes with the wait for their
@@ -48,9 +51,10 @@ struct hpu_mmu {
 	u64 win_size;
 	u64 pt_size;
 	unsigned int pt_count;
-	struct mutex pt_lock;	/* protects pt_map, pt_used */
+	struct mutex pt_lock;	/* protects pt_map, pt_used, pt_asid */
 	unsigned long *pt_map;
 	unsigned int pt_used;
+	unsigned int pt_asid[HPU_MMU_NUM_ASIDS];
 	struct ida asid_ida;
 	struct mutex inv_lock;	/* MMU_INV and its wait */
 };
@@ -77,8 +81,9 @@ void hpu_mmu_fini(struct hpu_device *hdev);
 int hpu_mmu_asid_alloc(struct hpu_device *hdev);
 void hpu_mmu_asid_free(struct hpu_device *hdev, u32 asid);
 
-int hpu_mmu_pt_alloc(struct hpu_device *hdev, u64 *offset);
-void hpu_mmu_pt_free(struct hpu_device *hdev, u64 offset);
+int hpu_mmu_pt_alloc(struct hpu_device *hdev, u32 asid, u64 *offset);
+void hpu_mmu_pt_free(struct hpu_device *hdev, u32 asid, u64 offset);
+unsigned int hpu_mmu_pt_used(struct hpu_device *hdev);
 void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
 		       u64 pte);
 u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx);

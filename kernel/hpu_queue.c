@@ -32,9 +32,11 @@
 #include "hpu_drv.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
+#include "hpu_limits.h"
 #include "hpu_queue.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
+#include "hpu_vm.h"
 
 static unsigned int hpu_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, hpu_job_timeout_ms, uint, 0444);
@@ -1114,6 +1116,7 @@ void hpu_queues_fini(struct hpu_file_priv *fpriv)
 
 	xa_for_each(&fpriv->queues, id, queue) {
 		xa_erase(&fpriv->queues, id);
+		atomic_dec(&fpriv->vm->queues);
 		hpu_queue_kill(queue);
 	}
 	xa_destroy(&fpriv->queues);
@@ -1146,8 +1149,9 @@ static struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine
  * the fewest queues at the time.
  *
  * Return: 0; -EINVAL for non-zero flags, an unknown engine class or an
- * engine index out of range; -ENOSPC if the file has HPU_MAX_QUEUES
- * queues already; -ENOMEM; -ENODEV once the device is unplugged.
+ * engine index out of range; -ENOSPC if the file has its limit of queues
+ * (&hpu_ctx_limits.ctx_queues, at most HPU_MAX_QUEUES) already; -ENOMEM;
+ * -ENODEV once the device is unplugged.
  */
 int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file)
@@ -1157,9 +1161,10 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_hpu_queue_create *args = data;
 	struct drm_gpu_scheduler *sched;
 	struct hpu_qm *qm = hdev->qm;
+	struct hpu_vm *vm = fpriv->vm;
 	struct hpu_queue *queue;
+	u32 id, max;
 	int idx, ret;
-	u32 id;
 
 	if (args->flags) {
 		drm_dbg_driver(drm, "QUEUE_CREATE: flags 0x%x must be zero\n",
@@ -1180,10 +1185,19 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
-	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	max = READ_ONCE(hdev->limits->ctx_queues);
+	if (atomic_inc_return(&vm->queues) > max) {
+		drm_dbg_driver(drm, "QUEUE_CREATE: the file has its limit of %u queues\n",
+			       max);
+		ret = -ENOSPC;
+		goto out_count;
+	}
+
+	/* Made for the user: charged to its memory cgroup. */
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL_ACCOUNT);
 	if (!queue) {
 		ret = -ENOMEM;
-		goto out_exit;
+		goto out_count;
 	}
 	kref_init(&queue->ref);
 	mutex_init(&queue->lock);
@@ -1197,7 +1211,7 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 		atomic_dec(&queue->stream->num_queues);
 		mutex_destroy(&queue->lock);
 		kfree(queue);
-		goto out_exit;
+		goto out_count;
 	}
 
 	ret = xa_alloc(&fpriv->queues, &id, queue,
@@ -1209,14 +1223,17 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 			ret = -ENOSPC;
 		}
 		hpu_queue_put(queue);
-		goto out_exit;
+		goto out_count;
 	}
 	queue->id = id;
 	args->queue_id = id;
 	drm_dbg_driver(drm, "QUEUE_CREATE: queue %u on %s\n", id,
 		       queue->stream->name);
+	drm_dev_exit(idx);
+	return 0;
 
-out_exit:
+out_count:
+	atomic_dec(&vm->queues);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -1256,6 +1273,7 @@ int hpu_queue_destroy_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	}
 
+	atomic_dec(&fpriv->vm->queues);
 	hpu_queue_kill(queue);
 	return 0;
 }

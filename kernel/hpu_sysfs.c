@@ -25,6 +25,7 @@
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_hwmon.h"
+#include "hpu_limits.h"
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
 
@@ -241,5 +242,6 @@ const struct attribute_group *hpu_dev_groups[] = {
 	&hpu_dev_group,
 	&hpu_errors_group,
 	&hpu_fw_group,
+	&hpu_limits_group,
 	NULL
 };

@@ -29,6 +29,7 @@
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
+#include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -104,11 +105,12 @@ static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 	struct hpu_pt *pt;
 	int ret;
 
-	pt = kzalloc(struct_size(pt, child, nchild), GFP_KERNEL);
+	/* Made for the user: charged to its memory cgroup. */
+	pt = kzalloc(struct_size(pt, child, nchild), GFP_KERNEL_ACCOUNT);
 	if (!pt)
 		return ERR_PTR(-ENOMEM);
 
-	ret = hpu_mmu_pt_alloc(vm->hdev, &pt->offset);
+	ret = hpu_mmu_pt_alloc(vm->hdev, vm->asid, &pt->offset);
 	if (ret) {
 		kfree(pt);
 		return ERR_PTR(ret);
@@ -120,7 +122,7 @@ static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 
 static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 {
-	hpu_mmu_pt_free(vm->hdev, pt->offset);
+	hpu_mmu_pt_free(vm->hdev, vm->asid, pt->offset);
 	kfree(pt);
 }
 
@@ -357,9 +359,10 @@ static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
  * bound.
  *
  * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
- * free range is large enough; -ENOMEM when memory or the page-table area
- * runs out (nothing is left mapped); -ENODEV for a context being torn
- * down.
+ * free range is large enough, or the context has its limit of mappings
+ * or of page tables (&struct hpu_ctx_limits); -ENOMEM when memory or the
+ * page-table area runs out (nothing is left mapped); -ENODEV for a
+ * context being torn down.
  */
 int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	       u64 size, u64 *va, bool fixed, bool readonly)
@@ -383,7 +386,7 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 		}
 	}
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->offset = offset;
@@ -393,6 +396,12 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	mutex_lock(&vm->lock);
 	if (vm->dead) {
 		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (vm->mappings >= READ_ONCE(hdev->limits->ctx_mappings)) {
+		drm_dbg(&hdev->drm, "VM_BIND: limit of %u mappings reached\n",
+			vm->mappings);
+		ret = -ENOSPC;
 		goto err_unlock;
 	}
 
@@ -434,6 +443,7 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	drm_gem_object_get(obj);
 	m->obj = obj;
 	*va = m->node.start;
+	vm->mappings++;
 	mutex_unlock(&vm->lock);
 	return 0;
 
@@ -511,6 +521,7 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 	hpu_vm_clear_range(vm, m->node.start, m->node.size, m->leaf_level,
 			   &freed);
 	drm_mm_remove_node(&m->node);
+	vm->mappings--;
 	if (hpu_mmu_invalidate(hdev, vm->asid)) {
 		/*
 		 * The range is free in the context, but the device may still
@@ -550,19 +561,21 @@ static void hpu_vm_clear_sobs(struct hpu_device *hdev, u32 asid)
  * @hdev: the device, kept bound by the caller
  * @out: Out: the address space, holding the file's reference
  *
- * Allocates the structure, an ASID and an empty (zeroed) root table. The
- * device does not use it until hpu_vm_activate(). Everything that
+ * Allocates the structure, an ASID and an empty (zeroed) root table, and
+ * counts the context against its user's limit (hpu_limits_asid_get()).
+ * The device does not use it until hpu_vm_activate(). Everything that
  * allocates memory is here, so that it runs outside the reset lock. May
  * sleep.
  *
- * Return: 0; -EBUSY when all 63 ASIDs are taken; -ENOMEM.
+ * Return: 0; -EBUSY when all 63 ASIDs are taken or the caller's user has
+ * its limit of contexts; -ENOMEM.
  */
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 {
 	struct hpu_vm *vm;
 	int ret;
 
-	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
 	if (!vm)
 		return -ENOMEM;
 
@@ -575,7 +588,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	atomic64_set(&vm->hbm_used, 0);
 	atomic64_set(&vm->host_used, 0);
 
-	ret = hpu_mmu_asid_alloc(hdev);
+	ret = hpu_limits_asid_get(hdev);
 	if (ret < 0) {
 		drm_dbg(&hdev->drm, "no free address-space id: %d\n", ret);
 		goto err_free;
@@ -592,7 +605,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	return 0;
 
 err_asid:
-	hpu_mmu_asid_free(hdev, vm->asid);
+	hpu_limits_asid_put(hdev, vm->asid);
 err_free:
 	drm_mm_takedown(&vm->mm);
 	dma_resv_fini(&vm->resv);
@@ -607,8 +620,8 @@ err_free:
  *
  * Clears the ASID's sync objects (a previous owner's values must not
  * reach the new context), programs the ASID's root and invalidates the
- * ASID. Does not allocate:
- * the caller holds the reset lock for reading (hpu_reset_read_lock()).
+ * ASID. Does not allocate: the caller holds the reset lock for reading
+ * (hpu_reset_read_lock()).
  * On failure the caller destroys @vm with hpu_vm_destroy(). May sleep.
  *
  * Return: 0, or -ETIMEDOUT if the device does not complete the
@@ -668,7 +681,7 @@ static void hpu_vm_free_dead(struct hpu_vm *vm)
 	list_splice_init(&vm->dead_maps, &mappings);
 	mutex_unlock(&vm->lock);
 
-	hpu_mmu_asid_free(vm->hdev, vm->asid);
+	hpu_limits_asid_put(vm->hdev, vm->asid);
 
 	list_for_each_entry_safe(m, tmp, &mappings, link) {
 		drm_gem_object_put(m->obj);

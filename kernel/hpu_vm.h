@@ -38,9 +38,10 @@ struct hpu_pt;
  *	job's finished fence with %DMA_RESV_USAGE_BOOKKEEP (under the resv's
  *	own lock); unmapping and teardown wait for all of them, so no job
  *	still runs when memory leaves the address space.
- * @lock: protects @mm, @root and the page-table tree below it, @dead and
- *	@dead_maps. Taken in VM_BIND and at teardown; may be held while taking
- *	the MMU's page-table and invalidation locks, never the other way.
+ * @lock: protects @mm, @root and the page-table tree below it, @dead,
+ *	@dead_maps and @mappings. Taken in VM_BIND and at teardown; may be
+ *	held while taking the MMU's page-table and invalidation locks, never
+ *	the other way.
  * @mm: the virtual address ranges in use, one node per mapping.
  * @root: software copy of the L0 page table and everything below it.
  * @dead: the context is being torn down; no new mapping may be made.
@@ -50,6 +51,11 @@ struct hpu_pt;
  *	torn down while the device may still reach its memory.
  * @hbm_used: HBM bytes of the buffers charged to the context.
  * @host_used: host memory bytes (shmem and user pointers) charged to it.
+ * @mappings: mappings in @mm, against &hpu_ctx_limits.ctx_mappings.
+ * @queues: the context's queues, against &hpu_ctx_limits.ctx_queues
+ *	(hpu_queue.c).
+ * @jobs: the context's jobs from SUBMIT until they are freed, against
+ *	&hpu_ctx_limits.ctx_jobs; each holds a reference to the VM (hpu_job.c).
  */
 struct hpu_vm {
 	struct hpu_device *hdev;
@@ -64,6 +70,9 @@ struct hpu_vm {
 	struct hpu_quar_entry quar;
 	atomic64_t hbm_used;
 	atomic64_t host_used;
+	u32 mappings;
+	atomic_t queues;
+	atomic_t jobs;
 };
 
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out);

@@ -36,6 +36,19 @@ namespace vmt {
 
 inline double ms_since(std::uint64_t t0_ns) { return static_cast<double>(now_ns() - t0_ns) / 1e6; }
 
+// Polls `cond` every 20 ms until it holds or timeout_ms passes.
+template <typename F> bool eventually(F cond, int timeout_ms)
+{
+    const std::uint64_t t0 = now_ns();
+    for (;;) {
+        if (cond())
+            return true;
+        if (ms_since(t0) > timeout_ms)
+            return false;
+        ::usleep(20000);
+    }
+}
+
 // Index N of /dev/accel/accelN.
 inline std::string minor_of(const std::string &node)
 {

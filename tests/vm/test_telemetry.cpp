@@ -110,19 +110,6 @@ drm_hpu_info_telemetry telemetry(int fd)
     return t;
 }
 
-// Polls `cond` every 20 ms until it holds or timeout_ms passes.
-template <typename F> bool eventually(F cond, int timeout_ms)
-{
-    const std::uint64_t t0 = now_ns();
-    for (;;) {
-        if (cond())
-            return true;
-        if (ms_since(t0) > timeout_ms)
-            return false;
-        ::usleep(20000);
-    }
-}
-
 // Kernel log since the marker written at construction.
 struct Klog {
     std::string marker;

@@ -386,7 +386,11 @@ struct drm_hpu_bo_mmap_offset {
  * addresses are [&drm_hpu_info_memory.va_start, va_end): a FIXED or UNMAP
  * address outside gets -ERANGE, a FIXED range that overlaps a mapping
  * -EBUSY. A read-only userptr buffer needs DRM_HPU_VM_READONLY. UNMAP
- * removes the whole mapping, after waiting for the context's jobs.
+ * removes the whole mapping, after waiting for the context's jobs. MAP
+ * fails with -ENOSPC when no free range is large enough or the context has
+ * its limit of mappings or of page tables, -ENOMEM when the device's
+ * page-table area (less what other contexts are guaranteed) is full
+ * (Documentation/driver/limits.md).
  */
 struct drm_hpu_vm_bind {
 	/** @op: In: DRM_HPU_VM_MAP or DRM_HPU_VM_UNMAP. */
@@ -419,8 +423,10 @@ struct drm_hpu_vm_bind {
  * Each DMA engine has 4 hardware streams; a new queue goes to the stream
  * of its engine with the fewest queues, and queues sharing a stream share
  * its order (a job blocked in a WAIT packet delays the others' jobs). A
- * file has at most 64 queues. Errors: -EINVAL (non-zero @flags, unknown
- * @engine_class, @engine out of range), -ENOSPC (64 queues already).
+ * file has at most 64 queues, or fewer as root sets the device's
+ * limits/ctx_queues. Errors: -EINVAL (non-zero @flags, unknown
+ * @engine_class, @engine out of range), -ENOSPC (the file has its limit
+ * of queues already).
  */
 struct drm_hpu_queue_create {
 	/** @engine_class: In: DRM_HPU_ENGINE_*. */
@@ -490,10 +496,13 @@ struct drm_hpu_sync {
  * job to the file's address space.
  *
  * Errors of the call itself: -EINVAL (non-zero @flags, @timeout_ms above
- * 3600000, bad @cb_va or @cb_size, command buffer outside the context's
- * virtual range,
+ * 3600000, or above the device's limits/user_timeout_ms (60000 by
+ * default) for a caller without CAP_SYS_ADMIN, bad @cb_va or @cb_size,
+ * command buffer outside the context's virtual range,
  * more than DRM_HPU_MAX_SYNCS syncs, non-zero &drm_hpu_sync.flags, an
- * in-sync with no fence to wait for), -ENOENT (unknown queue or syncobj
+ * in-sync with no fence to wait for), -EBUSY (the context has its limit
+ * of jobs, limits/ctx_jobs, 1024 by default, submitted and not yet
+ * finished: wait for some), -ENOENT (unknown queue or syncobj
  * handle), -EFAULT (@in_syncs or @out_syncs cannot be read), -ENOMEM,
  * -ENODEV (device removed). Wait with DRM_IOCTL_SYNCOBJ_WAIT or
  * DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT.
@@ -518,9 +527,10 @@ struct drm_hpu_submit {
 	/** @num_out_syncs: In: entries at @out_syncs, at most DRM_HPU_MAX_SYNCS. */
 	__u32 num_out_syncs;
 	/**
-	 * @timeout_ms: In: the job's timeout in ms (at most 3600000), 0 for the
-	 * driver's default (module parameter job_timeout_ms). A job that runs
-	 * longer is stopped and its fence fails with -ETIMEDOUT.
+	 * @timeout_ms: In: the job's timeout in ms (at most 3600000; without
+	 * CAP_SYS_ADMIN at most limits/user_timeout_ms), 0 for the driver's
+	 * default (module parameter job_timeout_ms). A job that runs longer
+	 * is stopped and its fence fails with -ETIMEDOUT.
 	 */
 	__u32 timeout_ms;
 	/** @out_syncs: In: pointer to an array of &struct drm_hpu_sync to signal. */
