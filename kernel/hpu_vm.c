@@ -717,6 +717,7 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	struct drm_mm_node *node, *next;
 	const char *why = NULL;
 	struct hpu_mapping *m;
+	bool entered;
 	long wait;
 	int idx;
 
@@ -726,13 +727,19 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	mutex_lock(&vm->lock);
 	vm->dead = true;
 
-	if (drm_dev_enter(&hdev->drm, &idx)) {
+	/*
+	 * Stay entered until the context is quarantined, if it must be:
+	 * removal (drm_dev_unplug(), then hpu_reset_quarantine_fini()) then
+	 * finds the entry and releases it, instead of missing one added
+	 * after it looked.
+	 */
+	entered = drm_dev_enter(&hdev->drm, &idx);
+	if (entered) {
 		hpu_mmu_set_root(hdev, vm->asid, 0, false);
 		if (hpu_mmu_invalidate(hdev, vm->asid))
 			why = "the address space after a failed TLB invalidation";
 		else if (wait <= 0)
 			why = "the address space, its jobs still running at teardown";
-		drm_dev_exit(idx);
 	}
 
 	drm_mm_for_each_node_safe(node, next, &vm->mm) {
@@ -751,9 +758,12 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 			hpu_quar_add_obj(&vm->quar, m->obj);
 		mutex_unlock(&vm->lock);
 		hpu_reset_quarantine(hdev, &vm->quar, why, vm->asid);
+		drm_dev_exit(idx);
 		return;
 	}
 	mutex_unlock(&vm->lock);
+	if (entered)
+		drm_dev_exit(idx);
 
 	hpu_vm_free_dead(vm);
 	hpu_vm_put(vm);
