@@ -29,7 +29,7 @@ struct hpu_device;
  * @ctx_queues: queues one context may hold, at most HPU_MAX_QUEUES.
  * @ctx_jobs: jobs of one context submitted and not yet freed.
  * @user_contexts: open contexts (files) one user id may hold, callers
- *	with CAP_SYS_ADMIN not counted; 0 for no limit.
+ *	with CAP_SYS_ADMIN not counted; 1 to 63.
  * @user_timeout_ms: the longest &drm_hpu_submit.timeout_ms a caller
  *	without CAP_SYS_ADMIN may ask for.
  * @users_lock: protects @counted and @uid, and orders them with the
