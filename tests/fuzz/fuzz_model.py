@@ -476,14 +476,9 @@ def main():
     ap.add_argument("--time-limit", type=float, default=0, help="seconds, 0: none")
     ap.add_argument("--qemu")
     a = ap.parse_args()
-    qemu = a.qemu
+    qemu = a.qemu or qt.find_qemu()
     if not qemu:
-        r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
-            return 77
-        qemu = r.stdout.strip().splitlines()[-1]
+        return 77
     if not os.access(qt.PACKER, os.X_OK):
         print("FAIL: the firmware packer is not built (build/tools/hpu-fwpack/hpu-fwpack)")
         return 1

@@ -546,15 +546,20 @@ def property_errors(qemu, tmpdir):
               f"-device hpu,{arg} is refused naming {words}")
 
 
+def find_qemu():
+    """The QEMU binary tools/build-qemu.sh built, or None (and a SKIP line)."""
+    r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
+        return None
+    return r.stdout.strip().splitlines()[-1]
+
+
 def main():
-    qemu = sys.argv[1] if len(sys.argv) > 1 else None
+    qemu = sys.argv[1] if len(sys.argv) > 1 else find_qemu()
     if not qemu:
-        r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
-            return 77
-        qemu = r.stdout.strip().splitlines()[-1]
+        return 77
 
     if not os.access(PACKER, os.X_OK):
         # The build makes the packer before the tests run: its absence is a
