@@ -35,6 +35,7 @@ hash=$( { stat -c '%s %Y' "$TARBALL"; cat "$FRAGMENT" "${BASH_SOURCE[0]}"; } | s
 dir=$CACHE/debug-kernel/$hash
 src=$dir/src
 stamp=$dir/built
+configured=$dir/configured
 
 case "${1:-}" in
 --print-version) [ -f "$stamp" ] && cat "$stamp"; exit $? ;;
@@ -58,7 +59,9 @@ mkdir -p "$CACHE/debug-kernel"
 exec 9>"$CACHE/debug-kernel/.lock"
 flock 9
 
-if [ ! -f "$stamp" ]; then
+# An interrupted build resumes: the unpacked, configured tree is kept
+# (stamp "configured") and make picks up where it stopped.
+if [ ! -f "$stamp" ] && [ ! -f "$configured" ]; then
 	rm -rf "$dir"
 	mkdir -p "$src"
 	say "unpacking $TARBALL"
@@ -82,8 +85,11 @@ if [ ! -f "$stamp" ]; then
 		esac
 	done < "$FRAGMENT"
 	[ -z "$missing" ] || die "not set as asked after olddefconfig:$missing"
+	touch "$configured"
+fi
+if [ ! -f "$stamp" ]; then
 	say "building (log: $dir/build.log; about 40 minutes on 2 cores)"
-	if ! make -C "$src" -j"$(nproc)" bzImage modules > "$dir/build.log" 2>&1; then
+	if ! make -C "$src" -j"$(nproc)" bzImage modules >> "$dir/build.log" 2>&1; then
 		grep -E 'error|Error' "$dir/build.log" | head -n 30 >&2 || true
 		die "build failed; see $dir/build.log"
 	fi
