@@ -66,6 +66,7 @@
 #include <linux/sync_file.h>
 
 #include "drm/hpu_accel.h"
+#include "slab_util.h"
 
 namespace {
 
@@ -1856,37 +1857,7 @@ constexpr long kSlabSlack = 64;
 
 std::map<std::string, long> slab_objects()
 {
-    // Shrinking first (root) flushes the per-CPU partial slabs, which
-    // otherwise count as in use: the count is then close to the live objects.
-    for (const auto &n : kSlabs) {
-        const std::string path = "/sys/kernel/slab/" + n + "/shrink";
-        if (const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC); fd >= 0) {
-            (void)!::write(fd, "1", 1);
-            ::close(fd);
-        }
-    }
-    std::map<std::string, long> out;
-    std::ifstream f("/proc/slabinfo");
-    std::string line;
-    while (std::getline(f, line)) {
-        std::istringstream ls(line);
-        std::string name;
-        long active = 0;
-        if (!(ls >> name >> active))
-            continue;
-        for (const auto &n : kSlabs) {
-            if (name.find(n) != std::string::npos)
-                out[name] = active;
-        }
-    }
-    // A cache SLUB merged into another is missing from /proc/slabinfo.
-    for (const auto &n : kSlabs) {
-        if (out.count(n) != 0U)
-            continue;
-        if (const auto v = read_u64("/sys/kernel/slab/" + n + "/objects"))
-            out[n + "(merged)"] = static_cast<long>(*v);
-    }
-    return out;
+    return slabutil::objects(kSlabs, true);
 }
 
 std::string slab_str(const std::map<std::string, long> &m)

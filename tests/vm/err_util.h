@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "slab_util.h"
 #include "vm_util.h"
 
 namespace vmt {
@@ -315,34 +316,11 @@ inline std::string describe(const std::vector<Event> &v)
     return s.empty() ? "(no events)" : s;
 }
 
-// Objects of the slab caches whose name contains one of `names` (from
-// /proc/slabinfo: active objects), e.g. the driver's own caches and
-// drm_sched_fence.
+// Objects of the slab caches whose name contains one of `names` (active
+// objects), e.g. the driver's own caches and drm_sched_fence.
 inline std::map<std::string, long> slab_objects(const std::vector<std::string> &names)
 {
-    std::map<std::string, long> out;
-    std::ifstream f("/proc/slabinfo");
-    std::string line;
-    while (std::getline(f, line)) {
-        std::istringstream ls(line);
-        std::string name;
-        long active = 0;
-        if (!(ls >> name >> active))
-            continue;
-        for (const auto &n : names) {
-            if (name.find(n) != std::string::npos)
-                out[name] = active;
-        }
-    }
-    // A cache SLUB merged into another is missing from /proc/slabinfo; its
-    // alias in /sys/kernel/slab counts the objects of the merged cache.
-    for (const auto &n : names) {
-        if (out.count(n) != 0U)
-            continue;
-        if (const auto v = read_u64("/sys/kernel/slab/" + n + "/objects"))
-            out[n + "(merged)"] = static_cast<long>(*v);
-    }
-    return out;
+    return slabutil::objects(names);
 }
 
 inline int open_fds()

@@ -37,6 +37,9 @@
 
 #include "drm/hpu_accel.h"
 #include "hpu/hpu.hpp"
+#include "vm_util.h"
+
+using vmt::Fd;
 
 namespace {
 
@@ -108,31 +111,6 @@ std::vector<hpu::DeviceEntry> devices_by_pci()
               [](const hpu::DeviceEntry &a, const hpu::DeviceEntry &b) { return a.pci_addr < b.pci_addr; });
     return list;
 }
-
-// A file descriptor closed on scope exit.
-class Fd {
-public:
-    explicit Fd(const std::string &path) : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {} // NOLINT(cppcoreguidelines-pro-type-vararg)
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    Fd(Fd &&) = delete;
-    Fd &operator=(Fd &&) = delete;
-    ~Fd()
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
-    }
-    [[nodiscard]] int get() const { return fd_; }
-    int close()
-    {
-        const int r = ::close(fd_);
-        fd_ = -1;
-        return r;
-    }
-
-private:
-    int fd_;
-};
 
 // Issues DRM_IOCTL_HPU_INFO; returns 0 or the errno.
 int raw_info(int fd, drm_hpu_info &req)

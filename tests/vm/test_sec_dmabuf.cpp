@@ -86,26 +86,6 @@ private:
     int err_;
 };
 
-// A file descriptor closed on scope exit.
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    Fd(Fd &&) = delete;
-    Fd &operator=(Fd &&) = delete;
-    ~Fd()
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
-    }
-    int &ref() { return fd_; }
-    [[nodiscard]] int get() const { return fd_; }
-
-private:
-    int fd_;
-};
-
 std::uint64_t *words(unsigned char *p)
 {
     return reinterpret_cast<std::uint64_t *>(p); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)

@@ -435,6 +435,35 @@ inline std::uint64_t check_words(const std::uint64_t *p, std::uint64_t nwords, s
     return nwords;
 }
 
+// A file descriptor closed on scope exit: one already open, or a device
+// file opened read-write.
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    explicit Fd(const std::string &path)
+        : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC)) {} // NOLINT(cppcoreguidelines-pro-type-vararg)
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    Fd(Fd &&) = delete;
+    Fd &operator=(Fd &&) = delete;
+    ~Fd()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    int &ref() { return fd_; }
+    [[nodiscard]] int get() const { return fd_; }
+    int close()
+    {
+        const int r = ::close(fd_);
+        fd_ = -1;
+        return r;
+    }
+
+private:
+    int fd_;
+};
+
 } // namespace vmt
 
 #endif // HPU_TESTS_VM_UTIL_H
