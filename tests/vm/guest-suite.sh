@@ -323,6 +323,12 @@ else
 fi
 echo "$(wc -l < /tmp/klog-warn) expected driver warnings/errors in the kernel log"
 
+# Fault injection aimed at the driver (debug kernel only, after the log
+# check above: failed probes log their errors on purpose).
+if [ -d /sys/kernel/debug/failslab ] && [ "${HPU_FAULT_INJECT:-1}" != 0 ]; then
+	. "$REPO/tests/vm/fault-inject.sh"
+fi
+
 # kmemleak (debug kernel only): objects allocated during the run that
 # nothing points to any more, with the driver still loaded (so that its
 # symbols resolve). Scanned twice: an object must look lost on both.
