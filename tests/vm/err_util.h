@@ -317,10 +317,33 @@ inline std::string describe(const std::vector<Event> &v)
 }
 
 // Objects of the slab caches whose name contains one of `names` (active
-// objects), e.g. the driver's own caches and drm_sched_fence.
+// objects), e.g. the driver's own caches and drm_sched_fence. The caches
+// are shrunk first (the tests run as root): that flushes their per-CPU
+// slabs and, on the debug kernel, KASAN's quarantine of freed objects,
+// which would otherwise count as in use.
 inline std::map<std::string, long> slab_objects(const std::vector<std::string> &names)
 {
-    return slabutil::objects(names);
+    return slabutil::objects(names, true);
+}
+
+// Polls slab_objects(names) until no cache holds more than `slack` objects
+// above `before`, for up to 10 s (freed objects go back through RCU and
+// the schedulers' free_job work, slower on the debug kernel); returns the
+// last counts. A leak of one object per job never settles.
+inline std::map<std::string, long> slab_settled(const std::vector<std::string> &names,
+                                                const std::map<std::string, long> &before, long slack)
+{
+    std::map<std::string, long> now;
+    for (int i = 0; i < 100; ++i) {
+        now = slab_objects(names);
+        bool ok = true;
+        for (const auto &[k, v] : now)
+            ok = ok && v <= (before.count(k) != 0U ? before.at(k) : 0) + slack;
+        if (ok)
+            break;
+        ::usleep(100000);
+    }
+    return now;
 }
 
 inline int open_fds()

@@ -329,16 +329,7 @@ TEST_CASE("hard reset while ten processes hold buffers and queued work", "[hard-
     CHECK(e1.reset_generation == e0.reset_generation + 1);
     CHECK(e1.hard_resets == e0.hard_resets + 1);
     CHECK(wait_hbm_used(path, used0) == used0);
-    std::map<std::string, long> slab1;
-    for (int i = 0; i < 20; ++i) {
-        ::usleep(100000);
-        slab1 = slab_objects(slabs);
-        bool ok = true;
-        for (const auto &[k, v] : slab1)
-            ok = ok && v <= (slab0.count(k) != 0U ? slab0.at(k) : 0) + 64;
-        if (ok)
-            break;
-    }
+    const auto slab1 = slab_settled(slabs, slab0, 64);
     for (const auto &[k, v] : slab1) {
         INFO(k << ": " << (slab0.count(k) != 0U ? slab0.at(k) : 0) << " -> " << v);
         CHECK(v <= (slab0.count(k) != 0U ? slab0.at(k) : 0) + 64);

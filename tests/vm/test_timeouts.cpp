@@ -175,20 +175,9 @@ TEST_CASE("a thousand timeouts in a row leak nothing", "[timeouts]")
     CHECK(e1.reset_generation == e0.reset_generation);
     CHECK(wait_hbm_used(path, m0.hbm_used) == m0.hbm_used);
     CHECK(open_fds() == fds0);
-    // Freed objects go back through RCU and the schedulers' free_job work:
-    // give them a moment, then compare (SLUB's counts of active objects
-    // move by a slab's worth without any leak; a leak of one object per job
-    // would show 1000).
-    std::map<std::string, long> slab1;
-    for (int i = 0; i < 20; ++i) {
-        ::usleep(100000);
-        slab1 = slab_objects(kSlabs);
-        bool ok = true;
-        for (const auto &[k, v] : slab1)
-            ok = ok && v <= (slab0.count(k) != 0U ? slab0.at(k) : 0) + 128;
-        if (ok)
-            break;
-    }
+    // SLUB's counts of active objects move by a slab's worth without any
+    // leak; a leak of one object per job would show 1000.
+    const auto slab1 = slab_settled(kSlabs, slab0, 128);
     INFO("slab before: " << slab_str(slab0) << "after: " << slab_str(slab1));
     std::printf("slab before: %s\nslab after:  %s\n", slab_str(slab0).c_str(), slab_str(slab1).c_str());
     for (const auto &[k, v] : slab1) {
