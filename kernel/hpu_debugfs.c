@@ -16,6 +16,10 @@
  *   inject_flash     (W) "corrupt": flip a bit of the image in flash
  *   inject_mmu_inv   (W) "stuck": TLB invalidations stop completing until
  *                        a hard reset
+ *   inject_quiesce   (RW) "streams": no stream reports stopping;
+ *                        "hard_reset": hard resets never complete; both
+ *                        until a function reset. Reads the injections
+ *                        in force (INJ_QUIESCE, hex)
  *   errors           (R) every error and reset counter
  *   retired_pages    (R) the retired HBM pages, one per line
  *   quarantine       (R) memory kept out of use after a failure
@@ -274,6 +278,54 @@ static ssize_t hpu_debugfs_mmu_inv_write(struct file *f,
 				      HPU_REG_INJ_MMU_INV, HPU_INJ_MMU_INV_STUCK);
 }
 
+static ssize_t hpu_debugfs_quiesce_write(struct file *f,
+					 const char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
+	u32 val;
+	int ret;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+
+	if (!strcmp(s, "streams")) {
+		val = HPU_INJ_QUIESCE_STREAMS;
+	} else if (!strcmp(s, "hard_reset")) {
+		val = HPU_INJ_QUIESCE_HARD_RESET;
+	} else {
+		drm_notice(&hdev->drm, "debugfs inject_quiesce: expected \"streams\" or \"hard_reset\", got \"%s\"\n",
+			   s);
+		return -EINVAL;
+	}
+
+	drm_info(&hdev->drm, "debugfs: injecting \"%s\" until a function reset\n",
+		 s);
+	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_QUIESCE, val);
+	return ret ?: count;
+}
+
+/* The injections in force (INJ_QUIESCE), in hex. */
+static ssize_t hpu_debugfs_quiesce_read(struct file *f, char __user *ubuf,
+					size_t count, loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[16];
+	int idx, len;
+	u32 val;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+	val = hpu_rd32(hdev, HPU_REG_INJ_QUIESCE);
+	drm_dev_exit(idx);
+	len = scnprintf(buf, sizeof(buf), "0x%x\n", val);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
 static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
 {
 	struct hpu_debugfs *dbg = m->private;
@@ -373,6 +425,14 @@ static const struct file_operations hpu_debugfs_mmu_inv_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_quiesce_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = hpu_debugfs_quiesce_read,
+	.write = hpu_debugfs_quiesce_write,
+	.llseek = default_llseek,
+};
+
 /**
  * hpu_debugfs_init() - create the device's debugfs files
  * @hdev: the device, registered
@@ -409,6 +469,8 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_flash_fops);
 	debugfs_create_file("inject_mmu_inv", 0200, root, dbg,
 			    &hpu_debugfs_mmu_inv_fops);
+	debugfs_create_file("inject_quiesce", 0600, root, dbg,
+			    &hpu_debugfs_quiesce_fops);
 	debugfs_create_file("quarantine", 0444, root, dbg,
 			    &hpu_debugfs_quarantine_fops);
 	debugfs_create_file("errors", 0444, root, dbg,
