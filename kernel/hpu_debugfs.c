@@ -203,32 +203,50 @@ static ssize_t hpu_debugfs_ecc_write(struct file *f, const char __user *ubuf,
 	return count;
 }
 
-static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
-				    size_t count, loff_t *ppos)
+/*
+ * An injection with one of two keywords: @words[i] written to @what sets
+ * @reg to @vals[i], logging @msg and the word.
+ */
+static ssize_t hpu_debugfs_choice_write(struct file *f,
+					const char __user *ubuf, size_t count,
+					const char *what,
+					const char *const words[2],
+					const u32 vals[2], u32 reg,
+					const char *msg)
 {
 	struct hpu_debugfs *dbg = file_inode(f)->i_private;
 	struct hpu_device *hdev = dbg->hdev;
 	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
-	u32 val;
+	unsigned int i;
 	int ret;
 
 	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
 	if (ret)
 		return ret;
 
-	if (!strcmp(s, "hb_stop")) {
-		val = HPU_INJ_FW_HB_STOP;
-	} else if (!strcmp(s, "fatal")) {
-		val = HPU_INJ_FW_FATAL;
-	} else {
-		drm_notice(&hdev->drm, "debugfs inject_fw: expected \"hb_stop\" or \"fatal\", got \"%s\"\n",
-			   s);
+	for (i = 0; i < 2; i++)
+		if (!strcmp(s, words[i]))
+			break;
+	if (i == 2) {
+		drm_notice(&hdev->drm, "debugfs %s: expected \"%s\" or \"%s\", got \"%s\"\n",
+			   what, words[0], words[1], s);
 		return -EINVAL;
 	}
 
-	drm_info(&hdev->drm, "debugfs: injecting firmware fault \"%s\"\n", s);
-	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_FW, val);
+	drm_info(&hdev->drm, "debugfs: %s \"%s\"\n", msg, s);
+	ret = hpu_debugfs_inject(dbg, reg, vals[i]);
 	return ret ?: count;
+}
+
+static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	static const char *const words[2] = { "hb_stop", "fatal" };
+	static const u32 vals[2] = { HPU_INJ_FW_HB_STOP, HPU_INJ_FW_FATAL };
+
+	return hpu_debugfs_choice_write(f, ubuf, count, "inject_fw", words,
+					vals, HPU_REG_INJ_FW,
+					"injecting firmware fault");
 }
 
 /*
@@ -282,30 +300,13 @@ static ssize_t hpu_debugfs_quiesce_write(struct file *f,
 					 const char __user *ubuf, size_t count,
 					 loff_t *ppos)
 {
-	struct hpu_debugfs *dbg = file_inode(f)->i_private;
-	struct hpu_device *hdev = dbg->hdev;
-	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
-	u32 val;
-	int ret;
+	static const char *const words[2] = { "streams", "hard_reset" };
+	static const u32 vals[2] = { HPU_INJ_QUIESCE_STREAMS,
+				     HPU_INJ_QUIESCE_HARD_RESET };
 
-	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
-	if (ret)
-		return ret;
-
-	if (!strcmp(s, "streams")) {
-		val = HPU_INJ_QUIESCE_STREAMS;
-	} else if (!strcmp(s, "hard_reset")) {
-		val = HPU_INJ_QUIESCE_HARD_RESET;
-	} else {
-		drm_notice(&hdev->drm, "debugfs inject_quiesce: expected \"streams\" or \"hard_reset\", got \"%s\"\n",
-			   s);
-		return -EINVAL;
-	}
-
-	drm_info(&hdev->drm, "debugfs: injecting \"%s\" until a function reset\n",
-		 s);
-	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_QUIESCE, val);
-	return ret ?: count;
+	return hpu_debugfs_choice_write(f, ubuf, count, "inject_quiesce",
+					words, vals, HPU_REG_INJ_QUIESCE,
+					"injecting, until a function reset,");
 }
 
 /* The injections in force (INJ_QUIESCE), in hex. */
