@@ -748,6 +748,7 @@ TEST_CASE("contexts: users without CAP_SYS_ADMIN together hold at most unprivile
         CHECK(b.refused_errno() == EBUSY);
         // Root still opens the four left; a third uid does not get one.
         std::vector<std::unique_ptr<Ctx>> root;
+        root.reserve(4);
         for (int i = 0; i < 4; ++i)
             root.push_back(std::make_unique<Ctx>(path));
         const Opener c(path, 65532);
