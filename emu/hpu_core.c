@@ -331,7 +331,10 @@ static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
     hpu_qm_reset(c, HPU_RESET_HARD);
     hpu_ras_reset(c, HPU_RESET_HARD);
     hpu_fw_reset(c, HPU_RESET_HARD);
-    hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
+    /* INJ_QUIESCE.HARD_RESET: it never completes; only power-on ends it. */
+    if (!(c->inj.quiesce & HPU_INJ_QUIESCE_HARD_RESET)) {
+        hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
+    }
 }
 
 static void hpu_hard_reset_done(struct hpu_core *c)

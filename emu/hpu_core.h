@@ -327,6 +327,7 @@ struct hpu_inj {
     uint32_t dma_fail;          /* engine mask */
     uint64_t ecc_addr;
     uint32_t mmu_inv;           /* INJ_MMU_INV: invalidations never complete */
+    uint32_t quiesce;           /* INJ_QUIESCE: kept until power-on */
 };
 
 /* An event-queue entry before it is written. */

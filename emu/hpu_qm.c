@@ -829,11 +829,15 @@ bool hpu_core_engine_step(struct hpu_core *c, unsigned int e)
 
 /* Queue manager registers (BAR0 + 0x10000) */
 
-static uint32_t hpu_stream_status(const struct hpu_stream *st)
+static uint32_t hpu_stream_status(const struct hpu_core *c,
+                                  const struct hpu_stream *st)
 {
     uint32_t v = 0;
 
-    if (!st->active && !(hpu_stream_enabled(st) && st->pi != st->ci)) {
+    /* INJ_QUIESCE.STREAMS: stream 0 of engine 0 never reports stopping. */
+    if (!st->active && !(hpu_stream_enabled(st) && st->pi != st->ci) &&
+        !(st == &c->eng[0].st[0] &&
+          (c->inj.quiesce & HPU_INJ_QUIESCE_STREAMS))) {
         v |= HPU_QS_STATUS_IDLE;
     }
     if (st->waiting) {
@@ -905,7 +909,7 @@ static enum hpu_access hpu_qm_read(struct hpu_core *c, uint32_t offset,
         *val = st->ctrl;
         break;
     case HPU_QS_STATUS:
-        *val = hpu_stream_status(st);
+        *val = hpu_stream_status(c, st);
         break;
     default:
         return HPU_ACCESS_UNMAPPED;

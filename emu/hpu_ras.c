@@ -19,7 +19,7 @@
 
 #include "hpu_internal.h"
 
-#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_MMU_INV + 4 - HPU_REG_INJ_HANG)
+#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_QUIESCE + 4 - HPU_REG_INJ_HANG)
 #define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
                                  4 - HPU_REG_CPU_STATUS)
 #define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
@@ -323,6 +323,9 @@ static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
     case HPU_REG_INJ_MMU_INV:
         *val = c->inj.mmu_inv;
         break;
+    case HPU_REG_INJ_QUIESCE:
+        *val = c->inj.quiesce;
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -365,6 +368,11 @@ static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
     case HPU_REG_INJ_MMU_INV:
         c->inj.mmu_inv = val & HPU_INJ_MMU_INV_STUCK;
         break;
+    case HPU_REG_INJ_QUIESCE:
+        /* Bits once set stay until a power-on reset (FLR). */
+        c->inj.quiesce |= val & (HPU_INJ_QUIESCE_STREAMS |
+                                 HPU_INJ_QUIESCE_HARD_RESET);
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -391,12 +399,17 @@ void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind)
         c->inj.hang = 0;
         break;
     case HPU_RESET_HARD:
-    case HPU_RESET_POWER_ON:
+    case HPU_RESET_POWER_ON: {
+        /* INJ_QUIESCE models a device only a power-on reset recovers. */
+        uint32_t quiesce = kind == HPU_RESET_HARD ? c->inj.quiesce : 0;
+
         memset(&c->inj, 0, sizeof(c->inj));
+        c->inj.quiesce = quiesce;
         memset(&c->cpu, 0, sizeof(c->cpu));
         c->cpu.status = HPU_CPU_OFF;    /* held until the reset is done */
         c->dq.head = c->dq.count = 0;
         c->dq.reset_done = 0;
         break;
+    }
     }
 }

@@ -16,6 +16,10 @@
  *   inject_flash     (W) "corrupt": flip a bit of the image in flash
  *   inject_mmu_inv   (W) "stuck": TLB invalidations stop completing until
  *                        a hard reset
+ *   inject_quiesce   (RW) "streams": no stream reports stopping;
+ *                        "hard_reset": hard resets never complete; both
+ *                        until a function reset. Reads the injections
+ *                        in force (INJ_QUIESCE, hex)
  *   errors           (R) every error and reset counter
  *   retired_pages    (R) the retired HBM pages, one per line
  *   quarantine       (R) memory kept out of use after a failure
@@ -199,32 +203,50 @@ static ssize_t hpu_debugfs_ecc_write(struct file *f, const char __user *ubuf,
 	return count;
 }
 
-static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
-				    size_t count, loff_t *ppos)
+/*
+ * An injection with one of two keywords: @words[i] written to @what sets
+ * @reg to @vals[i], logging @msg and the word.
+ */
+static ssize_t hpu_debugfs_choice_write(struct file *f,
+					const char __user *ubuf, size_t count,
+					const char *what,
+					const char *const words[2],
+					const u32 vals[2], u32 reg,
+					const char *msg)
 {
 	struct hpu_debugfs *dbg = file_inode(f)->i_private;
 	struct hpu_device *hdev = dbg->hdev;
 	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
-	u32 val;
+	unsigned int i;
 	int ret;
 
 	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
 	if (ret)
 		return ret;
 
-	if (!strcmp(s, "hb_stop")) {
-		val = HPU_INJ_FW_HB_STOP;
-	} else if (!strcmp(s, "fatal")) {
-		val = HPU_INJ_FW_FATAL;
-	} else {
-		drm_notice(&hdev->drm, "debugfs inject_fw: expected \"hb_stop\" or \"fatal\", got \"%s\"\n",
-			   s);
+	for (i = 0; i < 2; i++)
+		if (!strcmp(s, words[i]))
+			break;
+	if (i == 2) {
+		drm_notice(&hdev->drm, "debugfs %s: expected \"%s\" or \"%s\", got \"%s\"\n",
+			   what, words[0], words[1], s);
 		return -EINVAL;
 	}
 
-	drm_info(&hdev->drm, "debugfs: injecting firmware fault \"%s\"\n", s);
-	ret = hpu_debugfs_inject(dbg, HPU_REG_INJ_FW, val);
+	drm_info(&hdev->drm, "debugfs: %s \"%s\"\n", msg, s);
+	ret = hpu_debugfs_inject(dbg, reg, vals[i]);
 	return ret ?: count;
+}
+
+static ssize_t hpu_debugfs_fw_write(struct file *f, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	static const char *const words[2] = { "hb_stop", "fatal" };
+	static const u32 vals[2] = { HPU_INJ_FW_HB_STOP, HPU_INJ_FW_FATAL };
+
+	return hpu_debugfs_choice_write(f, ubuf, count, "inject_fw", words,
+					vals, HPU_REG_INJ_FW,
+					"injecting firmware fault");
 }
 
 /*
@@ -272,6 +294,37 @@ static ssize_t hpu_debugfs_mmu_inv_write(struct file *f,
 	return hpu_debugfs_word_write(f, ubuf, count, "inject_mmu_inv", "stuck",
 				      "TLB invalidations stop completing until a hard reset",
 				      HPU_REG_INJ_MMU_INV, HPU_INJ_MMU_INV_STUCK);
+}
+
+static ssize_t hpu_debugfs_quiesce_write(struct file *f,
+					 const char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	static const char *const words[2] = { "streams", "hard_reset" };
+	static const u32 vals[2] = { HPU_INJ_QUIESCE_STREAMS,
+				     HPU_INJ_QUIESCE_HARD_RESET };
+
+	return hpu_debugfs_choice_write(f, ubuf, count, "inject_quiesce",
+					words, vals, HPU_REG_INJ_QUIESCE,
+					"injecting, until a function reset,");
+}
+
+/* The injections in force (INJ_QUIESCE), in hex. */
+static ssize_t hpu_debugfs_quiesce_read(struct file *f, char __user *ubuf,
+					size_t count, loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[16];
+	int idx, len;
+	u32 val;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+	val = hpu_rd32(hdev, HPU_REG_INJ_QUIESCE);
+	drm_dev_exit(idx);
+	len = scnprintf(buf, sizeof(buf), "0x%x\n", val);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
 static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
@@ -373,6 +426,14 @@ static const struct file_operations hpu_debugfs_mmu_inv_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_quiesce_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = hpu_debugfs_quiesce_read,
+	.write = hpu_debugfs_quiesce_write,
+	.llseek = default_llseek,
+};
+
 /**
  * hpu_debugfs_init() - create the device's debugfs files
  * @hdev: the device, registered
@@ -409,6 +470,8 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_flash_fops);
 	debugfs_create_file("inject_mmu_inv", 0200, root, dbg,
 			    &hpu_debugfs_mmu_inv_fops);
+	debugfs_create_file("inject_quiesce", 0600, root, dbg,
+			    &hpu_debugfs_quiesce_fops);
 	debugfs_create_file("quarantine", 0444, root, dbg,
 			    &hpu_debugfs_quarantine_fops);
 	debugfs_create_file("errors", 0444, root, dbg,

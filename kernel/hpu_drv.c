@@ -235,9 +235,6 @@ static int hpu_pci_init(struct hpu_device *hdev)
 		return ret;
 	}
 
-	/* MSI-X messages are memory writes by the device. */
-	pci_set_master(pdev);
-
 	bar_len = pci_resource_len(pdev, HPU_BAR_REGS);
 	if (bar_len < HPU_REG_ID_BLOCK_END) {
 		drm_err(&hdev->drm, "BAR%d is too small: %pa bytes\n",
@@ -273,9 +270,16 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
+	/* Resets the function first if the device was left running. */
 	ret = hpu_hw_init(hdev);
 	if (ret)
 		return ret;
+
+	/*
+	 * Only now: the device is quiet. MSI-X messages are memory writes by
+	 * the device.
+	 */
+	pci_set_master(pdev);
 
 	ret = hpu_reset_init(hdev);
 	if (ret)
@@ -405,19 +409,32 @@ static void hpu_remove(struct pci_dev *pdev)
  * A function level reset while the driver is bound (sysfs reset with
  * reset_method flr, or anything else that calls pci_reset_function()) is a
  * power-on reset of the device: firmware, streams, event queue, MMU and
- * IRQ_MASK are gone, and the PCI core has restored only the configuration
- * space. Recover as from a hard reset: every context is lost, the firmware
- * boots again. Jobs the FLR cut short fail with the hard reset.
+ * IRQ_MASK are gone, and the PCI core restores only the configuration
+ * space. Before it, halt the streams and keep opens, submissions and the
+ * driver's own resets out; after it, recover as from a hard reset before
+ * the PCI core returns: every context is lost, the firmware boots again,
+ * jobs the FLR cut short fail (Documentation/driver/reset.md). The resets
+ * the driver does itself (probe, removal) come before hpu_reset_init() or
+ * after hpu_reset_fini(): the handlers then do nothing.
  */
+static void hpu_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct hpu_device *hdev = pci_get_drvdata(pdev);
+
+	if (hdev && hdev->reset)
+		hpu_reset_flr_prepare(hdev);
+}
+
 static void hpu_pci_reset_done(struct pci_dev *pdev)
 {
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
-	if (hdev)
-		hpu_reset_schedule(hdev, HPU_RESET_HARD, "function level reset");
+	if (hdev && hdev->reset)
+		hpu_reset_flr_done(hdev);
 }
 
 static const struct pci_error_handlers hpu_pci_err_handlers = {
+	.reset_prepare = hpu_pci_reset_prepare,
 	.reset_done = hpu_pci_reset_done,
 };
 

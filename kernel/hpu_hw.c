@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/jiffies.h>
+#include <linux/pci.h>
 
 #include "hpu_asic.h"
 #include "hpu_drv.h"
@@ -120,13 +121,79 @@ int hpu_hw_soft_reset(struct hpu_device *hdev)
 	return 0;
 }
 
+/* Streams of the device that do not report idle. */
+static unsigned int hpu_hw_busy_streams(struct hpu_device *hdev)
+{
+	unsigned int e, s, n = 0;
+	u32 status;
+
+	for (e = 0; e < hdev->id.num_dma; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			status = hpu_rd32(hdev, HPU_REG_QM_STREAM(e, s) +
+					  HPU_QS_STATUS);
+			if (!(status & HPU_QS_STATUS_IDLE))
+				n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Whether the previous owner of the device left it quiet: no reset in
+ * progress and every stream idle.
+ */
+static bool hpu_hw_quiet(struct hpu_device *hdev, u32 *status,
+			 unsigned int *busy)
+{
+	*status = hpu_rd32(hdev, HPU_REG_STATUS);
+	*busy = hpu_hw_busy_streams(hdev);
+	return (*status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY |
+			   HPU_STATUS_HARD_RESET_BUSY)) == HPU_STATUS_READY &&
+	       !*busy;
+}
+
+/*
+ * Bus mastering is still off. A device left running (streams that did
+ * not stop when the previous driver instance shut down, a hard reset that
+ * never completed) could write host memory this instance does not own the
+ * moment it is turned on: reset the function first (FLR, the device's
+ * power-on reset). Called from probe, with the device lock held.
+ */
+static int hpu_hw_reset_unquiet(struct hpu_device *hdev)
+{
+	unsigned int busy;
+	u32 status;
+	int ret;
+
+	if (hpu_hw_quiet(hdev, &status, &busy))
+		return 0;
+
+	drm_warn(&hdev->drm, "device left running (STATUS 0x%08x, %u streams not idle): function reset before bus mastering\n",
+		 status, busy);
+	ret = pci_reset_function_locked(hdev->pdev);
+	if (ret) {
+		drm_err(&hdev->drm, "function reset failed (%d): the device stays off the bus\n",
+			ret);
+		return ret;
+	}
+	if (!hpu_hw_quiet(hdev, &status, &busy)) {
+		drm_err(&hdev->drm, "still running after a function reset (STATUS 0x%08x, %u streams not idle): the device stays off the bus\n",
+			status, busy);
+		return -EIO;
+	}
+	return 0;
+}
+
 /**
  * hpu_hw_init() - check the device's identity and bring it to a known state
  * @hdev: the device, with its registers mapped
  *
  * Checks MAGIC and SPEC_VERSION, picks the chip description by CHIP_ID,
- * reads the identity into @hdev->id, masks every interrupt cause and soft
- * resets the device. Interrupts are not set up yet. May sleep.
+ * reads the identity into @hdev->id, resets the function if the device
+ * was left running (a stream not idle, a reset that did not complete),
+ * masks every interrupt cause and soft resets the device. Bus mastering
+ * is off: the caller turns it on afterwards. Interrupts are not set up
+ * yet. Called from probe with the device lock held. May sleep.
  *
  * Return: 0 or a negative error code, with the reason logged.
  */
@@ -137,6 +204,10 @@ int hpu_hw_init(struct hpu_device *hdev)
 	int ret;
 
 	ret = hpu_hw_check_identity(hdev);
+	if (ret)
+		return ret;
+
+	ret = hpu_hw_reset_unquiet(hdev);
 	if (ret)
 		return ret;
 

@@ -5,7 +5,8 @@
  * Any tenant may open the accel node, so nothing one context can take
  * may be unbounded: page tables (a device-global area), mappings (kernel
  * memory), queues, jobs in flight, job timeouts (stream time) and, per
- * user, contexts (ASIDs). Each limit is a module parameter that sets the
+ * user and for every user without CAP_SYS_ADMIN together, contexts
+ * (ASIDs). Each limit is a module parameter that sets the
  * default of every device at probe and a sysfs attribute of the PCI
  * device (the "limits" group) that root may change at any time. A limit
  * refuses only the request that would exceed it; it never takes back
@@ -64,6 +65,12 @@ module_param_named(limit_user_contexts, hpu_limit_user_contexts, uint, 0444);
 MODULE_PARM_DESC(limit_user_contexts,
 		 "Open files (contexts) per device one user may hold without CAP_SYS_ADMIN (1 to 63), read at probe (default 32)");
 
+/* Default: a few ASIDs stay for CAP_SYS_ADMIN whatever users do. */
+static unsigned int hpu_limit_unprivileged_contexts = HPU_LIMIT_ASIDS - 4;
+module_param_named(limit_unprivileged_contexts, hpu_limit_unprivileged_contexts, uint, 0444);
+MODULE_PARM_DESC(limit_unprivileged_contexts,
+		 "Open files (contexts) per device all users without CAP_SYS_ADMIN together may hold (1 to 63), read at probe (default 59)");
+
 static unsigned int hpu_limit_user_timeout_ms = 60000;
 module_param_named(limit_user_timeout_ms, hpu_limit_user_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(limit_user_timeout_ms,
@@ -77,6 +84,7 @@ MODULE_PARM_DESC(limit_user_timeout_ms,
  * @HPU_LIMIT_CTX_QUEUES: &hpu_ctx_limits.ctx_queues
  * @HPU_LIMIT_CTX_JOBS: &hpu_ctx_limits.ctx_jobs
  * @HPU_LIMIT_USER_CONTEXTS: &hpu_ctx_limits.user_contexts
+ * @HPU_LIMIT_UNPRIVILEGED_CONTEXTS: &hpu_ctx_limits.unprivileged_contexts
  * @HPU_LIMIT_USER_TIMEOUT_MS: &hpu_ctx_limits.user_timeout_ms
  * @HPU_LIMIT_COUNT: number of limits
  */
@@ -87,6 +95,7 @@ enum hpu_limit_id {
 	HPU_LIMIT_CTX_QUEUES,
 	HPU_LIMIT_CTX_JOBS,
 	HPU_LIMIT_USER_CONTEXTS,
+	HPU_LIMIT_UNPRIVILEGED_CONTEXTS,
 	HPU_LIMIT_USER_TIMEOUT_MS,
 	HPU_LIMIT_COUNT
 };
@@ -106,6 +115,8 @@ static u32 *hpu_limit_field(struct hpu_ctx_limits *lim, enum hpu_limit_id id)
 		return &lim->ctx_jobs;
 	case HPU_LIMIT_USER_CONTEXTS:
 		return &lim->user_contexts;
+	case HPU_LIMIT_UNPRIVILEGED_CONTEXTS:
+		return &lim->unprivileged_contexts;
 	case HPU_LIMIT_USER_TIMEOUT_MS:
 	default:
 		return &lim->user_timeout_ms;
@@ -130,6 +141,7 @@ static void hpu_limit_range(struct hpu_device *hdev, enum hpu_limit_id id,
 		*max = HPU_MAX_QUEUES;
 		break;
 	case HPU_LIMIT_USER_CONTEXTS:
+	case HPU_LIMIT_UNPRIVILEGED_CONTEXTS:
 		*min = 1;
 		*max = HPU_LIMIT_ASIDS;
 		break;
@@ -192,6 +204,9 @@ int hpu_limits_init(struct hpu_device *hdev)
 			      hpu_limit_ctx_jobs);
 	hpu_limit_set_default(hdev, HPU_LIMIT_USER_CONTEXTS, "user_contexts",
 			      hpu_limit_user_contexts);
+	hpu_limit_set_default(hdev, HPU_LIMIT_UNPRIVILEGED_CONTEXTS,
+			      "unprivileged_contexts",
+			      hpu_limit_unprivileged_contexts);
 	hpu_limit_set_default(hdev, HPU_LIMIT_USER_TIMEOUT_MS, "user_timeout_ms",
 			      hpu_limit_user_timeout_ms);
 	return 0;
@@ -203,32 +218,44 @@ int hpu_limits_init(struct hpu_device *hdev)
  *
  * A caller with CAP_SYS_ADMIN is not counted. Otherwise the context is
  * counted under the caller's effective uid, and refused if that uid
- * already has &hpu_ctx_limits.user_contexts contexts on the device. The
- * count and the allocation happen under one lock, so concurrent opens of
- * one user cannot pass the limit, and a refused open takes no ASID.
+ * already has &hpu_ctx_limits.user_contexts contexts on the device, or if
+ * the callers without CAP_SYS_ADMIN together already hold
+ * &hpu_ctx_limits.unprivileged_contexts (uids are cheap: user namespaces,
+ * or users working together, must not take every ASID). The count and the
+ * allocation happen under one lock, so concurrent opens cannot pass a
+ * limit, and a refused open takes no ASID.
  *
- * Return: the ASID; -EBUSY when the user has its limit of contexts or all
- * ASIDs are taken; -ENOMEM.
+ * Return: the ASID; -EBUSY when the user or the unprivileged callers have
+ * their limit of contexts or all ASIDs are taken; -ENOMEM.
  */
 int hpu_limits_asid_get(struct hpu_device *hdev)
 {
 	struct hpu_ctx_limits *lim = hdev->limits;
 	bool counted = !ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 	kuid_t uid = current_euid();
-	unsigned int a, n = 0;
+	unsigned int a, n = 0, all = 0;
 	int asid;
-	u32 max;
+	u32 max, max_all;
 
 	mutex_lock(&lim->users_lock);
 	max = READ_ONCE(lim->user_contexts);
+	max_all = READ_ONCE(lim->unprivileged_contexts);
 	if (counted) {
-		for_each_set_bit(a, lim->counted, HPU_MMU_NUM_ASIDS)
+		for_each_set_bit(a, lim->counted, HPU_MMU_NUM_ASIDS) {
+			all++;
 			if (uid_eq(lim->uid[a], uid))
 				n++;
+		}
 		if (n >= max) {
 			mutex_unlock(&lim->users_lock);
 			drm_dbg_driver(&hdev->drm, "uid %u has %u contexts open, its limit\n",
 				       from_kuid(&init_user_ns, uid), n);
+			return -EBUSY;
+		}
+		if (all >= max_all) {
+			mutex_unlock(&lim->users_lock);
+			drm_dbg(&hdev->drm, "callers without CAP_SYS_ADMIN have %u contexts open, their limit\n",
+				all);
 			return -EBUSY;
 		}
 	}
@@ -281,6 +308,7 @@ static struct device_attribute hpu_limit_attrs[] = {
 	__ATTR(ctx_queues, 0644, hpu_limit_show, hpu_limit_store),
 	__ATTR(ctx_jobs, 0644, hpu_limit_show, hpu_limit_store),
 	__ATTR(user_contexts, 0644, hpu_limit_show, hpu_limit_store),
+	__ATTR(unprivileged_contexts, 0644, hpu_limit_show, hpu_limit_store),
 	__ATTR(user_timeout_ms, 0644, hpu_limit_show, hpu_limit_store),
 };
 
@@ -332,7 +360,9 @@ static ssize_t page_tables_used_show(struct device *dev,
 {
 	return sysfs_emit(buf, "%u\n", hpu_mmu_pt_used(hpu_limits_dev(dev)));
 }
-static DEVICE_ATTR_RO(page_tables_used);
+
+/* Usage tells about other tenants' work: for root only. */
+static DEVICE_ATTR_ADMIN_RO(page_tables_used);
 
 static ssize_t jobs_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
@@ -340,7 +370,7 @@ static ssize_t jobs_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%d\n",
 			  atomic_read(&hpu_limits_dev(dev)->qm->jobs));
 }
-static DEVICE_ATTR_RO(jobs);
+static DEVICE_ATTR_ADMIN_RO(jobs);
 
 static struct attribute *hpu_limits_attrs[] = {
 	&hpu_limit_attrs[HPU_LIMIT_CTX_PAGE_TABLES].attr,
@@ -349,6 +379,7 @@ static struct attribute *hpu_limits_attrs[] = {
 	&hpu_limit_attrs[HPU_LIMIT_CTX_QUEUES].attr,
 	&hpu_limit_attrs[HPU_LIMIT_CTX_JOBS].attr,
 	&hpu_limit_attrs[HPU_LIMIT_USER_CONTEXTS].attr,
+	&hpu_limit_attrs[HPU_LIMIT_UNPRIVILEGED_CONTEXTS].attr,
 	&hpu_limit_attrs[HPU_LIMIT_USER_TIMEOUT_MS].attr,
 	&dev_attr_page_tables.attr,
 	&dev_attr_page_tables_used.attr,

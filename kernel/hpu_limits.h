@@ -30,6 +30,9 @@ struct hpu_device;
  * @ctx_jobs: jobs of one context submitted and not yet freed.
  * @user_contexts: open contexts (files) one user id may hold, callers
  *	with CAP_SYS_ADMIN not counted; 1 to 63.
+ * @unprivileged_contexts: open contexts all callers without CAP_SYS_ADMIN
+ *	together may hold, whatever their user ids (user namespaces, many
+ *	uids); 1 to 63. The rest of the 63 ASIDs is for CAP_SYS_ADMIN.
  * @user_timeout_ms: the longest &drm_hpu_submit.timeout_ms a caller
  *	without CAP_SYS_ADMIN may ask for.
  * @users_lock: protects @counted and @uid, and orders them with the
@@ -49,6 +52,7 @@ struct hpu_ctx_limits {
 	u32 ctx_queues;
 	u32 ctx_jobs;
 	u32 user_contexts;
+	u32 unprivileged_contexts;
 	u32 user_timeout_ms;
 	struct mutex users_lock;	/* protects counted, uid */
 	DECLARE_BITMAP(counted, HPU_MMU_NUM_ASIDS);

@@ -197,6 +197,13 @@ int hpu_mmu_asid_alloc(struct hpu_device *hdev)
  */
 void hpu_mmu_asid_free(struct hpu_device *hdev, u32 asid)
 {
+	/*
+	 * Tables still quarantined stay in pt_used until released, but no
+	 * longer count against the ASID (hpu_vm.c releases them without it).
+	 */
+	mutex_lock(&hdev->mmu->pt_lock);
+	hdev->mmu->pt_asid[asid] = 0;
+	mutex_unlock(&hdev->mmu->pt_lock);
 	ida_free(&hdev->mmu->asid_ida, asid);
 }
 
@@ -303,7 +310,8 @@ int hpu_mmu_pt_alloc(struct hpu_device *hdev, u32 asid, u64 *offset)
 /**
  * hpu_mmu_pt_free() - give a page table back
  * @hdev: the device
- * @asid: the ASID it was allocated for
+ * @asid: the ASID it was allocated for, or %HPU_MMU_NUM_ASIDS for a table
+ *	no longer counted against one (released from the quarantine)
  * @offset: HBM offset from hpu_mmu_pt_alloc(); nothing may point at the
  *	table any more and the TLB of its ASID must have been invalidated
  *
@@ -366,8 +374,19 @@ static int hpu_mmu_inv(struct hpu_device *hdev, u32 val)
 	mutex_lock(&mmu->inv_lock);
 	hpu_wr32(hdev, HPU_REG_MMU_INV, val);
 	ret = hpu_poll32(hdev, HPU_REG_MMU_INV_STATUS, status,
-			 !(status & HPU_MMU_INV_BUSY), HPU_MMU_INV_TIMEOUT_US);
+			 status == U32_MAX || !(status & HPU_MMU_INV_BUSY),
+			 HPU_MMU_INV_TIMEOUT_US);
 	mutex_unlock(&mmu->inv_lock);
+	/*
+	 * All ones: the device is gone (surprise removal), it reaches no
+	 * memory any more and the removal path tears everything down. Not a
+	 * failed invalidation: nothing to quarantine.
+	 */
+	if (status == U32_MAX) {
+		drm_dbg(&hdev->drm, "TLB invalidation 0x%08x: MMU_INV_STATUS reads all ones, the device is gone\n",
+			val);
+		return 0;
+	}
 	if (ret)
 		drm_err(&hdev->drm, "TLB invalidation 0x%08x did not complete within %u us (MMU_INV_STATUS 0x%08x)\n",
 			val, HPU_MMU_INV_TIMEOUT_US, status);
@@ -380,7 +399,9 @@ static int hpu_mmu_inv(struct hpu_device *hdev, u32 val)
  * @asid: the address space
  *
  * Returns once the device reports the invalidation complete, so no later
- * engine access uses a translation cached before the call. May sleep.
+ * engine access uses a translation cached before the call. A status that
+ * reads all ones (surprise removal) counts as complete: a device that is
+ * gone translates nothing. May sleep.
  *
  * Return: 0, or -ETIMEDOUT (logged).
  */

@@ -39,7 +39,9 @@ struct hpu_device;
  * @pt_used: page tables in use.
  * @pt_asid: page tables in use per ASID (the context's root included),
  *	against &hpu_ctx_limits.ctx_page_tables and &hpu_ctx_limits.pt_reserve;
- *	set to zero when the ASID is handed to a new context.
+ *	set to zero when the ASID is handed to a new context and when it is
+ *	given back (tables of a quarantined mapping are released without
+ *	their ASID, so they never lower the count of its next owner).
  * @asid_ida: allocated ASIDs (HPU_ASID_FIRST..HPU_ASID_LAST); the IDA
  *	has its own lock.
  * @inv_lock: serialises MMU_INV writes with the wait for their

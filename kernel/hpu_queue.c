@@ -879,6 +879,8 @@ void hpu_qm_fini(struct hpu_device *hdev)
 		drm_err(&hdev->drm, "%u streams did not stop at shutdown: bus mastering turned off before their jobs fail\n",
 			stuck);
 		pci_clear_master(hdev->pdev);
+		/* The removal resets the function before letting go of it. */
+		hpu_reset_set_unquiet(hdev);
 	}
 
 	for (e = 0; e < qm->num_engines; e++)

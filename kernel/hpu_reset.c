@@ -21,6 +21,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/pci.h>
 #include <linux/seq_file.h>
 
 #include <drm/drm_drv.h>
@@ -376,6 +377,8 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		ret = hpu_reset_reinit(hdev);
 	if (ret) {
 		WRITE_ONCE(r->unusable, true);
+		/* Removal resets the function before anything is handed on. */
+		WRITE_ONCE(r->unquiet, true);
 		/*
 		 * Nothing proves the engines stopped: cut the device off host
 		 * memory before its jobs' fences signal and their pages can
@@ -403,11 +406,26 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	return 0;
 }
 
-static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
-					 u64 before, const char *why);
+/*
+ * A hard reset that succeeded stopped every engine and emptied the TLB:
+ * what was quarantined before generation @gen is unreachable now. The
+ * release runs on its own work item, off the fence-signalling path.
+ */
+static void hpu_reset_quarantine_schedule(struct hpu_device *hdev, u64 gen)
+{
+	struct hpu_reset *r = hdev->reset;
+
+	mutex_lock(&r->quar_lock);
+	r->quar_before = max(r->quar_before, gen);
+	mutex_unlock(&r->quar_lock);
+	queue_work(system_unbound_wq, &r->quar_work);
+}
 
 /*
- * Run one reset. Caller holds the reset lock. Return 0, -EIO, -ENODEV.
+ * Run one reset. Caller holds the reset lock. @prepared: a hard reset
+ * whose streams a function level reset halted already, holding
+ * &hpu_reset.sem for writing (hpu_reset_flr_prepare()). Return 0, -EIO,
+ * -ENODEV.
  *
  * The reset is a fence-signalling critical section: the jobs it stops
  * signal their fences only through it, so nothing in it may allocate
@@ -416,19 +434,30 @@ static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
  * The annotation lets lockdep check that.
  */
 static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
-			const char *reason)
+			const char *reason, bool prepared)
 {
 	struct hpu_reset *r = hdev->reset;
 	bool quiet = false, fence_cookie;
 	int idx, ret;
 
-	if (READ_ONCE(r->unusable))
+	if (!prepared && READ_ONCE(r->unusable))
 		return -ENODEV;
-	if (!drm_dev_enter(&hdev->drm, &idx))
+	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		if (prepared) {
+			/* Gone meanwhile: the jobs fail, the streams stay off. */
+			fence_cookie = dma_fence_begin_signalling();
+			hpu_qm_reset_finish(hdev, true, true);
+			up_write(&r->sem);
+			dma_fence_end_signalling(fence_cookie);
+		}
 		return -ENODEV;
+	}
 
 	fence_cookie = dma_fence_begin_signalling();
-	if (kind == HPU_RESET_SOFT) {
+	if (prepared) {
+		ret = hpu_reset_hard(hdev, reason, true);
+		quiet = !ret;
+	} else if (kind == HPU_RESET_SOFT) {
 		ret = hpu_reset_soft(hdev, reason);
 		if (ret) {
 			atomic64_inc(&r->stats.failed_resets);
@@ -444,15 +473,9 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	dma_fence_end_signalling(fence_cookie);
 	drm_dev_exit(idx);
 
-	/*
-	 * A hard reset that succeeded stopped every engine and emptied the
-	 * TLB: what was quarantined before it started is unreachable now.
-	 * Outside the signalling section: releasing frees memory.
-	 */
+	/* Not here: this work is in the signalling path, releasing frees. */
 	if (quiet)
-		hpu_reset_quarantine_release(hdev, false,
-					     hpu_reset_generation(hdev),
-					     "a hard reset proved the device quiet");
+		hpu_reset_quarantine_schedule(hdev, hpu_reset_generation(hdev));
 
 	/*
 	 * An unusable device leaves user space for good: no open, ioctl or
@@ -514,11 +537,11 @@ static void hpu_reset_work(struct work_struct *work)
 	} else if (kind == HPU_RESET_HARD && fw_check) {
 		/* The state of the failure, before the reset clears it. */
 		hpu_devlink_fw_snapshot(r->hdev, reason, &snap);
-		hpu_reset_do(r->hdev, kind, reason);
+		hpu_reset_do(r->hdev, kind, reason, false);
 		/* After the reset: the reporter's recovery finds it done. */
 		hpu_devlink_fw_report(r->hdev, &snap);
 	} else {
-		hpu_reset_do(r->hdev, kind, reason);
+		hpu_reset_do(r->hdev, kind, reason, false);
 	}
 	mutex_unlock(&r->lock);
 }
@@ -619,9 +642,65 @@ int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		return -ENODEV;
 	if (!mutex_trylock(&r->lock))
 		return -EBUSY;
-	ret = hpu_reset_do(hdev, kind, reason);
+	ret = hpu_reset_do(hdev, kind, reason, false);
 	mutex_unlock(&r->lock);
 	return ret;
+}
+
+/**
+ * hpu_reset_flr_prepare() - quiesce the driver before a function level reset
+ * @hdev: the device
+ *
+ * &pci_error_handlers.reset_prepare: the PCI core is about to reset the
+ * function (sysfs reset, reset_method flr, or anything else that calls
+ * pci_reset_function()), which is a power-on reset of the device. Takes
+ * the reset lock (no reset of the driver's own runs meanwhile), stops the
+ * heartbeat and halts every stream with &hpu_reset.sem held for writing,
+ * so that no open, submission or stream restart touches the device while
+ * it is reset. hpu_reset_flr_done() recovers and lets go of both. Does
+ * nothing but take the lock while the device is unusable or being
+ * removed (its own removal may reset the function). May sleep.
+ */
+void hpu_reset_flr_prepare(struct hpu_device *hdev)
+{
+	struct hpu_reset *r = hdev->reset;
+	bool fence_cookie;
+	int idx;
+
+	mutex_lock(&r->lock);
+	r->flr_prepared = false;
+	if (READ_ONCE(r->shutdown) || READ_ONCE(r->unusable) ||
+	    !drm_dev_enter(&hdev->drm, &idx))
+		return;
+
+	hpu_hb_stop(r);
+	fence_cookie = dma_fence_begin_signalling();
+	down_write(&r->sem);
+	hpu_qm_reset_prepare(hdev, true);
+	dma_fence_end_signalling(fence_cookie);
+	drm_dev_exit(idx);
+	r->flr_prepared = true;
+}
+
+/**
+ * hpu_reset_flr_done() - recover after a function level reset
+ * @hdev: the device, hpu_reset_flr_prepare() called before the reset
+ *
+ * &pci_error_handlers.reset_done: the FLR lost the firmware, the streams,
+ * the event queue, the MMU and IRQ_MASK; the PCI core restored only the
+ * configuration space. Recovers as a hard reset does, before returning:
+ * every context is lost, the firmware boots again, jobs the FLR cut short
+ * fail. Then releases the reset lock. May sleep.
+ */
+void hpu_reset_flr_done(struct hpu_device *hdev)
+{
+	struct hpu_reset *r = hdev->reset;
+
+	if (r->flr_prepared) {
+		r->flr_prepared = false;
+		hpu_reset_do(hdev, HPU_RESET_HARD, "function level reset", true);
+	}
+	mutex_unlock(&r->lock);
 }
 
 /* Quarantine */
@@ -639,8 +718,9 @@ int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
  * memory, so it must neither go back to the HBM allocator (another
  * context would get it) nor to the kernel (pinned pages stay pinned).
  * Logs one line, schedules a hard reset and keeps @e until a hard reset
- * that starts after this call succeeds, or until the device is removed
- * (hpu_reset_quarantine_fini()). Never allocates. May sleep.
+ * that starts after this call succeeds (then &hpu_reset.quar_work releases
+ * it), or until the device is removed (hpu_reset_quarantine_fini()).
+ * Never allocates. May sleep.
  */
 void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 			  const char *what, u32 asid)
@@ -662,7 +742,8 @@ void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 
 /*
  * Release the quarantined entries: all of them, or those quarantined in a
- * generation before @before. No driver lock may be held.
+ * generation before @before. No driver lock may be held; not from the
+ * reset work (releasing takes locks held across allocations).
  */
 static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
 					 u64 before, const char *why)
@@ -698,13 +779,64 @@ static void hpu_reset_quarantine_release(struct hpu_device *hdev, bool all,
 	}
 }
 
+static void hpu_reset_quar_work(struct work_struct *work)
+{
+	struct hpu_reset *r = container_of(work, struct hpu_reset, quar_work);
+	u64 before;
+
+	mutex_lock(&r->quar_lock);
+	before = r->quar_before;
+	mutex_unlock(&r->quar_lock);
+	hpu_reset_quarantine_release(r->hdev, false, before,
+				     "a hard reset proved the device quiet");
+}
+
+/**
+ * hpu_reset_set_unquiet() - note that the device could not be quiesced
+ * @hdev: the device
+ *
+ * Its engines may still run (a stream did not stop at shutdown): the
+ * removal resets the function before the device is let go of
+ * (hpu_reset_quarantine_fini()), so that no later owner finds it running.
+ */
+void hpu_reset_set_unquiet(struct hpu_device *hdev)
+{
+	if (hdev->reset)
+		WRITE_ONCE(hdev->reset->unquiet, true);
+}
+
+/*
+ * At removal of a device that could not be quiesced: bus mastering off,
+ * then a function level reset (the device's power-on reset), so that
+ * nothing runs when the next driver instance turns bus mastering on.
+ * Called with the device lock held (the driver core's remove).
+ */
+static void hpu_reset_remove_flr(struct hpu_device *hdev)
+{
+	struct pci_dev *pdev = hdev->pdev;
+	int ret;
+
+	pci_clear_master(pdev);
+	if (!pci_device_is_present(pdev))
+		return;		/* surprise removal: it reaches nothing */
+	ret = pci_reset_function_locked(pdev);
+	if (ret)
+		drm_err(&hdev->drm, "device not quiesced and its function reset failed (%d): bus mastering stays off\n",
+			ret);
+	else
+		drm_warn(&hdev->drm, "device not quiesced: function reset at removal, bus mastering off\n");
+}
+
 /**
  * hpu_reset_quarantine_fini() - release the quarantine at device removal
- * @hdev: the device, unplugged, its streams shut down
+ * @hdev: the device, unplugged, its streams shut down; the device lock
+ *	held (the driver core's remove)
  *
- * Turns bus mastering off first if anything is quarantined: the device
- * can then no longer reach host memory, and no one allocates its HBM
- * again. May sleep.
+ * If the device could not be quiesced (hpu_reset_set_unquiet(), a failed
+ * hard reset) or anything is quarantined, turns bus mastering off and
+ * resets the function (FLR): the device can then no longer reach host
+ * memory, its engines are stopped for whoever binds it next, and no one
+ * allocates its HBM again. Then releases the quarantine. May sleep.
  */
 void hpu_reset_quarantine_fini(struct hpu_device *hdev)
 {
@@ -713,12 +845,15 @@ void hpu_reset_quarantine_fini(struct hpu_device *hdev)
 
 	if (!r)
 		return;
+	/* No reset runs any more (hpu_reset_fini()): none queues it again. */
+	cancel_work_sync(&r->quar_work);
 	mutex_lock(&r->quar_lock);
 	any = !list_empty(&r->quar_list);
 	mutex_unlock(&r->quar_lock);
+	if (any || READ_ONCE(r->unquiet))
+		hpu_reset_remove_flr(hdev);
 	if (!any)
 		return;
-	pci_clear_master(hdev->pdev);
 	hpu_reset_quarantine_release(hdev, true, 0,
 				     "the device is removed, bus mastering off");
 }
@@ -747,6 +882,7 @@ static void hpu_reset_release(struct drm_device *drm, void *arg)
 	/* hpu_reset_quarantine_fini() ran at remove. */
 	drm_WARN(drm, !list_empty(&r->quar_list),
 		 "%u quarantined entries at release\n", r->quar_count);
+	cancel_work_sync(&r->quar_work);
 	destroy_workqueue(r->wq);
 	mutex_destroy(&r->quar_lock);
 	mutex_destroy(&r->lock);
@@ -777,6 +913,7 @@ int hpu_reset_init(struct hpu_device *hdev)
 	INIT_LIST_HEAD(&r->quar_list);
 	spin_lock_init(&r->pending_lock);
 	INIT_WORK(&r->work, hpu_reset_work);
+	INIT_WORK(&r->quar_work, hpu_reset_quar_work);
 	INIT_DELAYED_WORK(&r->hb_work, hpu_hb_work);
 	atomic64_set(&r->generation, 0);
 	r->hb_on = hdev->id.spec_version >= 3 && hpu_hb_period_ms;

@@ -122,6 +122,21 @@ struct hpu_quar_entry {
  * @quar_hbm: HBM bytes the entries keep.
  * @quar_host: host memory bytes the entries keep pinned.
  * @quar_released: entries released since probe.
+ * @quar_before: entries quarantined in a generation before this one may
+ *	be released: set once a hard reset that started after them
+ *	succeeded. Protected by @quar_lock.
+ * @quar_work: releases what @quar_before allows, on the system unbound
+ *	workqueue: releasing takes &hpu_vm.lock and
+ *	&hpu_ctx_limits.users_lock and frees HBM and host memory, which the
+ *	reset work (in the fence-signalling path) must not.
+ * @unquiet: the device could not be quiesced (streams that did not stop
+ *	at shutdown, a failed hard reset, quarantined memory at removal): the
+ *	removal resets the function (hpu_reset_quarantine_fini()). Set with
+ *	WRITE_ONCE(), read with READ_ONCE().
+ * @flr_prepared: a function level reset started by the PCI core
+ *	(&pci_error_handlers.reset_prepare) halted the streams and holds
+ *	@lock and @sem (for writing) until its reset_done. Protected by
+ *	@lock.
  */
 struct hpu_reset {
 	struct hpu_device *hdev;
@@ -151,6 +166,10 @@ struct hpu_reset {
 	u64 quar_hbm;
 	u64 quar_host;
 	u64 quar_released;
+	u64 quar_before;
+	struct work_struct quar_work;
+	bool unquiet;
+	bool flr_prepared;
 };
 
 int hpu_reset_init(struct hpu_device *hdev);
@@ -170,6 +189,9 @@ bool hpu_reset_file_stale(struct hpu_file_priv *fpriv);
 void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 			  const char *what, u32 asid);
 void hpu_reset_quarantine_fini(struct hpu_device *hdev);
+void hpu_reset_set_unquiet(struct hpu_device *hdev);
+void hpu_reset_flr_prepare(struct hpu_device *hdev);
+void hpu_reset_flr_done(struct hpu_device *hdev);
 void hpu_reset_quarantine_show(struct hpu_device *hdev, struct seq_file *m);
 
 void hpu_reset_read_lock(struct hpu_device *hdev);

@@ -173,9 +173,18 @@ static void hpu_mapping_quar_release(struct hpu_quar_entry *e)
 {
 	struct hpu_mapping *m = container_of(e, struct hpu_mapping, quar);
 	struct hpu_vm *vm = m->quar_vm;
+	struct hpu_pt *pt, *tmp;
 
+	/*
+	 * Not counted against the ASID any more: it may have passed to
+	 * another context since (its count went to zero with it,
+	 * hpu_mmu_asid_free()). The device-wide count goes down here.
+	 */
 	mutex_lock(&vm->lock);
-	hpu_pt_release_list(vm, &m->quar_pts);
+	list_for_each_entry_safe(pt, tmp, &m->quar_pts, free_link) {
+		hpu_mmu_pt_free(vm->hdev, HPU_MMU_NUM_ASIDS, pt->offset);
+		kfree(pt);
+	}
 	mutex_unlock(&vm->lock);
 	if (m->obj)
 		drm_gem_object_put(m->obj);

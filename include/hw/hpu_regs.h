@@ -110,6 +110,9 @@
 #define   HPU_FW_FATAL_INJECTED		0xdead
 #define HPU_REG_INJ_MMU_INV		0x301c	/* RW */
 #define   HPU_INJ_MMU_INV_STUCK		1
+#define HPU_REG_INJ_QUIESCE		0x3020	/* RW */
+#define   HPU_INJ_QUIESCE_STREAMS	1
+#define   HPU_INJ_QUIESCE_HARD_RESET	2
 
 /* Management CPU block, BAR0 + 0x4000 */
 #define HPU_REG_CPU_STATUS		0x4000	/* RO */

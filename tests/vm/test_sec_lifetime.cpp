@@ -33,6 +33,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "bind_util.h"
 #include "err_util.h"
 #include "vm_util.h"
 
@@ -43,66 +44,6 @@ namespace {
 constexpr const char *kPciDriver = "/sys/bus/pci/drivers/hpu";
 constexpr std::uint32_t kForeverSob = 29;            // no test sets it
 constexpr std::uint32_t kLongestTimeoutMs = 3600000; // HPU_JOB_TIMEOUT_MAX_MS
-
-bool is_bound(const std::string &bdf)
-{
-    return ::access((std::string(kPciDriver) + "/" + bdf).c_str(), F_OK) == 0;
-}
-
-// Binds the device again when the test leaves it unbound, whatever happens.
-struct BindGuard {
-    std::string bdf;
-    explicit BindGuard(std::string b) : bdf(std::move(b)) {}
-    BindGuard(const BindGuard &) = delete;
-    BindGuard &operator=(const BindGuard &) = delete;
-    BindGuard(BindGuard &&) = delete;
-    BindGuard &operator=(BindGuard &&) = delete;
-    ~BindGuard()
-    {
-        if (!is_bound(bdf))
-            write_text(std::string(kPciDriver) + "/bind", bdf);
-    }
-};
-
-// The kernel log from the moment of construction, read through /dev/kmsg.
-class KmsgTail {
-public:
-    KmsgTail() : fd_(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC)) // NOLINT(cppcoreguidelines-pro-type-vararg)
-    {
-        REQUIRE(fd_ >= 0);
-        REQUIRE(::lseek(fd_, 0, SEEK_END) >= 0);
-    }
-    KmsgTail(const KmsgTail &) = delete;
-    KmsgTail &operator=(const KmsgTail &) = delete;
-    KmsgTail(KmsgTail &&) = delete;
-    KmsgTail &operator=(KmsgTail &&) = delete;
-    ~KmsgTail() { ::close(fd_); }
-    // Every message text logged since construction (or the last call), one a line.
-    std::string read_new()
-    {
-        std::string out;
-        char rec[8192];
-        for (;;) {
-            const ssize_t n = ::read(fd_, rec, sizeof(rec) - 1);
-            if (n < 0 && errno == EPIPE)
-                continue; // overwritten records: skip ahead
-            if (n <= 0)
-                break;
-            const std::string r(rec, static_cast<std::size_t>(n));
-            const auto semi = r.find(';');
-            const auto nl = r.find('\n');
-            if (semi != std::string::npos && nl != std::string::npos && nl > semi)
-                out += r.substr(semi + 1, nl - semi - 1) + "\n";
-        }
-        all_ += out;
-        return out;
-    }
-    [[nodiscard]] const std::string &all() const { return all_; }
-
-private:
-    int fd_;
-    std::string all_;
-};
 
 // Whether thread `tid` of this process sleeps inside an ioctl(2).
 bool sleeps_in_ioctl(pid_t tid)

@@ -575,18 +575,18 @@ TEST_CASE("timeouts: without CAP_SYS_ADMIN a job may not ask for more than user_
     check_back(path, u0);
 }
 
-// A process of uid 65534 that opens the device until refused, reopens
-// after closing one, and holds its files until released.
+// A process of `uid` that opens the device until refused, reopens after
+// closing one, and holds its files until released.
 class Opener {
 public:
-    explicit Opener(const std::string &path)
+    explicit Opener(const std::string &path, int uid = 65534)
     {
         REQUIRE(::pipe(up_.data()) == 0);
         REQUIRE(::pipe(down_.data()) == 0);
         pid_ = ::fork();
         REQUIRE(pid_ >= 0);
         if (pid_ == 0)
-            child(path);
+            child(path, uid);
         ::close(up_[1]);
         ::close(down_[0]);
         REQUIRE(::read(up_[0], res_.data(), sizeof(res_)) == sizeof(res_));
@@ -609,13 +609,13 @@ public:
     [[nodiscard]] bool reopened() const { return res_[2] == 1; }
 
 private:
-    [[noreturn]] void child(const std::string &path)
+    [[noreturn]] void child(const std::string &path, int uid)
     {
         ::close(up_[0]);
         ::close(down_[1]);
         std::array<int, 3> r{0, 0, 0};
         std::vector<int> fds;
-        if (::setgid(65534) == 0 && ::setuid(65534) == 0) {
+        if (::setgid(static_cast<gid_t>(uid)) == 0 && ::setuid(static_cast<uid_t>(uid)) == 0) {
             for (int i = 0; i < 64; ++i) {
                 const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC); // NOLINT(cppcoreguidelines-pro-type-vararg)
                 if (fd < 0) {
@@ -726,4 +726,76 @@ TEST_CASE("limits: only root changes them, within their ranges", "[security]")
     // Defaults generous enough for the rest of the suite.
     CHECK(counter(path, "ctx_queues") == 64);
     CHECK(counter(path, "ctx_page_tables") >= total / 2);
+}
+
+TEST_CASE("contexts: users without CAP_SYS_ADMIN together hold at most unprivileged_contexts, root still opens",
+          "[security]")
+{
+    const std::string path = node(0);
+    const Usage u0 = usage_now(path);
+    const ModeGuard mode(path, 0666);
+    const std::uint64_t dflt = counter(path, "unprivileged_contexts");
+    CHECK(dflt == 59);
+    const std::uint64_t per_user = counter(path, "user_contexts");
+    {
+        // Two uids at a per-user limit of 40 would take every ASID but one.
+        const LimitSet lim(path, "user_contexts", 40);
+        const Opener a(path, 65534);
+        const Opener b(path, 65533);
+        INFO("uid 65534 opened " << a.opened() << ", uid 65533 " << b.opened());
+        CHECK(a.opened() == 40);
+        CHECK(b.opened() == 19);
+        CHECK(b.refused_errno() == EBUSY);
+        // Root still opens the four left; a third uid does not get one.
+        std::vector<std::unique_ptr<Ctx>> root;
+        root.reserve(4);
+        for (int i = 0; i < 4; ++i)
+            root.push_back(std::make_unique<Ctx>(path));
+        const Opener c(path, 65532);
+        CHECK(c.opened() == 0);
+        CHECK(c.refused_errno() == EBUSY);
+    }
+    {
+        const LimitSet lim(path, "unprivileged_contexts", 3);
+        const Opener a(path, 65534);
+        const Opener b(path, 65533);
+        CHECK(a.opened() == 3);
+        CHECK(b.opened() == 0);
+        CHECK(b.refused_errno() == EBUSY);
+    }
+    CHECK(counter(path, "user_contexts") == per_user);
+    CHECK(write_text(limits_dir(path) + "unprivileged_contexts", "0") == EINVAL);
+    CHECK(write_text(limits_dir(path) + "unprivileged_contexts", "64") == EINVAL);
+    CHECK(counter(path, "unprivileged_contexts") == dflt);
+    check_back(path, u0);
+}
+
+TEST_CASE("limits: the usage counters are for root only, the limits for everyone", "[security]")
+{
+    const std::string dir = limits_dir(node(0));
+    REQUIRE(read_u64(dir + "page_tables_used").has_value());
+    REQUIRE(read_u64(dir + "jobs").has_value());
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        int rc = 0;
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0)
+            ::_exit(0x40);
+        for (const char *n : {"page_tables_used", "jobs"}) {
+            const int fd = ::open((dir + n).c_str(), O_RDONLY | O_CLOEXEC); // NOLINT(cppcoreguidelines-pro-type-vararg)
+            if (fd >= 0 || errno != EACCES)
+                rc |= 1;
+            if (fd >= 0)
+                ::close(fd);
+        }
+        for (const char *n : {"user_contexts", "unprivileged_contexts", "ctx_jobs", "page_tables"}) {
+            if (!read_u64(dir + n))
+                rc |= 2;
+        }
+        ::_exit(rc);
+    }
+    int st = 0;
+    REQUIRE(::waitpid(pid, &st, 0) == pid);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
 }

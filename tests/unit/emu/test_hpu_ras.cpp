@@ -254,6 +254,53 @@ TEST_CASE("INJ_MMU_INV: invalidations stop completing until a hard reset",
     CHECK(d.rd(HPU_REG_MMU_INV_COUNT) == done + 1);
 }
 
+TEST_CASE("INJ_QUIESCE: streams that never stop and a hard reset that never completes, until power-on",
+          "[emu][inj][hard-reset]")
+{
+    Dev d;
+    const uint32_t qs = HPU_REG_QM_STREAM(0, 0) + HPU_QS_STATUS;
+    CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) != 0u);
+
+    d.wr(HPU_REG_INJ_QUIESCE, 0xffffffffu);
+    CHECK(d.rd(HPU_REG_INJ_QUIESCE) ==
+          (HPU_INJ_QUIESCE_STREAMS | HPU_INJ_QUIESCE_HARD_RESET));
+    // Writing 0 withdraws nothing.
+    d.wr(HPU_REG_INJ_QUIESCE, 0);
+    CHECK(d.rd(HPU_REG_INJ_QUIESCE) ==
+          (HPU_INJ_QUIESCE_STREAMS | HPU_INJ_QUIESCE_HARD_RESET));
+    CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) == 0u);
+    // Only that stream.
+    CHECK((d.rd(HPU_REG_QM_STREAM(0, 1) + HPU_QS_STATUS) & HPU_QS_STATUS_IDLE) != 0u);
+    CHECK((d.rd(HPU_REG_QM_STREAM(3, 3) + HPU_QS_STATUS) & HPU_QS_STATUS_IDLE) != 0u);
+
+    // A soft reset leaves it; a hard reset never completes.
+    d.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    d.advance(HPU_SOFT_RESET_NS);
+    REQUIRE(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) == 0u);
+    d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    d.advance(100 * HPU_HARD_RESET_NS);
+    CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
+
+    // Power-on (FLR) ends both.
+    hpu_core_reset(&d.core);
+    CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(d.rd(HPU_REG_INJ_QUIESCE) == 0u);
+    CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) != 0u);
+    hard_reset(d);
+}
+
+TEST_CASE("INJ_QUIESCE.STREAMS alone: a hard reset completes and keeps it", "[emu][inj][hard-reset]")
+{
+    Dev d;
+    const uint32_t qs = HPU_REG_QM_STREAM(0, 0) + HPU_QS_STATUS;
+
+    d.wr(HPU_REG_INJ_QUIESCE, HPU_INJ_QUIESCE_STREAMS);
+    hard_reset(d);
+    CHECK(d.rd(HPU_REG_INJ_QUIESCE) == HPU_INJ_QUIESCE_STREAMS);
+    CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) == 0u);
+}
+
 // Hard reset
 
 TEST_CASE("hard reset sequence: what is cleared and what survives",
