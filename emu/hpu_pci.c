@@ -130,6 +130,7 @@ struct HpuState {
     bool fw_started;
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
+    uint8_t log_bus;            /* bus number for the log (atomic) */
     struct hpu_core core;
 
     /* properties */
@@ -191,9 +192,15 @@ static void hpu_raise_msix(void *opaque, unsigned int vector)
     qemu_bh_schedule(s->irq_bh);
 }
 
+/*
+ * The bus number is looked up only under the BQL while the device is
+ * plugged: a worker thread may log after an unplug, when the device has no
+ * bus any more; it prints the number last seen.
+ */
 static void G_GNUC_PRINTF(2, 3)
 hpu_log_guest_error(void *opaque, const char *fmt, ...)
 {
+    HpuState *s = HPU(opaque);
     PCIDevice *pdev = PCI_DEVICE(opaque);
     g_autofree char *msg = NULL;
     va_list ap;
@@ -201,11 +208,14 @@ hpu_log_guest_error(void *opaque, const char *fmt, ...)
     if (!qemu_loglevel_mask(LOG_GUEST_ERROR)) {
         return;
     }
+    if (bql_locked() && !qatomic_read(&s->dead)) {
+        qatomic_set(&s->log_bus, pci_dev_bus_num(pdev));
+    }
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     qemu_log_mask(LOG_GUEST_ERROR, "hpu %02x:%02x.%x: %s\n",
-                  pci_dev_bus_num(pdev), PCI_SLOT(pdev->devfn),
+                  qatomic_read(&s->log_bus), PCI_SLOT(pdev->devfn),
                   PCI_FUNC(pdev->devfn), msg);
 }
 
@@ -231,14 +241,32 @@ static uint64_t hpu_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * DMA goes through the device's bus-master address space, which unrealize
+ * destroys (call_rcu) without waiting for the device's threads.  So the
+ * whole access runs in one RCU read-side critical section that begins
+ * before the dead check: either the device was still plugged then, and the
+ * address space is not freed before the access is done, or the access is
+ * refused.
+ */
 static int hpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
     return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
 }
 
 static int hpu_dma_write(void *opaque, uint64_t addr, const void *buf,
                          uint64_t len)
 {
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
     return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
 }
 
@@ -649,7 +677,7 @@ static void hpu_exit(PCIDevice *pdev)
     HpuState *s = HPU(pdev);
 
     if (s->core_ready) {
-        qatomic_set(&s->dead, true);
+        qatomic_store_release(&s->dead, true);
         hpu_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
         timer_del(s->timer);
         hpu_stop_threads(s);
