@@ -5,7 +5,10 @@
 // registers stay put while an ABORTED record is pending, ECC poison goes
 // at power-on, ERROR bits latched during a hard reset go at its end, the
 // 24-bit completion offset, WREG privilege before its fields are fetched,
-// and the scrubber running on the worker instead of in the MMIO write.
+// and the scrubber running on the worker instead of in the MMIO write;
+// and the review of those fixes: resets that never wait (the function in
+// reset until DMA begun before drains), hpu_core_kill() not waiting, the
+// hard reset's HBM clear on the worker, SCRUB_STATUS.ERROR after a good scrub.
 //
 // Copyright (c) 2026 The hpu authors
 #include "hpu_rig.hpp"
