@@ -51,6 +51,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "emu"))
 import qtest_hpu as qt  # noqa: E402
+import qtest_hpu_sec as sec  # noqa: E402
 
 R = qt.R
 BAR0, BAR2, BAR4 = qt.BAR0, qt.BAR2, qt.BAR4
@@ -69,10 +70,9 @@ STREAM_REGS = [R["HPU_QS_" + k] for k in ("RING_LO", "RING_HI", "RING_SIZE", "PI
                                           "CQ_HI", "CQ_SIZE", "CQ_PI", "CTRL", "STATUS")]
 KEYS = [R["HPU_SOFT_RESET_KEY"], R["HPU_HARD_RESET_KEY"]]
 HANG_S = 60
-# --hotplug: MMCONFIG, the root port at 00:02.0 and the HPU behind it
-MMCFG = 0xB0000000
-RP = (0, 2, 0)
-DEV = (1, 0, 0)
+# --hotplug: the root port at 00:02.0 and the HPU behind it, as in
+# qtest_hpu_sec.py (whose MMCONFIG helpers HotplugFuzzer shares)
+RP, DEV = sec.RP, sec.DEV
 SLOT_OFF = 0x07C0           # Slot Control: power off, both indicators off
 
 
@@ -142,25 +142,12 @@ class HotplugFuzzer(Fuzzer):
         self.rp_exp = self.find_cap_at(RP, 0x10)
         self.sltctl_addr = self.cfg_at(RP, self.rp_exp + 0x18)
 
-    def enable_mmcfg(self):
-        # MMCONFIG at 0xb0000000, 256 buses (MCH PCIEXBAR through 0xcf8)
-        self.cmd("outl 0xcf8 0x80000060")
-        self.cmd(f"outl 0xcfc {MMCFG | 1:#x}")
-        self.cmd("outl 0xcf8 0x80000064")
-        self.cmd("outl 0xcfc 0")
-
-    @staticmethod
-    def cfg_at(bdf, reg):
-        b, d, f = bdf
-        return MMCFG + (b << 20) + (d << 15) + (f << 12) + reg
-
-    def cfg_rd(self, bdf, reg, size=4):
-        op = {1: "readb", 2: "readw", 4: "readl"}[size]
-        return self.cmd(f"{op} {self.cfg_at(bdf, reg):#x}")
-
-    def cfg_wr(self, bdf, reg, val, size=4):
-        op = {1: "writeb", 2: "writew", 4: "writel"}[size]
-        self.cmd(f"{op} {self.cfg_at(bdf, reg):#x} {val:#x}")
+    enable_mmcfg = sec.QTest.enable_mmcfg
+    cfg_at = staticmethod(sec.QTest.cfg_at)
+    cfg_rd = sec.QTest.cfg_rd
+    cfg_wr = sec.QTest.cfg_wr
+    setup_bridge = sec.QTest.setup_bridge
+    find_cap_at = sec.QTest.cap
 
     # the device's configuration space, for Actions and qt.program_bars
     def cfg_read(self, reg, size=4):
@@ -169,19 +156,9 @@ class HotplugFuzzer(Fuzzer):
     def cfg_write(self, reg, val, size=4):
         self.cfg_wr(DEV, reg, val, size)
 
-    def find_cap_at(self, bdf, cap_id):
-        pos = self.cfg_rd(bdf, 0x34, 1)
-        while pos and pos != 0xFF:
-            if self.cfg_rd(bdf, pos, 1) == cap_id:
-                return pos
-            pos = self.cfg_rd(bdf, pos + 1, 1)
-        return 0
-
     def setup(self):
         self.enable_mmcfg()                        # a system reset clears it
-        self.cfg_wr(RP, 0x18, 0x00010100)          # buses: primary 0, secondary 1
-        self.cfg_wr(RP, 0x20, 0xC7F0C000)          # memory window 0xc0000000-0xc7ffffff
-        self.cfg_wr(RP, 0x04, 0x6, 2)              # memory + bus master
+        self.setup_bridge()
         qt.program_bars(self)
 
     def present(self):

@@ -66,7 +66,10 @@ class QTest(base.QTest):
              "-device", "hpu,bus=rp,hbm-size=256M"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
             text=True, bufsize=1)
-        # MMCONFIG at 0xb0000000, 256 buses (MCH PCIEXBAR through 0xcf8)
+        self.enable_mmcfg()
+
+    def enable_mmcfg(self):
+        """MMCONFIG at 0xb0000000, 256 buses (MCH PCIEXBAR through 0xcf8)."""
         self.cmd("outl 0xcf8 0x80000060")
         self.cmd(f"outl 0xcfc {MMCFG | 1:#x}")
         self.cmd("outl 0xcf8 0x80000064")

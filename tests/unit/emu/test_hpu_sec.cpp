@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -151,6 +152,54 @@ struct Threaded {
     std::condition_variable tcv;
     bool in_write = false;              // the engine is inside the write
     bool go = false;                    // let it finish
+    std::atomic<bool> acted{false};     // act()'s call returned
+    std::atomic<unsigned int> writes_after{0};  // DMA writes after that
+
+    // @r's engine stops inside its DMA write to @dst until release().
+    void hold_write(Dev &r, uint64_t dst)
+    {
+        r.env.on_dma_write = [this, dst](uint64_t addr) {
+            if (acted) {
+                writes_after++;
+            }
+            if (addr != dst) {
+                return;
+            }
+            std::unique_lock<std::mutex> l(tmtx);
+            in_write = true;
+            tcv.notify_all();
+            tcv.wait(l, [this] { return go; });
+        };
+    }
+    void wait_in_write()
+    {
+        std::unique_lock<std::mutex> l(tmtx);
+        tcv.wait(l, [this] { return in_write; });
+    }
+    // Call @fn on a thread of its own (@t); whether it returned while the
+    // engine is held.  The 10 s are a bound only for code that waits for
+    // the write (the old code did): the passing path is woken by @fn's
+    // thread.
+    bool act(std::thread &t, std::function<void()> fn)
+    {
+        t = std::thread([this, fn] {
+            fn();
+            std::lock_guard<std::mutex> g(tmtx);
+            acted = true;
+            tcv.notify_all();
+        });
+        std::unique_lock<std::mutex> l(tmtx);
+        return tcv.wait_for(l, std::chrono::seconds(10),
+                            [this] { return acted.load(); });
+    }
+    void release()
+    {
+        {
+            std::lock_guard<std::mutex> g(tmtx);
+            go = true;
+        }
+        tcv.notify_all();
+    }
 };
 
 Threaded *g_thr;
@@ -199,20 +248,7 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
     const uint64_t src = r.halloc(len), dst = r.halloc(len);
     std::vector<uint8_t> data = pattern_bytes(len, 4);
     r.hwrite(src, data.data(), data.size());
-    std::atomic<bool> reset_returned{false};
-    std::atomic<unsigned int> writes_after{0};
-    r.env.on_dma_write = [&](uint64_t addr) {
-        if (reset_returned) {
-            writes_after++;
-        }
-        if (addr != dst) {
-            return;
-        }
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        thr.in_write = true;
-        thr.tcv.notify_all();
-        thr.tcv.wait(l, [&] { return thr.go; });
-    };
+    thr.hold_write(r, dst);
     Cb cb;
     cb.lin_dma(host_addr(src), host_addr(dst), len);
     r.submit(0, 0, cb);
@@ -227,24 +263,9 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
         while (hpu_core_engine_step(&r.core, 0)) {
         }
     });
-    {
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        thr.tcv.wait(l, [&] { return thr.in_write; });
-    }
-    std::thread resetter([&] {
-        hpu_core_reset(&r.core);
-        std::lock_guard<std::mutex> g(thr.tmtx);
-        reset_returned = true;
-        thr.tcv.notify_all();
-    });
-    bool returned;
-    {
-        // A bound only for the old code, which waited for the write: the
-        // passing path is woken by the resetter.
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        returned = thr.tcv.wait_for(l, std::chrono::seconds(10),
-                                    [&] { return reset_returned.load(); });
-    }
+    thr.wait_in_write();
+    std::thread resetter;
+    const bool returned = thr.act(resetter, [&] { hpu_core_reset(&r.core); });
     CHECK(returned);
     if (returned) {
         // In reset: reads all ones, writes and doorbells dropped.
@@ -258,15 +279,11 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
         r.ring(1, 0);
         CHECK(r.env.drained == 0u);
     }
-    {
-        std::lock_guard<std::mutex> g(thr.tmtx);
-        thr.go = true;
-    }
-    thr.tcv.notify_all();
+    thr.release();
     resetter.join();
     engine.join();
-    CHECK(reset_returned);
-    CHECK(writes_after == 0u);
+    CHECK(thr.acted);
+    CHECK(thr.writes_after == 0u);
     // The write in flight landed before the reset was done.
     CHECK(std::memcmp(r.hp(dst), data.data(), len) == 0);
     // The write's end asked for the reset to be finished.
@@ -543,20 +560,7 @@ TEST_CASE("hpu_core_kill does not wait for a DMA in flight on another "
     const uint64_t src = r.halloc(len), dst = r.halloc(len);
     std::vector<uint8_t> data = pattern_bytes(len, 6);
     r.hwrite(src, data.data(), data.size());
-    std::atomic<bool> killed{false};
-    std::atomic<unsigned int> writes_after{0};
-    r.env.on_dma_write = [&](uint64_t addr) {
-        if (killed) {
-            writes_after++;
-        }
-        if (addr != dst) {
-            return;
-        }
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        thr.in_write = true;
-        thr.tcv.notify_all();
-        thr.tcv.wait(l, [&] { return thr.go; });
-    };
+    thr.hold_write(r, dst);
     Cb cb;
     cb.lin_dma(host_addr(src), host_addr(dst), len);
     r.submit(0, 0, cb);
@@ -564,33 +568,14 @@ TEST_CASE("hpu_core_kill does not wait for a DMA in flight on another "
         while (hpu_core_engine_step(&r.core, 0)) {
         }
     });
-    {
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        thr.tcv.wait(l, [&] { return thr.in_write; });
-    }
-    std::thread killer([&] {
-        hpu_core_kill(&r.core);
-        std::lock_guard<std::mutex> g(thr.tmtx);
-        killed = true;
-        thr.tcv.notify_all();
-    });
-    bool returned;
-    {
-        // A bound only for the old code, which waited for the write.
-        std::unique_lock<std::mutex> l(thr.tmtx);
-        returned = thr.tcv.wait_for(l, std::chrono::seconds(10),
-                                    [&] { return killed.load(); });
-    }
-    CHECK(returned);
-    {
-        std::lock_guard<std::mutex> g(thr.tmtx);
-        thr.go = true;
-    }
-    thr.tcv.notify_all();
+    thr.wait_in_write();
+    std::thread killer;
+    CHECK(thr.act(killer, [&] { hpu_core_kill(&r.core); }));
+    thr.release();
     killer.join();
     engine.join();
     // The first piece landed; the second, the record and MSI-X did not.
-    CHECK(writes_after == 0u);
+    CHECK(thr.writes_after == 0u);
     CHECK(std::memcmp(r.hp(dst), data.data(), HPU_DMA_PIECE) == 0);
     CHECK(std::all_of(r.hp(dst) + HPU_DMA_PIECE, r.hp(dst) + len,
                       [](uint8_t b) { return b == 0; }));
