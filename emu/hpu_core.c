@@ -677,6 +677,7 @@ void hpu_core_reset(struct hpu_core *c)
      */
     hpu_epoch_bump(c);
     c->in_reset = c->inflight_old != 0;
+    c->irq_pending = 0;         /* nothing latched by the reset itself */
     hpu_unlock(c);
 }
 
