@@ -77,7 +77,9 @@ FUZZ_MODEL_TIME ?= 600
 fuzz: all
 	@rc=0; \
 	python3 tests/fuzz/fuzz_model.py --rounds 1000000 --actions 20000 \
-		--time-limit $(FUZZ_MODEL_TIME) || rc=1; \
+		--time-limit $$(($(FUZZ_MODEL_TIME) / 2)) || rc=1; \
+	python3 tests/fuzz/fuzz_model.py --hotplug --rounds 1000000 --actions 20000 \
+		--time-limit $$(($(FUZZ_MODEL_TIME) / 2)) || rc=1; \
 	python3 tests/fuzz/run-fuzz.py --build $(BUILD) --calls $(FUZZ_CALLS) --time $(FUZZ_TIME) \
 		--flags="$(FUZZ_FLAGS)" || rc=1; \
 	exit $$rc

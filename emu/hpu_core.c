@@ -26,15 +26,17 @@ void hpu_lock(struct hpu_core *c)
 /*
  * Vectors latched under the lock are raised once it drops.  The raise
  * counts as in flight (an MSI-X message is a DMA write), so a reset that
- * cleared irq_pending also waits for a raise already collected here.
+ * cleared irq_pending also waits for a raise already collected here.  A
+ * function in reset (power-on reset or FLR not yet done) raises nothing.
  */
 void hpu_unlock(struct hpu_core *c)
 {
     uint32_t pending = c->irq_pending;
+    uint32_t epoch = c->epoch;
     unsigned int v;
 
     c->irq_pending = 0;
-    if (pending && !hpu_dma_begin(c, c->epoch)) {
+    if (pending && (c->in_reset || !hpu_dma_begin(c, epoch))) {
         pending = 0;
     }
     c->ops->unlock(c->opaque);
@@ -47,88 +49,54 @@ void hpu_unlock(struct hpu_core *c)
         }
     }
     c->ops->lock(c->opaque);
-    hpu_dma_end(c);
+    hpu_dma_end(c, epoch);
     c->ops->unlock(c->opaque);
 }
 
 /*
- * Accesses in flight.  A thread keeps the cores it is inside a DMA for on
- * a small stack: a DMA that re-enters the emulator (aimed at the device's
- * own registers or configuration space) and resets the device from the
- * same thread must not wait for itself.
+ * Accesses in flight, counted per epoch: those of the current epoch in
+ * @inflight, those begun before the last reset in @inflight_old.  Only the
+ * latter hold a reset up, so work the guest starts after a reset (none can
+ * while the function is in reset) never extends it.
  */
-#define HPU_TLS_DEPTH           8
-
-static __thread struct hpu_core *hpu_tls_core[HPU_TLS_DEPTH];
-static __thread unsigned int hpu_tls_depth;
-
 bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch)
 {
     if (c->dead || epoch != c->epoch) {
         return false;
     }
     c->inflight++;
-    if (hpu_tls_depth < HPU_TLS_DEPTH) {
-        hpu_tls_core[hpu_tls_depth] = c;
-    }
-    hpu_tls_depth++;
     return true;
 }
 
-void hpu_dma_end(struct hpu_core *c)
+void hpu_dma_end(struct hpu_core *c, uint32_t epoch)
 {
-    hpu_tls_depth--;
-    c->inflight--;
-    if (c->quiet_waiters) {
-        c->ops->wake_quiet(c->opaque);
+    if (epoch == c->epoch) {
+        c->inflight--;
+        return;
+    }
+    c->inflight_old--;
+    if (!c->inflight_old && c->in_reset && !c->dead) {
+        c->ops->reset_drained(c->opaque);
     }
 }
 
-/* Accesses of @c in flight in this thread (it is inside them). */
-static unsigned int hpu_dma_self(struct hpu_core *c)
-{
-    unsigned int i, n = 0;
-
-    for (i = 0; i < hpu_tls_depth && i < HPU_TLS_DEPTH; i++) {
-        n += hpu_tls_core[i] == c;
-    }
-    return n;
-}
-
-/*
- * Under the lock: whether no access is in flight but this thread's own and
- * those of threads parked in hpu_quiesce() (resets that a DMA of this
- * device started: each waits for the others, not for itself).
- */
+/* Under the lock: whether no access begun before the last reset is left. */
 static bool hpu_dma_quiet(struct hpu_core *c)
 {
-    return c->inflight <= c->inflight_parked + hpu_dma_self(c);
+    return !c->inflight_old;
 }
 
 /*
- * Under the lock: start a new epoch and wait until every access begun in
- * an older one, in another thread, is done.  The lock is dropped while
- * waiting (wait_quiet); the caller has already reset the state that those
- * accesses would update, so what they computed is dropped when they look.
- * A reset called from inside accesses of this device (a DMA or MSI-X
- * message that re-entered QEMU) parks those while it waits, so two such
- * resets on two threads do not wait for each other.
+ * Under the lock: start a new epoch.  Work of older epochs begins no
+ * access any more, and what it computed is dropped when it looks; the
+ * accesses it had already begun move to @inflight_old.  Nothing waits
+ * here: the caller finishes its reset once they are done.
  */
-static void hpu_quiesce(struct hpu_core *c)
+static void hpu_epoch_bump(struct hpu_core *c)
 {
-    unsigned int self = hpu_dma_self(c);
-
     c->epoch++;
-    c->inflight_parked += self;
-    if (self && c->quiet_waiters) {
-        c->ops->wake_quiet(c->opaque);  /* a waiter may be satisfied now */
-    }
-    while (c->inflight > c->inflight_parked) {
-        c->quiet_waiters++;
-        c->ops->wait_quiet(c->opaque);
-        c->quiet_waiters--;
-    }
-    c->inflight_parked -= self;
+    c->inflight_old += c->inflight;
+    c->inflight = 0;
 }
 
 /*
@@ -301,8 +269,8 @@ static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
 /*
  * Hard reset starts: every register but the identity block, IRQ_MASK and
  * the counters to its reset value, streams stopped without completion
- * records, the management CPU held off.  HBM is cleared when the reset
- * completes, once no engine is inside a step.
+ * records, the management CPU held off.  HBM is cleared (by the worker)
+ * once no engine is inside a step; the reset completes after that.
  */
 static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
 {
@@ -325,7 +293,9 @@ static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
     c->ctrl.status = HPU_STATUS_HARD_RESET_BUSY;
     c->resetting = false;
     c->hard_resetting = true;
-    c->epoch++;                 /* work begun before writes nothing more */
+    c->hbm.clear_job = false;
+    c->hbm.clear_done = false;
+    hpu_epoch_bump(c);          /* work begun before writes nothing more */
     memset(c->sob, 0, sizeof(c->sob));
     hpu_mmu_reset(c, HPU_RESET_HARD);
     hpu_qm_reset(c, HPU_RESET_HARD);
@@ -350,7 +320,17 @@ static void hpu_hard_reset_done(struct hpu_core *c)
         hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_SOFT_RESET_NS);
         return;
     }
-    hpu_hbm_clear(c);
+    if (!c->hbm.clear_done) {
+        /*
+         * HBM is cleared on the worker, a chunk at a time, not here under
+         * the BQL; it arms this timer again when the last chunk is done.
+         */
+        if (!c->hbm.clear_job) {
+            hpu_hbm_clear_start(c);
+        }
+        return;
+    }
+    c->hbm.clear_done = false;
     c->hard_resetting = false;
     /* Reset values apply now: bits latched during the reset go too. */
     c->ctrl.error = 0;
@@ -591,6 +571,12 @@ uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
     uint32_t val;
 
     hpu_lock(c);
+    if (c->in_reset) {
+        HPU_LOG(c, "%u-byte read at BAR0+0x%llx while the function is in "
+                "reset: all ones", size, (unsigned long long)addr);
+        hpu_unlock(c);
+        return hpu_all_ones(size);
+    }
     val = hpu_core_read_locked(c, addr, size);
     hpu_unlock(c);
     return val;
@@ -637,7 +623,11 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
      * No write of a dead core takes effect (the caller may be a DMA
      * returning into a device that was unplugged meanwhile).
      */
-    if (!c->dead) {
+    if (c->in_reset) {
+        HPU_LOG(c, "%u-byte write of 0x%llx to BAR0+0x%llx while the "
+                "function is in reset: dropped", size,
+                (unsigned long long)val, (unsigned long long)addr);
+    } else if (!c->dead) {
         hpu_core_write_locked(c, addr, val, size);
     }
     hpu_unlock(c);
@@ -648,7 +638,7 @@ void hpu_core_write_epoch(struct hpu_core *c, uint64_t addr, uint32_t val,
                           uint32_t epoch)
 {
     hpu_lock(c);
-    if (!c->dead && epoch == c->epoch) {
+    if (!c->dead && !c->in_reset && epoch == c->epoch) {
         hpu_core_write_locked(c, addr, val, 4);
     }
     hpu_unlock(c);
@@ -676,16 +666,46 @@ void hpu_core_reset(struct hpu_core *c)
     hpu_ras_reset(c, HPU_RESET_POWER_ON);
     hpu_fw_reset(c, HPU_RESET_POWER_ON);
     hpu_hbm_unpoison(c);
+    c->hbm.clear_job = false;   /* a hard reset's HBM clear is abandoned */
+    c->hbm.clear_done = false;
     c->dq.reset_done = 0;
     hpu_cpu_boot(c);
     /*
      * No reset completes while DMA is in flight (spec version 5): the
-     * generations are bumped above, so work in progress drops what it
-     * computed; wait for the accesses it had already begun.
+     * generations and the epoch are bumped, so work in progress begins no
+     * access and drops what it computed.  The accesses it had already
+     * begun may still be running: the function stays in reset (BAR reads
+     * all ones, writes dropped, no MSI-X) until the last of them ends and
+     * the environment calls hpu_core_reset_finish().  Nothing waits here.
      */
-    hpu_quiesce(c);
-    c->irq_pending = 0;         /* nothing latched by stale work */
+    hpu_epoch_bump(c);
+    c->in_reset = c->inflight_old != 0;
+    c->irq_pending = 0;         /* nothing latched by the reset itself */
     hpu_unlock(c);
+}
+
+bool hpu_core_reset_finish(struct hpu_core *c)
+{
+    bool done = false;
+
+    hpu_lock(c);
+    if (c->in_reset && hpu_dma_quiet(c) && !c->dead) {
+        c->in_reset = false;
+        c->irq_pending = 0;     /* nothing latched by stale work */
+        done = true;
+    }
+    hpu_unlock(c);
+    return done;
+}
+
+bool hpu_core_in_reset(struct hpu_core *c)
+{
+    bool r;
+
+    hpu_lock(c);
+    r = c->in_reset;
+    hpu_unlock(c);
+    return r;
 }
 
 void hpu_core_kill(struct hpu_core *c)
@@ -693,7 +713,12 @@ void hpu_core_kill(struct hpu_core *c)
     hpu_lock(c);
     c->dead = true;
     hpu_timer_cancel_all(c);
-    hpu_quiesce(c);
+    /*
+     * Accesses in flight on other threads end on their own and then find
+     * the core dead: nothing waits for them (the device is freed only
+     * once every thread has let go of it).
+     */
+    hpu_epoch_bump(c);
     c->irq_pending = 0;
     hpu_unlock(c);
 }

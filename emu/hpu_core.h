@@ -109,15 +109,12 @@ struct hpu_core_ops {
      */
     void (*kick_fw)(void *opaque);
     /*
-     * A reset waits for DMA and MSI-X calls begun before it (spec version
-     * 5): sleep until @wake_quiet is called.  Called with the core lock
-     * held, which it drops while asleep and holds again on return; it
-     * also drops anything else a DMA in flight may need to finish (QEMU's
-     * BQL).  A spurious return is harmless: the core checks again.
+     * The last DMA or MSI-X call begun before a power-on reset or FLR has
+     * ended (spec version 5): call hpu_core_reset_finish() soon, without
+     * the core lock and not from inside this call (QEMU: a bottom half).
+     * Called with the core lock held, on any thread.
      */
-    void (*wait_quiet)(void *opaque);
-    /* Wake a sleeping @wait_quiet.  Called with the core lock held. */
-    void (*wake_quiet)(void *opaque);
+    void (*reset_drained)(void *opaque);
 };
 
 /* Device configuration, from the QEMU properties. */
@@ -368,6 +365,14 @@ struct hpu_hbm {
      */
     unsigned int users;
     uint8_t *poison;            /* per 2 MiB page: ECC poisoned (atomic) */
+    /*
+     * A hard reset's clear, run by the worker (hpu_hbm_clear_step):
+     * @clear_job while chunks from @clear_next on are left, @clear_done
+     * once all are (the hard reset then completes).  Under the lock.
+     */
+    bool clear_job;
+    bool clear_done;
+    size_t clear_next;
 };
 
 struct hpu_tlb_entry {
@@ -480,17 +485,20 @@ struct hpu_core {
     uint32_t irq_pending;       /* vectors to raise when the lock drops */
     /*
      * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
-     * FLR and hard reset: work begun in an older epoch writes nothing.
-     * @inflight counts DMA and MSI-X calls in progress without the lock
-     * (each begun under the lock by hpu_dma_begin() after checking that
-     * its work is still current); a reset waits until none of an older
-     * epoch is left.  @dead: hpu_core_kill() ran, nothing reaches memory
-     * any more.  All under the lock.
+     * FLR, hard reset and hpu_core_kill(): work begun in an older epoch
+     * writes nothing.  @inflight counts DMA and MSI-X calls of the current
+     * epoch in progress without the lock (each begun under the lock by
+     * hpu_dma_begin() after checking that its work is still current),
+     * @inflight_old those begun before the last bump.  @in_reset: a
+     * power-on reset or FLR is not done yet because @inflight_old is not
+     * zero (BAR reads all ones, writes dropped, no MSI-X);
+     * hpu_core_reset_finish() ends it.  @dead: hpu_core_kill() ran,
+     * nothing reaches memory any more.  All under the lock.
      */
     uint32_t epoch;
     unsigned int inflight;
-    unsigned int inflight_parked;   /* of threads waiting in a reset */
-    unsigned int quiet_waiters;
+    unsigned int inflight_old;
+    bool in_reset;
     bool dead;
 };
 
@@ -535,24 +543,40 @@ void hpu_core_fini(struct hpu_core *c);
  * Power-on / PCI function reset: every register to its reset value, any
  * soft or hard reset in progress abandoned (timers cancelled), HBM and the
  * flash content kept (a flash write in progress is abandoned), the boot
- * ROM starting again (ROM_INIT, WAIT_IMAGE HPU_ROM_INIT_NS later).
+ * ROM starting again (ROM_INIT, WAIT_IMAGE HPU_ROM_INIT_NS later).  Never
+ * waits: if a DMA or MSI-X call begun before it is still in progress (on
+ * another thread, or further up this thread's stack), the function stays
+ * in reset (hpu_core_in_reset()) until the last one ends, reset_drained
+ * is called and the environment calls hpu_core_reset_finish().
  */
 void hpu_core_reset(struct hpu_core *c);
 
 /*
+ * Finish a power-on reset whose accesses in flight have drained: the
+ * function leaves reset.  Returns true if it did now (the environment then
+ * drops MSI-X messages it queued before); false if there was none or
+ * accesses are still in flight.
+ */
+bool hpu_core_reset_finish(struct hpu_core *c);
+
+/* Whether a power-on reset or FLR is not done yet.  Takes the core lock. */
+bool hpu_core_in_reset(struct hpu_core *c);
+
+/*
  * The device goes away (unrealize): from now on the core reaches neither
- * memory nor MSI-X nor the timer; returns once no DMA or MSI-X call of the
- * core is in progress in another thread.  The calling thread may itself be
- * inside such a call (a DMA that re-entered the emulator and unplugged the
- * device): that one returns later and finds nothing more to do.  Only
- * hpu_core_fini() may follow.
+ * memory nor MSI-X nor the timer.  Never waits: a DMA or MSI-X call in
+ * progress on another thread (or further up the calling thread's stack:
+ * a DMA that re-entered the emulator and unplugged the device) returns
+ * later and finds nothing more to do.  Only hpu_core_fini() may follow,
+ * once no thread uses the core any more.
  */
 void hpu_core_kill(struct hpu_core *c);
 
 /*
  * BAR0 access of @size bytes (1..8) at @addr.  Accesses that break the
  * access rules are flagged in ERROR.BAD_ACCESS and logged; such a read
- * returns 0 and such a write is dropped.
+ * returns 0 and such a write is dropped.  While the function is in reset
+ * a read returns all ones and a write is dropped (logged, no ERROR bit).
  */
 uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size);
 void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,

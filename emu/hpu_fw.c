@@ -1053,7 +1053,8 @@ enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
 bool hpu_core_fw_ready(struct hpu_core *c)
 {
     return c->rom.job.kind != HPU_FW_JOB_NONE ||
-           c->flash.job.kind != HPU_FW_JOB_NONE || hpu_scrub_ready(c);
+           c->flash.job.kind != HPU_FW_JOB_NONE || hpu_scrub_ready(c) ||
+           c->hbm.clear_job;
 }
 
 /*
@@ -1074,7 +1075,7 @@ static bool hpu_fw_dma_read(struct hpu_core *c, const struct hpu_fw_job *job,
     hpu_unlock(c);
     r = c->ops->dma_read(c->opaque, job->addr, buf, len);
     hpu_lock(c);
-    hpu_dma_end(c);
+    hpu_dma_end(c, job->epoch);
     hpu_unlock(c);
     return !r;
 }
@@ -1148,7 +1149,7 @@ bool hpu_core_fw_step(struct hpu_core *c)
         memset(&c->flash.job, 0, sizeof(c->flash.job));
     } else {
         hpu_unlock(c);
-        return hpu_scrub_step(c);
+        return hpu_hbm_clear_step(c) || hpu_scrub_step(c);
     }
     job.epoch = c->epoch;
     hpu_unlock(c);

@@ -30,10 +30,17 @@ void hpu_unlock(struct hpu_core *c);
  * Under the lock, right before a DMA (or an HBM write of an engine) that
  * is about to run without the lock: whether work of @epoch may still reach
  * memory (no reset since, the core not killed).  If so the access counts
- * as in flight until hpu_dma_end(), and resets wait for it.
+ * as in flight until hpu_dma_end() (with the same @epoch), and a reset
+ * that comes meanwhile is not done before it ends.
  */
 bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch);
-void hpu_dma_end(struct hpu_core *c);
+void hpu_dma_end(struct hpu_core *c, uint32_t epoch);
+
+/* All ones of @size bytes: what a function in reset answers to a read. */
+static inline uint64_t hpu_all_ones(unsigned int size)
+{
+    return size >= 8 ? UINT64_MAX : (1ULL << (size * 8)) - 1;
+}
 
 /* A memory access found its work overtaken by a reset (hpu_mem_xfer). */
 #define HPU_XFER_STALE          (-2)
@@ -98,8 +105,13 @@ extern const struct hpu_block hpu_mmu_block;
 bool hpu_hbm_init(struct hpu_core *c);
 void hpu_hbm_fini(struct hpu_core *c);
 void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind);
-/* Hard reset: HBM content lost, all poison cleared (under the lock). */
-void hpu_hbm_clear(struct hpu_core *c);
+/*
+ * Hard reset: HBM content lost, all poison cleared.  Under the lock, hand
+ * the clear to the worker (hpu_hbm_clear_step, a few chunks per call); it
+ * sets hbm.clear_done and arms the hard-reset timer when it is done.
+ */
+void hpu_hbm_clear_start(struct hpu_core *c);
+bool hpu_hbm_clear_step(struct hpu_core *c);
 /* Poison the 2 MiB page holding @off; false if it already was. */
 bool hpu_hbm_poison(struct hpu_core *c, uint64_t off);
 bool hpu_hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len);

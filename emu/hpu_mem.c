@@ -178,13 +178,48 @@ void hpu_hbm_unpoison(struct hpu_core *c)
     }
 }
 
-void hpu_hbm_clear(struct hpu_core *c)
+void hpu_hbm_clear_start(struct hpu_core *c)
 {
-    size_t i;
+    c->hbm.clear_job = true;
+    c->hbm.clear_done = false;
+    c->hbm.clear_next = 0;
+    c->ops->kick_fw(c->opaque);
+}
 
-    for (i = 0; i < c->hbm.nchunks; i++) {
-        hbm_chunk_drop(c, i);
+/* Chunks looked at per worker call; at most one is zeroed in place. */
+#define HPU_CLEAR_BATCH         256
+
+/*
+ * The worker's share of a hard reset: drop a batch of chunks under the
+ * lock (at most one 2 MiB memset, as the scrubber), so no vCPU waits for
+ * gigabytes.  The last batch marks the clear done and arms the hard-reset
+ * timer, which completes the reset.
+ */
+bool hpu_hbm_clear_step(struct hpu_core *c)
+{
+    struct hpu_hbm *h = &c->hbm;
+    unsigned int n;
+
+    hpu_lock(c);
+    if (!h->clear_job || c->dead) {
+        hpu_unlock(c);
+        return false;
     }
+    for (n = 0; n < HPU_CLEAR_BATCH && h->clear_next < h->nchunks; n++) {
+        bool backed = hbm_chunk(c, h->clear_next) != NULL;
+
+        hbm_chunk_drop(c, h->clear_next++);
+        if (backed) {
+            break;
+        }
+    }
+    if (h->clear_next >= h->nchunks) {
+        h->clear_job = false;
+        h->clear_done = true;
+        hpu_timer_arm(c, HPU_TMR_HARD_RESET, 0);
+    }
+    hpu_unlock(c);
+    return true;
 }
 
 /*
@@ -355,6 +390,12 @@ uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
     unsigned int i;
 
     hpu_lock(c);
+    if (c->in_reset) {
+        HPU_LOG(c, "%u-byte BAR4 read at 0x%llx while the function is in "
+                "reset: all ones", size, (unsigned long long)addr);
+        hpu_unlock(c);
+        return hpu_all_ones(size);
+    }
     if (hpu_window_check(c, addr, size, "read", &off)) {
         hbm_copy_out(c, off, b, size);
         for (i = 0; i < size; i++) {
@@ -377,7 +418,10 @@ void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
 
     hpu_put_le64(b, val);
     hpu_lock(c);
-    if (hpu_window_check(c, addr, size, "write", &off)) {
+    if (c->in_reset) {
+        HPU_LOG(c, "%u-byte BAR4 write at 0x%llx while the function is in "
+                "reset: dropped", size, (unsigned long long)addr);
+    } else if (hpu_window_check(c, addr, size, "write", &off)) {
         for (i = 0; i < size; i++) {
             /* bytes aimed at a poisoned page are dropped */
             if (!hbm_poisoned(c, off + i) &&
@@ -445,7 +489,8 @@ bool hpu_scrub_step(struct hpu_core *c)
     m->scrub_next += HPU_HBM_CHUNK_SIZE;
     if (m->scrub_next >= m->scrub_end) {
         m->scrub_job = false;
-        m->scrub_status &= ~HPU_SCRUB_BUSY;
+        /* A good scrub done: no refusal of an earlier start lingers. */
+        m->scrub_status &= ~(HPU_SCRUB_BUSY | HPU_SCRUB_ERROR);
         m->scrub_count++;
     }
     hpu_unlock(c);
@@ -724,7 +769,7 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
             __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
         hpu_lock(c);
-        hpu_dma_end(c);
+        hpu_dma_end(c, epoch);
         hpu_unlock(c);
         if (r) {
             hpu_lock(c);

@@ -52,19 +52,23 @@
  *
  * Resets (machine reset, FLR through the PCIe capability's BCR_FLR, the
  * core's hard reset) never complete while a DMA or MSI-X message of the
- * device is in flight (spec version 5): the core counts them and
- * hpu_core_reset() waits, dropping the BQL and the core lock
- * (hpu_wait_quiet), for those begun before it.
+ * device is in flight (spec version 5), and nothing ever waits for one
+ * with the BQL dropped: the core counts them per epoch and a power-on
+ * reset or FLR leaves the function "in reset" (BAR reads all ones, writes
+ * and doorbells dropped, Transactions Pending set in Device Status) until
+ * the last access begun before it ends; then a bottom half (hpu_reset_bh)
+ * finishes it.
  *
  * A DMA or MSI-X message may re-enter QEMU and unplug the device (aimed at
  * its root port's slot control with native hot-plug), on a vCPU or on one
  * of the device's own threads.  So: every thread holds a reference to the
  * device for its lifetime and drops it through a bottom half in the main
  * loop; BAR and configuration accesses and the reset hold one while they
- * run; unrealize (hpu_exit) kills the core (no DMA, MSI-X or timer after
- * it), joins the threads other than the calling one with the BQL dropped
- * and frees nothing; the device's state goes in instance_finalize, once
- * the last reference is gone, after joining the last thread.
+ * run; unrealize (hpu_exit) kills the core (no new DMA, MSI-X or timer
+ * after it), tells the threads to quit and neither waits for them nor
+ * frees anything, so it never drops the BQL; the device's state goes in
+ * instance_finalize, once the last reference is gone, which is after
+ * every thread has finished its work (joining it there is immediate).
  *
  * Guest programming errors are logged with -d guest_errors and latched in
  * the ERROR register; they never stop the emulator.
@@ -74,6 +78,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/range.h"
 #include "qemu/rcu.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
@@ -120,11 +125,12 @@ struct HpuState {
     HpuEngineThread eng[HPU_H1_DMA_ENGINES];
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
-    QemuCond quiet_cond;        /* an access in flight ended (s->lock) */
+    QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
     bool fw_quit;
     bool fw_started;
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
+    uint8_t log_bus;            /* bus number for the log (atomic) */
     struct hpu_core core;
 
     /* properties */
@@ -153,8 +159,8 @@ static void hpu_irq_bh(void *opaque)
     uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
     unsigned int v;
 
-    if (qatomic_read(&s->dead)) {
-        return;
+    if (qatomic_read(&s->dead) || hpu_core_in_reset(&s->core)) {
+        return;                 /* queued by work a reset overtook */
     }
     for (v = 0; pending; v++, pending >>= 1) {
         if (pending & 1) {
@@ -186,9 +192,15 @@ static void hpu_raise_msix(void *opaque, unsigned int vector)
     qemu_bh_schedule(s->irq_bh);
 }
 
+/*
+ * The bus number is looked up only under the BQL while the device is
+ * plugged: a worker thread may log after an unplug, when the device has no
+ * bus any more; it prints the number last seen.
+ */
 static void G_GNUC_PRINTF(2, 3)
 hpu_log_guest_error(void *opaque, const char *fmt, ...)
 {
+    HpuState *s = HPU(opaque);
     PCIDevice *pdev = PCI_DEVICE(opaque);
     g_autofree char *msg = NULL;
     va_list ap;
@@ -196,11 +208,14 @@ hpu_log_guest_error(void *opaque, const char *fmt, ...)
     if (!qemu_loglevel_mask(LOG_GUEST_ERROR)) {
         return;
     }
+    if (bql_locked() && !qatomic_read(&s->dead)) {
+        qatomic_set(&s->log_bus, pci_dev_bus_num(pdev));
+    }
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     qemu_log_mask(LOG_GUEST_ERROR, "hpu %02x:%02x.%x: %s\n",
-                  pci_dev_bus_num(pdev), PCI_SLOT(pdev->devfn),
+                  qatomic_read(&s->log_bus), PCI_SLOT(pdev->devfn),
                   PCI_FUNC(pdev->devfn), msg);
 }
 
@@ -226,14 +241,32 @@ static uint64_t hpu_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * DMA goes through the device's bus-master address space, which unrealize
+ * destroys (call_rcu) without waiting for the device's threads.  So the
+ * whole access runs in one RCU read-side critical section that begins
+ * before the dead check: either the device was still plugged then, and the
+ * address space is not freed before the access is done, or the access is
+ * refused.
+ */
 static int hpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
     return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
 }
 
 static int hpu_dma_write(void *opaque, uint64_t addr, const void *buf,
                          uint64_t len)
 {
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
     return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
 }
 
@@ -258,30 +291,25 @@ static void hpu_kick_fw(void *opaque)
 }
 
 /*
- * Called with s->lock held, maybe with the BQL: sleep until an access in
- * flight ends.  The access may need the BQL to finish (a DMA to MMIO), so
- * the BQL is dropped too; it is taken again before s->lock (the order of
- * every MMIO handler).
+ * Called with s->lock held, on any thread: the last access begun before a
+ * power-on reset or FLR has ended.  The reset is finished in the main loop.
  */
-static void hpu_wait_quiet(void *opaque)
+static void hpu_reset_drained(void *opaque)
 {
-    HpuState *s = HPU(opaque);
-    bool bql = bql_locked();
-
-    if (bql) {
-        bql_unlock();
-    }
-    qemu_cond_wait(&s->quiet_cond, &s->lock);
-    if (bql) {
-        qemu_mutex_unlock(&s->lock);
-        bql_lock();
-        qemu_mutex_lock(&s->lock);
-    }
+    qemu_bh_schedule(HPU(opaque)->reset_bh);
 }
 
-static void hpu_wake_quiet(void *opaque)
+static void hpu_reset_bh(void *opaque)
 {
-    qemu_cond_broadcast(&HPU(opaque)->quiet_cond);
+    HpuState *s = HPU(opaque);
+
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
+    if (hpu_core_reset_finish(&s->core)) {
+        /* MSI-X messages queued by work the reset overtook go too. */
+        qatomic_set(&s->irq_pending, 0);
+    }
 }
 
 static const struct hpu_core_ops hpu_core_ops = {
@@ -296,8 +324,7 @@ static const struct hpu_core_ops hpu_core_ops = {
     .unlock = hpu_unlock,
     .kick_engine = hpu_kick_engine,
     .kick_fw = hpu_kick_fw,
-    .wait_quiet = hpu_wait_quiet,
-    .wake_quiet = hpu_wake_quiet,
+    .reset_drained = hpu_reset_drained,
 };
 
 /*
@@ -399,16 +426,15 @@ static void hpu_start_fw(HpuState *s)
 }
 
 /*
- * Stop the engine threads and the boot ROM's worker, and join those that
- * are not the calling thread (unrealize may run on one of them, inside a
- * DMA that unplugged the device: that one ends when its DMA returns, and
- * instance_finalize joins it).  A thread may be inside a DMA to an MMIO
- * region that needs the BQL, so the BQL is dropped while joining.  A job
+ * Tell the engine threads and the boot ROM's worker to quit, without
+ * waiting for them: one may be inside a DMA that needs the BQL to finish
+ * (a DMA to MMIO), or be the calling thread itself (unrealize inside a DMA
+ * that unplugged the device).  Each drops its reference to the device when
+ * it is done (hpu_thread_done), and instance_finalize joins them.  A job
  * the worker has not taken is freed with the core (hpu_core_fini).
  */
 static void hpu_stop_threads(HpuState *s)
 {
-    bool bql = bql_locked();
     unsigned int e;
 
     qemu_mutex_lock(&s->lock);
@@ -419,22 +445,6 @@ static void hpu_stop_threads(HpuState *s)
     s->fw_quit = true;
     qemu_cond_signal(&s->fw_cond);
     qemu_mutex_unlock(&s->lock);
-    if (bql) {
-        bql_unlock();
-    }
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        if (s->eng[e].started && !qemu_thread_is_self(&s->eng[e].thread)) {
-            qemu_thread_join(&s->eng[e].thread);
-            s->eng[e].started = false;
-        }
-    }
-    if (s->fw_started && !qemu_thread_is_self(&s->fw_thread)) {
-        qemu_thread_join(&s->fw_thread);
-        s->fw_started = false;
-    }
-    if (bql) {
-        bql_lock();
-    }
 }
 
 /* instance_finalize: the last thread is gone or going (it dropped its ref). */
@@ -632,9 +642,10 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);
 
     qemu_mutex_init(&s->lock);
-    qemu_cond_init(&s->quiet_cond);
     s->irq_bh = qemu_bh_new_guarded(hpu_irq_bh, s,
                                     &DEVICE(pdev)->mem_reentrancy_guard);
+    s->reset_bh = qemu_bh_new_guarded(hpu_reset_bh, s,
+                                      &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpu_timer_cb, s);
     if (!hpu_core_init(&s->core, &hpu_core_ops, s, &cfg)) {
         error_setg(errp, "cannot allocate the HBM chunk table or the "
@@ -643,7 +654,8 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         s->timer = NULL;
         qemu_bh_delete(s->irq_bh);
         s->irq_bh = NULL;
-        qemu_cond_destroy(&s->quiet_cond);
+        qemu_bh_delete(s->reset_bh);
+        s->reset_bh = NULL;
         qemu_mutex_destroy(&s->lock);
         msix_unuse_all_vectors(pdev);
         msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
@@ -665,7 +677,7 @@ static void hpu_exit(PCIDevice *pdev)
     HpuState *s = HPU(pdev);
 
     if (s->core_ready) {
-        qatomic_set(&s->dead, true);
+        qatomic_store_release(&s->dead, true);
         hpu_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
         timer_del(s->timer);
         hpu_stop_threads(s);
@@ -688,13 +700,14 @@ static void hpu_instance_finalize(Object *obj)
     hpu_core_fini(&s->core);
     qemu_bh_delete(s->irq_bh);
     s->irq_bh = NULL;
+    qemu_bh_delete(s->reset_bh);
+    s->reset_bh = NULL;
     timer_free(s->timer);
     s->timer = NULL;
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
         qemu_cond_destroy(&s->eng[e].cond);
     }
     qemu_cond_destroy(&s->fw_cond);
-    qemu_cond_destroy(&s->quiet_cond);
     qemu_mutex_destroy(&s->lock);
 }
 
@@ -704,11 +717,12 @@ static void hpu_reset_hold(Object *obj, ResetType type)
 
     if (s->core_ready && !qatomic_read(&s->dead)) {
         /*
-         * Power-on reset (machine reset, FLR).  Engines and the boot ROM's
-         * worker are not joined: the core bumps every generation, so work
-         * in progress drops what it computed, and waits (BQL dropped) for
-         * the DMA and MSI-X calls already begun; MSI-X messages queued for
-         * the bottom half before the reset go too.
+         * Power-on reset (machine reset, FLR).  Nothing waits here, and
+         * the BQL is never dropped: the core bumps every generation and
+         * the epoch, so work in progress drops what it computed; if DMA or
+         * MSI-X calls it had begun are still running, the function stays
+         * in reset until they end (hpu_reset_bh finishes it).  MSI-X
+         * messages queued for the bottom half before the reset go too.
          */
         object_ref(obj);
         hpu_core_reset(&s->core);
@@ -720,8 +734,8 @@ static void hpu_reset_hold(Object *obj, ResetType type)
 /*
  * Configuration writes: the PCIe capability's Initiate FLR bit resets the
  * function (pci_device_reset: hpu_reset_hold, then the PCI registers and
- * MSI-X) and reads back 0.  A reference is held: the reset may drop the
- * BQL while it waits for DMA in flight.
+ * MSI-X) and reads back 0.  The reset never drops the BQL; a reference is
+ * held all the same, as for BAR accesses.
  */
 static void hpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
                              int len)
@@ -730,6 +744,24 @@ static void hpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
     pci_default_write_config(pdev, addr, val, len);
     pcie_cap_flr_write_config(pdev, addr, val, len);
     object_unref(OBJECT(pdev));
+}
+
+/*
+ * Configuration reads: Device Status reports Transactions Pending while a
+ * power-on reset or FLR waits for DMA begun before it.
+ */
+static uint32_t hpu_config_read(PCIDevice *pdev, uint32_t addr, int len)
+{
+    HpuState *s = HPU(pdev);
+    uint32_t val = pci_default_read_config(pdev, addr, len);
+    uint32_t devsta = pdev->exp.exp_cap + PCI_EXP_DEVSTA;
+
+    if (s->core_ready && pdev->exp.exp_cap &&
+        range_covers_byte(addr, len, devsta) &&
+        hpu_core_in_reset(&s->core)) {
+        val |= (uint32_t)PCI_EXP_DEVSTA_TRPND << ((devsta - addr) * 8);
+    }
+    return val;
 }
 
 static const VMStateDescription vmstate_hpu = {
@@ -756,6 +788,7 @@ static void hpu_class_init(ObjectClass *klass, void *data)
 
     k->realize = hpu_realize;
     k->exit = hpu_exit;
+    k->config_read = hpu_config_read;
     k->config_write = hpu_config_write;
     k->vendor_id = HPU_PCI_VENDOR_ID;
     k->device_id = HPU_PCI_DEVICE_ID;

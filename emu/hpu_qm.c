@@ -181,7 +181,7 @@ void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev,
     r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
 
     hpu_lock(c);
-    hpu_dma_end(c);
+    hpu_dma_end(c, epoch);
     hpu_eq_commit(c, gen, r, addr);
     hpu_unlock(c);
 }
@@ -223,7 +223,8 @@ void hpu_events_drain(struct hpu_core *c)
                 .info = d->rd_info,
             };
             d->rd_reserved = false;
-            if (!hpu_dma_begin(c, c->epoch)) {
+            epoch = c->epoch;
+            if (!hpu_dma_begin(c, epoch)) {
                 hpu_unlock(c);
                 return;
             }
@@ -231,7 +232,7 @@ void hpu_events_drain(struct hpu_core *c)
             hpu_unlock(c);
             r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
             hpu_lock(c);
-            hpu_dma_end(c);
+            hpu_dma_end(c, epoch);
             hpu_eq_commit(c, gen, r, addr);
             hpu_unlock(c);
             continue;
@@ -412,17 +413,20 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
 {
     struct hpu_stream *st = &c->eng[e].st[s];
     uint8_t rec[HPU_CQE_SIZE];
+    uint32_t epoch;
     uint64_t addr;
     int r;
 
     /*
      * The record is computed and its write begun in one critical section
-     * with the generation check: a reset bumps the generation before it
-     * waits for writes in flight, so a record of work it overtook is
-     * dropped here and one already begun lands before the reset is done.
+     * with the generation check: a reset bumps the generation and is not
+     * done before the writes in flight are, so a record of work it
+     * overtook is dropped here and one already begun lands before the
+     * reset is done.
      * CQ_* cannot change meanwhile (read-only until STATUS.IDLE).
      */
-    if (st->gen != gen || !hpu_dma_begin(c, c->epoch)) {
+    epoch = c->epoch;
+    if (st->gen != gen || !hpu_dma_begin(c, epoch)) {
         return;
     }
     addr = st->cq + (uint64_t)(st->cq_pi & (st->cq_size - 1)) * HPU_CQE_SIZE;
@@ -433,7 +437,7 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
     hpu_unlock(c);
     r = c->ops->dma_write(c->opaque, addr, rec, sizeof(rec));
     hpu_lock(c);
-    hpu_dma_end(c);
+    hpu_dma_end(c, epoch);
     if (st->gen != gen) {
         return;
     }
@@ -459,17 +463,18 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
                     (uint64_t)(st->ci & (st->ring_size - 1)) * HPU_DESC_SIZE;
     uint32_t gen = st->gen;
     uint8_t d[HPU_DESC_SIZE];
+    uint32_t epoch = c->epoch;
     uint16_t flags;
     uint64_t rsvd;
     int r;
 
-    if (!hpu_dma_begin(c, c->epoch)) {
+    if (!hpu_dma_begin(c, epoch)) {
         return;
     }
     hpu_unlock(c);
     r = c->ops->dma_read(c->opaque, addr, d, sizeof(d));
     hpu_lock(c);
-    hpu_dma_end(c);
+    hpu_dma_end(c, epoch);
     if (st->gen != gen) {
         return;
     }

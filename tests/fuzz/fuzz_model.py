@@ -11,13 +11,21 @@
 # BARs (re-entrancy), PCI config writes (command register, MSI-X control,
 # FLR), system resets and the virtual clock.
 #
+# With --hotplug the device sits behind a pcie-root-port with native PCIe
+# hot-plug (configuration space through MMCONFIG), the DMA and MSI-X
+# targets include the root port's slot control (a write that powers the
+# slot off unplugs the device from inside its own access: issue 9, defect
+# 10), and the fuzzer also hot-unplugs it (device_del, then the slot
+# powered off as a guest would), issues FLRs while work runs, and plugs the
+# device back whenever it is gone.
+#
 # What must hold: QEMU never exits or stops answering, whatever the guest
 # does; and after a system reset the device is the spec's power-on device
 # again: it boots the signed firmware image and runs a DMA job end to end
 # (tests/unit/emu/qtest_hpu.py's checks).
 #
 # Usage: fuzz_model.py [--seed S] [--actions N] [--rounds R] [--time-limit S]
-#                      [--qemu PATH]
+#                      [--hotplug] [--qemu PATH]
 # Each round starts a fresh QEMU; round r uses seed S + r.  The same seed
 # gives the same sequence of actions (the engines' threads run on their own,
 # so timing may differ).  On a failure the seed, the action number and the
@@ -43,6 +51,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "emu"))
 import qtest_hpu as qt  # noqa: E402
+import qtest_hpu_sec as sec  # noqa: E402
 
 R = qt.R
 BAR0, BAR2, BAR4 = qt.BAR0, qt.BAR2, qt.BAR4
@@ -61,18 +70,24 @@ STREAM_REGS = [R["HPU_QS_" + k] for k in ("RING_LO", "RING_HI", "RING_SIZE", "PI
                                           "CQ_HI", "CQ_SIZE", "CQ_PI", "CTRL", "STATUS")]
 KEYS = [R["HPU_SOFT_RESET_KEY"], R["HPU_HARD_RESET_KEY"]]
 HANG_S = 60
+# --hotplug: the root port at 00:02.0 and the HPU behind it, as in
+# qtest_hpu_sec.py (whose MMCONFIG helpers HotplugFuzzer shares)
+RP, DEV = sec.RP, sec.DEV
+SLOT_OFF = 0x07C0           # Slot Control: power off, both indicators off
 
 
 class Fuzzer(qt.QTest):
     """A QTest with a QMP socket (system_reset) and no per-command log."""
 
-    def __init__(self, qemu, devargs, log, qmp):
+    sltctl_addr = None      # the root port's slot control (--hotplug)
+
+    def __init__(self, qemu, devargs, log, qmp, extra=()):
         self.err = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen(
             [qemu, *qt.FW, "-machine", "q35", "-accel", "qtest", "-qtest", "stdio",
              "-qtest-log", "/dev/null", "-nodefaults", "-display", "none",
              "-d", "guest_errors", "-D", log, "-qmp", f"unix:{qmp},server=on,wait=off",
-             "-device", devargs],
+             *extra, "-device", devargs],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
             text=True, bufsize=1)
         self.cmd("readl 0x0")   # QEMU is up, the QMP socket exists
@@ -82,8 +97,11 @@ class Fuzzer(qt.QTest):
         json.loads(self.qmpf.readline())            # greeting
         self.qmp_cmd("qmp_capabilities")
 
-    def qmp_cmd(self, name):
-        self.qmpf.write(json.dumps({"execute": name}) + "\n")
+    def qmp_cmd(self, name, **args):
+        req = {"execute": name}
+        if args:
+            req["arguments"] = args
+        self.qmpf.write(json.dumps(req) + "\n")
         self.qmpf.flush()
         while True:
             line = self.qmpf.readline()
@@ -93,6 +111,13 @@ class Fuzzer(qt.QTest):
             if "return" in msg or "error" in msg:
                 return msg
 
+    def setup(self):
+        """After start, an FLR or a system reset: BARs, memory, bus master."""
+        qt.program_bars(self)
+
+    def present(self):
+        return True
+
     def close(self):
         self.qmpf.close()
         self.qmp.close()
@@ -101,6 +126,81 @@ class Fuzzer(qt.QTest):
     def stderr_tail(self):
         self.err.seek(0)
         return self.err.read()[-3000:]
+
+
+class HotplugFuzzer(Fuzzer):
+    """The HPU (id hpu0) behind a root port with native hot-plug; its
+    configuration space through MMCONFIG."""
+
+    def __init__(self, qemu, devargs, log, qmp):
+        self.devargs = devargs
+        super().__init__(
+            qemu, devargs, log, qmp,
+            extra=("-global", "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off",
+                   "-device", "pcie-root-port,id=rp,bus=pcie.0,addr=02.0,chassis=1,slot=1"))
+        self.enable_mmcfg()
+        self.rp_exp = self.find_cap_at(RP, 0x10)
+        self.sltctl_addr = self.cfg_at(RP, self.rp_exp + 0x18)
+
+    enable_mmcfg = sec.QTest.enable_mmcfg
+    cfg_at = staticmethod(sec.QTest.cfg_at)
+    cfg_rd = sec.QTest.cfg_rd
+    cfg_wr = sec.QTest.cfg_wr
+    setup_bridge = sec.QTest.setup_bridge
+    find_cap_at = sec.QTest.cap
+
+    # the device's configuration space, for Actions and qt.program_bars
+    def cfg_read(self, reg, size=4):
+        return self.cfg_rd(DEV, reg, size)
+
+    def cfg_write(self, reg, val, size=4):
+        self.cfg_wr(DEV, reg, val, size)
+
+    def setup(self):
+        self.enable_mmcfg()                        # a system reset clears it
+        self.setup_bridge()
+        qt.program_bars(self)
+
+    def present(self):
+        return self.cfg_rd(DEV, 0) != 0xFFFFFFFF
+
+    def slot(self, val):
+        sltctl = self.cfg_rd(RP, self.rp_exp + 0x18, 2)
+        self.cfg_wr(RP, self.rp_exp + 0x18, (sltctl & ~0x07C0) | val, 2)
+
+    def wait(self, cond, tries=2000):
+        """Until @cond (the main loop runs between reads); False if never."""
+        for _ in range(tries):
+            if cond():
+                return True
+            self.cmd("clock_step 1000")
+            time.sleep(0.001)
+        return False
+
+    def replug(self):
+        """The device does not answer (unplugged by the fuzzer or by its own
+        write to slot control, or only powered off): power the slot on and,
+        if it is gone, plug a new one."""
+        self.slot(0x01C0)                          # power on, indicators on/off
+        # A slot powered off without the unplug conditions keeps its device
+        # (unpowered: its configuration space reads all ones); power is back.
+        if self.present():
+            self.setup()
+            return
+        msg = self.qmp_cmd("device_add", **self.device_args())
+        if "error" in msg:
+            raise RuntimeError(f"device_add: {msg['error']}")
+        if not self.wait(self.present):
+            raise RuntimeError("a replugged device did not show up")
+        self.setup()
+
+    def device_args(self):
+        driver, *props = self.devargs.split(",")
+        args = {"driver": driver}
+        for p in props:
+            k, v = p.split("=", 1)
+            args[k] = int(v[:-1]) << 30 if k == "hbm-size" else v  # QMP wants the number
+        return args
 
 
 def le(*fields):
@@ -124,6 +224,8 @@ class Actions:
             (3, self.msix_entry), (2, self.config), (2, self.boot),
             (1, self.reset_key), (1, self.system_reset),
         ]
+        if q.sltctl_addr is not None:
+            self.table += [(2, self.flr), (1, self.unplug)]
         self.weights = [w for w, _ in self.table]
 
     # values and addresses a confused or hostile driver would use
@@ -131,8 +233,9 @@ class Actions:
         r = self.rng
         c = r.randrange(10)
         if c < 3:
+            extra = [SLOT_OFF, SLOT_OFF | 0x3F] if self.q.sltctl_addr is not None else []
             return r.choice([0, 1, 2, 3, 0xFF, 0xFFFF, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF,
-                             16, 4096, 4097, *KEYS])
+                             16, 4096, 4097, *KEYS, *extra])
         if c < 6:
             return r.randrange(1 << r.choice([4, 8, 12, 16]))
         if c < 8:
@@ -148,6 +251,8 @@ class Actions:
         if c < 6:
             return r.randrange(1 << r.choice([12, 21, 30, 33, 40]))
         if c < 7:   # the device's own registers, MSI-X table, HBM window
+            if self.q.sltctl_addr is not None and r.random() < 0.3:
+                return HOST | self.q.sltctl_addr     # the root port's slot control
             return HOST | (r.choice([BAR0, BAR2, BAR4]) + r.randrange(0x10000))
         if c < 8:
             return HOST | r.getrandbits(52)
@@ -281,6 +386,8 @@ class Actions:
         target = r.choice([ARENA + r.randrange(0x1000) * 4, BAR0 + r.choice(SINGLE_REGS),
                            BAR0 + self.stream_base() + R["HPU_QS_PI"], BAR2 + 16 * r.randrange(32),
                            0xFEE00000, self.value()])
+        if self.q.sltctl_addr is not None and r.random() < 0.3:
+            target = self.q.sltctl_addr
         self.q.cmd(f"writel {BAR2 + 16 * v:#x} {target & 0xFFFFFFFF:#x}")
         self.q.cmd(f"writel {BAR2 + 16 * v + 4:#x} {r.choice([0, 0, 0, self.value()]):#x}")
         self.q.cmd(f"writel {BAR2 + 16 * v + 8:#x} {self.value():#x}")
@@ -300,7 +407,7 @@ class Actions:
             # Device Control: bit 15 initiates a function level reset.
             val = r.choice([0x8000, 0x0000, 0x2810, self.value() & 0xFFFF])
             self.q.cfg_write(self.pcie + 8, val, 2)
-            qt.program_bars(self.q)
+            self.q.setup()
             return f"pcie devctl {val:#x}"
         if c == 2:
             val = r.choice([0x6, 0x2, 0x4, 0x0, 0x406])
@@ -310,7 +417,7 @@ class Actions:
             off = r.randrange(0x40, 0x100)
             self.q.cfg_write(off, r.getrandbits(8), 1)
             return f"config byte {off:#x}"
-        qt.program_bars(self.q)
+        self.q.setup()
         return "program BARs"
 
     def boot(self):
@@ -345,21 +452,55 @@ class Actions:
     def system_reset(self):
         self.q.qmp_cmd("system_reset")
         self.q.cmd("clock_step 1000")
-        qt.program_bars(self.q)
+        self.q.setup()
         return "system_reset"
 
+    def flr(self):
+        """--hotplug: an FLR while the engines may be busy; the BARs come
+        back at once (the reset may still be waiting for DMA in flight)."""
+        devctl = self.q.cfg_read(self.pcie + 8, 2)
+        self.q.cfg_write(self.pcie + 8, devctl | 0x8000, 2)
+        self.q.setup()
+        return "flr"
+
+    def unplug(self):
+        """--hotplug: device_del and the guest's slot power-off, in either
+        order or alone (the slot powered off with no request, the request
+        with the power left on), maybe with an FLR in between."""
+        q, r = self.q, self.rng
+        c = r.randrange(4)
+        if c in (0, 1, 3):
+            msg = q.qmp_cmd("device_del", id="hpu0")
+            what = f"device_del {'error' if 'error' in msg else 'ok'}"
+        else:
+            what = "no request"
+        if c == 3 and self.pcie:
+            q.cfg_write(self.pcie + 8, 0x8000, 2)
+            what += ", flr"
+        if c != 1:
+            q.slot(SLOT_OFF)
+            what += ", slot power off"
+        return what
+
     def run_one(self):
+        if not self.q.present():
+            self.current = "replug"
+            self.q.replug()
+            return "replug"
         fn = self.rng.choices(self.table, weights=self.weights)[0][1]
         self.current = fn.__name__
         return fn()
 
 
+
 def smoke(q, image):
     """After a system reset the device is the power-on device: it boots the
     good image and runs a DMA job end to end."""
+    if not q.present():
+        q.replug()
     q.qmp_cmd("system_reset")
     q.cmd("clock_step 1000")
-    qt.program_bars(q)
+    q.setup()
     magic = q.rd(R["HPU_REG_MAGIC"])
     qt.check(magic == R["HPU_MAGIC_VALUE"], f"MAGIC after the fuzz and a system reset ({magic:#x})")
     st = q.rd(R["HPU_REG_CPU_STATUS"])
@@ -397,12 +538,17 @@ def smoke(q, image):
              q.cmd(f"readl {dst + 0x2000:#x}") == 0x5EED, "its data arrived")
 
 
-def fuzz_round(qemu, seed, actions, deadline, image, stats):
+def fuzz_round(qemu, seed, actions, deadline, image, stats, hotplug=False):
     rng = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="hpu-fuzz-")
     log = os.path.join(tmp, "guest-errors.log")
     qmp = os.path.join(tmp, "qmp.sock")
-    q = Fuzzer(qemu, f"hpu,addr=01.0,hbm-size=1G,serial=FUZZ,fw-pubkey={qt.pubkey()}", log, qmp)
+    if hotplug:
+        q = HotplugFuzzer(qemu, "hpu,bus=rp,id=hpu0,hbm-size=1G,serial=FUZZ,"
+                          f"fw-pubkey={qt.pubkey()}", log, qmp)
+    else:
+        q = Fuzzer(qemu, f"hpu,addr=01.0,hbm-size=1G,serial=FUZZ,fw-pubkey={qt.pubkey()}",
+                   log, qmp)
     last = collections.deque(maxlen=40)
     done = 0
     ok = True
@@ -427,11 +573,14 @@ def fuzz_round(qemu, seed, actions, deadline, image, stats):
                 return
     threading.Thread(target=watchdog, daemon=True).start()
     try:
-        qt.program_bars(q)
+        q.setup()
         a = Actions(q, rng, image)
         a.current = "start"
         while done < actions and time.monotonic() < deadline:
-            last.append(f"{done}: " + a.run_one())
+            what = a.run_one()
+            if what == "replug":
+                stats["replugs"] += 1
+            last.append(f"{done}: " + what)
             done += 1
             progress[0] = time.monotonic()
         before = len(qt.FAILS)
@@ -474,6 +623,8 @@ def main():
     ap.add_argument("--actions", type=int, default=4000, help="actions per round")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=0, help="seconds, 0: none")
+    ap.add_argument("--hotplug", action="store_true",
+                    help="behind a root port with native hot-plug; unplug, replug, FLR")
     ap.add_argument("--qemu")
     a = ap.parse_args()
     qemu = a.qemu or qt.find_qemu()
@@ -494,10 +645,10 @@ def main():
         if time.monotonic() > deadline:
             break
         rounds += 1
-        if not fuzz_round(qemu, seed + r, a.actions, deadline, image, stats):
+        if not fuzz_round(qemu, seed + r, a.actions, deadline, image, stats, a.hotplug):
             failed += 1
     took = time.monotonic() - t0
-    print(f"model fuzz: seeds {seed}..{seed + rounds - 1}, {rounds} rounds, "
+    print(f"model fuzz{' (hotplug)' if a.hotplug else ''}: {stats['replugs']} replugs, seeds {seed}..{seed + rounds - 1}, {rounds} rounds, "
           f"{stats['actions']} actions in {took:.1f} s ({stats['actions'] / max(took, 1e-9):.0f}/s), "
           f"{stats['guest errors logged']} guest errors logged, {failed} rounds failed")
     return 1 if failed else 0

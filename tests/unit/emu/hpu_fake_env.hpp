@@ -56,6 +56,8 @@ struct Env {
     bool fw_manual = false;              // the test pumps the fw worker
     unsigned int dma_reads = 0;
     unsigned int dma_writes = 0;
+    bool reset_bh = false;               // reset_drained called, not run
+    unsigned int drained = 0;            // reset_drained calls
     // Called (without the core lock) before each host read: lets a test
     // act while an engine is in the middle of a step.
     std::function<void(uint64_t addr)> on_dma_read;
@@ -188,25 +190,18 @@ inline void env_kick_fw(void *opaque)
     env->fw_kicks++;
 }
 
-// A reset waiting for DMA in flight: in the single-threaded fake no DMA
-// can be in flight in another thread, so the wait would never end.
-inline void env_wait_quiet(void *opaque)
-{
-    auto *env = static_cast<Env *>(opaque);
-
-    env->lock_error = true;
-    std::fprintf(stderr, "hpu fake env: a reset waits for DMA in flight in "
-                 "another thread, and there is none\n");
-    std::abort();
-}
-
-inline void env_wake_quiet(void *opaque)
+// The last access begun before a power-on reset ended: the reset is to be
+// finished soon (QEMU: a bottom half).  Dev runs it before its next access
+// (Dev::bh()), as the main loop would.
+inline void env_reset_drained(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
 
     if (!env->locked) {
         env->lock_error = true;         // must be called with the lock
     }
+    env->reset_bh = true;
+    env->drained++;
 }
 
 inline const hpu_core_ops env_ops = {
@@ -221,8 +216,7 @@ inline const hpu_core_ops env_ops = {
     .unlock = env_unlock,
     .kick_engine = env_kick,
     .kick_fw = env_kick_fw,
-    .wait_quiet = env_wait_quiet,
-    .wake_quiet = env_wake_quiet,
+    .reset_drained = env_reset_drained,
 };
 
 // Firmware images for the tests
@@ -372,16 +366,27 @@ struct Dev {
     Dev(const Dev &) = delete;
     Dev &operator=(const Dev &) = delete;
 
+    // The bottom half: finish a power-on reset whose DMA has drained.
+    void bh()
+    {
+        if (env.reset_bh) {
+            env.reset_bh = false;
+            hpu_core_reset_finish(&core);
+        }
+    }
     uint32_t rd(uint64_t addr, unsigned int size = 4)
     {
+        bh();
         return static_cast<uint32_t>(hpu_core_read(&core, addr, size));
     }
     uint64_t rd64(uint64_t addr, unsigned int size)
     {
+        bh();
         return hpu_core_read(&core, addr, size);
     }
     void wr(uint64_t addr, uint64_t val, unsigned int size = 4)
     {
+        bh();
         hpu_core_write(&core, addr, val, size);
         if (!env.fw_manual) {
             fw_pump();
@@ -413,7 +418,13 @@ struct Dev {
         if (env.timer_deadline > env.now) {
             env.now = env.timer_deadline;
         }
+        bh();
         hpu_core_timer_expired(&core);
+        // A hard reset's HBM clear runs on the worker even when a test
+        // pumps it itself: no other job can be latched meanwhile.
+        if (!env.fw_manual || core.hbm.clear_job) {
+            fw_pump();
+        }
     }
     // Let @ns of device time pass, firing the timer at each deadline.
     void advance(uint64_t ns)

@@ -305,6 +305,7 @@ struct Rig : Dev {
             for (unsigned int e = 0; e < HPU_H1_DMA_ENGINES; e++) {
                 more |= hpu_core_engine_step(&core, e);
             }
+            bh();
             if (!more) {
                 return;
             }

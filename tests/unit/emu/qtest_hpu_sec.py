@@ -8,6 +8,14 @@
 # - FLR: BCR_FLR resets the function as a power-on reset and reads back 0;
 #   a LIN_DMA running when it comes stops: no completion record, nothing
 #   written after it (checked once a new job on the same engine completed).
+# - FLR never waits with the BQL dropped (the review of issue 9's fixes):
+#   with a DMA of the device in flight the configuration write returns at
+#   once and the function stays in reset (Device Status Transactions
+#   Pending, BAR reads all ones, writes dropped) until that DMA is done.
+#   The DMA is a LIN_DMA into the device's own BAR4 window, so each of its
+#   MMIO accesses needs the BQL: sent in one batch, the FLR and the reads
+#   after it run in one go on the main loop, and the DMA cannot finish in
+#   between.
 # - A device write that re-enters QEMU and unplugs the device: an MSI-X
 #   message (raised on the vCPU) and a WRITE_VALUE packet (written by the
 #   engine's own thread) aimed at the root port's slot control, powering the
@@ -38,6 +46,7 @@ RP = (0, 2, 0)              # the root port
 DEV = (1, 0, 0)             # the HPU behind it
 BAR0 = 0xC0000000
 BAR2 = 0xC0100000
+BAR4 = 0xC4000000
 HOST = 1 << 63
 MS = 1000000
 
@@ -57,11 +66,30 @@ class QTest(base.QTest):
              "-device", "hpu,bus=rp,hbm-size=256M"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
             text=True, bufsize=1)
-        # MMCONFIG at 0xb0000000, 256 buses (MCH PCIEXBAR through 0xcf8)
+        self.enable_mmcfg()
+
+    def enable_mmcfg(self):
+        """MMCONFIG at 0xb0000000, 256 buses (MCH PCIEXBAR through 0xcf8)."""
         self.cmd("outl 0xcf8 0x80000060")
         self.cmd(f"outl 0xcfc {MMCFG | 1:#x}")
         self.cmd("outl 0xcf8 0x80000064")
         self.cmd("outl 0xcfc 0")
+
+    def batch(self, lines):
+        """Send @lines in one write (QEMU handles them in one go, without
+        returning to its main loop) and return their values."""
+        self.p.stdin.write("".join(line + "\n" for line in lines))
+        out = []
+        while len(out) < len(lines):
+            resp = self.p.stdout.readline()
+            if not resp:
+                raise RuntimeError("QEMU exited: " + self.stderr_tail())
+            if resp.startswith("FAIL"):
+                raise RuntimeError(f"batch: {resp.strip()}")
+            if resp.startswith("OK"):
+                words = resp.split()
+                out.append(int(words[1], 0) if len(words) > 1 else None)
+        return out
 
     def alive(self):
         return self.p.poll() is None
@@ -103,6 +131,8 @@ class QTest(base.QTest):
         self.cfg_wr(DEV, 0x14, 0)
         self.cfg_wr(DEV, 0x18, BAR2)
         self.cfg_wr(DEV, 0x1C, 0)
+        self.cfg_wr(DEV, 0x20, BAR4)
+        self.cfg_wr(DEV, 0x24, 0)
         self.cfg_wr(DEV, 0x04, 0x6, 2)
 
 
@@ -158,6 +188,10 @@ def flr(qemu, log):
         q.cfg_wr(DEV, pcie + 8, devctl | 0x8000, 2)     # Initiate FLR
         check(q.cfg_rd(DEV, pcie + 8, 2) & 0x8000 == 0, "flr: BCR_FLR reads back 0")
         check(q.cfg_rd(DEV, 0x10) & ~0xF == 0, "flr: BAR0 reset by the FLR")
+        # The piece of the copy in flight may still be landing: the FLR is
+        # done once Transactions Pending clears (a driver waits for that).
+        poll("flr: Transactions Pending clears",
+             lambda: q.cfg_rd(DEV, pcie + 10, 2) & 0x20 == 0)
         after = q.mem_read(DST + N - 4096, 16)
         first = q.mem_read(DST, 16)
         q.setup_dev()
@@ -180,6 +214,73 @@ def flr(qemu, log):
               "flr: the old LIN_DMA wrote nothing after the FLR")
         check(q.mem_read(DST + N - 4096, 16) != b"\xa5" * 16,
               "flr: the old LIN_DMA did not run to its end")
+    finally:
+        q.close()
+
+
+def flr_in_flight(qemu, log):
+    """An FLR with a DMA of the device in flight returns at once; the
+    function stays in reset until that DMA is done, then works."""
+    q = QTest(qemu, log)
+    try:
+        q.setup_bridge()
+        q.setup_dev()
+        pcie = q.cap(DEV, 0x10)
+        devctl_at = q.cfg_at(DEV, pcie + 8)
+        devsta_at = q.cfg_at(DEV, pcie + 10)
+        q.cmd(f"clock_step {10 * MS}")          # ROM_INIT over
+        RING, CQ, CB, SRC = 0x100000, 0x101000, 0x102000, 0x1000000
+        N = 16 << 20
+        q.mem_write(SRC, b"\x5a" * 4096)
+        seen = None
+        # An FLR that lands between two 1 MiB pieces finds nothing in
+        # flight and is done at once: try again (three misses in a row
+        # would be a gap hit each time).
+        for attempt in range(3):
+            cb = le((0x01, 4), (0, 4), (HOST | SRC, 8), (HOST | BAR4, 8), (N, 8))
+            q.mem_write(CB, cb)
+            q.mem_write(RING, le((HOST | CB, 8), (len(cb), 4), (0, 2), (0, 2),
+                                 (0x50 + attempt, 8), (0, 8)))
+            q.mem_write(CQ, bytes(16))
+            qs = stream(q, 0, 0, RING, CQ)
+            q.wr(qs + 0x0C, 1)
+            if not poll("flr-in-flight: the LIN_DMA into BAR4 runs",
+                        lambda: q.cmd(f"readl {BAR4:#x}") == 0x5A5A5A5A):
+                break
+            devctl = q.cfg_rd(DEV, pcie + 8, 2)
+            _, devsta, _, _, _, magic, win, _, scratch = q.batch([
+                f"writew {devctl_at:#x} {devctl | 0x8000:#x}",  # Initiate FLR
+                f"readw {devsta_at:#x}",
+                f"writel {q.cfg_at(DEV, 0x10):#x} {BAR0:#x}",
+                f"writel {q.cfg_at(DEV, 0x20):#x} {BAR4:#x}",
+                f"writew {q.cfg_at(DEV, 0x04):#x} 0x6",
+                f"readl {BAR0 + R['HPU_REG_MAGIC']:#x}",
+                f"readl {BAR4 + 0x1000:#x}",
+                f"writel {BAR0 + R['HPU_REG_SCRATCH']:#x} 0x77",
+                f"readl {BAR0 + R['HPU_REG_SCRATCH']:#x}"])
+            if devsta & 0x20:
+                seen = (magic, win, scratch)
+                break
+            q.setup_dev()
+        check(seen is not None,
+              "flr-in-flight: the FLR returned with the DMA in flight "
+              "(Device Status: Transactions Pending)")
+        if seen:
+            magic, win, scratch = seen
+            check(magic == 0xFFFFFFFF, f"flr-in-flight: BAR0 reads all ones in reset ({magic:#x})")
+            check(win == 0xFFFFFFFF, f"flr-in-flight: BAR4 reads all ones in reset ({win:#x})")
+            check(scratch == 0xFFFFFFFF, "flr-in-flight: a write in reset does not show")
+        poll("flr-in-flight: the reset is done once the DMA is (Transactions Pending clears)",
+             lambda: q.cfg_rd(DEV, pcie + 10, 2) & 0x20 == 0)
+        check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "flr-in-flight: BAR0 answers again")
+        check(q.rd(R["HPU_REG_SCRATCH"]) == 0, "flr-in-flight: the write in reset was dropped")
+        check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_ROM_INIT"],
+              "flr-in-flight: the boot ROM starts again")
+        check(q.rd(qs + 0x24) == 0, "flr-in-flight: stream registers reset")
+        check(q.mem_read(CQ, 16) == bytes(16), "flr-in-flight: no completion record")
+        check(q.cmd(f"readl {BAR4 + N - 4096:#x}") != 0x5A5A5A5A,
+              "flr-in-flight: the LIN_DMA did not run to its end")
+        check(q.rd(R["HPU_REG_ERROR"]) == 0, "flr-in-flight: ERROR clear")
     finally:
         q.close()
 
@@ -252,6 +353,7 @@ def main():
     log = tempfile.NamedTemporaryFile(prefix="hpu-qtest-sec-", suffix=".log", delete=False).name
     try:
         flr(qemu, log)
+        flr_in_flight(qemu, log)
         unplug_by(qemu, log, "msix")
         unplug_by(qemu, log, "dma")
     finally:
