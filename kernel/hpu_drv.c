@@ -234,6 +234,12 @@ static int hpu_pci_init(struct hpu_device *hdev)
 		drm_err(&hdev->drm, "cannot set a 52-bit DMA mask: %d\n", ret);
 		return ret;
 	}
+	/*
+	 * The device MMU maps every page of a DMA segment on its own, so a
+	 * segment may be as long as the DMA API can make it (the default
+	 * limit, 64 KiB, is for devices with scatter-gather descriptors).
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	bar_len = pci_resource_len(pdev, HPU_BAR_REGS);
 	if (bar_len < HPU_REG_ID_BLOCK_END) {

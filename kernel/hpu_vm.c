@@ -143,6 +143,8 @@ static void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 			if (pt->child[i])
 				hpu_pt_release_tree(vm, pt->child[i]);
 	hpu_pt_release(vm, pt);
+	/* A context may hold thousands of tables (limits.md). */
+	cond_resched();
 }
 
 static u64 hpu_pt_tree_bytes(struct hpu_pt *pt)
@@ -692,9 +694,11 @@ static void hpu_vm_free_dead(struct hpu_vm *vm)
 
 	hpu_limits_asid_put(vm->hdev, vm->asid);
 
+	/* Up to limit_ctx_mappings (65536 by default) of them. */
 	list_for_each_entry_safe(m, tmp, &mappings, link) {
 		drm_gem_object_put(m->obj);
 		kfree(m);
+		cond_resched();
 	}
 }
 
@@ -755,6 +759,7 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 		m = container_of(node, struct hpu_mapping, node);
 		drm_mm_remove_node(node);
 		list_add_tail(&m->link, &vm->dead_maps);
+		cond_resched();
 	}
 	drm_mm_takedown(&vm->mm);
 

@@ -20,6 +20,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -449,39 +450,63 @@ TEST_CASE("jobs: a context at ctx_jobs in flight gets EBUSY, others run", "[secu
     const std::string path = node(0);
     constexpr std::uint32_t kSob = 20;
     const Usage u0 = usage_now(path);
-    // The default, 1024: one job stuck (until its 300 ms timeout) and the
-    // rest waiting for it as an in-sync; one more is refused.
+    // The default, 1024: one job stuck and the rest waiting for it as an
+    // in-sync; one more is refused. In a child process that holds them
+    // until it is killed (its exit cancels the jobs): the stuck job never
+    // ends on its own while the submissions run, however slow the guest (a
+    // short timeout let it end, and the jobs behind it drain, before the
+    // 1024th submission).
     {
         const std::uint64_t max = limit_or(path, "ctx_jobs", 1024);
-        Ctx a(path);
-        std::uint32_t q0 = 0;
-        std::uint32_t q1 = 0;
-        REQUIRE(a.queue_create(0, q0) == 0);
-        REQUIRE(a.queue_create(1, q1) == 0);
-        REQUIRE(a.run(q1, Cb().sob_update(kSob, 0)) == 1);
-        if (have_limits(path))
-            REQUIRE(eventually([&] { return counter(path, "jobs") == u0.jobs; }, 5000));
-        const Cb stuck = Cb().wait(kSob, 1);
-        const std::uint64_t va = a.put_cb(stuck);
-        const Cb nop = Cb().nop();
-        const std::uint64_t nva = a.put_cb(nop);
-        std::uint32_t head = 0;
-        std::uint32_t last = 0;
-        REQUIRE(syncobj_create(a.fd(), head) == 0);
-        REQUIRE(syncobj_create(a.fd(), last) == 0);
-        REQUIRE(a.submit(q0, va, stuck.bytes(), head, {}, 300) == 0);
-        int e = 0;
-        std::uint64_t n = 1;
-        for (; n <= max && e == 0; ++n)
-            e = a.submit(q1, nva, nop.bytes(), n + 1 == max ? last : 0, {head});
-        CHECK(e == EBUSY);
-        CHECK(n == max + 1);
+        std::array<int, 2> up{};
+        REQUIRE(::pipe(up.data()) == 0);
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            // {errno of the last submission, jobs in flight then, status
+            // of the stuck job after them (0: still pending)}
+            std::array<long, 3> r{-1, 0, -1};
+            try {
+                Ctx a(path);
+                std::uint32_t q0 = 0;
+                std::uint32_t q1 = 0;
+                if (a.queue_create(0, q0) == 0 && a.queue_create(1, q1) == 0 &&
+                    a.run(q1, Cb().sob_update(kSob, 0)) == 1) {
+                    const Cb stuck = Cb().wait(kSob, 1);
+                    const std::uint64_t va = a.put_cb(stuck);
+                    const Cb nop = Cb().nop();
+                    const std::uint64_t nva = a.put_cb(nop);
+                    std::uint32_t head = 0;
+                    if (syncobj_create(a.fd(), head) == 0 &&
+                        a.submit(q0, va, stuck.bytes(), head, {}, 600 * 1000) == 0) {
+                        int e = 0;
+                        long n = 1;
+                        for (; n <= static_cast<long>(max) && e == 0; ++n)
+                            e = a.submit(q1, nva, nop.bytes(), 0, {head});
+                        r = {e, n - 1, syncobj_status(a.fd(), head)};
+                    }
+                }
+                (void)!::write(up[1], r.data(), sizeof(r));
+                ::pause();
+            } catch (...) {
+                (void)!::write(up[1], r.data(), sizeof(r));
+            }
+            ::_exit(0);
+        }
+        ::close(up[1]);
+        std::array<long, 3> r{};
+        const ssize_t got = ::read(up[0], r.data(), sizeof(r));
+        ::close(up[0]);
+        REQUIRE(got == static_cast<ssize_t>(sizeof(r)));
+        INFO("last submission errno " << r[0] << " after " << r[1] << " accepted; stuck job status " << r[2]);
+        CHECK(r[0] == EBUSY);
+        CHECK(r[1] == static_cast<long>(max)); // the stuck job and max - 1 behind it, then the refusal
+        CHECK(r[2] == 0);
+        // Another context runs while this one is full.
         CHECK(tenant_works(path, 2).empty());
-        CHECK(syncobj_wait(a.fd(), head) == 0);
-        CHECK(syncobj_status(a.fd(), head) == -ETIMEDOUT);
-        CHECK(syncobj_wait(a.fd(), last) == 0);
-        syncobj_destroy(a.fd(), head);
-        syncobj_destroy(a.fd(), last);
+        ::kill(pid, SIGKILL);
+        int st = 0;
+        REQUIRE(::waitpid(pid, &st, 0) == pid);
     }
     LimitSet lim(path, "ctx_jobs", 8);
     {
