@@ -101,8 +101,9 @@ check "vm/fault-inject: the device works after the probe sweep" timeout 120 "$BU
 fi_set Y task-filter; fi_set 1 interval; fi_set -1 times; fi_set 0 space
 fi_set 2 probability
 b0=$(bugs); t0=$(date +%s)
-timeout -s KILL $((FI_TIME + 120)) sh -c "echo 1 > /proc/self/make-it-fail && exec $BUILD/tests/fuzz/hpu-fuzz \
-	--seed 0x5eedfa11 --calls ${HPU_FI_CALLS:-20000} --threads 2 --procs 2 --time-limit $FI_TIME" \
+fuzz_time=$(( 300 * ${HPU_TIME_SCALE:-1} / 4 + 60 ))
+timeout -s KILL $((fuzz_time + 120)) sh -c "echo 1 > /proc/self/make-it-fail && exec $BUILD/tests/fuzz/hpu-fuzz \
+	--seed 0x5eedfa11 --calls ${HPU_FI_CALLS:-20000} --threads 2 --procs 2 --time-limit $fuzz_time" \
 	> "$OUT/hpu-fuzz-fault-inject.log" 2>&1
 rc=$?
 fi_off
