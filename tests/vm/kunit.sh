@@ -41,13 +41,15 @@ bad=0
 for d in "$KDIR"/hpu_*; do
 	[ -f "$d/results" ] || continue
 	suite=${d##*/}
-	[ -n "$HPU_OUT" ] && cp "$d/results" "$HPU_OUT/kunit-$suite.ktap"
+	[ -n "$HPU_OUT" ] && cat "$d/results" > "$HPU_OUT/kunit-$suite.ktap"
 	# KTAP: a case's result is the "ok"/"not ok" line one level in (4
 	# spaces); a parameterised case has one more level (8 spaces, after
 	# "# Subtest: <case>"), one result per parameter, each counted. The
 	# lines before a result are its log: the first failed expectation and
 	# the line after it say why.
 	lines=$(awk -v suite="$suite" '
+		function indent(line) { match(line, /^ */); return RLENGTH }
+		function trim(line) { sub(/^ */, "", line); gsub(/: /, " - ", line); return line }
 		function result(ok, name, skip) {
 			if (skip)
 				printf "FAIL vm/kunit/%s/%s: skipped\n", suite, name
@@ -55,7 +57,7 @@ for d in "$KDIR"/hpu_*; do
 				printf "PASS vm/kunit/%s/%s\n", suite, name
 			else
 				printf "FAIL vm/kunit/%s/%s: %s\n", suite, name, why ? why : "failed"
-			why = ""
+			why = ""; want = 0; more = 0
 		}
 		function parse(line) {
 			skip = line ~ /# SKIP/
@@ -79,12 +81,16 @@ for d in "$KDIR"/hpu_*; do
 			param_case = ""; why = ""
 			next
 		}
+		# The first failed expectation: where, "Expected ...", its values.
+		want && indent($0) == ind { why = why " " trim($0); want = 0; more = 2; next }
+		more && indent($0) > ind { why = why "; " trim($0); more--; next }
+		{ want = 0; more = 0 }
 		why == "" && /# [^ ]+: (EXPECTATION|ASSERTION) FAILED at / {
 			why = $0; sub(/.*FAILED at /, "", why); sub(/.*\//, "", why)
-			getline
-			e = $0; sub(/^ */, "", e); why = why " " e
-			gsub(/: /, " - ", why)
-		}' "$d/results")
+			ind = indent($0); want = 1
+			next
+		}
+' "$d/results")
 	if [ -z "$lines" ]; then
 		lines="FAIL vm/kunit/$suite/ran: no case results in $d/results"
 	fi
