@@ -6,6 +6,7 @@
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash
+#   make kunit     only the driver's KUnit suites (kernel/tests/), in that debug kernel
 #   make fuzz      the device-model fuzzer for FUZZ_MODEL_TIME seconds, then the ioctl
 #                  fuzzer, 10^7 calls with fresh seeds in a guest with two HPUs
 #                  (FUZZ_CALLS, FUZZ_TIME seconds, FUZZ_FLAGS: extra hpu-fuzz options)
@@ -22,7 +23,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run test test-debug bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run test test-debug kunit bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -57,15 +58,30 @@ test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)
 
 # hpu.ko for the debug kernel is built in a copy of kernel/, so that the
-# work tree's module (for the reference kernel) stays as it is.
-test-debug: all
-	@ver=$$(bash tools/build-debug-kernel.sh) && kdir=$$(bash tools/build-debug-kernel.sh --print-kdir) && \
-	rm -rf $(BUILD)/kernel-debug && mkdir -p $(BUILD)/kernel-debug && \
+# work tree's module (for the reference kernel) stays as it is; with it
+# hpu_kunit.ko, the KUnit suites (the debug kernel has CONFIG_KUNIT), which
+# tests/vm/guest-suite.sh runs when it finds it next to hpu.ko.
+KO_DEBUG = \
+	ver=$$(bash tools/build-debug-kernel.sh) && kdir=$$(bash tools/build-debug-kernel.sh --print-kdir) && \
+	rm -rf $(BUILD)/kernel-debug && mkdir -p $(BUILD)/kernel-debug/tests && \
 	cp kernel/*.[ch] kernel/Kbuild kernel/Makefile $(BUILD)/kernel-debug/ && \
+	cp kernel/tests/*.[ch] $(BUILD)/kernel-debug/tests/ && \
 	ln -sfn $(CURDIR)/include $(BUILD)/include && \
-	$(MAKE) --no-print-directory -s -C $(BUILD)/kernel-debug KDIR=$$kdir && \
+	$(MAKE) --no-print-directory -s -C $(BUILD)/kernel-debug KDIR=$$kdir
+
+test-debug: all
+	@$(KO_DEBUG) && \
 	python3 tests/run-tests.py --build $(BUILD) --debug-kernel $$ver \
 		--ko $(CURDIR)/$(BUILD)/kernel-debug/hpu.ko
+
+# Only the KUnit suites, in the debug kernel, with hpu.ko loaded (they link
+# against it) and no HPU (they need none); logs in $(BUILD)/vm-test-kunit/.
+kunit: bootstrap qemu
+	@$(KO_DEBUG) && mkdir -p $(BUILD)/vm-test-kunit && \
+	tools/vm/hpu-vm --kernel $$ver --timeout 1200 --log $(BUILD)/vm-test-kunit -- sh -c \
+		'modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && \
+		 insmod $(CURDIR)/$(BUILD)/kernel-debug/hpu.ko && \
+		 tests/vm/kunit.sh $(CURDIR)/$(BUILD)/kernel-debug/hpu_kunit.ko'
 
 bench: all
 	@python3 tests/bench/run-bench.py --build $(BUILD)

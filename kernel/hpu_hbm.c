@@ -27,6 +27,7 @@
 
 #include "hpu_drv.h"
 #include "hpu_hbm.h"
+#include "hpu_kunit.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -35,7 +36,7 @@
 #define HPU_SCRUB_TIMEOUT_US		(2 * USEC_PER_SEC)
 #define HPU_SCRUB_US_PER_GIB		(1 * USEC_PER_SEC)
 
-static void hpu_hbm_release(struct drm_device *drm, void *arg)
+VISIBLE_IF_KUNIT void hpu_hbm_release(struct drm_device *drm, void *arg)
 {
 	struct hpu_hbm *hbm = arg;
 
@@ -50,6 +51,7 @@ static void hpu_hbm_release(struct drm_device *drm, void *arg)
 	mutex_destroy(&hbm->lock);
 	mutex_destroy(&hbm->scrub_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_release);
 
 /**
  * hpu_hbm_scrub() - zero a range of HBM and wait for it
@@ -209,6 +211,7 @@ int hpu_hbm_alloc(struct hpu_device *hdev, u64 size, u64 page_size,
 		ret = -ENOMEM;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_alloc);
 
 /* Take the free page at allocator offset @off out of use; hbm->lock held. */
 static bool hpu_hbm_take_page_locked(struct hpu_hbm *hbm, u64 off)
@@ -297,6 +300,7 @@ out:
 	mutex_unlock(&hbm->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_retire);
 
 /**
  * hpu_hbm_retired_pages() - 2 MiB pages retired since the driver bound
@@ -314,6 +318,7 @@ u64 hpu_hbm_retired_pages(struct hpu_device *hdev)
 	mutex_unlock(&hbm->lock);
 	return pages;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_retired_pages);
 
 /**
  * hpu_hbm_retired_show() - list the retired pages (debugfs)
@@ -356,6 +361,7 @@ bool hpu_hbm_blocks_contain(struct hpu_device *hdev, struct list_head *blocks,
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_blocks_contain);
 
 /**
  * hpu_hbm_free() - scrub HBM and give it back
@@ -402,6 +408,7 @@ void hpu_hbm_free(struct hpu_device *hdev, struct list_head *blocks)
 	list_splice_tail(&leak, &hbm->leaked_blocks);
 	mutex_unlock(&hbm->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_free);
 
 /**
  * hpu_hbm_block_addr() - HBM offset of an allocated block
@@ -414,6 +421,7 @@ u64 hpu_hbm_block_addr(struct hpu_device *hdev, struct drm_buddy_block *block)
 {
 	return hdev->hbm->base + drm_buddy_block_offset(block);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_block_addr);
 
 /**
  * hpu_hbm_block_size() - size of an allocated block
@@ -426,6 +434,7 @@ u64 hpu_hbm_block_size(struct hpu_device *hdev, struct drm_buddy_block *block)
 {
 	return drm_buddy_block_size(&hdev->hbm->mm, block);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_block_size);
 
 /**
  * hpu_hbm_total() - HBM bytes the allocator can hand out
@@ -444,6 +453,7 @@ u64 hpu_hbm_total(struct hpu_device *hdev)
 	mutex_unlock(&hbm->lock);
 	return total;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_total);
 
 /**
  * hpu_hbm_used() - HBM bytes allocated by all contexts
@@ -464,3 +474,4 @@ u64 hpu_hbm_used(struct hpu_device *hdev)
 	mutex_unlock(&hbm->lock);
 	return used;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_used);

@@ -14,6 +14,7 @@
 
 #include <drm/drm_buddy.h>
 
+struct drm_device;
 struct hpu_device;
 struct seq_file;
 
@@ -79,5 +80,10 @@ u64 hpu_hbm_retired_pages(struct hpu_device *hdev);
 void hpu_hbm_retired_show(struct hpu_device *hdev, struct seq_file *m);
 bool hpu_hbm_blocks_contain(struct hpu_device *hdev, struct list_head *blocks,
 			    u64 addr);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites (kernel/tests/). */
+void hpu_hbm_release(struct drm_device *drm, void *arg);
+#endif
 
 #endif /* __HPU_HBM_H__ */

@@ -28,6 +28,7 @@
 #include "hpu_hw.h"
 #include "hpu_hwmon.h"
 #include "hpu_ioctl.h"
+#include "hpu_kunit.h"
 #include "hpu_vm.h"
 
 static_assert(sizeof(((struct drm_hpu_info_device *)0)->serial) >
@@ -392,6 +393,60 @@ out_put:
 	return ret;
 }
 
+/**
+ * hpu_vm_bind_map_check() - check a MAP request against its buffer
+ * @drm: the DRM device, for the debug log
+ * @args: the request; its flags and (without FIXED) va already checked
+ * @bo_size: bytes of the buffer object
+ * @page_size: the buffer's page size, a power of two
+ * @readonly: the buffer may only be mapped read-only
+ *
+ * Return: 0; -EINVAL for a zero size, an offset, size or FIXED address
+ * not a multiple of @page_size, a range outside the buffer, or a
+ * read-only buffer mapped writable; -ERANGE for a FIXED range outside the
+ * context's [HPU_VA_START, HPU_VA_END).
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_map_check(struct drm_device *drm,
+					   const struct drm_hpu_vm_bind *args,
+					   u64 bo_size, u64 page_size,
+					   bool readonly)
+{
+	bool fixed = args->flags & DRM_HPU_VM_FIXED;
+
+	if (!args->size) {
+		drm_dbg(drm, "VM_BIND: size is zero\n");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->bo_offset | args->size, page_size)) {
+		drm_dbg(drm, "VM_BIND: offset 0x%llx or size 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->bo_offset, args->size, page_size);
+		return -EINVAL;
+	}
+	if (args->bo_offset >= bo_size ||
+	    args->size > bo_size - args->bo_offset) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the buffer's 0x%llx bytes\n",
+			args->bo_offset, args->size, bo_size);
+		return -EINVAL;
+	}
+	if (fixed && !IS_ALIGNED(args->va, page_size)) {
+		drm_dbg(drm, "VM_BIND: va 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->va, page_size);
+		return -EINVAL;
+	}
+	if (fixed && (args->va < HPU_VA_START || args->va >= HPU_VA_END ||
+		      args->size > HPU_VA_END - args->va)) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the context's range 0x%llx-0x%llx\n",
+			args->va, args->size, HPU_VA_START, HPU_VA_END);
+		return -ERANGE;
+	}
+	if (readonly && !(args->flags & DRM_HPU_VM_READONLY)) {
+		drm_dbg(drm, "VM_BIND: read-only buffer needs DRM_HPU_VM_READONLY\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_map_check);
+
 static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
 			   struct drm_file *file, struct drm_hpu_vm_bind *args)
 {
@@ -399,7 +454,7 @@ static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
 	struct drm_gem_object *obj;
 	struct hpu_bo *bo;
 	u64 va = args->va;
-	int ret = -EINVAL;
+	int ret;
 
 	if (args->flags & ~(DRM_HPU_VM_READONLY | DRM_HPU_VM_FIXED)) {
 		drm_dbg(drm, "VM_BIND: unknown flags 0x%x\n", args->flags);
@@ -418,37 +473,10 @@ static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
 	}
 	bo = to_hpu_bo(obj);
 
-	if (!args->size) {
-		drm_dbg(drm, "VM_BIND: size is zero\n");
+	ret = hpu_vm_bind_map_check(drm, args, obj->size, bo->page_size,
+				    bo->readonly);
+	if (ret)
 		goto out;
-	}
-	if (!IS_ALIGNED(args->bo_offset | args->size, bo->page_size)) {
-		drm_dbg(drm, "VM_BIND: offset 0x%llx or size 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
-			args->bo_offset, args->size, bo->page_size);
-		goto out;
-	}
-	if (args->bo_offset >= obj->size ||
-	    args->size > obj->size - args->bo_offset) {
-		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the buffer's 0x%zx bytes\n",
-			args->bo_offset, args->size, obj->size);
-		goto out;
-	}
-	if (fixed && !IS_ALIGNED(args->va, bo->page_size)) {
-		drm_dbg(drm, "VM_BIND: va 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
-			args->va, bo->page_size);
-		goto out;
-	}
-	if (fixed && (args->va < HPU_VA_START || args->va >= HPU_VA_END ||
-		      args->size > HPU_VA_END - args->va)) {
-		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the context's range 0x%llx-0x%llx\n",
-			args->va, args->size, HPU_VA_START, HPU_VA_END);
-		ret = -ERANGE;
-		goto out;
-	}
-	if (bo->readonly && !(args->flags & DRM_HPU_VM_READONLY)) {
-		drm_dbg(drm, "VM_BIND: read-only buffer needs DRM_HPU_VM_READONLY\n");
-		goto out;
-	}
 
 	ret = hpu_vm_map(vm, obj, args->bo_offset, args->size, &va, fixed,
 			 args->flags & DRM_HPU_VM_READONLY);
@@ -459,8 +487,17 @@ out:
 	return ret;
 }
 
-static int hpu_vm_bind_unmap_check(struct drm_device *drm,
-				   struct drm_hpu_vm_bind *args)
+/**
+ * hpu_vm_bind_unmap_check() - check an UNMAP request
+ * @drm: the DRM device, for the debug log
+ * @args: the request
+ *
+ * Return: 0; -EINVAL for non-zero flags, handle, bo_offset or size, or a
+ * va that is not 4 KiB aligned; -ERANGE for a va outside the context's
+ * range.
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_unmap_check(struct drm_device *drm,
+					     const struct drm_hpu_vm_bind *args)
 {
 	if (args->flags || args->handle || args->bo_offset || args->size) {
 		drm_dbg(drm, "VM_BIND: UNMAP needs zero flags, handle, bo_offset and size\n");
@@ -478,6 +515,7 @@ static int hpu_vm_bind_unmap_check(struct drm_device *drm,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_unmap_check);
 
 /**
  * hpu_vm_bind_ioctl() - DRM_IOCTL_HPU_VM_BIND

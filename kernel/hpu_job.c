@@ -26,6 +26,7 @@
 #include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_job.h"
+#include "hpu_kunit.h"
 #include "hpu_events.h"
 #include "hpu_limits.h"
 #include "hpu_queue.h"
@@ -92,6 +93,7 @@ int hpu_cq_status_to_errno(u32 status)
 		return -EIO;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_cq_status_to_errno);
 
 static const char * const hpu_cq_status_names[] = {
 	[HPU_CQ_OK] = "OK",
@@ -115,7 +117,7 @@ static const char *hpu_cq_status_name(u32 status)
  * The DRM_HPU_ERROR_* kind of a failed job, or 0 when its file is not to
  * be told (it cancelled the job itself by destroying its queue).
  */
-static u32 hpu_job_error_kind(const struct hpu_job *job)
+VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 {
 	if (job->hung)
 		return DRM_HPU_ERROR_ENGINE_HANG;
@@ -140,6 +142,7 @@ static u32 hpu_job_error_kind(const struct hpu_job *job)
 		return 0;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
 
 /**
  * hpu_jobs_signal() - signal the hardware fences of finished jobs
@@ -365,8 +368,8 @@ static int hpu_copy_syncs(struct drm_device *drm, const char *what,
 	return 0;
 }
 
-static int hpu_submit_check(struct drm_device *drm,
-			    const struct drm_hpu_submit *args)
+VISIBLE_IF_KUNIT int hpu_submit_check(struct drm_device *drm,
+				      const struct drm_hpu_submit *args)
 {
 	u32 user_max = READ_ONCE(to_hpu_device(drm)->limits->user_timeout_ms);
 
@@ -414,6 +417,7 @@ static int hpu_submit_check(struct drm_device *drm,
 
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_submit_check);
 
 /* Resolve the out-syncs before the job is armed: nothing may fail after. */
 static int hpu_out_syncs_get(struct drm_device *drm, struct drm_file *file,

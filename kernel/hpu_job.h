@@ -15,6 +15,7 @@
 struct dma_fence;
 struct drm_device;
 struct drm_file;
+struct drm_hpu_submit;
 struct hpu_file_priv;
 struct hpu_qm;
 struct hpu_queue;
@@ -112,5 +113,12 @@ int hpu_cq_status_to_errno(u32 status);
 void hpu_jobs_signal(struct list_head *done);
 
 int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites (kernel/tests/). */
+u32 hpu_job_error_kind(const struct hpu_job *job);
+int hpu_submit_check(struct drm_device *drm,
+		     const struct drm_hpu_submit *args);
+#endif
 
 #endif /* __HPU_JOB_H__ */

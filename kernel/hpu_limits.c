@@ -28,6 +28,7 @@
 #include <drm/drm_print.h>
 
 #include "hpu_drv.h"
+#include "hpu_kunit.h"
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
@@ -267,6 +268,7 @@ int hpu_limits_asid_get(struct hpu_device *hdev)
 	mutex_unlock(&lim->users_lock);
 	return asid;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_limits_asid_get);
 
 /**
  * hpu_limits_asid_put() - give back the ASID of a context that ends
@@ -283,6 +285,7 @@ void hpu_limits_asid_put(struct hpu_device *hdev, u32 asid)
 	hpu_mmu_asid_free(hdev, asid);
 	mutex_unlock(&lim->users_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_limits_asid_put);
 
 /*
  * sysfs: /sys/bus/pci/devices/<dev>/limits/. The driver core removes the

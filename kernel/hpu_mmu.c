@@ -20,6 +20,7 @@
 #include <drm/drm_managed.h>
 
 #include "hpu_drv.h"
+#include "hpu_kunit.h"
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
@@ -188,6 +189,7 @@ int hpu_mmu_asid_alloc(struct hpu_device *hdev)
 	mutex_unlock(&hdev->mmu->pt_lock);
 	return asid;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_asid_alloc);
 
 /**
  * hpu_mmu_asid_free() - give an address-space id back
@@ -206,6 +208,7 @@ void hpu_mmu_asid_free(struct hpu_device *hdev, u32 asid)
 	mutex_unlock(&hdev->mmu->pt_lock);
 	ida_free(&hdev->mmu->asid_ida, asid);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_asid_free);
 
 /**
  * hpu_mmu_pte_write() - write one page-table entry
@@ -232,6 +235,7 @@ u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx)
 {
 	return readq(hdev->mmu->win + table + 8 * idx);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pte_read);
 
 /*
  * Tables kept for the ASIDs below their reserve: what the others may not
@@ -306,6 +310,7 @@ int hpu_mmu_pt_alloc(struct hpu_device *hdev, u32 asid, u64 *offset)
 
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pt_alloc);
 
 /**
  * hpu_mmu_pt_free() - give a page table back
@@ -329,6 +334,7 @@ void hpu_mmu_pt_free(struct hpu_device *hdev, u32 asid, u64 offset)
 		mmu->pt_asid[asid]--;
 	mutex_unlock(&mmu->pt_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pt_free);
 
 /**
  * hpu_mmu_pt_used() - page tables in use on the device
@@ -346,6 +352,7 @@ unsigned int hpu_mmu_pt_used(struct hpu_device *hdev)
 	mutex_unlock(&mmu->pt_lock);
 	return used;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pt_used);
 
 /**
  * hpu_mmu_set_root() - program the root of an address space
@@ -364,6 +371,7 @@ void hpu_mmu_set_root(struct hpu_device *hdev, u32 asid, u64 table,
 		 (lower_32_bits(table) & ~(HPU_PT_SIZE - 1)) |
 		 (valid ? HPU_MMU_ROOT_VALID : 0));
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_set_root);
 
 static int hpu_mmu_inv(struct hpu_device *hdev, u32 val)
 {

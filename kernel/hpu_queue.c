@@ -32,6 +32,7 @@
 #include "hpu_drv.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
+#include "hpu_kunit.h"
 #include "hpu_limits.h"
 #include "hpu_queue.h"
 #include "hpu_reg.h"
@@ -61,7 +62,8 @@ static inline void hpu_stream_wr(struct hpu_stream *stream, u32 reg, u32 val)
 }
 
 /* Write @job's descriptor at the producer index. Caller holds the lock. */
-static void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job)
+VISIBLE_IF_KUNIT void hpu_stream_put_desc(struct hpu_stream *stream,
+					  struct hpu_job *job)
 {
 	struct hpu_desc *desc;
 
@@ -76,6 +78,7 @@ static void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job)
 	desc->reserved = 0;
 	stream->pi++;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_put_desc);
 
 /*
  * Program the rings and enable the stream, with the completion interrupt.

@@ -233,4 +233,9 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 int hpu_queue_destroy_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites (kernel/tests/). */
+void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job);
+#endif
+
 #endif /* __HPU_QUEUE_H__ */

@@ -29,37 +29,15 @@
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
+#include "hpu_kunit.h"
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 #include "hpu_vm.h"
 
-/* Level of the tables holding 2 MiB and 4 KiB leaves. */
-#define HPU_PT_LEVEL_HUGE	2
-#define HPU_PT_LEVEL_4K		3
-
 /* How long closing a file waits for its jobs before tearing down. */
 #define HPU_VM_TEARDOWN_TIMEOUT	(30 * HZ)
-
-/**
- * struct hpu_pt - software copy of one page table
- * @offset: HBM offset of the table.
- * @level: 0 (root) to 3.
- * @used: entries present (pointers to tables and leaves).
- * @free_link: on the list of tables to free after an invalidation.
- * @child: levels 0 to 2: the table each entry points to, NULL for an
- *	empty entry or a 2 MiB leaf.
- *
- * Protected by the lock of the &struct hpu_vm that owns the tree.
- */
-struct hpu_pt {
-	u64 offset;
-	unsigned int level;
-	unsigned int used;
-	struct list_head free_link;
-	struct hpu_pt *child[];
-};
 
 /**
  * struct hpu_mapping - one VM_BIND mapping
@@ -87,19 +65,21 @@ struct hpu_mapping {
 	struct list_head quar_pts;
 };
 
-static unsigned int hpu_va_index(u64 va, unsigned int level)
+VISIBLE_IF_KUNIT unsigned int hpu_va_index(u64 va, unsigned int level)
 {
 	unsigned int shift = HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level);
 
 	return (va >> shift) & (HPU_PT_ENTRIES - 1);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_va_index);
 
-static u64 hpu_level_page_size(unsigned int level)
+VISIBLE_IF_KUNIT u64 hpu_level_page_size(unsigned int level)
 {
 	return 1ULL << (HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level));
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_level_page_size);
 
-static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
+VISIBLE_IF_KUNIT struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 {
 	unsigned int nchild = level < HPU_PT_LEVEL_4K ? HPU_PT_ENTRIES : 0;
 	struct hpu_pt *pt;
@@ -119,6 +99,7 @@ static struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
 	INIT_LIST_HEAD(&pt->free_link);
 	return pt;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_pt_new);
 
 static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 {
@@ -126,15 +107,16 @@ static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 	kfree(pt);
 }
 
-static void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list)
+VISIBLE_IF_KUNIT void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list)
 {
 	struct hpu_pt *pt, *tmp;
 
 	list_for_each_entry_safe(pt, tmp, list, free_link)
 		hpu_pt_release(vm, pt);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_list);
 
-static void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
+VISIBLE_IF_KUNIT void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 {
 	unsigned int i;
 
@@ -146,6 +128,7 @@ static void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 	/* A context may hold thousands of tables (limits.md). */
 	cond_resched();
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_tree);
 
 static u64 hpu_pt_tree_bytes(struct hpu_pt *pt)
 {
@@ -221,8 +204,8 @@ static void hpu_mapping_quarantine(struct hpu_vm *vm, struct hpu_mapping *m,
 }
 
 /* Write the leaf for @va at @leaf_level, creating tables on the way. */
-static int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
-			   u64 pte)
+VISIBLE_IF_KUNIT int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va,
+				     unsigned int leaf_level, u64 pte)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_pt *pt = vm->root, *child;
@@ -251,6 +234,7 @@ static int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 	hpu_mmu_pte_write(hdev, pt->offset, idx, pte);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_set_leaf);
 
 /*
  * Clear the leaf for @va at @leaf_level; unlink tables left empty and put
@@ -284,14 +268,16 @@ static void hpu_vm_clear_leaf(struct hpu_vm *vm, u64 va,
 	}
 }
 
-static void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
-			       unsigned int leaf_level, struct list_head *freed)
+VISIBLE_IF_KUNIT void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
+					 unsigned int leaf_level,
+					 struct list_head *freed)
 {
 	u64 step = hpu_level_page_size(leaf_level), end = va + size;
 
 	for (; va < end; va += step)
 		hpu_vm_clear_leaf(vm, va, leaf_level, freed);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_clear_range);
 
 static int hpu_vm_write_hbm(struct hpu_vm *vm, struct hpu_bo *bo, u64 va,
 			    u64 offset, u64 size, u64 flags, u64 *done)
@@ -475,6 +461,7 @@ err_unlock:
 	kfree(m);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
 
 /**
  * hpu_vm_wait_jobs() - wait for every job of a context to finish
@@ -549,6 +536,7 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 	kfree(m);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_unmap);
 
 /*
  * A context's 32 sync objects keep their values when its ASID is given
@@ -624,6 +612,7 @@ err_free:
 	kfree(vm);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_create);
 
 /**
  * hpu_vm_activate() - put a new address space on the device
@@ -782,3 +771,4 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	hpu_vm_free_dead(vm);
 	hpu_vm_put(vm);
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_destroy);

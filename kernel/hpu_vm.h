@@ -11,6 +11,7 @@
 #include <linux/bits.h>
 #include <linux/dma-resv.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -20,11 +21,33 @@
 
 struct drm_gem_object;
 struct hpu_device;
-struct hpu_pt;
 
 /* Device virtual addresses a context may use: [HPU_VA_START, HPU_VA_END). */
 #define HPU_VA_START		0x100000000ULL
 #define HPU_VA_END		BIT_ULL(47)
+
+/* Level of the tables holding 2 MiB and 4 KiB leaves. */
+#define HPU_PT_LEVEL_HUGE	2
+#define HPU_PT_LEVEL_4K		3
+
+/**
+ * struct hpu_pt - software copy of one page table
+ * @offset: HBM offset of the table.
+ * @level: 0 (root) to 3.
+ * @used: entries present (pointers to tables and leaves).
+ * @free_link: on the list of tables to free after an invalidation.
+ * @child: levels 0 to 2: the table each entry points to, NULL for an
+ *	empty entry or a 2 MiB leaf.
+ *
+ * Protected by the lock of the &struct hpu_vm that owns the tree.
+ */
+struct hpu_pt {
+	u64 offset;
+	unsigned int level;
+	unsigned int used;
+	struct list_head free_link;
+	struct hpu_pt *child[];
+};
 
 /**
  * struct hpu_vm - the address space of one context (open file)
@@ -85,5 +108,18 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	       u64 size, u64 *va, bool fixed, bool readonly);
 int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
 int hpu_vm_wait_jobs(struct hpu_vm *vm);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Page-table building, for the KUnit suites (kernel/tests/). */
+unsigned int hpu_va_index(u64 va, unsigned int level);
+u64 hpu_level_page_size(unsigned int level);
+struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level);
+void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list);
+void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt);
+int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
+		    u64 pte);
+void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
+			unsigned int leaf_level, struct list_head *freed);
+#endif
 
 #endif /* __HPU_VM_H__ */

@@ -6,14 +6,19 @@
 #   tools/check-kernel.sh
 #
 # Runs, and fails (non-zero) on any finding of:
-#   - checkpatch.pl --strict on kernel/*.[ch], kernel/Kbuild, kernel/Makefile
-#     and include/uapi/drm/hpu_accel.h;
-#   - kernel-doc -Wall on kernel/*.[ch];
+#   - checkpatch.pl --strict on kernel/*.[ch], kernel/tests/*.[ch] (the
+#     KUnit suites), kernel/Kbuild, kernel/Makefile and
+#     include/uapi/drm/hpu_accel.h;
+#   - kernel-doc -Wall on the same C files;
 #   - a W=1 build of kernel/ with sparse on every file (C=2): any compiler
-#     or sparse warning fails.
+#     or sparse warning fails;
+#   - when the debug kernel of make test-debug is built (it has
+#     CONFIG_KUNIT), the same build against it in a copy of kernel/, which
+#     also builds the KUnit suites and the exports they use (hpu_kunit.h).
 #
 # Environment: KDIR (default: the 6.12 build tree), CHECKPATCH (default:
-# the copy tools/bootstrap.sh extracts under /var/cache/hpu).
+# the copy tools/bootstrap.sh extracts under /var/cache/hpu), KDIR_DEBUG
+# (default: tools/build-debug-kernel.sh --print-kdir; "none" skips it).
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -40,7 +45,7 @@ fail=0
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
-sources=$(ls kernel/hpu_*.c kernel/hpu_*.h)
+sources=$(ls kernel/hpu_*.c kernel/hpu_*.h kernel/tests/*.c kernel/tests/*.h)
 
 echo "check-kernel: checkpatch --strict"
 # shellcheck disable=SC2086
@@ -63,15 +68,40 @@ else
 	echo "check-kernel: note: scripts/kernel-doc not found, skipped" >&2
 fi
 
+# W=1 build with sparse of the module directory $2 against the tree $1;
+# $3 names the kernel in the messages.
+sparse_build() {
+	if ! make -s -C "$1" M="$2" W=1 C=2 modules >"$tmp" 2>&1; then
+		cat "$tmp" >&2
+		echo "check-kernel: build failed$3" >&2
+		return 1
+	elif grep -E -q 'warning:|error:' "$tmp"; then
+		grep -E -B2 -A4 'warning:|error:' "$tmp" >&2
+		echo "check-kernel: compiler or sparse warnings above$3" >&2
+		return 1
+	fi
+}
+
 echo "check-kernel: W=1 build with sparse (C=2)"
-if ! make -s -C "$KDIR" M="$ROOT/kernel" W=1 C=2 modules >"$tmp" 2>&1; then
-	cat "$tmp" >&2
-	echo "check-kernel: build failed" >&2
-	fail=1
-elif grep -E -q 'warning:|error:' "$tmp"; then
-	grep -E -B2 -A4 'warning:|error:' "$tmp" >&2
-	echo "check-kernel: compiler or sparse warnings above" >&2
-	fail=1
+sparse_build "$KDIR" "$ROOT/kernel" "" || fail=1
+
+KDIR_DEBUG=${KDIR_DEBUG:-$(bash tools/build-debug-kernel.sh --print-kdir 2>/dev/null)}
+if [ -n "$KDIR_DEBUG" ] && [ "$KDIR_DEBUG" != none ] && [ -d "$KDIR_DEBUG" ]; then
+	echo "check-kernel: W=1 build with sparse (C=2) against the debug kernel, KUnit suites included"
+	dbg=$(mktemp -d)
+	mkdir -p "$dbg/kernel/tests"
+	cp kernel/*.[ch] kernel/Kbuild kernel/Makefile "$dbg/kernel/"
+	cp kernel/tests/*.[ch] "$dbg/kernel/tests/"
+	ln -s "$ROOT/include" "$dbg/include"
+	if ! sparse_build "$KDIR_DEBUG" "$dbg/kernel" " (debug kernel)"; then
+		fail=1
+	elif [ ! -f "$dbg/kernel/hpu_kunit.ko" ]; then
+		echo "check-kernel: the debug kernel build made no hpu_kunit.ko" >&2
+		fail=1
+	fi
+	rm -rf "$dbg"
+else
+	echo "check-kernel: note: no debug kernel built, the KUnit suites were not compiled" >&2
 fi
 
 if [ $fail -ne 0 ]; then

@@ -57,6 +57,18 @@ shrink_slabs
 cp /proc/slabinfo /tmp/slab-loaded-deps
 check "vm/driver loads" sh -c "insmod $KO $HPU_PARAMS"
 
+# KUnit suites of the driver's logic (kernel/tests/): in a kernel with
+# CONFIG_KUNIT (make test-debug) hpu_kunit.ko is built next to hpu.ko;
+# every case counts as one result (tests/vm/kunit.sh).
+if [ -d /sys/kernel/debug/kunit ]; then
+	KUNIT_KO=$(dirname "$KO")/hpu_kunit.ko
+	if [ -f "$KUNIT_KO" ]; then
+		sh "$REPO/tests/vm/kunit.sh" "$KUNIT_KO"
+	else
+		fail "vm/kunit/suites ran" "the kernel has KUnit but there is no $KUNIT_KO"
+	fi
+fi
+
 # In the intel-iommu boot (strict), every HPU must sit in a translated
 # IOMMU group in strict mode ("DMA"; lazy would be "DMA-FQ").
 if grep -q "intel_iommu=on" /proc/cmdline; then
