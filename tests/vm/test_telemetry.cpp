@@ -911,7 +911,10 @@ TEST_CASE("a hard reset: no zeros while the firmware reboots, default limits aft
     CHECK(zeros == 0);
     for (const auto &[e, n] : errs)
         CHECK(e == ENODATA);
-    CHECK(in_reset);
+    // The reads overlapped the reset: the status said so, or a sensor read
+    // found the firmware down (a slow guest may fit only a read or two in
+    // the reset, each waiting for the reset lock).
+    CHECK((in_reset || errs.count(ENODATA) != 0U));
     CHECK(read_text(dir + "/status") == "operational\n");
     CHECK(errors_now(node).hard_resets == hard0 + 1);
 
