@@ -33,6 +33,7 @@ fi_set() { # value, attribute (in both failslab and fail_page_alloc)
 fi_off() {
 	fi_set 0 probability; fi_set N task-filter
 	fi_set 0 require-start; fi_set 0xffffffffffffffff require-end
+	fi_set 0 reject-start; fi_set 0 reject-end
 }
 bugs() { dmesg | grep -cE "BUG:|WARNING:|Oops|Call Trace:|kernel BUG"; }
 
@@ -50,10 +51,21 @@ if [ -z "$range" ]; then
 	return 0 2>/dev/null || exit 0
 fi
 lo=${range% *}; hi=${range#* }
+# One site is left out: a failure inside drm_sysfs_minor_alloc() oopses in
+# the DRM core of Linux 6.12, not in hpu.ko (drm_minor_alloc() leaves the
+# ERR_PTR in minor->kdev and its managed release put_device()s it), so
+# allocations under that function are rejected.
+reject=$(python3 -c '
+syms = sorted((int(l.split()[0], 16), l.split()[2]) for l in open("/proc/kallsyms")
+              if l.rstrip().endswith("[drm]") and l.split()[1] in "tT")
+for i, (a, n) in enumerate(syms):
+    if n == "drm_sysfs_minor_alloc" and i + 1 < len(syms):
+        print("0x%x 0x%x" % (a, syms[i + 1][0]))')
 fi_off
 fi_set 0 verbose; fi_set N ignore-gfp-wait
 echo N > "$FI/fail_page_alloc/ignore-gfp-highmem"; echo 0 > "$FI/fail_page_alloc/min-order"
 fi_set "$lo" require-start; fi_set "$hi" require-end
+if [ -n "$reject" ]; then fi_set "${reject% *}" reject-start; fi_set "${reject#* }" reject-end; fi
 fi_set 32 stacktrace-depth
 
 # ---- 1. probe and remove, one allocation site after another ----
