@@ -489,8 +489,12 @@ bool hpu_scrub_step(struct hpu_core *c)
     m->scrub_next += HPU_HBM_CHUNK_SIZE;
     if (m->scrub_next >= m->scrub_end) {
         m->scrub_job = false;
-        /* A good scrub done: no refusal of an earlier start lingers. */
-        m->scrub_status &= ~(HPU_SCRUB_BUSY | HPU_SCRUB_ERROR);
+        /*
+         * ERROR stays: it belongs to a start refused while this scrub ran,
+         * and only the next accepted start clears it (a driver that polled
+         * BUSY after a refused start must not read success).
+         */
+        m->scrub_status &= ~HPU_SCRUB_BUSY;
         m->scrub_count++;
     }
     hpu_unlock(c);

@@ -16,7 +16,8 @@
  *   inject_flash     (W) "corrupt": flip a bit of the image in flash
  *   inject_mmu_inv   (W) "stuck": TLB invalidations stop completing until
  *                        a hard reset
- *   inject_quiesce   (RW) "streams": no stream reports stopping;
+ *   inject_quiesce   (RW) "streams": stream 0 of DMA engine 0 does
+ *                        not report stopping;
  *                        "hard_reset": hard resets never complete; both
  *                        until a function reset. Reads the injections
  *                        in force (INJ_QUIESCE, hex)

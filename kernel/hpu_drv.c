@@ -371,6 +371,8 @@ err_queues_fini:
 	hpu_reset_fini(hdev);
 	hpu_fw_fini(hdev);
 	hpu_qm_fini(hdev);
+	/* As at removal: a device left running is reset before it goes. */
+	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);
 err_hw_fini:
 	hpu_hw_fini(hdev);

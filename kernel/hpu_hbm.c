@@ -53,6 +53,19 @@ VISIBLE_IF_KUNIT void hpu_hbm_release(struct drm_device *drm, void *arg)
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_release);
 
+/* Wait for SCRUB_STATUS.BUSY clear; *@status: the last value read. */
+static int hpu_hbm_scrub_wait(struct hpu_device *hdev, u64 timeout_us,
+			      u32 *status)
+{
+	u32 val;
+	int ret;
+
+	ret = hpu_poll32(hdev, HPU_REG_SCRUB_STATUS, val,
+			 !(val & HPU_SCRUB_BUSY), timeout_us);
+	*status = val;
+	return ret;
+}
+
 /**
  * hpu_hbm_scrub() - zero a range of HBM and wait for it
  * @hdev: the device, kept bound by the caller
@@ -60,42 +73,85 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_release);
  * @size: bytes, a non-zero multiple of 2 MiB
  *
  * Every engine access completed before the call is ordered before the
- * scrub, every engine access started after it returns sees zeroes. May
- * sleep.
+ * scrub, every engine access started after it returns sees zeroes.
+ * Waits for a scrub in progress first (the device refuses a start while
+ * busy), and counts the scrub as done only if SCRUB_STATUS.ERROR is clear
+ * and SCRUB_COUNT moved by exactly one. A scrub that times out may still
+ * run, so no later one could be told from it: every later call fails
+ * until a hard reset (hpu_hbm_scrub_reset()). May sleep.
  *
- * Return: 0, -EIO if the device refused the range, -ETIMEDOUT.
+ * Return: 0; -EIO if the device refused the range or an earlier scrub
+ * timed out; -ETIMEDOUT.
  */
 int hpu_hbm_scrub(struct hpu_device *hdev, u64 addr, u64 size)
 {
 	struct hpu_hbm *hbm = hdev->hbm;
-	u64 timeout_us;
-	u32 status;
+	u64 timeout_us, idle_us, wait_us;
+	const char *what;
+	u32 status, count;
 	int ret;
 
 	timeout_us = HPU_SCRUB_TIMEOUT_US +
 		     HPU_SCRUB_US_PER_GIB * DIV_ROUND_UP_ULL(size, SZ_1G);
+	/* A scrub left running (by an earlier driver instance) may be any size. */
+	idle_us = HPU_SCRUB_TIMEOUT_US +
+		  HPU_SCRUB_US_PER_GIB * DIV_ROUND_UP_ULL(hdev->id.hbm_size, SZ_1G);
 
 	mutex_lock(&hbm->scrub_lock);
+	if (hbm->scrub_stuck) {
+		mutex_unlock(&hbm->scrub_lock);
+		drm_err_ratelimited(&hdev->drm, "HBM scrub of 0x%llx+0x%llx not started: an earlier scrub timed out (until a hard reset)\n",
+				    addr, size);
+		return -EIO;
+	}
+	/* A start while BUSY is refused: wait for the scrub in progress. */
+	what = "found the scrubber still busy";
+	wait_us = idle_us;
+	ret = hpu_hbm_scrub_wait(hdev, wait_us, &status);
+	if (ret)
+		goto stuck;
+	count = hpu_rd32(hdev, HPU_REG_SCRUB_COUNT);
 	hpu_wr32(hdev, HPU_REG_SCRUB_ADDR_HI, upper_32_bits(addr));
 	hpu_wr32(hdev, HPU_REG_SCRUB_ADDR_LO, lower_32_bits(addr));
 	hpu_wr32(hdev, HPU_REG_SCRUB_SIZE_HI, upper_32_bits(size));
 	hpu_wr32(hdev, HPU_REG_SCRUB_SIZE_LO, lower_32_bits(size));
 	hpu_wr32(hdev, HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
-	ret = hpu_poll32(hdev, HPU_REG_SCRUB_STATUS, status,
-			 !(status & HPU_SCRUB_BUSY), timeout_us);
+	what = "did not complete";
+	wait_us = timeout_us;
+	ret = hpu_hbm_scrub_wait(hdev, wait_us, &status);
+	if (ret)
+		goto stuck;
+	/* Done only if this start was accepted and exactly one scrub ended. */
+	count = hpu_rd32(hdev, HPU_REG_SCRUB_COUNT) - count;
 	mutex_unlock(&hbm->scrub_lock);
 
-	if (ret) {
-		drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx did not complete within %llu us (SCRUB_STATUS 0x%08x)\n",
-			addr, size, timeout_us, status);
-		return ret;
-	}
-	if (status & HPU_SCRUB_ERROR) {
-		drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx refused (SCRUB_STATUS 0x%08x)\n",
-			addr, size, status);
+	if ((status & HPU_SCRUB_ERROR) || count != 1) {
+		drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx refused (SCRUB_STATUS 0x%08x, %u scrubs completed)\n",
+			addr, size, status, count);
 		return -EIO;
 	}
 	return 0;
+
+stuck:
+	/* It may still run: no later start could be told from it. */
+	hbm->scrub_stuck = true;
+	mutex_unlock(&hbm->scrub_lock);
+	drm_err(&hdev->drm, "HBM scrub of 0x%llx+0x%llx %s within %llu us (SCRUB_STATUS 0x%08x): no scrub until a hard reset\n",
+		addr, size, what, wait_us, status);
+	return ret;
+}
+
+/**
+ * hpu_hbm_scrub_reset() - scrubs may start again after a hard reset
+ * @hdev: the device, just hard reset (the reset abandoned any scrub)
+ */
+void hpu_hbm_scrub_reset(struct hpu_device *hdev)
+{
+	struct hpu_hbm *hbm = hdev->hbm;
+
+	mutex_lock(&hbm->scrub_lock);
+	hbm->scrub_stuck = false;
+	mutex_unlock(&hbm->scrub_lock);
 }
 
 /**

@@ -36,6 +36,9 @@ struct seq_file;
  * @leaked: bytes never given back because they could not be scrubbed.
  * @leaked_blocks: those blocks; freed only when the DRM device goes.
  * @scrub_lock: serialises use of the SCRUB_* registers.
+ * @scrub_stuck: a scrub did not complete in time and may still run: every
+ *	later scrub fails (its blocks stay out of use) until a hard reset
+ *	abandons it (hpu_hbm_scrub_reset()). Protected by @scrub_lock.
  * @retired: 2 MiB pages retired after an uncorrectable ECC error, by HBM
  *	page number (HBM offset / 2 MiB): xa_mk_value(%HPU_HBM_RETIRED) once
  *	the page is out of the allocator, xa_mk_value(%HPU_HBM_RETIRE_PENDING)
@@ -53,7 +56,8 @@ struct hpu_hbm {
 	struct drm_buddy mm;
 	u64 leaked;
 	struct list_head leaked_blocks;
-	struct mutex scrub_lock;	/* the SCRUB_* registers */
+	struct mutex scrub_lock;	/* the SCRUB_* registers, scrub_stuck */
+	bool scrub_stuck;
 	struct xarray retired;
 	struct list_head retired_blocks;
 	u64 retired_pages;
@@ -75,6 +79,7 @@ u64 hpu_hbm_block_size(struct hpu_device *hdev, struct drm_buddy_block *block);
 u64 hpu_hbm_total(struct hpu_device *hdev);
 u64 hpu_hbm_used(struct hpu_device *hdev);
 int hpu_hbm_scrub(struct hpu_device *hdev, u64 addr, u64 size);
+void hpu_hbm_scrub_reset(struct hpu_device *hdev);
 int hpu_hbm_retire(struct hpu_device *hdev, u64 addr, bool *in_use);
 u64 hpu_hbm_retired_pages(struct hpu_device *hdev);
 void hpu_hbm_retired_show(struct hpu_device *hdev, struct seq_file *m);

@@ -7,6 +7,7 @@
  */
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/pci.h>
 
@@ -17,6 +18,8 @@
 
 /* How long the interrupt self-test waits for its interrupt. */
 #define HPU_IRQ_TEST_TIMEOUT_MS		1000
+/* How long a function in reset may take to drain the DMA it began before. */
+#define HPU_IN_RESET_TIMEOUT_MS		1000
 
 /* Every chip the driver knows, keyed by the CHIP_ID register. */
 static const struct hpu_asic * const hpu_asics[] = {
@@ -32,6 +35,49 @@ static const struct hpu_asic *hpu_asic_find(u32 chip_id)
 			return hpu_asics[i];
 
 	return NULL;
+}
+
+/**
+ * hpu_hw_wait_out_of_reset() - wait for the function to leave "in reset"
+ * @hdev: the device
+ *
+ * After a power-on reset or FLR the function stays in reset while DMA it
+ * began before drains (Documentation/hw/registers.md, "In reset"): PCIe
+ * Device Status Transactions Pending is set, BAR0 and BAR4 read all ones
+ * and writes are dropped. Polls Transactions Pending, sleeping, for up to
+ * %HPU_IN_RESET_TIMEOUT_MS, then requires MAGIC to read other than all
+ * ones. Call after every function reset and before the first register
+ * access at probe. May sleep.
+ *
+ * Return: 0, -ETIMEDOUT if Transactions Pending stayed set, -ENODEV if the
+ * registers still read all ones (both logged).
+ */
+int hpu_hw_wait_out_of_reset(struct hpu_device *hdev)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(HPU_IN_RESET_TIMEOUT_MS);
+	struct pci_dev *pdev = hdev->pdev;
+	bool timed_out;
+	u16 devsta;
+
+	for (;;) {
+		timed_out = time_after(jiffies, deadline);
+		/* A failed read leaves 0: the MAGIC check below decides. */
+		pcie_capability_read_word(pdev, PCI_EXP_DEVSTA, &devsta);
+		if (!(devsta & PCI_EXP_DEVSTA_TRPND))
+			break;
+		if (timed_out) {
+			drm_err(&hdev->drm, "function still in reset after %u ms (Transactions Pending): the device is unusable\n",
+				HPU_IN_RESET_TIMEOUT_MS);
+			return -ETIMEDOUT;
+		}
+		usleep_range(1000, 2000);
+	}
+	if (hpu_rd32(hdev, HPU_REG_MAGIC) == U32_MAX) {
+		drm_err(&hdev->drm, "device does not respond out of reset: MAGIC reads all ones\n");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static int hpu_hw_check_identity(struct hpu_device *hdev)
@@ -176,6 +222,9 @@ static int hpu_hw_reset_unquiet(struct hpu_device *hdev)
 			ret);
 		return ret;
 	}
+	ret = hpu_hw_wait_out_of_reset(hdev);
+	if (ret)
+		return ret;
 	if (!hpu_hw_quiet(hdev, &status, &busy)) {
 		drm_err(&hdev->drm, "still running after a function reset (STATUS 0x%08x, %u streams not idle): the device stays off the bus\n",
 			status, busy);
@@ -202,6 +251,11 @@ int hpu_hw_init(struct hpu_device *hdev)
 	struct hpu_identity *id = &hdev->id;
 	u32 rev_major, rev_minor;
 	int ret;
+
+	/* A reset before this probe (FLR, power-on) may still be draining. */
+	ret = hpu_hw_wait_out_of_reset(hdev);
+	if (ret)
+		return ret;
 
 	ret = hpu_hw_check_identity(hdev);
 	if (ret)

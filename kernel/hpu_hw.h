@@ -12,6 +12,7 @@
 struct hpu_device;
 
 int hpu_hw_init(struct hpu_device *hdev);
+int hpu_hw_wait_out_of_reset(struct hpu_device *hdev);
 void hpu_hw_fini(struct hpu_device *hdev);
 int hpu_hw_soft_reset(struct hpu_device *hdev);
 int hpu_hw_irq_self_test(struct hpu_device *hdev);

@@ -386,11 +386,18 @@ static int hpu_mmu_inv(struct hpu_device *hdev, u32 val)
 			 HPU_MMU_INV_TIMEOUT_US);
 	mutex_unlock(&mmu->inv_lock);
 	/*
-	 * All ones: the device is gone (surprise removal), it reaches no
-	 * memory any more and the removal path tears everything down. Not a
-	 * failed invalidation: nothing to quarantine.
+	 * All ones: either the device is gone (surprise removal), reaches no
+	 * memory any more and the removal path tears everything down (not a
+	 * failed invalidation: nothing to quarantine), or it is present but
+	 * in reset (Documentation/hw/registers.md, "In reset"), its write of
+	 * MMU_INV dropped: a failed invalidation.
 	 */
 	if (status == U32_MAX) {
+		if (pci_device_is_present(hdev->pdev)) {
+			drm_err(&hdev->drm, "TLB invalidation 0x%08x: MMU_INV_STATUS reads all ones with the device present (in reset): not invalidated\n",
+				val);
+			return -EIO;
+		}
 		drm_dbg(&hdev->drm, "TLB invalidation 0x%08x: MMU_INV_STATUS reads all ones, the device is gone\n",
 			val);
 		return 0;
@@ -408,10 +415,11 @@ static int hpu_mmu_inv(struct hpu_device *hdev, u32 val)
  *
  * Returns once the device reports the invalidation complete, so no later
  * engine access uses a translation cached before the call. A status that
- * reads all ones (surprise removal) counts as complete: a device that is
- * gone translates nothing. May sleep.
+ * reads all ones counts as complete only if the device is gone (surprise
+ * removal: it translates nothing); a device present that reads all ones
+ * is in reset and dropped the request. May sleep.
  *
- * Return: 0, or -ETIMEDOUT (logged).
+ * Return: 0, -ETIMEDOUT or -EIO (logged).
  */
 int hpu_mmu_invalidate(struct hpu_device *hdev, u32 asid)
 {
@@ -422,7 +430,7 @@ int hpu_mmu_invalidate(struct hpu_device *hdev, u32 asid)
  * hpu_mmu_invalidate_all() - invalidate the TLB entries of every ASID
  * @hdev: the device, kept bound by the caller
  *
- * Return: 0, or -ETIMEDOUT (logged).
+ * Return: 0, -ETIMEDOUT or -EIO (logged).
  */
 int hpu_mmu_invalidate_all(struct hpu_device *hdev)
 {

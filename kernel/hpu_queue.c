@@ -292,11 +292,17 @@ static int hpu_stream_wait_idle(struct hpu_stream *stream)
 			 status == U32_MAX ||
 			 (status & (HPU_QS_STATUS_IDLE | HPU_QS_STATUS_HUNG)),
 			 HPU_STREAM_STOP_TIMEOUT_US);
-	if (!ret && (status == U32_MAX || (status & HPU_QS_STATUS_IDLE)))
+	/* All ones is idle only if the device is gone, not in reset. */
+	if (!ret && status == U32_MAX &&
+	    !pci_device_is_present(stream->hdev->pdev))
+		return 0;
+	if (!ret && status != U32_MAX && (status & HPU_QS_STATUS_IDLE))
 		return 0;
 
 	drm_warn(&stream->hdev->drm, "%s: stream %s (STATUS 0x%08x)\n",
-		 stream->name, ret ? "did not stop" : "is hung", status);
+		 stream->name, ret ? "did not stop" :
+		 status == U32_MAX ? "reads all ones (in reset)" : "is hung",
+		 status);
 	return -EBUSY;
 }
 

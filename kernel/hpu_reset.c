@@ -47,8 +47,13 @@ module_param_named(hb_period_ms, hpu_hb_period_ms, uint, 0444);
 MODULE_PARM_DESC(hb_period_ms,
 		 "Firmware heartbeat period in ms: a request not acknowledged by the next period is a heartbeat loss and leads to a hard reset; 0 disables the heartbeat (default 1000)");
 
-/* Hard reset: 10 ms of device time; the firmware boot has its own timeouts. */
+/*
+ * Hard reset: 10 ms of device time plus the HBM clear, which the device
+ * runs in the background in chunks (like a scrub: scaled with the HBM
+ * size); the firmware boot has its own timeouts.
+ */
 #define HPU_HARD_RESET_TIMEOUT_US	(1000 * USEC_PER_MSEC)
+#define HPU_HARD_RESET_US_PER_GIB	(1000 * USEC_PER_MSEC)
 /* Shortest heartbeat period: the firmware answers within 1 ms. */
 #define HPU_HB_PERIOD_MIN_MS		10
 
@@ -305,6 +310,8 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
  */
 static int hpu_reset_hard_boot(struct hpu_device *hdev)
 {
+	u64 timeout_us = HPU_HARD_RESET_TIMEOUT_US + HPU_HARD_RESET_US_PER_GIB *
+			 DIV_ROUND_UP_ULL(hdev->id.hbm_size, SZ_1G);
 	u32 status;
 	int ret;
 
@@ -315,10 +322,10 @@ static int hpu_reset_hard_boot(struct hpu_device *hdev)
 	ret = hpu_poll32(hdev, HPU_REG_STATUS, status,
 			 (status & (HPU_STATUS_READY | HPU_STATUS_RESET_BUSY |
 				    HPU_STATUS_HARD_RESET_BUSY)) ==
-			 HPU_STATUS_READY, HPU_HARD_RESET_TIMEOUT_US);
+			 HPU_STATUS_READY, timeout_us);
 	if (ret) {
-		drm_err(&hdev->drm, "hard reset did not complete within %u ms (STATUS 0x%08x)\n",
-			(u32)(HPU_HARD_RESET_TIMEOUT_US / USEC_PER_MSEC), status);
+		drm_err(&hdev->drm, "hard reset did not complete within %llu ms (STATUS 0x%08x)\n",
+			timeout_us / USEC_PER_MSEC, status);
 	} else {
 		ret = hpu_fw_boot_locked(hdev);
 	}
@@ -343,6 +350,8 @@ static int hpu_reset_reinit(struct hpu_device *hdev)
 	if (ret)
 		return ret;
 
+	/* The hard reset abandoned a scrub that had timed out. */
+	hpu_hbm_scrub_reset(hdev);
 	return hpu_hbm_scrub(hdev, 0, hdev->id.hbm_size);
 }
 
@@ -372,7 +381,13 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	/* From here on, files opened before get -ENODEV. */
 	gen = atomic64_inc_return(&r->generation);
 
-	ret = hpu_reset_hard_boot(hdev);
+	if (r->flr_in_reset) {
+		/* Its registers drop writes: no hard reset can start. */
+		r->flr_in_reset = false;
+		ret = -ETIMEDOUT;
+	} else {
+		ret = hpu_reset_hard_boot(hdev);
+	}
 	if (!ret)
 		ret = hpu_reset_reinit(hdev);
 	if (ret) {
@@ -698,7 +713,10 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
 
 	if (r->flr_prepared) {
 		r->flr_prepared = false;
+		/* A failure makes the hard reset below fail (unusable). */
+		r->flr_in_reset = hpu_hw_wait_out_of_reset(hdev) != 0;
 		hpu_reset_do(hdev, HPU_RESET_HARD, "function level reset", true);
+		r->flr_in_reset = false;
 	}
 	mutex_unlock(&r->lock);
 }
@@ -820,6 +838,8 @@ static void hpu_reset_remove_flr(struct hpu_device *hdev)
 	if (!pci_device_is_present(pdev))
 		return;		/* surprise removal: it reaches nothing */
 	ret = pci_reset_function_locked(pdev);
+	if (!ret)
+		ret = hpu_hw_wait_out_of_reset(hdev);
 	if (ret)
 		drm_err(&hdev->drm, "device not quiesced and its function reset failed (%d): bus mastering stays off\n",
 			ret);

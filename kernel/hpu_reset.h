@@ -137,6 +137,9 @@ struct hpu_quar_entry {
  *	(&pci_error_handlers.reset_prepare) halted the streams and holds
  *	@lock and @sem (for writing) until its reset_done. Protected by
  *	@lock.
+ * @flr_in_reset: the function did not leave "in reset" after that FLR
+ *	(hpu_hw_wait_out_of_reset() failed): the hard reset that follows
+ *	fails without touching the device. Protected by @lock.
  */
 struct hpu_reset {
 	struct hpu_device *hdev;
@@ -170,6 +173,7 @@ struct hpu_reset {
 	struct work_struct quar_work;
 	bool unquiet;
 	bool flr_prepared;
+	bool flr_in_reset;
 };
 
 int hpu_reset_init(struct hpu_device *hdev);

@@ -8,7 +8,7 @@
 // and the scrubber running on the worker instead of in the MMIO write;
 // and the review of those fixes: resets that never wait (the function in
 // reset until DMA begun before drains), hpu_core_kill() not waiting, the
-// hard reset's HBM clear on the worker, SCRUB_STATUS.ERROR after a good scrub.
+// hard reset's HBM clear on the worker, SCRUB_STATUS.ERROR of a refused start kept past a completing scrub.
 //
 // Copyright (c) 2026 The hpu authors
 #include "hpu_rig.hpp"
@@ -640,8 +640,9 @@ TEST_CASE("a power-on reset during a hard reset's HBM clear abandons it",
     CHECK(r.rd(HPU_REG_HARD_RESET_COUNT) == 0u);
 }
 
-TEST_CASE("SCRUB_STATUS.ERROR of a start refused while busy goes when the "
-          "scrub in progress succeeds", "[emu][sec][scrub]")
+TEST_CASE("SCRUB_STATUS.ERROR of a start refused while busy stays when the "
+          "scrub in progress completes, until the next accepted start",
+          "[emu][sec][scrub]")
 {
     Rig r(small_dev());
     r.env.fw_manual = true;
@@ -652,6 +653,13 @@ TEST_CASE("SCRUB_STATUS.ERROR of a start refused while busy goes when the "
     REQUIRE(r.rd(HPU_REG_SCRUB_STATUS) == (HPU_SCRUB_BUSY | HPU_SCRUB_ERROR));
     CHECK(r.env.errors.size() == 1);
     r.fw_pump();
-    CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
+    // The earlier scrub completed; the refusal of the second start must
+    // not read as its success.
+    CHECK(r.rd(HPU_REG_SCRUB_STATUS) == HPU_SCRUB_ERROR);
     CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 1u);
+    r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);  // accepted: clears ERROR
+    CHECK(r.rd(HPU_REG_SCRUB_STATUS) == HPU_SCRUB_BUSY);
+    r.fw_pump();
+    CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
+    CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 2u);
 }
