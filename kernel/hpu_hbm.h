@@ -89,6 +89,7 @@ bool hpu_hbm_blocks_contain(struct hpu_device *hdev, struct list_head *blocks,
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suites (kernel/tests/). */
 void hpu_hbm_release(struct drm_device *drm, void *arg);
+u32 hpu_hbm_scrub_count(struct hpu_device *hdev);
 #endif
 
 #endif /* __HPU_HBM_H__ */

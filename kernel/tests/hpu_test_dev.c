@@ -13,6 +13,7 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 
 #include <linux/bitmap.h>
@@ -46,6 +47,18 @@ static void hpu_test_dev_release(void *arg)
 	mutex_destroy(&hdev->limits->users_lock);
 	vfree((void __force *)mmu->win);
 	vfree((void __force *)hdev->regs);
+}
+
+/*
+ * SCRUB_COUNT of the fake device: one more at every read, so the two
+ * reads around a scrub see exactly one complete. The suites run one case
+ * at a time.
+ */
+static u32 hpu_test_scrubs;
+
+static u32 hpu_test_scrub_count(struct hpu_device *hdev)
+{
+	return ++hpu_test_scrubs;
 }
 
 /**
@@ -112,6 +125,7 @@ struct hpu_device *hpu_test_dev_create(struct kunit *test,
 	lim->ctx_queues = HPU_MAX_QUEUES;
 	lim->ctx_jobs = 1024;
 	lim->user_contexts = HPU_ASID_LAST - HPU_ASID_FIRST + 1;
+	lim->unprivileged_contexts = HPU_ASID_LAST - HPU_ASID_FIRST + 1;
 	lim->user_timeout_ms = 60000;
 	hdev->limits = lim;
 
@@ -134,6 +148,10 @@ struct hpu_device *hpu_test_dev_create(struct kunit *test,
 		}
 		hdev->hbm = hbm;
 	}
+
+	/* Every scrub completes at once, and SCRUB_COUNT moves by one. */
+	kunit_activate_static_stub(test, hpu_hbm_scrub_count,
+				   hpu_test_scrub_count);
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							hpu_test_dev_release,
