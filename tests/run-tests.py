@@ -135,7 +135,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
     if kernel:
         # KASAN and lockdep make everything several times slower.
         cmd += ["--kernel", kernel, "--env", f"HPU_KO={ko}", "--env", "HPU_TIME_SCALE=4",
-                "--timeout", "5400"]
+                "--timeout", "7200"]
     for a in VM_ALLOW:
         cmd += ["--allow", a]
     for d in VM_HPUS:
