@@ -53,21 +53,35 @@ if [ -z "$range" ]; then
 	return 0 2>/dev/null || exit 0
 fi
 lo=${range% *}; hi=${range#* }
-# One site is left out: a failure inside drm_sysfs_minor_alloc() oopses in
-# the DRM core of Linux 6.12, not in hpu.ko (drm_minor_alloc() leaves the
-# ERR_PTR in minor->kdev and its managed release put_device()s it), so
-# allocations under that function are rejected.
-reject=$(python3 -c '
+# [start, end) of the first function of module $1 whose name starts with $2
+# (its address and the next code symbol's), or nothing.
+fn_text() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+mod, name = "[" + sys.argv[1] + "]", sys.argv[2]
 syms = sorted((int(l.split()[0], 16), l.split()[2]) for l in open("/proc/kallsyms")
-              if l.rstrip().endswith("[drm]") and l.split()[1] in "tT")
+              if l.rstrip().endswith(mod) and l.split()[1] in "tT")
 for i, (a, n) in enumerate(syms):
-    if n == "drm_sysfs_minor_alloc" and i + 1 < len(syms):
-        print("0x%x 0x%x" % (a, syms[i + 1][0]))')
+    if n.startswith(name) and i + 1 < len(syms):
+        print("0x%x 0x%x" % (a, syms[i + 1][0]))
+        break
+PY
+}
+# Allocations under that function never fail (the one reject window of
+# failslab and fail_page_alloc).
+reject_fn() { # module, function, why (for the failure message)
+	r=$(fn_text "$1" "$2")
+	if [ -n "$r" ]; then fi_set "${r% *}" reject-start; fi_set "${r#* }" reject-end
+	else fail "vm/fault-inject: $3 found" "no $2 in /proc/kallsyms"; fi
+}
 fi_off
 fi_set 0 verbose; fi_set N ignore-gfp-wait
 echo N > "$FI/fail_page_alloc/ignore-gfp-highmem"; echo 0 > "$FI/fail_page_alloc/min-order"
 fi_set "$lo" require-start; fi_set "$hi" require-end
-if [ -n "$reject" ]; then fi_set "${reject% *}" reject-start; fi_set "${reject#* }" reject-end; fi
+# One site is left out: a failure inside drm_sysfs_minor_alloc() oopses in
+# the DRM core of Linux 6.12, not in hpu.ko (drm_minor_alloc() leaves the
+# ERR_PTR in minor->kdev and its managed release put_device()s it).
+reject_fn drm drm_sysfs_minor_alloc "the DRM core's minor allocation"
 fi_set 32 stacktrace-depth
 
 # ---- 1. probe and remove, one allocation site after another ----
@@ -116,15 +130,7 @@ check "vm/fault-inject: the device works after the probe sweep" timeout 120 "$BU
 # failed split_block() corrupts drm_buddy's free tree in Linux 6.12 (its
 # err_undo paths free a block that is still linked in the tree, which
 # then holds a cycle and the next allocation spins in rb_last forever).
-reject=$(python3 -c '
-syms = sorted((int(l.split()[0], 16), l.split()[2]) for l in open("/proc/kallsyms")
-              if l.rstrip().endswith("[drm_buddy]") and l.split()[1] in "tT")
-for i, (a, n) in enumerate(syms):
-    if n.startswith("drm_block_alloc") and i + 1 < len(syms):
-        print("0x%x 0x%x" % (a, syms[i + 1][0]))
-        break')
-if [ -n "$reject" ]; then fi_set "${reject% *}" reject-start; fi_set "${reject#* }" reject-end
-else fail "vm/fault-inject: drm_buddy's node allocator found" "no drm_block_alloc in /proc/kallsyms"; fi
+reject_fn drm_buddy drm_block_alloc "drm_buddy's node allocator"
 fi_set Y task-filter; fi_set 1 interval; fi_set -1 times; fi_set 0 space
 fi_set 2 probability
 b0=$(bugs); t0=$(date +%s)
