@@ -116,7 +116,8 @@ struct HpuState {
     PCIDevice parent_obj;
 
     MemoryRegion regs;
-    MemoryRegion msix_bar;
+    MemoryRegion msix_bar;      /* BAR2: forwards to msix_store */
+    MemoryRegion msix_store;    /* QEMU's MSI-X table and PBA, not mapped */
     MemoryRegion hbm_win;
     QEMUTimer *timer;
     QemuMutex lock;             /* the core lock */
@@ -520,6 +521,82 @@ static const MemoryRegionOps hpu_regs_ops = {
     },
 };
 
+/*
+ * BAR2: the MSI-X table and PBA.  QEMU's MSI-X emulation sits in a
+ * container that is never mapped (msix_store); the BAR forwards to it
+ * while the device is plugged.  After an unplug a vCPU may still dispatch
+ * an access it translated before the memory map changed (under TCG a vCPU
+ * takes the new map only when it next leaves its execution loop), and by
+ * then hpu_exit() has freed the MSI-X state: such an access reads all ones
+ * and its write goes nowhere, as for a device that is gone.  Called with
+ * the BQL held, as hpu_exit() is.
+ */
+static MemoryRegion *hpu_msix_target(HpuState *s, hwaddr *addr,
+                                     unsigned size)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    MemoryRegion *mr = &pdev->msix_table_mmio;
+
+    if (qatomic_read(&s->dead) || !msix_present(pdev)) {
+        return NULL;
+    }
+    if (*addr >= HPU_MSIX_PBA_OFFSET) {
+        *addr -= HPU_MSIX_PBA_OFFSET;
+        mr = &pdev->msix_pba_mmio;
+    }
+    if (*addr + size > memory_region_size(mr)) {
+        return NULL;            /* reserved: reads 0, writes ignored */
+    }
+    return mr;
+}
+
+static MemTxResult hpu_msix_read(void *opaque, hwaddr addr, uint64_t *data,
+                                 unsigned size, MemTxAttrs attrs)
+{
+    HpuState *s = HPU(opaque);
+    MemoryRegion *mr;
+
+    if (qatomic_read(&s->dead)) {
+        *data = MAKE_64BIT_MASK(0, size * 8);
+        return MEMTX_OK;
+    }
+    mr = hpu_msix_target(s, &addr, size);
+    if (!mr) {
+        *data = 0;
+        return MEMTX_OK;
+    }
+    return memory_region_dispatch_read(mr, addr, data,
+                                       size_memop(size) | MO_LE, attrs);
+}
+
+static MemTxResult hpu_msix_write(void *opaque, hwaddr addr, uint64_t data,
+                                  unsigned size, MemTxAttrs attrs)
+{
+    HpuState *s = HPU(opaque);
+    MemoryRegion *mr = hpu_msix_target(s, &addr, size);
+
+    if (!mr) {
+        return MEMTX_OK;
+    }
+    return memory_region_dispatch_write(mr, addr, data,
+                                        size_memop(size) | MO_LE, attrs);
+}
+
+/* The access rules of QEMU's MSI-X table and PBA: aligned 32 or 64 bits. */
+static const MemoryRegionOps hpu_msix_ops = {
+    .read_with_attrs = hpu_msix_read,
+    .write_with_attrs = hpu_msix_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
 /* BAR4: HBM window */
 
 static uint64_t hpu_hbm_win_read(void *opaque, hwaddr addr, unsigned size)
@@ -621,14 +698,19 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
 
     /* msix_init_exclusive_bar() would make a 32-bit BAR; the spec wants 64 */
-    memory_region_init(&s->msix_bar, OBJECT(s), "hpu-msix",
+    memory_region_init(&s->msix_store, OBJECT(s), "hpu-msix-store",
                        HPU_MSIX_BAR_SIZE);
-    ret = msix_init(pdev, HPU_MSIX_VECTORS, &s->msix_bar, HPU_BAR_MSIX, 0,
-                    &s->msix_bar, HPU_BAR_MSIX, HPU_MSIX_PBA_OFFSET, 0, errp);
+    ret = msix_init(pdev, HPU_MSIX_VECTORS, &s->msix_store, HPU_BAR_MSIX, 0,
+                    &s->msix_store, HPU_BAR_MSIX, HPU_MSIX_PBA_OFFSET, 0,
+                    errp);
     if (ret) {
         pcie_cap_exit(pdev);
         return;
     }
+    memory_region_init_io(&s->msix_bar, OBJECT(s), &hpu_msix_ops, s,
+                          "hpu-msix", HPU_MSIX_BAR_SIZE);
+    /* It only forwards: the MSI-X regions apply the guard themselves. */
+    s->msix_bar.disable_reentrancy_guard = true;
     pci_register_bar(pdev, HPU_BAR_MSIX, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->msix_bar);
     for (v = 0; v < HPU_MSIX_VECTORS; v++) {
@@ -658,7 +740,7 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         s->reset_bh = NULL;
         qemu_mutex_destroy(&s->lock);
         msix_unuse_all_vectors(pdev);
-        msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+        msix_uninit(pdev, &s->msix_store, &s->msix_store);
         pcie_cap_exit(pdev);
         return;
     }
@@ -683,7 +765,7 @@ static void hpu_exit(PCIDevice *pdev)
         hpu_stop_threads(s);
     }
     msix_unuse_all_vectors(pdev);
-    msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+    msix_uninit(pdev, &s->msix_store, &s->msix_store);
     pcie_cap_exit(pdev);
 }
 

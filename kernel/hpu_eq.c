@@ -118,6 +118,9 @@ static void hpu_eq_ue_work(struct work_struct *work)
 		else if (ret == -ERANGE)
 			dev_err(dev, "uncorrectable ECC error at HBM 0x%llx, outside the buffer area: not retired\n",
 				addr);
+		else if (ret == -ENOMEM)
+			dev_err(dev, "HBM page 0x%llx with an uncorrectable ECC error not taken out of use: out of memory (a buffer may still get it)\n",
+				addr);
 		else if (ret != -EALREADY)
 			dev_err(dev, "cannot retire HBM page 0x%llx: %d\n",
 				addr, ret);

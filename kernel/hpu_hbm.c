@@ -280,20 +280,25 @@ int hpu_hbm_alloc(struct hpu_device *hdev, u64 size, u64 page_size,
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_alloc);
 
-/* Take the free page at allocator offset @off out of use; hbm->lock held. */
-static bool hpu_hbm_take_page_locked(struct hpu_hbm *hbm, u64 off)
+/*
+ * Take the free page at allocator offset @off out of use; hbm->lock held.
+ * Return: 0; -ENOSPC if a buffer holds it; -ENOMEM.
+ */
+static int hpu_hbm_take_page_locked(struct hpu_hbm *hbm, u64 off)
 {
 	LIST_HEAD(blocks);
+	int ret;
 
 	lockdep_assert_held(&hbm->lock);
 
 	/* An exact range: the buddy splits free blocks down to this page. */
-	if (drm_buddy_alloc_blocks(&hbm->mm, off, off + HPU_HBM_PAGE_SIZE,
-				   HPU_HBM_PAGE_SIZE, HPU_HBM_PAGE_SIZE,
-				   &blocks, 0))
-		return false;
+	ret = drm_buddy_alloc_blocks(&hbm->mm, off, off + HPU_HBM_PAGE_SIZE,
+				     HPU_HBM_PAGE_SIZE, HPU_HBM_PAGE_SIZE,
+				     &blocks, 0);
+	if (ret)
+		return ret == -ENOMEM ? -ENOMEM : -ENOSPC;
 	list_splice_tail(&blocks, &hbm->retired_blocks);
-	return true;
+	return 0;
 }
 
 /* Retire the pending pages that are free now; hbm->lock held. */
@@ -305,8 +310,8 @@ static void hpu_hbm_retire_pending_locked(struct hpu_hbm *hbm)
 	xa_for_each(&hbm->retired, index, entry) {
 		if (xa_to_value(entry) != HPU_HBM_RETIRE_PENDING)
 			continue;
-		if (!hpu_hbm_take_page_locked(hbm, (u64)index * HPU_HBM_PAGE_SIZE -
-					      hbm->base))
+		if (hpu_hbm_take_page_locked(hbm, (u64)index * HPU_HBM_PAGE_SIZE -
+					     hbm->base))
 			continue;
 		/* Replacing an entry allocates nothing: this cannot fail. */
 		xa_store(&hbm->retired, index, xa_mk_value(HPU_HBM_RETIRED),
@@ -327,7 +332,10 @@ static void hpu_hbm_retire_pending_locked(struct hpu_hbm *hbm)
  *
  * Return: 0 for a newly retired page; -EALREADY if it was retired
  * already (@in_use is still set); -ERANGE for a page outside the
- * allocator (the page-table area, or beyond HBM); -ENOMEM.
+ * allocator (the page-table area, or beyond HBM); -ENOMEM if memory to
+ * record it ran out (not retired), or to take it out of the allocator
+ * (then it is pending as if a buffer held it, and taken out at the next
+ * free: until then a new buffer may get it).
  */
 int hpu_hbm_retire(struct hpu_device *hdev, u64 addr, bool *in_use)
 {
@@ -356,12 +364,14 @@ int hpu_hbm_retire(struct hpu_device *hdev, u64 addr, bool *in_use)
 	if (ret)
 		goto out;
 	hbm->retired_pages++;
-	if (hpu_hbm_take_page_locked(hbm, addr - hbm->base)) {
+	ret = hpu_hbm_take_page_locked(hbm, addr - hbm->base);
+	if (!ret) {
 		xa_store(&hbm->retired, index, xa_mk_value(HPU_HBM_RETIRED),
 			 GFP_KERNEL);
 	} else {
 		hbm->retired_pending++;
-		*in_use = true;
+		*in_use = ret == -ENOSPC;
+		ret = ret == -ENOSPC ? 0 : ret;
 	}
 out:
 	mutex_unlock(&hbm->lock);

@@ -90,7 +90,8 @@ bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
  * hpu_reset_read_lock() - keep resets out
  * @hdev: the device
  *
- * Waits for a reset in progress. The holder must not wait for a job (a
+ * Waits for a reset in progress, also for a function level reset the PCI
+ * core is doing (hpu_reset_flr_prepare()). The holder must not wait for a job (a
  * reset may be what completes it), allocate memory with GFP_KERNEL
  * (reclaim may wait for a job), nor take the lock again: resets hold the
  * lock for writing inside their fence-signalling critical section
@@ -98,7 +99,20 @@ bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
  */
 void hpu_reset_read_lock(struct hpu_device *hdev)
 {
-	down_read(&hdev->reset->sem);
+	struct hpu_reset *r = hdev->reset;
+
+	for (;;) {
+		down_read(&r->sem);
+		if (!READ_ONCE(r->flr_active))
+			return;
+		/*
+		 * A function level reset halted the device and let go of
+		 * the lock while the PCI core resets it: wait, unlocked,
+		 * until its reset_done takes the lock again.
+		 */
+		up_read(&r->sem);
+		wait_event(r->flr_wq, !READ_ONCE(r->flr_active));
+	}
 }
 
 /**
@@ -439,7 +453,7 @@ static void hpu_reset_quarantine_schedule(struct hpu_device *hdev, u64 gen)
 /*
  * Run one reset. Caller holds the reset lock. @prepared: a hard reset
  * whose streams a function level reset halted already, holding
- * &hpu_reset.sem for writing (hpu_reset_flr_prepare()). Return 0, -EIO,
+ * &hpu_reset.sem for writing (hpu_reset_flr_done()). Return 0, -EIO,
  * -ENODEV.
  *
  * The reset is a fence-signalling critical section: the jobs it stops
@@ -671,8 +685,12 @@ int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
  * pci_reset_function()), which is a power-on reset of the device. Takes
  * the reset lock (no reset of the driver's own runs meanwhile), stops the
  * heartbeat and halts every stream with &hpu_reset.sem held for writing,
- * so that no open, submission or stream restart touches the device while
- * it is reset. hpu_reset_flr_done() recovers and lets go of both. Does
+ * then marks the FLR active (&hpu_reset.flr_active), so that no open,
+ * submission or stream restart touches the device while it is reset, and
+ * lets go of &hpu_reset.sem: the PCI core allocates and takes the MSI
+ * lock while it resets the function, and resets take &hpu_reset.sem in
+ * their fence-signalling section, so it may not be held across that.
+ * hpu_reset_flr_done() recovers and lets go of the reset lock. Does
  * nothing but take the lock while the device is unusable or being
  * removed (its own removal may reset the function). May sleep.
  */
@@ -692,6 +710,8 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
 	hpu_qm_reset_prepare(hdev, true);
+	WRITE_ONCE(r->flr_active, true);
+	up_write(&r->sem);
 	dma_fence_end_signalling(fence_cookie);
 	drm_dev_exit(idx);
 	r->flr_prepared = true;
@@ -715,6 +735,14 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
 		r->flr_prepared = false;
 		/* A failure makes the hard reset below fail (unusable). */
 		r->flr_in_reset = hpu_hw_wait_out_of_reset(hdev) != 0;
+		/*
+		 * The hard reset below runs with the lock held for writing,
+		 * as hpu_reset_flr_prepare() left it before it let go: who
+		 * waits for the FLR waits for the lock from now on.
+		 */
+		down_write(&r->sem);
+		WRITE_ONCE(r->flr_active, false);
+		wake_up_all(&r->flr_wq);
 		hpu_reset_do(hdev, HPU_RESET_HARD, "function level reset", true);
 		r->flr_in_reset = false;
 	}
@@ -929,6 +957,7 @@ int hpu_reset_init(struct hpu_device *hdev)
 	r->hdev = hdev;
 	mutex_init(&r->lock);
 	init_rwsem(&r->sem);
+	init_waitqueue_head(&r->flr_wq);
 	mutex_init(&r->quar_lock);
 	INIT_LIST_HEAD(&r->quar_list);
 	spin_lock_init(&r->pending_lock);

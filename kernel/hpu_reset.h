@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -135,8 +136,12 @@ struct hpu_quar_entry {
  *	WRITE_ONCE(), read with READ_ONCE().
  * @flr_prepared: a function level reset started by the PCI core
  *	(&pci_error_handlers.reset_prepare) halted the streams and holds
- *	@lock and @sem (for writing) until its reset_done. Protected by
- *	@lock.
+ *	@lock until its reset_done. Protected by @lock.
+ * @flr_active: that FLR is under way: the streams are halted and
+ *	hpu_reset_read_lock() waits on @flr_wq, without @sem, until the
+ *	reset_done clears it. Written with @sem held for writing and
+ *	WRITE_ONCE(), read with READ_ONCE().
+ * @flr_wq: where hpu_reset_read_lock() waits for @flr_active to clear.
  * @flr_in_reset: the function did not leave "in reset" after that FLR
  *	(hpu_hw_wait_out_of_reset() failed): the hard reset that follows
  *	fails without touching the device. Protected by @lock.
@@ -173,6 +178,8 @@ struct hpu_reset {
 	struct work_struct quar_work;
 	bool unquiet;
 	bool flr_prepared;
+	bool flr_active;
+	wait_queue_head_t flr_wq;
 	bool flr_in_reset;
 };
 
