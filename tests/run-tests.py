@@ -4,6 +4,7 @@
 # make test: run every check and test suite and print one line per test,
 # then "N passed, N failed".
 #   1. static checks: register header against the spec, uapi padding (pahole),
+#      documentation file tables and licence texts (tools/check-docs.py),
 #      kernel style (checkpatch --strict) and sparse, clang-tidy
 #   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
@@ -66,6 +67,7 @@ def static_checks(build):
     checks = [
         ("check/register header matches the spec", ["python3", "tools/check-regs.py"]),
         ("check/uapi header has no implicit padding", ["bash", "tools/check-uapi-padding.sh"]),
+        ("check/documentation file tables and licence texts", ["python3", "tools/check-docs.py"]),
         ("check/kernel checkpatch --strict and sparse", ["bash", "tools/check-kernel.sh"]),
         ("check/clang-tidy", ["bash", "tools/check-tidy.sh", build]),
     ]
