@@ -56,9 +56,6 @@
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
 #define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
 #define HPU_DEFERRED_EVENTS     64
-#define HPU_FW_IMAGE_MAX        HPU_FW_MAX_SIZE /* trailer included */
-#define HPU_FW_KEY_LEN          HPU_FW_PUBKEY_SIZE      /* Ed25519 */
-#define HPU_FW_MAX_CLOCK_LEVELS HPU_FW_MAX_CLOCKS
 
 typedef struct HpuCore HpuCore;
 
@@ -125,10 +122,10 @@ typedef struct HpuCoreConfig {
     uint8_t uuid[HPU_UUID_LEN];         /* RFC 4122 byte order */
     /* Spec version 4 fuses and flash (hpum_core_make_config: none) */
     bool fw_key_set;                    /* false: no key fused (NO_KEY) */
-    uint8_t fw_key[HPU_FW_KEY_LEN];
+    uint8_t fw_key[HPU_FW_PUBKEY_SIZE];
     uint32_t fw_min_version;            /* anti-rollback fuse */
     const uint8_t *fw_flash;            /* power-on flash content, copied */
-    uint32_t fw_flash_len;              /* at most HPU_FW_IMAGE_MAX */
+    uint32_t fw_flash_len;              /* at most HPU_FW_MAX_SIZE */
 } HpuCoreConfig;
 
 /*
@@ -213,8 +210,8 @@ typedef struct HpuFwInfo {
     uint8_t build[HPU_FW_BUILD_LEN];
     HpuFwLimitState limit[HPU_NUM_LIMITS];
     uint32_t nclocks;
-    uint32_t clk_mhz[HPU_FW_MAX_CLOCK_LEVELS];
-    uint32_t clk_mv[HPU_FW_MAX_CLOCK_LEVELS];
+    uint32_t clk_mhz[HPU_FW_MAX_CLOCKS];
+    uint32_t clk_mv[HPU_FW_MAX_CLOCKS];
     struct hpu_fw_thermal thermal;  /* host byte order */
 } HpuFwInfo;
 

@@ -23,8 +23,8 @@
  *
  * Plain C99, no QEMU headers: see hpu_core.h.  The image is parsed byte by
  * byte (little-endian) at the offsets of the structures in
- * include/hw/hpu_fw_image.h, never through them, so the host's endianness
- * and alignment do not matter.
+ * include/hw/hpu_fw_image.h (HPU_FW_HDR_OFF), never through them, so the
+ * host's endianness and alignment do not matter.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -38,60 +38,13 @@
 
 #include "hpu_internal.h"
 
-/* Image layout: include/hw/hpu_fw_image.h, read byte by byte (LE) */
-#define IMG_OFF(f)              ((uint32_t)offsetof(struct hpu_fw_header, f))
-#define IMG_MAGIC               HPU_FW_MAGIC
-#define IMG_FORMAT              HPU_FW_FORMAT_VERSION
-#define IMG_HDR_SIZE            HPU_FW_HEADER_SIZE
-#define IMG_OFF_MAGIC           IMG_OFF(magic)
-#define IMG_OFF_FORMAT          IMG_OFF(format_version)
-#define IMG_OFF_HDR_SIZE        IMG_OFF(header_size)
-#define IMG_OFF_VERSION         IMG_OFF(fw_version)
-#define IMG_OFF_IMAGE_SIZE      IMG_OFF(image_size)
-#define IMG_OFF_NUM_SECTIONS    IMG_OFF(num_sections)
-#define IMG_OFF_FLAGS           IMG_OFF(flags)
-#define IMG_OFF_CHECKSUM        HPU_FW_CHECKSUM_OFFSET
-#define IMG_CHECKSUM_SIZE       HPU_FW_CHECKSUM_SIZE
-#define IMG_OFF_BUILD           IMG_OFF(build)
-#define IMG_OFF_RESERVED        IMG_OFF(reserved)
-#define IMG_RESERVED_SIZE       (HPU_FW_HEADER_SIZE - IMG_OFF(reserved))
-#define IMG_FLAG_SIGNED         HPU_FW_FLAG_SIGNED
-#define IMG_SECT_SIZE           ((uint32_t)sizeof(struct hpu_fw_section))
-#define IMG_MAX_SECTIONS        HPU_FW_MAX_SECTIONS
-#define IMG_SECT_INFO           HPU_FW_SECT_INFO
-#define IMG_SECT_LIMITS         HPU_FW_SECT_LIMITS
-#define IMG_SECT_CLOCKS         HPU_FW_SECT_CLOCKS
-#define IMG_SECT_THERMAL        HPU_FW_SECT_THERMAL
-#define IMG_LIMIT_SIZE          ((uint32_t)sizeof(struct hpu_fw_limit))
-#define IMG_CLOCK_SIZE          ((uint32_t)sizeof(struct hpu_fw_clock))
-#define IMG_THERMAL_SIZE        ((uint32_t)sizeof(struct hpu_fw_thermal))
-#define IMG_SIG_MAGIC           HPU_FW_SIG_MAGIC
-#define IMG_SIG_ED25519         HPU_FW_SIG_ED25519
-#define IMG_SIG_SIZE            HPU_FW_SIG_SIZE
-#define IMG_SIG_OFF_SIGNATURE   ((uint32_t)offsetof(struct hpu_fw_signature, \
-                                                  signature))
-
 #define HPU_FW_RETRY_NS         100000  /* result not recorded yet */
 #define HPU_MBOX_BLOCK_SIZE     (HPU_REG_MBOX_RESP1 + 4 - HPU_REG_MBOX_CMD)
 #define HPU_SENSOR_BLOCK_SIZE   (HPU_REG_SENSOR_SEQ + 4 - HPU_REG_TEMP(0))
 #define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_DMA_ENGINES - 1) + \
                                  4 - HPU_REG_BUSY_NS_LO(0))
 
-static const char *const hpu_fw_err_names[] = {
-    [HPU_FW_ERR_NONE] = "NONE",
-    [HPU_FW_ERR_BAD_MAGIC] = "BAD_MAGIC",
-    [HPU_FW_ERR_BAD_FORMAT] = "BAD_FORMAT",
-    [HPU_FW_ERR_TOO_LARGE] = "TOO_LARGE",
-    [HPU_FW_ERR_TRUNCATED] = "TRUNCATED",
-    [HPU_FW_ERR_CORRUPT] = "CORRUPT",
-    [HPU_FW_ERR_UNSIGNED] = "UNSIGNED",
-    [HPU_FW_ERR_NO_KEY] = "NO_KEY",
-    [HPU_FW_ERR_BAD_SIGNATURE] = "BAD_SIGNATURE",
-    [HPU_FW_ERR_TOO_OLD] = "TOO_OLD",
-    [HPU_FW_ERR_BAD_LAYOUT] = "BAD_LAYOUT",
-    [HPU_FW_ERR_DMA_ERROR] = "DMA_ERROR",
-    [HPU_FW_ERR_NO_IMAGE] = "NO_IMAGE",
-};
+static const char *const hpum_fw_err_names[] = { HPU_FW_REFUSAL_NAMES };
 
 static const char *hpum_cpu_state_name(uint32_t s)
 {
@@ -143,14 +96,14 @@ static void hpum_flash_img_put(HpuFlashImg *img)
 static void hpum_fw_checksum(const uint8_t *img, uint32_t size,
                              uint8_t digest[SHA256_DIGEST_SIZE])
 {
-    static const uint8_t zero[IMG_CHECKSUM_SIZE];
+    static const uint8_t zero[HPU_FW_CHECKSUM_SIZE];
     struct sha256_ctx ctx;
 
     sha256_init(&ctx);
-    sha256_update(&ctx, IMG_OFF_CHECKSUM, img);
-    sha256_update(&ctx, IMG_CHECKSUM_SIZE, zero);
-    sha256_update(&ctx, size - (IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE),
-                  img + IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE);
+    sha256_update(&ctx, HPU_FW_CHECKSUM_OFFSET, img);
+    sha256_update(&ctx, HPU_FW_CHECKSUM_SIZE, zero);
+    sha256_update(&ctx, size - (HPU_FW_CHECKSUM_OFFSET + HPU_FW_CHECKSUM_SIZE),
+                  img + HPU_FW_CHECKSUM_OFFSET + HPU_FW_CHECKSUM_SIZE);
     sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
 }
 
@@ -159,13 +112,13 @@ static uint32_t hpum_fw_limits(const uint8_t *p, uint32_t size,
                               size_t whylen)
 {
     bool seen[HPU_NUM_LIMITS] = { false };
-    uint32_t i, n = size / IMG_LIMIT_SIZE;
+    uint32_t i, n = size / HPU_FW_LIMIT_SIZE;
 
-    if (size % IMG_LIMIT_SIZE) {
+    if (size % HPU_FW_LIMIT_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS size %u is not a multiple of "
-               "%u", size, IMG_LIMIT_SIZE);
+               "%u", size, HPU_FW_LIMIT_SIZE);
     }
-    for (i = 0; i < n; i++, p += IMG_LIMIT_SIZE) {
+    for (i = 0; i < n; i++, p += HPU_FW_LIMIT_SIZE) {
         uint32_t id = hpum_le32(p), def = hpum_le32(p + 4);
         uint32_t min = hpum_le32(p + 8), max = hpum_le32(p + 12);
 
@@ -199,14 +152,14 @@ static uint32_t hpum_fw_clocks(const uint8_t *p, uint32_t size,
                                HpuFwInfo *out, char *why,
                               size_t whylen)
 {
-    uint32_t i, n = size / IMG_CLOCK_SIZE;
+    uint32_t i, n = size / HPU_FW_CLOCK_SIZE;
 
-    if (size % IMG_CLOCK_SIZE || n < 1 || n > HPU_FW_MAX_CLOCK_LEVELS) {
+    if (size % HPU_FW_CLOCK_SIZE || n < 1 || n > HPU_FW_MAX_CLOCKS) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "CLOCKS size %u: 1 to %u entries of "
-               "%u bytes expected", size, HPU_FW_MAX_CLOCK_LEVELS,
-               IMG_CLOCK_SIZE);
+               "%u bytes expected", size, HPU_FW_MAX_CLOCKS,
+               HPU_FW_CLOCK_SIZE);
     }
-    for (i = 0; i < n; i++, p += IMG_CLOCK_SIZE) {
+    for (i = 0; i < n; i++, p += HPU_FW_CLOCK_SIZE) {
         out->clk_mhz[i] = hpum_le32(p);
         out->clk_mv[i] = hpum_le32(p + 4);
         if (!out->clk_mhz[i] ||
@@ -228,13 +181,13 @@ static uint32_t hpum_fw_thermal(const uint8_t *p, uint32_t size,
         "ambient_mc", "rth_mc_per_w", "tau_ms", "idle_mw", "engine_mw",
         "hbm_mhz", "hbm_mv", "hysteresis_mc", "period_ms",
     };
-    uint32_t v[IMG_THERMAL_SIZE / 4], i;
+    uint32_t v[HPU_FW_THERMAL_SIZE / 4], i;
 
-    if (size != IMG_THERMAL_SIZE) {
+    if (size != HPU_FW_THERMAL_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL size %u, not %u", size,
-               IMG_THERMAL_SIZE);
+               HPU_FW_THERMAL_SIZE);
     }
-    for (i = 0; i < IMG_THERMAL_SIZE / 4; i++) {
+    for (i = 0; i < HPU_FW_THERMAL_SIZE / 4; i++) {
         v[i] = hpum_le32(p + 4 * i);
         if (!v[i]) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL %s is zero", names[i]);
@@ -261,20 +214,20 @@ static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
                                uint32_t nsec, HpuFwInfo *out,
                               char *why, size_t whylen)
 {
-    uint32_t off[IMG_MAX_SECTIONS], size[IMG_MAX_SECTIONS];
-    int where[IMG_SECT_THERMAL + 1];
+    uint32_t off[HPU_FW_MAX_SECTIONS], size[HPU_FW_MAX_SECTIONS];
+    int where[HPU_FW_SECT_THERMAL + 1];
     uint32_t i, j, table_end, r;
 
-    if (nsec < 1 || nsec > IMG_MAX_SECTIONS) {
+    if (nsec < 1 || nsec > HPU_FW_MAX_SECTIONS) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "num_sections %u, not 1 to %u", nsec,
-               IMG_MAX_SECTIONS);
+               HPU_FW_MAX_SECTIONS);
     }
-    for (i = 0; i <= IMG_SECT_THERMAL; i++) {
+    for (i = 0; i <= HPU_FW_SECT_THERMAL; i++) {
         where[i] = -1;
     }
-    table_end = IMG_HDR_SIZE + nsec * IMG_SECT_SIZE;
+    table_end = HPU_FW_HEADER_SIZE + nsec * HPU_FW_SECTION_SIZE;
     for (i = 0; i < nsec; i++) {
-        const uint8_t *s = img + IMG_HDR_SIZE + i * IMG_SECT_SIZE;
+        const uint8_t *s = img + HPU_FW_HEADER_SIZE + i * HPU_FW_SECTION_SIZE;
         uint32_t type = hpum_le32(s);
 
         off[i] = hpum_le32(s + 4);
@@ -295,7 +248,7 @@ static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
                    "[0x%x, 0x%x)", i, off[i], size[i], table_end,
                    image_size);
         }
-        if (type < IMG_SECT_INFO || type > IMG_SECT_THERMAL) {
+        if (type < HPU_FW_SECT_INFO || type > HPU_FW_SECT_THERMAL) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: unknown type %u", i,
                    type);
         }
@@ -313,25 +266,25 @@ static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
             }
         }
     }
-    if (where[IMG_SECT_LIMITS] < 0 || where[IMG_SECT_CLOCKS] < 0 ||
-        where[IMG_SECT_THERMAL] < 0) {
+    if (where[HPU_FW_SECT_LIMITS] < 0 || where[HPU_FW_SECT_CLOCKS] < 0 ||
+        where[HPU_FW_SECT_THERMAL] < 0) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "a required section is missing "
                "(LIMITS %s, CLOCKS %s, THERMAL %s)",
-               where[IMG_SECT_LIMITS] < 0 ? "missing" : "present",
-               where[IMG_SECT_CLOCKS] < 0 ? "missing" : "present",
-               where[IMG_SECT_THERMAL] < 0 ? "missing" : "present");
+               where[HPU_FW_SECT_LIMITS] < 0 ? "missing" : "present",
+               where[HPU_FW_SECT_CLOCKS] < 0 ? "missing" : "present",
+               where[HPU_FW_SECT_THERMAL] < 0 ? "missing" : "present");
     }
-    i = (uint32_t)where[IMG_SECT_LIMITS];
+    i = (uint32_t)where[HPU_FW_SECT_LIMITS];
     r = hpum_fw_limits(img + off[i], size[i], out, why, whylen);
     if (r) {
         return r;
     }
-    i = (uint32_t)where[IMG_SECT_CLOCKS];
+    i = (uint32_t)where[HPU_FW_SECT_CLOCKS];
     r = hpum_fw_clocks(img + off[i], size[i], out, why, whylen);
     if (r) {
         return r;
     }
-    i = (uint32_t)where[IMG_SECT_THERMAL];
+    i = (uint32_t)where[HPU_FW_SECT_THERMAL];
     return hpum_fw_thermal(img + off[i], size[i], out, why, whylen);
 }
 
@@ -346,63 +299,63 @@ uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
 
     memset(out, 0, sizeof(*out));
     *stored = 0;
-    if (len < IMG_HDR_SIZE) {
+    if (len < HPU_FW_HEADER_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_MAGIC, "%llu bytes provided, fewer than the "
-               "%u-byte header", (unsigned long long)len, IMG_HDR_SIZE);
+               "%u-byte header", (unsigned long long)len, HPU_FW_HEADER_SIZE);
     }
-    if (hpum_le32(img + IMG_OFF_MAGIC) != IMG_MAGIC) {
+    if (hpum_le32(img + HPU_FW_HDR_OFF(magic)) != HPU_FW_MAGIC) {
         REFUSE(HPU_FW_ERR_BAD_MAGIC, "magic 0x%08x, not 0x%08x",
-               hpum_le32(img + IMG_OFF_MAGIC), IMG_MAGIC);
+               hpum_le32(img + HPU_FW_HDR_OFF(magic)), HPU_FW_MAGIC);
     }
-    version = hpum_le32(img + IMG_OFF_VERSION);
-    image_size = hpum_le32(img + IMG_OFF_IMAGE_SIZE);
-    nsec = hpum_le32(img + IMG_OFF_NUM_SECTIONS);
-    flags = hpum_le32(img + IMG_OFF_FLAGS);
-    if (hpum_le16(img + IMG_OFF_FORMAT) != IMG_FORMAT) {
+    version = hpum_le32(img + HPU_FW_HDR_OFF(fw_version));
+    image_size = hpum_le32(img + HPU_FW_HDR_OFF(image_size));
+    nsec = hpum_le32(img + HPU_FW_HDR_OFF(num_sections));
+    flags = hpum_le32(img + HPU_FW_HDR_OFF(flags));
+    if (hpum_le16(img + HPU_FW_HDR_OFF(format_version)) != HPU_FW_FORMAT_VERSION) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "format_version %u, not %u",
-               hpum_le16(img + IMG_OFF_FORMAT), IMG_FORMAT);
+               hpum_le16(img + HPU_FW_HDR_OFF(format_version)), HPU_FW_FORMAT_VERSION);
     }
-    if (hpum_le16(img + IMG_OFF_HDR_SIZE) != IMG_HDR_SIZE) {
+    if (hpum_le16(img + HPU_FW_HDR_OFF(header_size)) != HPU_FW_HEADER_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "header_size %u, not %u",
-               hpum_le16(img + IMG_OFF_HDR_SIZE), IMG_HDR_SIZE);
+               hpum_le16(img + HPU_FW_HDR_OFF(header_size)), HPU_FW_HEADER_SIZE);
     }
-    if (flags & ~IMG_FLAG_SIGNED) {
+    if (flags & ~HPU_FW_FLAG_SIGNED) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "flags 0x%08x: undefined bits set",
                flags);
     }
-    for (i = 0; i < IMG_RESERVED_SIZE; i++) {
-        if (img[IMG_OFF_RESERVED + i]) {
+    for (i = 0; i < (HPU_FW_HEADER_SIZE - HPU_FW_HDR_OFF(reserved)); i++) {
+        if (img[HPU_FW_HDR_OFF(reserved) + i]) {
             REFUSE(HPU_FW_ERR_BAD_FORMAT, "reserved header byte %u not "
-                   "zero", IMG_OFF_RESERVED + i);
+                   "zero", HPU_FW_HDR_OFF(reserved) + i);
         }
     }
     if (version >> 24) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "fw_version 0x%08x: bits 31:24 not "
                "zero", version);
     }
-    trailer = flags & IMG_FLAG_SIGNED ? IMG_SIG_SIZE : 0;
-    if ((uint64_t)image_size + trailer > HPU_FW_IMAGE_MAX ||
-        declared > HPU_FW_IMAGE_MAX) {
+    trailer = flags & HPU_FW_FLAG_SIGNED ? HPU_FW_SIG_SIZE : 0;
+    if ((uint64_t)image_size + trailer > HPU_FW_MAX_SIZE ||
+        declared > HPU_FW_MAX_SIZE) {
         REFUSE(HPU_FW_ERR_TOO_LARGE, "image_size %u (+%u trailer), "
                "FW_IMG_SIZE %llu: more than %u bytes", image_size, trailer,
-               (unsigned long long)declared, HPU_FW_IMAGE_MAX);
+               (unsigned long long)declared, HPU_FW_MAX_SIZE);
     }
     if (len < (uint64_t)image_size + trailer) {
         REFUSE(HPU_FW_ERR_TRUNCATED, "%llu bytes provided, image_size %u "
                "plus a %u-byte trailer needed", (unsigned long long)len,
                image_size, trailer);
     }
-    if (image_size < IMG_HDR_SIZE +
-        (uint64_t)HPU_MIN(nsec, IMG_MAX_SECTIONS) * IMG_SECT_SIZE) {
+    if (image_size < HPU_FW_HEADER_SIZE +
+        (uint64_t)HPU_MIN(nsec, HPU_FW_MAX_SECTIONS) * HPU_FW_SECTION_SIZE) {
         REFUSE(HPU_FW_ERR_TRUNCATED, "image_size %u is smaller than the "
                "header and a table of %u sections", image_size, nsec);
     }
     hpum_fw_checksum(img, image_size, digest);
-    if (memcmp(digest, img + IMG_OFF_CHECKSUM, IMG_CHECKSUM_SIZE)) {
+    if (memcmp(digest, img + HPU_FW_CHECKSUM_OFFSET, HPU_FW_CHECKSUM_SIZE)) {
         REFUSE(HPU_FW_ERR_CORRUPT, "the SHA-256 of the %u-byte signed "
                "region does not match the checksum field", image_size);
     }
-    if (!(flags & IMG_FLAG_SIGNED)) {
+    if (!(flags & HPU_FW_FLAG_SIGNED)) {
         REFUSE(HPU_FW_ERR_UNSIGNED, "the image is not signed (flags bit 0 "
                "clear)");
     }
@@ -411,16 +364,16 @@ uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
                "(property fw-pubkey)");
     }
     sig = img + image_size;
-    if (hpum_le32(sig) != IMG_SIG_MAGIC) {
+    if (hpum_le32(sig) != HPU_FW_SIG_MAGIC) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature trailer magic 0x%08x, "
-               "not 0x%08x", hpum_le32(sig), IMG_SIG_MAGIC);
+               "not 0x%08x", hpum_le32(sig), HPU_FW_SIG_MAGIC);
     }
-    if (hpum_le32(sig + 4) != IMG_SIG_ED25519) {
+    if (hpum_le32(sig + 4) != HPU_FW_SIG_ED25519) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature algorithm %u, not %u "
-               "(Ed25519)", hpum_le32(sig + 4), IMG_SIG_ED25519);
+               "(Ed25519)", hpum_le32(sig + 4), HPU_FW_SIG_ED25519);
     }
     if (!ed25519_sha512_verify(key, image_size, img,
-                               sig + IMG_SIG_OFF_SIGNATURE)) {
+                               sig + HPU_FW_SIG_OFF(signature))) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "the Ed25519 signature does not "
                "verify with the fused key");
     }
@@ -433,7 +386,7 @@ uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
         return i;
     }
     out->version = version;
-    memcpy(out->build, img + IMG_OFF_BUILD, HPU_FW_BUILD_LEN);
+    memcpy(out->build, img + HPU_FW_HDR_OFF(build), HPU_FW_BUILD_LEN);
     *stored = image_size + trailer;
     snprintf(why, whylen, "accepted");
     return HPU_FW_ERR_NONE;
@@ -449,10 +402,10 @@ bool hpum_core_parse_fw_key(const char *hex, HpuCoreConfig *cfg,
     if (!len) {
         return true;
     }
-    if (len != 2 * HPU_FW_KEY_LEN) {
+    if (len != 2 * HPU_FW_PUBKEY_SIZE) {
         if (err) {
             snprintf(err, errlen, "fw-pubkey has %zu characters: an Ed25519 "
-                     "public key is %u hex digits", len, 2 * HPU_FW_KEY_LEN);
+                     "public key is %u hex digits", len, 2 * HPU_FW_PUBKEY_SIZE);
         }
         return false;
     }
@@ -1106,7 +1059,7 @@ static uint32_t hpum_fw_run_job(HpuCore *c,
     } else {
         /* One read of FW_IMG_SIZE bytes (at most what an image can be). */
         declared = job->size;
-        len = HPU_MIN(declared, (uint64_t)HPU_FW_IMAGE_MAX);
+        len = HPU_MIN(declared, (uint64_t)HPU_FW_MAX_SIZE);
         buf = hpum_flash_img_new((uint32_t)len);
         if (!buf) {
             result = HPU_FW_ERR_DMA_ERROR;
@@ -1128,7 +1081,7 @@ static uint32_t hpum_fw_run_job(HpuCore *c,
     }
     if (result) {
         HPU_LOG(c, "%s: image refused %s (%u): %s", what,
-                hpu_fw_err_names[result], result, why);
+                hpum_fw_err_names[result], result, why);
     } else if (buf) {
         buf->len = stored;      /* the trailer in, bytes beyond it out */
     }
@@ -1288,11 +1241,11 @@ void hpum_fw_timer(HpuCore *c, HpuTimerId id)
  */
 static uint32_t hpum_flash_version_of(const uint8_t *p, uint32_t len)
 {
-    if (len < IMG_OFF_VERSION + 4 ||
-        hpum_le32(p + IMG_OFF_MAGIC) != IMG_MAGIC) {
+    if (len < HPU_FW_HDR_OFF(fw_version) + 4 ||
+        hpum_le32(p + HPU_FW_HDR_OFF(magic)) != HPU_FW_MAGIC) {
         return 0;
     }
-    return hpum_le32(p + IMG_OFF_VERSION);
+    return hpum_le32(p + HPU_FW_HDR_OFF(fw_version));
 }
 
 static void hpum_flash_abandon(HpuCore *c)
@@ -1328,14 +1281,14 @@ void hpum_fw_inj_flash(HpuCore *c, uint32_t val)
         HPU_LOG(c, "INJ_FLASH: the flash is empty: nothing corrupted");
         return;
     }
-    if (old->len < IMG_HDR_SIZE) {
+    if (old->len < HPU_FW_HEADER_SIZE) {
         image_size = nsec = 0;
     } else {
-        image_size = hpum_le32(old->data + IMG_OFF_IMAGE_SIZE);
-        nsec = hpum_le32(old->data + IMG_OFF_NUM_SECTIONS);
+        image_size = hpum_le32(old->data + HPU_FW_HDR_OFF(image_size));
+        nsec = hpum_le32(old->data + HPU_FW_HDR_OFF(num_sections));
     }
-    off = IMG_HDR_SIZE + (uint64_t)nsec * IMG_SECT_SIZE;
-    if (old->len < IMG_HDR_SIZE || off >= image_size ||
+    off = HPU_FW_HEADER_SIZE + (uint64_t)nsec * HPU_FW_SECTION_SIZE;
+    if (old->len < HPU_FW_HEADER_SIZE || off >= image_size ||
         image_size > old->len) {
         HPU_LOG(c, "INJ_FLASH: the flash content (%u bytes) has no byte "
                 "after a section table inside its signed region: nothing "
@@ -1389,7 +1342,7 @@ bool hpum_fw_init(HpuCore *c)
     if (!len) {
         return true;
     }
-    if (len > HPU_FW_IMAGE_MAX || !src) {
+    if (len > HPU_FW_MAX_SIZE || !src) {
         return false;
     }
     c->flash.img = hpum_flash_img_new(len);

@@ -668,10 +668,10 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
                        gerr->message);
             return;
         }
-        if (flash_len > HPU_FW_IMAGE_MAX) {
+        if (flash_len > HPU_FW_MAX_SIZE) {
             error_setg(errp, "fw-flash: %s has %zu bytes: the flash holds "
                        "at most %u", s->fw_flash, (size_t)flash_len,
-                       HPU_FW_IMAGE_MAX);
+                       HPU_FW_MAX_SIZE);
             return;
         }
         cfg.fw_flash = (const uint8_t *)flash;

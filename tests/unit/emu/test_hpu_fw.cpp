@@ -30,10 +30,7 @@ static_assert(offsetof(hpu_fw_header, checksum) == HPU_FW_CHECKSUM_OFFSET);
 static_assert(offsetof(hpu_fw_header, build) == 56);
 static_assert(offsetof(hpu_fw_header, reserved) == 88);
 static_assert(offsetof(hpu_fw_signature, signature) == 32);
-static_assert(HPU_FW_MAX_SIZE == HPU_FW_IMAGE_MAX);
 static_assert(HPU_FW_BUILD_SIZE == HPU_FW_BUILD_LEN);
-static_assert(HPU_FW_PUBKEY_SIZE == HPU_FW_KEY_LEN);
-static_assert(HPU_FW_MAX_CLOCKS == HPU_FW_MAX_CLOCK_LEVELS);
 
 namespace {
 
