@@ -213,7 +213,7 @@ bool hpum_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
 
 void hpum_core_make_config(HpuCoreConfig *cfg, uint64_t hbm_size,
                            unsigned int nic_ports, const char *serial,
-                          const uint8_t *uuid)
+                           const uint8_t *uuid)
 {
     size_t len = serial ? strlen(serial) : 0;
 
@@ -528,8 +528,8 @@ static const HpuBlock *hpum_find_block(uint64_t addr)
 /* Apply the access rules; returns the block to use, or NULL if flagged. */
 static const HpuBlock *hpum_check_access(HpuCore *c,
                                          uint64_t addr,
-                                                unsigned int size,
-                                                const char *what)
+                                         unsigned int size,
+                                         const char *what)
 {
     const HpuBlock *b;
 

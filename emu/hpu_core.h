@@ -513,7 +513,7 @@ bool hpum_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
  */
 void hpum_core_make_config(HpuCoreConfig *cfg, uint64_t hbm_size,
                            unsigned int nic_ports, const char *serial,
-                          const uint8_t *uuid);
+                           const uint8_t *uuid);
 
 /*
  * Parse the fw-pubkey property: 64 hex digits, or empty (no key).  Returns

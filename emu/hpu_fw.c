@@ -109,7 +109,7 @@ static void hpum_fw_checksum(const uint8_t *img, uint32_t size,
 
 static uint32_t hpum_fw_limits(const uint8_t *p, uint32_t size,
                                HpuFwInfo *out, char *why,
-                              size_t whylen)
+                               size_t whylen)
 {
     bool seen[HPU_NUM_LIMITS] = { false };
     uint32_t i, n = size / HPU_FW_LIMIT_SIZE;
@@ -150,7 +150,7 @@ static uint32_t hpum_fw_limits(const uint8_t *p, uint32_t size,
 
 static uint32_t hpum_fw_clocks(const uint8_t *p, uint32_t size,
                                HpuFwInfo *out, char *why,
-                              size_t whylen)
+                               size_t whylen)
 {
     uint32_t i, n = size / HPU_FW_CLOCK_SIZE;
 
@@ -175,7 +175,7 @@ static uint32_t hpum_fw_clocks(const uint8_t *p, uint32_t size,
 
 static uint32_t hpum_fw_thermal(const uint8_t *p, uint32_t size,
                                 HpuFwInfo *out, char *why,
-                               size_t whylen)
+                                size_t whylen)
 {
     static const char *const names[] = {
         "ambient_mc", "rth_mc_per_w", "tau_ms", "idle_mw", "engine_mw",
@@ -212,7 +212,7 @@ static uint32_t hpum_fw_thermal(const uint8_t *p, uint32_t size,
 /* The section table and the required sections (BAD_LAYOUT). */
 static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
                                uint32_t nsec, HpuFwInfo *out,
-                              char *why, size_t whylen)
+                               char *why, size_t whylen)
 {
     uint32_t off[HPU_FW_MAX_SECTIONS], size[HPU_FW_MAX_SECTIONS];
     int where[HPU_FW_SECT_THERMAL + 1];
@@ -290,11 +290,12 @@ static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
 
 uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
                         const uint8_t *key, uint32_t min_version,
-                       HpuFwInfo *out, uint32_t *stored,
-                       char *why, size_t whylen)
+                        HpuFwInfo *out, uint32_t *stored,
+                        char *why, size_t whylen)
 {
     uint8_t digest[SHA256_DIGEST_SIZE];
     uint32_t version, image_size, nsec, flags, trailer, i;
+    uint16_t format, hdr_size;
     const uint8_t *sig;
 
     memset(out, 0, sizeof(*out));
@@ -311,13 +312,15 @@ uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
     image_size = hpum_le32(img + HPU_FW_HDR_OFF(image_size));
     nsec = hpum_le32(img + HPU_FW_HDR_OFF(num_sections));
     flags = hpum_le32(img + HPU_FW_HDR_OFF(flags));
-    if (hpum_le16(img + HPU_FW_HDR_OFF(format_version)) != HPU_FW_FORMAT_VERSION) {
+    format = hpum_le16(img + HPU_FW_HDR_OFF(format_version));
+    hdr_size = hpum_le16(img + HPU_FW_HDR_OFF(header_size));
+    if (format != HPU_FW_FORMAT_VERSION) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "format_version %u, not %u",
-               hpum_le16(img + HPU_FW_HDR_OFF(format_version)), HPU_FW_FORMAT_VERSION);
+               format, HPU_FW_FORMAT_VERSION);
     }
-    if (hpum_le16(img + HPU_FW_HDR_OFF(header_size)) != HPU_FW_HEADER_SIZE) {
+    if (hdr_size != HPU_FW_HEADER_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "header_size %u, not %u",
-               hpum_le16(img + HPU_FW_HDR_OFF(header_size)), HPU_FW_HEADER_SIZE);
+               hdr_size, HPU_FW_HEADER_SIZE);
     }
     if (flags & ~HPU_FW_FLAG_SIGNED) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "flags 0x%08x: undefined bits set",
@@ -404,8 +407,9 @@ bool hpum_core_parse_fw_key(const char *hex, HpuCoreConfig *cfg,
     }
     if (len != 2 * HPU_FW_PUBKEY_SIZE) {
         if (err) {
-            snprintf(err, errlen, "fw-pubkey has %zu characters: an Ed25519 "
-                     "public key is %u hex digits", len, 2 * HPU_FW_PUBKEY_SIZE);
+            snprintf(err, errlen, "fw-pubkey has %zu characters: an "
+                     "Ed25519 public key is %u hex digits", len,
+                     2 * HPU_FW_PUBKEY_SIZE);
         }
         return false;
     }
@@ -1039,8 +1043,8 @@ static bool hpum_fw_dma_read(HpuCore *c, const HpuFwJob *job,
 /* Without the lock: read the image of @job (unless BOOT_FLASH), verify it. */
 static uint32_t hpum_fw_run_job(HpuCore *c,
                                 const HpuFwJob *job,
-                               HpuFlashImg **bufp,
-                               HpuFwInfo *info)
+                                HpuFlashImg **bufp,
+                                HpuFwInfo *info)
 {
     const char *what = job->kind == HPU_FW_JOB_FLASH_WRITE ?
                        "FLASH_CMD 1 (WRITE)" :
@@ -1076,8 +1080,8 @@ static uint32_t hpum_fw_run_job(HpuCore *c,
     if (!result) {
         result = hpum_fw_verify(img, len, declared,
                                 c->cfg.fw_key_set ? c->cfg.fw_key : NULL,
-                               c->cfg.fw_min_version, info, &stored, why,
-                               sizeof(why));
+                                c->cfg.fw_min_version, info, &stored, why,
+                                sizeof(why));
     }
     if (result) {
         HPU_LOG(c, "%s: image refused %s (%u): %s", what,

@@ -135,7 +135,7 @@ typedef struct HpuFault {
  */
 int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
                   uint16_t asid, uint64_t va, void *buf, uint64_t len,
-                 bool write, HpuFault *f);
+                  bool write, HpuFault *f);
 /* Power-on: all ECC poison cleared (HBM content kept; under the lock). */
 void hpum_hbm_unpoison(HpuCore *c);
 /* The worker's share of the scrubber: one chunk; false if no job. */
@@ -220,7 +220,7 @@ void hpum_busy_end(HpuCore *c, unsigned int e);
  */
 uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
                         const uint8_t *key, uint32_t min_version,
-                       HpuFwInfo *out, uint32_t *stored,
-                       char *why, size_t whylen);
+                        HpuFwInfo *out, uint32_t *stored,
+                        char *why, size_t whylen);
 
 #endif /* HPU_INTERNAL_H */

@@ -355,7 +355,7 @@ uint64_t hpum_core_hbm_backed(HpuCore *c)
 
 static bool hpum_window_check(HpuCore *c, uint64_t addr,
                               unsigned int size, const char *what,
-                             uint64_t *off)
+                              uint64_t *off)
 {
     if (c->hard_resetting) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx during a hard reset: %s",
@@ -657,7 +657,7 @@ static const char *const hpu_fault_names[] = {
 /* Under the lock: count and latch a fault, describe it in @f. */
 static void hpum_mmu_fault(HpuCore *c, unsigned int e, uint16_t asid,
                            uint64_t va, bool write, int cause,
-                          HpuFault *f)
+                           HpuFault *f)
 {
     uint32_t info = HPU_FAULT_VALID | (write ? HPU_FAULT_WRITE : 0) |
                     ((uint32_t)cause << 4 & HPU_FAULT_CAUSE_MASK) |
@@ -680,7 +680,7 @@ static void hpum_mmu_fault(HpuCore *c, unsigned int e, uint16_t asid,
 
 static void hpum_bus_error(HpuCore *c, unsigned int e, uint16_t asid,
                            uint64_t va, bool write, const char *why,
-                          HpuFault *f)
+                           HpuFault *f)
 {
     HPU_LOG(c, "DMA%u: bus error, ASID %u %s at 0x%llx: %s", e, asid,
             write ? "write" : "read", (unsigned long long)va, why);
@@ -705,7 +705,7 @@ static void hpum_ecc_error(HpuCore *c, unsigned int e, uint16_t asid,
 
 int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
                   uint16_t asid, uint64_t va, void *buf, uint64_t len,
-                 bool write, HpuFault *f)
+                  bool write, HpuFault *f)
 {
     uint8_t *p = buf;
 
@@ -779,7 +779,7 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
             hpum_lock(c);
             hpum_bus_error(c, e, asid, va, write,
                            inject ? "injected host access failure" :
-                          x.host ? "host memory access failed"
+                           x.host ? "host memory access failed"
                                  : "out of host memory for HBM backing", f);
             f->host = x.host;
             f->bus = x.addr;

@@ -510,7 +510,7 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
 /* LIN_DMA: copy or fill through the engine's bounce buffer, by pieces. */
 static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
                         const HpuJob *j, uint32_t flags, uint64_t src,
-                       uint64_t dst, uint64_t size, HpuFault *f)
+                        uint64_t dst, uint64_t size, HpuFault *f)
 {
     HpuEngine *eng = &c->eng[e];
     HpuStream *st = &eng->st[s];
@@ -574,7 +574,7 @@ static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
 
 static int hpum_bad_packet(HpuCore *c, unsigned int e, unsigned int s,
                            const HpuJob *j, const char *why,
-                          HpuEvent *ev)
+                           HpuEvent *ev)
 {
     HPU_LOG(c, "DMA%u.%u: bad packet at offset 0x%x of the command buffer "
             "at 0x%llx (ASID %u): %s", e, s, j->pos,
@@ -590,7 +590,7 @@ static int hpum_bad_packet(HpuCore *c, unsigned int e, unsigned int s,
  */
 static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
                        HpuJob *j, uint32_t *size, HpuFault *f,
-                      HpuEvent *ev)
+                       HpuEvent *ev)
 {
     uint8_t p[32];
     uint32_t hdr, op, len, a, b, d;
@@ -688,7 +688,7 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
         if (d > 1) {
             return hpum_bad_packet(c, e, s, j, op == HPU_PKT_WAIT ?
                                    "unknown WAIT condition" :
-                                  "unknown SOB_UPDATE operation", ev);
+                                   "unknown SOB_UPDATE operation", ev);
         }
         hpum_lock(c);
         if (c->epoch != j->epoch) {
@@ -859,7 +859,7 @@ static uint32_t hpum_stream_status(const HpuCore *c,
 
 static HpuStream *hpum_stream_at(HpuCore *c, uint32_t offset,
                                  unsigned int *e, unsigned int *s,
-                                        uint32_t *reg)
+                                 uint32_t *reg)
 {
     uint32_t rel = offset - HPU_QM_BASE;
 
