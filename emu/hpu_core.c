@@ -259,6 +259,7 @@ static void hpum_ctrl_soft_reset(HpuCore *c, uint32_t key)
         hpum_set_error(c, HPU_ERROR_RESET_BUSY);
         return;
     }
+    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 0);
     c->ctrl.status = HPU_STATUS_RESET_BUSY;
     c->resetting = true;
     c->inj.hang = 0;            /* hung engines let go */
@@ -282,6 +283,7 @@ static void hpum_ctrl_hard_reset(HpuCore *c, uint32_t key)
         hpum_set_error(c, HPU_ERROR_BAD_RESET_KEY);
         return;
     }
+    HPU_TRACE(c, HPU_TRACE_HARD_RESET, 0);
     hpum_timer_cancel_all(c);    /* a soft reset in progress is abandoned */
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.irq_mask = keep.irq_mask;
@@ -337,6 +339,7 @@ static void hpum_hard_reset_done(HpuCore *c)
     c->ctrl.hard_reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 2;
+    HPU_TRACE(c, HPU_TRACE_HARD_RESET, 1);
     hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
     hpum_cpu_boot(c);
 }
@@ -490,7 +493,7 @@ static HpuAccess hpum_ctrl_write(HpuCore *c, uint32_t offset,
 
 /* BAR0 decode */
 
-static const HpuBlock hpu_ctrl_block = {
+static const HpuBlock hpum_ctrl_block = {
     .name = "ctrl",
     .base = 0x0000,
     .size = HPU_REG_ID_BLOCK_END,
@@ -498,25 +501,25 @@ static const HpuBlock hpu_ctrl_block = {
     .write = hpum_ctrl_write,
 };
 
-static const HpuBlock *const hpu_blocks[] = {
-    &hpu_ctrl_block,
-    &hpu_mmu_block,
-    &hpu_eq_block,
-    &hpu_inj_block,
-    &hpu_cpu_block,
-    &hpu_mbox_block,
-    &hpu_sensor_block,
-    &hpu_busy_block,
-    &hpu_qm_block,
-    &hpu_sob_block,
+static const HpuBlock *const hpum_blocks[] = {
+    &hpum_ctrl_block,
+    &hpum_mmu_block,
+    &hpum_eq_block,
+    &hpum_inj_block,
+    &hpum_cpu_block,
+    &hpum_mbox_block,
+    &hpum_sensor_block,
+    &hpum_busy_block,
+    &hpum_qm_block,
+    &hpum_sob_block,
 };
 
 static const HpuBlock *hpum_find_block(uint64_t addr)
 {
     size_t i;
 
-    for (i = 0; i < sizeof(hpu_blocks) / sizeof(hpu_blocks[0]); i++) {
-        const HpuBlock *b = hpu_blocks[i];
+    for (i = 0; i < HPU_ARRAY_LEN(hpum_blocks); i++) {
+        const HpuBlock *b = hpum_blocks[i];
 
         if (addr >= b->base && addr - b->base < b->size) {
             return b;
@@ -681,6 +684,7 @@ void hpum_core_reset(HpuCore *c)
     hpum_epoch_bump(c);
     c->in_reset = c->inflight_old != 0;
     c->irq_pending = 0;         /* nothing latched by the reset itself */
+    HPU_TRACE(c, HPU_TRACE_RESET, c->inflight_old);
     hpum_unlock(c);
 }
 
@@ -693,6 +697,7 @@ bool hpum_core_reset_finish(HpuCore *c)
         c->in_reset = false;
         c->irq_pending = 0;     /* nothing latched by stale work */
         done = true;
+        HPU_TRACE(c, HPU_TRACE_RESET_FINISH, 0);
     }
     hpum_unlock(c);
     return done;
@@ -756,6 +761,7 @@ static void hpum_soft_reset_done(HpuCore *c)
     c->ctrl.reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 1;
+    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 1);
     hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
 }
 

@@ -60,6 +60,27 @@
 typedef struct HpuCore HpuCore;
 
 /*
+ * Trace points of the core, passed to the environment (HpuCoreOps.trace)
+ * with their arguments in the order listed; unused ones are 0.  In QEMU
+ * each is the event hpu_<name> of emu/trace-events.
+ */
+typedef enum HpuTraceId {
+    HPU_TRACE_DOORBELL,         /* engine, stream, PI */
+    HPU_TRACE_DESC_FETCH,       /* engine, stream, CI, seq, CB address, size */
+    HPU_TRACE_PACKET,           /* engine, stream, offset, opcode, size, ASID */
+    HPU_TRACE_COMPLETION,       /* engine, stream, seq, status, offset */
+    HPU_TRACE_MMU_FAULT,        /* engine, ASID, VA, FAULT_INFO */
+    HPU_TRACE_EVENT,            /* event id, engine, address, info */
+    HPU_TRACE_SOFT_RESET,       /* 0: the key write, 1: done */
+    HPU_TRACE_HARD_RESET,       /* 0: the key write, 1: done */
+    HPU_TRACE_RESET,            /* power-on/FLR: old accesses in flight */
+    HPU_TRACE_RESET_FINISH,     /* (none): the function leaves reset */
+    HPU_TRACE_COUNT
+} HpuTraceId;
+
+#define HPU_TRACE_ARGS          6
+
+/*
  * Services the environment provides to the core.  All callbacks receive
  * the opaque pointer given to hpum_core_init().  None may be NULL.
  *
@@ -112,6 +133,12 @@ typedef struct HpuCoreOps {
      * Called with the core lock held, on any thread.
      */
     void (*reset_drained)(void *opaque);
+    /*
+     * Trace point @id with HPU_TRACE_ARGS arguments @arg (see HpuTraceId).
+     * Called with or without the core lock, on any thread; must not call
+     * back into the core.
+     */
+    void (*trace)(void *opaque, HpuTraceId id, const uint64_t *arg);
 } HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
@@ -580,7 +607,7 @@ void hpum_core_write(HpuCore *c, uint64_t addr, uint64_t val,
                      unsigned int size);
 
 /*
- * The timer armed through hpu_core_ops.arm_timer has expired: run every
+ * The timer armed through HpuCoreOps.arm_timer has expired: run every
  * device timer that is due (a stale or early call is harmless).
  */
 void hpum_core_timer_expired(HpuCore *c);

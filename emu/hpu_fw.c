@@ -488,7 +488,7 @@ static HpuAccess hpum_busy_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_READ_ONLY;
 }
 
-const HpuBlock hpu_busy_block = {
+const HpuBlock hpum_busy_block = {
     .name = "busy",
     .base = HPU_REG_BUSY_NS_LO(0),
     .size = HPU_BUSY_BLOCK_SIZE,
@@ -714,7 +714,7 @@ static HpuAccess hpum_sensor_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_READ_ONLY;
 }
 
-const HpuBlock hpu_sensor_block = {
+const HpuBlock hpum_sensor_block = {
     .name = "sensor",
     .base = HPU_REG_TEMP(0),
     .size = HPU_SENSOR_BLOCK_SIZE,
@@ -838,7 +838,7 @@ static HpuAccess hpum_mbox_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_mbox_block = {
+const HpuBlock hpum_mbox_block = {
     .name = "mbox",
     .base = HPU_REG_MBOX_CMD,
     .size = HPU_MBOX_BLOCK_SIZE,

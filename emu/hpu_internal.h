@@ -13,7 +13,15 @@
 
 #define HPU_LOG(c, ...) ((c)->ops->log_guest_error((c)->opaque, __VA_ARGS__))
 
+/* Trace point @id (HpuTraceId) with up to HPU_TRACE_ARGS arguments. */
+#define HPU_TRACE(c, id, ...)                                           \
+    do {                                                                \
+        const uint64_t hpum_targ_[HPU_TRACE_ARGS] = { __VA_ARGS__ };    \
+        (c)->ops->trace((c)->opaque, (id), hpum_targ_);                 \
+    } while (0)
+
 #define HPU_MIN(a, b)   ((a) < (b) ? (a) : (b))
+#define HPU_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define HPU_NS_PER_MS   1000000ULL
 
 typedef enum HpuResetKind {
@@ -101,7 +109,7 @@ static inline void hpum_put_le64(uint8_t *p, uint64_t v)
 }
 
 /* hpu_mem.c: HBM, MMU, window, scrubber, ECC poison */
-extern const HpuBlock hpu_mmu_block;
+extern const HpuBlock hpum_mmu_block;
 bool hpum_hbm_init(HpuCore *c);
 void hpum_hbm_fini(HpuCore *c);
 void hpum_mmu_reset(HpuCore *c, HpuResetKind kind);
@@ -143,9 +151,9 @@ bool hpum_scrub_step(HpuCore *c);
 bool hpum_scrub_ready(HpuCore *c);
 
 /* hpu_qm.c: queue managers, engines, sync objects, event queue */
-extern const HpuBlock hpu_eq_block;
-extern const HpuBlock hpu_qm_block;
-extern const HpuBlock hpu_sob_block;
+extern const HpuBlock hpum_eq_block;
+extern const HpuBlock hpum_qm_block;
+extern const HpuBlock hpum_sob_block;
 void hpum_qm_reset(HpuCore *c, HpuResetKind kind);
 /* Soft reset starts: abort every stream's work, release hung engines. */
 void hpum_qm_stop(HpuCore *c);
@@ -173,8 +181,8 @@ void hpum_core_write_epoch(HpuCore *c, uint64_t addr, uint32_t val,
 void hpum_misc_cause(HpuCore *c, uint32_t cause);
 
 /* hpu_ras.c: management CPU, watchdog, fault injection */
-extern const HpuBlock hpu_cpu_block;
-extern const HpuBlock hpu_inj_block;
+extern const HpuBlock hpum_cpu_block;
+extern const HpuBlock hpum_inj_block;
 void hpum_ras_reset(HpuCore *c, HpuResetKind kind);
 /* The boot ROM starts (power-on, hard reset done): ROM_INIT. */
 void hpum_cpu_boot(HpuCore *c);
@@ -188,9 +196,9 @@ void hpum_wdt_update(HpuCore *c, bool expired);
  * hpu_fw.c: boot ROM, image verification, flash, mailbox, sensors, busy
  * counters (spec version 4)
  */
-extern const HpuBlock hpu_mbox_block;
-extern const HpuBlock hpu_sensor_block;
-extern const HpuBlock hpu_busy_block;
+extern const HpuBlock hpum_mbox_block;
+extern const HpuBlock hpum_sensor_block;
+extern const HpuBlock hpum_busy_block;
 bool hpum_fw_init(HpuCore *c);
 void hpum_fw_fini(HpuCore *c);
 /* Power-on (everything but the flash content) or hard reset starting. */

@@ -647,7 +647,7 @@ static int hpum_xlat(HpuCore *c, uint16_t asid, uint64_t va,
     return 0;
 }
 
-static const char *const hpu_fault_names[] = {
+static const char *const hpum_fault_names[] = {
     [HPU_FAULT_NOT_PRESENT] = "not present",
     [HPU_FAULT_PROT] = "write to a read-only page",
     [HPU_FAULT_BAD_PTE] = "bad page-table entry",
@@ -665,7 +665,8 @@ static void hpum_mmu_fault(HpuCore *c, unsigned int e, uint16_t asid,
 
     HPU_LOG(c, "DMA%u: MMU fault, ASID %u %s at 0x%llx: %s", e, asid,
             write ? "write" : "read", (unsigned long long)va,
-            hpu_fault_names[cause]);
+            hpum_fault_names[cause]);
+    HPU_TRACE(c, HPU_TRACE_MMU_FAULT, e, asid, va, info);
     c->mmu.fault_count++;
     if (!(c->mmu.fault_info & HPU_FAULT_VALID)) {
         c->mmu.fault_asid = asid;
@@ -955,7 +956,7 @@ static HpuAccess hpum_mmu_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_mmu_block = {
+const HpuBlock hpum_mmu_block = {
     .name = "mmu",
     .base = HPU_REG_MMU_ASIDS,
     .size = HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS) - HPU_REG_MMU_ASIDS,

@@ -95,6 +95,7 @@
 #include "qom/object.h"
 
 #include "hpu_core.h"
+#include "trace.h"
 
 #define TYPE_HPU "hpu"
 OBJECT_DECLARE_SIMPLE_TYPE(HpuState, HPU)
@@ -148,6 +149,7 @@ struct HpuState {
 
 static void hpum_notify(PCIDevice *pdev, unsigned int vector)
 {
+    trace_hpu_msix(vector, msix_enabled(pdev));
     /* A masked vector is left pending by msix_notify(). */
     if (msix_enabled(pdev)) {
         msix_notify(pdev, vector);
@@ -161,6 +163,9 @@ static void hpum_irq_bh(void *opaque)
     unsigned int v;
 
     if (qatomic_read(&s->dead) || hpum_core_in_reset(&s->core)) {
+        if (pending) {
+            trace_hpu_msix_drop(pending);
+        }
         return;                 /* queued by work a reset overtook */
     }
     for (v = 0; pending; v++, pending >>= 1) {
@@ -252,23 +257,31 @@ static uint64_t hpum_now_ns(void *opaque)
  */
 static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
+    int err;
+
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    err = pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    trace_hpu_dma_read(addr, len, err);
+    return err;
 }
 
 static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
                           uint64_t len)
 {
+    int err;
+
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    err = pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    trace_hpu_dma_write(addr, len, err);
+    return err;
 }
 
 static void hpum_pci_lock(void *opaque)
@@ -313,7 +326,46 @@ static void hpum_reset_bh(void *opaque)
     }
 }
 
-static const HpuCoreOps hpu_core_ops = {
+/* The core's trace points: the events of the core in trace-events. */
+static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
+{
+    switch (id) {
+    case HPU_TRACE_DOORBELL:
+        trace_hpu_doorbell(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_DESC_FETCH:
+        trace_hpu_desc_fetch(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_PACKET:
+        trace_hpu_packet(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_COMPLETION:
+        trace_hpu_completion(a[0], a[1], a[2], (int32_t)a[3], a[4]);
+        break;
+    case HPU_TRACE_MMU_FAULT:
+        trace_hpu_mmu_fault(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_EVENT:
+        trace_hpu_event(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_SOFT_RESET:
+        trace_hpu_soft_reset(a[0]);
+        break;
+    case HPU_TRACE_HARD_RESET:
+        trace_hpu_hard_reset(a[0]);
+        break;
+    case HPU_TRACE_RESET:
+        trace_hpu_reset(a[0]);
+        break;
+    case HPU_TRACE_RESET_FINISH:
+        trace_hpu_reset_finish();
+        break;
+    case HPU_TRACE_COUNT:
+        break;
+    }
+}
+
+static const HpuCoreOps hpum_pci_core_ops = {
     .raise_msix = hpum_raise_msix,
     .log_guest_error = hpum_log_guest_error,
     .arm_timer = hpum_arm_timer,
@@ -326,6 +378,7 @@ static const HpuCoreOps hpu_core_ops = {
     .kick_engine = hpum_kick_engine,
     .kick_fw = hpum_kick_fw,
     .reset_drained = hpum_reset_drained,
+    .trace = hpum_trace,
 };
 
 /*
@@ -488,6 +541,7 @@ static uint64_t hpum_regs_read(void *opaque, hwaddr addr, unsigned size)
     object_ref(OBJECT(s));
     val = hpum_core_read(&s->core, addr, size);
     object_unref(OBJECT(s));
+    trace_hpu_reg_read(addr, size, val);
     return val;
 }
 
@@ -496,6 +550,7 @@ static void hpum_regs_write(void *opaque, hwaddr addr, uint64_t val,
 {
     HpuState *s = HPU(opaque);
 
+    trace_hpu_reg_write(addr, size, val);
     object_ref(OBJECT(s));
     hpum_core_write(&s->core, addr, val, size);
     object_unref(OBJECT(s));
@@ -505,7 +560,7 @@ static void hpum_regs_write(void *opaque, hwaddr addr, uint64_t val,
  * Every size and alignment reaches the core, which applies the access
  * rules of the spec (aligned 32-bit only) itself.
  */
-static const MemoryRegionOps hpu_regs_ops = {
+static const MemoryRegionOps hpum_regs_ops = {
     .read = hpum_regs_read,
     .write = hpum_regs_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
@@ -583,7 +638,7 @@ static MemTxResult hpum_msix_write(void *opaque, hwaddr addr, uint64_t data,
 }
 
 /* The access rules of QEMU's MSI-X table and PBA: aligned 32 or 64 bits. */
-static const MemoryRegionOps hpu_msix_ops = {
+static const MemoryRegionOps hpum_msix_ops = {
     .read_with_attrs = hpum_msix_read,
     .write_with_attrs = hpum_msix_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
@@ -602,8 +657,10 @@ static const MemoryRegionOps hpu_msix_ops = {
 static uint64_t hpum_hbm_win_read(void *opaque, hwaddr addr, unsigned size)
 {
     HpuState *s = HPU(opaque);
+    uint64_t val = hpum_core_hbm_window_read(&s->core, addr, size);
 
-    return hpum_core_hbm_window_read(&s->core, addr, size);
+    trace_hpu_hbm_win_read(addr, size, val);
+    return val;
 }
 
 static void hpum_hbm_win_write(void *opaque, hwaddr addr, uint64_t val,
@@ -611,10 +668,11 @@ static void hpum_hbm_win_write(void *opaque, hwaddr addr, uint64_t val,
 {
     HpuState *s = HPU(opaque);
 
+    trace_hpu_hbm_win_write(addr, size, val);
     hpum_core_hbm_window_write(&s->core, addr, val, size);
 }
 
-static const MemoryRegionOps hpu_hbm_win_ops = {
+static const MemoryRegionOps hpum_hbm_win_ops = {
     .read = hpum_hbm_win_read,
     .write = hpum_hbm_win_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
@@ -692,7 +750,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
     }
     pcie_cap_flr_init(pdev);
 
-    memory_region_init_io(&s->regs, OBJECT(s), &hpu_regs_ops, s,
+    memory_region_init_io(&s->regs, OBJECT(s), &hpum_regs_ops, s,
                           "hpu-regs", HPU_BAR_REGS_SIZE);
     pci_register_bar(pdev, HPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
@@ -707,7 +765,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         pcie_cap_exit(pdev);
         return;
     }
-    memory_region_init_io(&s->msix_bar, OBJECT(s), &hpu_msix_ops, s,
+    memory_region_init_io(&s->msix_bar, OBJECT(s), &hpum_msix_ops, s,
                           "hpu-msix", HPU_MSIX_BAR_SIZE);
     /* It only forwards: the MSI-X regions apply the guard themselves. */
     s->msix_bar.disable_reentrancy_guard = true;
@@ -717,7 +775,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, v);
     }
 
-    memory_region_init_io(&s->hbm_win, OBJECT(s), &hpu_hbm_win_ops, s,
+    memory_region_init_io(&s->hbm_win, OBJECT(s), &hpum_hbm_win_ops, s,
                           "hpu-hbm-window", HPU_BAR_HBM_SIZE);
     pci_register_bar(pdev, HPU_BAR_HBM, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
@@ -729,7 +787,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
     s->reset_bh = qemu_bh_new_guarded(hpum_reset_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpum_timer_cb, s);
-    if (!hpum_core_init(&s->core, &hpu_core_ops, s, &cfg)) {
+    if (!hpum_core_init(&s->core, &hpum_pci_core_ops, s, &cfg)) {
         error_setg(errp, "cannot allocate the HBM chunk table or the "
                    "flash");
         timer_free(s->timer);
@@ -806,6 +864,7 @@ static void hpum_reset_hold(Object *obj, ResetType type)
          * in reset until they end (hpum_reset_bh finishes it).  MSI-X
          * messages queued for the bottom half before the reset go too.
          */
+        trace_hpu_pci_reset(type);
         object_ref(obj);
         hpum_core_reset(&s->core);
         qatomic_set(&s->irq_pending, 0);
@@ -846,12 +905,12 @@ static uint32_t hpum_config_read(PCIDevice *pdev, uint32_t addr, int len)
     return val;
 }
 
-static const VMStateDescription vmstate_hpu = {
+static const VMStateDescription vmstate_hpum = {
     .name = "hpu",
     .unmigratable = 1,
 };
 
-static const Property hpu_properties[] = {
+static const Property hpum_properties[] = {
     DEFINE_PROP_SIZE("hbm-size", HpuState, hbm_size, HPU_HBM_SIZE_DEFAULT),
     DEFINE_PROP_UINT8("nic-ports", HpuState, nic_ports,
                       HPU_NIC_PORTS_DEFAULT),
@@ -878,12 +937,12 @@ static void hpum_class_init(ObjectClass *klass, void *data)
     k->class_id = HPU_PCI_CLASS;
     rc->phases.hold = hpum_reset_hold;
     dc->desc = "HPU deep-learning accelerator (emulated)";
-    dc->vmsd = &vmstate_hpu;
-    device_class_set_props(dc, hpu_properties);
+    dc->vmsd = &vmstate_hpum;
+    device_class_set_props(dc, hpum_properties);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
-static const TypeInfo hpu_info = {
+static const TypeInfo hpum_info = {
     .name = TYPE_HPU,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(HpuState),
@@ -897,7 +956,7 @@ static const TypeInfo hpu_info = {
 
 static void hpum_register_types(void)
 {
-    type_register_static(&hpu_info);
+    type_register_static(&hpum_info);
 }
 
 type_init(hpum_register_types)

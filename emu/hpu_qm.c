@@ -105,7 +105,7 @@ static HpuAccess hpum_sob_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_sob_block = {
+const HpuBlock hpum_sob_block = {
     .name = "sob",
     .base = HPU_REG_SOB(0),
     .size = 4 * HPU_NUM_SOBS,
@@ -159,6 +159,7 @@ void hpum_eq_post(HpuCore *c, const HpuEvent *ev,
     int r;
 
     hpum_eqe_encode(b, ev, ev->ts ? ev->ts : hpum_now(c));
+    HPU_TRACE(c, HPU_TRACE_EVENT, ev->id, ev->engine, ev->addr, ev->info);
 
     hpum_lock(c);
     if (c->dead || epoch != c->epoch) {
@@ -347,7 +348,7 @@ static HpuAccess hpum_eq_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_eq_block = {
+const HpuBlock hpum_eq_block = {
     .name = "eq",
     .base = HPU_REG_EQ_LO,
     .size = HPU_EQ_BLOCK_SIZE,
@@ -445,6 +446,8 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
         HPU_LOG(c, "DMA%u.%u: writing the completion record at 0x%llx "
                 "failed: the record is lost", e, s, (unsigned long long)addr);
     }
+    HPU_TRACE(c, HPU_TRACE_COMPLETION, e, s, st->seq, (uint32_t)status,
+              offset);
     st->cq_pi++;
     st->ci++;
     st->active = false;
@@ -496,6 +499,8 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     flags = (uint16_t)(d[14] | d[15] << 8);
     st->seq = hpum_le64(d + 16);
     rsvd = hpum_le64(d + 24);
+    HPU_TRACE(c, HPU_TRACE_DESC_FETCH, e, s, st->ci, st->seq, st->cb_addr,
+              st->cb_size);
     if ((st->cb_addr & 7) || (st->cb_size & 7) || st->cb_size < 8 ||
         st->cb_size > HPU_CB_MAX_SIZE || flags || rsvd ||
         st->cb_addr + st->cb_size < st->cb_addr) {
@@ -584,6 +589,132 @@ static int hpum_bad_packet(HpuCore *c, unsigned int e, unsigned int s,
 }
 
 /*
+ * One packet being executed: the engine and stream, the job, the packet's
+ * bytes (@p, as long as its opcode's size), and where a fault or an event
+ * goes.
+ */
+typedef struct HpuPacket {
+    HpuCore *c;
+    unsigned int e;
+    unsigned int s;
+    HpuJob *j;
+    uint8_t *p;
+    HpuFault *f;
+    HpuEvent *ev;
+} HpuPacket;
+
+static int hpum_pkt_bad(const HpuPacket *k, const char *why)
+{
+    return hpum_bad_packet(k->c, k->e, k->s, k->j, why, k->ev);
+}
+
+static int hpum_pkt_nop(const HpuPacket *k)
+{
+    if (hpum_le32(k->p + 4)) {
+        return hpum_pkt_bad(k, "NOP reserved field not zero");
+    }
+    return HPU_CQ_OK;
+}
+
+static int hpum_pkt_lin_dma(const HpuPacket *k)
+{
+    uint32_t flags = hpum_le32(k->p + 4);
+    uint64_t src = hpum_le64(k->p + 8);
+    uint64_t dst = hpum_le64(k->p + 16);
+    uint64_t n = hpum_le64(k->p + 24);
+
+    if (flags & ~HPU_LIN_DMA_MEMSET) {
+        return hpum_pkt_bad(k, "LIN_DMA reserved flags");
+    }
+    if (!n || n > HPU_LIN_DMA_MAX) {
+        return hpum_pkt_bad(k, "LIN_DMA size not 1 to 2^32");
+    }
+    if (dst + (n - 1) < dst ||
+        (!(flags & HPU_LIN_DMA_MEMSET) && src + (n - 1) < src)) {
+        return hpum_pkt_bad(k, "LIN_DMA range wraps");
+    }
+    return hpum_lin_dma(k->c, k->e, k->s, k->j, flags, src, dst, n, k->f);
+}
+
+static int hpum_pkt_write_value(const HpuPacket *k)
+{
+    uint64_t dst = hpum_le64(k->p + 8);
+
+    if (dst & 3) {
+        return hpum_pkt_bad(k, "WRITE_VALUE address not 4-byte aligned");
+    }
+    return hpum_mem_xfer(k->c, k->e, k->j->epoch, k->j->asid, dst,
+                         k->p + 4, 4, true, k->f);
+}
+
+/* SOB_UPDATE and WAIT */
+static int hpum_pkt_sync(const HpuPacket *k)
+{
+    HpuCore *c = k->c;
+    HpuJob *j = k->j;
+    bool wait = (hpum_le32(k->p) & HPU_PKT_OPCODE_MASK) == HPU_PKT_WAIT;
+    uint32_t a = hpum_le32(k->p + 4);
+    uint32_t b = hpum_le32(k->p + 8);
+    uint32_t d = hpum_le32(k->p + 12);
+    uint32_t idx;
+    int r;
+
+    if (!hpum_sob_index(j->asid, a, &idx)) {
+        return hpum_pkt_bad(k, "sync object out of range");
+    }
+    if (d > 1) {
+        return hpum_pkt_bad(k, wait ? "unknown WAIT condition" :
+                            "unknown SOB_UPDATE operation");
+    }
+    hpum_lock(c);
+    if (c->epoch != j->epoch) {
+        r = HPU_STEP_ABORT;         /* a reset overtook the packet */
+    } else if (!wait) {
+        c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
+        hpum_sob_changed(c);
+        r = HPU_CQ_OK;
+    } else if (hpum_wait_holds(c, idx, b, d)) {
+        r = HPU_CQ_OK;
+    } else {
+        j->wait_sob = idx;
+        j->wait_value = b;
+        j->wait_cond = d;
+        r = HPU_STEP_WAITING;
+    }
+    hpum_unlock(c);
+    return r;
+}
+
+static int hpum_pkt_wreg(const HpuPacket *k)
+{
+    uint32_t a = hpum_le32(k->p + 4);
+    uint32_t b = hpum_le32(k->p + 8);
+    uint32_t d = hpum_le32(k->p + 12);
+
+    if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
+        return hpum_pkt_bad(k, "WREG offset or reserved field");
+    }
+    hpum_core_write_epoch(k->c, a, b, k->j->epoch);
+    return HPU_CQ_OK;
+}
+
+/* The packets of Documentation/hw/memory-and-queues.md, by opcode. */
+typedef struct HpuPacketOp {
+    uint32_t size;              /* bytes, header included */
+    bool privileged;            /* only in ASID 0 */
+    int (*run)(const HpuPacket *k);
+} HpuPacketOp;
+
+static const HpuPacketOp hpum_packet_ops[] = {
+    [HPU_PKT_NOP] = { 8, false, hpum_pkt_nop },
+    [HPU_PKT_LIN_DMA] = { 32, false, hpum_pkt_lin_dma },
+    [HPU_PKT_WRITE_VALUE] = { 16, false, hpum_pkt_write_value },
+    [HPU_PKT_SOB_UPDATE] = { 16, false, hpum_pkt_sync },
+    [HPU_PKT_WAIT] = { 16, false, hpum_pkt_sync },
+    [HPU_PKT_WREG] = { 16, true, hpum_pkt_wreg },
+};
+
+/*
  * Execute the packet at j->pos (called without the lock).  Returns a
  * completion status, HPU_STEP_WAITING or HPU_STEP_ABORT; @size gets the
  * packet size; @ev->id is set if an event is to be posted.
@@ -593,8 +724,9 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
                        HpuEvent *ev)
 {
     uint8_t p[32];
-    uint32_t hdr, op, len, a, b, d;
-    uint64_t src, dst, n;
+    HpuPacket k = { c, e, s, j, p, f, ev };
+    const HpuPacketOp *op;
+    uint32_t hdr, opcode;
     int r;
 
     r = hpum_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos, p, 8,
@@ -603,31 +735,21 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
         return r;
     }
     hdr = hpum_le32(p);
-    op = hdr & HPU_PKT_OPCODE_MASK;
-    switch (op) {
-    case HPU_PKT_NOP:
-        len = 8;
-        break;
-    case HPU_PKT_LIN_DMA:
-        len = 32;
-        break;
-    case HPU_PKT_WRITE_VALUE:
-    case HPU_PKT_SOB_UPDATE:
-    case HPU_PKT_WAIT:
-    case HPU_PKT_WREG:
-        len = 16;
-        break;
-    default:
+    opcode = hdr & HPU_PKT_OPCODE_MASK;
+    op = opcode < HPU_ARRAY_LEN(hpum_packet_ops) ?
+         &hpum_packet_ops[opcode] : NULL;
+    if (!op || !op->run) {
         return hpum_bad_packet(c, e, s, j, "unknown opcode", ev);
     }
+    HPU_TRACE(c, HPU_TRACE_PACKET, e, s, j->pos, opcode, op->size, j->asid);
     if (hdr & ~HPU_PKT_OPCODE_MASK) {
         return hpum_bad_packet(c, e, s, j, "header bits 31:8 not zero", ev);
     }
-    if (len > j->cb_size - j->pos) {
+    if (op->size > j->cb_size - j->pos) {
         return hpum_bad_packet(c, e, s, j, "runs past the command buffer",
                                ev);
     }
-    if (op == HPU_PKT_WREG && j->asid != 0) {
+    if (op->privileged && j->asid != 0) {
         /* Privilege is checked before the fields are even fetched. */
         HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
                 "at 0x%llx in ASID %u: privileged", e, s, j->pos,
@@ -635,88 +757,15 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
         ev->id = HPU_EVENT_PRIV;
         return HPU_CQ_PRIV;
     }
-    if (len > 8) {
+    if (op->size > 8) {
         r = hpum_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos + 8,
-                          p + 8, len - 8, false, f);
+                          p + 8, op->size - 8, false, f);
         if (r) {
             return r;
         }
     }
-    *size = len;
-    a = hpum_le32(p + 4);
-    b = hpum_le32(p + 8);
-    d = hpum_le32(p + 12);
-
-    switch (op) {
-    case HPU_PKT_NOP:
-        if (a) {
-            return hpum_bad_packet(c, e, s, j, "NOP reserved field not zero",
-                                   ev);
-        }
-        return HPU_CQ_OK;
-    case HPU_PKT_LIN_DMA:
-        src = hpum_le64(p + 8);
-        dst = hpum_le64(p + 16);
-        n = hpum_le64(p + 24);
-        if (a & ~HPU_LIN_DMA_MEMSET) {
-            return hpum_bad_packet(c, e, s, j, "LIN_DMA reserved flags", ev);
-        }
-        if (!n || n > HPU_LIN_DMA_MAX) {
-            return hpum_bad_packet(c, e, s, j, "LIN_DMA size not 1 to 2^32",
-                                   ev);
-        }
-        if (dst + (n - 1) < dst ||
-            (!(a & HPU_LIN_DMA_MEMSET) && src + (n - 1) < src)) {
-            return hpum_bad_packet(c, e, s, j, "LIN_DMA range wraps", ev);
-        }
-        return hpum_lin_dma(c, e, s, j, a, src, dst, n, f);
-    case HPU_PKT_WRITE_VALUE:
-        dst = hpum_le64(p + 8);
-        if (dst & 3) {
-            return hpum_bad_packet(c, e, s, j, "WRITE_VALUE address not "
-                                   "4-byte aligned", ev);
-        }
-        return hpum_mem_xfer(c, e, j->epoch, j->asid, dst, p + 4, 4, true, f);
-    case HPU_PKT_SOB_UPDATE:
-    case HPU_PKT_WAIT: {
-        uint32_t idx;
-
-        if (!hpum_sob_index(j->asid, a, &idx)) {
-            return hpum_bad_packet(c, e, s, j, "sync object out of range",
-                                   ev);
-        }
-        if (d > 1) {
-            return hpum_bad_packet(c, e, s, j, op == HPU_PKT_WAIT ?
-                                   "unknown WAIT condition" :
-                                   "unknown SOB_UPDATE operation", ev);
-        }
-        hpum_lock(c);
-        if (c->epoch != j->epoch) {
-            r = HPU_STEP_ABORT;         /* a reset overtook the packet */
-        } else if (op == HPU_PKT_SOB_UPDATE) {
-            c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
-            hpum_sob_changed(c);
-            r = HPU_CQ_OK;
-        } else if (hpum_wait_holds(c, idx, b, d)) {
-            r = HPU_CQ_OK;
-        } else {
-            j->wait_sob = idx;
-            j->wait_value = b;
-            j->wait_cond = d;
-            r = HPU_STEP_WAITING;
-        }
-        hpum_unlock(c);
-        return r;
-    }
-    case HPU_PKT_WREG:
-        if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
-            return hpum_bad_packet(c, e, s, j, "WREG offset or reserved field",
-                                   ev);
-        }
-        hpum_core_write_epoch(c, a, b, j->epoch);
-        return HPU_CQ_OK;
-    }
-    return HPU_CQ_BAD_PACKET;   /* not reached */
+    *size = op->size;
+    return op->run(&k);
 }
 
 /* Run one packet of the stream's descriptor (lock held; dropped). */
@@ -1009,6 +1058,7 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
             break;
         }
         st->pi = val;
+        HPU_TRACE(c, HPU_TRACE_DOORBELL, e, s, val);
         if (hpum_stream_enabled(st)) {
             c->ops->kick_engine(c->opaque, e);
         }
@@ -1026,7 +1076,7 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_qm_block = {
+const HpuBlock hpum_qm_block = {
     .name = "qm",
     .base = HPU_QM_BASE,
     .size = HPU_QM_SIZE,

@@ -155,7 +155,7 @@ static HpuAccess hpum_cpu_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_cpu_block = {
+const HpuBlock hpum_cpu_block = {
     .name = "cpu",
     .base = HPU_REG_CPU_STATUS,
     .size = HPU_CPU_BLOCK_SIZE,
@@ -379,7 +379,7 @@ static HpuAccess hpum_inj_write(HpuCore *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const HpuBlock hpu_inj_block = {
+const HpuBlock hpum_inj_block = {
     .name = "inj",
     .base = HPU_REG_INJ_HANG,
     .size = HPU_INJ_BLOCK_SIZE,

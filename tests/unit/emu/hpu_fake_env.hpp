@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
 // The fake environment the device-model core runs in for host unit tests:
-// it records raised MSI-X vectors and logged guest errors, holds the
-// one-shot timer until a test fires it, stands in for host memory with a
-// byte array at bus address HOST_BASE, counts lock use and engine kicks.
+// it records raised MSI-X vectors, logged guest errors and trace points
+// (counted per HpuTraceId), holds the one-shot timer until a test fires it,
+// stands in for host memory with a byte array at bus address HOST_BASE,
+// counts lock use and engine kicks.
 // Engines are stepped synchronously by the tests.  The boot ROM's worker
 // (hpum_core_fw_step()) runs synchronously too: Dev::wr() pumps it after the
 // write that kicked it, unless a test sets Env::fw_manual and calls
@@ -58,6 +59,8 @@ struct Env {
     unsigned int dma_writes = 0;
     bool reset_bh = false;               // reset_drained called, not run
     unsigned int drained = 0;            // reset_drained calls
+    // Trace points hit, per HpuTraceId (atomic: engine threads trace too)
+    unsigned int traces[HPU_TRACE_COUNT] = {};
     // Called (without the core lock) before each host read: lets a test
     // act while an engine is in the middle of a step.
     std::function<void(uint64_t addr)> on_dma_read;
@@ -204,6 +207,17 @@ inline void env_reset_drained(void *opaque)
     env->drained++;
 }
 
+// A trace point: counted; the arguments are checked for range only.
+inline void env_trace(void *opaque, HpuTraceId id, const uint64_t *arg)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    (void)arg;
+    if (id < HPU_TRACE_COUNT) {
+        __atomic_fetch_add(&env->traces[id], 1u, __ATOMIC_RELAXED);
+    }
+}
+
 inline const HpuCoreOps env_ops = {
     .raise_msix = env_raise_msix,
     .log_guest_error = env_log,
@@ -217,6 +231,7 @@ inline const HpuCoreOps env_ops = {
     .kick_engine = env_kick,
     .kick_fw = env_kick_fw,
     .reset_drained = env_reset_drained,
+    .trace = env_trace,
 };
 
 // Firmware images for the tests

@@ -121,6 +121,26 @@ TEST_CASE("WRITE_VALUE writes 32 bits to host or HBM", "[emu][packet]")
     CHECK(r.bread64(96) == 0x1234567800000000ULL);
 }
 
+TEST_CASE("A submission passes the doorbell, fetch, packet and completion "
+          "trace points", "[emu][trace]")
+{
+    Rig r;
+    uint64_t h = r.halloc(16);
+    unsigned int before[HPU_TRACE_COUNT];
+
+    std::copy(std::begin(r.env.traces), std::end(r.env.traces), before);
+    Cb cb;
+    cb.write_value(1, host_addr(h)).nop();
+    CHECK(r.run_cb(cb).status == HPU_CQ_OK);
+    CHECK(r.env.traces[HPU_TRACE_DOORBELL] > before[HPU_TRACE_DOORBELL]);
+    CHECK(r.env.traces[HPU_TRACE_DESC_FETCH] ==
+          before[HPU_TRACE_DESC_FETCH] + 1);
+    CHECK(r.env.traces[HPU_TRACE_PACKET] == before[HPU_TRACE_PACKET] + 2);
+    CHECK(r.env.traces[HPU_TRACE_COMPLETION] ==
+          before[HPU_TRACE_COMPLETION] + 1);
+    CHECK(r.env.traces[HPU_TRACE_MMU_FAULT] == before[HPU_TRACE_MMU_FAULT]);
+}
+
 TEST_CASE("SOB_UPDATE and WAIT: one stream releases another", "[emu][sync]")
 {
     Rig r;
