@@ -386,8 +386,10 @@ static HpuAccess hpum_ctrl_read(HpuCore *c, uint32_t offset,
         *val = (uint32_t)(cfg->hbm_size >> 32);
         break;
     case HPU_REG_ENGINES:
-        *val = HPU_H1_DMA_ENGINES | HPU_H1_TPC_ENGINES << 8 |
-               HPU_H1_MME_ENGINES << 16 | (uint32_t)cfg->nic_ports << 24;
+        *val = hpum_field_prep(HPU_ENGINES_DMA_MASK, HPU_H1_DMA_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_TPC_MASK, HPU_H1_TPC_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_MME_MASK, HPU_H1_MME_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_NIC_MASK, cfg->nic_ports);
         break;
     case HPU_REG_HBM_STACKS:
         *val = HPU_H1_HBM_STACKS;

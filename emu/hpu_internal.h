@@ -74,6 +74,12 @@ void hpum_timer_arm(HpuCore *c, HpuTimerId id, uint64_t ns);
 void hpum_timer_cancel(HpuCore *c, HpuTimerId id);
 bool hpum_timer_pending(HpuCore *c, HpuTimerId id);
 
+/* @v in the register field @mask (contiguous bits), as FIELD_PREP does. */
+static inline uint32_t hpum_field_prep(uint32_t mask, uint32_t v)
+{
+    return (v * (mask & -mask)) & mask;
+}
+
 static inline bool hpum_is_pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
 {
     return v >= lo && v <= hi && !(v & (v - 1));
