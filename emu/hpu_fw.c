@@ -2,9 +2,8 @@
 /*
  * HPU device model: spec version 4 (Documentation/hw/
  * firmware-and-telemetry.md): the boot ROM (ROM_INIT, WAIT_IMAGE, the
- * verification of a signed image, BOOTING), the flash, the driver-to-
- * firmware mailbox, the sensors with their thermal and power model, and
- * the per-engine busy counters.
+ * verification of a signed image, BOOTING), the flash and the driver-to-
+ * firmware mailbox.  The sensors and busy counters are in hpu_sensors.c.
  *
  * No firmware runs: what the firmware would do is modelled here from the
  * tables (LIMITS, CLOCKS, THERMAL) of the image the ROM accepted.
@@ -40,9 +39,6 @@
 
 #define HPU_FW_RETRY_NS         100000  /* result not recorded yet */
 #define HPU_MBOX_BLOCK_SIZE     (HPU_REG_MBOX_RESP1 + 4 - HPU_REG_MBOX_CMD)
-#define HPU_SENSOR_BLOCK_SIZE   (HPU_REG_SENSOR_SEQ + 4 - HPU_REG_TEMP(0))
-#define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_DMA_ENGINES - 1) + \
-                                 4 - HPU_REG_BUSY_NS_LO(0))
 
 static const char *const hpum_fw_err_names[] = { HPU_FW_REFUSAL_NAMES };
 
@@ -436,292 +432,6 @@ bool hpum_core_parse_fw_key(const char *hex, HpuCoreConfig *cfg,
     return true;
 }
 
-/* Busy counters */
-
-static uint64_t hpum_busy_total(HpuCore *c, unsigned int e,
-                                uint64_t now)
-{
-    const HpuBusy *b = &c->busy[e];
-
-    return b->ns + (b->running && now > b->start ? now - b->start : 0);
-}
-
-void hpum_busy_begin(HpuCore *c, unsigned int e)
-{
-    c->busy[e].start = hpum_now(c);
-    c->busy[e].running = true;
-}
-
-void hpum_busy_end(HpuCore *c, unsigned int e)
-{
-    HpuBusy *b = &c->busy[e];
-    uint64_t now = hpum_now(c);
-
-    if (b->running) {
-        b->ns += now > b->start ? now - b->start : 0;
-        b->running = false;
-    }
-}
-
-static HpuAccess hpum_busy_read(HpuCore *c, uint32_t offset,
-                                uint32_t *val)
-{
-    unsigned int e = (offset - HPU_REG_BUSY_NS_LO(0)) / 8;
-    uint64_t v;
-
-    if (offset & 4) {
-        *val = c->busy[e].hi;
-    } else {
-        v = hpum_busy_total(c, e, hpum_now(c));
-        c->busy[e].hi = (uint32_t)(v >> 32);
-        *val = (uint32_t)v;
-    }
-    return HPU_ACCESS_OK;
-}
-
-static HpuAccess hpum_busy_write(HpuCore *c, uint32_t offset,
-                                 uint32_t val)
-{
-    (void)c;
-    (void)offset;
-    (void)val;
-    return HPU_ACCESS_READ_ONLY;
-}
-
-const HpuBlock hpum_busy_block = {
-    .name = "busy",
-    .base = HPU_REG_BUSY_NS_LO(0),
-    .size = HPU_BUSY_BLOCK_SIZE,
-    .read = hpum_busy_read,
-    .write = hpum_busy_write,
-};
-
-/* Sensors and the thermal model */
-
-static bool hpum_fw_running_now(HpuCore *c)
-{
-    return c->cpu.status == HPU_CPU_RUNNING;
-}
-
-static double hpum_clock_ratio(const HpuFwInfo *fw, unsigned int l)
-{
-    uint32_t fmax = fw->clk_mhz[fw->nclocks - 1];
-
-    return fmax ? (double)fw->clk_mhz[l] / fmax : 1.0;
-}
-
-static uint32_t hpum_round(double v)
-{
-    if (v <= 0) {
-        return 0;
-    }
-    if (v >= 4294967295.0) {
-        return UINT32_MAX;
-    }
-    return (uint32_t)(v + 0.5);
-}
-
-static void hpum_sensor_publish(HpuCore *c)
-{
-    HpuSensors *s = &c->sens;
-    double ambient = c->rom.fw.thermal.ambient_mc;
-    double rise = s->die_mc - ambient;
-
-    s->temp[HPU_TEMP_DIE] = hpum_round(s->die_mc);
-    s->temp[HPU_TEMP_HBM] = hpum_round(ambient + 0.6 * rise);
-    s->temp[HPU_TEMP_BOARD] = hpum_round(ambient + 0.3 * rise);
-    s->power = hpum_round(s->power_mw);
-}
-
-static void hpum_sensor_start(HpuCore *c)
-{
-    const HpuFwInfo *fw = &c->rom.fw;
-    HpuSensors *s = &c->sens;
-    uint64_t now = hpum_now(c);
-    unsigned int e;
-
-    memset(s, 0, sizeof(*s));
-    s->die_mc = fw->thermal.ambient_mc;
-    s->level = fw->nclocks - 1;
-    s->power_mw = fw->thermal.idle_mw;          /* idle, top clock */
-    s->thermal_armed = s->power_armed = true;
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        s->busy_last[e] = hpum_busy_total(c, e, now);
-    }
-    hpum_sensor_publish(c);
-    hpum_timer_arm(c, HPU_TMR_SENSOR, fw->thermal.period_ms * HPU_NS_PER_MS);
-}
-
-/* One sensor period of the firmware (the CPU is RUNNING). */
-static void hpum_sensor_period(HpuCore *c)
-{
-    const HpuFwInfo *fw = &c->rom.fw;
-    HpuSensors *s = &c->sens;
-    const HpuFwLimitState *lim = fw->limit;
-    uint64_t now = hpum_now(c);
-    uint64_t period_ns = fw->thermal.period_ms * HPU_NS_PER_MS;
-    double u = 0, r, p, target, k, energy;
-    int64_t tmax = lim[HPU_LIMIT_TEMP_MAX].cur;
-    int64_t cool = tmax - (int64_t)fw->thermal.hysteresis_mc;
-    unsigned int e, top = fw->nclocks - 1;
-    uint32_t alarm = 0, rising;
-    bool hot, over;
-
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        uint64_t t = hpum_busy_total(c, e, now);
-        double ue = (double)(t - s->busy_last[e]) / (double)period_ns;
-
-        s->busy_last[e] = t;
-        u += ue > 1 ? 1 : ue;
-    }
-    r = hpum_clock_ratio(fw, s->level);
-    p = fw->thermal.idle_mw * (0.5 + 0.5 * r) + fw->thermal.engine_mw * r * u;
-    target = fw->thermal.ambient_mc + p * fw->thermal.rth_mc_per_w / 1000.0;
-    k = (double)fw->thermal.period_ms / fw->thermal.tau_ms;
-    s->die_mc += (target - s->die_mc) * (k > 1 ? 1 : k);
-    s->power_mw = p;
-    /* mW * ms = uJ */
-    energy = p * fw->thermal.period_ms + s->energy_frac;
-    s->energy_uj += (uint64_t)energy;
-    s->energy_frac = energy - (double)(uint64_t)energy;
-    hpum_sensor_publish(c);
-
-    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_MAX].cur) {
-        alarm |= HPU_ALARM_TEMP_MAX;
-    }
-    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_CRIT].cur) {
-        alarm |= HPU_ALARM_TEMP_CRIT;
-    }
-    if (s->power > lim[HPU_LIMIT_POWER_CAP].cur) {
-        alarm |= HPU_ALARM_POWER_CAP;
-    }
-    if (s->temp[HPU_TEMP_HBM] >= lim[HPU_LIMIT_HBM_TEMP_MAX].cur) {
-        alarm |= HPU_ALARM_HBM_TEMP_MAX;
-    }
-    rising = alarm & ~s->alarm;
-    s->alarm = alarm;
-    if ((rising & HPU_ALARM_TEMP_MAX) && s->thermal_armed) {
-        s->thermal_armed = false;
-        hpum_event_defer(c, &(HpuEvent){
-            .id = HPU_EVENT_THERMAL,
-            .severity = HPU_EVENT_SEV_ERROR,
-            .engine = HPU_EVENT_ENGINE_NONE,
-            .info = s->temp[HPU_TEMP_DIE],
-        });
-    } else if (!(alarm & HPU_ALARM_TEMP_MAX) &&
-               (int64_t)s->temp[HPU_TEMP_DIE] < cool) {
-        s->thermal_armed = true;
-    }
-    if ((rising & HPU_ALARM_POWER_CAP) && s->power_armed) {
-        s->power_armed = false;
-        hpum_event_defer(c, &(HpuEvent){
-            .id = HPU_EVENT_POWER,
-            .severity = HPU_EVENT_SEV_ERROR,
-            .engine = HPU_EVENT_ENGINE_NONE,
-            .info = s->power,
-        });
-    } else if (!(alarm & HPU_ALARM_POWER_CAP) &&
-               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level == top) {
-        /* the episode is over: below the cap at the top clock again */
-        s->power_armed = true;
-    }
-
-    /* The clock for the next period. */
-    hot = alarm & HPU_ALARM_TEMP_MAX;
-    over = alarm & HPU_ALARM_POWER_CAP;
-    if (hot || over) {
-        if (s->level > 0) {
-            s->level--;
-        }
-        if (s->level < top) {
-            s->throttle |= (hot ? HPU_THROTTLE_THERMAL : 0) |
-                           (over ? HPU_THROTTLE_POWER : 0);
-        }
-    } else if ((int64_t)s->temp[HPU_TEMP_DIE] < cool &&
-               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level < top) {
-        s->level++;
-    }
-    if (s->level == top) {
-        s->throttle = 0;
-    }
-    s->seq++;
-    hpum_timer_arm(c, HPU_TMR_SENSOR, period_ns);
-}
-
-static HpuAccess hpum_sensor_read(HpuCore *c, uint32_t offset,
-                                  uint32_t *val)
-{
-    const HpuFwInfo *fw = &c->rom.fw;
-    HpuSensors *s = &c->sens;
-    bool on = hpum_fw_running_now(c);
-
-    switch (offset) {
-    case HPU_REG_TEMP(0):
-    case HPU_REG_TEMP(1):
-    case HPU_REG_TEMP(2):
-        *val = on ? s->temp[(offset - HPU_REG_TEMP(0)) / 4] : 0;
-        break;
-    case HPU_REG_POWER_MW:
-        *val = on ? s->power : 0;
-        break;
-    case HPU_REG_ENERGY_LO:
-        s->energy_hi = on ? (uint32_t)(s->energy_uj >> 32) : 0;
-        *val = on ? (uint32_t)s->energy_uj : 0;
-        break;
-    case HPU_REG_ENERGY_HI:
-        *val = on ? s->energy_hi : 0;
-        break;
-    case HPU_REG_VOLT_CORE_MV:
-        *val = on ? fw->clk_mv[s->level] : 0;
-        break;
-    case HPU_REG_VOLT_HBM_MV:
-        *val = on ? fw->thermal.hbm_mv : 0;
-        break;
-    case HPU_REG_CLK_CUR_MHZ:
-        *val = on ? fw->clk_mhz[s->level] : 0;
-        break;
-    case HPU_REG_CLK_MAX_MHZ:
-        *val = on ? fw->clk_mhz[fw->nclocks - 1] : 0;
-        break;
-    case HPU_REG_CLK_HBM_MHZ:
-        *val = on ? fw->thermal.hbm_mhz : 0;
-        break;
-    case HPU_REG_THROTTLE:
-        *val = on ? s->throttle : 0;
-        break;
-    case HPU_REG_ALARM:
-        *val = on ? s->alarm : 0;
-        break;
-    case HPU_REG_SENSOR_SEQ:
-        *val = on ? s->seq : 0;
-        break;
-    default:
-        return HPU_ACCESS_UNMAPPED;
-    }
-    return HPU_ACCESS_OK;
-}
-
-static HpuAccess hpum_sensor_write(HpuCore *c, uint32_t offset,
-                                   uint32_t val)
-{
-    uint32_t dummy;
-
-    (void)val;
-    /* Every register of the block is read-only. */
-    if (hpum_sensor_read(c, offset, &dummy) == HPU_ACCESS_UNMAPPED) {
-        return HPU_ACCESS_UNMAPPED;
-    }
-    return HPU_ACCESS_READ_ONLY;
-}
-
-const HpuBlock hpum_sensor_block = {
-    .name = "sensor",
-    .base = HPU_REG_TEMP(0),
-    .size = HPU_SENSOR_BLOCK_SIZE,
-    .read = hpum_sensor_read,
-    .write = hpum_sensor_write,
-};
-
 /* Mailbox */
 
 static void hpum_mbox_answer(HpuCore *c)
@@ -818,7 +528,7 @@ static HpuAccess hpum_mbox_write(HpuCore *c, uint32_t offset,
         m->req_arg1 = m->arg1;
         m->resp0 = m->resp1 = 0;
         m->status = HPU_MBOX_BUSY | (val & ~0xffffu);
-        if (hpum_fw_running_now(c)) {
+        if (hpum_cpu_running(c)) {
             hpum_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
         }
         break;
@@ -1224,12 +934,12 @@ void hpum_fw_timer(HpuCore *c, HpuTimerId id)
         hpum_flash_timer(c);
         break;
     case HPU_TMR_MBOX:
-        if ((c->mbox.status & HPU_MBOX_BUSY) && hpum_fw_running_now(c)) {
+        if ((c->mbox.status & HPU_MBOX_BUSY) && hpum_cpu_running(c)) {
             hpum_mbox_answer(c);
         }
         break;
     case HPU_TMR_SENSOR:
-        if (hpum_fw_running_now(c)) {
+        if (hpum_cpu_running(c)) {
             hpum_sensor_period(c);
         }
         break;
@@ -1322,12 +1032,11 @@ void hpum_fw_reset(HpuCore *c, HpuResetKind kind)
     memset(rom, 0, sizeof(*rom));
     rom->gen = gen + 1;         /* a verification in progress is dropped */
     memset(&c->mbox, 0, sizeof(c->mbox));
-    memset(&c->sens, 0, sizeof(c->sens));
+    hpum_sensors_reset(c, kind);
     if (kind == HPU_RESET_POWER_ON) {
         hpum_flash_abandon(c);
         c->flash.status = HPU_FLASH_IDLE;
         c->flash.error = HPU_FW_ERR_NONE;
-        memset(c->busy, 0, sizeof(c->busy));
     } else if (c->flash.status == HPU_FLASH_BUSY) {
         HPU_LOG(c, "hard reset during a flash write: write abandoned, the "
                 "flash keeps its old image");

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * HPU device model: declarations shared by the core's files (hpu_core.c,
- * hpu_fw.c, hpu_mem.c, hpu_qm.c, hpu_ras.c).  Not for the QEMU glue or the
- * tests.
+ * HPU device model: declarations shared by the core's files (the list in
+ * emu/core-sources).  Not for the QEMU glue or the tests.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -67,6 +66,12 @@ static inline void hpum_set_error(HpuCore *c, uint32_t bit)
 static inline uint64_t hpum_now(HpuCore *c)
 {
     return c->ops->now_ns(c->opaque);
+}
+
+/* The management CPU runs the firmware (sensors, mailbox served). */
+static inline bool hpum_cpu_running(HpuCore *c)
+{
+    return c->cpu.status == HPU_CPU_RUNNING;
 }
 
 /* hpu_core.c: device timers (under the lock) */
@@ -198,13 +203,8 @@ void hpum_cpu_timer(HpuCore *c, HpuTimerId id);
 /* WDT_MS changed or the watchdog timer fired. */
 void hpum_wdt_update(HpuCore *c, bool expired);
 
-/*
- * hpu_fw.c: boot ROM, image verification, flash, mailbox, sensors, busy
- * counters (spec version 4)
- */
+/* hpu_fw.c: boot ROM, image verification, flash, mailbox (spec version 4) */
 extern const HpuBlock hpum_mbox_block;
-extern const HpuBlock hpum_sensor_block;
-extern const HpuBlock hpum_busy_block;
 bool hpum_fw_init(HpuCore *c);
 void hpum_fw_fini(HpuCore *c);
 /* Power-on (everything but the flash content) or hard reset starting. */
@@ -221,9 +221,6 @@ void hpum_fw_timer(HpuCore *c, HpuTimerId id);
 void hpum_fw_running(HpuCore *c);
 /* The CPU stopped running (HALTED): sensors stop. */
 void hpum_fw_stopped(HpuCore *c);
-/* Under the lock: DMA engine @e starts / ends executing a packet. */
-void hpum_busy_begin(HpuCore *c, unsigned int e);
-void hpum_busy_end(HpuCore *c, unsigned int e);
 
 /*
  * Verify @len bytes of image at @img (@declared: FW_IMG_SIZE, or @len for
@@ -236,5 +233,18 @@ uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
                         const uint8_t *key, uint32_t min_version,
                         HpuFwInfo *out, uint32_t *stored,
                         char *why, size_t whylen);
+
+/* hpu_sensors.c: sensors, the thermal and power model, busy counters */
+extern const HpuBlock hpum_sensor_block;
+extern const HpuBlock hpum_busy_block;
+/* Power-on or hard reset (a soft reset keeps both). */
+void hpum_sensors_reset(HpuCore *c, HpuResetKind kind);
+/* The CPU became RUNNING: sensors start from the accepted image's tables. */
+void hpum_sensor_start(HpuCore *c);
+/* One sensor period of the firmware (the CPU is RUNNING). */
+void hpum_sensor_period(HpuCore *c);
+/* Under the lock: DMA engine @e starts / ends executing a packet. */
+void hpum_busy_begin(HpuCore *c, unsigned int e);
+void hpum_busy_end(HpuCore *c, unsigned int e);
 
 #endif /* HPU_INTERNAL_H */
