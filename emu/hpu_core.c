@@ -752,6 +752,7 @@ static void hpum_soft_reset_done(HpuCore *c)
      * ECC poison and the injected faults other than hangs); everything
      * else returns to its reset value.  Then RESET_DONE is latched.
      */
+    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 1);
     c->resetting = false;
     memset(c->sob, 0, sizeof(c->sob));
     hpum_mmu_reset(c, HPU_RESET_SOFT);
@@ -763,7 +764,6 @@ static void hpum_soft_reset_done(HpuCore *c)
     c->ctrl.reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 1;
-    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 1);
     hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
 }
 
