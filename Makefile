@@ -49,6 +49,7 @@ check: all
 	@python3 tools/check-regs.py
 	@bash tools/check-uapi-padding.sh
 	@bash tools/check-kernel.sh
+	@bash tools/check-emu.sh
 	@bash tools/check-tidy.sh $(BUILD)
 
 run: all

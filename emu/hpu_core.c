@@ -18,7 +18,7 @@
 
 /* Locking */
 
-void hpu_lock(struct hpu_core *c)
+void hpum_lock(HpuCore *c)
 {
     c->ops->lock(c->opaque);
 }
@@ -29,14 +29,14 @@ void hpu_lock(struct hpu_core *c)
  * cleared irq_pending also waits for a raise already collected here.  A
  * function in reset (power-on reset or FLR not yet done) raises nothing.
  */
-void hpu_unlock(struct hpu_core *c)
+void hpum_unlock(HpuCore *c)
 {
     uint32_t pending = c->irq_pending;
     uint32_t epoch = c->epoch;
     unsigned int v;
 
     c->irq_pending = 0;
-    if (pending && (c->in_reset || !hpu_dma_begin(c, epoch))) {
+    if (pending && (c->in_reset || !hpum_dma_begin(c, epoch))) {
         pending = 0;
     }
     c->ops->unlock(c->opaque);
@@ -49,7 +49,7 @@ void hpu_unlock(struct hpu_core *c)
         }
     }
     c->ops->lock(c->opaque);
-    hpu_dma_end(c, epoch);
+    hpum_dma_end(c, epoch);
     c->ops->unlock(c->opaque);
 }
 
@@ -59,7 +59,7 @@ void hpu_unlock(struct hpu_core *c)
  * latter hold a reset up, so work the guest starts after a reset (none can
  * while the function is in reset) never extends it.
  */
-bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch)
+bool hpum_dma_begin(HpuCore *c, uint32_t epoch)
 {
     if (c->dead || epoch != c->epoch) {
         return false;
@@ -68,7 +68,7 @@ bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch)
     return true;
 }
 
-void hpu_dma_end(struct hpu_core *c, uint32_t epoch)
+void hpum_dma_end(HpuCore *c, uint32_t epoch)
 {
     if (epoch == c->epoch) {
         c->inflight--;
@@ -81,7 +81,7 @@ void hpu_dma_end(struct hpu_core *c, uint32_t epoch)
 }
 
 /* Under the lock: whether no access begun before the last reset is left. */
-static bool hpu_dma_quiet(struct hpu_core *c)
+static bool hpum_dma_quiet(HpuCore *c)
 {
     return !c->inflight_old;
 }
@@ -92,7 +92,7 @@ static bool hpu_dma_quiet(struct hpu_core *c)
  * accesses it had already begun move to @inflight_old.  Nothing waits
  * here: the caller finishes its reset once they are done.
  */
-static void hpu_epoch_bump(struct hpu_core *c)
+static void hpum_epoch_bump(HpuCore *c)
 {
     c->epoch++;
     c->inflight_old += c->inflight;
@@ -100,13 +100,13 @@ static void hpu_epoch_bump(struct hpu_core *c)
 }
 
 /*
- * Device timers.  Each enum hpu_timer_id has a deadline in device time;
+ * Device timers.  Each HpuTimerId has a deadline in device time;
  * the environment's one timer is kept armed for the earliest.
  */
 
-static void hpu_timer_program(struct hpu_core *c)
+static void hpum_timer_program(HpuCore *c)
 {
-    struct hpu_timers *t = &c->tmr;
+    HpuTimers *t = &c->tmr;
     uint64_t first = UINT64_MAX, now;
     unsigned int i;
 
@@ -128,42 +128,42 @@ static void hpu_timer_program(struct hpu_core *c)
     if (t->programmed && t->programmed_at == first) {
         return;
     }
-    now = hpu_now(c);
+    now = hpum_now(c);
     c->ops->arm_timer(c->opaque, first > now ? first - now : 0);
     t->programmed = true;
     t->programmed_at = first;
 }
 
-void hpu_timer_arm(struct hpu_core *c, enum hpu_timer_id id, uint64_t ns)
+void hpum_timer_arm(HpuCore *c, HpuTimerId id, uint64_t ns)
 {
-    c->tmr.deadline[id] = hpu_now(c) + ns;
+    c->tmr.deadline[id] = hpum_now(c) + ns;
     c->tmr.armed |= 1u << id;
-    hpu_timer_program(c);
+    hpum_timer_program(c);
 }
 
-void hpu_timer_cancel(struct hpu_core *c, enum hpu_timer_id id)
+void hpum_timer_cancel(HpuCore *c, HpuTimerId id)
 {
     if (c->tmr.armed & (1u << id)) {
         c->tmr.armed &= ~(1u << id);
-        hpu_timer_program(c);
+        hpum_timer_program(c);
     }
 }
 
-bool hpu_timer_pending(struct hpu_core *c, enum hpu_timer_id id)
+bool hpum_timer_pending(HpuCore *c, HpuTimerId id)
 {
     return c->tmr.armed & (1u << id);
 }
 
-static void hpu_timer_cancel_all(struct hpu_core *c)
+static void hpum_timer_cancel_all(HpuCore *c)
 {
     c->tmr.armed = 0;
-    hpu_timer_program(c);
+    hpum_timer_program(c);
 }
 
 /* Configuration */
 
-bool hpu_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
-                           const char *serial, char *err, size_t errlen)
+bool hpum_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
+                            const char *serial, char *err, size_t errlen)
 {
     size_t i, len;
 
@@ -211,9 +211,9 @@ bool hpu_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
     return true;
 }
 
-void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
-                          unsigned int nic_ports, const char *serial,
-                          const uint8_t *uuid)
+void hpum_core_make_config(HpuCoreConfig *cfg, uint64_t hbm_size,
+                           unsigned int nic_ports, const char *serial,
+                           const uint8_t *uuid)
 {
     size_t len = serial ? strlen(serial) : 0;
 
@@ -232,38 +232,39 @@ void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
 /* Identity and control block (BAR0 + 0x0000) */
 
 /* Latch MISC causes; raise vector 0 for those enabled in IRQ_MASK. */
-static void hpu_ctrl_misc_cause(struct hpu_core *c, uint32_t cause,
-                                bool force_vector)
+static void hpum_ctrl_misc_cause(HpuCore *c, uint32_t cause,
+                                 bool force_vector)
 {
     c->ctrl.irq_status |= cause;
     if (force_vector || (cause & c->ctrl.irq_mask)) {
-        hpu_raise(c, HPU_VEC_MISC);
+        hpum_raise(c, HPU_VEC_MISC);
     }
 }
 
-void hpu_misc_cause(struct hpu_core *c, uint32_t cause)
+void hpum_misc_cause(HpuCore *c, uint32_t cause)
 {
-    hpu_ctrl_misc_cause(c, cause, false);
+    hpum_ctrl_misc_cause(c, cause, false);
 }
 
-static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
+static void hpum_ctrl_soft_reset(HpuCore *c, uint32_t key)
 {
     if (key != HPU_SOFT_RESET_KEY) {
         HPU_LOG(c, "SOFT_RESET written with 0x%08x, not the key 0x%08x",
                 key, HPU_SOFT_RESET_KEY);
-        hpu_set_error(c, HPU_ERROR_BAD_RESET_KEY);
+        hpum_set_error(c, HPU_ERROR_BAD_RESET_KEY);
         return;
     }
     if (c->ctrl.status & HPU_STATUS_RESET_BUSY) {
         HPU_LOG(c, "SOFT_RESET written while a soft reset is in progress");
-        hpu_set_error(c, HPU_ERROR_RESET_BUSY);
+        hpum_set_error(c, HPU_ERROR_RESET_BUSY);
         return;
     }
+    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 0);
     c->ctrl.status = HPU_STATUS_RESET_BUSY;
     c->resetting = true;
     c->inj.hang = 0;            /* hung engines let go */
-    hpu_qm_stop(c);
-    hpu_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
+    hpum_qm_stop(c);
+    hpum_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
 }
 
 /*
@@ -272,17 +273,18 @@ static void hpu_ctrl_soft_reset(struct hpu_core *c, uint32_t key)
  * records, the management CPU held off.  HBM is cleared (by the worker)
  * once no engine is inside a step; the reset completes after that.
  */
-static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
+static void hpum_ctrl_hard_reset(HpuCore *c, uint32_t key)
 {
-    struct hpu_ctrl keep = c->ctrl;
+    HpuCtrl keep = c->ctrl;
 
     if (key != HPU_HARD_RESET_KEY) {
         HPU_LOG(c, "HARD_RESET written with 0x%08x, not the key 0x%08x",
                 key, HPU_HARD_RESET_KEY);
-        hpu_set_error(c, HPU_ERROR_BAD_RESET_KEY);
+        hpum_set_error(c, HPU_ERROR_BAD_RESET_KEY);
         return;
     }
-    hpu_timer_cancel_all(c);    /* a soft reset in progress is abandoned */
+    HPU_TRACE(c, HPU_TRACE_HARD_RESET, 0);
+    hpum_timer_cancel_all(c);    /* a soft reset in progress is abandoned */
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.irq_mask = keep.irq_mask;
     c->ctrl.reset_count = keep.reset_count;
@@ -295,29 +297,29 @@ static void hpu_ctrl_hard_reset(struct hpu_core *c, uint32_t key)
     c->hard_resetting = true;
     c->hbm.clear_job = false;
     c->hbm.clear_done = false;
-    hpu_epoch_bump(c);          /* work begun before writes nothing more */
+    hpum_epoch_bump(c);          /* work begun before writes nothing more */
     memset(c->sob, 0, sizeof(c->sob));
-    hpu_mmu_reset(c, HPU_RESET_HARD);
-    hpu_qm_reset(c, HPU_RESET_HARD);
-    hpu_ras_reset(c, HPU_RESET_HARD);
-    hpu_fw_reset(c, HPU_RESET_HARD);
+    hpum_mmu_reset(c, HPU_RESET_HARD);
+    hpum_qm_reset(c, HPU_RESET_HARD);
+    hpum_ras_reset(c, HPU_RESET_HARD);
+    hpum_fw_reset(c, HPU_RESET_HARD);
     /* INJ_QUIESCE.HARD_RESET: it never completes; only power-on ends it. */
     if (!(c->inj.quiesce & HPU_INJ_QUIESCE_HARD_RESET)) {
-        hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
+        hpum_timer_arm(c, HPU_TMR_HARD_RESET, HPU_HARD_RESET_NS);
     }
 }
 
-static void hpu_hard_reset_done(struct hpu_core *c)
+static void hpum_hard_reset_done(HpuCore *c)
 {
     if (!c->hard_resetting) {
         return;
     }
-    if (!hpu_qm_idle(c) || !hpu_dma_quiet(c)) {
+    if (!hpum_qm_idle(c) || !hpum_dma_quiet(c)) {
         /*
          * A step or a DMA begun before the reset still runs outside the
          * lock: let it finish first.
          */
-        hpu_timer_arm(c, HPU_TMR_HARD_RESET, HPU_SOFT_RESET_NS);
+        hpum_timer_arm(c, HPU_TMR_HARD_RESET, HPU_SOFT_RESET_NS);
         return;
     }
     if (!c->hbm.clear_done) {
@@ -326,7 +328,7 @@ static void hpu_hard_reset_done(struct hpu_core *c)
          * the BQL; it arms this timer again when the last chunk is done.
          */
         if (!c->hbm.clear_job) {
-            hpu_hbm_clear_start(c);
+            hpum_hbm_clear_start(c);
         }
         return;
     }
@@ -337,31 +339,32 @@ static void hpu_hard_reset_done(struct hpu_core *c)
     c->ctrl.hard_reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 2;
-    hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
-    hpu_cpu_boot(c);
+    HPU_TRACE(c, HPU_TRACE_HARD_RESET, 1);
+    hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+    hpum_cpu_boot(c);
 }
 
-static void hpu_ctrl_irq_test(struct hpu_core *c, uint32_t vector)
+static void hpum_ctrl_irq_test(HpuCore *c, uint32_t vector)
 {
     if (vector >= HPU_MSIX_VECTORS) {
         HPU_LOG(c, "IRQ_TEST written with vector %u, the device has %u",
                 vector, HPU_MSIX_VECTORS);
-        hpu_set_error(c, HPU_ERROR_BAD_IRQ_VECTOR);
+        hpum_set_error(c, HPU_ERROR_BAD_IRQ_VECTOR);
         return;
     }
     c->ctrl.irq_test_count++;
     if (vector == HPU_VEC_MISC) {
         /* SELF_TEST is latched regardless of IRQ_MASK; vector 0 fires. */
-        hpu_ctrl_misc_cause(c, HPU_IRQ_SELF_TEST, true);
+        hpum_ctrl_misc_cause(c, HPU_IRQ_SELF_TEST, true);
     } else {
-        hpu_raise(c, vector);
+        hpum_raise(c, vector);
     }
 }
 
-static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
-                                     uint32_t *val)
+static HpuAccess hpum_ctrl_read(HpuCore *c, uint32_t offset,
+                                uint32_t *val)
 {
-    const struct hpu_core_config *cfg = &c->cfg;
+    const HpuCoreConfig *cfg = &c->cfg;
 
     switch (offset) {
     case HPU_REG_MAGIC:
@@ -383,8 +386,10 @@ static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
         *val = (uint32_t)(cfg->hbm_size >> 32);
         break;
     case HPU_REG_ENGINES:
-        *val = HPU_H1_DMA_ENGINES | HPU_H1_TPC_ENGINES << 8 |
-               HPU_H1_MME_ENGINES << 16 | (uint32_t)cfg->nic_ports << 24;
+        *val = hpum_field_prep(HPU_ENGINES_DMA_MASK, HPU_H1_DMA_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_TPC_MASK, HPU_H1_TPC_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_MME_MASK, HPU_H1_MME_ENGINES) |
+               hpum_field_prep(HPU_ENGINES_NIC_MASK, cfg->nic_ports);
         break;
     case HPU_REG_HBM_STACKS:
         *val = HPU_H1_HBM_STACKS;
@@ -393,14 +398,14 @@ static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
     case HPU_REG_SERIAL(1):
     case HPU_REG_SERIAL(2):
     case HPU_REG_SERIAL(3):
-        *val = hpu_le32((const uint8_t *)cfg->serial +
+        *val = hpum_le32((const uint8_t *)cfg->serial +
                        (offset - HPU_REG_SERIAL(0)));
         break;
     case HPU_REG_UUID(0):
     case HPU_REG_UUID(1):
     case HPU_REG_UUID(2):
     case HPU_REG_UUID(3):
-        *val = hpu_le32(cfg->uuid + (offset - HPU_REG_UUID(0)));
+        *val = hpum_le32(cfg->uuid + (offset - HPU_REG_UUID(0)));
         break;
     case HPU_REG_SCRATCH:
         *val = c->ctrl.scratch;
@@ -450,18 +455,18 @@ static enum hpu_access hpu_ctrl_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
-                                      uint32_t val)
+static HpuAccess hpum_ctrl_write(HpuCore *c, uint32_t offset,
+                                 uint32_t val)
 {
     switch (offset) {
     case HPU_REG_SCRATCH:
         c->ctrl.scratch = val;
         break;
     case HPU_REG_SOFT_RESET:
-        hpu_ctrl_soft_reset(c, val);
+        hpum_ctrl_soft_reset(c, val);
         break;
     case HPU_REG_IRQ_TEST:
-        hpu_ctrl_irq_test(c, val);
+        hpum_ctrl_irq_test(c, val);
         break;
     case HPU_REG_ERROR:
         c->ctrl.error &= ~val;
@@ -473,11 +478,11 @@ static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
         c->ctrl.irq_mask = val & HPU_MISC_CAUSES;
         break;
     case HPU_REG_HARD_RESET:
-        hpu_ctrl_hard_reset(c, val);
+        hpum_ctrl_hard_reset(c, val);
         break;
     case HPU_REG_WDT_MS:
         c->ctrl.wdt_ms = val;
-        hpu_wdt_update(c, false);
+        hpum_wdt_update(c, false);
         break;
     default:
         if (offset < HPU_REG_ID_BLOCK_END) {
@@ -490,33 +495,33 @@ static enum hpu_access hpu_ctrl_write(struct hpu_core *c, uint32_t offset,
 
 /* BAR0 decode */
 
-static const struct hpu_block hpu_ctrl_block = {
+static const HpuBlock hpum_ctrl_block = {
     .name = "ctrl",
     .base = 0x0000,
     .size = HPU_REG_ID_BLOCK_END,
-    .read = hpu_ctrl_read,
-    .write = hpu_ctrl_write,
+    .read = hpum_ctrl_read,
+    .write = hpum_ctrl_write,
 };
 
-static const struct hpu_block *const hpu_blocks[] = {
-    &hpu_ctrl_block,
-    &hpu_mmu_block,
-    &hpu_eq_block,
-    &hpu_inj_block,
-    &hpu_cpu_block,
-    &hpu_mbox_block,
-    &hpu_sensor_block,
-    &hpu_busy_block,
-    &hpu_qm_block,
-    &hpu_sob_block,
+static const HpuBlock *const hpum_blocks[] = {
+    &hpum_ctrl_block,
+    &hpum_mmu_block,
+    &hpum_eq_block,
+    &hpum_inj_block,
+    &hpum_cpu_block,
+    &hpum_mbox_block,
+    &hpum_sensor_block,
+    &hpum_busy_block,
+    &hpum_qm_block,
+    &hpum_sob_block,
 };
 
-static const struct hpu_block *hpu_find_block(uint64_t addr)
+static const HpuBlock *hpum_find_block(uint64_t addr)
 {
     size_t i;
 
-    for (i = 0; i < sizeof(hpu_blocks) / sizeof(hpu_blocks[0]); i++) {
-        const struct hpu_block *b = hpu_blocks[i];
+    for (i = 0; i < HPU_ARRAY_LEN(hpum_blocks); i++) {
+        const HpuBlock *b = hpum_blocks[i];
 
         if (addr >= b->base && addr - b->base < b->size) {
             return b;
@@ -526,32 +531,32 @@ static const struct hpu_block *hpu_find_block(uint64_t addr)
 }
 
 /* Apply the access rules; returns the block to use, or NULL if flagged. */
-static const struct hpu_block *hpu_check_access(struct hpu_core *c,
-                                                uint64_t addr,
-                                                unsigned int size,
-                                                const char *what)
+static const HpuBlock *hpum_check_access(HpuCore *c,
+                                         uint64_t addr,
+                                         unsigned int size,
+                                         const char *what)
 {
-    const struct hpu_block *b;
+    const HpuBlock *b;
 
     if (size != 4 || (addr & 3)) {
         HPU_LOG(c, "%u-byte %s at BAR0+0x%llx: registers take aligned "
                 "32-bit accesses", size, what, (unsigned long long)addr);
-        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
         return NULL;
     }
-    b = hpu_find_block(addr);
+    b = hpum_find_block(addr);
     if (!b) {
         HPU_LOG(c, "%s at unmapped BAR0+0x%llx", what,
                 (unsigned long long)addr);
-        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
     }
     return b;
 }
 
-static uint32_t hpu_core_read_locked(struct hpu_core *c, uint64_t addr,
-                                     unsigned int size)
+static uint32_t hpum_core_read_locked(HpuCore *c, uint64_t addr,
+                                      unsigned int size)
 {
-    const struct hpu_block *b = hpu_check_access(c, addr, size, "read");
+    const HpuBlock *b = hpum_check_access(c, addr, size, "read");
     uint32_t val = 0;
 
     if (!b) {
@@ -560,32 +565,32 @@ static uint32_t hpu_core_read_locked(struct hpu_core *c, uint64_t addr,
     if (b->read(c, (uint32_t)addr, &val) != HPU_ACCESS_OK) {
         HPU_LOG(c, "read at unmapped BAR0+0x%llx (%s block)",
                 (unsigned long long)addr, b->name);
-        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
         return 0;
     }
     return val;
 }
 
-uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size)
+uint64_t hpum_core_read(HpuCore *c, uint64_t addr, unsigned int size)
 {
     uint32_t val;
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (c->in_reset) {
         HPU_LOG(c, "%u-byte read at BAR0+0x%llx while the function is in "
                 "reset: all ones", size, (unsigned long long)addr);
-        hpu_unlock(c);
-        return hpu_all_ones(size);
+        hpum_unlock(c);
+        return hpum_all_ones(size);
     }
-    val = hpu_core_read_locked(c, addr, size);
-    hpu_unlock(c);
+    val = hpum_core_read_locked(c, addr, size);
+    hpum_unlock(c);
     return val;
 }
 
-static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
-                                  uint64_t val, unsigned int size)
+static void hpum_core_write_locked(HpuCore *c, uint64_t addr,
+                                   uint64_t val, unsigned int size)
 {
-    const struct hpu_block *b;
+    const HpuBlock *b;
 
     if (c->hard_resetting && addr != HPU_REG_IRQ_MASK) {
         /* Dropped whatever it is: a guest error, no ERROR bit. */
@@ -594,7 +599,7 @@ static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
                 (unsigned long long)addr);
         return;
     }
-    b = hpu_check_access(c, addr, size, "write");
+    b = hpum_check_access(c, addr, size, "write");
     if (!b) {
         return;
     }
@@ -611,13 +616,13 @@ static void hpu_core_write_locked(struct hpu_core *c, uint64_t addr,
                 (unsigned long long)addr, b->name);
         break;
     }
-    hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+    hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
 }
 
-void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
-                    unsigned int size)
+void hpum_core_write(HpuCore *c, uint64_t addr, uint64_t val,
+                     unsigned int size)
 {
-    hpu_lock(c);
+    hpum_lock(c);
     /*
      * BOOT_CMD, FLASH_CMD, SCRUB_CTRL: only latch a job for the worker.
      * No write of a dead core takes effect (the caller may be a DMA
@@ -628,113 +633,115 @@ void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
                 "function is in reset: dropped", size,
                 (unsigned long long)val, (unsigned long long)addr);
     } else if (!c->dead) {
-        hpu_core_write_locked(c, addr, val, size);
+        hpum_core_write_locked(c, addr, val, size);
     }
-    hpu_unlock(c);
-    hpu_events_drain(c);
+    hpum_unlock(c);
+    hpum_events_drain(c);
 }
 
-void hpu_core_write_epoch(struct hpu_core *c, uint64_t addr, uint32_t val,
-                          uint32_t epoch)
+void hpum_core_write_epoch(HpuCore *c, uint64_t addr, uint32_t val,
+                           uint32_t epoch)
 {
-    hpu_lock(c);
+    hpum_lock(c);
     if (!c->dead && !c->in_reset && epoch == c->epoch) {
-        hpu_core_write_locked(c, addr, val, 4);
+        hpum_core_write_locked(c, addr, val, 4);
     }
-    hpu_unlock(c);
-    hpu_events_drain(c);
+    hpum_unlock(c);
+    hpum_events_drain(c);
 }
 
 /* Reset */
 
-void hpu_core_reset(struct hpu_core *c)
+void hpum_core_reset(HpuCore *c)
 {
-    hpu_lock(c);
+    hpum_lock(c);
     if (c->dead) {
-        hpu_unlock(c);
+        hpum_unlock(c);
         return;
     }
-    hpu_timer_cancel_all(c);
+    hpum_timer_cancel_all(c);
     memset(&c->ctrl, 0, sizeof(c->ctrl));
     c->ctrl.status = HPU_STATUS_READY;
     c->resetting = false;
     c->hard_resetting = false;
     c->irq_pending = 0;
     memset(c->sob, 0, sizeof(c->sob));
-    hpu_mmu_reset(c, HPU_RESET_POWER_ON);
-    hpu_qm_reset(c, HPU_RESET_POWER_ON);
-    hpu_ras_reset(c, HPU_RESET_POWER_ON);
-    hpu_fw_reset(c, HPU_RESET_POWER_ON);
-    hpu_hbm_unpoison(c);
+    hpum_mmu_reset(c, HPU_RESET_POWER_ON);
+    hpum_qm_reset(c, HPU_RESET_POWER_ON);
+    hpum_ras_reset(c, HPU_RESET_POWER_ON);
+    hpum_fw_reset(c, HPU_RESET_POWER_ON);
+    hpum_hbm_unpoison(c);
     c->hbm.clear_job = false;   /* a hard reset's HBM clear is abandoned */
     c->hbm.clear_done = false;
     c->dq.reset_done = 0;
-    hpu_cpu_boot(c);
+    hpum_cpu_boot(c);
     /*
      * No reset completes while DMA is in flight (spec version 5): the
      * generations and the epoch are bumped, so work in progress begins no
      * access and drops what it computed.  The accesses it had already
      * begun may still be running: the function stays in reset (BAR reads
      * all ones, writes dropped, no MSI-X) until the last of them ends and
-     * the environment calls hpu_core_reset_finish().  Nothing waits here.
+     * the environment calls hpum_core_reset_finish().  Nothing waits here.
      */
-    hpu_epoch_bump(c);
+    hpum_epoch_bump(c);
     c->in_reset = c->inflight_old != 0;
     c->irq_pending = 0;         /* nothing latched by the reset itself */
-    hpu_unlock(c);
+    HPU_TRACE(c, HPU_TRACE_RESET, c->inflight_old);
+    hpum_unlock(c);
 }
 
-bool hpu_core_reset_finish(struct hpu_core *c)
+bool hpum_core_reset_finish(HpuCore *c)
 {
     bool done = false;
 
-    hpu_lock(c);
-    if (c->in_reset && hpu_dma_quiet(c) && !c->dead) {
+    hpum_lock(c);
+    if (c->in_reset && hpum_dma_quiet(c) && !c->dead) {
         c->in_reset = false;
         c->irq_pending = 0;     /* nothing latched by stale work */
         done = true;
+        HPU_TRACE(c, HPU_TRACE_RESET_FINISH, 0);
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     return done;
 }
 
-bool hpu_core_in_reset(struct hpu_core *c)
+bool hpum_core_in_reset(HpuCore *c)
 {
     bool r;
 
-    hpu_lock(c);
+    hpum_lock(c);
     r = c->in_reset;
-    hpu_unlock(c);
+    hpum_unlock(c);
     return r;
 }
 
-void hpu_core_kill(struct hpu_core *c)
+void hpum_core_kill(HpuCore *c)
 {
-    hpu_lock(c);
+    hpum_lock(c);
     c->dead = true;
-    hpu_timer_cancel_all(c);
+    hpum_timer_cancel_all(c);
     /*
      * Accesses in flight on other threads end on their own and then find
      * the core dead: nothing waits for them (the device is freed only
      * once every thread has let go of it).
      */
-    hpu_epoch_bump(c);
+    hpum_epoch_bump(c);
     c->irq_pending = 0;
-    hpu_unlock(c);
+    hpum_unlock(c);
 }
 
-static void hpu_soft_reset_done(struct hpu_core *c)
+static void hpum_soft_reset_done(HpuCore *c)
 {
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
         return;                 /* stale: the reset was abandoned */
     }
-    if (!hpu_qm_quiet(c) || (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
+    if (!hpum_qm_quiet(c) || (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
         /*
          * Engines are still writing ABORTED records, or a scrub runs
          * (its BUSY bit must not clear before it is done): look again
          * later.
          */
-        hpu_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
+        hpum_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
         return;
     }
     /*
@@ -745,86 +752,87 @@ static void hpu_soft_reset_done(struct hpu_core *c)
      * ECC poison and the injected faults other than hangs); everything
      * else returns to its reset value.  Then RESET_DONE is latched.
      */
+    HPU_TRACE(c, HPU_TRACE_SOFT_RESET, 1);
     c->resetting = false;
     memset(c->sob, 0, sizeof(c->sob));
-    hpu_mmu_reset(c, HPU_RESET_SOFT);
-    hpu_qm_reset(c, HPU_RESET_SOFT);
-    hpu_ras_reset(c, HPU_RESET_SOFT);
+    hpum_mmu_reset(c, HPU_RESET_SOFT);
+    hpum_qm_reset(c, HPU_RESET_SOFT);
+    hpum_ras_reset(c, HPU_RESET_SOFT);
     c->ctrl.scratch = 0;
     c->ctrl.error = 0;
     c->ctrl.irq_status = 0;
     c->ctrl.reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 1;
-    hpu_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+    hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
 }
 
-void hpu_core_timer_expired(struct hpu_core *c)
+void hpum_core_timer_expired(HpuCore *c)
 {
-    struct hpu_timers *t = &c->tmr;
+    HpuTimers *t = &c->tmr;
     uint64_t now;
     unsigned int i;
 
-    hpu_lock(c);
+    hpum_lock(c);
     t->programmed = false;
-    now = hpu_now(c);
+    now = hpum_now(c);
     for (i = 0; i < HPU_TMR_COUNT; i++) {
         if (!(t->armed & (1u << i)) || t->deadline[i] > now) {
             continue;
         }
         t->armed &= ~(1u << i);
-        switch ((enum hpu_timer_id)i) {
+        switch ((HpuTimerId)i) {
         case HPU_TMR_SOFT_RESET:
-            hpu_soft_reset_done(c);
+            hpum_soft_reset_done(c);
             break;
         case HPU_TMR_HARD_RESET:
-            hpu_hard_reset_done(c);
+            hpum_hard_reset_done(c);
             break;
         case HPU_TMR_CPU_BOOT:
         case HPU_TMR_HB_ACK:
         case HPU_TMR_HB_EVENT:
-            hpu_cpu_timer(c, (enum hpu_timer_id)i);
+            hpum_cpu_timer(c, (HpuTimerId)i);
             break;
         case HPU_TMR_WDT:
-            hpu_wdt_update(c, true);
+            hpum_wdt_update(c, true);
             break;
         case HPU_TMR_ROM:
         case HPU_TMR_FLASH:
         case HPU_TMR_MBOX:
         case HPU_TMR_SENSOR:
-            hpu_fw_timer(c, (enum hpu_timer_id)i);
+            hpum_fw_timer(c, (HpuTimerId)i);
             break;
         case HPU_TMR_COUNT:
             break;
         }
     }
-    hpu_timer_program(c);
-    hpu_unlock(c);
-    hpu_events_drain(c);
+    hpum_timer_program(c);
+    hpum_unlock(c);
+    hpum_events_drain(c);
 }
 
-bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
-                   void *opaque, const struct hpu_core_config *cfg)
+bool hpum_core_init(HpuCore *c, const HpuCoreOps *ops,
+                    void *opaque, const HpuCoreConfig *cfg)
 {
     memset(c, 0, sizeof(*c));
     c->ops = ops;
     c->opaque = opaque;
     c->cfg = *cfg;
-    if (!hpu_fw_init(c)) {
-        hpu_fw_fini(c);
+    if (!hpum_fw_init(c)) {
+        hpum_fw_fini(c);
         return false;
     }
-    if (!hpu_hbm_init(c)) {
-        hpu_fw_fini(c);
+    if (!hpum_hbm_init(c)) {
+        hpum_fw_fini(c);
         return false;
     }
-    hpu_core_reset(c);
+    hpum_core_reset(c);
     return true;
 }
 
-void hpu_core_fini(struct hpu_core *c)
+void hpum_core_fini(HpuCore *c)
 {
-    hpu_qm_fini(c);
-    hpu_hbm_fini(c);
-    hpu_fw_fini(c);
+    hpum_qm_fini(c);
+    hpum_hbm_fini(c);
+    hpum_fw_fini(c);
 }

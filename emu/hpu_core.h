@@ -14,12 +14,12 @@
  * version 4), the boot ROM, image verification, flash, mailbox, sensors
  * and busy counters (hpu_fw.c).  It knows nothing about QEMU; it reaches
  * its environment (MSI-X, logging, one one-shot timer, host memory, a
- * lock, engine wake-ups) only through struct hpu_core_ops, so the same
+ * lock, engine wake-ups) only through HpuCoreOps, so the same
  * files build into QEMU (emu/hpu_pci.c) and into host unit tests
  * (tests/unit/emu/, which include this header inside extern "C").
  *
- * BAR0 is decoded by a table of register blocks (struct hpu_block), one
- * per hardware block, each with its state in struct hpu_core.
+ * BAR0 is decoded by a table of register blocks (HpuBlock), one
+ * per hardware block, each with its state in HpuCore.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -56,35 +56,53 @@
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
 #define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
 #define HPU_DEFERRED_EVENTS     64
-#define HPU_FW_IMAGE_MAX        HPU_FW_MAX_SIZE /* trailer included */
-#define HPU_FW_KEY_LEN          HPU_FW_PUBKEY_SIZE      /* Ed25519 */
-#define HPU_FW_MAX_CLOCK_LEVELS HPU_FW_MAX_CLOCKS
 
-struct hpu_core;
+typedef struct HpuCore HpuCore;
+
+/*
+ * Trace points of the core, passed to the environment (HpuCoreOps.trace)
+ * with their arguments in the order listed; unused ones are 0.  In QEMU
+ * each is the event hpu_<name> of emu/trace-events.
+ */
+typedef enum HpuTraceId {
+    HPU_TRACE_DOORBELL,         /* engine, stream, PI */
+    HPU_TRACE_DESC_FETCH,       /* engine, stream, CI, seq, CB address, size */
+    HPU_TRACE_PACKET,           /* engine, stream, offset, opcode, size, ASID */
+    HPU_TRACE_COMPLETION,       /* engine, stream, seq, status, offset */
+    HPU_TRACE_MMU_FAULT,        /* engine, ASID, VA, FAULT_INFO */
+    HPU_TRACE_EVENT,            /* event id, engine, address, info */
+    HPU_TRACE_SOFT_RESET,       /* 0: the key write, 1: done */
+    HPU_TRACE_HARD_RESET,       /* 0: the key write, 1: done */
+    HPU_TRACE_RESET,            /* power-on/FLR: old accesses in flight */
+    HPU_TRACE_RESET_FINISH,     /* (none): the function leaves reset */
+    HPU_TRACE_COUNT
+} HpuTraceId;
+
+#define HPU_TRACE_ARGS          6
 
 /*
  * Services the environment provides to the core.  All callbacks receive
- * the opaque pointer given to hpu_core_init().  None may be NULL.
+ * the opaque pointer given to hpum_core_init().  None may be NULL.
  *
  * Threads: BAR accesses, the timer and resets come from one context (QEMU's
  * vCPUs and main loop under the BQL); each DMA engine runs
- * hpu_core_engine_step() in a thread of its own, and the boot ROM's worker
- * runs hpu_core_fw_step() in another.  The core serialises its state with
+ * hpum_core_engine_step() in a thread of its own, and the boot ROM's worker
+ * runs hpum_core_fw_step() in another.  The core serialises its state with
  * @lock/@unlock, a plain (non-recursive) mutex, which it takes itself in
- * every entry point except hpu_core_engine_ready() and hpu_core_fw_ready().
+ * every entry point except hpum_core_engine_ready() and hpum_core_fw_ready().
  * It never holds it while calling @dma_read, @dma_write or @raise_msix, so
  * those may re-enter the device (a DMA aimed at the device's own BAR).
  */
-struct hpu_core_ops {
+typedef struct HpuCoreOps {
     /* Signal MSI-X vector @vector (< HPU_MSIX_VECTORS) once. */
     void (*raise_msix)(void *opaque, unsigned int vector);
     /* Report a guest programming error (printf format, no newline). */
     void (*log_guest_error)(void *opaque, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
     /*
-     * Call hpu_core_timer_expired() @ns nanoseconds of device time from now
+     * Call hpum_core_timer_expired() @ns nanoseconds of device time from now
      * (replacing any pending expiry).  The core multiplexes its timers
-     * (struct hpu_timers) onto this one.
+     * (HpuTimers) onto this one.
      */
     void (*arm_timer)(void *opaque, uint64_t ns);
     /* Cancel a pending timer, if any. */
@@ -104,56 +122,62 @@ struct hpu_core_ops {
      */
     void (*kick_engine)(void *opaque, unsigned int engine);
     /*
-     * The boot ROM has a job (hpu_core_fw_ready() is true): wake its
+     * The boot ROM has a job (hpum_core_fw_ready() is true): wake its
      * worker if it sleeps.  Called with the core lock held.
      */
     void (*kick_fw)(void *opaque);
     /*
      * The last DMA or MSI-X call begun before a power-on reset or FLR has
-     * ended (spec version 5): call hpu_core_reset_finish() soon, without
+     * ended (spec version 5): call hpum_core_reset_finish() soon, without
      * the core lock and not from inside this call (QEMU: a bottom half).
      * Called with the core lock held, on any thread.
      */
     void (*reset_drained)(void *opaque);
-};
+    /*
+     * Trace point @id with HPU_TRACE_ARGS arguments @arg (see HpuTraceId).
+     * Called with or without the core lock, on any thread; must not call
+     * back into the core.
+     */
+    void (*trace)(void *opaque, HpuTraceId id, const uint64_t *arg);
+} HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
-struct hpu_core_config {
+typedef struct HpuCoreConfig {
     uint64_t hbm_size;                  /* bytes */
     unsigned int nic_ports;
     char serial[HPU_SERIAL_LEN];        /* ASCII, NUL padded, not terminated */
     uint8_t uuid[HPU_UUID_LEN];         /* RFC 4122 byte order */
-    /* Spec version 4 fuses and flash (hpu_core_make_config: none) */
+    /* Spec version 4 fuses and flash (hpum_core_make_config: none) */
     bool fw_key_set;                    /* false: no key fused (NO_KEY) */
-    uint8_t fw_key[HPU_FW_KEY_LEN];
+    uint8_t fw_key[HPU_FW_PUBKEY_SIZE];
     uint32_t fw_min_version;            /* anti-rollback fuse */
     const uint8_t *fw_flash;            /* power-on flash content, copied */
-    uint32_t fw_flash_len;              /* at most HPU_FW_IMAGE_MAX */
-};
+    uint32_t fw_flash_len;              /* at most HPU_FW_MAX_SIZE */
+} HpuCoreConfig;
 
 /*
  * A decoded region of BAR0.  @read and @write get the offset relative to
  * BAR0; accesses reaching them are aligned 32-bit and run with the core
- * lock held.  They return one of enum hpu_access.
+ * lock held.  They return one of HpuAccess.
  */
-enum hpu_access {
+typedef enum HpuAccess {
     HPU_ACCESS_OK,
     HPU_ACCESS_UNMAPPED,        /* no register at this offset */
     HPU_ACCESS_READ_ONLY,       /* write to a read-only register */
-};
+} HpuAccess;
 
-struct hpu_block {
+typedef struct HpuBlock {
     const char *name;
     uint32_t base;
     uint32_t size;
-    enum hpu_access (*read)(struct hpu_core *c, uint32_t offset,
-                            uint32_t *val);
-    enum hpu_access (*write)(struct hpu_core *c, uint32_t offset,
-                             uint32_t val);
-};
+    HpuAccess (*read)(HpuCore *c, uint32_t offset,
+                      uint32_t *val);
+    HpuAccess (*write)(HpuCore *c, uint32_t offset,
+                       uint32_t val);
+} HpuBlock;
 
 /* Identity and control block state. */
-struct hpu_ctrl {
+typedef struct HpuCtrl {
     uint32_t scratch;
     uint32_t status;
     uint32_t reset_count;
@@ -165,10 +189,10 @@ struct hpu_ctrl {
     uint32_t wdt_ms;
     uint32_t ecc_ce_count;
     uint32_t ecc_ue_count;
-};
+} HpuCtrl;
 
 /* The device timers, multiplexed onto the environment's one timer. */
-enum hpu_timer_id {
+typedef enum HpuTimerId {
     HPU_TMR_SOFT_RESET,
     HPU_TMR_HARD_RESET,
     HPU_TMR_CPU_BOOT,
@@ -180,17 +204,17 @@ enum hpu_timer_id {
     HPU_TMR_MBOX,               /* the firmware answers the mailbox */
     HPU_TMR_SENSOR,             /* sensor period */
     HPU_TMR_COUNT
-};
+} HpuTimerId;
 
-struct hpu_timers {
+typedef struct HpuTimers {
     uint64_t deadline[HPU_TMR_COUNT];   /* device time, ns */
-    uint32_t armed;                     /* bit per enum hpu_timer_id */
+    uint32_t armed;                     /* bit per HpuTimerId */
     bool programmed;                    /* the environment timer is armed */
     uint64_t programmed_at;             /* for this deadline */
-};
+} HpuTimers;
 
 /* Management CPU block (BAR0 + 0x4000). */
-struct hpu_cpu {
+typedef struct HpuCpu {
     uint32_t status;            /* HPU_CPU_* */
     uint32_t hb_req;
     uint32_t hb_ack;
@@ -198,88 +222,88 @@ struct hpu_cpu {
     uint32_t fw_error;
     uint32_t hb_seq;            /* HEARTBEAT events since boot */
     bool hb_stopped;            /* INJ_FW 1 */
-};
+} HpuCpu;
 
 /* The tables of a firmware image, as the boot ROM parsed them. */
-struct hpu_fw_limit_state {
+typedef struct HpuFwLimitState {
     uint32_t cur;               /* set through the mailbox */
     uint32_t def;
     uint32_t min;
     uint32_t max;
-};
+} HpuFwLimitState;
 
-struct hpu_fw_info {
+typedef struct HpuFwInfo {
     uint32_t version;
     uint8_t build[HPU_FW_BUILD_LEN];
-    struct hpu_fw_limit_state limit[HPU_NUM_LIMITS];
+    HpuFwLimitState limit[HPU_NUM_LIMITS];
     uint32_t nclocks;
-    uint32_t clk_mhz[HPU_FW_MAX_CLOCK_LEVELS];
-    uint32_t clk_mv[HPU_FW_MAX_CLOCK_LEVELS];
+    uint32_t clk_mhz[HPU_FW_MAX_CLOCKS];
+    uint32_t clk_mv[HPU_FW_MAX_CLOCKS];
     struct hpu_fw_thermal thermal;  /* host byte order */
-};
+} HpuFwInfo;
 
 /*
  * An image held in flash: immutable once stored, shared by reference with
  * the verification of a BOOT_CMD 2 (which reads it outside the lock).
  * @refs changes under the core lock only; the last reference frees it.
  */
-struct hpu_flash_img {
+typedef struct HpuFlashImg {
     unsigned int refs;
     uint32_t len;
     uint8_t *data;              /* @len bytes, in the same allocation */
-};
+} HpuFlashImg;
 
 /*
  * Work of the boot ROM that the MMIO write of BOOT_CMD / FLASH_CMD latches
- * and the boot ROM's worker (hpu_core_fw_step()) runs outside the lock: the
+ * and the boot ROM's worker (hpum_core_fw_step()) runs outside the lock: the
  * DMA read of the image and its verification.
  */
-enum hpu_fw_job_kind {
+typedef enum HpuFwJobKind {
     HPU_FW_JOB_NONE,
     HPU_FW_JOB_BOOT_HOST,
     HPU_FW_JOB_BOOT_FLASH,
     HPU_FW_JOB_FLASH_WRITE,
-};
+} HpuFwJobKind;
 
-struct hpu_fw_job {
-    enum hpu_fw_job_kind kind;
+typedef struct HpuFwJob {
+    HpuFwJobKind kind;
     uint64_t addr;              /* FW_IMG_ADDR */
     uint32_t size;              /* FW_IMG_SIZE */
-    uint32_t gen;               /* struct hpu_rom.gen or hpu_flash.gen */
-    uint32_t epoch;             /* struct hpu_core.epoch when taken */
-    struct hpu_flash_img *flash;    /* BOOT_FLASH: a reference */
-};
+    uint32_t gen;               /* HpuRom.gen or hpu_flash.gen */
+    uint32_t epoch;             /* HpuCore.epoch when taken */
+    HpuFlashImg *flash;    /* BOOT_FLASH: a reference */
+} HpuFwJob;
 
 /* Boot ROM (BAR0 + 0x4014..0x405f). */
-struct hpu_rom {
+typedef struct HpuRom {
     uint32_t boot_error;
     uint64_t img_addr;
     uint32_t img_size;
     uint32_t gen;               /* bumped when a verification is abandoned */
-    struct hpu_fw_job job;      /* latched by BOOT_CMD, not yet taken */
+    HpuFwJob job;      /* latched by BOOT_CMD, not yet taken */
     bool verified;              /* the verification of the boot finished */
     uint32_t result;            /* its refusal code */
-    struct hpu_fw_info pending; /* the accepted image's tables */
+    HpuFwInfo pending; /* the accepted image's tables */
     bool loaded;                /* fw describes the booting/running image */
-    struct hpu_fw_info fw;
-};
+    HpuFwInfo fw;
+} HpuRom;
 
 /* Flash */
-struct hpu_flash {
-    struct hpu_flash_img *img;  /* NULL: empty */
+typedef struct HpuFlash {
+    HpuFlashImg *img;  /* NULL: empty */
     uint32_t version;           /* FLASH_VERSION */
     uint32_t status;            /* HPU_FLASH_* */
     uint32_t error;
     uint32_t gen;               /* bumped when a write is abandoned */
     bool verified;              /* the verification of the write finished */
     uint32_t result;
-    struct hpu_flash_img *pending;  /* the accepted image, stored at the end */
+    HpuFlashImg *pending;  /* the accepted image, stored at the end */
     uint32_t pending_version;
-    struct hpu_fw_job job;      /* latched by FLASH_CMD, not yet taken */
-};
+    HpuFwJob job;      /* latched by FLASH_CMD, not yet taken */
+} HpuFlash;
 
 /* Mailbox (BAR0 + 0x4100) */
-struct hpu_mbox {
+typedef struct HpuMbox {
     uint32_t cmd;
     uint32_t arg0;
     uint32_t arg1;
@@ -290,10 +314,10 @@ struct hpu_mbox {
     uint32_t req_cmd;
     uint32_t req_arg0;
     uint32_t req_arg1;
-};
+} HpuMbox;
 
 /* Sensors and the thermal model (BAR0 + 0x4200) */
-struct hpu_sensors {
+typedef struct HpuSensors {
     double die_mc;
     double power_mw;
     uint32_t temp[HPU_NUM_TEMPS];
@@ -308,27 +332,27 @@ struct hpu_sensors {
     bool thermal_armed;
     bool power_armed;
     uint64_t busy_last[HPU_H1_DMA_ENGINES];     /* BUSY_NS at last period */
-};
+} HpuSensors;
 
 /* BUSY_NS of a DMA engine */
-struct hpu_busy {
+typedef struct HpuBusy {
     uint64_t ns;                /* completed packets */
     uint64_t start;             /* of the packet in execution */
     bool running;
     uint32_t hi;                /* latched by reading BUSY_NS_LO */
-};
+} HpuBusy;
 
 /* Fault injection block (BAR0 + 0x3000). */
-struct hpu_inj {
+typedef struct HpuInj {
     uint32_t hang;              /* engine mask */
     uint32_t dma_fail;          /* engine mask */
     uint64_t ecc_addr;
     uint32_t mmu_inv;           /* INJ_MMU_INV: invalidations never complete */
     uint32_t quiesce;           /* INJ_QUIESCE: kept until power-on */
-};
+} HpuInj;
 
 /* An event-queue entry before it is written. */
-struct hpu_event {
+typedef struct HpuEvent {
     uint16_t id;
     uint8_t severity;
     uint8_t engine;
@@ -336,14 +360,14 @@ struct hpu_event {
     uint64_t ts;                /* device time; 0: when written */
     uint64_t addr;
     uint32_t info;
-};
+} HpuEvent;
 
 /*
  * Events raised under the lock (MMIO handlers, timers), written to the
  * event queue once the lock is dropped.
  */
-struct hpu_deferred {
-    struct hpu_event ev[HPU_DEFERRED_EVENTS];
+typedef struct HpuDeferred {
+    HpuEvent ev[HPU_DEFERRED_EVENTS];
     unsigned int head;
     unsigned int count;
     /* RESET_DONE, written to the slot reserved when the queue is enabled */
@@ -352,10 +376,10 @@ struct hpu_deferred {
     uint32_t rd_info;
     uint64_t rd_ts;
     uint32_t rd_gen;            /* hpu_eq.gen of the reservation */
-};
+} HpuDeferred;
 
 /* Sparse HBM: 2 MiB chunks allocated (zero filled) on first write. */
-struct hpu_hbm {
+typedef struct HpuHbm {
     uint64_t size;
     size_t nchunks;
     uint8_t **chunks;           /* atomic loads/stores; set under the lock */
@@ -366,16 +390,16 @@ struct hpu_hbm {
     unsigned int users;
     uint8_t *poison;            /* per 2 MiB page: ECC poisoned (atomic) */
     /*
-     * A hard reset's clear, run by the worker (hpu_hbm_clear_step):
+     * A hard reset's clear, run by the worker (hpum_hbm_clear_step):
      * @clear_job while chunks from @clear_next on are left, @clear_done
      * once all are (the hard reset then completes).  Under the lock.
      */
     bool clear_job;
     bool clear_done;
     size_t clear_next;
-};
+} HpuHbm;
 
-struct hpu_tlb_entry {
+typedef struct HpuTlbEntry {
     uint64_t vpn;               /* virtual address >> 12 */
     uint64_t pa;                /* address of the 4 KiB page */
     uint16_t asid;
@@ -383,14 +407,14 @@ struct hpu_tlb_entry {
     bool write;
     bool host;
     bool huge;                  /* from a 2 MiB leaf */
-};
+} HpuTlbEntry;
 
 /* MMU, HBM window and scrubber block (BAR0 + 0x1000). */
-struct hpu_mmu {
+typedef struct HpuMmu {
     uint32_t root_lo[HPU_MMU_NUM_ASIDS];
     uint32_t root_hi[HPU_MMU_NUM_ASIDS];
     uint32_t inv_count;
-    bool inv_stuck;             /* an MMU_INV under INJ_MMU_INV: BUSY for good */
+    bool inv_stuck;             /* MMU_INV under INJ_MMU_INV: BUSY for good */
     uint32_t fault_asid;
     uint64_t fault_va;
     uint32_t fault_info;
@@ -402,16 +426,16 @@ struct hpu_mmu {
     uint32_t scrub_count;
     /*
      * The scrub in progress (SCRUB_STATUS.BUSY), run by the worker
-     * (hpu_core_fw_step()) a 2 MiB chunk at a time under the lock.
+     * (hpum_core_fw_step()) a 2 MiB chunk at a time under the lock.
      */
     bool scrub_job;             /* latched by SCRUB_CTRL, not yet taken */
     uint64_t scrub_next;        /* next chunk to scrub */
     uint64_t scrub_end;         /* resets abandon the job (cleared) */
-    struct hpu_tlb_entry tlb[HPU_TLB_ENTRIES];
-};
+    HpuTlbEntry tlb[HPU_TLB_ENTRIES];
+} HpuMmu;
 
 /* Event queue block (BAR0 + 0x2000). */
-struct hpu_eq {
+typedef struct HpuEq {
     uint64_t base;
     uint32_t size;
     uint32_t pi;
@@ -421,10 +445,10 @@ struct hpu_eq {
     uint32_t reserved;          /* entries handed to writers */
     uint32_t writers;           /* entry writes in flight */
     uint32_t gen;               /* bumped when the ring is re-initialised */
-};
+} HpuEq;
 
 /* One stream of a queue manager. */
-struct hpu_stream {
+typedef struct HpuStream {
     /* registers */
     uint64_t ring;
     uint32_t ring_size;
@@ -449,50 +473,50 @@ struct hpu_stream {
     uint16_t asid;
     bool hung;                  /* STATUS.HUNG: the watchdog fired */
     uint64_t progress_ns;       /* fetched, packet done or WAIT released */
-};
+} HpuStream;
 
-struct hpu_engine {
-    struct hpu_stream st[HPU_QM_STREAMS];
+typedef struct HpuEngine {
+    HpuStream st[HPU_QM_STREAMS];
     unsigned int rr;            /* next stream to consider */
     bool busy;                  /* a step runs outside the lock */
     bool stuck;                 /* INJ_HANG took it: runs nothing */
     uint64_t progress_ns;       /* last packet or LIN_DMA piece done */
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
-};
+} HpuEngine;
 
-struct hpu_core {
-    const struct hpu_core_ops *ops;
+struct HpuCore {
+    const HpuCoreOps *ops;
     void *opaque;
-    struct hpu_core_config cfg;
-    struct hpu_ctrl ctrl;
-    struct hpu_hbm hbm;
-    struct hpu_mmu mmu;
-    struct hpu_eq eq;
-    struct hpu_engine eng[HPU_H1_DMA_ENGINES];
+    HpuCoreConfig cfg;
+    HpuCtrl ctrl;
+    HpuHbm hbm;
+    HpuMmu mmu;
+    HpuEq eq;
+    HpuEngine eng[HPU_H1_DMA_ENGINES];
     uint32_t sob[HPU_NUM_SOBS];
-    struct hpu_timers tmr;
-    struct hpu_cpu cpu;
-    struct hpu_inj inj;
-    struct hpu_rom rom;
-    struct hpu_flash flash;
-    struct hpu_mbox mbox;
-    struct hpu_sensors sens;
-    struct hpu_busy busy[HPU_H1_DMA_ENGINES];
-    struct hpu_deferred dq;
+    HpuTimers tmr;
+    HpuCpu cpu;
+    HpuInj inj;
+    HpuRom rom;
+    HpuFlash flash;
+    HpuMbox mbox;
+    HpuSensors sens;
+    HpuBusy busy[HPU_H1_DMA_ENGINES];
+    HpuDeferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
     uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
     uint32_t irq_pending;       /* vectors to raise when the lock drops */
     /*
      * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
-     * FLR, hard reset and hpu_core_kill(): work begun in an older epoch
+     * FLR, hard reset and hpum_core_kill(): work begun in an older epoch
      * writes nothing.  @inflight counts DMA and MSI-X calls of the current
      * epoch in progress without the lock (each begun under the lock by
-     * hpu_dma_begin() after checking that its work is still current),
+     * hpum_dma_begin() after checking that its work is still current),
      * @inflight_old those begun before the last bump.  @in_reset: a
      * power-on reset or FLR is not done yet because @inflight_old is not
      * zero (BAR reads all ones, writes dropped, no MSI-X);
-     * hpu_core_reset_finish() ends it.  @dead: hpu_core_kill() ran,
+     * hpum_core_reset_finish() ends it.  @dead: hpum_core_kill() ran,
      * nothing reaches memory any more.  All under the lock.
      */
     uint32_t epoch;
@@ -507,37 +531,37 @@ struct hpu_core {
  * is valid; otherwise false with a message in @err (if @err is not NULL).
  * @serial is the NUL-terminated property string.
  */
-bool hpu_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
-                           const char *serial, char *err, size_t errlen);
+bool hpum_core_check_config(uint64_t hbm_size, unsigned int nic_ports,
+                            const char *serial, char *err, size_t errlen);
 
 /*
  * Fill @cfg from validated property values (@serial NUL-terminated, at
  * most HPU_SERIAL_LEN characters; @uuid HPU_UUID_LEN bytes).
  */
-void hpu_core_make_config(struct hpu_core_config *cfg, uint64_t hbm_size,
-                          unsigned int nic_ports, const char *serial,
-                          const uint8_t *uuid);
+void hpum_core_make_config(HpuCoreConfig *cfg, uint64_t hbm_size,
+                           unsigned int nic_ports, const char *serial,
+                           const uint8_t *uuid);
 
 /*
  * Parse the fw-pubkey property: 64 hex digits, or empty (no key).  Returns
  * false with a message in @err if it is malformed.
  */
-bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
-                           char *err, size_t errlen);
+bool hpum_core_parse_fw_key(const char *hex, HpuCoreConfig *cfg,
+                            char *err, size_t errlen);
 
 /*
  * Bind the core to its environment and apply a power-on reset.  The flash
  * content of @cfg is copied.  Returns false if memory cannot be allocated
  * (HBM chunk table, flash).
  */
-bool hpu_core_init(struct hpu_core *c, const struct hpu_core_ops *ops,
-                   void *opaque, const struct hpu_core_config *cfg);
+bool hpum_core_init(HpuCore *c, const HpuCoreOps *ops,
+                    void *opaque, const HpuCoreConfig *cfg);
 
 /*
- * Free what hpu_core_init(), the engines and the boot ROM allocated (their
+ * Free what hpum_core_init(), the engines and the boot ROM allocated (their
  * threads stopped).
  */
-void hpu_core_fini(struct hpu_core *c);
+void hpum_core_fini(HpuCore *c);
 
 /*
  * Power-on / PCI function reset: every register to its reset value, any
@@ -546,10 +570,10 @@ void hpu_core_fini(struct hpu_core *c);
  * ROM starting again (ROM_INIT, WAIT_IMAGE HPU_ROM_INIT_NS later).  Never
  * waits: if a DMA or MSI-X call begun before it is still in progress (on
  * another thread, or further up this thread's stack), the function stays
- * in reset (hpu_core_in_reset()) until the last one ends, reset_drained
- * is called and the environment calls hpu_core_reset_finish().
+ * in reset (hpum_core_in_reset()) until the last one ends, reset_drained
+ * is called and the environment calls hpum_core_reset_finish().
  */
-void hpu_core_reset(struct hpu_core *c);
+void hpum_core_reset(HpuCore *c);
 
 /*
  * Finish a power-on reset whose accesses in flight have drained: the
@@ -557,20 +581,20 @@ void hpu_core_reset(struct hpu_core *c);
  * drops MSI-X messages it queued before); false if there was none or
  * accesses are still in flight.
  */
-bool hpu_core_reset_finish(struct hpu_core *c);
+bool hpum_core_reset_finish(HpuCore *c);
 
 /* Whether a power-on reset or FLR is not done yet.  Takes the core lock. */
-bool hpu_core_in_reset(struct hpu_core *c);
+bool hpum_core_in_reset(HpuCore *c);
 
 /*
  * The device goes away (unrealize): from now on the core reaches neither
  * memory nor MSI-X nor the timer.  Never waits: a DMA or MSI-X call in
  * progress on another thread (or further up the calling thread's stack:
  * a DMA that re-entered the emulator and unplugged the device) returns
- * later and finds nothing more to do.  Only hpu_core_fini() may follow,
+ * later and finds nothing more to do.  Only hpum_core_fini() may follow,
  * once no thread uses the core any more.
  */
-void hpu_core_kill(struct hpu_core *c);
+void hpum_core_kill(HpuCore *c);
 
 /*
  * BAR0 access of @size bytes (1..8) at @addr.  Accesses that break the
@@ -578,38 +602,38 @@ void hpu_core_kill(struct hpu_core *c);
  * returns 0 and such a write is dropped.  While the function is in reset
  * a read returns all ones and a write is dropped (logged, no ERROR bit).
  */
-uint64_t hpu_core_read(struct hpu_core *c, uint64_t addr, unsigned int size);
-void hpu_core_write(struct hpu_core *c, uint64_t addr, uint64_t val,
-                    unsigned int size);
+uint64_t hpum_core_read(HpuCore *c, uint64_t addr, unsigned int size);
+void hpum_core_write(HpuCore *c, uint64_t addr, uint64_t val,
+                     unsigned int size);
 
 /*
- * The timer armed through hpu_core_ops.arm_timer has expired: run every
+ * The timer armed through HpuCoreOps.arm_timer has expired: run every
  * device timer that is due (a stale or early call is harmless).
  */
-void hpu_core_timer_expired(struct hpu_core *c);
+void hpum_core_timer_expired(HpuCore *c);
 
 /*
  * BAR4, the HBM window: an access of @size bytes (1..8, any alignment) at
  * @addr, reaching HBM at HBM_WIN_BASE + @addr.  Bytes beyond HBM read as 0,
  * are not written, and set ERROR.BAD_ACCESS.
  */
-uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
-                                  unsigned int size);
-void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
-                               uint64_t val, unsigned int size);
+uint64_t hpum_core_hbm_window_read(HpuCore *c, uint64_t addr,
+                                   unsigned int size);
+void hpum_core_hbm_window_write(HpuCore *c, uint64_t addr,
+                                uint64_t val, unsigned int size);
 
 /*
  * Run one unit of work of DMA engine @e (fetch a descriptor, execute one
  * packet, release a WAIT, or write an ABORTED completion), taking its
  * streams round robin.  Returns whether the engine has more work at once.
  * The engine's thread calls it in a loop and sleeps (until kick_engine)
- * while hpu_core_engine_ready() is false; tests call it synchronously.
+ * while hpum_core_engine_ready() is false; tests call it synchronously.
  * Only one thread may step a given engine.
  */
-bool hpu_core_engine_step(struct hpu_core *c, unsigned int e);
+bool hpum_core_engine_step(HpuCore *c, unsigned int e);
 
 /* Whether engine @e has work.  Call with the core lock held. */
-bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e);
+bool hpum_core_engine_ready(HpuCore *c, unsigned int e);
 
 /*
  * Run one job of the boot ROM, if one is latched (BOOT_CMD 1 or 2,
@@ -618,29 +642,29 @@ bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e);
  * the lock, unless a reset overtook the job (generation numbers).  The
  * result shows when the boot ROM's or the flash's timer fires.  Returns
  * whether a job ran.  The boot ROM's worker thread calls it while
- * hpu_core_fw_ready() is true and sleeps until kick_fw otherwise; tests
+ * hpum_core_fw_ready() is true and sleeps until kick_fw otherwise; tests
  * call it synchronously.  Only one thread may call it.
  *
  * The same worker runs the HBM scrubber (spec version 5): a SCRUB_CTRL
  * start only latches the job; each call scrubs one 2 MiB chunk under the
  * lock, and the call that scrubs the last one clears SCRUB_STATUS.BUSY.
  */
-bool hpu_core_fw_step(struct hpu_core *c);
+bool hpum_core_fw_step(HpuCore *c);
 
 /* Whether the worker has a job.  Call with the core lock held. */
-bool hpu_core_fw_ready(struct hpu_core *c);
+bool hpum_core_fw_ready(HpuCore *c);
 
 /*
  * HBM backdoor for tests and debugging (no window, no MMU): copy @len
  * bytes between HBM offset @off and @buf.  Returns false if the range is
  * outside HBM.  Takes the core lock.
  */
-bool hpu_core_hbm_read(struct hpu_core *c, uint64_t off, void *buf,
-                       uint64_t len);
-bool hpu_core_hbm_write(struct hpu_core *c, uint64_t off, const void *buf,
+bool hpum_core_hbm_read(HpuCore *c, uint64_t off, void *buf,
                         uint64_t len);
+bool hpum_core_hbm_write(HpuCore *c, uint64_t off, const void *buf,
+                         uint64_t len);
 
 /* HBM bytes currently backed by host memory. */
-uint64_t hpu_core_hbm_backed(struct hpu_core *c);
+uint64_t hpum_core_hbm_backed(HpuCore *c);
 
 #endif /* HPU_CORE_H */

@@ -2,16 +2,15 @@
 /*
  * HPU device model: spec version 4 (Documentation/hw/
  * firmware-and-telemetry.md): the boot ROM (ROM_INIT, WAIT_IMAGE, the
- * verification of a signed image, BOOTING), the flash, the driver-to-
- * firmware mailbox, the sensors with their thermal and power model, and
- * the per-engine busy counters.
+ * verification of a signed image, BOOTING), the flash and the driver-to-
+ * firmware mailbox.  The sensors and busy counters are in hpu_sensors.c.
  *
  * No firmware runs: what the firmware would do is modelled here from the
  * tables (LIMITS, CLOCKS, THERMAL) of the image the ROM accepted.
  *
  * Locking: register handlers and timers run under the core lock.  The MMIO
- * write of BOOT_CMD or FLASH_CMD only latches a job (struct hpu_fw_job) and
- * kicks the boot ROM's worker; the worker (hpu_core_fw_step(), a thread of
+ * write of BOOT_CMD or FLASH_CMD only latches a job (HpuFwJob) and
+ * kicks the boot ROM's worker; the worker (hpum_core_fw_step(), a thread of
  * its own in QEMU) takes the job under the lock, reads the image from the
  * host into a private buffer and verifies it (SHA-256, Ed25519) without the
  * lock, and records the result under the lock, where a generation number
@@ -19,12 +18,12 @@
  * verification time (a device timer) is over; a timer that finds no result
  * yet looks again HPU_FW_RETRY_NS later.  BOOT_CMD 2 verifies the flash
  * image it found at the command: the job holds a reference to it
- * (struct hpu_flash_img), so a flash write may replace it meanwhile.
+ * (HpuFlashImg), so a flash write may replace it meanwhile.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.  The image is parsed byte by
  * byte (little-endian) at the offsets of the structures in
- * include/hw/hpu_fw_image.h, never through them, so the host's endianness
- * and alignment do not matter.
+ * include/hw/hpu_fw_image.h (HPU_FW_HDR_OFF), never through them, so the
+ * host's endianness and alignment do not matter.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -38,62 +37,12 @@
 
 #include "hpu_internal.h"
 
-/* Image layout: include/hw/hpu_fw_image.h, read byte by byte (LE) */
-#define IMG_OFF(f)              ((uint32_t)offsetof(struct hpu_fw_header, f))
-#define IMG_MAGIC               HPU_FW_MAGIC
-#define IMG_FORMAT              HPU_FW_FORMAT_VERSION
-#define IMG_HDR_SIZE            HPU_FW_HEADER_SIZE
-#define IMG_OFF_MAGIC           IMG_OFF(magic)
-#define IMG_OFF_FORMAT          IMG_OFF(format_version)
-#define IMG_OFF_HDR_SIZE        IMG_OFF(header_size)
-#define IMG_OFF_VERSION         IMG_OFF(fw_version)
-#define IMG_OFF_IMAGE_SIZE      IMG_OFF(image_size)
-#define IMG_OFF_NUM_SECTIONS    IMG_OFF(num_sections)
-#define IMG_OFF_FLAGS           IMG_OFF(flags)
-#define IMG_OFF_CHECKSUM        HPU_FW_CHECKSUM_OFFSET
-#define IMG_CHECKSUM_SIZE       HPU_FW_CHECKSUM_SIZE
-#define IMG_OFF_BUILD           IMG_OFF(build)
-#define IMG_OFF_RESERVED        IMG_OFF(reserved)
-#define IMG_RESERVED_SIZE       (HPU_FW_HEADER_SIZE - IMG_OFF(reserved))
-#define IMG_FLAG_SIGNED         HPU_FW_FLAG_SIGNED
-#define IMG_SECT_SIZE           ((uint32_t)sizeof(struct hpu_fw_section))
-#define IMG_MAX_SECTIONS        HPU_FW_MAX_SECTIONS
-#define IMG_SECT_INFO           HPU_FW_SECT_INFO
-#define IMG_SECT_LIMITS         HPU_FW_SECT_LIMITS
-#define IMG_SECT_CLOCKS         HPU_FW_SECT_CLOCKS
-#define IMG_SECT_THERMAL        HPU_FW_SECT_THERMAL
-#define IMG_LIMIT_SIZE          ((uint32_t)sizeof(struct hpu_fw_limit))
-#define IMG_CLOCK_SIZE          ((uint32_t)sizeof(struct hpu_fw_clock))
-#define IMG_THERMAL_SIZE        ((uint32_t)sizeof(struct hpu_fw_thermal))
-#define IMG_SIG_MAGIC           HPU_FW_SIG_MAGIC
-#define IMG_SIG_ED25519         HPU_FW_SIG_ED25519
-#define IMG_SIG_SIZE            HPU_FW_SIG_SIZE
-#define IMG_SIG_OFF_SIGNATURE   ((uint32_t)offsetof(struct hpu_fw_signature, \
-                                                  signature))
-
 #define HPU_FW_RETRY_NS         100000  /* result not recorded yet */
 #define HPU_MBOX_BLOCK_SIZE     (HPU_REG_MBOX_RESP1 + 4 - HPU_REG_MBOX_CMD)
-#define HPU_SENSOR_BLOCK_SIZE   (HPU_REG_SENSOR_SEQ + 4 - HPU_REG_TEMP(0))
-#define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_DMA_ENGINES - 1) + \
-                                 4 - HPU_REG_BUSY_NS_LO(0))
 
-static const char *const hpu_fw_err_names[] = {
-    [HPU_FW_ERR_NONE] = "NONE",
-    [HPU_FW_ERR_BAD_MAGIC] = "BAD_MAGIC",
-    [HPU_FW_ERR_BAD_FORMAT] = "BAD_FORMAT",
-    [HPU_FW_ERR_TOO_LARGE] = "TOO_LARGE",
-    [HPU_FW_ERR_TRUNCATED] = "TRUNCATED",
-    [HPU_FW_ERR_CORRUPT] = "CORRUPT",
-    [HPU_FW_ERR_UNSIGNED] = "UNSIGNED",
-    [HPU_FW_ERR_NO_KEY] = "NO_KEY",
-    [HPU_FW_ERR_BAD_SIGNATURE] = "BAD_SIGNATURE",
-    [HPU_FW_ERR_TOO_OLD] = "TOO_OLD",
-    [HPU_FW_ERR_BAD_LAYOUT] = "BAD_LAYOUT",
-    [HPU_FW_ERR_DMA_ERROR] = "DMA_ERROR",
-    [HPU_FW_ERR_NO_IMAGE] = "NO_IMAGE",
-};
+static const char *const hpum_fw_err_names[] = { HPU_FW_REFUSAL_NAMES };
 
-static const char *hpu_cpu_state_name(uint32_t s)
+static const char *hpum_cpu_state_name(uint32_t s)
 {
     static const char *const names[] = {
         "OFF", "BOOTING", "RUNNING", "HALTED", "ROM_INIT", "WAIT_IMAGE",
@@ -103,15 +52,15 @@ static const char *hpu_cpu_state_name(uint32_t s)
     return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-static uint16_t hpu_le16(const uint8_t *p)
+static uint16_t hpum_le16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
 /* A flash image buffer of @len bytes with one reference; NULL if no memory */
-static struct hpu_flash_img *hpu_flash_img_new(uint32_t len)
+static HpuFlashImg *hpum_flash_img_new(uint32_t len)
 {
-    struct hpu_flash_img *img = malloc(sizeof(*img) + (len ? len : 1));
+    HpuFlashImg *img = malloc(sizeof(*img) + (len ? len : 1));
 
     if (img) {
         img->refs = 1;
@@ -125,7 +74,7 @@ static struct hpu_flash_img *hpu_flash_img_new(uint32_t len)
  * Drop a reference to @img (NULL: none); the last frees it.  Under the core
  * lock if the image may be shared.
  */
-static void hpu_flash_img_put(struct hpu_flash_img *img)
+static void hpum_flash_img_put(HpuFlashImg *img)
 {
     if (img && !--img->refs) {
         free(img);
@@ -140,34 +89,34 @@ static void hpu_flash_img_put(struct hpu_flash_img *img)
         return (code); \
     } while (0)
 
-static void hpu_fw_checksum(const uint8_t *img, uint32_t size,
-                            uint8_t digest[SHA256_DIGEST_SIZE])
+static void hpum_fw_checksum(const uint8_t *img, uint32_t size,
+                             uint8_t digest[SHA256_DIGEST_SIZE])
 {
-    static const uint8_t zero[IMG_CHECKSUM_SIZE];
+    static const uint8_t zero[HPU_FW_CHECKSUM_SIZE];
     struct sha256_ctx ctx;
 
     sha256_init(&ctx);
-    sha256_update(&ctx, IMG_OFF_CHECKSUM, img);
-    sha256_update(&ctx, IMG_CHECKSUM_SIZE, zero);
-    sha256_update(&ctx, size - (IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE),
-                  img + IMG_OFF_CHECKSUM + IMG_CHECKSUM_SIZE);
+    sha256_update(&ctx, HPU_FW_CHECKSUM_OFFSET, img);
+    sha256_update(&ctx, HPU_FW_CHECKSUM_SIZE, zero);
+    sha256_update(&ctx, size - (HPU_FW_CHECKSUM_OFFSET + HPU_FW_CHECKSUM_SIZE),
+                  img + HPU_FW_CHECKSUM_OFFSET + HPU_FW_CHECKSUM_SIZE);
     sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
 }
 
-static uint32_t hpu_fw_limits(const uint8_t *p, uint32_t size,
-                              struct hpu_fw_info *out, char *why,
-                              size_t whylen)
+static uint32_t hpum_fw_limits(const uint8_t *p, uint32_t size,
+                               HpuFwInfo *out, char *why,
+                               size_t whylen)
 {
     bool seen[HPU_NUM_LIMITS] = { false };
-    uint32_t i, n = size / IMG_LIMIT_SIZE;
+    uint32_t i, n = size / HPU_FW_LIMIT_SIZE;
 
-    if (size % IMG_LIMIT_SIZE) {
+    if (size % HPU_FW_LIMIT_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS size %u is not a multiple of "
-               "%u", size, IMG_LIMIT_SIZE);
+               "%u", size, HPU_FW_LIMIT_SIZE);
     }
-    for (i = 0; i < n; i++, p += IMG_LIMIT_SIZE) {
-        uint32_t id = hpu_le32(p), def = hpu_le32(p + 4);
-        uint32_t min = hpu_le32(p + 8), max = hpu_le32(p + 12);
+    for (i = 0; i < n; i++, p += HPU_FW_LIMIT_SIZE) {
+        uint32_t id = hpum_le32(p), def = hpum_le32(p + 4);
+        uint32_t min = hpum_le32(p + 8), max = hpum_le32(p + 12);
 
         if (id >= HPU_NUM_LIMITS) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "LIMITS entry %u: unknown limit "
@@ -195,20 +144,20 @@ static uint32_t hpu_fw_limits(const uint8_t *p, uint32_t size,
     return HPU_FW_ERR_NONE;
 }
 
-static uint32_t hpu_fw_clocks(const uint8_t *p, uint32_t size,
-                              struct hpu_fw_info *out, char *why,
-                              size_t whylen)
+static uint32_t hpum_fw_clocks(const uint8_t *p, uint32_t size,
+                               HpuFwInfo *out, char *why,
+                               size_t whylen)
 {
-    uint32_t i, n = size / IMG_CLOCK_SIZE;
+    uint32_t i, n = size / HPU_FW_CLOCK_SIZE;
 
-    if (size % IMG_CLOCK_SIZE || n < 1 || n > HPU_FW_MAX_CLOCK_LEVELS) {
+    if (size % HPU_FW_CLOCK_SIZE || n < 1 || n > HPU_FW_MAX_CLOCKS) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "CLOCKS size %u: 1 to %u entries of "
-               "%u bytes expected", size, HPU_FW_MAX_CLOCK_LEVELS,
-               IMG_CLOCK_SIZE);
+               "%u bytes expected", size, HPU_FW_MAX_CLOCKS,
+               HPU_FW_CLOCK_SIZE);
     }
-    for (i = 0; i < n; i++, p += IMG_CLOCK_SIZE) {
-        out->clk_mhz[i] = hpu_le32(p);
-        out->clk_mv[i] = hpu_le32(p + 4);
+    for (i = 0; i < n; i++, p += HPU_FW_CLOCK_SIZE) {
+        out->clk_mhz[i] = hpum_le32(p);
+        out->clk_mv[i] = hpum_le32(p + 4);
         if (!out->clk_mhz[i] ||
             (i && out->clk_mhz[i] <= out->clk_mhz[i - 1])) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "CLOCKS level %u: %u MHz is not "
@@ -220,22 +169,22 @@ static uint32_t hpu_fw_clocks(const uint8_t *p, uint32_t size,
     return HPU_FW_ERR_NONE;
 }
 
-static uint32_t hpu_fw_thermal(const uint8_t *p, uint32_t size,
-                               struct hpu_fw_info *out, char *why,
-                               size_t whylen)
+static uint32_t hpum_fw_thermal(const uint8_t *p, uint32_t size,
+                                HpuFwInfo *out, char *why,
+                                size_t whylen)
 {
     static const char *const names[] = {
         "ambient_mc", "rth_mc_per_w", "tau_ms", "idle_mw", "engine_mw",
         "hbm_mhz", "hbm_mv", "hysteresis_mc", "period_ms",
     };
-    uint32_t v[IMG_THERMAL_SIZE / 4], i;
+    uint32_t v[HPU_FW_THERMAL_SIZE / 4], i;
 
-    if (size != IMG_THERMAL_SIZE) {
+    if (size != HPU_FW_THERMAL_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL size %u, not %u", size,
-               IMG_THERMAL_SIZE);
+               HPU_FW_THERMAL_SIZE);
     }
-    for (i = 0; i < IMG_THERMAL_SIZE / 4; i++) {
-        v[i] = hpu_le32(p + 4 * i);
+    for (i = 0; i < HPU_FW_THERMAL_SIZE / 4; i++) {
+        v[i] = hpum_le32(p + 4 * i);
         if (!v[i]) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "THERMAL %s is zero", names[i]);
         }
@@ -257,29 +206,29 @@ static uint32_t hpu_fw_thermal(const uint8_t *p, uint32_t size,
 }
 
 /* The section table and the required sections (BAD_LAYOUT). */
-static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
-                              uint32_t nsec, struct hpu_fw_info *out,
-                              char *why, size_t whylen)
+static uint32_t hpum_fw_layout(const uint8_t *img, uint32_t image_size,
+                               uint32_t nsec, HpuFwInfo *out,
+                               char *why, size_t whylen)
 {
-    uint32_t off[IMG_MAX_SECTIONS], size[IMG_MAX_SECTIONS];
-    int where[IMG_SECT_THERMAL + 1];
+    uint32_t off[HPU_FW_MAX_SECTIONS], size[HPU_FW_MAX_SECTIONS];
+    int where[HPU_FW_SECT_THERMAL + 1];
     uint32_t i, j, table_end, r;
 
-    if (nsec < 1 || nsec > IMG_MAX_SECTIONS) {
+    if (nsec < 1 || nsec > HPU_FW_MAX_SECTIONS) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "num_sections %u, not 1 to %u", nsec,
-               IMG_MAX_SECTIONS);
+               HPU_FW_MAX_SECTIONS);
     }
-    for (i = 0; i <= IMG_SECT_THERMAL; i++) {
+    for (i = 0; i <= HPU_FW_SECT_THERMAL; i++) {
         where[i] = -1;
     }
-    table_end = IMG_HDR_SIZE + nsec * IMG_SECT_SIZE;
+    table_end = HPU_FW_HEADER_SIZE + nsec * HPU_FW_SECTION_SIZE;
     for (i = 0; i < nsec; i++) {
-        const uint8_t *s = img + IMG_HDR_SIZE + i * IMG_SECT_SIZE;
-        uint32_t type = hpu_le32(s);
+        const uint8_t *s = img + HPU_FW_HEADER_SIZE + i * HPU_FW_SECTION_SIZE;
+        uint32_t type = hpum_le32(s);
 
-        off[i] = hpu_le32(s + 4);
-        size[i] = hpu_le32(s + 8);
-        if (hpu_le32(s + 12)) {
+        off[i] = hpum_le32(s + 4);
+        size[i] = hpum_le32(s + 8);
+        if (hpum_le32(s + 12)) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: reserved field not "
                    "zero", i);
         }
@@ -295,7 +244,7 @@ static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
                    "[0x%x, 0x%x)", i, off[i], size[i], table_end,
                    image_size);
         }
-        if (type < IMG_SECT_INFO || type > IMG_SECT_THERMAL) {
+        if (type < HPU_FW_SECT_INFO || type > HPU_FW_SECT_THERMAL) {
             REFUSE(HPU_FW_ERR_BAD_LAYOUT, "section %u: unknown type %u", i,
                    type);
         }
@@ -313,96 +262,99 @@ static uint32_t hpu_fw_layout(const uint8_t *img, uint32_t image_size,
             }
         }
     }
-    if (where[IMG_SECT_LIMITS] < 0 || where[IMG_SECT_CLOCKS] < 0 ||
-        where[IMG_SECT_THERMAL] < 0) {
+    if (where[HPU_FW_SECT_LIMITS] < 0 || where[HPU_FW_SECT_CLOCKS] < 0 ||
+        where[HPU_FW_SECT_THERMAL] < 0) {
         REFUSE(HPU_FW_ERR_BAD_LAYOUT, "a required section is missing "
                "(LIMITS %s, CLOCKS %s, THERMAL %s)",
-               where[IMG_SECT_LIMITS] < 0 ? "missing" : "present",
-               where[IMG_SECT_CLOCKS] < 0 ? "missing" : "present",
-               where[IMG_SECT_THERMAL] < 0 ? "missing" : "present");
+               where[HPU_FW_SECT_LIMITS] < 0 ? "missing" : "present",
+               where[HPU_FW_SECT_CLOCKS] < 0 ? "missing" : "present",
+               where[HPU_FW_SECT_THERMAL] < 0 ? "missing" : "present");
     }
-    i = (uint32_t)where[IMG_SECT_LIMITS];
-    r = hpu_fw_limits(img + off[i], size[i], out, why, whylen);
+    i = (uint32_t)where[HPU_FW_SECT_LIMITS];
+    r = hpum_fw_limits(img + off[i], size[i], out, why, whylen);
     if (r) {
         return r;
     }
-    i = (uint32_t)where[IMG_SECT_CLOCKS];
-    r = hpu_fw_clocks(img + off[i], size[i], out, why, whylen);
+    i = (uint32_t)where[HPU_FW_SECT_CLOCKS];
+    r = hpum_fw_clocks(img + off[i], size[i], out, why, whylen);
     if (r) {
         return r;
     }
-    i = (uint32_t)where[IMG_SECT_THERMAL];
-    return hpu_fw_thermal(img + off[i], size[i], out, why, whylen);
+    i = (uint32_t)where[HPU_FW_SECT_THERMAL];
+    return hpum_fw_thermal(img + off[i], size[i], out, why, whylen);
 }
 
-uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
-                       const uint8_t *key, uint32_t min_version,
-                       struct hpu_fw_info *out, uint32_t *stored,
-                       char *why, size_t whylen)
+uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
+                        const uint8_t *key, uint32_t min_version,
+                        HpuFwInfo *out, uint32_t *stored,
+                        char *why, size_t whylen)
 {
     uint8_t digest[SHA256_DIGEST_SIZE];
     uint32_t version, image_size, nsec, flags, trailer, i;
+    uint16_t format, hdr_size;
     const uint8_t *sig;
 
     memset(out, 0, sizeof(*out));
     *stored = 0;
-    if (len < IMG_HDR_SIZE) {
+    if (len < HPU_FW_HEADER_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_MAGIC, "%llu bytes provided, fewer than the "
-               "%u-byte header", (unsigned long long)len, IMG_HDR_SIZE);
+               "%u-byte header", (unsigned long long)len, HPU_FW_HEADER_SIZE);
     }
-    if (hpu_le32(img + IMG_OFF_MAGIC) != IMG_MAGIC) {
+    if (hpum_le32(img + HPU_FW_HDR_OFF(magic)) != HPU_FW_MAGIC) {
         REFUSE(HPU_FW_ERR_BAD_MAGIC, "magic 0x%08x, not 0x%08x",
-               hpu_le32(img + IMG_OFF_MAGIC), IMG_MAGIC);
+               hpum_le32(img + HPU_FW_HDR_OFF(magic)), HPU_FW_MAGIC);
     }
-    version = hpu_le32(img + IMG_OFF_VERSION);
-    image_size = hpu_le32(img + IMG_OFF_IMAGE_SIZE);
-    nsec = hpu_le32(img + IMG_OFF_NUM_SECTIONS);
-    flags = hpu_le32(img + IMG_OFF_FLAGS);
-    if (hpu_le16(img + IMG_OFF_FORMAT) != IMG_FORMAT) {
+    version = hpum_le32(img + HPU_FW_HDR_OFF(fw_version));
+    image_size = hpum_le32(img + HPU_FW_HDR_OFF(image_size));
+    nsec = hpum_le32(img + HPU_FW_HDR_OFF(num_sections));
+    flags = hpum_le32(img + HPU_FW_HDR_OFF(flags));
+    format = hpum_le16(img + HPU_FW_HDR_OFF(format_version));
+    hdr_size = hpum_le16(img + HPU_FW_HDR_OFF(header_size));
+    if (format != HPU_FW_FORMAT_VERSION) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "format_version %u, not %u",
-               hpu_le16(img + IMG_OFF_FORMAT), IMG_FORMAT);
+               format, HPU_FW_FORMAT_VERSION);
     }
-    if (hpu_le16(img + IMG_OFF_HDR_SIZE) != IMG_HDR_SIZE) {
+    if (hdr_size != HPU_FW_HEADER_SIZE) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "header_size %u, not %u",
-               hpu_le16(img + IMG_OFF_HDR_SIZE), IMG_HDR_SIZE);
+               hdr_size, HPU_FW_HEADER_SIZE);
     }
-    if (flags & ~IMG_FLAG_SIGNED) {
+    if (flags & ~HPU_FW_FLAG_SIGNED) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "flags 0x%08x: undefined bits set",
                flags);
     }
-    for (i = 0; i < IMG_RESERVED_SIZE; i++) {
-        if (img[IMG_OFF_RESERVED + i]) {
+    for (i = 0; i < (HPU_FW_HEADER_SIZE - HPU_FW_HDR_OFF(reserved)); i++) {
+        if (img[HPU_FW_HDR_OFF(reserved) + i]) {
             REFUSE(HPU_FW_ERR_BAD_FORMAT, "reserved header byte %u not "
-                   "zero", IMG_OFF_RESERVED + i);
+                   "zero", HPU_FW_HDR_OFF(reserved) + i);
         }
     }
     if (version >> 24) {
         REFUSE(HPU_FW_ERR_BAD_FORMAT, "fw_version 0x%08x: bits 31:24 not "
                "zero", version);
     }
-    trailer = flags & IMG_FLAG_SIGNED ? IMG_SIG_SIZE : 0;
-    if ((uint64_t)image_size + trailer > HPU_FW_IMAGE_MAX ||
-        declared > HPU_FW_IMAGE_MAX) {
+    trailer = flags & HPU_FW_FLAG_SIGNED ? HPU_FW_SIG_SIZE : 0;
+    if ((uint64_t)image_size + trailer > HPU_FW_MAX_SIZE ||
+        declared > HPU_FW_MAX_SIZE) {
         REFUSE(HPU_FW_ERR_TOO_LARGE, "image_size %u (+%u trailer), "
                "FW_IMG_SIZE %llu: more than %u bytes", image_size, trailer,
-               (unsigned long long)declared, HPU_FW_IMAGE_MAX);
+               (unsigned long long)declared, HPU_FW_MAX_SIZE);
     }
     if (len < (uint64_t)image_size + trailer) {
         REFUSE(HPU_FW_ERR_TRUNCATED, "%llu bytes provided, image_size %u "
                "plus a %u-byte trailer needed", (unsigned long long)len,
                image_size, trailer);
     }
-    if (image_size < IMG_HDR_SIZE +
-        (uint64_t)HPU_MIN(nsec, IMG_MAX_SECTIONS) * IMG_SECT_SIZE) {
+    if (image_size < HPU_FW_HEADER_SIZE +
+        (uint64_t)HPU_MIN(nsec, HPU_FW_MAX_SECTIONS) * HPU_FW_SECTION_SIZE) {
         REFUSE(HPU_FW_ERR_TRUNCATED, "image_size %u is smaller than the "
                "header and a table of %u sections", image_size, nsec);
     }
-    hpu_fw_checksum(img, image_size, digest);
-    if (memcmp(digest, img + IMG_OFF_CHECKSUM, IMG_CHECKSUM_SIZE)) {
+    hpum_fw_checksum(img, image_size, digest);
+    if (memcmp(digest, img + HPU_FW_CHECKSUM_OFFSET, HPU_FW_CHECKSUM_SIZE)) {
         REFUSE(HPU_FW_ERR_CORRUPT, "the SHA-256 of the %u-byte signed "
                "region does not match the checksum field", image_size);
     }
-    if (!(flags & IMG_FLAG_SIGNED)) {
+    if (!(flags & HPU_FW_FLAG_SIGNED)) {
         REFUSE(HPU_FW_ERR_UNSIGNED, "the image is not signed (flags bit 0 "
                "clear)");
     }
@@ -411,16 +363,16 @@ uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
                "(property fw-pubkey)");
     }
     sig = img + image_size;
-    if (hpu_le32(sig) != IMG_SIG_MAGIC) {
+    if (hpum_le32(sig) != HPU_FW_SIG_MAGIC) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature trailer magic 0x%08x, "
-               "not 0x%08x", hpu_le32(sig), IMG_SIG_MAGIC);
+               "not 0x%08x", hpum_le32(sig), HPU_FW_SIG_MAGIC);
     }
-    if (hpu_le32(sig + 4) != IMG_SIG_ED25519) {
+    if (hpum_le32(sig + 4) != HPU_FW_SIG_ED25519) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "signature algorithm %u, not %u "
-               "(Ed25519)", hpu_le32(sig + 4), IMG_SIG_ED25519);
+               "(Ed25519)", hpum_le32(sig + 4), HPU_FW_SIG_ED25519);
     }
     if (!ed25519_sha512_verify(key, image_size, img,
-                               sig + IMG_SIG_OFF_SIGNATURE)) {
+                               sig + HPU_FW_SIG_OFF(signature))) {
         REFUSE(HPU_FW_ERR_BAD_SIGNATURE, "the Ed25519 signature does not "
                "verify with the fused key");
     }
@@ -428,19 +380,19 @@ uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
         REFUSE(HPU_FW_ERR_TOO_OLD, "fw_version 0x%06x is below "
                "FW_MIN_VERSION 0x%06x", version, min_version);
     }
-    i = hpu_fw_layout(img, image_size, nsec, out, why, whylen);
+    i = hpum_fw_layout(img, image_size, nsec, out, why, whylen);
     if (i) {
         return i;
     }
     out->version = version;
-    memcpy(out->build, img + IMG_OFF_BUILD, HPU_FW_BUILD_LEN);
+    memcpy(out->build, img + HPU_FW_HDR_OFF(build), HPU_FW_BUILD_LEN);
     *stored = image_size + trailer;
     snprintf(why, whylen, "accepted");
     return HPU_FW_ERR_NONE;
 }
 
-bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
-                           char *err, size_t errlen)
+bool hpum_core_parse_fw_key(const char *hex, HpuCoreConfig *cfg,
+                            char *err, size_t errlen)
 {
     size_t i, len = hex ? strlen(hex) : 0;
 
@@ -449,10 +401,11 @@ bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
     if (!len) {
         return true;
     }
-    if (len != 2 * HPU_FW_KEY_LEN) {
+    if (len != 2 * HPU_FW_PUBKEY_SIZE) {
         if (err) {
-            snprintf(err, errlen, "fw-pubkey has %zu characters: an Ed25519 "
-                     "public key is %u hex digits", len, 2 * HPU_FW_KEY_LEN);
+            snprintf(err, errlen, "fw-pubkey has %zu characters: an "
+                     "Ed25519 public key is %u hex digits", len,
+                     2 * HPU_FW_PUBKEY_SIZE);
         }
         return false;
     }
@@ -479,295 +432,12 @@ bool hpu_core_parse_fw_key(const char *hex, struct hpu_core_config *cfg,
     return true;
 }
 
-/* Busy counters */
-
-static uint64_t hpu_busy_total(struct hpu_core *c, unsigned int e,
-                               uint64_t now)
-{
-    const struct hpu_busy *b = &c->busy[e];
-
-    return b->ns + (b->running && now > b->start ? now - b->start : 0);
-}
-
-void hpu_busy_begin(struct hpu_core *c, unsigned int e)
-{
-    c->busy[e].start = hpu_now(c);
-    c->busy[e].running = true;
-}
-
-void hpu_busy_end(struct hpu_core *c, unsigned int e)
-{
-    struct hpu_busy *b = &c->busy[e];
-    uint64_t now = hpu_now(c);
-
-    if (b->running) {
-        b->ns += now > b->start ? now - b->start : 0;
-        b->running = false;
-    }
-}
-
-static enum hpu_access hpu_busy_read(struct hpu_core *c, uint32_t offset,
-                                     uint32_t *val)
-{
-    unsigned int e = (offset - HPU_REG_BUSY_NS_LO(0)) / 8;
-    uint64_t v;
-
-    if (offset & 4) {
-        *val = c->busy[e].hi;
-    } else {
-        v = hpu_busy_total(c, e, hpu_now(c));
-        c->busy[e].hi = (uint32_t)(v >> 32);
-        *val = (uint32_t)v;
-    }
-    return HPU_ACCESS_OK;
-}
-
-static enum hpu_access hpu_busy_write(struct hpu_core *c, uint32_t offset,
-                                      uint32_t val)
-{
-    (void)c;
-    (void)offset;
-    (void)val;
-    return HPU_ACCESS_READ_ONLY;
-}
-
-const struct hpu_block hpu_busy_block = {
-    .name = "busy",
-    .base = HPU_REG_BUSY_NS_LO(0),
-    .size = HPU_BUSY_BLOCK_SIZE,
-    .read = hpu_busy_read,
-    .write = hpu_busy_write,
-};
-
-/* Sensors and the thermal model */
-
-static bool hpu_fw_running_now(struct hpu_core *c)
-{
-    return c->cpu.status == HPU_CPU_RUNNING;
-}
-
-static double hpu_clock_ratio(const struct hpu_fw_info *fw, unsigned int l)
-{
-    uint32_t fmax = fw->clk_mhz[fw->nclocks - 1];
-
-    return fmax ? (double)fw->clk_mhz[l] / fmax : 1.0;
-}
-
-static uint32_t hpu_round(double v)
-{
-    if (v <= 0) {
-        return 0;
-    }
-    if (v >= 4294967295.0) {
-        return UINT32_MAX;
-    }
-    return (uint32_t)(v + 0.5);
-}
-
-static void hpu_sensor_publish(struct hpu_core *c)
-{
-    struct hpu_sensors *s = &c->sens;
-    double rise = s->die_mc - c->rom.fw.thermal.ambient_mc;
-
-    s->temp[HPU_TEMP_DIE] = hpu_round(s->die_mc);
-    s->temp[HPU_TEMP_HBM] = hpu_round(c->rom.fw.thermal.ambient_mc + 0.6 * rise);
-    s->temp[HPU_TEMP_BOARD] = hpu_round(c->rom.fw.thermal.ambient_mc + 0.3 * rise);
-    s->power = hpu_round(s->power_mw);
-}
-
-static void hpu_sensor_start(struct hpu_core *c)
-{
-    const struct hpu_fw_info *fw = &c->rom.fw;
-    struct hpu_sensors *s = &c->sens;
-    uint64_t now = hpu_now(c);
-    unsigned int e;
-
-    memset(s, 0, sizeof(*s));
-    s->die_mc = fw->thermal.ambient_mc;
-    s->level = fw->nclocks - 1;
-    s->power_mw = fw->thermal.idle_mw;          /* idle, top clock */
-    s->thermal_armed = s->power_armed = true;
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        s->busy_last[e] = hpu_busy_total(c, e, now);
-    }
-    hpu_sensor_publish(c);
-    hpu_timer_arm(c, HPU_TMR_SENSOR, fw->thermal.period_ms * HPU_NS_PER_MS);
-}
-
-/* One sensor period of the firmware (the CPU is RUNNING). */
-static void hpu_sensor_period(struct hpu_core *c)
-{
-    const struct hpu_fw_info *fw = &c->rom.fw;
-    struct hpu_sensors *s = &c->sens;
-    const struct hpu_fw_limit_state *lim = fw->limit;
-    uint64_t now = hpu_now(c), period_ns = fw->thermal.period_ms * HPU_NS_PER_MS;
-    double u = 0, r, p, target, k, energy;
-    int64_t tmax = lim[HPU_LIMIT_TEMP_MAX].cur;
-    int64_t cool = tmax - (int64_t)fw->thermal.hysteresis_mc;
-    unsigned int e, top = fw->nclocks - 1;
-    uint32_t alarm = 0, rising;
-    bool hot, over;
-
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        uint64_t t = hpu_busy_total(c, e, now);
-        double ue = (double)(t - s->busy_last[e]) / (double)period_ns;
-
-        s->busy_last[e] = t;
-        u += ue > 1 ? 1 : ue;
-    }
-    r = hpu_clock_ratio(fw, s->level);
-    p = fw->thermal.idle_mw * (0.5 + 0.5 * r) + fw->thermal.engine_mw * r * u;
-    target = fw->thermal.ambient_mc + p * fw->thermal.rth_mc_per_w / 1000.0;
-    k = (double)fw->thermal.period_ms / fw->thermal.tau_ms;
-    s->die_mc += (target - s->die_mc) * (k > 1 ? 1 : k);
-    s->power_mw = p;
-    energy = p * fw->thermal.period_ms + s->energy_frac;        /* mW * ms = uJ */
-    s->energy_uj += (uint64_t)energy;
-    s->energy_frac = energy - (double)(uint64_t)energy;
-    hpu_sensor_publish(c);
-
-    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_MAX].cur) {
-        alarm |= HPU_ALARM_TEMP_MAX;
-    }
-    if (s->temp[HPU_TEMP_DIE] >= lim[HPU_LIMIT_TEMP_CRIT].cur) {
-        alarm |= HPU_ALARM_TEMP_CRIT;
-    }
-    if (s->power > lim[HPU_LIMIT_POWER_CAP].cur) {
-        alarm |= HPU_ALARM_POWER_CAP;
-    }
-    if (s->temp[HPU_TEMP_HBM] >= lim[HPU_LIMIT_HBM_TEMP_MAX].cur) {
-        alarm |= HPU_ALARM_HBM_TEMP_MAX;
-    }
-    rising = alarm & ~s->alarm;
-    s->alarm = alarm;
-    if ((rising & HPU_ALARM_TEMP_MAX) && s->thermal_armed) {
-        s->thermal_armed = false;
-        hpu_event_defer(c, &(struct hpu_event){
-            .id = HPU_EVENT_THERMAL,
-            .severity = HPU_EVENT_SEV_ERROR,
-            .engine = HPU_EVENT_ENGINE_NONE,
-            .info = s->temp[HPU_TEMP_DIE],
-        });
-    } else if (!(alarm & HPU_ALARM_TEMP_MAX) &&
-               (int64_t)s->temp[HPU_TEMP_DIE] < cool) {
-        s->thermal_armed = true;
-    }
-    if ((rising & HPU_ALARM_POWER_CAP) && s->power_armed) {
-        s->power_armed = false;
-        hpu_event_defer(c, &(struct hpu_event){
-            .id = HPU_EVENT_POWER,
-            .severity = HPU_EVENT_SEV_ERROR,
-            .engine = HPU_EVENT_ENGINE_NONE,
-            .info = s->power,
-        });
-    } else if (!(alarm & HPU_ALARM_POWER_CAP) &&
-               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level == top) {
-        /* the episode is over: below the cap at the top clock again */
-        s->power_armed = true;
-    }
-
-    /* The clock for the next period. */
-    hot = alarm & HPU_ALARM_TEMP_MAX;
-    over = alarm & HPU_ALARM_POWER_CAP;
-    if (hot || over) {
-        if (s->level > 0) {
-            s->level--;
-        }
-        if (s->level < top) {
-            s->throttle |= (hot ? HPU_THROTTLE_THERMAL : 0) |
-                           (over ? HPU_THROTTLE_POWER : 0);
-        }
-    } else if ((int64_t)s->temp[HPU_TEMP_DIE] < cool &&
-               s->power < lim[HPU_LIMIT_POWER_CAP].cur && s->level < top) {
-        s->level++;
-    }
-    if (s->level == top) {
-        s->throttle = 0;
-    }
-    s->seq++;
-    hpu_timer_arm(c, HPU_TMR_SENSOR, period_ns);
-}
-
-static enum hpu_access hpu_sensor_read(struct hpu_core *c, uint32_t offset,
-                                       uint32_t *val)
-{
-    const struct hpu_fw_info *fw = &c->rom.fw;
-    struct hpu_sensors *s = &c->sens;
-    bool on = hpu_fw_running_now(c);
-
-    switch (offset) {
-    case HPU_REG_TEMP(0):
-    case HPU_REG_TEMP(1):
-    case HPU_REG_TEMP(2):
-        *val = on ? s->temp[(offset - HPU_REG_TEMP(0)) / 4] : 0;
-        break;
-    case HPU_REG_POWER_MW:
-        *val = on ? s->power : 0;
-        break;
-    case HPU_REG_ENERGY_LO:
-        s->energy_hi = on ? (uint32_t)(s->energy_uj >> 32) : 0;
-        *val = on ? (uint32_t)s->energy_uj : 0;
-        break;
-    case HPU_REG_ENERGY_HI:
-        *val = on ? s->energy_hi : 0;
-        break;
-    case HPU_REG_VOLT_CORE_MV:
-        *val = on ? fw->clk_mv[s->level] : 0;
-        break;
-    case HPU_REG_VOLT_HBM_MV:
-        *val = on ? fw->thermal.hbm_mv : 0;
-        break;
-    case HPU_REG_CLK_CUR_MHZ:
-        *val = on ? fw->clk_mhz[s->level] : 0;
-        break;
-    case HPU_REG_CLK_MAX_MHZ:
-        *val = on ? fw->clk_mhz[fw->nclocks - 1] : 0;
-        break;
-    case HPU_REG_CLK_HBM_MHZ:
-        *val = on ? fw->thermal.hbm_mhz : 0;
-        break;
-    case HPU_REG_THROTTLE:
-        *val = on ? s->throttle : 0;
-        break;
-    case HPU_REG_ALARM:
-        *val = on ? s->alarm : 0;
-        break;
-    case HPU_REG_SENSOR_SEQ:
-        *val = on ? s->seq : 0;
-        break;
-    default:
-        return HPU_ACCESS_UNMAPPED;
-    }
-    return HPU_ACCESS_OK;
-}
-
-static enum hpu_access hpu_sensor_write(struct hpu_core *c, uint32_t offset,
-                                        uint32_t val)
-{
-    uint32_t dummy;
-
-    (void)val;
-    /* Every register of the block is read-only. */
-    if (hpu_sensor_read(c, offset, &dummy) == HPU_ACCESS_UNMAPPED) {
-        return HPU_ACCESS_UNMAPPED;
-    }
-    return HPU_ACCESS_READ_ONLY;
-}
-
-const struct hpu_block hpu_sensor_block = {
-    .name = "sensor",
-    .base = HPU_REG_TEMP(0),
-    .size = HPU_SENSOR_BLOCK_SIZE,
-    .read = hpu_sensor_read,
-    .write = hpu_sensor_write,
-};
-
 /* Mailbox */
 
-static void hpu_mbox_answer(struct hpu_core *c)
+static void hpum_mbox_answer(HpuCore *c)
 {
-    struct hpu_mbox *m = &c->mbox;
-    struct hpu_fw_info *fw = &c->rom.fw;
+    HpuMbox *m = &c->mbox;
+    HpuFwInfo *fw = &c->rom.fw;
     uint32_t op = m->req_cmd & HPU_MBOX_OPCODE_MASK, id = m->req_arg0;
     uint32_t r = HPU_MBOX_OK, r0 = 0, r1 = 0;
 
@@ -810,11 +480,11 @@ static void hpu_mbox_answer(struct hpu_core *c)
     m->resp1 = r1;
     m->status = HPU_MBOX_DONE | r << HPU_MBOX_RESULT_SHIFT |
                 (m->req_cmd & ~0xffffu);
-    hpu_misc_cause(c, HPU_IRQ_MBOX_DONE);
+    hpum_misc_cause(c, HPU_IRQ_MBOX_DONE);
 }
 
-static enum hpu_access hpu_mbox_read(struct hpu_core *c, uint32_t offset,
-                                     uint32_t *val)
+static HpuAccess hpum_mbox_read(HpuCore *c, uint32_t offset,
+                                uint32_t *val)
 {
     switch (offset) {
     case HPU_REG_MBOX_CMD:
@@ -841,10 +511,10 @@ static enum hpu_access hpu_mbox_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_mbox_write(struct hpu_core *c, uint32_t offset,
-                                      uint32_t val)
+static HpuAccess hpum_mbox_write(HpuCore *c, uint32_t offset,
+                                 uint32_t val)
 {
-    struct hpu_mbox *m = &c->mbox;
+    HpuMbox *m = &c->mbox;
 
     switch (offset) {
     case HPU_REG_MBOX_CMD:
@@ -858,8 +528,8 @@ static enum hpu_access hpu_mbox_write(struct hpu_core *c, uint32_t offset,
         m->req_arg1 = m->arg1;
         m->resp0 = m->resp1 = 0;
         m->status = HPU_MBOX_BUSY | (val & ~0xffffu);
-        if (hpu_fw_running_now(c)) {
-            hpu_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
+        if (hpum_cpu_running(c)) {
+            hpum_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
         }
         break;
     case HPU_REG_MBOX_ARG0:
@@ -878,26 +548,26 @@ static enum hpu_access hpu_mbox_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_mbox_block = {
+const HpuBlock hpum_mbox_block = {
     .name = "mbox",
     .base = HPU_REG_MBOX_CMD,
     .size = HPU_MBOX_BLOCK_SIZE,
-    .read = hpu_mbox_read,
-    .write = hpu_mbox_write,
+    .read = hpum_mbox_read,
+    .write = hpum_mbox_write,
 };
 
 /* Boot ROM and flash registers */
 
 /* Under the lock: drop a job that was latched but not taken. */
-static void hpu_fw_job_drop(struct hpu_fw_job *job)
+static void hpum_fw_job_drop(HpuFwJob *job)
 {
-    hpu_flash_img_put(job->flash);
+    hpum_flash_img_put(job->flash);
     memset(job, 0, sizeof(*job));
 }
 
-static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
+static void hpum_boot_cmd(HpuCore *c, uint32_t cmd)
 {
-    struct hpu_rom *rom = &c->rom;
+    HpuRom *rom = &c->rom;
 
     if (cmd != HPU_BOOT_HOST && cmd != HPU_BOOT_FLASH) {
         HPU_LOG(c, "BOOT_CMD written with %u: 1 (BOOT_HOST) or 2 "
@@ -908,14 +578,14 @@ static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
         c->cpu.status != HPU_CPU_BOOT_FAILED) {
         HPU_LOG(c, "BOOT_CMD %u while CPU_STATUS is %s: accepted in "
                 "WAIT_IMAGE and BOOT_FAILED only, ignored", cmd,
-                hpu_cpu_state_name(c->cpu.status));
+                hpum_cpu_state_name(c->cpu.status));
         return;
     }
     c->cpu.status = HPU_CPU_VERIFYING;
     rom->boot_error = HPU_FW_ERR_NONE;
     rom->gen++;
     rom->verified = false;
-    hpu_fw_job_drop(&rom->job);
+    hpum_fw_job_drop(&rom->job);
     rom->job.gen = rom->gen;
     if (cmd == HPU_BOOT_HOST) {
         rom->job.kind = HPU_FW_JOB_BOOT_HOST;
@@ -935,12 +605,12 @@ static void hpu_boot_cmd(struct hpu_core *c, uint32_t cmd)
     if (rom->job.kind != HPU_FW_JOB_NONE) {
         c->ops->kick_fw(c->opaque);
     }
-    hpu_timer_arm(c, HPU_TMR_ROM, HPU_FW_VERIFY_NS);
+    hpum_timer_arm(c, HPU_TMR_ROM, HPU_FW_VERIFY_NS);
 }
 
-static void hpu_flash_cmd(struct hpu_core *c, uint32_t cmd)
+static void hpum_flash_cmd(HpuCore *c, uint32_t cmd)
 {
-    struct hpu_flash *fl = &c->flash;
+    HpuFlash *fl = &c->flash;
 
     if (cmd != HPU_FLASH_WRITE) {
         HPU_LOG(c, "FLASH_CMD written with %u: 1 (WRITE) expected", cmd);
@@ -958,19 +628,19 @@ static void hpu_flash_cmd(struct hpu_core *c, uint32_t cmd)
     fl->error = HPU_FW_ERR_NONE;
     fl->gen++;
     fl->verified = false;
-    hpu_fw_job_drop(&fl->job);
+    hpum_fw_job_drop(&fl->job);
     fl->job.kind = HPU_FW_JOB_FLASH_WRITE;
     fl->job.addr = c->rom.img_addr;
     fl->job.size = c->rom.img_size;
     fl->job.gen = fl->gen;
     c->ops->kick_fw(c->opaque);
-    hpu_timer_arm(c, HPU_TMR_FLASH, HPU_FLASH_WRITE_NS);
+    hpum_timer_arm(c, HPU_TMR_FLASH, HPU_FLASH_WRITE_NS);
 }
 
-enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
-                             uint32_t *val)
+HpuAccess hpum_rom_read(HpuCore *c, uint32_t offset,
+                        uint32_t *val)
 {
-    struct hpu_rom *rom = &c->rom;
+    HpuRom *rom = &c->rom;
 
     switch (offset) {
     case HPU_REG_BOOT_CMD:
@@ -1008,7 +678,7 @@ enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
         if (offset >= HPU_REG_FW_BUILD(0) &&
             offset <= HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1)) {
             *val = rom->loaded ?
-                   hpu_le32(rom->fw.build + (offset - HPU_REG_FW_BUILD(0))) :
+                   hpum_le32(rom->fw.build + (offset - HPU_REG_FW_BUILD(0))) :
                    0;
             break;
         }
@@ -1017,15 +687,15 @@ enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
-                              uint32_t val)
+HpuAccess hpum_rom_write(HpuCore *c, uint32_t offset,
+                         uint32_t val)
 {
-    struct hpu_rom *rom = &c->rom;
+    HpuRom *rom = &c->rom;
     uint32_t dummy;
 
     switch (offset) {
     case HPU_REG_BOOT_CMD:
-        hpu_boot_cmd(c, val);
+        hpum_boot_cmd(c, val);
         break;
     case HPU_REG_FW_IMG_ADDR_LO:
         rom->img_addr = (rom->img_addr & 0xffffffff00000000ULL) | val;
@@ -1037,10 +707,10 @@ enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
         rom->img_size = val;
         break;
     case HPU_REG_FLASH_CMD:
-        hpu_flash_cmd(c, val);
+        hpum_flash_cmd(c, val);
         break;
     default:
-        if (hpu_rom_read(c, offset, &dummy) == HPU_ACCESS_OK) {
+        if (hpum_rom_read(c, offset, &dummy) == HPU_ACCESS_OK) {
             return HPU_ACCESS_READ_ONLY;
         }
         return HPU_ACCESS_UNMAPPED;
@@ -1050,10 +720,10 @@ enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
 
 /* Reading and verifying images: the boot ROM's worker */
 
-bool hpu_core_fw_ready(struct hpu_core *c)
+bool hpum_core_fw_ready(HpuCore *c)
 {
     return c->rom.job.kind != HPU_FW_JOB_NONE ||
-           c->flash.job.kind != HPU_FW_JOB_NONE || hpu_scrub_ready(c) ||
+           c->flash.job.kind != HPU_FW_JOB_NONE || hpum_scrub_ready(c) ||
            c->hbm.clear_job;
 }
 
@@ -1062,35 +732,35 @@ bool hpu_core_fw_ready(struct hpu_core *c)
  * for it; a reset since the job was taken fails it (its result is dropped
  * anyway).
  */
-static bool hpu_fw_dma_read(struct hpu_core *c, const struct hpu_fw_job *job,
-                            uint8_t *buf, uint64_t len)
+static bool hpum_fw_dma_read(HpuCore *c, const HpuFwJob *job,
+                             uint8_t *buf, uint64_t len)
 {
     int r;
 
-    hpu_lock(c);
-    if (!hpu_dma_begin(c, job->epoch)) {
-        hpu_unlock(c);
+    hpum_lock(c);
+    if (!hpum_dma_begin(c, job->epoch)) {
+        hpum_unlock(c);
         return false;
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     r = c->ops->dma_read(c->opaque, job->addr, buf, len);
-    hpu_lock(c);
-    hpu_dma_end(c, job->epoch);
-    hpu_unlock(c);
+    hpum_lock(c);
+    hpum_dma_end(c, job->epoch);
+    hpum_unlock(c);
     return !r;
 }
 
 /* Without the lock: read the image of @job (unless BOOT_FLASH), verify it. */
-static uint32_t hpu_fw_run_job(struct hpu_core *c,
-                               const struct hpu_fw_job *job,
-                               struct hpu_flash_img **bufp,
-                               struct hpu_fw_info *info)
+static uint32_t hpum_fw_run_job(HpuCore *c,
+                                const HpuFwJob *job,
+                                HpuFlashImg **bufp,
+                                HpuFwInfo *info)
 {
     const char *what = job->kind == HPU_FW_JOB_FLASH_WRITE ?
                        "FLASH_CMD 1 (WRITE)" :
                        job->kind == HPU_FW_JOB_BOOT_HOST ?
                        "BOOT_CMD 1 (BOOT_HOST)" : "BOOT_CMD 2 (BOOT_FLASH)";
-    struct hpu_flash_img *buf = NULL;
+    HpuFlashImg *buf = NULL;
     const uint8_t *img = NULL;
     uint64_t len, declared;
     uint32_t result = HPU_FW_ERR_NONE, stored = 0;
@@ -1103,12 +773,12 @@ static uint32_t hpu_fw_run_job(struct hpu_core *c,
     } else {
         /* One read of FW_IMG_SIZE bytes (at most what an image can be). */
         declared = job->size;
-        len = HPU_MIN(declared, (uint64_t)HPU_FW_IMAGE_MAX);
-        buf = hpu_flash_img_new((uint32_t)len);
+        len = HPU_MIN(declared, (uint64_t)HPU_FW_MAX_SIZE);
+        buf = hpum_flash_img_new((uint32_t)len);
         if (!buf) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "out of host memory for the image");
-        } else if (len && !hpu_fw_dma_read(c, job, buf->data, len)) {
+        } else if (len && !hpum_fw_dma_read(c, job, buf->data, len)) {
             result = HPU_FW_ERR_DMA_ERROR;
             snprintf(why, sizeof(why), "reading %llu bytes at bus address "
                      "0x%llx failed", (unsigned long long)len,
@@ -1118,14 +788,14 @@ static uint32_t hpu_fw_run_job(struct hpu_core *c,
         }
     }
     if (!result) {
-        result = hpu_fw_verify(img, len, declared,
-                               c->cfg.fw_key_set ? c->cfg.fw_key : NULL,
-                               c->cfg.fw_min_version, info, &stored, why,
-                               sizeof(why));
+        result = hpum_fw_verify(img, len, declared,
+                                c->cfg.fw_key_set ? c->cfg.fw_key : NULL,
+                                c->cfg.fw_min_version, info, &stored, why,
+                                sizeof(why));
     }
     if (result) {
         HPU_LOG(c, "%s: image refused %s (%u): %s", what,
-                hpu_fw_err_names[result], result, why);
+                hpum_fw_err_names[result], result, why);
     } else if (buf) {
         buf->len = stored;      /* the trailer in, bytes beyond it out */
     }
@@ -1133,14 +803,14 @@ static uint32_t hpu_fw_run_job(struct hpu_core *c,
     return result;
 }
 
-bool hpu_core_fw_step(struct hpu_core *c)
+bool hpum_core_fw_step(HpuCore *c)
 {
-    struct hpu_flash_img *buf;
-    struct hpu_fw_job job;
-    struct hpu_fw_info info;
+    HpuFlashImg *buf;
+    HpuFwJob job;
+    HpuFwInfo info;
     uint32_t result;
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (c->rom.job.kind != HPU_FW_JOB_NONE) {
         job = c->rom.job;
         memset(&c->rom.job, 0, sizeof(c->rom.job));
@@ -1148,18 +818,18 @@ bool hpu_core_fw_step(struct hpu_core *c)
         job = c->flash.job;
         memset(&c->flash.job, 0, sizeof(c->flash.job));
     } else {
-        hpu_unlock(c);
-        return hpu_hbm_clear_step(c) || hpu_scrub_step(c);
+        hpum_unlock(c);
+        return hpum_hbm_clear_step(c) || hpum_scrub_step(c);
     }
     job.epoch = c->epoch;
-    hpu_unlock(c);
+    hpum_unlock(c);
 
     /* The reference in job.flash keeps a BOOT_FLASH image alive. */
-    result = hpu_fw_run_job(c, &job, &buf, &info);
+    result = hpum_fw_run_job(c, &job, &buf, &info);
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (job.kind == HPU_FW_JOB_FLASH_WRITE) {
-        struct hpu_flash *fl = &c->flash;
+        HpuFlash *fl = &c->flash;
 
         if (job.gen == fl->gen && fl->status == HPU_FLASH_BUSY) {
             fl->verified = true;
@@ -1177,31 +847,31 @@ bool hpu_core_fw_step(struct hpu_core *c)
         c->rom.result = result;
         c->rom.pending = info;
     }
-    hpu_flash_img_put(job.flash);
-    hpu_unlock(c);
-    hpu_flash_img_put(buf);     /* never shared: no lock needed */
+    hpum_flash_img_put(job.flash);
+    hpum_unlock(c);
+    hpum_flash_img_put(buf);     /* never shared: no lock needed */
     return true;
 }
 
 /* Timers, boot and reset */
 
-void hpu_fw_running(struct hpu_core *c)
+void hpum_fw_running(HpuCore *c)
 {
-    hpu_sensor_start(c);
+    hpum_sensor_start(c);
     if (c->mbox.status & HPU_MBOX_BUSY) {
-        hpu_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
+        hpum_timer_arm(c, HPU_TMR_MBOX, HPU_MBOX_ANSWER_NS);
     }
 }
 
-void hpu_fw_stopped(struct hpu_core *c)
+void hpum_fw_stopped(HpuCore *c)
 {
-    hpu_timer_cancel(c, HPU_TMR_SENSOR);
-    hpu_timer_cancel(c, HPU_TMR_MBOX);
+    hpum_timer_cancel(c, HPU_TMR_SENSOR);
+    hpum_timer_cancel(c, HPU_TMR_MBOX);
 }
 
-static void hpu_rom_timer(struct hpu_core *c)
+static void hpum_rom_timer(HpuCore *c)
 {
-    struct hpu_rom *rom = &c->rom;
+    HpuRom *rom = &c->rom;
 
     switch (c->cpu.status) {
     case HPU_CPU_ROM_INIT:
@@ -1209,34 +879,34 @@ static void hpu_rom_timer(struct hpu_core *c)
         break;
     case HPU_CPU_VERIFYING:
         if (!rom->verified) {
-            hpu_timer_arm(c, HPU_TMR_ROM, HPU_FW_RETRY_NS);
+            hpum_timer_arm(c, HPU_TMR_ROM, HPU_FW_RETRY_NS);
             break;
         }
         if (rom->result) {
             c->cpu.status = HPU_CPU_BOOT_FAILED;
             rom->boot_error = rom->result;
-            hpu_misc_cause(c, HPU_IRQ_FW_BOOT);
+            hpum_misc_cause(c, HPU_IRQ_FW_BOOT);
             break;
         }
         rom->boot_error = HPU_FW_ERR_NONE;
         rom->fw = rom->pending;
         rom->loaded = true;
-        hpu_cpu_start(c);
+        hpum_cpu_start(c);
         break;
     default:
         break;
     }
 }
 
-static void hpu_flash_timer(struct hpu_core *c)
+static void hpum_flash_timer(HpuCore *c)
 {
-    struct hpu_flash *fl = &c->flash;
+    HpuFlash *fl = &c->flash;
 
     if (fl->status != HPU_FLASH_BUSY) {
         return;
     }
     if (!fl->verified) {
-        hpu_timer_arm(c, HPU_TMR_FLASH, HPU_FW_RETRY_NS);
+        hpum_timer_arm(c, HPU_TMR_FLASH, HPU_FW_RETRY_NS);
         return;
     }
     if (fl->result) {
@@ -1244,33 +914,33 @@ static void hpu_flash_timer(struct hpu_core *c)
         fl->error = fl->result;
     } else {
         /* a BOOT_CMD 2 still verifying the old image keeps a reference */
-        hpu_flash_img_put(fl->img);
+        hpum_flash_img_put(fl->img);
         fl->img = fl->pending;
         fl->version = fl->pending_version;
         fl->pending = NULL;
         fl->status = HPU_FLASH_DONE;
         fl->error = HPU_FW_ERR_NONE;
     }
-    hpu_misc_cause(c, HPU_IRQ_FLASH_DONE);
+    hpum_misc_cause(c, HPU_IRQ_FLASH_DONE);
 }
 
-void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id)
+void hpum_fw_timer(HpuCore *c, HpuTimerId id)
 {
     switch (id) {
     case HPU_TMR_ROM:
-        hpu_rom_timer(c);
+        hpum_rom_timer(c);
         break;
     case HPU_TMR_FLASH:
-        hpu_flash_timer(c);
+        hpum_flash_timer(c);
         break;
     case HPU_TMR_MBOX:
-        if ((c->mbox.status & HPU_MBOX_BUSY) && hpu_fw_running_now(c)) {
-            hpu_mbox_answer(c);
+        if ((c->mbox.status & HPU_MBOX_BUSY) && hpum_cpu_running(c)) {
+            hpum_mbox_answer(c);
         }
         break;
     case HPU_TMR_SENSOR:
-        if (hpu_fw_running_now(c)) {
-            hpu_sensor_period(c);
+        if (hpum_cpu_running(c)) {
+            hpum_sensor_period(c);
         }
         break;
     default:
@@ -1283,23 +953,23 @@ void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id)
  * starts with the image magic and holds that field, even if it is shorter
  * than a header; else 0.
  */
-static uint32_t hpu_flash_version_of(const uint8_t *p, uint32_t len)
+static uint32_t hpum_flash_version_of(const uint8_t *p, uint32_t len)
 {
-    if (len < IMG_OFF_VERSION + 4 ||
-        hpu_le32(p + IMG_OFF_MAGIC) != IMG_MAGIC) {
+    if (len < HPU_FW_HDR_OFF(fw_version) + 4 ||
+        hpum_le32(p + HPU_FW_HDR_OFF(magic)) != HPU_FW_MAGIC) {
         return 0;
     }
-    return hpu_le32(p + IMG_OFF_VERSION);
+    return hpum_le32(p + HPU_FW_HDR_OFF(fw_version));
 }
 
-static void hpu_flash_abandon(struct hpu_core *c)
+static void hpum_flash_abandon(HpuCore *c)
 {
-    struct hpu_flash *fl = &c->flash;
+    HpuFlash *fl = &c->flash;
 
     fl->gen++;
     fl->verified = false;
-    hpu_fw_job_drop(&fl->job);
-    hpu_flash_img_put(fl->pending);
+    hpum_fw_job_drop(&fl->job);
+    hpum_flash_img_put(fl->pending);
     fl->pending = NULL;
 }
 
@@ -1309,10 +979,10 @@ static void hpu_flash_abandon(struct hpu_core *c)
  * it holds a reference and reads it outside the lock), so a copy with the
  * bit flipped replaces it; FLASH_VERSION stays (the header is intact).
  */
-void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val)
+void hpum_fw_inj_flash(HpuCore *c, uint32_t val)
 {
-    struct hpu_flash *fl = &c->flash;
-    struct hpu_flash_img *old = fl->img, *img;
+    HpuFlash *fl = &c->flash;
+    HpuFlashImg *old = fl->img, *img;
     uint32_t image_size, nsec;
     uint64_t off;
 
@@ -1325,21 +995,21 @@ void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val)
         HPU_LOG(c, "INJ_FLASH: the flash is empty: nothing corrupted");
         return;
     }
-    if (old->len < IMG_HDR_SIZE) {
+    if (old->len < HPU_FW_HEADER_SIZE) {
         image_size = nsec = 0;
     } else {
-        image_size = hpu_le32(old->data + IMG_OFF_IMAGE_SIZE);
-        nsec = hpu_le32(old->data + IMG_OFF_NUM_SECTIONS);
+        image_size = hpum_le32(old->data + HPU_FW_HDR_OFF(image_size));
+        nsec = hpum_le32(old->data + HPU_FW_HDR_OFF(num_sections));
     }
-    off = IMG_HDR_SIZE + (uint64_t)nsec * IMG_SECT_SIZE;
-    if (old->len < IMG_HDR_SIZE || off >= image_size ||
+    off = HPU_FW_HEADER_SIZE + (uint64_t)nsec * HPU_FW_SECTION_SIZE;
+    if (old->len < HPU_FW_HEADER_SIZE || off >= image_size ||
         image_size > old->len) {
         HPU_LOG(c, "INJ_FLASH: the flash content (%u bytes) has no byte "
                 "after a section table inside its signed region: nothing "
                 "corrupted", old->len);
         return;
     }
-    img = hpu_flash_img_new(old->len);
+    img = hpum_flash_img_new(old->len);
     if (!img) {
         HPU_LOG(c, "INJ_FLASH: out of host memory: nothing corrupted");
         return;
@@ -1347,37 +1017,36 @@ void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val)
     memcpy(img->data, old->data, old->len);
     img->data[off] ^= 1;
     fl->img = img;
-    hpu_flash_img_put(old);     /* a verifying BOOT_CMD 2 may keep it */
+    hpum_flash_img_put(old);     /* a verifying BOOT_CMD 2 may keep it */
 }
 
-void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+void hpum_fw_reset(HpuCore *c, HpuResetKind kind)
 {
-    struct hpu_rom *rom = &c->rom;
+    HpuRom *rom = &c->rom;
     uint32_t gen = rom->gen;
 
     if (kind == HPU_RESET_SOFT) {
         return;                 /* the soft reset touches none of this */
     }
-    hpu_fw_job_drop(&rom->job);
+    hpum_fw_job_drop(&rom->job);
     memset(rom, 0, sizeof(*rom));
     rom->gen = gen + 1;         /* a verification in progress is dropped */
     memset(&c->mbox, 0, sizeof(c->mbox));
-    memset(&c->sens, 0, sizeof(c->sens));
+    hpum_sensors_reset(c, kind);
     if (kind == HPU_RESET_POWER_ON) {
-        hpu_flash_abandon(c);
+        hpum_flash_abandon(c);
         c->flash.status = HPU_FLASH_IDLE;
         c->flash.error = HPU_FW_ERR_NONE;
-        memset(c->busy, 0, sizeof(c->busy));
     } else if (c->flash.status == HPU_FLASH_BUSY) {
         HPU_LOG(c, "hard reset during a flash write: write abandoned, the "
                 "flash keeps its old image");
-        hpu_flash_abandon(c);
+        hpum_flash_abandon(c);
         c->flash.status = HPU_FLASH_FAILED;
         c->flash.error = HPU_FW_ERR_DMA_ERROR;
     }
 }
 
-bool hpu_fw_init(struct hpu_core *c)
+bool hpum_fw_init(HpuCore *c)
 {
     const uint8_t *src = c->cfg.fw_flash;
     uint32_t len = c->cfg.fw_flash_len;
@@ -1386,24 +1055,24 @@ bool hpu_fw_init(struct hpu_core *c)
     if (!len) {
         return true;
     }
-    if (len > HPU_FW_IMAGE_MAX || !src) {
+    if (len > HPU_FW_MAX_SIZE || !src) {
         return false;
     }
-    c->flash.img = hpu_flash_img_new(len);
+    c->flash.img = hpum_flash_img_new(len);
     if (!c->flash.img) {
         return false;
     }
     memcpy(c->flash.img->data, src, len);
-    c->flash.version = hpu_flash_version_of(src, len);
+    c->flash.version = hpum_flash_version_of(src, len);
     return true;
 }
 
-void hpu_fw_fini(struct hpu_core *c)
+void hpum_fw_fini(HpuCore *c)
 {
-    hpu_fw_job_drop(&c->rom.job);
-    hpu_fw_job_drop(&c->flash.job);
-    hpu_flash_img_put(c->flash.img);
+    hpum_fw_job_drop(&c->rom.job);
+    hpum_fw_job_drop(&c->flash.job);
+    hpum_flash_img_put(c->flash.img);
     c->flash.img = NULL;
-    hpu_flash_img_put(c->flash.pending);
+    hpum_flash_img_put(c->flash.pending);
     c->flash.pending = NULL;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * HPU device model: declarations shared by the core's files (hpu_core.c,
- * hpu_fw.c, hpu_mem.c, hpu_qm.c, hpu_ras.c).  Not for the QEMU glue or the
- * tests.
+ * HPU device model: declarations shared by the core's files (the list in
+ * emu/core-sources).  Not for the QEMU glue or the tests.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -13,203 +12,215 @@
 
 #define HPU_LOG(c, ...) ((c)->ops->log_guest_error((c)->opaque, __VA_ARGS__))
 
+/* Trace point @id (HpuTraceId) with up to HPU_TRACE_ARGS arguments. */
+#define HPU_TRACE(c, id, ...)                                           \
+    do {                                                                \
+        const uint64_t hpum_targ_[HPU_TRACE_ARGS] = { __VA_ARGS__ };    \
+        (c)->ops->trace((c)->opaque, (id), hpum_targ_);                 \
+    } while (0)
+
 #define HPU_MIN(a, b)   ((a) < (b) ? (a) : (b))
+#define HPU_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define HPU_NS_PER_MS   1000000ULL
 
-enum hpu_reset_kind {
+typedef enum HpuResetKind {
     HPU_RESET_POWER_ON,         /* power-on, FLR: everything */
     HPU_RESET_SOFT,             /* SOFT_RESET completing */
     HPU_RESET_HARD,             /* HARD_RESET starting */
-};
+} HpuResetKind;
 
-/* The core lock; hpu_unlock() then raises the vectors latched under it. */
-void hpu_lock(struct hpu_core *c);
-void hpu_unlock(struct hpu_core *c);
+/* The core lock; hpum_unlock() then raises the vectors latched under it. */
+void hpum_lock(HpuCore *c);
+void hpum_unlock(HpuCore *c);
 
 /*
  * Under the lock, right before a DMA (or an HBM write of an engine) that
  * is about to run without the lock: whether work of @epoch may still reach
  * memory (no reset since, the core not killed).  If so the access counts
- * as in flight until hpu_dma_end() (with the same @epoch), and a reset
+ * as in flight until hpum_dma_end() (with the same @epoch), and a reset
  * that comes meanwhile is not done before it ends.
  */
-bool hpu_dma_begin(struct hpu_core *c, uint32_t epoch);
-void hpu_dma_end(struct hpu_core *c, uint32_t epoch);
+bool hpum_dma_begin(HpuCore *c, uint32_t epoch);
+void hpum_dma_end(HpuCore *c, uint32_t epoch);
 
 /* All ones of @size bytes: what a function in reset answers to a read. */
-static inline uint64_t hpu_all_ones(unsigned int size)
+static inline uint64_t hpum_all_ones(unsigned int size)
 {
     return size >= 8 ? UINT64_MAX : (1ULL << (size * 8)) - 1;
 }
 
-/* A memory access found its work overtaken by a reset (hpu_mem_xfer). */
+/* A memory access found its work overtaken by a reset (hpum_mem_xfer). */
 #define HPU_XFER_STALE          (-2)
 
 /* Under the lock: raise MSI-X @vector once the lock is dropped. */
-static inline void hpu_raise(struct hpu_core *c, unsigned int vector)
+static inline void hpum_raise(HpuCore *c, unsigned int vector)
 {
     c->irq_pending |= 1u << vector;
 }
 
-static inline void hpu_set_error(struct hpu_core *c, uint32_t bit)
+static inline void hpum_set_error(HpuCore *c, uint32_t bit)
 {
     c->ctrl.error |= bit;
 }
 
-static inline uint64_t hpu_now(struct hpu_core *c)
+static inline uint64_t hpum_now(HpuCore *c)
 {
     return c->ops->now_ns(c->opaque);
 }
 
-/* hpu_core.c: device timers (under the lock) */
-void hpu_timer_arm(struct hpu_core *c, enum hpu_timer_id id, uint64_t ns);
-void hpu_timer_cancel(struct hpu_core *c, enum hpu_timer_id id);
-bool hpu_timer_pending(struct hpu_core *c, enum hpu_timer_id id);
+/* The management CPU runs the firmware (sensors, mailbox served). */
+static inline bool hpum_cpu_running(HpuCore *c)
+{
+    return c->cpu.status == HPU_CPU_RUNNING;
+}
 
-static inline bool hpu_is_pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
+/* hpu_core.c: device timers (under the lock) */
+void hpum_timer_arm(HpuCore *c, HpuTimerId id, uint64_t ns);
+void hpum_timer_cancel(HpuCore *c, HpuTimerId id);
+bool hpum_timer_pending(HpuCore *c, HpuTimerId id);
+
+/* @v in the register field @mask (contiguous bits), as FIELD_PREP does. */
+static inline uint32_t hpum_field_prep(uint32_t mask, uint32_t v)
+{
+    return (v * (mask & -mask)) & mask;
+}
+
+static inline bool hpum_is_pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
 {
     return v >= lo && v <= hi && !(v & (v - 1));
 }
 
-static inline uint32_t hpu_le32(const uint8_t *p)
+static inline uint32_t hpum_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
 }
 
-static inline uint64_t hpu_le64(const uint8_t *p)
+static inline uint64_t hpum_le64(const uint8_t *p)
 {
-    return (uint64_t)hpu_le32(p) | (uint64_t)hpu_le32(p + 4) << 32;
+    return (uint64_t)hpum_le32(p) | (uint64_t)hpum_le32(p + 4) << 32;
 }
 
-static inline void hpu_put_le16(uint8_t *p, uint16_t v)
+static inline void hpum_put_le16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
 }
 
-static inline void hpu_put_le32(uint8_t *p, uint32_t v)
+static inline void hpum_put_le32(uint8_t *p, uint32_t v)
 {
-    hpu_put_le16(p, (uint16_t)v);
-    hpu_put_le16(p + 2, (uint16_t)(v >> 16));
+    hpum_put_le16(p, (uint16_t)v);
+    hpum_put_le16(p + 2, (uint16_t)(v >> 16));
 }
 
-static inline void hpu_put_le64(uint8_t *p, uint64_t v)
+static inline void hpum_put_le64(uint8_t *p, uint64_t v)
 {
-    hpu_put_le32(p, (uint32_t)v);
-    hpu_put_le32(p + 4, (uint32_t)(v >> 32));
+    hpum_put_le32(p, (uint32_t)v);
+    hpum_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
 /* hpu_mem.c: HBM, MMU, window, scrubber, ECC poison */
-extern const struct hpu_block hpu_mmu_block;
-bool hpu_hbm_init(struct hpu_core *c);
-void hpu_hbm_fini(struct hpu_core *c);
-void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+extern const HpuBlock hpum_mmu_block;
+bool hpum_hbm_init(HpuCore *c);
+void hpum_hbm_fini(HpuCore *c);
+void hpum_mmu_reset(HpuCore *c, HpuResetKind kind);
 /*
  * Hard reset: HBM content lost, all poison cleared.  Under the lock, hand
- * the clear to the worker (hpu_hbm_clear_step, a few chunks per call); it
+ * the clear to the worker (hpum_hbm_clear_step, a few chunks per call); it
  * sets hbm.clear_done and arms the hard-reset timer when it is done.
  */
-void hpu_hbm_clear_start(struct hpu_core *c);
-bool hpu_hbm_clear_step(struct hpu_core *c);
+void hpum_hbm_clear_start(HpuCore *c);
+bool hpum_hbm_clear_step(HpuCore *c);
 /* Poison the 2 MiB page holding @off; false if it already was. */
-bool hpu_hbm_poison(struct hpu_core *c, uint64_t off);
-bool hpu_hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len);
+bool hpum_hbm_poison(HpuCore *c, uint64_t off);
+bool hpum_hbm_in_range(HpuCore *c, uint64_t off, uint64_t len);
 
 /* An MMU fault, bus error or ECC error met by an engine access. */
-struct hpu_fault {
+typedef struct HpuFault {
     int status;                 /* HPU_CQ_MMU_FAULT, _BUS_ERROR or _ECC */
     uint64_t va;
     uint32_t info;              /* FAULT_INFO layout, VALID set */
     uint16_t asid;
     bool host;                  /* a host bus access failed at @bus */
     uint64_t bus;
-};
+} HpuFault;
 
 /*
  * Copy @len bytes between @buf and [@va, @va + @len) of address space
  * @asid on behalf of engine @e (@write: buf to memory).  Called without
  * the lock.  Returns HPU_CQ_OK, HPU_XFER_STALE if a reset since @epoch
- * (or hpu_core_kill()) stops it, or the failure with @f filled (an MMU
+ * (or hpum_core_kill()) stops it, or the failure with @f filled (an MMU
  * fault is already latched and counted; the caller posts its event).
  */
-int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
-                 uint16_t asid, uint64_t va, void *buf, uint64_t len,
-                 bool write, struct hpu_fault *f);
+int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
+                  uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                  bool write, HpuFault *f);
 /* Power-on: all ECC poison cleared (HBM content kept; under the lock). */
-void hpu_hbm_unpoison(struct hpu_core *c);
+void hpum_hbm_unpoison(HpuCore *c);
 /* The worker's share of the scrubber: one chunk; false if no job. */
-bool hpu_scrub_step(struct hpu_core *c);
-bool hpu_scrub_ready(struct hpu_core *c);
+bool hpum_scrub_step(HpuCore *c);
+bool hpum_scrub_ready(HpuCore *c);
 
 /* hpu_qm.c: queue managers, engines, sync objects, event queue */
-extern const struct hpu_block hpu_eq_block;
-extern const struct hpu_block hpu_qm_block;
-extern const struct hpu_block hpu_sob_block;
-void hpu_qm_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+extern const HpuBlock hpum_eq_block;
+extern const HpuBlock hpum_qm_block;
+extern const HpuBlock hpum_sob_block;
+void hpum_qm_reset(HpuCore *c, HpuResetKind kind);
 /* Soft reset starts: abort every stream's work, release hung engines. */
-void hpu_qm_stop(struct hpu_core *c);
+void hpum_qm_stop(HpuCore *c);
 /* No engine runs and no descriptor is in flight. */
-bool hpu_qm_quiet(struct hpu_core *c);
+bool hpum_qm_quiet(HpuCore *c);
 /* No engine is inside a step. */
-bool hpu_qm_idle(struct hpu_core *c);
-void hpu_qm_fini(struct hpu_core *c);
+bool hpum_qm_idle(HpuCore *c);
+void hpum_qm_fini(HpuCore *c);
 /* Post an event of work of @epoch now (called without the lock). */
-void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev,
-                 uint32_t epoch);
+void hpum_eq_post(HpuCore *c, const HpuEvent *ev,
+                  uint32_t epoch);
 /* Queue an event to post when the lock drops (under the lock). */
-void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev);
+void hpum_event_defer(HpuCore *c, const HpuEvent *ev);
 /* Write the deferred events (called without the lock). */
-void hpu_events_drain(struct hpu_core *c);
+void hpum_events_drain(HpuCore *c);
 
 /*
  * hpu_core.c: a 32-bit BAR0 write by a WREG packet of work of @epoch
  * (dropped if a reset overtook it); called without the lock.
  */
-void hpu_core_write_epoch(struct hpu_core *c, uint64_t addr, uint32_t val,
-                          uint32_t epoch);
+void hpum_core_write_epoch(HpuCore *c, uint64_t addr, uint32_t val,
+                           uint32_t epoch);
 
 /* hpu_core.c: latch MISC causes, raise vector 0 if enabled (under the lock) */
-void hpu_misc_cause(struct hpu_core *c, uint32_t cause);
+void hpum_misc_cause(HpuCore *c, uint32_t cause);
 
 /* hpu_ras.c: management CPU, watchdog, fault injection */
-extern const struct hpu_block hpu_cpu_block;
-extern const struct hpu_block hpu_inj_block;
-void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+extern const HpuBlock hpum_cpu_block;
+extern const HpuBlock hpum_inj_block;
+void hpum_ras_reset(HpuCore *c, HpuResetKind kind);
 /* The boot ROM starts (power-on, hard reset done): ROM_INIT. */
-void hpu_cpu_boot(struct hpu_core *c);
+void hpum_cpu_boot(HpuCore *c);
 /* The accepted image starts: BOOTING, RUNNING HPU_CPU_BOOT_NS later. */
-void hpu_cpu_start(struct hpu_core *c);
-void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id);
+void hpum_cpu_start(HpuCore *c);
+void hpum_cpu_timer(HpuCore *c, HpuTimerId id);
 /* WDT_MS changed or the watchdog timer fired. */
-void hpu_wdt_update(struct hpu_core *c, bool expired);
+void hpum_wdt_update(HpuCore *c, bool expired);
 
-/*
- * hpu_fw.c: boot ROM, image verification, flash, mailbox, sensors, busy
- * counters (spec version 4)
- */
-extern const struct hpu_block hpu_mbox_block;
-extern const struct hpu_block hpu_sensor_block;
-extern const struct hpu_block hpu_busy_block;
-bool hpu_fw_init(struct hpu_core *c);
-void hpu_fw_fini(struct hpu_core *c);
+/* hpu_fw.c: boot ROM, image verification, flash, mailbox (spec version 4) */
+extern const HpuBlock hpum_mbox_block;
+bool hpum_fw_init(HpuCore *c);
+void hpum_fw_fini(HpuCore *c);
 /* Power-on (everything but the flash content) or hard reset starting. */
-void hpu_fw_reset(struct hpu_core *c, enum hpu_reset_kind kind);
+void hpum_fw_reset(HpuCore *c, HpuResetKind kind);
 /* INJ_FLASH written with @val (from the fault-injection block). */
-void hpu_fw_inj_flash(struct hpu_core *c, uint32_t val);
+void hpum_fw_inj_flash(HpuCore *c, uint32_t val);
 /* BOOT_CMD .. FW_BUILD7 (BAR0 + 0x4014..0x405f), from the CPU block. */
-enum hpu_access hpu_rom_read(struct hpu_core *c, uint32_t offset,
-                             uint32_t *val);
-enum hpu_access hpu_rom_write(struct hpu_core *c, uint32_t offset,
-                              uint32_t val);
-void hpu_fw_timer(struct hpu_core *c, enum hpu_timer_id id);
+HpuAccess hpum_rom_read(HpuCore *c, uint32_t offset,
+                        uint32_t *val);
+HpuAccess hpum_rom_write(HpuCore *c, uint32_t offset,
+                         uint32_t val);
+void hpum_fw_timer(HpuCore *c, HpuTimerId id);
 /* The CPU became RUNNING: tables in force, sensors start, mailbox served. */
-void hpu_fw_running(struct hpu_core *c);
+void hpum_fw_running(HpuCore *c);
 /* The CPU stopped running (HALTED): sensors stop. */
-void hpu_fw_stopped(struct hpu_core *c);
-/* Under the lock: DMA engine @e starts / ends executing a packet. */
-void hpu_busy_begin(struct hpu_core *c, unsigned int e);
-void hpu_busy_end(struct hpu_core *c, unsigned int e);
+void hpum_fw_stopped(HpuCore *c);
 
 /*
  * Verify @len bytes of image at @img (@declared: FW_IMG_SIZE, or @len for
@@ -218,9 +229,22 @@ void hpu_busy_end(struct hpu_core *c, unsigned int e);
  * at their defaults) and @stored the length to keep (signed region and
  * trailer).  @why gets what was wrong (for the guest error log).
  */
-uint32_t hpu_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
-                       const uint8_t *key, uint32_t min_version,
-                       struct hpu_fw_info *out, uint32_t *stored,
-                       char *why, size_t whylen);
+uint32_t hpum_fw_verify(const uint8_t *img, uint64_t len, uint64_t declared,
+                        const uint8_t *key, uint32_t min_version,
+                        HpuFwInfo *out, uint32_t *stored,
+                        char *why, size_t whylen);
+
+/* hpu_sensors.c: sensors, the thermal and power model, busy counters */
+extern const HpuBlock hpum_sensor_block;
+extern const HpuBlock hpum_busy_block;
+/* Power-on or hard reset (a soft reset keeps both). */
+void hpum_sensors_reset(HpuCore *c, HpuResetKind kind);
+/* The CPU became RUNNING: sensors start from the accepted image's tables. */
+void hpum_sensor_start(HpuCore *c);
+/* One sensor period of the firmware (the CPU is RUNNING). */
+void hpum_sensor_period(HpuCore *c);
+/* Under the lock: DMA engine @e starts / ends executing a packet. */
+void hpum_busy_begin(HpuCore *c, unsigned int e);
+void hpum_busy_end(HpuCore *c, unsigned int e);
 
 #endif /* HPU_INTERNAL_H */

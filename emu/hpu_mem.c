@@ -34,7 +34,7 @@
 #define HPU_XLAT_ECC            (-2)
 #define HPU_MMU_ROOT_ADDR_MASK  0xfffff000u
 
-/* hpu_tlb_slot() takes the top 12 bits of a 64-bit hash. */
+/* hpum_tlb_slot() takes the top 12 bits of a 64-bit hash. */
 _Static_assert(HPU_TLB_ENTRIES == 4096, "TLB index is 12 bits");
 
 /*
@@ -75,7 +75,7 @@ static void hbm_chunk_mem_free(uint8_t *p)
 
 /* HBM store */
 
-bool hpu_hbm_init(struct hpu_core *c)
+bool hpum_hbm_init(HpuCore *c)
 {
     c->hbm.size = c->cfg.hbm_size;
     c->hbm.nchunks = (size_t)((c->hbm.size + HPU_HBM_CHUNK_SIZE - 1) >>
@@ -85,7 +85,7 @@ bool hpu_hbm_init(struct hpu_core *c)
     return c->hbm.chunks != NULL && c->hbm.poison != NULL;
 }
 
-void hpu_hbm_fini(struct hpu_core *c)
+void hpum_hbm_fini(HpuCore *c)
 {
     size_t i;
 
@@ -101,31 +101,31 @@ void hpu_hbm_fini(struct hpu_core *c)
     c->hbm.chunks = NULL;
 }
 
-static uint8_t *hbm_chunk(struct hpu_core *c, size_t i)
+static uint8_t *hbm_chunk(HpuCore *c, size_t i)
 {
     return __atomic_load_n(&c->hbm.chunks[i], __ATOMIC_ACQUIRE);
 }
 
-static bool hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len)
+static bool hbm_in_range(HpuCore *c, uint64_t off, uint64_t len)
 {
     return off <= c->hbm.size && len <= c->hbm.size - off;
 }
 
-bool hpu_hbm_in_range(struct hpu_core *c, uint64_t off, uint64_t len)
+bool hpum_hbm_in_range(HpuCore *c, uint64_t off, uint64_t len)
 {
     return hbm_in_range(c, off, len);
 }
 
 /* ECC poison */
 
-static bool hbm_poisoned(struct hpu_core *c, uint64_t off)
+static bool hbm_poisoned(HpuCore *c, uint64_t off)
 {
     return __atomic_load_n(&c->hbm.poison[off >> HPU_HBM_CHUNK_SHIFT],
                            __ATOMIC_ACQUIRE);
 }
 
 /* Whether any 2 MiB page overlapping [off, off + len) is poisoned. */
-static bool hbm_any_poisoned(struct hpu_core *c, uint64_t off, uint64_t len)
+static bool hbm_any_poisoned(HpuCore *c, uint64_t off, uint64_t len)
 {
     uint64_t p;
 
@@ -141,7 +141,7 @@ static bool hbm_any_poisoned(struct hpu_core *c, uint64_t off, uint64_t len)
     return false;
 }
 
-bool hpu_hbm_poison(struct hpu_core *c, uint64_t off)
+bool hpum_hbm_poison(HpuCore *c, uint64_t off)
 {
     size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
 
@@ -153,7 +153,7 @@ bool hpu_hbm_poison(struct hpu_core *c, uint64_t off)
 }
 
 /* Drop chunk @i's content: free it, or zero it while an engine copies. */
-static void hbm_chunk_drop(struct hpu_core *c, size_t i)
+static void hbm_chunk_drop(HpuCore *c, size_t i)
 {
     uint8_t *p = hbm_chunk(c, i);
 
@@ -169,7 +169,7 @@ static void hbm_chunk_drop(struct hpu_core *c, size_t i)
     }
 }
 
-void hpu_hbm_unpoison(struct hpu_core *c)
+void hpum_hbm_unpoison(HpuCore *c)
 {
     size_t i;
 
@@ -178,7 +178,7 @@ void hpu_hbm_unpoison(struct hpu_core *c)
     }
 }
 
-void hpu_hbm_clear_start(struct hpu_core *c)
+void hpum_hbm_clear_start(HpuCore *c)
 {
     c->hbm.clear_job = true;
     c->hbm.clear_done = false;
@@ -195,14 +195,14 @@ void hpu_hbm_clear_start(struct hpu_core *c)
  * gigabytes.  The last batch marks the clear done and arms the hard-reset
  * timer, which completes the reset.
  */
-bool hpu_hbm_clear_step(struct hpu_core *c)
+bool hpum_hbm_clear_step(HpuCore *c)
 {
-    struct hpu_hbm *h = &c->hbm;
+    HpuHbm *h = &c->hbm;
     unsigned int n;
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (!h->clear_job || c->dead) {
-        hpu_unlock(c);
+        hpum_unlock(c);
         return false;
     }
     for (n = 0; n < HPU_CLEAR_BATCH && h->clear_next < h->nchunks; n++) {
@@ -216,9 +216,9 @@ bool hpu_hbm_clear_step(struct hpu_core *c)
     if (h->clear_next >= h->nchunks) {
         h->clear_job = false;
         h->clear_done = true;
-        hpu_timer_arm(c, HPU_TMR_HARD_RESET, 0);
+        hpum_timer_arm(c, HPU_TMR_HARD_RESET, 0);
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     return true;
 }
 
@@ -226,7 +226,7 @@ bool hpu_hbm_clear_step(struct hpu_core *c)
  * Copy out of HBM (range checked by the caller).  Runs under the lock or
  * with hbm.users held.
  */
-static void hbm_copy_out(struct hpu_core *c, uint64_t off, uint8_t *buf,
+static void hbm_copy_out(HpuCore *c, uint64_t off, uint8_t *buf,
                          uint64_t len)
 {
     while (len) {
@@ -246,7 +246,7 @@ static void hbm_copy_out(struct hpu_core *c, uint64_t off, uint8_t *buf,
 }
 
 /* The chunk for HBM offset @off, allocated if needed (lock held or not). */
-static uint8_t *hbm_chunk_alloc(struct hpu_core *c, uint64_t off, bool locked)
+static uint8_t *hbm_chunk_alloc(HpuCore *c, uint64_t off, bool locked)
 {
     size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
     uint8_t *p = hbm_chunk(c, i);
@@ -274,7 +274,7 @@ static uint8_t *hbm_chunk_alloc(struct hpu_core *c, uint64_t off, bool locked)
  * Copy into HBM (range checked by the caller).  Returns false if backing
  * memory cannot be allocated.
  */
-static bool hbm_copy_in(struct hpu_core *c, uint64_t off, const uint8_t *buf,
+static bool hbm_copy_in(HpuCore *c, uint64_t off, const uint8_t *buf,
                         uint64_t len, bool locked)
 {
     while (len) {
@@ -294,7 +294,7 @@ static bool hbm_copy_in(struct hpu_core *c, uint64_t off, const uint8_t *buf,
 }
 
 /* An engine write: bytes aimed at poisoned pages are dropped. */
-static bool hbm_engine_write(struct hpu_core *c, uint64_t off,
+static bool hbm_engine_write(HpuCore *c, uint64_t off,
                              const uint8_t *buf, uint64_t len)
 {
     while (len) {
@@ -311,51 +311,51 @@ static bool hbm_engine_write(struct hpu_core *c, uint64_t off,
     return true;
 }
 
-bool hpu_core_hbm_read(struct hpu_core *c, uint64_t off, void *buf,
-                       uint64_t len)
-{
-    bool ok;
-
-    hpu_lock(c);
-    ok = hbm_in_range(c, off, len);
-    if (ok) {
-        hbm_copy_out(c, off, buf, len);
-    }
-    hpu_unlock(c);
-    return ok;
-}
-
-bool hpu_core_hbm_write(struct hpu_core *c, uint64_t off, const void *buf,
+bool hpum_core_hbm_read(HpuCore *c, uint64_t off, void *buf,
                         uint64_t len)
 {
     bool ok;
 
-    hpu_lock(c);
-    ok = hbm_in_range(c, off, len) && hbm_copy_in(c, off, buf, len, true);
-    hpu_unlock(c);
+    hpum_lock(c);
+    ok = hbm_in_range(c, off, len);
+    if (ok) {
+        hbm_copy_out(c, off, buf, len);
+    }
+    hpum_unlock(c);
     return ok;
 }
 
-uint64_t hpu_core_hbm_backed(struct hpu_core *c)
+bool hpum_core_hbm_write(HpuCore *c, uint64_t off, const void *buf,
+                         uint64_t len)
+{
+    bool ok;
+
+    hpum_lock(c);
+    ok = hbm_in_range(c, off, len) && hbm_copy_in(c, off, buf, len, true);
+    hpum_unlock(c);
+    return ok;
+}
+
+uint64_t hpum_core_hbm_backed(HpuCore *c)
 {
     uint64_t n = 0;
     size_t i;
 
-    hpu_lock(c);
+    hpum_lock(c);
     for (i = 0; i < c->hbm.nchunks; i++) {
         if (hbm_chunk(c, i)) {
             n += HPU_HBM_CHUNK_SIZE;
         }
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     return n;
 }
 
 /* BAR4: the HBM window */
 
-static bool hpu_window_check(struct hpu_core *c, uint64_t addr,
-                             unsigned int size, const char *what,
-                             uint64_t *off)
+static bool hpum_window_check(HpuCore *c, uint64_t addr,
+                              unsigned int size, const char *what,
+                              uint64_t *off)
 {
     if (c->hard_resetting) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx during a hard reset: %s",
@@ -367,7 +367,7 @@ static bool hpu_window_check(struct hpu_core *c, uint64_t addr,
         size > HPU_BAR_HBM_SIZE - addr) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: outside the window", size,
                 what, (unsigned long long)addr);
-        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
         return false;
     }
     *off = c->mmu.win_base + addr;
@@ -375,28 +375,28 @@ static bool hpu_window_check(struct hpu_core *c, uint64_t addr,
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: HBM offset 0x%llx is beyond "
                 "HBM (0x%llx bytes)", size, what, (unsigned long long)addr,
                 (unsigned long long)*off, (unsigned long long)c->hbm.size);
-        hpu_set_error(c, HPU_ERROR_BAD_ACCESS);
+        hpum_set_error(c, HPU_ERROR_BAD_ACCESS);
         return false;
     }
     return true;
 }
 
-uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
-                                  unsigned int size)
+uint64_t hpum_core_hbm_window_read(HpuCore *c, uint64_t addr,
+                                   unsigned int size)
 {
     uint8_t b[8] = { 0 };
     uint64_t off;
 
     unsigned int i;
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (c->in_reset) {
         HPU_LOG(c, "%u-byte BAR4 read at 0x%llx while the function is in "
                 "reset: all ones", size, (unsigned long long)addr);
-        hpu_unlock(c);
-        return hpu_all_ones(size);
+        hpum_unlock(c);
+        return hpum_all_ones(size);
     }
-    if (hpu_window_check(c, addr, size, "read", &off)) {
+    if (hpum_window_check(c, addr, size, "read", &off)) {
         hbm_copy_out(c, off, b, size);
         for (i = 0; i < size; i++) {
             if (hbm_poisoned(c, off + i)) {
@@ -404,24 +404,24 @@ uint64_t hpu_core_hbm_window_read(struct hpu_core *c, uint64_t addr,
             }
         }
     }
-    hpu_unlock(c);
-    return hpu_le64(b);
+    hpum_unlock(c);
+    return hpum_le64(b);
 }
 
-void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
-                               uint64_t val, unsigned int size)
+void hpum_core_hbm_window_write(HpuCore *c, uint64_t addr,
+                                uint64_t val, unsigned int size)
 {
     uint8_t b[8];
     uint64_t off;
 
     unsigned int i;
 
-    hpu_put_le64(b, val);
-    hpu_lock(c);
+    hpum_put_le64(b, val);
+    hpum_lock(c);
     if (c->in_reset) {
         HPU_LOG(c, "%u-byte BAR4 write at 0x%llx while the function is in "
                 "reset: dropped", size, (unsigned long long)addr);
-    } else if (hpu_window_check(c, addr, size, "write", &off)) {
+    } else if (hpum_window_check(c, addr, size, "write", &off)) {
         for (i = 0; i < size; i++) {
             /* bytes aimed at a poisoned page are dropped */
             if (!hbm_poisoned(c, off + i) &&
@@ -431,16 +431,16 @@ void hpu_core_hbm_window_write(struct hpu_core *c, uint64_t addr,
             }
         }
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
 }
 
 /*
  * Scrubber.  The SCRUB_CTRL write checks the range, sets BUSY and hands
  * the job to the worker (kick_fw); the worker scrubs a chunk per call of
- * hpu_scrub_step(), each under the lock, so no vCPU waits for more than
+ * hpum_scrub_step(), each under the lock, so no vCPU waits for more than
  * one chunk (spec version 5; the scrub ran inside the MMIO write before).
  */
-static void hpu_scrub(struct hpu_core *c)
+static void hpum_scrub(HpuCore *c)
 {
     uint64_t addr = c->mmu.scrub_addr, size = c->mmu.scrub_size;
 
@@ -466,18 +466,18 @@ static void hpu_scrub(struct hpu_core *c)
     c->ops->kick_fw(c->opaque);
 }
 
-bool hpu_scrub_ready(struct hpu_core *c)
+bool hpum_scrub_ready(HpuCore *c)
 {
     return c->mmu.scrub_job;
 }
 
-bool hpu_scrub_step(struct hpu_core *c)
+bool hpum_scrub_step(HpuCore *c)
 {
-    struct hpu_mmu *m = &c->mmu;
+    HpuMmu *m = &c->mmu;
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (!m->scrub_job || c->dead) {
-        hpu_unlock(c);
+        hpum_unlock(c);
         return false;
     }
     /*
@@ -497,14 +497,14 @@ bool hpu_scrub_step(struct hpu_core *c)
         m->scrub_status &= ~HPU_SCRUB_BUSY;
         m->scrub_count++;
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     return true;
 }
 
 /* TLB */
 
-static struct hpu_tlb_entry *hpu_tlb_slot(struct hpu_core *c, uint16_t asid,
-                                          uint64_t vpn)
+static HpuTlbEntry *hpum_tlb_slot(HpuCore *c, uint16_t asid,
+                                  uint64_t vpn)
 {
     /* Multiplicative hash: strided pages do not pile up on a few slots. */
     uint64_t h = (vpn ^ (uint64_t)asid << 40) * 0x9e3779b97f4a7c15ULL;
@@ -512,7 +512,7 @@ static struct hpu_tlb_entry *hpu_tlb_slot(struct hpu_core *c, uint16_t asid,
     return &c->mmu.tlb[h >> 52];
 }
 
-static void hpu_tlb_invalidate(struct hpu_core *c, bool all, uint16_t asid)
+static void hpum_tlb_invalidate(HpuCore *c, bool all, uint16_t asid)
 {
     size_t i;
 
@@ -525,23 +525,23 @@ static void hpu_tlb_invalidate(struct hpu_core *c, bool all, uint16_t asid)
 
 /* Translation */
 
-struct hpu_xlat {
+typedef struct HpuXlat {
     bool host;                  /* addr is a host bus address, else HBM */
     uint64_t addr;
     uint64_t len;               /* bytes contiguous from addr (page end) */
-};
+} HpuXlat;
 
-static uint64_t hbm_read64(struct hpu_core *c, uint64_t off)
+static uint64_t hbm_read64(HpuCore *c, uint64_t off)
 {
     uint8_t b[8];
 
     hbm_copy_out(c, off, b, sizeof(b));
-    return hpu_le64(b);
+    return hpum_le64(b);
 }
 
 /* Walk the page tables of @asid (1..63) for @va; fills a TLB entry. */
-static int hpu_walk(struct hpu_core *c, uint16_t asid, uint64_t va,
-                    struct hpu_tlb_entry *t)
+static int hpum_walk(HpuCore *c, uint16_t asid, uint64_t va,
+                     HpuTlbEntry *t)
 {
     uint64_t table, pte = 0, base;
     unsigned int level;
@@ -598,10 +598,10 @@ static int hpu_walk(struct hpu_core *c, uint16_t asid, uint64_t va,
  * fault cause (HPU_FAULT_*), HPU_XLAT_BUS_ERROR (ASID 0 HBM offset
  * beyond HBM) or HPU_XLAT_ECC (a page table is poisoned).
  */
-static int hpu_xlat(struct hpu_core *c, uint16_t asid, uint64_t va,
-                    bool write, struct hpu_xlat *x)
+static int hpum_xlat(HpuCore *c, uint16_t asid, uint64_t va,
+                     bool write, HpuXlat *x)
 {
-    struct hpu_tlb_entry *t;
+    HpuTlbEntry *t;
     uint64_t vpn = va >> HPU_PAGE_SHIFT, span;
     int cause;
 
@@ -627,11 +627,11 @@ static int hpu_xlat(struct hpu_core *c, uint16_t asid, uint64_t va,
     if (asid >= HPU_MMU_NUM_ASIDS || (va >> HPU_VA_BITS)) {
         return HPU_FAULT_RANGE;
     }
-    t = hpu_tlb_slot(c, asid, vpn);
+    t = hpum_tlb_slot(c, asid, vpn);
     if (!t->valid || t->asid != asid || t->vpn != vpn) {
-        struct hpu_tlb_entry n;
+        HpuTlbEntry n;
 
-        cause = hpu_walk(c, asid, va, &n);
+        cause = hpum_walk(c, asid, va, &n);
         if (cause) {
             return cause;
         }
@@ -647,7 +647,7 @@ static int hpu_xlat(struct hpu_core *c, uint16_t asid, uint64_t va,
     return 0;
 }
 
-static const char *const hpu_fault_names[] = {
+static const char *const hpum_fault_names[] = {
     [HPU_FAULT_NOT_PRESENT] = "not present",
     [HPU_FAULT_PROT] = "write to a read-only page",
     [HPU_FAULT_BAD_PTE] = "bad page-table entry",
@@ -655,9 +655,9 @@ static const char *const hpu_fault_names[] = {
 };
 
 /* Under the lock: count and latch a fault, describe it in @f. */
-static void hpu_mmu_fault(struct hpu_core *c, unsigned int e, uint16_t asid,
-                          uint64_t va, bool write, int cause,
-                          struct hpu_fault *f)
+static void hpum_mmu_fault(HpuCore *c, unsigned int e, uint16_t asid,
+                           uint64_t va, bool write, int cause,
+                           HpuFault *f)
 {
     uint32_t info = HPU_FAULT_VALID | (write ? HPU_FAULT_WRITE : 0) |
                     ((uint32_t)cause << 4 & HPU_FAULT_CAUSE_MASK) |
@@ -665,7 +665,8 @@ static void hpu_mmu_fault(struct hpu_core *c, unsigned int e, uint16_t asid,
 
     HPU_LOG(c, "DMA%u: MMU fault, ASID %u %s at 0x%llx: %s", e, asid,
             write ? "write" : "read", (unsigned long long)va,
-            hpu_fault_names[cause]);
+            hpum_fault_names[cause]);
+    HPU_TRACE(c, HPU_TRACE_MMU_FAULT, e, asid, va, info);
     c->mmu.fault_count++;
     if (!(c->mmu.fault_info & HPU_FAULT_VALID)) {
         c->mmu.fault_asid = asid;
@@ -678,9 +679,9 @@ static void hpu_mmu_fault(struct hpu_core *c, unsigned int e, uint16_t asid,
     f->asid = asid;
 }
 
-static void hpu_bus_error(struct hpu_core *c, unsigned int e, uint16_t asid,
-                          uint64_t va, bool write, const char *why,
-                          struct hpu_fault *f)
+static void hpum_bus_error(HpuCore *c, unsigned int e, uint16_t asid,
+                           uint64_t va, bool write, const char *why,
+                           HpuFault *f)
 {
     HPU_LOG(c, "DMA%u: bus error, ASID %u %s at 0x%llx: %s", e, asid,
             write ? "write" : "read", (unsigned long long)va, why);
@@ -691,8 +692,8 @@ static void hpu_bus_error(struct hpu_core *c, unsigned int e, uint16_t asid,
     f->host = false;
 }
 
-static void hpu_ecc_error(struct hpu_core *c, unsigned int e, uint16_t asid,
-                          uint64_t va, const char *why, struct hpu_fault *f)
+static void hpum_ecc_error(HpuCore *c, unsigned int e, uint16_t asid,
+                           uint64_t va, const char *why, HpuFault *f)
 {
     HPU_LOG(c, "DMA%u: ECC error, ASID %u read at 0x%llx: %s", e, asid,
             (unsigned long long)va, why);
@@ -703,49 +704,49 @@ static void hpu_ecc_error(struct hpu_core *c, unsigned int e, uint16_t asid,
     f->host = false;
 }
 
-int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
-                 uint16_t asid, uint64_t va, void *buf, uint64_t len,
-                 bool write, struct hpu_fault *f)
+int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
+                  uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                  bool write, HpuFault *f)
 {
     uint8_t *p = buf;
 
     while (len) {
-        struct hpu_xlat x, y;
+        HpuXlat x, y;
         bool inject = false;
         uint64_t n;
         int r;
 
-        hpu_lock(c);
+        hpum_lock(c);
         if (c->dead || epoch != c->epoch) {
             /* A reset overtook the work: no translation, no access. */
-            hpu_unlock(c);
+            hpum_unlock(c);
             return HPU_XFER_STALE;
         }
-        r = hpu_xlat(c, asid, va, write, &x);
+        r = hpum_xlat(c, asid, va, write, &x);
         if (r == HPU_XLAT_BUS_ERROR) {
-            hpu_bus_error(c, e, asid, va, write, "beyond HBM", f);
-            hpu_unlock(c);
+            hpum_bus_error(c, e, asid, va, write, "beyond HBM", f);
+            hpum_unlock(c);
             return f->status;
         }
         if (r == HPU_XLAT_ECC) {
-            hpu_ecc_error(c, e, asid, va, "page table in a poisoned page", f);
-            hpu_unlock(c);
+            hpum_ecc_error(c, e, asid, va, "page table in a poisoned page", f);
+            hpum_unlock(c);
             return f->status;
         }
         if (r) {
-            hpu_mmu_fault(c, e, asid, va, write, r, f);
-            hpu_unlock(c);
+            hpum_mmu_fault(c, e, asid, va, write, r, f);
+            hpum_unlock(c);
             return f->status;
         }
         /* Extend the run over physically contiguous pages. */
         n = HPU_MIN(len, x.len);
-        while (n < len && hpu_xlat(c, asid, va + n, write, &y) == 0 &&
+        while (n < len && hpum_xlat(c, asid, va + n, write, &y) == 0 &&
                y.host == x.host && y.addr == x.addr + n) {
             n += HPU_MIN(len - n, y.len);
         }
         if (!x.host && !write && hbm_any_poisoned(c, x.addr, n)) {
-            hpu_ecc_error(c, e, asid, va, "read of a poisoned HBM page", f);
-            hpu_unlock(c);
+            hpum_ecc_error(c, e, asid, va, "read of a poisoned HBM page", f);
+            hpum_unlock(c);
             return f->status;
         }
         if (x.host && (c->inj.dma_fail & (1u << e))) {
@@ -755,8 +756,8 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
         if (!x.host) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
-        hpu_dma_begin(c, epoch);        /* checked above, lock held since */
-        hpu_unlock(c);
+        hpum_dma_begin(c, epoch);        /* checked above, lock held since */
+        hpum_unlock(c);
 
         if (inject) {
             r = 1;
@@ -772,18 +773,18 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
             }
             __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
-        hpu_lock(c);
-        hpu_dma_end(c, epoch);
-        hpu_unlock(c);
+        hpum_lock(c);
+        hpum_dma_end(c, epoch);
+        hpum_unlock(c);
         if (r) {
-            hpu_lock(c);
-            hpu_bus_error(c, e, asid, va, write,
-                          inject ? "injected host access failure" :
-                          x.host ? "host memory access failed"
+            hpum_lock(c);
+            hpum_bus_error(c, e, asid, va, write,
+                           inject ? "injected host access failure" :
+                           x.host ? "host memory access failed"
                                  : "out of host memory for HBM backing", f);
             f->host = x.host;
             f->bus = x.addr;
-            hpu_unlock(c);
+            hpum_unlock(c);
             return f->status;
         }
         va += n;
@@ -795,10 +796,10 @@ int hpu_mem_xfer(struct hpu_core *c, unsigned int e, uint32_t epoch,
 
 /* MMU block registers (BAR0 + 0x1000) */
 
-static enum hpu_access hpu_mmu_read(struct hpu_core *c, uint32_t offset,
-                                    uint32_t *val)
+static HpuAccess hpum_mmu_read(HpuCore *c, uint32_t offset,
+                               uint32_t *val)
 {
-    struct hpu_mmu *m = &c->mmu;
+    HpuMmu *m = &c->mmu;
 
     if (offset >= HPU_REG_MMU_ROOT_LO(0) &&
         offset < HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS)) {
@@ -877,10 +878,10 @@ static uint64_t set_hi(uint64_t v, uint32_t hi)
     return (v & 0xffffffffULL) | (uint64_t)hi << 32;
 }
 
-static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
-                                     uint32_t val)
+static HpuAccess hpum_mmu_write(HpuCore *c, uint32_t offset,
+                                uint32_t val)
 {
-    struct hpu_mmu *m = &c->mmu;
+    HpuMmu *m = &c->mmu;
 
     if (offset >= HPU_REG_MMU_ROOT_LO(0) &&
         offset < HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS)) {
@@ -903,8 +904,8 @@ static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
         if (m->inv_stuck) {
             break;                      /* the stuck one is still pending */
         }
-        hpu_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
-                           val & HPU_MMU_INV_ASID_MASK);
+        hpum_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
+                            val & HPU_MMU_INV_ASID_MASK);
         m->inv_count++;
         break;
     case HPU_REG_FAULT_INFO:
@@ -936,7 +937,7 @@ static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
         break;
     case HPU_REG_SCRUB_CTRL:
         if (val & HPU_SCRUB_START) {
-            hpu_scrub(c);
+            hpum_scrub(c);
         }
         break;
     case HPU_REG_MMU_ASIDS:
@@ -955,17 +956,17 @@ static enum hpu_access hpu_mmu_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_mmu_block = {
+const HpuBlock hpum_mmu_block = {
     .name = "mmu",
     .base = HPU_REG_MMU_ASIDS,
     .size = HPU_REG_MMU_ROOT_LO(HPU_MMU_NUM_ASIDS) - HPU_REG_MMU_ASIDS,
-    .read = hpu_mmu_read,
-    .write = hpu_mmu_write,
+    .read = hpum_mmu_read,
+    .write = hpum_mmu_write,
 };
 
-void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+void hpum_mmu_reset(HpuCore *c, HpuResetKind kind)
 {
-    struct hpu_mmu *m = &c->mmu;
+    HpuMmu *m = &c->mmu;
     uint32_t inv_count = m->inv_count, fault_count = m->fault_count;
     uint32_t scrub_count = m->scrub_count;
 
@@ -987,7 +988,7 @@ void hpu_mmu_reset(struct hpu_core *c, enum hpu_reset_kind kind)
         m->fault_va = 0;
         m->fault_info = 0;
         m->scrub_status = 0;
-        hpu_tlb_invalidate(c, true, 0);
+        hpum_tlb_invalidate(c, true, 0);
         break;
     }
 }

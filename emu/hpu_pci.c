@@ -22,7 +22,7 @@
  *   fw-flash        file loaded as the flash content at realize, at most
  *                   1 MiB (default: empty flash)
  *
- * The boot ROM's work runs in a thread of its own (hpu_fw_thread, "hpu-fw"):
+ * The boot ROM's work runs in a thread of its own (hpum_fw_thread, "hpu-fw"):
  * the MMIO write of BOOT_CMD or FLASH_CMD only latches a job and wakes it;
  * the thread reads the image from the host with pci_dma_read (BOOT_CMD 1,
  * FLASH_CMD 1) into a private copy and verifies it (SHA-256, Ed25519 with
@@ -36,7 +36,7 @@
  *         32 vectors
  *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
  *
- * Each of the 8 DMA engines runs in a thread of its own (hpu_engine_thread),
+ * Each of the 8 DMA engines runs in a thread of its own (hpum_engine_thread),
  * which steps the core's engine and sleeps on a condition variable while it
  * has no work; a doorbell write only latches PI and wakes it.  The core's
  * state is guarded by s->lock, which the core takes itself.  Engines reach
@@ -56,7 +56,7 @@
  * with the BQL dropped: the core counts them per epoch and a power-on
  * reset or FLR leaves the function "in reset" (BAR reads all ones, writes
  * and doorbells dropped, Transactions Pending set in Device Status) until
- * the last access begun before it ends; then a bottom half (hpu_reset_bh)
+ * the last access begun before it ends; then a bottom half (hpum_reset_bh)
  * finishes it.
  *
  * A DMA or MSI-X message may re-enter QEMU and unplug the device (aimed at
@@ -64,7 +64,7 @@
  * of the device's own threads.  So: every thread holds a reference to the
  * device for its lifetime and drops it through a bottom half in the main
  * loop; BAR and configuration accesses and the reset hold one while they
- * run; unrealize (hpu_exit) kills the core (no new DMA, MSI-X or timer
+ * run; unrealize (hpum_exit) kills the core (no new DMA, MSI-X or timer
  * after it), tells the threads to quit and neither waits for them nor
  * frees anything, so it never drops the BQL; the device's state goes in
  * instance_finalize, once the last reference is gone, which is after
@@ -95,6 +95,7 @@
 #include "qom/object.h"
 
 #include "hpu_core.h"
+#include "trace.h"
 
 #define TYPE_HPU "hpu"
 OBJECT_DECLARE_SIMPLE_TYPE(HpuState, HPU)
@@ -132,7 +133,7 @@ struct HpuState {
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
     uint8_t log_bus;            /* bus number for the log (atomic) */
-    struct hpu_core core;
+    HpuCore core;
 
     /* properties */
     uint64_t hbm_size;
@@ -146,26 +147,30 @@ struct HpuState {
 
 /* Environment of the core */
 
-static void hpu_notify(PCIDevice *pdev, unsigned int vector)
+static void hpum_notify(PCIDevice *pdev, unsigned int vector)
 {
+    trace_hpu_msix(vector, msix_enabled(pdev));
     /* A masked vector is left pending by msix_notify(). */
     if (msix_enabled(pdev)) {
         msix_notify(pdev, vector);
     }
 }
 
-static void hpu_irq_bh(void *opaque)
+static void hpum_irq_bh(void *opaque)
 {
     HpuState *s = HPU(opaque);
     uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
     unsigned int v;
 
-    if (qatomic_read(&s->dead) || hpu_core_in_reset(&s->core)) {
+    if (qatomic_read(&s->dead) || hpum_core_in_reset(&s->core)) {
+        if (pending) {
+            trace_hpu_msix_drop(pending);
+        }
         return;                 /* queued by work a reset overtook */
     }
     for (v = 0; pending; v++, pending >>= 1) {
         if (pending & 1) {
-            hpu_notify(PCI_DEVICE(s), v);
+            hpum_notify(PCI_DEVICE(s), v);
         }
     }
 }
@@ -175,7 +180,7 @@ static void hpu_irq_bh(void *opaque)
  * (BQL held) the message goes out at once; an engine thread defers it to
  * the main loop.
  */
-static void hpu_raise_msix(void *opaque, unsigned int vector)
+static void hpum_raise_msix(void *opaque, unsigned int vector)
 {
     HpuState *s = HPU(opaque);
 
@@ -183,9 +188,9 @@ static void hpu_raise_msix(void *opaque, unsigned int vector)
         return;
     }
     if (bql_locked()) {
-        /* May re-enter QEMU and unplug the device: see hpu_exit(). */
+        /* May re-enter QEMU and unplug the device: see hpum_exit(). */
         object_ref(OBJECT(s));
-        hpu_notify(PCI_DEVICE(s), vector);
+        hpum_notify(PCI_DEVICE(s), vector);
         object_unref(OBJECT(s));
         return;
     }
@@ -199,7 +204,7 @@ static void hpu_raise_msix(void *opaque, unsigned int vector)
  * bus any more; it prints the number last seen.
  */
 static void G_GNUC_PRINTF(2, 3)
-hpu_log_guest_error(void *opaque, const char *fmt, ...)
+hpum_log_guest_error(void *opaque, const char *fmt, ...)
 {
     HpuState *s = HPU(opaque);
     PCIDevice *pdev = PCI_DEVICE(opaque);
@@ -220,7 +225,7 @@ hpu_log_guest_error(void *opaque, const char *fmt, ...)
                   PCI_FUNC(pdev->devfn), msg);
 }
 
-static void hpu_arm_timer(void *opaque, uint64_t ns)
+static void hpum_arm_timer(void *opaque, uint64_t ns)
 {
     HpuState *s = HPU(opaque);
 
@@ -230,14 +235,14 @@ static void hpu_arm_timer(void *opaque, uint64_t ns)
     timer_mod(s->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
 }
 
-static void hpu_cancel_timer(void *opaque)
+static void hpum_cancel_timer(void *opaque)
 {
     HpuState *s = HPU(opaque);
 
     timer_del(s->timer);
 }
 
-static uint64_t hpu_now_ns(void *opaque)
+static uint64_t hpum_now_ns(void *opaque)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
@@ -250,43 +255,51 @@ static uint64_t hpu_now_ns(void *opaque)
  * address space is not freed before the access is done, or the access is
  * refused.
  */
-static int hpu_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
+    int err;
+
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    err = pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    trace_hpu_dma_read(addr, len, err);
+    return err;
 }
 
-static int hpu_dma_write(void *opaque, uint64_t addr, const void *buf,
-                         uint64_t len)
+static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
+                          uint64_t len)
 {
+    int err;
+
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    err = pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
+    trace_hpu_dma_write(addr, len, err);
+    return err;
 }
 
-static void hpu_lock(void *opaque)
+static void hpum_pci_lock(void *opaque)
 {
     qemu_mutex_lock(&HPU(opaque)->lock);
 }
 
-static void hpu_unlock(void *opaque)
+static void hpum_pci_unlock(void *opaque)
 {
     qemu_mutex_unlock(&HPU(opaque)->lock);
 }
 
-static void hpu_kick_engine(void *opaque, unsigned int engine)
+static void hpum_kick_engine(void *opaque, unsigned int engine)
 {
     qemu_cond_signal(&HPU(opaque)->eng[engine].cond);
 }
 
-static void hpu_kick_fw(void *opaque)
+static void hpum_kick_fw(void *opaque)
 {
     qemu_cond_signal(&HPU(opaque)->fw_cond);
 }
@@ -295,37 +308,77 @@ static void hpu_kick_fw(void *opaque)
  * Called with s->lock held, on any thread: the last access begun before a
  * power-on reset or FLR has ended.  The reset is finished in the main loop.
  */
-static void hpu_reset_drained(void *opaque)
+static void hpum_reset_drained(void *opaque)
 {
     qemu_bh_schedule(HPU(opaque)->reset_bh);
 }
 
-static void hpu_reset_bh(void *opaque)
+static void hpum_reset_bh(void *opaque)
 {
     HpuState *s = HPU(opaque);
 
     if (qatomic_read(&s->dead)) {
         return;
     }
-    if (hpu_core_reset_finish(&s->core)) {
+    if (hpum_core_reset_finish(&s->core)) {
         /* MSI-X messages queued by work the reset overtook go too. */
         qatomic_set(&s->irq_pending, 0);
     }
 }
 
-static const struct hpu_core_ops hpu_core_ops = {
-    .raise_msix = hpu_raise_msix,
-    .log_guest_error = hpu_log_guest_error,
-    .arm_timer = hpu_arm_timer,
-    .cancel_timer = hpu_cancel_timer,
-    .now_ns = hpu_now_ns,
-    .dma_read = hpu_dma_read,
-    .dma_write = hpu_dma_write,
-    .lock = hpu_lock,
-    .unlock = hpu_unlock,
-    .kick_engine = hpu_kick_engine,
-    .kick_fw = hpu_kick_fw,
-    .reset_drained = hpu_reset_drained,
+/* The core's trace points: the events of the core in trace-events. */
+static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
+{
+    switch (id) {
+    case HPU_TRACE_DOORBELL:
+        trace_hpu_doorbell(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_DESC_FETCH:
+        trace_hpu_desc_fetch(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_PACKET:
+        trace_hpu_packet(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_COMPLETION:
+        trace_hpu_completion(a[0], a[1], a[2], (int32_t)a[3], a[4]);
+        break;
+    case HPU_TRACE_MMU_FAULT:
+        trace_hpu_mmu_fault(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_EVENT:
+        trace_hpu_event(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_SOFT_RESET:
+        trace_hpu_soft_reset(a[0]);
+        break;
+    case HPU_TRACE_HARD_RESET:
+        trace_hpu_hard_reset(a[0]);
+        break;
+    case HPU_TRACE_RESET:
+        trace_hpu_reset(a[0]);
+        break;
+    case HPU_TRACE_RESET_FINISH:
+        trace_hpu_reset_finish();
+        break;
+    case HPU_TRACE_COUNT:
+        break;
+    }
+}
+
+static const HpuCoreOps hpum_pci_core_ops = {
+    .raise_msix = hpum_raise_msix,
+    .log_guest_error = hpum_log_guest_error,
+    .arm_timer = hpum_arm_timer,
+    .cancel_timer = hpum_cancel_timer,
+    .now_ns = hpum_now_ns,
+    .dma_read = hpum_dma_read,
+    .dma_write = hpum_dma_write,
+    .lock = hpum_pci_lock,
+    .unlock = hpum_pci_unlock,
+    .kick_engine = hpum_kick_engine,
+    .kick_fw = hpum_kick_fw,
+    .reset_drained = hpum_reset_drained,
+    .trace = hpum_trace,
 };
 
 /*
@@ -333,19 +386,19 @@ static const struct hpu_core_ops hpu_core_ops = {
  * last one finalizes the device, which must not happen on the thread
  * itself.
  */
-static void hpu_unref_bh(void *opaque)
+static void hpum_unref_bh(void *opaque)
 {
     object_unref(OBJECT(opaque));
 }
 
-static void hpu_thread_done(HpuState *s)
+static void hpum_thread_done(HpuState *s)
 {
-    aio_bh_schedule_oneshot(qemu_get_aio_context(), hpu_unref_bh, s);
+    aio_bh_schedule_oneshot(qemu_get_aio_context(), hpum_unref_bh, s);
 }
 
 /* DMA engine threads */
 
-static void *hpu_engine_thread(void *opaque)
+static void *hpum_engine_thread(void *opaque)
 {
     HpuEngineThread *t = opaque;
     HpuState *s = t->s;
@@ -358,7 +411,7 @@ static void *hpu_engine_thread(void *opaque)
     rcu_register_thread();
     for (;;) {
         qemu_mutex_lock(&s->lock);
-        while (!t->quit && !hpu_core_engine_ready(&s->core, t->index)) {
+        while (!t->quit && !hpum_core_engine_ready(&s->core, t->index)) {
             qemu_cond_wait(&t->cond, &s->lock);
         }
         if (t->quit) {
@@ -366,14 +419,14 @@ static void *hpu_engine_thread(void *opaque)
             break;
         }
         qemu_mutex_unlock(&s->lock);
-        hpu_core_engine_step(&s->core, t->index);
+        hpum_core_engine_step(&s->core, t->index);
     }
     rcu_unregister_thread();
-    hpu_thread_done(s);         /* touches nothing of s after this */
+    hpum_thread_done(s);         /* touches nothing of s after this */
     return NULL;
 }
 
-static void hpu_start_engines(HpuState *s)
+static void hpum_start_engines(HpuState *s)
 {
     unsigned int e;
 
@@ -386,22 +439,22 @@ static void hpu_start_engines(HpuState *s)
         t->quit = false;
         qemu_cond_init(&t->cond);
         snprintf(name, sizeof(name), "hpu-dma%u", e);
-        object_ref(OBJECT(s));  /* dropped by hpu_thread_done() */
-        qemu_thread_create(&t->thread, name, hpu_engine_thread, t,
+        object_ref(OBJECT(s));  /* dropped by hpum_thread_done() */
+        qemu_thread_create(&t->thread, name, hpum_engine_thread, t,
                            QEMU_THREAD_JOINABLE);
         t->started = true;
     }
 }
 
-/* The boot ROM's worker: reads and verifies images (hpu_core_fw_step). */
-static void *hpu_fw_thread(void *opaque)
+/* The boot ROM's worker: reads and verifies images (hpum_core_fw_step). */
+static void *hpum_fw_thread(void *opaque)
 {
     HpuState *s = opaque;
 
-    rcu_register_thread();      /* as hpu_engine_thread() */
+    rcu_register_thread();      /* as hpum_engine_thread() */
     for (;;) {
         qemu_mutex_lock(&s->lock);
-        while (!s->fw_quit && !hpu_core_fw_ready(&s->core)) {
+        while (!s->fw_quit && !hpum_core_fw_ready(&s->core)) {
             qemu_cond_wait(&s->fw_cond, &s->lock);
         }
         if (s->fw_quit) {
@@ -409,19 +462,19 @@ static void *hpu_fw_thread(void *opaque)
             break;
         }
         qemu_mutex_unlock(&s->lock);
-        hpu_core_fw_step(&s->core);
+        hpum_core_fw_step(&s->core);
     }
     rcu_unregister_thread();
-    hpu_thread_done(s);
+    hpum_thread_done(s);
     return NULL;
 }
 
-static void hpu_start_fw(HpuState *s)
+static void hpum_start_fw(HpuState *s)
 {
     s->fw_quit = false;
     qemu_cond_init(&s->fw_cond);
     object_ref(OBJECT(s));
-    qemu_thread_create(&s->fw_thread, "hpu-fw", hpu_fw_thread, s,
+    qemu_thread_create(&s->fw_thread, "hpu-fw", hpum_fw_thread, s,
                        QEMU_THREAD_JOINABLE);
     s->fw_started = true;
 }
@@ -431,10 +484,10 @@ static void hpu_start_fw(HpuState *s)
  * waiting for them: one may be inside a DMA that needs the BQL to finish
  * (a DMA to MMIO), or be the calling thread itself (unrealize inside a DMA
  * that unplugged the device).  Each drops its reference to the device when
- * it is done (hpu_thread_done), and instance_finalize joins them.  A job
- * the worker has not taken is freed with the core (hpu_core_fini).
+ * it is done (hpum_thread_done), and instance_finalize joins them.  A job
+ * the worker has not taken is freed with the core (hpum_core_fini).
  */
-static void hpu_stop_threads(HpuState *s)
+static void hpum_stop_threads(HpuState *s)
 {
     unsigned int e;
 
@@ -449,7 +502,7 @@ static void hpu_stop_threads(HpuState *s)
 }
 
 /* instance_finalize: the last thread is gone or going (it dropped its ref). */
-static void hpu_join_rest(HpuState *s)
+static void hpum_join_rest(HpuState *s)
 {
     unsigned int e;
 
@@ -465,12 +518,12 @@ static void hpu_join_rest(HpuState *s)
     }
 }
 
-static void hpu_timer_cb(void *opaque)
+static void hpum_timer_cb(void *opaque)
 {
     HpuState *s = HPU(opaque);
 
     object_ref(OBJECT(s));
-    hpu_core_timer_expired(&s->core);
+    hpum_core_timer_expired(&s->core);
     object_unref(OBJECT(s));
 }
 
@@ -480,24 +533,26 @@ static void hpu_timer_cb(void *opaque)
  * An access may raise MSI-X or write events, which may unplug the device:
  * hold a reference.
  */
-static uint64_t hpu_regs_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t hpum_regs_read(void *opaque, hwaddr addr, unsigned size)
 {
     HpuState *s = HPU(opaque);
     uint64_t val;
 
     object_ref(OBJECT(s));
-    val = hpu_core_read(&s->core, addr, size);
+    val = hpum_core_read(&s->core, addr, size);
     object_unref(OBJECT(s));
+    trace_hpu_reg_read(addr, size, val);
     return val;
 }
 
-static void hpu_regs_write(void *opaque, hwaddr addr, uint64_t val,
-                           unsigned size)
+static void hpum_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
 {
     HpuState *s = HPU(opaque);
 
+    trace_hpu_reg_write(addr, size, val);
     object_ref(OBJECT(s));
-    hpu_core_write(&s->core, addr, val, size);
+    hpum_core_write(&s->core, addr, val, size);
     object_unref(OBJECT(s));
 }
 
@@ -505,9 +560,9 @@ static void hpu_regs_write(void *opaque, hwaddr addr, uint64_t val,
  * Every size and alignment reaches the core, which applies the access
  * rules of the spec (aligned 32-bit only) itself.
  */
-static const MemoryRegionOps hpu_regs_ops = {
-    .read = hpu_regs_read,
-    .write = hpu_regs_write,
+static const MemoryRegionOps hpum_regs_ops = {
+    .read = hpum_regs_read,
+    .write = hpum_regs_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 1,
@@ -527,12 +582,12 @@ static const MemoryRegionOps hpu_regs_ops = {
  * while the device is plugged.  After an unplug a vCPU may still dispatch
  * an access it translated before the memory map changed (under TCG a vCPU
  * takes the new map only when it next leaves its execution loop), and by
- * then hpu_exit() has freed the MSI-X state: such an access reads all ones
+ * then hpum_exit() has freed the MSI-X state: such an access reads all ones
  * and its write goes nowhere, as for a device that is gone.  Called with
- * the BQL held, as hpu_exit() is.
+ * the BQL held, as hpum_exit() is.
  */
-static MemoryRegion *hpu_msix_target(HpuState *s, hwaddr *addr,
-                                     unsigned size)
+static MemoryRegion *hpum_msix_target(HpuState *s, hwaddr *addr,
+                                      unsigned size)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     MemoryRegion *mr = &pdev->msix_table_mmio;
@@ -550,8 +605,8 @@ static MemoryRegion *hpu_msix_target(HpuState *s, hwaddr *addr,
     return mr;
 }
 
-static MemTxResult hpu_msix_read(void *opaque, hwaddr addr, uint64_t *data,
-                                 unsigned size, MemTxAttrs attrs)
+static MemTxResult hpum_msix_read(void *opaque, hwaddr addr, uint64_t *data,
+                                  unsigned size, MemTxAttrs attrs)
 {
     HpuState *s = HPU(opaque);
     MemoryRegion *mr;
@@ -560,7 +615,7 @@ static MemTxResult hpu_msix_read(void *opaque, hwaddr addr, uint64_t *data,
         *data = MAKE_64BIT_MASK(0, size * 8);
         return MEMTX_OK;
     }
-    mr = hpu_msix_target(s, &addr, size);
+    mr = hpum_msix_target(s, &addr, size);
     if (!mr) {
         *data = 0;
         return MEMTX_OK;
@@ -569,11 +624,11 @@ static MemTxResult hpu_msix_read(void *opaque, hwaddr addr, uint64_t *data,
                                        size_memop(size) | MO_LE, attrs);
 }
 
-static MemTxResult hpu_msix_write(void *opaque, hwaddr addr, uint64_t data,
-                                  unsigned size, MemTxAttrs attrs)
+static MemTxResult hpum_msix_write(void *opaque, hwaddr addr, uint64_t data,
+                                   unsigned size, MemTxAttrs attrs)
 {
     HpuState *s = HPU(opaque);
-    MemoryRegion *mr = hpu_msix_target(s, &addr, size);
+    MemoryRegion *mr = hpum_msix_target(s, &addr, size);
 
     if (!mr) {
         return MEMTX_OK;
@@ -583,9 +638,9 @@ static MemTxResult hpu_msix_write(void *opaque, hwaddr addr, uint64_t data,
 }
 
 /* The access rules of QEMU's MSI-X table and PBA: aligned 32 or 64 bits. */
-static const MemoryRegionOps hpu_msix_ops = {
-    .read_with_attrs = hpu_msix_read,
-    .write_with_attrs = hpu_msix_write,
+static const MemoryRegionOps hpum_msix_ops = {
+    .read_with_attrs = hpum_msix_read,
+    .write_with_attrs = hpum_msix_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 4,
@@ -599,24 +654,27 @@ static const MemoryRegionOps hpu_msix_ops = {
 
 /* BAR4: HBM window */
 
-static uint64_t hpu_hbm_win_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t hpum_hbm_win_read(void *opaque, hwaddr addr, unsigned size)
+{
+    HpuState *s = HPU(opaque);
+    uint64_t val = hpum_core_hbm_window_read(&s->core, addr, size);
+
+    trace_hpu_hbm_win_read(addr, size, val);
+    return val;
+}
+
+static void hpum_hbm_win_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
 {
     HpuState *s = HPU(opaque);
 
-    return hpu_core_hbm_window_read(&s->core, addr, size);
+    trace_hpu_hbm_win_write(addr, size, val);
+    hpum_core_hbm_window_write(&s->core, addr, val, size);
 }
 
-static void hpu_hbm_win_write(void *opaque, hwaddr addr, uint64_t val,
-                              unsigned size)
-{
-    HpuState *s = HPU(opaque);
-
-    hpu_core_hbm_window_write(&s->core, addr, val, size);
-}
-
-static const MemoryRegionOps hpu_hbm_win_ops = {
-    .read = hpu_hbm_win_read,
-    .write = hpu_hbm_win_write,
+static const MemoryRegionOps hpum_hbm_win_ops = {
+    .read = hpum_hbm_win_read,
+    .write = hpum_hbm_win_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 1,
@@ -632,10 +690,10 @@ static const MemoryRegionOps hpu_hbm_win_ops = {
 
 /* Device */
 
-static void hpu_realize(PCIDevice *pdev, Error **errp)
+static void hpum_realize(PCIDevice *pdev, Error **errp)
 {
     HpuState *s = HPU(pdev);
-    struct hpu_core_config cfg;
+    HpuCoreConfig cfg;
     const char *serial = s->serial ? s->serial : HPU_SERIAL_DEFAULT;
     g_autofree gchar *flash = NULL;
     gsize flash_len = 0;
@@ -644,14 +702,14 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     unsigned int v;
     int ret;
 
-    if (!hpu_core_check_config(s->hbm_size, s->nic_ports, serial,
-                               err, sizeof(err))) {
+    if (!hpum_core_check_config(s->hbm_size, s->nic_ports, serial,
+                                err, sizeof(err))) {
         error_setg(errp, "%s", err);
         return;
     }
-    hpu_core_make_config(&cfg, s->hbm_size, s->nic_ports, serial,
-                         s->uuid.data);
-    if (!hpu_core_parse_fw_key(s->fw_pubkey, &cfg, err, sizeof(err))) {
+    hpum_core_make_config(&cfg, s->hbm_size, s->nic_ports, serial,
+                          s->uuid.data);
+    if (!hpum_core_parse_fw_key(s->fw_pubkey, &cfg, err, sizeof(err))) {
         error_setg(errp, "%s", err);
         return;
     }
@@ -668,10 +726,10 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
                        gerr->message);
             return;
         }
-        if (flash_len > HPU_FW_IMAGE_MAX) {
+        if (flash_len > HPU_FW_MAX_SIZE) {
             error_setg(errp, "fw-flash: %s has %zu bytes: the flash holds "
                        "at most %u", s->fw_flash, (size_t)flash_len,
-                       HPU_FW_IMAGE_MAX);
+                       HPU_FW_MAX_SIZE);
             return;
         }
         cfg.fw_flash = (const uint8_t *)flash;
@@ -692,7 +750,7 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
     }
     pcie_cap_flr_init(pdev);
 
-    memory_region_init_io(&s->regs, OBJECT(s), &hpu_regs_ops, s,
+    memory_region_init_io(&s->regs, OBJECT(s), &hpum_regs_ops, s,
                           "hpu-regs", HPU_BAR_REGS_SIZE);
     pci_register_bar(pdev, HPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
@@ -707,7 +765,7 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         pcie_cap_exit(pdev);
         return;
     }
-    memory_region_init_io(&s->msix_bar, OBJECT(s), &hpu_msix_ops, s,
+    memory_region_init_io(&s->msix_bar, OBJECT(s), &hpum_msix_ops, s,
                           "hpu-msix", HPU_MSIX_BAR_SIZE);
     /* It only forwards: the MSI-X regions apply the guard themselves. */
     s->msix_bar.disable_reentrancy_guard = true;
@@ -717,19 +775,19 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, v);
     }
 
-    memory_region_init_io(&s->hbm_win, OBJECT(s), &hpu_hbm_win_ops, s,
+    memory_region_init_io(&s->hbm_win, OBJECT(s), &hpum_hbm_win_ops, s,
                           "hpu-hbm-window", HPU_BAR_HBM_SIZE);
     pci_register_bar(pdev, HPU_BAR_HBM, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);
 
     qemu_mutex_init(&s->lock);
-    s->irq_bh = qemu_bh_new_guarded(hpu_irq_bh, s,
+    s->irq_bh = qemu_bh_new_guarded(hpum_irq_bh, s,
                                     &DEVICE(pdev)->mem_reentrancy_guard);
-    s->reset_bh = qemu_bh_new_guarded(hpu_reset_bh, s,
+    s->reset_bh = qemu_bh_new_guarded(hpum_reset_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
-    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpu_timer_cb, s);
-    if (!hpu_core_init(&s->core, &hpu_core_ops, s, &cfg)) {
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpum_timer_cb, s);
+    if (!hpum_core_init(&s->core, &hpum_pci_core_ops, s, &cfg)) {
         error_setg(errp, "cannot allocate the HBM chunk table or the "
                    "flash");
         timer_free(s->timer);
@@ -745,8 +803,8 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->core_ready = true;
-    hpu_start_engines(s);
-    hpu_start_fw(s);
+    hpum_start_engines(s);
+    hpum_start_fw(s);
 }
 
 /*
@@ -754,22 +812,22 @@ static void hpu_realize(PCIDevice *pdev, Error **errp)
  * device's own threads (a DMA or MSI-X message that unplugged it): nothing
  * that a caller further up the stack still uses is freed here.
  */
-static void hpu_exit(PCIDevice *pdev)
+static void hpum_exit(PCIDevice *pdev)
 {
     HpuState *s = HPU(pdev);
 
     if (s->core_ready) {
         qatomic_store_release(&s->dead, true);
-        hpu_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
+        hpum_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
         timer_del(s->timer);
-        hpu_stop_threads(s);
+        hpum_stop_threads(s);
     }
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix_store, &s->msix_store);
     pcie_cap_exit(pdev);
 }
 
-static void hpu_instance_finalize(Object *obj)
+static void hpum_instance_finalize(Object *obj)
 {
     HpuState *s = HPU(obj);
     unsigned int e;
@@ -777,9 +835,9 @@ static void hpu_instance_finalize(Object *obj)
     if (!s->core_ready) {
         return;
     }
-    hpu_join_rest(s);
+    hpum_join_rest(s);
     s->core_ready = false;
-    hpu_core_fini(&s->core);
+    hpum_core_fini(&s->core);
     qemu_bh_delete(s->irq_bh);
     s->irq_bh = NULL;
     qemu_bh_delete(s->reset_bh);
@@ -793,7 +851,7 @@ static void hpu_instance_finalize(Object *obj)
     qemu_mutex_destroy(&s->lock);
 }
 
-static void hpu_reset_hold(Object *obj, ResetType type)
+static void hpum_reset_hold(Object *obj, ResetType type)
 {
     HpuState *s = HPU(obj);
 
@@ -803,11 +861,12 @@ static void hpu_reset_hold(Object *obj, ResetType type)
          * the BQL is never dropped: the core bumps every generation and
          * the epoch, so work in progress drops what it computed; if DMA or
          * MSI-X calls it had begun are still running, the function stays
-         * in reset until they end (hpu_reset_bh finishes it).  MSI-X
+         * in reset until they end (hpum_reset_bh finishes it).  MSI-X
          * messages queued for the bottom half before the reset go too.
          */
+        trace_hpu_pci_reset(type);
         object_ref(obj);
-        hpu_core_reset(&s->core);
+        hpum_core_reset(&s->core);
         qatomic_set(&s->irq_pending, 0);
         object_unref(obj);
     }
@@ -815,12 +874,12 @@ static void hpu_reset_hold(Object *obj, ResetType type)
 
 /*
  * Configuration writes: the PCIe capability's Initiate FLR bit resets the
- * function (pci_device_reset: hpu_reset_hold, then the PCI registers and
+ * function (pci_device_reset: hpum_reset_hold, then the PCI registers and
  * MSI-X) and reads back 0.  The reset never drops the BQL; a reference is
  * held all the same, as for BAR accesses.
  */
-static void hpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
-                             int len)
+static void hpum_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
 {
     object_ref(OBJECT(pdev));
     pci_default_write_config(pdev, addr, val, len);
@@ -832,7 +891,7 @@ static void hpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
  * Configuration reads: Device Status reports Transactions Pending while a
  * power-on reset or FLR waits for DMA begun before it.
  */
-static uint32_t hpu_config_read(PCIDevice *pdev, uint32_t addr, int len)
+static uint32_t hpum_config_read(PCIDevice *pdev, uint32_t addr, int len)
 {
     HpuState *s = HPU(pdev);
     uint32_t val = pci_default_read_config(pdev, addr, len);
@@ -840,18 +899,18 @@ static uint32_t hpu_config_read(PCIDevice *pdev, uint32_t addr, int len)
 
     if (s->core_ready && pdev->exp.exp_cap &&
         range_covers_byte(addr, len, devsta) &&
-        hpu_core_in_reset(&s->core)) {
+        hpum_core_in_reset(&s->core)) {
         val |= (uint32_t)PCI_EXP_DEVSTA_TRPND << ((devsta - addr) * 8);
     }
     return val;
 }
 
-static const VMStateDescription vmstate_hpu = {
+static const VMStateDescription vmstate_hpum = {
     .name = "hpu",
     .unmigratable = 1,
 };
 
-static const Property hpu_properties[] = {
+static const Property hpum_properties[] = {
     DEFINE_PROP_SIZE("hbm-size", HpuState, hbm_size, HPU_HBM_SIZE_DEFAULT),
     DEFINE_PROP_UINT8("nic-ports", HpuState, nic_ports,
                       HPU_NIC_PORTS_DEFAULT),
@@ -862,42 +921,42 @@ static const Property hpu_properties[] = {
     DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
 };
 
-static void hpu_class_init(ObjectClass *klass, void *data)
+static void hpum_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
 
-    k->realize = hpu_realize;
-    k->exit = hpu_exit;
-    k->config_read = hpu_config_read;
-    k->config_write = hpu_config_write;
+    k->realize = hpum_realize;
+    k->exit = hpum_exit;
+    k->config_read = hpum_config_read;
+    k->config_write = hpum_config_write;
     k->vendor_id = HPU_PCI_VENDOR_ID;
     k->device_id = HPU_PCI_DEVICE_ID;
     k->revision = HPU_PCI_REVISION;
     k->class_id = HPU_PCI_CLASS;
-    rc->phases.hold = hpu_reset_hold;
+    rc->phases.hold = hpum_reset_hold;
     dc->desc = "HPU deep-learning accelerator (emulated)";
-    dc->vmsd = &vmstate_hpu;
-    device_class_set_props(dc, hpu_properties);
+    dc->vmsd = &vmstate_hpum;
+    device_class_set_props(dc, hpum_properties);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
-static const TypeInfo hpu_info = {
+static const TypeInfo hpum_info = {
     .name = TYPE_HPU,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(HpuState),
-    .instance_finalize = hpu_instance_finalize,
-    .class_init = hpu_class_init,
+    .instance_finalize = hpum_instance_finalize,
+    .class_init = hpum_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
         { }
     },
 };
 
-static void hpu_register_types(void)
+static void hpum_register_types(void)
 {
-    type_register_static(&hpu_info);
+    type_register_static(&hpum_info);
 }
 
-type_init(hpu_register_types)
+type_init(hpum_register_types)

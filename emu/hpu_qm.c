@@ -3,7 +3,7 @@
  * HPU device model: queue managers and DMA engines, packets, sync objects
  * and the event queue (Documentation/hw/memory-and-queues.md).
  *
- * An engine's thread calls hpu_core_engine_step() in a loop.  Each step
+ * An engine's thread calls hpum_core_engine_step() in a loop.  Each step
  * runs one unit of work of one stream (streams taken round robin): fetch
  * a descriptor, execute one packet, release a satisfied WAIT, or write the
  * ABORTED record of a stopped stream.  The step holds the core lock only
@@ -17,7 +17,7 @@
  * pieces of a LIN_DMA) and is not ready again until a reset releases it;
  * its thread sleeps meanwhile.  Streams note their progress for the
  * watchdog (hpu_ras.c).  Events raised under the lock are deferred and
- * written by hpu_events_drain() once it drops.
+ * written by hpum_events_drain() once it drops.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -40,7 +40,7 @@
 #define HPU_STEP_HANG           (-3)
 
 /* What a step knows about the descriptor it works on. */
-struct hpu_job {
+typedef struct HpuJob {
     uint32_t gen;
     uint32_t epoch;             /* c->epoch when the step began */
     uint64_t seq;
@@ -52,12 +52,12 @@ struct hpu_job {
     uint32_t wait_sob;
     uint32_t wait_value;
     uint32_t wait_cond;
-};
+} HpuJob;
 
 /* Sync objects */
 
 /* Device index of sync object @sob as named by a packet of @asid. */
-static bool hpu_sob_index(uint16_t asid, uint32_t sob, uint32_t *idx)
+static bool hpum_sob_index(uint16_t asid, uint32_t sob, uint32_t *idx)
 {
     if (asid == 0) {
         *idx = sob;
@@ -67,8 +67,8 @@ static bool hpu_sob_index(uint16_t asid, uint32_t sob, uint32_t *idx)
     return sob < HPU_SOBS_PER_ASID && *idx < HPU_NUM_SOBS;
 }
 
-static bool hpu_wait_holds(struct hpu_core *c, uint32_t idx, uint32_t value,
-                           uint32_t cond)
+static bool hpum_wait_holds(HpuCore *c, uint32_t idx, uint32_t value,
+                            uint32_t cond)
 {
     uint32_t v = c->sob[idx];
 
@@ -76,7 +76,7 @@ static bool hpu_wait_holds(struct hpu_core *c, uint32_t idx, uint32_t value,
 }
 
 /* Under the lock: a sync object changed, wake engines with a WAIT. */
-static void hpu_sob_changed(struct hpu_core *c)
+static void hpum_sob_changed(HpuCore *c)
 {
     unsigned int e, s;
 
@@ -90,49 +90,49 @@ static void hpu_sob_changed(struct hpu_core *c)
     }
 }
 
-static enum hpu_access hpu_sob_read(struct hpu_core *c, uint32_t offset,
-                                    uint32_t *val)
+static HpuAccess hpum_sob_read(HpuCore *c, uint32_t offset,
+                               uint32_t *val)
 {
     *val = c->sob[(offset - HPU_REG_SOB(0)) / 4];
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_sob_write(struct hpu_core *c, uint32_t offset,
-                                     uint32_t val)
+static HpuAccess hpum_sob_write(HpuCore *c, uint32_t offset,
+                                uint32_t val)
 {
     c->sob[(offset - HPU_REG_SOB(0)) / 4] = val;
-    hpu_sob_changed(c);
+    hpum_sob_changed(c);
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_sob_block = {
+const HpuBlock hpum_sob_block = {
     .name = "sob",
     .base = HPU_REG_SOB(0),
     .size = 4 * HPU_NUM_SOBS,
-    .read = hpu_sob_read,
-    .write = hpu_sob_write,
+    .read = hpum_sob_read,
+    .write = hpum_sob_write,
 };
 
 /* Event queue */
 
-static void hpu_eqe_encode(uint8_t *b, const struct hpu_event *ev,
-                           uint64_t ts)
+static void hpum_eqe_encode(uint8_t *b, const HpuEvent *ev,
+                            uint64_t ts)
 {
     memset(b, 0, HPU_EQE_SIZE);
-    hpu_put_le16(b, ev->id);
+    hpum_put_le16(b, ev->id);
     b[2] = ev->severity;
     b[3] = ev->engine;
-    hpu_put_le16(b + 4, ev->asid);
-    hpu_put_le64(b + 8, ts);
-    hpu_put_le64(b + 16, ev->addr);
-    hpu_put_le32(b + 24, ev->info);
+    hpum_put_le16(b + 4, ev->asid);
+    hpum_put_le64(b + 8, ts);
+    hpum_put_le64(b + 16, ev->addr);
+    hpum_put_le32(b + 24, ev->info);
 }
 
 /* An entry write reserved under @gen is done (lock held). */
-static void hpu_eq_commit(struct hpu_core *c, uint32_t gen, int r,
-                          uint64_t addr)
+static void hpum_eq_commit(HpuCore *c, uint32_t gen, int r,
+                           uint64_t addr)
 {
-    struct hpu_eq *q = &c->eq;
+    HpuEq *q = &c->eq;
 
     if (q->gen != gen) {
         return;
@@ -145,50 +145,51 @@ static void hpu_eq_commit(struct hpu_core *c, uint32_t gen, int r,
     /* Entries become visible in order, once every writer is done. */
     if (--q->writers == 0) {
         q->pi = q->reserved;
-        hpu_raise(c, HPU_VEC_EQ);
+        hpum_raise(c, HPU_VEC_EQ);
     }
 }
 
-void hpu_eq_post(struct hpu_core *c, const struct hpu_event *ev,
-                 uint32_t epoch)
+void hpum_eq_post(HpuCore *c, const HpuEvent *ev,
+                  uint32_t epoch)
 {
-    struct hpu_eq *q = &c->eq;
+    HpuEq *q = &c->eq;
     uint8_t b[HPU_EQE_SIZE];
     uint64_t addr;
     uint32_t gen;
     int r;
 
-    hpu_eqe_encode(b, ev, ev->ts ? ev->ts : hpu_now(c));
+    hpum_eqe_encode(b, ev, ev->ts ? ev->ts : hpum_now(c));
+    HPU_TRACE(c, HPU_TRACE_EVENT, ev->id, ev->engine, ev->addr, ev->info);
 
-    hpu_lock(c);
+    hpum_lock(c);
     if (c->dead || epoch != c->epoch) {
         /* A reset since the event was raised: it goes with the work. */
-        hpu_unlock(c);
+        hpum_unlock(c);
         return;
     }
     if (!(q->ctrl & HPU_EQ_ENABLE) || q->reserved - q->ci >= q->size) {
         q->dropped++;
-        hpu_unlock(c);
+        hpum_unlock(c);
         return;
     }
     addr = q->base + (uint64_t)(q->reserved & (q->size - 1)) * HPU_EQE_SIZE;
     q->reserved++;
     q->writers++;
     gen = q->gen;
-    hpu_dma_begin(c, epoch);    /* checked above */
-    hpu_unlock(c);
+    hpum_dma_begin(c, epoch);    /* checked above */
+    hpum_unlock(c);
 
     r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
 
-    hpu_lock(c);
-    hpu_dma_end(c, epoch);
-    hpu_eq_commit(c, gen, r, addr);
-    hpu_unlock(c);
+    hpum_lock(c);
+    hpum_dma_end(c, epoch);
+    hpum_eq_commit(c, gen, r, addr);
+    hpum_unlock(c);
 }
 
-void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev)
+void hpum_event_defer(HpuCore *c, const HpuEvent *ev)
 {
-    struct hpu_deferred *d = &c->dq;
+    HpuDeferred *d = &c->dq;
 
     if (d->count == HPU_DEFERRED_EVENTS) {
         c->eq.dropped++;
@@ -196,19 +197,19 @@ void hpu_event_defer(struct hpu_core *c, const struct hpu_event *ev)
     }
     d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS] = *ev;
     if (!d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS].ts) {
-        d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS].ts = hpu_now(c);
+        d->ev[(d->head + d->count) % HPU_DEFERRED_EVENTS].ts = hpum_now(c);
     }
     d->count++;
 }
 
-void hpu_events_drain(struct hpu_core *c)
+void hpum_events_drain(HpuCore *c)
 {
-    struct hpu_deferred *d = &c->dq;
-    struct hpu_event ev;
+    HpuDeferred *d = &c->dq;
+    HpuEvent ev;
     uint32_t epoch;
 
     for (;;) {
-        hpu_lock(c);
+        hpum_lock(c);
         if (d->rd_reserved) {
             /* RESET_DONE into slot 0, reserved when the queue was enabled */
             uint8_t b[HPU_EQE_SIZE];
@@ -216,7 +217,7 @@ void hpu_events_drain(struct hpu_core *c)
             uint32_t gen = d->rd_gen;
             int r;
 
-            ev = (struct hpu_event){
+            ev = (HpuEvent){
                 .id = HPU_EVENT_RESET_DONE,
                 .severity = HPU_EVENT_SEV_INFO,
                 .engine = HPU_EVENT_ENGINE_NONE,
@@ -224,36 +225,36 @@ void hpu_events_drain(struct hpu_core *c)
             };
             d->rd_reserved = false;
             epoch = c->epoch;
-            if (!hpu_dma_begin(c, epoch)) {
-                hpu_unlock(c);
+            if (!hpum_dma_begin(c, epoch)) {
+                hpum_unlock(c);
                 return;
             }
-            hpu_eqe_encode(b, &ev, d->rd_ts);
-            hpu_unlock(c);
+            hpum_eqe_encode(b, &ev, d->rd_ts);
+            hpum_unlock(c);
             r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
-            hpu_lock(c);
-            hpu_dma_end(c, epoch);
-            hpu_eq_commit(c, gen, r, addr);
-            hpu_unlock(c);
+            hpum_lock(c);
+            hpum_dma_end(c, epoch);
+            hpum_eq_commit(c, gen, r, addr);
+            hpum_unlock(c);
             continue;
         }
         if (!d->count) {
-            hpu_unlock(c);
+            hpum_unlock(c);
             return;
         }
         ev = d->ev[d->head];
         d->head = (d->head + 1) % HPU_DEFERRED_EVENTS;
         d->count--;
         epoch = c->epoch;       /* resets empty the deferred queue */
-        hpu_unlock(c);
-        hpu_eq_post(c, &ev, epoch);
+        hpum_unlock(c);
+        hpum_eq_post(c, &ev, epoch);
     }
 }
 
-static enum hpu_access hpu_eq_read(struct hpu_core *c, uint32_t offset,
-                                   uint32_t *val)
+static HpuAccess hpum_eq_read(HpuCore *c, uint32_t offset,
+                              uint32_t *val)
 {
-    struct hpu_eq *q = &c->eq;
+    HpuEq *q = &c->eq;
 
     switch (offset) {
     case HPU_REG_EQ_LO:
@@ -283,10 +284,10 @@ static enum hpu_access hpu_eq_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
-                                    uint32_t val)
+static HpuAccess hpum_eq_write(HpuCore *c, uint32_t offset,
+                               uint32_t val)
 {
-    struct hpu_eq *q = &c->eq;
+    HpuEq *q = &c->eq;
 
     switch (offset) {
     case HPU_REG_EQ_LO:
@@ -312,7 +313,7 @@ static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
         val &= HPU_EQ_ENABLE;
         if (val && !(q->ctrl & HPU_EQ_ENABLE)) {
             if (!q->base || (q->base & (HPU_EQE_SIZE - 1)) ||
-                !hpu_is_pow2_in(q->size, 2, 4096)) {
+                !hpum_is_pow2_in(q->size, 2, 4096)) {
                 HPU_LOG(c, "event queue enabled with a bad ring (address "
                         "0x%llx, %u entries): stays disabled",
                         (unsigned long long)q->base, q->size);
@@ -324,7 +325,7 @@ static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
                 /* RESET_DONE takes the first slot; written on unlock. */
                 c->dq.rd_reserved = true;
                 c->dq.rd_info = c->dq.reset_done;
-                c->dq.rd_ts = hpu_now(c);
+                c->dq.rd_ts = hpum_now(c);
                 c->dq.rd_gen = q->gen;
                 c->dq.reset_done = 0;
                 q->reserved = 1;
@@ -347,49 +348,49 @@ static enum hpu_access hpu_eq_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_eq_block = {
+const HpuBlock hpum_eq_block = {
     .name = "eq",
     .base = HPU_REG_EQ_LO,
     .size = HPU_EQ_BLOCK_SIZE,
-    .read = hpu_eq_read,
-    .write = hpu_eq_write,
+    .read = hpum_eq_read,
+    .write = hpum_eq_write,
 };
 
 /* Streams */
 
-static bool hpu_stream_enabled(const struct hpu_stream *st)
+static bool hpum_stream_enabled(const HpuStream *st)
 {
     return (st->ctrl & HPU_QS_CTRL_ENABLE) && !st->halted;
 }
 
-static bool hpu_stream_runnable(struct hpu_core *c, struct hpu_engine *eng,
-                                struct hpu_stream *st)
+static bool hpum_stream_runnable(HpuCore *c, HpuEngine *eng,
+                                 HpuStream *st)
 {
     if (eng->stuck || c->dead) {
         return false;                   /* INJ_HANG: until a reset */
     }
     if (!st->active) {
-        return hpu_stream_enabled(st) && !c->resetting && st->pi != st->ci;
+        return hpum_stream_enabled(st) && !c->resetting && st->pi != st->ci;
     }
-    if (!hpu_stream_enabled(st) || c->resetting) {
+    if (!hpum_stream_enabled(st) || c->resetting) {
         return true;                    /* write its ABORTED record */
     }
     if (st->hung) {
         return false;                   /* until disabled or reset */
     }
     if (st->waiting) {
-        return hpu_wait_holds(c, st->wait_sob, st->wait_value,
-                              st->wait_cond);
+        return hpum_wait_holds(c, st->wait_sob, st->wait_value,
+                               st->wait_cond);
     }
     return true;
 }
 
-bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e)
+bool hpum_core_engine_ready(HpuCore *c, unsigned int e)
 {
     unsigned int s;
 
     for (s = 0; s < HPU_QM_STREAMS; s++) {
-        if (hpu_stream_runnable(c, &c->eng[e], &c->eng[e].st[s])) {
+        if (hpum_stream_runnable(c, &c->eng[e], &c->eng[e].st[s])) {
             return true;
         }
     }
@@ -397,10 +398,10 @@ bool hpu_core_engine_ready(struct hpu_core *c, unsigned int e)
 }
 
 /* Whether the job a step works on must stop (under the lock). */
-static bool hpu_job_stopped(struct hpu_core *c, const struct hpu_stream *st,
-                            const struct hpu_job *j)
+static bool hpum_job_stopped(HpuCore *c, const HpuStream *st,
+                             const HpuJob *j)
 {
-    return st->gen != j->gen || !hpu_stream_enabled(st) || c->resetting ||
+    return st->gen != j->gen || !hpum_stream_enabled(st) || c->resetting ||
            c->epoch != j->epoch || c->dead;
 }
 
@@ -408,10 +409,10 @@ static bool hpu_job_stopped(struct hpu_core *c, const struct hpu_stream *st,
  * Write the completion record of the descriptor in flight and retire it.
  * Called and returns with the lock held; drops it for the write.
  */
-static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
-                         uint32_t gen, int status, uint32_t offset)
+static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
+                          uint32_t gen, int status, uint32_t offset)
 {
-    struct hpu_stream *st = &c->eng[e].st[s];
+    HpuStream *st = &c->eng[e].st[s];
     uint8_t rec[HPU_CQE_SIZE];
     uint32_t epoch;
     uint64_t addr;
@@ -426,18 +427,18 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
      * CQ_* cannot change meanwhile (read-only until STATUS.IDLE).
      */
     epoch = c->epoch;
-    if (st->gen != gen || !hpu_dma_begin(c, epoch)) {
+    if (st->gen != gen || !hpum_dma_begin(c, epoch)) {
         return;
     }
     addr = st->cq + (uint64_t)(st->cq_pi & (st->cq_size - 1)) * HPU_CQE_SIZE;
-    hpu_put_le64(rec, st->seq);
-    hpu_put_le32(rec + 8, (uint32_t)status);
-    hpu_put_le32(rec + 12, (offset & HPU_CQE_OFFSET_MASK) |
-                 e << HPU_CQE_ENGINE_SHIFT | s << HPU_CQE_STREAM_SHIFT);
-    hpu_unlock(c);
+    hpum_put_le64(rec, st->seq);
+    hpum_put_le32(rec + 8, (uint32_t)status);
+    hpum_put_le32(rec + 12, (offset & HPU_CQE_OFFSET_MASK) |
+                  e << HPU_CQE_ENGINE_SHIFT | s << HPU_CQE_STREAM_SHIFT);
+    hpum_unlock(c);
     r = c->ops->dma_write(c->opaque, addr, rec, sizeof(rec));
-    hpu_lock(c);
-    hpu_dma_end(c, epoch);
+    hpum_lock(c);
+    hpum_dma_end(c, epoch);
     if (st->gen != gen) {
         return;
     }
@@ -445,20 +446,22 @@ static void hpu_complete(struct hpu_core *c, unsigned int e, unsigned int s,
         HPU_LOG(c, "DMA%u.%u: writing the completion record at 0x%llx "
                 "failed: the record is lost", e, s, (unsigned long long)addr);
     }
+    HPU_TRACE(c, HPU_TRACE_COMPLETION, e, s, st->seq, (uint32_t)status,
+              offset);
     st->cq_pi++;
     st->ci++;
     st->active = false;
     st->waiting = false;
     st->hung = false;
     if (st->ctrl & HPU_QS_CTRL_IRQ_EN) {
-        hpu_raise(c, HPU_VEC_DMA(e));
+        hpum_raise(c, HPU_VEC_DMA(e));
     }
 }
 
 /* Fetch and check the next descriptor (lock held; dropped meanwhile). */
-static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
+static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
 {
-    struct hpu_stream *st = &c->eng[e].st[s];
+    HpuStream *st = &c->eng[e].st[s];
     uint64_t addr = st->ring +
                     (uint64_t)(st->ci & (st->ring_size - 1)) * HPU_DESC_SIZE;
     uint32_t gen = st->gen;
@@ -468,13 +471,13 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
     uint64_t rsvd;
     int r;
 
-    if (!hpu_dma_begin(c, epoch)) {
+    if (!hpum_dma_begin(c, epoch)) {
         return;
     }
-    hpu_unlock(c);
+    hpum_unlock(c);
     r = c->ops->dma_read(c->opaque, addr, d, sizeof(d));
-    hpu_lock(c);
-    hpu_dma_end(c, epoch);
+    hpum_lock(c);
+    hpum_dma_end(c, epoch);
     if (st->gen != gen) {
         return;
     }
@@ -482,20 +485,22 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
     st->waiting = false;
     st->hung = false;
     st->pos = 0;
-    st->progress_ns = hpu_now(c);
+    st->progress_ns = hpum_now(c);
     if (r) {
         HPU_LOG(c, "DMA%u.%u: reading the descriptor at 0x%llx failed", e, s,
                 (unsigned long long)addr);
         st->seq = 0;
-        hpu_complete(c, e, s, gen, HPU_CQ_BUS_ERROR, 0);
+        hpum_complete(c, e, s, gen, HPU_CQ_BUS_ERROR, 0);
         return;
     }
-    st->cb_addr = hpu_le64(d);
-    st->cb_size = hpu_le32(d + 8);
+    st->cb_addr = hpum_le64(d);
+    st->cb_size = hpum_le32(d + 8);
     st->asid = (uint16_t)(d[12] | d[13] << 8);
     flags = (uint16_t)(d[14] | d[15] << 8);
-    st->seq = hpu_le64(d + 16);
-    rsvd = hpu_le64(d + 24);
+    st->seq = hpum_le64(d + 16);
+    rsvd = hpum_le64(d + 24);
+    HPU_TRACE(c, HPU_TRACE_DESC_FETCH, e, s, st->ci, st->seq, st->cb_addr,
+              st->cb_size);
     if ((st->cb_addr & 7) || (st->cb_size & 7) || st->cb_size < 8 ||
         st->cb_size > HPU_CB_MAX_SIZE || flags || rsvd ||
         st->cb_addr + st->cb_size < st->cb_addr) {
@@ -503,17 +508,17 @@ static void hpu_fetch_desc(struct hpu_core *c, unsigned int e, unsigned int s)
                 "0x%x reserved 0x%llx)", e, s, st->ci,
                 (unsigned long long)st->cb_addr, st->cb_size, flags,
                 (unsigned long long)rsvd);
-        hpu_complete(c, e, s, gen, HPU_CQ_BAD_DESC, 0);
+        hpum_complete(c, e, s, gen, HPU_CQ_BAD_DESC, 0);
     }
 }
 
 /* LIN_DMA: copy or fill through the engine's bounce buffer, by pieces. */
-static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
-                       const struct hpu_job *j, uint32_t flags, uint64_t src,
-                       uint64_t dst, uint64_t size, struct hpu_fault *f)
+static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
+                        const HpuJob *j, uint32_t flags, uint64_t src,
+                        uint64_t dst, uint64_t size, HpuFault *f)
 {
-    struct hpu_engine *eng = &c->eng[e];
-    struct hpu_stream *st = &eng->st[s];
+    HpuEngine *eng = &c->eng[e];
+    HpuStream *st = &eng->st[s];
     bool fill = flags & HPU_LIN_DMA_MEMSET;
     bool backward = !fill && dst > src && dst - src < size;
     uint64_t done = 0;
@@ -542,13 +547,13 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
         uint64_t n = HPU_MIN((uint64_t)HPU_DMA_PIECE, size - done);
         uint64_t off = backward ? size - done - n : done;
 
-        hpu_lock(c);
-        stop = hpu_job_stopped(c, st, j);
+        hpum_lock(c);
+        stop = hpum_job_stopped(c, st, j);
         hang = !stop && (c->inj.hang & (1u << e));
         if (done && !stop) {
-            eng->progress_ns = hpu_now(c);      /* a piece moved */
+            eng->progress_ns = hpum_now(c);      /* a piece moved */
         }
-        hpu_unlock(c);
+        hpum_unlock(c);
         if (stop) {
             return HPU_STEP_ABORT;
         }
@@ -556,14 +561,14 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
             return HPU_STEP_HANG;
         }
         if (!fill) {
-            r = hpu_mem_xfer(c, e, j->epoch, j->asid, src + off, buf, n,
-                             false, f);
+            r = hpum_mem_xfer(c, e, j->epoch, j->asid, src + off, buf, n,
+                              false, f);
             if (r) {
                 return r;
             }
         }
-        r = hpu_mem_xfer(c, e, j->epoch, j->asid, dst + off, buf, n, true,
-                         f);
+        r = hpum_mem_xfer(c, e, j->epoch, j->asid, dst + off, buf, n, true,
+                          f);
         if (r) {
             return r;
         }
@@ -572,9 +577,9 @@ static int hpu_lin_dma(struct hpu_core *c, unsigned int e, unsigned int s,
     return HPU_CQ_OK;
 }
 
-static int hpu_bad_packet(struct hpu_core *c, unsigned int e, unsigned int s,
-                          const struct hpu_job *j, const char *why,
-                          struct hpu_event *ev)
+static int hpum_bad_packet(HpuCore *c, unsigned int e, unsigned int s,
+                           const HpuJob *j, const char *why,
+                           HpuEvent *ev)
 {
     HPU_LOG(c, "DMA%u.%u: bad packet at offset 0x%x of the command buffer "
             "at 0x%llx (ASID %u): %s", e, s, j->pos,
@@ -584,50 +589,167 @@ static int hpu_bad_packet(struct hpu_core *c, unsigned int e, unsigned int s,
 }
 
 /*
+ * One packet being executed: the engine and stream, the job, the packet's
+ * bytes (@p, as long as its opcode's size), and where a fault or an event
+ * goes.
+ */
+typedef struct HpuPacket {
+    HpuCore *c;
+    unsigned int e;
+    unsigned int s;
+    HpuJob *j;
+    uint8_t *p;
+    HpuFault *f;
+    HpuEvent *ev;
+} HpuPacket;
+
+static int hpum_pkt_bad(const HpuPacket *k, const char *why)
+{
+    return hpum_bad_packet(k->c, k->e, k->s, k->j, why, k->ev);
+}
+
+static int hpum_pkt_nop(const HpuPacket *k)
+{
+    if (hpum_le32(k->p + 4)) {
+        return hpum_pkt_bad(k, "NOP reserved field not zero");
+    }
+    return HPU_CQ_OK;
+}
+
+static int hpum_pkt_lin_dma(const HpuPacket *k)
+{
+    uint32_t flags = hpum_le32(k->p + 4);
+    uint64_t src = hpum_le64(k->p + 8);
+    uint64_t dst = hpum_le64(k->p + 16);
+    uint64_t n = hpum_le64(k->p + 24);
+
+    if (flags & ~HPU_LIN_DMA_MEMSET) {
+        return hpum_pkt_bad(k, "LIN_DMA reserved flags");
+    }
+    if (!n || n > HPU_LIN_DMA_MAX) {
+        return hpum_pkt_bad(k, "LIN_DMA size not 1 to 2^32");
+    }
+    if (dst + (n - 1) < dst ||
+        (!(flags & HPU_LIN_DMA_MEMSET) && src + (n - 1) < src)) {
+        return hpum_pkt_bad(k, "LIN_DMA range wraps");
+    }
+    return hpum_lin_dma(k->c, k->e, k->s, k->j, flags, src, dst, n, k->f);
+}
+
+static int hpum_pkt_write_value(const HpuPacket *k)
+{
+    uint64_t dst = hpum_le64(k->p + 8);
+
+    if (dst & 3) {
+        return hpum_pkt_bad(k, "WRITE_VALUE address not 4-byte aligned");
+    }
+    return hpum_mem_xfer(k->c, k->e, k->j->epoch, k->j->asid, dst,
+                         k->p + 4, 4, true, k->f);
+}
+
+/* SOB_UPDATE and WAIT */
+static int hpum_pkt_sync(const HpuPacket *k)
+{
+    HpuCore *c = k->c;
+    HpuJob *j = k->j;
+    bool wait = (hpum_le32(k->p) & HPU_PKT_OPCODE_MASK) == HPU_PKT_WAIT;
+    uint32_t a = hpum_le32(k->p + 4);
+    uint32_t b = hpum_le32(k->p + 8);
+    uint32_t d = hpum_le32(k->p + 12);
+    uint32_t idx;
+    int r;
+
+    if (!hpum_sob_index(j->asid, a, &idx)) {
+        return hpum_pkt_bad(k, "sync object out of range");
+    }
+    if (d > 1) {
+        return hpum_pkt_bad(k, wait ? "unknown WAIT condition" :
+                            "unknown SOB_UPDATE operation");
+    }
+    hpum_lock(c);
+    if (c->epoch != j->epoch) {
+        r = HPU_STEP_ABORT;         /* a reset overtook the packet */
+    } else if (!wait) {
+        c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
+        hpum_sob_changed(c);
+        r = HPU_CQ_OK;
+    } else if (hpum_wait_holds(c, idx, b, d)) {
+        r = HPU_CQ_OK;
+    } else {
+        j->wait_sob = idx;
+        j->wait_value = b;
+        j->wait_cond = d;
+        r = HPU_STEP_WAITING;
+    }
+    hpum_unlock(c);
+    return r;
+}
+
+static int hpum_pkt_wreg(const HpuPacket *k)
+{
+    uint32_t a = hpum_le32(k->p + 4);
+    uint32_t b = hpum_le32(k->p + 8);
+    uint32_t d = hpum_le32(k->p + 12);
+
+    if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
+        return hpum_pkt_bad(k, "WREG offset or reserved field");
+    }
+    hpum_core_write_epoch(k->c, a, b, k->j->epoch);
+    return HPU_CQ_OK;
+}
+
+/* The packets of Documentation/hw/memory-and-queues.md, by opcode. */
+typedef struct HpuPacketOp {
+    uint32_t size;              /* bytes, header included */
+    bool privileged;            /* only in ASID 0 */
+    int (*run)(const HpuPacket *k);
+} HpuPacketOp;
+
+static const HpuPacketOp hpum_packet_ops[] = {
+    [HPU_PKT_NOP] = { 8, false, hpum_pkt_nop },
+    [HPU_PKT_LIN_DMA] = { 32, false, hpum_pkt_lin_dma },
+    [HPU_PKT_WRITE_VALUE] = { 16, false, hpum_pkt_write_value },
+    [HPU_PKT_SOB_UPDATE] = { 16, false, hpum_pkt_sync },
+    [HPU_PKT_WAIT] = { 16, false, hpum_pkt_sync },
+    [HPU_PKT_WREG] = { 16, true, hpum_pkt_wreg },
+};
+
+/*
  * Execute the packet at j->pos (called without the lock).  Returns a
  * completion status, HPU_STEP_WAITING or HPU_STEP_ABORT; @size gets the
  * packet size; @ev->id is set if an event is to be posted.
  */
-static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
-                      struct hpu_job *j, uint32_t *size, struct hpu_fault *f,
-                      struct hpu_event *ev)
+static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
+                       HpuJob *j, uint32_t *size, HpuFault *f,
+                       HpuEvent *ev)
 {
     uint8_t p[32];
-    uint32_t hdr, op, len, a, b, d;
-    uint64_t src, dst, n;
+    HpuPacket k = { c, e, s, j, p, f, ev };
+    const HpuPacketOp *op;
+    uint32_t hdr, opcode;
     int r;
 
-    r = hpu_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos, p, 8,
-                     false, f);
+    r = hpum_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos, p, 8,
+                      false, f);
     if (r) {
         return r;
     }
-    hdr = hpu_le32(p);
-    op = hdr & HPU_PKT_OPCODE_MASK;
-    switch (op) {
-    case HPU_PKT_NOP:
-        len = 8;
-        break;
-    case HPU_PKT_LIN_DMA:
-        len = 32;
-        break;
-    case HPU_PKT_WRITE_VALUE:
-    case HPU_PKT_SOB_UPDATE:
-    case HPU_PKT_WAIT:
-    case HPU_PKT_WREG:
-        len = 16;
-        break;
-    default:
-        return hpu_bad_packet(c, e, s, j, "unknown opcode", ev);
+    hdr = hpum_le32(p);
+    opcode = hdr & HPU_PKT_OPCODE_MASK;
+    op = opcode < HPU_ARRAY_LEN(hpum_packet_ops) ?
+         &hpum_packet_ops[opcode] : NULL;
+    if (!op || !op->run) {
+        return hpum_bad_packet(c, e, s, j, "unknown opcode", ev);
     }
+    HPU_TRACE(c, HPU_TRACE_PACKET, e, s, j->pos, opcode, op->size, j->asid);
     if (hdr & ~HPU_PKT_OPCODE_MASK) {
-        return hpu_bad_packet(c, e, s, j, "header bits 31:8 not zero", ev);
+        return hpum_bad_packet(c, e, s, j, "header bits 31:8 not zero", ev);
     }
-    if (len > j->cb_size - j->pos) {
-        return hpu_bad_packet(c, e, s, j, "runs past the command buffer",
-                              ev);
+    if (op->size > j->cb_size - j->pos) {
+        return hpum_bad_packet(c, e, s, j, "runs past the command buffer",
+                               ev);
     }
-    if (op == HPU_PKT_WREG && j->asid != 0) {
+    if (op->privileged && j->asid != 0) {
         /* Privilege is checked before the fields are even fetched. */
         HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
                 "at 0x%llx in ASID %u: privileged", e, s, j->pos,
@@ -635,107 +757,34 @@ static int hpu_packet(struct hpu_core *c, unsigned int e, unsigned int s,
         ev->id = HPU_EVENT_PRIV;
         return HPU_CQ_PRIV;
     }
-    if (len > 8) {
-        r = hpu_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos + 8,
-                         p + 8, len - 8, false, f);
+    if (op->size > 8) {
+        r = hpum_mem_xfer(c, e, j->epoch, j->asid, j->cb_addr + j->pos + 8,
+                          p + 8, op->size - 8, false, f);
         if (r) {
             return r;
         }
     }
-    *size = len;
-    a = hpu_le32(p + 4);
-    b = hpu_le32(p + 8);
-    d = hpu_le32(p + 12);
-
-    switch (op) {
-    case HPU_PKT_NOP:
-        if (a) {
-            return hpu_bad_packet(c, e, s, j, "NOP reserved field not zero",
-                                  ev);
-        }
-        return HPU_CQ_OK;
-    case HPU_PKT_LIN_DMA:
-        src = hpu_le64(p + 8);
-        dst = hpu_le64(p + 16);
-        n = hpu_le64(p + 24);
-        if (a & ~HPU_LIN_DMA_MEMSET) {
-            return hpu_bad_packet(c, e, s, j, "LIN_DMA reserved flags", ev);
-        }
-        if (!n || n > HPU_LIN_DMA_MAX) {
-            return hpu_bad_packet(c, e, s, j, "LIN_DMA size not 1 to 2^32",
-                                  ev);
-        }
-        if (dst + (n - 1) < dst ||
-            (!(a & HPU_LIN_DMA_MEMSET) && src + (n - 1) < src)) {
-            return hpu_bad_packet(c, e, s, j, "LIN_DMA range wraps", ev);
-        }
-        return hpu_lin_dma(c, e, s, j, a, src, dst, n, f);
-    case HPU_PKT_WRITE_VALUE:
-        dst = hpu_le64(p + 8);
-        if (dst & 3) {
-            return hpu_bad_packet(c, e, s, j, "WRITE_VALUE address not "
-                                  "4-byte aligned", ev);
-        }
-        return hpu_mem_xfer(c, e, j->epoch, j->asid, dst, p + 4, 4, true, f);
-    case HPU_PKT_SOB_UPDATE:
-    case HPU_PKT_WAIT: {
-        uint32_t idx;
-
-        if (!hpu_sob_index(j->asid, a, &idx)) {
-            return hpu_bad_packet(c, e, s, j, "sync object out of range",
-                                  ev);
-        }
-        if (d > 1) {
-            return hpu_bad_packet(c, e, s, j, op == HPU_PKT_WAIT ?
-                                  "unknown WAIT condition" :
-                                  "unknown SOB_UPDATE operation", ev);
-        }
-        hpu_lock(c);
-        if (c->epoch != j->epoch) {
-            r = HPU_STEP_ABORT;         /* a reset overtook the packet */
-        } else if (op == HPU_PKT_SOB_UPDATE) {
-            c->sob[idx] = d == HPU_SOB_OP_ADD ? c->sob[idx] + b : b;
-            hpu_sob_changed(c);
-            r = HPU_CQ_OK;
-        } else if (hpu_wait_holds(c, idx, b, d)) {
-            r = HPU_CQ_OK;
-        } else {
-            j->wait_sob = idx;
-            j->wait_value = b;
-            j->wait_cond = d;
-            r = HPU_STEP_WAITING;
-        }
-        hpu_unlock(c);
-        return r;
-    }
-    case HPU_PKT_WREG:
-        if (d || (a & 3) || a >= HPU_BAR_REGS_SIZE) {
-            return hpu_bad_packet(c, e, s, j, "WREG offset or reserved field",
-                                  ev);
-        }
-        hpu_core_write_epoch(c, a, b, j->epoch);
-        return HPU_CQ_OK;
-    }
-    return HPU_CQ_BAD_PACKET;   /* not reached */
+    *size = op->size;
+    return op->run(&k);
 }
 
 /* Run one packet of the stream's descriptor (lock held; dropped). */
-static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
+static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
 {
-    struct hpu_stream *st = &c->eng[e].st[s];
-    struct hpu_job j = {
+    HpuStream *st = &c->eng[e].st[s];
+    HpuJob j = {
         .gen = st->gen, .epoch = c->epoch, .seq = st->seq,
         .cb_addr = st->cb_addr,
         .cb_size = st->cb_size, .pos = st->pos, .asid = st->asid,
     };
-    struct hpu_event ev = { 0 };
-    struct hpu_fault f = { 0 };
+    HpuEvent ev = { 0 };
+    HpuFault f = { 0 };
     uint32_t size = 0;
     int r;
 
-    hpu_busy_begin(c, e);
-    hpu_unlock(c);
-    r = hpu_packet(c, e, s, &j, &size, &f, &ev);
+    hpum_busy_begin(c, e);
+    hpum_unlock(c);
+    r = hpum_packet(c, e, s, &j, &size, &f, &ev);
     if (r == HPU_CQ_MMU_FAULT) {
         ev.id = HPU_EVENT_MMU_FAULT;
         ev.addr = f.va;
@@ -752,24 +801,24 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
         ev.severity = HPU_EVENT_SEV_ERROR;
         ev.engine = (uint8_t)e;
         ev.asid = j.asid;
-        hpu_eq_post(c, &ev, j.epoch);
+        hpum_eq_post(c, &ev, j.epoch);
     }
-    hpu_lock(c);
-    hpu_busy_end(c, e);
+    hpum_lock(c);
+    hpum_busy_end(c, e);
     if (st->gen != j.gen) {
         return;
     }
     switch (r) {
     case HPU_CQ_OK:
         st->pos += size;
-        st->progress_ns = c->eng[e].progress_ns = hpu_now(c);
+        st->progress_ns = c->eng[e].progress_ns = hpum_now(c);
         if (st->pos >= st->cb_size) {
-            hpu_complete(c, e, s, j.gen, HPU_CQ_OK, 0);
+            hpum_complete(c, e, s, j.gen, HPU_CQ_OK, 0);
         }
         break;
     case HPU_STEP_HANG:
         /* The packet in flight never completes (until a reset). */
-        if (hpu_stream_enabled(st) && !c->resetting) {
+        if (hpum_stream_enabled(st) && !c->resetting) {
             c->eng[e].stuck = true;
         }
         break;
@@ -780,67 +829,67 @@ static void hpu_run_packet(struct hpu_core *c, unsigned int e, unsigned int s)
         st->wait_cond = j.wait_cond;
         break;
     case HPU_STEP_ABORT:
-        hpu_complete(c, e, s, j.gen, HPU_CQ_ABORTED, j.pos);
+        hpum_complete(c, e, s, j.gen, HPU_CQ_ABORTED, j.pos);
         break;
     default:
-        hpu_complete(c, e, s, j.gen, r, j.pos);
+        hpum_complete(c, e, s, j.gen, r, j.pos);
         break;
     }
 }
 
-bool hpu_core_engine_step(struct hpu_core *c, unsigned int e)
+bool hpum_core_engine_step(HpuCore *c, unsigned int e)
 {
-    struct hpu_engine *eng = &c->eng[e];
-    struct hpu_stream *st;
+    HpuEngine *eng = &c->eng[e];
+    HpuStream *st;
     unsigned int s = 0, i;
     bool more;
 
-    hpu_lock(c);
+    hpum_lock(c);
     for (i = 0; i < HPU_QM_STREAMS; i++) {
         s = (eng->rr + i) % HPU_QM_STREAMS;
-        if (hpu_stream_runnable(c, eng, &eng->st[s])) {
+        if (hpum_stream_runnable(c, eng, &eng->st[s])) {
             break;
         }
     }
     if (i == HPU_QM_STREAMS) {
-        hpu_unlock(c);
+        hpum_unlock(c);
         return false;
     }
     eng->rr = (s + 1) % HPU_QM_STREAMS;
     st = &eng->st[s];
     eng->busy = true;
     if (!st->active) {
-        hpu_fetch_desc(c, e, s);
-    } else if (!hpu_stream_enabled(st) || c->resetting) {
-        hpu_complete(c, e, s, st->gen, HPU_CQ_ABORTED, st->pos);
+        hpum_fetch_desc(c, e, s);
+    } else if (!hpum_stream_enabled(st) || c->resetting) {
+        hpum_complete(c, e, s, st->gen, HPU_CQ_ABORTED, st->pos);
     } else if (st->waiting) {
         /* The WAIT holds now (runnable): step past it. */
         st->waiting = false;
         st->pos += 16;
-        st->progress_ns = eng->progress_ns = hpu_now(c);
+        st->progress_ns = eng->progress_ns = hpum_now(c);
         if (st->pos >= st->cb_size) {
-            hpu_complete(c, e, s, st->gen, HPU_CQ_OK, 0);
+            hpum_complete(c, e, s, st->gen, HPU_CQ_OK, 0);
         }
     } else if (c->inj.hang & (1u << e)) {
         eng->stuck = true;      /* the next packet never completes */
     } else {
-        hpu_run_packet(c, e, s);
+        hpum_run_packet(c, e, s);
     }
     eng->busy = false;
-    more = hpu_core_engine_ready(c, e);
-    hpu_unlock(c);
+    more = hpum_core_engine_ready(c, e);
+    hpum_unlock(c);
     return more;
 }
 
 /* Queue manager registers (BAR0 + 0x10000) */
 
-static uint32_t hpu_stream_status(const struct hpu_core *c,
-                                  const struct hpu_stream *st)
+static uint32_t hpum_stream_status(const HpuCore *c,
+                                   const HpuStream *st)
 {
     uint32_t v = 0;
 
     /* INJ_QUIESCE.STREAMS: stream 0 of engine 0 never reports stopping. */
-    if (!st->active && !(hpu_stream_enabled(st) && st->pi != st->ci) &&
+    if (!st->active && !(hpum_stream_enabled(st) && st->pi != st->ci) &&
         !(st == &c->eng[0].st[0] &&
           (c->inj.quiesce & HPU_INJ_QUIESCE_STREAMS))) {
         v |= HPU_QS_STATUS_IDLE;
@@ -857,9 +906,9 @@ static uint32_t hpu_stream_status(const struct hpu_core *c,
     return v;
 }
 
-static struct hpu_stream *hpu_stream_at(struct hpu_core *c, uint32_t offset,
-                                        unsigned int *e, unsigned int *s,
-                                        uint32_t *reg)
+static HpuStream *hpum_stream_at(HpuCore *c, uint32_t offset,
+                                 unsigned int *e, unsigned int *s,
+                                 uint32_t *reg)
 {
     uint32_t rel = offset - HPU_QM_BASE;
 
@@ -872,12 +921,12 @@ static struct hpu_stream *hpu_stream_at(struct hpu_core *c, uint32_t offset,
     return &c->eng[*e].st[*s];
 }
 
-static enum hpu_access hpu_qm_read(struct hpu_core *c, uint32_t offset,
-                                   uint32_t *val)
+static HpuAccess hpum_qm_read(HpuCore *c, uint32_t offset,
+                              uint32_t *val)
 {
     unsigned int e, s;
     uint32_t reg;
-    struct hpu_stream *st = hpu_stream_at(c, offset, &e, &s, &reg);
+    HpuStream *st = hpum_stream_at(c, offset, &e, &s, &reg);
 
     if (!st) {
         return HPU_ACCESS_UNMAPPED;
@@ -914,7 +963,7 @@ static enum hpu_access hpu_qm_read(struct hpu_core *c, uint32_t offset,
         *val = st->ctrl;
         break;
     case HPU_QS_STATUS:
-        *val = hpu_stream_status(c, st);
+        *val = hpum_stream_status(c, st);
         break;
     default:
         return HPU_ACCESS_UNMAPPED;
@@ -922,19 +971,19 @@ static enum hpu_access hpu_qm_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-static void hpu_stream_ctrl(struct hpu_core *c, unsigned int e, unsigned int s,
-                            uint32_t val)
+static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
+                             uint32_t val)
 {
-    struct hpu_stream *st = &c->eng[e].st[s];
+    HpuStream *st = &c->eng[e].st[s];
     bool was = st->ctrl & HPU_QS_CTRL_ENABLE;
 
     val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
     st->ctrl = val;
     if ((val & HPU_QS_CTRL_ENABLE) && !was) {
         if (!st->ring || (st->ring & 63) ||
-            !hpu_is_pow2_in(st->ring_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
+            !hpum_is_pow2_in(st->ring_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
             !st->cq || (st->cq & (HPU_CQE_SIZE - 1)) ||
-            !hpu_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
+            !hpum_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
             HPU_LOG(c, "DMA%u.%u enabled with a bad configuration (ring "
                     "0x%llx, %u entries; completion ring 0x%llx, %u "
                     "entries): halted", e, s, (unsigned long long)st->ring,
@@ -960,12 +1009,12 @@ static void hpu_stream_ctrl(struct hpu_core *c, unsigned int e, unsigned int s,
     }
 }
 
-static enum hpu_access hpu_qm_write(struct hpu_core *c, uint32_t offset,
-                                    uint32_t val)
+static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
+                               uint32_t val)
 {
     unsigned int e, s;
     uint32_t reg;
-    struct hpu_stream *st = hpu_stream_at(c, offset, &e, &s, &reg);
+    HpuStream *st = hpum_stream_at(c, offset, &e, &s, &reg);
 
     if (!st) {
         return HPU_ACCESS_UNMAPPED;
@@ -1003,18 +1052,19 @@ static enum hpu_access hpu_qm_write(struct hpu_core *c, uint32_t offset,
         }
         break;
     case HPU_QS_PI:
-        if (hpu_stream_enabled(st) && val - st->ci > st->ring_size) {
+        if (hpum_stream_enabled(st) && val - st->ci > st->ring_size) {
             HPU_LOG(c, "DMA%u.%u: PI %u is more than %u entries ahead of "
                     "CI %u: ignored", e, s, val, st->ring_size, st->ci);
             break;
         }
         st->pi = val;
-        if (hpu_stream_enabled(st)) {
+        HPU_TRACE(c, HPU_TRACE_DOORBELL, e, s, val);
+        if (hpum_stream_enabled(st)) {
             c->ops->kick_engine(c->opaque, e);
         }
         break;
     case HPU_QS_CTRL:
-        hpu_stream_ctrl(c, e, s, val);
+        hpum_stream_ctrl(c, e, s, val);
         break;
     case HPU_QS_CI:
     case HPU_QS_CQ_PI:
@@ -1026,24 +1076,24 @@ static enum hpu_access hpu_qm_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_qm_block = {
+const HpuBlock hpum_qm_block = {
     .name = "qm",
     .base = HPU_QM_BASE,
     .size = HPU_QM_SIZE,
-    .read = hpu_qm_read,
-    .write = hpu_qm_write,
+    .read = hpum_qm_read,
+    .write = hpum_qm_write,
 };
 
 /* Reset and teardown */
 
-void hpu_qm_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
 {
     uint32_t eq_gen = c->eq.gen;
     unsigned int e, s;
 
     (void)kind;                 /* the same for all three */
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        struct hpu_engine *eng = &c->eng[e];
+        HpuEngine *eng = &c->eng[e];
 
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             uint32_t gen = eng->st[s].gen;
@@ -1059,14 +1109,14 @@ void hpu_qm_reset(struct hpu_core *c, enum hpu_reset_kind kind)
     c->eq.gen = eq_gen + 1;
 }
 
-void hpu_qm_stop(struct hpu_core *c)
+void hpum_qm_stop(HpuCore *c)
 {
     unsigned int e, s;
 
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
         c->eng[e].stuck = false;        /* a hung engine lets go */
         for (s = 0; s < HPU_QM_STREAMS; s++) {
-            struct hpu_stream *st = &c->eng[e].st[s];
+            HpuStream *st = &c->eng[e].st[s];
 
             st->ctrl &= ~HPU_QS_CTRL_ENABLE;
             if (st->active) {
@@ -1076,7 +1126,7 @@ void hpu_qm_stop(struct hpu_core *c)
     }
 }
 
-bool hpu_qm_idle(struct hpu_core *c)
+bool hpum_qm_idle(HpuCore *c)
 {
     unsigned int e;
 
@@ -1088,7 +1138,7 @@ bool hpu_qm_idle(struct hpu_core *c)
     return true;
 }
 
-bool hpu_qm_quiet(struct hpu_core *c)
+bool hpum_qm_quiet(HpuCore *c)
 {
     unsigned int e, s;
 
@@ -1105,7 +1155,7 @@ bool hpu_qm_quiet(struct hpu_core *c)
     return true;
 }
 
-void hpu_qm_fini(struct hpu_core *c)
+void hpum_qm_fini(HpuCore *c)
 {
     unsigned int e;
 

@@ -8,7 +8,7 @@
  * firmware faults; the flash corruption of INJ_FLASH is in hpu_fw.c).
  *
  * Everything here runs under the core lock, from MMIO handlers and the
- * device timers (hpu_core.c); events are deferred (hpu_event_defer) and
+ * device timers (hpu_core.c); events are deferred (hpum_event_defer) and
  * written once the lock drops.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
@@ -26,51 +26,51 @@
 
 /* Management CPU */
 
-static bool hpu_fw_alive(struct hpu_core *c)
+static bool hpum_fw_alive(HpuCore *c)
 {
     return c->cpu.status == HPU_CPU_RUNNING && !c->cpu.hb_stopped;
 }
 
-static void hpu_hb_event_arm(struct hpu_core *c)
+static void hpum_hb_event_arm(HpuCore *c)
 {
-    hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
-    if (c->cpu.hb_event_ms && hpu_fw_alive(c)) {
-        hpu_timer_arm(c, HPU_TMR_HB_EVENT,
-                      c->cpu.hb_event_ms * HPU_NS_PER_MS);
+    hpum_timer_cancel(c, HPU_TMR_HB_EVENT);
+    if (c->cpu.hb_event_ms && hpum_fw_alive(c)) {
+        hpum_timer_arm(c, HPU_TMR_HB_EVENT,
+                       c->cpu.hb_event_ms * HPU_NS_PER_MS);
     }
 }
 
-static void hpu_hb_ack_arm(struct hpu_core *c)
+static void hpum_hb_ack_arm(HpuCore *c)
 {
-    if (hpu_fw_alive(c) && !hpu_timer_pending(c, HPU_TMR_HB_ACK)) {
-        hpu_timer_arm(c, HPU_TMR_HB_ACK, HPU_HB_ACK_DELAY_NS);
+    if (hpum_fw_alive(c) && !hpum_timer_pending(c, HPU_TMR_HB_ACK)) {
+        hpum_timer_arm(c, HPU_TMR_HB_ACK, HPU_HB_ACK_DELAY_NS);
     }
 }
 
 /*
  * Spec version 4: the boot ROM starts (power-on, FLR, hard reset done) and
- * waits for an image (hpu_fw.c); hpu_cpu_start() runs the accepted one.
+ * waits for an image (hpu_fw.c); hpum_cpu_start() runs the accepted one.
  */
-void hpu_cpu_boot(struct hpu_core *c)
+void hpum_cpu_boot(HpuCore *c)
 {
     memset(&c->cpu, 0, sizeof(c->cpu));
     c->cpu.status = HPU_CPU_ROM_INIT;
-    hpu_timer_cancel(c, HPU_TMR_CPU_BOOT);
-    hpu_timer_cancel(c, HPU_TMR_HB_ACK);
-    hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
-    hpu_timer_arm(c, HPU_TMR_ROM, HPU_ROM_INIT_NS);
+    hpum_timer_cancel(c, HPU_TMR_CPU_BOOT);
+    hpum_timer_cancel(c, HPU_TMR_HB_ACK);
+    hpum_timer_cancel(c, HPU_TMR_HB_EVENT);
+    hpum_timer_arm(c, HPU_TMR_ROM, HPU_ROM_INIT_NS);
 }
 
-void hpu_cpu_start(struct hpu_core *c)
+void hpum_cpu_start(HpuCore *c)
 {
     c->cpu.status = HPU_CPU_BOOTING;
-    hpu_timer_arm(c, HPU_TMR_CPU_BOOT, HPU_CPU_BOOT_NS);
+    hpum_timer_arm(c, HPU_TMR_CPU_BOOT, HPU_CPU_BOOT_NS);
 }
 
-void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id)
+void hpum_cpu_timer(HpuCore *c, HpuTimerId id)
 {
-    struct hpu_cpu *cpu = &c->cpu;
-    struct hpu_event ev = {
+    HpuCpu *cpu = &c->cpu;
+    HpuEvent ev = {
         .id = HPU_EVENT_HEARTBEAT,
         .severity = HPU_EVENT_SEV_INFO,
         .engine = HPU_EVENT_ENGINE_NONE,
@@ -82,34 +82,34 @@ void hpu_cpu_timer(struct hpu_core *c, enum hpu_timer_id id)
             return;
         }
         cpu->status = HPU_CPU_RUNNING;
-        hpu_misc_cause(c, HPU_IRQ_FW_BOOT);
-        hpu_fw_running(c);
+        hpum_misc_cause(c, HPU_IRQ_FW_BOOT);
+        hpum_fw_running(c);
         /* Requests written while booting are answered now. */
         if (cpu->hb_req != cpu->hb_ack) {
-            hpu_hb_ack_arm(c);
+            hpum_hb_ack_arm(c);
         }
-        hpu_hb_event_arm(c);
+        hpum_hb_event_arm(c);
         break;
     case HPU_TMR_HB_ACK:
-        if (hpu_fw_alive(c)) {
+        if (hpum_fw_alive(c)) {
             cpu->hb_ack = cpu->hb_req;
         }
         break;
     case HPU_TMR_HB_EVENT:
-        if (!hpu_fw_alive(c) || !cpu->hb_event_ms) {
+        if (!hpum_fw_alive(c) || !cpu->hb_event_ms) {
             return;
         }
         ev.info = ++cpu->hb_seq;
-        hpu_event_defer(c, &ev);
-        hpu_hb_event_arm(c);
+        hpum_event_defer(c, &ev);
+        hpum_hb_event_arm(c);
         break;
     default:
         break;
     }
 }
 
-static enum hpu_access hpu_cpu_read(struct hpu_core *c, uint32_t offset,
-                                    uint32_t *val)
+static HpuAccess hpum_cpu_read(HpuCore *c, uint32_t offset,
+                               uint32_t *val)
 {
     switch (offset) {
     case HPU_REG_CPU_STATUS:
@@ -128,39 +128,39 @@ static enum hpu_access hpu_cpu_read(struct hpu_core *c, uint32_t offset,
         *val = c->cpu.fw_error;
         break;
     default:
-        return hpu_rom_read(c, offset, val);
+        return hpum_rom_read(c, offset, val);
     }
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_cpu_write(struct hpu_core *c, uint32_t offset,
-                                     uint32_t val)
+static HpuAccess hpum_cpu_write(HpuCore *c, uint32_t offset,
+                                uint32_t val)
 {
     switch (offset) {
     case HPU_REG_HB_REQ:
         c->cpu.hb_req = val;
-        hpu_hb_ack_arm(c);
+        hpum_hb_ack_arm(c);
         break;
     case HPU_REG_HB_EVENT_MS:
         c->cpu.hb_event_ms = val;
-        hpu_hb_event_arm(c);
+        hpum_hb_event_arm(c);
         break;
     case HPU_REG_CPU_STATUS:
     case HPU_REG_HB_ACK:
     case HPU_REG_FW_ERROR:
         return HPU_ACCESS_READ_ONLY;
     default:
-        return hpu_rom_write(c, offset, val);
+        return hpum_rom_write(c, offset, val);
     }
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_cpu_block = {
+const HpuBlock hpum_cpu_block = {
     .name = "cpu",
     .base = HPU_REG_CPU_STATUS,
     .size = HPU_CPU_BLOCK_SIZE,
-    .read = hpu_cpu_read,
-    .write = hpu_cpu_write,
+    .read = hpum_cpu_read,
+    .write = hpum_cpu_write,
 };
 
 /* Engine watchdog */
@@ -173,13 +173,13 @@ const struct hpu_block hpu_cpu_block = {
  * fetched, packet completed, WAIT released), its engine's progress (any
  * packet completed or LIN_DMA piece moved) and the WDT_MS write.
  */
-void hpu_wdt_update(struct hpu_core *c, bool expired)
+void hpum_wdt_update(HpuCore *c, bool expired)
 {
     uint64_t wdt = (uint64_t)c->ctrl.wdt_ms * HPU_NS_PER_MS;
-    uint64_t now = hpu_now(c), next = now + wdt;
+    uint64_t now = hpum_now(c), next = now + wdt;
     unsigned int e, s;
 
-    hpu_timer_cancel(c, HPU_TMR_WDT);
+    hpum_timer_cancel(c, HPU_TMR_WDT);
     if (!expired) {
         c->wdt_epoch = now;     /* a WDT_MS write restarts every period */
     }
@@ -187,10 +187,10 @@ void hpu_wdt_update(struct hpu_core *c, bool expired)
         return;
     }
     for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        struct hpu_engine *eng = &c->eng[e];
+        HpuEngine *eng = &c->eng[e];
 
         for (s = 0; s < HPU_QM_STREAMS; s++) {
-            struct hpu_stream *st = &eng->st[s];
+            HpuStream *st = &eng->st[s];
             uint64_t last = st->progress_ns;
 
             if (!st->active || st->waiting || st->hung || st->halted ||
@@ -213,7 +213,7 @@ void hpu_wdt_update(struct hpu_core *c, bool expired)
             HPU_LOG(c, "DMA%u.%u: no progress for %u ms: hung (command "
                     "buffer at 0x%llx, offset 0x%x)", e, s, c->ctrl.wdt_ms,
                     (unsigned long long)st->cb_addr, st->pos);
-            hpu_event_defer(c, &(struct hpu_event){
+            hpum_event_defer(c, &(HpuEvent){
                 .id = HPU_EVENT_ENGINE_HANG,
                 .severity = HPU_EVENT_SEV_FATAL,
                 .engine = (uint8_t)e,
@@ -223,15 +223,15 @@ void hpu_wdt_update(struct hpu_core *c, bool expired)
             });
         }
     }
-    hpu_timer_arm(c, HPU_TMR_WDT, next > now ? next - now : 1);
+    hpum_timer_arm(c, HPU_TMR_WDT, next > now ? next - now : 1);
 }
 
 /* Fault injection block (BAR0 + 0x3000) */
 
-static void hpu_inj_ecc(struct hpu_core *c, uint32_t kind)
+static void hpum_inj_ecc(HpuCore *c, uint32_t kind)
 {
     uint64_t addr = c->inj.ecc_addr;
-    struct hpu_event ev = {
+    HpuEvent ev = {
         .engine = HPU_EVENT_ENGINE_NONE,
         .info = kind,
     };
@@ -241,7 +241,7 @@ static void hpu_inj_ecc(struct hpu_core *c, uint32_t kind)
                 "(uncorrectable) expected", kind);
         return;
     }
-    if (!hpu_hbm_in_range(c, addr, 1)) {
+    if (!hpum_hbm_in_range(c, addr, 1)) {
         HPU_LOG(c, "INJ_ECC_CTRL: HBM offset 0x%llx is beyond HBM (0x%llx "
                 "bytes): nothing injected", (unsigned long long)addr,
                 (unsigned long long)c->hbm.size);
@@ -253,7 +253,7 @@ static void hpu_inj_ecc(struct hpu_core *c, uint32_t kind)
         ev.severity = HPU_EVENT_SEV_INFO;
         ev.addr = addr & ~7ULL;
     } else {
-        if (!hpu_hbm_poison(c, addr)) {
+        if (!hpum_hbm_poison(c, addr)) {
             return;             /* already poisoned: reported before */
         }
         c->ctrl.ecc_ue_count++;
@@ -261,16 +261,16 @@ static void hpu_inj_ecc(struct hpu_core *c, uint32_t kind)
         ev.severity = HPU_EVENT_SEV_FATAL;
         ev.addr = addr & ~(HPU_HBM_CHUNK_SIZE - 1);
     }
-    hpu_event_defer(c, &ev);
+    hpum_event_defer(c, &ev);
 }
 
-static void hpu_inj_fw(struct hpu_core *c, uint32_t kind)
+static void hpum_inj_fw(HpuCore *c, uint32_t kind)
 {
     switch (kind) {
     case HPU_INJ_FW_HB_STOP:
         c->cpu.hb_stopped = true;
-        hpu_timer_cancel(c, HPU_TMR_HB_ACK);
-        hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
+        hpum_timer_cancel(c, HPU_TMR_HB_ACK);
+        hpum_timer_cancel(c, HPU_TMR_HB_EVENT);
         break;
     case HPU_INJ_FW_FATAL:
         if (c->cpu.status != HPU_CPU_BOOTING &&
@@ -281,11 +281,11 @@ static void hpu_inj_fw(struct hpu_core *c, uint32_t kind)
         }
         c->cpu.status = HPU_CPU_HALTED;
         c->cpu.fw_error = HPU_FW_FATAL_INJECTED;
-        hpu_timer_cancel(c, HPU_TMR_CPU_BOOT);
-        hpu_timer_cancel(c, HPU_TMR_HB_ACK);
-        hpu_timer_cancel(c, HPU_TMR_HB_EVENT);
-        hpu_fw_stopped(c);
-        hpu_event_defer(c, &(struct hpu_event){
+        hpum_timer_cancel(c, HPU_TMR_CPU_BOOT);
+        hpum_timer_cancel(c, HPU_TMR_HB_ACK);
+        hpum_timer_cancel(c, HPU_TMR_HB_EVENT);
+        hpum_fw_stopped(c);
+        hpum_event_defer(c, &(HpuEvent){
             .id = HPU_EVENT_FW_FATAL,
             .severity = HPU_EVENT_SEV_FATAL,
             .engine = HPU_EVENT_ENGINE_NONE,
@@ -299,8 +299,8 @@ static void hpu_inj_fw(struct hpu_core *c, uint32_t kind)
     }
 }
 
-static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
-                                    uint32_t *val)
+static HpuAccess hpum_inj_read(HpuCore *c, uint32_t offset,
+                               uint32_t *val)
 {
     switch (offset) {
     case HPU_REG_INJ_HANG:
@@ -332,8 +332,8 @@ static enum hpu_access hpu_inj_read(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
-                                     uint32_t val)
+static HpuAccess hpum_inj_write(HpuCore *c, uint32_t offset,
+                                uint32_t val)
 {
     unsigned int e;
 
@@ -357,13 +357,13 @@ static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
                           (uint64_t)val << 32;
         break;
     case HPU_REG_INJ_ECC_CTRL:
-        hpu_inj_ecc(c, val);
+        hpum_inj_ecc(c, val);
         break;
     case HPU_REG_INJ_FW:
-        hpu_inj_fw(c, val);
+        hpum_inj_fw(c, val);
         break;
     case HPU_REG_INJ_FLASH:
-        hpu_fw_inj_flash(c, val);
+        hpum_fw_inj_flash(c, val);
         break;
     case HPU_REG_INJ_MMU_INV:
         c->inj.mmu_inv = val & HPU_INJ_MMU_INV_STUCK;
@@ -379,17 +379,17 @@ static enum hpu_access hpu_inj_write(struct hpu_core *c, uint32_t offset,
     return HPU_ACCESS_OK;
 }
 
-const struct hpu_block hpu_inj_block = {
+const HpuBlock hpum_inj_block = {
     .name = "inj",
     .base = HPU_REG_INJ_HANG,
     .size = HPU_INJ_BLOCK_SIZE,
-    .read = hpu_inj_read,
-    .write = hpu_inj_write,
+    .read = hpum_inj_read,
+    .write = hpum_inj_write,
 };
 
 /* Reset */
 
-void hpu_ras_reset(struct hpu_core *c, enum hpu_reset_kind kind)
+void hpum_ras_reset(HpuCore *c, HpuResetKind kind)
 {
     /* The slot reserved for RESET_DONE went with the event queue. */
     c->dq.rd_reserved = false;

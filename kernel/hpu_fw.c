@@ -39,6 +39,7 @@
 #include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_fw.h"
+#include "hpu_fw_image.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -121,47 +122,49 @@ struct hpu_fw {
 	u32 boots;
 };
 
-/* Refusal codes: name, what was wrong, what to do. */
+/* Refusal names, from the shared table (include/hw/hpu_fw_image.h). */
+static const char *const hpu_fw_refusal_names[] = { HPU_FW_REFUSAL_NAMES };
+
+/* Refusal codes: what was wrong, what to do. */
 static const struct {
-	const char *name;
 	const char *what;
 	const char *todo;
 } hpu_fw_refusals[] = {
-	[HPU_FW_ERR_NONE] = { "NONE", "accepted", "nothing" },
-	[HPU_FW_ERR_BAD_MAGIC] = { "BAD_MAGIC",
+	[HPU_FW_ERR_NONE] = { "accepted", "nothing" },
+	[HPU_FW_ERR_BAD_MAGIC] = {
 		"not an HPU firmware image (bad magic or shorter than its header)",
 		"install an HPU H1 firmware image" },
-	[HPU_FW_ERR_BAD_FORMAT] = { "BAD_FORMAT",
+	[HPU_FW_ERR_BAD_FORMAT] = {
 		"unsupported image format (format version, header size, flags or reserved fields)",
 		"install an image made for this device" },
-	[HPU_FW_ERR_TOO_LARGE] = { "TOO_LARGE",
+	[HPU_FW_ERR_TOO_LARGE] = {
 		"image larger than 1 MiB",
 		"install a valid image" },
-	[HPU_FW_ERR_TRUNCATED] = { "TRUNCATED",
+	[HPU_FW_ERR_TRUNCATED] = {
 		"image is shorter than its header says",
 		"reinstall the complete image" },
-	[HPU_FW_ERR_CORRUPT] = { "CORRUPT",
+	[HPU_FW_ERR_CORRUPT] = {
 		"checksum does not match: the image is corrupted",
 		"reinstall the image" },
-	[HPU_FW_ERR_UNSIGNED] = { "UNSIGNED",
+	[HPU_FW_ERR_UNSIGNED] = {
 		"image is not signed",
 		"install a signed image" },
-	[HPU_FW_ERR_NO_KEY] = { "NO_KEY",
+	[HPU_FW_ERR_NO_KEY] = {
 		"no firmware key is fused into the device",
 		"this device cannot boot signed firmware; have it provisioned" },
-	[HPU_FW_ERR_BAD_SIGNATURE] = { "BAD_SIGNATURE",
+	[HPU_FW_ERR_BAD_SIGNATURE] = {
 		"signature does not verify with the device key",
 		"install an image signed for this device" },
-	[HPU_FW_ERR_TOO_OLD] = { "TOO_OLD",
+	[HPU_FW_ERR_TOO_OLD] = {
 		"version is below the device's minimum (anti-rollback)",
 		"install a newer image" },
-	[HPU_FW_ERR_BAD_LAYOUT] = { "BAD_LAYOUT",
+	[HPU_FW_ERR_BAD_LAYOUT] = {
 		"section table or a required section is invalid",
 		"install a valid image" },
-	[HPU_FW_ERR_DMA_ERROR] = { "DMA_ERROR",
+	[HPU_FW_ERR_DMA_ERROR] = {
 		"the device could not read the image from host memory",
 		"check the IOMMU setup and reload the driver" },
-	[HPU_FW_ERR_NO_IMAGE] = { "NO_IMAGE",
+	[HPU_FW_ERR_NO_IMAGE] = {
 		"no image to boot",
 		"install the image file or write an image to the flash with 'devlink dev flash'" },
 };
@@ -174,8 +177,8 @@ static const struct {
  */
 const char *hpu_fw_refusal_name(u32 code)
 {
-	return code < ARRAY_SIZE(hpu_fw_refusals) ?
-	       hpu_fw_refusals[code].name : "UNKNOWN";
+	return code < ARRAY_SIZE(hpu_fw_refusal_names) &&
+	       hpu_fw_refusal_names[code] ? hpu_fw_refusal_names[code] : "UNKNOWN";
 }
 
 /**

@@ -5,7 +5,8 @@
 # then "N passed, N failed".
 #   1. static checks: register header against the spec, uapi padding (pahole),
 #      documentation file tables and licence texts (tools/check-docs.py),
-#      kernel style (checkpatch --strict) and sparse, clang-tidy
+#      kernel style (checkpatch --strict) and sparse, the device model's
+#      QEMU checkpatch and names (tools/check-emu.sh), clang-tidy
 #   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
 #      then a second guest runs it again with QEMU's intel-iommu in strict
@@ -69,6 +70,7 @@ def static_checks(build):
         ("check/uapi header has no implicit padding", ["bash", "tools/check-uapi-padding.sh"]),
         ("check/documentation file tables and licence texts", ["python3", "tools/check-docs.py"]),
         ("check/kernel checkpatch --strict and sparse", ["bash", "tools/check-kernel.sh"]),
+        ("check/device model QEMU checkpatch and names", ["bash", "tools/check-emu.sh"]),
         ("check/clang-tidy", ["bash", "tools/check-tidy.sh", build]),
     ]
     for name, cmd in checks:

@@ -156,12 +156,7 @@ prepare_tree() {
 
 	devices_mak > "$tree/configs/devices/x86_64-softmmu/$DEVICES.mak"
 
-	# Wire hw/misc/hpu/ into the tree.
-	mkdir -p "$tree/hw/misc/hpu"
-	grep -qx "subdir('hpu')" "$tree/hw/misc/meson.build" ||
-		echo "subdir('hpu')" >> "$tree/hw/misc/meson.build"
-	grep -qx "source hpu/Kconfig" "$tree/hw/misc/Kconfig" ||
-		printf '\nsource hpu/Kconfig\n' >> "$tree/hw/misc/Kconfig"
+	wire_tree
 	sync_model
 
 	say "configuring (log: $tree/configure.log)"
@@ -169,6 +164,28 @@ prepare_tree() {
 		../configure "${CONFIGURE_ARGS[@]}") > "$tree/configure.log" 2>&1 ||
 		die "configure failed; see $tree/configure.log"
 	echo "$tree_key" > "$tree/.hpu-tree-key"
+}
+
+# Wire hw/misc/hpu/ into the tree (idempotent, also on an existing tree):
+# its meson.build and Kconfig, and its trace-events among QEMU's
+# trace_events_subdirs (the top-level meson.build, before subdir('trace')).
+# The trace group counts only while the synced model has a trace-events
+# file, so the same tree still configures when a checkout without one is
+# synced into it.
+wire_tree() {
+	mkdir -p "$tree/hw/misc/hpu"
+	grep -qx "subdir('hpu')" "$tree/hw/misc/meson.build" ||
+		echo "subdir('hpu')" >> "$tree/hw/misc/meson.build"
+	grep -qx "source hpu/Kconfig" "$tree/hw/misc/Kconfig" ||
+		printf '\nsource hpu/Kconfig\n' >> "$tree/hw/misc/Kconfig"
+	if ! grep -qF "hw/misc/hpu/trace-events" "$tree/meson.build"; then
+		grep -qx "subdir('trace')" "$tree/meson.build" ||
+			die "no subdir('trace') in $tree/meson.build"
+		sed -i "/^subdir('trace')\$/i\\
+if fs.is_file('hw/misc/hpu/trace-events')\\
+  trace_events_subdirs += [ 'hw/misc/hpu' ]\\
+endif" "$tree/meson.build"
+	fi
 }
 
 # Copy emu/* and include/hw/*.h into hw/misc/hpu/ where the content changed,
@@ -201,6 +218,7 @@ sync_model() {
 if [ ! -f "$tree/.hpu-tree-key" ] || [ "$(cat "$tree/.hpu-tree-key")" != "$tree_key" ]; then
 	prepare_tree
 else
+	wire_tree
 	sync_model
 fi
 

@@ -153,20 +153,7 @@
 #define HPU_REG_FW_BUILD(n)		(0x4040 + 4 * (n))	/* RO, n = 0..7 */
 #define   HPU_FW_BUILD_LEN		32
 
-/* Refusal codes of BOOT_ERROR and FLASH_ERROR */
-#define HPU_FW_ERR_NONE			0
-#define HPU_FW_ERR_BAD_MAGIC		1
-#define HPU_FW_ERR_BAD_FORMAT		2
-#define HPU_FW_ERR_TOO_LARGE		3
-#define HPU_FW_ERR_TRUNCATED		4
-#define HPU_FW_ERR_CORRUPT		5
-#define HPU_FW_ERR_UNSIGNED		6
-#define HPU_FW_ERR_NO_KEY		7
-#define HPU_FW_ERR_BAD_SIGNATURE	8
-#define HPU_FW_ERR_TOO_OLD		9
-#define HPU_FW_ERR_BAD_LAYOUT		10
-#define HPU_FW_ERR_DMA_ERROR		11
-#define HPU_FW_ERR_NO_IMAGE		12
+/* Refusal codes of BOOT_ERROR and FLASH_ERROR: HPU_FW_ERR_* in hpu_fw_image.h */
 
 /* Mailbox, BAR0 + 0x4100 */
 #define HPU_REG_MBOX_CMD		0x4100	/* RW */

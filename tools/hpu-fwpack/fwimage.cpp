@@ -76,6 +76,17 @@ uint32_t number(std::string_view w, unsigned line)
     return v;
 }
 
+void put16(Bytes &b, size_t off, uint16_t v)
+{
+    b[off] = uint8_t(v);
+    b[off + 1] = uint8_t(v >> 8);
+}
+
+uint16_t get16(const Bytes &b, size_t off)
+{
+    return uint16_t(b[off] | b[off + 1] << 8);
+}
+
 void put32(Bytes &b, size_t off, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -273,9 +284,9 @@ Bytes layout(const Source &src, bool signed_image)
     for (size_t i = 0; i < sects.size(); i++) {
         off = (off + 7) & ~size_t(7);
         size_t t = HPU_FW_HEADER_SIZE + i * sizeof(hpu_fw_section);
-        put32(img, t, sects[i].type);
-        put32(img, t + 4, uint32_t(off));
-        put32(img, t + 8, uint32_t(sects[i].data.size()));
+        put32(img, t + offsetof(hpu_fw_section, type), sects[i].type);
+        put32(img, t + offsetof(hpu_fw_section, offset), uint32_t(off));
+        put32(img, t + offsetof(hpu_fw_section, size), uint32_t(sects[i].data.size()));
         img.resize(off);
         img.insert(img.end(), sects[i].data.begin(), sects[i].data.end());
         off = img.size();
@@ -283,15 +294,15 @@ Bytes layout(const Source &src, bool signed_image)
     if (img.size() + (signed_image ? HPU_FW_SIG_SIZE : 0) > HPU_FW_MAX_SIZE)
         throw Error("image would exceed " + std::to_string(HPU_FW_MAX_SIZE) + " bytes");
 
-    put32(img, 0, HPU_FW_MAGIC);
-    img[4] = HPU_FW_FORMAT_VERSION;
-    img[6] = HPU_FW_HEADER_SIZE;
-    put32(img, 8, src.version);
-    put32(img, 12, uint32_t(img.size()));
-    put32(img, 16, uint32_t(sects.size()));
-    put32(img, 20, signed_image ? HPU_FW_FLAG_SIGNED : 0);
+    put32(img, HPU_FW_HDR_OFF(magic), HPU_FW_MAGIC);
+    put16(img, HPU_FW_HDR_OFF(format_version), HPU_FW_FORMAT_VERSION);
+    put16(img, HPU_FW_HDR_OFF(header_size), HPU_FW_HEADER_SIZE);
+    put32(img, HPU_FW_HDR_OFF(fw_version), src.version);
+    put32(img, HPU_FW_HDR_OFF(image_size), uint32_t(img.size()));
+    put32(img, HPU_FW_HDR_OFF(num_sections), uint32_t(sects.size()));
+    put32(img, HPU_FW_HDR_OFF(flags), signed_image ? HPU_FW_FLAG_SIGNED : 0);
     std::copy_n(src.build.begin(), std::min<size_t>(src.build.size(), HPU_FW_BUILD_SIZE - 1),
-                img.begin() + 56);
+                img.begin() + HPU_FW_HDR_OFF(build));
     fix_checksum(img);
     return img;
 }
@@ -300,15 +311,16 @@ void fix_checksum(Bytes &image)
 {
     if (image.size() < HPU_FW_HEADER_SIZE)
         throw Error("image shorter than its header");
-    size_t n = std::min<size_t>(get32(image, 12), image.size());
+    size_t n = std::min<size_t>(get32(image, HPU_FW_HDR_OFF(image_size)), image.size());
     if (n < HPU_FW_HEADER_SIZE)
         throw Error("image_size shorter than the header");
-    checksum(image.data(), n, image.data() + HPU_FW_CHECKSUM_OFFSET);
+    checksum(image.data(), n, image.data() + HPU_FW_HDR_OFF(checksum));
 }
 
 void sign(Bytes &image, const Seed &seed)
 {
-    if (image.size() < HPU_FW_HEADER_SIZE || get32(image, 12) != image.size())
+    if (image.size() < HPU_FW_HEADER_SIZE ||
+        get32(image, HPU_FW_HDR_OFF(image_size)) != image.size())
         throw Error("sign() needs exactly the signed region");
     PublicKey pub = public_key(seed);
     hpu_fw_signature trailer{};
@@ -317,10 +329,10 @@ void sign(Bytes &image, const Seed &seed)
     ed25519_sha512_sign(pub.data(), seed.data(), image.size(), image.data(), trailer.signature);
     size_t off = image.size();
     image.resize(off + HPU_FW_SIG_SIZE);
-    put32(image, off, trailer.magic);
-    put32(image, off + 4, trailer.algorithm);
+    put32(image, off + HPU_FW_SIG_OFF(magic), trailer.magic);
+    put32(image, off + HPU_FW_SIG_OFF(algorithm), trailer.algorithm);
     std::copy(std::begin(trailer.signature), std::end(trailer.signature),
-              image.begin() + long(off) + 32);
+              image.begin() + long(off + HPU_FW_SIG_OFF(signature)));
 }
 
 Bytes pack(const Source &src, const Seed *seed)
@@ -375,16 +387,19 @@ PublicKey pubkey_from_text(std::string_view text)
 unsigned verify(const Bytes &img, const PublicKey *key, uint32_t min_version)
 {
     const size_t have = img.size();
-    if (have < HPU_FW_HEADER_SIZE || get32(img, 0) != HPU_FW_MAGIC)
+    if (have < HPU_FW_HEADER_SIZE || get32(img, HPU_FW_HDR_OFF(magic)) != HPU_FW_MAGIC)
         return HPU_FW_ERR_BAD_MAGIC;
-    uint32_t flags = get32(img, 20), version = get32(img, 8);
-    bool reserved_zero = std::all_of(img.begin() + 88, img.begin() + HPU_FW_HEADER_SIZE,
-                                     [](uint8_t b) { return b == 0; });
-    if ((img[4] | img[5] << 8) != HPU_FW_FORMAT_VERSION ||
-        (img[6] | img[7] << 8) != HPU_FW_HEADER_SIZE || (flags & ~HPU_FW_FLAG_SIGNED) ||
-        !reserved_zero || (version >> 24))
+    uint32_t flags = get32(img, HPU_FW_HDR_OFF(flags));
+    uint32_t version = get32(img, HPU_FW_HDR_OFF(fw_version));
+    bool reserved_zero =
+        std::all_of(img.begin() + HPU_FW_HDR_OFF(reserved), img.begin() + HPU_FW_HEADER_SIZE,
+                    [](uint8_t b) { return b == 0; });
+    if (get16(img, HPU_FW_HDR_OFF(format_version)) != HPU_FW_FORMAT_VERSION ||
+        get16(img, HPU_FW_HDR_OFF(header_size)) != HPU_FW_HEADER_SIZE ||
+        (flags & ~HPU_FW_FLAG_SIGNED) || !reserved_zero || (version >> 24))
         return HPU_FW_ERR_BAD_FORMAT;
-    uint64_t size = get32(img, 12), nsect = get32(img, 16);
+    uint64_t size = get32(img, HPU_FW_HDR_OFF(image_size));
+    uint64_t nsect = get32(img, HPU_FW_HDR_OFF(num_sections));
     uint64_t total = size + ((flags & HPU_FW_FLAG_SIGNED) ? HPU_FW_SIG_SIZE : 0);
     if (total > HPU_FW_MAX_SIZE || have > HPU_FW_MAX_SIZE)
         return HPU_FW_ERR_TOO_LARGE;
@@ -393,14 +408,16 @@ unsigned verify(const Bytes &img, const PublicKey *key, uint32_t min_version)
         return HPU_FW_ERR_TRUNCATED;
     uint8_t sum[HPU_FW_CHECKSUM_SIZE];
     checksum(img.data(), size, sum);
-    if (!std::equal(sum, sum + HPU_FW_CHECKSUM_SIZE, img.begin() + HPU_FW_CHECKSUM_OFFSET))
+    if (!std::equal(sum, sum + HPU_FW_CHECKSUM_SIZE, img.begin() + HPU_FW_HDR_OFF(checksum)))
         return HPU_FW_ERR_CORRUPT;
     if (!(flags & HPU_FW_FLAG_SIGNED))
         return HPU_FW_ERR_UNSIGNED;
     if (!key)
         return HPU_FW_ERR_NO_KEY;
-    if (get32(img, size) != HPU_FW_SIG_MAGIC || get32(img, size + 4) != HPU_FW_SIG_ED25519 ||
-        !ed25519_sha512_verify(key->data(), size, img.data(), img.data() + size + 32))
+    if (get32(img, size + HPU_FW_SIG_OFF(magic)) != HPU_FW_SIG_MAGIC ||
+        get32(img, size + HPU_FW_SIG_OFF(algorithm)) != HPU_FW_SIG_ED25519 ||
+        !ed25519_sha512_verify(key->data(), size, img.data(),
+                               img.data() + size + HPU_FW_SIG_OFF(signature)))
         return HPU_FW_ERR_BAD_SIGNATURE;
     if (version < min_version)
         return HPU_FW_ERR_TOO_OLD;

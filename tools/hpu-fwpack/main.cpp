@@ -49,13 +49,18 @@ void spit(const std::string &path, const void *p, size_t n)
     }
 }
 
+// The spec's name of a refusal code, from the table in hpu_fw_image.h.
 const char *refusal_name(unsigned code)
 {
-    static const char *const names[] = {
-        "NONE",   "BAD_MAGIC",     "BAD_FORMAT", "TOO_LARGE",  "TRUNCATED", "CORRUPT",  "UNSIGNED",
-        "NO_KEY", "BAD_SIGNATURE", "TOO_OLD",    "BAD_LAYOUT", "DMA_ERROR", "NO_IMAGE",
-    };
-    return code < std::size(names) ? names[code] : "UNKNOWN";
+    switch (code) {
+#define HPU_FWPACK_REFUSAL_CASE(name, value)                                                       \
+    case value:                                                                                    \
+        return #name;
+        HPU_FW_REFUSALS(HPU_FWPACK_REFUSAL_CASE)
+#undef HPU_FWPACK_REFUSAL_CASE
+    default:
+        return "UNKNOWN";
+    }
 }
 
 int check(const std::string &path, const std::optional<std::string> &pubfile, uint32_t min)

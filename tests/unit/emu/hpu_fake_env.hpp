@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 //
 // The fake environment the device-model core runs in for host unit tests:
-// it records raised MSI-X vectors and logged guest errors, holds the
-// one-shot timer until a test fires it, stands in for host memory with a
-// byte array at bus address HOST_BASE, counts lock use and engine kicks.
+// it records raised MSI-X vectors, logged guest errors and trace points
+// (counted per HpuTraceId), holds the one-shot timer until a test fires it,
+// stands in for host memory with a byte array at bus address HOST_BASE,
+// counts lock use and engine kicks.
 // Engines are stepped synchronously by the tests.  The boot ROM's worker
-// (hpu_core_fw_step()) runs synchronously too: Dev::wr() pumps it after the
+// (hpum_core_fw_step()) runs synchronously too: Dev::wr() pumps it after the
 // write that kicked it, unless a test sets Env::fw_manual and calls
 // Dev::fw_pump() itself (to run it late, or to make a reset overtake it).
 //
@@ -58,6 +59,8 @@ struct Env {
     unsigned int dma_writes = 0;
     bool reset_bh = false;               // reset_drained called, not run
     unsigned int drained = 0;            // reset_drained calls
+    // Trace points hit, per HpuTraceId (atomic: engine threads trace too)
+    unsigned int traces[HPU_TRACE_COUNT] = {};
     // Called (without the core lock) before each host read: lets a test
     // act while an engine is in the middle of a step.
     std::function<void(uint64_t addr)> on_dma_read;
@@ -204,7 +207,18 @@ inline void env_reset_drained(void *opaque)
     env->drained++;
 }
 
-inline const hpu_core_ops env_ops = {
+// A trace point: counted; the arguments are checked for range only.
+inline void env_trace(void *opaque, HpuTraceId id, const uint64_t *arg)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    (void)arg;
+    if (id < HPU_TRACE_COUNT) {
+        __atomic_fetch_add(&env->traces[id], 1u, __ATOMIC_RELAXED);
+    }
+}
+
+inline const HpuCoreOps env_ops = {
     .raise_msix = env_raise_msix,
     .log_guest_error = env_log,
     .arm_timer = env_arm_timer,
@@ -217,6 +231,7 @@ inline const hpu_core_ops env_ops = {
     .kick_engine = env_kick,
     .kick_fw = env_kick_fw,
     .reset_drained = env_reset_drained,
+    .trace = env_trace,
 };
 
 // Firmware images for the tests
@@ -272,7 +287,7 @@ struct DevOpts {
     std::vector<uint8_t> flash;         // power-on flash content
     hpu::fw::Source source = fw_source();
     uint64_t hbm = 4ULL << 30;
-    const hpu_core_ops *ops = &env_ops;  // a test's own (threaded) ops
+    const HpuCoreOps *ops = &env_ops;  // a test's own (threaded) ops
 };
 
 inline const uint8_t test_uuid[HPU_UUID_LEN] = {
@@ -282,7 +297,7 @@ inline const uint8_t test_uuid[HPU_UUID_LEN] = {
 
 struct Dev {
     Env env;
-    hpu_core core;
+    HpuCore core;
 
     explicit Dev(uint64_t hbm = 4ULL << 30, unsigned int nics = 10,
                  const char *serial = "HPU-0000000000")
@@ -295,18 +310,18 @@ struct Dev {
     explicit Dev(const DevOpts &o) { init(o, 10, "HPU-0000000000"); }
     void init(const DevOpts &o, unsigned int nics, const char *serial)
     {
-        hpu_core_config cfg;
+        HpuCoreConfig cfg;
         hpu::fw::PublicKey key = test_pubkey();
 
-        hpu_core_make_config(&cfg, o.hbm, nics, serial, test_uuid);
+        hpum_core_make_config(&cfg, o.hbm, nics, serial, test_uuid);
         if (o.key) {
             std::string hex = hpu::fw::to_hex(key.data(), key.size());
-            REQUIRE(hpu_core_parse_fw_key(hex.c_str(), &cfg, nullptr, 0));
+            REQUIRE(hpum_core_parse_fw_key(hex.c_str(), &cfg, nullptr, 0));
         }
         cfg.fw_min_version = o.min_version;
         cfg.fw_flash = o.flash.empty() ? nullptr : o.flash.data();
         cfg.fw_flash_len = static_cast<uint32_t>(o.flash.size());
-        REQUIRE(hpu_core_init(&core, o.ops, &env, &cfg));
+        REQUIRE(hpum_core_init(&core, o.ops, &env, &cfg));
         // The boot ROM initialises for HPU_ROM_INIT_NS after power-on.
         REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
         REQUIRE(env.timer_armed);
@@ -361,7 +376,7 @@ struct Dev {
     {
         CHECK_FALSE(env.lock_error);
         CHECK(env.locked == 0);
-        hpu_core_fini(&core);
+        hpum_core_fini(&core);
     }
     Dev(const Dev &) = delete;
     Dev &operator=(const Dev &) = delete;
@@ -371,23 +386,23 @@ struct Dev {
     {
         if (env.reset_bh) {
             env.reset_bh = false;
-            hpu_core_reset_finish(&core);
+            hpum_core_reset_finish(&core);
         }
     }
     uint32_t rd(uint64_t addr, unsigned int size = 4)
     {
         bh();
-        return static_cast<uint32_t>(hpu_core_read(&core, addr, size));
+        return static_cast<uint32_t>(hpum_core_read(&core, addr, size));
     }
     uint64_t rd64(uint64_t addr, unsigned int size)
     {
         bh();
-        return hpu_core_read(&core, addr, size);
+        return hpum_core_read(&core, addr, size);
     }
     void wr(uint64_t addr, uint64_t val, unsigned int size = 4)
     {
         bh();
-        hpu_core_write(&core, addr, val, size);
+        hpum_core_write(&core, addr, val, size);
         if (!env.fw_manual) {
             fw_pump();
         }
@@ -402,7 +417,7 @@ struct Dev {
             return 0;
         }
         fw_pumping = true;
-        while (hpu_core_fw_step(&core)) {
+        while (hpum_core_fw_step(&core)) {
             n++;
         }
         fw_pumping = false;
@@ -419,7 +434,7 @@ struct Dev {
             env.now = env.timer_deadline;
         }
         bh();
-        hpu_core_timer_expired(&core);
+        hpum_core_timer_expired(&core);
         // A hard reset's HBM clear runs on the worker even when a test
         // pumps it itself: no other job can be latched meanwhile.
         if (!env.fw_manual || core.hbm.clear_job) {

@@ -149,18 +149,18 @@ struct Rig : Dev {
     // HBM backdoor
     void bwrite(uint64_t off, const void *p, size_t n)
     {
-        REQUIRE(hpu_core_hbm_write(&core, off, p, n));
+        REQUIRE(hpum_core_hbm_write(&core, off, p, n));
     }
     std::vector<uint8_t> bread(uint64_t off, size_t n)
     {
         std::vector<uint8_t> v(n);
-        REQUIRE(hpu_core_hbm_read(&core, off, v.data(), n));
+        REQUIRE(hpum_core_hbm_read(&core, off, v.data(), n));
         return v;
     }
     uint64_t bread64(uint64_t off)
     {
         uint64_t v;
-        REQUIRE(hpu_core_hbm_read(&core, off, &v, 8));
+        REQUIRE(hpum_core_hbm_read(&core, off, &v, 8));
         return v;
     }
     void bwrite64(uint64_t off, uint64_t v) { bwrite(off, &v, 8); }
@@ -303,7 +303,7 @@ struct Rig : Dev {
         for (unsigned int n = 0; n < max_steps; n++) {
             bool more = false;
             for (unsigned int e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-                more |= hpu_core_engine_step(&core, e);
+                more |= hpum_core_engine_step(&core, e);
             }
             bh();
             if (!more) {

@@ -21,6 +21,7 @@
 # Copyright (c) 2026 The hpu authors
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,9 @@ ROOT = os.path.realpath(os.path.join(HERE, "..", "..", ".."))
 
 
 def regs_from_header():
-    """The #defines of include/hw/hpu_regs.h that are plain numbers."""
+    """The #defines of include/hw/hpu_regs.h that are plain numbers, and
+    the refusal codes HPU_FW_ERR_* of the HPU_FW_REFUSALS table in
+    include/hw/hpu_fw_image.h."""
     regs = {}
     with open(os.path.join(ROOT, "include", "hw", "hpu_regs.h")) as f:
         for line in f:
@@ -41,6 +44,9 @@ def regs_from_header():
                     regs[parts[1]] = int(parts[2], 0)
                 except ValueError:
                     pass
+    with open(os.path.join(ROOT, "include", "hw", "hpu_fw_image.h")) as f:
+        for m in re.finditer(r"^\s*X\((\w+), (\d+)\)", f.read(), re.M):
+            regs["HPU_FW_ERR_" + m.group(1)] = int(m.group(2))
     return regs
 
 

@@ -358,7 +358,7 @@ TEST_CASE("power-on reset abandons a soft reset", "[emu][reset]")
     d.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
     REQUIRE(d.env.timer_armed);
 
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     CHECK(d.env.cancels == 1u);
     // Only the boot ROM's initialisation timer is left.
     REQUIRE(d.env.timer_armed);
@@ -369,7 +369,7 @@ TEST_CASE("power-on reset abandons a soft reset", "[emu][reset]")
     CHECK(d.rd(HPU_REG_IRQ_MASK) == 0u);
 
     // A late expiry (the timer raced with the reset) changes nothing.
-    hpu_core_timer_expired(&d.core);
+    hpum_core_timer_expired(&d.core);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     CHECK(d.rd(HPU_REG_RESET_COUNT) == 0u);
     CHECK(d.rd(HPU_REG_IRQ_STATUS) == 0u);
@@ -427,33 +427,33 @@ TEST_CASE("property limits", "[emu][config]")
     char err[160];
     const uint64_t M = 1ULL << 20, G = 1ULL << 30;
 
-    CHECK(hpu_core_check_config(256 * M, 0, "", err, sizeof(err)));
-    CHECK(hpu_core_check_config(32 * G, 10, "0123456789abcdef", err,
-                                sizeof(err)));
-    CHECK(hpu_core_check_config(4 * G, 10, "HPU-0000000000", nullptr, 0));
-    CHECK(hpu_core_check_config(4 * G, 10, " ~", err, sizeof(err)));
+    CHECK(hpum_core_check_config(256 * M, 0, "", err, sizeof(err)));
+    CHECK(hpum_core_check_config(32 * G, 10, "0123456789abcdef", err,
+                                 sizeof(err)));
+    CHECK(hpum_core_check_config(4 * G, 10, "HPU-0000000000", nullptr, 0));
+    CHECK(hpum_core_check_config(4 * G, 10, " ~", err, sizeof(err)));
 
     SECTION("hbm-size") {
         const uint64_t bad = GENERATE(0ULL, 128ULL << 20, (256ULL << 20) + 1,
                                       (768ULL << 20) + 4096, 32ULL << 30 |
                                       256ULL << 20, 64ULL << 30);
 
-        CHECK_FALSE(hpu_core_check_config(bad, 10, "x", err, sizeof(err)));
+        CHECK_FALSE(hpum_core_check_config(bad, 10, "x", err, sizeof(err)));
         CHECK(std::string(err).find("hbm-size") != std::string::npos);
     }
     SECTION("nic-ports") {
-        CHECK_FALSE(hpu_core_check_config(4 * G, 11, "x", err, sizeof(err)));
+        CHECK_FALSE(hpum_core_check_config(4 * G, 11, "x", err, sizeof(err)));
         CHECK(std::string(err).find("nic-ports") != std::string::npos);
     }
     SECTION("serial length") {
-        CHECK_FALSE(hpu_core_check_config(4 * G, 10, "0123456789abcdefg",
-                                          err, sizeof(err)));
+        CHECK_FALSE(hpum_core_check_config(4 * G, 10, "0123456789abcdefg",
+                                           err, sizeof(err)));
         CHECK(std::string(err).find("serial") != std::string::npos);
     }
     SECTION("serial characters") {
         const char *bad = GENERATE("a\tb", "caf\xc3\xa9", "\x7f", "new\nline");
 
-        CHECK_FALSE(hpu_core_check_config(4 * G, 10, bad, err, sizeof(err)));
+        CHECK_FALSE(hpum_core_check_config(4 * G, 10, bad, err, sizeof(err)));
         CHECK(std::string(err).find("serial") != std::string::npos);
     }
 }

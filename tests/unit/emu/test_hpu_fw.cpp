@@ -30,10 +30,7 @@ static_assert(offsetof(hpu_fw_header, checksum) == HPU_FW_CHECKSUM_OFFSET);
 static_assert(offsetof(hpu_fw_header, build) == 56);
 static_assert(offsetof(hpu_fw_header, reserved) == 88);
 static_assert(offsetof(hpu_fw_signature, signature) == 32);
-static_assert(HPU_FW_MAX_SIZE == HPU_FW_IMAGE_MAX);
 static_assert(HPU_FW_BUILD_SIZE == HPU_FW_BUILD_LEN);
-static_assert(HPU_FW_PUBKEY_SIZE == HPU_FW_KEY_LEN);
-static_assert(HPU_FW_MAX_CLOCKS == HPU_FW_MAX_CLOCK_LEVELS);
 
 namespace {
 
@@ -693,21 +690,21 @@ TEST_CASE("boot ROM registers follow their access types", "[emu][fw][regs]")
 
 TEST_CASE("fw-pubkey property parsing", "[emu][fw][config]")
 {
-    hpu_core_config cfg{};
+    HpuCoreConfig cfg{};
     char err[160];
 
-    CHECK(hpu_core_parse_fw_key("", &cfg, err, sizeof(err)));
+    CHECK(hpum_core_parse_fw_key("", &cfg, err, sizeof(err)));
     CHECK_FALSE(cfg.fw_key_set);
-    CHECK(hpu_core_parse_fw_key(nullptr, &cfg, err, sizeof(err)));
-    CHECK_FALSE(hpu_core_parse_fw_key("abcd", &cfg, err, sizeof(err)));
+    CHECK(hpum_core_parse_fw_key(nullptr, &cfg, err, sizeof(err)));
+    CHECK_FALSE(hpum_core_parse_fw_key("abcd", &cfg, err, sizeof(err)));
     CHECK(std::string(err).find("fw-pubkey") != std::string::npos);
     std::string hex(64, 'A');
     hex[10] = 'x';
-    CHECK_FALSE(hpu_core_parse_fw_key(hex.c_str(), &cfg, err, sizeof(err)));
+    CHECK_FALSE(hpum_core_parse_fw_key(hex.c_str(), &cfg, err, sizeof(err)));
     CHECK(std::string(err).find("position 10") != std::string::npos);
     auto key = test_pubkey();
     std::string good = hpu::fw::to_hex(key.data(), key.size());
-    CHECK(hpu_core_parse_fw_key(good.c_str(), &cfg, err, sizeof(err)));
+    CHECK(hpum_core_parse_fw_key(good.c_str(), &cfg, err, sizeof(err)));
     CHECK(cfg.fw_key_set);
     CHECK(std::equal(key.begin(), key.end(), cfg.fw_key));
 }
@@ -880,7 +877,7 @@ TEST_CASE("fw-flash shorter than a header: FLASH_VERSION from fw_version",
     CHECK(d.rd(HPU_REG_FLASH_VERSION) == 0);
 }
 
-// The boot ROM's worker (emu/hpu_core.h, hpu_core_fw_step())
+// The boot ROM's worker (emu/hpu_core.h, hpum_core_fw_step())
 
 constexpr uint64_t FW_RETRY_NS = 100000;        // hpu_fw.c HPU_FW_RETRY_NS
 
@@ -976,7 +973,7 @@ TEST_CASE("a reset that overtakes the worker discards its result",
         d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_FLASH);
         CHECK(d.fw_pump() == 1);
         CHECK(d.core.rom.verified);
-        hpu_core_reset(&d.core);
+        hpum_core_reset(&d.core);
         CHECK_FALSE(d.core.rom.verified);
         CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
         d.advance(HPU_ROM_INIT_NS);
@@ -1481,7 +1478,7 @@ TEST_CASE("power-on reset keeps the flash and restarts the boot ROM",
     d.advance(HPU_FLASH_WRITE_NS);
     REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
     d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);   // abandoned by the reset
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_IDLE);
     CHECK(d.rd(HPU_REG_FLASH_VERSION) == HPU_FW_VERSION(1, 2, 3));
@@ -1559,7 +1556,7 @@ TEST_CASE("INJ_FLASH 1 corrupts the stored image: BOOT_FLASH fails CORRUPT",
     d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
     d.advance(HPU_FLASH_WRITE_NS);
     REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
-    const struct hpu_flash_img *before = d.core.flash.img;
+    const HpuFlashImg *before = d.core.flash.img;
     d.env.errors.clear();
     d.wr(HPU_REG_INJ_FLASH, HPU_INJ_FLASH_CORRUPT);
     CHECK(d.env.errors.empty());
@@ -1626,7 +1623,7 @@ TEST_CASE("INJ_FLASH with an empty flash or another value does nothing",
     d.wr(HPU_REG_FLASH_CMD, HPU_FLASH_WRITE);
     d.advance(HPU_FLASH_WRITE_NS);
     REQUIRE(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_DONE);
-    const struct hpu_flash_img *before = d.core.flash.img;
+    const HpuFlashImg *before = d.core.flash.img;
     d.env.errors.clear();
     d.wr(HPU_REG_INJ_FLASH, 2);
     CHECK(logged(d, "INJ_FLASH written with 2"));

@@ -16,20 +16,20 @@ TEST_CASE("HBM is sparse and reads zero where never written", "[emu][hbm]")
 {
     Rig r(32ULL << 30);
 
-    CHECK(hpu_core_hbm_backed(&r.core) == 0);
+    CHECK(hpum_core_hbm_backed(&r.core) == 0);
     auto z = r.bread((32ULL << 30) - 64, 64);
     // NOLINTNEXTLINE
     CHECK(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
     uint32_t v = 0xa5a5a5a5;
     r.bwrite((20ULL << 30) + 3, &v, 4);
-    CHECK(hpu_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
+    CHECK(hpum_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
     uint8_t out[8];
-    REQUIRE(hpu_core_hbm_read(&r.core, (20ULL << 30) + 1, out, 8));
+    REQUIRE(hpum_core_hbm_read(&r.core, (20ULL << 30) + 1, out, 8));
     CHECK(out[0] == 0);
     CHECK(out[2] == 0xa5);
     CHECK(out[5] == 0xa5);
     CHECK(out[6] == 0);
-    CHECK_FALSE(hpu_core_hbm_read(&r.core, 32ULL << 30, out, 1));
+    CHECK_FALSE(hpum_core_hbm_read(&r.core, 32ULL << 30, out, 1));
 }
 
 TEST_CASE("BAR4 window reaches HBM at HBM_WIN_BASE", "[emu][hbm][window]")
@@ -41,8 +41,8 @@ TEST_CASE("BAR4 window reaches HBM at HBM_WIN_BASE", "[emu][hbm][window]")
                                        uint64_t{HPU_BAR_HBM_SIZE} - 8);
         for (unsigned int size = 1; size <= 8; size++) {
             uint64_t val = 0x1122334455667788ULL & (~0ULL >> (64 - 8 * size));
-            hpu_core_hbm_window_write(&r.core, addr, val, size);
-            CHECK(hpu_core_hbm_window_read(&r.core, addr, size) == val);
+            hpum_core_hbm_window_write(&r.core, addr, val, size);
+            CHECK(hpum_core_hbm_window_read(&r.core, addr, size) == val);
             auto b = r.bread(addr, size);
             for (unsigned int i = 0; i < size; i++) {
                 CHECK(b[i] == static_cast<uint8_t>(val >> (8 * i)));
@@ -54,22 +54,22 @@ TEST_CASE("BAR4 window reaches HBM at HBM_WIN_BASE", "[emu][hbm][window]")
         r.wr(HPU_REG_HBM_WIN_BASE_LO, 0x0c000000u | 0x1234u);
         CHECK(r.rd(HPU_REG_HBM_WIN_BASE_LO) == 0x0c000000u);
         CHECK(r.env.errors.size() == 1);
-        hpu_core_hbm_window_write(&r.core, 0x10, 0xdeadbeef, 4);
+        hpum_core_hbm_window_write(&r.core, 0x10, 0xdeadbeef, 4);
         CHECK(r.bread64(0x0c000010) == 0xdeadbeefu);
     }
     SECTION("bytes beyond HBM: read 0, write dropped, BAD_ACCESS") {
         r.wr(HPU_REG_HBM_WIN_BASE_LO, (1u << 30) - HPU_BAR_HBM_SIZE);
-        hpu_core_hbm_window_write(&r.core, HPU_BAR_HBM_SIZE - 4, 0x01020304, 4);
-        CHECK(hpu_core_hbm_window_read(&r.core, HPU_BAR_HBM_SIZE - 4, 4) ==
+        hpum_core_hbm_window_write(&r.core, HPU_BAR_HBM_SIZE - 4, 0x01020304, 4);
+        CHECK(hpum_core_hbm_window_read(&r.core, HPU_BAR_HBM_SIZE - 4, 4) ==
               0x01020304u);
         CHECK(r.error() == 0);
         r.wr(HPU_REG_HBM_WIN_BASE_HI, 1);       // window at 4 GiB + ...
-        CHECK(hpu_core_hbm_window_read(&r.core, 0, 4) == 0u);
+        CHECK(hpum_core_hbm_window_read(&r.core, 0, 4) == 0u);
         CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
         r.wr(HPU_REG_ERROR, HPU_ERROR_BAD_ACCESS);
-        hpu_core_hbm_window_write(&r.core, 0, 1, 1);
+        hpum_core_hbm_window_write(&r.core, 0, 1, 1);
         CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
-        CHECK(hpu_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
+        CHECK(hpum_core_hbm_backed(&r.core) == HPU_HBM_CHUNK_SIZE);
     }
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("the scrubber zeroes HBM and frees its backing", "[emu][hbm][scrub]")
     auto fill = pattern_bytes(6 * MiB, 1);
 
     r.bwrite(2 * MiB, fill.data(), fill.size());
-    REQUIRE(hpu_core_hbm_backed(&r.core) == 6 * MiB);
+    REQUIRE(hpum_core_hbm_backed(&r.core) == 6 * MiB);
 
     SECTION("a good range") {
         r.wr(HPU_REG_SCRUB_ADDR_LO, 4 * MiB);
@@ -87,7 +87,7 @@ TEST_CASE("the scrubber zeroes HBM and frees its backing", "[emu][hbm][scrub]")
         r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
         CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
         CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 1u);
-        CHECK(hpu_core_hbm_backed(&r.core) == 4 * MiB);
+        CHECK(hpum_core_hbm_backed(&r.core) == 4 * MiB);
         auto b = r.bread(2 * MiB, 6 * MiB);
         CHECK(std::equal(b.begin(), b.begin() + 2 * MiB, fill.begin()));
         CHECK(std::all_of(b.begin() + 2 * MiB, b.begin() + 4 * MiB,
@@ -109,7 +109,7 @@ TEST_CASE("the scrubber zeroes HBM and frees its backing", "[emu][hbm][scrub]")
             CHECK(r.rd(HPU_REG_SCRUB_STATUS) == HPU_SCRUB_ERROR);
         }
         CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 0u);
-        CHECK(hpu_core_hbm_backed(&r.core) == 6 * MiB);
+        CHECK(hpum_core_hbm_backed(&r.core) == 6 * MiB);
         CHECK(r.env.errors.size() == std::size(bad));
         // the next good start clears ERROR
         r.wr(HPU_REG_SCRUB_ADDR_LO, 0);

@@ -121,6 +121,26 @@ TEST_CASE("WRITE_VALUE writes 32 bits to host or HBM", "[emu][packet]")
     CHECK(r.bread64(96) == 0x1234567800000000ULL);
 }
 
+TEST_CASE("A submission passes the doorbell, fetch, packet and completion "
+          "trace points", "[emu][trace]")
+{
+    Rig r;
+    uint64_t h = r.halloc(16);
+    unsigned int before[HPU_TRACE_COUNT];
+
+    std::copy(std::begin(r.env.traces), std::end(r.env.traces), before);
+    Cb cb;
+    cb.write_value(1, host_addr(h)).nop();
+    CHECK(r.run_cb(cb).status == HPU_CQ_OK);
+    CHECK(r.env.traces[HPU_TRACE_DOORBELL] > before[HPU_TRACE_DOORBELL]);
+    CHECK(r.env.traces[HPU_TRACE_DESC_FETCH] ==
+          before[HPU_TRACE_DESC_FETCH] + 1);
+    CHECK(r.env.traces[HPU_TRACE_PACKET] == before[HPU_TRACE_PACKET] + 2);
+    CHECK(r.env.traces[HPU_TRACE_COMPLETION] ==
+          before[HPU_TRACE_COMPLETION] + 1);
+    CHECK(r.env.traces[HPU_TRACE_MMU_FAULT] == before[HPU_TRACE_MMU_FAULT]);
+}
+
 TEST_CASE("SOB_UPDATE and WAIT: one stream releases another", "[emu][sync]")
 {
     Rig r;
@@ -295,7 +315,7 @@ TEST_CASE("a bad configuration halts the stream", "[emu][qm]")
     CHECK(r.status(4, 2) == (HPU_QS_STATUS_HALTED | HPU_QS_STATUS_IDLE));
     CHECK(r.env.errors.size() == 1);
     r.wr(r.qreg(4, 2, HPU_QS_PI), 1);
-    CHECK_FALSE(hpu_core_engine_step(&r.core, 4));
+    CHECK_FALSE(hpum_core_engine_step(&r.core, 4));
     r.wr(r.qreg(4, 2, HPU_QS_CTRL), 0);
     CHECK(r.status(4, 2) == HPU_QS_STATUS_IDLE);
 }
@@ -449,9 +469,9 @@ TEST_CASE("soft reset aborts in-flight work and clears engine state",
 
     r.submit(0, 0, Cb().wait(1, 1, HPU_WAIT_GE));
     r.submit(6, 1, Cb().nop().nop().nop());
-    hpu_core_engine_step(&r.core, 0);
-    hpu_core_engine_step(&r.core, 0);
-    hpu_core_engine_step(&r.core, 6);               // fetched, not run
+    hpum_core_engine_step(&r.core, 0);
+    hpum_core_engine_step(&r.core, 0);
+    hpum_core_engine_step(&r.core, 6);               // fetched, not run
     r.wr(HPU_REG_SOB(3), 9);
     r.wr(HPU_REG_FAULT_INFO, 0);
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
@@ -499,7 +519,7 @@ TEST_CASE("no new work is taken during a soft reset", "[emu][reset][qm]")
     r.setup_stream(0, 0);
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
     r.submit(0, 0, Cb().sob_update(1, 1, 0));
-    CHECK_FALSE(hpu_core_engine_ready(&r.core, 0));
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, 0));
     r.run();
     CHECK(r.rd(HPU_REG_SOB(1)) == 0u);
     r.fire_timer();
@@ -512,8 +532,8 @@ TEST_CASE("power-on reset drops engine state", "[emu][reset][qm]")
     r.setup_stream(0, 0);
     r.submit(0, 0, Cb().wait(1, 1, HPU_WAIT_GE));
     r.run();
-    hpu_core_reset(&r.core);
-    CHECK_FALSE(hpu_core_engine_ready(&r.core, 0));
+    hpum_core_reset(&r.core);
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, 0));
     CHECK(r.status(0, 0) == HPU_QS_STATUS_IDLE);
     CHECK(r.cq_pi(0, 0) == 0u);
 }

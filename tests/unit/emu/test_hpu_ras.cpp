@@ -61,7 +61,7 @@ TEST_CASE("the management CPU runs 20 ms after the ROM accepts an image",
 {
     Dev d;
 
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     CHECK(d.rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);
     d.advance(HPU_ROM_INIT_NS);
     d.load_image(fw_image());
@@ -103,7 +103,7 @@ TEST_CASE("heartbeat requests written while booting are answered once running",
 {
     Dev d;
 
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     d.advance(HPU_ROM_INIT_NS);
     d.load_image(fw_image());
     d.wr(HPU_REG_BOOT_CMD, HPU_BOOT_HOST);
@@ -283,7 +283,7 @@ TEST_CASE("INJ_QUIESCE: streams that never stop and a hard reset that never comp
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
 
     // Power-on (FLR) ends both.
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
     CHECK(d.rd(HPU_REG_INJ_QUIESCE) == 0u);
     CHECK((d.rd(qs) & HPU_QS_STATUS_IDLE) != 0u);
@@ -340,7 +340,7 @@ TEST_CASE("hard reset sequence: what is cleared and what survives",
     CHECK(r.env.errors.size() == 3);
     CHECK(r.rd(HPU_REG_SCRATCH) == 0u);
     CHECK(r.error() == 0u);
-    CHECK(hpu_core_hbm_window_read(&r.core, 0, 4) == 0u);
+    CHECK(hpum_core_hbm_window_read(&r.core, 0, 4) == 0u);
 
     r.advance(HPU_HARD_RESET_NS - 1);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
@@ -366,8 +366,8 @@ TEST_CASE("hard reset sequence: what is cleared and what survives",
     CHECK(r.rd(HPU_REG_RESET_COUNT) == 0u);         // the soft one never completed
     // HBM lost, poison gone
     CHECK(r.bread64(100 * MiB) == 0u);
-    CHECK(hpu_core_hbm_backed(&r.core) == 0u);
-    CHECK(hpu_core_hbm_window_read(&r.core, 0, 4) == 0u);
+    CHECK(hpum_core_hbm_backed(&r.core) == 0u);
+    CHECK(hpum_core_hbm_window_read(&r.core, 0, 4) == 0u);
     // kept
     CHECK(r.rd(HPU_REG_IRQ_MASK) == HPU_IRQ_RESET_DONE);
     CHECK(r.rd(HPU_REG_IRQ_TEST_COUNT) == 1u);
@@ -407,12 +407,12 @@ TEST_CASE("hard reset stops streams without completion records",
     r.submit(0, 0, Cb().wait(1, 1, HPU_WAIT_GE));
     r.submit(2, 1, Cb().nop().nop());
     r.submit(4, 3, Cb().nop());
-    hpu_core_engine_step(&r.core, 0);
-    hpu_core_engine_step(&r.core, 0);               // waiting
-    hpu_core_engine_step(&r.core, 2);               // fetched
+    hpum_core_engine_step(&r.core, 0);
+    hpum_core_engine_step(&r.core, 0);               // waiting
+    hpum_core_engine_step(&r.core, 2);               // fetched
     r.run();                                         // engine 4 hangs
     REQUIRE(r.status(0, 0) == HPU_QS_STATUS_WAITING);
-    REQUIRE_FALSE(hpu_core_engine_ready(&r.core, 4));
+    REQUIRE_FALSE(hpum_core_engine_ready(&r.core, 4));
     std::vector<uint8_t> cq0(r.hp(r.q[0][0].cq), r.hp(r.q[0][0].cq) + 16);
 
     r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
@@ -424,7 +424,7 @@ TEST_CASE("hard reset stops streams without completion records",
     CHECK(r.hrd32(r.q[4][3].cq + 8) == 0u);
     CHECK(r.cq_pi(0, 0) == 0u);
     for (unsigned int e = 0; e < HPU_H1_DMA_ENGINES; e++) {
-        CHECK_FALSE(hpu_core_engine_ready(&r.core, e));
+        CHECK_FALSE(hpum_core_engine_ready(&r.core, e));
     }
     // the hung engine works again
     r.q[4][3] = {};
@@ -440,7 +440,7 @@ TEST_CASE("hard reset while an engine is in the middle of a copy",
     r.bwrite64(50 * MiB, 0xfeed);
     r.setup_stream(1, 0);
     r.submit(1, 0, Cb().lin_dma(host_addr(src), 40 * MiB, n));
-    hpu_core_engine_step(&r.core, 1);               // fetch
+    hpum_core_engine_step(&r.core, 1);               // fetch
     int reads = 0;
     bool timer_seen_busy = false;
     r.env.on_dma_read = [&](uint64_t) {
@@ -451,7 +451,7 @@ TEST_CASE("hard reset while an engine is in the middle of a copy",
                               HPU_STATUS_HARD_RESET_BUSY;
         }
     };
-    hpu_core_engine_step(&r.core, 1);               // the LIN_DMA
+    hpum_core_engine_step(&r.core, 1);               // the LIN_DMA
     r.env.on_dma_read = nullptr;
     CHECK(timer_seen_busy);
     CHECK(r.hrd32(r.q[1][0].cq + 8) == 0u);         // no record
@@ -460,14 +460,14 @@ TEST_CASE("hard reset while an engine is in the middle of a copy",
     // HBM lost, including what the engine copied before the reset
     CHECK(r.bread64(40 * MiB) == 0u);
     CHECK(r.bread64(50 * MiB) == 0u);
-    CHECK(hpu_core_hbm_backed(&r.core) == 0u);
+    CHECK(hpum_core_hbm_backed(&r.core) == 0u);
 }
 
 TEST_CASE("power-on reset abandons a hard reset", "[emu][hard-reset]")
 {
     Dev d;
     d.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
-    hpu_core_reset(&d.core);
+    hpum_core_reset(&d.core);
     CHECK(d.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
     reboot(d);
     CHECK(d.rd(HPU_REG_HARD_RESET_COUNT) == 0u);
@@ -537,7 +537,7 @@ TEST_CASE("the watchdog ignores idle and waiting streams", "[emu][wdt]")
     }
     r.submit(0, 1, cb);
     for (int i = 0; i < 40 && r.cq_pi(0, 1) == 0; i++) {
-        hpu_core_engine_step(&r.core, 0);
+        hpum_core_engine_step(&r.core, 0);
         r.advance(6 * MS);
     }
     CHECK(r.cq_pi(0, 1) == 1u);
@@ -564,7 +564,7 @@ TEST_CASE("INJ_HANG + watchdog: ENGINE_HANG once per hung stream, STATUS.HUNG, "
     r.submit(5, 0, Cb().nop().nop(), 0, 0x50);
     r.submit(5, 2, Cb().nop(), 0, 0x52);
     r.run();
-    CHECK_FALSE(hpu_core_engine_ready(&r.core, 5));
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, 5));
     CHECK(r.status(5, 0) == 0u);                    // in flight, not idle
     CHECK(r.cq_pi(5, 0) == 0u);
     r.advance(10 * MS - 1);
@@ -617,7 +617,7 @@ TEST_CASE("INJ_HANG stops a LIN_DMA between pieces", "[emu][inj]")
     std::memset(r.hp(src), 0x3c, n);
     r.setup_stream(2, 0);
     r.submit(2, 0, Cb().lin_dma(host_addr(src), 40 * MiB, n));
-    hpu_core_engine_step(&r.core, 2);               // fetch
+    hpum_core_engine_step(&r.core, 2);               // fetch
     int reads = 0;
     r.env.on_dma_read = [&](uint64_t) {
         // reads 1-2: the packet; 3: the first 1 MiB piece of data
@@ -625,14 +625,14 @@ TEST_CASE("INJ_HANG stops a LIN_DMA between pieces", "[emu][inj]")
             r.wr(HPU_REG_INJ_HANG, 1u << 2);
         }
     };
-    hpu_core_engine_step(&r.core, 2);
+    hpum_core_engine_step(&r.core, 2);
     r.env.on_dma_read = nullptr;
     CHECK(reads == 3);                              // one piece, then stuck
     CHECK(r.bread64(40 * MiB + MiB - 8) == 0x3c3c3c3c3c3c3c3cULL);
     CHECK(r.bread64(40 * MiB + MiB) == 0u);
-    CHECK_FALSE(hpu_core_engine_ready(&r.core, 2));
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, 2));
     r.wr(HPU_REG_INJ_HANG, 0);                      // does not release it
-    CHECK_FALSE(hpu_core_engine_ready(&r.core, 2));
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, 2));
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
     r.run();
     CHECK(r.cqe(2, 0, 0).status == HPU_CQ_ABORTED);
@@ -817,8 +817,8 @@ TEST_CASE("an uncorrectable ECC error poisons its 2 MiB page until scrubbed",
     CHECK(r.bread64(page + 64) == 0xabcdefu);
     // BAR4 reads all ones, writes dropped
     r.wr(HPU_REG_HBM_WIN_BASE_LO, 0);
-    CHECK(hpu_core_hbm_window_read(&r.core, page + 64, 4) == 0xffffffffu);
-    hpu_core_hbm_window_write(&r.core, page + 64, 7, 4);
+    CHECK(hpum_core_hbm_window_read(&r.core, page + 64, 4) == 0xffffffffu);
+    hpum_core_hbm_window_write(&r.core, page + 64, 7, 4);
     CHECK(r.bread64(page + 64) == 0xabcdefu);
     // a soft reset keeps the poison
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);

@@ -7,7 +7,7 @@
 // 24-bit completion offset, WREG privilege before its fields are fetched,
 // and the scrubber running on the worker instead of in the MMIO write;
 // and the review of those fixes: resets that never wait (the function in
-// reset until DMA begun before drains), hpu_core_kill() not waiting, the
+// reset until DMA begun before drains), hpum_core_kill() not waiting, the
 // hard reset's HBM clear on the worker, SCRUB_STATUS.ERROR of a refused start kept past a completing scrub.
 //
 // Copyright (c) 2026 The hpu authors
@@ -64,7 +64,7 @@ TEST_CASE("a power-on reset during a LIN_DMA source read: no destination "
     r.env.on_dma_read = [&](uint64_t addr) {
         if (addr == src && !reset) {
             reset = true;
-            hpu_core_reset(&r.core);
+            hpum_core_reset(&r.core);
         }
     };
     unsigned int writes_after = 0;
@@ -94,7 +94,7 @@ TEST_CASE("a packet fetched before a power-on reset runs nothing after it",
     r.env.on_dma_read = [&](uint64_t addr) {
         if (addr == cb_bus && !reset) {
             reset = true;
-            hpu_core_reset(&r.core);
+            hpum_core_reset(&r.core);
             // The driver sets the event queue up again at once.
             r.setup_eq();
         }
@@ -216,8 +216,8 @@ void t_unlock(void *opaque)
     g_thr->mtx.unlock();
 }
 
-const hpu_core_ops threaded_ops = [] {
-    hpu_core_ops o = env_ops;
+const HpuCoreOps threaded_ops = [] {
+    HpuCoreOps o = env_ops;
 
     o.lock = t_lock;
     o.unlock = t_unlock;
@@ -260,20 +260,20 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
     r.put_desc(1, 0, host_addr(job_bus), job.size(), 0, 5);
 
     std::thread engine([&] {
-        while (hpu_core_engine_step(&r.core, 0)) {
+        while (hpum_core_engine_step(&r.core, 0)) {
         }
     });
     thr.wait_in_write();
     std::thread resetter;
-    const bool returned = thr.act(resetter, [&] { hpu_core_reset(&r.core); });
+    const bool returned = thr.act(resetter, [&] { hpum_core_reset(&r.core); });
     CHECK(returned);
     if (returned) {
         // In reset: reads all ones, writes and doorbells dropped.
-        CHECK(hpu_core_in_reset(&r.core));
-        CHECK(hpu_core_read(&r.core, HPU_REG_MAGIC, 4) == 0xffffffffu);
-        CHECK(hpu_core_read(&r.core, HPU_REG_STATUS, 2) == 0xffffu);
-        CHECK(hpu_core_hbm_window_read(&r.core, 0, 8) == ~0ULL);
-        hpu_core_write(&r.core, HPU_REG_SCRATCH, 0x1234, 4);
+        CHECK(hpum_core_in_reset(&r.core));
+        CHECK(hpum_core_read(&r.core, HPU_REG_MAGIC, 4) == 0xffffffffu);
+        CHECK(hpum_core_read(&r.core, HPU_REG_STATUS, 2) == 0xffffu);
+        CHECK(hpum_core_hbm_window_read(&r.core, 0, 8) == ~0ULL);
+        hpum_core_write(&r.core, HPU_REG_SCRATCH, 0x1234, 4);
         r.setup_stream(1, 0);           // the driver's writes: all dropped
         r.put_desc(1, 0, host_addr(job_bus), job.size(), 0, 5);
         r.ring(1, 0);
@@ -288,15 +288,15 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
     CHECK(std::memcmp(r.hp(dst), data.data(), len) == 0);
     // The write's end asked for the reset to be finished.
     CHECK(r.env.drained == 1u);
-    CHECK(hpu_core_in_reset(&r.core));
+    CHECK(hpum_core_in_reset(&r.core));
     r.bh();
     CHECK(r.cq_pi(0, 0) == 0u);         // no record
-    CHECK_FALSE(hpu_core_in_reset(&r.core));
+    CHECK_FALSE(hpum_core_in_reset(&r.core));
     CHECK(r.rd(HPU_REG_MAGIC) == HPU_MAGIC_VALUE);
     // Nothing written during the reset took effect.
     CHECK(r.rd(HPU_REG_SCRATCH) == 0u);
     CHECK(r.rd(r.qreg(1, 0, HPU_QS_PI)) == 0u);
-    CHECK_FALSE(hpu_core_engine_step(&r.core, 1));
+    CHECK_FALSE(hpum_core_engine_step(&r.core, 1));
     CHECK(r.cq_pi(1, 0) == 0u);
     r.env.on_dma_write = nullptr;
 }
@@ -323,7 +323,7 @@ TEST_CASE("two engines whose DMA writes each reset the device do not wait "
             thr.tcv.notify_all();
             thr.tcv.wait(l, [&] { return arrived == 2; });
         }
-        hpu_core_reset(&r.core);
+        hpum_core_reset(&r.core);
         std::lock_guard<std::mutex> g(thr.tmtx);
         done++;
         thr.tcv.notify_all();
@@ -334,11 +334,11 @@ TEST_CASE("two engines whose DMA writes each reset the device do not wait "
     r.submit(0, 0, a);
     r.submit(1, 0, b);
     std::thread e0([&] {
-        while (hpu_core_engine_step(&r.core, 0)) {
+        while (hpum_core_engine_step(&r.core, 0)) {
         }
     });
     std::thread e1([&] {
-        while (hpu_core_engine_step(&r.core, 1)) {
+        while (hpum_core_engine_step(&r.core, 1)) {
         }
     });
     bool finished;
@@ -400,9 +400,9 @@ TEST_CASE("ECC poison does not survive a power-on reset", "[emu][sec][ecc]")
     r.wr(HPU_REG_INJ_ECC_ADDR_HI, 0);
     r.wr(HPU_REG_INJ_ECC_CTRL, HPU_INJ_ECC_UE);
     REQUIRE(r.rd(HPU_REG_ECC_UE_COUNT) == 1u);
-    REQUIRE(hpu_core_hbm_window_read(&r.core, 6 * MiB, 4) == 0xffffffffu);
-    hpu_core_reset(&r.core);
-    CHECK(hpu_core_hbm_window_read(&r.core, 6 * MiB, 4) ==
+    REQUIRE(hpum_core_hbm_window_read(&r.core, 6 * MiB, 4) == 0xffffffffu);
+    hpum_core_reset(&r.core);
+    CHECK(hpum_core_hbm_window_read(&r.core, 6 * MiB, 4) ==
           (static_cast<uint32_t>(data[0]) | data[1] << 8 | data[2] << 16 |
            static_cast<uint32_t>(data[3]) << 24));
     // An engine reads it again without an ECC error.
@@ -504,12 +504,12 @@ TEST_CASE("the scrubber runs on the worker: SCRUB_CTRL only starts it",
     r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
     CHECK(r.rd(HPU_REG_SCRUB_STATUS) == (HPU_SCRUB_BUSY | HPU_SCRUB_ERROR));
     // One chunk per worker step; BUSY clears with the last one.
-    CHECK(hpu_core_fw_step(&r.core));
+    CHECK(hpum_core_fw_step(&r.core));
     CHECK((r.rd(HPU_REG_SCRUB_STATUS) & HPU_SCRUB_BUSY) != 0);
     CHECK(r.bread(8 * MiB, 4096) == std::vector<uint8_t>(4096));
     CHECK(r.bread(10 * MiB, 4096) == data);
-    CHECK(hpu_core_fw_step(&r.core));
-    CHECK_FALSE(hpu_core_fw_step(&r.core));
+    CHECK(hpum_core_fw_step(&r.core));
+    CHECK_FALSE(hpum_core_fw_step(&r.core));
     CHECK((r.rd(HPU_REG_SCRUB_STATUS) & HPU_SCRUB_BUSY) == 0);
     CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 1u);
     CHECK(r.bread(10 * MiB, 4096) == std::vector<uint8_t>(4096));
@@ -541,7 +541,7 @@ TEST_CASE("a soft reset completes only after the scrub in progress; a hard "
     SECTION("hard") {
         r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
         CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
-        CHECK_FALSE(hpu_core_fw_step(&r.core));
+        CHECK_FALSE(hpum_core_fw_step(&r.core));
         r.advance(HPU_HARD_RESET_NS);
         CHECK((r.rd(HPU_REG_STATUS) & HPU_STATUS_READY) != 0);
         CHECK(r.rd(HPU_REG_SCRUB_COUNT) == 0u);
@@ -550,7 +550,7 @@ TEST_CASE("a soft reset completes only after the scrub in progress; a hard "
 
 // The review of issue 9's fixes
 
-TEST_CASE("hpu_core_kill does not wait for a DMA in flight on another "
+TEST_CASE("hpum_core_kill does not wait for a DMA in flight on another "
           "thread; nothing is written after that DMA", "[emu][sec][reset]")
 {
     Threaded thr;
@@ -565,12 +565,12 @@ TEST_CASE("hpu_core_kill does not wait for a DMA in flight on another "
     cb.lin_dma(host_addr(src), host_addr(dst), len);
     r.submit(0, 0, cb);
     std::thread engine([&] {
-        while (hpu_core_engine_step(&r.core, 0)) {
+        while (hpum_core_engine_step(&r.core, 0)) {
         }
     });
     thr.wait_in_write();
     std::thread killer;
-    CHECK(thr.act(killer, [&] { hpu_core_kill(&r.core); }));
+    CHECK(thr.act(killer, [&] { hpum_core_kill(&r.core); }));
     thr.release();
     killer.join();
     engine.join();
@@ -599,7 +599,7 @@ TEST_CASE("a hard reset clears HBM on the worker, not in its timer, and is "
     REQUIRE(r.env.timer_armed);
     r.env.timer_armed = false;
     r.env.now = r.env.timer_deadline;
-    hpu_core_timer_expired(&r.core);
+    hpum_core_timer_expired(&r.core);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
     CHECK(r.bread(8 * MiB, 4096) == data);
     CHECK(r.bread(200 * MiB, 4096) == data);
@@ -607,13 +607,13 @@ TEST_CASE("a hard reset clears HBM on the worker, not in its timer, and is "
     CHECK_FALSE(r.env.timer_armed);
     // The worker drops the chunks, a batch (at most one backed) per step.
     unsigned int steps = 0;
-    while (hpu_core_fw_step(&r.core)) {
+    while (hpum_core_fw_step(&r.core)) {
         steps++;
     }
     CHECK(steps == 3u);
     CHECK(r.bread(8 * MiB, 4096) == std::vector<uint8_t>(4096));
     CHECK(r.bread(200 * MiB, 4096) == std::vector<uint8_t>(4096));
-    CHECK(hpu_core_hbm_backed(&r.core) == 0u);
+    CHECK(hpum_core_hbm_backed(&r.core) == 0u);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
     // Then the timer completes the reset.
     REQUIRE(r.env.timer_armed);
@@ -633,9 +633,9 @@ TEST_CASE("a power-on reset during a hard reset's HBM clear abandons it",
     r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
     r.env.timer_armed = false;
     r.env.now += HPU_HARD_RESET_NS;
-    hpu_core_timer_expired(&r.core);            // the clear is handed over
-    hpu_core_reset(&r.core);
-    CHECK_FALSE(hpu_core_fw_step(&r.core));
+    hpum_core_timer_expired(&r.core);            // the clear is handed over
+    hpum_core_reset(&r.core);
+    CHECK_FALSE(hpum_core_fw_step(&r.core));
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
     CHECK(r.rd(HPU_REG_HARD_RESET_COUNT) == 0u);
 }
