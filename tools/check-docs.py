@@ -45,6 +45,7 @@ def tracked(path=None):
 def table_names(doc, prefix, directory):
     """File names in the first column of the document's tables, relative to
     the directory, with the line they are on."""
+    present = {p[len(directory) + 1:] for p in tracked(directory)}
     names = {}
     with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -61,7 +62,8 @@ def table_names(doc, prefix, directory):
                 # Only names that look like files of this directory.
                 if "/" in n and not n.startswith("tests/"):
                     continue
-                if not re.fullmatch(r"[A-Za-z0-9_./-]+", n) or "." not in n and n not in ("Kbuild", "Makefile"):
+                # A name without a dot is a file only if it is one.
+                if not re.fullmatch(r"[A-Za-z0-9_./-]+", n) or "." not in n and n not in present:
                     continue
                 names.setdefault(n, lineno)
     return names
