@@ -1007,12 +1007,12 @@ private:
 // Installs a MockOs for the lifetime of the object.
 class ScopedMock {
 public:
-    explicit ScopedMock(MockOs &mock) : prev_(hpu::detail::set_os(&mock)) {}
+    explicit ScopedMock(MockOs &mock) : prev_(hpu::detail::set_default_os(&mock)) {}
     ScopedMock(const ScopedMock &) = delete;
     ScopedMock &operator=(const ScopedMock &) = delete;
     ScopedMock(ScopedMock &&) = delete;
     ScopedMock &operator=(ScopedMock &&) = delete;
-    ~ScopedMock() { hpu::detail::set_os(prev_); }
+    ~ScopedMock() { hpu::detail::set_default_os(prev_); }
 
 private:
     hpu::detail::Os *prev_;
