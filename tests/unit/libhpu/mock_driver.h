@@ -504,7 +504,6 @@ private:
         return 0;
     }
 
-    int next_fd_ = 100;
     std::uint32_t next_handle_ = 1;
     std::uint32_t next_queue_ = 1;
     std::uint64_t next_va_ = 0x100000000ULL;

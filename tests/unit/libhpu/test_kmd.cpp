@@ -23,7 +23,7 @@ using hpu::test::MockOs;
 namespace {
 
 struct CloseFile {
-    void operator()(std::FILE *f) const noexcept { (void)std::fclose(f); }
+    void operator()(std::FILE *f) const noexcept { (void)std::fclose(f); } // NOLINT(cppcoreguidelines-owning-memory)
 };
 
 // What a trace wrote, read back from a temporary file.
