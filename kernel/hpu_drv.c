@@ -34,7 +34,7 @@
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_hwmon.h"
-#include "hpu_ioctl.h"
+#include "hpu_info.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
 #include "hpu_limits.h"

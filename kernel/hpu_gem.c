@@ -29,15 +29,19 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_prime.h>
 
+#include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
@@ -607,4 +611,241 @@ struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 	if (to_hpu_bo(obj)->readonly)
 		return hpu_gem_prime_import_readonly(drm, dmabuf);
 	return drm_gem_prime_import(drm, dmabuf);
+}
+
+/* ioctls */
+
+/**
+ * hpu_bo_create_ioctl() - DRM_IOCTL_HPU_BO_CREATE
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_create copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Creates an HBM or host buffer charged to the calling context and
+ * returns a handle to it and its size rounded up to its page size.
+ *
+ * Return: 0; -EINVAL for unknown flags, not exactly one of HBM and HOST,
+ * CONTIGUOUS or a page size on a host buffer, a page size that is not a
+ * power of two from 2 MiB to 1 GiB, a zero size or one that overflows
+ * when rounded up; -ENOMEM when HBM (or memory) is exhausted, with
+ * nothing allocated; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_bo_create *args = data;
+	u32 kind = args->flags & (DRM_HPU_BO_HBM | DRM_HPU_BO_HOST);
+	u64 page_size, size;
+	struct hpu_bo *bo;
+	u32 handle;
+	int idx, ret;
+
+	if (args->flags & ~(DRM_HPU_BO_HBM | DRM_HPU_BO_HOST |
+			    DRM_HPU_BO_CONTIGUOUS)) {
+		drm_dbg(drm, "BO_CREATE: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (kind != DRM_HPU_BO_HBM && kind != DRM_HPU_BO_HOST) {
+		drm_dbg(drm, "BO_CREATE: flags 0x%x must have exactly one of HBM and HOST\n",
+			args->flags);
+		return -EINVAL;
+	}
+	if (!args->size) {
+		drm_dbg(drm, "BO_CREATE: size is zero\n");
+		return -EINVAL;
+	}
+
+	if (kind == DRM_HPU_BO_HOST) {
+		if (args->flags & DRM_HPU_BO_CONTIGUOUS) {
+			drm_dbg(drm, "BO_CREATE: CONTIGUOUS is for HBM buffers only\n");
+			return -EINVAL;
+		}
+		if (args->page_size) {
+			drm_dbg(drm, "BO_CREATE: page_size must be zero for a host buffer\n");
+			return -EINVAL;
+		}
+		page_size = PAGE_SIZE;
+	} else {
+		page_size = args->page_size ?: HPU_HBM_PAGE_SIZE;
+		if (!is_power_of_2(page_size) ||
+		    page_size < HPU_HBM_PAGE_SIZE ||
+		    page_size > HPU_HBM_PAGE_SIZE_MAX) {
+			drm_dbg(drm, "BO_CREATE: page_size 0x%llx is not a power of two from 2 MiB to 1 GiB\n",
+				args->page_size);
+			return -EINVAL;
+		}
+	}
+
+	if (args->size > U64_MAX - (page_size - 1)) {
+		drm_dbg(drm, "BO_CREATE: size 0x%llx overflows when rounded up\n",
+			args->size);
+		return -EINVAL;
+	}
+	size = round_up(args->size, page_size);
+
+	if (kind == DRM_HPU_BO_HBM && size > hdev->hbm->size) {
+		drm_dbg(drm, "BO_CREATE: 0x%llx bytes exceed the device's 0x%llx bytes of HBM\n",
+			size, hdev->hbm->size);
+		return -ENOMEM;
+	}
+	if (kind == DRM_HPU_BO_HOST && size >> PAGE_SHIFT > totalram_pages()) {
+		drm_dbg(drm, "BO_CREATE: 0x%llx bytes exceed system memory\n",
+			size);
+		return -ENOMEM;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (kind == DRM_HPU_BO_HBM)
+		ret = hpu_bo_create_hbm(hdev, fpriv->vm, size, page_size,
+					args->flags & DRM_HPU_BO_CONTIGUOUS,
+					&bo);
+	else
+		ret = hpu_bo_create_host(hdev, fpriv->vm, size, &bo);
+	if (ret) {
+		drm_dbg(drm, "BO_CREATE: cannot allocate 0x%llx bytes of %s: %d\n",
+			size, kind == DRM_HPU_BO_HBM ? "HBM" : "host memory",
+			ret);
+		goto out;
+	}
+
+	ret = drm_gem_handle_create(file, &bo->base.base, &handle);
+	drm_gem_object_put(&bo->base.base);
+	if (ret)
+		goto out;
+
+	args->size = size;
+	args->handle = handle;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * hpu_bo_userptr_ioctl() - DRM_IOCTL_HPU_BO_USERPTR
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_userptr copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Pins the caller's pages at &drm_hpu_bo_userptr.addr into a buffer
+ * object charged to the calling context.
+ *
+ * Return: 0; -EINVAL for unknown flags, a zero size, an address or size
+ * not a multiple of 4 KiB, or a range that wraps; -EFAULT for a range
+ * outside the user address space or not entirely mapped (or not
+ * writable, without READONLY); -ENOMEM past RLIMIT_MEMLOCK or system
+ * memory; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_bo_userptr *args = data;
+	struct hpu_bo *bo;
+	u32 handle;
+	int idx, ret;
+
+	if (args->flags & ~DRM_HPU_USERPTR_READONLY) {
+		drm_dbg(drm, "BO_USERPTR: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (!args->size) {
+		drm_dbg(drm, "BO_USERPTR: size is zero\n");
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(args->addr) || !PAGE_ALIGNED(args->size)) {
+		drm_dbg(drm, "BO_USERPTR: address 0x%llx or size 0x%llx is not page aligned\n",
+			args->addr, args->size);
+		return -EINVAL;
+	}
+	if (args->addr + args->size < args->addr) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx+0x%llx wraps around\n",
+			args->addr, args->size);
+		return -EINVAL;
+	}
+	if (!access_ok(u64_to_user_ptr(args->addr), args->size)) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx+0x%llx is outside the user address space\n",
+			args->addr, args->size);
+		return -EFAULT;
+	}
+	if (args->size >> PAGE_SHIFT > totalram_pages()) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx bytes exceed system memory\n",
+			args->size);
+		return -ENOMEM;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	ret = hpu_bo_create_userptr(hdev, fpriv->vm, args->addr, args->size,
+				    args->flags & DRM_HPU_USERPTR_READONLY,
+				    &bo);
+	if (ret)
+		goto out;
+
+	ret = drm_gem_handle_create(file, &bo->base.base, &handle);
+	drm_gem_object_put(&bo->base.base);
+	if (ret)
+		goto out;
+
+	args->handle = handle;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * hpu_bo_mmap_offset_ioctl() - DRM_IOCTL_HPU_BO_MMAP_OFFSET
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_mmap_offset copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Return: 0; -EINVAL for a non-zero pad or a buffer that is not a host
+ * buffer (HBM and user-pointer buffers cannot be mapped); -ENOENT for an
+ * unknown handle; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct drm_hpu_bo_mmap_offset *args = data;
+	struct drm_gem_object *obj;
+	int idx, ret;
+
+	if (args->pad) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: pad is not zero\n");
+		return -EINVAL;
+	}
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: no buffer with handle %u\n",
+			args->handle);
+		return -ENOENT;
+	}
+
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+
+	if (to_hpu_bo(obj)->kind != HPU_BO_HOST) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: handle %u is not a host buffer\n",
+			args->handle);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		goto out;
+	args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+out:
+	drm_dev_exit(idx);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
 }

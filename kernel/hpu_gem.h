@@ -13,6 +13,7 @@
 #include <drm/drm_gem_shmem_helper.h>
 
 struct dma_buf;
+struct drm_file;
 struct hpu_device;
 struct hpu_vm;
 struct mm_struct;
@@ -93,5 +94,12 @@ struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
 struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 					    struct dma_buf *dmabuf);
+
+int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file);
 
 #endif /* __HPU_GEM_H__ */

@@ -24,8 +24,10 @@
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 
+#include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
@@ -772,3 +774,194 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	hpu_vm_put(vm);
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_vm_destroy);
+
+/* ioctls */
+
+/**
+ * hpu_vm_bind_map_check() - check a MAP request against its buffer
+ * @drm: the DRM device, for the debug log
+ * @args: the request; its flags and (without FIXED) va already checked
+ * @bo_size: bytes of the buffer object
+ * @page_size: the buffer's page size, a power of two
+ * @readonly: the buffer may only be mapped read-only
+ *
+ * Return: 0; -EINVAL for a zero size, an offset, size or FIXED address
+ * not a multiple of @page_size, a range outside the buffer, or a
+ * read-only buffer mapped writable; -ERANGE for a FIXED range outside the
+ * context's [HPU_VA_START, HPU_VA_END).
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_map_check(struct drm_device *drm,
+					   const struct drm_hpu_vm_bind *args,
+					   u64 bo_size, u64 page_size,
+					   bool readonly)
+{
+	bool fixed = args->flags & DRM_HPU_VM_FIXED;
+
+	if (!args->size) {
+		drm_dbg(drm, "VM_BIND: size is zero\n");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->bo_offset | args->size, page_size)) {
+		drm_dbg(drm, "VM_BIND: offset 0x%llx or size 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->bo_offset, args->size, page_size);
+		return -EINVAL;
+	}
+	if (args->bo_offset >= bo_size ||
+	    args->size > bo_size - args->bo_offset) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the buffer's 0x%llx bytes\n",
+			args->bo_offset, args->size, bo_size);
+		return -EINVAL;
+	}
+	if (fixed && !IS_ALIGNED(args->va, page_size)) {
+		drm_dbg(drm, "VM_BIND: va 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->va, page_size);
+		return -EINVAL;
+	}
+	if (fixed && (args->va < HPU_VA_START || args->va >= HPU_VA_END ||
+		      args->size > HPU_VA_END - args->va)) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the context's range 0x%llx-0x%llx\n",
+			args->va, args->size, HPU_VA_START, HPU_VA_END);
+		return -ERANGE;
+	}
+	if (readonly && !(args->flags & DRM_HPU_VM_READONLY)) {
+		drm_dbg(drm, "VM_BIND: read-only buffer needs DRM_HPU_VM_READONLY\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_map_check);
+
+static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
+			   struct drm_file *file, struct drm_hpu_vm_bind *args)
+{
+	bool fixed = args->flags & DRM_HPU_VM_FIXED;
+	struct drm_gem_object *obj;
+	struct hpu_bo *bo;
+	u64 va = args->va;
+	int ret;
+
+	if (args->flags & ~(DRM_HPU_VM_READONLY | DRM_HPU_VM_FIXED)) {
+		drm_dbg(drm, "VM_BIND: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (!fixed && args->va) {
+		drm_dbg(drm, "VM_BIND: va must be zero without FIXED\n");
+		return -EINVAL;
+	}
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		drm_dbg(drm, "VM_BIND: no buffer with handle %u\n",
+			args->handle);
+		return -ENOENT;
+	}
+	bo = to_hpu_bo(obj);
+
+	ret = hpu_vm_bind_map_check(drm, args, obj->size, bo->page_size,
+				    bo->readonly);
+	if (ret)
+		goto out;
+
+	ret = hpu_vm_map(vm, obj, args->bo_offset, args->size, &va, fixed,
+			 args->flags & DRM_HPU_VM_READONLY);
+	if (!ret)
+		args->va = va;
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/**
+ * hpu_vm_bind_unmap_check() - check an UNMAP request
+ * @drm: the DRM device, for the debug log
+ * @args: the request
+ *
+ * Return: 0; -EINVAL for non-zero flags, handle, bo_offset or size, or a
+ * va that is not 4 KiB aligned; -ERANGE for a va outside the context's
+ * range.
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_unmap_check(struct drm_device *drm,
+					     const struct drm_hpu_vm_bind *args)
+{
+	if (args->flags || args->handle || args->bo_offset || args->size) {
+		drm_dbg(drm, "VM_BIND: UNMAP needs zero flags, handle, bo_offset and size\n");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->va, HPU_HOST_PAGE_SIZE)) {
+		drm_dbg(drm, "VM_BIND: UNMAP va 0x%llx is not page aligned\n",
+			args->va);
+		return -EINVAL;
+	}
+	if (args->va < HPU_VA_START || args->va >= HPU_VA_END) {
+		drm_dbg(drm, "VM_BIND: UNMAP va 0x%llx is outside the context's range\n",
+			args->va);
+		return -ERANGE;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_unmap_check);
+
+/**
+ * hpu_vm_bind_ioctl() - DRM_IOCTL_HPU_VM_BIND
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_vm_bind copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Maps a range of a buffer object into the calling context's address
+ * space, or removes the mapping that starts at an address. UNMAP first
+ * waits for the context's jobs.
+ *
+ * Return: 0; -EINVAL for an unknown op or flags, non-zero pad (or, for
+ * UNMAP, handle, bo_offset, size or flags), a zero size, an offset, size
+ * or address not a multiple of the buffer's page size, a range outside
+ * the buffer, va non-zero without FIXED, or a read-only buffer (user
+ * pointer, or another HPU's read-only buffer imported) mapped writable;
+ * -ERANGE for a FIXED or UNMAP address outside the context's range;
+ * -ENOENT for an unknown handle or no mapping at the UNMAP address;
+ * -EBUSY for a FIXED range that overlaps a mapping; -ENOSPC when no
+ * free range is large enough or the context has its limit of mappings
+ * or page tables; -ENOMEM (also: the page-table area, less the other
+ * ASIDs' reserves, is full); -ERESTARTSYS when a signal interrupts
+ * UNMAP's wait; -ENODEV once the device is unplugged.
+ */
+int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_vm_bind *args = data;
+	int idx, ret;
+
+	if (args->pad) {
+		drm_dbg(drm, "VM_BIND: pad is not zero\n");
+		return -EINVAL;
+	}
+	if (args->op != DRM_HPU_VM_MAP && args->op != DRM_HPU_VM_UNMAP) {
+		drm_dbg(drm, "VM_BIND: unknown op %u\n", args->op);
+		return -EINVAL;
+	}
+
+	if (args->op == DRM_HPU_VM_UNMAP) {
+		ret = hpu_vm_bind_unmap_check(drm, args);
+		if (ret)
+			return ret;
+		/*
+		 * Before drm_dev_enter(): a job may run for an hour, and
+		 * device removal waits for every drm_dev_enter() section to
+		 * end before it fails the jobs (Documentation/driver/reset.md).
+		 */
+		ret = hpu_vm_wait_jobs(fpriv->vm);
+		if (ret)
+			return ret;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (args->op == DRM_HPU_VM_MAP)
+		ret = hpu_vm_bind_map(drm, fpriv->vm, file, args);
+	else
+		ret = hpu_vm_unmap(fpriv->vm, args->va);
+
+	drm_dev_exit(idx);
+	return ret;
+}

@@ -19,7 +19,10 @@
 
 #include "hpu_reset.h"
 
+struct drm_device;
+struct drm_file;
 struct drm_gem_object;
+struct drm_hpu_vm_bind;
 struct hpu_device;
 
 /* Device virtual addresses a context may use: [HPU_VA_START, HPU_VA_END). */
@@ -109,6 +112,9 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
 int hpu_vm_wait_jobs(struct hpu_vm *vm);
 
+int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Page-table building, for the KUnit suites (kernel/tests/). */
 unsigned int hpu_va_index(u64 va, unsigned int level);
@@ -120,6 +126,12 @@ int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 			unsigned int leaf_level, struct list_head *freed);
+/* VM_BIND argument checks. */
+int hpu_vm_bind_map_check(struct drm_device *drm,
+			  const struct drm_hpu_vm_bind *args, u64 bo_size,
+			  u64 page_size, bool readonly);
+int hpu_vm_bind_unmap_check(struct drm_device *drm,
+			    const struct drm_hpu_vm_bind *args);
 #endif
 
 #endif /* __HPU_VM_H__ */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit: argument checks of VM_BIND (hpu_ioctl.c) and SUBMIT (hpu_job.c):
+ * KUnit: argument checks of VM_BIND (hpu_vm.c) and SUBMIT (hpu_job.c):
  * the boundaries of every range, alignment, zero sizes and sums that
  * would overflow.
  *
@@ -13,7 +13,6 @@
 
 #include "hpu_accel.h"
 #include "../hpu_drv.h"
-#include "../hpu_ioctl.h"
 #include "../hpu_job.h"
 #include "../hpu_limits.h"
 #include "../hpu_queue.h"
