@@ -40,6 +40,7 @@
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
 #include "hpu_vm.h"

@@ -15,7 +15,7 @@
 #include "hpu_asic.h"
 #include "hpu_drv.h"
 #include "hpu_irq.h"
-#include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reg.h"
 
 static irqreturn_t hpu_irq_misc(int irq, void *arg)

@@ -30,6 +30,7 @@
 #include "hpu_events.h"
 #include "hpu_limits.h"
 #include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reset.h"
 #include "hpu_vm.h"
 

@@ -38,7 +38,7 @@
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_mmu.h"
-#include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 

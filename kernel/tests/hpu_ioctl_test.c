@@ -15,7 +15,7 @@
 #include "../hpu_drv.h"
 #include "../hpu_job.h"
 #include "../hpu_limits.h"
-#include "../hpu_queue.h"
+#include "../hpu_stream.h"
 #include "../hpu_vm.h"
 #include "hpu_test.h"
 

@@ -15,6 +15,7 @@
 #include "../hpu_drv.h"
 #include "../hpu_job.h"
 #include "../hpu_queue.h"
+#include "../hpu_stream.h"
 #include "hpu_test.h"
 
 /*
