@@ -331,12 +331,12 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	hpu_errors_hw_init(hdev);
 
-	ret = hpu_qm_init(hdev);
+	ret = hpu_streams_init(hdev);
 	if (ret)
 		goto err_queues_fini;
 
 	if (!hpu_reset_unusable(hdev)) {
-		ret = hpu_qm_self_test(hdev);
+		ret = hpu_streams_self_test(hdev);
 		if (ret)
 			goto err_queues_fini;
 	}
@@ -371,7 +371,7 @@ err_queues_fini:
 	hpu_hwmon_fini(hdev);
 	hpu_reset_fini(hdev);
 	hpu_fw_fini(hdev);
-	hpu_qm_fini(hdev);
+	hpu_streams_fini(hdev);
 	/* As at removal: a device left running is reset before it goes. */
 	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);
@@ -402,7 +402,7 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_fw_fini(hdev);
-	hpu_qm_fini(hdev);
+	hpu_streams_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);

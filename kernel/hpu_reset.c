@@ -292,7 +292,7 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	hpu_hb_stop(r);
 
 	down_write(&r->sem);
-	hpu_qm_reset_prepare(hdev, false);
+	hpu_streams_reset_prepare(hdev, false);
 	ret = hpu_hw_soft_reset(hdev);
 	if (ret)
 		return ret;	/* still halted and locked, for the hard reset */
@@ -306,7 +306,7 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	ret = hpu_mmu_invalidate_all(hdev);
 	if (ret)
 		return ret;	/* still halted and locked, for the hard reset */
-	hpu_qm_reset_finish(hdev, false, false);
+	hpu_streams_reset_finish(hdev, false, false);
 	up_write(&r->sem);
 
 	atomic64_inc(&r->stats.soft_resets);
@@ -389,7 +389,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 
 	if (!prepared) {
 		down_write(&r->sem);
-		hpu_qm_reset_prepare(hdev, true);
+		hpu_streams_reset_prepare(hdev, true);
 	}
 
 	/* From here on, files opened before get -ENODEV. */
@@ -414,7 +414,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		 * go back to the kernel (Documentation/driver/reset.md).
 		 */
 		pci_clear_master(hdev->pdev);
-		hpu_qm_reset_finish(hdev, true, true);
+		hpu_streams_reset_finish(hdev, true, true);
 		up_write(&r->sem);
 		atomic64_inc(&r->stats.failed_resets);
 		drm_err(&hdev->drm, "hard reset failed (%d): the device is unusable; every open and ioctl fails with -ENODEV until it is unbound\n",
@@ -424,7 +424,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		return -EIO;
 	}
 
-	hpu_qm_reset_finish(hdev, true, false);
+	hpu_streams_reset_finish(hdev, true, false);
 	up_write(&r->sem);
 
 	atomic64_inc(&r->stats.hard_resets);
@@ -475,7 +475,7 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		if (prepared) {
 			/* Gone meanwhile: the jobs fail, the streams stay off. */
 			fence_cookie = dma_fence_begin_signalling();
-			hpu_qm_reset_finish(hdev, true, true);
+			hpu_streams_reset_finish(hdev, true, true);
 			up_write(&r->sem);
 			dma_fence_end_signalling(fence_cookie);
 		}
@@ -709,7 +709,7 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	hpu_hb_stop(r);
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
-	hpu_qm_reset_prepare(hdev, true);
+	hpu_streams_reset_prepare(hdev, true);
 	WRITE_ONCE(r->flr_active, true);
 	up_write(&r->sem);
 	dma_fence_end_signalling(fence_cookie);

@@ -464,7 +464,7 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
 		hpu_reset_read_unlock(hdev);
 		dma_fence_end_signalling(fence_cookie);
-		return;		/* hpu_qm_fini() fails everything */
+		return;		/* hpu_streams_fini() fails everything */
 	}
 
 	mutex_lock(&stream->recover_lock);
@@ -493,7 +493,7 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
 }
 
 /**
- * hpu_qm_reset_prepare() - stop every stream before a reset
+ * hpu_streams_reset_prepare() - stop every stream before a reset
  * @hdev: the device; the caller holds &hpu_reset.sem for writing and is
  *	inside drm_dev_enter()
  *
@@ -501,12 +501,12 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
  * soft reset, marks the job at the head of each hung stream (watchdog,
  * STATUS.HUNG) guilty (-ETIMEDOUT) and waits for the other streams to
  * stop. Signals the jobs that completed meanwhile; the others stay on
- * their streams for hpu_qm_reset_finish(). May sleep.
+ * their streams for hpu_streams_reset_finish(). May sleep.
  *
  * @hard: a hard reset follows (nothing is waited for: it stops the
  *	streams at once).
  */
-void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard)
+void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 {
 	struct hpu_qm *qm = hdev->qm;
 	unsigned int e, s;
@@ -570,7 +570,7 @@ void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard)
 }
 
 /**
- * hpu_qm_reset_finish() - restart every stream after a reset
+ * hpu_streams_reset_finish() - restart every stream after a reset
  * @hdev: the device, reset; the caller holds &hpu_reset.sem for writing
  * @hard: the reset was a hard one: every job still on a stream is failed
  *	with -ECANCELED (the device lost its state). After a soft reset only
@@ -581,7 +581,7 @@ void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard)
  *
  * Then restarts the schedulers' submission work. May sleep.
  */
-void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
+void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 {
 	struct hpu_qm *qm = hdev->qm;
 	unsigned int e, s;
@@ -627,7 +627,7 @@ void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 
 /*
  * Shut the stream down for good (device removal or failed probe), once
- * hpu_qm_fini() has halted it and waited for it: signal what completed
+ * hpu_streams_fini() has halted it and waited for it: signal what completed
  * and fail everything else with -ENODEV. Later run_job calls fail the job
  * without touching the device. May sleep.
  */
@@ -671,7 +671,7 @@ static irqreturn_t hpu_dma_irq(int irq, void *arg)
 }
 
 /* drmm action: runs when the DRM device is released (no file is open). */
-static void hpu_qm_release(struct drm_device *drm, void *arg)
+static void hpu_streams_release(struct drm_device *drm, void *arg)
 {
 	struct hpu_qm *qm = arg;
 	unsigned int e, s;
@@ -740,7 +740,7 @@ static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
 }
 
 /**
- * hpu_qm_init() - set up the queue managers of every DMA engine
+ * hpu_streams_init() - set up the queue managers of every DMA engine
  * @hdev: the device, soft reset, with its MSI-X vectors allocated
  *
  * Allocates the rings and schedulers of every stream, installs the
@@ -750,7 +750,7 @@ static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
  *
  * Return: 0 or a negative error code, with the reason logged.
  */
-int hpu_qm_init(struct hpu_device *hdev)
+int hpu_streams_init(struct hpu_device *hdev)
 {
 	struct drm_device *drm = &hdev->drm;
 	unsigned int e, s;
@@ -782,7 +782,7 @@ int hpu_qm_init(struct hpu_device *hdev)
 		return -ENOMEM;
 	}
 
-	ret = drmm_add_action_or_reset(drm, hpu_qm_release, qm);
+	ret = drmm_add_action_or_reset(drm, hpu_streams_release, qm);
 	if (ret)
 		return ret;
 	hdev->qm = qm;
@@ -814,7 +814,7 @@ int hpu_qm_init(struct hpu_device *hdev)
 				drm_err(drm, "%s: stream halted when enabled (STATUS 0x%08x)\n",
 					stream->name,
 					hpu_stream_rd(stream, HPU_QS_STATUS));
-				hpu_qm_fini(hdev);
+				hpu_streams_fini(hdev);
 				return ret;
 			}
 		}
@@ -824,7 +824,7 @@ int hpu_qm_init(struct hpu_device *hdev)
 }
 
 /**
- * hpu_qm_fini() - stop every stream before the device is unbound
+ * hpu_streams_fini() - stop every stream before the device is unbound
  * @hdev: the device, being removed (before drm_dev_unplug(), which then
  *	never waits behind a job) or a failed probe; no reset runs any more
  *	(hpu_reset_fini()). Ioctls may still run: jobs they push later fail
@@ -838,7 +838,7 @@ int hpu_qm_init(struct hpu_device *hdev)
  * this). The schedulers stay until the DRM device is released, so files
  * still open can tear their queues down. May sleep.
  */
-void hpu_qm_fini(struct hpu_device *hdev)
+void hpu_streams_fini(struct hpu_device *hdev)
 {
 	struct hpu_qm *qm = hdev->qm;
 	bool present, busy = false, fence_cookie;
@@ -903,7 +903,7 @@ void hpu_qm_fini(struct hpu_device *hdev)
 #define HPU_SELF_TEST_MAGIC		0x5e1f7e00
 
 /**
- * hpu_qm_self_test() - run a kernel job on every stream
+ * hpu_streams_self_test() - run a kernel job on every stream
  * @hdev: the device, with its streams enabled
  *
  * Submits, on every stream, an ASID-0 command buffer in host memory made
@@ -914,7 +914,7 @@ void hpu_qm_fini(struct hpu_device *hdev)
  * Return: 0, -EIO if a job failed or a value is wrong, or another
  * negative error code.
  */
-int hpu_qm_self_test(struct hpu_device *hdev)
+int hpu_streams_self_test(struct hpu_device *hdev)
 {
 	struct hpu_qm *qm = hdev->qm;
 	struct drm_device *drm = &hdev->drm;
@@ -1006,12 +1006,12 @@ int hpu_qm_self_test(struct hpu_device *hdev)
 	/*
 	 * Destroying an entity waits until its job has been handed to the
 	 * stream; a job the device never completes is failed by the timeout
-	 * handler or by hpu_qm_fini(), so the fences below always signal.
+	 * handler or by hpu_streams_fini(), so the fences below always signal.
 	 */
 	for (i = 0; i < started; i++)
 		drm_sched_entity_destroy(&entities[i]);
 	if (ret)
-		hpu_qm_fini(hdev);
+		hpu_streams_fini(hdev);
 	for (i = 0; i < started; i++) {
 		if (fences[i]) {
 			dma_fence_wait(fences[i], false);

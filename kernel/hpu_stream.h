@@ -178,9 +178,9 @@ struct hpu_qm {
 	struct hpu_engine engines[HPU_MAX_DMA_ENGINES];
 };
 
-int hpu_qm_init(struct hpu_device *hdev);
-void hpu_qm_fini(struct hpu_device *hdev);
-int hpu_qm_self_test(struct hpu_device *hdev);
+int hpu_streams_init(struct hpu_device *hdev);
+void hpu_streams_fini(struct hpu_device *hdev);
+int hpu_streams_self_test(struct hpu_device *hdev);
 
 /* Longest per-submission timeout, &drm_hpu_submit.timeout_ms. */
 #define HPU_JOB_TIMEOUT_MAX_MS	3600000U
@@ -191,8 +191,8 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
 			     struct hpu_queue *queue);
 struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine);
 
-void hpu_qm_reset_prepare(struct hpu_device *hdev, bool hard);
-void hpu_qm_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
+void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard);
+void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suites (kernel/tests/). */
