@@ -35,6 +35,7 @@ struct hpu_devlink;
 struct hpu_eq;
 struct hpu_events;
 struct hpu_fw;
+struct hpu_mbox;
 struct hpu_hbm;
 struct hpu_hwmon;
 struct hpu_ctx_limits;
@@ -94,14 +95,16 @@ struct hpu_identity {
  * @hbm: HBM allocator (hpu_hbm.c). Set at probe, freed with the DRM
  *	device (after the last buffer object).
  * @eq: event queue (hpu_eq.c). Set at probe, freed with the DRM device.
- * @qm: DMA queue managers, streams and their schedulers (hpu_queue.c).
+ * @qm: DMA queue managers, streams and their schedulers (hpu_stream.c).
  *	Set at probe, freed with the DRM device (after the last file).
  * @events: error and reset notifications to files (hpu_events.c). Set at
  *	probe (by hpu_eq_init()), freed with the DRM device.
  * @reset: soft and hard reset, reset generation, heartbeat (hpu_reset.c).
  *	Set at probe before the queue managers, freed with the DRM device.
- * @fw: firmware image, boot state, flash and mailbox (hpu_fw.c). Set at
- *	probe before the firmware boots, freed with the DRM device.
+ * @fw: firmware image, boot state and flash (hpu_fw.c). Set at probe
+ *	before the firmware boots, freed with the DRM device.
+ * @mbox: the mailbox to the running firmware (hpu_mbox.c). Set with @fw,
+ *	freed with the DRM device.
  * @devlink: devlink instance, info, flash and health reporters
  *	(hpu_devlink.c). Set at the end of probe, unregistered at remove;
  *	its state is freed with the DRM device.
@@ -128,6 +131,7 @@ struct hpu_device {
 	struct hpu_events *events;
 	struct hpu_reset *reset;
 	struct hpu_fw *fw;
+	struct hpu_mbox *mbox;
 	struct hpu_devlink *devlink;
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;

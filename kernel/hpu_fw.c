@@ -5,16 +5,15 @@
  * firmware through the boot ROM's handshake at probe and after every hard
  * reset: the flash image when the flash holds one, else (or when the
  * device refuses the flash image) the image file. It also writes images
- * to the flash (for devlink) and carries mailbox requests to the running
- * firmware (for hwmon and telemetry).
+ * to the flash (for devlink); the mailbox to the running firmware is in
+ * hpu_mbox.c.
  *
  * &hpu_fw.lock serialises everything that programs FW_IMG_* and issues
  * BOOT_CMD or FLASH_CMD; the hard reset holds it from its HARD_RESET write
- * to the end of the boot. &hpu_fw.mbox_lock serialises mailbox requests;
- * the hard reset holds it too (taken after &hpu_fw.lock, hpu_fw_lock()), so
- * that no request is in flight across a reset and none reaches the next
- * firmware. Lock order: &hpu_fw.lock, then &hpu_fw.mbox_lock; the mailbox
- * path never takes &hpu_fw.lock. &hpu_fw.info_lock protects what sysfs,
+ * to the end of the boot, and the mailbox lock with it (hpu_fw_lock()),
+ * so that no request is in flight across a reset and none reaches the
+ * next firmware. Lock order: &hpu_fw.lock, then &hpu_mbox.lock; the
+ * mailbox path never takes &hpu_fw.lock. &hpu_fw.info_lock protects what sysfs,
  * devlink and the INFO ioctl read.
  * Documentation/driver/firmware.md has the whole picture.
  *
@@ -39,6 +38,7 @@
 #include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_fw.h"
+#include "hpu_mbox.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -55,15 +55,12 @@
 #define HPU_FW_RUNNING_MS		200
 /* A hard reset takes 10 ms of device time; leave room for the emulator. */
 #define HPU_FW_HARD_RESET_MS		1000
-/* The firmware answers within 100 us (device time). */
-#define HPU_FW_MBOX_TIMEOUT_MS		50
 /* A flash write takes 50 ms (device time). */
 #define HPU_FW_FLASH_TIMEOUT_MS		1000
 #define HPU_FW_WAIT_IMAGE_US		(HPU_FW_WAIT_IMAGE_MS * USEC_PER_MSEC)
 #define HPU_FW_VERIFY_US		(HPU_FW_VERIFY_MS * USEC_PER_MSEC)
 #define HPU_FW_RUNNING_US		(HPU_FW_RUNNING_MS * USEC_PER_MSEC)
 #define HPU_FW_HARD_RESET_US		(HPU_FW_HARD_RESET_MS * USEC_PER_MSEC)
-#define HPU_FW_MBOX_TIMEOUT_US		(HPU_FW_MBOX_TIMEOUT_MS * USEC_PER_MSEC)
 #define HPU_FW_FLASH_TIMEOUT_US		(HPU_FW_FLASH_TIMEOUT_MS * USEC_PER_MSEC)
 #define HPU_FW_POLL_US			50
 
@@ -71,11 +68,7 @@
  * struct hpu_fw - firmware state of one device
  * @lock: serialises the boot and flash sequences (FW_IMG_*, BOOT_CMD,
  *	FLASH_CMD) and the hard reset that precedes a boot. Taken before
- *	@mbox_lock.
- * @mbox_lock: one mailbox request at a time; also held by the hard reset
- *	and boot (hpu_fw_lock()), so that a request never spans a reset.
- *	Taken after @lock; nothing is taken under it.
- * @mbox_tag: tag of the last mailbox request; under @mbox_lock.
+ *	&hpu_mbox.lock (hpu_fw_lock()).
  * @flash_buf: DMA buffer of a flash write that timed out while the device
  *	still read it (FLASH_STATUS BUSY), or NULL; freed once the device is
  *	done with it (next flash write, hpu_fw_fini()). Under @lock.
@@ -98,11 +91,8 @@
  * @boots: successful boots since probe.
  */
 struct hpu_fw {
-	/* boot and flash sequences; taken before mbox_lock */
+	/* boot and flash sequences; taken before hpu_mbox.lock */
 	struct mutex lock;
-	/* mailbox requests; taken after lock */
-	struct mutex mbox_lock;
-	u16 mbox_tag;
 	void *flash_buf;
 	dma_addr_t flash_dma;
 	size_t flash_size;
@@ -495,14 +485,14 @@ failed:
  * hpu_fw_boot_locked(), and mailbox requests too: a request waits for the
  * reset and boot to end, then finds the firmware running or not, so that
  * none is sent to one firmware and answered (or not) by the next. Takes
- * &hpu_fw.lock, then &hpu_fw.mbox_lock. May sleep.
+ * &hpu_fw.lock, then &hpu_mbox.lock. May sleep.
  */
 void hpu_fw_lock(struct hpu_device *hdev)
 {
 	struct hpu_fw *fw = hdev->fw;
 
 	mutex_lock(&fw->lock);
-	mutex_lock(&fw->mbox_lock);
+	hpu_mbox_lock(hdev);
 	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
 }
 
@@ -521,7 +511,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 	if (fw->state == DRM_HPU_FW_STATE_BOOTING)
 		fw->state = DRM_HPU_FW_STATE_FAILED;
 	spin_unlock(&fw->info_lock);
-	mutex_unlock(&fw->mbox_lock);
+	hpu_mbox_unlock(hdev);
 	mutex_unlock(&fw->lock);
 }
 
@@ -539,7 +529,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 int hpu_fw_boot_locked(struct hpu_device *hdev)
 {
 	lockdep_assert_held(&hdev->fw->lock);
-	lockdep_assert_held(&hdev->fw->mbox_lock);
+	lockdep_assert_held(&hdev->mbox->lock);
 	return __hpu_fw_boot(hdev);
 }
 
@@ -652,100 +642,6 @@ u32 hpu_fw_state(struct hpu_device *hdev)
 bool hpu_fw_running(struct hpu_device *hdev)
 {
 	return hdev->fw && hpu_fw_state(hdev) == DRM_HPU_FW_STATE_RUNNING;
-}
-
-/**
- * hpu_fw_mbox() - one request to the firmware's mailbox
- * @hdev: the device
- * @opcode: HPU_MBOX_* request
- * @arg0: MBOX_ARG0
- * @arg1: MBOX_ARG1
- * @resp0: MBOX_RESP0 of the answer, or NULL
- * @resp1: MBOX_RESP1 of the answer, or NULL
- *
- * Requests are serialised per device; each waits for its answer (tag
- * matched) for at most 50 ms. A hard reset and the boot after it hold the
- * mailbox lock (hpu_fw_lock()): a request issued meanwhile waits for them
- * and goes to the firmware that runs afterwards, if any. Takes
- * &hpu_fw.mbox_lock, never &hpu_fw.lock. May sleep; not from atomic
- * context.
- *
- * Return: 0 (answer OK); -EINVAL (BAD_ARG); -EOPNOTSUPP (BAD_OPCODE); -EIO
- * (another result); -ETIMEDOUT (no answer); -ENODEV if the firmware does
- * not run or the device is gone.
- */
-int hpu_fw_mbox(struct hpu_device *hdev, u32 opcode, u32 arg0, u32 arg1,
-		u32 *resp0, u32 *resp1)
-{
-	struct hpu_fw *fw = hdev->fw;
-	u32 status, tag, result;
-	int idx, ret;
-
-	if (!fw || !drm_dev_enter(&hdev->drm, &idx))
-		return -ENODEV;
-
-	mutex_lock(&fw->mbox_lock);
-	if (!hpu_fw_running(hdev)) {
-		ret = -ENODEV;
-		goto out;
-	}
-
-	/* An earlier request that timed out may still be pending. */
-	ret = hpu_poll32(hdev, HPU_REG_MBOX_STATUS, status,
-			 !(status & HPU_MBOX_BUSY), HPU_FW_MBOX_TIMEOUT_US);
-	if (ret) {
-		dev_warn_ratelimited(hdev->drm.dev, "firmware mailbox busy for %u ms (MBOX_STATUS 0x%08x)\n",
-				     HPU_FW_MBOX_TIMEOUT_MS,
-				     status);
-		goto out;
-	}
-
-	/* Tag 0 is what the registers hold after a reset: never use it. */
-	fw->mbox_tag = fw->mbox_tag + 1 ? fw->mbox_tag + 1 : 1;
-	tag = fw->mbox_tag;
-	hpu_wr32(hdev, HPU_REG_MBOX_ARG0, arg0);
-	hpu_wr32(hdev, HPU_REG_MBOX_ARG1, arg1);
-	hpu_wr32(hdev, HPU_REG_MBOX_CMD, (opcode & HPU_MBOX_OPCODE_MASK) |
-		 tag << HPU_MBOX_TAG_SHIFT);
-
-	ret = hpu_poll32(hdev, HPU_REG_MBOX_STATUS, status,
-			 (status & (HPU_MBOX_BUSY | HPU_MBOX_DONE)) ==
-			 HPU_MBOX_DONE && status >> HPU_MBOX_TAG_SHIFT == tag,
-			 HPU_FW_MBOX_TIMEOUT_US);
-	if (ret) {
-		dev_warn_ratelimited(hdev->drm.dev, "firmware mailbox request %u (tag %u) not answered within %u ms (MBOX_STATUS 0x%08x, CPU_STATUS %u)\n",
-				     opcode, tag,
-				     HPU_FW_MBOX_TIMEOUT_MS,
-				     status,
-				     hpu_rd32(hdev, HPU_REG_CPU_STATUS));
-		goto out;
-	}
-
-	/* Clear the interrupt cause; the driver polls. */
-	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_MBOX_DONE);
-	result = (status & HPU_MBOX_RESULT_MASK) >> HPU_MBOX_RESULT_SHIFT;
-	switch (result) {
-	case HPU_MBOX_OK:
-		if (resp0)
-			*resp0 = hpu_rd32(hdev, HPU_REG_MBOX_RESP0);
-		if (resp1)
-			*resp1 = hpu_rd32(hdev, HPU_REG_MBOX_RESP1);
-		ret = 0;
-		break;
-	case HPU_MBOX_BAD_OPCODE:
-		ret = -EOPNOTSUPP;
-		break;
-	case HPU_MBOX_BAD_ARG:
-		ret = -EINVAL;
-		break;
-	default:
-		ret = -EIO;
-		break;
-	}
-out:
-	mutex_unlock(&fw->mbox_lock);
-	drm_dev_exit(idx);
-	return ret;
 }
 
 /*
@@ -977,7 +873,7 @@ int hpu_fw_init(struct hpu_device *hdev)
 	ret = drmm_mutex_init(&hdev->drm, &fw->lock);
 	if (ret)
 		return ret;
-	ret = drmm_mutex_init(&hdev->drm, &fw->mbox_lock);
+	ret = hpu_mbox_init(hdev);
 	if (ret)
 		return ret;
 	spin_lock_init(&fw->info_lock);

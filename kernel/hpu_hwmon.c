@@ -42,6 +42,7 @@
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hwmon.h"
+#include "hpu_mbox.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -150,11 +151,11 @@ static int hpu_limits_refresh_locked(struct hpu_hwmon *hw)
 		return -ENODATA;
 
 	for (id = 0; id < HPU_NUM_LIMITS; id++) {
-		ret = hpu_fw_mbox(hdev, HPU_MBOX_GET_LIMIT, id, 0,
-				  &l.value[id], NULL);
+		ret = hpu_mbox_request(hdev, HPU_MBOX_GET_LIMIT, id, 0,
+				       &l.value[id], NULL);
 		if (!ret)
-			ret = hpu_fw_mbox(hdev, HPU_MBOX_GET_LIMIT_RANGE, id, 0,
-					  &l.min[id], &l.max[id]);
+			ret = hpu_mbox_request(hdev, HPU_MBOX_GET_LIMIT_RANGE,
+					       id, 0, &l.min[id], &l.max[id]);
 		if (ret) {
 			drm_dbg_driver(&hdev->drm, "cannot read firmware limit %u: %d\n",
 				       id, ret);
@@ -205,7 +206,7 @@ static int hpu_limits_set(struct hpu_hwmon *hw, u32 id, u32 val)
 		goto out;
 	}
 
-	ret = hpu_fw_mbox(hdev, HPU_MBOX_SET_LIMIT, id, val, &now, NULL);
+	ret = hpu_mbox_request(hdev, HPU_MBOX_SET_LIMIT, id, val, &now, NULL);
 	if (ret) {
 		/* Not knowing what the firmware has now, read it again. */
 		hw->limits_valid = false;
