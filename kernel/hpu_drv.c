@@ -43,6 +43,7 @@
 #include "hpu_stream.h"
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
+#include "hpu_telemetry.h"
 #include "hpu_vm.h"
 
 static int hpu_open(struct drm_device *drm, struct drm_file *file)
@@ -342,6 +343,10 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	}
 
 	/* After the firmware state: hwmon reads ask whether it runs. */
+	ret = hpu_telemetry_init(hdev);
+	if (ret)
+		goto err_queues_fini;
+
 	ret = hpu_hwmon_init(hdev);
 	if (ret)
 		goto err_queues_fini;
@@ -369,6 +374,7 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 err_queues_fini:
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
+	hpu_telemetry_fini(hdev);
 	hpu_reset_fini(hdev);
 	hpu_fw_fini(hdev);
 	hpu_streams_fini(hdev);
@@ -401,6 +407,7 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_reset_fini(hdev);
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
+	hpu_telemetry_fini(hdev);
 	hpu_fw_fini(hdev);
 	hpu_streams_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */

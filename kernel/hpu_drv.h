@@ -38,6 +38,7 @@ struct hpu_fw;
 struct hpu_mbox;
 struct hpu_hbm;
 struct hpu_hwmon;
+struct hpu_telemetry;
 struct hpu_ctx_limits;
 struct hpu_mmu;
 struct hpu_qm;
@@ -108,8 +109,10 @@ struct hpu_identity {
  * @devlink: devlink instance, info, flash and health reporters
  *	(hpu_devlink.c). Set at the end of probe, unregistered at remove;
  *	its state is freed with the DRM device.
- * @hwmon: sensors, limits and engine utilisation (hpu_hwmon.c). Set at
- *	probe, freed with the DRM device.
+ * @telemetry: sensors, firmware limits and engine utilisation
+ *	(hpu_telemetry.c). Set at probe, freed with the DRM device.
+ * @hwmon: the hwmon device (hpu_hwmon.c). Set at probe, unregistered at
+ *	remove; its state is freed with the DRM device.
  * @limits: per-context and per-user limits (hpu_limits.c). Set at probe
  *	right after @mmu, freed with the DRM device.
  *
@@ -133,6 +136,7 @@ struct hpu_device {
 	struct hpu_fw *fw;
 	struct hpu_mbox *mbox;
 	struct hpu_devlink *devlink;
+	struct hpu_telemetry *telemetry;
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;
 };

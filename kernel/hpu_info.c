@@ -24,7 +24,7 @@
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
-#include "hpu_hwmon.h"
+#include "hpu_telemetry.h"
 #include "hpu_info.h"
 #include "hpu_vm.h"
 
@@ -89,22 +89,22 @@ static void hpu_info_memory(struct hpu_device *hdev,
 }
 
 static void hpu_info_errors(struct hpu_device *hdev,
-			       struct hpu_file_priv *fpriv,
-			       union hpu_info_answer *out)
+			    struct hpu_file_priv *fpriv,
+			    union hpu_info_answer *out)
 {
 	hpu_errors_read(hdev, &out->errors);
 }
 
 static void hpu_info_telemetry(struct hpu_device *hdev,
-				  struct hpu_file_priv *fpriv,
-				  union hpu_info_answer *out)
+			       struct hpu_file_priv *fpriv,
+			       union hpu_info_answer *out)
 {
 	hpu_telemetry_read(hdev, &out->telemetry);
 }
 
 static void hpu_info_firmware(struct hpu_device *hdev,
-				 struct hpu_file_priv *fpriv,
-				 union hpu_info_answer *out)
+			      struct hpu_file_priv *fpriv,
+			      union hpu_info_answer *out)
 {
 	hpu_fw_info(hdev, &out->firmware);
 }

@@ -24,7 +24,7 @@
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
-#include "hpu_hwmon.h"
+#include "hpu_telemetry.h"
 #include "hpu_limits.h"
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
@@ -159,7 +159,7 @@ static DEVICE_ATTR_RO(pcie_link);
 static ssize_t engine_util_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	u32 util[HPU_HWMON_MAX_ENGINES];
+	u32 util[HPU_TELEMETRY_MAX_ENGINES];
 	int e, n, len = 0;
 
 	n = hpu_telemetry_engine_util(dev_to_hpu(dev), util, ARRAY_SIZE(util));
