@@ -47,7 +47,7 @@
 #include "hpu_debugfs.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
+#include "hpu_error_stats.h"
 #include "hpu_hbm.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -345,7 +345,7 @@ static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 	struct drm_hpu_info_errors c;
 	struct hpu_eq *eq = hdev->eq;
 
-	hpu_errors_read(hdev, &c);
+	hpu_error_stats_read(hdev, &c);
 	seq_printf(m, "mmu_faults %llu\n", c.mmu_faults);
 	seq_printf(m, "bad_packets %llu\n", c.bad_packets);
 	seq_printf(m, "priv_violations %llu\n", c.priv_violations);

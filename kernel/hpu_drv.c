@@ -27,7 +27,6 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
 #include "hpu_events.h"
 #include "hpu_fw.h"
 #include "hpu_gem.h"
@@ -330,7 +329,7 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_hw_fini;
 
-	hpu_errors_hw_init(hdev);
+	hpu_eq_wdt_program(hdev);
 
 	ret = hpu_streams_init(hdev);
 	if (ret)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: the event queue.
+ * hpu: the event queue, and the engine watchdog that reports hangs to it.
  *
  * The device writes a 32-byte entry per event to a ring in host memory
  * and raises MSI-X vector 1. The handler counts every event, logs it
@@ -22,6 +22,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
+#include <linux/moduleparam.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -381,6 +382,24 @@ void hpu_eq_hw_restart(struct hpu_device *hdev)
 	if (eq->enabled)
 		hpu_eq_program(eq);
 	spin_unlock_irqrestore(&eq->lock, flags);
+}
+
+static unsigned int wdt_ms = 2000;
+module_param(wdt_ms, uint, 0444);
+MODULE_PARM_DESC(wdt_ms,
+		 "Engine watchdog: a stream that completes no packet for this many ms is hung (0 disables; default 2000)");
+
+/**
+ * hpu_eq_wdt_program() - program the engine watchdog
+ * @hdev: the device, bound; at probe and after every reset
+ *
+ * Writes the wdt_ms module parameter to WDT_MS: a stream that completes
+ * no packet for that long raises an ENGINE_HANG event. Callable from any
+ * context.
+ */
+void hpu_eq_wdt_program(struct hpu_device *hdev)
+{
+	hpu_wr32(hdev, HPU_REG_WDT_MS, wdt_ms);
 }
 
 /**

@@ -20,7 +20,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_drv.h"
-#include "hpu_errors.h"
+#include "hpu_error_stats.h"
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
@@ -92,7 +92,7 @@ static void hpu_info_errors(struct hpu_device *hdev,
 			    struct hpu_file_priv *fpriv,
 			    union hpu_info_answer *out)
 {
-	hpu_errors_read(hdev, &out->errors);
+	hpu_error_stats_read(hdev, &out->errors);
 }
 
 static void hpu_info_telemetry(struct hpu_device *hdev,
@@ -136,7 +136,7 @@ static const struct hpu_info_op {
  * Copies at most &drm_hpu_info.size bytes of the answer to
  * &drm_hpu_info.ptr and sets &drm_hpu_info.size to the answer's full
  * size; a size of 0 only reports the size. DRM_HPU_INFO_ERRORS returns
- * the device's error and reset counters (hpu_errors_read()),
+ * the device's error and reset counters (hpu_error_stats_read()),
  * DRM_HPU_INFO_TELEMETRY sensors, limits and utilisation
  * (hpu_telemetry_read(); may wait ~100 us per mailbox request).
  *

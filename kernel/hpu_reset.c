@@ -32,7 +32,6 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
 #include "hpu_events.h"
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
@@ -271,7 +270,7 @@ static void hpu_reset_restore(struct hpu_device *hdev)
 		 HPU_ERROR_RESET_BUSY);
 	hpu_hw_irq_enable(hdev);
 	hpu_eq_hw_restart(hdev);
-	hpu_errors_hw_init(hdev);
+	hpu_eq_wdt_program(hdev);
 }
 
 /*

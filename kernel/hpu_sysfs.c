@@ -20,7 +20,7 @@
 #include <linux/sysfs.h>
 
 #include "hpu_drv.h"
-#include "hpu_errors.h"
+#include "hpu_error_stats.h"
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
@@ -240,7 +240,7 @@ static const struct attribute_group hpu_dev_group = {
 
 const struct attribute_group *hpu_dev_groups[] = {
 	&hpu_dev_group,
-	&hpu_errors_group,
+	&hpu_error_stats_group,
 	&hpu_fw_group,
 	&hpu_limits_group,
 	NULL
