@@ -27,7 +27,7 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_fw.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
@@ -91,7 +91,7 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 	hpu_queues_init(fpriv);
 	file->driver_priv = fpriv;
 	/* Last: from here on the event queue can find the file. */
-	hpu_events_file_open(fpriv, file);
+	hpu_notify_file_open(fpriv, file);
 out:
 	drm_dev_exit(idx);
 	return ret;
@@ -101,8 +101,8 @@ static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct hpu_file_priv *fpriv = file->driver_priv;
 
-	/* Normally done in release already (hpu_events.c); idempotent. */
-	hpu_events_file_close(fpriv);
+	/* Normally done in release already (hpu_notify.c); idempotent. */
+	hpu_notify_file_close(fpriv);
 	/* The file's queues go first: no job may run when the VM dies. */
 	hpu_queues_fini(fpriv);
 	hpu_vm_destroy(fpriv->vm);
@@ -169,17 +169,17 @@ static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_CREATE, hpu_queue_create_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_DESTROY, hpu_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_events_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_notify_ioctl, 0),
 };
 
 /*
  * DRM_ACCEL_FOPS, but release stops the file's event delivery before the
- * DRM core drops its events (hpu_events.c).
+ * DRM core drops its events (hpu_notify.c).
  */
 static const struct file_operations hpu_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
-	.release = hpu_events_release,
+	.release = hpu_notify_release,
 	/* Stale files (opened before a hard reset) get -ENODEV. */
 	.unlocked_ioctl = hpu_reset_ioctl,
 	.compat_ioctl = hpu_reset_compat_ioctl,

@@ -32,7 +32,7 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_irq.h"
@@ -85,7 +85,7 @@ static void hpu_eq_ue_notify(struct hpu_device *hdev, u64 addr)
 		holds = idr_for_each(&file->object_idr, hpu_eq_bo_holds, &match);
 		spin_unlock(&file->table_lock);
 		if (holds)
-			hpu_events_job_error(file->driver_priv,
+			hpu_notify_job_error(file->driver_priv,
 					     DRM_HPU_ERROR_ECC, U32_MAX, 0,
 					     -EBADMSG, 0, addr);
 	}
@@ -176,7 +176,7 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 				     addr, eqe->engine,
 				     hpu_mmu_fault_cause_name(FIELD_GET(HPU_FAULT_CAUSE_MASK,
 									info)));
-		hpu_events_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
+		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
 				      eqe->engine, 0, -EFAULT, 0, addr);
 		break;
 	case HPU_EVENT_BAD_PACKET:
@@ -323,7 +323,7 @@ static void hpu_eq_program(struct hpu_eq *eq)
  * hpu_eq_init() - set up and enable the event queue
  * @hdev: the device, soft reset, with its MSI-X vectors allocated
  *
- * Sets up event delivery to files (hpu_events.c), allocates the ring,
+ * Sets up event delivery to files (hpu_notify.c), allocates the ring,
  * installs the handler of vector 1 and enables the queue. May sleep.
  *
  * Return: 0 or a negative error code.
@@ -342,7 +342,7 @@ int hpu_eq_init(struct hpu_device *hdev)
 	spin_lock_init(&eq->lock);
 	INIT_WORK(&eq->ue_work, hpu_eq_ue_work);
 
-	ret = hpu_events_init(hdev);
+	ret = hpu_notify_init(hdev);
 	if (ret)
 		return ret;
 

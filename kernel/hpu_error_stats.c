@@ -59,7 +59,7 @@ void hpu_error_stats_read(struct hpu_device *hdev, struct drm_hpu_info_errors *o
 static_assert(sizeof(struct drm_hpu_info_errors) % sizeof(u64) == 0);
 
 static ssize_t hpu_error_stats_show(struct device *dev,
-			       struct device_attribute *attr, char *buf);
+				    struct device_attribute *attr, char *buf);
 
 /*
  * One attribute per field of &struct drm_hpu_info_errors, in the order of
@@ -93,7 +93,7 @@ static_assert(ARRAY_SIZE(hpu_error_stats_dev_attrs) ==
  * the remove callback runs: the device is always bound here.
  */
 static ssize_t hpu_error_stats_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
+				    struct device_attribute *attr, char *buf)
 {
 	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
 	struct drm_hpu_info_errors counters;

@@ -27,7 +27,7 @@
 #include "hpu_drv.h"
 #include "hpu_job.h"
 #include "hpu_kunit.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_limits.h"
 #include "hpu_queue.h"
 #include "hpu_stream.h"
@@ -151,7 +151,7 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
  *
  * Empties @done. Called without any stream lock held, from interrupt or
  * process context. A failed job of a file is reported to the file
- * (hpu_events_job_error()) before its fence signals, while the file is
+ * (hpu_notify_job_error()) before its fence signals, while the file is
  * certain to exist. A job may be freed as soon as its fence is signalled.
  */
 void hpu_jobs_signal(struct list_head *done)
@@ -180,7 +180,7 @@ void hpu_jobs_signal(struct list_head *done)
 			dma_fence_set_error(fence, job->error);
 			kind = job->fpriv ? hpu_job_error_kind(job) : 0;
 			if (kind)
-				hpu_events_job_error(job->fpriv, kind,
+				hpu_notify_job_error(job->fpriv, kind,
 						     stream->engine,
 						     job->queue_id, job->error,
 						     job->user_seq, 0);

@@ -32,7 +32,7 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
@@ -310,7 +310,7 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 
 	atomic64_inc(&r->stats.soft_resets);
 	hpu_hb_start(r);
-	hpu_events_reset_notify(hdev, false, hpu_reset_generation(hdev));
+	hpu_notify_reset(hdev, false, hpu_reset_generation(hdev));
 	drm_info(&hdev->drm, "soft reset done in %lld us\n",
 		 ktime_us_delta(ktime_get(), start));
 	return 0;
@@ -419,7 +419,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		drm_err(&hdev->drm, "hard reset failed (%d): the device is unusable; every open and ioctl fails with -ENODEV until it is unbound\n",
 			ret);
 		drm_err(&hdev->drm, "bus mastering turned off: the device may still run; its memory stays out of use until it is unbound\n");
-		hpu_events_reset_notify(hdev, true, gen);
+		hpu_notify_reset(hdev, true, gen);
 		return -EIO;
 	}
 
@@ -428,7 +428,7 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 
 	atomic64_inc(&r->stats.hard_resets);
 	hpu_hb_start(r);
-	hpu_events_reset_notify(hdev, true, gen);
+	hpu_notify_reset(hdev, true, gen);
 	drm_info(&hdev->drm, "hard reset done in %lld us; reset generation %llu\n",
 		 ktime_us_delta(ktime_get(), start), gen);
 	return 0;
