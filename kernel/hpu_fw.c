@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * hpu: the device's firmware. The driver loads the signed image file
- * (HPU_FW_FILE) once, keeps it in a DMA-coherent buffer, and boots the
+ * (&hpu_asic.fw_file) once, keeps it in a DMA-coherent buffer, and boots the
  * firmware through the boot ROM's handshake at probe and after every hard
  * reset: the flash image when the flash holds one, else (or when the
  * device refuses the flash image) the image file. It also writes images
@@ -36,6 +36,7 @@
 #include <drm/drm_managed.h>
 
 #include "hpu_accel.h"
+#include "hpu_asic.h"
 #include "hpu_drv.h"
 #include "hpu_fw.h"
 #include "hpu_mbox.h"
@@ -210,6 +211,12 @@ char *hpu_fw_version_str(u32 version, char *buf, size_t len)
 	return buf;
 }
 
+/* The chip's image file, the one request_firmware() looks for. */
+static const char *hpu_fw_file(struct hpu_device *hdev)
+{
+	return hdev->asic->fw_file;
+}
+
 static void hpu_fw_set_state(struct hpu_fw *fw, u32 state)
 {
 	spin_lock(&fw->info_lock);
@@ -372,13 +379,13 @@ static void hpu_fw_log_file_refusal(struct hpu_device *hdev, u32 code)
 
 	if (code == HPU_FW_ERR_TOO_OLD)
 		drm_err(&hdev->drm, "firmware image %s refused: version %s is below the device's minimum %s (TOO_OLD); install version %s or newer\n",
-			HPU_FW_FILE,
+			hpu_fw_file(hdev),
 			hpu_fw_version_str(img_version, ver, sizeof(ver)),
 			hpu_fw_version_str(fw->min_version, min, sizeof(min)),
 			min);
 	else
 		drm_err(&hdev->drm, "firmware image %s refused: %s (%s); %s\n",
-			HPU_FW_FILE, hpu_fw_refusal_what(code),
+			hpu_fw_file(hdev), hpu_fw_refusal_what(code),
 			hpu_fw_refusal_name(code), hpu_fw_refusal_todo(code));
 }
 
@@ -398,7 +405,7 @@ static void hpu_fw_log_running(struct hpu_device *hdev, ktime_t start)
 	drm_info(&hdev->drm, "firmware %s (%s) running, booted from %s in %lld ms\n",
 		 hpu_fw_version_str(version, ver, sizeof(ver)),
 		 build[0] ? build : "no build id",
-		 source == DRM_HPU_FW_SOURCE_FLASH ? "the flash" : HPU_FW_FILE,
+		 source == DRM_HPU_FW_SOURCE_FLASH ? "the flash" : hpu_fw_file(hdev),
 		 ktime_ms_delta(ktime_get(), start));
 }
 
@@ -436,7 +443,7 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 			drm_warn(&hdev->drm, "flash firmware image %s refused: %s (%s); %s; booting %s instead\n",
 				 ver, hpu_fw_refusal_what(code),
 				 hpu_fw_refusal_name(code),
-				 hpu_fw_refusal_todo(code), HPU_FW_FILE);
+				 hpu_fw_refusal_todo(code), hpu_fw_file(hdev));
 		else
 			drm_err(&hdev->drm, "flash firmware image %s refused: %s (%s); %s\n",
 				ver, hpu_fw_refusal_what(code),
@@ -448,16 +455,16 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 		if (fw->img_err == -EFBIG) {
 			code = HPU_FW_ERR_TOO_LARGE;
 			drm_err(&hdev->drm, "firmware image %s refused by the driver: %s (%s); %s\n",
-				HPU_FW_FILE, hpu_fw_refusal_what(code),
+				hpu_fw_file(hdev), hpu_fw_refusal_what(code),
 				hpu_fw_refusal_name(code),
 				hpu_fw_refusal_todo(code));
 		} else if (!flash) {
 			code = HPU_FW_ERR_NO_IMAGE;
 			drm_err(&hdev->drm, "no firmware: %s cannot be loaded (%d) and the flash is empty (NO_IMAGE); install %s in the firmware search path or write an image to the flash with 'devlink dev flash', then rebind the device\n",
-				HPU_FW_FILE, fw->img_err, HPU_FW_FILE);
+				hpu_fw_file(hdev), fw->img_err, hpu_fw_file(hdev));
 		} else {
 			drm_err(&hdev->drm, "no firmware to fall back to: %s cannot be loaded (%d); install it and rebind the device\n",
-				HPU_FW_FILE, fw->img_err);
+				hpu_fw_file(hdev), fw->img_err);
 		}
 		ret = -ENOENT;
 		goto failed;
@@ -825,11 +832,11 @@ static void hpu_fw_load_file(struct hpu_device *hdev)
 	const struct firmware *file;
 	int ret;
 
-	ret = firmware_request_nowarn(&file, HPU_FW_FILE, dev);
+	ret = firmware_request_nowarn(&file, hpu_fw_file(hdev), dev);
 	if (ret) {
 		fw->img_err = ret;
-		drm_dbg_driver(&hdev->drm, "%s not loaded: %d\n", HPU_FW_FILE,
-			       ret);
+		drm_dbg_driver(&hdev->drm, "%s not loaded: %d\n",
+			       hpu_fw_file(hdev), ret);
 		return;
 	}
 
@@ -855,7 +862,7 @@ out:
  * hpu_fw_init() - set up the firmware state and load the image file
  * @hdev: the device, identity read, bus mastering on
  *
- * The image file (HPU_FW_FILE) is requested once and kept in host memory
+ * The image file (&hpu_asic.fw_file) is requested once and kept in host memory
  * for the boots after hard resets; a missing file is only an error if the
  * flash cannot boot either (hpu_fw_boot()). May sleep.
  *

@@ -14,9 +14,6 @@ struct attribute_group;
 struct hpu_device;
 struct drm_hpu_info_firmware;
 
-/* The image file request_firmware() looks for. */
-#define HPU_FW_FILE	"hpu/hpu-h1-fw.bin"
-
 /* Longest string hpu_fw_version_str() writes, NUL included ("255.255.255"). */
 #define HPU_FW_VERSION_STR_LEN	12
 
