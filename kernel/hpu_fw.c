@@ -619,7 +619,7 @@ int hpu_fw_boot(struct hpu_device *hdev)
  * in progress, DRM_HPU_FW_STATE_HALTED after a fatal firmware error (until
  * the hard reset that follows), else DRM_HPU_FW_STATE_RUNNING.
  */
-u32 hpu_fw_state(struct hpu_device *hdev)
+static u32 hpu_fw_state(struct hpu_device *hdev)
 {
 	struct hpu_fw *fw = hdev->fw;
 	u32 state, cpu;

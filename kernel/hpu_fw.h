@@ -38,9 +38,6 @@ int hpu_fw_boot_locked(struct hpu_device *hdev);
 /* True while the firmware runs (CPU_STATUS RUNNING). */
 bool hpu_fw_running(struct hpu_device *hdev);
 
-/* DRM_HPU_FW_STATE_* of the firmware, from the driver's and CPU's state. */
-u32 hpu_fw_state(struct hpu_device *hdev);
-
 /*
  * Write an image to the device's flash (FLASH_CMD WRITE) and wait for the
  * outcome. Returns 0; -EACCES when the device refused it (*@refusal holds

@@ -132,6 +132,9 @@ static const struct vm_operations_struct hpu_bo_host_vm_ops = {
 	.close = hpu_bo_host_vm_close,
 };
 
+static struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj,
+					    int flags);
+
 static const struct drm_gem_object_funcs hpu_bo_host_funcs = {
 	.free = hpu_bo_host_free,
 	.export = hpu_gem_prime_export,
@@ -185,7 +188,7 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
  *
  * Return: 0 or a negative error code.
  */
-int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
+static int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
 		       u64 size, struct hpu_bo **out)
 {
 	struct drm_gem_shmem_object *shmem;
@@ -241,7 +244,7 @@ static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
  * Return: 0, -ENOMEM when HBM is full (nothing is left allocated), or
  * another negative error code.
  */
-int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
+static int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
 		      u64 size, u64 page_size, bool contiguous,
 		      struct hpu_bo **out)
 {
@@ -338,7 +341,7 @@ static int hpu_bo_userptr_account(struct hpu_device *hdev, struct hpu_bo *bo)
  * Return: 0; -EFAULT if part of the range is not mapped (or not writable
  * without @readonly); -ENOMEM past RLIMIT_MEMLOCK or out of memory.
  */
-int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
+static int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
 			  u64 addr, u64 size, bool readonly,
 			  struct hpu_bo **out)
 {
@@ -523,7 +526,8 @@ static const struct dma_buf_ops hpu_dmabuf_ops = {
  *
  * Return: the dma-buf, or an ERR_PTR().
  */
-struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags)
+static struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj,
+					    int flags)
 {
 	struct dma_buf_export_info exp_info = {
 		.exp_name = KBUILD_MODNAME,

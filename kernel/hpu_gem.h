@@ -82,16 +82,7 @@ static inline struct hpu_bo *to_hpu_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 					     size_t size);
-int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
-		      u64 size, u64 page_size, bool contiguous,
-		      struct hpu_bo **out);
-int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
-		       u64 size, struct hpu_bo **out);
-int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
-			  u64 addr, u64 size, bool readonly,
-			  struct hpu_bo **out);
 struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
-struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 					    struct dma_buf *dmabuf);
 

@@ -316,7 +316,7 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
  * hpu_job_abort() - free a job that was never armed
  * @job: the job
  */
-void hpu_job_abort(struct hpu_job *job)
+static void hpu_job_abort(struct hpu_job *job)
 {
 	drm_sched_job_cleanup(&job->base);
 	hpu_job_release(job);

@@ -223,20 +223,6 @@ void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
 	writeq(pte, hdev->mmu->win + table + 8 * idx);
 }
 
-/**
- * hpu_mmu_pte_read() - read one page-table entry back
- * @hdev: the device, kept bound by the caller
- * @table: HBM offset of the table
- * @idx: entry index, below HPU_PT_ENTRIES
- *
- * Return: the entry as the device sees it.
- */
-u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx)
-{
-	return readq(hdev->mmu->win + table + 8 * idx);
-}
-EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pte_read);
-
 /*
  * Tables kept for the ASIDs below their reserve: what the others may not
  * take. Called with &hpu_mmu.pt_lock held.

@@ -80,7 +80,7 @@ u64 hpu_reset_generation(struct hpu_device *hdev)
  * its context (address space, buffers, queues) no longer exists on the
  * device.
  */
-bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
+static bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
 {
 	return fpriv->generation != hpu_reset_generation(fpriv->hdev);
 }

@@ -195,7 +195,6 @@ int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,
 int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		  const char *reason);
 u64 hpu_reset_generation(struct hpu_device *hdev);
-bool hpu_reset_file_stale(struct hpu_file_priv *fpriv);
 
 void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 			  const char *what, u32 asid);

@@ -243,7 +243,7 @@ int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job)
  *
  * Called from the engine's interrupt handler (hard interrupt context).
  */
-void hpu_stream_process(struct hpu_stream *stream)
+static void hpu_stream_process(struct hpu_stream *stream)
 {
 	unsigned long flags;
 	LIST_HEAD(done);

@@ -186,7 +186,6 @@ int hpu_streams_self_test(struct hpu_device *hdev);
 #define HPU_JOB_TIMEOUT_MAX_MS	3600000U
 
 int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
-void hpu_stream_process(struct hpu_stream *stream);
 void hpu_stream_cancel_queue(struct hpu_stream *stream,
 			     struct hpu_queue *queue);
 struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine);

@@ -363,8 +363,9 @@ static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
  * page-table area runs out (nothing is left mapped); -ENODEV for a
  * context being torn down.
  */
-int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
-	       u64 size, u64 *va, bool fixed, bool readonly)
+VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
+				u64 offset, u64 size, u64 *va, bool fixed,
+				bool readonly)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_bo *bo = to_hpu_bo(obj);
@@ -477,7 +478,7 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
  *
  * Return: 0, or -ERESTARTSYS if a signal interrupted the wait.
  */
-int hpu_vm_wait_jobs(struct hpu_vm *vm)
+static int hpu_vm_wait_jobs(struct hpu_vm *vm)
 {
 	long wait;
 
@@ -498,7 +499,7 @@ int hpu_vm_wait_jobs(struct hpu_vm *vm)
  *
  * Return: 0; -ENOENT if no mapping starts at @va.
  */
-int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
+VISIBLE_IF_KUNIT int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_mapping *m = NULL;

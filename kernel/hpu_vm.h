@@ -107,10 +107,6 @@ void hpu_vm_destroy(struct hpu_vm *vm);
 struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
 void hpu_vm_put(struct hpu_vm *vm);
 
-int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
-	       u64 size, u64 *va, bool fixed, bool readonly);
-int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
-int hpu_vm_wait_jobs(struct hpu_vm *vm);
 
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
@@ -126,6 +122,9 @@ int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 			unsigned int leaf_level, struct list_head *freed);
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly);
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
 /* VM_BIND argument checks. */
 int hpu_vm_bind_map_check(struct drm_device *drm,
 			  const struct drm_hpu_vm_bind *args, u64 bo_size,

@@ -82,7 +82,7 @@ static struct hpu_vm *hpu_vm_test_vm(struct kunit *test, unsigned int pt_count)
 /* The entry of @pt for @va at its level, read back from the device. */
 static u64 hpu_vm_test_pte(struct hpu_vm *vm, struct hpu_pt *pt, u64 va)
 {
-	return hpu_mmu_pte_read(vm->hdev, pt->offset, hpu_va_index(va, pt->level));
+	return hpu_test_pte_read(vm->hdev, pt->offset, hpu_va_index(va, pt->level));
 }
 
 /* One 2 MiB leaf: L0 -> L1 -> L2, with the leaf at the L2 index. */
@@ -112,21 +112,21 @@ static void hpu_vm_test_hbm_leaf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l1->offset, HPU_PT_SIZE);
 	KUNIT_EXPECT_EQ(test, l2->offset, 2 * HPU_PT_SIZE);
 
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 0),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 0),
 			l1->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 7),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 7),
 			l2->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, 5), pte);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, 5), pte);
 	KUNIT_EXPECT_NULL(test, l2->child[5]);
 
 	/* Nothing else is present. */
 	for (i = 0; i < HPU_PT_ENTRIES; i++) {
 		if (i)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, i), 0);
 		if (i != 7)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, i), 0);
 		if (i != 5)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i), 0);
 	}
 }
 
@@ -147,13 +147,13 @@ static void hpu_vm_test_host_leaf(struct kunit *test)
 	l3 = l2->child[1];
 	KUNIT_ASSERT_NOT_NULL(test, l3);
 	KUNIT_EXPECT_EQ(test, l3->level, HPU_PT_LEVEL_4K);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 2),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 2),
 			l1->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 511),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 511),
 			l2->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, 1),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, 1),
 			l3->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l3->offset, 300), pte);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l3->offset, 300), pte);
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4K), 0);
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va - SZ_4K), 0);
 }
@@ -189,9 +189,9 @@ static void hpu_vm_test_shared_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 4);
 	KUNIT_EXPECT_EQ(test, l1->used, 2);
 	KUNIT_ASSERT_NOT_NULL(test, l1->child[5]);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->child[5]->offset, 0),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->child[5]->offset, 0),
 			pte | 0x600000);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 5),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 5),
 			l1->child[5]->offset | HPU_PTE_PRESENT);
 }
 
@@ -241,7 +241,7 @@ static void hpu_vm_test_clear_frees_empty_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_list_len(&freed), 1);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&freed, struct hpu_pt, free_link), l2a);
 	KUNIT_EXPECT_NULL(test, l1->child[4]);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 4), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 4), 0);
 	KUNIT_EXPECT_EQ(test, l1->used, 1);
 	/* Still counted until released (after the invalidation). */
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 4);
@@ -254,9 +254,9 @@ static void hpu_vm_test_clear_frees_empty_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_list_len(&freed), 2);
 	KUNIT_EXPECT_NULL(test, vm->root->child[0]);
 	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 0), 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2b->offset, 0), 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2b->offset, 1), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 0), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2b->offset, 0), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2b->offset, 1), 0);
 	hpu_pt_release_list(vm, &freed);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 	KUNIT_EXPECT_EQ(test, vm->hdev->mmu->pt_asid[4], 1);
