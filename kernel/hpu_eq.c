@@ -135,6 +135,8 @@ static void hpu_eq_ue_work(struct work_struct *work)
 /* Remember an uncorrectable error for hpu_eq_ue_work(); eq->lock held. */
 static void hpu_eq_ue_queue(struct hpu_eq *eq, u64 addr)
 {
+	lockdep_assert_held(&eq->lock);
+
 	if (eq->ue_tail - eq->ue_head >= HPU_EQ_UE_BACKLOG) {
 		eq->ue_lost++;
 		dev_err_ratelimited(eq->hdev->drm.dev,
@@ -164,6 +166,8 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 	u64 addr = le64_to_cpu(eqe->addr);
 	u32 info = le32_to_cpu(eqe->info);
 	struct hpu_mmu_fault latched;
+
+	lockdep_assert_held(&eq->lock);
 
 	switch (id) {
 	case HPU_EVENT_MMU_FAULT:

@@ -422,6 +422,9 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 	u32 flash, code = 0;
 	int ret;
 
+	lockdep_assert_held(&fw->lock);
+	lockdep_assert_held(&hdev->mbox->lock);
+
 	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
 
 	ret = hpu_fw_wait_rom(hdev);

@@ -307,6 +307,8 @@ static void hpu_hbm_retire_pending_locked(struct hpu_hbm *hbm)
 	unsigned long index;
 	void *entry;
 
+	lockdep_assert_held(&hbm->lock);
+
 	xa_for_each(&hbm->retired, index, entry) {
 		if (xa_to_value(entry) != HPU_HBM_RETIRE_PENDING)
 			continue;

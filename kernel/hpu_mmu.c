@@ -232,6 +232,8 @@ static u64 hpu_mmu_pt_kept(struct hpu_mmu *mmu, u32 reserve)
 	u64 kept = 0;
 	unsigned int asid;
 
+	lockdep_assert_held(&mmu->pt_lock);
+
 	for (asid = HPU_ASID_FIRST; asid <= HPU_ASID_LAST; asid++)
 		if (mmu->pt_asid[asid] < reserve)
 			kept += reserve - mmu->pt_asid[asid];

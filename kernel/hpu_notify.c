@@ -306,6 +306,8 @@ static void hpu_notify_flush_locked(struct drm_file *file)
 {
 	struct drm_pending_event *e, *tmp;
 
+	lockdep_assert_held(&file->minor->dev->event_lock);
+
 	list_for_each_entry_safe(e, tmp, &file->event_list, link) {
 		if (e->event->type != DRM_HPU_EVENT_ERROR &&
 		    e->event->type != DRM_HPU_EVENT_RESET)

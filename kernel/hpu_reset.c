@@ -287,6 +287,8 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	ktime_t start = ktime_get();
 	int ret;
 
+	lockdep_assert_held(&r->lock);
+
 	drm_warn(&hdev->drm, "soft reset: %s\n", reason);
 	hpu_hb_stop(r);
 
@@ -383,6 +385,8 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	u64 gen;
 	int ret;
 
+	lockdep_assert_held(&r->lock);
+
 	drm_warn(&hdev->drm, "hard reset: %s; every context is lost\n", reason);
 	hpu_hb_stop(r);
 
@@ -467,6 +471,8 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	struct hpu_reset *r = hdev->reset;
 	bool quiet = false, fence_cookie;
 	int idx, ret;
+
+	lockdep_assert_held(&r->lock);
 
 	if (!prepared && READ_ONCE(r->unusable))
 		return -ENODEV;

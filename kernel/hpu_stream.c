@@ -61,6 +61,8 @@ VISIBLE_IF_KUNIT void hpu_stream_put_desc(struct hpu_stream *stream,
 {
 	struct hpu_desc *desc;
 
+	lockdep_assert_held(&stream->lock);
+
 	job->slot = stream->pi % HPU_STREAM_ENTRIES;
 	desc = &stream->ring[job->slot];
 
@@ -108,6 +110,8 @@ static void hpu_stream_arm_tdr(struct hpu_stream *stream)
 	struct hpu_job *head;
 	unsigned long now = jiffies;
 
+	lockdep_assert_held(&stream->lock);
+
 	head = list_first_entry_or_null(&stream->inflight, struct hpu_job, link);
 	if (!head || !stream->enabled || stream->stopped) {
 		stream->tdr_seq = 0;
@@ -140,6 +144,8 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 	struct hpu_job *job, *it;
 	u32 cq_pi, status;
 	u64 seq;
+
+	lockdep_assert_held(&stream->lock);
 
 	cq_pi = hpu_stream_rd(stream, HPU_QS_CQ_PI);
 	if (cq_pi == U32_MAX)
@@ -266,6 +272,8 @@ static void hpu_stream_process(struct hpu_stream *stream)
  */
 static void hpu_stream_halt_locked(struct hpu_stream *stream)
 {
+	lockdep_assert_held(&stream->lock);
+
 	stream->stopped = true;
 	stream->tdr_seq = 0;
 	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
@@ -313,6 +321,8 @@ static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
 	struct hpu_job *job, *tmp;
 	int ret;
 
+	lockdep_assert_held(&stream->lock);
+
 	ret = hpu_stream_hw_enable(stream);
 	if (ret)
 		drm_err(&hdev->drm, "%s: stream halted when re-enabled, failing its jobs\n",
@@ -354,6 +364,9 @@ static int hpu_stream_restart(struct hpu_stream *stream)
 	unsigned long flags;
 	LIST_HEAD(done);
 	int ret;
+
+	lockdep_assert_held(&stream->recover_lock);
+	lockdep_assert_held_read(&stream->hdev->reset->sem);
 
 	spin_lock_irqsave(&stream->lock, flags);
 	if (!stream->enabled || stream->stopped) {
@@ -512,6 +525,8 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 	unsigned int e, s;
 	unsigned long flags;
 
+	lockdep_assert_held_write(&hdev->reset->sem);
+
 	for (e = 0; e < qm->num_engines; e++)
 		for (s = 0; s < HPU_QM_STREAMS; s++)
 			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
@@ -586,6 +601,8 @@ void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 	struct hpu_qm *qm = hdev->qm;
 	unsigned int e, s;
 	unsigned long flags;
+
+	lockdep_assert_held_write(&hdev->reset->sem);
 
 	for (e = 0; e < qm->num_engines; e++) {
 		for (s = 0; s < HPU_QM_STREAMS; s++) {

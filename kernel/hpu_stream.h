@@ -127,7 +127,7 @@ struct hpu_stream {
 	spinlock_t fence_lock;
 	/* serialises restarts of the stream */
 	struct mutex recover_lock;
-	/* protects enabled, pi, cq_ci, seq, inflight; irq-safe */
+	/* protects enabled, stopped, pi, cq_ci, seq, inflight, tdr_seq; irq-safe */
 	spinlock_t lock;
 	bool enabled;
 	bool stopped;

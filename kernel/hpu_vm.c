@@ -632,6 +632,8 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_vm_create);
  */
 int hpu_vm_activate(struct hpu_vm *vm)
 {
+	lockdep_assert_held_read(&vm->hdev->reset->sem);
+
 	hpu_vm_clear_sobs(vm->hdev, vm->asid);
 	hpu_mmu_set_root(vm->hdev, vm->asid, vm->root->offset, true);
 	return hpu_mmu_invalidate(vm->hdev, vm->asid);

@@ -9,6 +9,7 @@
 
 #include <kunit/test.h>
 
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "hpu_accel.h"
@@ -45,7 +46,10 @@ static void hpu_job_test_put_desc(struct kunit *test)
 	job->asid = 0x3f;
 	job->seq = 0x1122334455667788ULL;
 	stream->pi = 3 * HPU_STREAM_ENTRIES - 1;
+	spin_lock_init(&stream->lock);
+	spin_lock(&stream->lock);
 	hpu_stream_put_desc(stream, job);
+	spin_unlock(&stream->lock);
 
 	KUNIT_EXPECT_EQ(test, job->slot, HPU_STREAM_ENTRIES - 1);
 	KUNIT_EXPECT_EQ(test, stream->pi, 3 * HPU_STREAM_ENTRIES);
@@ -69,7 +73,9 @@ static void hpu_job_test_put_desc(struct kunit *test)
 
 	/* The next wraps to slot 0. */
 	job->seq++;
+	spin_lock(&stream->lock);
 	hpu_stream_put_desc(stream, job);
+	spin_unlock(&stream->lock);
 	KUNIT_EXPECT_EQ(test, job->slot, 0);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(stream->ring[0].seq),
 			0x1122334455667789ULL);
