@@ -259,6 +259,43 @@ static int hpu_pci_init(struct hpu_device *hdev)
 	return 0;
 }
 
+/*
+ * Probe, in order, and what undoes each step (at removal, and on a probe
+ * failure from the step after it on):
+ *
+ *   step                          undone by
+ *   devm_drm_dev_alloc()          devres (the drm_device lives on while
+ *                                 a file is open)
+ *   hpu_pci_init()                devres (BAR mapping, PCI function)
+ *   hpu_hw_init()                 - (it leaves the device soft reset)
+ *   pci_set_master()              devres
+ *   hpu_reset_init()              drmm; see (1)
+ *   hpu_fw_init(), hpu_fw_boot()  hpu_fw_fini(): a flash write finishes
+ *   hpu_mmu_init()                hpu_mmu_fini(): every root invalid
+ *   hpu_limits_init()             drmm
+ *   hpu_hbm_init()                hpu_hbm_fini()
+ *   hpu_irq_init()                devres
+ *   hpu_hw_irq_enable()           hpu_hw_fini(): every MISC cause masked
+ *   hpu_hw_irq_self_test()        -
+ *   hpu_eq_init()                 hpu_eq_fini()
+ *   hpu_eq_wdt_program()          -
+ *   hpu_streams_init(), self-test hpu_streams_fini(); see (2)
+ *   hpu_telemetry_init()          hpu_telemetry_fini()
+ *   hpu_hwmon_init()              hpu_hwmon_fini()
+ *   hpu_devlink_init()            hpu_devlink_fini()
+ *   drm_dev_register()            drm_dev_unplug(); see (2)
+ *   hpu_debugfs_init()            the DRM core, with the minor
+ *   hpu_reset_start()             hpu_reset_fini(); see (1)
+ *
+ * The undo runs in the reverse order, with two exceptions:
+ * (1) hpu_reset_fini() stops resets and the heartbeat before anything is
+ *     torn down, on a probe failure too (a reset may be scheduled from
+ *     the event queue on), and hpu_reset_quarantine_fini() releases what
+ *     a reset kept once the streams are down, before HBM goes;
+ * (2) hpu_streams_fini() fails the jobs still on the streams before
+ *     drm_dev_unplug(), which then never waits behind a job
+ *     (Documentation/driver/reset.md).
+ */
 static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct hpu_device *hdev;
@@ -282,10 +319,7 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
-	/*
-	 * Only now: the device is quiet. MSI-X messages are memory writes by
-	 * the device.
-	 */
+	/* Only now, the device quiet: MSI-X messages are its memory writes. */
 	pci_set_master(pdev);
 
 	ret = hpu_reset_init(hdev);
@@ -293,9 +327,9 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return ret;
 
 	/*
-	 * Before HBM is used (the boot ROM trains it) and before the
-	 * heartbeat. A firmware that does not boot leaves the device bound
-	 * but unusable (Documentation/driver/firmware.md).
+	 * Before HBM is used (the boot ROM trains it). A firmware that does
+	 * not boot leaves the device bound but unusable
+	 * (Documentation/driver/firmware.md).
 	 */
 	ret = hpu_fw_init(hdev);
 	if (ret)
@@ -304,60 +338,60 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	ret = hpu_mmu_init(hdev);
 	if (ret)
-		return ret;
+		goto err_fw;
 
 	/* After the MMU: the page-table limits depend on its area. */
 	ret = hpu_limits_init(hdev);
 	if (ret)
-		goto err_mmu_fini;
+		goto err_mmu;
 
 	ret = hpu_hbm_init(hdev);
 	if (ret)
-		goto err_mmu_fini;
+		goto err_mmu;
 
 	ret = hpu_irq_init(hdev);
 	if (ret)
-		goto err_hbm_fini;
+		goto err_hbm;
 
 	hpu_hw_irq_enable(hdev);
 
 	ret = hpu_hw_irq_self_test(hdev);
 	if (ret)
-		goto err_hw_fini;
+		goto err_irq;
 
 	ret = hpu_eq_init(hdev);
 	if (ret)
-		goto err_hw_fini;
+		goto err_irq;
 
 	hpu_eq_wdt_program(hdev);
 
 	ret = hpu_streams_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_streams;
 
 	if (!hpu_reset_unusable(hdev)) {
 		ret = hpu_streams_self_test(hdev);
 		if (ret)
-			goto err_queues_fini;
+			goto err_streams;
 	}
 
-	/* After the firmware state: hwmon reads ask whether it runs. */
+	/* After the firmware state: telemetry asks whether it runs. */
 	ret = hpu_telemetry_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_streams;
 
 	ret = hpu_hwmon_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_telemetry;
 
 	ret = hpu_devlink_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_hwmon;
 
 	ret = drm_dev_register(&hdev->drm, 0);
 	if (ret) {
 		drm_err(&hdev->drm, "cannot register the accel device: %d\n", ret);
-		goto err_queues_fini;
+		goto err_devlink;
 	}
 
 	/* No firmware: unplugged at once, as after a failed hard reset. */
@@ -370,44 +404,42 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	hpu_reset_start(hdev);
 	return 0;
 
-err_queues_fini:
+err_devlink:
 	hpu_devlink_fini(hdev);
+err_hwmon:
 	hpu_hwmon_fini(hdev);
+err_telemetry:
 	hpu_telemetry_fini(hdev);
+err_streams:
 	hpu_reset_fini(hdev);
-	hpu_fw_fini(hdev);
 	hpu_streams_fini(hdev);
 	/* As at removal: a device left running is reset before it goes. */
 	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);
-err_hw_fini:
+err_irq:
 	hpu_hw_fini(hdev);
-err_hbm_fini:
+err_hbm:
 	hpu_hbm_fini(hdev);
-err_mmu_fini:
+err_mmu:
 	hpu_mmu_fini(hdev);
+err_fw:
+	hpu_fw_fini(hdev);
 	return ret;
 }
 
+/*
+ * The reverse of hpu_probe(), with its two exceptions. Open files keep the
+ * drm_device (and so struct hpu_device) alive until their last close; the
+ * rest (interrupts, vectors, mapping) is released by devres.
+ */
 static void hpu_remove(struct pci_dev *pdev)
 {
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
-	/*
-	 * Fail the jobs still on the streams first (no reset runs any more),
-	 * which ends every wait for them: drm_dev_unplug() then never waits
-	 * behind a job (and no drm_dev_enter() section waits for one either:
-	 * VM_BIND UNMAP waits before it enters). After drm_dev_unplug() no
-	 * ioctl is inside drm_dev_enter() and none can enter: only then
-	 * quiesce the rest of the hardware. Open files keep the
-	 * drm_device (and so struct hpu_device) alive until their last close;
-	 * the rest (interrupts, vectors, mapping) is released by devres.
-	 */
 	hpu_reset_fini(hdev);
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_telemetry_fini(hdev);
-	hpu_fw_fini(hdev);
 	hpu_streams_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
@@ -418,6 +450,7 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_hw_fini(hdev);
 	hpu_hbm_fini(hdev);
 	hpu_mmu_fini(hdev);
+	hpu_fw_fini(hdev);
 }
 
 /*

@@ -189,7 +189,7 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
  * Return: 0 or a negative error code.
  */
 static int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
-		       u64 size, struct hpu_bo **out)
+			      u64 size, struct hpu_bo **out)
 {
 	struct drm_gem_shmem_object *shmem;
 	struct hpu_bo *bo;
@@ -245,8 +245,8 @@ static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
  * another negative error code.
  */
 static int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
-		      u64 size, u64 page_size, bool contiguous,
-		      struct hpu_bo **out)
+			     u64 size, u64 page_size, bool contiguous,
+			     struct hpu_bo **out)
 {
 	struct hpu_bo *bo;
 	int ret;
@@ -341,9 +341,9 @@ static int hpu_bo_userptr_account(struct hpu_device *hdev, struct hpu_bo *bo)
  * Return: 0; -EFAULT if part of the range is not mapped (or not writable
  * without @readonly); -ENOMEM past RLIMIT_MEMLOCK or out of memory.
  */
-static int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
-			  u64 addr, u64 size, bool readonly,
-			  struct hpu_bo **out)
+static int hpu_bo_create_userptr(struct hpu_device *hdev,
+				 struct hpu_vm *owner, u64 addr, u64 size,
+				 bool readonly, struct hpu_bo **out)
 {
 	struct drm_device *drm = &hdev->drm;
 	unsigned int gup_flags = FOLL_LONGTERM;

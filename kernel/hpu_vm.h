@@ -107,7 +107,6 @@ void hpu_vm_destroy(struct hpu_vm *vm);
 struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
 void hpu_vm_put(struct hpu_vm *vm);
 
-
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 
