@@ -18,9 +18,12 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/device.h>
 #include <linux/list.h>
+#include <linux/pci.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
+#include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
@@ -554,3 +557,30 @@ u64 hpu_hbm_used(struct hpu_device *hdev)
 	return used;
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_used);
+
+/* sysfs */
+
+static ssize_t hbm_total_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", hpu_hbm_total(pci_get_drvdata(to_pci_dev(dev))));
+}
+static DEVICE_ATTR_RO(hbm_total);
+
+static ssize_t hbm_used_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", hpu_hbm_used(pci_get_drvdata(to_pci_dev(dev))));
+}
+static DEVICE_ATTR_RO(hbm_used);
+
+static struct attribute *hpu_hbm_attrs[] = {
+	&dev_attr_hbm_total.attr,
+	&dev_attr_hbm_used.attr,
+	NULL
+};
+
+/* HBM use, in the PCI device's directory (hpu_sysfs.c). */
+const struct attribute_group hpu_hbm_group = {
+	.attrs = hpu_hbm_attrs,
+};

@@ -16,13 +16,16 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/capability.h>
 #include <linux/compat.h>
+#include <linux/device.h>
 #include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
+#include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -666,8 +669,8 @@ int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason)
  * tells; a failed hard reset leaves the device unusable); -ENODEV if the
  * device is unusable or going away.
  */
-int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
-		  const char *reason)
+static int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
+			 const char *reason)
 {
 	struct hpu_reset *r = hdev->reset;
 	int ret;
@@ -1065,3 +1068,81 @@ void hpu_reset_fini(struct hpu_device *hdev)
 	mutex_unlock(&r->lock);
 	hpu_hb_stop(r);
 }
+
+/* sysfs */
+
+/*
+ * "unusable" after a failed hard reset or firmware boot (until the device
+ * is unbound), "in reset" while a reset runs or is scheduled, else
+ * "operational". A snapshot: the state may change as soon as it is read.
+ */
+static ssize_t status_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
+	struct hpu_reset *r = hdev->reset;
+	const char *state = "operational";
+
+	if (hpu_reset_unusable(hdev))
+		state = "unusable";
+	else if (mutex_is_locked(&r->lock) || READ_ONCE(r->pending))
+		state = "in reset";
+	return sysfs_emit(buf, "%s\n", state);
+}
+static DEVICE_ATTR_RO(status);
+
+/*
+ * Operator reset: "soft" or "hard" (a trailing newline is fine). Named
+ * hpu_reset: the PCI core's own "reset" (function level reset) is in the
+ * same directory. Returns
+ * once the reset is over: the byte count when it succeeded, -EBUSY while
+ * another reset runs, -EIO when it failed, -ENODEV when the device is
+ * unusable; each failure is explained in the kernel log.
+ */
+static ssize_t hpu_reset_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
+	enum hpu_reset_kind kind;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "soft"))
+		kind = HPU_RESET_SOFT;
+	else if (sysfs_streq(buf, "hard"))
+		kind = HPU_RESET_HARD;
+	else
+		return -EINVAL;
+
+	drm_info(&hdev->drm, "%s reset requested by the operator (pid %d)\n",
+		 buf[0] == 's' ? "soft" : "hard", task_pid_nr(current));
+	ret = hpu_reset_now(hdev, kind, "requested by the operator");
+	switch (ret) {
+	case 0:
+		return count;
+	case -EBUSY:
+		drm_warn(&hdev->drm, "operator reset refused: another reset is in progress\n");
+		break;
+	case -ENODEV:
+		drm_err(&hdev->drm, "operator reset refused: the device is unusable or going away\n");
+		break;
+	default:
+		drm_err(&hdev->drm, "operator reset failed: %d\n", ret);
+		break;
+	}
+	return ret;
+}
+static DEVICE_ATTR_WO(hpu_reset);
+
+static struct attribute *hpu_reset_attrs[] = {
+	&dev_attr_hpu_reset.attr,
+	&dev_attr_status.attr,
+	NULL
+};
+
+/* Operator reset and device status, in the PCI device's directory (hpu_sysfs.c). */
+const struct attribute_group hpu_reset_group = {
+	.attrs = hpu_reset_attrs,
+};

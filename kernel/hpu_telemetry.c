@@ -18,10 +18,13 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/pci.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
@@ -304,8 +307,8 @@ static void hpu_telemetry_util_work(struct work_struct *work)
  * Return: the number of engines written (at most @count). Callable from
  * any process context; takes a spinlock.
  */
-int hpu_telemetry_engine_util(struct hpu_device *hdev, u32 *util,
-			      unsigned int count)
+static int hpu_telemetry_engine_util(struct hpu_device *hdev, u32 *util,
+				     unsigned int count)
 {
 	struct hpu_telemetry *tm = hdev->telemetry;
 	unsigned int n = min(hpu_telemetry_engines(hdev), count);
@@ -325,7 +328,7 @@ int hpu_telemetry_engine_util(struct hpu_device *hdev, u32 *util,
  * Return: 0; -ENODATA while the firmware is not running; -ENODEV once the
  * device is unplugged.
  */
-int hpu_telemetry_clock(struct hpu_device *hdev, u32 reg, u32 *val)
+static int hpu_telemetry_clock(struct hpu_device *hdev, u32 reg, u32 *val)
 {
 	int idx, ret = 0;
 
@@ -431,6 +434,69 @@ void hpu_telemetry_read(struct hpu_device *hdev,
 	out->power_cap_mw = l.value[HPU_LIMIT_POWER_CAP];
 	out->power_cap_max_mw = l.max[HPU_LIMIT_POWER_CAP];
 }
+
+/* sysfs */
+
+static ssize_t hpu_clock_show(struct device *dev, char *buf, u32 reg)
+{
+	u32 mhz;
+	int ret;
+
+	ret = hpu_telemetry_clock(pci_get_drvdata(to_pci_dev(dev)), reg, &mhz);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", mhz);
+}
+
+static ssize_t clk_core_mhz_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return hpu_clock_show(dev, buf, HPU_REG_CLK_CUR_MHZ);
+}
+static DEVICE_ATTR_RO(clk_core_mhz);
+
+static ssize_t clk_core_max_mhz_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return hpu_clock_show(dev, buf, HPU_REG_CLK_MAX_MHZ);
+}
+static DEVICE_ATTR_RO(clk_core_max_mhz);
+
+static ssize_t clk_hbm_mhz_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return hpu_clock_show(dev, buf, HPU_REG_CLK_HBM_MHZ);
+}
+static DEVICE_ATTR_RO(clk_hbm_mhz);
+
+/* "dma0 12.34 dma1 0.00 ...": utilisation of each DMA engine, percent. */
+static ssize_t engine_util_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	u32 util[HPU_TELEMETRY_MAX_ENGINES];
+	int e, n, len = 0;
+
+	n = hpu_telemetry_engine_util(pci_get_drvdata(to_pci_dev(dev)), util, ARRAY_SIZE(util));
+	for (e = 0; e < n; e++)
+		len += sysfs_emit_at(buf, len, "%sdma%d %u.%02u", e ? " " : "",
+				     e, util[e] / 100, util[e] % 100);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static DEVICE_ATTR_RO(engine_util);
+
+static struct attribute *hpu_telemetry_attrs[] = {
+	&dev_attr_clk_core_mhz.attr,
+	&dev_attr_clk_core_max_mhz.attr,
+	&dev_attr_clk_hbm_mhz.attr,
+	&dev_attr_engine_util.attr,
+	NULL
+};
+
+/* Clocks and utilisation, in the PCI device's directory (hpu_sysfs.c). */
+const struct attribute_group hpu_telemetry_group = {
+	.attrs = hpu_telemetry_attrs,
+};
 
 /**
  * hpu_telemetry_init() - set up telemetry, start the utilisation sampler

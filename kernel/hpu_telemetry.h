@@ -17,6 +17,7 @@
 
 #include "hpu_regs.h"
 
+struct attribute_group;
 struct drm_hpu_info_telemetry;
 struct hpu_device;
 
@@ -88,14 +89,14 @@ void hpu_telemetry_fini(struct hpu_device *hdev);
 
 void hpu_telemetry_read(struct hpu_device *hdev,
 			struct drm_hpu_info_telemetry *out);
-int hpu_telemetry_engine_util(struct hpu_device *hdev, u32 *util,
-			      unsigned int count);
-int hpu_telemetry_clock(struct hpu_device *hdev, u32 reg, u32 *val);
 
 bool hpu_telemetry_sensors_ready(struct hpu_device *hdev);
 u64 hpu_telemetry_energy(struct hpu_device *hdev);
 int hpu_telemetry_limits_get(struct hpu_device *hdev,
 			     struct hpu_fw_limits *out);
 int hpu_telemetry_limit_set(struct hpu_device *hdev, u32 id, u32 val);
+
+/* sysfs clk_* and engine_util of the PCI device (hpu_sysfs.c lists the group). */
+extern const struct attribute_group hpu_telemetry_group;
 
 #endif /* __HPU_TELEMETRY_H__ */

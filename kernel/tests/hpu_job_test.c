@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit: what the driver builds and decodes around a job: the stream
- * descriptor (hpu_queue.c), the fence error of a completion status and
+ * descriptor (hpu_stream.c), the fence error of a completion status and
  * the error kind reported to the file (hpu_job.c).
  *
  * Copyright (c) 2026 The hpu authors
