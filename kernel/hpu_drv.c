@@ -454,16 +454,11 @@ static void hpu_remove(struct pci_dev *pdev)
 }
 
 /*
- * A function level reset while the driver is bound (sysfs reset with
- * reset_method flr, or anything else that calls pci_reset_function()) is a
- * power-on reset of the device: firmware, streams, event queue, MMU and
- * IRQ_MASK are gone, and the PCI core restores only the configuration
- * space. Before it, halt the streams and keep opens, submissions and the
- * driver's own resets out; after it, recover as from a hard reset before
- * the PCI core returns: every context is lost, the firmware boots again,
- * jobs the FLR cut short fail (Documentation/driver/reset.md). The resets
- * the driver does itself (probe, removal) come before hpu_reset_init() or
- * after hpu_reset_fini(): the handlers then do nothing.
+ * A function level reset while bound (sysfs reset, pci_reset_function())
+ * is a power-on reset of the device: halt the streams before it, recover
+ * as from a hard reset after it (Documentation/driver/reset.md). The
+ * driver's own resets at probe and removal run outside hpu_reset_init() ..
+ * hpu_reset_fini(), where these do nothing.
  */
 static void hpu_pci_reset_prepare(struct pci_dev *pdev)
 {

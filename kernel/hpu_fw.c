@@ -8,13 +8,9 @@
  * to the flash (for devlink); the mailbox to the running firmware is in
  * hpu_mbox.c.
  *
- * &hpu_fw.lock serialises everything that programs FW_IMG_* and issues
- * BOOT_CMD or FLASH_CMD; the hard reset holds it from its HARD_RESET write
- * to the end of the boot, and the mailbox lock with it (hpu_fw_lock()),
- * so that no request is in flight across a reset and none reaches the
- * next firmware. Lock order: &hpu_fw.lock, then &hpu_mbox.lock; the
- * mailbox path never takes &hpu_fw.lock. &hpu_fw.info_lock protects what sysfs,
- * devlink and the INFO ioctl read.
+ * Lock order: &hpu_fw.lock, then &hpu_mbox.lock, both held across a hard
+ * reset and the boot after it (hpu_fw_lock()), so that no mailbox request
+ * spans a reset; &struct hpu_fw has what each protects.
  * Documentation/driver/firmware.md has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors

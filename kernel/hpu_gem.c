@@ -1,26 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: GEM buffer objects.
- *
- * Three kinds share one structure (&struct hpu_bo):
- * - host buffers: shmem GEM objects (drm_gem_shmem helpers), mappable by
- *   user space with mmap(2) and by the device once their pages are pinned
- *   and DMA mapped for the PCI function (on the first VM_BIND);
- * - HBM buffers: blocks of the HBM allocator, scrubbed when freed;
- * - user pointers: pages of the calling process pinned long term
- *   (FOLL_LONGTERM) and DMA mapped at creation, counted against the
- *   process's RLIMIT_MEMLOCK like RDMA memory registrations.
- *
- * PRIME: every kind can be exported as a dma-buf (&hpu_dmabuf_ops).
- * Another file of the same device that imports it gets the same object.
- * Other devices can attach to host and user-pointer buffers; HBM has no
- * struct pages for them and their attach fails with -EOPNOTSUPP. Only a
- * host buffer's dma-buf can be mapped with mmap(2); the others refuse it
- * with -ENODEV (HBM is not CPU-mappable, and the owner of a user pointer
- * has the pages mapped already, with the rights it had). A read-only
- * user pointer is mapped for other devices DMA_TO_DEVICE only; another
- * HPU imports it read-only (hpu_gem_prime_import()). Foreign dma-bufs
- * are imported as host buffers (drm_gem_shmem_prime_import_sg_table()).
+ * hpu: GEM buffer objects (HBM, shmem host buffers, pinned user pointers,
+ * one &struct hpu_bo for the three), their PRIME export and import, and
+ * the BO ioctls. Documentation/driver/memory.md has what each kind allows
+ * and why.
  *
  * Copyright (c) 2026 The hpu authors
  */

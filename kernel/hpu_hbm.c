@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: HBM allocation and scrubbing.
+ * hpu: HBM allocation (drm_buddy, 2 MiB chunks), scrubbing, and the
+ * retirement of pages with uncorrectable ECC errors.
  *
- * HBM from the end of the page-table area to the end of HBM is handed out
- * by a drm_buddy allocator in 2 MiB chunks. Every block is zeroed by the
- * device's scrubber before it goes back to the allocator, and the whole of
- * HBM is scrubbed when the driver binds, so a context never sees another
- * context's data (nor data left by an earlier driver instance).
- *
- * A 2 MiB page with an uncorrectable ECC error is retired: taken out of
- * the allocator for as long as the driver is bound, across soft and hard
- * resets (a hard reset clears the device's poison, but a page that failed
- * once is not trusted again, as real drivers keep a bad-page list). A
- * free page is taken out at once; a page a buffer holds is taken out
- * when the buffer is freed, instead of going back to the allocator.
+ * Every block is scrubbed before it goes back to the allocator, and all of
+ * HBM when the driver binds, so that no context sees another's data.
+ * Documentation/driver/memory.md and errors.md have the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */

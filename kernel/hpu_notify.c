@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: error and reset notifications to user space as DRM events.
- *
- * A file that enables events with DRM_IOCTL_HPU_EVENTS gets a DRM event
- * (read(2) on the file, POLLIN) for every error that concerns its context
- * and for every reset of the device. Events are queued from any context,
- * interrupt handlers included: the event is allocated with GFP_ATOMIC and
- * queued under &drm_device.event_lock. The DRM core limits the bytes of
- * unread events per file (&drm_file.event_space); an event that does not
- * fit is dropped and counted, so a file that never reads cannot make the
- * kernel grow without bound.
+ * hpu: error and reset notifications to user space as DRM events
+ * (DRM_IOCTL_HPU_EVENTS), queued from any context, interrupt handlers
+ * included.
  *
  * Locking: &drm_device.event_lock (irq-safe spinlock) protects
- * &hpu_notify.files and the event fields of every &struct hpu_file_priv.
- * It is an innermost lock: nothing else is taken under it.
- *
- * Lifetime: the DRM core drops a file's events in drm_file_free() before
- * it calls the driver's postclose, and warns if any is queued after that.
- * hpu_notify_release() therefore wraps drm_release() and takes the file
- * out of &hpu_notify.files, with its events disabled, before the DRM core
- * starts tearing the file down.
+ * &hpu_notify.files and the event fields of every &struct hpu_file_priv;
+ * nothing else is taken under it. hpu_notify_release() wraps drm_release()
+ * so that a file's events stop before the DRM core drops them.
+ * Documentation/driver/errors.md has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */

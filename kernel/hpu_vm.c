@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: per-context device address spaces.
+ * hpu: per-context device address spaces: a drm_mm of virtual addresses,
+ * the device page tables behind them, and VM_BIND.
  *
- * Every open file is a context with its own ASID and a range of device
- * virtual addresses, [HPU_VA_START, HPU_VA_END), handed out by a drm_mm.
- * VM_BIND maps a range of a buffer object there and writes the device
- * page tables: 2 MiB leaves (L2, HUGE) for HBM, 4 KiB leaves (L3, HOST)
- * for host memory, whose bus addresses come from the buffer's DMA-mapped
- * sg table (so they are IOVAs behind an IOMMU).
- *
- * The driver keeps a software copy of each table tree (&struct hpu_pt):
- * the HBM offset of each table, its children and how many of its entries
- * are present. It never reads tables back from the device. A table whose
- * last entry goes is unlinked and, after the TLB invalidation that follows
- * every removal, given back to the MMU's page-table area.
+ * The driver never reads tables back from the device: it keeps a
+ * software copy of each tree (&struct hpu_pt). Documentation/driver/memory.md
+ * has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */
