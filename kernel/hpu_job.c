@@ -67,13 +67,13 @@ const struct dma_fence_ops hpu_hw_fence_ops = {
 };
 
 /**
- * hpu_cq_status_to_errno() - the fence error of a completion status
+ * hpu_job_cq_status_to_errno() - the fence error of a completion status
  * @status: HPU_CQ_* from a completion record
  *
  * Return: 0 for OK, else the negative errno documented on
  * &struct drm_hpu_submit.
  */
-int hpu_cq_status_to_errno(u32 status)
+int hpu_job_cq_status_to_errno(u32 status)
 {
 	switch (status) {
 	case HPU_CQ_OK:
@@ -94,7 +94,7 @@ int hpu_cq_status_to_errno(u32 status)
 		return -EIO;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_cq_status_to_errno);
+EXPORT_SYMBOL_IF_KUNIT(hpu_job_cq_status_to_errno);
 
 static const char * const hpu_cq_status_names[] = {
 	[HPU_CQ_OK] = "OK",

@@ -192,7 +192,7 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 		job->status = status;
 		job->fail_offset = le32_to_cpu(READ_ONCE(cqe->where)) &
 				   HPU_CQE_OFFSET_MASK;
-		job->error = hpu_cq_status_to_errno(status);
+		job->error = hpu_job_cq_status_to_errno(status);
 		if (job->error && job->cancel_error)
 			job->error = job->cancel_error;
 		job->on_hw = false;

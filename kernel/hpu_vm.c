@@ -59,21 +59,21 @@ struct hpu_mapping {
 	struct list_head quar_pts;
 };
 
-VISIBLE_IF_KUNIT unsigned int hpu_va_index(u64 va, unsigned int level)
+VISIBLE_IF_KUNIT unsigned int hpu_vm_va_index(u64 va, unsigned int level)
 {
 	unsigned int shift = HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level);
 
 	return (va >> shift) & (HPU_PT_ENTRIES - 1);
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_va_index);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_va_index);
 
-VISIBLE_IF_KUNIT u64 hpu_level_page_size(unsigned int level)
+VISIBLE_IF_KUNIT u64 hpu_vm_level_page_size(unsigned int level)
 {
 	return 1ULL << (HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level));
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_level_page_size);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_level_page_size);
 
-VISIBLE_IF_KUNIT struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
+VISIBLE_IF_KUNIT struct hpu_pt *hpu_vm_pt_new(struct hpu_vm *vm, unsigned int level)
 {
 	unsigned int nchild = level < HPU_PT_LEVEL_4K ? HPU_PT_ENTRIES : 0;
 	struct hpu_pt *pt;
@@ -93,7 +93,7 @@ VISIBLE_IF_KUNIT struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level
 	INIT_LIST_HEAD(&pt->free_link);
 	return pt;
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_new);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_new);
 
 static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 {
@@ -101,28 +101,28 @@ static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 	kfree(pt);
 }
 
-VISIBLE_IF_KUNIT void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list)
+VISIBLE_IF_KUNIT void hpu_vm_pt_release_list(struct hpu_vm *vm, struct list_head *list)
 {
 	struct hpu_pt *pt, *tmp;
 
 	list_for_each_entry_safe(pt, tmp, list, free_link)
 		hpu_pt_release(vm, pt);
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_list);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_release_list);
 
-VISIBLE_IF_KUNIT void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
+VISIBLE_IF_KUNIT void hpu_vm_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 {
 	unsigned int i;
 
 	if (pt->level < HPU_PT_LEVEL_4K)
 		for (i = 0; i < HPU_PT_ENTRIES; i++)
 			if (pt->child[i])
-				hpu_pt_release_tree(vm, pt->child[i]);
+				hpu_vm_pt_release_tree(vm, pt->child[i]);
 	hpu_pt_release(vm, pt);
 	/* A context may hold thousands of tables (limits.md). */
 	cond_resched();
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_tree);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_release_tree);
 
 static u64 hpu_pt_tree_bytes(struct hpu_pt *pt)
 {
@@ -206,10 +206,10 @@ VISIBLE_IF_KUNIT int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va,
 	unsigned int level, idx;
 
 	for (level = 0; level < leaf_level; level++) {
-		idx = hpu_va_index(va, level);
+		idx = hpu_vm_va_index(va, level);
 		child = pt->child[idx];
 		if (!child) {
-			child = hpu_pt_new(vm, level + 1);
+			child = hpu_vm_pt_new(vm, level + 1);
 			if (IS_ERR(child))
 				return PTR_ERR(child);
 			pt->child[idx] = child;
@@ -220,7 +220,7 @@ VISIBLE_IF_KUNIT int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va,
 		pt = child;
 	}
 
-	idx = hpu_va_index(va, leaf_level);
+	idx = hpu_vm_va_index(va, leaf_level);
 	/* drm_mm keeps mappings apart and empty tables are freed. */
 	if (WARN_ON(leaf_level < HPU_PT_LEVEL_4K && pt->child[idx]))
 		return -EBUSY;
@@ -243,19 +243,19 @@ static void hpu_vm_clear_leaf(struct hpu_vm *vm, u64 va,
 
 	path[0] = vm->root;
 	for (level = 0; level < leaf_level; level++) {
-		path[level + 1] = path[level]->child[hpu_va_index(va, level)];
+		path[level + 1] = path[level]->child[hpu_vm_va_index(va, level)];
 		if (!path[level + 1])
 			return;
 	}
 
 	level = leaf_level;
-	hpu_mmu_pte_write(hdev, path[level]->offset, hpu_va_index(va, level), 0);
+	hpu_mmu_pte_write(hdev, path[level]->offset, hpu_vm_va_index(va, level), 0);
 	path[level]->used--;
 
 	while (level > 0 && !path[level]->used) {
 		list_add_tail(&path[level]->free_link, freed);
 		level--;
-		idx = hpu_va_index(va, level);
+		idx = hpu_vm_va_index(va, level);
 		path[level]->child[idx] = NULL;
 		hpu_mmu_pte_write(hdev, path[level]->offset, idx, 0);
 		path[level]->used--;
@@ -266,7 +266,7 @@ VISIBLE_IF_KUNIT void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 					 unsigned int leaf_level,
 					 struct list_head *freed)
 {
-	u64 step = hpu_level_page_size(leaf_level), end = va + size;
+	u64 step = hpu_vm_level_page_size(leaf_level), end = va + size;
 
 	for (; va < end; va += step)
 		hpu_vm_clear_leaf(vm, va, leaf_level, freed);
@@ -450,7 +450,7 @@ err_clear:
 		mutex_unlock(&vm->lock);
 		return ret;
 	}
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 err_unlock:
 	mutex_unlock(&vm->lock);
 	kfree(m);
@@ -524,7 +524,7 @@ VISIBLE_IF_KUNIT int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 		mutex_unlock(&vm->lock);
 		return 0;
 	}
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 	mutex_unlock(&vm->lock);
 
 	drm_gem_object_put(m->obj);
@@ -589,7 +589,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	}
 	vm->asid = ret;
 
-	vm->root = hpu_pt_new(vm, 0);
+	vm->root = hpu_vm_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
 		goto err_asid;
@@ -673,7 +673,7 @@ static void hpu_vm_free_dead(struct hpu_vm *vm)
 
 	mutex_lock(&vm->lock);
 	if (vm->root)
-		hpu_pt_release_tree(vm, vm->root);
+		hpu_vm_pt_release_tree(vm, vm->root);
 	vm->root = NULL;
 	list_splice_init(&vm->dead_maps, &mappings);
 	mutex_unlock(&vm->lock);

@@ -112,11 +112,11 @@ int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Page-table building, for the KUnit suites (kernel/tests/). */
-unsigned int hpu_va_index(u64 va, unsigned int level);
-u64 hpu_level_page_size(unsigned int level);
-struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level);
-void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list);
-void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt);
+unsigned int hpu_vm_va_index(u64 va, unsigned int level);
+u64 hpu_vm_level_page_size(unsigned int level);
+struct hpu_pt *hpu_vm_pt_new(struct hpu_vm *vm, unsigned int level);
+void hpu_vm_pt_release_list(struct hpu_vm *vm, struct list_head *list);
+void hpu_vm_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt);
 int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,

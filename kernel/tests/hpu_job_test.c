@@ -85,17 +85,17 @@ static void hpu_job_test_put_desc(struct kunit *test)
 /* Every completion status has the errno &struct drm_hpu_submit documents. */
 static void hpu_job_test_cq_status_to_errno(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_OK), 0);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_MMU_FAULT), -EFAULT);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BAD_PACKET), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_PRIV), -EPERM);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BAD_DESC), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BUS_ERROR), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_ABORTED), -ECANCELED);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_OK), 0);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_MMU_FAULT), -EFAULT);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_PACKET), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_PRIV), -EPERM);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_DESC), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BUS_ERROR), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ABORTED), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
 	/* A status the driver does not know is an I/O error, never success. */
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(8), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(0xffffffff), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(8), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(0xffffffff), -EIO);
 }
 
 /*
