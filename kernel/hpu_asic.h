@@ -25,6 +25,8 @@ struct hpu_identity;
  *	gives up.
  * @misc_irq_causes: IRQ_STATUS causes the driver enables on the MISC
  *	vector while bound.
+ * @fw_file: the signed firmware image file, in the firmware search path;
+ *	the chip's file names it with MODULE_FIRMWARE() too.
  * @read_identity: fill the chip-specific part of @id (memory, engines,
  *	serial, UUID) from the identity registers. The core has already
  *	checked MAGIC and SPEC_VERSION and filled chip_id, revision and
@@ -35,6 +37,7 @@ struct hpu_asic {
 	const char *name;
 	u32 reset_timeout_us;
 	u32 misc_irq_causes;
+	const char *fw_file;
 	void (*read_identity)(struct hpu_device *hdev, struct hpu_identity *id);
 };
 

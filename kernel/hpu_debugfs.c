@@ -1,33 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: debugfs: fault injection and error state, for tests only.
- *
- * The files live in the DRM device's debugfs directory,
- * /sys/kernel/debug/accel/<PCI address>/ (also reachable as
- * /sys/kernel/debug/accel/<minor>/), and are documented in
- * Documentation/driver/errors.md. They are no ABI: they exist so that
- * tests can provoke every error path through the device's fault-injection
- * registers (Documentation/hw/errors-and-reset.md).
- *
- *   inject_hang      (W) engine mask: hang DMA engines until a reset
- *   inject_dma_fail  (W) engine mask: fail the next host access of each
- *   inject_ecc       (W) "ce <HBM offset>" or "ue <HBM offset>"
- *   inject_fw        (W) "hb_stop" or "fatal"
- *   inject_flash     (W) "corrupt": flip a bit of the image in flash
- *   inject_mmu_inv   (W) "stuck": TLB invalidations stop completing until
- *                        a hard reset
- *   inject_quiesce   (RW) "streams": stream 0 of DMA engine 0 does
- *                        not report stopping;
- *                        "hard_reset": hard resets never complete; both
- *                        until a function reset. Reads the injections
- *                        in force (INJ_QUIESCE, hex)
- *   errors           (R) every error and reset counter
- *   retired_pages    (R) the retired HBM pages, one per line
- *   quarantine       (R) memory kept out of use after a failure
- *                        (Documentation/driver/reset.md)
- *
- * A write with bad input fails with -EINVAL and logs why; after the
- * device is unbound writes fail with -ENODEV.
+ * hpu: debugfs: fault injection and error state, for tests only. No ABI:
+ * the files exist so that tests can provoke every error path through the
+ * device's fault-injection registers. Documentation/driver/errors.md
+ * lists them.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -47,7 +23,7 @@
 #include "hpu_debugfs.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
+#include "hpu_error_stats.h"
 #include "hpu_hbm.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -345,7 +321,7 @@ static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 	struct drm_hpu_info_errors c;
 	struct hpu_eq *eq = hdev->eq;
 
-	hpu_errors_read(hdev, &c);
+	hpu_error_stats_read(hdev, &c);
 	seq_printf(m, "mmu_faults %llu\n", c.mmu_faults);
 	seq_printf(m, "bad_packets %llu\n", c.bad_packets);
 	seq_printf(m, "priv_violations %llu\n", c.priv_violations);

@@ -30,7 +30,7 @@
 #include "hpu_asic.h"
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
-#include "hpu_errors.h"
+#include "hpu_error_stats.h"
 #include "hpu_fw.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -234,7 +234,7 @@ static int hpu_devlink_fw_diagnose(struct devlink_health_reporter *reporter,
 
 	hpu_devlink_fw_snapshot(hdev, "now", &now);
 	hpu_fw_info(hdev, &fw);
-	hpu_errors_read(hdev, &errors);
+	hpu_error_stats_read(hdev, &errors);
 	spin_lock_irq(&dl->lock);
 	last = dl->fw_last;
 	have_last = dl->fw_have_last;
@@ -330,7 +330,7 @@ static int hpu_devlink_mem_diagnose(struct devlink_health_reporter *reporter,
 	char buf[24];
 	u64 last;
 
-	hpu_errors_read(dl->hdev, &errors);
+	hpu_error_stats_read(dl->hdev, &errors);
 	spin_lock_irq(&dl->lock);
 	last = dl->ecc_last;
 	spin_unlock_irq(&dl->lock);

@@ -27,21 +27,22 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_fw.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_hwmon.h"
-#include "hpu_ioctl.h"
+#include "hpu_info.h"
 #include "hpu_irq.h"
 #include "hpu_job.h"
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
+#include "hpu_telemetry.h"
 #include "hpu_vm.h"
 
 static int hpu_open(struct drm_device *drm, struct drm_file *file)
@@ -90,7 +91,7 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 	hpu_queues_init(fpriv);
 	file->driver_priv = fpriv;
 	/* Last: from here on the event queue can find the file. */
-	hpu_events_file_open(fpriv, file);
+	hpu_notify_file_open(fpriv, file);
 out:
 	drm_dev_exit(idx);
 	return ret;
@@ -100,8 +101,8 @@ static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct hpu_file_priv *fpriv = file->driver_priv;
 
-	/* Normally done in release already (hpu_events.c); idempotent. */
-	hpu_events_file_close(fpriv);
+	/* Normally done in release already (hpu_notify.c); idempotent. */
+	hpu_notify_file_close(fpriv);
 	/* The file's queues go first: no job may run when the VM dies. */
 	hpu_queues_fini(fpriv);
 	hpu_vm_destroy(fpriv->vm);
@@ -168,17 +169,17 @@ static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_CREATE, hpu_queue_create_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_DESTROY, hpu_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
-	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_events_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_notify_ioctl, 0),
 };
 
 /*
  * DRM_ACCEL_FOPS, but release stops the file's event delivery before the
- * DRM core drops its events (hpu_events.c).
+ * DRM core drops its events (hpu_notify.c).
  */
 static const struct file_operations hpu_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
-	.release = hpu_events_release,
+	.release = hpu_notify_release,
 	/* Stale files (opened before a hard reset) get -ENODEV. */
 	.unlocked_ioctl = hpu_reset_ioctl,
 	.compat_ioctl = hpu_reset_compat_ioctl,
@@ -258,6 +259,43 @@ static int hpu_pci_init(struct hpu_device *hdev)
 	return 0;
 }
 
+/*
+ * Probe, in order, and what undoes each step (at removal, and on a probe
+ * failure from the step after it on):
+ *
+ *   step                          undone by
+ *   devm_drm_dev_alloc()          devres (the drm_device lives on while
+ *                                 a file is open)
+ *   hpu_pci_init()                devres (BAR mapping, PCI function)
+ *   hpu_hw_init()                 - (it leaves the device soft reset)
+ *   pci_set_master()              devres
+ *   hpu_reset_init()              drmm; see (1)
+ *   hpu_fw_init(), hpu_fw_boot()  hpu_fw_fini(): a flash write finishes
+ *   hpu_mmu_init()                hpu_mmu_fini(): every root invalid
+ *   hpu_limits_init()             drmm
+ *   hpu_hbm_init()                hpu_hbm_fini()
+ *   hpu_irq_init()                devres
+ *   hpu_hw_irq_enable()           hpu_hw_fini(): every MISC cause masked
+ *   hpu_hw_irq_self_test()        -
+ *   hpu_eq_init()                 hpu_eq_fini()
+ *   hpu_eq_wdt_program()          -
+ *   hpu_streams_init(), self-test hpu_streams_fini(); see (2)
+ *   hpu_telemetry_init()          hpu_telemetry_fini()
+ *   hpu_hwmon_init()              hpu_hwmon_fini()
+ *   hpu_devlink_init()            hpu_devlink_fini()
+ *   drm_dev_register()            drm_dev_unplug(); see (2)
+ *   hpu_debugfs_init()            the DRM core, with the minor
+ *   hpu_reset_start()             hpu_reset_fini(); see (1)
+ *
+ * The undo runs in the reverse order, with two exceptions:
+ * (1) hpu_reset_fini() stops resets and the heartbeat before anything is
+ *     torn down, on a probe failure too (a reset may be scheduled from
+ *     the event queue on), and hpu_reset_quarantine_fini() releases what
+ *     a reset kept once the streams are down, before HBM goes;
+ * (2) hpu_streams_fini() fails the jobs still on the streams before
+ *     drm_dev_unplug(), which then never waits behind a job
+ *     (Documentation/driver/reset.md).
+ */
 static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct hpu_device *hdev;
@@ -281,10 +319,7 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 
-	/*
-	 * Only now: the device is quiet. MSI-X messages are memory writes by
-	 * the device.
-	 */
+	/* Only now, the device quiet: MSI-X messages are its memory writes. */
 	pci_set_master(pdev);
 
 	ret = hpu_reset_init(hdev);
@@ -292,9 +327,9 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return ret;
 
 	/*
-	 * Before HBM is used (the boot ROM trains it) and before the
-	 * heartbeat. A firmware that does not boot leaves the device bound
-	 * but unusable (Documentation/driver/firmware.md).
+	 * Before HBM is used (the boot ROM trains it). A firmware that does
+	 * not boot leaves the device bound but unusable
+	 * (Documentation/driver/firmware.md).
 	 */
 	ret = hpu_fw_init(hdev);
 	if (ret)
@@ -303,56 +338,60 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	ret = hpu_mmu_init(hdev);
 	if (ret)
-		return ret;
+		goto err_fw;
 
 	/* After the MMU: the page-table limits depend on its area. */
 	ret = hpu_limits_init(hdev);
 	if (ret)
-		goto err_mmu_fini;
+		goto err_mmu;
 
 	ret = hpu_hbm_init(hdev);
 	if (ret)
-		goto err_mmu_fini;
+		goto err_mmu;
 
 	ret = hpu_irq_init(hdev);
 	if (ret)
-		goto err_hbm_fini;
+		goto err_hbm;
 
 	hpu_hw_irq_enable(hdev);
 
 	ret = hpu_hw_irq_self_test(hdev);
 	if (ret)
-		goto err_hw_fini;
+		goto err_irq;
 
 	ret = hpu_eq_init(hdev);
 	if (ret)
-		goto err_hw_fini;
+		goto err_irq;
 
-	hpu_errors_hw_init(hdev);
+	hpu_eq_wdt_program(hdev);
 
-	ret = hpu_qm_init(hdev);
+	ret = hpu_streams_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_streams;
 
 	if (!hpu_reset_unusable(hdev)) {
-		ret = hpu_qm_self_test(hdev);
+		ret = hpu_streams_self_test(hdev);
 		if (ret)
-			goto err_queues_fini;
+			goto err_streams;
 	}
 
-	/* After the firmware state: hwmon reads ask whether it runs. */
+	/* After the firmware state: telemetry asks whether it runs. */
+	ret = hpu_telemetry_init(hdev);
+	if (ret)
+		goto err_streams;
+
 	ret = hpu_hwmon_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_telemetry;
 
 	ret = hpu_devlink_init(hdev);
 	if (ret)
-		goto err_queues_fini;
+		goto err_hwmon;
 
 	ret = drm_dev_register(&hdev->drm, 0);
 	if (ret) {
 		drm_err(&hdev->drm, "cannot register the accel device: %d\n", ret);
-		goto err_queues_fini;
+		goto err_devlink;
 	}
 
 	/* No firmware: unplugged at once, as after a failed hard reset. */
@@ -365,43 +404,43 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	hpu_reset_start(hdev);
 	return 0;
 
-err_queues_fini:
+err_devlink:
 	hpu_devlink_fini(hdev);
+err_hwmon:
 	hpu_hwmon_fini(hdev);
+err_telemetry:
+	hpu_telemetry_fini(hdev);
+err_streams:
 	hpu_reset_fini(hdev);
-	hpu_fw_fini(hdev);
-	hpu_qm_fini(hdev);
+	hpu_streams_fini(hdev);
 	/* As at removal: a device left running is reset before it goes. */
 	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);
-err_hw_fini:
+err_irq:
 	hpu_hw_fini(hdev);
-err_hbm_fini:
+err_hbm:
 	hpu_hbm_fini(hdev);
-err_mmu_fini:
+err_mmu:
 	hpu_mmu_fini(hdev);
+err_fw:
+	hpu_fw_fini(hdev);
 	return ret;
 }
 
+/*
+ * The reverse of hpu_probe(), with its two exceptions. Open files keep the
+ * drm_device (and so struct hpu_device) alive until their last close; the
+ * rest (interrupts, vectors, mapping) is released by devres.
+ */
 static void hpu_remove(struct pci_dev *pdev)
 {
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
-	/*
-	 * Fail the jobs still on the streams first (no reset runs any more),
-	 * which ends every wait for them: drm_dev_unplug() then never waits
-	 * behind a job (and no drm_dev_enter() section waits for one either:
-	 * VM_BIND UNMAP waits before it enters). After drm_dev_unplug() no
-	 * ioctl is inside drm_dev_enter() and none can enter: only then
-	 * quiesce the rest of the hardware. Open files keep the
-	 * drm_device (and so struct hpu_device) alive until their last close;
-	 * the rest (interrupts, vectors, mapping) is released by devres.
-	 */
 	hpu_reset_fini(hdev);
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
-	hpu_fw_fini(hdev);
-	hpu_qm_fini(hdev);
+	hpu_telemetry_fini(hdev);
+	hpu_streams_fini(hdev);
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);
@@ -411,19 +450,15 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_hw_fini(hdev);
 	hpu_hbm_fini(hdev);
 	hpu_mmu_fini(hdev);
+	hpu_fw_fini(hdev);
 }
 
 /*
- * A function level reset while the driver is bound (sysfs reset with
- * reset_method flr, or anything else that calls pci_reset_function()) is a
- * power-on reset of the device: firmware, streams, event queue, MMU and
- * IRQ_MASK are gone, and the PCI core restores only the configuration
- * space. Before it, halt the streams and keep opens, submissions and the
- * driver's own resets out; after it, recover as from a hard reset before
- * the PCI core returns: every context is lost, the firmware boots again,
- * jobs the FLR cut short fail (Documentation/driver/reset.md). The resets
- * the driver does itself (probe, removal) come before hpu_reset_init() or
- * after hpu_reset_fini(): the handlers then do nothing.
+ * A function level reset while bound (sysfs reset, pci_reset_function())
+ * is a power-on reset of the device: halt the streams before it, recover
+ * as from a hard reset after it (Documentation/driver/reset.md). The
+ * driver's own resets at probe and removal run outside hpu_reset_init() ..
+ * hpu_reset_fini(), where these do nothing.
  */
 static void hpu_pci_reset_prepare(struct pci_dev *pdev)
 {

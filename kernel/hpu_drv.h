@@ -33,10 +33,12 @@ struct hpu_asic;
 struct drm_file;
 struct hpu_devlink;
 struct hpu_eq;
-struct hpu_events;
+struct hpu_notify;
 struct hpu_fw;
+struct hpu_mbox;
 struct hpu_hbm;
 struct hpu_hwmon;
+struct hpu_telemetry;
 struct hpu_ctx_limits;
 struct hpu_mmu;
 struct hpu_qm;
@@ -94,19 +96,23 @@ struct hpu_identity {
  * @hbm: HBM allocator (hpu_hbm.c). Set at probe, freed with the DRM
  *	device (after the last buffer object).
  * @eq: event queue (hpu_eq.c). Set at probe, freed with the DRM device.
- * @qm: DMA queue managers, streams and their schedulers (hpu_queue.c).
+ * @qm: DMA queue managers, streams and their schedulers (hpu_stream.c).
  *	Set at probe, freed with the DRM device (after the last file).
- * @events: error and reset notifications to files (hpu_events.c). Set at
+ * @notify: error and reset notifications to files (hpu_notify.c). Set at
  *	probe (by hpu_eq_init()), freed with the DRM device.
  * @reset: soft and hard reset, reset generation, heartbeat (hpu_reset.c).
  *	Set at probe before the queue managers, freed with the DRM device.
- * @fw: firmware image, boot state, flash and mailbox (hpu_fw.c). Set at
- *	probe before the firmware boots, freed with the DRM device.
+ * @fw: firmware image, boot state and flash (hpu_fw.c). Set at probe
+ *	before the firmware boots, freed with the DRM device.
+ * @mbox: the mailbox to the running firmware (hpu_mbox.c). Set with @fw,
+ *	freed with the DRM device.
  * @devlink: devlink instance, info, flash and health reporters
  *	(hpu_devlink.c). Set at the end of probe, unregistered at remove;
  *	its state is freed with the DRM device.
- * @hwmon: sensors, limits and engine utilisation (hpu_hwmon.c). Set at
- *	probe, freed with the DRM device.
+ * @telemetry: sensors, firmware limits and engine utilisation
+ *	(hpu_telemetry.c). Set at probe, freed with the DRM device.
+ * @hwmon: the hwmon device (hpu_hwmon.c). Set at probe, unregistered at
+ *	remove; its state is freed with the DRM device.
  * @limits: per-context and per-user limits (hpu_limits.c). Set at probe
  *	right after @mmu, freed with the DRM device.
  *
@@ -125,10 +131,12 @@ struct hpu_device {
 	struct hpu_hbm *hbm;
 	struct hpu_eq *eq;
 	struct hpu_qm *qm;
-	struct hpu_events *events;
+	struct hpu_notify *notify;
 	struct hpu_reset *reset;
 	struct hpu_fw *fw;
+	struct hpu_mbox *mbox;
 	struct hpu_devlink *devlink;
+	struct hpu_telemetry *telemetry;
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;
 };
@@ -143,7 +151,7 @@ struct hpu_device {
  *	destroyed in postclose after the file's queues; has its own lock.
  * @queues: the file's queues (&struct hpu_queue) by id, from 1; the
  *	xarray's own lock protects it (hpu_queue.c).
- * @file: the DRM file, for event delivery (hpu_events.c); constant.
+ * @file: the DRM file, for event delivery (hpu_notify.c); constant.
  * @events_enabled: the file asked for error and reset events
  *	(DRM_IOCTL_HPU_EVENTS). Protected by &drm_device.event_lock.
  * @events_dropped: events not queued because the file's event space was

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: the event queue.
+ * hpu: the event queue, and the engine watchdog that reports hangs to it.
  *
  * The device writes a 32-byte entry per event to a ring in host memory
  * and raises MSI-X vector 1. The handler counts every event, logs it
@@ -22,6 +22,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
+#include <linux/moduleparam.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -31,7 +32,7 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
 #include "hpu_irq.h"
@@ -84,7 +85,7 @@ static void hpu_eq_ue_notify(struct hpu_device *hdev, u64 addr)
 		holds = idr_for_each(&file->object_idr, hpu_eq_bo_holds, &match);
 		spin_unlock(&file->table_lock);
 		if (holds)
-			hpu_events_job_error(file->driver_priv,
+			hpu_notify_job_error(file->driver_priv,
 					     DRM_HPU_ERROR_ECC, U32_MAX, 0,
 					     -EBADMSG, 0, addr);
 	}
@@ -134,6 +135,8 @@ static void hpu_eq_ue_work(struct work_struct *work)
 /* Remember an uncorrectable error for hpu_eq_ue_work(); eq->lock held. */
 static void hpu_eq_ue_queue(struct hpu_eq *eq, u64 addr)
 {
+	lockdep_assert_held(&eq->lock);
+
 	if (eq->ue_tail - eq->ue_head >= HPU_EQ_UE_BACKLOG) {
 		eq->ue_lost++;
 		dev_err_ratelimited(eq->hdev->drm.dev,
@@ -164,6 +167,8 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 	u32 info = le32_to_cpu(eqe->info);
 	struct hpu_mmu_fault latched;
 
+	lockdep_assert_held(&eq->lock);
+
 	switch (id) {
 	case HPU_EVENT_MMU_FAULT:
 		atomic64_inc(&eq->mmu_faults);
@@ -175,7 +180,7 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 				     addr, eqe->engine,
 				     hpu_mmu_fault_cause_name(FIELD_GET(HPU_FAULT_CAUSE_MASK,
 									info)));
-		hpu_events_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
+		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
 				      eqe->engine, 0, -EFAULT, 0, addr);
 		break;
 	case HPU_EVENT_BAD_PACKET:
@@ -322,7 +327,7 @@ static void hpu_eq_program(struct hpu_eq *eq)
  * hpu_eq_init() - set up and enable the event queue
  * @hdev: the device, soft reset, with its MSI-X vectors allocated
  *
- * Sets up event delivery to files (hpu_events.c), allocates the ring,
+ * Sets up event delivery to files (hpu_notify.c), allocates the ring,
  * installs the handler of vector 1 and enables the queue. May sleep.
  *
  * Return: 0 or a negative error code.
@@ -341,7 +346,7 @@ int hpu_eq_init(struct hpu_device *hdev)
 	spin_lock_init(&eq->lock);
 	INIT_WORK(&eq->ue_work, hpu_eq_ue_work);
 
-	ret = hpu_events_init(hdev);
+	ret = hpu_notify_init(hdev);
 	if (ret)
 		return ret;
 
@@ -381,6 +386,24 @@ void hpu_eq_hw_restart(struct hpu_device *hdev)
 	if (eq->enabled)
 		hpu_eq_program(eq);
 	spin_unlock_irqrestore(&eq->lock, flags);
+}
+
+static unsigned int wdt_ms = 2000;
+module_param(wdt_ms, uint, 0444);
+MODULE_PARM_DESC(wdt_ms,
+		 "Engine watchdog: a stream that completes no packet for this many ms is hung (0 disables; default 2000)");
+
+/**
+ * hpu_eq_wdt_program() - program the engine watchdog
+ * @hdev: the device, bound; at probe and after every reset
+ *
+ * Writes the wdt_ms module parameter to WDT_MS: a stream that completes
+ * no packet for that long raises an ENGINE_HANG event. Callable from any
+ * context.
+ */
+void hpu_eq_wdt_program(struct hpu_device *hdev)
+{
+	hpu_wr32(hdev, HPU_REG_WDT_MS, wdt_ms);
 }
 
 /**

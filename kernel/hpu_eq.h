@@ -115,6 +115,7 @@ struct hpu_eq {
 
 int hpu_eq_init(struct hpu_device *hdev);
 void hpu_eq_fini(struct hpu_device *hdev);
+void hpu_eq_wdt_program(struct hpu_device *hdev);
 void hpu_eq_hw_restart(struct hpu_device *hdev);
 
 #endif /* __HPU_EQ_H__ */

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * hpu: the device's firmware. The driver loads the signed image file
- * (HPU_FW_FILE) once, keeps it in a DMA-coherent buffer, and boots the
+ * (&hpu_asic.fw_file) once, keeps it in a DMA-coherent buffer, and boots the
  * firmware through the boot ROM's handshake at probe and after every hard
  * reset: the flash image when the flash holds one, else (or when the
  * device refuses the flash image) the image file. It also writes images
- * to the flash (for devlink) and carries mailbox requests to the running
- * firmware (for hwmon and telemetry).
+ * to the flash (for devlink); the mailbox to the running firmware is in
+ * hpu_mbox.c.
  *
- * &hpu_fw.lock serialises everything that programs FW_IMG_* and issues
- * BOOT_CMD or FLASH_CMD; the hard reset holds it from its HARD_RESET write
- * to the end of the boot. &hpu_fw.mbox_lock serialises mailbox requests;
- * the hard reset holds it too (taken after &hpu_fw.lock, hpu_fw_lock()), so
- * that no request is in flight across a reset and none reaches the next
- * firmware. Lock order: &hpu_fw.lock, then &hpu_fw.mbox_lock; the mailbox
- * path never takes &hpu_fw.lock. &hpu_fw.info_lock protects what sysfs,
- * devlink and the INFO ioctl read.
+ * Lock order: &hpu_fw.lock, then &hpu_mbox.lock, both held across a hard
+ * reset and the boot after it (hpu_fw_lock()), so that no mailbox request
+ * spans a reset; &struct hpu_fw has what each protects.
  * Documentation/driver/firmware.md has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
@@ -37,9 +32,11 @@
 #include <drm/drm_managed.h>
 
 #include "hpu_accel.h"
+#include "hpu_asic.h"
 #include "hpu_drv.h"
 #include "hpu_fw.h"
 #include "hpu_fw_image.h"
+#include "hpu_mbox.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -56,15 +53,12 @@
 #define HPU_FW_RUNNING_MS		200
 /* A hard reset takes 10 ms of device time; leave room for the emulator. */
 #define HPU_FW_HARD_RESET_MS		1000
-/* The firmware answers within 100 us (device time). */
-#define HPU_FW_MBOX_TIMEOUT_MS		50
 /* A flash write takes 50 ms (device time). */
 #define HPU_FW_FLASH_TIMEOUT_MS		1000
 #define HPU_FW_WAIT_IMAGE_US		(HPU_FW_WAIT_IMAGE_MS * USEC_PER_MSEC)
 #define HPU_FW_VERIFY_US		(HPU_FW_VERIFY_MS * USEC_PER_MSEC)
 #define HPU_FW_RUNNING_US		(HPU_FW_RUNNING_MS * USEC_PER_MSEC)
 #define HPU_FW_HARD_RESET_US		(HPU_FW_HARD_RESET_MS * USEC_PER_MSEC)
-#define HPU_FW_MBOX_TIMEOUT_US		(HPU_FW_MBOX_TIMEOUT_MS * USEC_PER_MSEC)
 #define HPU_FW_FLASH_TIMEOUT_US		(HPU_FW_FLASH_TIMEOUT_MS * USEC_PER_MSEC)
 #define HPU_FW_POLL_US			50
 
@@ -72,11 +66,7 @@
  * struct hpu_fw - firmware state of one device
  * @lock: serialises the boot and flash sequences (FW_IMG_*, BOOT_CMD,
  *	FLASH_CMD) and the hard reset that precedes a boot. Taken before
- *	@mbox_lock.
- * @mbox_lock: one mailbox request at a time; also held by the hard reset
- *	and boot (hpu_fw_lock()), so that a request never spans a reset.
- *	Taken after @lock; nothing is taken under it.
- * @mbox_tag: tag of the last mailbox request; under @mbox_lock.
+ *	&hpu_mbox.lock (hpu_fw_lock()).
  * @flash_buf: DMA buffer of a flash write that timed out while the device
  *	still read it (FLASH_STATUS BUSY), or NULL; freed once the device is
  *	done with it (next flash write, hpu_fw_fini()). Under @lock.
@@ -99,11 +89,8 @@
  * @boots: successful boots since probe.
  */
 struct hpu_fw {
-	/* boot and flash sequences; taken before mbox_lock */
+	/* boot and flash sequences; taken before hpu_mbox.lock */
 	struct mutex lock;
-	/* mailbox requests; taken after lock */
-	struct mutex mbox_lock;
-	u16 mbox_tag;
 	void *flash_buf;
 	dma_addr_t flash_dma;
 	size_t flash_size;
@@ -221,6 +208,12 @@ char *hpu_fw_version_str(u32 version, char *buf, size_t len)
 		snprintf(buf, len, "%u.%u.%u", (version >> 16) & 0xff,
 			 (version >> 8) & 0xff, version & 0xff);
 	return buf;
+}
+
+/* The chip's image file, the one request_firmware() looks for. */
+static const char *hpu_fw_file(struct hpu_device *hdev)
+{
+	return hdev->asic->fw_file;
 }
 
 static void hpu_fw_set_state(struct hpu_fw *fw, u32 state)
@@ -385,13 +378,13 @@ static void hpu_fw_log_file_refusal(struct hpu_device *hdev, u32 code)
 
 	if (code == HPU_FW_ERR_TOO_OLD)
 		drm_err(&hdev->drm, "firmware image %s refused: version %s is below the device's minimum %s (TOO_OLD); install version %s or newer\n",
-			HPU_FW_FILE,
+			hpu_fw_file(hdev),
 			hpu_fw_version_str(img_version, ver, sizeof(ver)),
 			hpu_fw_version_str(fw->min_version, min, sizeof(min)),
 			min);
 	else
 		drm_err(&hdev->drm, "firmware image %s refused: %s (%s); %s\n",
-			HPU_FW_FILE, hpu_fw_refusal_what(code),
+			hpu_fw_file(hdev), hpu_fw_refusal_what(code),
 			hpu_fw_refusal_name(code), hpu_fw_refusal_todo(code));
 }
 
@@ -411,7 +404,7 @@ static void hpu_fw_log_running(struct hpu_device *hdev, ktime_t start)
 	drm_info(&hdev->drm, "firmware %s (%s) running, booted from %s in %lld ms\n",
 		 hpu_fw_version_str(version, ver, sizeof(ver)),
 		 build[0] ? build : "no build id",
-		 source == DRM_HPU_FW_SOURCE_FLASH ? "the flash" : HPU_FW_FILE,
+		 source == DRM_HPU_FW_SOURCE_FLASH ? "the flash" : hpu_fw_file(hdev),
 		 ktime_ms_delta(ktime_get(), start));
 }
 
@@ -427,6 +420,9 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 	ktime_t start = ktime_get();
 	u32 flash, code = 0;
 	int ret;
+
+	lockdep_assert_held(&fw->lock);
+	lockdep_assert_held(&hdev->mbox->lock);
 
 	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
 
@@ -449,7 +445,7 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 			drm_warn(&hdev->drm, "flash firmware image %s refused: %s (%s); %s; booting %s instead\n",
 				 ver, hpu_fw_refusal_what(code),
 				 hpu_fw_refusal_name(code),
-				 hpu_fw_refusal_todo(code), HPU_FW_FILE);
+				 hpu_fw_refusal_todo(code), hpu_fw_file(hdev));
 		else
 			drm_err(&hdev->drm, "flash firmware image %s refused: %s (%s); %s\n",
 				ver, hpu_fw_refusal_what(code),
@@ -461,16 +457,16 @@ static int __hpu_fw_boot(struct hpu_device *hdev)
 		if (fw->img_err == -EFBIG) {
 			code = HPU_FW_ERR_TOO_LARGE;
 			drm_err(&hdev->drm, "firmware image %s refused by the driver: %s (%s); %s\n",
-				HPU_FW_FILE, hpu_fw_refusal_what(code),
+				hpu_fw_file(hdev), hpu_fw_refusal_what(code),
 				hpu_fw_refusal_name(code),
 				hpu_fw_refusal_todo(code));
 		} else if (!flash) {
 			code = HPU_FW_ERR_NO_IMAGE;
 			drm_err(&hdev->drm, "no firmware: %s cannot be loaded (%d) and the flash is empty (NO_IMAGE); install %s in the firmware search path or write an image to the flash with 'devlink dev flash', then rebind the device\n",
-				HPU_FW_FILE, fw->img_err, HPU_FW_FILE);
+				hpu_fw_file(hdev), fw->img_err, hpu_fw_file(hdev));
 		} else {
 			drm_err(&hdev->drm, "no firmware to fall back to: %s cannot be loaded (%d); install it and rebind the device\n",
-				HPU_FW_FILE, fw->img_err);
+				hpu_fw_file(hdev), fw->img_err);
 		}
 		ret = -ENOENT;
 		goto failed;
@@ -498,14 +494,14 @@ failed:
  * hpu_fw_boot_locked(), and mailbox requests too: a request waits for the
  * reset and boot to end, then finds the firmware running or not, so that
  * none is sent to one firmware and answered (or not) by the next. Takes
- * &hpu_fw.lock, then &hpu_fw.mbox_lock. May sleep.
+ * &hpu_fw.lock, then &hpu_mbox.lock. May sleep.
  */
 void hpu_fw_lock(struct hpu_device *hdev)
 {
 	struct hpu_fw *fw = hdev->fw;
 
 	mutex_lock(&fw->lock);
-	mutex_lock(&fw->mbox_lock);
+	hpu_mbox_lock(hdev);
 	hpu_fw_set_state(fw, DRM_HPU_FW_STATE_BOOTING);
 }
 
@@ -524,7 +520,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 	if (fw->state == DRM_HPU_FW_STATE_BOOTING)
 		fw->state = DRM_HPU_FW_STATE_FAILED;
 	spin_unlock(&fw->info_lock);
-	mutex_unlock(&fw->mbox_lock);
+	hpu_mbox_unlock(hdev);
 	mutex_unlock(&fw->lock);
 }
 
@@ -542,7 +538,7 @@ void hpu_fw_unlock(struct hpu_device *hdev)
 int hpu_fw_boot_locked(struct hpu_device *hdev)
 {
 	lockdep_assert_held(&hdev->fw->lock);
-	lockdep_assert_held(&hdev->fw->mbox_lock);
+	lockdep_assert_held(&hdev->mbox->lock);
 	return __hpu_fw_boot(hdev);
 }
 
@@ -625,7 +621,7 @@ int hpu_fw_boot(struct hpu_device *hdev)
  * in progress, DRM_HPU_FW_STATE_HALTED after a fatal firmware error (until
  * the hard reset that follows), else DRM_HPU_FW_STATE_RUNNING.
  */
-u32 hpu_fw_state(struct hpu_device *hdev)
+static u32 hpu_fw_state(struct hpu_device *hdev)
 {
 	struct hpu_fw *fw = hdev->fw;
 	u32 state, cpu;
@@ -655,100 +651,6 @@ u32 hpu_fw_state(struct hpu_device *hdev)
 bool hpu_fw_running(struct hpu_device *hdev)
 {
 	return hdev->fw && hpu_fw_state(hdev) == DRM_HPU_FW_STATE_RUNNING;
-}
-
-/**
- * hpu_fw_mbox() - one request to the firmware's mailbox
- * @hdev: the device
- * @opcode: HPU_MBOX_* request
- * @arg0: MBOX_ARG0
- * @arg1: MBOX_ARG1
- * @resp0: MBOX_RESP0 of the answer, or NULL
- * @resp1: MBOX_RESP1 of the answer, or NULL
- *
- * Requests are serialised per device; each waits for its answer (tag
- * matched) for at most 50 ms. A hard reset and the boot after it hold the
- * mailbox lock (hpu_fw_lock()): a request issued meanwhile waits for them
- * and goes to the firmware that runs afterwards, if any. Takes
- * &hpu_fw.mbox_lock, never &hpu_fw.lock. May sleep; not from atomic
- * context.
- *
- * Return: 0 (answer OK); -EINVAL (BAD_ARG); -EOPNOTSUPP (BAD_OPCODE); -EIO
- * (another result); -ETIMEDOUT (no answer); -ENODEV if the firmware does
- * not run or the device is gone.
- */
-int hpu_fw_mbox(struct hpu_device *hdev, u32 opcode, u32 arg0, u32 arg1,
-		u32 *resp0, u32 *resp1)
-{
-	struct hpu_fw *fw = hdev->fw;
-	u32 status, tag, result;
-	int idx, ret;
-
-	if (!fw || !drm_dev_enter(&hdev->drm, &idx))
-		return -ENODEV;
-
-	mutex_lock(&fw->mbox_lock);
-	if (!hpu_fw_running(hdev)) {
-		ret = -ENODEV;
-		goto out;
-	}
-
-	/* An earlier request that timed out may still be pending. */
-	ret = hpu_poll32(hdev, HPU_REG_MBOX_STATUS, status,
-			 !(status & HPU_MBOX_BUSY), HPU_FW_MBOX_TIMEOUT_US);
-	if (ret) {
-		dev_warn_ratelimited(hdev->drm.dev, "firmware mailbox busy for %u ms (MBOX_STATUS 0x%08x)\n",
-				     HPU_FW_MBOX_TIMEOUT_MS,
-				     status);
-		goto out;
-	}
-
-	/* Tag 0 is what the registers hold after a reset: never use it. */
-	fw->mbox_tag = fw->mbox_tag + 1 ? fw->mbox_tag + 1 : 1;
-	tag = fw->mbox_tag;
-	hpu_wr32(hdev, HPU_REG_MBOX_ARG0, arg0);
-	hpu_wr32(hdev, HPU_REG_MBOX_ARG1, arg1);
-	hpu_wr32(hdev, HPU_REG_MBOX_CMD, (opcode & HPU_MBOX_OPCODE_MASK) |
-		 tag << HPU_MBOX_TAG_SHIFT);
-
-	ret = hpu_poll32(hdev, HPU_REG_MBOX_STATUS, status,
-			 (status & (HPU_MBOX_BUSY | HPU_MBOX_DONE)) ==
-			 HPU_MBOX_DONE && status >> HPU_MBOX_TAG_SHIFT == tag,
-			 HPU_FW_MBOX_TIMEOUT_US);
-	if (ret) {
-		dev_warn_ratelimited(hdev->drm.dev, "firmware mailbox request %u (tag %u) not answered within %u ms (MBOX_STATUS 0x%08x, CPU_STATUS %u)\n",
-				     opcode, tag,
-				     HPU_FW_MBOX_TIMEOUT_MS,
-				     status,
-				     hpu_rd32(hdev, HPU_REG_CPU_STATUS));
-		goto out;
-	}
-
-	/* Clear the interrupt cause; the driver polls. */
-	hpu_wr32(hdev, HPU_REG_IRQ_STATUS, HPU_IRQ_MBOX_DONE);
-	result = (status & HPU_MBOX_RESULT_MASK) >> HPU_MBOX_RESULT_SHIFT;
-	switch (result) {
-	case HPU_MBOX_OK:
-		if (resp0)
-			*resp0 = hpu_rd32(hdev, HPU_REG_MBOX_RESP0);
-		if (resp1)
-			*resp1 = hpu_rd32(hdev, HPU_REG_MBOX_RESP1);
-		ret = 0;
-		break;
-	case HPU_MBOX_BAD_OPCODE:
-		ret = -EOPNOTSUPP;
-		break;
-	case HPU_MBOX_BAD_ARG:
-		ret = -EINVAL;
-		break;
-	default:
-		ret = -EIO;
-		break;
-	}
-out:
-	mutex_unlock(&fw->mbox_lock);
-	drm_dev_exit(idx);
-	return ret;
 }
 
 /*
@@ -932,11 +834,11 @@ static void hpu_fw_load_file(struct hpu_device *hdev)
 	const struct firmware *file;
 	int ret;
 
-	ret = firmware_request_nowarn(&file, HPU_FW_FILE, dev);
+	ret = firmware_request_nowarn(&file, hpu_fw_file(hdev), dev);
 	if (ret) {
 		fw->img_err = ret;
-		drm_dbg_driver(&hdev->drm, "%s not loaded: %d\n", HPU_FW_FILE,
-			       ret);
+		drm_dbg_driver(&hdev->drm, "%s not loaded: %d\n",
+			       hpu_fw_file(hdev), ret);
 		return;
 	}
 
@@ -962,7 +864,7 @@ out:
  * hpu_fw_init() - set up the firmware state and load the image file
  * @hdev: the device, identity read, bus mastering on
  *
- * The image file (HPU_FW_FILE) is requested once and kept in host memory
+ * The image file (&hpu_asic.fw_file) is requested once and kept in host memory
  * for the boots after hard resets; a missing file is only an error if the
  * flash cannot boot either (hpu_fw_boot()). May sleep.
  *
@@ -980,7 +882,7 @@ int hpu_fw_init(struct hpu_device *hdev)
 	ret = drmm_mutex_init(&hdev->drm, &fw->lock);
 	if (ret)
 		return ret;
-	ret = drmm_mutex_init(&hdev->drm, &fw->mbox_lock);
+	ret = hpu_mbox_init(hdev);
 	if (ret)
 		return ret;
 	spin_lock_init(&fw->info_lock);

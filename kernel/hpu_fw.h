@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * HPU firmware: loading, the boot handshake with the device's boot ROM,
- * the flash, and the firmware mailbox (Documentation/hw/firmware-and-telemetry.md).
+ * HPU firmware: loading, the boot handshake with the device's boot ROM and
+ * the flash (Documentation/hw/firmware-and-telemetry.md).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -13,9 +13,6 @@
 struct attribute_group;
 struct hpu_device;
 struct drm_hpu_info_firmware;
-
-/* The image file request_firmware() looks for. */
-#define HPU_FW_FILE	"hpu/hpu-h1-fw.bin"
 
 /* Longest string hpu_fw_version_str() writes, NUL included ("255.255.255"). */
 #define HPU_FW_VERSION_STR_LEN	12
@@ -40,18 +37,6 @@ int hpu_fw_boot_locked(struct hpu_device *hdev);
 
 /* True while the firmware runs (CPU_STATUS RUNNING). */
 bool hpu_fw_running(struct hpu_device *hdev);
-
-/* DRM_HPU_FW_STATE_* of the firmware, from the driver's and CPU's state. */
-u32 hpu_fw_state(struct hpu_device *hdev);
-
-/*
- * One mailbox request to the running firmware: serialised per device,
- * sleeps, times out. Returns 0, -EINVAL for a BAD_ARG answer, -EOPNOTSUPP
- * for BAD_OPCODE, -ETIMEDOUT without an answer, -ENODEV when the firmware
- * is not running. @resp0 and @resp1 may be NULL.
- */
-int hpu_fw_mbox(struct hpu_device *hdev, u32 opcode, u32 arg0, u32 arg1,
-		u32 *resp0, u32 *resp1);
 
 /*
  * Write an image to the device's flash (FLASH_CMD WRITE) and wait for the

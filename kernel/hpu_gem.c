@@ -1,26 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: GEM buffer objects.
- *
- * Three kinds share one structure (&struct hpu_bo):
- * - host buffers: shmem GEM objects (drm_gem_shmem helpers), mappable by
- *   user space with mmap(2) and by the device once their pages are pinned
- *   and DMA mapped for the PCI function (on the first VM_BIND);
- * - HBM buffers: blocks of the HBM allocator, scrubbed when freed;
- * - user pointers: pages of the calling process pinned long term
- *   (FOLL_LONGTERM) and DMA mapped at creation, counted against the
- *   process's RLIMIT_MEMLOCK like RDMA memory registrations.
- *
- * PRIME: every kind can be exported as a dma-buf (&hpu_dmabuf_ops).
- * Another file of the same device that imports it gets the same object.
- * Other devices can attach to host and user-pointer buffers; HBM has no
- * struct pages for them and their attach fails with -EOPNOTSUPP. Only a
- * host buffer's dma-buf can be mapped with mmap(2); the others refuse it
- * with -ENODEV (HBM is not CPU-mappable, and the owner of a user pointer
- * has the pages mapped already, with the rights it had). A read-only
- * user pointer is mapped for other devices DMA_TO_DEVICE only; another
- * HPU imports it read-only (hpu_gem_prime_import()). Foreign dma-bufs
- * are imported as host buffers (drm_gem_shmem_prime_import_sg_table()).
+ * hpu: GEM buffer objects (HBM, shmem host buffers, pinned user pointers,
+ * one &struct hpu_bo for the three), their PRIME export and import, and
+ * the BO ioctls. Documentation/driver/memory.md has what each kind allows
+ * and why.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -29,15 +12,19 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_prime.h>
 
+#include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
@@ -128,6 +115,9 @@ static const struct vm_operations_struct hpu_bo_host_vm_ops = {
 	.close = hpu_bo_host_vm_close,
 };
 
+static struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj,
+					    int flags);
+
 static const struct drm_gem_object_funcs hpu_bo_host_funcs = {
 	.free = hpu_bo_host_free,
 	.export = hpu_gem_prime_export,
@@ -181,8 +171,8 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
  *
  * Return: 0 or a negative error code.
  */
-int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
-		       u64 size, struct hpu_bo **out)
+static int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
+			      u64 size, struct hpu_bo **out)
 {
 	struct drm_gem_shmem_object *shmem;
 	struct hpu_bo *bo;
@@ -237,9 +227,9 @@ static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
  * Return: 0, -ENOMEM when HBM is full (nothing is left allocated), or
  * another negative error code.
  */
-int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
-		      u64 size, u64 page_size, bool contiguous,
-		      struct hpu_bo **out)
+static int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
+			     u64 size, u64 page_size, bool contiguous,
+			     struct hpu_bo **out)
 {
 	struct hpu_bo *bo;
 	int ret;
@@ -334,9 +324,9 @@ static int hpu_bo_userptr_account(struct hpu_device *hdev, struct hpu_bo *bo)
  * Return: 0; -EFAULT if part of the range is not mapped (or not writable
  * without @readonly); -ENOMEM past RLIMIT_MEMLOCK or out of memory.
  */
-int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
-			  u64 addr, u64 size, bool readonly,
-			  struct hpu_bo **out)
+static int hpu_bo_create_userptr(struct hpu_device *hdev,
+				 struct hpu_vm *owner, u64 addr, u64 size,
+				 bool readonly, struct hpu_bo **out)
 {
 	struct drm_device *drm = &hdev->drm;
 	unsigned int gup_flags = FOLL_LONGTERM;
@@ -519,7 +509,8 @@ static const struct dma_buf_ops hpu_dmabuf_ops = {
  *
  * Return: the dma-buf, or an ERR_PTR().
  */
-struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags)
+static struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj,
+					    int flags)
 {
 	struct dma_buf_export_info exp_info = {
 		.exp_name = KBUILD_MODNAME,
@@ -607,4 +598,241 @@ struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 	if (to_hpu_bo(obj)->readonly)
 		return hpu_gem_prime_import_readonly(drm, dmabuf);
 	return drm_gem_prime_import(drm, dmabuf);
+}
+
+/* ioctls */
+
+/**
+ * hpu_bo_create_ioctl() - DRM_IOCTL_HPU_BO_CREATE
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_create copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Creates an HBM or host buffer charged to the calling context and
+ * returns a handle to it and its size rounded up to its page size.
+ *
+ * Return: 0; -EINVAL for unknown flags, not exactly one of HBM and HOST,
+ * CONTIGUOUS or a page size on a host buffer, a page size that is not a
+ * power of two from 2 MiB to 1 GiB, a zero size or one that overflows
+ * when rounded up; -ENOMEM when HBM (or memory) is exhausted, with
+ * nothing allocated; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_bo_create *args = data;
+	u32 kind = args->flags & (DRM_HPU_BO_HBM | DRM_HPU_BO_HOST);
+	u64 page_size, size;
+	struct hpu_bo *bo;
+	u32 handle;
+	int idx, ret;
+
+	if (args->flags & ~(DRM_HPU_BO_HBM | DRM_HPU_BO_HOST |
+			    DRM_HPU_BO_CONTIGUOUS)) {
+		drm_dbg(drm, "BO_CREATE: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (kind != DRM_HPU_BO_HBM && kind != DRM_HPU_BO_HOST) {
+		drm_dbg(drm, "BO_CREATE: flags 0x%x must have exactly one of HBM and HOST\n",
+			args->flags);
+		return -EINVAL;
+	}
+	if (!args->size) {
+		drm_dbg(drm, "BO_CREATE: size is zero\n");
+		return -EINVAL;
+	}
+
+	if (kind == DRM_HPU_BO_HOST) {
+		if (args->flags & DRM_HPU_BO_CONTIGUOUS) {
+			drm_dbg(drm, "BO_CREATE: CONTIGUOUS is for HBM buffers only\n");
+			return -EINVAL;
+		}
+		if (args->page_size) {
+			drm_dbg(drm, "BO_CREATE: page_size must be zero for a host buffer\n");
+			return -EINVAL;
+		}
+		page_size = PAGE_SIZE;
+	} else {
+		page_size = args->page_size ?: HPU_HBM_PAGE_SIZE;
+		if (!is_power_of_2(page_size) ||
+		    page_size < HPU_HBM_PAGE_SIZE ||
+		    page_size > HPU_HBM_PAGE_SIZE_MAX) {
+			drm_dbg(drm, "BO_CREATE: page_size 0x%llx is not a power of two from 2 MiB to 1 GiB\n",
+				args->page_size);
+			return -EINVAL;
+		}
+	}
+
+	if (args->size > U64_MAX - (page_size - 1)) {
+		drm_dbg(drm, "BO_CREATE: size 0x%llx overflows when rounded up\n",
+			args->size);
+		return -EINVAL;
+	}
+	size = round_up(args->size, page_size);
+
+	if (kind == DRM_HPU_BO_HBM && size > hdev->hbm->size) {
+		drm_dbg(drm, "BO_CREATE: 0x%llx bytes exceed the device's 0x%llx bytes of HBM\n",
+			size, hdev->hbm->size);
+		return -ENOMEM;
+	}
+	if (kind == DRM_HPU_BO_HOST && size >> PAGE_SHIFT > totalram_pages()) {
+		drm_dbg(drm, "BO_CREATE: 0x%llx bytes exceed system memory\n",
+			size);
+		return -ENOMEM;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (kind == DRM_HPU_BO_HBM)
+		ret = hpu_bo_create_hbm(hdev, fpriv->vm, size, page_size,
+					args->flags & DRM_HPU_BO_CONTIGUOUS,
+					&bo);
+	else
+		ret = hpu_bo_create_host(hdev, fpriv->vm, size, &bo);
+	if (ret) {
+		drm_dbg(drm, "BO_CREATE: cannot allocate 0x%llx bytes of %s: %d\n",
+			size, kind == DRM_HPU_BO_HBM ? "HBM" : "host memory",
+			ret);
+		goto out;
+	}
+
+	ret = drm_gem_handle_create(file, &bo->base.base, &handle);
+	drm_gem_object_put(&bo->base.base);
+	if (ret)
+		goto out;
+
+	args->size = size;
+	args->handle = handle;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * hpu_bo_userptr_ioctl() - DRM_IOCTL_HPU_BO_USERPTR
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_userptr copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Pins the caller's pages at &drm_hpu_bo_userptr.addr into a buffer
+ * object charged to the calling context.
+ *
+ * Return: 0; -EINVAL for unknown flags, a zero size, an address or size
+ * not a multiple of 4 KiB, or a range that wraps; -EFAULT for a range
+ * outside the user address space or not entirely mapped (or not
+ * writable, without READONLY); -ENOMEM past RLIMIT_MEMLOCK or system
+ * memory; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_bo_userptr *args = data;
+	struct hpu_bo *bo;
+	u32 handle;
+	int idx, ret;
+
+	if (args->flags & ~DRM_HPU_USERPTR_READONLY) {
+		drm_dbg(drm, "BO_USERPTR: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (!args->size) {
+		drm_dbg(drm, "BO_USERPTR: size is zero\n");
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(args->addr) || !PAGE_ALIGNED(args->size)) {
+		drm_dbg(drm, "BO_USERPTR: address 0x%llx or size 0x%llx is not page aligned\n",
+			args->addr, args->size);
+		return -EINVAL;
+	}
+	if (args->addr + args->size < args->addr) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx+0x%llx wraps around\n",
+			args->addr, args->size);
+		return -EINVAL;
+	}
+	if (!access_ok(u64_to_user_ptr(args->addr), args->size)) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx+0x%llx is outside the user address space\n",
+			args->addr, args->size);
+		return -EFAULT;
+	}
+	if (args->size >> PAGE_SHIFT > totalram_pages()) {
+		drm_dbg(drm, "BO_USERPTR: 0x%llx bytes exceed system memory\n",
+			args->size);
+		return -ENOMEM;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	ret = hpu_bo_create_userptr(hdev, fpriv->vm, args->addr, args->size,
+				    args->flags & DRM_HPU_USERPTR_READONLY,
+				    &bo);
+	if (ret)
+		goto out;
+
+	ret = drm_gem_handle_create(file, &bo->base.base, &handle);
+	drm_gem_object_put(&bo->base.base);
+	if (ret)
+		goto out;
+
+	args->handle = handle;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * hpu_bo_mmap_offset_ioctl() - DRM_IOCTL_HPU_BO_MMAP_OFFSET
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_bo_mmap_offset copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Return: 0; -EINVAL for a non-zero pad or a buffer that is not a host
+ * buffer (HBM and user-pointer buffers cannot be mapped); -ENOENT for an
+ * unknown handle; -ENODEV once the device is unplugged.
+ */
+int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct drm_hpu_bo_mmap_offset *args = data;
+	struct drm_gem_object *obj;
+	int idx, ret;
+
+	if (args->pad) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: pad is not zero\n");
+		return -EINVAL;
+	}
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: no buffer with handle %u\n",
+			args->handle);
+		return -ENOENT;
+	}
+
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+
+	if (to_hpu_bo(obj)->kind != HPU_BO_HOST) {
+		drm_dbg(drm, "BO_MMAP_OFFSET: handle %u is not a host buffer\n",
+			args->handle);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		goto out;
+	args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+out:
+	drm_dev_exit(idx);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
 }

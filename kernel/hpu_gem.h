@@ -13,6 +13,7 @@
 #include <drm/drm_gem_shmem_helper.h>
 
 struct dma_buf;
+struct drm_file;
 struct hpu_device;
 struct hpu_vm;
 struct mm_struct;
@@ -81,17 +82,15 @@ static inline struct hpu_bo *to_hpu_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 					     size_t size);
-int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
-		      u64 size, u64 page_size, bool contiguous,
-		      struct hpu_bo **out);
-int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
-		       u64 size, struct hpu_bo **out);
-int hpu_bo_create_userptr(struct hpu_device *hdev, struct hpu_vm *owner,
-			  u64 addr, u64 size, bool readonly,
-			  struct hpu_bo **out);
 struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
-struct dma_buf *hpu_gem_prime_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 					    struct dma_buf *dmabuf);
+
+int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file);
 
 #endif /* __HPU_GEM_H__ */

@@ -6,6 +6,7 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/module.h>
 #include <linux/unaligned.h>
 
 #include "hpu_asic.h"
@@ -14,6 +15,9 @@
 
 /* The spec asks for at least 10 ms; leave room for a slow emulator. */
 #define HPU_H1_RESET_TIMEOUT_US		(100 * USEC_PER_MSEC)
+
+#define HPU_H1_FW_FILE			"hpu/hpu-h1-fw.bin"
+MODULE_FIRMWARE(HPU_H1_FW_FILE);
 
 static void hpu_h1_read_serial(struct hpu_device *hdev, char *serial)
 {
@@ -65,5 +69,6 @@ const struct hpu_asic hpu_h1_asic = {
 	.name = "H1",
 	.reset_timeout_us = HPU_H1_RESET_TIMEOUT_US,
 	.misc_irq_causes = HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE,
+	.fw_file = HPU_H1_FW_FILE,
 	.read_identity = hpu_h1_read_identity,
 };

@@ -1,26 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: HBM allocation and scrubbing.
+ * hpu: HBM allocation (drm_buddy, 2 MiB chunks), scrubbing, and the
+ * retirement of pages with uncorrectable ECC errors.
  *
- * HBM from the end of the page-table area to the end of HBM is handed out
- * by a drm_buddy allocator in 2 MiB chunks. Every block is zeroed by the
- * device's scrubber before it goes back to the allocator, and the whole of
- * HBM is scrubbed when the driver binds, so a context never sees another
- * context's data (nor data left by an earlier driver instance).
- *
- * A 2 MiB page with an uncorrectable ECC error is retired: taken out of
- * the allocator for as long as the driver is bound, across soft and hard
- * resets (a hard reset clears the device's poison, but a page that failed
- * once is not trusted again, as real drivers keep a bad-page list). A
- * free page is taken out at once; a page a buffer holds is taken out
- * when the buffer is freed, instead of going back to the allocator.
+ * Every block is scrubbed before it goes back to the allocator, and all of
+ * HBM when the driver binds, so that no context sees another's data.
+ * Documentation/driver/memory.md and errors.md have the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/device.h>
 #include <linux/list.h>
+#include <linux/pci.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
+#include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
@@ -307,6 +302,8 @@ static void hpu_hbm_retire_pending_locked(struct hpu_hbm *hbm)
 	unsigned long index;
 	void *entry;
 
+	lockdep_assert_held(&hbm->lock);
+
 	xa_for_each(&hbm->retired, index, entry) {
 		if (xa_to_value(entry) != HPU_HBM_RETIRE_PENDING)
 			continue;
@@ -552,3 +549,30 @@ u64 hpu_hbm_used(struct hpu_device *hdev)
 	return used;
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_hbm_used);
+
+/* sysfs */
+
+static ssize_t hbm_total_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", hpu_hbm_total(pci_get_drvdata(to_pci_dev(dev))));
+}
+static DEVICE_ATTR_RO(hbm_total);
+
+static ssize_t hbm_used_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", hpu_hbm_used(pci_get_drvdata(to_pci_dev(dev))));
+}
+static DEVICE_ATTR_RO(hbm_used);
+
+static struct attribute *hpu_hbm_attrs[] = {
+	&dev_attr_hbm_total.attr,
+	&dev_attr_hbm_used.attr,
+	NULL
+};
+
+/* HBM use, in the PCI device's directory (hpu_sysfs.c). */
+const struct attribute_group hpu_hbm_group = {
+	.attrs = hpu_hbm_attrs,
+};

@@ -14,6 +14,7 @@
 
 #include <drm/drm_buddy.h>
 
+struct attribute_group;
 struct drm_device;
 struct hpu_device;
 struct seq_file;
@@ -91,5 +92,8 @@ bool hpu_hbm_blocks_contain(struct hpu_device *hdev, struct list_head *blocks,
 void hpu_hbm_release(struct drm_device *drm, void *arg);
 u32 hpu_hbm_scrub_count(struct hpu_device *hdev);
 #endif
+
+/* sysfs hbm_total and hbm_used of the PCI device (hpu_sysfs.c lists the group). */
+extern const struct attribute_group hpu_hbm_group;
 
 #endif /* __HPU_HBM_H__ */

@@ -234,6 +234,15 @@ static int hpu_hw_reset_unquiet(struct hpu_device *hdev)
 }
 
 /**
+ * hpu_hw_irq_disable() - mask every MISC interrupt cause
+ * @hdev: the device
+ */
+static void hpu_hw_irq_disable(struct hpu_device *hdev)
+{
+	hpu_wr32(hdev, HPU_REG_IRQ_MASK, 0);
+}
+
+/**
  * hpu_hw_init() - check the device's identity and bring it to a known state
  * @hdev: the device, with its registers mapped
  *
@@ -307,15 +316,6 @@ void hpu_hw_fini(struct hpu_device *hdev)
 void hpu_hw_irq_enable(struct hpu_device *hdev)
 {
 	hpu_wr32(hdev, HPU_REG_IRQ_MASK, hdev->asic->misc_irq_causes);
-}
-
-/**
- * hpu_hw_irq_disable() - mask every MISC interrupt cause
- * @hdev: the device
- */
-void hpu_hw_irq_disable(struct hpu_device *hdev)
-{
-	hpu_wr32(hdev, HPU_REG_IRQ_MASK, 0);
 }
 
 /**

@@ -17,7 +17,6 @@ void hpu_hw_fini(struct hpu_device *hdev);
 int hpu_hw_soft_reset(struct hpu_device *hdev);
 int hpu_hw_irq_self_test(struct hpu_device *hdev);
 void hpu_hw_irq_enable(struct hpu_device *hdev);
-void hpu_hw_irq_disable(struct hpu_device *hdev);
 u32 hpu_hw_reset_count(struct hpu_device *hdev);
 
 #endif /* __HPU_HW_H__ */

@@ -4,7 +4,7 @@
  *
  * Vector 0 (MISC) carries the causes latched in IRQ_STATUS, vector 1 the
  * event queue (hpu_eq.c) and vectors 2 + e the completions of DMA engine e
- * (hpu_queue.c); those install their handlers with hpu_irq_request().
+ * (hpu_stream.c); those install their handlers with hpu_irq_request().
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -15,7 +15,7 @@
 #include "hpu_asic.h"
 #include "hpu_drv.h"
 #include "hpu_irq.h"
-#include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reg.h"
 
 static irqreturn_t hpu_irq_misc(int irq, void *arg)

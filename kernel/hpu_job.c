@@ -27,9 +27,10 @@
 #include "hpu_drv.h"
 #include "hpu_job.h"
 #include "hpu_kunit.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_limits.h"
 #include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reset.h"
 #include "hpu_vm.h"
 
@@ -66,13 +67,13 @@ const struct dma_fence_ops hpu_hw_fence_ops = {
 };
 
 /**
- * hpu_cq_status_to_errno() - the fence error of a completion status
+ * hpu_job_cq_status_to_errno() - the fence error of a completion status
  * @status: HPU_CQ_* from a completion record
  *
  * Return: 0 for OK, else the negative errno documented on
  * &struct drm_hpu_submit.
  */
-int hpu_cq_status_to_errno(u32 status)
+int hpu_job_cq_status_to_errno(u32 status)
 {
 	switch (status) {
 	case HPU_CQ_OK:
@@ -93,7 +94,7 @@ int hpu_cq_status_to_errno(u32 status)
 		return -EIO;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_cq_status_to_errno);
+EXPORT_SYMBOL_IF_KUNIT(hpu_job_cq_status_to_errno);
 
 static const char * const hpu_cq_status_names[] = {
 	[HPU_CQ_OK] = "OK",
@@ -150,7 +151,7 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
  *
  * Empties @done. Called without any stream lock held, from interrupt or
  * process context. A failed job of a file is reported to the file
- * (hpu_events_job_error()) before its fence signals, while the file is
+ * (hpu_notify_job_error()) before its fence signals, while the file is
  * certain to exist. A job may be freed as soon as its fence is signalled.
  */
 void hpu_jobs_signal(struct list_head *done)
@@ -179,7 +180,7 @@ void hpu_jobs_signal(struct list_head *done)
 			dma_fence_set_error(fence, job->error);
 			kind = job->fpriv ? hpu_job_error_kind(job) : 0;
 			if (kind)
-				hpu_events_job_error(job->fpriv, kind,
+				hpu_notify_job_error(job->fpriv, kind,
 						     stream->engine,
 						     job->queue_id, job->error,
 						     job->user_seq, 0);
@@ -315,7 +316,7 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
  * hpu_job_abort() - free a job that was never armed
  * @job: the job
  */
-void hpu_job_abort(struct hpu_job *job)
+static void hpu_job_abort(struct hpu_job *job)
 {
 	drm_sched_job_cleanup(&job->base);
 	hpu_job_release(job);

@@ -108,8 +108,7 @@ extern const struct dma_fence_ops hpu_hw_fence_ops;
 int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 		   void *owner, u16 asid, u64 cb_addr, u32 cb_size,
 		   struct hpu_job **out);
-void hpu_job_abort(struct hpu_job *job);
-int hpu_cq_status_to_errno(u32 status);
+int hpu_job_cq_status_to_errno(u32 status);
 void hpu_jobs_signal(struct list_head *done);
 
 int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);

@@ -32,6 +32,7 @@
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
+#include "hpu_stream.h"
 
 /* Contexts (ASIDs) a device hands out. */
 #define HPU_LIMIT_ASIDS		(HPU_ASID_LAST - HPU_ASID_FIRST + 1)

@@ -223,20 +223,6 @@ void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
 	writeq(pte, hdev->mmu->win + table + 8 * idx);
 }
 
-/**
- * hpu_mmu_pte_read() - read one page-table entry back
- * @hdev: the device, kept bound by the caller
- * @table: HBM offset of the table
- * @idx: entry index, below HPU_PT_ENTRIES
- *
- * Return: the entry as the device sees it.
- */
-u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx)
-{
-	return readq(hdev->mmu->win + table + 8 * idx);
-}
-EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pte_read);
-
 /*
  * Tables kept for the ASIDs below their reserve: what the others may not
  * take. Called with &hpu_mmu.pt_lock held.
@@ -245,6 +231,8 @@ static u64 hpu_mmu_pt_kept(struct hpu_mmu *mmu, u32 reserve)
 {
 	u64 kept = 0;
 	unsigned int asid;
+
+	lockdep_assert_held(&mmu->pt_lock);
 
 	for (asid = HPU_ASID_FIRST; asid <= HPU_ASID_LAST; asid++)
 		if (mmu->pt_asid[asid] < reserve)

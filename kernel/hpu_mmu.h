@@ -88,7 +88,6 @@ void hpu_mmu_pt_free(struct hpu_device *hdev, u32 asid, u64 offset);
 unsigned int hpu_mmu_pt_used(struct hpu_device *hdev);
 void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
 		       u64 pte);
-u64 hpu_mmu_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx);
 
 void hpu_mmu_set_root(struct hpu_device *hdev, u32 asid, u64 table,
 		      bool valid);

@@ -27,10 +27,6 @@ static inline void hpu_wr32(struct hpu_device *hdev, u32 reg, u32 val)
 	writel(val, hdev->regs + reg);
 }
 
-/* Read register @reg and extract the field described by @mask. */
-#define hpu_rd32_field(hdev, reg, mask) \
-	FIELD_GET(mask, hpu_rd32(hdev, reg))
-
 /*
  * Poll register @reg into @val until @cond holds or @timeout_us elapses;
  * 0 or -ETIMEDOUT. May sleep.

@@ -16,13 +16,16 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/capability.h>
 #include <linux/compat.h>
+#include <linux/device.h>
 #include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
+#include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -32,13 +35,12 @@
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
 #include "hpu_eq.h"
-#include "hpu_errors.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_mmu.h"
-#include "hpu_queue.h"
+#include "hpu_stream.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -81,7 +83,7 @@ u64 hpu_reset_generation(struct hpu_device *hdev)
  * its context (address space, buffers, queues) no longer exists on the
  * device.
  */
-bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
+static bool hpu_reset_file_stale(struct hpu_file_priv *fpriv)
 {
 	return fpriv->generation != hpu_reset_generation(fpriv->hdev);
 }
@@ -271,7 +273,7 @@ static void hpu_reset_restore(struct hpu_device *hdev)
 		 HPU_ERROR_RESET_BUSY);
 	hpu_hw_irq_enable(hdev);
 	hpu_eq_hw_restart(hdev);
-	hpu_errors_hw_init(hdev);
+	hpu_eq_wdt_program(hdev);
 }
 
 /*
@@ -288,11 +290,13 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	ktime_t start = ktime_get();
 	int ret;
 
+	lockdep_assert_held(&r->lock);
+
 	drm_warn(&hdev->drm, "soft reset: %s\n", reason);
 	hpu_hb_stop(r);
 
 	down_write(&r->sem);
-	hpu_qm_reset_prepare(hdev, false);
+	hpu_streams_reset_prepare(hdev, false);
 	ret = hpu_hw_soft_reset(hdev);
 	if (ret)
 		return ret;	/* still halted and locked, for the hard reset */
@@ -306,12 +310,12 @@ static int hpu_reset_soft(struct hpu_device *hdev, const char *reason)
 	ret = hpu_mmu_invalidate_all(hdev);
 	if (ret)
 		return ret;	/* still halted and locked, for the hard reset */
-	hpu_qm_reset_finish(hdev, false, false);
+	hpu_streams_reset_finish(hdev, false, false);
 	up_write(&r->sem);
 
 	atomic64_inc(&r->stats.soft_resets);
 	hpu_hb_start(r);
-	hpu_events_reset_notify(hdev, false, hpu_reset_generation(hdev));
+	hpu_notify_reset(hdev, false, hpu_reset_generation(hdev));
 	drm_info(&hdev->drm, "soft reset done in %lld us\n",
 		 ktime_us_delta(ktime_get(), start));
 	return 0;
@@ -384,12 +388,14 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 	u64 gen;
 	int ret;
 
+	lockdep_assert_held(&r->lock);
+
 	drm_warn(&hdev->drm, "hard reset: %s; every context is lost\n", reason);
 	hpu_hb_stop(r);
 
 	if (!prepared) {
 		down_write(&r->sem);
-		hpu_qm_reset_prepare(hdev, true);
+		hpu_streams_reset_prepare(hdev, true);
 	}
 
 	/* From here on, files opened before get -ENODEV. */
@@ -414,22 +420,22 @@ static int hpu_reset_hard(struct hpu_device *hdev, const char *reason,
 		 * go back to the kernel (Documentation/driver/reset.md).
 		 */
 		pci_clear_master(hdev->pdev);
-		hpu_qm_reset_finish(hdev, true, true);
+		hpu_streams_reset_finish(hdev, true, true);
 		up_write(&r->sem);
 		atomic64_inc(&r->stats.failed_resets);
 		drm_err(&hdev->drm, "hard reset failed (%d): the device is unusable; every open and ioctl fails with -ENODEV until it is unbound\n",
 			ret);
 		drm_err(&hdev->drm, "bus mastering turned off: the device may still run; its memory stays out of use until it is unbound\n");
-		hpu_events_reset_notify(hdev, true, gen);
+		hpu_notify_reset(hdev, true, gen);
 		return -EIO;
 	}
 
-	hpu_qm_reset_finish(hdev, true, false);
+	hpu_streams_reset_finish(hdev, true, false);
 	up_write(&r->sem);
 
 	atomic64_inc(&r->stats.hard_resets);
 	hpu_hb_start(r);
-	hpu_events_reset_notify(hdev, true, gen);
+	hpu_notify_reset(hdev, true, gen);
 	drm_info(&hdev->drm, "hard reset done in %lld us; reset generation %llu\n",
 		 ktime_us_delta(ktime_get(), start), gen);
 	return 0;
@@ -469,13 +475,15 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	bool quiet = false, fence_cookie;
 	int idx, ret;
 
+	lockdep_assert_held(&r->lock);
+
 	if (!prepared && READ_ONCE(r->unusable))
 		return -ENODEV;
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
 		if (prepared) {
 			/* Gone meanwhile: the jobs fail, the streams stay off. */
 			fence_cookie = dma_fence_begin_signalling();
-			hpu_qm_reset_finish(hdev, true, true);
+			hpu_streams_reset_finish(hdev, true, true);
 			up_write(&r->sem);
 			dma_fence_end_signalling(fence_cookie);
 		}
@@ -661,8 +669,8 @@ int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason)
  * tells; a failed hard reset leaves the device unusable); -ENODEV if the
  * device is unusable or going away.
  */
-int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
-		  const char *reason)
+static int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
+			 const char *reason)
 {
 	struct hpu_reset *r = hdev->reset;
 	int ret;
@@ -709,7 +717,7 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	hpu_hb_stop(r);
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
-	hpu_qm_reset_prepare(hdev, true);
+	hpu_streams_reset_prepare(hdev, true);
 	WRITE_ONCE(r->flr_active, true);
 	up_write(&r->sem);
 	dma_fence_end_signalling(fence_cookie);
@@ -1060,3 +1068,81 @@ void hpu_reset_fini(struct hpu_device *hdev)
 	mutex_unlock(&r->lock);
 	hpu_hb_stop(r);
 }
+
+/* sysfs */
+
+/*
+ * "unusable" after a failed hard reset or firmware boot (until the device
+ * is unbound), "in reset" while a reset runs or is scheduled, else
+ * "operational". A snapshot: the state may change as soon as it is read.
+ */
+static ssize_t status_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
+	struct hpu_reset *r = hdev->reset;
+	const char *state = "operational";
+
+	if (hpu_reset_unusable(hdev))
+		state = "unusable";
+	else if (mutex_is_locked(&r->lock) || READ_ONCE(r->pending))
+		state = "in reset";
+	return sysfs_emit(buf, "%s\n", state);
+}
+static DEVICE_ATTR_RO(status);
+
+/*
+ * Operator reset: "soft" or "hard" (a trailing newline is fine). Named
+ * hpu_reset: the PCI core's own "reset" (function level reset) is in the
+ * same directory. Returns
+ * once the reset is over: the byte count when it succeeded, -EBUSY while
+ * another reset runs, -EIO when it failed, -ENODEV when the device is
+ * unusable; each failure is explained in the kernel log.
+ */
+static ssize_t hpu_reset_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
+	enum hpu_reset_kind kind;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "soft"))
+		kind = HPU_RESET_SOFT;
+	else if (sysfs_streq(buf, "hard"))
+		kind = HPU_RESET_HARD;
+	else
+		return -EINVAL;
+
+	drm_info(&hdev->drm, "%s reset requested by the operator (pid %d)\n",
+		 buf[0] == 's' ? "soft" : "hard", task_pid_nr(current));
+	ret = hpu_reset_now(hdev, kind, "requested by the operator");
+	switch (ret) {
+	case 0:
+		return count;
+	case -EBUSY:
+		drm_warn(&hdev->drm, "operator reset refused: another reset is in progress\n");
+		break;
+	case -ENODEV:
+		drm_err(&hdev->drm, "operator reset refused: the device is unusable or going away\n");
+		break;
+	default:
+		drm_err(&hdev->drm, "operator reset failed: %d\n", ret);
+		break;
+	}
+	return ret;
+}
+static DEVICE_ATTR_WO(hpu_reset);
+
+static struct attribute *hpu_reset_attrs[] = {
+	&dev_attr_hpu_reset.attr,
+	&dev_attr_status.attr,
+	NULL
+};
+
+/* Operator reset and device status, in the PCI device's directory (hpu_sysfs.c). */
+const struct attribute_group hpu_reset_group = {
+	.attrs = hpu_reset_attrs,
+};

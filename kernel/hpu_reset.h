@@ -17,6 +17,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+struct attribute_group;
 struct file;
 struct hpu_device;
 struct seq_file;
@@ -192,10 +193,7 @@ bool hpu_reset_unusable(struct hpu_device *hdev);
 int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason);
 int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		       const char *reason);
-int hpu_reset_now(struct hpu_device *hdev, enum hpu_reset_kind kind,
-		  const char *reason);
 u64 hpu_reset_generation(struct hpu_device *hdev);
-bool hpu_reset_file_stale(struct hpu_file_priv *fpriv);
 
 void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 			  const char *what, u32 asid);
@@ -211,5 +209,8 @@ void hpu_reset_read_unlock(struct hpu_device *hdev);
 long hpu_reset_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hpu_reset_compat_ioctl(struct file *filp, unsigned int cmd,
 			    unsigned long arg);
+
+/* sysfs hpu_reset and status of the PCI device (hpu_sysfs.c lists the group). */
+extern const struct attribute_group hpu_reset_group;
 
 #endif /* __HPU_RESET_H__ */

@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: per-context device address spaces.
+ * hpu: per-context device address spaces: a drm_mm of virtual addresses,
+ * the device page tables behind them, and VM_BIND.
  *
- * Every open file is a context with its own ASID and a range of device
- * virtual addresses, [HPU_VA_START, HPU_VA_END), handed out by a drm_mm.
- * VM_BIND maps a range of a buffer object there and writes the device
- * page tables: 2 MiB leaves (L2, HUGE) for HBM, 4 KiB leaves (L3, HOST)
- * for host memory, whose bus addresses come from the buffer's DMA-mapped
- * sg table (so they are IOVAs behind an IOMMU).
- *
- * The driver keeps a software copy of each table tree (&struct hpu_pt):
- * the HBM offset of each table, its children and how many of its entries
- * are present. It never reads tables back from the device. A table whose
- * last entry goes is unlinked and, after the TLB invalidation that follows
- * every removal, given back to the MMU's page-table area.
+ * The driver never reads tables back from the device: it keeps a
+ * software copy of each tree (&struct hpu_pt). Documentation/driver/memory.md
+ * has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -24,8 +16,10 @@
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 
+#include "hpu_accel.h"
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
@@ -65,21 +59,21 @@ struct hpu_mapping {
 	struct list_head quar_pts;
 };
 
-VISIBLE_IF_KUNIT unsigned int hpu_va_index(u64 va, unsigned int level)
+VISIBLE_IF_KUNIT unsigned int hpu_vm_va_index(u64 va, unsigned int level)
 {
 	unsigned int shift = HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level);
 
 	return (va >> shift) & (HPU_PT_ENTRIES - 1);
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_va_index);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_va_index);
 
-VISIBLE_IF_KUNIT u64 hpu_level_page_size(unsigned int level)
+VISIBLE_IF_KUNIT u64 hpu_vm_level_page_size(unsigned int level)
 {
 	return 1ULL << (HPU_PAGE_SHIFT + 9 * (HPU_PT_LEVELS - 1 - level));
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_level_page_size);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_level_page_size);
 
-VISIBLE_IF_KUNIT struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level)
+VISIBLE_IF_KUNIT struct hpu_pt *hpu_vm_pt_new(struct hpu_vm *vm, unsigned int level)
 {
 	unsigned int nchild = level < HPU_PT_LEVEL_4K ? HPU_PT_ENTRIES : 0;
 	struct hpu_pt *pt;
@@ -99,7 +93,7 @@ VISIBLE_IF_KUNIT struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level
 	INIT_LIST_HEAD(&pt->free_link);
 	return pt;
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_new);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_new);
 
 static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 {
@@ -107,28 +101,28 @@ static void hpu_pt_release(struct hpu_vm *vm, struct hpu_pt *pt)
 	kfree(pt);
 }
 
-VISIBLE_IF_KUNIT void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list)
+VISIBLE_IF_KUNIT void hpu_vm_pt_release_list(struct hpu_vm *vm, struct list_head *list)
 {
 	struct hpu_pt *pt, *tmp;
 
 	list_for_each_entry_safe(pt, tmp, list, free_link)
 		hpu_pt_release(vm, pt);
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_list);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_release_list);
 
-VISIBLE_IF_KUNIT void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
+VISIBLE_IF_KUNIT void hpu_vm_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt)
 {
 	unsigned int i;
 
 	if (pt->level < HPU_PT_LEVEL_4K)
 		for (i = 0; i < HPU_PT_ENTRIES; i++)
 			if (pt->child[i])
-				hpu_pt_release_tree(vm, pt->child[i]);
+				hpu_vm_pt_release_tree(vm, pt->child[i]);
 	hpu_pt_release(vm, pt);
 	/* A context may hold thousands of tables (limits.md). */
 	cond_resched();
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_pt_release_tree);
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_pt_release_tree);
 
 static u64 hpu_pt_tree_bytes(struct hpu_pt *pt)
 {
@@ -212,10 +206,10 @@ VISIBLE_IF_KUNIT int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va,
 	unsigned int level, idx;
 
 	for (level = 0; level < leaf_level; level++) {
-		idx = hpu_va_index(va, level);
+		idx = hpu_vm_va_index(va, level);
 		child = pt->child[idx];
 		if (!child) {
-			child = hpu_pt_new(vm, level + 1);
+			child = hpu_vm_pt_new(vm, level + 1);
 			if (IS_ERR(child))
 				return PTR_ERR(child);
 			pt->child[idx] = child;
@@ -226,7 +220,7 @@ VISIBLE_IF_KUNIT int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va,
 		pt = child;
 	}
 
-	idx = hpu_va_index(va, leaf_level);
+	idx = hpu_vm_va_index(va, leaf_level);
 	/* drm_mm keeps mappings apart and empty tables are freed. */
 	if (WARN_ON(leaf_level < HPU_PT_LEVEL_4K && pt->child[idx]))
 		return -EBUSY;
@@ -249,19 +243,19 @@ static void hpu_vm_clear_leaf(struct hpu_vm *vm, u64 va,
 
 	path[0] = vm->root;
 	for (level = 0; level < leaf_level; level++) {
-		path[level + 1] = path[level]->child[hpu_va_index(va, level)];
+		path[level + 1] = path[level]->child[hpu_vm_va_index(va, level)];
 		if (!path[level + 1])
 			return;
 	}
 
 	level = leaf_level;
-	hpu_mmu_pte_write(hdev, path[level]->offset, hpu_va_index(va, level), 0);
+	hpu_mmu_pte_write(hdev, path[level]->offset, hpu_vm_va_index(va, level), 0);
 	path[level]->used--;
 
 	while (level > 0 && !path[level]->used) {
 		list_add_tail(&path[level]->free_link, freed);
 		level--;
-		idx = hpu_va_index(va, level);
+		idx = hpu_vm_va_index(va, level);
 		path[level]->child[idx] = NULL;
 		hpu_mmu_pte_write(hdev, path[level]->offset, idx, 0);
 		path[level]->used--;
@@ -272,7 +266,7 @@ VISIBLE_IF_KUNIT void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 					 unsigned int leaf_level,
 					 struct list_head *freed)
 {
-	u64 step = hpu_level_page_size(leaf_level), end = va + size;
+	u64 step = hpu_vm_level_page_size(leaf_level), end = va + size;
 
 	for (; va < end; va += step)
 		hpu_vm_clear_leaf(vm, va, leaf_level, freed);
@@ -361,8 +355,9 @@ static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
  * page-table area runs out (nothing is left mapped); -ENODEV for a
  * context being torn down.
  */
-int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
-	       u64 size, u64 *va, bool fixed, bool readonly)
+VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
+				u64 offset, u64 size, u64 *va, bool fixed,
+				bool readonly)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_bo *bo = to_hpu_bo(obj);
@@ -455,7 +450,7 @@ err_clear:
 		mutex_unlock(&vm->lock);
 		return ret;
 	}
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 err_unlock:
 	mutex_unlock(&vm->lock);
 	kfree(m);
@@ -475,7 +470,7 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
  *
  * Return: 0, or -ERESTARTSYS if a signal interrupted the wait.
  */
-int hpu_vm_wait_jobs(struct hpu_vm *vm)
+static int hpu_vm_wait_jobs(struct hpu_vm *vm)
 {
 	long wait;
 
@@ -496,7 +491,7 @@ int hpu_vm_wait_jobs(struct hpu_vm *vm)
  *
  * Return: 0; -ENOENT if no mapping starts at @va.
  */
-int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
+VISIBLE_IF_KUNIT int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_mapping *m = NULL;
@@ -529,7 +524,7 @@ int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 		mutex_unlock(&vm->lock);
 		return 0;
 	}
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 	mutex_unlock(&vm->lock);
 
 	drm_gem_object_put(m->obj);
@@ -594,7 +589,7 @@ int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out)
 	}
 	vm->asid = ret;
 
-	vm->root = hpu_pt_new(vm, 0);
+	vm->root = hpu_vm_pt_new(vm, 0);
 	if (IS_ERR(vm->root)) {
 		ret = PTR_ERR(vm->root);
 		goto err_asid;
@@ -629,6 +624,8 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_vm_create);
  */
 int hpu_vm_activate(struct hpu_vm *vm)
 {
+	lockdep_assert_held_read(&vm->hdev->reset->sem);
+
 	hpu_vm_clear_sobs(vm->hdev, vm->asid);
 	hpu_mmu_set_root(vm->hdev, vm->asid, vm->root->offset, true);
 	return hpu_mmu_invalidate(vm->hdev, vm->asid);
@@ -676,7 +673,7 @@ static void hpu_vm_free_dead(struct hpu_vm *vm)
 
 	mutex_lock(&vm->lock);
 	if (vm->root)
-		hpu_pt_release_tree(vm, vm->root);
+		hpu_vm_pt_release_tree(vm, vm->root);
 	vm->root = NULL;
 	list_splice_init(&vm->dead_maps, &mappings);
 	mutex_unlock(&vm->lock);
@@ -772,3 +769,194 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	hpu_vm_put(vm);
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_vm_destroy);
+
+/* ioctls */
+
+/**
+ * hpu_vm_bind_map_check() - check a MAP request against its buffer
+ * @drm: the DRM device, for the debug log
+ * @args: the request; its flags and (without FIXED) va already checked
+ * @bo_size: bytes of the buffer object
+ * @page_size: the buffer's page size, a power of two
+ * @readonly: the buffer may only be mapped read-only
+ *
+ * Return: 0; -EINVAL for a zero size, an offset, size or FIXED address
+ * not a multiple of @page_size, a range outside the buffer, or a
+ * read-only buffer mapped writable; -ERANGE for a FIXED range outside the
+ * context's [HPU_VA_START, HPU_VA_END).
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_map_check(struct drm_device *drm,
+					   const struct drm_hpu_vm_bind *args,
+					   u64 bo_size, u64 page_size,
+					   bool readonly)
+{
+	bool fixed = args->flags & DRM_HPU_VM_FIXED;
+
+	if (!args->size) {
+		drm_dbg(drm, "VM_BIND: size is zero\n");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->bo_offset | args->size, page_size)) {
+		drm_dbg(drm, "VM_BIND: offset 0x%llx or size 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->bo_offset, args->size, page_size);
+		return -EINVAL;
+	}
+	if (args->bo_offset >= bo_size ||
+	    args->size > bo_size - args->bo_offset) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the buffer's 0x%llx bytes\n",
+			args->bo_offset, args->size, bo_size);
+		return -EINVAL;
+	}
+	if (fixed && !IS_ALIGNED(args->va, page_size)) {
+		drm_dbg(drm, "VM_BIND: va 0x%llx is not a multiple of the buffer's page size 0x%llx\n",
+			args->va, page_size);
+		return -EINVAL;
+	}
+	if (fixed && (args->va < HPU_VA_START || args->va >= HPU_VA_END ||
+		      args->size > HPU_VA_END - args->va)) {
+		drm_dbg(drm, "VM_BIND: 0x%llx+0x%llx is outside the context's range 0x%llx-0x%llx\n",
+			args->va, args->size, HPU_VA_START, HPU_VA_END);
+		return -ERANGE;
+	}
+	if (readonly && !(args->flags & DRM_HPU_VM_READONLY)) {
+		drm_dbg(drm, "VM_BIND: read-only buffer needs DRM_HPU_VM_READONLY\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_map_check);
+
+static int hpu_vm_bind_map(struct drm_device *drm, struct hpu_vm *vm,
+			   struct drm_file *file, struct drm_hpu_vm_bind *args)
+{
+	bool fixed = args->flags & DRM_HPU_VM_FIXED;
+	struct drm_gem_object *obj;
+	struct hpu_bo *bo;
+	u64 va = args->va;
+	int ret;
+
+	if (args->flags & ~(DRM_HPU_VM_READONLY | DRM_HPU_VM_FIXED)) {
+		drm_dbg(drm, "VM_BIND: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (!fixed && args->va) {
+		drm_dbg(drm, "VM_BIND: va must be zero without FIXED\n");
+		return -EINVAL;
+	}
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj) {
+		drm_dbg(drm, "VM_BIND: no buffer with handle %u\n",
+			args->handle);
+		return -ENOENT;
+	}
+	bo = to_hpu_bo(obj);
+
+	ret = hpu_vm_bind_map_check(drm, args, obj->size, bo->page_size,
+				    bo->readonly);
+	if (ret)
+		goto out;
+
+	ret = hpu_vm_map(vm, obj, args->bo_offset, args->size, &va, fixed,
+			 args->flags & DRM_HPU_VM_READONLY);
+	if (!ret)
+		args->va = va;
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/**
+ * hpu_vm_bind_unmap_check() - check an UNMAP request
+ * @drm: the DRM device, for the debug log
+ * @args: the request
+ *
+ * Return: 0; -EINVAL for non-zero flags, handle, bo_offset or size, or a
+ * va that is not 4 KiB aligned; -ERANGE for a va outside the context's
+ * range.
+ */
+VISIBLE_IF_KUNIT int hpu_vm_bind_unmap_check(struct drm_device *drm,
+					     const struct drm_hpu_vm_bind *args)
+{
+	if (args->flags || args->handle || args->bo_offset || args->size) {
+		drm_dbg(drm, "VM_BIND: UNMAP needs zero flags, handle, bo_offset and size\n");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(args->va, HPU_HOST_PAGE_SIZE)) {
+		drm_dbg(drm, "VM_BIND: UNMAP va 0x%llx is not page aligned\n",
+			args->va);
+		return -EINVAL;
+	}
+	if (args->va < HPU_VA_START || args->va >= HPU_VA_END) {
+		drm_dbg(drm, "VM_BIND: UNMAP va 0x%llx is outside the context's range\n",
+			args->va);
+		return -ERANGE;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_bind_unmap_check);
+
+/**
+ * hpu_vm_bind_ioctl() - DRM_IOCTL_HPU_VM_BIND
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_vm_bind copied in by the DRM core
+ * @file: the DRM file
+ *
+ * Maps a range of a buffer object into the calling context's address
+ * space, or removes the mapping that starts at an address. UNMAP first
+ * waits for the context's jobs.
+ *
+ * Return: 0; -EINVAL for an unknown op or flags, non-zero pad (or, for
+ * UNMAP, handle, bo_offset, size or flags), a zero size, an offset, size
+ * or address not a multiple of the buffer's page size, a range outside
+ * the buffer, va non-zero without FIXED, or a read-only buffer (user
+ * pointer, or another HPU's read-only buffer imported) mapped writable;
+ * -ERANGE for a FIXED or UNMAP address outside the context's range;
+ * -ENOENT for an unknown handle or no mapping at the UNMAP address;
+ * -EBUSY for a FIXED range that overlaps a mapping; -ENOSPC when no
+ * free range is large enough or the context has its limit of mappings
+ * or page tables; -ENOMEM (also: the page-table area, less the other
+ * ASIDs' reserves, is full); -ERESTARTSYS when a signal interrupts
+ * UNMAP's wait; -ENODEV once the device is unplugged.
+ */
+int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct drm_hpu_vm_bind *args = data;
+	int idx, ret;
+
+	if (args->pad) {
+		drm_dbg(drm, "VM_BIND: pad is not zero\n");
+		return -EINVAL;
+	}
+	if (args->op != DRM_HPU_VM_MAP && args->op != DRM_HPU_VM_UNMAP) {
+		drm_dbg(drm, "VM_BIND: unknown op %u\n", args->op);
+		return -EINVAL;
+	}
+
+	if (args->op == DRM_HPU_VM_UNMAP) {
+		ret = hpu_vm_bind_unmap_check(drm, args);
+		if (ret)
+			return ret;
+		/*
+		 * Before drm_dev_enter(): a job may run for an hour, and
+		 * device removal waits for every drm_dev_enter() section to
+		 * end before it fails the jobs (Documentation/driver/reset.md).
+		 */
+		ret = hpu_vm_wait_jobs(fpriv->vm);
+		if (ret)
+			return ret;
+	}
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (args->op == DRM_HPU_VM_MAP)
+		ret = hpu_vm_bind_map(drm, fpriv->vm, file, args);
+	else
+		ret = hpu_vm_unmap(fpriv->vm, args->va);
+
+	drm_dev_exit(idx);
+	return ret;
+}

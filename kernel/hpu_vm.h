@@ -19,7 +19,10 @@
 
 #include "hpu_reset.h"
 
+struct drm_device;
+struct drm_file;
 struct drm_gem_object;
+struct drm_hpu_vm_bind;
 struct hpu_device;
 
 /* Device virtual addresses a context may use: [HPU_VA_START, HPU_VA_END). */
@@ -104,22 +107,29 @@ void hpu_vm_destroy(struct hpu_vm *vm);
 struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
 void hpu_vm_put(struct hpu_vm *vm);
 
-int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
-	       u64 size, u64 *va, bool fixed, bool readonly);
-int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
-int hpu_vm_wait_jobs(struct hpu_vm *vm);
+int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Page-table building, for the KUnit suites (kernel/tests/). */
-unsigned int hpu_va_index(u64 va, unsigned int level);
-u64 hpu_level_page_size(unsigned int level);
-struct hpu_pt *hpu_pt_new(struct hpu_vm *vm, unsigned int level);
-void hpu_pt_release_list(struct hpu_vm *vm, struct list_head *list);
-void hpu_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt);
+unsigned int hpu_vm_va_index(u64 va, unsigned int level);
+u64 hpu_vm_level_page_size(unsigned int level);
+struct hpu_pt *hpu_vm_pt_new(struct hpu_vm *vm, unsigned int level);
+void hpu_vm_pt_release_list(struct hpu_vm *vm, struct list_head *list);
+void hpu_vm_pt_release_tree(struct hpu_vm *vm, struct hpu_pt *pt);
 int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 			unsigned int leaf_level, struct list_head *freed);
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly);
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
+/* VM_BIND argument checks. */
+int hpu_vm_bind_map_check(struct drm_device *drm,
+			  const struct drm_hpu_vm_bind *args, u64 bo_size,
+			  u64 page_size, bool readonly);
+int hpu_vm_bind_unmap_check(struct drm_device *drm,
+			    const struct drm_hpu_vm_bind *args);
 #endif
 
 #endif /* __HPU_VM_H__ */

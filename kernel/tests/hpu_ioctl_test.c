@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit: argument checks of VM_BIND (hpu_ioctl.c) and SUBMIT (hpu_job.c):
+ * KUnit: argument checks of VM_BIND (hpu_vm.c) and SUBMIT (hpu_job.c):
  * the boundaries of every range, alignment, zero sizes and sums that
  * would overflow.
  *
@@ -13,10 +13,9 @@
 
 #include "hpu_accel.h"
 #include "../hpu_drv.h"
-#include "../hpu_ioctl.h"
 #include "../hpu_job.h"
 #include "../hpu_limits.h"
-#include "../hpu_queue.h"
+#include "../hpu_stream.h"
 #include "../hpu_vm.h"
 #include "hpu_test.h"
 

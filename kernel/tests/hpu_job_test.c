@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit: what the driver builds and decodes around a job: the stream
- * descriptor (hpu_queue.c), the fence error of a completion status and
+ * descriptor (hpu_stream.c), the fence error of a completion status and
  * the error kind reported to the file (hpu_job.c).
  *
  * Copyright (c) 2026 The hpu authors
@@ -9,12 +9,14 @@
 
 #include <kunit/test.h>
 
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "hpu_accel.h"
 #include "../hpu_drv.h"
 #include "../hpu_job.h"
 #include "../hpu_queue.h"
+#include "../hpu_stream.h"
 #include "hpu_test.h"
 
 /*
@@ -44,7 +46,10 @@ static void hpu_job_test_put_desc(struct kunit *test)
 	job->asid = 0x3f;
 	job->seq = 0x1122334455667788ULL;
 	stream->pi = 3 * HPU_STREAM_ENTRIES - 1;
+	spin_lock_init(&stream->lock);
+	spin_lock(&stream->lock);
 	hpu_stream_put_desc(stream, job);
+	spin_unlock(&stream->lock);
 
 	KUNIT_EXPECT_EQ(test, job->slot, HPU_STREAM_ENTRIES - 1);
 	KUNIT_EXPECT_EQ(test, stream->pi, 3 * HPU_STREAM_ENTRIES);
@@ -68,7 +73,9 @@ static void hpu_job_test_put_desc(struct kunit *test)
 
 	/* The next wraps to slot 0. */
 	job->seq++;
+	spin_lock(&stream->lock);
 	hpu_stream_put_desc(stream, job);
+	spin_unlock(&stream->lock);
 	KUNIT_EXPECT_EQ(test, job->slot, 0);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(stream->ring[0].seq),
 			0x1122334455667789ULL);
@@ -78,17 +85,17 @@ static void hpu_job_test_put_desc(struct kunit *test)
 /* Every completion status has the errno &struct drm_hpu_submit documents. */
 static void hpu_job_test_cq_status_to_errno(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_OK), 0);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_MMU_FAULT), -EFAULT);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BAD_PACKET), -EINVAL);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_PRIV), -EPERM);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BAD_DESC), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_BUS_ERROR), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_ABORTED), -ECANCELED);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_OK), 0);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_MMU_FAULT), -EFAULT);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_PACKET), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_PRIV), -EPERM);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_DESC), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BUS_ERROR), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ABORTED), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
 	/* A status the driver does not know is an I/O error, never success. */
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(8), -EIO);
-	KUNIT_EXPECT_EQ(test, hpu_cq_status_to_errno(0xffffffff), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(8), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(0xffffffff), -EIO);
 }
 
 /*

@@ -31,11 +31,11 @@ static void hpu_mmu_test_pt_alloc_zeroes_and_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a, 0);
 	KUNIT_EXPECT_EQ(test, b, HPU_PT_SIZE);
 	for (i = 0; i < HPU_PT_ENTRIES; i++) {
-		KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(hdev, a, i), 0);
-		KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(hdev, b, i), 0);
+		KUNIT_EXPECT_EQ(test, hpu_test_pte_read(hdev, a, i), 0);
+		KUNIT_EXPECT_EQ(test, hpu_test_pte_read(hdev, b, i), 0);
 	}
 	/* Only the two tables are touched. */
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(hdev, 2 * HPU_PT_SIZE, 0),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(hdev, 2 * HPU_PT_SIZE, 0),
 			0xa5a5a5a5a5a5a5a5ULL);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(hdev), 2);
 	KUNIT_EXPECT_EQ(test, mmu->pt_asid[5], 1);

@@ -173,6 +173,19 @@ u32 hpu_test_reg(struct hpu_device *hdev, u32 reg)
 }
 
 /**
+ * hpu_test_pte_read() - read one page-table entry back
+ * @hdev: a device of hpu_test_dev_create()
+ * @table: HBM offset of the table
+ * @idx: entry index, below HPU_PT_ENTRIES
+ *
+ * Return: the entry as the device would see it.
+ */
+u64 hpu_test_pte_read(struct hpu_device *hdev, u64 table, unsigned int idx)
+{
+	return readq(hdev->mmu->win + table + 8 * idx);
+}
+
+/**
  * hpu_test_as_user() - act as an unprivileged user
  * @test: the test
  * @uid: the effective user id to take

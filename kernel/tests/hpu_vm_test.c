@@ -30,22 +30,22 @@ static void hpu_vm_test_va_index(struct kunit *test)
 	u64 va = (3ULL << 39) | (5ULL << 30) | (7ULL << 21) | (9ULL << 12) | 0x123;
 	u64 top = HPU_VA_END - 1;
 
-	KUNIT_EXPECT_EQ(test, hpu_va_index(va, 0), 3);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(va, 1), 5);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(va, 2), 7);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(va, 3), 9);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(top, 0), 255);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(top, 1), 511);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(top, 2), 511);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(top, 3), 511);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(HPU_VA_START, 0), 0);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(HPU_VA_START, 1), 4);
-	KUNIT_EXPECT_EQ(test, hpu_va_index(HPU_VA_START, 2), 0);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(va, 0), 3);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(va, 1), 5);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(va, 2), 7);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(va, 3), 9);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(top, 0), 255);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(top, 1), 511);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(top, 2), 511);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(top, 3), 511);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(HPU_VA_START, 0), 0);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(HPU_VA_START, 1), 4);
+	KUNIT_EXPECT_EQ(test, hpu_vm_va_index(HPU_VA_START, 2), 0);
 
-	KUNIT_EXPECT_EQ(test, hpu_level_page_size(0), 1ULL << 39);
-	KUNIT_EXPECT_EQ(test, hpu_level_page_size(1), (u64)SZ_1G);
-	KUNIT_EXPECT_EQ(test, hpu_level_page_size(HPU_PT_LEVEL_HUGE), (u64)SZ_2M);
-	KUNIT_EXPECT_EQ(test, hpu_level_page_size(HPU_PT_LEVEL_4K), (u64)SZ_4K);
+	KUNIT_EXPECT_EQ(test, hpu_vm_level_page_size(0), 1ULL << 39);
+	KUNIT_EXPECT_EQ(test, hpu_vm_level_page_size(1), (u64)SZ_1G);
+	KUNIT_EXPECT_EQ(test, hpu_vm_level_page_size(HPU_PT_LEVEL_HUGE), (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, hpu_vm_level_page_size(HPU_PT_LEVEL_4K), (u64)SZ_4K);
 }
 
 /* A context with a root table, torn down when the test ends. */
@@ -59,7 +59,7 @@ static void hpu_vm_test_ctx_release(void *arg)
 	struct hpu_vm_test_ctx *ctx = arg;
 
 	if (ctx->vm.root)
-		hpu_pt_release_tree(&ctx->vm, ctx->vm.root);
+		hpu_vm_pt_release_tree(&ctx->vm, ctx->vm.root);
 }
 
 static struct hpu_vm *hpu_vm_test_vm(struct kunit *test, unsigned int pt_count)
@@ -71,7 +71,7 @@ static struct hpu_vm *hpu_vm_test_vm(struct kunit *test, unsigned int pt_count)
 	ctx->hdev = hpu_test_dev_create(test, pt_count, 0);
 	ctx->vm.hdev = ctx->hdev;
 	ctx->vm.asid = 4;
-	ctx->vm.root = hpu_pt_new(&ctx->vm, 0);
+	ctx->vm.root = hpu_vm_pt_new(&ctx->vm, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->vm.root));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							hpu_vm_test_ctx_release,
@@ -82,7 +82,7 @@ static struct hpu_vm *hpu_vm_test_vm(struct kunit *test, unsigned int pt_count)
 /* The entry of @pt for @va at its level, read back from the device. */
 static u64 hpu_vm_test_pte(struct hpu_vm *vm, struct hpu_pt *pt, u64 va)
 {
-	return hpu_mmu_pte_read(vm->hdev, pt->offset, hpu_va_index(va, pt->level));
+	return hpu_test_pte_read(vm->hdev, pt->offset, hpu_vm_va_index(va, pt->level));
 }
 
 /* One 2 MiB leaf: L0 -> L1 -> L2, with the leaf at the L2 index. */
@@ -112,21 +112,21 @@ static void hpu_vm_test_hbm_leaf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l1->offset, HPU_PT_SIZE);
 	KUNIT_EXPECT_EQ(test, l2->offset, 2 * HPU_PT_SIZE);
 
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 0),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 0),
 			l1->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 7),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 7),
 			l2->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, 5), pte);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, 5), pte);
 	KUNIT_EXPECT_NULL(test, l2->child[5]);
 
 	/* Nothing else is present. */
 	for (i = 0; i < HPU_PT_ENTRIES; i++) {
 		if (i)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, i), 0);
 		if (i != 7)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, i), 0);
 		if (i != 5)
-			KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, i), 0);
+			KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i), 0);
 	}
 }
 
@@ -147,13 +147,13 @@ static void hpu_vm_test_host_leaf(struct kunit *test)
 	l3 = l2->child[1];
 	KUNIT_ASSERT_NOT_NULL(test, l3);
 	KUNIT_EXPECT_EQ(test, l3->level, HPU_PT_LEVEL_4K);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 2),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 2),
 			l1->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 511),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 511),
 			l2->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2->offset, 1),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, 1),
 			l3->offset | HPU_PTE_PRESENT);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l3->offset, 300), pte);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l3->offset, 300), pte);
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4K), 0);
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va - SZ_4K), 0);
 }
@@ -189,9 +189,9 @@ static void hpu_vm_test_shared_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 4);
 	KUNIT_EXPECT_EQ(test, l1->used, 2);
 	KUNIT_ASSERT_NOT_NULL(test, l1->child[5]);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->child[5]->offset, 0),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->child[5]->offset, 0),
 			pte | 0x600000);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 5),
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 5),
 			l1->child[5]->offset | HPU_PTE_PRESENT);
 }
 
@@ -241,11 +241,11 @@ static void hpu_vm_test_clear_frees_empty_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_list_len(&freed), 1);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&freed, struct hpu_pt, free_link), l2a);
 	KUNIT_EXPECT_NULL(test, l1->child[4]);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l1->offset, 4), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l1->offset, 4), 0);
 	KUNIT_EXPECT_EQ(test, l1->used, 1);
 	/* Still counted until released (after the invalidation). */
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 4);
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 	INIT_LIST_HEAD(&freed);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 3);
 
@@ -254,10 +254,10 @@ static void hpu_vm_test_clear_frees_empty_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_list_len(&freed), 2);
 	KUNIT_EXPECT_NULL(test, vm->root->child[0]);
 	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, vm->root->offset, 0), 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2b->offset, 0), 0);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pte_read(vm->hdev, l2b->offset, 1), 0);
-	hpu_pt_release_list(vm, &freed);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset, 0), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2b->offset, 0), 0);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2b->offset, 1), 0);
+	hpu_vm_pt_release_list(vm, &freed);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 	KUNIT_EXPECT_EQ(test, vm->hdev->mmu->pt_asid[4], 1);
 }
@@ -282,7 +282,7 @@ static void hpu_vm_test_clear_host_range(struct kunit *test)
 	hpu_vm_clear_range(vm, va, 4 * SZ_4K, HPU_PT_LEVEL_4K, &freed);
 	KUNIT_EXPECT_EQ(test, hpu_vm_test_list_len(&freed), 4);
 	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 }
 
@@ -303,7 +303,7 @@ static void hpu_vm_test_set_leaf_out_of_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_vm_set_leaf(vm, HPU_VA_START, HPU_PT_LEVEL_HUGE,
 					      HPU_PTE_HUGE | HPU_PTE_PRESENT), 0);
 	hpu_vm_clear_range(vm, HPU_VA_START, SZ_2M, HPU_PT_LEVEL_HUGE, &freed);
-	hpu_pt_release_list(vm, &freed);
+	hpu_vm_pt_release_list(vm, &freed);
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 }
 
@@ -356,7 +356,7 @@ static u64 hpu_vm_test_walk(struct hpu_vm *vm, u64 va, unsigned int leaf)
 	unsigned int level;
 
 	for (level = 0; level < leaf; level++) {
-		pt = pt->child[hpu_va_index(va, level)];
+		pt = pt->child[hpu_vm_va_index(va, level)];
 		if (!pt)
 			return 0;
 	}

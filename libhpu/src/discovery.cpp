@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Device discovery: which /sys/class/accel/accelN are HPUs, and where.
+// Device discovery: which /sys/class/accel/accelN are HPUs, and where; the
+// device list of the C ABI and hpu_driver_loaded().
 //
 // Copyright (c) 2026 The hpu authors
 #include "discovery.h"
@@ -10,8 +11,15 @@
 #include <charconv>
 #include <cstdio>
 
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "hpu/hpu.h"
 #include "hw/hpu_regs.h"
 #include "os.h"
+
 
 namespace hpu::detail {
 namespace {
@@ -48,10 +56,10 @@ std::optional<unsigned long> parse_hex(std::string_view s, size_t max_digits)
 }
 
 // Reads a sysfs id file such as ".../vendor" ("0x1234\n").
-int read_id(const std::string &path, unsigned long &id)
+int read_id(Os &os, const std::string &path, unsigned long &id)
 {
     std::string text;
-    if (const int err = os().read_file(path, text); err < 0)
+    if (const int err = os.read_file(path, text); err < 0)
         return err;
     std::string_view v = trim(text);
     if (v.starts_with("0x") || v.starts_with("0X"))
@@ -64,19 +72,19 @@ int read_id(const std::string &path, unsigned long &id)
 }
 
 // 1 if the accel device at dir is an HPU, 0 if not, or a negative errno.
-int is_hpu(const std::string &dir)
+int is_hpu(Os &os, const std::string &dir)
 {
     std::string driver;
-    const int err = os().read_link(dir + "/device/driver", driver);
+    const int err = os.read_link(dir + "/device/driver", driver);
     if (err == 0 && basename_of(driver) == kDriverName)
         return 1;
     if (err < 0 && err != -ENOENT)
         return err;
     unsigned long vendor = 0;
     unsigned long device = 0;
-    int r = read_id(dir + "/device/vendor", vendor);
+    int r = read_id(os, dir + "/device/vendor", vendor);
     if (r == 0)
-        r = read_id(dir + "/device/device", device);
+        r = read_id(os, dir + "/device/device", device);
     if (r == -ENOENT || r == -EPROTO)
         return 0;
     if (r < 0)
@@ -129,11 +137,11 @@ std::optional<unsigned int> parse_accel_name(std::string_view name)
     return v;
 }
 
-int discover(std::vector<Entry> &out)
+int discover(Os &os, std::vector<Entry> &out)
 {
     out.clear();
     std::vector<std::string> names;
-    if (const int err = os().list_dir(kAccelClassDir, names); err < 0)
+    if (const int err = os.list_dir(kAccelClassDir, names); err < 0)
         return err == -ENOENT ? 0 : err;
 
     std::vector<Entry> found;
@@ -142,13 +150,13 @@ int discover(std::vector<Entry> &out)
         if (!index)
             continue; // e.g. a control node or an unrelated entry
         const std::string dir = std::string(kAccelClassDir) + "/" + name;
-        const int hpu = is_hpu(dir);
+        const int hpu = is_hpu(os, dir);
         if (hpu < 0)
             return hpu;
         if (hpu == 0)
             continue;
         std::string target;
-        if (const int err = os().read_link(dir + "/device", target); err < 0) {
+        if (const int err = os.read_link(dir + "/device", target); err < 0) {
             if (err == -ENOENT)
                 continue; // removed while we looked
             return err;
@@ -164,3 +172,69 @@ int discover(std::vector<Entry> &out)
 }
 
 } // namespace hpu::detail
+
+using namespace hpu::detail; // NOLINT(google-build-using-namespace)
+
+extern "C" {
+
+HPU_EXPORT int hpu_device_count(void)
+{
+    return guarded([]() {
+        std::vector<Entry> entries;
+        const int err = discover(default_os(), entries);
+        return err < 0 ? err : static_cast<int>(entries.size());
+    });
+}
+
+HPU_EXPORT int hpu_device_list_get(hpu_device_list_t **out)
+{
+    if (out == nullptr)
+        return -EINVAL;
+    *out = nullptr;
+    return guarded([out]() {
+        std::vector<Entry> entries;
+        if (const int err = discover(default_os(), entries); err < 0)
+            return err;
+        auto list = std::make_unique<hpu_device_list>();
+        list->entries.reserve(entries.size());
+        for (const auto &e : entries) {
+            hpu_device_desc d{};
+            d.index = e.index;
+            copy_str(d.pci_addr, e.pci_addr);
+            copy_str(d.node, e.node);
+            list->entries.push_back(d);
+        }
+        *out = list.release();
+        return 0;
+    });
+}
+
+HPU_EXPORT void hpu_device_list_free(hpu_device_list_t *list)
+{
+    delete list; // NOLINT(cppcoreguidelines-owning-memory)
+}
+
+HPU_EXPORT size_t hpu_device_list_size(const hpu_device_list_t *list)
+{
+    return list == nullptr ? 0 : list->entries.size();
+}
+
+HPU_EXPORT const hpu_device_desc *hpu_device_list_at(const hpu_device_list_t *list, size_t i)
+{
+    if (list == nullptr || i >= list->entries.size())
+        return nullptr;
+    return &list->entries[i];
+}
+
+HPU_EXPORT int hpu_driver_loaded(void)
+{
+    return guarded([]() {
+        std::vector<std::string> names;
+        const int err = default_os().list_dir(kDriverModuleDir, names);
+        if (err == -ENOENT)
+            return 0;
+        return err < 0 ? err : 1;
+    });
+}
+
+} // extern "C"

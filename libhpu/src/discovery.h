@@ -10,7 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "hpu/hpu.h"
+
 namespace hpu::detail {
+
+class Os;
 
 inline constexpr const char *kAccelClassDir = "/sys/class/accel";
 inline constexpr const char *kAccelNodePrefix = "/dev/accel/accel";
@@ -32,8 +36,13 @@ std::optional<unsigned int> parse_accel_name(std::string_view name);
 
 // Finds the HPUs under /sys/class/accel, ordered by index. Returns 0 or a
 // negative errno value. A missing /sys/class/accel means no device (0).
-int discover(std::vector<Entry> &out);
+int discover(Os &os, std::vector<Entry> &out);
 
 } // namespace hpu::detail
+
+// A snapshot of the HPUs found (hpu_device_list_t of the C ABI).
+struct hpu_device_list {
+    std::vector<hpu_device_desc> entries;
+};
 
 #endif // HPU_SRC_DISCOVERY_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Errors, events, reset and recovery (API 1.2).
+// Errors and events (API 1.2); reset and recovery are in device.cpp.
 //
 // Events: with DRM_HPU_EVENTS_ENABLE the driver queues DRM events on the
 // device file. Every reader (the callback thread, hpu_device_process_events,
-// hpu_fence_error_info) goes through drain(): under read_mu it polls the fd
+// hpu_fence_error_info) goes through events_drain(): under read_mu it polls the fd
 // without blocking and reads whole events, so read(2) never blocks even
 // though the fd is a blocking one. Each event read is noted (errors kept
 // for fence matching, resets mark the device lost) and queued in pending
@@ -30,12 +30,13 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <poll.h>
 
+#include "common.h"
 #include "device.h"
-#include "discovery.h"
 #include "drm/hpu_accel.h"
+#include "fence.h"
+#include "kmd.h"
 #include "os.h"
 
 namespace hpu::detail {
@@ -97,25 +98,24 @@ void note_event(hpu_device *dev, const hpu_event &e)
         dev->ev.pending.pop_front(); // nobody delivers them: keep the newest
 }
 
-// Reads every event pending on the device file without blocking and notes
-// each. Returns the number read or a negative errno (-ENODEV marks the
-// device lost; -EPROTO when the file is readable but gives no event).
-int drain(hpu_device *dev)
+} // namespace
+
+int events_drain(hpu_device *dev)
 {
     const std::lock_guard<std::mutex> lock(dev->ev.read_mu);
     std::vector<std::uint8_t> buf(kReadSize);
     std::vector<hpu_event> evs;
     int count = 0;
     for (int i = 0; i < kMaxReads; ++i) {
-        pollfd p{dev->fd, POLLIN, 0};
-        const int n = os().poll(&p, 1, 0);
+        pollfd p{dev->fd(), POLLIN, 0};
+        const int n = dev->os().poll(&p, 1, 0);
         if (n == -EINTR)
             continue;
         if (n < 0)
             return n;
         if (n == 0 || (p.revents & POLLIN) == 0)
             break;
-        const long r = os().read(dev->fd, buf.data(), buf.size());
+        const long r = dev->os().read(dev->fd(), buf.data(), buf.size());
         if (r == -EAGAIN)
             break;
         if (r < 0)
@@ -130,6 +130,8 @@ int drain(hpu_device *dev)
     }
     return count;
 }
+
+namespace {
 
 std::deque<hpu_event> take_pending(hpu_device *dev)
 {
@@ -157,8 +159,8 @@ void thread_main(hpu_device *dev, int wake_fd) noexcept
     try {
         deliver(dev, take_pending(dev), ev.cb, ev.user);
         while (!ev.stop.load(std::memory_order_acquire)) {
-            std::array<pollfd, 2> p{{{dev->fd, POLLIN, 0}, {wake_fd, POLLIN, 0}}};
-            const int n = os().poll(p.data(), p.size(), -1);
+            std::array<pollfd, 2> p{{{dev->fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}}};
+            const int n = dev->os().poll(p.data(), p.size(), -1);
             if (n == -EINTR)
                 continue;
             if (n < 0)
@@ -167,11 +169,11 @@ void thread_main(hpu_device *dev, int wake_fd) noexcept
                 if (ev.stop.load(std::memory_order_acquire))
                     break;
                 std::uint64_t v = 0;
-                (void)os().read(wake_fd, &v, sizeof(v));
+                (void)dev->os().read(wake_fd, &v, sizeof(v));
             }
             int err = 0;
             if ((p[0].revents & POLLIN) != 0) {
-                err = drain(dev);
+                err = events_drain(dev);
             } else if ((p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
                 err = -EIO;
             }
@@ -185,35 +187,13 @@ void thread_main(hpu_device *dev, int wake_fd) noexcept
     ev.thread_id.store(std::thread::id(), std::memory_order_release);
 }
 
-int events_start(hpu_device *dev)
-{
-    EventState &ev = dev->ev;
-    const int wfd = os().eventfd();
-    if (wfd < 0)
-        return wfd;
-    ev.stop.store(false, std::memory_order_release);
-    {
-        const std::lock_guard<std::mutex> lock(ev.store_mu);
-        ev.wake_fd = wfd;
-    }
-    try {
-        ev.thread = std::thread(thread_main, dev, wfd);
-    } catch (const std::system_error &) {
-        const std::lock_guard<std::mutex> lock(ev.store_mu);
-        ev.wake_fd = -1;
-        (void)os().close(wfd);
-        return -EAGAIN;
-    }
-    return 0;
-}
-
 // Wakes the thread (if any) so that it delivers pending events.
 void events_kick(hpu_device *dev)
 {
     const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
     if (dev->ev.wake_fd >= 0 && !dev->ev.pending.empty()) {
         const std::uint64_t one = 1;
-        (void)os().write(dev->ev.wake_fd, &one, sizeof(one));
+        (void)dev->os().write(dev->ev.wake_fd, &one, sizeof(one));
     }
 }
 
@@ -221,9 +201,7 @@ int enable_events(hpu_device *dev)
 {
     if (dev->ev.enabled.load(std::memory_order_acquire))
         return 0;
-    drm_hpu_events req{};
-    req.flags = DRM_HPU_EVENTS_ENABLE;
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_EVENTS, &req); err < 0)
+    if (const int err = dev->kmd.events(DRM_HPU_EVENTS_ENABLE); err < 0)
         return err;
     dev->ev.enabled.store(true, std::memory_order_release);
     return 0;
@@ -232,7 +210,7 @@ int enable_events(hpu_device *dev)
 int info_errors(hpu_device *dev, drm_hpu_info_errors &answer)
 {
     answer = {};
-    return query_info(dev, DRM_HPU_INFO_ERRORS, &answer, sizeof(answer));
+    return dev->kmd.info_errors(answer);
 }
 
 } // namespace
@@ -260,6 +238,28 @@ std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<h
     return len - off;
 }
 
+int events_start(hpu_device *dev)
+{
+    EventState &ev = dev->ev;
+    const int wfd = dev->os().eventfd();
+    if (wfd < 0)
+        return wfd;
+    ev.stop.store(false, std::memory_order_release);
+    {
+        const std::lock_guard<std::mutex> lock(ev.store_mu);
+        ev.wake_fd = wfd;
+    }
+    try {
+        ev.thread = std::thread(thread_main, dev, wfd);
+    } catch (const std::system_error &) {
+        const std::lock_guard<std::mutex> lock(ev.store_mu);
+        ev.wake_fd = -1;
+        (void)dev->os().close(wfd);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
 void events_stop(hpu_device *dev) noexcept
 {
     EventState &ev = dev->ev;
@@ -269,7 +269,7 @@ void events_stop(hpu_device *dev) noexcept
     {
         const std::lock_guard<std::mutex> lock(ev.store_mu);
         const std::uint64_t one = 1;
-        (void)os().write(ev.wake_fd, &one, sizeof(one));
+        (void)dev->os().write(ev.wake_fd, &one, sizeof(one));
     }
     try {
         ev.thread.join();
@@ -277,7 +277,7 @@ void events_stop(hpu_device *dev) noexcept
         ev.thread.detach(); // cannot happen: not called from the thread
     }
     const std::lock_guard<std::mutex> lock(ev.store_mu);
-    (void)os().close(ev.wake_fd);
+    (void)dev->os().close(ev.wake_fd);
     ev.wake_fd = -1;
 }
 
@@ -335,7 +335,7 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
         info.seq = f->seq;
         hpu_device *dev = f->dev;
         if (st < 0 && f->queue_id != 0 && !stale(dev, f->epoch)) {
-            if (dev->ev.enabled.load(std::memory_order_acquire) && drain(dev) > 0)
+            if (dev->ev.enabled.load(std::memory_order_acquire) && events_drain(dev) > 0)
                 events_kick(dev);
             const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
             const auto &errs = dev->ev.errors;
@@ -349,9 +349,7 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
                 info.timestamp_ns = it->timestamp_ns;
             }
         }
-        const auto filled = static_cast<uint32_t>(std::min<std::size_t>(out->size, sizeof(info)));
-        info.size = filled;
-        std::memcpy(out, &info, filled);
+        fill_sized(info, out);
         return 0;
     });
 }
@@ -362,7 +360,7 @@ HPU_EXPORT int hpu_device_event_fd(hpu_device_t *dev)
         return -EINVAL;
     if (const int err = enable_events(dev); err < 0)
         return err;
-    return dev->fd;
+    return dev->fd();
 }
 
 HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, void *user)
@@ -372,7 +370,7 @@ HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, voi
     return guarded([&]() {
         if (const int err = enable_events(dev); err < 0)
             return err;
-        const int n = drain(dev);
+        const int n = events_drain(dev);
         const auto evs = take_pending(dev);
         deliver(dev, evs, cb, user);
         return n < 0 ? n : static_cast<int>(evs.size());
@@ -400,13 +398,6 @@ HPU_EXPORT int hpu_device_set_error_callback(hpu_device_t *dev, hpu_event_fn cb,
         return err;
     }
     return 0;
-}
-
-HPU_EXPORT int hpu_device_is_lost(const hpu_device_t *dev)
-{
-    if (dev == nullptr)
-        return -EINVAL;
-    return dev->lost.load(std::memory_order_acquire) ? 1 : 0;
 }
 
 HPU_EXPORT int hpu_device_reset_generation(hpu_device_t *dev, uint64_t *out)
@@ -444,86 +435,8 @@ HPU_EXPORT int hpu_device_error_counters(hpu_device_t *dev, hpu_error_counters *
     c.soft_resets = a.soft_resets;
     c.hard_resets = a.hard_resets;
     c.reset_generation = a.reset_generation;
-    const auto filled = static_cast<uint32_t>(std::min<std::size_t>(out->size, sizeof(c)));
-    c.size = filled;
-    std::memcpy(out, &c, filled);
+    fill_sized(c, out);
     return 0;
-}
-
-HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
-{
-    if (dev == nullptr)
-        return -EINVAL;
-    if (on_event_thread(dev))
-        return -EDEADLK;
-    return guarded([dev]() {
-        std::vector<Entry> entries;
-        if (const int err = discover(entries); err < 0)
-            return err;
-        const auto it = std::find_if(entries.begin(), entries.end(),
-                                     [dev](const Entry &e) { return e.pci_addr == dev->entry.pci_addr; });
-        if (it == entries.end())
-            return -ENODEV;
-        const int fd = os().open(it->node, O_RDWR);
-        if (fd < 0)
-            return fd;
-        const bool had_thread = dev->ev.cb != nullptr;
-        const bool was_enabled = dev->ev.enabled.load(std::memory_order_acquire);
-        events_stop(dev);
-        if (was_enabled) {
-            drm_hpu_events req{};
-            req.flags = DRM_HPU_EVENTS_ENABLE;
-            if (const int err = drm_ioctl(fd, DRM_IOCTL_HPU_EVENTS, &req); err < 0) {
-                (void)os().close(fd);
-                if (had_thread && events_start(dev) < 0)
-                    dev->ev.cb = nullptr;
-                return err;
-            }
-            // What the old file still holds (the reset event, typically)
-            // is delivered after the switch.
-            (void)drain(dev);
-        }
-        (void)os().close(dev->fd);
-        dev->fd = fd;
-        dev->entry = *it;
-        ++dev->epoch;
-        {
-            const std::lock_guard<std::mutex> lock(dev->mu);
-            dev->gem_refs.clear();
-        }
-        {
-            const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
-            dev->ev.errors.clear();
-        }
-        dev->lost.store(false, std::memory_order_release);
-        if (had_thread) {
-            if (const int err = events_start(dev); err < 0) {
-                dev->ev.cb = nullptr;
-                dev->ev.user = nullptr;
-                return err;
-            }
-        }
-        return 0;
-    });
-}
-
-HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags)
-{
-    if (dev == nullptr || (flags & ~HPU_RESET_HARD) != 0)
-        return -EINVAL;
-    return guarded([dev, flags]() {
-        const bool hard = (flags & HPU_RESET_HARD) != 0;
-        const std::string path = "/sys/bus/pci/devices/" + dev->entry.pci_addr + "/" + std::string(kResetAttr);
-        // As an operator's "echo hard > ..." writes it.
-        const int err = os().write_file(path, hard ? "hard\n" : "soft\n");
-        if (err == -ENOENT)
-            return -EOPNOTSUPP;
-        if (err < 0)
-            return err;
-        if (hard)
-            dev->lost.store(true, std::memory_order_release); // this file is stale now
-        return 0;
-    });
 }
 
 } // extern "C"

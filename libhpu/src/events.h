@@ -1,19 +1,40 @@
 // SPDX-License-Identifier: MIT
-// Parsing of the DRM events the hpu driver queues on a device file
-// (internal to libhpu; events.cpp).
+// Errors and events of a device (events.cpp): the event state and callback
+// thread, and the parsing of the DRM events the hpu driver queues on a
+// device file (internal to libhpu).
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_SRC_EVENTS_H
 #define HPU_SRC_EVENTS_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "hpu/hpu.h"
 
 namespace hpu::detail {
+
+// Error events and the callback thread of a device.
+struct EventState {
+    std::atomic<bool> enabled{false};  // DRM_HPU_EVENTS_ENABLE issued on the current fd
+    std::mutex read_mu;                // serialises poll+read of the device fd
+    std::mutex store_mu;               // guards errors, pending and wake_fd
+    std::deque<hpu_event> errors;      // the last HPU_ERROR_HISTORY error events
+    std::deque<hpu_event> pending;     // events read but not yet delivered
+    int wake_fd = -1;                  // eventfd of the running thread
+    // Set while no thread runs (the thread reads them).
+    hpu_event_fn cb = nullptr;
+    void *user = nullptr;
+    std::thread thread;
+    std::atomic<bool> stop{false};
+    std::atomic<std::thread::id> thread_id{}; // the thread's id while it runs
+};
 
 // The driver's sysfs attribute of the PCI device that resets it
 // (/sys/bus/pci/devices/<bdf>/<name>, "soft" or "hard").
@@ -28,6 +49,17 @@ inline constexpr std::string_view kResetAttr = "hpu_reset";
 // size. Returns the number of bytes left unparsed (0 for a well-formed
 // buffer).
 std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<hpu_event> &out);
+
+// Reads every event pending on the device file without blocking and notes
+// each. Returns the number read or a negative errno (-ENODEV marks the
+// device lost; -EPROTO when the file is readable but gives no event).
+int events_drain(hpu_device *dev);
+// Starts the callback thread of dev (ev.cb and ev.user set).
+int events_start(hpu_device *dev);
+// Stops the callback thread of dev (joins it).
+void events_stop(hpu_device *dev) noexcept;
+// Whether the caller is the callback thread of dev.
+bool events_on_thread(const hpu_device *dev) noexcept;
 
 } // namespace hpu::detail
 

@@ -4,43 +4,23 @@
 // exported as a sync_file (SYNC_IOC_FILE_INFO status).
 //
 // Copyright (c) 2026 The hpu authors
+#include "fence.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <memory>
 
-#include <linux/sync_file.h>
-
+#include "common.h"
 #include "device.h"
-#include "drm/hpu_accel.h"
+#include "kmd.h"
 #include "os.h"
 
-using hpu::detail::drm_ioctl;
 using hpu::detail::guarded;
-using hpu::detail::os;
 
 namespace hpu::detail {
 
 namespace {
-
-std::uint64_t to_u64(const void *p)
-{
-    return reinterpret_cast<std::uintptr_t>(p); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-}
-
-// The fence of syncobj handle as a new sync_file fd.
-int export_sync_file(hpu_device *dev, std::uint32_t handle, int &fd)
-{
-    drm_syncobj_handle req{};
-    req.handle = handle;
-    req.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
-    req.fd = -1;
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &req); err < 0)
-        return err;
-    if (req.fd < 0)
-        return -EPROTO;
-    fd = req.fd;
-    return 0;
-}
 
 // 0 signalled OK, 1 pending, or the fence's (or a system call's) negative
 // error.
@@ -63,49 +43,29 @@ int fence_state(hpu_fence *f, int &job_status)
     if (stale(f->dev, f->epoch))
         return -ENODEV;
     int fd = -1;
-    if (const int err = export_sync_file(f->dev, f->handle, fd); err < 0)
+    if (const int err = f->dev->kmd.syncobj_export_sync_file(f->handle, fd); err < 0)
         return err;
-    sync_file_info info{};
-    const int err = drm_ioctl(fd, SYNC_IOC_FILE_INFO, &info);
-    (void)os().close(fd);
+    std::int32_t status = 0;
+    const int err = f->dev->kmd.sync_file_status(fd, status);
+    (void)f->dev->os().close(fd);
     if (err < 0)
         return err;
-    if (info.status == 0) {
+    if (status == 0) {
         job_status = 1;
         return 0;
     }
-    const int st = info.status > 0 ? 0 : info.status;
+    const int st = status > 0 ? 0 : status;
     f->status.store(st, std::memory_order_release);
     job_status = st;
     return 0;
 }
 
-int syncobj_create(hpu_device *dev, std::uint32_t &handle)
+std::int64_t deadline_after(Os &os, std::uint64_t timeout_ns)
 {
-    drm_syncobj_create req{};
-    if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &req); err < 0)
-        return err;
-    handle = req.handle;
-    return 0;
-}
-
-int syncobj_destroy(hpu_device *dev, std::uint32_t handle) noexcept
-{
-    drm_syncobj_destroy req{};
-    req.handle = handle;
-    return drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_DESTROY, &req);
-}
-
-int syncobj_timeline_wait(hpu_device *dev, std::uint32_t handle, std::uint64_t point, std::int64_t deadline_ns)
-{
-    drm_syncobj_timeline_wait req{};
-    req.handles = to_u64(&handle);
-    req.points = to_u64(&point);
-    req.timeout_nsec = deadline_ns;
-    req.count_handles = 1;
-    req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-    // drm_ioctl restarts with the same (absolute) deadline.
-    return drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &req);
+    const std::int64_t now = os.monotonic_ns();
+    if (timeout_ns >= static_cast<std::uint64_t>(INT64_MAX - std::max<std::int64_t>(now, 0)))
+        return INT64_MAX;
+    return now + static_cast<std::int64_t>(timeout_ns);
 }
 
 } // namespace hpu::detail
@@ -120,14 +80,9 @@ HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
         return cached;
     if (hpu::detail::stale(f->dev, f->epoch))
         return -ENODEV;
-    std::uint32_t handle = f->handle;
-    drm_syncobj_wait req{};
-    req.handles = hpu::detail::to_u64(&handle);
-    req.timeout_nsec = hpu::detail::deadline_after(timeout_ns);
-    req.count_handles = 1;
-    req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
     // An interrupted wait is restarted with the same absolute deadline.
-    if (const int err = drm_ioctl(f->dev, DRM_IOCTL_SYNCOBJ_WAIT, &req); err < 0)
+    const std::int64_t deadline = hpu::detail::deadline_after(f->dev->os(), timeout_ns);
+    if (const int err = f->dev->kmd.syncobj_wait(f->handle, deadline); err < 0)
         return err;
     const int st = hpu::detail::query_status(f);
     // Signalled: never "pending" (1) here.
@@ -150,7 +105,7 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
         return -EINVAL;
     if (hpu::detail::stale(f->dev, f->epoch))
         return -ENODEV;
-    return hpu::detail::export_sync_file(f->dev, f->handle, *fd);
+    return f->dev->kmd.syncobj_export_sync_file(f->handle, *fd);
 }
 
 HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)
@@ -164,14 +119,10 @@ HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)
         auto f = std::make_unique<hpu_fence>();
         f->dev = dev;
         f->epoch = dev->epoch;
-        if (const int err = hpu::detail::syncobj_create(dev, f->handle); err < 0)
+        if (const int err = dev->kmd.syncobj_create(f->handle); err < 0)
             return err;
-        drm_syncobj_handle req{};
-        req.handle = f->handle;
-        req.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE;
-        req.fd = fd;
-        if (const int err = drm_ioctl(dev, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &req); err < 0) {
-            (void)hpu::detail::syncobj_destroy(dev, f->handle);
+        if (const int err = dev->kmd.syncobj_import_sync_file(f->handle, fd); err < 0) {
+            (void)dev->kmd.syncobj_destroy(f->handle);
             return err;
         }
         *out = f.release();
@@ -184,7 +135,7 @@ HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f)
     if (f == nullptr)
         return 0;
     // The syncobj of a file reopened since died with that file.
-    const int err = hpu::detail::stale(f->dev, f->epoch) ? 0 : hpu::detail::syncobj_destroy(f->dev, f->handle);
+    const int err = hpu::detail::stale(f->dev, f->epoch) ? 0 : f->dev->kmd.syncobj_destroy(f->handle);
     delete f; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
 }

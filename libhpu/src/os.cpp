@@ -198,13 +198,13 @@ Os &real_os()
     return real;
 }
 
-Os &os()
+Os &default_os()
 {
     Os *mock = g_mock.load(std::memory_order_acquire);
     return mock != nullptr ? *mock : real_os();
 }
 
-Os *set_os(Os *os)
+Os *set_default_os(Os *os)
 {
     return g_mock.exchange(os, std::memory_order_acq_rel);
 }

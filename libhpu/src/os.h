@@ -2,8 +2,13 @@
 // The OS-interface layer of libhpu: every system call the library makes
 // (open, close, ioctl, mmap, munmap, reading the monotonic clock, reading
 // and writing sysfs files, listing directories, readlink, read, write,
-// poll, eventfd, sleeping) goes through the one Os instance returned by os(). Unit
-// tests install a mock with set_os() to fake the kernel and inject failures.
+// poll, eventfd, sleeping) goes through an Os. Each device object holds the
+// Os it was opened with and uses only that one, as do the buffers, fences,
+// queues and command lists made on it; only the calls that have no object
+// yet (discovery, opening a device, the process list) take default_os().
+// Unit tests pass a mock (set_default_os() before opening, or open_entry()
+// with an Os) to fake the kernel and inject failures. The ioctls of a
+// device go through its Kmd (kmd.h), never through Os::ioctl directly.
 // The event thread of a device (events.cpp) calls poll() and read() while
 // other threads use the rest: implementations must allow that.
 //
@@ -77,13 +82,15 @@ public:
     virtual void sleep_ns(std::int64_t ns) = 0;
 };
 
-// The Os the library uses now (the real one unless a mock is installed).
-Os &os();
+// The Os of the calls that have no device object yet and of the devices
+// opened from now on (the real one unless a mock is installed). An open
+// device keeps the Os it was opened with.
+Os &default_os();
 
-// Installs os (nullptr: the real one again) and returns the previous one
-// (nullptr if that was the real one). Test-only; not thread-safe with
-// respect to concurrent library calls.
-Os *set_os(Os *os);
+// Installs os as default_os() (nullptr: the real one again) and returns the
+// previous one (nullptr if that was the real one). Test-only; not
+// thread-safe with respect to concurrent library calls.
+Os *set_default_os(Os *os);
 
 // The real implementation on Linux system calls.
 Os &real_os();

@@ -15,16 +15,21 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "queue.h"
+
+#include "common.h"
 #include "device.h"
 #include "drm/hpu_accel.h"
+#include "fence.h"
 #include "hw/hpu_regs.h"
-#include "os.h"
+#include "kmd.h"
+#include "memory.h"
 #include "packets.h"
 
 using hpu::detail::BufferPtr;
-using hpu::detail::drm_ioctl;
 using hpu::detail::guarded;
 
 namespace hpu::detail {
@@ -37,11 +42,6 @@ constexpr std::size_t kMaxCapacity = HPU_CB_MAX_SIZE;
 constexpr std::size_t kEagerPool = 64;
 constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
 
-std::uint64_t to_u64(const void *p)
-{
-    return reinterpret_cast<std::uintptr_t>(p); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-}
-
 std::uint8_t *cb_ptr(const hpu_cmdlist *cl)
 {
     return static_cast<std::uint8_t *>(cl->buf->mmap_addr);
@@ -53,7 +53,7 @@ int cmdlist_idle(hpu_cmdlist *cl)
 {
     if (cl->completed == cl->submitted)
         return 1;
-    const int err = syncobj_timeline_wait(cl->dev, cl->timeline, cl->submitted, 0);
+    const int err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, 0);
     if (err == -ETIME)
         return 0;
     if (err < 0)
@@ -163,13 +163,13 @@ int cmdlist_free(hpu_cmdlist *cl) noexcept
     // that too).
     const bool dead = stale(cl->dev, cl->epoch);
     if (cl->completed != cl->submitted && !dead) {
-        err = syncobj_timeline_wait(cl->dev, cl->timeline, cl->submitted, INT64_MAX);
+        err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, INT64_MAX);
         // Even when the wait fails (device gone), nothing can be done but free.
     }
     cl->retired.clear();
     cl->buf.reset();
     if (cl->timeline != 0 && !dead) {
-        const int e = syncobj_destroy(cl->dev, cl->timeline);
+        const int e = cl->dev->kmd.syncobj_destroy(cl->timeline);
         err = err < 0 ? err : e;
     }
     delete cl; // NOLINT(cppcoreguidelines-owning-memory)
@@ -181,7 +181,7 @@ int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
     auto cl = std::make_unique<hpu_cmdlist>();
     cl->dev = dev;
     cl->epoch = dev->epoch;
-    if (const int err = syncobj_create(dev, cl->timeline); err < 0)
+    if (const int err = dev->kmd.syncobj_create(cl->timeline); err < 0)
         return err;
     out = cl.release();
     return 0;
@@ -201,7 +201,7 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
         return -EXDEV;
     if (stale(q->dev, q->epoch) || stale(cl->dev, cl->epoch))
         return -ENODEV;
-    std::array<drm_hpu_sync, DRM_HPU_MAX_SYNCS> in{};
+    std::array<SyncPoint, DRM_HPU_MAX_SYNCS> in{};
     for (size_t i = 0; i < num_waits; ++i) {
         const hpu_fence *w = waits[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (w == nullptr)
@@ -218,32 +218,31 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
         fence->dev = q->dev;
         fence->epoch = q->dev->epoch;
         fence->queue_id = q->id;
-        if (const int err = syncobj_create(q->dev, fence->handle); err < 0)
+        if (const int err = q->dev->kmd.syncobj_create(fence->handle); err < 0)
             return err;
     }
-    std::array<drm_hpu_sync, 2> outs{};
+    std::array<SyncPoint, 2> outs{};
     outs[0].handle = cl->timeline;
     outs[0].point = cl->submitted + 1;
     if (fence)
         outs[1].handle = fence->handle;
 
-    drm_hpu_submit req{};
-    req.queue_id = q->id;
-    req.cb_va = cl->buf->map_va;
-    req.cb_size = static_cast<std::uint32_t>(cl->used);
-    req.num_in_syncs = static_cast<std::uint32_t>(num_waits);
-    req.in_syncs = num_waits != 0 ? to_u64(in.data()) : 0;
-    req.num_out_syncs = fence ? 2 : 1;
-    req.out_syncs = to_u64(outs.data());
-    req.timeout_ms = timeout_ms;
-    if (const int err = drm_ioctl(q->dev, DRM_IOCTL_HPU_SUBMIT, &req); err < 0) {
+    SubmitArgs args;
+    args.queue_id = q->id;
+    args.cb_va = cl->buf->map_va;
+    args.cb_size = static_cast<std::uint32_t>(cl->used);
+    args.waits = std::span<const SyncPoint>(in.data(), num_waits);
+    args.signals = std::span<const SyncPoint>(outs.data(), fence ? 2 : 1);
+    args.timeout_ms = timeout_ms;
+    std::uint64_t seq = 0;
+    if (const int err = q->dev->kmd.submit(args, seq); err < 0) {
         if (fence)
-            (void)syncobj_destroy(q->dev, fence->handle);
+            (void)q->dev->kmd.syncobj_destroy(fence->handle);
         return err;
     }
     ++cl->submitted;
     if (fence)
-        fence->seq = req.seq;
+        fence->seq = seq;
     if (out != nullptr)
         *out = fence.release();
     return 0;
@@ -259,7 +258,7 @@ int eager_take(hpu_queue *q, hpu_cmdlist *&cl)
         if (idle < 0)
             return idle;
         if (idle == 0 && q->eager.size() >= kEagerPool) {
-            if (const int err = syncobj_timeline_wait(q->dev, front->timeline, front->submitted, INT64_MAX); err < 0)
+            if (const int err = q->dev->kmd.syncobj_timeline_wait(front->timeline, front->submitted, INT64_MAX); err < 0)
                 return err;
             front->completed = front->submitted;
             idle = 1;
@@ -332,12 +331,8 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
         auto q = std::make_unique<hpu_queue>();
         q->dev = dev;
         q->epoch = dev->epoch;
-        drm_hpu_queue_create req{};
-        req.engine_class = DRM_HPU_ENGINE_DMA;
-        req.engine = engine;
-        if (const int err = drm_ioctl(dev, DRM_IOCTL_HPU_QUEUE_CREATE, &req); err < 0)
+        if (const int err = dev->kmd.queue_create(DRM_HPU_ENGINE_DMA, engine, q->id); err < 0)
             return err;
-        q->id = req.queue_id;
         *out = q.release();
         return 0;
     });
@@ -353,9 +348,7 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
         err = err < 0 ? err : e;
     }
     if (!stale(q->dev, q->epoch)) { // else the queue died with its file
-        drm_hpu_queue_destroy req{};
-        req.queue_id = q->id;
-        const int e = drm_ioctl(q->dev, DRM_IOCTL_HPU_QUEUE_DESTROY, &req);
+        const int e = q->dev->kmd.queue_destroy(q->id);
         err = err < 0 ? err : e;
     }
     delete q; // NOLINT(cppcoreguidelines-owning-memory)

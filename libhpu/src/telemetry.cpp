@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 
+#include "common.h"
 #include "device.h"
 #include "discovery.h"
 #include "drm/hpu_accel.h"
@@ -28,7 +29,6 @@
 #include "telemetry.h"
 
 using hpu::detail::guarded;
-using hpu::detail::os;
 
 struct hpu_process_list {
     std::vector<hpu_process> entries;
@@ -56,14 +56,6 @@ std::optional<std::uint64_t> parse_u64(std::string_view s)
     if (s.empty() || ec != std::errc() || ptr != end)
         return std::nullopt;
     return v;
-}
-
-template <std::size_t N>
-void copy_str(char (&dst)[N], std::string_view src) // NOLINT(modernize-avoid-c-arrays)
-{
-    const std::size_t n = std::min(src.size(), N - 1);
-    std::memcpy(static_cast<char *>(dst), src.data(), n);
-    dst[n] = '\0'; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
 }
 
 // "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> MT/s; "Unknown..." -> 0.
@@ -224,17 +216,17 @@ struct Sample {
     std::map<ClientKey, EngineNs> clients;
 };
 
-std::string read_comm(const std::string &base)
+std::string read_comm(Os &os, const std::string &base)
 {
     std::string comm;
-    if (os().read_file(base + "/comm", comm) < 0)
+    if (os.read_file(base + "/comm", comm) < 0)
         return {};
     return std::string(trim(comm));
 }
 
 // The HPU clients of one process into out; false when the process changed
 // identity (its name) while its fds were read: a PID reused in between.
-bool scan_process(const std::optional<std::string> &only, int pid, const std::string &base,
+bool scan_process(Os &os, const std::optional<std::string> &only, int pid, const std::string &base,
                   const std::vector<std::string> &fds, Sample &out)
 {
     std::string text;
@@ -245,9 +237,9 @@ bool scan_process(const std::optional<std::string> &only, int pid, const std::st
     const std::string fd_dir = base + "/fd/";
     const std::string info_dir = base + "/fdinfo/";
     for (const auto &fd : fds) {
-        if (os().read_link(fd_dir + fd, target) < 0 || !target.starts_with(kAccelNodePrefix))
+        if (os.read_link(fd_dir + fd, target) < 0 || !target.starts_with(kAccelNodePrefix))
             continue;
-        if (os().read_file(info_dir + fd, text) < 0)
+        if (os.read_file(info_dir + fd, text) < 0)
             continue;
         FdInfo info;
         if (!parse_fdinfo(text, info) || info.driver != kDriverName)
@@ -262,7 +254,7 @@ bool scan_process(const std::optional<std::string> &only, int pid, const std::st
             // Read before the first HPU client counts and again after the
             // last one (below): the clients in between belong to the process
             // of that name.
-            comm = read_comm(base);
+            comm = read_comm(os, base);
             have_comm = true;
         }
         auto [it, fresh] = mine.procs.try_emplace(key);
@@ -284,17 +276,17 @@ bool scan_process(const std::optional<std::string> &only, int pid, const std::st
     }
     if (mine.procs.empty())
         return true;
-    if (read_comm(base) != comm)
+    if (read_comm(os, base) != comm)
         return false; // renamed or replaced while we looked: not listed this time
     out.procs.merge(mine.procs);
     out.clients.merge(mine.clients);
     return true;
 }
 
-int scan(const std::optional<std::string> &only, Sample &out)
+int scan(Os &os, const std::optional<std::string> &only, Sample &out)
 {
     std::vector<std::string> pids;
-    if (const int err = os().list_dir(kProcDir, pids); err < 0)
+    if (const int err = os.list_dir(kProcDir, pids); err < 0)
         return err;
     std::vector<std::string> fds;
     for (const auto &p : pids) {
@@ -303,9 +295,9 @@ int scan(const std::optional<std::string> &only, Sample &out)
             continue;
         const std::string base = std::string(kProcDir) + "/" + p;
         // Unreadable (another user's) or gone: not listed.
-        if (os().list_dir(base + "/fd", fds) < 0)
+        if (os.list_dir(base + "/fd", fds) < 0)
             continue;
-        (void)scan_process(only, static_cast<int>(*pid), base, fds, out);
+        (void)scan_process(os, only, static_cast<int>(*pid), base, fds, out);
     }
     return 0;
 }
@@ -342,20 +334,20 @@ void apply_utilisation(hpu_process &now, const EngineNs &busy, std::uint64_t int
     now.util = now.num_engines == 0 ? 0 : share(sum, interval_ns * now.num_engines);
 }
 
-int list_processes(const std::optional<std::string> &only, std::uint32_t sample_ms, std::vector<hpu_process> &out)
+int list_processes(Os &os, const std::optional<std::string> &only, std::uint32_t sample_ms, std::vector<hpu_process> &out)
 {
     out.clear();
     Sample first;
-    if (const int err = scan(only, first); err < 0)
+    if (const int err = scan(os, only, first); err < 0)
         return err;
     // The interval runs from the end of one scan to the end of the next.
-    const std::int64_t t0 = os().monotonic_ns();
+    const std::int64_t t0 = os.monotonic_ns();
     Sample last;
     if (sample_ms > 0 && !first.procs.empty()) {
-        os().sleep_ns(static_cast<std::int64_t>(sample_ms) * 1000000LL);
-        if (const int err = scan(only, last); err < 0)
+        os.sleep_ns(static_cast<std::int64_t>(sample_ms) * 1000000LL);
+        if (const int err = scan(os, only, last); err < 0)
             return err;
-        const std::int64_t t1 = os().monotonic_ns();
+        const std::int64_t t1 = os.monotonic_ns();
         const auto interval = static_cast<std::uint64_t>(t1 > t0 ? t1 - t0 : 1);
         // Diffed per client: a client new in the second sample counts from
         // 0, one gone from it contributes nothing.
@@ -395,19 +387,6 @@ int parse_pcie_link(const std::string &cur_speed, const std::string &cur_width, 
 
 } // namespace hpu::detail
 
-namespace {
-
-// Copies the library's structure into the caller's, at most its size.
-template <typename T>
-void fill_out(T &src, T *out)
-{
-    const auto filled = static_cast<std::uint32_t>(std::min<std::size_t>(out->size, sizeof(T)));
-    src.size = filled;
-    std::memcpy(out, &src, filled);
-}
-
-} // namespace
-
 extern "C" {
 
 HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, hpu_telemetry *out)
@@ -415,7 +394,7 @@ HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, hpu_telemetry *out)
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_telemetry a{};
-    if (const int err = hpu::detail::query_info(dev, DRM_HPU_INFO_TELEMETRY, &a, sizeof(a)); err < 0)
+    if (const int err = dev->kmd.info_telemetry(a); err < 0)
         return err;
     static_assert(DRM_HPU_MAX_ENGINES_UTIL <= HPU_MAX_ENGINES);
     if (a.num_engines > DRM_HPU_MAX_ENGINES_UTIL)
@@ -447,7 +426,7 @@ HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, hpu_telemetry *out)
         t.engine_util[i] = std::min<std::uint32_t>(a.engine_util[i], 10000U); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
         t.engine_busy_ns[i] = a.engine_busy_ns[i]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
     }
-    fill_out(t, out);
+    hpu::detail::fill_sized(t, out);
     return 0;
 }
 
@@ -456,7 +435,7 @@ HPU_EXPORT int hpu_device_get_firmware_info(hpu_device_t *dev, hpu_firmware_info
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_firmware a{};
-    if (const int err = hpu::detail::query_info(dev, DRM_HPU_INFO_FIRMWARE, &a, sizeof(a)); err < 0)
+    if (const int err = dev->kmd.info_firmware(a); err < 0)
         return err;
     hpu_firmware_info f{};
     f.running_version = a.running_version;
@@ -471,7 +450,7 @@ HPU_EXPORT int hpu_device_get_firmware_info(hpu_device_t *dev, hpu_firmware_info
                           std::string_view(static_cast<const char *>(a.running_build),
                                            strnlen(static_cast<const char *>(a.running_build),
                                                    sizeof(a.running_build))));
-    fill_out(f, out);
+    hpu::detail::fill_sized(f, out);
     return 0;
 }
 
@@ -485,13 +464,13 @@ HPU_EXPORT int hpu_device_get_pcie_link(hpu_device_t *dev, hpu_pcie_link *out)
         const char *names[4] = {"current_link_speed", "current_link_width", "max_link_speed", // NOLINT(modernize-avoid-c-arrays)
                                 "max_link_width"};
         for (std::size_t i = 0; i < 4; ++i) {
-            if (const int err = os().read_file(dir + "/" + names[i], text[i]); err < 0) // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+            if (const int err = dev->os().read_file(dir + "/" + names[i], text[i]); err < 0) // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
                 return err;
         }
         hpu_pcie_link l{};
         if (const int err = hpu::detail::parse_pcie_link(text[0], text[1], text[2], text[3], l); err < 0)
             return err;
-        fill_out(l, out);
+        hpu::detail::fill_sized(l, out);
         return 0;
     });
 }
@@ -503,7 +482,7 @@ HPU_EXPORT int hpu_device_hwmon_path(hpu_device_t *dev, char *buf, size_t len)
     return guarded([dev, buf, len]() {
         const std::string dir = hpu::detail::pci_dir(dev) + "/hwmon";
         std::vector<std::string> names;
-        if (const int err = os().list_dir(dir, names); err < 0)
+        if (const int err = dev->os().list_dir(dir, names); err < 0)
             return err;
         std::sort(names.begin(), names.end());
         const auto it = std::find_if(names.begin(), names.end(),
@@ -528,7 +507,7 @@ HPU_EXPORT int hpu_device_list_processes(hpu_device_t *dev, uint32_t sample_ms, 
         if (dev != nullptr)
             only = dev->entry.pci_addr;
         auto list = std::make_unique<hpu_process_list>();
-        if (const int err = hpu::detail::list_processes(only, sample_ms, list->entries); err < 0)
+        if (const int err = hpu::detail::list_processes(dev != nullptr ? dev->os() : hpu::detail::default_os(), only, sample_ms, list->entries); err < 0)
             return err;
         *out = list.release();
         return 0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hpu/hpu.h"
+#include "os.h"
 
 namespace hpu::detail {
 
@@ -48,7 +49,7 @@ void apply_utilisation(hpu_process &now, const EngineNs &busy, std::uint64_t int
 
 // Scans /proc (once, or twice sample_ms apart when the first scan found a
 // process); only the device at PCI address *only when given.
-int list_processes(const std::optional<std::string> &only, std::uint32_t sample_ms, std::vector<hpu_process> &out);
+int list_processes(Os &os, const std::optional<std::string> &only, std::uint32_t sample_ms, std::vector<hpu_process> &out);
 
 // Parses the four PCI link attributes; -EPROTO when malformed.
 int parse_pcie_link(const std::string &cur_speed, const std::string &cur_width, const std::string &max_speed,

@@ -14,7 +14,7 @@
 //   EFAULT  a user pointer (userptr memory, sync arrays) that cannot be read
 //   ENOMEM  more HBM than the device has
 //   EBUSY   a fixed mapping over an address already mapped
-// (ERANGE and EBUSY as the driver documents them in kernel/hpu_ioctl.c.)
+// (ERANGE and EBUSY as the driver documents them in kernel/hpu_vm.c.)
 // A malformed packet is either refused by SUBMIT or run and failed by the
 // device; both are allowed, each with one exact errno (submit: EINVAL or
 // EPERM; fence: -EINVAL bad packet, -EPERM privileged, -EFAULT MMU fault).

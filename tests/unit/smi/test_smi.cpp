@@ -10,6 +10,7 @@
 
 #include "hpu/hpu.hpp"
 #include "smi.h"
+#include "smi_run.h"
 
 using hpu::smi::Snapshot;
 
@@ -39,18 +40,10 @@ Snapshot fixed(const hpu::smi::Request & /*req*/ = {})
     return s;
 }
 
-struct Result {
-    int status;
-    std::string out;
-    std::string err;
-};
-
-Result run(const std::vector<std::string> &args, const hpu::smi::Gatherer &g = fixed)
+// hpu-smi on the fixed snapshot unless told otherwise.
+hpu::test::Result run(const std::vector<std::string> &args, const hpu::smi::Gatherer &g = fixed)
 {
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = hpu::smi::run(args, out, err, g);
-    return {status, out.str(), err.str()};
+    return hpu::test::run(args, g);
 }
 
 } // namespace

@@ -22,6 +22,7 @@
 
 #include "hpu/hpu.hpp"
 #include "smi.h"
+#include "smi_run.h"
 #include "smi_fixture.h"
 
 using hpu::smi::Backend;
@@ -29,13 +30,9 @@ using hpu::smi::Request;
 using hpu::smi::Snapshot;
 using hpu::test::smi_full;
 
-namespace {
+using hpu::test::run;
 
-struct Result {
-    int status;
-    std::string out;
-    std::string err;
-};
+namespace {
 
 struct Fake {
     std::vector<Request> requests;
@@ -57,14 +54,6 @@ struct Fake {
         return be;
     }
 };
-
-Result run(const std::vector<std::string> &args, const Backend &be)
-{
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = hpu::smi::run(args, out, err, be);
-    return {status, out.str(), err.str()};
-}
 
 std::vector<std::string> lines(const std::string &s)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// libhpu's C ABI against a mocked kernel (tests/unit/mock_os.h).
+// libhpu's C ABI against a mocked kernel (tests/unit/libhpu/mock_os.h).
 //
 // Copyright (c) 2026 The hpu authors
 #include <array>

@@ -12,10 +12,13 @@
 
 #include "hpu/hpu.hpp"
 #include "smi.h"
+#include "smi_run.h"
 
 using hpu::smi::Backend;
 using hpu::smi::ResetTarget;
 using hpu::smi::Snapshot;
+
+using hpu::test::run;
 
 namespace {
 
@@ -72,20 +75,6 @@ struct Fake {
         return be;
     }
 };
-
-struct Result {
-    int status;
-    std::string out;
-    std::string err;
-};
-
-Result run(const std::vector<std::string> &args, const Backend &be)
-{
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = hpu::smi::run(args, out, err, be);
-    return {status, out.str(), err.str()};
-}
 
 const char *const kErrorsView = "HPU 0: H1 (PCI 0000:01:00.0)\n"
                                 "    MMU faults                : 3\n"

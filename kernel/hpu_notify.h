@@ -4,8 +4,8 @@
  *
  * Copyright (c) 2026 The hpu authors
  */
-#ifndef __HPU_EVENTS_H__
-#define __HPU_EVENTS_H__
+#ifndef __HPU_NOTIFY_H__
+#define __HPU_NOTIFY_H__
 
 #include <linux/types.h>
 
@@ -19,7 +19,7 @@ struct hpu_file_priv;
 struct inode;
 
 /**
- * struct hpu_events - per-device state of event delivery
+ * struct hpu_notify - per-device state of event delivery
  * @files: the open file of each ASID, NULL when the ASID is free. A file
  *	is entered at the end of open and removed when its last reference
  *	is released, before the DRM core drops its events and long before
@@ -27,23 +27,23 @@ struct inode;
  *
  * Allocated with drmm_kzalloc(): lives as long as the DRM device.
  */
-struct hpu_events {
+struct hpu_notify {
 	struct hpu_file_priv *files[HPU_MMU_NUM_ASIDS];
 };
 
-int hpu_events_init(struct hpu_device *hdev);
-void hpu_events_file_open(struct hpu_file_priv *fpriv, struct drm_file *file);
-void hpu_events_file_close(struct hpu_file_priv *fpriv);
-int hpu_events_release(struct inode *inode, struct file *filp);
+int hpu_notify_init(struct hpu_device *hdev);
+void hpu_notify_file_open(struct hpu_file_priv *fpriv, struct drm_file *file);
+void hpu_notify_file_close(struct hpu_file_priv *fpriv);
+int hpu_notify_release(struct inode *inode, struct file *filp);
 
-void hpu_events_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
+void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
 			  u32 queue_id, int err, u64 seq, u64 address);
-void hpu_events_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
+void hpu_notify_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 			   u32 engine, u32 queue_id, int err, u64 seq,
 			   u64 address);
-void hpu_events_reset_notify(struct hpu_device *hdev, bool hard, u64 gen);
+void hpu_notify_reset(struct hpu_device *hdev, bool hard, u64 gen);
 
-int hpu_events_ioctl(struct drm_device *drm, void *data,
+int hpu_notify_ioctl(struct drm_device *drm, void *data,
 		     struct drm_file *file);
 
-#endif /* __HPU_EVENTS_H__ */
+#endif /* __HPU_NOTIFY_H__ */

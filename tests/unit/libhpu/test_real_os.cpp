@@ -80,11 +80,11 @@ TEST_CASE("real OS layer", "[os]")
     CHECK(os.close(fd) == -EBADF);
 }
 
-TEST_CASE("the real OS is the default and set_os restores it", "[os]")
+TEST_CASE("the real OS is the default and set_default_os restores it", "[os]")
 {
-    CHECK(&hpu::detail::os() == &hpu::detail::real_os());
-    CHECK(hpu::detail::set_os(nullptr) == nullptr);
-    CHECK(&hpu::detail::os() == &hpu::detail::real_os());
+    CHECK(&hpu::detail::default_os() == &hpu::detail::real_os());
+    CHECK(hpu::detail::set_default_os(nullptr) == nullptr);
+    CHECK(&hpu::detail::default_os() == &hpu::detail::real_os());
     // On any machine the real discovery runs without error (0 or more HPUs).
     CHECK(hpu_device_count() >= 0);
 }

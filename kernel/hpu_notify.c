@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: error and reset notifications to user space as DRM events.
- *
- * A file that enables events with DRM_IOCTL_HPU_EVENTS gets a DRM event
- * (read(2) on the file, POLLIN) for every error that concerns its context
- * and for every reset of the device. Events are queued from any context,
- * interrupt handlers included: the event is allocated with GFP_ATOMIC and
- * queued under &drm_device.event_lock. The DRM core limits the bytes of
- * unread events per file (&drm_file.event_space); an event that does not
- * fit is dropped and counted, so a file that never reads cannot make the
- * kernel grow without bound.
+ * hpu: error and reset notifications to user space as DRM events
+ * (DRM_IOCTL_HPU_EVENTS), queued from any context, interrupt handlers
+ * included.
  *
  * Locking: &drm_device.event_lock (irq-safe spinlock) protects
- * &hpu_events.files and the event fields of every &struct hpu_file_priv.
- * It is an innermost lock: nothing else is taken under it.
- *
- * Lifetime: the DRM core drops a file's events in drm_file_free() before
- * it calls the driver's postclose, and warns if any is queued after that.
- * hpu_events_release() therefore wraps drm_release() and takes the file
- * out of &hpu_events.files, with its events disabled, before the DRM core
- * starts tearing the file down.
+ * &hpu_notify.files and the event fields of every &struct hpu_file_priv;
+ * nothing else is taken under it. hpu_notify_release() wraps drm_release()
+ * so that a file's events stop before the DRM core drops them.
+ * Documentation/driver/errors.md has the whole picture.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -36,7 +25,7 @@
 
 #include "hpu_accel.h"
 #include "hpu_drv.h"
-#include "hpu_events.h"
+#include "hpu_notify.h"
 #include "hpu_mmu.h"
 #include "hpu_vm.h"
 
@@ -61,27 +50,27 @@ struct hpu_pending_reset {
 };
 
 /**
- * hpu_events_init() - set up event delivery of a device
+ * hpu_notify_init() - set up event delivery of a device
  * @hdev: the device, before any file can be opened
  *
  * Return: 0 or -ENOMEM.
  */
-int hpu_events_init(struct hpu_device *hdev)
+int hpu_notify_init(struct hpu_device *hdev)
 {
-	hdev->events = drmm_kzalloc(&hdev->drm, sizeof(*hdev->events),
+	hdev->notify = drmm_kzalloc(&hdev->drm, sizeof(*hdev->notify),
 				    GFP_KERNEL);
-	return hdev->events ? 0 : -ENOMEM;
+	return hdev->notify ? 0 : -ENOMEM;
 }
 
 /**
- * hpu_events_file_open() - make a new file reachable for notifications
+ * hpu_notify_file_open() - make a new file reachable for notifications
  * @fpriv: the file's state, with its VM (and so its ASID) created
  * @file: the DRM file
  *
  * Called last in the driver's open callback: nothing may fail after it.
  * Events stay disabled until the file asks for them.
  */
-void hpu_events_file_open(struct hpu_file_priv *fpriv, struct drm_file *file)
+void hpu_notify_file_open(struct hpu_file_priv *fpriv, struct drm_file *file)
 {
 	struct hpu_device *hdev = fpriv->hdev;
 	u32 asid = fpriv->vm->asid;
@@ -91,19 +80,19 @@ void hpu_events_file_open(struct hpu_file_priv *fpriv, struct drm_file *file)
 	fpriv->file = file;
 	fpriv->events_enabled = false;
 	if (!WARN_ON(asid >= HPU_MMU_NUM_ASIDS))
-		hdev->events->files[asid] = fpriv;
+		hdev->notify->files[asid] = fpriv;
 	spin_unlock_irqrestore(&hdev->drm.event_lock, flags);
 }
 
 /**
- * hpu_events_file_close() - stop notifications to a file
+ * hpu_notify_file_close() - stop notifications to a file
  * @fpriv: the file's state
  *
  * Disables the file's events and takes it out of the ASID table. Called
- * by hpu_events_release() and again, as a safety net, by postclose;
+ * by hpu_notify_release() and again, as a safety net, by postclose;
  * idempotent.
  */
-void hpu_events_file_close(struct hpu_file_priv *fpriv)
+void hpu_notify_file_close(struct hpu_file_priv *fpriv)
 {
 	struct hpu_device *hdev = fpriv->hdev;
 	u32 asid = fpriv->vm->asid;
@@ -111,13 +100,13 @@ void hpu_events_file_close(struct hpu_file_priv *fpriv)
 
 	spin_lock_irqsave(&hdev->drm.event_lock, flags);
 	fpriv->events_enabled = false;
-	if (asid < HPU_MMU_NUM_ASIDS && hdev->events->files[asid] == fpriv)
-		hdev->events->files[asid] = NULL;
+	if (asid < HPU_MMU_NUM_ASIDS && hdev->notify->files[asid] == fpriv)
+		hdev->notify->files[asid] = NULL;
 	spin_unlock_irqrestore(&hdev->drm.event_lock, flags);
 }
 
 /**
- * hpu_events_release() - &file_operations.release of the accel node
+ * hpu_notify_release() - &file_operations.release of the accel node
  * @inode: the device node
  * @filp: the file being released
  *
@@ -125,17 +114,17 @@ void hpu_events_file_close(struct hpu_file_priv *fpriv)
  *
  * Return: what drm_release() returns.
  */
-int hpu_events_release(struct inode *inode, struct file *filp)
+int hpu_notify_release(struct inode *inode, struct file *filp)
 {
 	struct drm_file *file = filp->private_data;
 
 	if (file && file->driver_priv)
-		hpu_events_file_close(file->driver_priv);
+		hpu_notify_file_close(file->driver_priv);
 	return drm_release(inode, filp);
 }
 
 /* Queue @p on @fpriv's file, or drop it; drm.event_lock held. */
-static void hpu_events_queue_locked(struct hpu_file_priv *fpriv,
+static void hpu_notify_queue_locked(struct hpu_file_priv *fpriv,
 				    struct drm_pending_event *p,
 				    struct drm_event *e)
 {
@@ -155,7 +144,7 @@ static void hpu_events_queue_locked(struct hpu_file_priv *fpriv,
 }
 
 static struct hpu_pending_error *
-hpu_events_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
+hpu_notify_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
 		       u64 address)
 {
 	struct hpu_pending_error *p;
@@ -177,7 +166,7 @@ hpu_events_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
 }
 
 /**
- * hpu_events_job_error() - tell a file that one of its jobs failed
+ * hpu_notify_job_error() - tell a file that one of its jobs failed
  * @fpriv: the file; the caller keeps it alive (its postclose has not run)
  * @kind: DRM_HPU_ERROR_*
  * @engine: engine index, or U32_MAX for none
@@ -191,7 +180,7 @@ hpu_events_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
  * memory is short or the file's unread events fill its event space, the
  * event is dropped.
  */
-void hpu_events_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
+void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
 			  u32 queue_id, int err, u64 seq, u64 address)
 {
 	struct drm_device *drm = &fpriv->hdev->drm;
@@ -202,18 +191,18 @@ void hpu_events_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
 	if (!READ_ONCE(fpriv->events_enabled))
 		return;
 
-	p = hpu_events_error_alloc(kind, engine, queue_id, err, seq, address);
+	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address);
 
 	spin_lock_irqsave(&drm->event_lock, flags);
 	if (p)
-		hpu_events_queue_locked(fpriv, &p->base, &p->ev.base);
+		hpu_notify_queue_locked(fpriv, &p->base, &p->ev.base);
 	else if (fpriv->events_enabled)
 		fpriv->events_dropped++;
 	spin_unlock_irqrestore(&drm->event_lock, flags);
 }
 
 /**
- * hpu_events_asid_error() - tell the file of an ASID about an error
+ * hpu_notify_asid_error() - tell the file of an ASID about an error
  * @hdev: the device
  * @asid: the address space the error concerns; 0 (the kernel's) and
  *	free ASIDs are ignored
@@ -224,11 +213,11 @@ void hpu_events_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
  * @seq: the job's sequence number on its queue, 0 for none
  * @address: faulting device address, HBM offset or 0
  *
- * Like hpu_events_job_error(), for callers that know the ASID but not
+ * Like hpu_notify_job_error(), for callers that know the ASID but not
  * the file (the event queue, the completion path). Callable from any
  * context.
  */
-void hpu_events_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
+void hpu_notify_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 			   u32 engine, u32 queue_id, int err, u64 seq,
 			   u64 address)
 {
@@ -237,17 +226,17 @@ void hpu_events_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 	struct hpu_file_priv *fpriv;
 	unsigned long flags;
 
-	if (!hdev->events || !asid || asid >= HPU_MMU_NUM_ASIDS)
+	if (!hdev->notify || !asid || asid >= HPU_MMU_NUM_ASIDS)
 		return;
-	if (!READ_ONCE(hdev->events->files[asid]))
+	if (!READ_ONCE(hdev->notify->files[asid]))
 		return;
 
-	p = hpu_events_error_alloc(kind, engine, queue_id, err, seq, address);
+	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address);
 
 	spin_lock_irqsave(&drm->event_lock, flags);
-	fpriv = hdev->events->files[asid];
+	fpriv = hdev->notify->files[asid];
 	if (fpriv && p)
-		hpu_events_queue_locked(fpriv, &p->base, &p->ev.base);
+		hpu_notify_queue_locked(fpriv, &p->base, &p->ev.base);
 	else if (fpriv && fpriv->events_enabled)
 		fpriv->events_dropped++;
 	else
@@ -256,7 +245,7 @@ void hpu_events_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 }
 
 /**
- * hpu_events_reset_notify() - tell every file that the device was reset
+ * hpu_notify_reset() - tell every file that the device was reset
  * @hdev: the device
  * @hard: a hard reset (device state lost) rather than a soft one
  * @gen: the reset generation after the reset
@@ -264,7 +253,7 @@ void hpu_events_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
  * Queues a &struct drm_hpu_event_reset to every open file that enabled
  * events. Callable from any context.
  */
-void hpu_events_reset_notify(struct hpu_device *hdev, bool hard, u64 gen)
+void hpu_notify_reset(struct hpu_device *hdev, bool hard, u64 gen)
 {
 	struct drm_device *drm = &hdev->drm;
 	struct hpu_file_priv *fpriv;
@@ -273,11 +262,11 @@ void hpu_events_reset_notify(struct hpu_device *hdev, bool hard, u64 gen)
 	u64 now = ktime_get_ns();
 	u32 asid;
 
-	if (!hdev->events)
+	if (!hdev->notify)
 		return;
 
 	for (asid = HPU_ASID_FIRST; asid < HPU_MMU_NUM_ASIDS; asid++) {
-		if (!READ_ONCE(hdev->events->files[asid]))
+		if (!READ_ONCE(hdev->notify->files[asid]))
 			continue;
 
 		p = kzalloc(sizeof(*p), GFP_ATOMIC);
@@ -290,9 +279,9 @@ void hpu_events_reset_notify(struct hpu_device *hdev, bool hard, u64 gen)
 		}
 
 		spin_lock_irqsave(&drm->event_lock, flags);
-		fpriv = hdev->events->files[asid];
+		fpriv = hdev->notify->files[asid];
 		if (fpriv && p)
-			hpu_events_queue_locked(fpriv, &p->base, &p->ev.base);
+			hpu_notify_queue_locked(fpriv, &p->base, &p->ev.base);
 		else if (fpriv && fpriv->events_enabled)
 			fpriv->events_dropped++;
 		else
@@ -302,9 +291,11 @@ void hpu_events_reset_notify(struct hpu_device *hdev, bool hard, u64 gen)
 }
 
 /* Drop the file's queued hpu events; drm.event_lock held. */
-static void hpu_events_flush_locked(struct drm_file *file)
+static void hpu_notify_flush_locked(struct drm_file *file)
 {
 	struct drm_pending_event *e, *tmp;
+
+	lockdep_assert_held(&file->minor->dev->event_lock);
 
 	list_for_each_entry_safe(e, tmp, &file->event_list, link) {
 		if (e->event->type != DRM_HPU_EVENT_ERROR &&
@@ -317,7 +308,7 @@ static void hpu_events_flush_locked(struct drm_file *file)
 }
 
 /**
- * hpu_events_ioctl() - DRM_IOCTL_HPU_EVENTS
+ * hpu_notify_ioctl() - DRM_IOCTL_HPU_EVENTS
  * @drm: the DRM device
  * @data: the &struct drm_hpu_events copied in by the DRM core
  * @file: the DRM file
@@ -328,7 +319,7 @@ static void hpu_events_flush_locked(struct drm_file *file)
  * Return: 0; -EINVAL for unknown flags or a non-zero pad; -ENODEV once
  * the device is unplugged.
  */
-int hpu_events_ioctl(struct drm_device *drm, void *data,
+int hpu_notify_ioctl(struct drm_device *drm, void *data,
 		     struct drm_file *file)
 {
 	struct hpu_file_priv *fpriv = file->driver_priv;
@@ -351,7 +342,7 @@ int hpu_events_ioctl(struct drm_device *drm, void *data,
 	spin_lock_irqsave(&drm->event_lock, flags);
 	fpriv->events_enabled = args->flags & DRM_HPU_EVENTS_ENABLE;
 	if (!fpriv->events_enabled)
-		hpu_events_flush_locked(file);
+		hpu_notify_flush_locked(file);
 	spin_unlock_irqrestore(&drm->event_lock, flags);
 
 	drm_dev_exit(idx);

@@ -17,27 +17,16 @@
 
 #include "mock_os.h"
 #include "smi.h"
+#include "smi_run.h"
 
 using hpu::smi::Backend;
 using hpu::test::make_answer;
 using hpu::test::MockOs;
 using hpu::test::ScopedMock;
 
+using hpu::test::run;
+
 namespace {
-
-struct Result {
-    int status;
-    std::string out;
-    std::string err;
-};
-
-Result run(const std::vector<std::string> &args, const Backend &be)
-{
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = hpu::smi::run(args, out, err, be);
-    return {status, out.str(), err.str()};
-}
 
 Backend backend(int &waits)
 {

@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu: hardware streams of the DMA queue managers: rings, doorbells, job
+ * timeouts, restarts, halting at reset and removal, the probe self-test.
+ *
+ * Every stream of every DMA engine has a descriptor ring and a completion
+ * ring in coherent host memory and one drm_gpu_scheduler; a job is one
+ * descriptor. The per-file queues that feed the streams are in
+ * hpu_queue.c. Documentation/driver/submission.md has the whole picture.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include "hpu_accel.h"
+#include "hpu_drv.h"
+#include "hpu_irq.h"
+#include "hpu_job.h"
+#include "hpu_kunit.h"
+#include "hpu_stream.h"
+#include "hpu_reg.h"
+#include "hpu_reset.h"
+
+static unsigned int hpu_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, hpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Default time a job may run before it is stopped and failed with -ETIMEDOUT, in ms (1 to 3600000), read at probe (default 10000); a submission may ask for another");
+
+/* How long a stopped stream may take to finish its packet. */
+#define HPU_STREAM_STOP_TIMEOUT_US	(1000 * USEC_PER_MSEC)
+/* How long the probe self-test waits for its jobs. */
+#define HPU_SELF_TEST_TIMEOUT_MS	5000
+/* How long device release waits for the last jobs to be freed. */
+#define HPU_JOBS_DRAIN_TIMEOUT_MS	10000
+
+static inline u32 hpu_stream_rd(struct hpu_stream *stream, u32 reg)
+{
+	return hpu_rd32(stream->hdev, stream->base + reg);
+}
+
+static inline void hpu_stream_wr(struct hpu_stream *stream, u32 reg, u32 val)
+{
+	hpu_wr32(stream->hdev, stream->base + reg, val);
+}
+
+/* Write @job's descriptor at the producer index. Caller holds the lock. */
+VISIBLE_IF_KUNIT void hpu_stream_put_desc(struct hpu_stream *stream,
+					  struct hpu_job *job)
+{
+	struct hpu_desc *desc;
+
+	lockdep_assert_held(&stream->lock);
+
+	job->slot = stream->pi % HPU_STREAM_ENTRIES;
+	desc = &stream->ring[job->slot];
+
+	desc->cb_addr = cpu_to_le64(job->cb_addr);
+	desc->cb_size = cpu_to_le32(job->cb_size);
+	desc->asid = cpu_to_le16(job->asid);
+	desc->flags = 0;
+	desc->seq = cpu_to_le64(job->seq);
+	desc->reserved = 0;
+	stream->pi++;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_put_desc);
+
+/*
+ * Program the rings and enable the stream, with the completion interrupt.
+ * The device resets PI, CI and CQ_PI to 0 on enable. Caller holds the
+ * lock, or is the only user (probe).
+ */
+static int hpu_stream_hw_enable(struct hpu_stream *stream)
+{
+	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
+	hpu_stream_wr(stream, HPU_QS_RING_LO, lower_32_bits(stream->ring_dma));
+	hpu_stream_wr(stream, HPU_QS_RING_HI, upper_32_bits(stream->ring_dma));
+	hpu_stream_wr(stream, HPU_QS_RING_SIZE, HPU_STREAM_ENTRIES);
+	hpu_stream_wr(stream, HPU_QS_CQ_LO, lower_32_bits(stream->cq_dma));
+	hpu_stream_wr(stream, HPU_QS_CQ_HI, upper_32_bits(stream->cq_dma));
+	hpu_stream_wr(stream, HPU_QS_CQ_SIZE, HPU_STREAM_ENTRIES);
+	hpu_stream_wr(stream, HPU_QS_CTRL, HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN);
+	stream->pi = 0;
+	stream->cq_ci = 0;
+
+	if (hpu_stream_rd(stream, HPU_QS_STATUS) & HPU_QS_STATUS_HALTED)
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Arm the timeout work for the job at the head of the inflight list: the
+ * one the stream executes, since a stream completes its descriptors in
+ * order. Its deadline starts when it becomes the head. Caller holds the
+ * lock; callable from interrupt context.
+ */
+static void hpu_stream_arm_tdr(struct hpu_stream *stream)
+{
+	struct hpu_job *head;
+	unsigned long now = jiffies;
+
+	lockdep_assert_held(&stream->lock);
+
+	head = list_first_entry_or_null(&stream->inflight, struct hpu_job, link);
+	if (!head || !stream->enabled || stream->stopped) {
+		stream->tdr_seq = 0;
+		return;
+	}
+	if (head->seq == stream->tdr_seq)
+		return;
+
+	if (!head->deadline_set) {
+		head->deadline = now + head->timeout;
+		head->deadline_set = true;
+		/* The job starts executing: its file's engine time runs. */
+		head->start_ns = ktime_get_ns();
+	}
+	stream->tdr_seq = head->seq;
+	mod_delayed_work(stream->hdev->qm->tdr_wq, &stream->tdr,
+			 time_after(head->deadline, now) ? head->deadline - now : 0);
+}
+
+/*
+ * Consume the completion records the device has written: move the jobs
+ * they name from the inflight list to @done with their error set. A job
+ * the driver stopped (status ABORTED) without a cancel error is innocent:
+ * it stays on the inflight list, to be put back on the ring when the
+ * stream resumes. Caller holds the lock.
+ */
+static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
+{
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *job, *it;
+	u32 cq_pi, status;
+	u64 seq;
+
+	lockdep_assert_held(&stream->lock);
+
+	cq_pi = hpu_stream_rd(stream, HPU_QS_CQ_PI);
+	if (cq_pi == U32_MAX)
+		return;		/* the device is gone */
+	if (cq_pi - stream->cq_ci > HPU_STREAM_ENTRIES) {
+		dev_err_ratelimited(hdev->drm.dev,
+				    "%s: CQ_PI %u is more than a ring ahead of %u\n",
+				    stream->name, cq_pi, stream->cq_ci);
+		return;
+	}
+
+	/* Read the records only after CQ_PI says they are there. */
+	dma_rmb();
+
+	while (stream->cq_ci != cq_pi) {
+		struct hpu_cqe *cqe = &stream->cq[stream->cq_ci % HPU_STREAM_ENTRIES];
+
+		seq = le64_to_cpu(READ_ONCE(cqe->seq));
+		status = le32_to_cpu(READ_ONCE(cqe->status));
+		stream->cq_ci++;
+
+		/* The device completes a stream's descriptors in order. */
+		job = list_first_entry_or_null(&stream->inflight,
+					       struct hpu_job, link);
+		if (job && job->seq != seq) {
+			job = NULL;
+			list_for_each_entry(it, &stream->inflight, link) {
+				if (it->seq == seq) {
+					job = it;
+					break;
+				}
+			}
+		}
+		if (!job) {
+			dev_err_ratelimited(hdev->drm.dev,
+					    "%s: completion record for unknown seq %llu (status %u)\n",
+					    stream->name, seq, status);
+			continue;
+		}
+
+		if (status == HPU_CQ_ABORTED && !job->cancel_error)
+			continue;	/* stopped by the driver: run it again */
+
+		job->status = status;
+		job->fail_offset = le32_to_cpu(READ_ONCE(cqe->where)) &
+				   HPU_CQE_OFFSET_MASK;
+		job->error = hpu_job_cq_status_to_errno(status);
+		if (job->error && job->cancel_error)
+			job->error = job->cancel_error;
+		job->on_hw = false;
+		list_move_tail(&job->link, done);
+	}
+}
+
+/**
+ * hpu_stream_submit() - put a job on the hardware
+ * @stream: the job's stream
+ * @job: the job, with its hardware fence allocated but not initialised
+ *
+ * Assigns the job the stream's next sequence number, initialises its
+ * hardware fence with it, writes the descriptor and rings the doorbell.
+ * While a restart or reset owns the stream, the job only joins the
+ * inflight list; its descriptor is written when the stream resumes.
+ * Called by run_job only, inside drm_dev_enter(); the scheduler never has
+ * more jobs on the stream than the ring has entries.
+ *
+ * Return: 0, or -ENODEV if the stream has been shut down (the fence is
+ * then left uninitialised).
+ */
+int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (!stream->enabled) {
+		spin_unlock_irqrestore(&stream->lock, flags);
+		return -ENODEV;
+	}
+
+	job->seq = ++stream->seq;
+	dma_fence_init(job->hw_fence, &hpu_hw_fence_ops, &stream->fence_lock,
+		       stream->fence_ctx, job->seq);
+	job->hw_fence_init = true;
+	job->on_hw = true;
+	list_add_tail(&job->link, &stream->inflight);
+
+	if (!stream->stopped) {
+		hpu_stream_put_desc(stream, job);
+		/* writel() orders the descriptor before the doorbell. */
+		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+		hpu_stream_arm_tdr(stream);
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	return 0;
+}
+
+/**
+ * hpu_stream_process() - signal the jobs the device has completed
+ * @stream: the stream
+ *
+ * Called from the engine's interrupt handler (hard interrupt context).
+ */
+static void hpu_stream_process(struct hpu_stream *stream)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled && !stream->stopped) {
+		hpu_stream_reap(stream, &done);
+		hpu_stream_arm_tdr(stream);
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	hpu_jobs_signal(&done);
+}
+
+/*
+ * Disable the stream and take its rings over: the interrupt handler
+ * consumes nothing until hpu_stream_resume_locked(). The device stops the
+ * stream at the next packet boundary; the descriptor in flight completes
+ * ABORTED. Caller holds the lock.
+ */
+static void hpu_stream_halt_locked(struct hpu_stream *stream)
+{
+	lockdep_assert_held(&stream->lock);
+
+	stream->stopped = true;
+	stream->tdr_seq = 0;
+	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
+}
+
+/*
+ * Wait until a halted stream is idle. May sleep.
+ *
+ * Return: 0; -EBUSY if the stream is hung (watchdog) or does not stop,
+ * which only a soft or hard reset cures.
+ */
+static int hpu_stream_wait_idle(struct hpu_stream *stream)
+{
+	u32 status;
+	int ret;
+
+	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
+			 status == U32_MAX ||
+			 (status & (HPU_QS_STATUS_IDLE | HPU_QS_STATUS_HUNG)),
+			 HPU_STREAM_STOP_TIMEOUT_US);
+	/* All ones is idle only if the device is gone, not in reset. */
+	if (!ret && status == U32_MAX &&
+	    !pci_device_is_present(stream->hdev->pdev))
+		return 0;
+	if (!ret && status != U32_MAX && (status & HPU_QS_STATUS_IDLE))
+		return 0;
+
+	drm_warn(&stream->hdev->drm, "%s: stream %s (STATUS 0x%08x)\n",
+		 stream->name, ret ? "did not stop" :
+		 status == U32_MAX ? "reads all ones (in reset)" : "is hung",
+		 status);
+	return -EBUSY;
+}
+
+/*
+ * Resume a halted stream: fail the inflight jobs that carry a cancel
+ * error (all of them with @fail_all if non-zero), re-enable the stream
+ * and write the descriptors of the others to the fresh ring, in their
+ * order, so they are not lost. Caller holds the lock.
+ */
+static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
+				     struct list_head *done)
+{
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *job, *tmp;
+	int ret;
+
+	lockdep_assert_held(&stream->lock);
+
+	ret = hpu_stream_hw_enable(stream);
+	if (ret)
+		drm_err(&hdev->drm, "%s: stream halted when re-enabled, failing its jobs\n",
+			stream->name);
+
+	list_for_each_entry_safe(job, tmp, &stream->inflight, link) {
+		if (fail_all || ret || job->cancel_error) {
+			job->on_hw = false;
+			job->status = HPU_CQ_ABORTED;
+			job->error = fail_all ? fail_all :
+				     ret ? -EIO : job->cancel_error;
+			list_move_tail(&job->link, done);
+		} else {
+			hpu_stream_put_desc(stream, job);
+			job->deadline_set = false;
+			job->start_ns = 0;
+			atomic64_inc(&hdev->reset->stats.resubmitted);
+		}
+	}
+	if (!ret && stream->pi)
+		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	stream->stopped = false;
+	stream->tdr_seq = 0;
+	hpu_stream_arm_tdr(stream);
+}
+
+/*
+ * Stop the stream, consume the completions that arrived meanwhile, fail
+ * the jobs marked with a cancel error and restart the stream with the
+ * others. If the stream does not stop (hung), it stays halted with its
+ * jobs until a soft reset, which the caller schedules. Caller holds the
+ * reset lock (read), the recover lock and is inside drm_dev_enter(). May
+ * sleep.
+ *
+ * Return: 0, or -EBUSY if the stream did not stop.
+ */
+static int hpu_stream_restart(struct hpu_stream *stream)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+	int ret;
+
+	lockdep_assert_held(&stream->recover_lock);
+	lockdep_assert_held_read(&stream->hdev->reset->sem);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (!stream->enabled || stream->stopped) {
+		/* Gone, or halted waiting for a reset that will see to it. */
+		spin_unlock_irqrestore(&stream->lock, flags);
+		return stream->enabled ? -EBUSY : 0;
+	}
+	hpu_stream_halt_locked(stream);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	ret = hpu_stream_wait_idle(stream);
+
+	spin_lock_irqsave(&stream->lock, flags);
+	hpu_stream_reap(stream, &done);
+	if (!ret)
+		hpu_stream_resume_locked(stream, 0, &done);
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	hpu_jobs_signal(&done);
+	return ret;
+}
+
+/*
+ * Per-job timeout: the job at the head of the stream has run past its
+ * deadline. Mark it -ETIMEDOUT and restart the stream without it; the
+ * jobs queued behind it (of any queue) are put back and go on. A stream
+ * that does not stop is left to a soft reset.
+ */
+static void hpu_stream_tdr_work(struct work_struct *work)
+{
+	struct hpu_stream *stream = container_of(to_delayed_work(work),
+						 struct hpu_stream, tdr);
+	struct hpu_device *hdev = stream->hdev;
+	struct hpu_job *head;
+	unsigned long flags;
+	bool expired = false;
+	u64 seq = 0, cb = 0;
+	u32 ms = 0, asid = 0;
+	bool fence_cookie;
+	int idx;
+
+	/* A timed-out job's fence signals only through this work. */
+	fence_cookie = dma_fence_begin_signalling();
+	hpu_reset_read_lock(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		goto out_unlock;
+
+	mutex_lock(&stream->recover_lock);
+	spin_lock_irqsave(&stream->lock, flags);
+	head = list_first_entry_or_null(&stream->inflight, struct hpu_job, link);
+	if (head && stream->enabled && !stream->stopped && head->deadline_set) {
+		if (time_after_eq(jiffies, head->deadline)) {
+			expired = true;
+			head->cancel_error = -ETIMEDOUT;
+			seq = head->seq;
+			cb = head->cb_addr;
+			asid = head->asid;
+			ms = jiffies_to_msecs(head->timeout);
+		} else {
+			stream->tdr_seq = 0;
+			hpu_stream_arm_tdr(stream);
+		}
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	if (expired) {
+		atomic64_inc(&stream->timeouts);
+		atomic64_inc(&hdev->reset->stats.job_timeouts);
+		dev_warn_ratelimited(hdev->drm.dev,
+				     "%s: job %llu (asid %u, cb 0x%llx) timed out after %u ms, stopping it\n",
+				     stream->name, seq, asid, cb, ms);
+		if (hpu_stream_restart(stream))
+			hpu_reset_schedule(hdev, HPU_RESET_SOFT,
+					   "a timed-out job's stream did not stop");
+	}
+	mutex_unlock(&stream->recover_lock);
+	drm_dev_exit(idx);
+out_unlock:
+	hpu_reset_read_unlock(hdev);
+	dma_fence_end_signalling(fence_cookie);
+}
+
+/**
+ * hpu_stream_cancel_queue() - cancel a queue's jobs on the hardware
+ * @stream: the queue's stream
+ * @queue: the queue, being destroyed
+ *
+ * Cancels the jobs of @queue that are in @stream's ring, with -ECANCELED:
+ * a job not started yet gets a descriptor the device refuses (cb_size 0)
+ * so it completes at once without running; if the running job is the
+ * queue's, the stream is stopped and restarted without the queue's jobs.
+ * Jobs of other queues are not touched (a job may still complete normally
+ * if the device started it meanwhile). A stream that does not stop is
+ * left to a soft reset. May sleep.
+ */
+void hpu_stream_cancel_queue(struct hpu_stream *stream,
+			     struct hpu_queue *queue)
+{
+	struct hpu_device *hdev = stream->hdev;
+	bool head = true, restart = false, fence_cookie;
+	unsigned long flags;
+	struct hpu_job *job;
+	int idx;
+
+	/* The closing queue's fences signal through this. */
+	fence_cookie = dma_fence_begin_signalling();
+	hpu_reset_read_lock(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		hpu_reset_read_unlock(hdev);
+		dma_fence_end_signalling(fence_cookie);
+		return;		/* hpu_streams_fini() fails everything */
+	}
+
+	mutex_lock(&stream->recover_lock);
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled) {
+		list_for_each_entry(job, &stream->inflight, link) {
+			if (job->queue == queue) {
+				job->cancel_error = -ECANCELED;
+				if (head)
+					restart = true;
+				else if (!stream->stopped)
+					WRITE_ONCE(stream->ring[job->slot].cb_size, 0);
+			}
+			head = false;
+		}
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+
+	if (restart && hpu_stream_restart(stream))
+		hpu_reset_schedule(hdev, HPU_RESET_SOFT,
+				   "a cancelled job's stream did not stop");
+	mutex_unlock(&stream->recover_lock);
+	drm_dev_exit(idx);
+	hpu_reset_read_unlock(hdev);
+	dma_fence_end_signalling(fence_cookie);
+}
+
+/**
+ * hpu_streams_reset_prepare() - stop every stream before a reset
+ * @hdev: the device; the caller holds &hpu_reset.sem for writing and is
+ *	inside drm_dev_enter()
+ *
+ * Stops the schedulers' submission work, halts every stream and, for a
+ * soft reset, marks the job at the head of each hung stream (watchdog,
+ * STATUS.HUNG) guilty (-ETIMEDOUT) and waits for the other streams to
+ * stop. Signals the jobs that completed meanwhile; the others stay on
+ * their streams for hpu_streams_reset_finish(). May sleep.
+ *
+ * @hard: a hard reset follows (nothing is waited for: it stops the
+ *	streams at once).
+ */
+void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e, s;
+	unsigned long flags;
+
+	lockdep_assert_held_write(&hdev->reset->sem);
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			struct hpu_job *head;
+			u32 status;
+
+			spin_lock_irqsave(&stream->lock, flags);
+			if (!stream->enabled) {
+				spin_unlock_irqrestore(&stream->lock, flags);
+				continue;
+			}
+			status = hpu_stream_rd(stream, HPU_QS_STATUS);
+			head = list_first_entry_or_null(&stream->inflight,
+							struct hpu_job, link);
+			if (!hard && head && status != U32_MAX &&
+			    (status & HPU_QS_STATUS_HUNG)) {
+				if (!head->cancel_error)
+					head->cancel_error = -ETIMEDOUT;
+				head->hung = true;
+				atomic64_inc(&hdev->reset->stats.hung_jobs);
+				drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the stream, failing it\n",
+					 stream->name, head->seq, head->asid,
+					 head->cb_addr);
+			}
+			hpu_stream_halt_locked(stream);
+			spin_unlock_irqrestore(&stream->lock, flags);
+		}
+	}
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			u32 status;
+			LIST_HEAD(done);
+
+			if (!stream->enabled)
+				continue;
+			/* Hung streams let go only at the reset itself. */
+			if (!hard)
+				hpu_poll32(hdev, stream->base + HPU_QS_STATUS,
+					   status, status == U32_MAX ||
+					   (status & (HPU_QS_STATUS_IDLE |
+						      HPU_QS_STATUS_HUNG)),
+					   HPU_STREAM_STOP_TIMEOUT_US);
+
+			spin_lock_irqsave(&stream->lock, flags);
+			hpu_stream_reap(stream, &done);
+			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_jobs_signal(&done);
+		}
+	}
+}
+
+/**
+ * hpu_streams_reset_finish() - restart every stream after a reset
+ * @hdev: the device, reset; the caller holds &hpu_reset.sem for writing
+ * @hard: the reset was a hard one: every job still on a stream is failed
+ *	with -ECANCELED (the device lost its state). After a soft reset only
+ *	the jobs marked guilty or cancelled fail; the others are put back
+ *	on their streams in their order.
+ * @dead: the reset failed and the device is unusable: fail every job
+ *	with -ENODEV and shut the streams down without touching the device.
+ *
+ * Then restarts the schedulers' submission work. May sleep.
+ */
+void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e, s;
+	unsigned long flags;
+
+	lockdep_assert_held_write(&hdev->reset->sem);
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			struct hpu_job *job;
+			LIST_HEAD(done);
+
+			spin_lock_irqsave(&stream->lock, flags);
+			if (!stream->enabled) {
+				spin_unlock_irqrestore(&stream->lock, flags);
+				continue;
+			}
+			if (hard || dead)
+				list_for_each_entry(job, &stream->inflight, link)
+					job->lost = true;
+			if (dead) {
+				while ((job = list_first_entry_or_null(&stream->inflight,
+								       struct hpu_job, link))) {
+					job->on_hw = false;
+					job->error = -ENODEV;
+					list_move_tail(&job->link, &done);
+				}
+				stream->enabled = false;
+				stream->stopped = false;
+			} else {
+				hpu_stream_resume_locked(stream,
+							 hard ? -ECANCELED : 0,
+							 &done);
+			}
+			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_jobs_signal(&done);
+		}
+	}
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			drm_sched_wqueue_start(&qm->engines[e].streams[s].sched);
+}
+
+/*
+ * Shut the stream down for good (device removal or failed probe), once
+ * hpu_streams_fini() has halted it and waited for it: signal what completed
+ * and fail everything else with -ENODEV. Later run_job calls fail the job
+ * without touching the device. May sleep.
+ */
+static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
+{
+	unsigned long flags;
+	struct hpu_job *job;
+	LIST_HEAD(done);
+
+	if (stream->enabled) {
+		spin_lock_irqsave(&stream->lock, flags);
+		if (present)
+			hpu_stream_reap(stream, &done);
+		while ((job = list_first_entry_or_null(&stream->inflight,
+						       struct hpu_job, link))) {
+			job->on_hw = false;
+			job->error = -ENODEV;
+			list_move_tail(&job->link, &done);
+		}
+		stream->enabled = false;
+		stream->stopped = false;
+		spin_unlock_irqrestore(&stream->lock, flags);
+
+		hpu_jobs_signal(&done);
+	}
+
+	/* Not re-armed once the stream is disabled. */
+	if (stream->hdev)
+		cancel_delayed_work_sync(&stream->tdr);
+}
+
+static irqreturn_t hpu_dma_irq(int irq, void *arg)
+{
+	struct hpu_engine *engine = arg;
+	unsigned int s;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++)
+		hpu_stream_process(&engine->streams[s]);
+
+	return IRQ_HANDLED;
+}
+
+/* drmm action: runs when the DRM device is released (no file is open). */
+static void hpu_streams_release(struct drm_device *drm, void *arg)
+{
+	struct hpu_qm *qm = arg;
+	unsigned int e, s;
+
+	/* Freed jobs are the scheduler's: let its workers finish them. */
+	if (!wait_event_timeout(qm->jobs_wq, !atomic_read(&qm->jobs),
+				msecs_to_jiffies(HPU_JOBS_DRAIN_TIMEOUT_MS)))
+		drm_err(drm, "%d jobs still allocated at release\n",
+			atomic_read(&qm->jobs));
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+			if (stream->sched_ready)
+				drm_sched_fini(&stream->sched);
+		}
+	}
+
+	destroy_workqueue(qm->tdr_wq);
+	destroy_workqueue(qm->wq);
+}
+
+static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
+{
+	struct hpu_device *hdev = qm->hdev;
+	struct hpu_stream *stream = &qm->engines[e].streams[s];
+	struct device *dev = hdev->drm.dev;
+	int ret;
+
+	stream->hdev = hdev;
+	stream->base = HPU_REG_QM_STREAM(e, s);
+	stream->engine = e;
+	stream->index = s;
+	snprintf(stream->name, sizeof(stream->name), "dma%u.%u", e, s);
+	spin_lock_init(&stream->lock);
+	spin_lock_init(&stream->fence_lock);
+	drmm_mutex_init(&hdev->drm, &stream->recover_lock);
+	INIT_LIST_HEAD(&stream->inflight);
+	INIT_DELAYED_WORK(&stream->tdr, hpu_stream_tdr_work);
+	stream->fence_ctx = dma_fence_context_alloc(1);
+
+	stream->ring = dmam_alloc_coherent(dev, HPU_STREAM_ENTRIES * HPU_DESC_SIZE,
+					   &stream->ring_dma, GFP_KERNEL);
+	stream->cq = dmam_alloc_coherent(dev, HPU_STREAM_ENTRIES * HPU_CQE_SIZE,
+					 &stream->cq_dma, GFP_KERNEL);
+	if (!stream->ring || !stream->cq)
+		return -ENOMEM;
+
+	/*
+	 * No scheduler timeout: every job has its own, enforced by the
+	 * stream's timeout work (hpu_stream_tdr_work()).
+	 */
+	ret = drm_sched_init(&stream->sched, &hpu_sched_ops, qm->wq,
+			     DRM_SCHED_PRIORITY_COUNT, HPU_STREAM_ENTRIES, 0,
+			     MAX_SCHEDULE_TIMEOUT, NULL, NULL, stream->name,
+			     dev);
+	if (ret) {
+		drm_err(&hdev->drm, "%s: cannot initialise the scheduler: %d\n",
+			stream->name, ret);
+		return ret;
+	}
+	stream->sched_ready = true;
+
+	return 0;
+}
+
+/**
+ * hpu_streams_init() - set up the queue managers of every DMA engine
+ * @hdev: the device, soft reset, with its MSI-X vectors allocated
+ *
+ * Allocates the rings and schedulers of every stream, installs the
+ * engines' completion interrupts and enables the streams. The schedulers
+ * live until the DRM device is released; the rings until the device is
+ * unbound. May sleep.
+ *
+ * Return: 0 or a negative error code, with the reason logged.
+ */
+int hpu_streams_init(struct hpu_device *hdev)
+{
+	struct drm_device *drm = &hdev->drm;
+	unsigned int e, s;
+	struct hpu_qm *qm;
+	int ret;
+
+	qm = drmm_kzalloc(drm, sizeof(*qm), GFP_KERNEL);
+	if (!qm)
+		return -ENOMEM;
+
+	qm->hdev = hdev;
+	qm->num_engines = min_t(unsigned int, hdev->id.num_dma,
+				HPU_MAX_DMA_ENGINES);
+	if (hdev->id.num_dma > HPU_MAX_DMA_ENGINES)
+		drm_info(drm, "using %u of %u DMA engines\n",
+			 qm->num_engines, hdev->id.num_dma);
+	qm->timeout_ms = clamp(hpu_job_timeout_ms, 1U, HPU_JOB_TIMEOUT_MAX_MS);
+	atomic_set(&qm->jobs, 0);
+	init_waitqueue_head(&qm->jobs_wq);
+
+	qm->wq = alloc_ordered_workqueue("hpu-sched-%s", WQ_MEM_RECLAIM,
+					 pci_name(hdev->pdev));
+	if (!qm->wq)
+		return -ENOMEM;
+	qm->tdr_wq = alloc_workqueue("hpu-tdr-%s", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				     0, pci_name(hdev->pdev));
+	if (!qm->tdr_wq) {
+		destroy_workqueue(qm->wq);
+		return -ENOMEM;
+	}
+
+	ret = drmm_add_action_or_reset(drm, hpu_streams_release, qm);
+	if (ret)
+		return ret;
+	hdev->qm = qm;
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			ret = hpu_stream_init(qm, e, s);
+			if (ret)
+				return ret;
+		}
+
+		ret = hpu_irq_request(hdev, HPU_VEC_DMA(e), hpu_dma_irq,
+				      &qm->engines[e], "dma");
+		if (ret)
+			return ret;
+	}
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			unsigned long flags;
+
+			spin_lock_irqsave(&stream->lock, flags);
+			ret = hpu_stream_hw_enable(stream);
+			if (!ret)
+				stream->enabled = true;
+			spin_unlock_irqrestore(&stream->lock, flags);
+			if (ret) {
+				drm_err(drm, "%s: stream halted when enabled (STATUS 0x%08x)\n",
+					stream->name,
+					hpu_stream_rd(stream, HPU_QS_STATUS));
+				hpu_streams_fini(hdev);
+				return ret;
+			}
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * hpu_streams_fini() - stop every stream before the device is unbound
+ * @hdev: the device, being removed (before drm_dev_unplug(), which then
+ *	never waits behind a job) or a failed probe; no reset runs any more
+ *	(hpu_reset_fini()). Ioctls may still run: jobs they push later fail
+ *	-ENODEV at run_job without touching the device.
+ *
+ * Disables every stream and waits for them to stop, signals the jobs
+ * that completed and fails the others with -ENODEV. A stream that does
+ * not stop may still run a job: bus mastering is turned off before any
+ * fence signals, so that the job's host pages cannot be reached once
+ * they go back to the kernel (nothing allocates the device's HBM after
+ * this). The schedulers stay until the DRM device is released, so files
+ * still open can tear their queues down. May sleep.
+ */
+void hpu_streams_fini(struct hpu_device *hdev)
+{
+	struct hpu_qm *qm = hdev->qm;
+	bool present, busy = false, fence_cookie;
+	unsigned int e, s, stuck = 0;
+	unsigned long flags;
+
+	if (!qm)
+		return;
+
+	/* The fences of the jobs on the streams signal through this. */
+	fence_cookie = dma_fence_begin_signalling();
+	present = hpu_rd32(hdev, HPU_REG_MAGIC) != U32_MAX;
+	if (present) {
+		for (e = 0; e < qm->num_engines; e++) {
+			for (s = 0; s < HPU_QM_STREAMS; s++) {
+				struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+				if (!stream->hdev)
+					continue;	/* never initialised */
+				/*
+				 * After a restart in progress: once halted, no
+				 * restart resumes the stream (it finds it
+				 * stopped; resets are over).
+				 */
+				mutex_lock(&stream->recover_lock);
+				spin_lock_irqsave(&stream->lock, flags);
+				if (stream->enabled)
+					hpu_stream_halt_locked(stream);
+				spin_unlock_irqrestore(&stream->lock, flags);
+				mutex_unlock(&stream->recover_lock);
+			}
+		}
+		for (e = 0; e < qm->num_engines; e++) {
+			for (s = 0; s < HPU_QM_STREAMS; s++) {
+				struct hpu_stream *stream = &qm->engines[e].streams[s];
+
+				if (stream->enabled && hpu_stream_wait_idle(stream)) {
+					busy = true;
+					stuck++;
+				}
+			}
+		}
+	}
+	if (busy) {
+		drm_err(&hdev->drm, "%u streams did not stop at shutdown: bus mastering turned off before their jobs fail\n",
+			stuck);
+		pci_clear_master(hdev->pdev);
+		/* The removal resets the function before letting go of it. */
+		hpu_reset_set_unquiet(hdev);
+	}
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			hpu_stream_shutdown(&qm->engines[e].streams[s], present);
+	dma_fence_end_signalling(fence_cookie);
+}
+
+/* Command buffer of the self-test: NOP, then WRITE_VALUE to host memory. */
+#define HPU_SELF_TEST_CB_SIZE		24
+#define HPU_SELF_TEST_CB_STRIDE		32
+#define HPU_SELF_TEST_RESULT_OFFSET	2048
+#define HPU_SELF_TEST_MAGIC		0x5e1f7e00
+
+/**
+ * hpu_streams_self_test() - run a kernel job on every stream
+ * @hdev: the device, with its streams enabled
+ *
+ * Submits, on every stream, an ASID-0 command buffer in host memory made
+ * of a NOP and a WRITE_VALUE to host memory, through the same scheduler
+ * path as user jobs, and checks that every job completes without error
+ * and that every value arrived. May sleep.
+ *
+ * Return: 0, -EIO if a job failed or a value is wrong, or another
+ * negative error code.
+ */
+int hpu_streams_self_test(struct hpu_device *hdev)
+{
+	struct hpu_qm *qm = hdev->qm;
+	struct drm_device *drm = &hdev->drm;
+	unsigned int n = qm->num_engines * HPU_QM_STREAMS;
+	struct drm_sched_entity *entities;
+	struct dma_fence **fences;
+	unsigned int i, started = 0;
+	dma_addr_t buf_dma;
+	__le32 *cb;
+	void *buf;
+	long left;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	BUILD_BUG_ON(HPU_MAX_DMA_ENGINES * HPU_QM_STREAMS * HPU_SELF_TEST_CB_STRIDE >
+		     HPU_SELF_TEST_RESULT_OFFSET);
+
+	buf = dma_alloc_coherent(drm->dev, SZ_4K, &buf_dma, GFP_KERNEL);
+	entities = kcalloc(n, sizeof(*entities), GFP_KERNEL);
+	fences = kcalloc(n, sizeof(*fences), GFP_KERNEL);
+	if (!buf || !entities || !fences) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct hpu_stream *stream =
+			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+		struct drm_gpu_scheduler *sched = &stream->sched;
+		u64 result = buf_dma + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+		u64 cb_dma = buf_dma + HPU_SELF_TEST_CB_STRIDE * i;
+		struct hpu_job *job;
+
+		cb = buf + HPU_SELF_TEST_CB_STRIDE * i;
+		cb[0] = cpu_to_le32(HPU_PKT_NOP);
+		cb[1] = 0;
+		cb[2] = cpu_to_le32(HPU_PKT_WRITE_VALUE);
+		cb[3] = cpu_to_le32(HPU_SELF_TEST_MAGIC | i);
+		cb[4] = cpu_to_le32(lower_32_bits(HPU_ADDR_HOST | result));
+		cb[5] = cpu_to_le32(upper_32_bits(HPU_ADDR_HOST | result));
+
+		ret = drm_sched_entity_init(&entities[i], DRM_SCHED_PRIORITY_KERNEL,
+					    &sched, 1, NULL);
+		if (ret)
+			break;
+		started++;
+
+		ret = hpu_job_create(qm, &entities[i], NULL, 0,
+				     HPU_ADDR_HOST | cb_dma,
+				     HPU_SELF_TEST_CB_SIZE, &job);
+		if (ret)
+			break;
+
+		drm_sched_job_arm(&job->base);
+		fences[i] = dma_fence_get(&job->base.s_fence->finished);
+		drm_sched_entity_push_job(&job->base);
+	}
+
+	for (i = 0; i < started; i++) {
+		struct hpu_stream *stream =
+			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+		u32 *result = buf + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+
+		if (!fences[i])
+			continue;
+
+		left = dma_fence_wait_timeout(fences[i], false,
+					      msecs_to_jiffies(HPU_SELF_TEST_TIMEOUT_MS));
+		if (left <= 0) {
+			drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x)\n",
+				stream->name, HPU_SELF_TEST_TIMEOUT_MS,
+				hpu_stream_rd(stream, HPU_QS_CI),
+				hpu_stream_rd(stream, HPU_QS_CQ_PI),
+				hpu_stream_rd(stream, HPU_QS_STATUS));
+			ret = -EIO;
+		} else if (fences[i]->error) {
+			drm_err(drm, "self-test: job on %s failed: %d\n",
+				stream->name, fences[i]->error);
+			ret = -EIO;
+		} else if (READ_ONCE(*result) != (HPU_SELF_TEST_MAGIC | i)) {
+			drm_err(drm, "self-test: job on %s completed but wrote 0x%08x, expected 0x%08x\n",
+				stream->name, READ_ONCE(*result),
+				HPU_SELF_TEST_MAGIC | i);
+			ret = -EIO;
+		}
+	}
+
+	/*
+	 * Destroying an entity waits until its job has been handed to the
+	 * stream; a job the device never completes is failed by the timeout
+	 * handler or by hpu_streams_fini(), so the fences below always signal.
+	 */
+	for (i = 0; i < started; i++)
+		drm_sched_entity_destroy(&entities[i]);
+	if (ret)
+		hpu_streams_fini(hdev);
+	for (i = 0; i < started; i++) {
+		if (fences[i]) {
+			dma_fence_wait(fences[i], false);
+			dma_fence_put(fences[i]);
+		}
+	}
+	if (!ret)
+		drm_dbg_driver(drm, "self-test: %u streams ran a kernel job\n", n);
+
+out_free:
+	kfree(fences);
+	kfree(entities);
+	if (buf)
+		dma_free_coherent(drm->dev, SZ_4K, buf, buf_dma);
+	return ret;
+}
+
+/**
+ * hpu_stream_pick() - the stream a new queue goes on
+ * @qm: the queue managers
+ * @engine: DMA engine index, below &hpu_qm.num_engines
+ *
+ * Return: the stream of @engine with the fewest queues; ties go to the
+ * lowest.
+ */
+struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine)
+{
+	struct hpu_stream *best = NULL;
+	unsigned int s;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		struct hpu_stream *stream = &qm->engines[engine].streams[s];
+
+		if (!best || atomic_read(&stream->num_queues) <
+			     atomic_read(&best->num_queues))
+			best = stream;
+	}
+
+	return best;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu: hardware streams of the DMA queue managers.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_STREAM_H__
+#define __HPU_STREAM_H__
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "hpu_regs.h"
+
+struct dma_fence;
+struct hpu_device;
+struct hpu_job;
+struct hpu_queue;
+
+/* DMA engines the driver drives: vectors 2..9 of the spec. */
+#define HPU_MAX_DMA_ENGINES	8
+
+/*
+ * Descriptors per stream, and completion records per stream (the same
+ * number, so the completion ring can never overflow: the scheduler never
+ * has more than this many jobs of a stream on the hardware).
+ */
+#define HPU_STREAM_ENTRIES	256
+
+/**
+ * struct hpu_desc - a descriptor in a stream's ring (32 bytes)
+ * @cb_addr: command buffer address in @asid's address space.
+ * @cb_size: command buffer bytes, a multiple of 8, 8 to 1 MiB.
+ * @asid: address space of the command buffer and its packets.
+ * @flags: zero.
+ * @seq: copied to the completion record.
+ * @reserved: zero.
+ */
+struct hpu_desc {
+	__le64 cb_addr;
+	__le32 cb_size;
+	__le16 asid;
+	__le16 flags;
+	__le64 seq;
+	__le64 reserved;
+} __packed;
+
+/**
+ * struct hpu_cqe - a record in a stream's completion ring (16 bytes)
+ * @seq: from the descriptor.
+ * @status: HPU_CQ_*.
+ * @where: [23:0] byte offset in the command buffer of the failed packet
+ *	(HPU_CQE_OFFSET_MASK), [27:24] engine, [31:28] stream (spec version 5).
+ */
+struct hpu_cqe {
+	__le64 seq;
+	__le32 status;
+	__le32 where;
+} __packed;
+
+static_assert(sizeof(struct hpu_desc) == HPU_DESC_SIZE);
+static_assert(sizeof(struct hpu_cqe) == HPU_CQE_SIZE);
+
+/**
+ * struct hpu_stream - one hardware stream of a DMA queue manager
+ * @hdev: the device.
+ * @base: BAR0 offset of the stream's register block.
+ * @engine: DMA engine index.
+ * @index: stream index within the engine.
+ * @name: "dma<engine>.<index>", the scheduler and fence timeline name.
+ * @sched: the scheduler feeding this stream; one job is one descriptor.
+ *	Initialised at probe, torn down when the DRM device is released
+ *	(after the last file is closed), so entities never outlive it.
+ * @sched_ready: @sched was initialised.
+ * @ring: descriptor ring (@HPU_STREAM_ENTRIES entries, coherent DMA).
+ * @ring_dma: bus address of @ring.
+ * @cq: completion ring (@HPU_STREAM_ENTRIES entries, coherent DMA).
+ * @cq_dma: bus address of @cq.
+ * @fence_ctx: dma_fence context of the stream's hardware fences.
+ * @fence_lock: lock of the hardware fences (dma_fence internal use only).
+ * @recover_lock: serialises stream restarts (timeout recovery, cancelling
+ *	a closing queue's jobs); held while sleeping for the stream to stop.
+ *	Taken inside &hpu_reset.sem (read), never by a reset.
+ * @lock: protects @enabled, @stopped, @pi, @cq_ci, @seq, @inflight and
+ *	@tdr_seq, and orders ring writes with the doorbell. Taken in hard
+ *	interrupt context, so elsewhere with interrupts off. Never held while
+ *	a fence is signalled.
+ * @enabled: the stream is programmed and enabled; cleared (under @lock)
+ *	when the device goes away, after which nothing touches the rings.
+ * @stopped: a restart or a reset has disabled the stream and owns its
+ *	rings: the interrupt handler consumes nothing, new jobs only join
+ *	@inflight (their descriptors are written when the stream resumes).
+ * @tdr: per-job timeout: runs at the deadline of the job at the head of
+ *	@inflight (the one the stream is executing).
+ * @tdr_seq: sequence number of the job @tdr is armed for, 0 for none.
+ * @pi: descriptors written since the stream was last enabled.
+ * @cq_ci: completion records consumed since the stream was last enabled.
+ * @seq: last sequence number handed to a descriptor (from 1).
+ * @inflight: jobs whose descriptor is in the ring and whose completion
+ *	has not been consumed, oldest first (&hpu_job.link).
+ * @num_queues: queues (entities) placed on this stream, for balancing.
+ * @completed: jobs completed on this stream since probe.
+ * @failed: of those, jobs that completed with an error.
+ * @timeouts: jobs that timed out on this stream.
+ */
+struct hpu_stream {
+	struct hpu_device *hdev;
+	u32 base;
+	u8 engine;
+	u8 index;
+	char name[16];
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+	struct hpu_desc *ring;
+	dma_addr_t ring_dma;
+	struct hpu_cqe *cq;
+	dma_addr_t cq_dma;
+	u64 fence_ctx;
+	/* lock of the hardware fences */
+	spinlock_t fence_lock;
+	/* serialises restarts of the stream */
+	struct mutex recover_lock;
+	/* protects enabled, stopped, pi, cq_ci, seq, inflight, tdr_seq; irq-safe */
+	spinlock_t lock;
+	bool enabled;
+	bool stopped;
+	struct delayed_work tdr;
+	u64 tdr_seq;
+	u32 pi;
+	u32 cq_ci;
+	u64 seq;
+	struct list_head inflight;
+	atomic_t num_queues;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t timeouts;
+};
+
+/**
+ * struct hpu_engine - one DMA engine: its queue manager's streams
+ * @streams: the streams.
+ */
+struct hpu_engine {
+	struct hpu_stream streams[HPU_QM_STREAMS];
+};
+
+/**
+ * struct hpu_qm - the queue managers of one device
+ * @hdev: the device.
+ * @num_engines: DMA engines in use, at most HPU_MAX_DMA_ENGINES.
+ * @timeout_ms: default job timeout in ms, from the job_timeout_ms
+ *	parameter at probe; a submission may ask for another.
+ * @wq: ordered workqueue that runs every stream's scheduler work.
+ * @tdr_wq: workqueue of the per-stream job timeout work (&hpu_stream.tdr).
+ * @jobs: jobs allocated and not yet freed; the device waits for it to
+ *	drop to zero before it tears the schedulers down.
+ * @jobs_wq: woken when @jobs drops to zero.
+ * @engines: the engines.
+ *
+ * Allocated with drmm_kzalloc(): it lives until the DRM device is
+ * released, which is after every file (and so every queue) is gone.
+ */
+struct hpu_qm {
+	struct hpu_device *hdev;
+	unsigned int num_engines;
+	u32 timeout_ms;
+	struct workqueue_struct *wq;
+	struct workqueue_struct *tdr_wq;
+	atomic_t jobs;
+	wait_queue_head_t jobs_wq;
+	struct hpu_engine engines[HPU_MAX_DMA_ENGINES];
+};
+
+int hpu_streams_init(struct hpu_device *hdev);
+void hpu_streams_fini(struct hpu_device *hdev);
+int hpu_streams_self_test(struct hpu_device *hdev);
+
+/* Longest per-submission timeout, &drm_hpu_submit.timeout_ms. */
+#define HPU_JOB_TIMEOUT_MAX_MS	3600000U
+
+int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
+void hpu_stream_cancel_queue(struct hpu_stream *stream,
+			     struct hpu_queue *queue);
+struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine);
+
+void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard);
+void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites (kernel/tests/). */
+void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job);
+#endif
+
+#endif /* __HPU_STREAM_H__ */
