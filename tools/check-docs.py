@@ -83,7 +83,7 @@ def check_table(doc, directory, prefix, glue):
     for f in sorted(files - set(listed)):
         errors.append(f"{doc}: {directory}/{f} is not in the file table")
     present = {p[len(directory) + 1:] for p in tracked(directory)}
-    for n in sorted(set(listed) - files - (glue & present)):
+    for n in sorted(set(listed) - present):
         errors.append(f"{doc}:{listed[n]}: {prefix}{n} is listed but {directory}/{n} does not exist")
     return errors
 
