@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
+ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # (document, directory, prefix the table writes before names, tracked files
 # that need no line: build glue)
