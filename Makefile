@@ -48,6 +48,7 @@ user-san: bootstrap
 check: all
 	@python3 tools/dev/check-regs.py
 	@bash tools/dev/check-uapi-padding.sh
+	@python3 tools/dev/check-docs.py
 	@bash tools/dev/check-kernel.sh
 	@bash tools/dev/check-emu.sh
 	@bash tools/dev/check-tidy.sh $(BUILD)
