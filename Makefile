@@ -28,10 +28,10 @@ RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 all: bootstrap qemu kernel user
 
 bootstrap:
-	@bash tools/bootstrap.sh
+	@bash tools/dev/bootstrap.sh
 
 qemu: bootstrap
-	@bash tools/build-qemu.sh >/dev/null
+	@bash tools/dev/build-qemu.sh >/dev/null
 
 kernel: bootstrap
 	@$(MAKE) --no-print-directory -C kernel
@@ -46,14 +46,15 @@ user-san: bootstrap
 	@ninja -C $(BUILD_SAN) --quiet
 
 check: all
-	@python3 tools/check-regs.py
-	@bash tools/check-uapi-padding.sh
-	@bash tools/check-kernel.sh
-	@bash tools/check-emu.sh
-	@bash tools/check-tidy.sh $(BUILD)
+	@python3 tools/dev/check-regs.py
+	@bash tools/dev/check-uapi-padding.sh
+	@python3 tools/dev/check-docs.py
+	@bash tools/dev/check-kernel.sh
+	@bash tools/dev/check-emu.sh
+	@bash tools/dev/check-tidy.sh $(BUILD)
 
 run: all
-	@tools/vm/hpu-vm $(RUN_HPUS) --timeout 300 -- tests/vm/demo.sh
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 300 -- tests/vm/demo.sh
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)
@@ -63,7 +64,7 @@ test: all user-san
 # hpu_kunit.ko, the KUnit suites (the debug kernel has CONFIG_KUNIT), which
 # tests/vm/guest-suite.sh runs when it finds it next to hpu.ko.
 KO_DEBUG = \
-	ver=$$(bash tools/build-debug-kernel.sh) && kdir=$$(bash tools/build-debug-kernel.sh --print-kdir) && \
+	ver=$$(bash tools/dev/build-debug-kernel.sh) && kdir=$$(bash tools/dev/build-debug-kernel.sh --print-kdir) && \
 	rm -rf $(BUILD)/kernel-debug && mkdir -p $(BUILD)/kernel-debug/tests && \
 	cp kernel/*.[ch] kernel/Kbuild kernel/Makefile $(BUILD)/kernel-debug/ && \
 	cp kernel/tests/*.[ch] $(BUILD)/kernel-debug/tests/ && \
@@ -79,7 +80,7 @@ test-debug: all
 # against it) and no HPU (they need none); logs in $(BUILD)/vm-test-kunit/.
 kunit: bootstrap qemu
 	@$(KO_DEBUG) && mkdir -p $(BUILD)/vm-test-kunit && \
-	tools/vm/hpu-vm --kernel $$ver --timeout 1200 --log $(BUILD)/vm-test-kunit -- sh -c \
+	tools/dev/vm/hpu-vm --kernel $$ver --timeout 1200 --log $(BUILD)/vm-test-kunit -- sh -c \
 		'modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && \
 		 insmod $(CURDIR)/$(BUILD)/kernel-debug/hpu.ko && \
 		 tests/vm/kunit.sh $(CURDIR)/$(BUILD)/kernel-debug/hpu_kunit.ko'
@@ -102,7 +103,7 @@ fuzz: all
 	exit $$rc
 
 vm-shell: all
-	@tools/vm/hpu-vm $(RUN_HPUS) --shell
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --shell
 
 clean:
 	-@$(MAKE) --no-print-directory -C kernel clean

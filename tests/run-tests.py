@@ -4,8 +4,9 @@
 # make test: run every check and test suite and print one line per test,
 # then "N passed, N failed".
 #   1. static checks: register header against the spec, uapi padding (pahole),
+#      documentation file tables and licence texts (tools/dev/check-docs.py),
 #      kernel style (checkpatch --strict) and sparse, the device model's
-#      QEMU checkpatch and names (tools/check-emu.sh), clang-tidy
+#      QEMU checkpatch and names (tools/dev/check-emu.sh), clang-tidy
 #   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
 #      then a second guest runs it again with QEMU's intel-iommu in strict
@@ -65,11 +66,12 @@ def tail(text, n=15):
 
 def static_checks(build):
     checks = [
-        ("check/register header matches the spec", ["python3", "tools/check-regs.py"]),
-        ("check/uapi header has no implicit padding", ["bash", "tools/check-uapi-padding.sh"]),
-        ("check/kernel checkpatch --strict and sparse", ["bash", "tools/check-kernel.sh"]),
-        ("check/device model QEMU checkpatch and names", ["bash", "tools/check-emu.sh"]),
-        ("check/clang-tidy", ["bash", "tools/check-tidy.sh", build]),
+        ("check/register header matches the spec", ["python3", "tools/dev/check-regs.py"]),
+        ("check/uapi header has no implicit padding", ["bash", "tools/dev/check-uapi-padding.sh"]),
+        ("check/documentation file tables and licence texts", ["python3", "tools/dev/check-docs.py"]),
+        ("check/kernel checkpatch --strict and sparse", ["bash", "tools/dev/check-kernel.sh"]),
+        ("check/device model QEMU checkpatch and names", ["bash", "tools/dev/check-emu.sh"]),
+        ("check/clang-tidy", ["bash", "tools/dev/check-tidy.sh", build]),
     ]
     for name, cmd in checks:
         r = run(cmd)
@@ -130,7 +132,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
             os.unlink(os.path.join(logdir, f))
     expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}:{d['uuid']}" for d in VM_HPUS)
     # 3 GiB of guest memory: the DMA tests move 1 GiB through a host buffer.
-    cmd = ["tools/vm/hpu-vm", "--timeout", "900", "--mem", "3G", "--log", logdir,
+    cmd = ["tools/dev/vm/hpu-vm", "--timeout", "900", "--mem", "3G", "--log", logdir,
            "--env", f"HPU_EXPECT={expect}", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
     if iommu:
         cmd += ["--iommu"]

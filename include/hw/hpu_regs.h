@@ -2,7 +2,7 @@
 /*
  * HPU register map, shared by the device model (emu/) and the driver
  * (kernel/).  Documentation/hw/registers.md is the specification; this
- * header is checked against it by tools/check-regs.py at build time, so a
+ * header is checked against it by tools/dev/check-regs.py at build time, so a
  * change to one without the other fails the build.
  *
  * Copyright (c) 2026 The hpu authors

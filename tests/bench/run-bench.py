@@ -54,7 +54,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--qemu", help="QEMU binary for tools/vm/hpu-vm (default: its own)")
+    ap.add_argument("--qemu", help="QEMU binary for tools/dev/vm/hpu-vm (default: its own)")
     ap.add_argument("--only-smi", action="store_true", help="only the hpu-smi benchmark")
     a = ap.parse_args()
     if a.only_smi:
@@ -81,7 +81,7 @@ def main():
             chunk = os.urandom(1 << 20)
             for _ in range(256):
                 f.write(chunk)
-        cmd = ["tools/vm/hpu-vm", "--timeout", str(a.timeout), "--log", logdir, "--mem", "2G",
+        cmd = ["tools/dev/vm/hpu-vm", "--timeout", str(a.timeout), "--log", logdir, "--mem", "2G",
                "--env", f"HPU_BUILD={os.path.join(REPO, build)}",
                "--hpu", "hbm-size=2G,serial=HPU-BENCH",
                "--qemu-arg=-drive", f"--qemu-arg=file={disk},if=none,id=nvm,format=raw",
@@ -177,7 +177,7 @@ def smi_bench(build, timeout, qemu):
     res = os.path.join(logdir, "bench-smi.txt")
     if os.path.exists(res):
         os.unlink(res)
-    cmd = ["tools/vm/hpu-vm", "--timeout", str(timeout), "--log", logdir, "--mem", "2G",
+    cmd = ["tools/dev/vm/hpu-vm", "--timeout", str(timeout), "--log", logdir, "--mem", "2G",
            "--hpus", "8", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
     if qemu:
         cmd += ["--qemu", qemu]

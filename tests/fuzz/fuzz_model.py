@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Device-model fuzzer: drives the HPU inside the QEMU binary built by
-# tools/build-qemu.sh through QEMU's qtest protocol (no guest), as a hostile
+# tools/dev/build-qemu.sh through QEMU's qtest protocol (no guest), as a hostile
 # or broken guest driver would: random and plausible register writes on
 # every block of BAR0 (doorbells, rings, the MMU, the event queue, sync
 # objects, resets, the boot ROM, the mailbox, fault injection), descriptor

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # make fuzz, in the guest (started by tests/fuzz/run-fuzz.py through
-# tools/vm/hpu-vm): load the driver as tests/vm/guest-suite.sh does, then run
+# tools/dev/vm/hpu-vm): load the driver as tests/vm/guest-suite.sh does, then run
 # hpu-fuzz in rounds with fresh seeds until HPU_FUZZ_CALLS calls (default
 # 10^7) or HPU_FUZZ_TIME seconds (default 3000) are used up; every second
 # round does an operator soft reset half way. Each round checks for crashed

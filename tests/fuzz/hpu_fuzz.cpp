@@ -23,7 +23,7 @@
 // limit (a hang), or something leaked: device HBM use (sysfs hbm_used),
 // open fds of any process, or active objects of the driver's, drm_sched's
 // and the fence slab caches. The guest's kernel log (oops, WARN, BUG) is
-// checked by tools/vm/hpu-vm and tests/vm/guest-suite.sh.
+// checked by tools/dev/vm/hpu-vm and tests/vm/guest-suite.sh.
 //
 // Usage: hpu-fuzz [--seed S] [--calls N] [--threads T] [--procs P]
 //                 [--device I|all] [--time-limit SEC] [--reset]

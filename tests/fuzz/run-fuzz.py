@@ -79,7 +79,7 @@ def main():
     for f in os.listdir(logdir):
         if f.startswith("fuzz-") or f == "results.txt":
             os.unlink(os.path.join(logdir, f))
-    cmd = ["tools/vm/hpu-vm", "--timeout", str(a.time + 600), "--mem", "3G", "--log", logdir,
+    cmd = ["tools/dev/vm/hpu-vm", "--timeout", str(a.time + 600), "--mem", "3G", "--log", logdir,
            "--env", f"HPU_BUILD={build}", "--env", f"HPU_FUZZ_CALLS={a.calls}",
            "--env", f"HPU_FUZZ_TIME={a.time}", "--env", f"HPU_FUZZ_ROUND_CALLS={a.round_calls}"]
     if a.flags:

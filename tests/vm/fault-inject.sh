@@ -13,7 +13,7 @@
 #    a bind completes without reaching its N-th allocation. Each bind must
 #    either fail with an error or succeed; a bound device is unbound again
 #    (so remove runs after every partial recovery too). No oops, WARN or
-#    KASAN report (tools/vm/hpu-vm scans the log), the device binds and
+#    KASAN report (tools/dev/vm/hpu-vm scans the log), the device binds and
 #    works afterwards, and kmemleak (guest-suite.sh, after this) finds
 #    nothing the unwinding forgot.
 # 2. Ioctl paths at random: hpu-fuzz with 2% of its hpu-originated

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The VM test suite, run inside one guest by tests/run-tests.py through
-# tools/vm/hpu-vm.  Each check writes "PASS name" or "FAIL name: why" to
+# tools/dev/vm/hpu-vm.  Each check writes "PASS name" or "FAIL name: why" to
 # $HPU_OUT/results.txt; the Catch2 programs write JUnit files to $HPU_OUT.
 # HPU_EXPECT describes the devices QEMU was given, in PCI order:
 #   serial:hbm_bytes:nic_ports[:uuid];serial:hbm_bytes:nic_ports[:uuid];...

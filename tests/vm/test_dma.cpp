@@ -31,33 +31,20 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include "hpu/hpu.hpp"
 #include "vm_util.h"
 
 using namespace vmt;
 
 namespace {
 
-// RAII owners of libhpu handles.
-struct DevDel {
-    void operator()(hpu_device_t *p) const noexcept { hpu_close(p); }
-};
-struct BufDel {
-    void operator()(hpu_buffer_t *p) const noexcept { hpu_buffer_destroy(p); }
-};
-struct QDel {
-    void operator()(hpu_queue_t *p) const noexcept { hpu_queue_destroy(p); }
-};
-struct ClDel {
-    void operator()(hpu_cmdlist_t *p) const noexcept { hpu_cmdlist_destroy(p); }
-};
-struct FenceDel {
-    void operator()(hpu_fence_t *p) const noexcept { hpu_fence_destroy(p); }
-};
-using Dev = std::unique_ptr<hpu_device_t, DevDel>;
-using Buf = std::unique_ptr<hpu_buffer_t, BufDel>;
-using Queue = std::unique_ptr<hpu_queue_t, QDel>;
-using Cl = std::unique_ptr<hpu_cmdlist_t, ClDel>;
-using Fence = std::unique_ptr<hpu_fence_t, FenceDel>;
+// libhpu's own owners of its handles (hpu/hpu.hpp); the tests call the C
+// API on .get() to check each return code.
+using Dev = hpu::Device;
+using Buf = hpu::Buffer;
+using Queue = hpu::Queue;
+using Cl = hpu::CommandList;
+using Fence = hpu::Fence;
 
 constexpr std::uint64_t kSec = 1000000000ULL;
 constexpr std::uint64_t kWait = 60 * kSec;
@@ -69,7 +56,7 @@ Dev open_dev(std::size_t i = 0)
     REQUIRE(list.size() > i);
     hpu_device_t *d = nullptr;
     REQUIRE(hpu_open_by_index(list[i].index, &d) == 0);
-    return Dev(d);
+    return Dev{d};
 }
 
 // Opens the HPU with the most HBM.
@@ -98,7 +85,7 @@ Buf buffer(hpu_device_t *d, std::uint64_t size, std::uint32_t flags)
     const int e = hpu_buffer_create(d, size, flags, &b);
     INFO("hpu_buffer_create(" << size << ", 0x" << std::hex << flags << "): " << std::dec << e);
     REQUIRE(e == 0);
-    return Buf(b);
+    return Buf{b};
 }
 
 unsigned char *host(const Buf &b) { return static_cast<unsigned char *>(hpu_buffer_host_ptr(b.get())); }
@@ -108,14 +95,14 @@ Queue queue(hpu_device_t *d, std::uint32_t engine)
 {
     hpu_queue_t *q = nullptr;
     REQUIRE(hpu_queue_create(d, HPU_ENGINE_DMA, engine, &q) == 0);
-    return Queue(q);
+    return Queue{q};
 }
 
 Cl cmdlist(hpu_device_t *d)
 {
     hpu_cmdlist_t *c = nullptr;
     REQUIRE(hpu_cmdlist_create(d, &c) == 0);
-    return Cl(c);
+    return Cl{c};
 }
 
 Fence submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const std::vector<hpu_fence_t *> &waits = {})
@@ -125,7 +112,7 @@ Fence submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const std::vector<hpu_fence_t *>
     const int e = hpu_queue_submit(q, cl, w.empty() ? nullptr : w.data(), w.size(), &f);
     INFO("hpu_queue_submit: " << e);
     REQUIRE(e == 0);
-    return Fence(f);
+    return Fence{f};
 }
 
 int num_engines(hpu_device_t *d)
@@ -152,7 +139,7 @@ struct Job {
 Job blocked_job(hpu_device_t *d, hpu_queue_t *q, std::uint32_t sob, std::uint32_t value,
                 std::uint64_t marker_va, std::uint32_t marker)
 {
-    Job j{cmdlist(d), nullptr};
+    Job j{cmdlist(d), Fence{}};
     REQUIRE(hpu_cmd_wait_sob(j.cl.get(), sob, value, HPU_WAIT_GE) == 0);
     REQUIRE(hpu_cmd_write_value(j.cl.get(), marker_va, marker) == 0);
     j.fence = submit(q, j.cl.get());

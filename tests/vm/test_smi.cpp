@@ -285,7 +285,7 @@ TEST_CASE("hpu-smi --json is valid against its schema and matches QEMU's propert
         f << doc;
     }
     int st = -1;
-    // Debian's python3 with python3-jsonschema (tools/bootstrap.sh installs
+    // Debian's python3 with python3-jsonschema (tools/dev/bootstrap.sh installs
     // it): a missing validator (exit 2) fails the test.
     const std::string v = sh(std::string("/usr/bin/python3 ") + HPU_SOURCE_DIR + "/tools/hpu-smi/check-json.py /tmp/hpu-smi.json 2>&1", st);
     INFO(v);

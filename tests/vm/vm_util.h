@@ -29,6 +29,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "hpu_cb.h"
 #include "drm/hpu_accel.h"
 #include "hpu/hpu.hpp"
 
@@ -87,56 +88,8 @@ inline std::uint64_t now_ns()
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// A command buffer under construction: little-endian 64-bit words.
-class Cb {
-public:
-    Cb &nop(std::uint32_t reserved = 0) { return w(OP_NOP, reserved); }
-    Cb &lin_dma(std::uint64_t src, std::uint64_t dst, std::uint64_t size, std::uint32_t flags = 0)
-    {
-        w(OP_LIN_DMA, flags);
-        words_.push_back(src);
-        words_.push_back(dst);
-        words_.push_back(size);
-        return *this;
-    }
-    Cb &memset(std::uint64_t pattern, std::uint64_t dst, std::uint64_t size)
-    {
-        return lin_dma(pattern, dst, size, kLinDmaMemset);
-    }
-    Cb &write_value(std::uint64_t addr, std::uint32_t value)
-    {
-        w(OP_WRITE_VALUE, value);
-        words_.push_back(addr);
-        return *this;
-    }
-    Cb &sob_update(std::uint32_t sob, std::uint32_t value, std::uint32_t op = SOB_SET)
-    {
-        w(OP_SOB_UPDATE, sob);
-        return w(value, op);
-    }
-    Cb &wait(std::uint32_t sob, std::uint32_t value, std::uint32_t cond = WAIT_GE)
-    {
-        w(OP_WAIT, sob);
-        return w(value, cond);
-    }
-    Cb &wreg(std::uint32_t offset, std::uint32_t value)
-    {
-        w(OP_WREG, offset);
-        return w(value, 0);
-    }
-    // Any two 32-bit halves (for malformed packets).
-    Cb &raw(std::uint32_t lo, std::uint32_t hi) { return w(lo, hi); }
-    [[nodiscard]] const std::vector<std::uint64_t> &words() const { return words_; }
-    [[nodiscard]] std::uint32_t bytes() const { return static_cast<std::uint32_t>(words_.size() * 8); }
-
-private:
-    Cb &w(std::uint32_t lo, std::uint32_t hi)
-    {
-        words_.push_back(static_cast<std::uint64_t>(lo) | (static_cast<std::uint64_t>(hi) << 32U));
-        return *this;
-    }
-    std::vector<std::uint64_t> words_;
-};
+// A command buffer under construction (tests/common/hpu_cb.h).
+using Cb = hpu_test::CmdBuf;
 
 // drm_syncobj helpers (standard DRM ioctls from drm.h).
 inline int syncobj_create(int fd, std::uint32_t &handle, std::uint32_t flags = 0)
@@ -349,7 +302,7 @@ public:
     std::uint64_t put_cb(const Cb &cb)
     {
         const HostBuf b = host_buf(std::max<std::uint64_t>(cb.bytes(), kHostPage));
-        std::memcpy(b.ptr, cb.words().data(), cb.bytes());
+        std::memcpy(b.ptr, cb.data(), cb.bytes());
         return b.va;
     }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "hpu_fake_env.hpp"
+#include "hpu_cb.h"
 
 #include <algorithm>
 
@@ -38,80 +39,8 @@ struct Eqe {
     uint32_t info;
 };
 
-// Command buffer builder
-struct Cb {
-    std::vector<uint8_t> b;
-
-    void u32(uint32_t v)
-    {
-        for (int i = 0; i < 4; i++) {
-            b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-        }
-    }
-    void u64(uint64_t v)
-    {
-        u32(static_cast<uint32_t>(v));
-        u32(static_cast<uint32_t>(v >> 32));
-    }
-    Cb &nop(uint32_t rsvd = 0) { u32(HPU_PKT_NOP); u32(rsvd); return *this; }
-    Cb &lin_dma(uint64_t src, uint64_t dst, uint64_t size, uint32_t flags = 0)
-    {
-        u32(HPU_PKT_LIN_DMA);
-        u32(flags);
-        u64(src);
-        u64(dst);
-        u64(size);
-        return *this;
-    }
-    Cb &memset(uint64_t pattern, uint64_t dst, uint64_t size)
-    {
-        return lin_dma(pattern, dst, size, HPU_LIN_DMA_MEMSET);
-    }
-    Cb &write_value(uint32_t v, uint64_t addr)
-    {
-        u32(HPU_PKT_WRITE_VALUE);
-        u32(v);
-        u64(addr);
-        return *this;
-    }
-    Cb &sob_update(uint32_t sob, uint32_t v, uint32_t op)
-    {
-        u32(HPU_PKT_SOB_UPDATE);
-        u32(sob);
-        u32(v);
-        u32(op);
-        return *this;
-    }
-    Cb &wait(uint32_t sob, uint32_t v, uint32_t cond)
-    {
-        u32(HPU_PKT_WAIT);
-        u32(sob);
-        u32(v);
-        u32(cond);
-        return *this;
-    }
-    Cb &wreg(uint32_t off, uint32_t v, uint32_t rsvd = 0)
-    {
-        u32(HPU_PKT_WREG);
-        u32(off);
-        u32(v);
-        u32(rsvd);
-        return *this;
-    }
-    Cb &raw(uint32_t hdr, size_t len)
-    {
-        u32(hdr);
-        while (b.size() % 8 || len > 4) {
-            b.push_back(0);
-            len--;
-            if (len <= 4 && b.size() % 8 == 0) {
-                break;
-            }
-        }
-        return *this;
-    }
-    uint32_t size() const { return static_cast<uint32_t>(b.size()); }
-};
+// Command buffer builder (tests/common/hpu_cb.h)
+using Cb = CmdBuf;
 
 struct Rig : Dev {
     uint64_t host_next = HOST_BASE + MiB;  // bump allocator (bus addresses)
@@ -286,7 +215,7 @@ struct Rig : Dev {
     uint64_t place_cb(const Cb &cb, unsigned int asid)
     {
         uint64_t bus = halloc(cb.size() ? cb.size() : 8, 8);
-        hwrite(bus, cb.b.data(), cb.size());
+        hwrite(bus, cb.data(), cb.size());
         return asid ? map_host(asid, bus, cb.size(), false, &cb_va_next)
                     : host_addr(bus);
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 #
-# Check the HPU device inside the QEMU binary built by tools/build-qemu.sh,
+# Check the HPU device inside the QEMU binary built by tools/dev/build-qemu.sh,
 # without a guest: QEMU's qtest protocol drives PCI config space, BAR0, the
 # MSI-X table and the virtual clock directly.  This covers the glue
 # (emu/hpu_pci.c) that the host unit tests of hpu_core.c cannot: PCI
@@ -15,7 +15,7 @@
 # image, a full boot read by DMA from guest RAM, the mailbox, the sensors,
 # the flash, the reboot after a hard reset and the fw-* property errors.
 #
-# Usage: qtest_hpu.py [QEMU]   (default: tools/build-qemu.sh --print-path)
+# Usage: qtest_hpu.py [QEMU]   (default: tools/dev/build-qemu.sh --print-path)
 # Exit status 0 pass, 1 fail, 77 skip (QEMU not built).
 #
 # Copyright (c) 2026 The hpu authors
@@ -553,11 +553,11 @@ def property_errors(qemu, tmpdir):
 
 
 def find_qemu():
-    """The QEMU binary tools/build-qemu.sh built, or None (and a SKIP line)."""
-    r = subprocess.run([os.path.join(ROOT, "tools", "build-qemu.sh"), "--print-path"],
+    """The QEMU binary tools/dev/build-qemu.sh built, or None (and a SKIP line)."""
+    r = subprocess.run([os.path.join(ROOT, "tools", "dev", "build-qemu.sh"), "--print-path"],
                        capture_output=True, text=True)
     if r.returncode != 0:
-        print("SKIP: QEMU with the HPU model is not built (tools/build-qemu.sh)")
+        print("SKIP: QEMU with the HPU model is not built (tools/dev/build-qemu.sh)")
         return None
     return r.stdout.strip().splitlines()[-1]
 

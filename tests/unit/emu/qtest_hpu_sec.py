@@ -21,7 +21,7 @@
 #   engine's own thread) aimed at the root port's slot control, powering the
 #   slot off.  QEMU must neither abort nor hang; the device is gone.
 #
-# Usage: qtest_hpu_sec.py [QEMU]   (default: tools/build-qemu.sh --print-path)
+# Usage: qtest_hpu_sec.py [QEMU]   (default: tools/dev/build-qemu.sh --print-path)
 # Exit status 0 pass, 1 fail, 77 skip (QEMU not built).
 #
 # Copyright (c) 2026 The hpu authors

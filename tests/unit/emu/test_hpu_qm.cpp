@@ -113,7 +113,7 @@ TEST_CASE("WRITE_VALUE writes 32 bits to host or HBM", "[emu][packet]")
     uint64_t h = r.halloc(16);
 
     Cb cb;
-    cb.write_value(0xcafef00d, host_addr(h + 4)).write_value(0x12345678, 100);
+    cb.write_value(host_addr(h + 4), 0xcafef00d).write_value(100, 0x12345678);
     CHECK(r.run_cb(cb).status == HPU_CQ_OK);
     CHECK(r.hrd32(h + 4) == 0xcafef00du);
     CHECK(r.hrd32(h) == 0u);
@@ -130,7 +130,7 @@ TEST_CASE("A submission passes the doorbell, fetch, packet and completion "
 
     std::copy(std::begin(r.env.traces), std::end(r.env.traces), before);
     Cb cb;
-    cb.write_value(1, host_addr(h)).nop();
+    cb.write_value(host_addr(h), 1).nop();
     CHECK(r.run_cb(cb).status == HPU_CQ_OK);
     CHECK(r.env.traces[HPU_TRACE_DOORBELL] > before[HPU_TRACE_DOORBELL]);
     CHECK(r.env.traces[HPU_TRACE_DESC_FETCH] ==
@@ -151,7 +151,7 @@ TEST_CASE("SOB_UPDATE and WAIT: one stream releases another", "[emu][sync]")
     r.setup_stream(2, 0);
     r.setup_stream(2, 1);
     uint64_t hva = A ? r.map_host(A, h, 16) : host_addr(h);
-    r.submit(2, 0, Cb().wait(7, 3, HPU_WAIT_GE).write_value(1, hva), A);
+    r.submit(2, 0, Cb().wait(7, 3, HPU_WAIT_GE).write_value(hva, 1), A);
     r.run();
     CHECK(r.status(2, 0) == HPU_QS_STATUS_WAITING);
     CHECK(r.cq_pi(2, 0) == 0u);
@@ -220,19 +220,19 @@ TEST_CASE("BAD_PACKET cases", "[emu][packet]")
     Cb cb;
     cb.sob_update(9, 1, HPU_SOB_OP_SET);      // takes effect before the failure
 
-    SECTION("unknown opcode") { cb.raw(0x06, 8); }
-    SECTION("header bits 31:8") { cb.raw(HPU_PKT_NOP | 0x100, 8); }
-    SECTION("runs past cb_size") { cb.raw(HPU_PKT_LIN_DMA, 8); }
+    SECTION("unknown opcode") { cb.raw(0x06, 0); }
+    SECTION("header bits 31:8") { cb.raw(HPU_PKT_NOP | 0x100, 0); }
+    SECTION("runs past cb_size") { cb.raw(HPU_PKT_LIN_DMA, 0); }
     SECTION("NOP reserved") { cb.nop(1); }
     SECTION("LIN_DMA flags") { cb.lin_dma(0, 0, 8, 2); }
     SECTION("LIN_DMA size 0") { cb.lin_dma(0, 8, 0); }
     SECTION("LIN_DMA size above 4 GiB") { cb.lin_dma(0, 8, (1ULL << 32) + 1); }
     SECTION("LIN_DMA wraps") { cb.lin_dma(0, ~0ULL - 4, 16); }
-    SECTION("WRITE_VALUE unaligned") { cb.write_value(1, 2); }
+    SECTION("WRITE_VALUE unaligned") { cb.write_value(2, 1); }
     SECTION("SOB out of range, kernel") { cb.sob_update(2048, 1, 0); }
     SECTION("SOB out of range, user") {
         asid = 2;
-        cb.b.clear();
+        cb.clear();
         cb.sob_update(9, 1, 0);
         cb.wait(32, 1, 0);
     }
@@ -282,9 +282,9 @@ TEST_CASE("BUS_ERROR: unreachable host memory and HBM beyond its size",
 {
     Rig r;
 
-    CHECK(r.run_cb(Cb().write_value(1, host_addr(0x100))).status ==
+    CHECK(r.run_cb(Cb().write_value(host_addr(0x100), 1)).status ==
           HPU_CQ_BUS_ERROR);
-    CHECK(r.run_cb(Cb().write_value(1, 256 * MiB)).status == HPU_CQ_BUS_ERROR);
+    CHECK(r.run_cb(Cb().write_value(256 * MiB, 1)).status == HPU_CQ_BUS_ERROR);
     CHECK(r.run_cb(Cb().lin_dma(256 * MiB - 8, 0, 16)).status ==
           HPU_CQ_BUS_ERROR);
     // a descriptor in unreachable memory
@@ -382,8 +382,8 @@ TEST_CASE("streams of an engine take turns at packet boundaries", "[emu][qm]")
         a.sob_update(0, 1, HPU_SOB_OP_ADD).wait(0, 2 * i + 1, HPU_WAIT_GE);
         b.wait(0, 2 * i + 1, HPU_WAIT_GE).sob_update(0, 1, HPU_SOB_OP_ADD);
     }
-    a.write_value(0xa, host_addr(h));
-    b.write_value(0xb, host_addr(h + 4));
+    a.write_value(host_addr(h), 0xa);
+    b.write_value(host_addr(h + 4), 0xb);
     r.submit(0, 0, a);
     r.submit(0, 1, b);
     r.run();
@@ -399,7 +399,7 @@ TEST_CASE("event queue: entries, PI/CI and DROPPED", "[emu][eq]")
     Rig r;
 
     // disabled: counted as dropped
-    CHECK(r.run_cb(Cb().raw(0x77, 8)).status == HPU_CQ_BAD_PACKET);
+    CHECK(r.run_cb(Cb().raw(0x77, 0)).status == HPU_CQ_BAD_PACKET);
     CHECK(r.rd(HPU_REG_EQ_DROPPED) == 1u);
     // bad configuration: stays disabled
     r.wr(HPU_REG_EQ_SIZE, 3);
@@ -411,7 +411,7 @@ TEST_CASE("event queue: entries, PI/CI and DROPPED", "[emu][eq]")
     r.env.vectors.clear();
     r.env.now = 4242;
     for (int i = 0; i < 3; i++) {
-        CHECK(r.run_cb(Cb().nop().raw(0x77, 8)).status == HPU_CQ_BAD_PACKET);
+        CHECK(r.run_cb(Cb().nop().raw(0x77, 0)).status == HPU_CQ_BAD_PACKET);
     }
     CHECK(r.rd(HPU_REG_EQ_PI) == 2u);
     CHECK(r.rd(HPU_REG_EQ_DROPPED) == 2u);
@@ -427,7 +427,7 @@ TEST_CASE("event queue: entries, PI/CI and DROPPED", "[emu][eq]")
                      unsigned{HPU_VEC_EQ}) == 2);
     // consuming one makes room for one
     r.wr(HPU_REG_EQ_CI, 1);
-    CHECK(r.run_cb(Cb().raw(0x77, 8)).status == HPU_CQ_BAD_PACKET);
+    CHECK(r.run_cb(Cb().raw(0x77, 0)).status == HPU_CQ_BAD_PACKET);
     CHECK(r.rd(HPU_REG_EQ_PI) == 3u);
     CHECK(r.rd(HPU_REG_EQ_DROPPED) == 2u);
     CHECK(r.eqe(2).info == 0u);

@@ -491,7 +491,7 @@ TEST_CASE("RESET_DONE is the first event after the queue is next enabled",
     r.env.now += 777;
     uint64_t t = r.env.now;
     r.setup_eq();
-    r.run_cb(Cb().raw(0x77, 8));                    // a BAD_PACKET event
+    r.run_cb(Cb().raw(0x77, 0));                    // a BAD_PACKET event
     auto ev = events(r);
     REQUIRE(ev.size() == 2);
     CHECK(ev[0].id == HPU_EVENT_RESET_DONE);
@@ -692,8 +692,8 @@ TEST_CASE("INJ_DMA_FAIL fails the next host access of the engine",
     SECTION("a data access") {
         // the command buffer in HBM, its WRITE_VALUE aimed at the host
         Cb cb;
-        cb.nop().write_value(0xabcd, host_addr(dst));
-        r.bwrite(8 * MiB, cb.b.data(), cb.size());
+        cb.nop().write_value(host_addr(dst), 0xabcd);
+        r.bwrite(8 * MiB, cb.data(), cb.size());
         r.wr(HPU_REG_INJ_DMA_FAIL, 1u << 3);
         CHECK(r.rd(HPU_REG_INJ_DMA_FAIL) == 1u << 3);
         r.put_desc(3, 1, 8 * MiB, cb.size(), 0, 0x77);
@@ -724,7 +724,7 @@ TEST_CASE("INJ_DMA_FAIL fails the next host access of the engine",
     }
     // used once: the bit cleared, the next job runs
     CHECK(r.rd(HPU_REG_INJ_DMA_FAIL) == 0u);
-    CHECK(r.run_cb(Cb().write_value(5, host_addr(dst)), 0, 3, 1).status ==
+    CHECK(r.run_cb(Cb().write_value(host_addr(dst), 5), 0, 3, 1).status ==
           HPU_CQ_OK);
     CHECK(r.hrd32(dst) == 5u);
 }
@@ -734,14 +734,14 @@ TEST_CASE("a real host bus error also posts DMA_BUS_ERROR", "[emu][dma][event]")
     Rig r;
     r.setup_eq();
     const uint64_t bad = HOST_BASE + HOST_SIZE + 0x1000;
-    CHECK(r.run_cb(Cb().write_value(1, host_addr(bad))).status ==
+    CHECK(r.run_cb(Cb().write_value(host_addr(bad), 1)).status ==
           HPU_CQ_BUS_ERROR);
     auto ev = events(r);
     REQUIRE(ev.size() == 1);
     CHECK(ev[0].id == HPU_EVENT_DMA_BUS_ERROR);
     CHECK(ev[0].addr == bad);
     // an ASID 0 HBM offset beyond HBM is no host access: no event
-    CHECK(r.run_cb(Cb().write_value(1, 512 * MiB)).status == HPU_CQ_BUS_ERROR);
+    CHECK(r.run_cb(Cb().write_value(512 * MiB, 1)).status == HPU_CQ_BUS_ERROR);
     CHECK(r.rd(HPU_REG_EQ_PI) == 1u);
 }
 
@@ -844,13 +844,13 @@ TEST_CASE("a page table in a poisoned page fails the access with ECC",
     // the tables live in HBM [4 KiB, 16 MiB)
     inject_ecc(r, r.roots[4], HPU_INJ_ECC_UE);
     r.wr(HPU_REG_MMU_INV, HPU_MMU_INV_ALL);
-    Cqe c = r.run_cb(Cb().write_value(1, host_addr(bus)), 0);
+    Cqe c = r.run_cb(Cb().write_value(host_addr(bus), 1), 0);
     CHECK(c.status == HPU_CQ_OK);                   // ASID 0: no walk
     r.setup_stream(1, 0);
     uint64_t cb_bus = r.halloc(16, 8);
     Cb cb;
-    cb.write_value(2, va);
-    r.hwrite(cb_bus, cb.b.data(), cb.size());
+    cb.write_value(va, 2);
+    r.hwrite(cb_bus, cb.data(), cb.size());
     // the command buffer itself is reached through the poisoned tables
     r.put_desc(1, 0, va, cb.size(), 4, 1);
     r.ring(1, 0);

@@ -102,7 +102,7 @@ TEST_CASE("a packet fetched before a power-on reset runs nothing after it",
     // Run @cb in ASID 0 from host memory; the reset comes at its fetch.
     auto run_kernel_cb = [&](const Cb &cb) {
         cb_bus = r.halloc(cb.size(), 8);
-        r.hwrite(cb_bus, cb.b.data(), cb.size());
+        r.hwrite(cb_bus, cb.data(), cb.size());
         r.put_desc(0, 0, host_addr(cb_bus), cb.size(), 0, 1);
         r.ring(0, 0);
         r.run();
@@ -120,9 +120,9 @@ TEST_CASE("a packet fetched before a power-on reset runs nothing after it",
     }
     SECTION("a faulting WRITE_VALUE: no fault latched, no event") {
         Cb cb;
-        cb.write_value(1, 0x7000000000ULL);     // unmapped in ASID 3
+        cb.write_value(0x7000000000ULL, 1);     // unmapped in ASID 3
         uint64_t bus = r.halloc(cb.size(), PG);
-        r.hwrite(bus, cb.b.data(), cb.size());
+        r.hwrite(bus, cb.data(), cb.size());
         uint64_t va = r.map_host(3, bus, cb.size(), false, &r.cb_va_next);
         cb_bus = bus;
         r.put_desc(0, 0, va, cb.size(), 3, 1);
@@ -256,7 +256,7 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
     Cb job;
     job.nop();
     const uint64_t job_bus = r.halloc(job.size(), 8);
-    r.hwrite(job_bus, job.b.data(), job.size());
+    r.hwrite(job_bus, job.data(), job.size());
     r.put_desc(1, 0, host_addr(job_bus), job.size(), 0, 5);
 
     std::thread engine([&] {
@@ -329,8 +329,8 @@ TEST_CASE("two engines whose DMA writes each reset the device do not wait "
         thr.tcv.notify_all();
     };
     Cb a, b;
-    a.write_value(1, host_addr(t0));
-    b.write_value(2, host_addr(t1));
+    a.write_value(host_addr(t0), 1);
+    b.write_value(host_addr(t1), 2);
     r.submit(0, 0, a);
     r.submit(1, 0, b);
     std::thread e0([&] {
@@ -468,7 +468,7 @@ TEST_CASE("a user WREG straddling an unmapped page is PRIV, not an MMU "
     Cb cb = nops(PG / 8 - 1);
     cb.wreg(HPU_REG_SCRATCH, 1);
     const uint64_t bus = r.halloc(2 * PG, PG);
-    r.hwrite(bus, cb.b.data(), cb.size());
+    r.hwrite(bus, cb.data(), cb.size());
     const uint64_t va = r.map_host(5, bus, PG, false, &r.cb_va_next);
     r.put_desc(0, 0, va, cb.size(), 5, 9);
     r.ring(0, 0);

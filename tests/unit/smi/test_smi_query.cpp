@@ -346,7 +346,7 @@ TEST_CASE("option --json: every section, valid against the schema", "[smi][json]
     }
     // NOLINTEND(modernize-raw-string-literal)
     const int v = validate_json(j);
-    // tools/bootstrap.sh installs python3-jsonschema: no validator is a failure.
+    // tools/dev/bootstrap.sh installs python3-jsonschema: no validator is a failure.
     REQUIRE(v != 2);
     CHECK(v == 0);
     // -d selects sections of the JSON too; the result is still valid.

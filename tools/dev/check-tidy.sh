@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Runs clang-tidy (config: .clang-tidy) on every C++ source of libhpu, the
 # tools and the tests, with the compile_commands.json of a CMake build.
-# Usage: tools/check-tidy.sh [BUILD_DIR]   (default: build)
+# Usage: tools/dev/check-tidy.sh [BUILD_DIR]   (default: build)
 # Exits non-zero on any finding.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 tidy=${CLANG_TIDY:-$(command -v clang-tidy-14 || command -v clang-tidy || true)}
 if [ -z "$tidy" ]; then

@@ -4,25 +4,25 @@
 # Build the debug kernel of `make test-debug`: Linux 6.12 from Debian's
 # linux-source-6.12 with KASAN, lockdep (PROVE_LOCKING, PROVE_RCU),
 # DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KMEMLEAK, DMA_API_DEBUG, failslab and
-# fail_page_alloc and KUnit (tools/vm/debug-kernel.config over
+# fail_page_alloc and KUnit (tools/dev/vm/debug-kernel.config over
 # x86_64_defconfig). Cached under $HPU_CACHE/debug-kernel by a hash of the
 # source tarball, the configuration and this script; only a change to one
 # of them rebuilds it.
 #
 # Installs the image as /boot/vmlinuz-<version> and the modules under
-# /lib/modules/<version> (<version> ends in -hpu-debug; tools/vm/hpu-vm
+# /lib/modules/<version> (<version> ends in -hpu-debug; tools/dev/vm/hpu-vm
 # never picks it by default), since the guest shares the host's root.
 # Prints the version. The build tree stays in the cache: hpu.ko builds
 # against it with KDIR=<cache>/build.
 #
-#   tools/build-debug-kernel.sh [--print-version | --print-kdir]
+#   tools/dev/build-debug-kernel.sh [--print-version | --print-kdir]
 # (the two options print what an earlier build made, or exit 1)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${HPU_CACHE:-/var/cache/hpu}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
-FRAGMENT=$ROOT/tools/vm/debug-kernel.config
+FRAGMENT=$ROOT/tools/dev/vm/debug-kernel.config
 # Symbols hpu.ko needs that have no prompt of their own (other drivers
 # select them): the build gives them one so the fragment can set them.
 PROMPTLESS="DRM_EXEC DRM_GPUVM DRM_BUDDY DRM_GEM_SHMEM_HELPER DRM_SCHED AUXILIARY_BUS NET_DEVLINK"
@@ -30,7 +30,7 @@ PROMPTLESS="DRM_EXEC DRM_GPUVM DRM_BUDDY DRM_GEM_SHMEM_HELPER DRM_SCHED AUXILIAR
 say() { printf 'build-debug-kernel: %s\n' "$*" >&2; }
 die() { printf 'build-debug-kernel: error: %s\n' "$*" >&2; exit 1; }
 
-[ -r "$TARBALL" ] || die "$TARBALL missing: run tools/bootstrap.sh (package linux-source-6.12)"
+[ -r "$TARBALL" ] || die "$TARBALL missing: run tools/dev/bootstrap.sh (package linux-source-6.12)"
 hash=$( { stat -c '%s %Y' "$TARBALL"; cat "$FRAGMENT" "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-16)
 dir=$CACHE/debug-kernel/$hash
 src=$dir/src
@@ -44,7 +44,7 @@ case "${1:-}" in
 *) die "usage: $0 [--print-version | --print-kdir]" ;;
 esac
 
-# Build dependencies of a kernel beyond what tools/bootstrap.sh installs.
+# Build dependencies of a kernel beyond what tools/dev/bootstrap.sh installs.
 need=""
 for p in libelf-dev libssl-dev bc; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need="$need $p"

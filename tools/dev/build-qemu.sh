@@ -4,11 +4,11 @@
 # Build qemu-system-x86_64 with the HPU device model (emu/) from Debian's
 # QEMU 10.0 source, cached outside the repository.
 #
-#   tools/build-qemu.sh               build if needed; print the binary path
-#   tools/build-qemu.sh --print-path  print the path if built, else exit 1
+#   tools/dev/build-qemu.sh               build if needed; print the binary path
+#   tools/dev/build-qemu.sh --print-path  print the path if built, else exit 1
 #
 # Cache layout under ${HPU_CACHE:-/var/cache/hpu}:
-#   qemu-src/qemu_10.0.*.orig.tar.*   the source (tools/bootstrap.sh)
+#   qemu-src/qemu_10.0.*.orig.tar.*   the source (tools/dev/bootstrap.sh)
 #   qemu-build/qemu-<ver>/            one unpacked, configured tree; emu/ is
 #                                     synced into hw/misc/hpu/ and ninja
 #                                     rebuilds incrementally
@@ -20,8 +20,8 @@
 # Progress goes to stderr; the last stdout line is the binary path.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SELF=$ROOT/tools/build-qemu.sh
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SELF=$ROOT/tools/dev/build-qemu.sh
 CACHE=${HPU_CACHE:-/var/cache/hpu}
 DEVICES=hpu                     # configs/devices/x86_64-softmmu/$DEVICES.mak
 
@@ -46,7 +46,7 @@ esac
 
 tarball=$(find "$CACHE/qemu-src" -maxdepth 1 -name 'qemu_10.0.*.orig.tar.*' 2>/dev/null |
 	sort -V | tail -n1 || true)
-[ -n "$tarball" ] || die "QEMU 10.0 source tarball not found in $CACHE/qemu-src: run tools/bootstrap.sh"
+[ -n "$tarball" ] || die "QEMU 10.0 source tarball not found in $CACHE/qemu-src: run tools/dev/bootstrap.sh"
 tarname=$(basename "$tarball")
 
 # The shared hardware headers the model includes (include/hw/*.h).
@@ -64,7 +64,7 @@ model_files() {
 hash=$(
 	{
 		printf 'tarball %s\n' "$tarname"
-		printf 'file tools/build-qemu.sh\n'
+		printf 'file tools/dev/build-qemu.sh\n'
 		cat "$SELF"
 		for f in $(model_files) $(hw_headers); do
 			printf 'file %s\n' "$f"
@@ -80,8 +80,8 @@ if [ -x "$bin" ]; then
 fi
 [ $print_only = 0 ] || exit 1
 
-command -v ninja >/dev/null || die "ninja not found: run tools/bootstrap.sh"
-command -v bzip2 >/dev/null || die "bzip2 not found: run tools/bootstrap.sh"
+command -v ninja >/dev/null || die "ninja not found: run tools/dev/bootstrap.sh"
+command -v bzip2 >/dev/null || die "bzip2 not found: run tools/dev/bootstrap.sh"
 
 mkdir -p "$CACHE/qemu-build" "$CACHE/qemu-bin"
 exec 9>"$CACHE/qemu-build/.lock"
@@ -111,7 +111,7 @@ CONFIGURE_ARGS=(
 
 devices_mak() {
 	cat <<EOF
-# Minimal x86_64 device set for the hpu VM bench (tools/build-qemu.sh)
+# Minimal x86_64 device set for the hpu VM bench (tools/dev/build-qemu.sh)
 CONFIG_Q35=y
 CONFIG_PCIE_PORT=y
 CONFIG_VIRTIO_PCI=y

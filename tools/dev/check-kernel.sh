@@ -3,7 +3,7 @@
 #
 # check-kernel.sh: static checks of the kernel driver and its uapi header.
 #
-#   tools/check-kernel.sh
+#   tools/dev/check-kernel.sh
 #
 # Runs, and fails (non-zero) on any finding of:
 #   - checkpatch.pl --strict on kernel/*.[ch], kernel/tests/*.[ch] (the
@@ -17,14 +17,14 @@
 #     also builds the KUnit suites and the exports they use (hpu_kunit.h).
 #
 # Environment: KDIR (default: the 6.12 build tree), CHECKPATCH (default:
-# the copy tools/bootstrap.sh extracts under /var/cache/hpu), KDIR_DEBUG
-# (default: tools/build-debug-kernel.sh --print-kdir; "none" skips it).
+# the copy tools/dev/bootstrap.sh extracts under /var/cache/hpu), KDIR_DEBUG
+# (default: tools/dev/build-debug-kernel.sh --print-kdir; "none" skips it).
 #
 # Copyright (c) 2026 The hpu authors
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KDIR=${KDIR:-$(ls -d /lib/modules/6.12*/build 2>/dev/null | grep -v -- -hpu-debug/build | head -n1)}
 CHECKPATCH=${CHECKPATCH:-${HPU_CACHE:-/var/cache/hpu}/linux-scripts/scripts/checkpatch.pl}
 
@@ -33,8 +33,8 @@ die() {
 	exit 1
 }
 
-[ -n "$KDIR" ] && [ -d "$KDIR" ] || die "no 6.12 kernel build tree: run tools/bootstrap.sh or set KDIR"
-[ -f "$CHECKPATCH" ] || die "checkpatch.pl not found at $CHECKPATCH: run tools/bootstrap.sh or set CHECKPATCH"
+[ -n "$KDIR" ] && [ -d "$KDIR" ] || die "no 6.12 kernel build tree: run tools/dev/bootstrap.sh or set KDIR"
+[ -f "$CHECKPATCH" ] || die "checkpatch.pl not found at $CHECKPATCH: run tools/dev/bootstrap.sh or set CHECKPATCH"
 command -v sparse >/dev/null || die "sparse not found: install sparse"
 
 KERNELDOC=$KDIR/scripts/kernel-doc
@@ -85,7 +85,7 @@ sparse_build() {
 echo "check-kernel: W=1 build with sparse (C=2)"
 sparse_build "$KDIR" "$ROOT/kernel" "" || fail=1
 
-KDIR_DEBUG=${KDIR_DEBUG:-$(bash tools/build-debug-kernel.sh --print-kdir 2>/dev/null)}
+KDIR_DEBUG=${KDIR_DEBUG:-$(bash tools/dev/build-debug-kernel.sh --print-kdir 2>/dev/null)}
 if [ -n "$KDIR_DEBUG" ] && [ "$KDIR_DEBUG" != none ] && [ -d "$KDIR_DEBUG" ]; then
 	echo "check-kernel: W=1 build with sparse (C=2) against the debug kernel, KUnit suites included"
 	dbg=$(mktemp -d)

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
+REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SPECS = [os.path.join(REPO, "Documentation/hw", f)
          for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md",
                    "firmware-and-telemetry.md")]

@@ -4,7 +4,7 @@
 # check-uapi-padding.sh: fail when a struct drm_hpu_* in the ioctl ABI header
 # has a hole, tail padding or a size that is not a multiple of 64 bits.
 #
-#   tools/check-uapi-padding.sh [HEADER]
+#   tools/dev/check-uapi-padding.sh [HEADER]
 #
 # HEADER defaults to include/uapi/drm/hpu_accel.h. Each struct is compiled
 # with -g for x86_64 (and for i386 too when the compiler can, since __u64
@@ -15,7 +15,7 @@
 
 set -eu
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HEADER=${1:-$ROOT/include/uapi/drm/hpu_accel.h}
 CC=${CC:-gcc}
 PAHOLE=${PAHOLE:-pahole}

@@ -3,7 +3,7 @@
 #
 # check-emu.sh: static checks of the device model (emu/).
 #
-#   tools/check-emu.sh
+#   tools/dev/check-emu.sh
 #
 # Runs, and fails (non-zero) on any finding of:
 #   - QEMU's scripts/checkpatch.pl on every C file of emu/ (the QEMU glue
@@ -13,14 +13,14 @@
 #     uses CamelCase types and the hpum_ prefix, the driver hpu_).
 #
 # Environment: CHECKPATCH_QEMU (default: scripts/checkpatch.pl of the QEMU
-# source tree tools/build-qemu.sh unpacks under ${HPU_CACHE:-/var/cache/hpu},
+# source tree tools/dev/build-qemu.sh unpacks under ${HPU_CACHE:-/var/cache/hpu},
 # the same Debian source it builds).
 #
 # Copyright (c) 2026 The hpu authors
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${HPU_CACHE:-/var/cache/hpu}
 CHECKPATCH_QEMU=${CHECKPATCH_QEMU:-$(ls -d "$CACHE"/qemu-build/qemu-*/scripts/checkpatch.pl 2>/dev/null | sort -V | tail -n1)}
 
@@ -30,7 +30,7 @@ die() {
 }
 
 [ -n "$CHECKPATCH_QEMU" ] && [ -f "$CHECKPATCH_QEMU" ] ||
-	die "QEMU's checkpatch.pl not found under $CACHE/qemu-build: run tools/build-qemu.sh or set CHECKPATCH_QEMU"
+	die "QEMU's checkpatch.pl not found under $CACHE/qemu-build: run tools/dev/build-qemu.sh or set CHECKPATCH_QEMU"
 command -v perl >/dev/null || die "perl not found"
 
 cd "$ROOT" || exit 1
