@@ -42,10 +42,10 @@ def tracked(path=None):
     return [p for p in out.decode().split("\0") if p]
 
 
-def table_names(doc, prefix, directory):
+def table_names(doc, prefix, present):
     """File names in the first column of the document's tables, relative to
-    the directory, with the line they are on."""
-    present = {p[len(directory) + 1:] for p in tracked(directory)}
+    the directory (whose tracked files are present), with the line they are
+    on."""
     names = {}
     with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -70,19 +70,18 @@ def table_names(doc, prefix, directory):
 
 
 def check_table(doc, directory, prefix, glue):
+    present = {p[len(directory) + 1:] for p in tracked(directory)}
     files = set()
-    for p in tracked(directory):
-        rel = p[len(directory) + 1:]
+    for rel in present:
         if os.path.basename(rel) in glue and "/" not in rel:
             continue
         if directory == "kernel" and not re.search(r"\.[ch]$", rel):
             continue
         files.add(rel)
-    listed = table_names(doc, prefix, directory)
+    listed = table_names(doc, prefix, present)
     errors = []
     for f in sorted(files - set(listed)):
         errors.append(f"{doc}: {directory}/{f} is not in the file table")
-    present = {p[len(directory) + 1:] for p in tracked(directory)}
     for n in sorted(set(listed) - present):
         errors.append(f"{doc}:{listed[n]}: {prefix}{n} is listed but {directory}/{n} does not exist")
     return errors
