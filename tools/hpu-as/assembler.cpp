@@ -589,6 +589,7 @@ class Assembler
             if (pass_ == 1)
                 num_bundles_ = static_cast<uint32_t>(placed_.size());
         }
+        pass_ = 2;
         finish(filename);
         Result r;
         r.errors = std::move(errors_);
@@ -833,6 +834,7 @@ class Assembler
         std::vector<Line> body;
         for (const Line &b : m.body) {
             std::string out;
+            bool bad = false;
             const std::string &t = b.text;
             for (size_t i = 0; i < t.size(); i++) {
                 if (t[i] != '\\') {
@@ -853,13 +855,14 @@ class Assembler
                     Line bl = b;
                     bl.context = ctx;
                     error(bl, i, "unknown macro parameter '\\" + pn + "'");
-                    out += t[i];
-                    continue;
+                    bad = true;
+                    break;
                 }
                 out += a[static_cast<size_t>(it - m.params.begin())].text;
                 i = e - 1;
             }
-            body.push_back({out, b.file, b.line, ctx});
+            if (!bad)
+                body.push_back({out, b.file, b.line, ctx});
         }
         macro_stack_.push_back(name);
         process_lines(body);
@@ -1328,7 +1331,8 @@ class Assembler
             if (v->bits)
                 return static_cast<uint32_t>(v->i);
             double x = v->fp ? v->f : static_cast<double>(v->i);
-            if (std::isfinite(x) && std::fabs(x) > FLT_MAX) {
+            // Values from here on round to infinity (and converting them is undefined).
+            if (std::isfinite(x) && std::fabs(x) >= 0x1.ffffffp+127) {
                 error(l, p.col, "immediate out of range for f32");
                 return std::nullopt;
             }
@@ -1533,9 +1537,10 @@ class Assembler
     void finish(const std::string &filename)
     {
         Line top{"", filename, 1, ""};
-        if (!have_kernel_)
+        // Only when nothing else went wrong: an error earlier may be why.
+        if (!have_kernel_ && errors_.empty())
             error(top, 0, "missing .kernel NAME");
-        if (placed_.empty())
+        if (placed_.empty() && errors_.empty())
             error(top, 0, "no code: a kernel needs at least one bundle");
         if (placed_.size() > HPU_TPC_MAX_BUNDLES)
             error(top, 0, "too many bundles (" + std::to_string(placed_.size()) + ", at most 16384)");

@@ -368,8 +368,11 @@ std::string fp_text(uint32_t bits)
 {
     float f = 0;
     std::memcpy(&f, &bits, 4);
-    if (std::isnan(f))
-        return "bits(" + std::to_string(bits) + ")";
+    if (std::isnan(f)) {
+        char hex[24];
+        std::snprintf(hex, sizeof(hex), "bits(0x%08x)", bits);
+        return hex;
+    }
     if (std::isinf(f))
         return f < 0 ? "-inf" : "inf";
     char buf[48];
