@@ -14,6 +14,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "tpcasm.h"
 
@@ -95,19 +96,20 @@ std::vector<Piece> split_top(Piece p, char sep)
     for (size_t i = 0; i < p.text.size(); i++) {
         char c = p.text[i];
         if (str) {
-            if (c == '\\')
+            if (c == '\\') {
                 i++;
-            else if (c == '"')
+            } else if (c == '"') {
                 str = false;
+}
             continue;
         }
-        if (c == '"')
+        if (c == '"') {
             str = true;
-        else if (c == '(' || c == '[')
+        } else if (c == '(' || c == '[') {
             depth++;
-        else if (c == ')' || c == ']')
+        } else if (c == ')' || c == ']') {
             depth--;
-        else if (c == sep && depth == 0) {
+        } else if (c == sep && depth == 0) {
             out.push_back(trim(Piece{p.text.substr(start, i - start), p.col + start}));
             start = i + 1;
         }
@@ -233,49 +235,51 @@ class ExprParser
         }
     }
 
-    Val apply(std::string_view op, const Val &l, const Val &r, size_t at) const
+    [[nodiscard]] Val apply(std::string_view op, const Val &l, const Val &r, size_t at) const
     {
         Val v;
         if (l.fp || r.fp) {
             double a = l.fp ? l.f : static_cast<double>(l.i);
             double b = r.fp ? r.f : static_cast<double>(r.i);
             v.fp = true;
-            if (op == "+")
+            if (op == "+") {
                 v.f = a + b;
-            else if (op == "-")
+            } else if (op == "-") {
                 v.f = a - b;
-            else if (op == "*")
+            } else if (op == "*") {
                 v.f = a * b;
-            else if (op == "/")
+            } else if (op == "/") {
                 v.f = a / b;
-            else
+            } else {
                 throw LineError{col_ + at, "'" + std::string(op) + "' needs integer operands"};
+}
             return v;
         }
         auto a = static_cast<uint64_t>(l.i), b = static_cast<uint64_t>(r.i);
-        if (op == "+")
+        if (op == "+") {
             v.i = static_cast<int64_t>(a + b);
-        else if (op == "-")
+        } else if (op == "-") {
             v.i = static_cast<int64_t>(a - b);
-        else if (op == "*")
+        } else if (op == "*") {
             v.i = static_cast<int64_t>(a * b);
-        else if (op == "&")
+        } else if (op == "&") {
             v.i = static_cast<int64_t>(a & b);
-        else if (op == "|")
+        } else if (op == "|") {
             v.i = static_cast<int64_t>(a | b);
-        else if (op == "^")
+        } else if (op == "^") {
             v.i = static_cast<int64_t>(a ^ b);
-        else if (op == "<<" || op == ">>") {
+        } else if (op == "<<" || op == ">>") {
             if (r.i < 0 || r.i > 63)
                 throw LineError{col_ + at, "shift count " + std::to_string(r.i) + " out of range (0-63)"};
             v.i = op == "<<" ? static_cast<int64_t>(a << r.i) : (l.i >> r.i);
         } else {
             if (r.i == 0)
                 throw LineError{col_ + at, "division by zero"};
-            if (l.i == INT64_MIN && r.i == -1)
+            if (l.i == INT64_MIN && r.i == -1) {
                 v.i = op == "/" ? INT64_MIN : 0;
-            else
+            } else {
                 v.i = op == "/" ? l.i / r.i : l.i % r.i;
+}
         }
         return v;
     }
@@ -461,9 +465,10 @@ const char *const kSlotNames[] = {"load", "scalar", "vector", "store"};
 std::string types_list(uint16_t ts)
 {
     std::string t;
-    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++)
+    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++) {
         if ((ts >> dt) & 1)
             t += (t.empty() ? "" : ", ") + std::string(dtype_name(dt));
+}
     return t;
 }
 
@@ -573,7 +578,7 @@ long class_count(const std::string &c)
 class Assembler
 {
   public:
-    explicit Assembler(const Options &opt) : opt_(opt)
+    explicit Assembler(Options opt) : opt_(std::move(opt))
     {
         if (!opt_.read_file)
             opt_.read_file = read_disk;
@@ -628,13 +633,14 @@ class Assembler
             s.v.i = v;
             st_.syms[name] = s;
         }
-        if (pass_ == 2)
+        if (pass_ == 2) {
             for (const auto &[name, idx] : labels_) {
                 SymbolTable::Sym s;
                 s.v.i = idx;
                 s.label = true;
                 st_.syms[name] = s;
             }
+}
         macros_.clear();
         placed_.clear();
         serial_ = 0;
@@ -675,10 +681,11 @@ class Assembler
         bool str = false;
         for (size_t i = 0; i + 1 < t.size(); i++) {
             if (str) {
-                if (t[i] == '\\')
+                if (t[i] == '\\') {
                     i++;
-                else if (t[i] == '"')
+                } else if (t[i] == '"') {
                     str = false;
+}
             } else if (t[i] == '"') {
                 str = true;
             } else if (t[i] == '/' && t[i + 1] == '/') {
@@ -909,7 +916,7 @@ class Assembler
             char c = t[i];
             if (c == '\\') {
                 if (i + 2 >= t.size() || (t[i + 1] != '"' && t[i + 1] != '\\')) {
-                    error(l, p.col + i, "only \\\" and \\\\ escapes are allowed");
+                    error(l, p.col + i, R"(only \" and \\ escapes are allowed)");
                     return std::nullopt;
                 }
                 c = t[++i];
@@ -1041,15 +1048,16 @@ class Assembler
     {
         auto name = string_lit(l, rest);
         if (!name) {
-            if (pass_ == 1 && rest.text.size() >= 2)
+            if (pass_ == 1 && rest.text.size() >= 2) {
                 name = std::string(rest.text.substr(1, rest.text.size() - 2));
-            else
+            } else {
                 return;
+}
         }
         std::vector<std::string> cands;
-        if (!name->empty() && (*name)[0] == '/')
+        if (!name->empty() && (*name)[0] == '/') {
             cands.push_back(*name);
-        else {
+        } else {
             cands.push_back(dirname(l.file) + *name);
             for (const auto &d : opt_.include_dirs)
                 cands.push_back(d + (d.empty() || d.back() == '/' ? "" : "/") + *name);
@@ -1226,16 +1234,17 @@ class Assembler
             int c = cond_from(sfx), rm = rmode_from(sfx);
             unsigned dt = dtype_from_name(sfx);
             bool ok = true;
-            if (dt)
+            if (dt) {
                 types.push_back(dt);
-            else if (c >= 0 && (d->flags & HPU_TPC_IF_COND) && mod < 0)
+            } else if (c >= 0 && (d->flags & HPU_TPC_IF_COND) && mod < 0) {
                 mod = c;
-            else if (rm >= 0 && (d->flags & HPU_TPC_IF_RMODE) && mod < 0)
+            } else if (rm >= 0 && (d->flags & HPU_TPC_IF_RMODE) && mod < 0) {
                 mod = rm;
-            else if (sfx == "sat" && (d->flags & HPU_TPC_IF_SAT) && !sat)
+            } else if (sfx == "sat" && (d->flags & HPU_TPC_IF_SAT) && !sat) {
                 sat = true;
-            else
+            } else {
                 ok = false;
+}
             if (!ok) {
                 error(l, col, "'." + sfx + "' is not a suffix of " + d->mnemonic);
                 return -1;
@@ -1243,13 +1252,14 @@ class Assembler
         }
         size_t want_types = d->types == HPU_TPC_TS_NONE ? 0 : (d->flags & HPU_TPC_IF_TYPE2) ? 2 : 1;
         if (types.size() != want_types) {
-            if (want_types == 0)
+            if (want_types == 0) {
                 error(l, col, std::string(d->mnemonic) + " takes no data type");
-            else if (want_types == 1)
+            } else if (want_types == 1) {
                 error(l, col, std::string(d->mnemonic) + " needs one data type (" + types_list(d->types) + ")");
-            else
+            } else {
                 error(l, col, std::string(d->mnemonic) + " needs a destination and a source type, as in " +
                                   d->mnemonic + ".bf16.f32");
+}
             return -1;
         }
         unsigned type = 0, type2 = 0;
@@ -1544,10 +1554,12 @@ class Assembler
             error(top, 0, "no code: a kernel needs at least one bundle");
         if (placed_.size() > HPU_TPC_MAX_BUNDLES)
             error(top, 0, "too many bundles (" + std::to_string(placed_.size()) + ", at most 16384)");
-        for (const auto &[n, l] : tensor_pin_line_)
-            if (n >= kernel_.num_tensors)
+        for (const auto &[n, l] : tensor_pin_line_) {
+            if (n >= kernel_.num_tensors) {
                 error(l, 0, ".tensor " + std::to_string(n) + " but .tensors is " +
                                 std::to_string(kernel_.num_tensors));
+}
+}
         if (!entry_.empty()) {
             auto v = int_expr(entry_.back().first, Piece{entry_expr_, entry_.back().second}, 0,
                               std::max<int64_t>(0, static_cast<int64_t>(placed_.size()) - 1), ".entry");

@@ -261,17 +261,19 @@ std::span<const hpu_tpc_insn_desc> insn_table()
 
 const hpu_tpc_insn_desc *find_insn(unsigned slot, unsigned opcode)
 {
-    for (const auto &d : kTable)
+    for (const auto &d : kTable) {
         if (d.slot == slot && d.opcode == opcode)
             return &d;
+}
     return nullptr;
 }
 
 const hpu_tpc_insn_desc *find_mnemonic(std::string_view mnemonic)
 {
-    for (const auto &d : kTable)
+    for (const auto &d : kTable) {
         if (mnemonic == d.mnemonic)
             return &d;
+}
     return nullptr;
 }
 
@@ -290,9 +292,10 @@ std::string_view dtype_name(unsigned dt)
 
 unsigned dtype_from_name(std::string_view s)
 {
-    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++)
+    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++) {
         if (s == dtype_name(dt))
             return dt;
+}
     return 0;
 }
 
@@ -314,9 +317,10 @@ unsigned check_slot(unsigned slot, const Slot &s, const CodeContext &ctx)
         return r;
     if (d->flags & (HPU_TPC_IF_COND | HPU_TPC_IF_RMODE))
         used |= 1u << 4;
-    for (int f = 0; f < 4; f++)
+    for (int f = 0; f < 4; f++) {
         if (!(used & (1u << f)) && reg_field(s, f))
             return HPU_TPC_ILL_FIELD;
+}
     if ((!(used & 0x10) && F(s.lo, MOD)) || (!(used & 0x20) && F(s.lo, FORM)) ||
         (!(used & 0x40) && F(s.hi, IMM)) || (!(used & 0x80) && F(s.lo, PART)))
         return HPU_TPC_ILL_FIELD;
@@ -326,9 +330,10 @@ unsigned check_slot(unsigned slot, const Slot &s, const CodeContext &ctx)
 unsigned check_bundle(const Bundle &b, const CodeContext &ctx)
 {
     // The first failing slot in slot order decides the reason.
-    for (unsigned i = 0; i < HPU_TPC_SLOTS; i++)
+    for (unsigned i = 0; i < HPU_TPC_SLOTS; i++) {
         if (unsigned r = check_slot(i, b.slot[i], ctx))
             return r;
+}
     // Two slots writing one register.
     std::array<uint32_t, 8> written{};
     for (unsigned i = 0; i < HPU_TPC_SLOTS; i++) {
@@ -493,10 +498,11 @@ std::string operand_text(const hpu_tpc_insn_desc &d, const Slot &s, unsigned k)
         if (form == HPU_TPC_FORM_IMM)
             return "[" + std::to_string(off) + "]";
         std::string t = "[s" + std::to_string(reg_field(s, 1));
-        if (off > 0)
+        if (off > 0) {
             t += " + " + std::to_string(off);
-        else if (off < 0)
+        } else if (off < 0) {
             t += " - " + std::to_string(-static_cast<int64_t>(off));
+}
         return t + "]";
     }
     case HPU_TPC_OPND_IMM:
@@ -673,13 +679,14 @@ Kernel decode_binary(std::span<const uint8_t> bin)
     for (uint32_t i = 0; i < n; i++) {
         Bundle b;
         for (unsigned s = 0; s < HPU_TPC_SLOTS; s++) {
-            const uint8_t *p = h + off + i * HPU_TPC_BUNDLE_SIZE + s * HPU_TPC_SLOT_SIZE;
+            const uint8_t *p = h + off + size_t{i} * HPU_TPC_BUNDLE_SIZE + size_t{s} * HPU_TPC_SLOT_SIZE;
             b.slot[s].lo = hpu_tpc_le64(p);
             b.slot[s].hi = hpu_tpc_le64(p + 8);
         }
-        if (unsigned r = check_bundle(b, ctx))
+        if (unsigned r = check_bundle(b, ctx)) {
             throw Error("bundle " + std::to_string(i) + " is illegal: " +
                         std::string(illegal_name(r)));
+}
         k.code.push_back(b);
     }
     uint32_t moff = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_offset));
@@ -711,9 +718,10 @@ std::string disassemble(std::span<const uint8_t> bin)
     t += ".tensors " + std::to_string(k.num_tensors) + "\n";
     t += ".scalars " + std::to_string(k.num_scalars) + "\n";
     t += ".index_dims " + std::to_string(k.index_dims) + "\n";
-    for (unsigned i = 0; i < HPU_TPC_MAX_TENSORS; i++)
+    for (unsigned i = 0; i < HPU_TPC_MAX_TENSORS; i++) {
         if (k.tensor_dtype[i])
             t += ".tensor " + std::to_string(i) + ", " + std::string(dtype_name(k.tensor_dtype[i])) + "\n";
+}
     if (k.slm_size)
         t += ".slm " + std::to_string(k.slm_size) + "\n";
     if (k.vlm_size)

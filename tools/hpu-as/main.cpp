@@ -93,9 +93,7 @@ int main(int argc, char **argv)
         } else if (a == "-h" || a == "--help") {
             usage();
             return 0;
-        } else if (!a.empty() && a[0] == '-') {
-            return usage();
-        } else if (in.empty()) {
+        } else if (in.empty() && (a.empty() || a[0] != '-')) {
             in = a;
         } else {
             return usage();

@@ -103,7 +103,7 @@ struct Diagnostic {
     unsigned line = 0;
     unsigned column = 0;
     std::string message;
-    std::string str() const; // "file:line:column: error: message"
+    [[nodiscard]] std::string str() const; // "file:line:column: error: message"
 };
 
 struct Options {
@@ -118,8 +118,8 @@ struct Result {
     Bytes binary; // empty when there are errors
     Kernel kernel;
     std::vector<Diagnostic> errors;
-    bool ok() const { return errors.empty(); }
-    std::string error_text() const; // one line per error
+    [[nodiscard]] bool ok() const { return errors.empty(); }
+    [[nodiscard]] std::string error_text() const; // one line per error
 };
 
 Result assemble(std::string_view source, const std::string &filename, const Options &opt = {});

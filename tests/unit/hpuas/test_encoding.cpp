@@ -25,7 +25,7 @@ namespace
 struct Fields {
     uint64_t op = 0, type = 0, type2 = 0, greg = 0, gneg = 0, glane = 0, form = 0, mod = 0, sat = 0,
              part = 0, d = 0, a = 0, b = 0, c = 0, imm = 0;
-    Slot slot() const
+    [[nodiscard]] Slot slot() const
     {
         Slot s;
         s.lo = op | type << 8 | type2 << 12 | greg << 16 | gneg << 19 | glane << 20 | form << 21 | mod << 23 |
@@ -70,42 +70,42 @@ Example example(const hpu_tpc_insn_desc &d, unsigned type, unsigned type2, unsig
     std::vector<std::string> ops;
     for (unsigned k : d.opnd) {
         switch (k) {
-        case HPU_TPC_OPND_VD: ops.push_back("v3"); f.d = 3; break;
-        case HPU_TPC_OPND_VA: ops.push_back("v5"); f.a = 5; break;
-        case HPU_TPC_OPND_VB: ops.push_back("v7"); f.b = 7; break;
-        case HPU_TPC_OPND_VC: ops.push_back("v9"); f.c = 9; break;
-        case HPU_TPC_OPND_SD: ops.push_back("s3"); f.d = 3; break;
-        case HPU_TPC_OPND_SA: ops.push_back("s5"); f.a = 5; break;
-        case HPU_TPC_OPND_SC: ops.push_back("s9"); f.c = 9; break;
-        case HPU_TPC_OPND_PD: ops.push_back("sp3"); f.d = 3; break;
-        case HPU_TPC_OPND_PA: ops.push_back("sp5"); f.a = 5; break;
-        case HPU_TPC_OPND_PB: ops.push_back("sp6"); f.b = 6; break;
-        case HPU_TPC_OPND_PC: ops.push_back("sp7"); f.c = 7; break;
-        case HPU_TPC_OPND_PNA: ops.push_back("!sp2"); f.a = 2; f.mod = 1; break;
-        case HPU_TPC_OPND_QD: ops.push_back("vp3"); f.d = 3; break;
-        case HPU_TPC_OPND_QA: ops.push_back("vp5"); f.a = 5; break;
-        case HPU_TPC_OPND_QB: ops.push_back("vp6"); f.b = 6; break;
-        case HPU_TPC_OPND_QC: ops.push_back("vp7"); f.c = 7; break;
-        case HPU_TPC_OPND_ID: ops.push_back("i3"); f.d = 3; break;
-        case HPU_TPC_OPND_IA: ops.push_back("i5"); f.a = 5; break;
-        case HPU_TPC_OPND_IB: ops.push_back("i6"); f.b = 6; break;
-        case HPU_TPC_OPND_TA: ops.push_back("t4"); f.a = 4; break;
-        case HPU_TPC_OPND_DIMC: ops.push_back("2"); f.c = 2; break;
-        case HPU_TPC_OPND_MEM: ops.push_back("[s6 + 12]"); f.form = 1; f.a = 6; f.imm = 12; break;
-        case HPU_TPC_OPND_IMM: ops.push_back("1"); f.imm = 1; break;
-        case HPU_TPC_OPND_LBL: ops.push_back("top"); f.imm = 0; break;
-        case HPU_TPC_OPND_PART: ops.push_back("0"); break;
+        case HPU_TPC_OPND_VD: ops.emplace_back("v3"); f.d = 3; break;
+        case HPU_TPC_OPND_VA: ops.emplace_back("v5"); f.a = 5; break;
+        case HPU_TPC_OPND_VB: ops.emplace_back("v7"); f.b = 7; break;
+        case HPU_TPC_OPND_VC: ops.emplace_back("v9"); f.c = 9; break;
+        case HPU_TPC_OPND_SD: ops.emplace_back("s3"); f.d = 3; break;
+        case HPU_TPC_OPND_SA: ops.emplace_back("s5"); f.a = 5; break;
+        case HPU_TPC_OPND_SC: ops.emplace_back("s9"); f.c = 9; break;
+        case HPU_TPC_OPND_PD: ops.emplace_back("sp3"); f.d = 3; break;
+        case HPU_TPC_OPND_PA: ops.emplace_back("sp5"); f.a = 5; break;
+        case HPU_TPC_OPND_PB: ops.emplace_back("sp6"); f.b = 6; break;
+        case HPU_TPC_OPND_PC: ops.emplace_back("sp7"); f.c = 7; break;
+        case HPU_TPC_OPND_PNA: ops.emplace_back("!sp2"); f.a = 2; f.mod = 1; break;
+        case HPU_TPC_OPND_QD: ops.emplace_back("vp3"); f.d = 3; break;
+        case HPU_TPC_OPND_QA: ops.emplace_back("vp5"); f.a = 5; break;
+        case HPU_TPC_OPND_QB: ops.emplace_back("vp6"); f.b = 6; break;
+        case HPU_TPC_OPND_QC: ops.emplace_back("vp7"); f.c = 7; break;
+        case HPU_TPC_OPND_ID: ops.emplace_back("i3"); f.d = 3; break;
+        case HPU_TPC_OPND_IA: ops.emplace_back("i5"); f.a = 5; break;
+        case HPU_TPC_OPND_IB: ops.emplace_back("i6"); f.b = 6; break;
+        case HPU_TPC_OPND_TA: ops.emplace_back("t4"); f.a = 4; break;
+        case HPU_TPC_OPND_DIMC: ops.emplace_back("2"); f.c = 2; break;
+        case HPU_TPC_OPND_MEM: ops.emplace_back("[s6 + 12]"); f.form = 1; f.a = 6; f.imm = 12; break;
+        case HPU_TPC_OPND_IMM: ops.emplace_back("1"); f.imm = 1; break;
+        case HPU_TPC_OPND_LBL: ops.emplace_back("top"); f.imm = 0; break;
+        case HPU_TPC_OPND_PART: ops.emplace_back("0"); break;
         case HPU_TPC_OPND_XB:
         case HPU_TPC_OPND_SXB:
             f.form = form;
             if (form == 0) {
-                ops.push_back("v11");
+                ops.emplace_back("v11");
                 f.b = 11;
             } else if (form == 1) {
-                ops.push_back("s11");
+                ops.emplace_back("s11");
                 f.b = 11;
             } else {
-                ops.push_back("1");
+                ops.emplace_back("1");
                 bool fp = type == HPU_TPC_DT_F32 || type == HPU_TPC_DT_BF16;
                 f.imm = fp && !(d.flags & HPU_TPC_IF_LANEIMM) ? f32_bits(1.0F) : 1;
             }
@@ -123,9 +123,10 @@ Example example(const hpu_tpc_insn_desc &d, unsigned type, unsigned type2, unsig
 std::vector<unsigned> types_of(uint16_t ts)
 {
     std::vector<unsigned> v;
-    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++)
+    for (unsigned dt = HPU_TPC_DT_F32; dt <= HPU_TPC_DT_U8; dt++) {
         if ((ts >> dt) & 1)
             v.push_back(dt);
+}
     if (v.empty())
         v.push_back(0);
     return v;
@@ -234,9 +235,10 @@ TEST_CASE("every instruction and operand form round-trips through the disassembl
         std::vector<std::pair<unsigned, unsigned>> tps;
         for (unsigned t : ts) {
             if (d.flags & HPU_TPC_IF_TYPE2) {
-                for (unsigned t2 : ts)
+                for (unsigned t2 : ts) {
                     if (t2 != t)
                         tps.emplace_back(t, t2);
+}
             } else {
                 tps.emplace_back(t, 0);
             }
@@ -261,11 +263,14 @@ TEST_CASE("every instruction and operand form round-trips through the disassembl
                     if (d.slot == HPU_TPC_SLOT_VECTOR)
                         ops = ops.substr(0, ops.rfind(',')) + ", " + std::to_string(ratio - 1);
                     for (const char *rm : {".rz", ".ru", ".rd", ".sat", ".rz.sat"}) {
-                        body += pfx + rm + ops + "\n";
+                        body += pfx;
+                        body += rm;
+                        body += ops + "\n";
                         lines++;
                     }
                     if (d.slot == HPU_TPC_SLOT_VECTOR && t == HPU_TPC_DT_F32 && t2 == HPU_TPC_DT_BF16) {
-                        body += pfx + ".sr" + ops + "\n";
+                        body += pfx;
+                        body += ".sr" + ops + "\n";
                         lines++;
                     }
                 }

@@ -330,7 +330,7 @@ TEST_CASE("includes are searched beside the file, then in -I directories", "[inc
     Options o = files({{"dir/k.s", ".kernel k\n.include \"defs.inc\"\n.include \"lib.inc\"\nvmov.i32 v1, N\nm\n"},
                        {"dir/defs.inc", ".equ N, 7\n"},
                        {"inc/lib.inc", ".macro m\nhalt\n.endm\n"}});
-    o.include_dirs.push_back("inc");
+    o.include_dirs.emplace_back("inc");
     Result r = assemble_file("dir/k.s", o);
     INFO(r.error_text());
     REQUIRE(r.ok());
