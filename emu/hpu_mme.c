@@ -12,7 +12,9 @@
  * (alpha, beta * C, bias, activation, conversion) runs per 128 x 128
  * output tile, which is then scattered to D.  The tile is the unit of
  * progress for the watchdog and of abandonment: the job is checked
- * before every panel product and every tile store.
+ * before every panel and every tile store, and, since a panel's tiles are
+ * computed together, after every 1024-deep slice of K but the last, which
+ * also counts as progress.
  *
  * Host memory per engine is bounded: three FP32 panels of 4 MiB, a 2 MiB
  * BF16 staging buffer and a few tile buffers (about 14.3 MiB), allocated
@@ -333,6 +335,32 @@ static int hpum_mme_gather(const HpuMmeRun *x, uint64_t va, uint32_t ld,
     return HPU_CQ_OK;
 }
 
+/* @n results in @f (FP32) to their memory format in @dst (may be @f). */
+static void hpum_mme_encode(const float *f, size_t n, unsigned int sz,
+                            uint8_t *dst)
+{
+    size_t i;
+
+    if (sz == 2) {
+        for (i = 0; i < n; i++) {
+            hpum_put_le16(dst + 2 * i, hpum_f32_to_bf16(f[i]));
+        }
+        return;
+    }
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (i = 0; i < n; i++) {
+        uint32_t u;
+
+        memcpy(&u, &f[i], sizeof(u));
+        hpum_put_le32(dst + 4 * i, u);
+    }
+#else
+    if ((const void *)f != (void *)dst) {
+        memcpy(dst, f, n * sizeof(float));
+    }
+#endif
+}
+
 /* acc = op(A) x op(B) for rows @m0.. (@mc) and columns @n0.. (@nc). */
 static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                           uint32_t mc, uint32_t n0, uint32_t nc)
@@ -343,12 +371,12 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     uint32_t k0, kc;
     int r;
 
+    r = hpum_job_check(x->k);
+    if (r) {
+        return r;
+    }
     for (k0 = 0; k0 < g->k; k0 += kc) {
         kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_PANEL);
-        r = hpum_job_check(x->k);
-        if (r) {
-            return r;
-        }
         r = g->ta ? hpum_mme_gather(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
                                     x->bf->a)
                   : hpum_mme_gather(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
@@ -368,6 +396,13 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                     (int)kc, 1.0f, x->bf->a, (int)(g->ta ? mc : kc),
                     x->bf->b, (int)(g->tb ? kc : nc), k0 ? 1.0f : 0.0f,
                     x->bf->acc, (int)nc);
+        if (k0 + kc < g->k) {
+            /* a slice of the panel's tiles: progress (device-model.md) */
+            r = hpum_job_progress(x->k);
+            if (r) {
+                return r;
+            }
+        }
     }
     return HPU_CQ_OK;
 }
@@ -382,6 +417,7 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     HpuMmeBufs *bf = x->bf;
     uint64_t row = m0 + tm0, col = n0 + tn0;
     uint64_t d = g->d + (uint64_t)bt * g->sd * g->out_sz;
+    float *out = (float *)bf->out;
     uint32_t i, j;
     int r;
 
@@ -394,28 +430,30 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     }
     for (i = 0; i < tm; i++) {
         const float *acc = bf->acc + (size_t)(tm0 + i) * nc + tn0;
+        const float *cin = bf->c + (size_t)i * tn;
+        float *o = out + (size_t)i * tn;
 
+        /* one pass per step, in mme.md's order, so that they vectorize */
         for (j = 0; j < tn; j++) {
-            float t = g->alpha * acc[j];
-            size_t o = (size_t)i * tn + j;
-
-            if (g->use_c) {
-                t += g->beta * bf->c[o];
+            o[j] = g->alpha * acc[j];
+        }
+        if (g->use_c) {
+            for (j = 0; j < tn; j++) {
+                o[j] += g->beta * cin[j];
             }
-            if (g->bias) {
-                t += bf->bias[tn0 + j];
+        }
+        if (g->bias) {
+            for (j = 0; j < tn; j++) {
+                o[j] += bf->bias[tn0 + j];
             }
-            t = hpum_act(g->act, t);
-            if (g->out_sz == 2) {
-                hpum_put_le16(bf->out + 2 * o, hpum_f32_to_bf16(t));
-            } else {
-                uint32_t u;
-
-                memcpy(&u, &t, sizeof(u));
-                hpum_put_le32(bf->out + 4 * o, u);
+        }
+        if (g->act != HPU_MME_ACT_NONE) {
+            for (j = 0; j < tn; j++) {
+                o[j] = hpum_act(g->act, o[j]);
             }
         }
     }
+    hpum_mme_encode(out, (size_t)tm * tn, g->out_sz, bf->out);
     r = hpum_job_check(k);
     if (r) {
         return r;

@@ -451,7 +451,8 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
     }
     if (r) {
         HPU_LOG(c, "%s.%u: writing the completion record at 0x%llx "
-                "failed: the record is lost", hpum_engine_name(e), s, (unsigned long long)addr);
+                "failed: the record is lost", hpum_engine_name(e), s,
+                (unsigned long long)addr);
     }
     HPU_TRACE(c, HPU_TRACE_COMPLETION, e, s, st->seq, (uint32_t)status,
               offset);
@@ -497,8 +498,8 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     st->pos = 0;
     st->progress_ns = hpum_now(c);
     if (r) {
-        HPU_LOG(c, "%s.%u: reading the descriptor at 0x%llx failed", hpum_engine_name(e), s,
-                (unsigned long long)addr);
+        HPU_LOG(c, "%s.%u: reading the descriptor at 0x%llx failed",
+                hpum_engine_name(e), s, (unsigned long long)addr);
         st->seq = 0;
         hpum_complete(c, e, s, gen, HPU_CQ_BUS_ERROR, 0);
         return;
@@ -781,8 +782,8 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
     if (op->privileged && j->asid != 0) {
         /* Privilege is checked before the fields are even fetched. */
         HPU_LOG(c, "%s.%u: WREG at offset 0x%x of the command buffer "
-                "at 0x%llx in ASID %u: privileged", hpum_engine_name(e), s, j->pos,
-                (unsigned long long)j->cb_addr, j->asid);
+                "at 0x%llx in ASID %u: privileged", hpum_engine_name(e), s,
+                j->pos, (unsigned long long)j->cb_addr, j->asid);
         ev->id = HPU_EVENT_PRIV;
         return HPU_CQ_PRIV;
     }
@@ -1058,14 +1059,16 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
             !hpum_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
             HPU_LOG(c, "%s.%u enabled with a bad configuration (ring "
                     "0x%llx, %u entries; completion ring 0x%llx, %u "
-                    "entries): halted", hpum_engine_name(e), s, (unsigned long long)st->ring,
-                    st->ring_size, (unsigned long long)st->cq, st->cq_size);
+                    "entries): halted", hpum_engine_name(e), s,
+                    (unsigned long long)st->ring, st->ring_size,
+                    (unsigned long long)st->cq, st->cq_size);
             st->halted = true;
             return;
         }
         if (st->active) {
             HPU_LOG(c, "%s.%u enabled before its aborted descriptor "
-                    "completed (STATUS.IDLE): that record is lost", hpum_engine_name(e), s);
+                    "completed (STATUS.IDLE): that record is lost",
+                    hpum_engine_name(e), s);
         }
         st->halted = false;
         st->gen++;
@@ -1126,7 +1129,8 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_PI:
         if (hpum_stream_enabled(st) && val - st->ci > st->ring_size) {
             HPU_LOG(c, "%s.%u: PI %u is more than %u entries ahead of "
-                    "CI %u: ignored", hpum_engine_name(e), s, val, st->ring_size, st->ci);
+                    "CI %u: ignored", hpum_engine_name(e), s, val,
+                    st->ring_size, st->ci);
             break;
         }
         st->pi = val;
