@@ -506,3 +506,40 @@ TEST_CASE("a power-on reset in the middle of a GEMM store writes nothing after t
     r.bh();
     CHECK_FALSE(hpum_core_in_reset(&r.core));
 }
+
+TEST_CASE("a GEMM the watchdog finds hung: disabling its stream aborts it and the "
+          "engine's other stream runs again", "[emu][compute][wdt][mme]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(MME0, 0);
+    r.setup_stream(MME0, 1);
+    r.wr(HPU_REG_WDT_MS, 1);
+    HostGemm gm(r, 256, 128, 4);                    // two tiles
+    bool hung = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (!hung && addr >= gm.d_bus && addr < gm.d_bus + 4ULL * 256 * 128) {
+            r.advance(2 * MS);                      // no tile done for 2 ms
+            hung = (r.status(MME0, 0) & HPU_QS_STATUS_HUNG) &&
+                   (r.status(MME0, 1) & HPU_QS_STATUS_HUNG);
+            r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);   // the driver's recovery
+        }
+    };
+    r.submit(MME0, 0, gemm_cb(gm.desc), 0, 0x10);
+    r.submit(MME0, 1, Cb().nop(), 0, 0x11);
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 0
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 1
+    hpum_core_engine_step(&r.core, MME0);           // the GEMM
+    r.env.on_dma_write = nullptr;
+    REQUIRE(hung);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(gm.rows_are(r, 128, 256, false));         // the second tile: never
+    CHECK((r.status(MME0, 1) & HPU_QS_STATUS_HUNG) == 0u);
+    r.run();
+    CHECK(r.cq_pi(MME0, 1) == 1u);
+    CHECK(r.cqe(MME0, 1, 0).status == HPU_CQ_OK);
+    auto ev = events(r);
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[0].id == HPU_EVENT_ENGINE_HANG);
+    CHECK(ev[0].engine == MME0);
+}
