@@ -543,3 +543,37 @@ TEST_CASE("a GEMM the watchdog finds hung: disabling its stream aborts it and th
     CHECK(ev[0].id == HPU_EVENT_ENGINE_HANG);
     CHECK(ev[0].engine == MME0);
 }
+
+TEST_CASE("a hard reset in the middle of a GEMM: no store, no record, and the MME works "
+          "after it", "[emu][compute][mme][hard-reset]")
+{
+    Rig r;
+    r.setup_stream(MME0, 0);
+    HostGemm gm(r, 200, 160, 24);
+    bool reset = false;
+    unsigned writes_after = 0;
+    r.env.on_dma_read = [&](uint64_t addr) {
+        if (!reset && addr == (gm.g.b & ~HPU_ADDR_HOST)) {
+            reset = true;
+            r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+        }
+    };
+    r.env.on_dma_write = [&](uint64_t) {
+        if (reset) {
+            writes_after++;
+        }
+    };
+    r.submit(MME0, 0, gemm_cb(gm.desc));
+    r.run();
+    r.env.on_dma_read = nullptr;
+    r.env.on_dma_write = nullptr;
+    REQUIRE(reset);
+    CHECK(writes_after == 0u);                      // neither D nor a record
+    CHECK(gm.rows_are(r, 0, 200, false));
+    r.advance(HPU_HARD_RESET_NS);
+    REQUIRE(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    r.q[MME0][0] = {};
+    CHECK(r.run_cb(gemm_cb(gm.desc), 0, MME0, 0).status == HPU_CQ_OK);
+    CHECK(gm.rows_are(r, 0, 200, true));
+}
