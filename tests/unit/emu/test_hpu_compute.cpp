@@ -5,7 +5,8 @@
 // of engines 8-10, vectors, packets refused on the wrong class, the TPC
 // placeholder, BUSY_NS and fault injection for engines 8-10, the
 // watchdog's progress per output tile, and an MME GEMM stopped by an MMU
-// fault, a stream disable, a soft reset and a power-on reset.
+// fault, a stream disable, the watchdog, a soft, a hard and a power-on
+// reset.
 //
 // Copyright (c) 2026 The hpu authors
 
