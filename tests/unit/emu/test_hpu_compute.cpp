@@ -644,9 +644,11 @@ TEST_CASE("a GEMM whose last tile is stored completes OK even if INJ_HANG or a d
     Rig r;
     r.setup_stream(MME0, 0);
     HostGemm gm(r, 200, 64, 4);                     // two tiles
-    const uint64_t last_row = gm.d_bus + 4ULL * 199 * 64;
+    const uint64_t tile1 = gm.d_bus + 4ULL * 128 * 64, end = gm.d_bus + 4ULL * 200 * 64;
+    bool fired = false;
     r.env.on_dma_write = [&](uint64_t addr) {
-        if (addr >= gm.d_bus && addr <= last_row && addr + 4 * 64 > last_row) {
+        if (addr >= tile1 && addr < end && !fired) {    // the last tile's store
+            fired = true;
             if (disable) {
                 r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);
             } else {
@@ -657,6 +659,7 @@ TEST_CASE("a GEMM whose last tile is stored completes OK even if INJ_HANG or a d
     r.submit(MME0, 0, gemm_cb(gm.desc), 0, 0x42);
     r.run();
     r.env.on_dma_write = nullptr;
+    REQUIRE(fired);
     CHECK(gm.rows_are(r, 0, 200, true));
     REQUIRE(r.cq_pi(MME0, 0) == 1u);
     CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_OK);
@@ -700,4 +703,49 @@ TEST_CASE("an MMU fault after a failing run of the same store batch is not latch
     Eqe ev = r.eqe(0);
     CHECK(ev.id == HPU_EVENT_DMA_BUS_ERROR);
     CHECK(r.rd(HPU_REG_EQ_PI) == 1u);
+}
+
+TEST_CASE("a GEMM the watchdog marked hung that finishes its packet keeps its stream HUNG; "
+          "disabling a sibling lets nothing go", "[emu][compute][wdt][mme]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(MME0, 0);
+    r.setup_stream(MME0, 1);
+    r.wr(HPU_REG_WDT_MS, 1);
+    HostGemm gm(r, 256, 128, 4);                    // two tiles
+    bool marked = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (!marked && addr >= gm.d_bus && addr < gm.d_bus + 4ULL * 256 * 128) {
+            r.advance(2 * MS);                      // no tile done for 2 ms
+            marked = (r.status(MME0, 0) & HPU_QS_STATUS_HUNG) &&
+                     (r.status(MME0, 1) & HPU_QS_STATUS_HUNG);
+        }
+    };
+    Cb cb = gemm_cb(gm.desc);
+    cb.nop();                                       // more after the GEMM
+    r.submit(MME0, 0, cb, 0, 0x10);
+    r.submit(MME0, 1, Cb().nop(), 0, 0x11);
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 0
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 1
+    hpum_core_engine_step(&r.core, MME0);           // the GEMM: finishes
+    r.env.on_dma_write = nullptr;
+    REQUIRE(marked);
+    CHECK(gm.rows_are(r, 0, 256, true));
+    r.run();
+    // stream 0 stays HUNG with its NOP not run, stream 1 waits too
+    CHECK((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    CHECK(r.cq_pi(MME0, 1) == 0u);
+    r.wr(r.qreg(MME0, 1, HPU_QS_CTRL), 0);          // the sibling
+    r.run();
+    CHECK(r.cq_pi(MME0, 1) == 1u);
+    CHECK(r.cqe(MME0, 1, 0).status == HPU_CQ_ABORTED);
+    CHECK((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);   // not let go
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);          // the hung stream
+    r.run();
+    CHECK(r.cq_pi(MME0, 0) == 1u);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(r.status(MME0, 0) == HPU_QS_STATUS_IDLE);
 }
