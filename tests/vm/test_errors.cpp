@@ -97,7 +97,8 @@ constexpr std::size_t kFillPages = 32;
 // 2 MiB of host work, and filling all of HBM in one job was ~2 GB of it:
 // for the ~990 pages of a 2 GiB device the model alone (without QEMU, on a
 // loaded 2-core host) took 1.4 to 25 s, 0.1 to 0.5 s once the pages were
-// backed. Such a job raced its 30 s timeout against host load and HBM
+// backed; in the strict-IOMMU guest on that host the whole fill took
+// 28.8 s. Such a job raced its 30 s timeout against host load and HBM
 // size, and lost once. A job of kFillPages pages needs at most 64 MiB of
 // fresh host memory whatever the HBM size, far inside its timeout; a job
 // that stops moving fails anyway, through the engine watchdog (no progress
