@@ -17,6 +17,7 @@
 // "ce <offset>" / "ue <offset>" (HBM offset), inject_fw "hb_stop" / "fatal".
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -81,13 +82,41 @@ constexpr std::uint64_t kSample = 4 * KiB;
 
 std::uint64_t page_value(std::size_t i) { return 0x5EED000000000000ULL | (static_cast<std::uint64_t>(i) * 0x10001ULL); }
 
-// One command buffer: memset the first 4 KiB of every page with its own value.
-Cb fill_first_4k(const std::vector<std::uint64_t> &pages)
+// Timeout of each job that touches every page taken (see fill_first_4k).
+constexpr std::uint32_t kPagesJobTimeoutMs = 30000;
+// Pages a fill job writes.
+constexpr std::size_t kFillPages = 32;
+
+// Memsets the first 4 KiB of every page with its own value, in jobs of
+// kFillPages pages; returns the number of jobs.
+//
+// A page the device never wrote costs host memory on its first write: the
+// model backs each 2 MiB page with a fresh 2 MiB host huge page, which the
+// host kernel has to clear (and a host that is itself a VM may first have
+// to get back from its hypervisor). So a 4 KiB memset of a fresh page is
+// 2 MiB of host work, and filling all of HBM in one job was ~2 GB of it:
+// for the ~990 pages of a 2 GiB device the model alone (without QEMU, on a
+// loaded 2-core host) took 1.4 to 25 s, 0.1 to 0.5 s once the pages were
+// backed; in the strict-IOMMU guest on that host the whole fill took
+// 28.8 s. Such a job raced its 30 s timeout against host load and HBM
+// size, and lost once. A job of kFillPages pages needs at most 64 MiB of
+// fresh host memory whatever the HBM size, far inside its timeout; a job
+// that stops moving fails anyway, through the engine watchdog (no progress
+// for WDT_MS) long before. The reads (read_first_4k) stay one job each:
+// the pages are backed by then.
+std::size_t fill_first_4k(Ctx &c, std::uint32_t q, const std::vector<std::uint64_t> &pages)
 {
-    Cb cb;
-    for (std::size_t i = 0; i < pages.size(); ++i)
-        cb.memset(page_value(i), pages[i], kSample);
-    return cb;
+    std::size_t jobs = 0;
+    for (std::size_t first = 0; first < pages.size(); first += kFillPages) {
+        const std::size_t end = std::min(first + kFillPages, pages.size());
+        Cb cb;
+        for (std::size_t i = first; i < end; ++i)
+            cb.memset(page_value(i), pages[i], kSample);
+        INFO("fill job " << jobs << ": pages " << first << " to " << end - 1 << " of " << pages.size());
+        REQUIRE(c.run(q, cb, nullptr, kPagesJobTimeoutMs) == 1);
+        ++jobs;
+    }
+    return jobs;
 }
 
 // One command buffer: copy the first 4 KiB of every page to `out`.
@@ -246,13 +275,15 @@ TEST_CASE("correctable ECC: counted, data intact", "[errors]")
     REQUIRE(a.queue_create(kGuilty, q) == 0);
     const auto pages = take_all_hbm(a);
     REQUIRE(pages.size() >= 16);
-    REQUIRE(a.run(q, fill_first_4k(pages), nullptr, 30000) == 1);
+    const std::uint64_t tf = now_ns();
+    const std::size_t fill_jobs = fill_first_4k(a, q, pages);
+    const double fill_ms = ms_since(tf);
     const auto out = a.host_buf(pages.size() * kSample);
 
     const std::uint64_t off = middle_offset(path) + 0x40;
     const std::uint64_t t0 = now_ns();
     inject(path, "inject_ecc", "ce " + hex(off));
-    const int st = a.run(q, read_first_4k(pages, out.va), nullptr, 30000);
+    const int st = a.run(q, read_first_4k(pages, out.va), nullptr, kPagesJobTimeoutMs);
     const double ms = ms_since(t0);
     CHECK(st == 1);
     CHECK(bad_samples(out.ptr, pages.size()) == 0);
@@ -273,7 +304,9 @@ TEST_CASE("correctable ECC: counted, data intact", "[errors]")
     check_bystander(by);
     report_recovery("correctable ECC", ms,
                     "no job failed, read of all pages ok; events: " + describe(ev) + "; sysfs ecc_correctable " +
-                        sysfs_counter(path, "ecc_correctable"));
+                        sysfs_counter(path, "ecc_correctable") + "; fill of " + std::to_string(pages.size()) +
+                        " pages in " + std::to_string(fill_jobs) + " jobs: " +
+                        std::to_string(static_cast<long>(fill_ms)) + " ms");
 }
 
 TEST_CASE("uncorrectable ECC: the reading job fails, the page is retired for good", "[errors]")
@@ -296,12 +329,12 @@ TEST_CASE("uncorrectable ECC: the reading job fails, the page is retired for goo
         const auto pages = take_all_hbm(a);
         got0 = pages.size();
         REQUIRE(got0 >= 16);
-        REQUIRE(a.run(q, fill_first_4k(pages), nullptr, 30000) == 1);
+        (void)fill_first_4k(a, q, pages);
         const auto out = a.host_buf(pages.size() * kSample);
 
         const std::uint64_t t0 = now_ns();
         inject(path, "inject_ecc", "ue " + hex(off));
-        st = a.run(q, read_first_4k(pages, out.va), nullptr, 30000);
+        st = a.run(q, read_first_4k(pages, out.va), nullptr, kPagesJobTimeoutMs);
         ms = ms_since(t0);
         INFO("fence status of the job reading the poisoned page: " << st);
         CHECK(st == -EBADMSG);
@@ -363,9 +396,9 @@ TEST_CASE("uncorrectable ECC: the reading job fails, the page is retired for goo
     REQUIRE(b.queue_create(kGuilty, q) == 0);
     const auto pages = take_all_hbm(b);
     CHECK(pages.size() == got0 - 1);
-    REQUIRE(b.run(q, fill_first_4k(pages), nullptr, 30000) == 1);
+    (void)fill_first_4k(b, q, pages);
     const auto out = b.host_buf(pages.size() * kSample);
-    CHECK(b.run(q, read_first_4k(pages, out.va), nullptr, 30000) == 1);
+    CHECK(b.run(q, read_first_4k(pages, out.va), nullptr, kPagesJobTimeoutMs) == 1);
     CHECK(bad_samples(out.ptr, pages.size()) == 0);
     check_bystander(by);
     report_recovery("uncorrectable ECC", ms,

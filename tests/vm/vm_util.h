@@ -333,8 +333,13 @@ public:
     // Runs a command buffer on a queue and waits: returns the fence status
     // (1 OK, negative errno when the device failed it), or 1000 + errno when
     // the submission itself was refused (-(errno) is reported via *submit_err).
+    // timeout_ms is the job's own timeout (0: the driver's default, 10 s).
+    // The wait outlasts it by kRunSlackMs, so a job that runs too long shows
+    // as the driver failing it (-ETIMEDOUT), not as the two timeouts racing;
+    // 2000 + ETIME means the driver did not end the job in time.
     int run(std::uint32_t queue, const Cb &cb, int *submit_err = nullptr, std::uint32_t timeout_ms = 0)
     {
+        constexpr std::uint64_t kRunSlackMs = 30000;
         const std::uint64_t va = put_cb(cb);
         std::uint32_t so = 0;
         REQUIRE(syncobj_create(fd_, so) == 0);
@@ -343,7 +348,8 @@ public:
             *submit_err = e;
         int st = 1000 + e;
         if (e == 0) {
-            const int w = syncobj_wait(fd_, so);
+            const std::uint64_t wait_ms = (timeout_ms != 0 ? timeout_ms : 10000) + kRunSlackMs;
+            const int w = syncobj_wait(fd_, so, wait_ms * 1000000ULL);
             st = w == 0 ? syncobj_status(fd_, so) : 2000 + w;
         }
         syncobj_destroy(fd_, so);
