@@ -36,7 +36,8 @@
  *         32 vectors
  *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
  *
- * Each of the 8 DMA engines runs in a thread of its own (hpum_engine_thread),
+ * Each engine (8 DMA, the TPC cluster, 2 MMEs: spec version 6) runs in a
+ * thread of its own (hpum_engine_thread: hpu-dmaN, hpu-tpc, hpu-mmeN),
  * which steps the core's engine and sleeps on a condition variable while it
  * has no work; a doorbell write only latches PI and wakes it.  The core's
  * state is guarded by s->lock, which the core takes itself.  Engines reach
@@ -124,7 +125,7 @@ struct HpuState {
     QemuMutex lock;             /* the core lock */
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
     uint32_t irq_pending;       /* vectors, atomic */
-    HpuEngineThread eng[HPU_H1_DMA_ENGINES];
+    HpuEngineThread eng[HPU_H1_ENGINES];
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
@@ -396,7 +397,7 @@ static void hpum_thread_done(HpuState *s)
     aio_bh_schedule_oneshot(qemu_get_aio_context(), hpum_unref_bh, s);
 }
 
-/* DMA engine threads */
+/* Engine threads */
 
 static void *hpum_engine_thread(void *opaque)
 {
@@ -430,7 +431,7 @@ static void hpum_start_engines(HpuState *s)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         HpuEngineThread *t = &s->eng[e];
         char name[16];
 
@@ -438,7 +439,13 @@ static void hpum_start_engines(HpuState *s)
         t->index = e;
         t->quit = false;
         qemu_cond_init(&t->cond);
-        snprintf(name, sizeof(name), "hpu-dma%u", e);
+        if (e < HPU_ENGINE_TPC) {
+            snprintf(name, sizeof(name), "hpu-dma%u", e);
+        } else if (e == HPU_ENGINE_TPC) {
+            snprintf(name, sizeof(name), "hpu-tpc");
+        } else {
+            snprintf(name, sizeof(name), "hpu-mme%u", e - HPU_ENGINE_MME0);
+        }
         object_ref(OBJECT(s));  /* dropped by hpum_thread_done() */
         qemu_thread_create(&t->thread, name, hpum_engine_thread, t,
                            QEMU_THREAD_JOINABLE);
@@ -492,7 +499,7 @@ static void hpum_stop_threads(HpuState *s)
     unsigned int e;
 
     qemu_mutex_lock(&s->lock);
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         s->eng[e].quit = true;
         qemu_cond_signal(&s->eng[e].cond);
     }
@@ -506,7 +513,7 @@ static void hpum_join_rest(HpuState *s)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         if (s->eng[e].started) {
             qemu_thread_join(&s->eng[e].thread);
             s->eng[e].started = false;
@@ -844,7 +851,7 @@ static void hpum_instance_finalize(Object *obj)
     s->reset_bh = NULL;
     timer_free(s->timer);
     s->timer = NULL;
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         qemu_cond_destroy(&s->eng[e].cond);
     }
     qemu_cond_destroy(&s->fw_cond);

@@ -622,7 +622,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 5, "SPEC_VERSION 5")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 6, "SPEC_VERSION 6")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
