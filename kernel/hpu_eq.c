@@ -240,7 +240,7 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 				     "TPC assert: asid %u, pc 0x%llx, value 0x%x\n",
 				     asid, addr, info);
 		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_TPC_ASSERT,
-				      eqe->engine, 0, -EPROTO, 0, addr, info);
+				      eqe->engine, 0, -EDOM, 0, addr, info);
 		break;
 	case HPU_EVENT_DMA_BUS_ERROR:
 		atomic64_inc(&eq->dma_bus_errors);

@@ -93,7 +93,7 @@ int hpu_job_cq_status_to_errno(u32 status)
 	case HPU_CQ_TPC_ILLEGAL:
 		return -EILSEQ;
 	case HPU_CQ_TPC_ASSERT:
-		return -EPROTO;
+		return -EDOM;
 	case HPU_CQ_BAD_DESC:
 	case HPU_CQ_BUS_ERROR:
 	default:

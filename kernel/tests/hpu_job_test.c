@@ -95,7 +95,7 @@ static void hpu_job_test_cq_status_to_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_LAUNCH), -ENOEXEC);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_TPC_ILLEGAL), -EILSEQ);
-	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_TPC_ASSERT), -EPROTO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_TPC_ASSERT), -EDOM);
 	/* A status the driver does not know is an I/O error, never success. */
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(11), -EIO);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(0xffffffff), -EIO);

@@ -526,7 +526,7 @@ struct drm_hpu_sync {
  * freed, Documentation/driver/errors.md), -ENOEXEC (a TPC launch or GEMM
  * descriptor, kernel binary or tensor descriptor breaks a rule of the
  * spec: nothing of it ran), -EILSEQ (a TPC core fetched an illegal
- * instruction or ran off its code), -EPROTO (a TPC kernel's ASSERT
+ * instruction or ran off its code), -EDOM (a TPC kernel's ASSERT
  * failed),
  * -ETIMEDOUT (ran longer than @timeout_ms or the driver's default, module
  * parameter job_timeout_ms, 10 s: the job is stopped and later jobs on its
