@@ -857,7 +857,7 @@ struct hpu_process {
 	uint64_t sample_ns;          /* interval between the two samples, 0 with one sample */
 	uint32_t util;               /* mean busy share of its engines over the interval, hundredths of a percent */
 	uint32_t reserved0;
-	uint64_t engine_ns[HPU_MAX_ENGINES];   /* busy ns per DMA engine since the client opened (last sample) */
+	uint64_t engine_ns[HPU_MAX_ENGINES];   /* busy ns per engine index (HPU_ENGINE_INDEX_*) since the client opened (last sample) */
 	uint32_t engine_util[HPU_MAX_ENGINES]; /* busy share per engine over the interval, hundredths of a percent */
 };
 
