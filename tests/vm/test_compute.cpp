@@ -198,10 +198,10 @@ TEST_CASE("TPC and MME queues run NOP, WRITE_VALUE, SOB_UPDATE and WAIT", "[comp
         const std::uint32_t value = 0xC0DE0000U + n;
         Cb cb;
         cb.nop().sob_update(sob, 5).wait(sob, 5, WAIT_EQ).sob_update(sob, 2, SOB_ADD).wait(sob, 7).write_value(
-            buf.va + 4 * n, value);
+            buf.va + 4ULL * n, value);
         CHECK(c.run(q, cb) == 1);
         std::uint32_t got = 0;
-        std::memcpy(&got, buf.ptr + 4 * n, 4); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        std::memcpy(&got, buf.ptr + std::size_t{4} * n, 4); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         CHECK(got == value);
         CHECK(c.queue_destroy(q) == 0);
         ++n;
@@ -215,14 +215,14 @@ TEST_CASE("TPC and MME queues run NOP, WRITE_VALUE, SOB_UPDATE and WAIT", "[comp
         hpu::Queue q = hpu::Queue::create(dev, e.engine, e.klass);
         hpu::CommandList cl = hpu::CommandList::create(dev);
         REQUIRE(hpu_cmd_nop(cl.get()) == 0);
-        REQUIRE(hpu_cmd_write_value(cl.get(), hb.va() + 4 * e.index, 0xAB00U + e.index) == 0);
+        REQUIRE(hpu_cmd_write_value(cl.get(), hb.va() + 4ULL * e.index, 0xAB00U + e.index) == 0);
         hpu_fence_t *f = nullptr;
         REQUIRE(hpu_queue_submit(q.get(), cl.get(), nullptr, 0, &f) == 0);
         hpu::Fence fence{f};
         CHECK(hpu_fence_wait(f, 10ULL * 1000000000ULL) == 0);
         CHECK(hpu_fence_status(f) == 0);
         std::uint32_t got = 0;
-        std::memcpy(&got, static_cast<unsigned char *>(hb.host_ptr()) + 4 * e.index, 4); // NOLINT
+        std::memcpy(&got, static_cast<unsigned char *>(hb.host_ptr()) + std::size_t{4} * e.index, 4); // NOLINT
         CHECK(got == 0xAB00U + e.index);
     }
 }
