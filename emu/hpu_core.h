@@ -12,7 +12,10 @@
  * (hpu_qm.c); the management CPU, the engine watchdog and fault injection
  * (hpu_ras.c); and, for Documentation/hw/firmware-and-telemetry.md (spec
  * version 4), the boot ROM, image verification, flash, mailbox, sensors
- * and busy counters (hpu_fw.c).  It knows nothing about QEMU; it reaches
+ * and busy counters (hpu_fw.c, hpu_sensors.c); for
+ * Documentation/hw/compute.md (spec version 6), the queue managers of the
+ * TPC engine and the two MMEs (hpu_qm.c), the MMEs' GEMMs (hpu_mme.c) and
+ * the TPC launch (hpu_tpc.c).  It knows nothing about QEMU; it reaches
  * its environment (MSI-X, logging, one one-shot timer, host memory, a
  * lock, engine wake-ups) only through HpuCoreOps, so the same
  * files build into QEMU (emu/hpu_pci.c) and into host unit tests
@@ -159,6 +162,8 @@ typedef struct HpuCoreConfig {
     uint32_t fw_min_version;            /* anti-rollback fuse */
     const uint8_t *fw_flash;            /* power-on flash content, copied */
     uint32_t fw_flash_len;              /* at most HPU_FW_MAX_SIZE */
+    /* Spec version 6: OpenBLAS threads per MME product (0: 1) */
+    unsigned int mme_threads;
 } HpuCoreConfig;
 
 /*
@@ -501,6 +506,14 @@ typedef struct HpuEngine {
      */
     bool stuck;
     unsigned int stuck_s;
+    /*
+     * The watchdog marked hung the stream @hung_s whose packet the engine
+     * was executing (a compute engine): the engine lets go when that
+     * stream's descriptor completes (disabled: ABORTED), not before.
+     */
+    bool hung_in;
+    unsigned int hung_s;
+    unsigned int run_s;         /* the stream of the step while @busy */
     uint64_t progress_ns;       /* packet, piece, tile or member done */
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
     HpuMmeBufs *mme;            /* MME work buffers, engine thread only */

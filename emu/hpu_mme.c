@@ -3,28 +3,31 @@
  * HPU device model: the Matrix Math Engines (engine indexes 9 and 10) and
  * their MME_GEMM packet (Documentation/hw/mme.md, compute.md).
  *
- * A GEMM runs on the host's OpenBLAS: the operands are gathered through
- * the device MMU (hpum_mem_xfer_rows(): page runs translated in batches,
- * memcpy from HBM chunks, one DMA per host run) into FP32 panels of at
- * most HPU_MME_PANEL x HPU_MME_PANEL elements, cblas_sgemm multiplies
- * them (BF16 inputs are widened to FP32 first, exactly, so the products
- * and the FP32 accumulation are those of a BF16 GEMM), and the epilogue
- * (alpha, beta * C, bias, activation, conversion) runs per 128 x 128
- * output tile, which is then scattered to D.  The tile is the unit of
- * progress for the watchdog and of abandonment: the job is checked
- * before every panel and every tile store, and, since a panel's tiles are
- * computed together, after every 1024-deep slice of K but the last, which
- * also counts as progress.
+ * A GEMM runs on the host's OpenBLAS: D is computed by panels of at most
+ * HPU_MME_PANEL x HPU_MME_PANEL elements (whole 128 x 128 output tiles).
+ * For each HPU_MME_SLICE-deep slice of K the panel's slices of A and B are
+ * gathered as stored through the device MMU (hpum_mem_xfer_rows(): page
+ * runs translated in batches, memcpy from HBM chunks, one DMA per host
+ * run), BF16 widened to FP32 exactly (so the products and the FP32
+ * accumulation are those of a BF16 GEMM), and cblas_sgemm accumulates
+ * their product into the panel.  The epilogue (alpha, beta * C, bias,
+ * activation, conversion) then runs per output tile, which is scattered
+ * to D.  The job is checked before every panel, after every slice (which
+ * also counts as progress for the watchdog: the tiles of a panel are only
+ * stored once all its slices are done) and before every tile store; a
+ * stored tile is progress.
  *
- * Host memory per engine is bounded: three FP32 panels of 4 MiB, a 2 MiB
- * BF16 staging buffer and a few tile buffers (about 14.3 MiB), allocated
- * at the engine's first GEMM and kept until teardown.
+ * Host memory per engine is bounded whatever the GEMM: a 4 MiB FP32
+ * accumulator, two 1 MiB slices, a 512 KiB BF16 staging buffer and three
+ * small tile buffers (about 6.6 MiB), allocated at the engine's first GEMM
+ * and kept until teardown.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
  * Copyright (c) 2026 The hpu authors
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,15 +36,17 @@
 #include "hpu_internal.h"
 #include "hpu_mme.h"
 
-#define HPU_MME_PANEL           1024    /* rows / columns / depth of a panel */
+#define HPU_MME_PANEL           1024    /* rows / columns of a panel of D */
 #define HPU_MME_PANEL_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_PANEL)
+#define HPU_MME_SLICE           256     /* depth (K) of one product */
+#define HPU_MME_SLICE_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_SLICE)
 #define HPU_MME_TILE_ELEMS      ((size_t)HPU_MME_TILE * HPU_MME_TILE)
 
 struct HpuMmeBufs {
     float *a;                   /* panel of A as stored (mc x kc, kc x mc) */
     float *b;                   /* panel of B as stored */
     float *acc;                 /* mc x nc: op(A) x op(B) */
-    uint8_t *raw;               /* BF16 staging, HPU_MME_PANEL_ELEMS */
+    uint8_t *raw;               /* BF16 staging, HPU_MME_SLICE_ELEMS */
     float *c;                   /* a tile of C */
     uint8_t *out;               /* a tile of D in its type */
     float *bias;                /* nc columns */
@@ -59,6 +64,24 @@ typedef struct HpuGemm {
     uint64_t sa, sb, sc, sd;
     float alpha, beta;
 } HpuGemm;
+
+/*
+ * OpenBLAS is process-wide: one thread pool, one thread count.  Both MMEs
+ * (of every HPU device in the process) take their products through
+ * hpum_blas_lock, one at a time, each run by HpuCoreConfig.mme_threads
+ * threads (the device property mme-threads, default 1: the product runs in the
+ * engine thread itself and OpenBLAS starts no pool).  So the MMEs never
+ * take more than that many host cores for products, however many GEMMs
+ * run, and OpenBLAS's spinning pool, if it has one, serves one caller.
+ */
+static pthread_mutex_t hpum_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hpum_mme_setup(unsigned int threads)
+{
+    pthread_mutex_lock(&hpum_blas_lock);
+    openblas_set_num_threads(threads ? (int)threads : 1);
+    pthread_mutex_unlock(&hpum_blas_lock);
+}
 
 void hpum_mme_free(HpuMmeBufs *b)
 {
@@ -86,10 +109,10 @@ static HpuMmeBufs *hpum_mme_bufs(HpuEngine *eng)
     if (!b) {
         return NULL;
     }
-    b->a = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
-    b->b = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
+    b->a = malloc(HPU_MME_SLICE_ELEMS * sizeof(float));
+    b->b = malloc(HPU_MME_SLICE_ELEMS * sizeof(float));
     b->acc = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
-    b->raw = malloc(HPU_MME_PANEL_ELEMS * 2);
+    b->raw = malloc(HPU_MME_SLICE_ELEMS * 2);
     b->c = malloc(HPU_MME_TILE_ELEMS * sizeof(float));
     b->out = malloc(HPU_MME_TILE_ELEMS * sizeof(float));
     b->bias = malloc(HPU_MME_PANEL * sizeof(float));
@@ -130,14 +153,32 @@ static uint16_t hpum_f32_to_bf16(float v)
     return (uint16_t)(u >> 16);
 }
 
+/*
+ * GELU, tanh form, in double and rounded once to FP32.  It is computed as
+ * t / (1 + exp(-2y)), equal to 0.5 t (1 + tanh y) but without the
+ * cancellation of 1 + tanh y for negative t (in FP32 that lost all digits
+ * below t = -9 and gave NaN for -inf).  The double error is far below
+ * an FP32 ulp: the result is within 1 ulp of the exact function of the
+ * FP32 t (mme.md).  -inf gives -0 (the limit), +inf +inf, NaN NaN.
+ */
+static float hpum_gelu(float x)
+{
+    double t = x, y;
+
+    if (isinf(x)) {
+        return x > 0 ? x : -0.0f;
+    }
+    y = 0.7978845608 * (t + 0.044715 * t * t * t);
+    return (float)(t / (1.0 + exp(-2.0 * y)));
+}
+
 static float hpum_act(unsigned int act, float x)
 {
     switch (act) {
     case HPU_MME_ACT_RELU:
         return x > 0.0f ? x : 0.0f;
     case HPU_MME_ACT_GELU_TANH:
-        return 0.5f * x *
-               (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+        return hpum_gelu(x);
     default:
         return x;
     }
@@ -269,9 +310,13 @@ static uint32_t hpum_gemm_decode(const uint8_t *p, HpuGemm *g,
         !hpum_extent(g->batch, g->sd, g->m, g->ldd, g->n, g->out_sz, &ed) ||
         (g->use_c && !hpum_extent(g->batch, g->sc, g->m, g->ldc, g->n,
                                   g->out_sz, &ec)) ||
-        g->a + ea < g->a || g->b + eb < g->b || g->d + ed < g->d ||
-        (g->use_c && g->c + ec < g->c) ||
-        (g->bias && g->bias_va + 4ULL * g->n < g->bias_va)) {
+        g->a + ea <= g->a || g->b + eb <= g->b || g->d + ed <= g->d ||
+        (g->use_c && g->c + ec <= g->c) ||
+        (g->bias && g->bias_va + 4ULL * g->n <= g->bias_va)) {
+        /*
+         * The extents are not zero: an end that wraps to 0 or beyond (an
+         * operand ending exactly at 2^64) is refused.
+         */
         *why = "an operand runs past the end of the address space";
         return HPU_MME_ERR_RANGE;
     }
@@ -314,8 +359,8 @@ static int hpum_mme_gather(const HpuMmeRun *x, uint64_t va, uint32_t ld,
     size_t i, n = (size_t)(nr * nc);
     int r;
 
-    r = hpum_mem_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid, at,
-                           (uint64_t)ld * sz, nr, nc * sz, raw, false, k->f);
+    r = hpum_job_xfer_rows(k, at, (uint64_t)ld * sz, nr, nc * sz, raw,
+                           false);
     if (r) {
         return r;
     }
@@ -376,7 +421,7 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
         return r;
     }
     for (k0 = 0; k0 < g->k; k0 += kc) {
-        kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_PANEL);
+        kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_SLICE);
         r = g->ta ? hpum_mme_gather(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
                                     x->bf->a)
                   : hpum_mme_gather(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
@@ -391,11 +436,14 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
         if (r) {
             return r;
         }
+        /* one product at a time in the process: see hpum_mme_setup() */
+        pthread_mutex_lock(&hpum_blas_lock);
         cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
                     g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc,
                     (int)kc, 1.0f, x->bf->a, (int)(g->ta ? mc : kc),
                     x->bf->b, (int)(g->tb ? kc : nc), k0 ? 1.0f : 0.0f,
                     x->bf->acc, (int)nc);
+        pthread_mutex_unlock(&hpum_blas_lock);
         if (k0 + kc < g->k) {
             /* a slice of the panel's tiles: progress (device-model.md) */
             r = hpum_job_progress(x->k);
@@ -458,14 +506,10 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     if (r) {
         return r;
     }
-    r = hpum_mem_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid,
-                           d + (row * g->ldd + col) * g->out_sz,
-                           (uint64_t)g->ldd * g->out_sz, tm,
-                           (uint64_t)tn * g->out_sz, bf->out, true, k->f);
-    if (r) {
-        return r;
-    }
-    return hpum_job_progress(k);
+    /* each batch of the store begins only while the job may go on */
+    return hpum_job_xfer_rows(k, d + (row * g->ldd + col) * g->out_sz,
+                              (uint64_t)g->ldd * g->out_sz, tm,
+                              (uint64_t)tn * g->out_sz, bf->out, true);
 }
 
 static int hpum_mme_run(const HpuMmeRun *x)
@@ -492,6 +536,11 @@ static int hpum_mme_run(const HpuMmeRun *x)
                 }
                 for (tm0 = 0; tm0 < mc; tm0 += HPU_MME_TILE) {
                     for (tn0 = 0; tn0 < nc; tn0 += HPU_MME_TILE) {
+                        bool last = bt + 1 == g->batch && m0 + mc == g->m &&
+                                    n0 + nc == g->n &&
+                                    tm0 + HPU_MME_TILE >= mc &&
+                                    tn0 + HPU_MME_TILE >= nc;
+
                         r = hpum_mme_tile(x, bt, m0, n0, nc, tm0,
                                           HPU_MIN(mc - tm0,
                                                   (uint32_t)HPU_MME_TILE),
@@ -500,6 +549,19 @@ static int hpum_mme_run(const HpuMmeRun *x)
                                                   (uint32_t)HPU_MME_TILE));
                         if (r) {
                             return r;
+                        }
+                        /*
+                         * A stored tile is progress.  After the last one
+                         * every store is done: the GEMM completes OK
+                         * whatever INJ_HANG or a disable say now.
+                         */
+                        if (last) {
+                            hpum_job_note_progress(x->k);
+                        } else {
+                            r = hpum_job_progress(x->k);
+                            if (r) {
+                                return r;
+                            }
                         }
                     }
                 }
