@@ -455,26 +455,44 @@ out_unlock:
 	dma_fence_end_signalling(fence_cookie);
 }
 
+/* Whether a stream of @eng other than @except reports STATUS.HUNG. */
+static bool hpu_stream_engine_still_hung(struct hpu_engine *eng,
+					 unsigned int except)
+{
+	unsigned int s;
+	u32 status;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		if (s == except)
+			continue;
+		status = hpu_stream_rd(&eng->streams[s], HPU_QS_STATUS);
+		if (status != U32_MAX && (status & HPU_QS_STATUS_HUNG))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The watchdog found a compute engine hung (ENGINE_HANG): a kernel that
- * makes no progress, an endless loop. Fail the job at the head of every
- * stream of the engine that reports STATUS.HUNG with -ETIMEDOUT and
- * restart those streams without it. Disabling a stream makes the engine
- * let go of it (the job completes ABORTED, Documentation/hw/compute.md);
- * the hung streams are all halted before any is waited for, since one
- * that waits behind the hung packet stops only once the engine lets go.
- * As for a DMA hang, every stream the watchdog marked counts as guilty:
- * the device does not say which one holds the engine. Other streams and
- * engines, and other contexts, are not touched; a stream that does not
- * stop is left to a soft reset.
+ * makes no progress, an endless loop. The device marks HUNG every stream
+ * of the engine with a descriptor in flight, but only one holds the
+ * engine; disabling that one makes the engine let go (its job completes
+ * ABORTED) and the others' HUNG clears, while disabling another only
+ * completes its descriptor ABORTED (Documentation/hw/compute.md). So the
+ * hung streams are disabled one at a time until the engine lets go: the
+ * stream whose disabling freed the engine (or the only one left hung) is
+ * the guilty one, its job fails -ETIMEDOUT; the jobs of the others were
+ * innocent and are run again when their streams resume. Other engines and
+ * contexts are not touched; a stream that does not stop is left to a soft
+ * reset.
  */
 static void hpu_stream_hang_work(struct work_struct *work)
 {
 	struct hpu_engine *eng = container_of(work, struct hpu_engine,
 					      hang_work);
 	struct hpu_device *hdev = eng->qm->hdev;
-	unsigned long flags, halted = 0;
 	bool fence_cookie, stuck = false;
+	unsigned long flags;
 	unsigned int s;
 	int idx;
 
@@ -490,43 +508,48 @@ static void hpu_stream_hang_work(struct work_struct *work)
 	for (s = 0; s < HPU_QM_STREAMS; s++) {
 		struct hpu_stream *stream = &eng->streams[s];
 		struct hpu_job *head;
+		bool guilty;
+		LIST_HEAD(done);
 		u32 status;
+		int ret;
 
 		spin_lock_irqsave(&stream->lock, flags);
 		status = hpu_stream_rd(stream, HPU_QS_STATUS);
-		if (stream->enabled && !stream->stopped && status != U32_MAX &&
-		    (status & HPU_QS_STATUS_HUNG)) {
-			head = list_first_entry_or_null(&stream->inflight,
-							struct hpu_job, link);
-			if (head) {
-				if (!head->cancel_error)
-					head->cancel_error = -ETIMEDOUT;
-				head->hung = true;
-				atomic64_inc(&hdev->reset->stats.hung_jobs);
-				drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the engine, disabling the stream\n",
-					 stream->name, head->seq, head->asid,
-					 head->cb_addr);
-			}
-			hpu_stream_halt_locked(stream);
-			__set_bit(s, &halted);
+		if (!stream->enabled || stream->stopped || status == U32_MAX ||
+		    !(status & HPU_QS_STATUS_HUNG)) {
+			spin_unlock_irqrestore(&stream->lock, flags);
+			continue;
 		}
+		hpu_stream_halt_locked(stream);
 		spin_unlock_irqrestore(&stream->lock, flags);
-	}
-
-	for_each_set_bit(s, &halted, HPU_QM_STREAMS) {
-		struct hpu_stream *stream = &eng->streams[s];
-		LIST_HEAD(done);
-		int ret;
 
 		ret = hpu_stream_wait_idle(stream);
+		guilty = !ret && !hpu_stream_engine_still_hung(eng, s);
+
 		spin_lock_irqsave(&stream->lock, flags);
+		head = list_first_entry_or_null(&stream->inflight,
+						struct hpu_job, link);
+		if ((guilty || ret) && head) {
+			if (!head->cancel_error)
+				head->cancel_error = -ETIMEDOUT;
+			head->hung = true;
+			atomic64_inc(&hdev->reset->stats.hung_jobs);
+			drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the engine, disabling the stream\n",
+				 stream->name, head->seq, head->asid,
+				 head->cb_addr);
+		}
 		hpu_stream_reap(stream, &done);
 		if (!ret)
 			hpu_stream_resume_locked(stream, 0, &done);
 		spin_unlock_irqrestore(&stream->lock, flags);
 		hpu_jobs_signal(&done);
-		if (ret)
+
+		if (ret) {
 			stuck = true;
+			break;
+		}
+		if (guilty)
+			break;	/* the engine let go */
 	}
 	if (stuck)
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT,

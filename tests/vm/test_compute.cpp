@@ -491,12 +491,29 @@ TEST_CASE("a hung TPC stream is disabled and restarted: no reset, other contexts
     Bystander by(path, dev.num_dma - 1U, false);
     REQUIRE(by.ready());
 
+    // B's TPC queue is on another stream of the engine (the one with the fewest queues).
+    std::uint32_t qb2 = 0;
+    REQUIRE(b.queue_create(0, qb2, DRM_HPU_ENGINE_TPC) == 0);
+
     inject(path, "inject_hang", std::to_string(1U << kTpcIndex)); // the TPC engine stops making progress
     const std::uint64_t t0 = now_ns();
-    const int st = a.run(qa, Cb().nop().write_value(buf.va, 1));
-    const double fail_ms = ms_since(t0);
-    // Cleared only once the engine has let go, so the next job runs.
+    const std::uint64_t cb_a = a.put_cb(Cb().nop().write_value(buf.va, 1));
+    std::uint32_t so_a = 0;
+    REQUIRE(syncobj_create(a.fd(), so_a) == 0);
+    REQUIRE(a.submit(qa, cb_a, 24, so_a) == 0);
+    // Once A's job holds the engine, the injection is cleared (the engine
+    // stays hung until A's stream is disabled, compute.md) and B submits to
+    // the TPC engine too: its job waits for the engine and must not be
+    // failed with A's.
+    ::usleep(300000);
     inject(path, "inject_hang", "0");
+    const std::uint64_t cb_b = b.put_cb(Cb().write_value(bbuf.va + 8, 5));
+    std::uint32_t so_b = 0;
+    REQUIRE(syncobj_create(b.fd(), so_b) == 0);
+    REQUIRE(b.submit(qb2, cb_b, 16, so_b) == 0);
+    REQUIRE(syncobj_wait(a.fd(), so_a) == 0);
+    const int st = syncobj_status(a.fd(), so_a);
+    const double fail_ms = ms_since(t0);
     INFO("hung job status " << st << " after " << fail_ms << " ms");
     CHECK(st == -ETIMEDOUT);
     std::vector<Event> ev;
@@ -512,13 +529,19 @@ TEST_CASE("a hung TPC stream is disabled and restarted: no reset, other contexts
         }
     }
 
+    // B's job ran once the engine let go.
+    CHECK(syncobj_wait(b.fd(), so_b) == 0);
+    CHECK(syncobj_status(b.fd(), so_b) == 1);
+    std::uint32_t v = 0;
+    std::memcpy(&v, bbuf.ptr + 8, 4); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(v == 5);
+    syncobj_destroy(a.fd(), so_a);
+    syncobj_destroy(b.fd(), so_b);
+
     // The TPC stream runs again, for this context and the other.
     CHECK(a.run(qa, Cb().write_value(buf.va + 4, 2)) == 1);
-    std::uint32_t v = 0;
     std::memcpy(&v, buf.ptr + 4, 4); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     CHECK(v == 2);
-    std::uint32_t qb2 = 0;
-    REQUIRE(b.queue_create(0, qb2, DRM_HPU_ENGINE_TPC) == 0);
     CHECK(b.run(qb2, Cb().write_value(bbuf.va, 3)) == 1);
     CHECK(b.run(qb, Cb().write_value(bbuf.va + 4, 4)) == 1);
     std::vector<Event> bev;
