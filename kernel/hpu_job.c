@@ -500,6 +500,156 @@ static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
 }
 
 /**
+ * struct hpu_submit_syncs - the sync arrays of one SUBMIT, copied in
+ * @in: the in-syncs, or NULL.
+ * @out: the out-syncs, or NULL.
+ * @out_syncs: @out resolved to syncobjs (and chain nodes), or NULL.
+ * @num_in: entries in @in.
+ * @num_out: entries in @out_syncs.
+ */
+struct hpu_submit_syncs {
+	struct drm_hpu_sync *in;
+	struct drm_hpu_sync *out;
+	struct hpu_out_sync *out_syncs;
+	u32 num_in;
+	u32 num_out;
+};
+
+static int hpu_submit_syncs_get(struct drm_device *drm, struct drm_file *file,
+				const struct drm_hpu_submit *args,
+				struct hpu_submit_syncs *s)
+{
+	int ret;
+
+	ret = hpu_copy_syncs(drm, "in_syncs", args->in_syncs,
+			     args->num_in_syncs, &s->in);
+	if (ret)
+		return ret;
+	s->num_in = args->num_in_syncs;
+	ret = hpu_copy_syncs(drm, "out_syncs", args->out_syncs,
+			     args->num_out_syncs, &s->out);
+	if (ret || !args->num_out_syncs)
+		return ret;
+
+	s->out_syncs = kcalloc(args->num_out_syncs, sizeof(*s->out_syncs),
+			       GFP_KERNEL);
+	if (!s->out_syncs)
+		return -ENOMEM;
+	s->num_out = args->num_out_syncs;
+	return hpu_out_syncs_get(drm, file, s->out, s->num_out, s->out_syncs);
+}
+
+static void hpu_submit_syncs_put(struct hpu_submit_syncs *s)
+{
+	if (s->out_syncs)
+		hpu_out_syncs_put(s->out_syncs, s->num_out);
+	kfree(s->out_syncs);
+	kfree(s->out);
+	kfree(s->in);
+}
+
+/* A job for @queue, counted in the context's jobs in flight until released. */
+static int hpu_submit_job_new(struct drm_device *drm, struct drm_file *file,
+			      struct hpu_queue *queue,
+			      const struct drm_hpu_submit *args,
+			      struct hpu_job **jobp)
+{
+	struct hpu_device *hdev = to_hpu_device(drm);
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct hpu_vm *vm = fpriv->vm;
+	struct hpu_job *job;
+	u32 max_jobs;
+	int ret;
+
+	max_jobs = READ_ONCE(hdev->limits->ctx_jobs);
+	if (atomic_inc_return(&vm->jobs) > max_jobs) {
+		atomic_dec(&vm->jobs);
+		drm_dbg_driver(drm, "SUBMIT: the context has its limit of %u jobs in flight\n",
+			       max_jobs);
+		return -EBUSY;
+	}
+	ret = hpu_job_create(hdev->qm, &queue->entity, file, vm->asid,
+			     args->cb_va, args->cb_size, &job);
+	if (ret) {
+		atomic_dec(&vm->jobs);
+		return ret;
+	}
+
+	/* Counted in vm->jobs until hpu_job_release(). */
+	job->vm = hpu_vm_get(vm);
+	job->queue = queue;
+	job->queue_id = queue->id;
+	job->fpriv = fpriv;
+	/* The file's generation: a hard reset since its open cancels the job. */
+	job->generation = fpriv->generation;
+	if (args->timeout_ms)
+		job->timeout = msecs_to_jiffies(args->timeout_ms);
+	*jobp = job;
+	return 0;
+}
+
+/*
+ * Arms @job and pushes it to its queue's entity, with its finished fence in
+ * the address space's reservation object and in every out-sync. Fails only
+ * before the job is armed; the caller then aborts it.
+ */
+static int hpu_submit_push(struct drm_device *drm, struct hpu_queue *queue,
+			   struct hpu_job *job, struct hpu_submit_syncs *s,
+			   u64 *seq)
+{
+	struct hpu_vm *vm = job->vm;
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(&vm->resv, NULL);
+	if (ret)
+		return ret;
+	ret = dma_resv_reserve_fences(&vm->resv, 1);
+	if (ret)
+		goto out_unlock_resv;
+
+	mutex_lock(&queue->lock);
+	if (queue->dead) {
+		mutex_unlock(&queue->lock);
+		drm_dbg_driver(drm, "SUBMIT: queue %u is being destroyed\n",
+			       queue->id);
+		ret = -ENOENT;
+		goto out_unlock_resv;
+	}
+
+	/* From here on nothing fails: the job is armed and pushed. */
+	drm_sched_job_arm(&job->base);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	dma_resv_add_fence(&vm->resv, fence, DMA_RESV_USAGE_BOOKKEEP);
+	*seq = ++queue->seq;
+	job->user_seq = *seq;
+	dma_fence_put(queue->last_fence);
+	queue->last_fence = dma_fence_get(fence);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&queue->lock);
+	dma_resv_unlock(&vm->resv);
+
+	for (i = 0; i < s->num_out; i++) {
+		struct hpu_out_sync *o = &s->out_syncs[i];
+
+		if (o->chain) {
+			drm_syncobj_add_point(o->syncobj, o->chain, fence,
+					      o->point);
+			o->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(o->syncobj, fence);
+		}
+	}
+	dma_fence_put(fence);
+	return 0;
+
+out_unlock_resv:
+	dma_resv_unlock(&vm->resv);
+	return ret;
+}
+
+/**
  * hpu_submit_ioctl() - DRM_IOCTL_HPU_SUBMIT
  * @drm: the DRM device
  * @data: the &struct drm_hpu_submit
@@ -526,18 +676,12 @@ static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
  */
 int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct hpu_device *hdev = to_hpu_device(drm);
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct drm_hpu_submit *args = data;
-	struct drm_hpu_sync *in = NULL, *out = NULL;
-	struct hpu_out_sync *out_syncs = NULL;
-	struct dma_fence *fence = NULL;
-	struct hpu_vm *vm = fpriv->vm;
+	struct hpu_submit_syncs syncs = {};
 	struct hpu_queue *queue;
 	struct hpu_job *job;
-	u32 i, max_jobs;
 	int idx, ret;
-	u64 seq;
 
 	ret = hpu_submit_check(drm, args);
 	if (ret)
@@ -549,116 +693,23 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	queue = hpu_queue_get(fpriv, args->queue_id);
 	if (!queue) {
 		drm_dbg_driver(drm, "SUBMIT: no queue %u\n", args->queue_id);
-		ret = -ENOENT;
-		goto out_exit;
+		drm_dev_exit(idx);
+		return -ENOENT;
 	}
 
-	ret = hpu_copy_syncs(drm, "in_syncs", args->in_syncs,
-			     args->num_in_syncs, &in);
+	ret = hpu_submit_syncs_get(drm, file, args, &syncs);
 	if (ret)
-		goto out_queue;
-	ret = hpu_copy_syncs(drm, "out_syncs", args->out_syncs,
-			     args->num_out_syncs, &out);
+		goto out;
+	ret = hpu_submit_job_new(drm, file, queue, args, &job);
 	if (ret)
-		goto out_syncs;
-
-	if (args->num_out_syncs) {
-		out_syncs = kcalloc(args->num_out_syncs, sizeof(*out_syncs),
-				    GFP_KERNEL);
-		if (!out_syncs) {
-			ret = -ENOMEM;
-			goto out_syncs;
-		}
-		ret = hpu_out_syncs_get(drm, file, out, args->num_out_syncs,
-					out_syncs);
-		if (ret)
-			goto out_out_syncs;
-	}
-
-	max_jobs = READ_ONCE(hdev->limits->ctx_jobs);
-	if (atomic_inc_return(&vm->jobs) > max_jobs) {
-		atomic_dec(&vm->jobs);
-		drm_dbg_driver(drm, "SUBMIT: the context has its limit of %u jobs in flight\n",
-			       max_jobs);
-		ret = -EBUSY;
-		goto out_out_syncs;
-	}
-	ret = hpu_job_create(hdev->qm, &queue->entity, file, vm->asid,
-			     args->cb_va, args->cb_size, &job);
-	if (ret) {
-		atomic_dec(&vm->jobs);
-		goto out_out_syncs;
-	}
-
-	/* Counted in vm->jobs until hpu_job_release(). */
-	job->vm = hpu_vm_get(vm);
-	job->queue = queue;
-	job->queue_id = queue->id;
-	job->fpriv = fpriv;
-	/* The file's generation: a hard reset since its open cancels the job. */
-	job->generation = fpriv->generation;
-	if (args->timeout_ms)
-		job->timeout = msecs_to_jiffies(args->timeout_ms);
-
-	ret = hpu_in_syncs_add(drm, file, job, in, args->num_in_syncs);
+		goto out;
+	ret = hpu_in_syncs_add(drm, file, job, syncs.in, syncs.num_in);
+	if (!ret)
+		ret = hpu_submit_push(drm, queue, job, &syncs, &args->seq);
 	if (ret)
-		goto out_abort;
-
-	ret = dma_resv_lock_interruptible(&vm->resv, NULL);
-	if (ret)
-		goto out_abort;
-	ret = dma_resv_reserve_fences(&vm->resv, 1);
-	if (ret)
-		goto out_unlock_resv;
-
-	mutex_lock(&queue->lock);
-	if (queue->dead) {
-		mutex_unlock(&queue->lock);
-		drm_dbg_driver(drm, "SUBMIT: queue %u is being destroyed\n",
-			       args->queue_id);
-		ret = -ENOENT;
-		goto out_unlock_resv;
-	}
-
-	/* From here on nothing fails: the job is armed and pushed. */
-	drm_sched_job_arm(&job->base);
-	fence = dma_fence_get(&job->base.s_fence->finished);
-	dma_resv_add_fence(&vm->resv, fence, DMA_RESV_USAGE_BOOKKEEP);
-	seq = ++queue->seq;
-	job->user_seq = seq;
-	dma_fence_put(queue->last_fence);
-	queue->last_fence = dma_fence_get(fence);
-	drm_sched_entity_push_job(&job->base);
-	mutex_unlock(&queue->lock);
-	dma_resv_unlock(&vm->resv);
-
-	for (i = 0; i < args->num_out_syncs; i++) {
-		struct hpu_out_sync *s = &out_syncs[i];
-
-		if (s->chain) {
-			drm_syncobj_add_point(s->syncobj, s->chain, fence,
-					      s->point);
-			s->chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(s->syncobj, fence);
-		}
-	}
-	dma_fence_put(fence);
-	args->seq = seq;
-	goto out_out_syncs;
-
-out_unlock_resv:
-	dma_resv_unlock(&vm->resv);
-out_abort:
-	hpu_job_abort(job);
-out_out_syncs:
-	if (out_syncs)
-		hpu_out_syncs_put(out_syncs, args->num_out_syncs);
-	kfree(out_syncs);
-out_syncs:
-	kfree(out);
-	kfree(in);
-out_queue:
+		hpu_job_abort(job);
+out:
+	hpu_submit_syncs_put(&syncs);
 	/*
 	 * Outside drm_dev_enter(): if the queue was destroyed meanwhile, this
 	 * last reference waits for its jobs, which device removal may have to
@@ -666,9 +717,5 @@ out_queue:
 	 */
 	drm_dev_exit(idx);
 	hpu_queue_put(queue);
-	return ret;
-
-out_exit:
-	drm_dev_exit(idx);
 	return ret;
 }

@@ -1176,6 +1176,78 @@ void hpu_streams_fini(struct hpu_device *hdev)
 #define HPU_SELF_TEST_RESULT_OFFSET	2048
 #define HPU_SELF_TEST_MAGIC		0x5e1f7e00
 
+static struct hpu_stream *hpu_stream_nth(struct hpu_qm *qm, unsigned int i)
+{
+	return &qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+}
+
+/*
+ * Pushes the self-test job of stream @i to @entity: a NOP and a WRITE_VALUE
+ * of a magic to its result slot in @buf. *@fence becomes the job's finished
+ * fence.
+ */
+static int hpu_stream_self_test_push(struct hpu_qm *qm, unsigned int i,
+				     void *buf, dma_addr_t buf_dma,
+				     struct drm_sched_entity *entity,
+				     struct dma_fence **fence)
+{
+	u64 result = buf_dma + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+	u64 cb_dma = buf_dma + HPU_SELF_TEST_CB_STRIDE * i;
+	__le32 *cb = buf + HPU_SELF_TEST_CB_STRIDE * i;
+	struct hpu_job *job;
+	int ret;
+
+	cb[0] = cpu_to_le32(HPU_PKT_NOP);
+	cb[1] = 0;
+	cb[2] = cpu_to_le32(HPU_PKT_WRITE_VALUE);
+	cb[3] = cpu_to_le32(HPU_SELF_TEST_MAGIC | i);
+	cb[4] = cpu_to_le32(lower_32_bits(HPU_ADDR_HOST | result));
+	cb[5] = cpu_to_le32(upper_32_bits(HPU_ADDR_HOST | result));
+
+	ret = hpu_job_create(qm, entity, NULL, 0, HPU_ADDR_HOST | cb_dma,
+			     HPU_SELF_TEST_CB_SIZE, &job);
+	if (ret)
+		return ret;
+
+	drm_sched_job_arm(&job->base);
+	*fence = dma_fence_get(&job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+	return 0;
+}
+
+/* Waits for stream @i's self-test job; false (and says why) if it failed. */
+static bool hpu_stream_self_test_check(struct hpu_qm *qm, unsigned int i,
+				       void *buf, struct dma_fence *fence)
+{
+	struct hpu_stream *stream = hpu_stream_nth(qm, i);
+	struct drm_device *drm = &qm->hdev->drm;
+	u32 *result = buf + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+	long left;
+
+	left = dma_fence_wait_timeout(fence, false,
+				      msecs_to_jiffies(HPU_SELF_TEST_TIMEOUT_MS));
+	if (left <= 0) {
+		drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x)\n",
+			stream->name, HPU_SELF_TEST_TIMEOUT_MS,
+			hpu_stream_rd(stream, HPU_QS_CI),
+			hpu_stream_rd(stream, HPU_QS_CQ_PI),
+			hpu_stream_rd(stream, HPU_QS_STATUS));
+		return false;
+	}
+	if (fence->error) {
+		drm_err(drm, "self-test: job on %s failed: %d\n",
+			stream->name, fence->error);
+		return false;
+	}
+	if (READ_ONCE(*result) != (HPU_SELF_TEST_MAGIC | i)) {
+		drm_err(drm, "self-test: job on %s completed but wrote 0x%08x, expected 0x%08x\n",
+			stream->name, READ_ONCE(*result),
+			HPU_SELF_TEST_MAGIC | i);
+		return false;
+	}
+	return true;
+}
+
 /**
  * hpu_streams_self_test() - run a kernel job on every stream
  * @hdev: the device, with its streams enabled
@@ -1197,9 +1269,7 @@ int hpu_streams_self_test(struct hpu_device *hdev)
 	struct dma_fence **fences;
 	unsigned int i, started = 0;
 	dma_addr_t buf_dma;
-	__le32 *cb;
 	void *buf;
-	long left;
 	int ret = 0;
 
 	if (!n)
@@ -1218,65 +1288,22 @@ int hpu_streams_self_test(struct hpu_device *hdev)
 	}
 
 	for (i = 0; i < n; i++) {
-		struct hpu_stream *stream =
-			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
-		struct drm_gpu_scheduler *sched = &stream->sched;
-		u64 result = buf_dma + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
-		u64 cb_dma = buf_dma + HPU_SELF_TEST_CB_STRIDE * i;
-		struct hpu_job *job;
-
-		cb = buf + HPU_SELF_TEST_CB_STRIDE * i;
-		cb[0] = cpu_to_le32(HPU_PKT_NOP);
-		cb[1] = 0;
-		cb[2] = cpu_to_le32(HPU_PKT_WRITE_VALUE);
-		cb[3] = cpu_to_le32(HPU_SELF_TEST_MAGIC | i);
-		cb[4] = cpu_to_le32(lower_32_bits(HPU_ADDR_HOST | result));
-		cb[5] = cpu_to_le32(upper_32_bits(HPU_ADDR_HOST | result));
+		struct drm_gpu_scheduler *sched = &hpu_stream_nth(qm, i)->sched;
 
 		ret = drm_sched_entity_init(&entities[i], DRM_SCHED_PRIORITY_KERNEL,
 					    &sched, 1, NULL);
 		if (ret)
 			break;
 		started++;
-
-		ret = hpu_job_create(qm, &entities[i], NULL, 0,
-				     HPU_ADDR_HOST | cb_dma,
-				     HPU_SELF_TEST_CB_SIZE, &job);
+		ret = hpu_stream_self_test_push(qm, i, buf, buf_dma,
+						&entities[i], &fences[i]);
 		if (ret)
 			break;
-
-		drm_sched_job_arm(&job->base);
-		fences[i] = dma_fence_get(&job->base.s_fence->finished);
-		drm_sched_entity_push_job(&job->base);
 	}
 
 	for (i = 0; i < started; i++) {
-		struct hpu_stream *stream =
-			&qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
-		u32 *result = buf + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
-
-		if (!fences[i])
-			continue;
-
-		left = dma_fence_wait_timeout(fences[i], false,
-					      msecs_to_jiffies(HPU_SELF_TEST_TIMEOUT_MS));
-		if (left <= 0) {
-			drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x)\n",
-				stream->name, HPU_SELF_TEST_TIMEOUT_MS,
-				hpu_stream_rd(stream, HPU_QS_CI),
-				hpu_stream_rd(stream, HPU_QS_CQ_PI),
-				hpu_stream_rd(stream, HPU_QS_STATUS));
+		if (fences[i] && !hpu_stream_self_test_check(qm, i, buf, fences[i]))
 			ret = -EIO;
-		} else if (fences[i]->error) {
-			drm_err(drm, "self-test: job on %s failed: %d\n",
-				stream->name, fences[i]->error);
-			ret = -EIO;
-		} else if (READ_ONCE(*result) != (HPU_SELF_TEST_MAGIC | i)) {
-			drm_err(drm, "self-test: job on %s completed but wrote 0x%08x, expected 0x%08x\n",
-				stream->name, READ_ONCE(*result),
-				HPU_SELF_TEST_MAGIC | i);
-			ret = -EIO;
-		}
 	}
 
 	/*

@@ -164,12 +164,17 @@ constexpr std::array<const char *, OP_COUNT> kOpName = {
 };
 
 constexpr int kErrs = 134; // errno values 0..133; larger ones count as 133
+constexpr std::size_t kActionCount = 24; // entries of Worker::step()'s table
 
 struct Shared {
     std::atomic<std::uint64_t> calls;
     std::atomic<std::uint64_t> reset_at; // call count that triggers the reset
     std::atomic<int> reset_efd;
     std::array<std::array<std::atomic<std::uint64_t>, kErrs>, OP_COUNT> counts;
+    // Per action of Worker::step(): how often it ran, its wall time and its calls.
+    std::array<std::atomic<std::uint64_t>, kActionCount> act_runs;
+    std::array<std::atomic<std::uint64_t>, kActionCount> act_ns;
+    std::array<std::atomic<std::uint64_t>, kActionCount> act_calls;
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
@@ -717,49 +722,66 @@ private:
 
     // --- the actions ------------------------------------------------------
 
+public:
+    using Fn = void (Worker::*)();
+    struct Action {
+        unsigned weight;
+        Fn fn;
+        const char *name;
+    };
+
+    // The actions step() picks from, with their weights.
+    static const std::array<Action, kActionCount> &actions()
+    {
+        static constexpr std::array<Action, kActionCount> kActions = {{
+            {3, &Worker::a_info, "info"},
+            {8, &Worker::a_bo_create, "bo_create"},
+            {4, &Worker::a_bo_userptr, "bo_userptr"},
+            {6, &Worker::a_gem_close, "gem_close"},
+            {4, &Worker::a_mmap_bo, "mmap_bo"},
+            {4, &Worker::a_mem_access, "mem_access"},
+            {10, &Worker::a_vm_map, "vm_map"},
+            {6, &Worker::a_vm_unmap, "vm_unmap"},
+            {3, &Worker::a_queue_create, "queue_create"},
+            {2, &Worker::a_queue_destroy, "queue_destroy"},
+            {16, &Worker::a_submit, "submit"},
+            {4, &Worker::a_syncobj_create, "syncobj_create"},
+            {2, &Worker::a_syncobj_destroy, "syncobj_destroy"},
+            {4, &Worker::a_syncobj_wait, "syncobj_wait"},
+            {4, &Worker::a_syncobj_misc, "syncobj_misc"},
+            {4, &Worker::a_syncobj_export, "syncobj_export"},
+            {3, &Worker::a_sync_file, "sync_file"},
+            {4, &Worker::a_prime_export, "prime_export"},
+            {4, &Worker::a_prime_import, "prime_import"},
+            {3, &Worker::a_dmabuf, "dmabuf"},
+            {2, &Worker::a_events, "events"},
+            {1, &Worker::a_reopen, "reopen"},
+            {1, &Worker::a_unknown_ioctl, "unknown_ioctl"},
+            {1, &Worker::a_fork, "fork"},
+        }};
+        return kActions;
+    }
+
+private:
     void step()
     {
-        using Fn = void (Worker::*)();
-        struct Action {
-            unsigned weight;
-            Fn fn;
-        };
-        static constexpr std::array<Action, 24> kActions = {{
-            {3, &Worker::a_info},
-            {8, &Worker::a_bo_create},
-            {4, &Worker::a_bo_userptr},
-            {6, &Worker::a_gem_close},
-            {4, &Worker::a_mmap_bo},
-            {4, &Worker::a_mem_access},
-            {10, &Worker::a_vm_map},
-            {6, &Worker::a_vm_unmap},
-            {3, &Worker::a_queue_create},
-            {2, &Worker::a_queue_destroy},
-            {16, &Worker::a_submit},
-            {4, &Worker::a_syncobj_create},
-            {2, &Worker::a_syncobj_destroy},
-            {4, &Worker::a_syncobj_wait},
-            {4, &Worker::a_syncobj_misc},
-            {4, &Worker::a_syncobj_export},
-            {3, &Worker::a_sync_file},
-            {4, &Worker::a_prime_export},
-            {4, &Worker::a_prime_import},
-            {3, &Worker::a_dmabuf},
-            {2, &Worker::a_events},
-            {1, &Worker::a_reopen},
-            {1, &Worker::a_unknown_ioctl},
-            {1, &Worker::a_fork},
-        }};
+        const auto &kActions = actions();
         static const unsigned total = [] {
             unsigned t = 0;
-            for (const auto &a : kActions)
+            for (const auto &a : actions())
                 t += a.weight;
             return t;
         }();
         auto r = static_cast<unsigned>(rng_.below(total));
-        for (const auto &a : kActions) {
+        for (std::size_t i = 0; i < kActions.size(); ++i) {
+            const Action &a = kActions.at(i);
             if (r < a.weight) {
+                const std::uint64_t t0 = now_ns();
+                const std::uint64_t c0 = t_calls;
                 (this->*a.fn)();
+                g_sh->act_runs.at(i).fetch_add(1, std::memory_order_relaxed);
+                g_sh->act_ns.at(i).fetch_add(now_ns() - t0, std::memory_order_relaxed);
+                g_sh->act_calls.at(i).fetch_add(t_calls - c0, std::memory_order_relaxed);
                 return;
             }
             r -= a.weight;
@@ -2059,6 +2081,19 @@ void print_table(double secs)
             }
         }
         f << "#calls\t" << total << '\t' << secs << '\n';
+    }
+    std::uint64_t busy = 0;
+    for (std::size_t i = 0; i < kActionCount; ++i)
+        busy += g_sh->act_ns.at(i).load();
+    std::printf("\n%-22s %9s %9s %10s %7s\n", "action", "runs", "calls", "mean us", "time %");
+    for (std::size_t i = 0; i < kActionCount; ++i) {
+        const std::uint64_t runs = g_sh->act_runs.at(i).load();
+        const std::uint64_t ns = g_sh->act_ns.at(i).load();
+        if (runs == 0)
+            continue;
+        std::printf("%-22s %9" PRIu64 " %9" PRIu64 " %10.1f %7.1f\n", Worker::actions().at(i).name, runs,
+                    g_sh->act_calls.at(i).load(), static_cast<double>(ns) / 1e3 / static_cast<double>(runs),
+                    busy != 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(busy) : 0.0);
     }
     std::printf("\nhpu-fuzz: %" PRIu64 " calls in %.1f s: %.0f calls/s; %u distinct (call, outcome) pairs, %u of them errors\n",
                 total, secs, secs > 0 ? static_cast<double>(total) / secs : 0.0, distinct, distinct_err);
