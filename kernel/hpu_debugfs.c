@@ -27,6 +27,7 @@
 #include "hpu_hbm.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
+#include "hpu_stream.h"
 
 /* Longest input a write accepts, e.g. "ue 0xffffffffffffffff". */
 #define HPU_DEBUGFS_INPUT_MAX	64
@@ -60,11 +61,16 @@ static int hpu_debugfs_input(const char __user *ubuf, size_t count,
 	return 0;
 }
 
-/* Parse an engine mask of DMA engines the device has. */
+/* Parse an engine mask of engine indexes the device has (DMA and compute). */
 static int hpu_debugfs_engine_mask(struct hpu_device *hdev, const char *what,
 				   const char *s, u32 *mask)
 {
-	u32 valid = GENMASK(hdev->id.num_dma - 1, 0);
+	unsigned int e;
+	u32 valid = 0;
+
+	for (e = 0; e < HPU_NUM_ENGINES; e++)
+		if (hpu_stream_engine_present(hdev, e))
+			valid |= BIT(e);
 
 	if (kstrtou32(s, 0, mask)) {
 		drm_notice(&hdev->drm, "debugfs %s: \"%s\" is not an engine mask\n",
@@ -110,7 +116,7 @@ static ssize_t hpu_debugfs_mask_write(struct file *f, const char __user *ubuf,
 	if (ret)
 		return ret;
 
-	drm_info(&hdev->drm, "debugfs %s: DMA engine mask 0x%x\n", what, mask);
+	drm_info(&hdev->drm, "debugfs %s: engine mask 0x%x\n", what, mask);
 	ret = hpu_debugfs_inject(dbg, reg, mask);
 	return ret ?: count;
 }
@@ -347,6 +353,12 @@ static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 		   atomic64_read(&eq->heartbeats));
 	seq_printf(m, "reset_done_events %lld\n",
 		   atomic64_read(&eq->resets_done));
+	seq_printf(m, "bad_launch_events %lld\n",
+		   atomic64_read(&eq->bad_launches));
+	seq_printf(m, "tpc_illegal_events %lld\n",
+		   atomic64_read(&eq->tpc_illegal));
+	seq_printf(m, "tpc_assert_events %lld\n",
+		   atomic64_read(&eq->tpc_asserts));
 	seq_printf(m, "unknown_events %lld\n", atomic64_read(&eq->unknown));
 	return 0;
 }

@@ -154,9 +154,13 @@ static void hpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	unsigned int e;
 
-	for (e = 0; e < hdev->qm->num_engines; e++)
-		drm_printf(p, "drm-engine-dma%u:\t%llu ns\n", e,
-			   (u64)atomic64_read(&fpriv->engine_ns[e]));
+	for (e = 0; e < hdev->qm->num_engines; e++) {
+		unsigned int index = hdev->qm->engines[e].index;
+
+		drm_printf(p, "drm-engine-%s:\t%llu ns\n",
+			   hpu_stream_engine_name(index),
+			   (u64)atomic64_read(&fpriv->engine_ns[index]));
+	}
 	hpu_show_memory_stats(p, file);
 }
 

@@ -96,7 +96,7 @@ struct hpu_identity {
  * @hbm: HBM allocator (hpu_hbm.c). Set at probe, freed with the DRM
  *	device (after the last buffer object).
  * @eq: event queue (hpu_eq.c). Set at probe, freed with the DRM device.
- * @qm: DMA queue managers, streams and their schedulers (hpu_stream.c).
+ * @qm: queue managers, streams and their schedulers (hpu_stream.c).
  *	Set at probe, freed with the DRM device (after the last file).
  * @notify: error and reset notifications to files (hpu_notify.c). Set at
  *	probe (by hpu_eq_init()), freed with the DRM device.
@@ -141,8 +141,11 @@ struct hpu_device {
 	struct hpu_ctx_limits *limits;
 };
 
-/* DMA engines whose time fdinfo reports per file (&hpu_file_priv.engine_ns). */
-#define HPU_FILE_MAX_ENGINES	8
+/*
+ * Engine indexes whose time fdinfo reports per file (&hpu_file_priv.engine_ns):
+ * the DMA engines 0..7, TPC 8, MME 9 and 10.
+ */
+#define HPU_FILE_MAX_ENGINES	HPU_NUM_ENGINES
 
 /**
  * struct hpu_file_priv - per-open-file state
@@ -159,8 +162,9 @@ struct hpu_device {
  * @generation: the device's reset generation when the file was opened
  *	(hpu_reset.c); constant. After a hard reset the file is stale: its
  *	driver ioctls fail with -ENODEV and its jobs never run.
- * @engine_ns: per DMA engine, nanoseconds (CLOCK_MONOTONIC) the file's
- *	jobs spent executing, for fdinfo ("drm-engine-dma<e>"). A job's time
+ * @engine_ns: per engine index, nanoseconds (CLOCK_MONOTONIC) the file's
+ *	jobs spent executing, for fdinfo ("drm-engine-dma<e>", "-tpc",
+ *	"-mme<n>"). A job's time
  *	runs from when it becomes the head of its stream (the stream
  *	executes it: on submission to an idle stream, else when the job
  *	before it completes; again from zero if a restart puts it back) to

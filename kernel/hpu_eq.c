@@ -5,15 +5,18 @@
  * The device writes a 32-byte entry per event to a ring in host memory
  * and raises MSI-X vector 1. The handler counts every event, logs it
  * (rate limited) and starts what recovery the event needs: a soft reset
- * for a hung engine, a hard reset for a fatal firmware error, the
- * retirement of an HBM page for an uncorrectable ECC error.
+ * for a hung DMA engine, disabling the hung streams of a compute engine
+ * (hpu_stream_engine_hung()), a hard reset for a fatal firmware error,
+ * the retirement of an HBM page for an uncorrectable ECC error.
  *
  * The job that caused an error is failed separately, through its
  * completion status, and the completion path tells the job's file
  * (hpu_job.c: one DRM_HPU_EVENT_ERROR per failed job, with its queue and
  * sequence number). Only what the completion record lacks is sent from
- * here: the faulting address of an MMU fault (to the file of the ASID)
- * and an uncorrectable ECC error (to every file holding the page).
+ * here: the faulting address of an MMU fault (to the file of the ASID),
+ * what the device says about a failed TPC launch or GEMM (descriptor and
+ * rule, program counter and reason, assert value: to the file of the
+ * ASID) and an uncorrectable ECC error (to every file holding the page).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -39,6 +42,7 @@
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
+#include "hpu_stream.h"
 
 /**
  * struct hpu_eq_ue_match - what hpu_eq_bo_holds() looks for
@@ -175,37 +179,73 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 		/* Release the latch so that it shows the next fault too. */
 		hpu_mmu_fault_ack(hdev, &latched);
 		dev_warn_ratelimited(dev,
-				     "MMU fault: asid %u, %s at 0x%llx by DMA engine %u: %s\n",
+				     "MMU fault: asid %u, %s at 0x%llx by engine %s: %s\n",
 				     asid, info & HPU_FAULT_WRITE ? "write" : "read",
-				     addr, eqe->engine,
+				     addr, hpu_stream_engine_name(eqe->engine),
 				     hpu_mmu_fault_cause_name(FIELD_GET(HPU_FAULT_CAUSE_MASK,
 									info)));
 		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
-				      eqe->engine, 0, -EFAULT, 0, addr);
+				      eqe->engine, 0, -EFAULT, 0, addr, 0);
 		break;
 	case HPU_EVENT_BAD_PACKET:
 		atomic64_inc(&eq->bad_packets);
 		dev_warn_ratelimited(dev,
-				     "bad packet: asid %u, command buffer 0x%llx offset %u on DMA engine %u\n",
-				     asid, addr, info, eqe->engine);
+				     "bad packet: asid %u, command buffer 0x%llx offset %u on engine %s\n",
+				     asid, addr, info,
+				     hpu_stream_engine_name(eqe->engine));
 		break;
 	case HPU_EVENT_PRIV:
 		atomic64_inc(&eq->priv_packets);
 		dev_warn_ratelimited(dev,
-				     "privileged packet refused: asid %u, command buffer 0x%llx offset %u on DMA engine %u\n",
-				     asid, addr, info, eqe->engine);
+				     "privileged packet refused: asid %u, command buffer 0x%llx offset %u on engine %s\n",
+				     asid, addr, info,
+				     hpu_stream_engine_name(eqe->engine));
 		break;
 	case HPU_EVENT_ENGINE_HANG:
 		atomic64_inc(&eq->engine_hangs);
+		/* A compute engine lets go of a disabled stream: no reset. */
+		if (hpu_stream_engine_hung(hdev, eqe->engine)) {
+			dev_err_ratelimited(dev,
+					    "engine %s stream %u hung: asid %u, command buffer 0x%llx; disabling the stream\n",
+					    hpu_stream_engine_name(eqe->engine),
+					    info & 0xff, asid, addr);
+			break;
+		}
 		dev_err_ratelimited(dev,
-				    "DMA engine %u stream %u hung: asid %u, command buffer 0x%llx; soft reset\n",
-				    eqe->engine, info & 0xff, asid, addr);
+				    "engine %s stream %u hung: asid %u, command buffer 0x%llx; soft reset\n",
+				    hpu_stream_engine_name(eqe->engine),
+				    info & 0xff, asid, addr);
 		*want |= HPU_EQ_WANT_SOFT_RESET;
+		break;
+	case HPU_EVENT_BAD_LAUNCH:
+		atomic64_inc(&eq->bad_launches);
+		dev_warn_ratelimited(dev,
+				     "bad launch: asid %u, descriptor 0x%llx on engine %s breaks rule %u\n",
+				     asid, addr,
+				     hpu_stream_engine_name(eqe->engine), info);
+		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_BAD_LAUNCH,
+				      eqe->engine, 0, -ENOEXEC, 0, addr, info);
+		break;
+	case HPU_EVENT_TPC_ILLEGAL:
+		atomic64_inc(&eq->tpc_illegal);
+		dev_warn_ratelimited(dev,
+				     "TPC illegal instruction: asid %u, core %u, pc 0x%llx, reason %u\n",
+				     asid, info & 0xff, addr, (info >> 8) & 0xff);
+		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_TPC_ILLEGAL,
+				      eqe->engine, 0, -EILSEQ, 0, addr, info);
+		break;
+	case HPU_EVENT_TPC_ASSERT:
+		atomic64_inc(&eq->tpc_asserts);
+		dev_warn_ratelimited(dev,
+				     "TPC assert: asid %u, pc 0x%llx, value 0x%x\n",
+				     asid, addr, info);
+		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_TPC_ASSERT,
+				      eqe->engine, 0, -EDOM, 0, addr, info);
 		break;
 	case HPU_EVENT_DMA_BUS_ERROR:
 		atomic64_inc(&eq->dma_bus_errors);
 		dev_warn_ratelimited(dev,
-				     "DMA bus error: asid %u, DMA engine %u stream %u, bus address 0x%llx\n",
+				     "DMA bus error: asid %u, engine %u stream %u, bus address 0x%llx\n",
 				     asid, eqe->engine, info & 0xff, addr);
 		break;
 	case HPU_EVENT_ECC_CE:

@@ -74,6 +74,9 @@ static_assert(sizeof(struct hpu_eqe) == HPU_EQE_SIZE);
  * @fw_fatal: FW_FATAL events.
  * @heartbeats: HEARTBEAT events.
  * @resets_done: RESET_DONE events.
+ * @bad_launches: BAD_LAUNCH events (spec version 6).
+ * @tpc_illegal: TPC_ILLEGAL events.
+ * @tpc_asserts: TPC_ASSERT events.
  * @unknown: events with an id this driver does not know.
  * @ue_work: retires the pages of @ue_addr and tells their holders
  *	(hpu_hbm_retire() sleeps, so it cannot run in the handler).
@@ -105,6 +108,9 @@ struct hpu_eq {
 	atomic64_t fw_fatal;
 	atomic64_t heartbeats;
 	atomic64_t resets_done;
+	atomic64_t bad_launches;
+	atomic64_t tpc_illegal;
+	atomic64_t tpc_asserts;
 	atomic64_t unknown;
 	struct work_struct ue_work;
 	u64 ue_addr[HPU_EQ_UE_BACKLOG];

@@ -15,6 +15,13 @@
 #include "hpu_drv.h"
 #include "hpu_hw.h"
 #include "hpu_reg.h"
+#include "hpu_stream.h"
+
+/*
+ * Oldest register map the driver supports: version 5 has no compute
+ * engines (hpu_stream_engine_present()), version 6 adds them.
+ */
+#define HPU_SPEC_VERSION_MIN	5
 
 /* How long the interrupt self-test waits for its interrupt. */
 #define HPU_IRQ_TEST_TIMEOUT_MS		1000
@@ -98,9 +105,11 @@ static int hpu_hw_check_identity(struct hpu_device *hdev)
 	}
 
 	id->spec_version = hpu_rd32(hdev, HPU_REG_SPEC_VERSION);
-	if (id->spec_version != HPU_SPEC_VERSION_VALUE) {
-		drm_err(drm, "unsupported register map: SPEC_VERSION is %u, this driver supports %u\n",
-			id->spec_version, HPU_SPEC_VERSION_VALUE);
+	if (id->spec_version < HPU_SPEC_VERSION_MIN ||
+	    id->spec_version > HPU_SPEC_VERSION_VALUE) {
+		drm_err(drm, "unsupported register map: SPEC_VERSION is %u, this driver supports %u to %u\n",
+			id->spec_version, HPU_SPEC_VERSION_MIN,
+			HPU_SPEC_VERSION_VALUE);
 		return -ENODEV;
 	}
 
@@ -173,7 +182,9 @@ static unsigned int hpu_hw_busy_streams(struct hpu_device *hdev)
 	unsigned int e, s, n = 0;
 	u32 status;
 
-	for (e = 0; e < hdev->id.num_dma; e++) {
+	for (e = 0; e < HPU_NUM_ENGINES; e++) {
+		if (!hpu_stream_engine_present(hdev, e))
+			continue;
 		for (s = 0; s < HPU_QM_STREAMS; s++) {
 			status = hpu_rd32(hdev, HPU_REG_QM_STREAM(e, s) +
 					  HPU_QS_STATUS);

@@ -24,6 +24,7 @@
 #include "hpu_fw.h"
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
+#include "hpu_stream.h"
 #include "hpu_telemetry.h"
 #include "hpu_info.h"
 #include "hpu_vm.h"
@@ -48,6 +49,7 @@ static void hpu_info_device(struct hpu_device *hdev,
 	struct drm_hpu_info_device *out = &answer->device;
 	const struct hpu_identity *id = &hdev->id;
 	struct pci_dev *pdev = hdev->pdev;
+	unsigned int c;
 
 	out->chip_id = id->chip_id;
 	out->revision = id->revision;
@@ -69,6 +71,8 @@ static void hpu_info_device(struct hpu_device *hdev,
 	out->driver_patch = HPU_DRIVER_PATCH;
 	out->msix_vectors = id->msix_vectors;
 	out->reset_count = hpu_hw_reset_count(hdev);
+	for (c = 0; c < HPU_ENGINE_CLASSES; c++)
+		out->class_engines[c] = hdev->qm->class_count[c];
 }
 
 static void hpu_info_memory(struct hpu_device *hdev,

@@ -51,7 +51,8 @@ static irqreturn_t hpu_irq_misc(int irq, void *arg)
  * @hdev: the device; its PCI function is enabled and a bus master
  *
  * Allocates as many MSI-X vectors as the device offers, at least one per
- * DMA engine after the MISC and event queue vectors, and installs the
+ * engine index (DMA, then TPC and MME) after the MISC and event queue
+ * vectors, and installs the
  * handler of vector 0. The vectors are released by the PCI
  * core's managed-device teardown and the handler by devres, after the
  * driver's remove callback, in the reverse order of their set-up.
@@ -66,8 +67,8 @@ int hpu_irq_init(struct hpu_device *hdev)
 	const char *name;
 	int ret;
 
-	/* MISC, EQ and one per DMA engine the driver drives. */
-	need = HPU_VEC_DMA(min_t(u32, hdev->id.num_dma, HPU_MAX_DMA_ENGINES));
+	/* MISC, EQ and one per engine index up to the last one driven. */
+	need = HPU_VEC_ENGINE(hpu_stream_engine_limit(hdev));
 	want = clamp_t(u32, hdev->id.msix_vectors, need, HPU_MSIX_VECTORS);
 	ret = pci_alloc_irq_vectors(pdev, need, want, PCI_IRQ_MSIX);
 	if (ret < 0) {

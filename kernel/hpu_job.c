@@ -88,6 +88,12 @@ int hpu_job_cq_status_to_errno(u32 status)
 		return -ECANCELED;
 	case HPU_CQ_ECC:
 		return -EBADMSG;
+	case HPU_CQ_BAD_LAUNCH:
+		return -ENOEXEC;
+	case HPU_CQ_TPC_ILLEGAL:
+		return -EILSEQ;
+	case HPU_CQ_TPC_ASSERT:
+		return -EDOM;
 	case HPU_CQ_BAD_DESC:
 	case HPU_CQ_BUS_ERROR:
 	default:
@@ -105,6 +111,9 @@ static const char * const hpu_cq_status_names[] = {
 	[HPU_CQ_BUS_ERROR] = "BUS_ERROR",
 	[HPU_CQ_ABORTED] = "ABORTED",
 	[HPU_CQ_ECC] = "ECC",
+	[HPU_CQ_BAD_LAUNCH] = "BAD_LAUNCH",
+	[HPU_CQ_TPC_ILLEGAL] = "TPC_ILLEGAL",
+	[HPU_CQ_TPC_ASSERT] = "TPC_ASSERT",
 };
 
 static const char *hpu_cq_status_name(u32 status)
@@ -139,6 +148,12 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 		return DRM_HPU_ERROR_DMA_BUS;
 	case HPU_CQ_ECC:
 		return DRM_HPU_ERROR_ECC;
+	case HPU_CQ_BAD_LAUNCH:
+		return DRM_HPU_ERROR_BAD_LAUNCH;
+	case HPU_CQ_TPC_ILLEGAL:
+		return DRM_HPU_ERROR_TPC_ILLEGAL;
+	case HPU_CQ_TPC_ASSERT:
+		return DRM_HPU_ERROR_TPC_ASSERT;
 	default:
 		return 0;
 	}

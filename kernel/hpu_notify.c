@@ -145,7 +145,7 @@ static void hpu_notify_queue_locked(struct hpu_file_priv *fpriv,
 
 static struct hpu_pending_error *
 hpu_notify_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
-		       u64 address)
+		       u64 address, u32 info)
 {
 	struct hpu_pending_error *p;
 
@@ -162,6 +162,7 @@ hpu_notify_error_alloc(u32 kind, u32 engine, u32 queue_id, int err, u64 seq,
 	p->ev.seq = seq;
 	p->ev.address = address;
 	p->ev.timestamp_ns = ktime_get_ns();
+	p->ev.info = info;
 	return p;
 }
 
@@ -191,7 +192,7 @@ void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
 	if (!READ_ONCE(fpriv->events_enabled))
 		return;
 
-	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address);
+	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address, 0);
 
 	spin_lock_irqsave(&drm->event_lock, flags);
 	if (p)
@@ -211,7 +212,10 @@ void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
  * @queue_id: the file's queue, 0 for none
  * @err: the error the job's fence carries (negative or positive errno)
  * @seq: the job's sequence number on its queue, 0 for none
- * @address: faulting device address, HBM offset or 0
+ * @address: faulting device address, HBM offset, descriptor address,
+ *	program counter or 0
+ * @info: &drm_hpu_event_error.info: what the device event said (compute
+ *	errors), else 0
  *
  * Like hpu_notify_job_error(), for callers that know the ASID but not
  * the file (the event queue, the completion path). Callable from any
@@ -219,7 +223,7 @@ void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
  */
 void hpu_notify_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 			   u32 engine, u32 queue_id, int err, u64 seq,
-			   u64 address)
+			   u64 address, u32 info)
 {
 	struct drm_device *drm = &hdev->drm;
 	struct hpu_pending_error *p;
@@ -231,7 +235,8 @@ void hpu_notify_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 	if (!READ_ONCE(hdev->notify->files[asid]))
 		return;
 
-	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address);
+	p = hpu_notify_error_alloc(kind, engine, queue_id, err, seq, address,
+				   info);
 
 	spin_lock_irqsave(&drm->event_lock, flags);
 	fpriv = hdev->notify->files[asid];

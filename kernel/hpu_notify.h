@@ -40,7 +40,7 @@ void hpu_notify_job_error(struct hpu_file_priv *fpriv, u32 kind, u32 engine,
 			  u32 queue_id, int err, u64 seq, u64 address);
 void hpu_notify_asid_error(struct hpu_device *hdev, u32 asid, u32 kind,
 			   u32 engine, u32 queue_id, int err, u64 seq,
-			   u64 address);
+			   u64 address, u32 info);
 void hpu_notify_reset(struct hpu_device *hdev, bool hard, u64 gen);
 
 int hpu_notify_ioctl(struct drm_device *drm, void *data,

@@ -129,11 +129,13 @@ void hpu_queues_fini(struct hpu_file_priv *fpriv)
  * @data: the &struct drm_hpu_queue_create
  * @file: the DRM file
  *
- * Creates a queue on a stream of the given engine: the stream that has
- * the fewest queues at the time.
+ * Creates a queue on a stream of the given engine (DMA, TPC or MME, by
+ * class and index within the class, hpu_stream_engine()): the stream that
+ * has the fewest queues at the time.
  *
  * Return: 0; -EINVAL for non-zero flags, an unknown engine class or an
- * engine index out of range; -ENOSPC if the file has its limit of queues
+ * engine index out of range for its class (a class the device lacks has
+ * no engines); -ENOSPC if the file has its limit of queues
  * (&hpu_ctx_limits.ctx_queues, at most HPU_MAX_QUEUES) already; -ENOMEM;
  * -ENODEV once the device is unplugged.
  */
@@ -144,8 +146,14 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct drm_hpu_queue_create *args = data;
 	struct drm_gpu_scheduler *sched;
+	static const char * const class_names[HPU_ENGINE_CLASSES] = {
+		[DRM_HPU_ENGINE_DMA] = "DMA",
+		[DRM_HPU_ENGINE_TPC] = "TPC",
+		[DRM_HPU_ENGINE_MME] = "MME",
+	};
 	struct hpu_qm *qm = hdev->qm;
 	struct hpu_vm *vm = fpriv->vm;
+	struct hpu_engine *engine;
 	struct hpu_queue *queue;
 	u32 id, max;
 	int idx, ret;
@@ -155,14 +163,16 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 			       args->flags);
 		return -EINVAL;
 	}
-	if (args->engine_class != DRM_HPU_ENGINE_DMA) {
+	if (args->engine_class >= HPU_ENGINE_CLASSES) {
 		drm_dbg_driver(drm, "QUEUE_CREATE: unknown engine class %u\n",
 			       args->engine_class);
 		return -EINVAL;
 	}
-	if (args->engine >= qm->num_engines) {
-		drm_dbg_driver(drm, "QUEUE_CREATE: DMA engine %u out of range (%u engines)\n",
-			       args->engine, qm->num_engines);
+	engine = hpu_stream_engine(qm, args->engine_class, args->engine);
+	if (!engine) {
+		drm_dbg_driver(drm, "QUEUE_CREATE: %s engine %u out of range (%u engines)\n",
+			       class_names[args->engine_class], args->engine,
+			       qm->class_count[args->engine_class]);
 		return -EINVAL;
 	}
 
@@ -185,7 +195,7 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 	}
 	kref_init(&queue->ref);
 	mutex_init(&queue->lock);
-	queue->stream = hpu_stream_pick(qm, args->engine);
+	queue->stream = hpu_stream_pick(engine);
 	atomic_inc(&queue->stream->num_queues);
 
 	sched = &queue->stream->sched;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: hardware streams of the DMA queue managers: rings, doorbells, job
- * timeouts, restarts, halting at reset and removal, the probe self-test.
+ * hpu: hardware streams of the queue managers: rings, doorbells, job
+ * timeouts, restarts, the compute engines' hang recovery, halting at reset
+ * and removal, the probe self-test.
  *
- * Every stream of every DMA engine has a descriptor ring and a completion
- * ring in coherent host memory and one drm_gpu_scheduler; a job is one
+ * Every stream of every engine (the DMA engines and, from spec version 6,
+ * the TPC engine and the MMEs) has a descriptor ring and a completion ring
+ * in coherent host memory and one drm_gpu_scheduler; a job is one
  * descriptor. The per-file queues that feed the streams are in
  * hpu_queue.c. Documentation/driver/submission.md has the whole picture.
  *
@@ -280,19 +282,23 @@ static void hpu_stream_halt_locked(struct hpu_stream *stream)
 }
 
 /*
- * Wait until a halted stream is idle. May sleep.
+ * Wait until a halted stream is idle. A hung DMA stream never stops
+ * without a reset; a compute engine lets go of a disabled stream, so for
+ * its streams only IDLE counts. May sleep.
  *
  * Return: 0; -EBUSY if the stream is hung (watchdog) or does not stop,
  * which only a soft or hard reset cures.
  */
 static int hpu_stream_wait_idle(struct hpu_stream *stream)
 {
+	u32 stopped = HPU_QS_STATUS_IDLE;
 	u32 status;
 	int ret;
 
+	if (!stream->compute)
+		stopped |= HPU_QS_STATUS_HUNG;
 	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
-			 status == U32_MAX ||
-			 (status & (HPU_QS_STATUS_IDLE | HPU_QS_STATUS_HUNG)),
+			 status == U32_MAX || (status & stopped),
 			 HPU_STREAM_STOP_TIMEOUT_US);
 	/* All ones is idle only if the device is gone, not in reset. */
 	if (!ret && status == U32_MAX &&
@@ -447,6 +453,147 @@ static void hpu_stream_tdr_work(struct work_struct *work)
 out_unlock:
 	hpu_reset_read_unlock(hdev);
 	dma_fence_end_signalling(fence_cookie);
+}
+
+/* Whether a stream of @eng other than @except reports STATUS.HUNG. */
+static bool hpu_stream_engine_still_hung(struct hpu_engine *eng,
+					 unsigned int except)
+{
+	unsigned int s;
+	u32 status;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		if (s == except)
+			continue;
+		status = hpu_stream_rd(&eng->streams[s], HPU_QS_STATUS);
+		if (status != U32_MAX && (status & HPU_QS_STATUS_HUNG))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The watchdog found a compute engine hung (ENGINE_HANG): a kernel that
+ * makes no progress, an endless loop. The device marks HUNG every stream
+ * of the engine with a descriptor in flight, but only one holds the
+ * engine; disabling that one makes the engine let go (its job completes
+ * ABORTED) and the others' HUNG clears, while disabling another only
+ * completes its descriptor ABORTED (Documentation/hw/compute.md). So the
+ * hung streams are disabled one at a time until the engine lets go: the
+ * stream whose disabling freed the engine (or the only one left hung) is
+ * the guilty one, its job fails -ETIMEDOUT; the jobs of the others were
+ * innocent and are run again when their streams resume. Other engines and
+ * contexts are not touched; a stream that does not stop is left to a soft
+ * reset.
+ */
+static void hpu_stream_hang_work(struct work_struct *work)
+{
+	struct hpu_engine *eng = container_of(work, struct hpu_engine,
+					      hang_work);
+	struct hpu_device *hdev = eng->qm->hdev;
+	bool fence_cookie, stuck = false;
+	unsigned long flags;
+	unsigned int s;
+	int idx;
+
+	/* The hung jobs' fences signal through this work. */
+	fence_cookie = dma_fence_begin_signalling();
+	hpu_reset_read_lock(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		goto out_unlock;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++)
+		mutex_lock_nested(&eng->streams[s].recover_lock, s);
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		struct hpu_stream *stream = &eng->streams[s];
+		struct hpu_job *head;
+		bool guilty;
+		LIST_HEAD(done);
+		u32 status;
+		int ret;
+
+		spin_lock_irqsave(&stream->lock, flags);
+		status = hpu_stream_rd(stream, HPU_QS_STATUS);
+		if (!stream->enabled || stream->stopped || status == U32_MAX ||
+		    !(status & HPU_QS_STATUS_HUNG)) {
+			spin_unlock_irqrestore(&stream->lock, flags);
+			continue;
+		}
+		hpu_stream_halt_locked(stream);
+		spin_unlock_irqrestore(&stream->lock, flags);
+
+		ret = hpu_stream_wait_idle(stream);
+		guilty = !ret && !hpu_stream_engine_still_hung(eng, s);
+
+		spin_lock_irqsave(&stream->lock, flags);
+		head = list_first_entry_or_null(&stream->inflight,
+						struct hpu_job, link);
+		if ((guilty || ret) && head) {
+			if (!head->cancel_error)
+				head->cancel_error = -ETIMEDOUT;
+			head->hung = true;
+			atomic64_inc(&hdev->reset->stats.hung_jobs);
+			drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the engine, disabling the stream\n",
+				 stream->name, head->seq, head->asid,
+				 head->cb_addr);
+		}
+		hpu_stream_reap(stream, &done);
+		if (!ret)
+			hpu_stream_resume_locked(stream, 0, &done);
+		spin_unlock_irqrestore(&stream->lock, flags);
+		hpu_jobs_signal(&done);
+
+		if (ret) {
+			stuck = true;
+			break;
+		}
+		if (guilty)
+			break;	/* the engine let go */
+	}
+	if (stuck)
+		hpu_reset_schedule(hdev, HPU_RESET_SOFT,
+				   "a hung compute stream did not stop");
+
+	for (s = HPU_QM_STREAMS; s-- > 0;)
+		mutex_unlock(&eng->streams[s].recover_lock);
+	drm_dev_exit(idx);
+out_unlock:
+	hpu_reset_read_unlock(hdev);
+	dma_fence_end_signalling(fence_cookie);
+}
+
+/**
+ * hpu_stream_engine_hung() - the watchdog reported an engine hung
+ * @hdev: the device
+ * @index: engine index of the ENGINE_HANG event
+ *
+ * A compute engine is recovered without a reset: its hung streams are
+ * disabled and restarted by &hpu_engine.hang_work. Callable from any
+ * context, the event queue's interrupt handler included.
+ *
+ * Return: true if the engine is a compute engine and its recovery is
+ * queued; false for a DMA engine (or an unknown one), which needs a soft
+ * reset.
+ */
+bool hpu_stream_engine_hung(struct hpu_device *hdev, unsigned int index)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e;
+
+	if (!qm)
+		return false;
+	for (e = 0; e < qm->num_engines; e++) {
+		struct hpu_engine *eng = &qm->engines[e];
+
+		if (eng->index != index)
+			continue;
+		if (eng->klass == DRM_HPU_ENGINE_DMA)
+			return false;
+		queue_work(qm->tdr_wq, &eng->hang_work);
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -676,7 +823,7 @@ static void hpu_stream_shutdown(struct hpu_stream *stream, bool present)
 		cancel_delayed_work_sync(&stream->tdr);
 }
 
-static irqreturn_t hpu_dma_irq(int irq, void *arg)
+static irqreturn_t hpu_stream_irq(int irq, void *arg)
 {
 	struct hpu_engine *engine = arg;
 	unsigned int s;
@@ -700,6 +847,7 @@ static void hpu_streams_release(struct drm_device *drm, void *arg)
 			atomic_read(&qm->jobs));
 
 	for (e = 0; e < qm->num_engines; e++) {
+		cancel_work_sync(&qm->engines[e].hang_work);
 		for (s = 0; s < HPU_QM_STREAMS; s++) {
 			struct hpu_stream *stream = &qm->engines[e].streams[s];
 
@@ -712,18 +860,21 @@ static void hpu_streams_release(struct drm_device *drm, void *arg)
 	destroy_workqueue(qm->wq);
 }
 
-static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
+static int hpu_stream_init(struct hpu_qm *qm, struct hpu_engine *eng,
+			   unsigned int s)
 {
 	struct hpu_device *hdev = qm->hdev;
-	struct hpu_stream *stream = &qm->engines[e].streams[s];
+	struct hpu_stream *stream = &eng->streams[s];
 	struct device *dev = hdev->drm.dev;
 	int ret;
 
 	stream->hdev = hdev;
-	stream->base = HPU_REG_QM_STREAM(e, s);
-	stream->engine = e;
+	stream->base = HPU_REG_QM_STREAM(eng->index, s);
+	stream->engine = eng->index;
 	stream->index = s;
-	snprintf(stream->name, sizeof(stream->name), "dma%u.%u", e, s);
+	stream->compute = eng->klass != DRM_HPU_ENGINE_DMA;
+	snprintf(stream->name, sizeof(stream->name), "%s.%u",
+		 hpu_stream_engine_name(eng->index), s);
 	spin_lock_init(&stream->lock);
 	spin_lock_init(&stream->fence_lock);
 	drmm_mutex_init(&hdev->drm, &stream->recover_lock);
@@ -756,12 +907,108 @@ static int hpu_stream_init(struct hpu_qm *qm, unsigned int e, unsigned int s)
 	return 0;
 }
 
+/* Class of engine index @index. */
+static u8 hpu_stream_engine_class(unsigned int index)
+{
+	if (index < HPU_ENGINE_TPC)
+		return DRM_HPU_ENGINE_DMA;
+	return index == HPU_ENGINE_TPC ? DRM_HPU_ENGINE_TPC : DRM_HPU_ENGINE_MME;
+}
+
 /**
- * hpu_streams_init() - set up the queue managers of every DMA engine
+ * hpu_stream_engine_present() - whether the driver drives an engine
+ * @hdev: the device, with its identity read
+ * @index: engine index of the spec
+ *
+ * The DMA engines ENGINES reports (at most HPU_MAX_DMA_ENGINES); from spec
+ * version 6 also the TPC engine (if ENGINES reports TPC cores) and the
+ * MMEs it reports (at most HPU_MAX_MME_ENGINES). Earlier devices have no
+ * queue managers for their compute engines.
+ *
+ * Return: true if engine @index has queue managers the driver uses.
+ */
+bool hpu_stream_engine_present(const struct hpu_device *hdev,
+			       unsigned int index)
+{
+	const struct hpu_identity *id = &hdev->id;
+
+	if (index < HPU_ENGINE_TPC)
+		return index < id->num_dma;
+	if (id->spec_version < HPU_SPEC_VERSION_COMPUTE)
+		return false;
+	if (index == HPU_ENGINE_TPC)
+		return id->num_tpc > 0;
+	return index < HPU_MAX_ENGINES && index - HPU_ENGINE_MME0 < id->num_mme;
+}
+
+/**
+ * hpu_stream_engine_limit() - one past the highest engine index in use
+ * @hdev: the device, with its identity read
+ *
+ * Engine indexes below it that are not present (a device with fewer DMA
+ * engines than 8) have no streams; their counters read 0.
+ *
+ * Return: the number of engine indexes to cover (MSI-X vectors, BUSY_NS
+ * counters, telemetry entries).
+ */
+unsigned int hpu_stream_engine_limit(const struct hpu_device *hdev)
+{
+	unsigned int e;
+
+	for (e = HPU_MAX_ENGINES; e > 0; e--)
+		if (hpu_stream_engine_present(hdev, e - 1))
+			return e;
+	return 0;
+}
+
+/**
+ * hpu_stream_engine_name() - name of an engine index
+ * @index: engine index of the spec
+ *
+ * Return: "dma0" to "dma7", "tpc", "mme0", "mme1" (fdinfo keys, sysfs,
+ * stream names), "?" beyond.
+ */
+const char *hpu_stream_engine_name(unsigned int index)
+{
+	static const char * const names[HPU_MAX_ENGINES] = {
+		"dma0", "dma1", "dma2", "dma3", "dma4", "dma5", "dma6", "dma7",
+		"tpc", "mme0", "mme1",
+	};
+
+	return index < HPU_MAX_ENGINES ? names[index] : "?";
+}
+
+/* Fill the engine table: the DMA engines, then TPC, then the MMEs. */
+static void hpu_stream_engines_setup(struct hpu_qm *qm)
+{
+	struct hpu_device *hdev = qm->hdev;
+	unsigned int e;
+	u8 c;
+
+	for (e = 0; e < HPU_MAX_ENGINES; e++) {
+		struct hpu_engine *eng;
+
+		if (!hpu_stream_engine_present(hdev, e))
+			continue;
+		c = hpu_stream_engine_class(e);
+		if (!qm->class_count[c])
+			qm->class_first[c] = qm->num_engines;
+		eng = &qm->engines[qm->num_engines++];
+		eng->qm = qm;
+		eng->index = e;
+		eng->klass = c;
+		eng->class_index = qm->class_count[c]++;
+		INIT_WORK(&eng->hang_work, hpu_stream_hang_work);
+	}
+}
+
+/**
+ * hpu_streams_init() - set up the queue managers of every engine
  * @hdev: the device, soft reset, with its MSI-X vectors allocated
  *
- * Allocates the rings and schedulers of every stream, installs the
- * engines' completion interrupts and enables the streams. The schedulers
+ * Allocates the rings and schedulers of every stream of every engine the
+ * device has (hpu_stream_engine_present()), installs the engines'
+ * completion interrupts and enables the streams. The schedulers
  * live until the DRM device is released; the rings until the device is
  * unbound. May sleep.
  *
@@ -779,11 +1026,14 @@ int hpu_streams_init(struct hpu_device *hdev)
 		return -ENOMEM;
 
 	qm->hdev = hdev;
-	qm->num_engines = min_t(unsigned int, hdev->id.num_dma,
-				HPU_MAX_DMA_ENGINES);
 	if (hdev->id.num_dma > HPU_MAX_DMA_ENGINES)
 		drm_info(drm, "using %u of %u DMA engines\n",
-			 qm->num_engines, hdev->id.num_dma);
+			 HPU_MAX_DMA_ENGINES, hdev->id.num_dma);
+	if (hdev->id.spec_version >= HPU_SPEC_VERSION_COMPUTE &&
+	    hdev->id.num_mme > HPU_MAX_MME_ENGINES)
+		drm_info(drm, "using %u of %u MMEs\n",
+			 HPU_MAX_MME_ENGINES, hdev->id.num_mme);
+	hpu_stream_engines_setup(qm);
 	qm->timeout_ms = clamp(hpu_job_timeout_ms, 1U, HPU_JOB_TIMEOUT_MAX_MS);
 	atomic_set(&qm->jobs, 0);
 	init_waitqueue_head(&qm->jobs_wq);
@@ -805,14 +1055,17 @@ int hpu_streams_init(struct hpu_device *hdev)
 	hdev->qm = qm;
 
 	for (e = 0; e < qm->num_engines; e++) {
+		struct hpu_engine *eng = &qm->engines[e];
+
 		for (s = 0; s < HPU_QM_STREAMS; s++) {
-			ret = hpu_stream_init(qm, e, s);
+			ret = hpu_stream_init(qm, eng, s);
 			if (ret)
 				return ret;
 		}
 
-		ret = hpu_irq_request(hdev, HPU_VEC_DMA(e), hpu_dma_irq,
-				      &qm->engines[e], "dma");
+		ret = hpu_irq_request(hdev, HPU_VEC_ENGINE(eng->index),
+				      hpu_stream_irq, eng,
+				      hpu_stream_engine_name(eng->index));
 		if (ret)
 			return ret;
 	}
@@ -911,6 +1164,10 @@ void hpu_streams_fini(struct hpu_device *hdev)
 		for (s = 0; s < HPU_QM_STREAMS; s++)
 			hpu_stream_shutdown(&qm->engines[e].streams[s], present);
 	dma_fence_end_signalling(fence_cookie);
+
+	/* Finds the streams disabled: does nothing more. */
+	for (e = 0; e < qm->num_engines; e++)
+		cancel_work_sync(&qm->engines[e].hang_work);
 }
 
 /* Command buffer of the self-test: NOP, then WRITE_VALUE to host memory. */
@@ -1017,8 +1274,10 @@ int hpu_streams_self_test(struct hpu_device *hdev)
 
 	if (!n)
 		return 0;
-	BUILD_BUG_ON(HPU_MAX_DMA_ENGINES * HPU_QM_STREAMS * HPU_SELF_TEST_CB_STRIDE >
+	BUILD_BUG_ON(HPU_MAX_ENGINES * HPU_QM_STREAMS * HPU_SELF_TEST_CB_STRIDE >
 		     HPU_SELF_TEST_RESULT_OFFSET);
+	BUILD_BUG_ON(HPU_SELF_TEST_RESULT_OFFSET +
+		     4 * HPU_MAX_ENGINES * HPU_QM_STREAMS > SZ_4K);
 
 	buf = dma_alloc_coherent(drm->dev, SZ_4K, &buf_dma, GFP_KERNEL);
 	entities = kcalloc(n, sizeof(*entities), GFP_KERNEL);
@@ -1074,20 +1333,35 @@ out_free:
 }
 
 /**
- * hpu_stream_pick() - the stream a new queue goes on
+ * hpu_stream_engine() - look an engine up by class and index in the class
  * @qm: the queue managers
- * @engine: DMA engine index, below &hpu_qm.num_engines
+ * @klass: DRM_HPU_ENGINE_*
+ * @index: engine of the class, from 0
+ *
+ * Return: the engine, or NULL for an unknown class or an index beyond the
+ * engines of the class the device has.
+ */
+struct hpu_engine *hpu_stream_engine(struct hpu_qm *qm, u32 klass, u32 index)
+{
+	if (klass >= HPU_ENGINE_CLASSES || index >= qm->class_count[klass])
+		return NULL;
+	return &qm->engines[qm->class_first[klass] + index];
+}
+
+/**
+ * hpu_stream_pick() - the stream a new queue goes on
+ * @engine: the queue's engine
  *
  * Return: the stream of @engine with the fewest queues; ties go to the
  * lowest.
  */
-struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine)
+struct hpu_stream *hpu_stream_pick(struct hpu_engine *engine)
 {
 	struct hpu_stream *best = NULL;
 	unsigned int s;
 
 	for (s = 0; s < HPU_QM_STREAMS; s++) {
-		struct hpu_stream *stream = &qm->engines[engine].streams[s];
+		struct hpu_stream *stream = &engine->streams[s];
 
 		if (!best || atomic_read(&stream->num_queues) <
 			     atomic_read(&best->num_queues))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * hpu: hardware streams of the DMA queue managers.
+ * hpu: hardware streams of the queue managers (DMA and compute engines).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -24,8 +24,18 @@ struct hpu_device;
 struct hpu_job;
 struct hpu_queue;
 
-/* DMA engines the driver drives: vectors 2..9 of the spec. */
+/* DMA engines the driver drives: engine indexes 0..7, vectors 2..9. */
 #define HPU_MAX_DMA_ENGINES	8
+/* MMEs the driver drives: engine indexes 9 and 10 (spec version 6). */
+#define HPU_MAX_MME_ENGINES	2
+/* Engine indexes the driver knows: 0..10 (Documentation/hw/compute.md). */
+#define HPU_MAX_ENGINES		HPU_NUM_ENGINES
+/* First spec version with the compute engines' queue managers. */
+#define HPU_SPEC_VERSION_COMPUTE	6
+/* Engine classes of &drm_hpu_queue_create.engine_class. */
+#define HPU_ENGINE_CLASSES	3
+
+static_assert(HPU_ENGINE_MME0 + HPU_MAX_MME_ENGINES == HPU_MAX_ENGINES);
 
 /*
  * Descriptors per stream, and completion records per stream (the same
@@ -69,12 +79,16 @@ static_assert(sizeof(struct hpu_desc) == HPU_DESC_SIZE);
 static_assert(sizeof(struct hpu_cqe) == HPU_CQE_SIZE);
 
 /**
- * struct hpu_stream - one hardware stream of a DMA queue manager
+ * struct hpu_stream - one hardware stream of a queue manager
  * @hdev: the device.
  * @base: BAR0 offset of the stream's register block.
- * @engine: DMA engine index.
+ * @engine: engine index of the spec (0-7 DMA, 8 TPC, 9-10 MME).
  * @index: stream index within the engine.
- * @name: "dma<engine>.<index>", the scheduler and fence timeline name.
+ * @compute: the engine is a compute engine (TPC or MME): disabling the
+ *	stream makes a hung engine let go (Documentation/hw/compute.md), so
+ *	STATUS.HUNG does not mean the stream cannot stop.
+ * @name: "<engine name>.<index>" ("dma3.1", "tpc.0", "mme1.2"), the
+ *	scheduler and fence timeline name.
  * @sched: the scheduler feeding this stream; one job is one descriptor.
  *	Initialised at probe, torn down when the DRM device is released
  *	(after the last file is closed), so entities never outlive it.
@@ -115,6 +129,7 @@ struct hpu_stream {
 	u32 base;
 	u8 engine;
 	u8 index;
+	bool compute;
 	char name[16];
 	struct drm_gpu_scheduler sched;
 	bool sched_ready;
@@ -144,17 +159,30 @@ struct hpu_stream {
 };
 
 /**
- * struct hpu_engine - one DMA engine: its queue manager's streams
+ * struct hpu_engine - one engine: its queue manager's streams
+ * @qm: the queue managers.
+ * @index: engine index of the spec.
+ * @klass: engine class, DRM_HPU_ENGINE_*.
+ * @class_index: index of the engine within its class (QUEUE_CREATE's
+ *	&drm_hpu_queue_create.engine).
+ * @hang_work: recovers the streams of a compute engine that the watchdog
+ *	found hung by disabling them (hpu_stream_engine_hung()).
  * @streams: the streams.
  */
 struct hpu_engine {
+	struct hpu_qm *qm;
+	u8 index;
+	u8 klass;
+	u8 class_index;
+	struct work_struct hang_work;
 	struct hpu_stream streams[HPU_QM_STREAMS];
 };
 
 /**
  * struct hpu_qm - the queue managers of one device
  * @hdev: the device.
- * @num_engines: DMA engines in use, at most HPU_MAX_DMA_ENGINES.
+ * @num_engines: entries of @engines in use: the DMA engines, then the TPC
+ *	engine and the MMEs when the device has them (spec version 6).
  * @timeout_ms: default job timeout in ms, from the job_timeout_ms
  *	parameter at probe; a submission may ask for another.
  * @wq: ordered workqueue that runs every stream's scheduler work.
@@ -162,7 +190,9 @@ struct hpu_engine {
  * @jobs: jobs allocated and not yet freed; the device waits for it to
  *	drop to zero before it tears the schedulers down.
  * @jobs_wq: woken when @jobs drops to zero.
- * @engines: the engines.
+ * @class_first: entry of @engines of the first engine of each class.
+ * @class_count: engines of each class in @engines.
+ * @engines: the engines, by class: DMA, TPC, MME.
  *
  * Allocated with drmm_kzalloc(): it lives until the DRM device is
  * released, which is after every file (and so every queue) is gone.
@@ -175,7 +205,9 @@ struct hpu_qm {
 	struct workqueue_struct *tdr_wq;
 	atomic_t jobs;
 	wait_queue_head_t jobs_wq;
-	struct hpu_engine engines[HPU_MAX_DMA_ENGINES];
+	u8 class_first[HPU_ENGINE_CLASSES];
+	u8 class_count[HPU_ENGINE_CLASSES];
+	struct hpu_engine engines[HPU_MAX_ENGINES];
 };
 
 int hpu_streams_init(struct hpu_device *hdev);
@@ -188,7 +220,14 @@ int hpu_streams_self_test(struct hpu_device *hdev);
 int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
 void hpu_stream_cancel_queue(struct hpu_stream *stream,
 			     struct hpu_queue *queue);
-struct hpu_stream *hpu_stream_pick(struct hpu_qm *qm, unsigned int engine);
+struct hpu_engine *hpu_stream_engine(struct hpu_qm *qm, u32 klass, u32 index);
+struct hpu_stream *hpu_stream_pick(struct hpu_engine *engine);
+bool hpu_stream_engine_hung(struct hpu_device *hdev, unsigned int index);
+
+bool hpu_stream_engine_present(const struct hpu_device *hdev,
+			       unsigned int index);
+unsigned int hpu_stream_engine_limit(const struct hpu_device *hdev);
+const char *hpu_stream_engine_name(unsigned int index);
 
 void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard);
 void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead);

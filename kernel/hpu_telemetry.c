@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: telemetry gathering: sensor registers, firmware limits and DMA
- * engine utilisation, for hwmon (hpu_hwmon.c), sysfs and INFO TELEMETRY.
+ * hpu: telemetry gathering: sensor registers, firmware limits and engine
+ * utilisation (DMA, TPC, MME), for hwmon (hpu_hwmon.c), sysfs and INFO TELEMETRY.
  *
  * The firmware keeps the sensor registers up to date every period of its
  * thermal model (Documentation/hw/firmware-and-telemetry.md): reading a
@@ -36,6 +36,7 @@
 #include "hpu_mbox.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
+#include "hpu_stream.h"
 #include "hpu_telemetry.h"
 
 static_assert(HPU_TELEMETRY_MAX_ENGINES <= DRM_HPU_MAX_ENGINES_UTIL);
@@ -43,9 +44,11 @@ static_assert(HPU_TELEMETRY_MAX_ENGINES <= DRM_HPU_MAX_ENGINES_UTIL);
 /* Utilisation is reported in hundredths of a percent. */
 #define HPU_UTIL_FULL		10000
 
+/* Engine indexes with a BUSY_NS counter: 0 up to the last engine driven. */
 static unsigned int hpu_telemetry_engines(struct hpu_device *hdev)
 {
-	return min_t(unsigned int, hdev->id.num_dma, HPU_TELEMETRY_MAX_ENGINES);
+	return min_t(unsigned int, hpu_stream_engine_limit(hdev),
+		     HPU_TELEMETRY_MAX_ENGINES);
 }
 
 /*
@@ -298,7 +301,7 @@ static void hpu_telemetry_util_work(struct work_struct *work)
 }
 
 /**
- * hpu_telemetry_engine_util() - utilisation of the DMA engines
+ * hpu_telemetry_engine_util() - utilisation of the engines, by engine index
  * @hdev: the device
  * @util: Out: busy share of each engine over the last window, in
  *	hundredths of a percent
@@ -469,17 +472,25 @@ static ssize_t clk_hbm_mhz_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(clk_hbm_mhz);
 
-/* "dma0 12.34 dma1 0.00 ...": utilisation of each DMA engine, percent. */
+/*
+ * "dma0 12.34 dma1 0.00 ... tpc 0.00 mme0 0.00 mme1 0.00": utilisation of
+ * each engine the device has, percent.
+ */
 static ssize_t engine_util_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
+	struct hpu_device *hdev = pci_get_drvdata(to_pci_dev(dev));
 	u32 util[HPU_TELEMETRY_MAX_ENGINES];
 	int e, n, len = 0;
 
-	n = hpu_telemetry_engine_util(pci_get_drvdata(to_pci_dev(dev)), util, ARRAY_SIZE(util));
-	for (e = 0; e < n; e++)
-		len += sysfs_emit_at(buf, len, "%sdma%d %u.%02u", e ? " " : "",
-				     e, util[e] / 100, util[e] % 100);
+	n = hpu_telemetry_engine_util(hdev, util, ARRAY_SIZE(util));
+	for (e = 0; e < n; e++) {
+		if (!hpu_stream_engine_present(hdev, e))
+			continue;
+		len += sysfs_emit_at(buf, len, "%s%s %u.%02u", len ? " " : "",
+				     hpu_stream_engine_name(e),
+				     util[e] / 100, util[e] % 100);
+	}
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
 }

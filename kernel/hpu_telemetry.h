@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * hpu: telemetry gathering: sensors, firmware limits and DMA engine
+ * hpu: telemetry gathering: sensors, firmware limits and engine
  * utilisation.
  * Documentation/driver/telemetry.md has the whole picture.
  *
@@ -21,8 +21,11 @@ struct attribute_group;
 struct drm_hpu_info_telemetry;
 struct hpu_device;
 
-/* DMA engines whose BUSY_NS counters the device has (spec version 4). */
-#define HPU_TELEMETRY_MAX_ENGINES	8
+/*
+ * Engine indexes whose BUSY_NS counters the device has: the DMA engines
+ * (spec version 4), TPC and MME (spec version 6).
+ */
+#define HPU_TELEMETRY_MAX_ENGINES	HPU_NUM_ENGINES
 
 /* Period of the utilisation sampler, the window of engine utilisation. */
 #define HPU_UTIL_WINDOW_MS	100

@@ -93,8 +93,11 @@ static void hpu_job_test_cq_status_to_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BUS_ERROR), -EIO);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ABORTED), -ECANCELED);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_ECC), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_BAD_LAUNCH), -ENOEXEC);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_TPC_ILLEGAL), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(HPU_CQ_TPC_ASSERT), -EDOM);
 	/* A status the driver does not know is an I/O error, never success. */
-	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(8), -EIO);
+	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(11), -EIO);
 	KUNIT_EXPECT_EQ(test, hpu_job_cq_status_to_errno(0xffffffff), -EIO);
 }
 
@@ -120,6 +123,12 @@ static void hpu_job_test_error_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_DMA_BUS);
 	job.status = HPU_CQ_ECC;
 	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_ECC);
+	job.status = HPU_CQ_BAD_LAUNCH;
+	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_BAD_LAUNCH);
+	job.status = HPU_CQ_TPC_ILLEGAL;
+	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_TPC_ILLEGAL);
+	job.status = HPU_CQ_TPC_ASSERT;
+	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_TPC_ASSERT);
 	job.status = HPU_CQ_ABORTED;
 	job.error = -ECANCELED;
 	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), 0);

@@ -136,6 +136,9 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
     info.driver_patch = answer.driver_patch;
     info.msix_vectors = answer.msix_vectors;
     info.reset_count = answer.reset_count;
+    static_assert(sizeof(info.class_engines) == sizeof(answer.class_engines));
+    std::memcpy(static_cast<uint8_t *>(info.class_engines), static_cast<const uint8_t *>(answer.class_engines),
+                sizeof(info.class_engines));
     static_assert(sizeof(info.serial) > sizeof(answer.serial));
     copy_str(info.serial, std::string_view(static_cast<const char *>(answer.serial),
                                            strnlen(static_cast<const char *>(answer.serial),

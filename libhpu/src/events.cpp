@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -63,7 +64,19 @@ hpu_event from_error(const drm_hpu_event_error &e)
     ev.queue_id = e.queue_id;
     ev.seq = e.seq;
     ev.address = e.address;
+    ev.info = e.info;
     return ev;
+}
+
+// An error event of a driver before drm_hpu_event_error.info is shorter.
+constexpr std::size_t kErrorEventMin = offsetof(drm_hpu_event_error, info);
+
+// The kinds whose address (and info) the driver sends in a second event of
+// the device (queue 0) rather than in the failed job's event.
+bool detail_in_device_event(std::uint32_t kind)
+{
+    return kind == HPU_ERROR_MMU_FAULT || kind == HPU_ERROR_BAD_LAUNCH || kind == HPU_ERROR_TPC_ILLEGAL ||
+           kind == HPU_ERROR_TPC_ASSERT;
 }
 
 hpu_event from_reset(const drm_hpu_event_reset &e)
@@ -224,9 +237,9 @@ std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<h
         if (hdr.length < sizeof(drm_event) || hdr.length > len - off)
             break;
         const std::uint8_t *p = buf + off; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-        if (hdr.type == DRM_HPU_EVENT_ERROR && hdr.length >= sizeof(drm_hpu_event_error)) {
+        if (hdr.type == DRM_HPU_EVENT_ERROR && hdr.length >= kErrorEventMin) {
             drm_hpu_event_error e{};
-            std::memcpy(&e, p, sizeof(e));
+            std::memcpy(&e, p, std::min<std::size_t>(hdr.length, sizeof(e)));
             out.push_back(from_error(e));
         } else if (hdr.type == DRM_HPU_EVENT_RESET && hdr.length >= sizeof(drm_hpu_event_reset)) {
             drm_hpu_event_reset e{};
@@ -313,6 +326,12 @@ HPU_EXPORT const char *hpu_error_kind_name(uint32_t kind)
         return "timeout";
     case HPU_ERROR_DEVICE_LOST:
         return "device-lost";
+    case HPU_ERROR_BAD_LAUNCH:
+        return "bad-launch";
+    case HPU_ERROR_TPC_ILLEGAL:
+        return "tpc-illegal";
+    case HPU_ERROR_TPC_ASSERT:
+        return "tpc-assert";
     default:
         return "unknown";
     }
@@ -346,7 +365,19 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
                 info.kind = it->kind;
                 info.engine = it->engine;
                 info.address = it->address;
+                info.info = it->info;
                 info.timestamp_ns = it->timestamp_ns;
+                if (detail_in_device_event(it->kind)) {
+                    const std::uint32_t kind = it->kind;
+                    const std::uint32_t engine = it->engine;
+                    const auto dev_ev = std::find_if(errs.rbegin(), errs.rend(), [&](const hpu_event &e) {
+                        return e.queue_id == 0 && e.kind == kind && e.engine == engine;
+                    });
+                    if (dev_ev != errs.rend()) {
+                        info.address = dev_ev->address;
+                        info.info = dev_ev->info;
+                    }
+                }
             }
         }
         fill_sized(info, out);

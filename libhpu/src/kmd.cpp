@@ -5,12 +5,15 @@
 // Copyright (c) 2026 The hpu authors
 #include "kmd.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -214,7 +217,7 @@ namespace {
 const auto kNothing = [](auto & /*t*/) {};
 } // namespace
 
-int Kmd::info(std::uint32_t op, void *answer, std::uint32_t size)
+int Kmd::info(std::uint32_t op, void *answer, std::uint32_t size, std::uint32_t min_size)
 {
     drm_hpu_info req{};
     req.op = op;
@@ -226,7 +229,24 @@ int Kmd::info(std::uint32_t op, void *answer, std::uint32_t size)
     if (err < 0)
         return err;
     // Answers only grow: a kernel of this ABI or newer answers at least this.
-    return req.size < size ? -EPROTO : 0;
+    return req.size < (min_size != 0 ? min_size : size) ? -EPROTO : 0;
+}
+
+int Kmd::info_device(drm_hpu_info_device &out)
+{
+    constexpr std::uint32_t kBefore = offsetof(drm_hpu_info_device, class_engines);
+    constexpr std::uint8_t kMaxDma = 8;
+    out = drm_hpu_info_device{};
+    const int err = info(DRM_HPU_INFO_DEVICE, &out, sizeof(out), kBefore);
+    if (err < 0)
+        return err;
+    // A driver before the compute engines answers without class_engines
+    // (left zero above): it queues to its DMA engines only.
+    const bool any = std::any_of(std::begin(out.class_engines), std::end(out.class_engines),
+                                 [](std::uint8_t n) { return n != 0; });
+    if (!any)
+        out.class_engines[DRM_HPU_ENGINE_DMA] = std::min(out.num_dma, kMaxDma);
+    return 0;
 }
 
 int Kmd::bo_create(std::uint64_t &size, std::uint32_t flags, std::uint32_t &handle)

@@ -61,9 +61,11 @@ public:
     void set_trace(std::FILE *out) { trace_ = out; }
 
     // DRM_IOCTL_HPU_INFO for op into answer (size bytes); -EPROTO when the
-    // kernel answers less than that (answers only grow).
-    int info(std::uint32_t op, void *answer, std::uint32_t size);
-    int info_device(drm_hpu_info_device &out) { return info(DRM_HPU_INFO_DEVICE, &out, sizeof(out)); }
+    // kernel answers less than min_size (default: size; answers only grow).
+    int info(std::uint32_t op, void *answer, std::uint32_t size, std::uint32_t min_size = 0);
+    // INFO DEVICE; from a driver without class_engines (answering less),
+    // class_engines[DMA] is num_dma (at most 8) and the other classes 0.
+    int info_device(drm_hpu_info_device &out);
     int info_memory(drm_hpu_info_memory &out) { return info(DRM_HPU_INFO_MEMORY, &out, sizeof(out)); }
     int info_errors(drm_hpu_info_errors &out) { return info(DRM_HPU_INFO_ERRORS, &out, sizeof(out)); }
     int info_telemetry(drm_hpu_info_telemetry &out) { return info(DRM_HPU_INFO_TELEMETRY, &out, sizeof(out)); }

@@ -56,6 +56,12 @@ HPU_EXPORT const char *hpu_strerror(int err)
         return "Device or resource busy (a reset in progress, or the job is still pending)";
     case EDEADLK:
         return "Not allowed from the HPU event callback";
+    case ENOEXEC:
+        return "The device refused a TPC launch or GEMM (bad kernel binary, launch or tensor descriptor)";
+    case EILSEQ:
+        return "A TPC core hit an illegal instruction or ran off its code";
+    case EDOM:
+        return "A TPC kernel's assertion failed";
     case EOPNOTSUPP:
         return "Not supported by the hpu driver";
     case EHWPOISON:

@@ -282,4 +282,14 @@ HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev)
     return answer.num_dma;
 }
 
+HPU_EXPORT int hpu_device_engines(hpu_device_t *dev, uint32_t engine_class)
+{
+    if (dev == nullptr || engine_class >= HPU_MAX_ENGINE_CLASSES)
+        return -EINVAL;
+    drm_hpu_info_device answer{};
+    if (const int err = dev->kmd.info_device(answer); err < 0)
+        return err;
+    return answer.class_engines[engine_class]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+}
+
 } // extern "C"

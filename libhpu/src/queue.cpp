@@ -312,6 +312,14 @@ int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
     });
 }
 
+// The driver's engine class of an HPU_ENGINE_* class (the same numbers).
+constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
+{
+    static_assert(HPU_ENGINE_DMA == DRM_HPU_ENGINE_DMA && HPU_ENGINE_CLASS_TPC == DRM_HPU_ENGINE_TPC &&
+                  HPU_ENGINE_CLASS_MME == DRM_HPU_ENGINE_MME);
+    return engine_class;
+}
+
 } // namespace
 
 } // namespace hpu::detail
@@ -325,13 +333,14 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
-    if (dev == nullptr || engine_class != HPU_ENGINE_DMA)
+    if (dev == nullptr || (engine_class != HPU_ENGINE_DMA && engine_class != HPU_ENGINE_CLASS_TPC &&
+                           engine_class != HPU_ENGINE_CLASS_MME))
         return -EINVAL;
     return guarded([&]() {
         auto q = std::make_unique<hpu_queue>();
         q->dev = dev;
         q->epoch = dev->epoch;
-        if (const int err = dev->kmd.queue_create(DRM_HPU_ENGINE_DMA, engine, q->id); err < 0)
+        if (const int err = dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id); err < 0)
             return err;
         *out = q.release();
         return 0;

@@ -144,6 +144,29 @@ std::optional<std::uint64_t> parse_size(std::string_view v)
 
 } // namespace
 
+namespace {
+
+// The engine index of an fdinfo engine key: drm-engine-dma<e> is e,
+// drm-engine-tpc the TPC engine, drm-engine-mme<n> MME n; nothing for
+// another key.
+std::optional<std::uint64_t> engine_index(std::string_view key)
+{
+    constexpr std::string_view kDma = "drm-engine-dma";
+    constexpr std::string_view kMme = "drm-engine-mme";
+    if (key == "drm-engine-tpc")
+        return HPU_ENGINE_INDEX_TPC;
+    if (key.starts_with(kDma))
+        return parse_u64(key.substr(kDma.size()));
+    if (key.starts_with(kMme)) {
+        const auto n = parse_u64(key.substr(kMme.size()));
+        if (n && *n < HPU_MAX_ENGINES)
+            return HPU_ENGINE_INDEX_MME(*n);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 bool parse_fdinfo(std::string_view text, FdInfo &out)
 {
     out = FdInfo{};
@@ -177,9 +200,8 @@ bool parse_fdinfo(std::string_view text, FdInfo &out)
             if (!b)
                 return false;
             out.hbm_resident = *b;
-        } else if (key.starts_with("drm-engine-dma")) {
-            const auto e = parse_u64(key.substr(std::string_view("drm-engine-dma").size()));
-            if (!e || *e >= HPU_MAX_ENGINES)
+        } else if (const auto e = engine_index(key)) {
+            if (*e >= HPU_MAX_ENGINES)
                 continue; // an engine this library has no room for
             const std::string_view num = val.ends_with(" ns") ? trim(val.substr(0, val.size() - 3)) : val;
             const auto ns = parse_u64(num);

@@ -137,10 +137,13 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]~[compute]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
+# Issue 11: the compute engines' queues (TPC, MME): packets, errors and
+# their events, a hung TPC stream recovered without a reset, busy time.
+vmtests "-compute" 120 "[compute]"
 
 # Issue 4: errors, timeouts, reset and recovery (RECOVERY lines of the
 # tests go to $OUT/recovery.txt). The destructive ones (hard resets) last.

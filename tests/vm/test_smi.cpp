@@ -173,7 +173,8 @@ TEST_CASE("hpu-smi -Q: every device's fields match QEMU's properties and sysfs",
     const auto rows = csv("serial,uuid,memory.total,memory.used,memory.usable,memory.free,nic.ports,name,status,"
                           "driver_version,fw_version,fw_stored_version,temperature.die,temperature.hbm,"
                           "temperature.board,power.draw,power.cap,energy,clocks.core,clocks.core.max,clocks.hbm,"
-                          "voltage.core,utilization.dma,utilization.dma0,ecc.correctable,pcie.link.gen.max,"
+                          "voltage.core,utilization.dma,utilization.dma0,utilization.dma8,utilization.tpc,utilization.mme,"
+                          "utilization.mme0,utilization.mme1,utilization.mme2,ecc.correctable,pcie.link.gen.max,"
                           "pcie.link.width.max,reset_count,throttle,alarms");
     REQUIRE(rows.size() == exp.size());
     for (std::size_t i = 0; i < exp.size(); ++i) {
@@ -214,6 +215,14 @@ TEST_CASE("hpu-smi -Q: every device's fields match QEMU's properties and sysfs",
         CHECK(num(r.at("voltage.core")) > 0.0);
         CHECK(num(r.at("utilization.dma")) <= 100.0);
         CHECK(num(r.at("utilization.dma0")) <= 100.0);
+        // Entry 8 is the TPC engine: no DMA engine 8; one TPC engine, two MMEs.
+        CHECK(r.at("utilization.dma8") == "n/a");
+        for (const char *f : {"utilization.tpc", "utilization.mme", "utilization.mme0", "utilization.mme1"}) {
+            INFO(f);
+            CHECK(num(r.at(f)) >= 0.0);
+            CHECK(num(r.at(f)) <= 100.0);
+        }
+        CHECK(r.at("utilization.mme2") == "n/a");
         CHECK(r.at("ecc.correctable") == sysfs(bdf, "ecc_correctable"));
         CHECK(r.at("pcie.link.gen.max") == "4");
         CHECK(r.at("pcie.link.width.max") == "16");
@@ -243,16 +252,21 @@ TEST_CASE("hpu-smi -L, the table and -q show what QEMU was given", "[smi]")
         INFO("device " << bdf);
         CHECK(list.find("(PCI " + bdf + ", SN " + exp[i].serial + ", UUID " + sysfs(bdf, "uuid") + ")") !=
               std::string::npos);
-        // Table row: | index | name | bus | serial | temp | power | used / total MiB | util | clock | status |
+        // Table row: | index | name | bus | serial | temp | power | used / total MiB | dma | tpc | mme | clock |
+        // status |
         bool found = false;
         for (const auto &l : lines(table)) {
             auto cells = split(l, "|");
-            if (cells.size() != 12 || cells[3].find(bdf) == std::string::npos)
+            if (cells.size() != 14 || cells[3].find(bdf) == std::string::npos)
                 continue;
             found = true;
             CHECK(cells[4].find(" " + exp[i].serial + " ") != std::string::npos);
             CHECK(cells[7].ends_with(" / " + std::to_string(exp[i].hbm >> 20U) + " MiB "));
-            CHECK(cells[10] == " ok     ");
+            // The device has compute engines (spec version 6): TPC and MME utilisation shown.
+            CHECK(cells[8].ends_with(" % "));
+            CHECK(cells[9].ends_with(" % "));
+            CHECK(cells[10].ends_with(" % "));
+            CHECK(cells[12] == " ok     ");
         }
         CHECK(found);
         // The -q block of the device.

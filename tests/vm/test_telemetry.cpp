@@ -45,6 +45,8 @@ using namespace vmt;
 namespace {
 
 constexpr std::uint32_t kEngines = 8;
+// Entries of INFO TELEMETRY in use (engine indexes 0..10: DMA, TPC, MME0, MME1).
+constexpr std::uint32_t kEngineIndexes = 11;
 
 // The hwmon directory of the device behind an accel node (name "hpu").
 std::string hwmon_dir(const std::string &node)
@@ -382,7 +384,8 @@ TEST_CASE("sysfs: clocks, status, HBM use, PCIe link, engine utilisation", "[tel
     const auto util = read_text(dir + "/engine_util");
     REQUIRE(util.has_value());
     INFO("engine_util '" << *util << "'");
-    CHECK(std::regex_match(*util, std::regex("dma0 [0-9]+\\.[0-9]{2}( dma[1-7] [0-9]+\\.[0-9]{2}){7}\n")));
+    CHECK(std::regex_match(*util, std::regex("dma0 [0-9]+\\.[0-9]{2}( dma[1-7] [0-9]+\\.[0-9]{2}){7}"
+                                             " tpc [0-9]+\\.[0-9]{2} mme0 [0-9]+\\.[0-9]{2} mme1 [0-9]+\\.[0-9]{2}\n")));
 
     const std::uint64_t total = must(dir + "/hbm_total");
     CHECK(total > 0);
@@ -417,7 +420,7 @@ TEST_CASE("INFO TELEMETRY: fields and rejected requests", "[telemetry]")
         const drm_hpu_info_telemetry t = telemetry(c.fd());
         CHECK(t.timestamp_ns >= before);
         CHECK(t.timestamp_ns <= now_ns());
-        CHECK(t.num_engines == kEngines);
+        CHECK(t.num_engines == kEngineIndexes);
         CHECK(t.util_window_ms >= 50);
         CHECK(t.util_window_ms <= 2000);
         for (std::uint32_t e = 0; e < DRM_HPU_MAX_ENGINES_UTIL; ++e) {
@@ -847,6 +850,11 @@ TEST_CASE("fdinfo: client id, memory and engine time per file", "[telemetry]")
         CHECK(fd_value(other, key) == 0);
         if (e >= 2)
             CHECK(fd_value(mine, key) == 0);
+    }
+    for (const char *key : {"drm-engine-tpc", "drm-engine-mme0", "drm-engine-mme1"}) {
+        INFO(key);
+        CHECK(fd_value(mine, key) == 0);
+        CHECK(fd_value(other, key) == 0);
     }
 
     // More jobs: this file's time grows, the other's stays zero.

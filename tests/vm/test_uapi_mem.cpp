@@ -450,7 +450,13 @@ TEST_CASE("QUEUE_CREATE and QUEUE_DESTROY reject bad input", "[uapi-mem][queue]"
             CHECK(c.queue_destroy(q) == 0);
         }
     }
-    SECTION("unknown engine class: EINVAL") { CHECK(c.queue_create(0, q, 1) == EINVAL); }
+    SECTION("unknown engine class: EINVAL")
+    {
+        // 0 DMA, 1 TPC and 2 MME are the classes (test_compute.cpp has the last two).
+        CHECK(c.queue_create(0, q, 3) == EINVAL);
+        CHECK(c.queue_create(0, q, DRM_HPU_MAX_ENGINE_CLASSES) == EINVAL);
+        CHECK(c.queue_create(0, q, 0xffffffffU) == EINVAL);
+    }
     SECTION("engine index out of range: EINVAL") {
         CHECK(c.queue_create(num_dma, q) == EINVAL);
         CHECK(c.queue_create(0xffffffffU, q) == EINVAL);

@@ -126,15 +126,49 @@ std::uint64_t free_bytes(const DeviceSnapshot &d)
 {
     return d.telemetry.hbm_total > d.telemetry.hbm_used ? d.telemetry.hbm_total - d.telemetry.hbm_used : 0;
 }
-std::uint32_t mean_util(const DeviceSnapshot &d)
+// Telemetry entries are engine indexes: the DMA engines from 0, the TPC
+// engine at HPU_ENGINE_INDEX_TPC, the MMEs from HPU_ENGINE_INDEX_MME(0).
+std::uint32_t dma_entries(const DeviceSnapshot &d)
 {
-    const auto &t = d.telemetry;
-    if (t.num_engines == 0)
+    std::uint32_t n = std::min<std::uint32_t>(d.telemetry.num_engines, HPU_ENGINE_INDEX_TPC);
+    if (d.num_dma != 0)
+        n = std::min<std::uint32_t>(n, d.num_dma);
+    return n;
+}
+bool has_tpc(const DeviceSnapshot &d)
+{
+    return d.num_tpc_engines > 0 && d.telemetry.num_engines > HPU_ENGINE_INDEX_TPC;
+}
+std::uint32_t mme_entries(const DeviceSnapshot &d)
+{
+    std::uint32_t n = 0;
+    while (n < d.num_mme_engines && HPU_ENGINE_INDEX_MME(n) < d.telemetry.num_engines &&
+           HPU_ENGINE_INDEX_MME(n) < HPU_MAX_ENGINES)
+        ++n;
+    return n;
+}
+std::uint32_t util_at(const DeviceSnapshot &d, std::uint32_t index)
+{
+    return index < HPU_MAX_ENGINES ? d.telemetry.engine_util[index] : 0; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+}
+// Mean utilisation of the n entries from first (0 for none).
+std::uint32_t mean_of(const DeviceSnapshot &d, std::uint32_t first, std::uint32_t n)
+{
+    if (n == 0)
         return 0;
     std::uint64_t sum = 0;
-    for (std::uint32_t i = 0; i < t.num_engines && i < HPU_MAX_ENGINES; ++i)
-        sum += t.engine_util[i]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-    return static_cast<std::uint32_t>((sum + t.num_engines / 2) / t.num_engines);
+    for (std::uint32_t i = 0; i < n; ++i)
+        sum += util_at(d, first + i);
+    return static_cast<std::uint32_t>((sum + n / 2) / n);
+}
+// Mean utilisation of the DMA engines.
+std::uint32_t mean_util(const DeviceSnapshot &d)
+{
+    return mean_of(d, 0, dma_entries(d));
+}
+std::uint32_t mme_mean(const DeviceSnapshot &d)
+{
+    return mean_of(d, HPU_ENGINE_INDEX_MME(0), mme_entries(d));
 }
 
 std::string bits(std::uint32_t v, const std::vector<std::pair<std::uint32_t, const char *>> &names, const char *sep)
@@ -362,6 +396,8 @@ std::string format_table(const Snapshot &s)
                            : na,
                         d.has_telemetry ? mib(t.hbm_used) + " / " + mib(d.hbm_bytes) + " MiB" : kNa,
                         d.has_telemetry ? percent(mean_util(d)) + " %" : kNa,
+                        !d.has_telemetry ? kNa : has_tpc(d) ? percent(util_at(d, HPU_ENGINE_INDEX_TPC)) + " %" : "-",
+                        !d.has_telemetry ? kNa : mme_entries(d) > 0 ? percent(mme_mean(d)) + " %" : "-",
                         ok ? std::to_string(t.clk_core_mhz) + " MHz" : na, device_status(d)});
         const std::string v = format_driver_version(d);
         if (drivers.find(v) == std::string::npos)
@@ -377,7 +413,9 @@ std::string format_table(const Snapshot &s)
                   {"Temp", true},
                   {"Power / Cap", true},
                   {"HBM Used / Total", true},
-                  {"Util", true},
+                  {"DMA", true},
+                  {"TPC", true},
+                  {"MME", true},
                   {"Clock", true},
                   {"Status"}},
                  rows);
@@ -491,8 +529,15 @@ std::string section_items(const Snapshot &s, const DeviceSnapshot &d, unsigned s
         break;
     case kUtilization:
         o += item("DMA (mean)", percent(mean_util(d)) + " %");
-        for (std::uint32_t i = 0; i < t.num_engines && i < HPU_MAX_ENGINES; ++i)
-            o += item("DMA " + std::to_string(i), percent(t.engine_util[i]) + " %"); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+        for (std::uint32_t i = 0; i < dma_entries(d); ++i)
+            o += item("DMA " + std::to_string(i), percent(util_at(d, i)) + " %");
+        if (has_tpc(d))
+            o += item("TPC", percent(util_at(d, HPU_ENGINE_INDEX_TPC)) + " %");
+        if (mme_entries(d) > 0) {
+            o += item("MME (mean)", percent(mme_mean(d)) + " %");
+            for (std::uint32_t i = 0; i < mme_entries(d); ++i)
+                o += item("MME " + std::to_string(i), percent(util_at(d, HPU_ENGINE_INDEX_MME(i))) + " %");
+        }
         o += item("Window", std::to_string(t.util_window_ms) + " ms");
         break;
     case kEcc:
@@ -702,6 +747,10 @@ const std::vector<Field> &fields()
         {"memory.used", "MiB", T, [](const DeviceSnapshot &d) { return mib(d.telemetry.hbm_used); }},
         {"memory.free", "MiB", T, [](const DeviceSnapshot &d) { return mib(free_bytes(d)); }},
         {"utilization.dma", "%", T, [](const DeviceSnapshot &d) { return percent(mean_util(d)); }},
+        {"utilization.tpc", "%", T,
+         [](const DeviceSnapshot &d) { return has_tpc(d) ? percent(util_at(d, HPU_ENGINE_INDEX_TPC)) : kNa; }},
+        {"utilization.mme", "%", T,
+         [](const DeviceSnapshot &d) { return mme_entries(d) > 0 ? percent(mme_mean(d)) : kNa; }},
         {"ecc.correctable", "", kNeedErrors, [](const DeviceSnapshot &d) { return std::to_string(d.errors.ecc_correctable); }},
         {"ecc.uncorrectable", "", kNeedErrors,
          [](const DeviceSnapshot &d) { return std::to_string(d.errors.ecc_uncorrectable); }},
@@ -718,10 +767,9 @@ const std::vector<Field> &fields()
 }
 // NOLINTEND(cppcoreguidelines-pro-bounds-constant-array-index)
 
-// utilization.dma<N>, N in 0..HPU_MAX_ENGINES-1: N, else -1.
-int dma_field(const std::string &name)
+// <prefix><N>, N in 0..HPU_MAX_ENGINES-1: N, else -1.
+int numbered_field(const std::string &name, const std::string &prefix)
 {
-    static const std::string prefix = "utilization.dma";
     if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 2)
         return -1;
     int n = 0;
@@ -734,6 +782,14 @@ int dma_field(const std::string &name)
         return -1; // no leading zero
     return n < HPU_MAX_ENGINES ? n : -1;
 }
+int dma_field(const std::string &name)
+{
+    return numbered_field(name, "utilization.dma");
+}
+int mme_field(const std::string &name)
+{
+    return numbered_field(name, "utilization.mme");
+}
 
 std::string field_value(const DeviceSnapshot &d, const std::string &name)
 {
@@ -744,9 +800,14 @@ std::string field_value(const DeviceSnapshot &d, const std::string &name)
             return kNa;
     }
     if (const int n = dma_field(name); n >= 0) {
-        if (static_cast<std::uint32_t>(n) >= d.telemetry.num_engines)
+        if (static_cast<std::uint32_t>(n) >= dma_entries(d))
             return kNa;
-        return percent(d.telemetry.engine_util[n]); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+        return percent(util_at(d, static_cast<std::uint32_t>(n)));
+    }
+    if (const int n = mme_field(name); n >= 0) {
+        if (static_cast<std::uint32_t>(n) >= mme_entries(d))
+            return kNa;
+        return percent(util_at(d, HPU_ENGINE_INDEX_MME(static_cast<std::uint32_t>(n))));
     }
     for (const auto &f : fields()) {
         if (name == f.name)
@@ -774,7 +835,7 @@ std::string csv_cell(const std::string &raw)
 
 std::optional<FieldInfo> field_info(const std::string &name)
 {
-    if (dma_field(name) >= 0)
+    if (dma_field(name) >= 0 || mme_field(name) >= 0)
         return FieldInfo{"%", kNeedTelemetry | kNeedFirmware};
     for (const auto &f : fields()) {
         if (name == f.name)
@@ -791,6 +852,8 @@ std::vector<std::string> field_names()
         out.emplace_back(f.name);
         if (std::string(f.name) == "utilization.dma")
             out.emplace_back("utilization.dma<N>");
+        if (std::string(f.name) == "utilization.mme")
+            out.emplace_back("utilization.mme<N>");
     }
     return out;
 }
@@ -1004,11 +1067,17 @@ std::string json_device(const Snapshot &s, const DeviceSnapshot &d, unsigned sel
     }
     if ((sel & kUtilization) != 0U) {
         std::vector<std::string> per;
-        for (std::uint32_t i = 0; i < t.num_engines && i < HPU_MAX_ENGINES; ++i)
-            per.push_back(jpercent(t.engine_util[i])); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+        for (std::uint32_t i = 0; i < dma_entries(d); ++i)
+            per.push_back(jpercent(util_at(d, i)));
+        std::vector<std::string> mme;
+        for (std::uint32_t i = 0; i < mme_entries(d); ++i)
+            mme.push_back(jpercent(util_at(d, HPU_ENGINE_INDEX_MME(i))));
         Obj c(depth + 1);
         c.num("window_ms", t.util_window_ms).raw("dma_mean_percent", jpercent(mean_util(d)));
         c.raw("dma_percent", jarray(per, 0, true));
+        c.raw("tpc_percent", has_tpc(d) ? jpercent(util_at(d, HPU_ENGINE_INDEX_TPC)) : "null");
+        c.raw("mme_mean_percent", mme.empty() ? "null" : jpercent(mme_mean(d)));
+        c.raw("mme_percent", jarray(mme, 0, true));
         o.raw("utilization", c.done());
     }
     if ((sel & kEcc) != 0U) {

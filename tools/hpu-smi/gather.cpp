@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -86,6 +87,11 @@ DeviceSnapshot identity(const hpu_device_info &info, const hpu::DeviceEntry &ent
     d.revision = info.revision;
     d.spec_version = info.spec_version;
     d.num_dma = info.num_dma;
+    // Zero from a library before 1.4 (a shorter hpu_device_info): no compute engines shown.
+    if (info.size >= offsetof(hpu_device_info, class_engines) + sizeof(info.class_engines)) {
+        d.num_tpc_engines = info.class_engines[HPU_ENGINE_CLASS_TPC];
+        d.num_mme_engines = info.class_engines[HPU_ENGINE_CLASS_MME];
+    }
     d.num_nic = info.num_nic;
     d.reset_count = info.reset_count;
     return d;

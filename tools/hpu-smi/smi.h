@@ -57,6 +57,8 @@ struct DeviceSnapshot {
     std::uint32_t revision = 0;      // [15:8] major, [7:0] minor
     std::uint32_t spec_version = 0;
     unsigned int num_dma = 0;
+    unsigned int num_tpc_engines = 0; // TPC engines to queue to (1: the cluster; 0 before spec 6)
+    unsigned int num_mme_engines = 0; // MMEs to queue to
     unsigned int num_nic = 0;
     std::uint32_t reset_count = 0;   // soft resets the device completed
     bool has_errors = false;         // errors filled (kNeedErrors)

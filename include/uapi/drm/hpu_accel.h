@@ -92,6 +92,12 @@ struct drm_hpu_info {
 #define DRM_HPU_CHIP_H1			1
 
 /**
+ * DRM_HPU_MAX_ENGINE_CLASSES: entries of &drm_hpu_info_device.class_engines,
+ * room for every DRM_HPU_ENGINE_* class there is or will be.
+ */
+#define DRM_HPU_MAX_ENGINE_CLASSES	8
+
+/**
  * struct drm_hpu_info_device - answer to %DRM_HPU_INFO_DEVICE
  *
  * All fields are Out.
@@ -139,6 +145,16 @@ struct drm_hpu_info_device {
 	__u32 msix_vectors;
 	/** @reset_count: soft resets the device has completed. */
 	__u32 reset_count;
+	/**
+	 * @class_engines: engines of each class, indexed by DRM_HPU_ENGINE_*,
+	 * that DRM_IOCTL_HPU_QUEUE_CREATE accepts: engine 0 to
+	 * class_engines[c] - 1 of class c. 0 for a class the device or the
+	 * driver does not have (a device before spec version 6 has no TPC
+	 * and MME engines to queue to, whatever @num_tpc and @num_mme say).
+	 * The TPC class has one engine, the cluster of all @num_tpc cores.
+	 * Drivers before this field answer with a shorter size.
+	 */
+	__u8 class_engines[DRM_HPU_MAX_ENGINE_CLASSES];
 };
 
 /**
@@ -236,7 +252,13 @@ struct drm_hpu_info_telemetry {
 	__u32 throttle;
 	/** @alarms: limits currently exceeded, DRM_HPU_ALARM_*. */
 	__u32 alarms;
-	/** @num_engines: valid entries of @engine_util (the DMA engines). */
+	/**
+	 * @num_engines: valid entries of @engine_util and @engine_busy_ns.
+	 * Entry e is engine index e (DRM_HPU_ENGINE_INDEX_*): the DMA
+	 * engines from 0, then, from spec version 6, the TPC engine at 8 and
+	 * the MMEs at 9 and 10. An entry below @num_engines of an engine the
+	 * device lacks reads 0.
+	 */
 	__u32 num_engines;
 	/**
 	 * @util_window_ms: length of the window @engine_util is measured
@@ -415,18 +437,36 @@ struct drm_hpu_vm_bind {
 /* &drm_hpu_queue_create.engine_class */
 /** DRM_HPU_ENGINE_DMA: a DMA (copy) engine. */
 #define DRM_HPU_ENGINE_DMA		0
+/** DRM_HPU_ENGINE_TPC: the TPC engine, the cluster of tensor processor cores. */
+#define DRM_HPU_ENGINE_TPC		1
+/** DRM_HPU_ENGINE_MME: a matrix math engine. */
+#define DRM_HPU_ENGINE_MME		2
+
+/*
+ * Engine indexes: &drm_hpu_event_error.engine, the entries of
+ * &drm_hpu_info_telemetry.engine_util and engine_busy_ns. DMA engine n of
+ * the DMA class is index n (0..7).
+ */
+/** DRM_HPU_ENGINE_INDEX_TPC: engine index of the TPC engine. */
+#define DRM_HPU_ENGINE_INDEX_TPC	8
+/** DRM_HPU_ENGINE_INDEX_MME: engine index of MME @n (0 or 1). */
+#define DRM_HPU_ENGINE_INDEX_MME(n)	(9 + (n))
 
 /**
  * struct drm_hpu_queue_create - create a queue on an engine
  *
  * Jobs on one queue run in submission order; queues run concurrently.
- * Each DMA engine has 4 hardware streams; a new queue goes to the stream
- * of its engine with the fewest queues, and queues sharing a stream share
- * its order (a job blocked in a WAIT packet delays the others' jobs). A
- * file has at most 64 queues, or fewer as root sets the device's
- * limits/ctx_queues. Errors: -EINVAL (non-zero @flags, unknown
- * @engine_class, @engine out of range), -ENOSPC (the file has its limit
- * of queues already).
+ * Each engine has 4 hardware streams; a new queue goes to the stream of
+ * its engine with the fewest queues, and queues sharing a stream share
+ * its order (a job blocked in a WAIT packet delays the others' jobs).
+ * The engines of each class are numbered from 0 within the class
+ * (&drm_hpu_info_device.class_engines). A TPC or MME queue runs the
+ * packets of a DMA queue except LIN_DMA (a job with one fails -EINVAL),
+ * plus TPC_LAUNCH (TPC) or MME_GEMM (MME). A file has at most 64 queues,
+ * or fewer as root sets the device's limits/ctx_queues. Errors: -EINVAL
+ * (non-zero @flags, unknown @engine_class, @engine out of range for the
+ * class, including any engine of a class the device lacks), -ENOSPC (the
+ * file has its limit of queues already).
  */
 struct drm_hpu_queue_create {
 	/** @engine_class: In: DRM_HPU_ENGINE_*. */
@@ -479,10 +519,15 @@ struct drm_hpu_sync {
  * context's address space. The job starts when every in-sync has
  * signalled; when it ends, every out-sync signals (binary: replaced fence,
  * timeline: the point is added). A job that the device fails signals its
- * fence with an error: -EFAULT (MMU fault), -EINVAL (bad packet), -EPERM
- * (privileged packet), -EIO (bus error or malformed descriptor),
- * -EBADMSG (it read an HBM page with an uncorrectable ECC error: the page
- * is retired once its buffer is freed, Documentation/driver/errors.md),
+ * fence with an error: -EFAULT (MMU fault), -EINVAL (bad packet, or a
+ * packet the queue's engine does not run), -EPERM (privileged packet),
+ * -EIO (bus error or malformed descriptor), -EBADMSG (it read an HBM page
+ * with an uncorrectable ECC error: the page is retired once its buffer is
+ * freed, Documentation/driver/errors.md), -ENOEXEC (a TPC launch or GEMM
+ * descriptor, kernel binary or tensor descriptor breaks a rule of the
+ * spec: nothing of it ran), -EILSEQ (a TPC core fetched an illegal
+ * instruction or ran off its code), -EDOM (a TPC kernel's ASSERT
+ * failed),
  * -ETIMEDOUT (ran longer than @timeout_ms or the driver's default, module
  * parameter job_timeout_ms, 10 s: the job is stopped and later jobs on its
  * stream go on; or its engine hung), -ECANCELED (aborted, cancelled when
@@ -613,10 +658,17 @@ struct drm_hpu_events {
 #define DRM_HPU_ERROR_ECC		6
 #define DRM_HPU_ERROR_TIMEOUT		7
 #define DRM_HPU_ERROR_DEVICE_LOST	8
+#define DRM_HPU_ERROR_BAD_LAUNCH	9
+#define DRM_HPU_ERROR_TPC_ILLEGAL	10
+#define DRM_HPU_ERROR_TPC_ASSERT	11
 
 /**
  * struct drm_hpu_event_error - a job of this file failed, or a device error
  *	touched its memory
+ *
+ * The structure may grow at the end: &drm_event.length is its size, and a
+ * reader steps over events by their length. Drivers before @info send 48
+ * bytes.
  */
 struct drm_hpu_event_error {
 	/** @base: type DRM_HPU_EVENT_ERROR, length sizeof(*this). */
@@ -631,10 +683,23 @@ struct drm_hpu_event_error {
 	__u32 errno_value;
 	/** @seq: sequence number of the failed job on its queue, 0 when none. */
 	__u64 seq;
-	/** @address: faulting device address (MMU fault), HBM offset (ECC) or 0. */
+	/**
+	 * @address: faulting device address (MMU fault), HBM offset (ECC),
+	 * descriptor address or program counter (compute errors, @info) or 0.
+	 */
 	__u64 address;
 	/** @timestamp_ns: CLOCK_MONOTONIC time the driver saw the error. */
 	__u64 timestamp_ns;
+	/**
+	 * @info: what the device said about the error, in the device event
+	 * (@queue_id 0) of a compute error, 0 elsewhere: BAD_LAUNCH the rule
+	 * broken (@address: the descriptor), TPC_ILLEGAL [7:0] the core and
+	 * [15:8] the reason (@address: the program counter), TPC_ASSERT the
+	 * assert's 32-bit value (@address: the program counter).
+	 */
+	__u32 info;
+	/** @pad: zero. */
+	__u32 pad;
 };
 
 /**

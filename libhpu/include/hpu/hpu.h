@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 3
+#define HPU_API_VERSION_MINOR 4
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -87,6 +87,9 @@ struct hpu_device_desc {
 	char node[HPU_NODE_MAX];
 };
 
+/** Entries of hpu_device_info.class_engines: room for every HPU_ENGINE_* class (since 1.4). */
+#define HPU_MAX_ENGINE_CLASSES 8
+
 /**
  * struct hpu_device_info - identity of an open HPU.
  *
@@ -120,6 +123,8 @@ struct hpu_device_info {
 	uint8_t uuid[HPU_UUID_SIZE];
 	char name[HPU_NAME_MAX];    /* chip name, "H1", or "unknown" */
 	char pci_addr[HPU_PCI_ADDR_MAX];
+	/* Since 1.4: */
+	uint8_t class_engines[HPU_MAX_ENGINE_CLASSES]; /* queue engines per HPU_ENGINE_* class (hpu_device_engines()) */
 };
 
 /** Version of the library at run time, packed as HPU_MAKE_VERSION(). */
@@ -221,6 +226,19 @@ HPU_EXPORT int hpu_driver_loaded(void);
 
 /** Engine classes of hpu_queue_create(). */
 #define HPU_ENGINE_DMA 0
+/** HPU_ENGINE_CLASS_DMA: HPU_ENGINE_DMA under the name of the other classes (since 1.4). */
+#define HPU_ENGINE_CLASS_DMA HPU_ENGINE_DMA
+/** HPU_ENGINE_CLASS_TPC: the TPC engine, the cluster of tensor processor cores (since 1.4). */
+#define HPU_ENGINE_CLASS_TPC 1
+/** HPU_ENGINE_CLASS_MME: a matrix math engine (since 1.4). */
+#define HPU_ENGINE_CLASS_MME 2
+/*
+ * Engine indexes (hpu_event.engine, hpu_error_info.engine, the entries of
+ * hpu_telemetry.engine_util and engine_busy_ns, hpu_process.engine_ns):
+ * DMA engine n is index n, then the compute engines (since 1.4).
+ */
+#define HPU_ENGINE_INDEX_TPC 8
+#define HPU_ENGINE_INDEX_MME(n) (9u + (n))
 
 /* Operations of hpu_cmd_sob_update() (wrapping at 2^32). */
 #define HPU_SOB_SET 0
@@ -261,6 +279,18 @@ HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, struct hpu_memory_info 
 
 /** hpu_device_dma_engines() - number of DMA engines (>= 0) or -errno. */
 HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev);
+
+/**
+ * hpu_device_engines() - engines of a class that hpu_queue_create() takes
+ * (since 1.4).
+ * @engine_class: HPU_ENGINE_*.
+ *
+ * Returns the count (0 for a class the device or its driver lacks: a device
+ * before spec version 6 has no TPC or MME queues; 1 for HPU_ENGINE_CLASS_TPC, the
+ * cluster of all hpu_device_info.num_tpc cores), -EINVAL for a class at or
+ * beyond HPU_MAX_ENGINE_CLASSES, or another negative errno value.
+ */
+HPU_EXPORT int hpu_device_engines(hpu_device_t *dev, uint32_t engine_class);
 
 /**
  * hpu_buffer_create() - allocate a buffer and map it into the device.
@@ -319,10 +349,13 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
 
 /**
  * hpu_queue_create() - create a queue on an engine.
- * @engine_class: HPU_ENGINE_DMA.
- * @engine: index within the class (< hpu_device_dma_engines()).
+ * @engine_class: HPU_ENGINE_DMA, or since 1.4 HPU_ENGINE_CLASS_TPC or HPU_ENGINE_CLASS_MME.
+ * @engine: index within the class (< hpu_device_engines(dev, @engine_class)).
  *
- * Jobs of one queue run in submission order; queues run concurrently.
+ * Jobs of one queue run in submission order; queues run concurrently. A
+ * TPC or MME queue runs NOP, WRITE_VALUE, SOB_UPDATE and WAIT commands like
+ * a DMA queue, but no copy or memset (their jobs fail -EINVAL). Returns
+ * -EINVAL for an unknown class or an engine the device does not have.
  */
 HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine,
 				hpu_queue_t **out);
@@ -438,6 +471,10 @@ HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f);
 #define HPU_ERROR_ECC 6             /* address: the HBM offset */
 #define HPU_ERROR_TIMEOUT 7         /* the job ran longer than its timeout */
 #define HPU_ERROR_DEVICE_LOST 8     /* the device was hard-reset or removed */
+/* Since 1.4, compute engines; "info" is hpu_event.info / hpu_error_info.info: */
+#define HPU_ERROR_BAD_LAUNCH 9      /* -ENOEXEC; address: the descriptor; info: the rule broken */
+#define HPU_ERROR_TPC_ILLEGAL 10    /* -EILSEQ; address: the program counter; info: [7:0] core, [15:8] reason */
+#define HPU_ERROR_TPC_ASSERT 11     /* -EDOM; address: the program counter; info: the assert's value */
 /** Engine of an error that concerns no engine. */
 #define HPU_ENGINE_NONE 0xffffffffu
 /** Error events the library remembers per device for hpu_fence_error_info(). */
@@ -468,6 +505,9 @@ struct hpu_event {
 	uint32_t hard;              /* 1 hard reset (the device is lost: reopen), 0 soft */
 	uint32_t reserved0;         /* zero */
 	uint64_t generation;        /* reset generation after the reset */
+	/* Since 1.4, HPU_EVENT_ERROR: */
+	uint32_t info;              /* see HPU_ERROR_*; 0 when none */
+	uint32_t reserved1;         /* zero */
 };
 
 /**
@@ -483,7 +523,8 @@ typedef void (*hpu_event_fn)(hpu_device_t *dev, const struct hpu_event *ev, void
 /**
  * hpu_error_kind_name() - a short name of an HPU_ERROR_* kind ("mmu-fault",
  * "bad-packet", "priv", "engine-hang", "dma-bus", "ecc", "timeout",
- * "device-lost", "none"), or "unknown". Static, never NULL. Thread-safe.
+ * "device-lost", "bad-launch", "tpc-illegal", "tpc-assert", "none"), or
+ * "unknown". Static, never NULL. Thread-safe.
  */
 HPU_EXPORT const char *hpu_error_kind_name(uint32_t kind);
 
@@ -502,6 +543,9 @@ struct hpu_error_info {
 	uint64_t seq;               /* the job's sequence number on its queue (0: unknown) */
 	uint64_t address;           /* from the event, else 0 */
 	uint64_t timestamp_ns;      /* from the event (CLOCK_MONOTONIC), else 0 */
+	/* Since 1.4: */
+	uint32_t info;              /* from the device event of a compute error (HPU_ERROR_*), else 0 */
+	uint32_t reserved1;         /* zero */
 };
 
 /**
@@ -514,6 +558,10 @@ struct hpu_error_info {
  * @timestamp_ns from the error event of the same queue and sequence
  * number; without such an event (events not enabled, not arrived yet, or
  * an imported fence) only @error is set and @kind is HPU_ERROR_NONE.
+ * For MMU faults and compute errors the driver sends the address (and
+ * @info) in a second event of the device (queue 0); the library takes
+ * them from the latest such event of the same kind and engine when it has
+ * arrived, else @address and @info stay 0.
  */
 HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, struct hpu_error_info *out);
 
@@ -682,7 +730,7 @@ HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags);
  */
 struct hpu_telemetry {
 	uint32_t size;              /* In/Out, see struct hpu_device_info */
-	uint32_t num_engines;       /* valid entries of engine_util / engine_busy_ns */
+	uint32_t num_engines;       /* valid entries of engine_util / engine_busy_ns, by engine index (HPU_ENGINE_INDEX_*) */
 	uint64_t timestamp_ns;      /* CLOCK_MONOTONIC time of the snapshot */
 	uint64_t energy_uj;         /* board energy since power-on, microjoules */
 	uint64_t hbm_total;         /* HBM bytes contexts can allocate */
@@ -809,7 +857,7 @@ struct hpu_process {
 	uint64_t sample_ns;          /* interval between the two samples, 0 with one sample */
 	uint32_t util;               /* mean busy share of its engines over the interval, hundredths of a percent */
 	uint32_t reserved0;
-	uint64_t engine_ns[HPU_MAX_ENGINES];   /* busy ns per DMA engine since the client opened (last sample) */
+	uint64_t engine_ns[HPU_MAX_ENGINES];   /* busy ns per engine index (HPU_ENGINE_INDEX_*) since the client opened (last sample) */
 	uint32_t engine_util[HPU_MAX_ENGINES]; /* busy share per engine over the interval, hundredths of a percent */
 };
 

@@ -250,6 +250,12 @@ public:
         return static_cast<unsigned int>(detail::check(hpu_device_dma_engines(h_), "counting DMA engines"));
     }
 
+    /** Number of engines of an HPU_ENGINE_* class that Queue::create() takes (1.4). Throws hpu::Error. */
+    [[nodiscard]] unsigned int engines(std::uint32_t engine_class) const
+    {
+        return static_cast<unsigned int>(detail::check(hpu_device_engines(h_, engine_class), "counting engines"));
+    }
+
     /**
      * Calls fn from a library thread for every driver event (an empty fn
      * stops it). When this returns the previous callback has returned for

@@ -35,6 +35,7 @@ public:
     int ioctl_fail = 0;      // returned by every ioctl when non-zero
     int close_fail = 0;      // returned by close when non-zero
     int answer_size = -1;    // overrides the size reported back when >= 0
+    std::uint32_t last_queue_class = ~0U; // engine_class of the last QUEUE_CREATE accepted
 
     // Observations.
     int open_calls = 0;
@@ -381,8 +382,11 @@ private:
 
     int do_queue_create(const std::string &node, drm_hpu_queue_create &req)
     {
-        if (req.flags != 0 || req.engine_class != DRM_HPU_ENGINE_DMA || req.engine >= nodes.at(node).num_dma)
+        const drm_hpu_info_device &d = nodes.at(node);
+        if (req.flags != 0 || req.engine_class >= DRM_HPU_MAX_ENGINE_CLASSES ||
+            req.engine >= d.class_engines[req.engine_class]) // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
             return -EINVAL;
+        last_queue_class = req.engine_class;
         req.queue_id = next_queue_++;
         queues.insert(req.queue_id);
         return 0;

@@ -67,6 +67,9 @@ inline drm_hpu_info_device make_answer(const char *serial, __u64 hbm, __u8 bus, 
     a.driver_patch = 2;
     a.msix_vectors = 16;
     a.reset_count = 3;
+    a.class_engines[DRM_HPU_ENGINE_DMA] = 8;
+    a.class_engines[DRM_HPU_ENGINE_TPC] = 1;
+    a.class_engines[DRM_HPU_ENGINE_MME] = 2;
     return a;
 }
 

@@ -203,7 +203,19 @@ TEST_CASE("hpu_error_kind_name and the new hpu_strerror texts", "[libhpu][events
     CHECK(std::string(hpu_error_kind_name(HPU_ERROR_ECC)) == "ecc");
     CHECK(std::string(hpu_error_kind_name(HPU_ERROR_TIMEOUT)) == "timeout");
     CHECK(std::string(hpu_error_kind_name(HPU_ERROR_DEVICE_LOST)) == "device-lost");
+    CHECK(std::string(hpu_error_kind_name(HPU_ERROR_BAD_LAUNCH)) == "bad-launch");
+    CHECK(std::string(hpu_error_kind_name(HPU_ERROR_TPC_ILLEGAL)) == "tpc-illegal");
+    CHECK(std::string(hpu_error_kind_name(HPU_ERROR_TPC_ASSERT)) == "tpc-assert");
     CHECK(std::string(hpu_error_kind_name(99)) == "unknown");
+    STATIC_REQUIRE(HPU_ERROR_BAD_LAUNCH == DRM_HPU_ERROR_BAD_LAUNCH);
+    STATIC_REQUIRE(HPU_ERROR_TPC_ILLEGAL == DRM_HPU_ERROR_TPC_ILLEGAL);
+    STATIC_REQUIRE(HPU_ERROR_TPC_ASSERT == DRM_HPU_ERROR_TPC_ASSERT);
+    STATIC_REQUIRE(HPU_ENGINE_INDEX_TPC == DRM_HPU_ENGINE_INDEX_TPC);
+    STATIC_REQUIRE(HPU_ENGINE_INDEX_MME(1) == DRM_HPU_ENGINE_INDEX_MME(1));
+    CHECK(std::string(hpu_strerror(-ENOEXEC)) ==
+          "The device refused a TPC launch or GEMM (bad kernel binary, launch or tensor descriptor)");
+    CHECK(std::string(hpu_strerror(-EILSEQ)) == "A TPC core hit an illegal instruction or ran off its code");
+    CHECK(std::string(hpu_strerror(-EDOM)) == "A TPC kernel's assertion failed");
     // The kinds are the uapi's.
     STATIC_REQUIRE(HPU_ERROR_MMU_FAULT == DRM_HPU_ERROR_MMU_FAULT);
     STATIC_REQUIRE(HPU_ERROR_DEVICE_LOST == DRM_HPU_ERROR_DEVICE_LOST);
@@ -376,6 +388,62 @@ TEST_CASE("fence error information", "[libhpu][events][fence]")
         // The events read on demand are still delivered to the next reader.
         Sink sink;
         CHECK(hpu_device_process_events(fx.dev, &Sink::cb, &sink) == 3);
+    }
+    SECTION("a compute error: address and info from the device event of the same kind and engine")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EDOM);
+        drm_hpu_event_error dev_ev{};
+        dev_ev.base.type = DRM_HPU_EVENT_ERROR;
+        dev_ev.base.length = sizeof(dev_ev);
+        dev_ev.kind = HPU_ERROR_TPC_ASSERT;
+        dev_ev.engine = HPU_ENGINE_INDEX_TPC;
+        dev_ev.errno_value = EDOM;
+        dev_ev.address = 0x1c0; // program counter
+        dev_ev.info = 0xdeadbeef;
+        // An assert of another engine index must not be taken.
+        drm_hpu_event_error other = dev_ev;
+        other.engine = 3;
+        other.info = 1;
+        fx.m.push_read(fx.fd(), MockOs::cat({MockOs::bytes_of(dev_ev), MockOs::bytes_of(other),
+                                             MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC,
+                                                                 req.queue_id, EDOM, req.seq, 0, 77)}));
+        REQUIRE(hpu_fence_error_info(job.f, &info) == 0);
+        CHECK(info.error == -EDOM);
+        CHECK(info.kind == HPU_ERROR_TPC_ASSERT);
+        CHECK(info.engine == HPU_ENGINE_INDEX_TPC);
+        CHECK(info.address == 0x1c0);
+        CHECK(info.info == 0xdeadbeef);
+        CHECK(info.timestamp_ns == 77);
+        // The callback sees info on the device event.
+        Sink sink;
+        CHECK(hpu_device_process_events(fx.dev, &Sink::cb, &sink) == 3);
+        REQUIRE(sink.events.size() == 3);
+        CHECK(sink.events[0].info == 0xdeadbeef);
+        CHECK(sink.events[0].address == 0x1c0);
+        CHECK(sink.events[0].queue_id == 0);
+        CHECK(sink.events[2].info == 0);
+    }
+    SECTION("an error event of a driver before info (48 bytes) is still read")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EFAULT);
+        auto b = MockOs::error_event(HPU_ERROR_MMU_FAULT, 2, req.queue_id, EFAULT, req.seq, 0x5000, 9);
+        constexpr std::uint32_t kOld = offsetof(drm_hpu_event_error, info);
+        b.resize(kOld);
+        drm_event h{};
+        std::memcpy(&h, b.data(), sizeof(h));
+        h.length = kOld;
+        std::memcpy(b.data(), &h, sizeof(h));
+        fx.m.push_read(fx.fd(), b);
+        REQUIRE(hpu_fence_error_info(job.f, &info) == 0);
+        CHECK(info.kind == HPU_ERROR_MMU_FAULT);
+        CHECK(info.address == 0x5000);
+        CHECK(info.info == 0);
     }
     SECTION("failed without an event: only the errno")
     {

@@ -5,6 +5,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -585,7 +586,8 @@ TEST_CASE("queues: marshalling and errors", "[libhpu][queue]")
 {
     Fixture fx;
     hpu_queue_t *q = nullptr;
-    CHECK(hpu_queue_create(fx.dev, 1, 0, &q) == -EINVAL);
+    CHECK(hpu_queue_create(fx.dev, 3, 0, &q) == -EINVAL); // no such class
+    CHECK(hpu_queue_create(fx.dev, 0xffffffffU, 0, &q) == -EINVAL);
     CHECK(hpu_queue_create(nullptr, HPU_ENGINE_DMA, 0, &q) == -EINVAL);
     CHECK(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, nullptr) == -EINVAL);
     CHECK(fx.m.ioctl_calls == 0);
@@ -593,10 +595,57 @@ TEST_CASE("queues: marshalling and errors", "[libhpu][queue]")
     CHECK(fx.m.ioctl_calls == 1);
     CHECK(q == nullptr);
     REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 3, &q) == 0);
+    CHECK(fx.m.last_queue_class == DRM_HPU_ENGINE_DMA);
     CHECK(fx.m.queues.size() == 1);
     CHECK(hpu_queue_destroy(q) == 0);
     CHECK(hpu_queue_destroy(nullptr) == 0);
     fx.check_clean();
+}
+
+TEST_CASE("queues on the compute engines: the class reaches the kernel", "[libhpu][queue]")
+{
+    Fixture fx;
+    hpu_queue_t *q = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_TPC, 0, &q) == 0);
+    CHECK(fx.m.last_queue_class == DRM_HPU_ENGINE_TPC);
+    CHECK(hpu_queue_destroy(q) == 0);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_MME, 1, &q) == 0);
+    CHECK(fx.m.last_queue_class == DRM_HPU_ENGINE_MME);
+    CHECK(hpu_queue_destroy(q) == 0);
+    // Beyond the engines of the class: the kernel's -EINVAL.
+    CHECK(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_TPC, 1, &q) == -EINVAL);
+    CHECK(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_MME, 2, &q) == -EINVAL);
+    CHECK(q == nullptr);
+    fx.check_clean();
+}
+
+TEST_CASE("engine counts per class", "[libhpu][info]")
+{
+    Fixture fx;
+    CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_DMA) == 8);
+    CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_TPC) == 1);
+    CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_MME) == 2);
+    CHECK(hpu_device_engines(fx.dev, 3) == 0);
+    CHECK(hpu_device_engines(fx.dev, HPU_MAX_ENGINE_CLASSES) == -EINVAL);
+    CHECK(hpu_device_engines(nullptr, HPU_ENGINE_CLASS_DMA) == -EINVAL);
+
+    SECTION("a driver before class_engines: its DMA engines only")
+    {
+        fx.m.answer_size = static_cast<int>(offsetof(drm_hpu_info_device, class_engines));
+        CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_DMA) == 8);
+        CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_TPC) == 0);
+        CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_MME) == 0);
+        hpu_device_info info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+        CHECK(info.class_engines[HPU_ENGINE_CLASS_DMA] == 8);
+        CHECK(info.class_engines[HPU_ENGINE_CLASS_TPC] == 0);
+    }
+    SECTION("an answer shorter than the fields before class_engines: -EPROTO")
+    {
+        fx.m.answer_size = static_cast<int>(offsetof(drm_hpu_info_device, class_engines)) - 4;
+        CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_DMA) == -EPROTO);
+    }
 }
 
 TEST_CASE("fence waits use an absolute deadline that survives EINTR", "[libhpu][fence]")

@@ -55,7 +55,7 @@ struct List {
 TEST_CASE("version", "[libhpu]")
 {
     CHECK(hpu_get_version() == HPU_API_VERSION);
-    CHECK(HPU_API_VERSION == 0x010300U);
+    CHECK(HPU_API_VERSION == 0x010400U);
     CHECK(HPU_VERSION_MAJOR(hpu_get_version()) == 1);
     CHECK(HPU_VERSION_MINOR(HPU_MAKE_VERSION(1, 2, 3)) == 2);
     CHECK(HPU_VERSION_PATCH(HPU_MAKE_VERSION(1, 2, 3)) == 3);
@@ -271,6 +271,11 @@ TEST_CASE_METHOD(Dev2, "INFO ioctl marshalling", "[libhpu][info]")
     CHECK(info.reserved0 == 0);
     CHECK(info.msix_vectors == 16);
     CHECK(info.reset_count == 3);
+    CHECK(info.class_engines[HPU_ENGINE_CLASS_DMA] == 8);
+    CHECK(info.class_engines[HPU_ENGINE_CLASS_TPC] == 1);
+    CHECK(info.class_engines[HPU_ENGINE_CLASS_MME] == 2);
+    for (unsigned int c = 3; c < HPU_MAX_ENGINE_CLASSES; ++c)
+        CHECK(info.class_engines[c] == 0); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
     CHECK(std::string(info.serial) == "SER-C");
     CHECK(std::string(info.name) == "H1");
     CHECK(std::string(info.pci_addr) == "0000:05:00.0"); // from the answer, not from sysfs

@@ -320,9 +320,21 @@ TEST_CASE("fdinfo parsing", "[libhpu][processes]")
             CHECK(i.hbm_total == bytes);
         }
     }
+    SECTION("the compute engines' keys: their engine indexes")
+    {
+        REQUIRE(hpu::detail::parse_fdinfo("drm-client-id: 1\ndrm-engine-dma0: 4 ns\ndrm-engine-tpc: 8 ns\n"
+                                          "drm-engine-mme0: 9 ns\ndrm-engine-mme1: 10 ns\n",
+                                          i));
+        CHECK(i.num_engines == HPU_ENGINE_INDEX_MME(1) + 1);
+        CHECK(i.engine_ns[0] == 4);
+        CHECK(i.engine_ns[HPU_ENGINE_INDEX_TPC] == 8);
+        CHECK(i.engine_ns[HPU_ENGINE_INDEX_MME(0)] == 9);
+        CHECK(i.engine_ns[HPU_ENGINE_INDEX_MME(1)] == 10);
+    }
     SECTION("engines beyond the library's room and unknown keys are ignored")
     {
         REQUIRE(hpu::detail::parse_fdinfo("drm-client-id: 1\ndrm-engine-dma99: 5 ns\ndrm-engine-copy: 3 ns\n"
+                                          "drm-engine-mme99: 5 ns\ndrm-engine-tpc1: 2 ns\n"
                                           "drm-cycles-dma0: 5\nnonsense line\ndrm-memory-vram: 3 KiB\n",
                                           i));
         CHECK(i.num_engines == 0);

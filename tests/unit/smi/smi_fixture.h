@@ -43,6 +43,13 @@ inline hpu::smi::Snapshot smi_full()
     auto &t = a.telemetry;
     t.size = sizeof(t);
     hpu::test::fill_sample_telemetry(t);
+    // Spec version 6: the TPC engine (index 8) and two MMEs (9, 10).
+    a.num_tpc_engines = 1;
+    a.num_mme_engines = 2;
+    t.num_engines = 11;
+    t.engine_util[HPU_ENGINE_INDEX_TPC] = 2500;
+    t.engine_util[HPU_ENGINE_INDEX_MME(0)] = 5000;
+    t.engine_util[HPU_ENGINE_INDEX_MME(1)] = 1000;
     t.throttle = HPU_CLK_THROTTLE_POWER;
     t.alarms = HPU_OVER_POWER_CAP | HPU_OVER_TEMP_MAX;
     a.has_firmware = true;
@@ -68,6 +75,8 @@ inline hpu::smi::Snapshot smi_full()
     b.errors = {};
     b.telemetry.hbm_total = 4294967296ULL - (2ULL << 20U);
     b.telemetry.hbm_used = 0;
+    b.num_tpc_engines = 0; // a device before the compute engines
+    b.num_mme_engines = 0;
     b.telemetry.num_engines = 2;
     b.telemetry.engine_util[0] = 0;
     b.telemetry.engine_util[1] = 0;

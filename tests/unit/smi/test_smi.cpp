@@ -61,10 +61,10 @@ TEST_CASE("summary table of a driver without telemetry", "[smi]")
     // table is checked in test_smi_query.cpp).
     const std::string t = hpu::smi::format_table(fixed());
     CHECK(t.starts_with("hpu-smi 1.0.0  libhpu 1.0.0  driver 0.1.0,0.1.12  devices: 2\n"));
-    CHECK(t.find("| HPU | Name | Bus-Id       | Serial               | Temp | Power / Cap | HBM Used / Total | Util "
-                 "| Clock | Status |\n") != std::string::npos);
-    CHECK(t.find("|   1 | H1   | 0000:02:00.0 | HPU-LONG-SERIAL-0001 |  n/a |         n/a |              n/a |  n/a "
-                 "|   n/a | n/a    |\n") != std::string::npos);
+    CHECK(t.find("| HPU | Name | Bus-Id       | Serial               | Temp | Power / Cap | HBM Used / Total | DMA "
+                 "| TPC | MME | Clock | Status |\n") != std::string::npos);
+    CHECK(t.find("|   1 | H1   | 0000:02:00.0 | HPU-LONG-SERIAL-0001 |  n/a |         n/a |              n/a | n/a "
+                 "| n/a | n/a |   n/a | n/a    |\n") != std::string::npos);
 }
 
 TEST_CASE("small helpers", "[smi]")
@@ -101,7 +101,7 @@ TEST_CASE("command line", "[smi]")
     {
         const auto r = run({"--version"});
         CHECK(r.status == 0);
-        CHECK(r.out == "hpu-smi 1.0.0 (libhpu 1.3.0)\n");
+        CHECK(r.out == "hpu-smi 1.0.0 (libhpu 1.4.0)\n");
     }
     SECTION("unknown option")
     {

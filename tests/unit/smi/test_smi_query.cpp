@@ -77,12 +77,12 @@ std::string value_of(const std::string &block, const std::string &label)
 
 const char *const kTable =
           "hpu-smi 1.0.0  libhpu 1.3.0  driver 0.1.0  devices: 2\n"
-          "+-----+------+--------------+--------+------+--------------+------------------+------+----------+-----------+\n"
-          "| HPU | Name | Bus-Id       | Serial | Temp |  Power / Cap | HBM Used / Total | Util |    Clock | Status    |\n"
-          "+=====+======+==============+========+======+==============+==================+======+==========+===========+\n"
-          "|   0 | H1   | 0000:01:00.0 | HPU-A  | 46 C | 72 W / 350 W |     6 / 2048 MiB | 35 % | 1500 MHz | ok        |\n"
-          "|   1 | H1   | 0000:02:00.0 | HPU-B  |    - |            - |     0 / 4096 MiB |  0 % |        - | fw-failed |\n"
-          "+-----+------+--------------+--------+------+--------------+------------------+------+----------+-----------+\n"
+          "+-----+------+--------------+--------+------+--------------+------------------+------+------+------+----------+-----------+\n"
+          "| HPU | Name | Bus-Id       | Serial | Temp |  Power / Cap | HBM Used / Total |  DMA |  TPC |  MME |    Clock | Status    |\n"
+          "+=====+======+==============+========+======+==============+==================+======+======+======+==========+===========+\n"
+          "|   0 | H1   | 0000:01:00.0 | HPU-A  | 46 C | 72 W / 350 W |     6 / 2048 MiB | 35 % | 25 % | 30 % | 1500 MHz | ok        |\n"
+          "|   1 | H1   | 0000:02:00.0 | HPU-B  |    - |            - |     0 / 4096 MiB |  0 % |    - |    - |        - | fw-failed |\n"
+          "+-----+------+--------------+--------+------+--------------+------------------+------+------+------+----------+-----------+\n"
           "Processes:\n"
           "+-----+-----+------------+-----------+------+\n"
           "| HPU | PID | Process    | HBM (MiB) | Util |\n"
@@ -175,7 +175,8 @@ TEST_CASE("option -q: every section of every device", "[smi][query]")
         {"Die", "45.5 C"}, {"Board", "31.9 C"}, {"Die throttle limit", "95.0 C"}, {"Die critical limit", "105.0 C"},
         {"HBM limit", "85.0 C"}, {"Alarms", "temp-max, power-cap"},
         {"Total", "2048 MiB"}, {"Usable", "2046 MiB"}, {"Used", "6 MiB"}, {"Free", "2040 MiB"},
-        {"DMA (mean)", "35 %"}, {"DMA 0", "0 %"}, {"DMA 7", "70 %"}, {"Window", "1000 ms"},
+        {"DMA (mean)", "35 %"}, {"DMA 0", "0 %"}, {"DMA 7", "70 %"}, {"TPC", "25 %"}, {"MME (mean)", "30 %"},
+        {"MME 0", "50 %"}, {"MME 1", "10 %"}, {"Window", "1000 ms"},
         {"Correctable", "12"}, {"Uncorrectable", "0"}, {"Retired pages", "1"},
         {"Link generation", "4"}, {"Link width", "x16"}, {"Link speed", "16.0 GT/s"},
         {"Ports", "10"}, {"Link state", "n/a (no NIC driver yet)"},
@@ -198,6 +199,10 @@ TEST_CASE("option -q: every section of every device", "[smi][query]")
         CHECK(value_of(dev1, label) == v);
     }
     CHECK(value_of(dev1, "DMA 2").starts_with("<missing"));
+    // A device without compute engines (before spec version 6): no TPC or MME lines.
+    CHECK(value_of(dev1, "TPC").starts_with("<missing"));
+    CHECK(value_of(dev1, "MME (mean)").starts_with("<missing"));
+    CHECK(value_of(dev0, "DMA 8").starts_with("<missing")); // entry 8 is the TPC engine
     // Every item line has the label column and the separator at the same place.
     for (const auto &l : lines(all)) {
         if (l.starts_with("    ")) {
@@ -283,6 +288,21 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
                       "16, 3, 0, 4");
         CHECK(fake.requests[0].need == hpu::smi::kNeedAll - hpu::smi::kNeedProcesses);
     }
+    SECTION("the compute engines' utilisation")
+    {
+        const auto r = run({"-Q", "index,utilization.tpc,utilization.mme,utilization.mme0,utilization.mme1,"
+                                  "utilization.dma7,utilization.dma8"},
+                           fake.backend());
+        REQUIRE(r.status == 0);
+        const auto l = lines(r.out);
+        REQUIRE(l.size() == 3);
+        CHECK(l[0] == "index, utilization.tpc [%], utilization.mme [%], utilization.mme0 [%], utilization.mme1 [%], "
+                      "utilization.dma7 [%], utilization.dma8 [%]");
+        // Entry 8 is the TPC engine, not a DMA engine: dma8 is n/a.
+        CHECK(l[1] == "0, 25 %, 30 %, 50 %, 10 %, 70 %, n/a");
+        // A device without compute engines.
+        CHECK(l[2] == "1, n/a, n/a, n/a, n/a, n/a, n/a");
+    }
     SECTION("noheader, nounits, both, long options")
     {
         auto r = run({"--query-hpu=index,power.draw,memory.used", "--format=csv,noheader"}, fake.backend());
@@ -307,7 +327,8 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
         CHECK(r.status == hpu::smi::kExitUsage);
         CHECK(r.err == "hpu-smi: unknown field 'bogus' for -Q (see the manual for the field names)\n"
                        "Try 'hpu-smi -h' for help.\n");
-        for (const char *bad : {"utilization.dma16", "utilization.dma01", "utilization.dmax", "index,"})
+        for (const char *bad : {"utilization.dma16", "utilization.dma01", "utilization.dmax", "utilization.mme16",
+                                "utilization.mmex", "utilization.tpc0", "index,"})
             CHECK(run({"-Q", bad}, fake.backend()).status == hpu::smi::kExitUsage);
         CHECK(run({"-Q", "index", "-f", "json"}, fake.backend()).status == hpu::smi::kExitUsage);
         CHECK(run({"-Q", "index", "-f", "csv,bold"}, fake.backend()).status == hpu::smi::kExitUsage);
@@ -318,10 +339,10 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
     SECTION("every documented field name is known")
     {
         for (const auto &f : hpu::smi::field_names()) {
-            if (f != "utilization.dma<N>")
+            if (f != "utilization.dma<N>" && f != "utilization.mme<N>")
                 CHECK(hpu::smi::field_info(f).has_value());
         }
-        CHECK(hpu::smi::field_names().size() == 44);
+        CHECK(hpu::smi::field_names().size() == 47);
     }
 }
 
@@ -340,7 +361,10 @@ TEST_CASE("option --json: every section, valid against the schema", "[smi][json]
                              "\"width_current\": 16", "\"ports\": 10", "\"utilization_percent\": 75.00",
                              "\"utilization_percent\": null", R"("name": "idle \"job\"")", "\"mmu_faults\": 3",
                              "\"status\": \"fw-failed\"", "\"draw_mw\": null", "\"throttle\": null",
-                             "\"gen_current\": null", "\"version\": \"none\""}) {
+                             "\"gen_current\": null", "\"version\": \"none\"", "\"tpc_percent\": 25.00",
+                             "\"mme_mean_percent\": 30.00", "\"mme_percent\": [50.00, 10.00]",
+                             "\"dma_percent\": [0.00, 0.00]", "\"tpc_percent\": null", "\"mme_mean_percent\": null",
+                             "\"mme_percent\": []"}) {
         INFO(frag);
         CHECK(j.find(frag) != std::string::npos);
     }
