@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+//
+// The kernel binary's header, the launch descriptor and the tensor
+// descriptors: what the assembler writes, and every rule of the checks of
+// include/hw/hpu_tpc.h (the device's), each with its BAD_LAUNCH code.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstring>
+
+#include "helpers.h"
+
+using namespace hpu::tpc;
+using namespace hpuas_test;
+
+namespace
+{
+
+Bytes sample()
+{
+    return must_assemble("top: ld.t.f32 v0, t0, i0\nhalt\n",
+                         ".kernel sample\n.tensors 2\n.scalars 3\n.index_dims 2\n.tensor 1, bf16\n"
+                         ".slm 64\n.vlm 512\n.meta \"a=1\"\n.meta \"b=\\\"x\\\"\"\n")
+        .binary;
+}
+
+void set32(Bytes &b, uint32_t off, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        b[off + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+uint32_t get32(const Bytes &b, uint32_t off)
+{
+    return hpu_tpc_le32(b.data() + off);
+}
+
+uint32_t check_with(Bytes b, uint32_t off, uint32_t v)
+{
+    set32(b, off, v);
+    return check_binary(b);
+}
+
+uint32_t check_byte(Bytes b, uint32_t off, uint8_t v)
+{
+    b[off] = v;
+    return check_binary(b);
+}
+
+} // namespace
+
+TEST_CASE("the assembler writes the documented header", "[binary]")
+{
+    Bytes b = sample();
+    REQUIRE(b.size() == 128 + 2 * 64 + 10);
+    CHECK(get32(b, 0) == 0x43505448u);
+    CHECK(std::memcmp(b.data(), "HTPC", 4) == 0);
+    CHECK(hpu_tpc_le16(b.data() + 4) == 1);
+    CHECK(hpu_tpc_le16(b.data() + 6) == 128);
+    CHECK(get32(b, 8) == b.size());
+    CHECK(get32(b, 12) == 0);
+    CHECK(get32(b, 16) == 128);
+    CHECK(get32(b, 20) == 128);
+    CHECK(get32(b, 24) == 2);
+    CHECK(get32(b, 28) == 0);
+    CHECK(b[32] == 2);
+    CHECK(b[33] == 3);
+    CHECK(b[34] == 2);
+    CHECK(get32(b, 36) == 64);
+    CHECK(get32(b, 40) == 512);
+    CHECK(get32(b, 44) == 256);
+    CHECK(get32(b, 48) == 10);
+    CHECK(b[64] == 0);
+    CHECK(b[65] == HPU_TPC_DT_BF16);
+    CHECK(std::string(reinterpret_cast<const char *>(b.data() + 80)) == "sample");
+    CHECK(std::memcmp(b.data() + 256, "a=1\0b=\"x\"\0", 10) == 0);
+    // bundle 0's load slot at 128, little-endian
+    CHECK(hpu_tpc_le64(b.data() + 128) == 0x0000000000000101ULL);
+    CHECK(check_binary(b) == HPU_TPC_BL_OK);
+}
+
+TEST_CASE("decode_binary reads back what encode_binary wrote", "[binary]")
+{
+    Kernel k = decode_binary(sample());
+    CHECK(k.name == "sample");
+    CHECK(k.num_tensors == 2);
+    CHECK(k.num_scalars == 3);
+    CHECK(k.index_dims == 2);
+    CHECK(k.slm_size == 64);
+    CHECK(k.vlm_size == 512);
+    CHECK(k.tensor_dtype[1] == HPU_TPC_DT_BF16);
+    REQUIRE(k.meta.size() == 2);
+    CHECK(k.meta[1] == "b=\"x\"");
+    CHECK(k.code.size() == 2);
+    CHECK(encode_binary(k) == sample());
+}
+
+TEST_CASE("the header checks give each rule its BAD_LAUNCH code", "[binary]")
+{
+    Bytes b = sample();
+    CHECK(check_with(b, 0, 0x43505449u) == HPU_TPC_BL_BIN_MAGIC);
+    CHECK(check_byte(b, 4, 2) == HPU_TPC_BL_BIN_VERSION);
+    CHECK(check_byte(b, 6, 64) == HPU_TPC_BL_BIN_VERSION);
+    CHECK(check_with(b, 8, static_cast<uint32_t>(b.size()) + 1) == HPU_TPC_BL_BIN_SIZE);
+    CHECK(check_binary(Bytes(b.begin(), b.begin() + 100)) == HPU_TPC_BL_BIN_SIZE);
+    CHECK(check_with(b, 12, 1) == HPU_TPC_BL_BIN_RESERVED);
+    CHECK(check_byte(b, 35, 1) == HPU_TPC_BL_BIN_RESERVED);
+    CHECK(check_byte(b, 52, 1) == HPU_TPC_BL_BIN_RESERVED);
+    CHECK(check_byte(b, 127, 1) == HPU_TPC_BL_BIN_RESERVED);
+    CHECK(check_with(b, 16, 64) == HPU_TPC_BL_BIN_CODE);  // inside the header
+    CHECK(check_with(b, 16, 130) == HPU_TPC_BL_BIN_CODE); // not 64-aligned
+    CHECK(check_with(b, 20, 64) == HPU_TPC_BL_BIN_CODE);  // code_size != bundles * 64
+    CHECK(check_with(b, 24, 0) == HPU_TPC_BL_BIN_CODE);
+    CHECK(check_with(b, 24, 16385) == HPU_TPC_BL_BIN_CODE);
+    {
+        Bytes c = b; // code past the end
+        set32(c, 16, 192);
+        CHECK(check_binary(c) == HPU_TPC_BL_BIN_CODE);
+    }
+    CHECK(check_with(b, 28, 2) == HPU_TPC_BL_BIN_ENTRY);
+    CHECK(check_with(b, 28, 1) == HPU_TPC_BL_OK);
+    CHECK(check_byte(b, 32, 17) == HPU_TPC_BL_BIN_COUNTS);
+    CHECK(check_byte(b, 33, 33) == HPU_TPC_BL_BIN_COUNTS);
+    CHECK(check_byte(b, 34, 0) == HPU_TPC_BL_BIN_COUNTS);
+    CHECK(check_byte(b, 34, 6) == HPU_TPC_BL_BIN_COUNTS);
+    CHECK(check_with(b, 36, 62) == HPU_TPC_BL_BIN_LOCAL);
+    CHECK(check_with(b, 36, 4100) == HPU_TPC_BL_BIN_LOCAL);
+    CHECK(check_with(b, 40, 300) == HPU_TPC_BL_BIN_LOCAL);
+    CHECK(check_with(b, 40, 65536 + 256) == HPU_TPC_BL_BIN_LOCAL);
+    CHECK(check_byte(b, 64, 9) == HPU_TPC_BL_BIN_DTYPE);      // not a type
+    CHECK(check_byte(b, 66, 1) == HPU_TPC_BL_BIN_DTYPE);      // tensor 2 of 2
+    CHECK(check_byte(b, 80, 0) == HPU_TPC_BL_BIN_NAME);       // empty
+    CHECK(check_byte(b, 81, 0x07) == HPU_TPC_BL_BIN_NAME);    // not printable
+    CHECK(check_byte(b, 90, 'x') == HPU_TPC_BL_BIN_NAME);     // after the NUL
+    {
+        Bytes c = b; // 32 characters, no NUL
+        std::memset(c.data() + 80, 'n', 32);
+        CHECK(check_binary(c) == HPU_TPC_BL_BIN_NAME);
+    }
+    CHECK(check_with(b, 44, 200) == HPU_TPC_BL_BIN_META);     // overlaps the code
+    CHECK(check_with(b, 48, 13) == HPU_TPC_BL_BIN_META);      // past the end
+    CHECK(check_byte(b, static_cast<uint32_t>(b.size()) - 1, 'x') == HPU_TPC_BL_BIN_META); // no final NUL
+    CHECK(check_byte(b, 257, 0x80) == HPU_TPC_BL_BIN_META);   // not printable
+    {
+        Bytes c = b; // no metadata but an offset
+        set32(c, 48, 0);
+        CHECK(check_binary(c) == HPU_TPC_BL_BIN_META);
+    }
+}
+
+TEST_CASE("rule names come from the header's table", "[binary]")
+{
+    CHECK(launch_rule_name(HPU_TPC_BL_BIN_META) == "BIN_META");
+    CHECK(launch_rule_name(HPU_TPC_BL_TENSOR_RESERVED) == "TENSOR_RESERVED");
+    CHECK(illegal_name(HPU_TPC_ILL_CONFLICT) == "CONFLICT");
+    CHECK(launch_rule_name(HPU_TPC_BL_INDEX_SPACE) == "INDEX_SPACE");
+}
+
+TEST_CASE("decode_binary refuses a bad header or an illegal bundle", "[binary]")
+{
+    Bytes b = sample();
+    b[0] = 0;
+    CHECK_THROWS_WITH(decode_binary(b), Catch::Matchers::ContainsSubstring("BIN_MAGIC"));
+    b = sample();
+    b[128 + 64 + 16] = 0xee; // bundle 1's scalar opcode
+    CHECK_THROWS_WITH(decode_binary(b), Catch::Matchers::ContainsSubstring("bundle 1 is illegal: OPCODE"));
+    b = sample();
+    set32(b, 28, 1);
+    Kernel k = decode_binary(b);
+    CHECK(k.entry == 1);
+    CHECK(assemble(disassemble(b), "d.s").binary == b); // .entry round-trips
+}
+
+TEST_CASE("the disassembler refuses a layout the assembler would not write", "[binary]")
+{
+    Bytes b = sample();
+    // The same content with the metadata moved one byte on.
+    b.insert(b.begin() + 256, 0);
+    set32(b, 8, static_cast<uint32_t>(b.size()));
+    set32(b, 44, 257);
+    REQUIRE(check_binary(b) == HPU_TPC_BL_OK);
+    CHECK_THROWS_WITH(disassemble(b), Catch::Matchers::ContainsSubstring("layout"));
+}
+
+namespace
+{
+
+struct Launch {
+    Bytes d = Bytes(HPU_TPC_LAUNCH_FIXED_SIZE, 0);
+    Launch()
+    {
+        set32(d, 0, HPU_TPC_LAUNCH_MAGIC);
+        d[20] = 2; // tensors, as in sample()
+        d[21] = 3; // scalars
+        for (unsigned i = 0; i < 5; i++)
+            set32(d, 24 + 4 * i, i < 2 ? 10 : 1);
+        set32(d, 8, 0x10000); // binary address
+    }
+};
+
+struct Tensor {
+    Bytes t = Bytes(HPU_TPC_TENSOR_DESC_SIZE, 0);
+    Tensor()
+    {
+        set32(t, 0, 0x1000); // base
+        t[8] = HPU_TPC_DT_F32;
+        t[9] = 2;
+        set32(t, 16, 100); // size[0]
+        set32(t, 20, 7);   // size[1]
+        set32(t, 36, 1);   // stride[0]
+        set32(t, 40, 100); // stride[1]
+    }
+    [[nodiscard]] uint32_t check(uint32_t want = 0) const { return hpu_tpc_check_tensor(t.data(), want); }
+};
+
+} // namespace
+
+TEST_CASE("the launch descriptor's fixed part is checked rule by rule", "[launch]")
+{
+    Launch l;
+    CHECK(hpu_tpc_check_launch_fixed(l.d.data()) == HPU_TPC_BL_OK);
+    auto with = [&](uint32_t off, uint32_t v) {
+        Launch x;
+        set32(x.d, off, v);
+        return hpu_tpc_check_launch_fixed(x.d.data());
+    };
+    CHECK(with(0, 0) == HPU_TPC_BL_DESC_MAGIC);
+    CHECK(with(4, 1) == HPU_TPC_BL_DESC_RESERVED);  // flags
+    CHECK(with(22, 1) == HPU_TPC_BL_DESC_RESERVED); // reserved0
+    CHECK(with(44, 1) == HPU_TPC_BL_DESC_RESERVED); // reserved1
+    CHECK(with(60, 1) == HPU_TPC_BL_DESC_RESERVED); // reserved2
+    CHECK(with(64 + 4 * 3, 5) == HPU_TPC_BL_DESC_RESERVED); // scalar 3 of 3
+    CHECK(with(64 + 4 * 2, 5) == HPU_TPC_BL_OK);
+    CHECK(with(8, 0x10020) == HPU_TPC_BL_BIN_ADDR);
+    Launch x;
+    x.d[20] = 17;
+    CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_ARG_COUNT);
+}
+
+TEST_CASE("the launch's counts and index space are checked against the binary", "[launch]")
+{
+    Bytes b = sample(); // 2 tensors, 3 scalars, index_dims 2
+    Launch l;
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_OK);
+    l.d[20] = 1;
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_ARG_COUNT);
+    l = Launch();
+    l.d[21] = 2;
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_ARG_COUNT);
+    l = Launch();
+    set32(l.d, 24 + 4 * 2, 2); // dimension 2 of a 2-D kernel
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    l = Launch();
+    set32(l.d, 24, 0);
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    l = Launch();
+    set32(l.d, 24, 0x80000000u);
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    l = Launch();
+    set32(l.d, 24, 0x7fffffffu);
+    set32(l.d, 28, 0x20001u); // (2^31 - 1) * (2^17 + 1) > 2^48 members
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    set32(l.d, 28, 0x10000u);
+    CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_OK);
+}
+
+TEST_CASE("tensor descriptors are checked rule by rule", "[launch]")
+{
+    CHECK(Tensor().check() == HPU_TPC_BL_OK);
+    CHECK(Tensor().check(HPU_TPC_DT_F32) == HPU_TPC_BL_OK);
+    CHECK(Tensor().check(HPU_TPC_DT_BF16) == HPU_TPC_BL_TENSOR_DTYPE);
+    Tensor t;
+    t.t[8] = 0;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_DTYPE);
+    t = Tensor();
+    t.t[8] = 9;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_DTYPE);
+    t = Tensor();
+    t.t[10] = 1; // flags
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_RESERVED);
+    t = Tensor();
+    t.t[63] = 1;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_RESERVED);
+    t = Tensor();
+    t.t[9] = 0;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t.t[9] = 6;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t = Tensor();
+    set32(t.t, 20, 0); // size[1] of 2 dims
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t = Tensor();
+    set32(t.t, 24, 1); // size[2] of 2 dims must be 0
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t = Tensor();
+    set32(t.t, 44, 1); // stride[2] likewise
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t = Tensor();
+    set32(t.t, 16, 0x80000000u);
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_SHAPE);
+    t = Tensor();
+    set32(t.t, 40, 0); // stride 0 broadcasts: allowed
+    CHECK(t.check() == HPU_TPC_BL_OK);
+    t = Tensor();
+    set32(t.t, 0, 0x1002);
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_ALIGN);
+    t.t[8] = HPU_TPC_DT_BF16;
+    CHECK(t.check() == HPU_TPC_BL_OK);
+    t = Tensor();
+    set32(t.t, 0, 0xfffff000u);
+    set32(t.t, 4, 0xffffffffu); // base near 2^64: the last element wraps
+    set32(t.t, 40, 0x10000000u);
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_RANGE);
+    t = Tensor();
+    set32(t.t, 12, 0xff800000u); // -inf padding for f32
+    CHECK(t.check() == HPU_TPC_BL_OK);
+    t.t[8] = HPU_TPC_DT_U16;
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_PAD); // bits above a 16-bit element
+    set32(t.t, 12, 0xffff);
+    CHECK(t.check() == HPU_TPC_BL_OK);
+}
+
+TEST_CASE("the launch descriptor's layout is the spec's", "[launch]")
+{
+    CHECK(HPU_TPC_LAUNCH_OFF(binary) == 8);
+    CHECK(HPU_TPC_LAUNCH_OFF(binary_size) == 16);
+    CHECK(HPU_TPC_LAUNCH_OFF(num_tensors) == 20);
+    CHECK(HPU_TPC_LAUNCH_OFF(index_size) == 24);
+    CHECK(HPU_TPC_LAUNCH_OFF(seed) == 48);
+    CHECK(HPU_TPC_LAUNCH_OFF(scalars) == 64);
+    CHECK(hpu_tpc_launch_size(16) == 192 + 1024);
+    CHECK(HPU_TPC_TENSOR_OFF(pad) == 12);
+    CHECK(HPU_TPC_TENSOR_OFF(reserved) == 56);
+}
