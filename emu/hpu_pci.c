@@ -366,6 +366,52 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     }
 }
 
+/*
+ * HpuCoreOps.run_parallel: the TPC cores of one launch, each on a thread
+ * of its own for the launch (the calling engine thread runs core 0).  The
+ * threads take part in RCU as engine threads do, since they DMA.
+ */
+typedef struct HpuTpcWorker {
+    QemuThread thread;
+    void (*fn)(void *arg, unsigned int i);
+    void *arg;
+    unsigned int index;
+} HpuTpcWorker;
+
+static void *hpum_tpc_worker(void *opaque)
+{
+    HpuTpcWorker *w = opaque;
+
+    rcu_register_thread();
+    w->fn(w->arg, w->index);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+static void hpum_run_parallel(void *opaque,
+                              void (*fn)(void *arg, unsigned int i),
+                              void *arg, unsigned int n)
+{
+    HpuTpcWorker w[HPU_H1_TPC_ENGINES];
+    unsigned int i;
+
+    (void)opaque;
+    n = MIN(n, HPU_H1_TPC_ENGINES);
+    for (i = 1; i < n; i++) {
+        w[i].fn = fn;
+        w[i].arg = arg;
+        w[i].index = i;
+        qemu_thread_create(&w[i].thread, "hpu-tpc-core", hpum_tpc_worker,
+                           &w[i], QEMU_THREAD_JOINABLE);
+    }
+    if (n) {
+        fn(arg, 0);
+    }
+    for (i = 1; i < n; i++) {
+        qemu_thread_join(&w[i].thread);
+    }
+}
+
 static const HpuCoreOps hpum_pci_core_ops = {
     .raise_msix = hpum_raise_msix,
     .log_guest_error = hpum_log_guest_error,
@@ -380,6 +426,7 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .kick_fw = hpum_kick_fw,
     .reset_drained = hpum_reset_drained,
     .trace = hpum_trace,
+    .run_parallel = hpum_run_parallel,
 };
 
 /*

@@ -37,22 +37,21 @@
 /* The instruction table of the header, indexed by slot and opcode. */
 static const struct hpu_tpc_insn_desc hpum_tpc_table[] = { HPU_TPC_INSN_DESCS };
 
-#define HPU_TPC_IX_(sl, oc, n, m, t, f, o0, o1, o2, o3) HPU_TPC_IX_##sl##_##n,
-enum { HPU_TPC_INSNS(HPU_TPC_IX_) HPU_TPC_IX_COUNT };
-#undef HPU_TPC_IX_
-
+/*
+ * The row of @op in @slot, or NULL.  A linear search: the decoder runs once
+ * per bundle of a launch.
+ */
 static const struct hpu_tpc_insn_desc *hpum_tpc_find(unsigned int slot,
                                                      unsigned int op)
 {
-    switch (slot << 8 | op) {
-#define HPU_TPC_CASE_(sl, oc, n, m, t, f, o0, o1, o2, o3)            \
-    case HPU_TPC_SLOT_##sl << 8 | (oc):                                \
-        return &hpum_tpc_table[HPU_TPC_IX_##sl##_##n];
-    HPU_TPC_INSNS(HPU_TPC_CASE_)
-#undef HPU_TPC_CASE_
-    default:
-        return NULL;
+    size_t i;
+
+    for (i = 0; i < HPU_ARRAY_LEN(hpum_tpc_table); i++) {
+        if (hpum_tpc_table[i].slot == slot && hpum_tpc_table[i].opcode == op) {
+            return &hpum_tpc_table[i];
+        }
     }
+    return NULL;
 }
 
 /* ---- Decoder (tpc.md "Slot encoding", "TPC_ILLEGAL") ------------------ */
@@ -247,7 +246,8 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
         case HPU_TPC_OPND_XB:
         case HPU_TPC_OPND_SXB:
             used |= 1u << 5;
-            if (form == 3 || (k == HPU_TPC_OPND_SXB && form == HPU_TPC_FORM_V)) {
+            if (form == 3 ||
+                (k == HPU_TPC_OPND_SXB && form == HPU_TPC_FORM_V)) {
                 return HPU_TPC_ILL_FIELD;
             }
             if (form == HPU_TPC_FORM_IMM) {

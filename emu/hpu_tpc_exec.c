@@ -535,7 +535,7 @@ static void hpum_tpc_draw(HpuTpcCore *k, unsigned int lanes)
     k->draw++;
 }
 
-/* ---- Vector slot ----------------------------------------------------------- */
+/* ---- Vector slot ---------------------------------------------------- */
 
 /* The B operand of a vector instruction as a vector of its type. */
 static const HpuTpcVec *hpum_tpc_vb(HpuTpcCore *k, const HpuTpcOp *o)
@@ -841,7 +841,8 @@ static void hpum_tpc_reduce(HpuTpcCore *k, const HpuTpcOp *o,
         float *f = k->fa;
 
         for (l = 0; l < n; l++) {
-            f[l] = dt == HPU_TPC_DT_F32 ? A->f[l] : b2f((uint32_t)A->u16[l] << 16);
+            f[l] = dt == HPU_TPC_DT_F32 ? A->f[l]
+                                        : b2f((uint32_t)A->u16[l] << 16);
         }
         for (s = n / 2; s; s /= 2) {
             for (l = 0; l < s; l++) {
@@ -851,8 +852,8 @@ static void hpum_tpc_reduce(HpuTpcCore *k, const HpuTpcOp *o,
             }
         }
         for (l = 0; l < n; l++) {
-            hpum_set_lane(D, es, l, dt == HPU_TPC_DT_F32 ? f2b(f[0])
-                                                         : hpum_bf16_rn(f2b(f[0])));
+            hpum_set_lane(D, es, l, dt == HPU_TPC_DT_F32 ?
+                          f2b(f[0]) : hpum_bf16_rn(f2b(f[0])));
         }
     } else {
         int64_t v[HPU_TPC_MAX_LANES];
@@ -894,8 +895,9 @@ static void hpum_tpc_vcvt(HpuTpcCore *k, const HpuTpcOp *o,
     }
     if (ls == ld) {
         for (l = 0; l < ls; l++) {
-            hpum_set_lane(D, ed, l, hpum_cvt(o->dt, o->dt2, hpum_get_lane(A, es, l),
-                                             o->mod, o->sat, k->rw[l]));
+            hpum_set_lane(D, ed, l,
+                          hpum_cvt(o->dt, o->dt2, hpum_get_lane(A, es, l),
+                                   o->mod, o->sat, k->rw[l]));
         }
     } else if (ld > ls) {
         unsigned int base = o->part * ls;
@@ -910,7 +912,8 @@ static void hpum_tpc_vcvt(HpuTpcCore *k, const HpuTpcOp *o,
 
         for (l = 0; l < ld; l++) {
             hpum_set_lane(D, ed, l,
-                          hpum_cvt(o->dt, o->dt2, hpum_get_lane(A, es, base + l),
+                          hpum_cvt(o->dt, o->dt2,
+                                   hpum_get_lane(A, es, base + l),
                                    o->mod, o->sat, k->rw[l]));
         }
     }
@@ -947,13 +950,15 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
             hpum_dt_fp(dt)) {
             if (dt == HPU_TPC_DT_F32) {
                 for (l = 0; l < 64; l++) {
-                    D->u32[l] = o->op == HPU_TPC_OP_VABS ? A->u32[l] & 0x7fffffffu
-                                                         : A->u32[l] ^ 0x80000000u;
+                    D->u32[l] = o->op == HPU_TPC_OP_VABS ?
+                                A->u32[l] & 0x7fffffffu :
+                                A->u32[l] ^ 0x80000000u;
                 }
             } else {
                 for (l = 0; l < 128; l++) {
                     D->u16[l] = (uint16_t)(o->op == HPU_TPC_OP_VABS ?
-                                           A->u16[l] & 0x7fff : A->u16[l] ^ 0x8000);
+                                           A->u16[l] & 0x7fff :
+                                           A->u16[l] ^ 0x8000);
                 }
             }
         } else if (dt == HPU_TPC_DT_F32) {
@@ -981,7 +986,8 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
                 r = hpum_cmp_f(o->mod, b2f((uint32_t)A->u16[l] << 16),
                                b2f((uint32_t)B->u16[l] << 16));
             } else {
-                r = hpum_cmp_i(o->mod, hpum_int_value(dt, hpum_get_lane(A, es, l)),
+                r = hpum_cmp_i(o->mod,
+                               hpum_int_value(dt, hpum_get_lane(A, es, l)),
                                hpum_int_value(dt, hpum_get_lane(B, es, l)));
             }
             if (!hpum_lane_on(gm, l)) {
@@ -1020,7 +1026,8 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
     case HPU_TPC_OP_VSHUF:
         B = &k->v[o->b];
         for (l = 0; l < n; l++) {
-            hpum_set_lane(D, es, l, hpum_get_lane(A, es, hpum_get_lane(B, es, l) % n));
+            hpum_set_lane(D, es, l,
+                          hpum_get_lane(A, es, hpum_get_lane(B, es, l) % n));
         }
         hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
         return true;
@@ -1032,7 +1039,8 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
         hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
         return true;
     case HPU_TPC_OP_VEXT:
-        k->s[o->d] = hpum_widen(dt, hpum_get_lane(A, es, hpum_tpc_sxb(k, o) % n));
+        x = hpum_get_lane(A, es, hpum_tpc_sxb(k, o) % n);
+        k->s[o->d] = hpum_widen(dt, x);
         return true;
     case HPU_TPC_OP_VINS:
         hpum_set_lane(&k->v[o->d], es, hpum_tpc_sxb(k, o) % n,
@@ -1056,7 +1064,7 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
     case HPU_TPC_OP_VRANDU:
         hpum_tpc_draw(k, n);
         for (l = 0; l < n; l++) {
-            x = f2b((float)(k->rw[l] >> 8) * 0x1p-24f);
+            x = f2b((float)(k->rw[l] >> 8) * (1.0f / 16777216.0f));
             hpum_set_lane(D, es, l, dt == HPU_TPC_DT_F32 ? x : x >> 16);
         }
         hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
@@ -1099,7 +1107,7 @@ static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
     }
 }
 
-/* ---- Scalar slot -------------------------------------------------------------- */
+/* ---- Scalar slot ---------------------------------------------------- */
 
 enum { SR_NONE, SR_S, SR_P, SR_I };
 
@@ -1275,14 +1283,15 @@ static void hpum_tpc_scalar(HpuTpcCore *k, const HpuTpcOp *o, HpuTpcSRes *r)
     }
 }
 
-/* ---- Bundles -------------------------------------------------------------------- */
+/* ---- Bundles ---------------------------------------------------------- */
 
 enum { HPU_TPC_NEXT, HPU_TPC_HALT, HPU_TPC_FAIL };
 
 static int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc, unsigned int why)
 {
     hpum_tpc_fail(k->L, HPU_CQ_TPC_ILLEGAL, HPU_EVENT_TPC_ILLEGAL,
-                  (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, k->index | why << 8, NULL);
+                  (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, k->index | why << 8,
+                  NULL);
     return HPU_TPC_FAIL;
 }
 
@@ -1321,8 +1330,10 @@ static int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
 {
     HpuTpcLaunch *L = k->L;
     const HpuTpcBundle *b = &L->code[*pc];
-    const HpuTpcOp *ol = &b->s[HPU_TPC_SLOT_LOAD], *os = &b->s[HPU_TPC_SLOT_SCALAR];
-    const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR], *ot = &b->s[HPU_TPC_SLOT_STORE];
+    const HpuTpcOp *ol = &b->s[HPU_TPC_SLOT_LOAD];
+    const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
+    const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR];
+    const HpuTpcOp *ot = &b->s[HPU_TPC_SLOT_STORE];
     uint64_t ml[4], mv[4], mt[4], dummy[4];
     const uint64_t *gl, *gv, *gt, *gs;
     bool rl, rs, rv, rt;
