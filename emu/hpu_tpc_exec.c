@@ -1361,7 +1361,9 @@ static int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
     if (rl) {
         switch (ol->op) {
         case HPU_TPC_OP_LD_T:
-            k->tl = k->v[ol->d];
+            if (gl) {
+                k->tl = k->v[ol->d];    /* disabled lanes keep their value */
+            }
             if (!hpum_tpc_ld_t(k, &L->t[ol->a], k->ir[ol->b], ol->lanes, gl,
                                &k->tl)) {
                 return HPU_TPC_FAIL;

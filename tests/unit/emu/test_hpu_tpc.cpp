@@ -32,8 +32,8 @@ const char *const kAdd = R"(
 .tensor 1, f32
 .tensor 2, f32
         iid i0
-        imul i0, i0, 0, 256
-        mov s0, 4
+        imul i0, i0, 0, 1024
+        mov s0, 16
 next:
         ld.t.f32 v0, t0, i0
         ld.t.f32 v1, t1, i0
@@ -64,7 +64,7 @@ struct AddJob {
         put_elems(s, a, values(n, seed, false));
         put_elems(s, b, values(n, seed + 1, false));
         LaunchDesc ld;
-        ld.index[0] = (n + 255) / 256;
+        ld.index[0] = (n + 1023) / 1024;
         ld.tensors = {TDesc::dense(HPU_TPC_DT_F32, a, {n}), TDesc::dense(HPU_TPC_DT_F32, b, {n}),
                       TDesc::dense(HPU_TPC_DT_F32, d, {n})};
         desc = place_launch(s, tpc_asm(kAdd), ld);
@@ -601,7 +601,7 @@ TEST_CASE("TPC: an access outside the context's memory faults only that context"
     AddJob bad(sa, 4096, 1);
     // the output tensor of A runs past its mapping: unmap its last 2 MiB page
     LaunchDesc ld;
-    ld.index[0] = 16;
+    ld.index[0] = 4;
     uint64_t out = sa.hbm_base + Space::WINDOW - 4096;   // 4 KiB before the hole
     ld.tensors = {TDesc::dense(HPU_TPC_DT_F32, bad.a, {4096}),
                   TDesc::dense(HPU_TPC_DT_F32, bad.b, {4096}),
@@ -874,7 +874,7 @@ TEST_CASE("TPC bench: elementwise add of 64 MiB tensors against memcpy", "[emu][
     r.bwrite(d, zero.data(), zero.size());           // backed, like a and b
     Space s(r, 0, false);
     LaunchDesc ld;
-    ld.index[0] = n / 256;
+    ld.index[0] = n / 1024;
     ld.tensors = {TDesc::dense(HPU_TPC_DT_F32, a, {n}), TDesc::dense(HPU_TPC_DT_F32, b, {n}),
                   TDesc::dense(HPU_TPC_DT_F32, d, {n})};
     uint64_t desc = place_launch(s, tpc_asm(kAdd), ld);
