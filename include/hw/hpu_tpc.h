@@ -647,12 +647,16 @@ static inline uint32_t hpu_tpc_check_meta(const uint8_t *m, uint32_t size)
 	return HPU_TPC_BL_OK;
 }
 
-/* A whole binary of @size bytes: the header and the metadata section. */
+/*
+ * A whole binary of @size bytes (the launch's binary_size; refused before
+ * anything is read when below 128 or above 1 MiB): the header and the
+ * metadata section.
+ */
 static inline uint32_t hpu_tpc_check_binary(const uint8_t *b, uint32_t size)
 {
 	uint32_t r;
 
-	if (size < HPU_TPC_BIN_HEADER_SIZE)
+	if (size < HPU_TPC_BIN_HEADER_SIZE || size > HPU_TPC_MAX_BINARY)
 		return HPU_TPC_BL_BIN_SIZE;
 	r = hpu_tpc_check_header(b, size);
 	if (r)
@@ -663,11 +667,11 @@ static inline uint32_t hpu_tpc_check_binary(const uint8_t *b, uint32_t size)
 
 /*
  * The fixed 192 bytes of a launch descriptor @d (the device reads them
- * first).  Checks magic, flags and reserved fields, that unused scalars
- * are zero, the binary's address and the index space; @index_dims is the
- * binary's (pass 5 before the binary has been read; the device checks the
- * descriptor, then the binary, then the counts and the index space again
- * with hpu_tpc_check_launch_args()).
+ * first): magic, flags and reserved fields, unused scalars zero, counts
+ * within the limits, the binary's alignment.  Then the device reads and
+ * checks the binary (hpu_tpc_check_binary()), then the counts and the
+ * index space against it (hpu_tpc_check_launch_args()), then each tensor
+ * descriptor (hpu_tpc_check_tensor()).
  */
 static inline uint32_t hpu_tpc_check_launch_fixed(const uint8_t *d)
 {

@@ -586,6 +586,7 @@ class Assembler
 
     Result run(std::string_view source, const std::string &filename)
     {
+        files_.push_back(filename);
         for (pass_ = 1; pass_ <= 2; pass_++) {
             reset_pass();
             include_stack_.push_back(filename);
@@ -598,6 +599,7 @@ class Assembler
         finish(filename);
         Result r;
         r.errors = std::move(errors_);
+        r.files = std::move(files_);
         if (r.errors.empty()) {
             for (const auto &p : placed_)
                 kernel_.code.push_back(p.b);
@@ -817,6 +819,7 @@ class Assembler
     }
 
     std::set<std::string> placed_labels_;
+    std::vector<std::string> files_;
 
     void expand(const Line &l, const std::string &name, const Macro &m, size_t col, Piece args)
     {
@@ -1074,6 +1077,8 @@ class Assembler
                 error(l, col, "macros and includes nested too deeply");
                 return;
             }
+            if (pass_ == 2 && std::find(files_.begin(), files_.end(), c) == files_.end())
+                files_.push_back(c);
             include_stack_.push_back(c);
             process_text(*text, c, l.context);
             include_stack_.pop_back();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // hpu-as: the TPC assembler and disassembler (Documentation/hpu-as.md).
-//   hpu-as [-I DIR]... [-D NAME=VALUE]... -o OUT.tpcbin IN.s
+//   hpu-as [-I DIR]... [-D NAME=VALUE]... [--depfile DEP] -o OUT.tpcbin IN.s
 //   hpu-as -d IN.tpcbin [-o OUT.s]
 //   hpu-as --check IN.tpcbin
 //
@@ -21,7 +21,7 @@ namespace
 
 int usage()
 {
-    std::cerr << "usage: hpu-as [-I DIR]... [-D NAME=VALUE]... -o OUT.tpcbin IN.s\n"
+    std::cerr << "usage: hpu-as [-I DIR]... [-D NAME=VALUE]... [--depfile DEP] -o OUT.tpcbin IN.s\n"
                  "       hpu-as -d IN.tpcbin [-o OUT.s]\n"
                  "       hpu-as --check IN.tpcbin\n";
     return 2;
@@ -48,7 +48,7 @@ bool write_bytes(const std::string &path, const void *data, size_t size)
 int main(int argc, char **argv)
 {
     hpu::tpc::Options opt;
-    std::string out, in;
+    std::string out, in, depfile;
     bool dis = false, check = false;
     std::vector<std::string> args(argv + 1, argv + argc);
     for (size_t i = 0; i < args.size(); i++) {
@@ -62,6 +62,9 @@ int main(int argc, char **argv)
         std::string v;
         if (a == "-o") {
             if (!next(out))
+                return usage();
+        } else if (a == "--depfile") {
+            if (!next(depfile))
                 return usage();
         } else if (a == "-I") {
             if (!next(v))
@@ -137,6 +140,17 @@ int main(int argc, char **argv)
     if (!write_bytes(out, r.binary.data(), r.binary.size())) {
         std::cerr << "hpu-as: cannot write " << out << "\n";
         return 1;
+    }
+    if (!depfile.empty()) {
+        // make syntax: the output depends on the source and every include
+        std::string dep = out + ":";
+        for (const auto &f : r.files)
+            dep += " " + f;
+        dep += "\n";
+        if (!write_bytes(depfile, dep.data(), dep.size())) {
+            std::cerr << "hpu-as: cannot write " << depfile << "\n";
+            return 1;
+        }
     }
     return 0;
 }

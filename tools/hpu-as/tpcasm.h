@@ -118,6 +118,7 @@ struct Result {
     Bytes binary; // empty when there are errors
     Kernel kernel;
     std::vector<Diagnostic> errors;
+    std::vector<std::string> files; // every file read, the source first (for depfiles)
     [[nodiscard]] bool ok() const { return errors.empty(); }
     [[nodiscard]] std::string error_text() const; // one line per error
 };

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# hpu-as round trip through the CLI: SRC -> a.tpcbin -> a.s -> b.tpcbin,
+# a.tpcbin == b.tpcbin, --check accepts it, the depfile names tpc.inc, and
+# a malformed source (BAD) exits 1 without writing its output.
+file(MAKE_DIRECTORY ${OUT})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+endfunction()
+run(${HPU_AS} --depfile ${OUT}/a.d -o ${OUT}/a.tpcbin ${SRC})
+run(${HPU_AS} -d ${OUT}/a.tpcbin -o ${OUT}/a.s)
+run(${HPU_AS} -o ${OUT}/b.tpcbin ${OUT}/a.s)
+run(${CMAKE_COMMAND} -E compare_files ${OUT}/a.tpcbin ${OUT}/b.tpcbin)
+run(${HPU_AS} --check ${OUT}/b.tpcbin)
+file(REMOVE ${OUT}/bad.tpcbin)
+execute_process(COMMAND ${HPU_AS} -o ${OUT}/bad.tpcbin ${BAD} RESULT_VARIABLE rc ERROR_QUIET)
+if(NOT rc EQUAL 1 OR EXISTS ${OUT}/bad.tpcbin)
+  message(FATAL_ERROR "a malformed source gave status ${rc} or an output file")
+endif()
+file(READ ${OUT}/a.d dep)
+if(NOT dep MATCHES "tpc.inc")
+  message(FATAL_ERROR "depfile does not name the include: ${dep}")
+endif()
