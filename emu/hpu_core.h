@@ -12,7 +12,10 @@
  * (hpu_qm.c); the management CPU, the engine watchdog and fault injection
  * (hpu_ras.c); and, for Documentation/hw/firmware-and-telemetry.md (spec
  * version 4), the boot ROM, image verification, flash, mailbox, sensors
- * and busy counters (hpu_fw.c).  It knows nothing about QEMU; it reaches
+ * and busy counters (hpu_fw.c, hpu_sensors.c); for
+ * Documentation/hw/compute.md (spec version 6), the queue managers of the
+ * TPC engine and the two MMEs (hpu_qm.c), the MMEs' GEMMs (hpu_mme.c) and
+ * the TPC launch (hpu_tpc.c).  It knows nothing about QEMU; it reaches
  * its environment (MSI-X, logging, one one-shot timer, host memory, a
  * lock, engine wake-ups) only through HpuCoreOps, so the same
  * files build into QEMU (emu/hpu_pci.c) and into host unit tests

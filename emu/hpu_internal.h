@@ -253,7 +253,11 @@ typedef struct HpuJob {
  * call hpum_job_progress() after each unit of work (an index-space member,
  * an output tile) and hpum_job_check() before each store they begin: a
  * result other than HPU_CQ_OK is returned at once, with nothing more
- * stored.
+ * stored.  Those four take the core lock themselves (call them without
+ * it) and may be called from several worker threads of the one engine at
+ * once (the TPC's cores), each with its own HpuFault; hpum_pkt_bad() and
+ * hpum_bad_launch() fill @ev, so only the thread that returns the
+ * handler's result calls them.
  */
 typedef struct HpuPacket {
     HpuCore *c;

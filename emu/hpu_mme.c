@@ -3,22 +3,24 @@
  * HPU device model: the Matrix Math Engines (engine indexes 9 and 10) and
  * their MME_GEMM packet (Documentation/hw/mme.md, compute.md).
  *
- * A GEMM runs on the host's OpenBLAS: the operands are gathered through
- * the device MMU (hpum_mem_xfer_rows(): page runs translated in batches,
- * memcpy from HBM chunks, one DMA per host run) into FP32 panels of at
- * most HPU_MME_PANEL x HPU_MME_PANEL elements, cblas_sgemm multiplies
- * them (BF16 inputs are widened to FP32 first, exactly, so the products
- * and the FP32 accumulation are those of a BF16 GEMM), and the epilogue
- * (alpha, beta * C, bias, activation, conversion) runs per 128 x 128
- * output tile, which is then scattered to D.  The tile is the unit of
- * progress for the watchdog and of abandonment: the job is checked
- * before every panel and every tile store, and, since a panel's tiles are
- * computed together, after every 1024-deep slice of K but the last, which
- * also counts as progress.
+ * A GEMM runs on the host's OpenBLAS: D is computed by panels of at most
+ * HPU_MME_PANEL x HPU_MME_PANEL elements (whole 128 x 128 output tiles).
+ * For each HPU_MME_SLICE-deep slice of K the panel's slices of A and B are
+ * gathered as stored through the device MMU (hpum_mem_xfer_rows(): page
+ * runs translated in batches, memcpy from HBM chunks, one DMA per host
+ * run), BF16 widened to FP32 exactly (so the products and the FP32
+ * accumulation are those of a BF16 GEMM), and cblas_sgemm accumulates
+ * their product into the panel.  The epilogue (alpha, beta * C, bias,
+ * activation, conversion) then runs per output tile, which is scattered
+ * to D.  The job is checked before every panel, after every slice (which
+ * also counts as progress for the watchdog: the tiles of a panel are only
+ * stored once all its slices are done) and before every tile store; a
+ * stored tile is progress.
  *
- * Host memory per engine is bounded: three FP32 panels of 4 MiB, a 2 MiB
- * BF16 staging buffer and a few tile buffers (about 14.3 MiB), allocated
- * at the engine's first GEMM and kept until teardown.
+ * Host memory per engine is bounded whatever the GEMM: a 4 MiB FP32
+ * accumulator, two 1 MiB slices, a 512 KiB BF16 staging buffer and three
+ * small tile buffers (about 6.6 MiB), allocated at the engine's first GEMM
+ * and kept until teardown.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -33,15 +35,17 @@
 #include "hpu_internal.h"
 #include "hpu_mme.h"
 
-#define HPU_MME_PANEL           1024    /* rows / columns / depth of a panel */
+#define HPU_MME_PANEL           1024    /* rows / columns of a panel of D */
 #define HPU_MME_PANEL_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_PANEL)
+#define HPU_MME_SLICE           256     /* depth (K) of one product */
+#define HPU_MME_SLICE_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_SLICE)
 #define HPU_MME_TILE_ELEMS      ((size_t)HPU_MME_TILE * HPU_MME_TILE)
 
 struct HpuMmeBufs {
     float *a;                   /* panel of A as stored (mc x kc, kc x mc) */
     float *b;                   /* panel of B as stored */
     float *acc;                 /* mc x nc: op(A) x op(B) */
-    uint8_t *raw;               /* BF16 staging, HPU_MME_PANEL_ELEMS */
+    uint8_t *raw;               /* BF16 staging, HPU_MME_SLICE_ELEMS */
     float *c;                   /* a tile of C */
     uint8_t *out;               /* a tile of D in its type */
     float *bias;                /* nc columns */
@@ -86,10 +90,10 @@ static HpuMmeBufs *hpum_mme_bufs(HpuEngine *eng)
     if (!b) {
         return NULL;
     }
-    b->a = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
-    b->b = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
+    b->a = malloc(HPU_MME_SLICE_ELEMS * sizeof(float));
+    b->b = malloc(HPU_MME_SLICE_ELEMS * sizeof(float));
     b->acc = malloc(HPU_MME_PANEL_ELEMS * sizeof(float));
-    b->raw = malloc(HPU_MME_PANEL_ELEMS * 2);
+    b->raw = malloc(HPU_MME_SLICE_ELEMS * 2);
     b->c = malloc(HPU_MME_TILE_ELEMS * sizeof(float));
     b->out = malloc(HPU_MME_TILE_ELEMS * sizeof(float));
     b->bias = malloc(HPU_MME_PANEL * sizeof(float));
@@ -376,7 +380,7 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
         return r;
     }
     for (k0 = 0; k0 < g->k; k0 += kc) {
-        kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_PANEL);
+        kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_SLICE);
         r = g->ta ? hpum_mme_gather(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
                                     x->bf->a)
                   : hpum_mme_gather(x, a, g->lda, g->in_sz, m0, mc, k0, kc,

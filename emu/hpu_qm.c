@@ -396,9 +396,10 @@ static bool hpum_job_stopped(HpuCore *c, const HpuStream *st,
 }
 
 /*
- * A compute engine stuck in a packet of a stream that was disabled lets go
- * (compute.md): its other streams were hung only with it, and their
- * watchdog periods start again.
+ * A compute engine hung in a packet (INJ_HANG, or a launch the watchdog
+ * found making no progress) completed it: it lets go (compute.md).  Its
+ * other streams were hung only with it; their watchdog periods start
+ * again.
  */
 static void hpum_engine_let_go(HpuCore *c, unsigned int e)
 {
@@ -458,7 +459,8 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
               offset);
     st->cq_pi++;
     st->ci++;
-    if (c->eng[e].stuck && c->eng[e].stuck_s == s) {
+    if (hpum_engine_class(e) != HPU_ENG_DMA &&
+        (st->hung || (c->eng[e].stuck && c->eng[e].stuck_s == s))) {
         hpum_engine_let_go(c, e);
     }
     st->active = false;

@@ -5,7 +5,8 @@
 // of engines 8-10, vectors, packets refused on the wrong class, the TPC
 // placeholder, BUSY_NS and fault injection for engines 8-10, the
 // watchdog's progress per output tile, and an MME GEMM stopped by an MMU
-// fault, a stream disable, a soft reset and a power-on reset.
+// fault, a stream disable, the watchdog, a soft, a hard and a power-on
+// reset.
 //
 // Copyright (c) 2026 The hpu authors
 
@@ -505,4 +506,75 @@ TEST_CASE("a power-on reset in the middle of a GEMM store writes nothing after t
     }
     r.bh();
     CHECK_FALSE(hpum_core_in_reset(&r.core));
+}
+
+TEST_CASE("a GEMM the watchdog finds hung: disabling its stream aborts it and the "
+          "engine's other stream runs again", "[emu][compute][wdt][mme]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(MME0, 0);
+    r.setup_stream(MME0, 1);
+    r.wr(HPU_REG_WDT_MS, 1);
+    HostGemm gm(r, 256, 128, 4);                    // two tiles
+    bool hung = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (!hung && addr >= gm.d_bus && addr < gm.d_bus + 4ULL * 256 * 128) {
+            r.advance(2 * MS);                      // no tile done for 2 ms
+            hung = (r.status(MME0, 0) & HPU_QS_STATUS_HUNG) &&
+                   (r.status(MME0, 1) & HPU_QS_STATUS_HUNG);
+            r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);   // the driver's recovery
+        }
+    };
+    r.submit(MME0, 0, gemm_cb(gm.desc), 0, 0x10);
+    r.submit(MME0, 1, Cb().nop(), 0, 0x11);
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 0
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 1
+    hpum_core_engine_step(&r.core, MME0);           // the GEMM
+    r.env.on_dma_write = nullptr;
+    REQUIRE(hung);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(gm.rows_are(r, 128, 256, false));         // the second tile: never
+    CHECK((r.status(MME0, 1) & HPU_QS_STATUS_HUNG) == 0u);
+    r.run();
+    CHECK(r.cq_pi(MME0, 1) == 1u);
+    CHECK(r.cqe(MME0, 1, 0).status == HPU_CQ_OK);
+    auto ev = events(r);
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[0].id == HPU_EVENT_ENGINE_HANG);
+    CHECK(ev[0].engine == MME0);
+}
+
+TEST_CASE("a hard reset in the middle of a GEMM: no store, no record, and the MME works "
+          "after it", "[emu][compute][mme][hard-reset]")
+{
+    Rig r;
+    r.setup_stream(MME0, 0);
+    HostGemm gm(r, 200, 160, 24);
+    bool reset = false;
+    unsigned writes_after = 0;
+    r.env.on_dma_read = [&](uint64_t addr) {
+        if (!reset && addr == (gm.g.b & ~HPU_ADDR_HOST)) {
+            reset = true;
+            r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+        }
+    };
+    r.env.on_dma_write = [&](uint64_t) {
+        if (reset) {
+            writes_after++;
+        }
+    };
+    r.submit(MME0, 0, gemm_cb(gm.desc));
+    r.run();
+    r.env.on_dma_read = nullptr;
+    r.env.on_dma_write = nullptr;
+    REQUIRE(reset);
+    CHECK(writes_after == 0u);                      // neither D nor a record
+    CHECK(gm.rows_are(r, 0, 200, false));
+    r.advance(HPU_HARD_RESET_NS);
+    REQUIRE(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    r.q[MME0][0] = {};
+    CHECK(r.run_cb(gemm_cb(gm.desc), 0, MME0, 0).status == HPU_CQ_OK);
+    CHECK(gm.rows_are(r, 0, 200, true));
 }
