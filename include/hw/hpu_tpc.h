@@ -763,6 +763,42 @@ static inline uint32_t hpu_tpc_check_tensor(const uint8_t *t, uint32_t want)
 	return HPU_TPC_BL_OK;
 }
 
+/* ---- FP32 to BF16 ---------------------------------------------------------
+ * vcvt.bf16.f32 and st.ts.bf16 on the bits, integer only (tpc.md,
+ * "Conversions"): @rm an HPU_TPC_RM_* mode, @sat clamps finite results to
+ * the largest finite value, @rnd the lane's random word (used by SR only).
+ * BF16 arithmetic rounds its FP32 result with HPU_TPC_RM_RN.
+ */
+static inline uint16_t hpu_tpc_f32_to_bf16(uint32_t x, unsigned int rm, int sat, uint32_t rnd)
+{
+	uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu, inexact = mag & 0xffffu, r;
+
+	if (mag > 0x7f800000u)		/* NaN: stays a NaN, quiet */
+		return (uint16_t)((x >> 16) | 0x0040u);
+	if (mag == 0x7f800000u)		/* infinities stay */
+		return (uint16_t)(x >> 16);
+	switch (rm) {
+	case HPU_TPC_RM_RN:
+		r = (mag + 0x7fffu + ((mag >> 16) & 1u)) >> 16;
+		break;
+	case HPU_TPC_RM_RU:
+		r = (mag >> 16) + (!sign && inexact);
+		break;
+	case HPU_TPC_RM_RD:
+		r = (mag >> 16) + (sign && inexact);
+		break;
+	case HPU_TPC_RM_SR:
+		r = (mag + (rnd & 0xffffu)) >> 16;
+		break;
+	default:			/* RZ */
+		r = mag >> 16;
+		break;
+	}
+	if (sat && r >= 0x7f80u)
+		r = 0x7f7fu;
+	return (uint16_t)((sign >> 16) | r);
+}
+
 /* ---- Random numbers: Philox-4x32-10 --------------------------------------
  * Draw n of the member with linear index m gives lane l the 32-bit word
  * (l % 4) of philox(counter = {n, l / 4, m & 0xffffffff, m >> 32},

@@ -334,3 +334,39 @@ TEST_CASE("the launch descriptor's layout is the spec's", "[launch]")
     CHECK(HPU_TPC_TENSOR_OFF(pad) == 12);
     CHECK(HPU_TPC_TENSOR_OFF(reserved) == 56);
 }
+
+TEST_CASE("f32 to bf16 rounds, saturates and keeps NaNs as the spec says", "[convert]")
+{
+    auto cv = [](uint32_t x, unsigned rm, int sat = 0, uint32_t rnd = 0) {
+        return hpu_tpc_f32_to_bf16(x, rm, sat, rnd);
+    };
+    CHECK(cv(0x3f800000u, HPU_TPC_RM_RN) == 0x3f80);   // 1.0 exact
+    CHECK(cv(0x3f808000u, HPU_TPC_RM_RN) == 0x3f80);   // tie to even (down)
+    CHECK(cv(0x3f818000u, HPU_TPC_RM_RN) == 0x3f82);   // tie to even (up)
+    CHECK(cv(0x3f808001u, HPU_TPC_RM_RN) == 0x3f81);   // above the tie
+    CHECK(cv(0x3f80ffffu, HPU_TPC_RM_RZ) == 0x3f80);
+    CHECK(cv(0x3f800001u, HPU_TPC_RM_RU) == 0x3f81);
+    CHECK(cv(0x3f800001u, HPU_TPC_RM_RD) == 0x3f80);
+    CHECK(cv(0xbf800001u, HPU_TPC_RM_RU) == 0xbf80);   // toward +inf: smaller magnitude
+    CHECK(cv(0xbf800001u, HPU_TPC_RM_RD) == 0xbf81);
+    CHECK(cv(0x3f800000u, HPU_TPC_RM_RU) == 0x3f80);   // exact stays
+    CHECK(cv(0x7f7fffffu, HPU_TPC_RM_RN) == 0x7f80);   // overflow to inf
+    CHECK(cv(0x7f7fffffu, HPU_TPC_RM_RN, 1) == 0x7f7f); // .sat: largest finite
+    CHECK(cv(0x7f7fffffu, HPU_TPC_RM_RZ) == 0x7f7f);
+    CHECK(cv(0xff7fffffu, HPU_TPC_RM_RU) == 0xff7f);   // negative toward +inf stays finite
+    CHECK(cv(0xff7fffffu, HPU_TPC_RM_RD) == 0xff80);
+    CHECK(cv(0x7f800000u, HPU_TPC_RM_RN, 1) == 0x7f80); // inf stays, even with .sat
+    CHECK(cv(0xff800000u, HPU_TPC_RM_RZ) == 0xff80);
+    CHECK(cv(0x7f800001u, HPU_TPC_RM_RN) == 0x7fc0);   // signalling NaN: quiet, never inf
+    CHECK(cv(0xff800001u, HPU_TPC_RM_RZ) == 0xffc0);
+    CHECK(cv(0x7fc12345u, HPU_TPC_RM_RN) == 0x7fc1);
+    CHECK(cv(0x80000000u, HPU_TPC_RM_RN) == 0x8000);   // -0
+    CHECK(cv(0x00008000u, HPU_TPC_RM_RN) == 0x0000);   // subnormal tie to even
+    CHECK(cv(0x00018000u, HPU_TPC_RM_RN) == 0x0002);
+    CHECK(cv(0x3f800001u, HPU_TPC_RM_SR, 0, 0) == 0x3f80);      // SR: adds the low 16 random bits
+    CHECK(cv(0x3f800001u, HPU_TPC_RM_SR, 0, 0xffff) == 0x3f81);
+    CHECK(cv(0x3f80c000u, HPU_TPC_RM_SR, 0, 0x3fffu) == 0x3f80);
+    CHECK(cv(0x3f80c000u, HPU_TPC_RM_SR, 0, 0xffff4000u) == 0x3f81); // only the low 16 bits count
+    CHECK(cv(0x7f7fffffu, HPU_TPC_RM_SR, 0, 0xffff) == 0x7f80);
+    CHECK(cv(0x7f7fffffu, HPU_TPC_RM_SR, 1, 0xffff) == 0x7f7f);
+}

@@ -64,6 +64,18 @@ TEST_CASE("the softmax example assembles and round-trips", "[kernels]")
     round_trip(r);
 }
 
+TEST_CASE("the bf16 scaling example assembles and round-trips", "[kernels]")
+{
+    Result r = example("scale_bf16.s");
+    REQUIRE(r.kernel.code.size() == 10);
+    // vcvt.bf16.f32 v3, v2, 1: source f32 (type), destination bf16 (type2), part 1
+    const Slot &s = r.kernel.code[8].slot[HPU_TPC_SLOT_VECTOR];
+    CHECK(HPU_TPC_GET(s.lo, TYPE) == HPU_TPC_DT_F32);
+    CHECK(HPU_TPC_GET(s.lo, TYPE2) == HPU_TPC_DT_BF16);
+    CHECK(HPU_TPC_GET(s.lo, PART) == 1);
+    round_trip(r);
+}
+
 TEST_CASE("the dropout example assembles and round-trips", "[kernels]")
 {
     Result r = example("dropout.s");
