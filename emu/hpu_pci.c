@@ -168,6 +168,7 @@ struct HpuState {
     char *fw_pubkey;
     uint32_t fw_min_version;
     char *fw_flash;
+    uint8_t mme_threads;
 };
 
 /* Environment of the core */
@@ -882,6 +883,11 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.fw_min_version = s->fw_min_version;
+    if (s->mme_threads < 1 || s->mme_threads > 64) {
+        error_setg(errp, "mme-threads: %u is not 1 to 64", s->mme_threads);
+        return;
+    }
+    cfg.mme_threads = s->mme_threads;
     if (s->fw_flash && *s->fw_flash) {
         if (!g_file_get_contents(s->fw_flash, &flash, &flash_len, &gerr)) {
             error_setg(errp, "fw-flash: cannot read %s: %s", s->fw_flash,
@@ -1081,6 +1087,8 @@ static const Property hpum_properties[] = {
     DEFINE_PROP_UUID("uuid", HpuState, uuid),
     DEFINE_PROP_STRING("fw-pubkey", HpuState, fw_pubkey),
     DEFINE_PROP_UINT32("fw-min-version", HpuState, fw_min_version, 0),
+    /* OpenBLAS threads of an MME product (process-wide, hpu_mme.c) */
+    DEFINE_PROP_UINT8("mme-threads", HpuState, mme_threads, 1),
     DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
 };
 
