@@ -872,7 +872,7 @@ int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
                  uint64_t want, bool write, HpuMemRun *out, HpuFault *f)
 {
     HpuRun run;
-    int r = hpum_run_xlat(c, e, asid, va, want, write, &run, f);
+    int r = hpum_run_xlat(c, e, asid, va, want, write, true, &run, f);
 
     if (r) {
         return r;
