@@ -148,6 +148,15 @@ typedef struct HpuCoreOps {
      * back into the core.
      */
     void (*trace)(void *opaque, HpuTraceId id, const uint64_t *arg);
+    /*
+     * Optional: call @fn(@arg, i) for every i < @n, on worker threads of
+     * the environment (the TPC engine's pool), and return when all calls
+     * have returned.  Called without the core lock, from the TPC engine's
+     * thread only; @fn takes the lock itself and may call @dma_read and
+     * @dma_write.  NULL: the core makes the calls one after the other.
+     */
+    void (*run_parallel)(void *opaque, void (*fn)(void *arg, unsigned int i),
+                         void *arg, unsigned int n);
 } HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
@@ -537,6 +546,11 @@ struct HpuCore {
     HpuMbox mbox;
     HpuSensors sens;
     HpuBusy busy[HPU_H1_ENGINES];
+    /*
+     * TPC cores a launch is split across: ENGINES.TPC (HPU_H1_TPC_ENGINES)
+     * from init; the unit tests lower it to compare splits.
+     */
+    unsigned int tpc_cores;
     HpuDeferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */

@@ -176,6 +176,34 @@ int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
                        uint64_t rows, uint64_t row_len, void *buf,
                        bool write, HpuFault *f);
 
+/* A translated run of an engine's address space (hpum_mem_run()). */
+typedef struct HpuMemRun {
+    uint64_t va;
+    uint64_t addr;              /* host bus address or HBM offset of @va */
+    uint64_t len;               /* bytes contiguous from @va */
+    bool host;
+    bool inject;                /* INJ_DMA_FAIL took it: fail the access */
+    bool write;                 /* translated for writing (else reading) */
+} HpuMemRun;
+
+/*
+ * Under the lock: translate [@va, @va + @want) of @asid for engine @e as
+ * far as it is physically contiguous (at least to the end of @va's page).
+ * Returns 0, or the failure status with @f filled and an MMU fault
+ * latched and counted, as hpum_mem_xfer() would (reads of a poisoned HBM
+ * page fail ECC here, when the run is translated).  The caller copies
+ * without the lock, between hpum_dma_begin() and hpum_dma_end() and with
+ * hbm.users raised, through hpum_hbm_read_raw() / hpum_hbm_write_raw()
+ * or the host's dma_read / dma_write.
+ */
+int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
+                 uint64_t want, bool write, HpuMemRun *out, HpuFault *f);
+/* HBM bytes (range checked by the caller); unbacked chunks read zero. */
+void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len);
+/* An engine's HBM write (poisoned pages dropped); false: out of memory. */
+bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
+                        uint64_t len);
+
 /* Engines (spec version 6, compute.md) */
 
 static inline HpuEngineClass hpum_engine_class(unsigned int e)

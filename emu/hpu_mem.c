@@ -864,6 +864,39 @@ static int hpum_run_xlat(HpuCore *c, unsigned int e, uint16_t asid,
     return 0;
 }
 
+/*
+ * hpum_mem_run(): one translated run for an engine that caches runs
+ * itself (the TPC cores' translation caches).
+ */
+int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
+                 uint64_t want, bool write, HpuMemRun *out, HpuFault *f)
+{
+    HpuRun run;
+    int r = hpum_run_xlat(c, e, asid, va, want, write, true, &run, f);
+
+    if (r) {
+        return r;
+    }
+    out->va = va;
+    out->addr = run.addr;
+    out->len = run.len;
+    out->host = run.host;
+    out->inject = run.inject;
+    out->write = write;
+    return 0;
+}
+
+void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len)
+{
+    hbm_copy_out(c, off, buf, len);
+}
+
+bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
+                        uint64_t len)
+{
+    return hbm_engine_write(c, off, buf, len);
+}
+
 /* Copy one translated run (without the lock); 0 on success. */
 static int hpum_run_copy(HpuCore *c, const HpuRun *run, bool write)
 {

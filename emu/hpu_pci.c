@@ -114,6 +114,29 @@ typedef struct HpuEngineThread {
     bool started;
 } HpuEngineThread;
 
+typedef struct HpuTpcPool HpuTpcPool;
+
+typedef struct HpuTpcWorker {
+    HpuTpcPool *pool;
+    unsigned int index;         /* the core it runs, 1..HPU_H1_TPC_ENGINES-1 */
+    QemuThread thread;
+} HpuTpcWorker;
+
+/* The TPC engine's worker threads (hpum_run_parallel). */
+struct HpuTpcPool {
+    QemuMutex lock;             /* the fields below */
+    QemuCond work;              /* a job or quit */
+    QemuCond idle;              /* every worker is done with the job */
+    void (*fn)(void *arg, unsigned int i);
+    void *arg;
+    unsigned int n;
+    unsigned int done;          /* workers done with generation @gen */
+    uint64_t gen;
+    bool quit;
+    bool started;
+    HpuTpcWorker w[HPU_H1_TPC_ENGINES];
+};
+
 struct HpuState {
     PCIDevice parent_obj;
 
@@ -126,6 +149,7 @@ struct HpuState {
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
     uint32_t irq_pending;       /* vectors, atomic */
     HpuEngineThread eng[HPU_H1_ENGINES];
+    HpuTpcPool tpc_pool;        /* the TPC cores but core 0 */
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
@@ -367,6 +391,134 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     }
 }
 
+/*
+ * HpuCoreOps.run_parallel: the TPC cores of a launch on the TPC engine's
+ * pool of HPU_H1_TPC_ENGINES - 1 worker threads (the calling engine thread
+ * runs core 0).  A launch is a generation of the pool: each worker runs
+ * its index of the current job once, then counts itself done.  Workers
+ * take part in RCU as engine threads do, since they DMA; they hold no
+ * reference to the device: they only run inside a call of the TPC
+ * engine's thread, which holds one, and instance_finalize joins them.
+ */
+static void *hpum_tpc_worker(void *opaque)
+{
+    HpuTpcWorker *w = opaque;
+    HpuTpcPool *p = w->pool;
+    uint64_t seen = 0;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->quit && p->gen == seen) {
+            qemu_cond_wait(&p->work, &p->lock);
+        }
+        if (p->gen != seen) {
+            void (*fn)(void *arg, unsigned int i) = p->fn;
+            void *arg = p->arg;
+            bool mine = w->index < p->n;
+
+            seen = p->gen;
+            qemu_mutex_unlock(&p->lock);
+            if (mine) {
+                fn(arg, w->index);
+            }
+            qemu_mutex_lock(&p->lock);
+            if (++p->done == HPU_H1_TPC_ENGINES - 1) {
+                qemu_cond_signal(&p->idle);
+            }
+            continue;
+        }
+        break;                  /* quit, no job left */
+    }
+    qemu_mutex_unlock(&p->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+static void hpum_run_parallel(void *opaque,
+                              void (*fn)(void *arg, unsigned int i),
+                              void *arg, unsigned int n)
+{
+    HpuTpcPool *p = &HPU(opaque)->tpc_pool;
+    unsigned int i;
+
+    qemu_mutex_lock(&p->lock);
+    if (p->quit) {
+        /* the workers are gone or going: one core after the other */
+        qemu_mutex_unlock(&p->lock);
+        for (i = 0; i < n; i++) {
+            fn(arg, i);
+        }
+        return;
+    }
+    p->fn = fn;
+    p->arg = arg;
+    p->n = n;
+    p->done = 0;
+    p->gen++;
+    qemu_cond_broadcast(&p->work);
+    qemu_mutex_unlock(&p->lock);
+    if (n) {
+        fn(arg, 0);
+    }
+    qemu_mutex_lock(&p->lock);
+    while (p->done < HPU_H1_TPC_ENGINES - 1) {
+        qemu_cond_wait(&p->idle, &p->lock);
+    }
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void hpum_start_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+    unsigned int i;
+
+    qemu_mutex_init(&p->lock);
+    qemu_cond_init(&p->work);
+    qemu_cond_init(&p->idle);
+    p->quit = false;
+    p->gen = 0;
+    for (i = 1; i < HPU_H1_TPC_ENGINES; i++) {
+        HpuTpcWorker *w = &p->w[i];
+
+        w->pool = p;
+        w->index = i;
+        qemu_thread_create(&w->thread, "hpu-tpc-core", hpum_tpc_worker, w,
+                           QEMU_THREAD_JOINABLE);
+    }
+    p->started = true;
+}
+
+static void hpum_stop_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+
+    if (!p->started) {
+        return;
+    }
+    qemu_mutex_lock(&p->lock);
+    p->quit = true;
+    qemu_cond_broadcast(&p->work);
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void hpum_join_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+    unsigned int i;
+
+    if (!p->started) {
+        return;
+    }
+    for (i = 1; i < HPU_H1_TPC_ENGINES; i++) {
+        qemu_thread_join(&p->w[i].thread);
+    }
+    p->started = false;
+    qemu_cond_destroy(&p->work);
+    qemu_cond_destroy(&p->idle);
+    qemu_mutex_destroy(&p->lock);
+}
+
 static const HpuCoreOps hpum_pci_core_ops = {
     .raise_msix = hpum_raise_msix,
     .log_guest_error = hpum_log_guest_error,
@@ -381,6 +533,7 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .kick_fw = hpum_kick_fw,
     .reset_drained = hpum_reset_drained,
     .trace = hpum_trace,
+    .run_parallel = hpum_run_parallel,
 };
 
 /*
@@ -507,6 +660,7 @@ static void hpum_stop_threads(HpuState *s)
     s->fw_quit = true;
     qemu_cond_signal(&s->fw_cond);
     qemu_mutex_unlock(&s->lock);
+    hpum_stop_tpc_pool(s);
 }
 
 /* instance_finalize: the last thread is gone or going (it dropped its ref). */
@@ -524,6 +678,7 @@ static void hpum_join_rest(HpuState *s)
         qemu_thread_join(&s->fw_thread);
         s->fw_started = false;
     }
+    hpum_join_tpc_pool(s);
 }
 
 static void hpum_timer_cb(void *opaque)
@@ -816,6 +971,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->core_ready = true;
+    hpum_start_tpc_pool(s);
     hpum_start_engines(s);
     hpum_start_fw(s);
 }

@@ -232,6 +232,7 @@ inline const HpuCoreOps env_ops = {
     .kick_fw = env_kick_fw,
     .reset_drained = env_reset_drained,
     .trace = env_trace,
+    .run_parallel = nullptr,           // TPC cores one after the other
 };
 
 // Firmware images for the tests

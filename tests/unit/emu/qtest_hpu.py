@@ -478,7 +478,7 @@ def mme_job(q, msix_entry):
                 break
         check(q.cmd(f"readl {target:#x}") == msg, f"MSI-X vector {2 + e} for MME{e - 9}")
     RING, CQ, CB, DESC = 0x500000, 0x501000, 0x502000, 0x503000
-    # TPC_LAUNCH on engine 8: the model refuses every launch for now
+    # TPC_LAUNCH on engine 8: a descriptor of zeros is refused (DESC_MAGIC)
     qs = 0x10000 + 0x1000 * R["HPU_ENGINE_TPC"]
     q.mem_write(CB + 0x100, le((0x06, 4), (0, 4), (HOST | DESC, 8)))
     q.mem_write(RING + 0x800, le((HOST | CB + 0x100, 8), (16, 4), (0, 2), (0, 2), (8, 8), (0, 8)))
@@ -493,6 +493,25 @@ def mme_job(q, msix_entry):
             break
     check(q.mem_read(CQ + 0x800, 16) == cqe(8, R["HPU_CQ_BAD_LAUNCH"], 0, 8, 0),
           "TPC_LAUNCH completes BAD_LAUNCH on engine 8")
+    # a kernel of one bundle ("halt") over 100000 members: the cores on
+    # their threads, the packet OK
+    BIN, LD = 0x504000, 0x505000
+    hdr = le((0x43505448, 4), (1, 2), (128, 2), (192, 4), (0, 4), (128, 4), (64, 4), (1, 4),
+             (0, 4), (0, 1), (0, 1), (1, 1), (0, 1))
+    hdr += bytes(80 - len(hdr)) + b"q" + bytes(47)
+    halt = bytes(16) + le((0x22, 8), (0, 8)) + bytes(32)
+    q.mem_write(BIN, hdr + halt)
+    q.mem_write(LD, le((0x4C505448, 4), (0, 4), (HOST | BIN, 8), (192, 4), (0, 4),
+                       (100000, 4), (1, 4), (1, 4), (1, 4), (1, 4)) + bytes(192 - 44))
+    q.mem_write(CB + 0x200, le((0x06, 4), (0, 4), (HOST | LD, 8)))
+    q.mem_write(RING + 0x820, le((HOST | CB + 0x200, 8), (16, 4), (0, 2), (0, 2), (9, 8),
+                                 (0, 8)))
+    q.wr(qs + 0x0C, 2)
+    for _ in range(20000):
+        if q.rd(qs + 0x20) == 2:
+            break
+    check(q.mem_read(CQ + 0x810, 16) == cqe(9, 0, 0, 8, 0),
+          f"TPC_LAUNCH of a halt kernel completes OK ({q.mem_read(CQ + 0x810, 16).hex()})")
 
 
 def errors_and_reset(q, msix_entry):

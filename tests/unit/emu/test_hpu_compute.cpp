@@ -172,7 +172,7 @@ TEST_CASE("packets on the wrong engine class fail BAD_PACKET", "[emu][compute][b
     CHECK(r.bread64(4096) == 0u);                   // nothing moved
 }
 
-TEST_CASE("TPC_LAUNCH: fields checked, then BAD_LAUNCH until the cores exist",
+TEST_CASE("TPC_LAUNCH: fields checked; a descriptor of zeros is BAD_LAUNCH DESC_MAGIC",
           "[emu][compute][tpc]")
 {
     Rig r;
@@ -186,8 +186,8 @@ TEST_CASE("TPC_LAUNCH: fields checked, then BAD_LAUNCH until the cores exist",
     CHECK(ev.engine == TPC);
     CHECK(ev.addr == 0x40000u);
     REQUIRE(r.env.errors.size() == 1);
-    CHECK(r.env.errors[0].find("TPC launch not implemented in this model yet") !=
-          std::string::npos);
+    CHECK(r.env.errors[0].find("DESC_MAGIC") != std::string::npos);
+    CHECK(ev.info == 1u);
     c = r.run_cb(Cb().raw(HPU_PKT_TPC_LAUNCH, 0).raw(0x40020, 0), 0, TPC, 0);
     CHECK(c.status == HPU_CQ_BAD_LAUNCH);
     CHECK(r.eqe(1).info == 1u);
