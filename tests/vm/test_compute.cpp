@@ -8,9 +8,9 @@
 //
 //   [compute]   everything here (hpu-vm-tests-compute in guest-suite.sh)
 //
-// The model's TPC_LAUNCH is a placeholder that fails every launch with
-// BAD_LAUNCH (rule 1 for a misaligned descriptor, 0 otherwise); real
-// launches come with the TPC core.
+// TPC_LAUNCH here is only refused (a zeroed or a misaligned launch
+// descriptor: rule DESC_MAGIC of Documentation/hw/tpc.md); real kernels run
+// in the device model's unit tests and, through libhpu, in later tests.
 //
 // Copyright (c) 2026 The hpu authors
 #include <array>
@@ -28,6 +28,7 @@
 
 #include "err_util.h"
 #include "hw/hpu_mme.h"
+#include "hw/hpu_tpc.h"
 #include "vm_util.h"
 
 using namespace vmt;
@@ -335,7 +336,7 @@ TEST_CASE("packets a compute engine does not run fail -EINVAL with BAD_PACKET", 
     CHECK(c.run(qm, Cb().write_value(buf.va, 6)) == 1);
 }
 
-TEST_CASE("TPC_LAUNCH on the placeholder: BAD_LAUNCH to the guilty context only", "[compute]")
+TEST_CASE("TPC_LAUNCH with a bad descriptor: BAD_LAUNCH to the guilty context only", "[compute]")
 {
     const std::string path = node(0);
     const auto e0 = errors_now(path);
@@ -355,7 +356,7 @@ TEST_CASE("TPC_LAUNCH on the placeholder: BAD_LAUNCH to the guilty context only"
         std::uint64_t desc;
         std::uint32_t rule;
     };
-    for (const Case k : {Case{desc.va, 0}, Case{desc.va + 8, 1}}) {
+    for (const Case k : {Case{desc.va, HPU_TPC_BL_DESC_MAGIC}, Case{desc.va + 8, HPU_TPC_BL_DESC_MAGIC}}) {
         INFO("descriptor 0x" << std::hex << k.desc << std::dec << ", rule " << k.rule);
         Cb cb;
         // The write after the launch must not run: a failed launch stops the buffer.
