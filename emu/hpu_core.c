@@ -818,6 +818,7 @@ bool hpum_core_init(HpuCore *c, const HpuCoreOps *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->cfg = *cfg;
+    c->tpc_cores = HPU_H1_TPC_ENGINES;
     if (!hpum_fw_init(c)) {
         hpum_fw_fini(c);
         return false;

@@ -12,7 +12,10 @@
  * (hpu_qm.c); the management CPU, the engine watchdog and fault injection
  * (hpu_ras.c); and, for Documentation/hw/firmware-and-telemetry.md (spec
  * version 4), the boot ROM, image verification, flash, mailbox, sensors
- * and busy counters (hpu_fw.c).  It knows nothing about QEMU; it reaches
+ * and busy counters (hpu_fw.c, hpu_sensors.c); for
+ * Documentation/hw/compute.md (spec version 6), the queue managers of the
+ * TPC engine and the two MMEs (hpu_qm.c), the MMEs' GEMMs (hpu_mme.c) and
+ * the TPC launch (hpu_tpc.c).  It knows nothing about QEMU; it reaches
  * its environment (MSI-X, logging, one one-shot timer, host memory, a
  * lock, engine wake-ups) only through HpuCoreOps, so the same
  * files build into QEMU (emu/hpu_pci.c) and into host unit tests
@@ -46,6 +49,11 @@
 #define HPU_H1_DMA_ENGINES      8
 #define HPU_H1_TPC_ENGINES      8
 #define HPU_H1_MME_ENGINES      2
+/*
+ * Spec version 6: engine indexes 0-7 DMA, 8 the TPC cluster (of
+ * HPU_H1_TPC_ENGINES cores), 9-10 the MMEs, each behind a queue manager.
+ */
+#define HPU_H1_ENGINES          HPU_NUM_ENGINES
 #define HPU_H1_HBM_STACKS       4
 #define HPU_H1_REVISION         0x00000100      /* 1.0 */
 
@@ -85,8 +93,9 @@ typedef enum HpuTraceId {
  * the opaque pointer given to hpum_core_init().  None may be NULL.
  *
  * Threads: BAR accesses, the timer and resets come from one context (QEMU's
- * vCPUs and main loop under the BQL); each DMA engine runs
- * hpum_core_engine_step() in a thread of its own, and the boot ROM's worker
+ * vCPUs and main loop under the BQL); each engine (DMA, TPC, MME: engine
+ * indexes 0..HPU_H1_ENGINES - 1) runs hpum_core_engine_step() in a thread
+ * of its own, and the boot ROM's worker
  * runs hpum_core_fw_step() in another.  The core serialises its state with
  * @lock/@unlock, a plain (non-recursive) mutex, which it takes itself in
  * every entry point except hpum_core_engine_ready() and hpum_core_fw_ready().
@@ -139,6 +148,15 @@ typedef struct HpuCoreOps {
      * back into the core.
      */
     void (*trace)(void *opaque, HpuTraceId id, const uint64_t *arg);
+    /*
+     * Optional: call @fn(@arg, i) for every i < @n, on worker threads of
+     * the environment (the TPC engine's pool), and return when all calls
+     * have returned.  Called without the core lock, from the TPC engine's
+     * thread only; @fn takes the lock itself and may call @dma_read and
+     * @dma_write.  NULL: the core makes the calls one after the other.
+     */
+    void (*run_parallel)(void *opaque, void (*fn)(void *arg, unsigned int i),
+                         void *arg, unsigned int n);
 } HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
@@ -334,7 +352,7 @@ typedef struct HpuSensors {
     uint64_t busy_last[HPU_H1_DMA_ENGINES];     /* BUSY_NS at last period */
 } HpuSensors;
 
-/* BUSY_NS of a DMA engine */
+/* BUSY_NS of an engine */
 typedef struct HpuBusy {
     uint64_t ns;                /* completed packets */
     uint64_t start;             /* of the packet in execution */
@@ -475,13 +493,29 @@ typedef struct HpuStream {
     uint64_t progress_ns;       /* fetched, packet done or WAIT released */
 } HpuStream;
 
+/* The class of an engine index (compute.md): which packets it runs. */
+typedef enum HpuEngineClass {
+    HPU_ENG_DMA,
+    HPU_ENG_TPC,
+    HPU_ENG_MME,
+} HpuEngineClass;
+
+typedef struct HpuMmeBufs HpuMmeBufs;  /* hpu_mme.c */
+
 typedef struct HpuEngine {
     HpuStream st[HPU_QM_STREAMS];
     unsigned int rr;            /* next stream to consider */
     bool busy;                  /* a step runs outside the lock */
-    bool stuck;                 /* INJ_HANG took it: runs nothing */
-    uint64_t progress_ns;       /* last packet or LIN_DMA piece done */
+    /*
+     * INJ_HANG took it: runs nothing.  A compute engine is stuck in the
+     * packet of stream @stuck_s and lets go when that stream is disabled
+     * (compute.md); a DMA engine only with a reset.
+     */
+    bool stuck;
+    unsigned int stuck_s;
+    uint64_t progress_ns;       /* packet, piece, tile or member done */
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
+    HpuMmeBufs *mme;            /* MME work buffers, engine thread only */
 } HpuEngine;
 
 struct HpuCore {
@@ -492,7 +526,7 @@ struct HpuCore {
     HpuHbm hbm;
     HpuMmu mmu;
     HpuEq eq;
-    HpuEngine eng[HPU_H1_DMA_ENGINES];
+    HpuEngine eng[HPU_H1_ENGINES];
     uint32_t sob[HPU_NUM_SOBS];
     HpuTimers tmr;
     HpuCpu cpu;
@@ -501,7 +535,12 @@ struct HpuCore {
     HpuFlash flash;
     HpuMbox mbox;
     HpuSensors sens;
-    HpuBusy busy[HPU_H1_DMA_ENGINES];
+    HpuBusy busy[HPU_H1_ENGINES];
+    /*
+     * TPC cores a launch is split across: ENGINES.TPC (HPU_H1_TPC_ENGINES)
+     * from init; the unit tests lower it to compare splits.
+     */
+    unsigned int tpc_cores;
     HpuDeferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
@@ -623,8 +662,9 @@ void hpum_core_hbm_window_write(HpuCore *c, uint64_t addr,
                                 uint64_t val, unsigned int size);
 
 /*
- * Run one unit of work of DMA engine @e (fetch a descriptor, execute one
- * packet, release a WAIT, or write an ABORTED completion), taking its
+ * Run one unit of work of engine @e (< HPU_H1_ENGINES: fetch a descriptor,
+ * execute one packet, release a WAIT, or write an ABORTED completion),
+ * taking its
  * streams round robin.  Returns whether the engine has more work at once.
  * The engine's thread calls it in a loop and sleeps (until kick_engine)
  * while hpum_core_engine_ready() is false; tests call it synchronously.

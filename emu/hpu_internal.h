@@ -161,6 +161,142 @@ void hpum_hbm_unpoison(HpuCore *c);
 bool hpum_scrub_step(HpuCore *c);
 bool hpum_scrub_ready(HpuCore *c);
 
+/*
+ * Copy @rows rows of @row_len bytes between @buf (dense: row r at
+ * @buf + r * @row_len) and memory at @va + r * @stride of @asid for engine
+ * @e (@write: buf to memory): the bulk form of hpum_mem_xfer() for 2-D
+ * operands.  It translates a batch of page runs (up to 1 MiB, 64 runs)
+ * under one lock hold, then copies them without the lock (memcpy from
+ * HBM chunks, one dma_read/dma_write per host run); dense rows
+ * (@stride == @row_len) are one run.  Results as hpum_mem_xfer(); on a
+ * failure the rows before the failing run have been copied.
+ */
+int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
+                       uint16_t asid, uint64_t va, uint64_t stride,
+                       uint64_t rows, uint64_t row_len, void *buf,
+                       bool write, HpuFault *f);
+
+/* A translated run of an engine's address space (hpum_mem_run()). */
+typedef struct HpuMemRun {
+    uint64_t va;
+    uint64_t addr;              /* host bus address or HBM offset of @va */
+    uint64_t len;               /* bytes contiguous from @va */
+    bool host;
+    bool inject;                /* INJ_DMA_FAIL took it: fail the access */
+    bool write;                 /* translated for writing (else reading) */
+} HpuMemRun;
+
+/*
+ * Under the lock: translate [@va, @va + @want) of @asid for engine @e as
+ * far as it is physically contiguous (at least to the end of @va's page).
+ * Returns 0, or the failure status with @f filled and an MMU fault
+ * latched and counted, as hpum_mem_xfer() would (reads of a poisoned HBM
+ * page fail ECC here, when the run is translated).  The caller copies
+ * without the lock, between hpum_dma_begin() and hpum_dma_end() and with
+ * hbm.users raised, through hpum_hbm_read_raw() / hpum_hbm_write_raw()
+ * or the host's dma_read / dma_write.
+ */
+int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
+                 uint64_t want, bool write, HpuMemRun *out, HpuFault *f);
+/* HBM bytes (range checked by the caller); unbacked chunks read zero. */
+void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len);
+/* An engine's HBM write (poisoned pages dropped); false: out of memory. */
+bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
+                        uint64_t len);
+
+/* Engines (spec version 6, compute.md) */
+
+static inline HpuEngineClass hpum_engine_class(unsigned int e)
+{
+    return e < HPU_ENGINE_TPC ? HPU_ENG_DMA :
+           e == HPU_ENGINE_TPC ? HPU_ENG_TPC : HPU_ENG_MME;
+}
+
+/* "DMA3", "TPC", "MME1": the name of engine @e in the guest-error log. */
+const char *hpum_engine_name(unsigned int e);
+
+/* Internal step results besides the completion statuses (HPU_CQ_*). */
+#define HPU_STEP_WAITING        (-1)
+#define HPU_STEP_ABORT          HPU_XFER_STALE  /* also: a reset overtook it */
+#define HPU_STEP_HANG           (-3)
+
+/* What a step knows about the descriptor it works on. */
+typedef struct HpuJob {
+    uint32_t gen;               /* the stream's generation when it began */
+    uint32_t epoch;             /* c->epoch when the step began */
+    uint64_t seq;
+    uint64_t cb_addr;
+    uint32_t cb_size;
+    uint32_t pos;               /* offset of the packet */
+    uint16_t asid;              /* of the command buffer: every access */
+    /* out: a WAIT that does not hold yet */
+    uint32_t wait_sob;
+    uint32_t wait_value;
+    uint32_t wait_cond;
+} HpuJob;
+
+/*
+ * One packet being executed, as its handler sees it: the engine @e and
+ * stream @s, the job, the packet's bytes (@p, as long as its opcode's
+ * size), and where a fault (@f) or an event (@ev) goes.
+ *
+ * A handler runs without the lock and returns a completion status
+ * (HPU_CQ_*) or HPU_STEP_ABORT / HPU_STEP_HANG.  For a failure with an
+ * event it sets @ev->id and, but for BAD_PACKET and PRIV (whose address
+ * and info are the command buffer's and the offset), @ev->addr and
+ * @ev->info; severity, engine and ASID are filled in by the caller, and an
+ * MMU_FAULT, ECC or BUS_ERROR result from hpum_mem_xfer*() needs nothing
+ * but its return value (the caller posts the event from @f).
+ *
+ * Compute handlers (TPC_LAUNCH, MME_GEMM) take every access through
+ * hpum_mem_xfer() / hpum_mem_xfer_rows() with @j->epoch and @j->asid, and
+ * call hpum_job_progress() after each unit of work (an index-space member,
+ * an output tile) and hpum_job_check() before each store they begin: a
+ * result other than HPU_CQ_OK is returned at once, with nothing more
+ * stored.  Those four take the core lock themselves (call them without
+ * it) and may be called from several worker threads of the one engine at
+ * once (the TPC's cores), each with its own HpuFault; hpum_pkt_bad() and
+ * hpum_bad_launch() fill @ev, so only the thread that returns the
+ * handler's result calls them.
+ */
+typedef struct HpuPacket {
+    HpuCore *c;
+    unsigned int e;
+    unsigned int s;
+    HpuJob *j;
+    uint8_t *p;
+    HpuFault *f;
+    HpuEvent *ev;
+} HpuPacket;
+
+/*
+ * Whether the packet's job may go on (takes the lock): HPU_CQ_OK; or
+ * HPU_STEP_ABORT if its stream was disabled or re-enabled, or a soft,
+ * hard or power-on reset came (abandon it: the caller completes it
+ * ABORTED, or drops it after a reset); or HPU_STEP_HANG if INJ_HANG holds
+ * the engine (stop there: the engine stays in this packet until the
+ * stream is disabled or a reset comes).
+ */
+int hpum_job_check(const HpuPacket *k);
+/* A unit of work is done: note the engine's progress, then check. */
+int hpum_job_progress(const HpuPacket *k);
+/* Fail the packet BAD_PACKET with @why in the guest-error log. */
+int hpum_pkt_bad(const HpuPacket *k, const char *why);
+/*
+ * Fail the packet BAD_LAUNCH: log @why, event BAD_LAUNCH with the
+ * descriptor's address @desc and the rule's code @code.
+ */
+int hpum_bad_launch(const HpuPacket *k, uint64_t desc, uint32_t code,
+                    const char *why);
+
+/* hpu_tpc.c: the TPC_LAUNCH packet (engine 8) */
+int hpum_tpc_launch(const HpuPacket *k);
+
+/* hpu_mme.c: the MME_GEMM packet (engines 9, 10) */
+int hpum_mme_gemm(const HpuPacket *k);
+/* Free an engine's MME work buffers (teardown). */
+void hpum_mme_free(HpuMmeBufs *b);
+
 /* hpu_qm.c: queue managers, engines, sync objects, event queue */
 extern const HpuBlock hpum_eq_block;
 extern const HpuBlock hpum_qm_block;
@@ -243,7 +379,7 @@ void hpum_sensors_reset(HpuCore *c, HpuResetKind kind);
 void hpum_sensor_start(HpuCore *c);
 /* One sensor period of the firmware (the CPU is RUNNING). */
 void hpum_sensor_period(HpuCore *c);
-/* Under the lock: DMA engine @e starts / ends executing a packet. */
+/* Under the lock: engine @e starts / ends executing a packet. */
 void hpum_busy_begin(HpuCore *c, unsigned int e);
 void hpum_busy_end(HpuCore *c, unsigned int e);
 

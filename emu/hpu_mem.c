@@ -663,7 +663,8 @@ static void hpum_mmu_fault(HpuCore *c, unsigned int e, uint16_t asid,
                     ((uint32_t)cause << 4 & HPU_FAULT_CAUSE_MASK) |
                     (e << 8 & HPU_FAULT_ENGINE_MASK);
 
-    HPU_LOG(c, "DMA%u: MMU fault, ASID %u %s at 0x%llx: %s", e, asid,
+    HPU_LOG(c, "%s: MMU fault, ASID %u %s at 0x%llx: %s", hpum_engine_name(e),
+            asid,
             write ? "write" : "read", (unsigned long long)va,
             hpum_fault_names[cause]);
     HPU_TRACE(c, HPU_TRACE_MMU_FAULT, e, asid, va, info);
@@ -683,7 +684,8 @@ static void hpum_bus_error(HpuCore *c, unsigned int e, uint16_t asid,
                            uint64_t va, bool write, const char *why,
                            HpuFault *f)
 {
-    HPU_LOG(c, "DMA%u: bus error, ASID %u %s at 0x%llx: %s", e, asid,
+    HPU_LOG(c, "%s: bus error, ASID %u %s at 0x%llx: %s", hpum_engine_name(e),
+            asid,
             write ? "write" : "read", (unsigned long long)va, why);
     f->status = HPU_CQ_BUS_ERROR;
     f->va = va;
@@ -695,7 +697,8 @@ static void hpum_bus_error(HpuCore *c, unsigned int e, uint16_t asid,
 static void hpum_ecc_error(HpuCore *c, unsigned int e, uint16_t asid,
                            uint64_t va, const char *why, HpuFault *f)
 {
-    HPU_LOG(c, "DMA%u: ECC error, ASID %u read at 0x%llx: %s", e, asid,
+    HPU_LOG(c, "%s: ECC error, ASID %u read at 0x%llx: %s", hpum_engine_name(e),
+            asid,
             (unsigned long long)va, why);
     f->status = HPU_CQ_ECC;
     f->va = va;
@@ -790,6 +793,193 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
         va += n;
         p += n;
         len -= n;
+    }
+    return HPU_CQ_OK;
+}
+
+/* hpum_mem_xfer_rows(): runs translated per lock hold, bytes per batch */
+#define HPU_XFER_RUNS           64
+#define HPU_XFER_BATCH          (1ULL << 20)
+
+typedef struct HpuRun {
+    bool host;
+    bool inject;                /* INJ_DMA_FAIL: fail without access */
+    uint64_t va;
+    uint64_t addr;              /* bus address or HBM offset */
+    uint64_t len;
+    uint8_t *p;
+} HpuRun;
+
+/*
+ * Under the lock: translate the run at @va (at most @want bytes, extended
+ * over physically contiguous pages) into @run.  Returns 0 or the failure
+ * status with @f filled (a fault latched).
+ */
+static int hpum_run_xlat(HpuCore *c, unsigned int e, uint16_t asid,
+                         uint64_t va, uint64_t want, bool write,
+                         HpuRun *run, HpuFault *f)
+{
+    HpuXlat x, y;
+    uint64_t n;
+    int r = hpum_xlat(c, asid, va, write, &x);
+
+    if (r == HPU_XLAT_BUS_ERROR) {
+        hpum_bus_error(c, e, asid, va, write, "beyond HBM", f);
+        return f->status;
+    }
+    if (r == HPU_XLAT_ECC) {
+        hpum_ecc_error(c, e, asid, va, "page table in a poisoned page", f);
+        return f->status;
+    }
+    if (r) {
+        hpum_mmu_fault(c, e, asid, va, write, r, f);
+        return f->status;
+    }
+    n = HPU_MIN(want, x.len);
+    while (n < want && hpum_xlat(c, asid, va + n, write, &y) == 0 &&
+           y.host == x.host && y.addr == x.addr + n) {
+        n += HPU_MIN(want - n, y.len);
+    }
+    if (!x.host && !write && hbm_any_poisoned(c, x.addr, n)) {
+        hpum_ecc_error(c, e, asid, va, "read of a poisoned HBM page", f);
+        return f->status;
+    }
+    run->host = x.host;
+    run->inject = false;
+    if (x.host && (c->inj.dma_fail & (1u << e))) {
+        c->inj.dma_fail &= ~(1u << e);          /* INJ_DMA_FAIL: used */
+        run->inject = true;
+    }
+    run->va = va;
+    run->addr = x.addr;
+    run->len = n;
+    return 0;
+}
+
+/*
+ * hpum_mem_run(): one translated run for an engine that caches runs
+ * itself (the TPC cores' translation caches).
+ */
+int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
+                 uint64_t want, bool write, HpuMemRun *out, HpuFault *f)
+{
+    HpuRun run;
+    int r = hpum_run_xlat(c, e, asid, va, want, write, &run, f);
+
+    if (r) {
+        return r;
+    }
+    out->va = va;
+    out->addr = run.addr;
+    out->len = run.len;
+    out->host = run.host;
+    out->inject = run.inject;
+    out->write = write;
+    return 0;
+}
+
+void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len)
+{
+    hbm_copy_out(c, off, buf, len);
+}
+
+bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
+                        uint64_t len)
+{
+    return hbm_engine_write(c, off, buf, len);
+}
+
+/* Copy one translated run (without the lock); 0 on success. */
+static int hpum_run_copy(HpuCore *c, const HpuRun *run, bool write)
+{
+    if (run->inject) {
+        return 1;
+    }
+    if (run->host) {
+        return write ? c->ops->dma_write(c->opaque, run->addr, run->p,
+                                         run->len)
+                     : c->ops->dma_read(c->opaque, run->addr, run->p,
+                                        run->len);
+    }
+    if (write) {
+        return !hbm_engine_write(c, run->addr, run->p, run->len);
+    }
+    hbm_copy_out(c, run->addr, run->p, run->len);
+    return 0;
+}
+
+int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
+                       uint16_t asid, uint64_t va, uint64_t stride,
+                       uint64_t rows, uint64_t row_len, void *buf,
+                       bool write, HpuFault *f)
+{
+    HpuRun run[HPU_XFER_RUNS];
+    uint8_t *p = buf;
+    uint64_t row = 0, in = 0;
+
+    if (rows > 1 && stride == row_len) {
+        row_len *= rows;                /* dense: one run of runs */
+        rows = 1;
+    }
+    while (row < rows && row_len) {
+        unsigned int n = 0, i;
+        uint64_t bytes = 0;
+        int fail = 0, r = 0;
+
+        hpum_lock(c);
+        if (c->dead || epoch != c->epoch) {
+            hpum_unlock(c);
+            return HPU_XFER_STALE;
+        }
+        while (row < rows && n < HPU_XFER_RUNS && bytes < HPU_XFER_BATCH) {
+            fail = hpum_run_xlat(c, e, asid, va + row * stride + in,
+                                 HPU_MIN(row_len - in,
+                                         HPU_XFER_BATCH - bytes),
+                                 write, &run[n], f);
+            if (fail) {
+                break;
+            }
+            run[n].p = p;
+            p += run[n].len;
+            bytes += run[n].len;
+            in += run[n].len;
+            if (in == row_len) {
+                in = 0;
+                row++;
+            }
+            n++;
+        }
+        if (n) {
+            __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+            hpum_dma_begin(c, epoch);    /* checked above, lock held since */
+        }
+        hpum_unlock(c);
+        for (i = 0; i < n && !r; i++) {
+            r = hpum_run_copy(c, &run[i], write);
+        }
+        if (!n) {
+            return fail;
+        }
+        __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+        hpum_lock(c);
+        hpum_dma_end(c, epoch);
+        if (r) {
+            const HpuRun *bad = &run[i - 1];
+
+            hpum_bus_error(c, e, asid, bad->va, write,
+                           bad->inject ? "injected host access failure" :
+                           bad->host ? "host memory access failed"
+                                     : "out of host memory for HBM backing",
+                           f);
+            f->host = bad->host;
+            f->bus = bad->addr;
+            hpum_unlock(c);
+            return f->status;
+        }
+        hpum_unlock(c);
+        if (fail) {
+            return fail;
+        }
     }
     return HPU_CQ_OK;
 }

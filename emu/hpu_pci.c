@@ -36,7 +36,8 @@
  *         32 vectors
  *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
  *
- * Each of the 8 DMA engines runs in a thread of its own (hpum_engine_thread),
+ * Each engine (8 DMA, the TPC cluster, 2 MMEs: spec version 6) runs in a
+ * thread of its own (hpum_engine_thread: hpu-dmaN, hpu-tpc, hpu-mmeN),
  * which steps the core's engine and sleeps on a condition variable while it
  * has no work; a doorbell write only latches PI and wakes it.  The core's
  * state is guarded by s->lock, which the core takes itself.  Engines reach
@@ -124,7 +125,7 @@ struct HpuState {
     QemuMutex lock;             /* the core lock */
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
     uint32_t irq_pending;       /* vectors, atomic */
-    HpuEngineThread eng[HPU_H1_DMA_ENGINES];
+    HpuEngineThread eng[HPU_H1_ENGINES];
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
@@ -365,6 +366,52 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     }
 }
 
+/*
+ * HpuCoreOps.run_parallel: the TPC cores of one launch, each on a thread
+ * of its own for the launch (the calling engine thread runs core 0).  The
+ * threads take part in RCU as engine threads do, since they DMA.
+ */
+typedef struct HpuTpcWorker {
+    QemuThread thread;
+    void (*fn)(void *arg, unsigned int i);
+    void *arg;
+    unsigned int index;
+} HpuTpcWorker;
+
+static void *hpum_tpc_worker(void *opaque)
+{
+    HpuTpcWorker *w = opaque;
+
+    rcu_register_thread();
+    w->fn(w->arg, w->index);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+static void hpum_run_parallel(void *opaque,
+                              void (*fn)(void *arg, unsigned int i),
+                              void *arg, unsigned int n)
+{
+    HpuTpcWorker w[HPU_H1_TPC_ENGINES];
+    unsigned int i;
+
+    (void)opaque;
+    n = MIN(n, HPU_H1_TPC_ENGINES);
+    for (i = 1; i < n; i++) {
+        w[i].fn = fn;
+        w[i].arg = arg;
+        w[i].index = i;
+        qemu_thread_create(&w[i].thread, "hpu-tpc-core", hpum_tpc_worker,
+                           &w[i], QEMU_THREAD_JOINABLE);
+    }
+    if (n) {
+        fn(arg, 0);
+    }
+    for (i = 1; i < n; i++) {
+        qemu_thread_join(&w[i].thread);
+    }
+}
+
 static const HpuCoreOps hpum_pci_core_ops = {
     .raise_msix = hpum_raise_msix,
     .log_guest_error = hpum_log_guest_error,
@@ -379,6 +426,7 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .kick_fw = hpum_kick_fw,
     .reset_drained = hpum_reset_drained,
     .trace = hpum_trace,
+    .run_parallel = hpum_run_parallel,
 };
 
 /*
@@ -396,7 +444,7 @@ static void hpum_thread_done(HpuState *s)
     aio_bh_schedule_oneshot(qemu_get_aio_context(), hpum_unref_bh, s);
 }
 
-/* DMA engine threads */
+/* Engine threads */
 
 static void *hpum_engine_thread(void *opaque)
 {
@@ -430,7 +478,7 @@ static void hpum_start_engines(HpuState *s)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         HpuEngineThread *t = &s->eng[e];
         char name[16];
 
@@ -438,7 +486,13 @@ static void hpum_start_engines(HpuState *s)
         t->index = e;
         t->quit = false;
         qemu_cond_init(&t->cond);
-        snprintf(name, sizeof(name), "hpu-dma%u", e);
+        if (e < HPU_ENGINE_TPC) {
+            snprintf(name, sizeof(name), "hpu-dma%u", e);
+        } else if (e == HPU_ENGINE_TPC) {
+            snprintf(name, sizeof(name), "hpu-tpc");
+        } else {
+            snprintf(name, sizeof(name), "hpu-mme%u", e - HPU_ENGINE_MME0);
+        }
         object_ref(OBJECT(s));  /* dropped by hpum_thread_done() */
         qemu_thread_create(&t->thread, name, hpum_engine_thread, t,
                            QEMU_THREAD_JOINABLE);
@@ -492,7 +546,7 @@ static void hpum_stop_threads(HpuState *s)
     unsigned int e;
 
     qemu_mutex_lock(&s->lock);
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         s->eng[e].quit = true;
         qemu_cond_signal(&s->eng[e].cond);
     }
@@ -506,7 +560,7 @@ static void hpum_join_rest(HpuState *s)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         if (s->eng[e].started) {
             qemu_thread_join(&s->eng[e].thread);
             s->eng[e].started = false;
@@ -844,7 +898,7 @@ static void hpum_instance_finalize(Object *obj)
     s->reset_bh = NULL;
     timer_free(s->timer);
     s->timer = NULL;
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         qemu_cond_destroy(&s->eng[e].cond);
     }
     qemu_cond_destroy(&s->fw_cond);

@@ -23,36 +23,17 @@
  *
  * Copyright (c) 2026 The hpu authors
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpu_internal.h"
 
 #define HPU_QM_BASE             HPU_REG_QM_STREAM(0, 0)
-#define HPU_QM_SIZE             (HPU_REG_QM_STREAM(HPU_H1_DMA_ENGINES, 0) - \
+#define HPU_QM_SIZE             (HPU_REG_QM_STREAM(HPU_H1_ENGINES, 0) - \
                                  HPU_QM_BASE)
 #define HPU_EQ_BLOCK_SIZE       (HPU_REG_EQ_DROPPED + 4 - HPU_REG_EQ_LO)
 #define HPU_LIN_DMA_MAX         (1ULL << 32)
-
-/* Internal step results besides the completion statuses (HPU_CQ_*). */
-#define HPU_STEP_WAITING        (-1)
-#define HPU_STEP_ABORT          HPU_XFER_STALE  /* also: a reset overtook it */
-#define HPU_STEP_HANG           (-3)
-
-/* What a step knows about the descriptor it works on. */
-typedef struct HpuJob {
-    uint32_t gen;
-    uint32_t epoch;             /* c->epoch when the step began */
-    uint64_t seq;
-    uint64_t cb_addr;
-    uint32_t cb_size;
-    uint32_t pos;
-    uint16_t asid;
-    /* out: a WAIT that does not hold yet */
-    uint32_t wait_sob;
-    uint32_t wait_value;
-    uint32_t wait_cond;
-} HpuJob;
 
 /* Sync objects */
 
@@ -80,7 +61,7 @@ static void hpum_sob_changed(HpuCore *c)
 {
     unsigned int e, s;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             if (c->eng[e].st[s].waiting) {
                 c->ops->kick_engine(c->opaque, e);
@@ -366,8 +347,17 @@ static bool hpum_stream_enabled(const HpuStream *st)
 static bool hpum_stream_runnable(HpuCore *c, HpuEngine *eng,
                                  HpuStream *st)
 {
-    if (eng->stuck || c->dead) {
-        return false;                   /* INJ_HANG: until a reset */
+    if (c->dead) {
+        return false;
+    }
+    if (eng->stuck) {
+        /*
+         * INJ_HANG: a DMA engine until a reset; a compute engine until the
+         * stream it hangs in is disabled (it then writes ABORTED).
+         */
+        return hpum_engine_class(eng - c->eng) != HPU_ENG_DMA &&
+               st == &eng->st[eng->stuck_s] && st->active &&
+               (!hpum_stream_enabled(st) || c->resetting);
     }
     if (!st->active) {
         return hpum_stream_enabled(st) && !c->resetting && st->pi != st->ci;
@@ -403,6 +393,24 @@ static bool hpum_job_stopped(HpuCore *c, const HpuStream *st,
 {
     return st->gen != j->gen || !hpum_stream_enabled(st) || c->resetting ||
            c->epoch != j->epoch || c->dead;
+}
+
+/*
+ * A compute engine hung in a packet (INJ_HANG, or a launch the watchdog
+ * found making no progress) completed it: it lets go (compute.md).  Its
+ * other streams were hung only with it; their watchdog periods start
+ * again.
+ */
+static void hpum_engine_let_go(HpuCore *c, unsigned int e)
+{
+    HpuEngine *eng = &c->eng[e];
+    unsigned int s;
+
+    eng->stuck = false;
+    eng->progress_ns = hpum_now(c);
+    for (s = 0; s < HPU_QM_STREAMS; s++) {
+        eng->st[s].hung = false;
+    }
 }
 
 /*
@@ -443,13 +451,18 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
         return;
     }
     if (r) {
-        HPU_LOG(c, "DMA%u.%u: writing the completion record at 0x%llx "
-                "failed: the record is lost", e, s, (unsigned long long)addr);
+        HPU_LOG(c, "%s.%u: writing the completion record at 0x%llx "
+                "failed: the record is lost", hpum_engine_name(e), s,
+                (unsigned long long)addr);
     }
     HPU_TRACE(c, HPU_TRACE_COMPLETION, e, s, st->seq, (uint32_t)status,
               offset);
     st->cq_pi++;
     st->ci++;
+    if (hpum_engine_class(e) != HPU_ENG_DMA &&
+        (st->hung || (c->eng[e].stuck && c->eng[e].stuck_s == s))) {
+        hpum_engine_let_go(c, e);
+    }
     st->active = false;
     st->waiting = false;
     st->hung = false;
@@ -487,8 +500,8 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     st->pos = 0;
     st->progress_ns = hpum_now(c);
     if (r) {
-        HPU_LOG(c, "DMA%u.%u: reading the descriptor at 0x%llx failed", e, s,
-                (unsigned long long)addr);
+        HPU_LOG(c, "%s.%u: reading the descriptor at 0x%llx failed",
+                hpum_engine_name(e), s, (unsigned long long)addr);
         st->seq = 0;
         hpum_complete(c, e, s, gen, HPU_CQ_BUS_ERROR, 0);
         return;
@@ -504,8 +517,8 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     if ((st->cb_addr & 7) || (st->cb_size & 7) || st->cb_size < 8 ||
         st->cb_size > HPU_CB_MAX_SIZE || flags || rsvd ||
         st->cb_addr + st->cb_size < st->cb_addr) {
-        HPU_LOG(c, "DMA%u.%u: bad descriptor %u (cb 0x%llx size %u flags "
-                "0x%x reserved 0x%llx)", e, s, st->ci,
+        HPU_LOG(c, "%s.%u: bad descriptor %u (cb 0x%llx size %u flags "
+                "0x%x reserved 0x%llx)", hpum_engine_name(e), s, st->ci,
                 (unsigned long long)st->cb_addr, st->cb_size, flags,
                 (unsigned long long)rsvd);
         hpum_complete(c, e, s, gen, HPU_CQ_BAD_DESC, 0);
@@ -581,29 +594,14 @@ static int hpum_bad_packet(HpuCore *c, unsigned int e, unsigned int s,
                            const HpuJob *j, const char *why,
                            HpuEvent *ev)
 {
-    HPU_LOG(c, "DMA%u.%u: bad packet at offset 0x%x of the command buffer "
-            "at 0x%llx (ASID %u): %s", e, s, j->pos,
+    HPU_LOG(c, "%s.%u: bad packet at offset 0x%x of the command buffer "
+            "at 0x%llx (ASID %u): %s", hpum_engine_name(e), s, j->pos,
             (unsigned long long)j->cb_addr, j->asid, why);
     ev->id = HPU_EVENT_BAD_PACKET;
     return HPU_CQ_BAD_PACKET;
 }
 
-/*
- * One packet being executed: the engine and stream, the job, the packet's
- * bytes (@p, as long as its opcode's size), and where a fault or an event
- * goes.
- */
-typedef struct HpuPacket {
-    HpuCore *c;
-    unsigned int e;
-    unsigned int s;
-    HpuJob *j;
-    uint8_t *p;
-    HpuFault *f;
-    HpuEvent *ev;
-} HpuPacket;
-
-static int hpum_pkt_bad(const HpuPacket *k, const char *why)
+int hpum_pkt_bad(const HpuPacket *k, const char *why)
 {
     return hpum_bad_packet(k->c, k->e, k->s, k->j, why, k->ev);
 }
@@ -698,21 +696,48 @@ static int hpum_pkt_wreg(const HpuPacket *k)
     return HPU_CQ_OK;
 }
 
-/* The packets of Documentation/hw/memory-and-queues.md, by opcode. */
+/*
+ * The packets of Documentation/hw/memory-and-queues.md and compute.md, by
+ * opcode, with the engine classes that run them (BAD_PACKET elsewhere).
+ */
+#define HPU_ON_DMA      (1u << HPU_ENG_DMA)
+#define HPU_ON_TPC      (1u << HPU_ENG_TPC)
+#define HPU_ON_MME      (1u << HPU_ENG_MME)
+#define HPU_ON_ALL      (HPU_ON_DMA | HPU_ON_TPC | HPU_ON_MME)
+
 typedef struct HpuPacketOp {
     uint32_t size;              /* bytes, header included */
     bool privileged;            /* only in ASID 0 */
+    uint32_t engines;           /* HPU_ON_*: engine classes */
+    const char *name;
     int (*run)(const HpuPacket *k);
 } HpuPacketOp;
 
 static const HpuPacketOp hpum_packet_ops[] = {
-    [HPU_PKT_NOP] = { 8, false, hpum_pkt_nop },
-    [HPU_PKT_LIN_DMA] = { 32, false, hpum_pkt_lin_dma },
-    [HPU_PKT_WRITE_VALUE] = { 16, false, hpum_pkt_write_value },
-    [HPU_PKT_SOB_UPDATE] = { 16, false, hpum_pkt_sync },
-    [HPU_PKT_WAIT] = { 16, false, hpum_pkt_sync },
-    [HPU_PKT_WREG] = { 16, true, hpum_pkt_wreg },
+    [HPU_PKT_NOP] = { 8, false, HPU_ON_ALL, "NOP", hpum_pkt_nop },
+    [HPU_PKT_LIN_DMA] = { 32, false, HPU_ON_DMA, "LIN_DMA",
+                          hpum_pkt_lin_dma },
+    [HPU_PKT_WRITE_VALUE] = { 16, false, HPU_ON_ALL, "WRITE_VALUE",
+                              hpum_pkt_write_value },
+    [HPU_PKT_SOB_UPDATE] = { 16, false, HPU_ON_ALL, "SOB_UPDATE",
+                             hpum_pkt_sync },
+    [HPU_PKT_WAIT] = { 16, false, HPU_ON_ALL, "WAIT", hpum_pkt_sync },
+    [HPU_PKT_WREG] = { 16, true, HPU_ON_ALL, "WREG", hpum_pkt_wreg },
+    [HPU_PKT_TPC_LAUNCH] = { 16, false, HPU_ON_TPC, "TPC_LAUNCH",
+                             hpum_tpc_launch },
+    [HPU_PKT_MME_GEMM] = { 16, false, HPU_ON_MME, "MME_GEMM",
+                           hpum_mme_gemm },
 };
+
+static const char *const hpum_engine_names[HPU_H1_ENGINES] = {
+    "DMA0", "DMA1", "DMA2", "DMA3", "DMA4", "DMA5", "DMA6", "DMA7",
+    "TPC", "MME0", "MME1",
+};
+
+const char *hpum_engine_name(unsigned int e)
+{
+    return e < HPU_H1_ENGINES ? hpum_engine_names[e] : "?";
+}
 
 /*
  * Execute the packet at j->pos (called without the lock).  Returns a
@@ -745,15 +770,22 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
     if (hdr & ~HPU_PKT_OPCODE_MASK) {
         return hpum_bad_packet(c, e, s, j, "header bits 31:8 not zero", ev);
     }
+    if (!(op->engines & (1u << hpum_engine_class(e)))) {
+        char why[64];
+
+        snprintf(why, sizeof(why), "%s does not run on %s", op->name,
+                 hpum_engine_name(e));
+        return hpum_bad_packet(c, e, s, j, why, ev);
+    }
     if (op->size > j->cb_size - j->pos) {
         return hpum_bad_packet(c, e, s, j, "runs past the command buffer",
                                ev);
     }
     if (op->privileged && j->asid != 0) {
         /* Privilege is checked before the fields are even fetched. */
-        HPU_LOG(c, "DMA%u.%u: WREG at offset 0x%x of the command buffer "
-                "at 0x%llx in ASID %u: privileged", e, s, j->pos,
-                (unsigned long long)j->cb_addr, j->asid);
+        HPU_LOG(c, "%s.%u: WREG at offset 0x%x of the command buffer "
+                "at 0x%llx in ASID %u: privileged", hpum_engine_name(e), s,
+                j->pos, (unsigned long long)j->cb_addr, j->asid);
         ev->id = HPU_EVENT_PRIV;
         return HPU_CQ_PRIV;
     }
@@ -766,6 +798,47 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
     }
     *size = op->size;
     return op->run(&k);
+}
+
+int hpum_job_check(const HpuPacket *k)
+{
+    HpuCore *c = k->c;
+    int r = HPU_CQ_OK;
+
+    hpum_lock(c);
+    if (hpum_job_stopped(c, &c->eng[k->e].st[k->s], k->j)) {
+        r = HPU_STEP_ABORT;
+    } else if (c->inj.hang & (1u << k->e)) {
+        r = HPU_STEP_HANG;
+    }
+    hpum_unlock(c);
+    return r;
+}
+
+int hpum_job_progress(const HpuPacket *k)
+{
+    HpuCore *c = k->c;
+
+    hpum_lock(c);
+    if (!hpum_job_stopped(c, &c->eng[k->e].st[k->s], k->j)) {
+        c->eng[k->e].progress_ns = hpum_now(c);
+    }
+    hpum_unlock(c);
+    return hpum_job_check(k);
+}
+
+int hpum_bad_launch(const HpuPacket *k, uint64_t desc, uint32_t code,
+                    const char *why)
+{
+    HPU_LOG(k->c, "%s.%u: bad launch at offset 0x%x of the command buffer "
+            "at 0x%llx (ASID %u): descriptor at 0x%llx: %s (rule %u)",
+            hpum_engine_name(k->e), k->s, k->j->pos,
+            (unsigned long long)k->j->cb_addr, k->j->asid,
+            (unsigned long long)desc, why, code);
+    k->ev->id = HPU_EVENT_BAD_LAUNCH;
+    k->ev->addr = desc;
+    k->ev->info = code;
+    return HPU_CQ_BAD_LAUNCH;
 }
 
 /* Run one packet of the stream's descriptor (lock held; dropped). */
@@ -793,7 +866,7 @@ static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
         ev.id = HPU_EVENT_DMA_BUS_ERROR;
         ev.addr = f.bus;
         ev.info = s;
-    } else if (ev.id) {
+    } else if (ev.id == HPU_EVENT_BAD_PACKET || ev.id == HPU_EVENT_PRIV) {
         ev.addr = j.cb_addr;
         ev.info = j.pos;
     }
@@ -820,6 +893,7 @@ static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
         /* The packet in flight never completes (until a reset). */
         if (hpum_stream_enabled(st) && !c->resetting) {
             c->eng[e].stuck = true;
+            c->eng[e].stuck_s = s;
         }
         break;
     case HPU_STEP_WAITING:
@@ -872,6 +946,7 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
         }
     } else if (c->inj.hang & (1u << e)) {
         eng->stuck = true;      /* the next packet never completes */
+        eng->stuck_s = s;
     } else {
         hpum_run_packet(c, e, s);
     }
@@ -984,16 +1059,18 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
             !hpum_is_pow2_in(st->ring_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
             !st->cq || (st->cq & (HPU_CQE_SIZE - 1)) ||
             !hpum_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
-            HPU_LOG(c, "DMA%u.%u enabled with a bad configuration (ring "
+            HPU_LOG(c, "%s.%u enabled with a bad configuration (ring "
                     "0x%llx, %u entries; completion ring 0x%llx, %u "
-                    "entries): halted", e, s, (unsigned long long)st->ring,
-                    st->ring_size, (unsigned long long)st->cq, st->cq_size);
+                    "entries): halted", hpum_engine_name(e), s,
+                    (unsigned long long)st->ring, st->ring_size,
+                    (unsigned long long)st->cq, st->cq_size);
             st->halted = true;
             return;
         }
         if (st->active) {
-            HPU_LOG(c, "DMA%u.%u enabled before its aborted descriptor "
-                    "completed (STATUS.IDLE): that record is lost", e, s);
+            HPU_LOG(c, "%s.%u enabled before its aborted descriptor "
+                    "completed (STATUS.IDLE): that record is lost",
+                    hpum_engine_name(e), s);
         }
         st->halted = false;
         st->gen++;
@@ -1031,8 +1108,8 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
              * The ABORTED record of a disabled stream still goes to CQ_*
              * as they were (spec version 5): not IDLE, not writable.
              */
-            HPU_LOG(c, "DMA%u.%u: ring register BAR0+0x%x written while "
-                    "the stream is %s: ignored", e, s, offset,
+            HPU_LOG(c, "%s.%u: ring register BAR0+0x%x written while "
+                    "the stream is %s: ignored", hpum_engine_name(e), s, offset,
                     (st->ctrl & HPU_QS_CTRL_ENABLE) ? "enabled" :
                     "not idle (its ABORTED record is pending)");
             break;
@@ -1053,8 +1130,9 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
         break;
     case HPU_QS_PI:
         if (hpum_stream_enabled(st) && val - st->ci > st->ring_size) {
-            HPU_LOG(c, "DMA%u.%u: PI %u is more than %u entries ahead of "
-                    "CI %u: ignored", e, s, val, st->ring_size, st->ci);
+            HPU_LOG(c, "%s.%u: PI %u is more than %u entries ahead of "
+                    "CI %u: ignored", hpum_engine_name(e), s, val,
+                    st->ring_size, st->ci);
             break;
         }
         st->pi = val;
@@ -1092,7 +1170,7 @@ void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
     unsigned int e, s;
 
     (void)kind;                 /* the same for all three */
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         HpuEngine *eng = &c->eng[e];
 
         for (s = 0; s < HPU_QM_STREAMS; s++) {
@@ -1113,7 +1191,7 @@ void hpum_qm_stop(HpuCore *c)
 {
     unsigned int e, s;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         c->eng[e].stuck = false;        /* a hung engine lets go */
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             HpuStream *st = &c->eng[e].st[s];
@@ -1130,7 +1208,7 @@ bool hpum_qm_idle(HpuCore *c)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         if (c->eng[e].busy) {
             return false;
         }
@@ -1142,7 +1220,7 @@ bool hpum_qm_quiet(HpuCore *c)
 {
     unsigned int e, s;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         if (c->eng[e].busy) {
             return false;
         }
@@ -1159,8 +1237,10 @@ void hpum_qm_fini(HpuCore *c)
 {
     unsigned int e;
 
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         free(c->eng[e].bounce);
         c->eng[e].bounce = NULL;
+        hpum_mme_free(c->eng[e].mme);
+        c->eng[e].mme = NULL;
     }
 }

@@ -22,7 +22,7 @@
 #define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_QUIESCE + 4 - HPU_REG_INJ_HANG)
 #define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
                                  4 - HPU_REG_CPU_STATUS)
-#define HPU_ENGINE_MASK         ((1u << HPU_H1_DMA_ENGINES) - 1)
+#define HPU_ENGINE_MASK         ((1u << HPU_H1_ENGINES) - 1)
 
 /* Management CPU */
 
@@ -186,7 +186,7 @@ void hpum_wdt_update(HpuCore *c, bool expired)
     if (!wdt) {
         return;
     }
-    for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
         HpuEngine *eng = &c->eng[e];
 
         for (s = 0; s < HPU_QM_STREAMS; s++) {
@@ -210,8 +210,9 @@ void hpum_wdt_update(HpuCore *c, bool expired)
                 continue;
             }
             st->hung = true;
-            HPU_LOG(c, "DMA%u.%u: no progress for %u ms: hung (command "
-                    "buffer at 0x%llx, offset 0x%x)", e, s, c->ctrl.wdt_ms,
+            HPU_LOG(c, "%s.%u: no progress for %u ms: hung (command "
+                    "buffer at 0x%llx, offset 0x%x)", hpum_engine_name(e), s,
+                    c->ctrl.wdt_ms,
                     (unsigned long long)st->cb_addr, st->pos);
             hpum_event_defer(c, &(HpuEvent){
                 .id = HPU_EVENT_ENGINE_HANG,
@@ -340,7 +341,7 @@ static HpuAccess hpum_inj_write(HpuCore *c, uint32_t offset,
     switch (offset) {
     case HPU_REG_INJ_HANG:
         c->inj.hang = val & HPU_ENGINE_MASK;
-        for (e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+        for (e = 0; e < HPU_H1_ENGINES; e++) {
             if (c->inj.hang & (1u << e)) {
                 c->ops->kick_engine(c->opaque, e);
             }

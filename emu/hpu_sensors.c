@@ -16,7 +16,7 @@
 #include "hpu_internal.h"
 
 #define HPU_SENSOR_BLOCK_SIZE   (HPU_REG_SENSOR_SEQ + 4 - HPU_REG_TEMP(0))
-#define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_DMA_ENGINES - 1) + \
+#define HPU_BUSY_BLOCK_SIZE     (HPU_REG_BUSY_NS_HI(HPU_H1_ENGINES - 1) + \
                                  4 - HPU_REG_BUSY_NS_LO(0))
 
 /* Busy counters */

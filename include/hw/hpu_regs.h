@@ -28,6 +28,8 @@
 #define HPU_VEC_MISC			0	/* self-test, reset done */
 #define HPU_VEC_EQ			1	/* event queue */
 #define HPU_VEC_DMA(e)			(2 + (e))	/* completions of DMA engine e */
+/* Spec version 6: completions of engine index e (0..10), compute.md */
+#define HPU_VEC_ENGINE(e)		(2 + (e))
 
 /* Identity and control block, BAR0 + 0x0000 */
 #define HPU_REG_MAGIC			0x0000	/* RO */
@@ -38,7 +40,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000005
+#define   HPU_SPEC_VERSION_VALUE	0x00000006
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -205,8 +207,8 @@
 #define   HPU_ALARM_POWER_CAP		0x00000004
 #define   HPU_ALARM_HBM_TEMP_MAX	0x00000008
 #define HPU_REG_SENSOR_SEQ		0x4238	/* RO */
-#define HPU_REG_BUSY_NS_LO(n)		(0x4300 + 8 * (n))	/* RO, n = 0..7 */
-#define HPU_REG_BUSY_NS_HI(n)		(0x4304 + 8 * (n))	/* RO, n = 0..7 */
+#define HPU_REG_BUSY_NS_LO(n)		(0x4300 + 8 * (n))	/* RO, n = 0..10 */
+#define HPU_REG_BUSY_NS_HI(n)		(0x4304 + 8 * (n))	/* RO, n = 0..10 */
 
 /*
  * Spec version 2: Documentation/hw/memory-and-queues.md
@@ -277,7 +279,18 @@
 #define   HPU_EQ_ENABLE			0x00000001
 #define HPU_REG_EQ_DROPPED		0x2018	/* RO */
 
-/* Queue managers: 4 streams per DMA engine */
+/*
+ * Engine indexes (spec version 6, Documentation/hw/compute.md): 0-7 the DMA
+ * engines, 8 the TPC cluster, 9 and 10 the MMEs.  Each has a queue manager
+ * at HPU_REG_QM_STREAM(e, 0) and MSI-X vector HPU_VEC_ENGINE(e).
+ */
+#define HPU_ENGINE_DMA0			0
+#define HPU_ENGINE_TPC			8
+#define HPU_ENGINE_MME0			9
+#define HPU_ENGINE_MME(n)		(9 + (n))
+#define HPU_NUM_ENGINES			11
+
+/* Queue managers: 4 streams per engine */
 #define HPU_QM_STREAMS			4
 #define HPU_REG_QM_STREAM(e, s)		(0x10000 + 0x1000 * (e) + 0x100 * (s))
 #define HPU_QS_RING_LO			0x00	/* RW */
@@ -325,6 +338,10 @@
 #define HPU_CQ_BUS_ERROR		5
 #define HPU_CQ_ABORTED			6
 #define HPU_CQ_ECC			7
+/* Spec version 6: Documentation/hw/compute.md */
+#define HPU_CQ_BAD_LAUNCH		8
+#define HPU_CQ_TPC_ILLEGAL		9
+#define HPU_CQ_TPC_ASSERT		10
 
 /* Packets */
 #define HPU_PKT_OPCODE_MASK		0x000000ff
@@ -339,6 +356,10 @@
 #define   HPU_WAIT_GE			0
 #define   HPU_WAIT_EQ			1
 #define HPU_PKT_WREG			0x05	/* 16 bytes, privileged */
+/* Spec version 6: Documentation/hw/compute.md */
+#define HPU_PKT_TPC_LAUNCH		0x06	/* 16 bytes, TPC engine only */
+#define HPU_PKT_MME_GEMM		0x07	/* 16 bytes, MME engines only */
+#define   HPU_LAUNCH_DESC_ALIGN		64
 
 /* Sync manager */
 #define HPU_NUM_SOBS			2048
@@ -359,6 +380,9 @@
 #define HPU_EVENT_FW_FATAL		10
 #define HPU_EVENT_HEARTBEAT		11
 #define HPU_EVENT_RESET_DONE		12
+#define HPU_EVENT_BAD_LAUNCH		13
+#define HPU_EVENT_TPC_ILLEGAL		14
+#define HPU_EVENT_TPC_ASSERT		15
 #define HPU_EVENT_ENGINE_NONE		0xff
 #define HPU_EVENT_SEV_INFO		0
 #define HPU_EVENT_SEV_ERROR		1

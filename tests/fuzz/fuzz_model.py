@@ -59,7 +59,7 @@ HOST = 1 << 63
 # Guest RAM the fuzzer owns: rings, completion queues, command buffers,
 # DMA sources and targets, MSI-X message targets.
 ARENA, ARENA_SIZE = 0x200000, 0x200000
-ENGINES = 8
+ENGINES = R["HPU_NUM_ENGINES"]    # spec version 6: DMA 0-7, TPC 8, MME 9-10
 STREAMS = R["HPU_QM_STREAMS"]
 
 # Every plain register offset of the header (HPU_REG_*, not the macros with
@@ -313,9 +313,34 @@ class Actions:
         self.q.wr(qs + R["HPU_QS_PI"], pi)
         return f"doorbell {qs:#x} pi {pi:#x}"
 
+    def gemm_desc(self):
+        """A GEMM descriptor (Documentation/hw/mme.md) in the arena, mostly
+        small and plausible, often broken; its address (sometimes junk)."""
+        r = self.rng
+        dim = lambda: r.choice([1, 2, 3, 17, 64, 130, 0, 65537, self.value()])
+        m, n, k, batch = dim(), dim(), dim(), r.choice([1, 1, 2, 3, 0, self.value()])
+        if m * n * k * max(batch, 1) > 1 << 24:     # keep a valid one short
+            k = batch = 1
+        ld = lambda d: r.choice([d, d, d + 1, 0, self.value()])
+        stride = lambda: r.choice([0, 1 << 16, 1 << 20, self.value(), r.getrandbits(64)])
+        flags = r.choice([0, 1, 4, 5, 0x10, 0x20, 0x30, 0x41, 0x100, 0x200, 0x300, 0x80,
+                          self.value()])
+        desc = le((flags, 4), (r.choice([0, 0, 0, self.value()]), 4), (m, 4), (n, 4), (k, 4),
+                  (batch, 4), (self.address(), 8), (self.address(), 8), (self.address(), 8),
+                  (self.address(), 8), (self.address(), 8), (ld(k), 4), (ld(n), 4),
+                  (ld(n), 4), (ld(n), 4), (stride(), 8), (stride(), 8), (stride(), 8),
+                  (stride(), 8), (r.choice([0x3f800000, 0, self.value()]), 4),
+                  (r.choice([0, 0x3f800000, 0x80000000, self.value()]), 4),
+                  (r.choice([0, 0, self.value()]), 8))
+        addr = self.arena(len(desc), 64)
+        self.q.mem_write(addr, desc)
+        return HOST | addr if r.random() < 0.8 else self.address()
+
     def packet(self):
         r = self.rng
-        op = r.choice([0, 1, 1, 2, 3, 4, 5, r.randrange(256)])
+        op = r.choice([0, 1, 1, 2, 3, 4, 5, 6, 7, 7, r.randrange(256)])
+        if op in (6, 7):    # TPC_LAUNCH, MME_GEMM
+            return le((op, 4), (r.choice([0, 0, 0, self.value()]), 4), (self.gemm_desc(), 8))
         hdr = op | (r.choice([0, 0, 0, 1, self.value()]) << 8 if r.random() < 0.2 else 0)
         if op == 0:
             return le((hdr, 4), (r.choice([0, 0, self.value()]), 4))

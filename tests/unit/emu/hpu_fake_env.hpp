@@ -52,7 +52,7 @@ struct Env {
     uint64_t now = 1000;
     int locked = 0;                      // lock depth: must stay 0 or 1
     bool lock_error = false;
-    unsigned int kicks[HPU_H1_DMA_ENGINES] = {};
+    unsigned int kicks[HPU_H1_ENGINES] = {};
     unsigned int fw_kicks = 0;           // kick_fw calls
     bool fw_manual = false;              // the test pumps the fw worker
     unsigned int dma_reads = 0;
@@ -232,6 +232,7 @@ inline const HpuCoreOps env_ops = {
     .kick_fw = env_kick_fw,
     .reset_drained = env_reset_drained,
     .trace = env_trace,
+    .run_parallel = nullptr,           // TPC cores one after the other
 };
 
 // Firmware images for the tests

@@ -51,7 +51,7 @@ struct Rig : Dev {
     struct Stream {
         uint64_t ring = 0, cq = 0;
         uint32_t size = 0, pi = 0;
-    } q[HPU_H1_DMA_ENGINES][HPU_QM_STREAMS];
+    } q[HPU_H1_ENGINES][HPU_QM_STREAMS];
     uint64_t eq = 0;
     uint32_t eq_size = 0;
 
@@ -231,7 +231,7 @@ struct Rig : Dev {
     {
         for (unsigned int n = 0; n < max_steps; n++) {
             bool more = false;
-            for (unsigned int e = 0; e < HPU_H1_DMA_ENGINES; e++) {
+            for (unsigned int e = 0; e < HPU_H1_ENGINES; e++) {
                 more |= hpum_core_engine_step(&core, e);
             }
             bh();

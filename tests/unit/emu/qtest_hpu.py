@@ -22,6 +22,7 @@
 
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -412,6 +413,107 @@ def dma_jobs(q, msix_entry):
     q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
 
 
+def mme_job(q, msix_entry):
+    """Spec version 6: GEMMs on MME0 and MME1 (engines 9, 10) at once,
+    through their engine threads and the OpenBLAS linked into QEMU,
+    operands in guest RAM; vectors 11 and 12; a TPC_LAUNCH refused
+    BAD_LAUNCH on the TPC engine (8)."""
+    HOST = 1 << 63
+    M, N, K = 160, 144, 300
+    a = [[(i + 2 * k) % 5 - 2 for k in range(K)] for i in range(M)]
+    b = [[(3 * k + j) % 7 - 3 for j in range(N)] for k in range(K)]
+    bias = [j % 3 - 1 for j in range(N)]
+    f32 = lambda rows: struct.pack(f"<{sum(len(r) for r in rows)}f", *[v for r in rows for v in r])
+    ab = [sum(a[i][k] * b[k][j] for k in range(K)) for i in range(M) for j in range(N)]
+    want = {9: [float(v) for v in ab],
+            10: [max(0.0, float(v + bias[j % N])) for j, v in enumerate(ab)]}
+    jobs = {}
+    for e in (9, 10):
+        base = 0x800000 + (e - 9) * 0x200000
+        RING, CQ, CB, DESC, A, B, D, BIAS = (base, base + 0x1000, base + 0x2000, base + 0x3000,
+                                             base + 0x10000, base + 0x40000, base + 0x80000,
+                                             base + 0x100000)
+        q.mem_write(A, f32(a))
+        q.mem_write(B, f32(b))
+        q.mem_write(BIAS, f32([bias]))
+        flags = 0x40 | 1 << 8 if e == 10 else 0         # MME1: BIAS and ReLU
+        desc = le((flags, 4), (0, 4), (M, 4), (N, 4), (K, 4), (1, 4), (HOST | A, 8),
+                  (HOST | B, 8), (0, 8), (HOST | D, 8), (HOST | BIAS, 8), (K, 4), (N, 4),
+                  (0, 4), (N, 4), (0, 8), (0, 8), (0, 8), (0, 8), (0x3f800000, 4), (0, 4),
+                  (0, 8))
+        q.mem_write(DESC, desc)
+        cb = le((0x07, 4), (0, 4), (HOST | DESC, 8))
+        q.mem_write(CB, cb)
+        q.mem_write(RING, le((HOST | CB, 8), (len(cb), 4), (0, 2), (0, 2), (0x6E00 + e, 8), (0, 8)))
+        q.cmd(f"writel {msix_entry(2 + e):#x} {MSI_TARGET + 4 * (e - 3):#x}")
+        q.cmd(f"writel {msix_entry(2 + e) + 4:#x} 0")
+        q.cmd(f"writel {msix_entry(2 + e) + 8:#x} {0xcafe0000 + 2 + e:#x}")
+        q.cmd(f"writel {msix_entry(2 + e) + 12:#x} 0")
+        qs = 0x10000 + 0x1000 * e
+        q.wr(qs + 0x00, RING)
+        q.wr(qs + 0x08, 16)
+        q.wr(qs + 0x14, CQ)
+        q.wr(qs + 0x1C, 16)
+        q.wr(qs + 0x24, 3)
+        jobs[e] = (qs, CQ, D)
+    for e in (9, 10):
+        q.wr(jobs[e][0] + 0x0C, 1)          # both doorbells, then wait
+    for e in (9, 10):
+        qs, CQ, D = jobs[e]
+        for _ in range(20000):
+            if q.rd(qs + 0x20) == 1:
+                break
+        done = q.rd(qs + 0x20) == 1
+        check(done, f"MME{e - 9} GEMM completes (CQ_PI 1)")
+        if not done:
+            continue
+        rec = q.mem_read(CQ, 16)
+        check(rec == cqe(0x6E00 + e, 0, 0, e, 0), f"MME{e - 9} completion record ({rec.hex()})")
+        got = list(struct.unpack(f"<{M * N}f", q.mem_read(D, 4 * M * N)))
+        check(got == want[e], f"MME{e - 9}: D = A x B" + (" + bias, ReLU" if e == 10 else "") +
+              ", exact for small integers")
+        target, msg = MSI_TARGET + 4 * (e - 3), 0xCAFE0000 + 2 + e
+        for _ in range(2000):
+            if q.cmd(f"readl {target:#x}") == msg:
+                break
+        check(q.cmd(f"readl {target:#x}") == msg, f"MSI-X vector {2 + e} for MME{e - 9}")
+    RING, CQ, CB, DESC = 0x500000, 0x501000, 0x502000, 0x503000
+    # TPC_LAUNCH on engine 8: a descriptor of zeros is refused (DESC_MAGIC)
+    qs = 0x10000 + 0x1000 * R["HPU_ENGINE_TPC"]
+    q.mem_write(CB + 0x100, le((0x06, 4), (0, 4), (HOST | DESC, 8)))
+    q.mem_write(RING + 0x800, le((HOST | CB + 0x100, 8), (16, 4), (0, 2), (0, 2), (8, 8), (0, 8)))
+    q.wr(qs + 0x00, RING + 0x800)
+    q.wr(qs + 0x08, 16)
+    q.wr(qs + 0x14, CQ + 0x800)
+    q.wr(qs + 0x1C, 16)
+    q.wr(qs + 0x24, 1)
+    q.wr(qs + 0x0C, 1)
+    for _ in range(2000):
+        if q.rd(qs + 0x20) == 1:
+            break
+    check(q.mem_read(CQ + 0x800, 16) == cqe(8, R["HPU_CQ_BAD_LAUNCH"], 0, 8, 0),
+          "TPC_LAUNCH completes BAD_LAUNCH on engine 8")
+    # a kernel of one bundle ("halt") over 100000 members: the cores on
+    # their threads, the packet OK
+    BIN, LD = 0x504000, 0x505000
+    hdr = le((0x43505448, 4), (1, 2), (128, 2), (192, 4), (0, 4), (128, 4), (64, 4), (1, 4),
+             (0, 4), (0, 1), (0, 1), (1, 1), (0, 1))
+    hdr += bytes(80 - len(hdr)) + b"q" + bytes(47)
+    halt = bytes(16) + le((0x22, 8), (0, 8)) + bytes(32)
+    q.mem_write(BIN, hdr + halt)
+    q.mem_write(LD, le((0x4C505448, 4), (0, 4), (HOST | BIN, 8), (192, 4), (0, 4),
+                       (100000, 4), (1, 4), (1, 4), (1, 4), (1, 4)) + bytes(192 - 44))
+    q.mem_write(CB + 0x200, le((0x06, 4), (0, 4), (HOST | LD, 8)))
+    q.mem_write(RING + 0x820, le((HOST | CB + 0x200, 8), (16, 4), (0, 2), (0, 2), (9, 8),
+                                 (0, 8)))
+    q.wr(qs + 0x0C, 2)
+    for _ in range(20000):
+        if q.rd(qs + 0x20) == 2:
+            break
+    check(q.mem_read(CQ + 0x810, 16) == cqe(9, 0, 0, 8, 0),
+          f"TPC_LAUNCH of a halt kernel completes OK ({q.mem_read(CQ + 0x810, 16).hex()})")
+
+
 def errors_and_reset(q, msix_entry):
     """Spec version 3 on the virtual clock: CPU, heartbeat, watchdog, hard reset."""
     HOST = 1 << 63
@@ -622,7 +724,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 5, "SPEC_VERSION 5")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 6, "SPEC_VERSION 6")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
@@ -700,6 +802,7 @@ def main():
 
         hbm_window(q)
         dma_jobs(q, entry)
+        mme_job(q, entry)
         firmware(q, tmp.name, images)
         errors_and_reset(q, entry)
     finally:

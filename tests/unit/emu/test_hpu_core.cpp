@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 5u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 6u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -165,8 +165,8 @@ TEST_CASE("unmapped offsets are flagged", "[emu][access]")
     const uint64_t addr = GENERATE(uint64_t{HPU_REG_ID_BLOCK_END}, 0x100u,
                                    0x102cu, 0x1400u, 0x201cu, 0x3024u,
                                    0x4060u, 0x4118u, 0x420cu, 0x423cu,
-                                   0x4340u, 0x5000u,
-                                   0x1002cu, 0x10400u, 0x18000u, 0x22000u,
+                                   0x4358u, 0x5000u,
+                                   0x1002cu, 0x10400u, 0x1b000u, 0x22000u,
                                    uint64_t{HPU_BAR_REGS_SIZE - 4});
     Dev d;
 

@@ -28,7 +28,7 @@ TEST_CASE("power-on: ROM_INIT 10 ms, then WAIT_IMAGE; no self-boot",
     CHECK(d.rd(HPU_REG_BOOT_ERROR) == 0);
     CHECK(d.rd(HPU_REG_FLASH_VERSION) == 0);
     CHECK(d.rd(HPU_REG_FLASH_STATUS) == HPU_FLASH_IDLE);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 5);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 6);
 }
 
 TEST_CASE("BOOT_HOST: VERIFYING 10 ms, BOOTING 20 ms, RUNNING, FW_BOOT",
@@ -167,7 +167,7 @@ TEST_CASE("boot ROM registers follow their access types", "[emu][fw][regs]")
     CHECK(d.rd(HPU_REG_FLASH_CMD) == 0);
     CHECK(d.error() == 0);
     // holes are unmapped
-    for (uint32_t reg : { 0x4060u, 0x4118u, 0x420cu, 0x423cu, 0x4340u }) {
+    for (uint32_t reg : { 0x4060u, 0x4118u, 0x420cu, 0x423cu, 0x4358u }) {
         INFO("register 0x" << std::hex << reg);
         CHECK(d.rd(reg) == 0);
         CHECK(d.error() == HPU_ERROR_BAD_ACCESS);

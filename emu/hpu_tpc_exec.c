@@ -1,0 +1,1608 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: the TPC interpreter (Documentation/hw/tpc.md).  Runs
+ * decoded bundles (hpu_tpc.c) for the members of one core's share of the
+ * index space.
+ *
+ * A bundle is atomic: the guards are read first, then the load slot reads
+ * memory into a buffer, the store slot writes memory from the registers as
+ * the previous bundle left them, the scalar slot computes into a buffer,
+ * the vector slot computes into a buffer and writes its destination, and
+ * last the load's and the scalar slot's results are written.  The one-
+ * writer rule of the decoder makes that order equal to "all reads before
+ * all writes".  Vector instructions are plain C loops over the 64, 128 or
+ * 256 lanes of a 256-byte register (the compiler vectorises them); bf16
+ * lanes are widened to float arrays, computed as f32 and rounded back.
+ *
+ * Plain C99, no QEMU headers: see hpu_core.h.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#include <math.h>
+#include <string.h>
+
+#include "hpu_tpc_int.h"
+
+/* ---- Values ------------------------------------------------------------ */
+
+static inline float b2f(uint32_t u)
+{
+    float f;
+
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static inline uint32_t f2b(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* binary32 bits to bfloat16 by rounding mode @rm (tpc.md "Conversions"). */
+static inline uint32_t hpum_bf16_round(uint32_t u, unsigned int rm, bool sat,
+                                       uint32_t rword)
+{
+    uint32_t r;
+
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return (u >> 16) | 0x40;                /* quiet NaN */
+    }
+    if ((u & 0x7fffffffu) == 0x7f800000u) {
+        return u >> 16;                         /* infinities stay */
+    }
+    switch (rm) {
+    case HPU_TPC_RM_RZ:
+        r = u >> 16;
+        break;
+    case HPU_TPC_RM_RU:
+        r = (u >> 16) + (!(u >> 31) && (u & 0xffff) ? 1 : 0);
+        break;
+    case HPU_TPC_RM_RD:
+        r = (u >> 16) + ((u >> 31) && (u & 0xffff) ? 1 : 0);
+        break;
+    case HPU_TPC_RM_SR:
+        r = (u + (rword & 0xffff)) >> 16;
+        break;
+    default:
+        r = (u + 0x7fff + ((u >> 16) & 1)) >> 16;
+        break;
+    }
+    if (sat && (r & 0x7fff) == 0x7f80) {
+        r = (r & 0x8000) | 0x7f7f;              /* finite input: clamp */
+    }
+    return r & 0xffff;
+}
+
+static inline uint32_t hpum_bf16_rn(uint32_t u)
+{
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return (u >> 16) | 0x40;
+    }
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16) & 0xffff;
+}
+
+/* IEEE 754-2019 minimum / maximum: NaN if either is, -0 below +0. */
+static inline float hpum_fmin(float a, float b)
+{
+    if (a != a || b != b) {
+        return a + b;
+    }
+    if (a == b) {
+        return signbit(a) ? a : b;
+    }
+    return a < b ? a : b;
+}
+
+static inline float hpum_fmax(float a, float b)
+{
+    if (a != a || b != b) {
+        return a + b;
+    }
+    if (a == b) {
+        return signbit(a) ? b : a;
+    }
+    return a > b ? a : b;
+}
+
+static inline bool hpum_dt_signed(unsigned int dt)
+{
+    return dt == HPU_TPC_DT_I32 || dt == HPU_TPC_DT_I16 ||
+           dt == HPU_TPC_DT_I8 || dt == HPU_TPC_DT_F32 ||
+           dt == HPU_TPC_DT_BF16;
+}
+
+static inline bool hpum_dt_fp(unsigned int dt)
+{
+    return dt == HPU_TPC_DT_F32 || dt == HPU_TPC_DT_BF16;
+}
+
+static inline int64_t hpum_int_min(unsigned int dt)
+{
+    unsigned int w = 8 * hpu_tpc_dtype_size(dt);
+
+    return hpum_dt_signed(dt) ? -((int64_t)1 << (w - 1)) : 0;
+}
+
+static inline int64_t hpum_int_max(unsigned int dt)
+{
+    unsigned int w = 8 * hpu_tpc_dtype_size(dt);
+
+    return hpum_dt_signed(dt) ? ((int64_t)1 << (w - 1)) - 1
+                              : ((int64_t)1 << w) - 1;
+}
+
+/* The integer value of lane bits @x of integer type @dt. */
+static inline int64_t hpum_int_value(unsigned int dt, uint32_t x)
+{
+    switch (dt) {
+    case HPU_TPC_DT_I32:
+        return (int32_t)x;
+    case HPU_TPC_DT_I16:
+        return (int16_t)(uint16_t)x;
+    case HPU_TPC_DT_I8:
+        return (int8_t)(uint8_t)x;
+    case HPU_TPC_DT_U16:
+        return (uint16_t)x;
+    case HPU_TPC_DT_U8:
+        return (uint8_t)x;
+    default:
+        return x;
+    }
+}
+
+/* Element bits to 32 bits as ld.ts widens them. */
+static inline uint32_t hpum_widen(unsigned int dt, uint32_t x)
+{
+    if (dt == HPU_TPC_DT_F32) {
+        return x;
+    }
+    if (dt == HPU_TPC_DT_BF16) {
+        return x << 16;
+    }
+    return (uint32_t)hpum_int_value(dt, x);
+}
+
+/* 32 bits to element bits as st.ts narrows them. */
+static inline uint32_t hpum_narrow(unsigned int dt, uint32_t x)
+{
+    unsigned int es = hpu_tpc_dtype_size(dt);
+
+    if (dt == HPU_TPC_DT_BF16) {
+        return hpum_bf16_rn(x);
+    }
+    return es == 4 ? x : x & ((1u << (8 * es)) - 1);
+}
+
+/* An exact integer (|v| < 2^33) to binary32 by rounding mode @rm. */
+static float hpum_i2f(int64_t v, unsigned int rm)
+{
+    float f = (float)v;
+    double d = (double)v;
+
+    if ((double)f == d) {
+        return f;
+    }
+    switch (rm) {
+    case HPU_TPC_RM_RZ:
+        if (fabs((double)f) > fabs(d)) {
+            f = nextafterf(f, 0.0f);
+        }
+        break;
+    case HPU_TPC_RM_RU:
+        if ((double)f < d) {
+            f = nextafterf(f, INFINITY);
+        }
+        break;
+    case HPU_TPC_RM_RD:
+        if ((double)f > d) {
+            f = nextafterf(f, -INFINITY);
+        }
+        break;
+    default:
+        break;
+    }
+    return f;
+}
+
+/*
+ * Convert element bits @x of type @from to type @to (tpc.md
+ * "Conversions"); @rword is the lane's random word for .sr.
+ */
+static uint32_t hpum_cvt(unsigned int from, unsigned int to, uint32_t x,
+                         unsigned int rm, bool sat, uint32_t rword)
+{
+    if (hpum_dt_fp(from)) {
+        float f = from == HPU_TPC_DT_F32 ? b2f(x) : b2f(x << 16);
+        double r, lo, hi;
+
+        if (to == HPU_TPC_DT_BF16) {
+            return hpum_bf16_round(x, rm, sat, rword);
+        }
+        if (to == HPU_TPC_DT_F32) {
+            return f2b(f);
+        }
+        if (f != f) {
+            return 0;
+        }
+        switch (rm) {
+        case HPU_TPC_RM_RZ:
+            r = trunc((double)f);
+            break;
+        case HPU_TPC_RM_RU:
+            r = ceil((double)f);
+            break;
+        case HPU_TPC_RM_RD:
+            r = floor((double)f);
+            break;
+        default:
+            r = nearbyint((double)f);
+            break;
+        }
+        lo = (double)hpum_int_min(to);
+        hi = (double)hpum_int_max(to);
+        r = r < lo ? lo : r > hi ? hi : r;
+        return hpum_narrow(to, (uint32_t)(int64_t)r);
+    } else {
+        int64_t v = hpum_int_value(from, x);
+
+        if (to == HPU_TPC_DT_F32) {
+            return f2b(hpum_i2f(v, rm));
+        }
+        if (to == HPU_TPC_DT_BF16) {
+            /* round to odd in binary32, then to bfloat16 by the mode */
+            float f = hpum_i2f(v, HPU_TPC_RM_RZ);
+            uint32_t u = f2b(f);
+
+            if ((double)f != (double)v) {
+                u |= 1;
+            }
+            return hpum_bf16_round(u, rm, false, 0);
+        }
+        if (v < hpum_int_min(to) || v > hpum_int_max(to)) {
+            if (sat) {
+                v = v < hpum_int_min(to) ? hpum_int_min(to) : hpum_int_max(to);
+            }
+        }
+        return hpum_narrow(to, (uint32_t)v);
+    }
+}
+
+/* ---- Memory ------------------------------------------------------------ */
+
+static void hpum_tpc_bus_fail(HpuTpcCore *k, const HpuMemRun *run,
+                              uint64_t va, bool write, const char *why)
+{
+    HpuTpcLaunch *L = k->L;
+    HpuCore *c = L->k->c;
+    HpuFault f = {
+        .status = HPU_CQ_BUS_ERROR, .va = va, .asid = L->k->j->asid,
+        .host = run->host, .bus = run->addr + (va - run->va),
+    };
+
+    hpum_lock(c);
+    HPU_LOG(c, "TPC: bus error, ASID %u %s at 0x%llx: %s", f.asid,
+            write ? "write" : "read", (unsigned long long)va, why);
+    hpum_unlock(c);
+    hpum_tpc_fail(L, HPU_CQ_BUS_ERROR, 0, 0, 0, &f);
+}
+
+/* The translation of @va for the access (NULL: failed, recorded). */
+static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
+{
+    HpuTpcLaunch *L = k->L;
+    HpuCore *c = L->k->c;
+    uint64_t want = HPU_TPC_XC_WANT;
+    HpuMemRun run;
+    HpuFault f = { 0 };
+    unsigned int i;
+    int r;
+
+    for (i = 0; i < HPU_TPC_XC_ENTRIES; i++) {
+        const HpuMemRun *x = &k->xc[i];
+
+        if (k->xc_valid[i] && va - x->va < x->len && (x->write || !write)) {
+            return x;
+        }
+    }
+    if (want - 1 > ~va) {
+        want = ~va + 1;
+    }
+    hpum_lock(c);
+    r = hpum_mem_run(c, L->k->e, L->k->j->asid, va, want, write, &run, &f);
+    hpum_unlock(c);
+    if (r) {
+        hpum_tpc_fail(L, r, 0, 0, 0, &f);
+        return NULL;
+    }
+    if (run.inject) {
+        hpum_tpc_bus_fail(k, &run, va, write, "injected host access failure");
+        return NULL;
+    }
+    i = k->xc_next++ % HPU_TPC_XC_ENTRIES;
+    k->xc[i] = run;
+    k->xc_valid[i] = true;
+    return &k->xc[i];
+}
+
+/* Copy @n bytes between @buf and @va; false on a failure (recorded). */
+static bool hpum_tpc_mem(HpuTpcCore *k, uint64_t va, void *buf, uint64_t n,
+                         bool write)
+{
+    HpuCore *c = k->L->k->c;
+    uint8_t *p = buf;
+
+    while (n) {
+        const HpuMemRun *x = hpum_tpc_xc(k, va, write);
+        uint64_t in, m, addr;
+        int bad;
+
+        if (!x) {
+            return false;
+        }
+        in = va - x->va;
+        m = HPU_MIN(n, x->len - in);
+        addr = x->addr + in;
+        if (x->host) {
+            bad = write ? c->ops->dma_write(c->opaque, addr, p, m)
+                        : c->ops->dma_read(c->opaque, addr, p, m);
+            if (bad) {
+                hpum_tpc_bus_fail(k, x, va, write, "host memory access failed");
+                return false;
+            }
+        } else if (write) {
+            if (!hpum_hbm_write_raw(c, addr, p, m)) {
+                hpum_tpc_bus_fail(k, x, va, write,
+                                  "out of host memory for HBM backing");
+                return false;
+            }
+        } else {
+            hpum_hbm_read_raw(c, addr, p, m);
+        }
+        va += m;
+        p += m;
+        n -= m;
+    }
+    return true;
+}
+
+/* ---- Tensors ----------------------------------------------------------- */
+
+static inline bool hpum_lane_on(const uint64_t *gm, unsigned int l)
+{
+    return !gm || ((gm[l >> 6] >> (l & 63)) & 1);
+}
+
+static inline uint32_t hpum_get_lane(const HpuTpcVec *v, unsigned int es,
+                                     unsigned int l)
+{
+    return es == 4 ? v->u32[l] : es == 2 ? v->u16[l] : v->u8[l];
+}
+
+static inline void hpum_set_lane(HpuTpcVec *v, unsigned int es,
+                                 unsigned int l, uint32_t x)
+{
+    if (es == 4) {
+        v->u32[l] = x;
+    } else if (es == 2) {
+        v->u16[l] = (uint16_t)x;
+    } else {
+        v->u8[l] = (uint8_t)x;
+    }
+}
+
+/* Whether c1..c4 of @ci are in range; @c0 gets c0. */
+static bool hpum_tpc_row(const HpuTpcTensor *t, const int32_t *ci,
+                         uint64_t *off)
+{
+    unsigned int d;
+
+    *off = 0;
+    for (d = 1; d < HPU_TPC_DIMS; d++) {
+        if (ci[d] < 0 || (uint32_t)ci[d] >= t->size[d]) {
+            return false;
+        }
+        *off += (uint64_t)ci[d] * t->stride[d];
+    }
+    return true;
+}
+
+/*
+ * The in-range lanes [@lo, @hi) of a vector access at coordinate @ci and
+ * the element offset @row of (0, c1..c4); false if none.
+ */
+static bool hpum_tpc_span(const HpuTpcTensor *t, const int32_t *ci,
+                          unsigned int lanes, unsigned int *lo,
+                          unsigned int *hi, uint64_t *row)
+{
+    int64_t c0 = ci[0], a, b;
+
+    if (!hpum_tpc_row(t, ci, row)) {
+        return false;
+    }
+    a = c0 < 0 ? -c0 : 0;
+    b = (int64_t)t->size[0] - c0;
+    if (b > lanes) {
+        b = lanes;
+    }
+    if (a >= b) {
+        return false;
+    }
+    *lo = (unsigned int)a;
+    *hi = (unsigned int)b;
+    return true;
+}
+
+static inline uint64_t hpum_tpc_elem_va(const HpuTpcTensor *t, uint64_t row,
+                                        int64_t c0)
+{
+    return t->base + t->es * (row + (uint64_t)c0 * t->stride[0]);
+}
+
+/* ld.t: lanes of tensor @t at @ci into @out (which holds the old value). */
+static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
+                          const int32_t *ci, unsigned int lanes,
+                          const uint64_t *gm, HpuTpcVec *out)
+{
+    unsigned int es = t->es, lo = 0, hi = 0, l;
+    uint64_t row = 0;
+    bool any = hpum_tpc_span(t, ci, lanes, &lo, &hi, &row);
+
+    for (l = 0; l < lanes; l++) {
+        if ((!any || l < lo || l >= hi) && hpum_lane_on(gm, l)) {
+            hpum_set_lane(out, es, l, t->pad);
+        }
+    }
+    if (!any) {
+        return true;
+    }
+    if (!gm && t->stride[0] == 1) {
+        return hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
+                            out->u8 + lo * es, (uint64_t)(hi - lo) * es, false);
+    }
+    if (!gm && t->stride[0] == 0) {
+        uint32_t x = 0;
+
+        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, 0), &x, es, false)) {
+            return false;
+        }
+        for (l = lo; l < hi; l++) {
+            hpum_set_lane(out, es, l, x);
+        }
+        return true;
+    }
+    for (l = lo; l < hi; l++) {
+        uint32_t x = 0;
+
+        if (!hpum_lane_on(gm, l)) {
+            continue;
+        }
+        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
+                          &x, es, false)) {
+            return false;
+        }
+        hpum_set_lane(out, es, l, x);
+    }
+    return true;
+}
+
+static bool hpum_tpc_st_t(HpuTpcCore *k, const HpuTpcTensor *t,
+                          const int32_t *ci, unsigned int lanes,
+                          const uint64_t *gm, const HpuTpcVec *v)
+{
+    unsigned int es = t->es, lo, hi, l;
+    uint64_t row;
+
+    if (!hpum_tpc_span(t, ci, lanes, &lo, &hi, &row)) {
+        return true;
+    }
+    if (!gm && t->stride[0] == 1) {
+        return hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
+                            (void *)(v->u8 + lo * es),
+                            (uint64_t)(hi - lo) * es, true);
+    }
+    for (l = lo; l < hi; l++) {
+        uint32_t x;
+
+        if (!hpum_lane_on(gm, l)) {
+            continue;
+        }
+        x = hpum_get_lane(v, es, l);
+        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
+                          &x, es, true)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- Random numbers ------------------------------------------------------ */
+
+static void hpum_tpc_draw(HpuTpcCore *k, unsigned int lanes)
+{
+    uint32_t k0 = (uint32_t)k->L->seed, k1 = (uint32_t)(k->L->seed >> 32);
+    unsigned int g;
+
+    for (g = 0; g < lanes / 4; g++) {
+        uint32_t ctr[4] = { k->draw, g, (uint32_t)k->lin,
+                            (uint32_t)(k->lin >> 32) };
+
+        hpu_tpc_philox(ctr, k0, k1);
+        memcpy(&k->rw[4 * g], ctr, sizeof(ctr));
+    }
+    k->draw++;
+}
+
+/* ---- Vector slot ---------------------------------------------------- */
+
+/* The B operand of a vector instruction as a vector of its type. */
+static const HpuTpcVec *hpum_tpc_vb(HpuTpcCore *k, const HpuTpcOp *o)
+{
+    HpuTpcVec *b = &k->tb;
+    unsigned int l, es = hpu_tpc_dtype_size(o->dt);
+    uint32_t x;
+
+    if (o->form == HPU_TPC_FORM_V) {
+        return &k->v[o->b];
+    }
+    x = o->form == HPU_TPC_FORM_S ? k->s[o->b] : o->imm;
+    if (o->dt == HPU_TPC_DT_BF16) {
+        x = hpum_bf16_rn(x);
+    }
+    if (es == 4) {
+        for (l = 0; l < 64; l++) {
+            b->u32[l] = x;
+        }
+    } else if (es == 2) {
+        for (l = 0; l < 128; l++) {
+            b->u16[l] = (uint16_t)x;
+        }
+    } else {
+        memset(b->u8, (int)(x & 0xff), 256);
+    }
+    return b;
+}
+
+/* Float lanes: d = op(a, b, c) over @n lanes. */
+static void hpum_tpc_fop(unsigned int op, float *restrict d, const float *a,
+                         const float *b, const float *c, unsigned int n)
+{
+    unsigned int l;
+
+    switch (op) {
+    case HPU_TPC_OP_VADD:
+        for (l = 0; l < n; l++) {
+            d[l] = a[l] + b[l];
+        }
+        break;
+    case HPU_TPC_OP_VSUB:
+        for (l = 0; l < n; l++) {
+            d[l] = a[l] - b[l];
+        }
+        break;
+    case HPU_TPC_OP_VMUL:
+        for (l = 0; l < n; l++) {
+            d[l] = a[l] * b[l];
+        }
+        break;
+    case HPU_TPC_OP_VDIV:
+        for (l = 0; l < n; l++) {
+            d[l] = a[l] / b[l];
+        }
+        break;
+    case HPU_TPC_OP_VMIN:
+        for (l = 0; l < n; l++) {
+            d[l] = hpum_fmin(a[l], b[l]);
+        }
+        break;
+    case HPU_TPC_OP_VMAX:
+        for (l = 0; l < n; l++) {
+            d[l] = hpum_fmax(a[l], b[l]);
+        }
+        break;
+    case HPU_TPC_OP_VMAC:
+    case HPU_TPC_OP_VFMA:
+        for (l = 0; l < n; l++) {
+            d[l] = fmaf(a[l], b[l], c[l]);
+        }
+        break;
+    case HPU_TPC_OP_VEXP:
+        for (l = 0; l < n; l++) {
+            d[l] = expf(a[l]);
+        }
+        break;
+    case HPU_TPC_OP_VLOG:
+        for (l = 0; l < n; l++) {
+            d[l] = logf(a[l]);
+        }
+        break;
+    case HPU_TPC_OP_VRCP:
+        for (l = 0; l < n; l++) {
+            d[l] = 1.0f / a[l];
+        }
+        break;
+    case HPU_TPC_OP_VRSQRT:
+        for (l = 0; l < n; l++) {
+            d[l] = 1.0f / sqrtf(a[l]);
+        }
+        break;
+    case HPU_TPC_OP_VSQRT:
+        for (l = 0; l < n; l++) {
+            d[l] = sqrtf(a[l]);
+        }
+        break;
+    case HPU_TPC_OP_VTANH:
+        for (l = 0; l < n; l++) {
+            d[l] = tanhf(a[l]);
+        }
+        break;
+    case HPU_TPC_OP_VSIGMOID:
+        for (l = 0; l < n; l++) {
+            d[l] = 1.0f / (1.0f + expf(-a[l]));
+        }
+        break;
+    case HPU_TPC_OP_VERF:
+        for (l = 0; l < n; l++) {
+            d[l] = erff(a[l]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Integer lanes: one loop per type; a, b, c, ub in scope of @EXPR. */
+#define HPU_TPC_ILOOP(M, UM, N, W, LO, HI, EXPR)                        \
+    do {                                                                \
+        const int64_t lo_ = (LO), hi_ = (HI);                           \
+        const uint64_t w_ = (W);                                        \
+        for (l = 0; l < (N); l++) {                                     \
+            int64_t a = A->M[l], b = B->M[l], c = C->M[l];              \
+            uint64_t ub = B->UM[l];                                     \
+            (void)a; (void)b; (void)c; (void)ub;                        \
+            (void)lo_; (void)hi_; (void)w_;                             \
+            D->M[l] = (EXPR);                                           \
+        }                                                               \
+    } while (0)
+
+#define HPU_TPC_IEW(EXPR)                                               \
+    do {                                                                \
+        switch (dt) {                                                   \
+        case HPU_TPC_DT_I32:                                            \
+            HPU_TPC_ILOOP(i32, u32, 64, 32, INT32_MIN, INT32_MAX, EXPR); \
+            break;                                                      \
+        case HPU_TPC_DT_U32:                                            \
+            HPU_TPC_ILOOP(u32, u32, 64, 32, 0, UINT32_MAX, EXPR);       \
+            break;                                                      \
+        case HPU_TPC_DT_I16:                                            \
+            HPU_TPC_ILOOP(i16, u16, 128, 16, INT16_MIN, INT16_MAX, EXPR); \
+            break;                                                      \
+        case HPU_TPC_DT_U16:                                            \
+            HPU_TPC_ILOOP(u16, u16, 128, 16, 0, UINT16_MAX, EXPR);      \
+            break;                                                      \
+        case HPU_TPC_DT_I8:                                             \
+            HPU_TPC_ILOOP(i8, u8, 256, 8, INT8_MIN, INT8_MAX, EXPR);    \
+            break;                                                      \
+        default:                                                        \
+            HPU_TPC_ILOOP(u8, u8, 256, 8, 0, UINT8_MAX, EXPR);          \
+            break;                                                      \
+        }                                                               \
+    } while (0)
+
+#define HPU_CLAMP(x) ((x) < lo_ ? lo_ : (x) > hi_ ? hi_ : (x))
+#define HPU_UMUL(x, y) ((int64_t)((uint64_t)(x) * (uint64_t)(y)))
+
+/* Elementwise integer instruction: D = op(A, B, C). */
+static void hpum_tpc_iop(const HpuTpcOp *o, unsigned int dt, HpuTpcVec *D,
+                         const HpuTpcVec *A, const HpuTpcVec *B,
+                         const HpuTpcVec *C)
+{
+    unsigned int l;
+
+    switch (o->op) {
+    case HPU_TPC_OP_VADD:
+        if (o->sat) {
+            HPU_TPC_IEW(HPU_CLAMP(a + b));
+        } else {
+            HPU_TPC_IEW(a + b);
+        }
+        break;
+    case HPU_TPC_OP_VSUB:
+        if (o->sat) {
+            HPU_TPC_IEW(HPU_CLAMP(a - b));
+        } else {
+            HPU_TPC_IEW(a - b);
+        }
+        break;
+    case HPU_TPC_OP_VMUL:
+        HPU_TPC_IEW(HPU_UMUL(a, b));
+        break;
+    case HPU_TPC_OP_VMIN:
+        HPU_TPC_IEW(a < b ? a : b);
+        break;
+    case HPU_TPC_OP_VMAX:
+        HPU_TPC_IEW(a > b ? a : b);
+        break;
+    case HPU_TPC_OP_VMAC:
+    case HPU_TPC_OP_VFMA:
+        HPU_TPC_IEW((int64_t)((uint64_t)c + (uint64_t)HPU_UMUL(a, b)));
+        break;
+    case HPU_TPC_OP_VABS:
+        HPU_TPC_IEW(a < 0 ? -a : a);
+        break;
+    case HPU_TPC_OP_VNEG:
+        HPU_TPC_IEW(-a);
+        break;
+    case HPU_TPC_OP_VAND:
+        HPU_TPC_IEW(a & b);
+        break;
+    case HPU_TPC_OP_VOR:
+        HPU_TPC_IEW(a | b);
+        break;
+    case HPU_TPC_OP_VXOR:
+        HPU_TPC_IEW(a ^ b);
+        break;
+    case HPU_TPC_OP_VNOT:
+        HPU_TPC_IEW(~a);
+        break;
+    case HPU_TPC_OP_VSHL:
+        HPU_TPC_IEW(ub >= w_ ? 0 : (int64_t)((uint64_t)a << ub));
+        break;
+    case HPU_TPC_OP_VSHR:
+        HPU_TPC_IEW(ub >= w_ ? (a < 0 ? -1 : 0) : a >> ub);
+        break;
+    default:
+        break;
+    }
+}
+
+static bool hpum_cmp_i(unsigned int cond, int64_t a, int64_t b)
+{
+    switch (cond) {
+    case HPU_TPC_COND_EQ:
+        return a == b;
+    case HPU_TPC_COND_NE:
+        return a != b;
+    case HPU_TPC_COND_LT:
+        return a < b;
+    case HPU_TPC_COND_LE:
+        return a <= b;
+    case HPU_TPC_COND_GT:
+        return a > b;
+    default:
+        return a >= b;
+    }
+}
+
+static bool hpum_cmp_f(unsigned int cond, float a, float b)
+{
+    switch (cond) {
+    case HPU_TPC_COND_EQ:
+        return a == b;
+    case HPU_TPC_COND_NE:
+        return !(a == b);
+    case HPU_TPC_COND_LT:
+        return a < b;
+    case HPU_TPC_COND_LE:
+        return a <= b;
+    case HPU_TPC_COND_GT:
+        return a > b;
+    default:
+        return a >= b;
+    }
+}
+
+/* Widen @n bf16 lanes of @v to @f. */
+static void hpum_bf16_widen(const HpuTpcVec *v, float *restrict f)
+{
+    unsigned int l;
+
+    for (l = 0; l < 128; l++) {
+        f[l] = b2f((uint32_t)v->u16[l] << 16);
+    }
+}
+
+static void hpum_bf16_pack(const float *f, HpuTpcVec *restrict v)
+{
+    unsigned int l;
+
+    for (l = 0; l < 128; l++) {
+        v->u16[l] = (uint16_t)hpum_bf16_rn(f2b(f[l]));
+    }
+}
+
+/* Write @res to register @dst, lanes of @es bytes enabled by @gm. */
+static void hpum_tpc_vwrite(HpuTpcVec *dst, const HpuTpcVec *res,
+                            unsigned int es, const uint64_t *gm)
+{
+    unsigned int l;
+
+    if (!gm) {
+        memcpy(dst, res, sizeof(*dst));
+        return;
+    }
+    for (l = 0; l < 256 / es; l++) {
+        if (hpum_lane_on(gm, l)) {
+            hpum_set_lane(dst, es, l, hpum_get_lane(res, es, l));
+        }
+    }
+}
+
+/* Reductions: the fixed tree of tpc.md, result in every lane of @D. */
+static void hpum_tpc_reduce(HpuTpcCore *k, const HpuTpcOp *o,
+                            const HpuTpcVec *A, HpuTpcVec *D)
+{
+    unsigned int dt = o->dt, n = o->lanes, s, l;
+    unsigned int es = hpu_tpc_dtype_size(dt);
+
+    if (hpum_dt_fp(dt)) {
+        float *f = k->fa;
+
+        for (l = 0; l < n; l++) {
+            f[l] = dt == HPU_TPC_DT_F32 ? A->f[l]
+                                        : b2f((uint32_t)A->u16[l] << 16);
+        }
+        for (s = n / 2; s; s /= 2) {
+            for (l = 0; l < s; l++) {
+                f[l] = o->op == HPU_TPC_OP_VREDSUM ? f[l] + f[l + s] :
+                       o->op == HPU_TPC_OP_VREDMAX ? hpum_fmax(f[l], f[l + s]) :
+                       hpum_fmin(f[l], f[l + s]);
+            }
+        }
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l, dt == HPU_TPC_DT_F32 ?
+                          f2b(f[0]) : hpum_bf16_rn(f2b(f[0])));
+        }
+    } else {
+        int64_t v[HPU_TPC_MAX_LANES];
+
+        for (l = 0; l < n; l++) {
+            v[l] = hpum_int_value(dt, hpum_get_lane(A, es, l));
+        }
+        for (s = n / 2; s; s /= 2) {
+            for (l = 0; l < s; l++) {
+                v[l] = o->op == HPU_TPC_OP_VREDSUM ?
+                       (int64_t)((uint64_t)v[l] + (uint64_t)v[l + s]) :
+                       o->op == HPU_TPC_OP_VREDMAX ?
+                       (v[l] > v[l + s] ? v[l] : v[l + s]) :
+                       (v[l] < v[l + s] ? v[l] : v[l + s]);
+            }
+        }
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l, (uint32_t)v[0]);
+        }
+    }
+}
+
+/* The SXB operand's value (scalar register or immediate). */
+static inline uint32_t hpum_tpc_sxb(const HpuTpcCore *k, const HpuTpcOp *o)
+{
+    return o->form == HPU_TPC_FORM_S ? k->s[o->b] : o->imm;
+}
+
+/* vcvt: lanes of vA of dt into vD of dt2 (D holds vD's old value). */
+static void hpum_tpc_vcvt(HpuTpcCore *k, const HpuTpcOp *o,
+                          const HpuTpcVec *A, HpuTpcVec *D)
+{
+    unsigned int ls = o->lanes, ld = hpu_tpc_lanes(o->dt2), l;
+    unsigned int es = hpu_tpc_dtype_size(o->dt);
+    unsigned int ed = hpu_tpc_dtype_size(o->dt2);
+
+    if (o->mod == HPU_TPC_RM_SR) {
+        hpum_tpc_draw(k, ld);
+    }
+    if (ls == ld) {
+        for (l = 0; l < ls; l++) {
+            hpum_set_lane(D, ed, l,
+                          hpum_cvt(o->dt, o->dt2, hpum_get_lane(A, es, l),
+                                   o->mod, o->sat, k->rw[l]));
+        }
+    } else if (ld > ls) {
+        unsigned int base = o->part * ls;
+
+        for (l = 0; l < ls; l++) {
+            hpum_set_lane(D, ed, base + l,
+                          hpum_cvt(o->dt, o->dt2, hpum_get_lane(A, es, l),
+                                   o->mod, o->sat, k->rw[base + l]));
+        }
+    } else {
+        unsigned int base = o->part * ld;
+
+        for (l = 0; l < ld; l++) {
+            hpum_set_lane(D, ed, l,
+                          hpum_cvt(o->dt, o->dt2,
+                                   hpum_get_lane(A, es, base + l),
+                                   o->mod, o->sat, k->rw[l]));
+        }
+    }
+}
+
+/* Run the vector slot (guard already true); false on a failure. */
+static bool hpum_tpc_vector(HpuTpcCore *k, const HpuTpcOp *o,
+                            const uint64_t *gm)
+{
+    HpuTpcVec *D = &k->tv;
+    const HpuTpcVec *A = &k->v[o->a], *B;
+    unsigned int dt = o->dt, es = hpu_tpc_dtype_size(dt), n = o->lanes, l;
+    uint64_t bits[4] = { 0 };
+    uint32_t x;
+
+    switch (o->op) {
+    case HPU_TPC_OP_VMOV:
+        B = hpum_tpc_vb(k, o);
+        hpum_tpc_vwrite(&k->v[o->d], B, es, gm);
+        return true;
+    case HPU_TPC_OP_VADD: case HPU_TPC_OP_VSUB: case HPU_TPC_OP_VMUL:
+    case HPU_TPC_OP_VDIV: case HPU_TPC_OP_VMIN: case HPU_TPC_OP_VMAX:
+    case HPU_TPC_OP_VMAC: case HPU_TPC_OP_VFMA: case HPU_TPC_OP_VABS:
+    case HPU_TPC_OP_VNEG: case HPU_TPC_OP_VAND: case HPU_TPC_OP_VOR:
+    case HPU_TPC_OP_VXOR: case HPU_TPC_OP_VNOT: case HPU_TPC_OP_VSHL:
+    case HPU_TPC_OP_VSHR: case HPU_TPC_OP_VEXP: case HPU_TPC_OP_VLOG:
+    case HPU_TPC_OP_VRCP: case HPU_TPC_OP_VRSQRT: case HPU_TPC_OP_VSQRT:
+    case HPU_TPC_OP_VTANH: case HPU_TPC_OP_VSIGMOID: case HPU_TPC_OP_VERF: {
+        const HpuTpcVec *C;
+
+        B = o->op == HPU_TPC_OP_VFMA ? &k->v[o->b] : hpum_tpc_vb(k, o);
+        C = o->op == HPU_TPC_OP_VFMA ? &k->v[o->c] : &k->v[o->d];
+        if ((o->op == HPU_TPC_OP_VABS || o->op == HPU_TPC_OP_VNEG) &&
+            hpum_dt_fp(dt)) {
+            if (dt == HPU_TPC_DT_F32) {
+                for (l = 0; l < 64; l++) {
+                    D->u32[l] = o->op == HPU_TPC_OP_VABS ?
+                                A->u32[l] & 0x7fffffffu :
+                                A->u32[l] ^ 0x80000000u;
+                }
+            } else {
+                for (l = 0; l < 128; l++) {
+                    D->u16[l] = (uint16_t)(o->op == HPU_TPC_OP_VABS ?
+                                           A->u16[l] & 0x7fff :
+                                           A->u16[l] ^ 0x8000);
+                }
+            }
+        } else if (dt == HPU_TPC_DT_F32) {
+            hpum_tpc_fop(o->op, D->f, A->f, B->f, C->f, 64);
+        } else if (dt == HPU_TPC_DT_BF16) {
+            hpum_bf16_widen(A, k->fa);
+            hpum_bf16_widen(B, k->fb);
+            hpum_bf16_widen(C, k->fc);
+            hpum_tpc_fop(o->op, k->fd, k->fa, k->fb, k->fc, 128);
+            hpum_bf16_pack(k->fd, D);
+        } else {
+            hpum_tpc_iop(o, dt, D, A, B, C);
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    }
+    case HPU_TPC_OP_VCMP:
+        B = hpum_tpc_vb(k, o);
+        for (l = 0; l < n; l++) {
+            bool r;
+
+            if (dt == HPU_TPC_DT_F32) {
+                r = hpum_cmp_f(o->mod, A->f[l], B->f[l]);
+            } else if (dt == HPU_TPC_DT_BF16) {
+                r = hpum_cmp_f(o->mod, b2f((uint32_t)A->u16[l] << 16),
+                               b2f((uint32_t)B->u16[l] << 16));
+            } else {
+                r = hpum_cmp_i(o->mod,
+                               hpum_int_value(dt, hpum_get_lane(A, es, l)),
+                               hpum_int_value(dt, hpum_get_lane(B, es, l)));
+            }
+            if (!hpum_lane_on(gm, l)) {
+                r = (k->vp[o->d][l >> 6] >> (l & 63)) & 1;
+            }
+            bits[l >> 6] |= (uint64_t)r << (l & 63);
+        }
+        memcpy(k->vp[o->d], bits, sizeof(bits));
+        return true;
+    case HPU_TPC_OP_VSEL:
+        /* vD = vpC ? vA : B (operands: D, C = vpC, A = vA, B) */
+        B = hpum_tpc_vb(k, o);
+        for (l = 0; l < n; l++) {
+            bool p = (k->vp[o->c][l >> 6] >> (l & 63)) & 1;
+
+            hpum_set_lane(D, es, l, hpum_get_lane(p ? A : B, es, l));
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VCVT:
+        *D = k->v[o->d];
+        hpum_tpc_vcvt(k, o, A, D);
+        hpum_tpc_vwrite(&k->v[o->d], D, hpu_tpc_dtype_size(o->dt2), gm);
+        return true;
+    case HPU_TPC_OP_VREDSUM: case HPU_TPC_OP_VREDMAX: case HPU_TPC_OP_VREDMIN:
+        hpum_tpc_reduce(k, o, A, D);
+        hpum_tpc_vwrite(&k->v[o->d], D, es, NULL);
+        return true;
+    case HPU_TPC_OP_VBCAST:
+        x = hpum_get_lane(A, es, hpum_tpc_sxb(k, o) % n);
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l, x);
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VSHUF:
+        B = &k->v[o->b];
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l,
+                          hpum_get_lane(A, es, hpum_get_lane(B, es, l) % n));
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VROT:
+        x = hpum_tpc_sxb(k, o) % n;
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l, hpum_get_lane(A, es, (l + x) % n));
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VEXT:
+        x = hpum_get_lane(A, es, hpum_tpc_sxb(k, o) % n);
+        k->s[o->d] = hpum_widen(dt, x);
+        return true;
+    case HPU_TPC_OP_VINS:
+        hpum_set_lane(&k->v[o->d], es, hpum_tpc_sxb(k, o) % n,
+                      hpum_narrow(dt, k->s[o->a]));
+        return true;
+    case HPU_TPC_OP_VIOTA:
+        for (l = 0; l < n; l++) {
+            x = dt == HPU_TPC_DT_F32 ? f2b((float)l) :
+                dt == HPU_TPC_DT_BF16 ? f2b((float)l) >> 16 : l;
+            hpum_set_lane(D, es, l, x);
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VRAND:
+        hpum_tpc_draw(k, n);
+        for (l = 0; l < n; l++) {
+            hpum_set_lane(D, es, l, k->rw[l]);
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VRANDU:
+        hpum_tpc_draw(k, n);
+        for (l = 0; l < n; l++) {
+            x = f2b((float)(k->rw[l] >> 8) * (1.0f / 16777216.0f));
+            hpum_set_lane(D, es, l, dt == HPU_TPC_DT_F32 ? x : x >> 16);
+        }
+        hpum_tpc_vwrite(&k->v[o->d], D, es, gm);
+        return true;
+    case HPU_TPC_OP_VPAND: case HPU_TPC_OP_VPOR: case HPU_TPC_OP_VPXOR:
+    case HPU_TPC_OP_VPNOT:
+        for (l = 0; l < 4; l++) {
+            uint64_t a = k->vp[o->a][l], b = k->vp[o->b][l];
+
+            bits[l] = o->op == HPU_TPC_OP_VPAND ? a & b :
+                      o->op == HPU_TPC_OP_VPOR ? a | b :
+                      o->op == HPU_TPC_OP_VPXOR ? a ^ b : ~a;
+        }
+        memcpy(k->vp[o->d], bits, sizeof(bits));
+        return true;
+    case HPU_TPC_OP_VPFIRST:
+        x = 0xffffffffu;
+        for (l = 0; l < 256; l++) {
+            if ((k->vp[o->a][l >> 6] >> (l & 63)) & 1) {
+                x = l;
+                break;
+            }
+        }
+        k->s[o->d] = x;
+        return true;
+    case HPU_TPC_OP_VPCOUNT:
+        x = 0;
+        for (l = 0; l < 4; l++) {
+            x += (uint32_t)__builtin_popcountll(k->vp[o->a][l]);
+        }
+        k->s[o->d] = x;
+        return true;
+    case HPU_TPC_OP_VPSET:
+        for (l = 0; l < 4; l++) {
+            k->vp[o->d][l] = k->sp[o->a] ? ~0ULL : 0;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* ---- Scalar slot ---------------------------------------------------- */
+
+enum { SR_NONE, SR_S, SR_P, SR_I };
+
+typedef struct HpuTpcSRes {
+    int kind;
+    unsigned int reg;
+    uint32_t val;
+    int32_t iv[HPU_TPC_DIMS];
+    bool jump, halt;
+    uint32_t target;
+} HpuTpcSRes;
+
+static uint32_t hpum_tpc_salu(const HpuTpcOp *o, uint32_t a, uint32_t b)
+{
+    int32_t sa = (int32_t)a, sb = (int32_t)b;
+    float fa = b2f(a), fb = b2f(b);
+    bool f = o->dt == HPU_TPC_DT_F32, s = o->dt == HPU_TPC_DT_I32;
+
+    switch (o->op) {
+    case HPU_TPC_OP_ADD:
+        return f ? f2b(fa + fb) : a + b;
+    case HPU_TPC_OP_SUB:
+        return f ? f2b(fa - fb) : a - b;
+    case HPU_TPC_OP_MUL:
+        return f ? f2b(fa * fb) : a * b;
+    case HPU_TPC_OP_DIV:
+        if (f) {
+            return f2b(fa / fb);
+        }
+        if (!s) {
+            return b ? a / b : 0xffffffffu;
+        }
+        if (!sb) {
+            return 0xffffffffu;
+        }
+        if (sa == INT32_MIN && sb == -1) {
+            return a;
+        }
+        return (uint32_t)(sa / sb);
+    case HPU_TPC_OP_REM:
+        if (!s) {
+            return b ? a % b : a;
+        }
+        if (!sb) {
+            return a;
+        }
+        if (sa == INT32_MIN && sb == -1) {
+            return 0;
+        }
+        return (uint32_t)(sa % sb);
+    case HPU_TPC_OP_MIN:
+        return f ? f2b(hpum_fmin(fa, fb)) : s ? (uint32_t)(sa < sb ? sa : sb)
+                                             : (a < b ? a : b);
+    case HPU_TPC_OP_MAX:
+        return f ? f2b(hpum_fmax(fa, fb)) : s ? (uint32_t)(sa > sb ? sa : sb)
+                                             : (a > b ? a : b);
+    case HPU_TPC_OP_AND:
+        return a & b;
+    case HPU_TPC_OP_OR:
+        return a | b;
+    case HPU_TPC_OP_XOR:
+        return a ^ b;
+    case HPU_TPC_OP_NOT:
+        return ~a;
+    case HPU_TPC_OP_SHL:
+        return b >= 32 ? 0 : a << b;
+    case HPU_TPC_OP_SHR:
+        if (s) {
+            return b >= 32 ? (sa < 0 ? 0xffffffffu : 0) : (uint32_t)(sa >> b);
+        }
+        return b >= 32 ? 0 : a >> b;
+    default:
+        return 0;
+    }
+}
+
+/* The scalar slot into @r (guard true; asserts are handled before). */
+static void hpum_tpc_scalar(HpuTpcCore *k, const HpuTpcOp *o, HpuTpcSRes *r)
+{
+    uint32_t a = k->s[o->a], b = hpum_tpc_sxb(k, o);
+    unsigned int d;
+
+    r->reg = o->d;
+    switch (o->op) {
+    case HPU_TPC_OP_MOV:
+        r->kind = SR_S;
+        r->val = b;
+        break;
+    case HPU_TPC_OP_ADD: case HPU_TPC_OP_SUB: case HPU_TPC_OP_MUL:
+    case HPU_TPC_OP_DIV: case HPU_TPC_OP_REM: case HPU_TPC_OP_MIN:
+    case HPU_TPC_OP_MAX: case HPU_TPC_OP_AND: case HPU_TPC_OP_OR:
+    case HPU_TPC_OP_XOR: case HPU_TPC_OP_NOT: case HPU_TPC_OP_SHL:
+    case HPU_TPC_OP_SHR:
+        r->kind = SR_S;
+        r->val = hpum_tpc_salu(o, a, b);
+        break;
+    case HPU_TPC_OP_CMP:
+        r->kind = SR_P;
+        if (o->dt == HPU_TPC_DT_F32) {
+            r->val = hpum_cmp_f(o->mod, b2f(a), b2f(b));
+        } else {
+            r->val = hpum_cmp_i(o->mod, hpum_int_value(o->dt, a),
+                                hpum_int_value(o->dt, b));
+        }
+        break;
+    case HPU_TPC_OP_SEL:
+        r->kind = SR_S;
+        r->val = k->sp[o->c] ? a : b;
+        break;
+    case HPU_TPC_OP_CVT:
+        r->kind = SR_S;
+        r->val = hpum_cvt(o->dt, o->dt2, a, o->mod, o->sat, 0);
+        break;
+    case HPU_TPC_OP_PAND:
+        r->kind = SR_P;
+        r->val = k->sp[o->a] & k->sp[o->b];
+        break;
+    case HPU_TPC_OP_POR:
+        r->kind = SR_P;
+        r->val = k->sp[o->a] | k->sp[o->b];
+        break;
+    case HPU_TPC_OP_PXOR:
+        r->kind = SR_P;
+        r->val = k->sp[o->a] ^ k->sp[o->b];
+        break;
+    case HPU_TPC_OP_PNOT:
+        r->kind = SR_P;
+        r->val = !k->sp[o->a];
+        break;
+    case HPU_TPC_OP_PSET:
+        r->kind = SR_P;
+        r->val = o->imm;
+        break;
+    case HPU_TPC_OP_JMP:
+        r->jump = true;
+        r->target = o->imm;
+        break;
+    case HPU_TPC_OP_LOOP:
+        r->kind = SR_S;
+        r->val = k->s[o->d] - 1;
+        r->jump = r->val != 0;
+        r->target = o->imm;
+        break;
+    case HPU_TPC_OP_HALT:
+        r->halt = true;
+        break;
+    case HPU_TPC_OP_IID:
+        r->kind = SR_I;
+        for (d = 0; d < HPU_TPC_DIMS; d++) {
+            r->iv[d] = (int32_t)k->m[d];
+        }
+        break;
+    case HPU_TPC_OP_IMOV:
+    case HPU_TPC_OP_ISET:
+    case HPU_TPC_OP_IADD:
+    case HPU_TPC_OP_IMUL:
+        r->kind = SR_I;
+        memcpy(r->iv, k->ir[o->a], sizeof(r->iv));
+        if (o->op == HPU_TPC_OP_ISET) {
+            r->iv[o->c] = (int32_t)b;
+        } else if (o->op == HPU_TPC_OP_IADD) {
+            r->iv[o->c] = (int32_t)((uint32_t)r->iv[o->c] + b);
+        } else if (o->op == HPU_TPC_OP_IMUL) {
+            r->iv[o->c] = (int32_t)((uint32_t)r->iv[o->c] * b);
+        }
+        break;
+    case HPU_TPC_OP_IGET:
+        r->kind = SR_S;
+        r->val = (uint32_t)k->ir[o->a][o->c];
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- Bundles ---------------------------------------------------------- */
+
+enum { HPU_TPC_NEXT, HPU_TPC_HALT, HPU_TPC_FAIL };
+
+static int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc, unsigned int why)
+{
+    hpum_tpc_fail(k->L, HPU_CQ_TPC_ILLEGAL, HPU_EVENT_TPC_ILLEGAL,
+                  (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, k->index | why << 8,
+                  NULL);
+    return HPU_TPC_FAIL;
+}
+
+/* A guard: whether the instruction runs; @gm the lane mask if any. */
+static inline bool hpum_tpc_guard(const HpuTpcCore *k, const HpuTpcOp *o,
+                                  uint64_t *mask, const uint64_t **gm)
+{
+    unsigned int w;
+
+    *gm = NULL;
+    if (!o->op) {
+        return false;
+    }
+    if (!o->glane) {
+        return k->sp[o->greg] ^ o->gneg;
+    }
+    for (w = 0; w < 4; w++) {
+        mask[w] = k->vp[o->greg][w] ^ (o->gneg ? ~0ULL : 0);
+    }
+    *gm = mask;
+    return true;
+}
+
+/* Local memory address of a MEM operand; false: LOCAL. */
+static bool hpum_tpc_local(const HpuTpcCore *k, const HpuTpcOp *o,
+                           uint32_t size, uint32_t align, uint32_t *addr)
+{
+    uint32_t a = o->form == HPU_TPC_FORM_S ? k->s[o->a] + o->imm : o->imm;
+
+    *addr = a;
+    return !(a % align) && a < size && size - a >= align;
+}
+
+/* Run bundle @pc; *@pc gets the next one. */
+static int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuTpcBundle *b = &L->code[*pc];
+    const HpuTpcOp *ol = &b->s[HPU_TPC_SLOT_LOAD];
+    const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
+    const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR];
+    const HpuTpcOp *ot = &b->s[HPU_TPC_SLOT_STORE];
+    uint64_t ml[4], mv[4], mt[4], dummy[4];
+    const uint64_t *gl, *gv, *gt, *gs;
+    bool rl, rs, rv, rt;
+    HpuTpcSRes sr = { 0 };
+    uint32_t ls = 0, addr;
+    int lk = 0;                 /* load result: 1 vector (tl), 2 scalar (ls) */
+
+    if (b->ill) {
+        return hpum_tpc_illegal(k, *pc, b->ill);
+    }
+    rl = hpum_tpc_guard(k, ol, ml, &gl);
+    rs = hpum_tpc_guard(k, os, dummy, &gs);
+    rv = hpum_tpc_guard(k, ov, mv, &gv);
+    rt = hpum_tpc_guard(k, ot, mt, &gt);
+
+    if (rs && os->op == HPU_TPC_OP_ASSERT &&
+        !(k->sp[os->a] ^ (os->mod & 1))) {
+        hpum_tpc_fail(L, HPU_CQ_TPC_ASSERT, HPU_EVENT_TPC_ASSERT,
+                      (uint64_t)*pc * HPU_TPC_BUNDLE_SIZE, hpum_tpc_sxb(k, os),
+                      NULL);
+        return HPU_TPC_FAIL;
+    }
+
+    /* load slot: into tl / ls */
+    if (rl) {
+        switch (ol->op) {
+        case HPU_TPC_OP_LD_T:
+            if (gl) {
+                k->tl = k->v[ol->d];    /* disabled lanes keep their value */
+            }
+            if (!hpum_tpc_ld_t(k, &L->t[ol->a], k->ir[ol->b], ol->lanes, gl,
+                               &k->tl)) {
+                return HPU_TPC_FAIL;
+            }
+            lk = 1;
+            break;
+        case HPU_TPC_OP_LD_TS: {
+            const HpuTpcTensor *t = &L->t[ol->a];
+            unsigned int lo, hi;
+            uint64_t row;
+            uint32_t x = 0;
+
+            if (hpum_tpc_span(t, k->ir[ol->b], 1, &lo, &hi, &row)) {
+                if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, k->ir[ol->b][0]),
+                                  &x, t->es, false)) {
+                    return HPU_TPC_FAIL;
+                }
+            } else {
+                x = t->pad;
+            }
+            ls = hpum_widen(t->dt, x);
+            lk = 2;
+            break;
+        }
+        case HPU_TPC_OP_LD_L:
+            if (!hpum_tpc_local(k, ol, L->slm_size, 4, &addr)) {
+                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
+            }
+            memcpy(&ls, k->slm + addr, 4);
+            lk = 2;
+            break;
+        case HPU_TPC_OP_LD_LV:
+            if (!hpum_tpc_local(k, ol, L->vlm_size, 256, &addr)) {
+                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
+            }
+            memcpy(&k->tl, k->vlm + addr, 256);
+            lk = 1;
+            break;
+        case HPU_TPC_OP_LDARG:
+            ls = L->scalars[ol->imm];
+            lk = 2;
+            break;
+        case HPU_TPC_OP_TSIZE:
+            ls = L->t[ol->a].size[ol->c];
+            lk = 2;
+            break;
+        default:
+            break;
+        }
+    }
+
+    /* store slot: registers as the previous bundle left them */
+    if (rt) {
+        switch (ot->op) {
+        case HPU_TPC_OP_ST_T:
+            if (!hpum_tpc_st_t(k, &L->t[ot->a], k->ir[ot->b], ot->lanes, gt,
+                               &k->v[ot->c])) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        case HPU_TPC_OP_ST_TS: {
+            const HpuTpcTensor *t = &L->t[ot->a];
+            unsigned int lo, hi;
+            uint64_t row;
+            uint32_t x = hpum_narrow(t->dt, k->s[ot->c]);
+
+            if (hpum_tpc_span(t, k->ir[ot->b], 1, &lo, &hi, &row) &&
+                !hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, k->ir[ot->b][0]),
+                              &x, t->es, true)) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        }
+        case HPU_TPC_OP_ST_L:
+            if (!hpum_tpc_local(k, ot, L->slm_size, 4, &addr)) {
+                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
+            }
+            memcpy(k->slm + addr, &k->s[ot->c], 4);
+            break;
+        case HPU_TPC_OP_ST_LV:
+            if (!hpum_tpc_local(k, ot, L->vlm_size, 256, &addr)) {
+                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
+            }
+            memcpy(k->vlm + addr, &k->v[ot->c], 256);
+            break;
+        default:
+            break;
+        }
+    }
+
+    if (rs && os->op != HPU_TPC_OP_ASSERT) {
+        hpum_tpc_scalar(k, os, &sr);
+    }
+    if (rv) {
+        hpum_tpc_vector(k, ov, gv);
+    }
+
+    /* the buffered writes */
+    if (lk == 1) {
+        memcpy(&k->v[ol->d], &k->tl, sizeof(k->tl));
+    } else if (lk == 2) {
+        k->s[ol->d] = ls;
+    }
+    switch (sr.kind) {
+    case SR_S:
+        k->s[sr.reg] = sr.val;
+        break;
+    case SR_P:
+        k->sp[sr.reg] = (uint8_t)(sr.val & 1);
+        break;
+    case SR_I:
+        memcpy(k->ir[sr.reg], sr.iv, sizeof(sr.iv));
+        break;
+    default:
+        break;
+    }
+    if (sr.halt) {
+        return HPU_TPC_HALT;
+    }
+    *pc = sr.jump ? sr.target : *pc + 1;
+    return HPU_TPC_NEXT;
+}
+
+/* ---- Members ----------------------------------------------------------- */
+
+/*
+ * Begin a slice of a member: the job may go on, and its accesses count as
+ * in flight until hpum_tpc_slice_end().  False: stop (recorded).
+ */
+static bool hpum_tpc_slice_begin(HpuTpcCore *k)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuPacket *p = L->k;
+    HpuCore *c = p->c;
+    int r;
+
+    if (__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE)) {
+        return false;
+    }
+    r = hpum_job_check(p);
+    if (r == HPU_CQ_OK) {
+        hpum_lock(c);
+        if (hpum_dma_begin(c, p->j->epoch)) {
+            __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+            k->inflight = true;
+        } else {
+            r = HPU_STEP_ABORT;
+        }
+        hpum_unlock(c);
+    }
+    if (r != HPU_CQ_OK) {
+        hpum_tpc_fail(L, r, 0, 0, 0, NULL);
+        return false;
+    }
+    return true;
+}
+
+static void hpum_tpc_slice_end(HpuTpcCore *k)
+{
+    const HpuPacket *p = k->L->k;
+    HpuCore *c = p->c;
+
+    k->inflight = false;
+    __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_lock(c);
+    hpum_dma_end(c, p->j->epoch);
+    hpum_unlock(c);
+}
+
+/* Member @lin from its start state; HPU_TPC_HALT or HPU_TPC_FAIL. */
+static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
+{
+    HpuTpcLaunch *L = k->L;
+    uint64_t q = lin;
+    uint32_t pc = L->entry, n = 0, v;
+    unsigned int d;
+    int r;
+
+    for (v = 0; v < HPU_TPC_VREGS; v++) {
+        if (L->vmask & (1u << v)) {
+            memset(&k->v[v], 0, sizeof(k->v[v]));
+        }
+    }
+    memset(k->s, 0, sizeof(k->s));
+    memset(k->ir, 0, sizeof(k->ir));
+    memset(k->sp, 0, sizeof(k->sp));
+    memset(k->vp, 0, sizeof(k->vp));
+    k->sp[0] = 1;
+    memset(k->vp[0], 0xff, sizeof(k->vp[0]));
+    memset(k->slm, 0, L->slm_size);
+    memset(k->vlm, 0, L->vlm_size);
+    k->draw = 0;
+    k->lin = lin;
+    for (d = 0; d < HPU_TPC_DIMS; d++) {
+        k->m[d] = (uint32_t)(q % L->isize[d]);
+        q /= L->isize[d];
+    }
+    for (;;) {
+        if (pc >= L->nb) {
+            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_PC_RANGE);
+        }
+        r = hpum_tpc_bundle(k, &pc);
+        if (r != HPU_TPC_NEXT) {
+            return r;
+        }
+        if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
+            return HPU_TPC_FAIL;
+        }
+        if (++n == HPU_TPC_CHECK_BUNDLES) {
+            n = 0;
+            hpum_tpc_slice_end(k);
+            if (!hpum_tpc_slice_begin(k)) {
+                return HPU_TPC_FAIL;
+            }
+        }
+    }
+}
+
+void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end)
+{
+    HpuTpcLaunch *L = k->L;
+    uint64_t lin;
+    int r;
+
+    for (lin = first; lin < end; lin++) {
+        if (!hpum_tpc_slice_begin(k)) {
+            return;
+        }
+        r = hpum_tpc_member(k, lin);
+        if (k->inflight) {
+            hpum_tpc_slice_end(k);
+        }
+        if (r != HPU_TPC_HALT) {
+            return;
+        }
+        r = hpum_job_progress(L->k);
+        if (r != HPU_CQ_OK) {
+            hpum_tpc_fail(L, r, 0, 0, 0, NULL);
+            return;
+        }
+    }
+}

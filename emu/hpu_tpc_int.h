@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HPU device model: what hpu_tpc.c (launch, decoder, cores) and
+ * hpu_tpc_exec.c (the interpreter) share.  Not for other files.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef HPU_TPC_INT_H
+#define HPU_TPC_INT_H
+
+#include "hpu_internal.h"
+#include "hpu_tpc.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the TPC interpreter keeps lanes in host order: little-endian hosts only"
+#endif
+
+/* Bundles a core runs between two checks of its job (and access renewals). */
+#define HPU_TPC_CHECK_BUNDLES   1024
+/* Entries of a core's translation cache. */
+#define HPU_TPC_XC_ENTRIES      8
+/* Bytes a translation asks for beyond the access (runs over huge pages). */
+#define HPU_TPC_XC_WANT         (2ULL << 20)
+
+/* One decoded slot. */
+typedef struct HpuTpcOp {
+    uint8_t op;                 /* opcode in its slot; 0: NOP */
+    uint8_t dt, dt2;            /* data type, conversion's destination type */
+    uint8_t form, mod, sat, part;
+    uint8_t greg, gneg, glane;  /* guard */
+    uint8_t d, a, b, c;         /* register fields */
+    uint8_t dst_class;          /* register class written through D, 0 none */
+    uint16_t lanes;             /* lanes of dt */
+    uint32_t imm;
+} HpuTpcOp;
+
+typedef struct HpuTpcBundle {
+    HpuTpcOp s[HPU_TPC_SLOTS];
+    uint8_t ill;                /* HPU_TPC_ILL_* when a member reaches it */
+} HpuTpcBundle;
+
+typedef struct HpuTpcTensor {
+    uint64_t base;
+    uint32_t dt, es, nd, pad;
+    uint32_t size[HPU_TPC_DIMS];        /* 1 at and above nd */
+    uint64_t stride[HPU_TPC_DIMS];      /* elements */
+} HpuTpcTensor;
+
+/* A launch, shared by its cores. */
+typedef struct HpuTpcLaunch {
+    const HpuPacket *k;
+    HpuTpcBundle *code;
+    uint32_t nb, entry, slm_size, vlm_size;
+    uint32_t nt, ns;
+    uint32_t scalars[HPU_TPC_MAX_SCALARS];
+    HpuTpcTensor t[HPU_TPC_MAX_TENSORS];
+    uint32_t isize[HPU_TPC_DIMS];
+    uint64_t members;
+    uint64_t seed;
+    uint32_t vmask;             /* vector registers the code names */
+    unsigned int cores;
+    int stop;                   /* atomic: a core failed or the job ended */
+    /* the first failure, under the core lock */
+    int status;
+    uint16_t ev_id;
+    uint64_t ev_addr;
+    uint32_t ev_info;
+    HpuFault fault;
+} HpuTpcLaunch;
+
+typedef union HpuTpcVec {
+    uint8_t u8[256];
+    int8_t i8[256];
+    uint16_t u16[128];
+    int16_t i16[128];
+    uint32_t u32[64];
+    int32_t i32[64];
+    float f[64];
+    uint64_t q[32];
+} HpuTpcVec;
+
+/* A core's state while it runs members of one launch. */
+typedef struct HpuTpcCore {
+    HpuTpcVec v[HPU_TPC_VREGS];
+    HpuTpcVec tv, tb, tl;       /* vector result, B operand, load result */
+    float fa[128], fb[128], fc[128], fd[128];   /* bf16 widened */
+    uint32_t rw[HPU_TPC_MAX_LANES];             /* random words of a draw */
+    uint8_t vlm[HPU_TPC_VLM_SIZE];
+    uint8_t slm[HPU_TPC_SLM_SIZE];
+    uint32_t s[HPU_TPC_SREGS];
+    uint64_t vp[HPU_TPC_QREGS][4];
+    uint8_t sp[HPU_TPC_PREGS];
+    int32_t ir[HPU_TPC_IREGS][HPU_TPC_DIMS];
+    uint32_t m[HPU_TPC_DIMS];   /* the member's coordinate */
+    uint64_t lin;
+    uint32_t draw;
+    HpuTpcLaunch *L;
+    unsigned int index;
+    HpuMemRun xc[HPU_TPC_XC_ENTRIES];
+    unsigned int xc_next;
+    bool xc_valid[HPU_TPC_XC_ENTRIES];
+    bool inflight;              /* a slice's access is in flight */
+} HpuTpcCore;
+
+/* hpu_tpc.c: record the launch's first failure and stop its cores. */
+void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
+                   uint32_t info, const HpuFault *f);
+/* hpu_tpc_exec.c: run members [@first, @end) of the launch on core @k. */
+void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end);
+
+#endif /* HPU_TPC_INT_H */

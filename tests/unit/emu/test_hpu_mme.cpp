@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+//
+// Unit tests of the Matrix Math Engines (emu/hpu_mme.c) against
+// Documentation/hw/mme.md: GEMMs of odd shapes, transposes, strides,
+// batches, FP32 and BF16, alpha/beta, bias and activations with operands
+// in HBM and host memory, in ASID 0 and a user context, checked against a
+// plain C++ reference loop in double precision; every BAD_LAUNCH rule.
+//
+// Tolerances.  FP32 results: |D - ref| <= (K + 3) u S with u = 2^-24 and
+// S = |alpha| sum_k |a_ik b_kj| + |beta c_ij| + |bias_j|: the classic
+// bound for a K-term dot product in FP32 (gamma_K, whatever the order of
+// summation OpenBLAS chooses) plus one rounding each for alpha, beta * C
+// and the bias; GELU adds |gelu'| <= 1.13 times that and 16 ulp for tanhf.
+// BF16 inputs are exactly representable FP32 values (values() rounds
+// them), so the same bound holds.  BF16 results are the FP32 result
+// rounded to nearest even (8 significant bits, unit roundoff 2^-8):
+// |D - ref| <= 2^-8 (|ref| + b) + b for the FP32 bound b, and the
+// rounding itself is checked bit-exactly below.
+//
+// Copyright (c) 2026 The hpu authors
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
+
+#include "hpu_mme_rig.hpp"
+
+using namespace hpu_test;
+
+namespace {
+
+struct Case {
+    uint32_t m = 1, n = 1, k = 1, batch = 1;
+    bool ta = false, tb = false;
+    unsigned in_t = HPU_MME_TYPE_FP32, out_t = HPU_MME_TYPE_FP32;
+    unsigned act = HPU_MME_ACT_NONE;
+    bool bias = false;
+    float alpha = 1.0f, beta = 0.0f;
+    uint32_t pad = 0;           // extra elements per row of every operand
+    uint64_t bpad = 0;          // extra elements between batch members
+    uint64_t sa0 = 1, sb0 = 1;  // 0: broadcast A / B across the batch
+    bool in_place = false;      // C == D
+    unsigned engine = HPU_ENGINE_MME0;
+    unsigned asid = 0;
+    bool host = false;
+};
+
+Matrix operand(uint32_t rows, uint32_t cols, const Case &c, unsigned sz, uint32_t seed,
+               bool bf16_values, bool broadcast)
+{
+    Matrix m;
+    m.rows = rows;
+    m.cols = cols;
+    m.ld = cols + c.pad;
+    m.batch = c.batch;
+    m.sz = sz;
+    m.stride = broadcast ? 0 : static_cast<uint64_t>(rows) * m.ld + c.bpad;
+    if (broadcast) {
+        auto one = values(static_cast<size_t>(rows) * cols, seed, bf16_values);
+        for (uint32_t b = 0; b < c.batch; b++) {
+            m.v.insert(m.v.end(), one.begin(), one.end());
+        }
+    } else {
+        m.v = values(static_cast<size_t>(c.batch) * rows * cols, seed, bf16_values);
+    }
+    return m;
+}
+
+// Run @c on a fresh rig and check D against the reference.
+void run_case(const Case &c)
+{
+    Rig r;
+    Space s(r, c.asid, c.host);
+    Gemm g;
+    g.m = c.m;
+    g.n = c.n;
+    g.k = c.k;
+    g.batch = c.batch;
+    g.flags = c.in_t | c.out_t << HPU_MME_F_OUT_TYPE_SHIFT |
+              (c.ta ? HPU_MME_F_TRANS_A : 0) | (c.tb ? HPU_MME_F_TRANS_B : 0) |
+              (c.bias ? HPU_MME_F_BIAS : 0) | c.act << HPU_MME_F_ACT_SHIFT;
+    g.alpha = c.alpha;
+    g.beta = c.beta;
+    const unsigned isz = c.in_t == HPU_MME_TYPE_BF16 ? 2 : 4;
+    const unsigned osz = c.out_t == HPU_MME_TYPE_BF16 ? 2 : 4;
+    Matrix a = operand(g.a_rows(), g.a_cols(), c, isz, 1, isz == 2, c.sa0 == 0);
+    Matrix b = operand(g.b_rows(), g.b_cols(), c, isz, 2, isz == 2, c.sb0 == 0);
+    Matrix cm = operand(c.m, c.n, c, osz, 3, osz == 2, false);
+    Matrix d = operand(c.m, c.n, c, osz, 4, false, false);
+    std::fill(d.v.begin(), d.v.end(), 0.0f);
+    std::vector<float> bias = values(c.n, 5, false);
+    place(s, a);
+    place(s, b);
+    if (!c.in_place) {
+        place(s, cm);
+    }
+    place(s, d);
+    if (c.in_place) {
+        cm.addr = d.addr;
+        store(s, cm);           // C's values in D's place
+    }
+    uint64_t bias_va = s.alloc(4ULL * c.n);
+    s.write(bias_va, bias.data(), 4ULL * c.n);
+    g.a = a.addr;
+    g.b = b.addr;
+    g.c = cm.addr;
+    g.d = d.addr;
+    g.bias = bias_va;
+    g.lda = a.ld;
+    g.ldb = b.ld;
+    g.ldc = cm.ld;
+    g.ldd = d.ld;
+    g.sa = a.stride;
+    g.sb = b.stride;
+    g.sc = cm.stride;
+    g.sd = d.stride;
+    auto img_before = s.read(d.addr, d.bytes());
+    uint64_t desc = s.alloc(HPU_MME_DESC_SIZE);
+    auto db = g.bytes();
+    s.write(desc, db.data(), db.size());
+
+    Cqe e = r.run_cb(gemm_cb(desc), c.asid, c.engine, 1);
+    REQUIRE(e.status == HPU_CQ_OK);
+    CHECK(e.engine == c.engine);
+    CHECK(r.env.errors.empty());
+    Ref ref = reference(g, a, b, &cm, &bias);
+    auto got = fetch(s, d);
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        double want = ref.d[i], tol = ref.bound[i];
+        if (osz == 2) {
+            tol = std::ldexp(1.0, -8) * (std::fabs(want) + tol) + tol;
+        }
+        if (!(std::fabs(got[i] - want) <= tol) && bad++ < 5) {
+            UNSCOPED_INFO("element " << i << ": got " << got[i] << ", reference " << want
+                                     << " (bound " << tol << ")");
+        }
+    }
+    CHECK(bad == 0);
+    // the gaps between rows and batch members are not written
+    auto img = s.read(d.addr, d.bytes());
+    size_t touched = 0;
+    for (uint32_t bt = 0; bt < d.batch; bt++) {
+        for (uint32_t i = 0; i < d.rows; i++) {
+            uint64_t row = osz * (bt * d.stride + static_cast<uint64_t>(i) * d.ld);
+            for (uint64_t o = row + osz * d.cols; o < row + osz * d.ld && o < img.size(); o++) {
+                touched += img[o] != img_before[o];
+            }
+        }
+    }
+    CHECK(touched == 0);
+}
+
+} // namespace
+
+TEST_CASE("MME GEMM of odd shapes matches the reference, all transposes",
+          "[emu][mme]")
+{
+    auto shape = GENERATE(std::array<uint32_t, 3>{1, 1, 1}, std::array<uint32_t, 3>{3, 5, 7},
+                          std::array<uint32_t, 3>{129, 65, 33},
+                          std::array<uint32_t, 3>{2, 1100, 3},
+                          std::array<uint32_t, 3>{1030, 3, 5},
+                          std::array<uint32_t, 3>{131, 129, 1100});
+    Case c;
+    c.m = shape[0];
+    c.n = shape[1];
+    c.k = shape[2];
+    c.ta = GENERATE(false, true);
+    c.tb = GENERATE(false, true);
+    CAPTURE(c.m, c.n, c.k, c.ta, c.tb);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM with FP32 and BF16 inputs and outputs", "[emu][mme][bf16]")
+{
+    Case c;
+    c.m = 67;
+    c.n = 130;
+    c.k = 45;
+    c.in_t = GENERATE(HPU_MME_TYPE_FP32, HPU_MME_TYPE_BF16);
+    c.out_t = GENERATE(HPU_MME_TYPE_FP32, HPU_MME_TYPE_BF16);
+    c.ta = GENERATE(false, true);
+    c.beta = 0.5f;
+    CAPTURE(c.in_t, c.out_t, c.ta);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM operands in HBM and host memory, ASID 0 and a user context",
+          "[emu][mme][mmu]")
+{
+    Case c;
+    c.m = 70;
+    c.n = 140;
+    c.k = 260;
+    c.host = GENERATE(false, true);
+    c.asid = GENERATE(0u, 7u);
+    c.engine = GENERATE(HPU_ENGINE_MME(0), HPU_ENGINE_MME(1));
+    c.tb = true;
+    c.beta = -1.25f;
+    c.bias = true;
+    CAPTURE(c.host, c.asid, c.engine);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM epilogue: alpha, beta * C, bias, ReLU and GELU", "[emu][mme]")
+{
+    Case c;
+    c.m = 40;
+    c.n = 150;
+    c.k = 17;
+    c.alpha = GENERATE(1.0f, -2.5f, 0.0f);
+    c.beta = GENERATE(0.0f, 1.0f, 0.75f);
+    c.bias = GENERATE(false, true);
+    c.act = GENERATE(HPU_MME_ACT_NONE, HPU_MME_ACT_RELU, HPU_MME_ACT_GELU_TANH);
+    CAPTURE(c.alpha, c.beta, c.bias, c.act);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM accumulating in place (C == D) with BF16 output", "[emu][mme]")
+{
+    Case c;
+    c.m = 33;
+    c.n = 129;
+    c.k = 9;
+    c.beta = 1.0f;
+    c.in_place = true;
+    c.out_t = GENERATE(HPU_MME_TYPE_FP32, HPU_MME_TYPE_BF16);
+    c.batch = GENERATE(1u, 3u);
+    c.pad = 3;
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM with padded rows, batches and batch strides", "[emu][mme][batch]")
+{
+    Case c;
+    c.m = 31;
+    c.n = 19;
+    c.k = 23;
+    c.batch = GENERATE(2u, 5u);
+    c.pad = GENERATE(0u, 7u);
+    c.bpad = GENERATE(0ULL, 100ULL);
+    c.ta = GENERATE(false, true);
+    c.beta = 2.0f;
+    c.bias = true;
+    c.in_t = HPU_MME_TYPE_BF16;
+    CAPTURE(c.batch, c.pad, c.bpad, c.ta);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM batches sharing A or B (batch stride 0)", "[emu][mme][batch]")
+{
+    Case c;
+    c.m = 130;
+    c.n = 20;
+    c.k = 12;
+    c.batch = 3;
+    c.sa0 = GENERATE(0ULL, 1ULL);
+    c.sb0 = c.sa0 ? 0 : 1;
+    c.host = true;
+    c.asid = 3;
+    run_case(c);
+}
+
+TEST_CASE("MME BF16 output rounds to nearest even, NaN stays NaN, overflow is Inf",
+          "[emu][mme][bf16]")
+{
+    Rig r;
+    const std::vector<uint32_t> in = {
+        0x3f808000, // tie, even below: 0x3f80
+        0x3f818000, // tie, odd below: 0x3f82
+        0x3f808001, // above the tie: 0x3f81
+        0x3f807fff, // below the tie: 0x3f80
+        0x7f7fffff, // FLT_MAX: rounds up to +Inf
+        0xff7fffff, // -FLT_MAX: -Inf
+        0x7fc00001, // quiet NaN
+        0x7f800001, // signalling NaN: quieted
+        0xbfc00000, // -1.5, exact
+        0x00018000, // subnormal tie, odd below: 0x0002
+        0x3f80ffff, // 0x3f81
+        0x7f800000, // +Inf
+    };
+    const std::vector<uint16_t> want = {0x3f80, 0x3f82, 0x3f81, 0x3f80, 0x7f80, 0xff80,
+                                        0x7fc0, 0x7fc0, 0xbfc0, 0x0002, 0x3f81, 0x7f80};
+    const uint64_t a = 128 * MiB, b = a + 4096, d = b + 4096, desc = d + 4096;
+    float one = 1.0f;
+    r.bwrite(a, &one, 4);
+    r.bwrite(b, in.data(), 4 * in.size());
+    Gemm g;
+    g.flags = HPU_MME_TYPE_BF16 << HPU_MME_F_OUT_TYPE_SHIFT;
+    g.m = 1;
+    g.n = static_cast<uint32_t>(in.size());
+    g.k = 1;
+    g.a = a;
+    g.b = b;
+    g.d = d;
+    g.lda = 1;
+    g.ldb = g.n;
+    g.ldd = g.n;
+    auto db = g.bytes();
+    r.bwrite(desc, db.data(), db.size());
+    REQUIRE(r.run_cb(gemm_cb(desc), 0, HPU_ENGINE_MME0, 0).status == HPU_CQ_OK);
+    auto out = r.bread(d, 2 * in.size());
+    for (size_t i = 0; i < in.size(); i++) {
+        uint16_t h = static_cast<uint16_t>(out[2 * i] | out[2 * i + 1] << 8);
+        CAPTURE(i, in[i]);
+        CHECK(h == want[i]);
+    }
+}
+
+TEST_CASE("MME GEMM with beta 0 reads no C (C, ldc may be anything)", "[emu][mme]")
+{
+    Rig r;
+    const unsigned A = 4;
+    Space s(r, A, false);
+    Gemm g;
+    g.m = 3;
+    g.n = 4;
+    g.k = 2;
+    std::vector<float> av = {1, 2, 3, 4, 5, 6}, bv = {1, 0, 0, 1, 0, 1, 1, 0};
+    g.a = s.alloc(24);
+    g.b = s.alloc(32);
+    g.d = s.alloc(48);
+    s.write(g.a, av.data(), 24);
+    s.write(g.b, bv.data(), 32);
+    g.lda = 2;
+    g.ldb = 4;
+    g.ldd = 4;
+    g.c = 0x7ff000000000ULL + 2;    // unmapped and misaligned
+    g.ldc = 0;
+    g.beta = -0.0f;                  // zero too
+    uint64_t desc = s.alloc(HPU_MME_DESC_SIZE);
+    auto db = g.bytes();
+    s.write(desc, db.data(), db.size());
+    REQUIRE(r.run_cb(gemm_cb(desc), A, HPU_ENGINE_MME0, 0).status == HPU_CQ_OK);
+    auto out = s.read(g.d, 48);
+    std::vector<float> dv(12);
+    std::memcpy(dv.data(), out.data(), 48);
+    CHECK(dv == std::vector<float>{1, 2, 2, 1, 3, 4, 4, 3, 5, 6, 6, 5});
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 0u);
+}
+
+// BAD_LAUNCH: one rule broken at a time on a valid 8x8x8 FP32 GEMM
+namespace {
+
+struct Rule {
+    const char *what;
+    uint32_t code;
+    std::function<void(Gemm &)> breaks;
+    int64_t desc_skew = 0;
+};
+
+std::vector<Rule> rules()
+{
+    return {
+        {"descriptor at 64-byte alignment + 32", HPU_MME_ERR_DESC_ALIGN, [](Gemm &) {}, 32},
+        {"descriptor at 64-byte alignment + 4", HPU_MME_ERR_DESC_ALIGN, [](Gemm &) {}, 4},
+        {"FLAGS bit 7", HPU_MME_ERR_FLAGS, [](Gemm &g) { g.flags |= 0x80; }},
+        {"FLAGS bit 10", HPU_MME_ERR_FLAGS, [](Gemm &g) { g.flags |= 0x400; }},
+        {"FLAGS bit 31", HPU_MME_ERR_FLAGS, [](Gemm &g) { g.flags |= 0x80000000u; }},
+        {"input type 2", HPU_MME_ERR_IN_TYPE, [](Gemm &g) { g.flags |= 2; }},
+        {"input type 3", HPU_MME_ERR_IN_TYPE, [](Gemm &g) { g.flags |= 3; }},
+        {"output type 2", HPU_MME_ERR_OUT_TYPE, [](Gemm &g) { g.flags |= 2 << 2; }},
+        {"output type 3", HPU_MME_ERR_OUT_TYPE, [](Gemm &g) { g.flags |= 3 << 2; }},
+        {"activation 3", HPU_MME_ERR_ACT, [](Gemm &g) { g.flags |= 3 << 8; }},
+        {"reserved word at 0x04", HPU_MME_ERR_RESERVED, [](Gemm &g) { g.rsvd0 = 1; }},
+        {"reserved word at 0x78", HPU_MME_ERR_RESERVED,
+         [](Gemm &g) { g.rsvd1 = 1ULL << 63; }},
+        {"M 0", HPU_MME_ERR_DIMS, [](Gemm &g) { g.m = 0; }},
+        {"N 0", HPU_MME_ERR_DIMS, [](Gemm &g) { g.n = 0; }},
+        {"K 0", HPU_MME_ERR_DIMS, [](Gemm &g) { g.k = 0; }},
+        {"M 65537", HPU_MME_ERR_DIMS, [](Gemm &g) { g.m = 65537; }},
+        {"K 65537", HPU_MME_ERR_DIMS, [](Gemm &g) { g.k = 65537; g.lda = 65537; }},
+        {"batch 0", HPU_MME_ERR_BATCH, [](Gemm &g) { g.batch = 0; }},
+        {"batch 65537", HPU_MME_ERR_BATCH, [](Gemm &g) { g.batch = 65537; }},
+        {"lda < K", HPU_MME_ERR_LDA, [](Gemm &g) { g.lda = 7; }},
+        {"lda < M with A transposed", HPU_MME_ERR_LDA,
+         [](Gemm &g) { g.flags |= HPU_MME_F_TRANS_A; g.m = 9; g.lda = 8; g.ldd = 9; g.n = 8; }},
+        {"ldb < N", HPU_MME_ERR_LDB, [](Gemm &g) { g.ldb = 7; }},
+        {"ldb < K with B transposed", HPU_MME_ERR_LDB,
+         [](Gemm &g) { g.flags |= HPU_MME_F_TRANS_B; g.k = 9; g.lda = 9; g.ldb = 8; }},
+        {"ldc < N with beta != 0", HPU_MME_ERR_LDC, [](Gemm &g) { g.beta = 1; g.ldc = 7; }},
+        {"ldd < N", HPU_MME_ERR_LDD, [](Gemm &g) { g.ldd = 7; }},
+        {"A not 4-byte aligned", HPU_MME_ERR_ALIGN, [](Gemm &g) { g.a += 2; }},
+        {"B not 2-byte aligned (BF16)", HPU_MME_ERR_ALIGN,
+         [](Gemm &g) { g.flags |= HPU_MME_TYPE_BF16; g.b += 1; }},
+        {"C not aligned with beta != 0", HPU_MME_ERR_ALIGN,
+         [](Gemm &g) { g.beta = 1; g.c += 1; }},
+        {"D not aligned", HPU_MME_ERR_ALIGN, [](Gemm &g) { g.d += 2; }},
+        {"bias not aligned", HPU_MME_ERR_ALIGN,
+         [](Gemm &g) { g.flags |= HPU_MME_F_BIAS; g.bias += 2; }},
+        {"A at the top of the address space", HPU_MME_ERR_RANGE,
+         [](Gemm &g) { g.a = ~0ULL - 63; }},
+        {"batch stride of B overflowing", HPU_MME_ERR_RANGE,
+         [](Gemm &g) { g.batch = 5; g.sb = 1ULL << 62; g.sa = 64; g.sd = 64; }},
+        {"D batch members overlapping", HPU_MME_ERR_STRIDE_D,
+         [](Gemm &g) { g.batch = 2; g.sa = 64; g.sb = 64; g.sd = 63; }},
+        {"D overlapping A", HPU_MME_ERR_OVERLAP, [](Gemm &g) { g.d = g.a + 4; }},
+        {"D overlapping B", HPU_MME_ERR_OVERLAP, [](Gemm &g) { g.d = g.b - 252; }},
+        {"D overlapping the bias", HPU_MME_ERR_OVERLAP,
+         [](Gemm &g) { g.flags |= HPU_MME_F_BIAS; g.bias = g.d + 200; }},
+        {"D overlapping C, not equal", HPU_MME_ERR_OVERLAP,
+         [](Gemm &g) { g.beta = 1; g.c = g.d + 4; }},
+        {"C == D with another ldc", HPU_MME_ERR_OVERLAP,
+         [](Gemm &g) { g.beta = 1; g.c = g.d; g.ldc = 9; }},
+    };
+}
+
+} // namespace
+
+TEST_CASE("MME BAD_LAUNCH: each descriptor rule refused with its code", "[emu][mme][bad]")
+{
+    auto all = rules();
+    const size_t i = GENERATE_COPY(Catch::Generators::range<size_t>(0, all.size()));
+    const Rule &rule = all[i];
+    CAPTURE(rule.what);
+    Rig r;
+    const unsigned A = 5;
+    r.setup_eq();
+    Space s(r, A, false);
+    Gemm g;
+    g.m = g.n = g.k = 8;
+    g.lda = g.ldb = g.ldc = g.ldd = 8;
+    uint64_t base = s.alloc(64 * 1024);
+    g.a = base;
+    g.b = base + 4096;
+    g.c = base + 8192;
+    g.d = base + 12288;
+    g.bias = base + 16384;
+    rule.breaks(g);
+    const uint64_t desc = base + 32768 + rule.desc_skew;
+    auto db = g.bytes();
+    s.write(desc, db.data(), db.size());
+    std::vector<uint8_t> d_before = s.read(base + 12288, 4096);
+    Cb cb;
+    cb.nop();
+    cb.raw(HPU_PKT_MME_GEMM, 0)
+      .raw(static_cast<uint32_t>(desc), static_cast<uint32_t>(desc >> 32));
+    Cqe e = r.run_cb(cb, A, HPU_ENGINE_MME0, 2);
+    CHECK(e.status == HPU_CQ_BAD_LAUNCH);
+    CHECK(e.offset == 8u);
+    CHECK(e.engine == HPU_ENGINE_MME0);
+    CHECK(e.stream == 2);
+    REQUIRE(r.rd(HPU_REG_EQ_PI) == 1u);
+    Eqe ev = r.eqe(0);
+    CHECK(ev.id == HPU_EVENT_BAD_LAUNCH);
+    CHECK(ev.severity == HPU_EVENT_SEV_ERROR);
+    CHECK(ev.engine == HPU_ENGINE_MME0);
+    CHECK(ev.asid == A);
+    CHECK(ev.addr == desc);
+    CHECK(ev.info == rule.code);
+    REQUIRE(r.env.errors.size() == 1);
+    CHECK(r.env.errors[0].find("MME0.2: bad launch") != std::string::npos);
+    CHECK(r.env.errors[0].find("(rule " + std::to_string(rule.code) + ")") !=
+          std::string::npos);
+    CHECK(s.read(base + 12288, 4096) == d_before);      // nothing of it ran
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 0u);
+}
+
+TEST_CASE("MME_GEMM packet: reserved word is BAD_PACKET, an unmapped descriptor MMU_FAULT",
+          "[emu][mme][bad]")
+{
+    Rig r;
+    const unsigned A = 6;
+    r.setup_eq();
+    r.map_hbm(A, 64 * MiB, 2 * MiB);
+    Cqe e = r.run_cb(gemm_cb(0x200000, 1), A, HPU_ENGINE_MME(1), 0);
+    CHECK(e.status == HPU_CQ_BAD_PACKET);
+    CHECK(r.eqe(0).id == HPU_EVENT_BAD_PACKET);
+    CHECK(r.eqe(0).engine == HPU_ENGINE_MME(1));
+    e = r.run_cb(gemm_cb(0x7000000000ULL), A, HPU_ENGINE_MME(1), 0);
+    CHECK(e.status == HPU_CQ_MMU_FAULT);
+    Eqe ev = r.eqe(1);
+    CHECK(ev.id == HPU_EVENT_MMU_FAULT);
+    CHECK(ev.engine == HPU_ENGINE_MME(1));
+    CHECK(ev.addr == 0x7000000000ULL);
+    CHECK((r.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_ENGINE_MASK) == HPU_ENGINE_MME(1) << 8);
+}

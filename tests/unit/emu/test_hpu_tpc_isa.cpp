@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+//
+// TPC instructions in the device model against plain C++ references
+// (Documentation/hw/tpc.md "Arithmetic rules", "Conversions", "Special
+// functions"): one vector of inputs with special values (NaN, infinities,
+// signed zeros, subnormals, the integer limits) per instruction and type.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include "hpu_tpc_rig.hpp"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+using namespace hpu_test;
+
+namespace {
+
+// Run "ld v0, t0 ; ld v1, t1 ; ld v2, t2 ; BODY ; st t3, v3" over one
+// vector (256 bytes) per tensor; tensors of dtype @dt (t3 of @dt_out).
+std::vector<uint8_t> run_vec(const std::string &body, unsigned dt, unsigned dt_out,
+                             const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
+                             const std::vector<uint8_t> &c, uint64_t seed = 0)
+{
+    std::string tn(hpu::tpc::dtype_name(dt)), to(hpu::tpc::dtype_name(dt_out));
+    std::string src = ".kernel isa\n.tensors 4\n.index_dims 1\n"
+                      "        ld.t." + tn + " v0, t0, i0\n"
+                      "        ld.t." + tn + " v1, t1, i0\n"
+                      "        ld.t." + tn + " v2, t2, i0\n" + body + "\n"
+                      "        st.t." + to + " t3, i0, v3\n"
+                      "        halt\n";
+    Rig r;
+    Space s(r, 0, false);
+    unsigned es = hpu_tpc_dtype_size(dt), eo = hpu_tpc_dtype_size(dt_out);
+    uint64_t ta = s.alloc(256), tb = s.alloc(256), tc = s.alloc(256), td = s.alloc(256);
+    s.write(ta, a.data(), 256);
+    s.write(tb, b.data(), 256);
+    s.write(tc, c.data(), 256);
+    LaunchDesc ld;
+    ld.seed = seed;
+    auto dd = [&](unsigned t, uint64_t base, unsigned e) {
+        return TDesc::dense(static_cast<uint8_t>(t), base, {256 / e});
+    };
+    ld.tensors = {dd(dt, ta, es), dd(dt, tb, es), dd(dt, tc, es), dd(dt_out, td, eo)};
+    Cqe q = r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0);
+    REQUIRE(q.status == HPU_CQ_OK);
+    return s.read(td, 256);
+}
+
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T> &v)
+{
+    std::vector<uint8_t> b(256);
+    std::memcpy(b.data(), v.data(), std::min<size_t>(256, v.size() * sizeof(T)));
+    return b;
+}
+
+template <typename T>
+std::vector<T> of_bytes(const std::vector<uint8_t> &b)
+{
+    std::vector<T> v(256 / sizeof(T));
+    std::memcpy(v.data(), b.data(), 256);
+    return v;
+}
+
+std::vector<float> special_f32(uint32_t seed)
+{
+    std::vector<float> v = values(64, seed, false);
+    const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f,
+                        -3.4e38f, 1.0f, -1.0f, 0.5f, 88.0f, -104.0f, 1e-30f, 65504.0f};
+    for (size_t i = 0; i < 16; i++) {
+        v[(i * 5 + seed) % 64] = sp[i];
+    }
+    return v;
+}
+
+template <typename T>
+std::vector<T> special_int(uint32_t seed)
+{
+    const size_t n = 256 / sizeof(T);
+    std::vector<T> v(n);
+    uint32_t x = seed * 2654435761u + 3;
+    for (auto &e : v) {
+        x = x * 1103515245u + 12345u;
+        e = static_cast<T>(x >> 5);
+    }
+    v[seed % n] = std::numeric_limits<T>::min();
+    v[(seed + 1) % n] = std::numeric_limits<T>::max();
+    v[(seed + 2) % n] = 0;
+    v[(seed + 3) % n] = static_cast<T>(-1);
+    v[(seed + 4) % n] = 1;
+    return v;
+}
+
+bool same_f32(float a, float b)
+{
+    return (std::isnan(a) && std::isnan(b)) || f32_bits(a) == f32_bits(b);
+}
+
+float fmin19(float a, float b)
+{
+    if (std::isnan(a) || std::isnan(b)) {
+        return NAN;
+    }
+    if (a == b) {
+        return std::signbit(a) ? a : b;
+    }
+    return a < b ? a : b;
+}
+
+float fmax19(float a, float b)
+{
+    if (std::isnan(a) || std::isnan(b)) {
+        return NAN;
+    }
+    if (a == b) {
+        return std::signbit(a) ? b : a;
+    }
+    return a > b ? a : b;
+}
+
+// Round to nearest even (the reference of mme rig's f32_bf16 plus its NaN rule).
+uint16_t ref_bf16(float f) { return f32_bf16(f); }
+
+} // namespace
+
+TEST_CASE("TPC f32 arithmetic: IEEE results, fused vmac/vfma, 2019 min/max", "[emu][tpc][isa]")
+{
+    struct Op {
+        const char *body;
+        std::function<float(float, float, float)> ref;
+    };
+    const std::vector<Op> ops = {
+        {"vadd.f32 v3, v0, v1", [](float a, float b, float) { return a + b; }},
+        {"vsub.f32 v3, v0, v1", [](float a, float b, float) { return a - b; }},
+        {"vmul.f32 v3, v0, v1", [](float a, float b, float) { return a * b; }},
+        {"vdiv.f32 v3, v0, v1", [](float a, float b, float) { return a / b; }},
+        {"vmin.f32 v3, v0, v1", [](float a, float b, float) { return fmin19(a, b); }},
+        {"vmax.f32 v3, v0, v1", [](float a, float b, float) { return fmax19(a, b); }},
+        {"vfma.f32 v3, v0, v1, v2", [](float a, float b, float c) { return std::fma(a, b, c); }},
+        {"vmov.f32 v3, v2\n vmac.f32 v3, v0, v1",
+         [](float a, float b, float c) { return std::fma(a, b, c); }},
+        {"vadd.f32 v3, v0, 0.25", [](float a, float, float) { return a + 0.25f; }},
+        {"vabs.f32 v3, v0", [](float a, float, float) { return std::fabs(a); }},
+        {"vneg.f32 v3, v0", [](float a, float, float) { return -a; }},
+        {"vsqrt.f32 v3, v0", [](float a, float, float) { return std::sqrt(a); }},
+        {"vrcp.f32 v3, v0", [](float a, float, float) { return 1.0f / a; }},
+    };
+    auto a = special_f32(1), b = special_f32(2), c = special_f32(3);
+    for (const auto &op : ops) {
+        CAPTURE(op.body);
+        auto out = of_bytes<float>(run_vec(op.body, HPU_TPC_DT_F32, HPU_TPC_DT_F32, bytes_of(a),
+                                           bytes_of(b), bytes_of(c)));
+        for (size_t l = 0; l < 64; l++) {
+            float want = op.ref(a[l], b[l], c[l]);
+            if (!same_f32(out[l], want)) {
+                FAIL("lane " << l << ": " << a[l] << ", " << b[l] << ", " << c[l] << " -> "
+                             << out[l] << " want " << want);
+            }
+        }
+    }
+}
+
+TEST_CASE("TPC special functions within their ULP bounds", "[emu][tpc][isa]")
+{
+    struct Fn {
+        const char *body;
+        double (*ref)(double);
+        double ulps;
+    };
+    const std::vector<Fn> fns = {
+        {"vexp.f32 v3, v0", [](double x) { return std::exp(x); }, 1},
+        {"vlog.f32 v3, v0", [](double x) { return std::log(x); }, 1},
+        {"vtanh.f32 v3, v0", [](double x) { return std::tanh(x); }, 2},
+        {"vsigmoid.f32 v3, v0", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 4},
+        {"verf.f32 v3, v0", [](double x) { return std::erf(x); }, 1},
+        {"vrsqrt.f32 v3, v0", [](double x) { return 1.0 / std::sqrt(x); }, 2},
+    };
+    std::vector<float> a = special_f32(4);
+    for (size_t l = 0; l < 64; l += 3) {
+        a[l] = std::fabs(a[l]) * 5;
+    }
+    for (const auto &fn : fns) {
+        CAPTURE(fn.body);
+        auto out = of_bytes<float>(run_vec(fn.body, HPU_TPC_DT_F32, HPU_TPC_DT_F32, bytes_of(a),
+                                           bytes_of(a), bytes_of(a)));
+        for (size_t l = 0; l < 64; l++) {
+            double want = fn.ref(static_cast<double>(a[l]));
+            float w = static_cast<float>(want);
+            if (std::isnan(want) || std::isinf(w) || w == 0.0f) {
+                if (!same_f32(out[l], w) && !(w == 0.0f && out[l] == 0.0f)) {
+                    FAIL("lane " << l << ": f(" << a[l] << ") = " << out[l] << " want " << w);
+                }
+                continue;
+            }
+            double ulp = std::ldexp(1.0, std::max(std::ilogb(w), -126) - 23);
+            if (std::fabs(static_cast<double>(out[l]) - want) > fn.ulps * ulp) {
+                FAIL("lane " << l << ": f(" << a[l] << ") = " << out[l] << " want " << want);
+            }
+        }
+    }
+}
+
+TEST_CASE("TPC bf16: widened, computed as f32, rounded to nearest even", "[emu][tpc][isa]")
+{
+    auto af = special_f32(5), bf = special_f32(6);
+    std::vector<uint16_t> a(128), b(128);
+    for (size_t l = 0; l < 128; l++) {
+        a[l] = ref_bf16(af[l % 64] * (l < 64 ? 1.0f : 3.0f));
+        b[l] = ref_bf16(bf[l % 64]);
+    }
+    struct Op {
+        const char *body;
+        std::function<float(float, float)> ref;
+    };
+    const std::vector<Op> ops = {
+        {"vadd.bf16 v3, v0, v1", [](float x, float y) { return x + y; }},
+        {"vmul.bf16 v3, v0, v1", [](float x, float y) { return x * y; }},
+        {"vmax.bf16 v3, v0, v1", [](float x, float y) { return fmax19(x, y); }},
+        {"vexp.bf16 v3, v0", [](float x, float) { return std::exp(x); }},
+    };
+    for (const auto &op : ops) {
+        CAPTURE(op.body);
+        auto out = of_bytes<uint16_t>(run_vec(op.body, HPU_TPC_DT_BF16, HPU_TPC_DT_BF16,
+                                              bytes_of(a), bytes_of(b), bytes_of(b)));
+        for (size_t l = 0; l < 128; l++) {
+            float want = op.ref(bf16_f32(a[l]), bf16_f32(b[l]));
+            uint16_t w = ref_bf16(want);
+            bool nan = std::isnan(want) && std::isnan(bf16_f32(out[l]));
+            if (!nan && out[l] != w &&
+                !(std::string(op.body).find("vexp") != std::string::npos &&
+                  std::abs(static_cast<int>(out[l]) - static_cast<int>(w)) <= 1)) {
+                FAIL("lane " << l << ": " << std::hex << out[l] << " want " << w);
+            }
+        }
+    }
+}
+
+TEST_CASE("TPC integer arithmetic: wrap, saturation, shifts, min/max by signedness",
+          "[emu][tpc][isa]")
+{
+    auto check = [](auto tag, unsigned dt) {
+        using T = decltype(tag);
+        using W = int64_t;
+        const W lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+        const unsigned w = 8 * sizeof(T);
+        auto a = special_int<T>(7), b = special_int<T>(9), c = special_int<T>(11);
+        for (size_t i = 0; i < b.size(); i += 7) {
+            b[i] = static_cast<T>(i % (w + 3));     // shift counts, also >= width
+        }
+        std::string t(hpu::tpc::dtype_name(dt));
+        struct Op {
+            std::string body;
+            std::function<W(W, W, W)> ref;
+        };
+        const std::vector<Op> ops = {
+            {"vadd." + t + " v3, v0, v1", [](W x, W y, W) { return x + y; }},
+            {"vadd." + t + ".sat v3, v0, v1",
+             [&](W x, W y, W) { return std::clamp<W>(x + y, lo, hi); }},
+            {"vsub." + t + ".sat v3, v0, v1",
+             [&](W x, W y, W) { return std::clamp<W>(x - y, lo, hi); }},
+            {"vmul." + t + " v3, v0, v1",
+             [](W x, W y, W) { return static_cast<W>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); }},
+            {"vmin." + t + " v3, v0, v1", [](W x, W y, W) { return std::min(x, y); }},
+            {"vmax." + t + " v3, v0, v1", [](W x, W y, W) { return std::max(x, y); }},
+            {"vfma." + t + " v3, v0, v1, v2",
+             [](W x, W y, W z) { return static_cast<W>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y) + static_cast<uint64_t>(z)); }},
+            {"vxor." + t + " v3, v0, v1", [](W x, W y, W) { return x ^ y; }},
+            {"vnot." + t + " v3, v0", [](W x, W, W) { return ~x; }},
+            {"vshl." + t + " v3, v0, v1",
+             [&](W x, W y, W) {
+                 uint64_t n = static_cast<uint64_t>(y) & ((1ull << w) - 1);
+                 return n >= w ? 0 : static_cast<W>(static_cast<uint64_t>(x) << n);
+             }},
+            {"vshr." + t + " v3, v0, v1",
+             [&](W x, W y, W) {
+                 uint64_t n = static_cast<uint64_t>(y) & ((1ull << w) - 1);
+                 return n >= w ? (x < 0 ? -1 : 0) : x >> n;
+             }},
+        };
+        for (const auto &op : ops) {
+            CAPTURE(op.body);
+            auto out = of_bytes<T>(run_vec(op.body, dt, dt, bytes_of(a), bytes_of(b), bytes_of(c)));
+            for (size_t l = 0; l < out.size(); l++) {
+                T want = static_cast<T>(op.ref(a[l], b[l], c[l]));
+                if (out[l] != want) {
+                    FAIL("lane " << l << ": " << W(a[l]) << ", " << W(b[l]) << " -> " << W(out[l])
+                                 << " want " << W(want));
+                }
+            }
+        }
+    };
+    check(int32_t{}, HPU_TPC_DT_I32);
+    check(uint32_t{}, HPU_TPC_DT_U32);
+    check(int16_t{}, HPU_TPC_DT_I16);
+    check(uint16_t{}, HPU_TPC_DT_U16);
+    check(int8_t{}, HPU_TPC_DT_I8);
+    check(uint8_t{}, HPU_TPC_DT_U8);
+}
+
+TEST_CASE("TPC vcvt f32 -> bf16: every rounding mode, saturation, NaN, stochastic", "[emu][tpc][isa]")
+{
+    auto a = special_f32(8);
+    a[3] = 3.3961e38f;                                // rounds up past the largest bf16
+    a[4] = -3.3961e38f;
+    a[5] = bits_f32(0x3f808000);                      // a tie, even below
+    a[6] = bits_f32(0x3f818000);                      // a tie, even above
+    a[7] = bits_f32(0x7fc12345);
+    struct Mode {
+        const char *sfx;
+        unsigned rm;
+        bool sat;
+    };
+    for (Mode m : {Mode{"", 0, false}, Mode{".rz", 1, false}, Mode{".ru", 2, false},
+                   Mode{".rd", 3, false}, Mode{".sat", 0, true}, Mode{".sr", 4, false}}) {
+        CAPTURE(m.sfx);
+        std::string body = std::string("vcvt.bf16.f32") + m.sfx + " v3, v0, 1";
+        auto out = of_bytes<uint16_t>(run_vec(body, HPU_TPC_DT_F32, HPU_TPC_DT_BF16, bytes_of(a),
+                                              bytes_of(a), bytes_of(a), 42));
+        for (size_t l = 0; l < 128; l++) {
+            if (l < 64) {
+                CHECK(out[l] == 0);                   // part 1: lanes 64..127 only
+                continue;
+            }
+            uint32_t u = f32_bits(a[l - 64]);
+            uint32_t r;
+            bool nan = (u & 0x7fffffff) > 0x7f800000, inf = (u & 0x7fffffff) == 0x7f800000;
+            bool neg = u >> 31, inexact = (u & 0xffff) != 0;
+            switch (m.rm) {
+            case 1: r = u >> 16; break;
+            case 2: r = (u >> 16) + (!neg && inexact); break;
+            case 3: r = (u >> 16) + (neg && inexact); break;
+            case 4: r = (u + (hpu_tpc_rand_word(42, 0, 0, static_cast<uint32_t>(l)) & 0xffff)) >> 16; break;
+            default: r = (u + 0x7fff + ((u >> 16) & 1)) >> 16; break;
+            }
+            if (nan) {
+                r = (u >> 16) | 0x40;
+            } else if (inf) {
+                r = u >> 16;
+            } else if (m.sat && (r & 0x7fff) == 0x7f80) {
+                r = (r & 0x8000) | 0x7f7f;
+            }
+            if (out[l] != static_cast<uint16_t>(r)) {
+                FAIL("lane " << l << " of 0x" << std::hex << u << ": 0x" << out[l] << " want 0x" << r);
+            }
+        }
+    }
+}
+
+TEST_CASE("TPC vcvt: fp to integer clamps and NaN is 0; integer narrowing wraps or saturates",
+          "[emu][tpc][isa]")
+{
+    auto a = special_f32(9);
+    auto out = of_bytes<int32_t>(run_vec("vcvt.i32.f32.rz v3, v0, 0", HPU_TPC_DT_F32,
+                                         HPU_TPC_DT_I32, bytes_of(a), bytes_of(a), bytes_of(a)));
+    for (size_t l = 0; l < 64; l++) {
+        double t = std::trunc(static_cast<double>(a[l]));
+        int32_t want = std::isnan(a[l]) ? 0
+                       : t < INT32_MIN  ? INT32_MIN
+                       : t > INT32_MAX  ? INT32_MAX
+                                        : static_cast<int32_t>(t);
+        CHECK(out[l] == want);
+    }
+    auto ia = special_int<int32_t>(3);
+    for (bool sat : {false, true}) {
+        std::string body = std::string("vcvt.i8.i32") + (sat ? ".sat" : "") + " v3, v0, 2";
+        auto o8 = of_bytes<int8_t>(run_vec(body, HPU_TPC_DT_I32, HPU_TPC_DT_I8, bytes_of(ia),
+                                           bytes_of(ia), bytes_of(ia)));
+        for (size_t l = 0; l < 64; l++) {
+            int32_t v = ia[l];
+            int8_t want = sat ? static_cast<int8_t>(std::clamp(v, -128, 127)) : static_cast<int8_t>(v);
+            CHECK(o8[128 + l] == want);
+            CHECK(o8[l] == 0);
+        }
+    }
+}
+
+TEST_CASE("TPC reductions combine lanes in the fixed tree", "[emu][tpc][isa]")
+{
+    auto a = values(64, 17, false);
+    auto out = of_bytes<float>(run_vec("vredsum.f32 v3, v0", HPU_TPC_DT_F32, HPU_TPC_DT_F32,
+                                       bytes_of(a), bytes_of(a), bytes_of(a)));
+    std::vector<float> t = a;
+    for (size_t s = 32; s; s /= 2) {
+        for (size_t l = 0; l < s; l++) {
+            t[l] = t[l] + t[l + s];
+        }
+    }
+    for (size_t l = 0; l < 64; l++) {
+        CHECK(f32_bits(out[l]) == f32_bits(t[0]));
+    }
+    auto ia = special_int<uint8_t>(5);
+    auto o = of_bytes<uint8_t>(run_vec("vredmax.u8 v3, v0", HPU_TPC_DT_U8, HPU_TPC_DT_U8,
+                                       bytes_of(ia), bytes_of(ia), bytes_of(ia)));
+    CHECK(o[17] == 255);
+}
