@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// out = max of x over dimension 0 of each row (NaN if any is NaN)
-// Tensors: t0 = x [N, R1, R2] (padding -inf), t1 = out [1, R1, R2]. Index space: (1, R1, R2).
+// out = a max b elementwise on F32, either input broadcast (size-1 dims or stride 0)
+// Tensors: t0 = a, t1 = b, t2 = out. Index space: elementwise (README).
 .kernel max_f32
-.tensors 2
-.index_dims 3
+.tensors 3
+.index_dims 4
 .tensor 0, f32
 .tensor 1, f32
-.meta "doc=out = max of x over dimension 0 of each row (NaN if any is NaN)"
-.include "tpclib.inc"
+.tensor 2, f32
+.meta "doc=out = a max b elementwise on F32, either input broadcast (size-1 dims or stride 0)"
+.macro args
+.endm
+.macro body
+        vmax.f32 v2, v0, v1
+.endm
+.include "ew.inc"
 
-        row_max t0
-        vext.f32 s3, v1, 0
-        halt ; st.ts.f32 t1, i0, s3
+        ew2 f32, F32_LANES
