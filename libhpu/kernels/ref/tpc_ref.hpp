@@ -23,14 +23,14 @@ namespace hpu::kernels::ref {
 
 inline uint32_t f32_bits(float f)
 {
-    uint32_t u;
+    uint32_t u = 0;
     std::memcpy(&u, &f, 4);
     return u;
 }
 
 inline float bits_f32(uint32_t u)
 {
-    float f;
+    float f = 0;
     std::memcpy(&f, &u, 4);
     return f;
 }
@@ -132,7 +132,7 @@ inline double gelu_grad(double x, double dy)
 // ---- rows (dimension 0 of each row), in double -----------------------------
 inline void softmax(std::span<const float> x, std::span<double> y)
 {
-    double m = -INFINITY, s = 0;
+    double m = -HUGE_VAL, s = 0;
     for (float v : x) {
         m = std::max<double>(m, v);
     }
@@ -146,7 +146,7 @@ inline void softmax(std::span<const float> x, std::span<double> y)
 
 inline void log_softmax(std::span<const float> x, std::span<double> y)
 {
-    double m = -INFINITY, s = 0;
+    double m = -HUGE_VAL, s = 0;
     for (float v : x) {
         m = std::max<double>(m, v);
     }
@@ -188,7 +188,7 @@ inline double cross_entropy(std::span<const float> x, int32_t label, double scal
                             std::span<double> dx)
 {
     softmax(x, dx);
-    double m = -INFINITY, s = 0;
+    double m = -HUGE_VAL, s = 0;
     for (float v : x) {
         m = std::max<double>(m, v);
     }

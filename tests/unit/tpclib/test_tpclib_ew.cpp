@@ -149,7 +149,7 @@ TEST_CASE("tpclib bias_add_f32: x [C, R] + b [C], bit-exact", "[tpclib][ew]")
     Lib L;
     for (uint32_t c : kSizes) {
         CAPTURE(c);
-        auto xv = rand_f32(c * 5, c, -2, 2), bv = rand_f32(c, c + 1, -2, 2);
+        auto xv = rand_f32(size_t{c} * 5, c, -2, 2), bv = rand_f32(c, c + 1, -2, 2);
         Tensor x = L.tensor(HPU_TPC_DT_F32, {c, 5}, xv), b = L.tensor(HPU_TPC_DT_F32, {c}, bv);
         Tensor o = L.tensor(HPU_TPC_DT_F32, {c, 5});
         REQUIRE(L.launch("bias_add_f32", {x, b, o}, {}, ew_index(o)) == HPU_CQ_OK);
@@ -173,7 +173,7 @@ TEST_CASE("tpclib scale and axpy: FP32 and BF16, bit-exact", "[tpclib][ew]")
     Lib L;
     for (uint32_t n : kSizes) {
         CAPTURE(bf16, n);
-        auto xv = rand_f32(n * 3, n, -3, 3, bf16), yv = rand_f32(n * 3, n + 9, -3, 3, bf16);
+        auto xv = rand_f32(size_t{n} * 3, n, -3, 3, bf16), yv = rand_f32(size_t{n} * 3, n + 9, -3, 3, bf16);
         Tensor x = L.tensor(dt, {n, 3}, xv), y = L.tensor(dt, {n, 3}, yv);
         Tensor o = L.tensor(dt, {n, 3});
         REQUIRE(L.launch(bf16 ? "scale_bf16" : "scale_f32", {x, o}, {kref::f32_bits(alpha)},
@@ -225,8 +225,8 @@ TEST_CASE("tpclib casts FP32 <-> BF16 <-> INT32: exact, with special values", "[
     Lib L;
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto fv = cast_inputs_f32(n * 2);
-        std::vector<uint32_t> iv(n * 2), hv(n * 2);
+        auto fv = cast_inputs_f32(size_t{n} * 2);
+        std::vector<uint32_t> iv(size_t{n} * 2), hv(size_t{n} * 2);
         std::mt19937 g(n);
         for (size_t i = 0; i < iv.size(); i++) {
             iv[i] = g();
@@ -318,7 +318,7 @@ TEST_CASE("tpclib activations: relu, tanh, sigmoid, gelu on FP32 and BF16 within
             Lib L;
             Worst w{bf16 ? a.bound_bf16 : a.bound_f32};
             for (uint32_t n : kSizes) {
-                auto xv = rand_f32(n * 2, n * 3 + 1, -8, 8, bf16);
+                auto xv = rand_f32(size_t{n} * 2, n * 3 + 1, -8, 8, bf16);
                 xv[0] = bf16 ? 0x8000 : 0x80000000; // -0
                 Tensor x = L.tensor(dt, {n, 2}, xv), y = L.tensor(dt, {n, 2});
                 REQUIRE(L.launch(k, {x, y}, {}, ew_index(y)) == HPU_CQ_OK);
@@ -353,14 +353,14 @@ TEST_CASE("tpclib activation gradients on FP32 and BF16 within bounds", "[tpclib
             Lib L;
             Worst w{bf16 ? g.bound_bf16 : g.bound_f32};
             for (uint32_t n : kSizes) {
-                auto xv = rand_f32(n * 2, n * 5 + 2, -6, 6, bf16);
+                auto xv = rand_f32(size_t{n} * 2, n * 5 + 2, -6, 6, bf16);
                 if (g.from_output) { // t0 holds y = f(x), as the forward stored it
                     for (auto &v : xv) {
-                        float y = static_cast<float>(g.f(elem_f32(v, bf16)));
+                        auto y = static_cast<float>(g.f(elem_f32(v, bf16)));
                         v = bf16 ? kref::f32_to_bf16(y) : kref::f32_bits(y);
                     }
                 }
-                auto dv = rand_f32(n * 2, n * 5 + 3, -2, 2, bf16);
+                auto dv = rand_f32(size_t{n} * 2, n * 5 + 3, -2, 2, bf16);
                 Tensor x = L.tensor(dt, {n, 2}, xv), d = L.tensor(dt, {n, 2}, dv);
                 Tensor o = L.tensor(dt, {n, 2});
                 REQUIRE(L.launch(k, {x, d, o}, {}, ew_index(o)) == HPU_CQ_OK);
@@ -385,7 +385,7 @@ TEST_CASE("tpclib dropout_f32: the device RNG's mask and scale, bit-exact", "[tp
     Lib L;
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto xv = rand_f32(n * 3, n, -2, 2);
+        auto xv = rand_f32(size_t{n} * 3, n, -2, 2);
         Tensor x = L.tensor(HPU_TPC_DT_F32, {n, 3}, xv), y = L.tensor(HPU_TPC_DT_F32, {n, 3});
         auto idx = ew_index(y);
         REQUIRE(L.launch("dropout_f32", {x, y}, {kref::f32_bits(p), kref::f32_bits(scale)}, idx,

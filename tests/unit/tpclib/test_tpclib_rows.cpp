@@ -36,7 +36,7 @@ TEST_CASE("tpclib softmax_f32 and log_softmax_f32 within bounds", "[tpclib][rows
     Worst ws{16}, wl{4};
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto xv = rand_f32(n * R1 * R2, n, -8, 8);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n, -8, 8);
         Tensor x = L.tensor(HPU_TPC_DT_F32, {n, R1, R2}, xv, {}, NEG_INF);
         Tensor y = L.tensor(HPU_TPC_DT_F32, {n, R1, R2}), z = L.tensor(HPU_TPC_DT_F32, {n, R1, R2});
         REQUIRE(L.launch("softmax_f32", {x, y}, {}, kRows) == HPU_CQ_OK);
@@ -71,8 +71,8 @@ TEST_CASE("tpclib softmax_grad_f32 and log_softmax_grad_f32 within bounds", "[tp
     Worst ws{8}, wl{8};
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto xv = rand_f32(n * R1 * R2, n + 100, -4, 4);
-        auto dv = rand_f32(n * R1 * R2, n + 200, -1, 1);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 100, -4, 4);
+        auto dv = rand_f32(size_t{n} * R1 * R2, n + 200, -1, 1);
         // y from the references, rounded to FP32, as a forward pass stores it
         std::vector<uint32_t> yv(xv.size()), lv(xv.size());
         for (uint32_t r = 0; r < R1 * R2; r++) {
@@ -127,8 +127,8 @@ TEST_CASE("tpclib cross_entropy_f32: loss per row and gradient within bounds; a 
     const float scale = 1.0f / (R1 * R2);
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto xv = rand_f32(n * R1 * R2, n + 300, -6, 6);
-        std::vector<uint32_t> lab(R1 * R2);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 300, -6, 6);
+        std::vector<uint32_t> lab(size_t{R1} * R2);
         for (uint32_t r = 0; r < R1 * R2; r++) {
             lab[r] = (r * 37 + n) % n;
         }
@@ -175,7 +175,7 @@ TEST_CASE("tpclib sum, mean, max, argmax over dimension 0", "[tpclib][rows]")
     Worst wsum{2}, wmean{2};
     for (uint32_t n : kSizes) {
         CAPTURE(n);
-        auto xv = rand_f32(n * R1 * R2, n + 400, -3, 3);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 400, -3, 3);
         if (n > 3) {
             xv[2] = xv[n - 1]; // a tie in row 0: the first index wins
         }
@@ -198,7 +198,8 @@ TEST_CASE("tpclib sum, mean, max, argmax over dimension 0", "[tpclib][rows]")
                 big = std::max(big, v);
             }
             // the bound of a blocked sum: (vectors per row + 6 tree levels) u sum|x|
-            const double nv = (n + 63) / 64 + 6;
+            const uint32_t vecs = (n + 63) / 64;
+            const double nv = vecs + 6.0;
             wsum.add(std::fabs(kref::bits_f32(gs[r]) - sum) / (nv * 0x1p-24 * asum),
                      "row " + std::to_string(r));
             wmean.add(std::fabs(kref::bits_f32(gm[r]) - sum / n) / ((nv + 1) * 0x1p-24 * asum / n),
@@ -231,7 +232,7 @@ TEST_CASE("tpclib bias_grad_f32: column sums of dy [C, R]", "[tpclib][rows]")
     for (uint32_t c : kSizes) {
         for (uint32_t rows : {1u, 7u, 128u}) {
             CAPTURE(c, rows);
-            auto dv = rand_f32(c * rows, c + rows, -1, 1);
+            auto dv = rand_f32(size_t{c} * rows, c + rows, -1, 1);
             Tensor dy = L.tensor(HPU_TPC_DT_F32, {c, rows}, dv), db = L.tensor(HPU_TPC_DT_F32, {c});
             REQUIRE(L.launch("bias_grad_f32", {dy, db}, {}, {(c + 63) / 64, 1, 1, 1, 1}) ==
                     HPU_CQ_OK);

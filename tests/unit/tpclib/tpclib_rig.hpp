@@ -43,12 +43,12 @@ struct Tensor {
     size_t n = 0; // backing elements
 
     // index of coordinate @c in the backing store
-    size_t at(uint32_t c0, uint32_t c1 = 0, uint32_t c2 = 0, uint32_t c3 = 0) const
+    [[nodiscard]] size_t at(uint32_t c0, uint32_t c1 = 0, uint32_t c2 = 0, uint32_t c3 = 0) const
     {
         return size_t{c0} * d.stride[0] + size_t{c1} * d.stride[1] + size_t{c2} * d.stride[2] +
                size_t{c3} * d.stride[3];
     }
-    uint32_t size(unsigned k) const { return k < d.ndims ? d.size[k] : 1; }
+    [[nodiscard]] uint32_t size(unsigned k) const { return k < d.ndims ? d.size[k] : 1; }
 };
 
 struct Lib {
@@ -156,7 +156,7 @@ inline double ulp_dist_f32(float a, float b)
 // FP32, or BF16 (ulps of bfloat16: 2^16 FP32 ulps).
 inline double ulp_err(float got, double ref, bool bf16)
 {
-    float r = static_cast<float>(ref);
+    auto r = static_cast<float>(ref);
     if (bf16) {
         // against the exact value rounded to BF16, in BF16 ulps
         return ulp_dist_f32(got, kref::round_bf16(r)) / 65536.0;
