@@ -260,4 +260,48 @@ inline float dropout(float x, uint32_t word, float p, float scale)
     return u >= p ? x * scale : 0.0f;
 }
 
+// ---- layer norm over one row ------------------------------------------------
+struct LayerNormStats {
+    double mean, rstd;
+};
+
+inline LayerNormStats layernorm(std::span<const float> x, std::span<const float> gamma,
+                                std::span<const float> beta, double eps, std::span<double> y)
+{
+    const double n = static_cast<double>(x.size());
+    double mean = 0, var = 0;
+    for (float v : x) {
+        mean += v;
+    }
+    mean /= n;
+    for (float v : x) {
+        var += (v - mean) * (v - mean);
+    }
+    const double rstd = 1.0 / std::sqrt(var / n + eps);
+    for (size_t i = 0; i < x.size(); i++) {
+        y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+    }
+    return {mean, rstd};
+}
+
+// dx of one row from the forward's (stored) mean and rstd.
+inline void layernorm_grad(std::span<const float> x, std::span<const float> gamma,
+                           std::span<const float> dy, double mean, double rstd,
+                           std::span<double> dx)
+{
+    const double n = static_cast<double>(x.size());
+    double a = 0, b = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        double g = static_cast<double>(dy[i]) * gamma[i];
+        a += g;
+        b += g * (x[i] - mean) * rstd;
+    }
+    a /= n;
+    b /= n;
+    for (size_t i = 0; i < x.size(); i++) {
+        double xhat = (x[i] - mean) * rstd;
+        dx[i] = rstd * (static_cast<double>(dy[i]) * gamma[i] - a - xhat * b);
+    }
+}
+
 } // namespace hpu::kernels::ref

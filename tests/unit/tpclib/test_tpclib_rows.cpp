@@ -251,3 +251,101 @@ TEST_CASE("tpclib bias_grad_f32: column sums of dy [C, R]", "[tpclib][rows]")
     report("bias_grad_f32", w.worst, "of R u sum|dy|");
     CHECK(w.bad == 0);
 }
+
+TEST_CASE("tpclib layer norm forward, input gradient and parameter gradients", "[tpclib][rows]")
+{
+    Lib L;
+    Worst wy{8}, wstat{4}, wdx{16}, wpar{1};
+    const float eps = 1e-5f;
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        const uint32_t rows = R1 * R2;
+        auto xv = rand_f32(size_t{n} * rows, n + 500, -3, 5);
+        auto gv = rand_f32(n, n + 501, 0.5f, 1.5f), bv = rand_f32(n, n + 502, -1, 1);
+        auto dv = rand_f32(size_t{n} * rows, n + 503, -1, 1);
+        Tensor x = L.tensor(HPU_TPC_DT_F32, {n, R1, R2}, xv);
+        Tensor gamma = L.tensor(HPU_TPC_DT_F32, {n}, gv), beta = L.tensor(HPU_TPC_DT_F32, {n}, bv);
+        Tensor y = L.tensor(HPU_TPC_DT_F32, {n, R1, R2});
+        Tensor mean = L.tensor(HPU_TPC_DT_F32, {1, R1, R2}), rstd = L.tensor(HPU_TPC_DT_F32, {1, R1, R2});
+        REQUIRE(L.launch("layernorm_f32", {x, gamma, beta, y, mean, rstd}, {kref::f32_bits(eps)},
+                         kRows) == HPU_CQ_OK);
+        auto gy = L.read(y), gm = L.read(mean), gr = L.read(rstd);
+        auto gam = row_of(gv, n, 0), bet = row_of(bv, n, 0);
+        // the backward runs from the reference's statistics, rounded to FP32
+        std::vector<uint32_t> sm(rows), sr(rows);
+        for (uint32_t r = 0; r < rows; r++) {
+            auto xr = row_of(xv, n, r);
+            std::vector<double> ry(n);
+            auto st = kref::layernorm(xr, gam, bet, eps, ry);
+            sm[r] = kref::f32_bits(static_cast<float>(st.mean));
+            sr[r] = kref::f32_bits(static_cast<float>(st.rstd));
+            double xmax = 0;
+            for (float v : xr) {
+                xmax = std::max(xmax, std::fabs(double{v}));
+            }
+            wstat.add(err_ulps(kref::bits_f32(gm[r]), st.mean, xmax, false), "mean");
+            wstat.add(err_ulps(kref::bits_f32(gr[r]), st.rstd, 0, false), "rstd");
+            for (uint32_t i = 0; i < n; i++) {
+                // x - mean rounds at the magnitude of x and mean
+                double sc = (std::fabs(xr[i]) + std::fabs(st.mean)) * st.rstd * gam[i] +
+                            std::fabs(bet[i]);
+                wy.add(err_ulps(kref::bits_f32(gy[i + n * r]), ry[i], sc, false), std::to_string(i));
+            }
+        }
+        Tensor dy = L.tensor(HPU_TPC_DT_F32, {n, R1, R2}, dv);
+        Tensor m2 = L.tensor(HPU_TPC_DT_F32, {1, R1, R2}, sm), r2 = L.tensor(HPU_TPC_DT_F32, {1, R1, R2}, sr);
+        Tensor dx = L.tensor(HPU_TPC_DT_F32, {n, R1, R2});
+        REQUIRE(L.launch("layernorm_grad_f32", {x, gamma, dy, m2, r2, dx}, {}, kRows) == HPU_CQ_OK);
+        auto gd = L.read(dx);
+        for (uint32_t r = 0; r < rows; r++) {
+            auto xr = row_of(xv, n, r), dr = row_of(dv, n, r);
+            const double mu = kref::bits_f32(sm[r]), rs = kref::bits_f32(sr[r]);
+            std::vector<double> rd(n);
+            kref::layernorm_grad(xr, gam, dr, mu, rs, rd);
+            double ag = 0, agx = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                ag += std::fabs(double{dr[i]} * gam[i]) / n;
+                agx += std::fabs(double{dr[i]} * gam[i] * (xr[i] - mu) * rs) / n;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                double sc = rs * (std::fabs(double{dr[i]} * gam[i]) + ag +
+                                  std::fabs((xr[i] - mu) * rs) * agx);
+                wdx.add(err_ulps(kref::bits_f32(gd[i + n * r]), rd[i], sc, false), std::to_string(i));
+            }
+        }
+        // parameter gradients over the rows of a 2-D view [n, rows]
+        Tensor x2 = L.tensor(HPU_TPC_DT_F32, {n, rows}, xv), dy2 = L.tensor(HPU_TPC_DT_F32, {n, rows}, dv);
+        Tensor m3 = L.tensor(HPU_TPC_DT_F32, {1, rows}, sm), r3 = L.tensor(HPU_TPC_DT_F32, {1, rows}, sr);
+        Tensor dg = L.tensor(HPU_TPC_DT_F32, {n}), db = L.tensor(HPU_TPC_DT_F32, {n});
+        REQUIRE(L.launch("layernorm_grad_params_f32", {x2, dy2, m3, r3, dg, db}, {},
+                         {(n + 63) / 64, 1, 1, 1, 1}) == HPU_CQ_OK);
+        auto gg = L.read(dg), gb = L.read(db);
+        for (uint32_t i = 0; i < n; i++) {
+            double sg = 0, sb = 0, ag = 0, ab = 0;
+            for (uint32_t r = 0; r < rows; r++) {
+                const double mu = kref::bits_f32(sm[r]), rs = kref::bits_f32(sr[r]);
+                double d = kref::bits_f32(dv[i + n * r]);
+                double xh = (kref::bits_f32(xv[i + n * r]) - mu) * rs;
+                sg += d * xh;
+                ag += std::fabs(d * xh);
+                sb += d;
+                ab += std::fabs(d);
+            }
+            // (rows + 2) u of the sum of magnitudes: each term rounds twice more
+            wpar.add(std::fabs(kref::bits_f32(gg[i]) - sg) / ((rows + 2) * 0x1p-24 * ag + 1e-300),
+                     "dgamma " + std::to_string(i));
+            wpar.add(std::fabs(kref::bits_f32(gb[i]) - sb) / (rows * 0x1p-24 * ab + 1e-300),
+                     "dbeta " + std::to_string(i));
+        }
+    }
+    report("layernorm_f32 y", wy.worst, "ulp of (|x|+|mean|)*rstd*gamma+|beta|");
+    report("layernorm_f32 mean, rstd", wstat.worst, "ulp (mean: of max|x|)");
+    report("layernorm_grad_f32", wdx.worst, "ulp of the terms' magnitudes");
+    report("layernorm_grad_params_f32", wpar.worst, "of the sum bound");
+    INFO("y " << wy.worst << " stats " << wstat.worst << " dx " << wdx.worst << " params "
+              << wpar.worst);
+    CHECK(wy.bad == 0);
+    CHECK(wstat.bad == 0);
+    CHECK(wdx.bad == 0);
+    CHECK(wpar.bad == 0);
+}
