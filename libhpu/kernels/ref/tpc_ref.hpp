@@ -268,7 +268,7 @@ struct LayerNormStats {
 inline LayerNormStats layernorm(std::span<const float> x, std::span<const float> gamma,
                                 std::span<const float> beta, double eps, std::span<double> y)
 {
-    const double n = static_cast<double>(x.size());
+    const auto n = static_cast<double>(x.size());
     double mean = 0, var = 0;
     for (float v : x) {
         mean += v;
@@ -289,7 +289,7 @@ inline void layernorm_grad(std::span<const float> x, std::span<const float> gamm
                            std::span<const float> dy, double mean, double rstd,
                            std::span<double> dx)
 {
-    const double n = static_cast<double>(x.size());
+    const auto n = static_cast<double>(x.size());
     double a = 0, b = 0;
     for (size_t i = 0; i < x.size(); i++) {
         double g = static_cast<double>(dy[i]) * gamma[i];
