@@ -304,4 +304,23 @@ inline void layernorm_grad(std::span<const float> x, std::span<const float> gamm
     }
 }
 
+// ---- LAMB (lamb_update_f32, then the norms, then lamb_apply_f32) -------------
+struct Lamb {
+    float b1, b2, eps, wd, c1, c2; // c1 = 1 / (1 - b1^t), c2 = 1 / (1 - b2^t)
+};
+
+// Launch 1 for one element: the moments and the update direction u.
+inline float lamb_update(float w, float g, float &m, float &v, const Lamb &p)
+{
+    m = std::fma(m, p.b1, g * (1.0f - p.b1));
+    v = std::fma(v, p.b2, (g * g) * (1.0f - p.b2));
+    return std::fma(w, p.wd, (m * p.c1) / (std::sqrt(v * p.c2) + p.eps));
+}
+
+// Launch 3: the trust ratio from the squared norms (1 if either is 0).
+inline double lamb_ratio(double wsq, double usq)
+{
+    return wsq > 0 && usq > 0 ? std::sqrt(wsq) / std::sqrt(usq) : 1.0;
+}
+
 } // namespace hpu::kernels::ref
