@@ -171,6 +171,8 @@ typedef struct HpuCoreConfig {
     uint32_t fw_min_version;            /* anti-rollback fuse */
     const uint8_t *fw_flash;            /* power-on flash content, copied */
     uint32_t fw_flash_len;              /* at most HPU_FW_MAX_SIZE */
+    /* Spec version 6: OpenBLAS threads per MME product (0: 1) */
+    unsigned int mme_threads;
 } HpuCoreConfig;
 
 /*
@@ -513,6 +515,14 @@ typedef struct HpuEngine {
      */
     bool stuck;
     unsigned int stuck_s;
+    /*
+     * The watchdog marked hung the stream @hung_s whose packet the engine
+     * was executing (a compute engine): the engine lets go when that
+     * stream's descriptor completes (disabled: ABORTED), not before.
+     */
+    bool hung_in;
+    unsigned int hung_s;
+    unsigned int run_s;         /* the stream of the step while @busy */
     uint64_t progress_ns;       /* packet, piece, tile or member done */
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
     HpuMmeBufs *mme;            /* MME work buffers, engine thread only */

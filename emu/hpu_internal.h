@@ -280,6 +280,22 @@ typedef struct HpuPacket {
 int hpum_job_check(const HpuPacket *k);
 /* A unit of work is done: note the engine's progress, then check. */
 int hpum_job_progress(const HpuPacket *k);
+/*
+ * The last unit of work is done: note the progress only (the packet has
+ * made all its stores and completes whatever INJ_HANG or a disable says).
+ */
+void hpum_job_note_progress(const HpuPacket *k);
+/* Under the lock: whether the packet's job must stop (hpum_job_check()). */
+bool hpum_job_stopped_locked(const HpuPacket *k);
+/*
+ * hpum_mem_xfer_rows() for packet @k's job, in its epoch and ASID: each
+ * batch also begins only if the job may go on (its stream's generation,
+ * enable, no soft reset), checked in the critical section that begins it;
+ * HPU_STEP_ABORT otherwise.
+ */
+int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
+                       uint64_t rows, uint64_t row_len, void *buf,
+                       bool write);
 /* Fail the packet BAD_PACKET with @why in the guest-error log. */
 int hpum_pkt_bad(const HpuPacket *k, const char *why);
 /*
@@ -294,6 +310,11 @@ int hpum_tpc_launch(const HpuPacket *k);
 
 /* hpu_mme.c: the MME_GEMM packet (engines 9, 10) */
 int hpum_mme_gemm(const HpuPacket *k);
+/*
+ * Set OpenBLAS's (process-wide) thread count for the MMEs' products:
+ * @threads (0: 1).  Products of all MMEs are serialised (hpu_mme.c).
+ */
+void hpum_mme_setup(unsigned int threads);
 /* Free an engine's MME work buffers (teardown). */
 void hpum_mme_free(HpuMmeBufs *b);
 

@@ -813,16 +813,21 @@ typedef struct HpuRun {
 /*
  * Under the lock: translate the run at @va (at most @want bytes, extended
  * over physically contiguous pages) into @run.  Returns 0 or the failure
- * status with @f filled (a fault latched).
+ * status with @f filled (a fault latched); with @latch false a failure
+ * returns 1 and latches nothing (runs before it are still to be copied:
+ * the caller copies them and translates @va again, latching).
  */
 static int hpum_run_xlat(HpuCore *c, unsigned int e, uint16_t asid,
                          uint64_t va, uint64_t want, bool write,
-                         HpuRun *run, HpuFault *f)
+                         bool latch, HpuRun *run, HpuFault *f)
 {
     HpuXlat x, y;
     uint64_t n;
     int r = hpum_xlat(c, asid, va, write, &x);
 
+    if (r && !latch) {
+        return 1;
+    }
     if (r == HPU_XLAT_BUS_ERROR) {
         hpum_bus_error(c, e, asid, va, write, "beyond HBM", f);
         return f->status;
@@ -841,6 +846,9 @@ static int hpum_run_xlat(HpuCore *c, unsigned int e, uint16_t asid,
         n += HPU_MIN(want - n, y.len);
     }
     if (!x.host && !write && hbm_any_poisoned(c, x.addr, n)) {
+        if (!latch) {
+            return 1;
+        }
         hpum_ecc_error(c, e, asid, va, "read of a poisoned HBM page", f);
         return f->status;
     }
@@ -864,7 +872,7 @@ int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
                  uint64_t want, bool write, HpuMemRun *out, HpuFault *f)
 {
     HpuRun run;
-    int r = hpum_run_xlat(c, e, asid, va, want, write, &run, f);
+    int r = hpum_run_xlat(c, e, asid, va, want, write, true, &run, f);
 
     if (r) {
         return r;
@@ -908,10 +916,18 @@ static int hpum_run_copy(HpuCore *c, const HpuRun *run, bool write)
     return 0;
 }
 
-int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
-                       uint16_t asid, uint64_t va, uint64_t stride,
-                       uint64_t rows, uint64_t row_len, void *buf,
-                       bool write, HpuFault *f)
+/*
+ * hpum_mem_xfer_rows(), and for @k (not NULL) hpum_job_xfer_rows(): each
+ * batch begins in the critical section that checks the epoch and the job.
+ * A translation failure part way through a batch is not latched at once:
+ * the runs before it are copied first (one of them may fail, and that is
+ * the fault to report), then the next batch begins at the failing run and
+ * latches its failure.
+ */
+static int hpum_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
+                          uint16_t asid, const HpuPacket *k, uint64_t va,
+                          uint64_t stride, uint64_t rows, uint64_t row_len,
+                          void *buf, bool write, HpuFault *f)
 {
     HpuRun run[HPU_XFER_RUNS];
     uint8_t *p = buf;
@@ -924,20 +940,29 @@ int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
     while (row < rows && row_len) {
         unsigned int n = 0, i;
         uint64_t bytes = 0;
-        int fail = 0, r = 0;
+        int r = 0;
 
         hpum_lock(c);
         if (c->dead || epoch != c->epoch) {
             hpum_unlock(c);
             return HPU_XFER_STALE;
         }
+        if (k && hpum_job_stopped_locked(k)) {
+            hpum_unlock(c);
+            return HPU_STEP_ABORT;
+        }
         while (row < rows && n < HPU_XFER_RUNS && bytes < HPU_XFER_BATCH) {
-            fail = hpum_run_xlat(c, e, asid, va + row * stride + in,
-                                 HPU_MIN(row_len - in,
-                                         HPU_XFER_BATCH - bytes),
-                                 write, &run[n], f);
+            int fail = hpum_run_xlat(c, e, asid, va + row * stride + in,
+                                     HPU_MIN(row_len - in,
+                                             HPU_XFER_BATCH - bytes),
+                                     write, n == 0, &run[n], f);
+
+            if (fail && !n) {
+                hpum_unlock(c);
+                return fail;            /* latched: nothing before it */
+            }
             if (fail) {
-                break;
+                break;                  /* again, latching, after these */
             }
             run[n].p = p;
             p += run[n].len;
@@ -949,16 +974,11 @@ int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
             }
             n++;
         }
-        if (n) {
-            __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
-            hpum_dma_begin(c, epoch);    /* checked above, lock held since */
-        }
+        __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+        hpum_dma_begin(c, epoch);        /* checked above, lock held since */
         hpum_unlock(c);
         for (i = 0; i < n && !r; i++) {
             r = hpum_run_copy(c, &run[i], write);
-        }
-        if (!n) {
-            return fail;
         }
         __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         hpum_lock(c);
@@ -977,11 +997,25 @@ int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
             return f->status;
         }
         hpum_unlock(c);
-        if (fail) {
-            return fail;
-        }
     }
     return HPU_CQ_OK;
+}
+
+int hpum_mem_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
+                       uint16_t asid, uint64_t va, uint64_t stride,
+                       uint64_t rows, uint64_t row_len, void *buf,
+                       bool write, HpuFault *f)
+{
+    return hpum_xfer_rows(c, e, epoch, asid, NULL, va, stride, rows,
+                          row_len, buf, write, f);
+}
+
+int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
+                       uint64_t rows, uint64_t row_len, void *buf,
+                       bool write)
+{
+    return hpum_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid, k, va,
+                          stride, rows, row_len, buf, write, k->f);
 }
 
 /* MMU block registers (BAR0 + 0x1000) */

@@ -27,6 +27,7 @@
  * Copyright (c) 2026 The hpu authors
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,24 @@ typedef struct HpuGemm {
     uint64_t sa, sb, sc, sd;
     float alpha, beta;
 } HpuGemm;
+
+/*
+ * OpenBLAS is process-wide: one thread pool, one thread count.  Both MMEs
+ * (of every HPU device in the process) take their products through
+ * hpum_blas_lock, one at a time, each run by HpuCoreConfig.mme_threads
+ * threads (the device property mme-threads, default 1: the product runs in the
+ * engine thread itself and OpenBLAS starts no pool).  So the MMEs never
+ * take more than that many host cores for products, however many GEMMs
+ * run, and OpenBLAS's spinning pool, if it has one, serves one caller.
+ */
+static pthread_mutex_t hpum_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hpum_mme_setup(unsigned int threads)
+{
+    pthread_mutex_lock(&hpum_blas_lock);
+    openblas_set_num_threads(threads ? (int)threads : 1);
+    pthread_mutex_unlock(&hpum_blas_lock);
+}
 
 void hpum_mme_free(HpuMmeBufs *b)
 {
@@ -134,14 +153,32 @@ static uint16_t hpum_f32_to_bf16(float v)
     return (uint16_t)(u >> 16);
 }
 
+/*
+ * GELU, tanh form, in double and rounded once to FP32.  It is computed as
+ * t / (1 + exp(-2y)), equal to 0.5 t (1 + tanh y) but without the
+ * cancellation of 1 + tanh y for negative t (in FP32 that lost all digits
+ * below t = -9 and gave NaN for -inf).  The double error is far below
+ * an FP32 ulp: the result is within 1 ulp of the exact function of the
+ * FP32 t (mme.md).  -inf gives -0 (the limit), +inf +inf, NaN NaN.
+ */
+static float hpum_gelu(float x)
+{
+    double t = x, y;
+
+    if (isinf(x)) {
+        return x > 0 ? x : -0.0f;
+    }
+    y = 0.7978845608 * (t + 0.044715 * t * t * t);
+    return (float)(t / (1.0 + exp(-2.0 * y)));
+}
+
 static float hpum_act(unsigned int act, float x)
 {
     switch (act) {
     case HPU_MME_ACT_RELU:
         return x > 0.0f ? x : 0.0f;
     case HPU_MME_ACT_GELU_TANH:
-        return 0.5f * x *
-               (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+        return hpum_gelu(x);
     default:
         return x;
     }
@@ -273,9 +310,13 @@ static uint32_t hpum_gemm_decode(const uint8_t *p, HpuGemm *g,
         !hpum_extent(g->batch, g->sd, g->m, g->ldd, g->n, g->out_sz, &ed) ||
         (g->use_c && !hpum_extent(g->batch, g->sc, g->m, g->ldc, g->n,
                                   g->out_sz, &ec)) ||
-        g->a + ea < g->a || g->b + eb < g->b || g->d + ed < g->d ||
-        (g->use_c && g->c + ec < g->c) ||
-        (g->bias && g->bias_va + 4ULL * g->n < g->bias_va)) {
+        g->a + ea <= g->a || g->b + eb <= g->b || g->d + ed <= g->d ||
+        (g->use_c && g->c + ec <= g->c) ||
+        (g->bias && g->bias_va + 4ULL * g->n <= g->bias_va)) {
+        /*
+         * The extents are not zero: an end that wraps to 0 or beyond (an
+         * operand ending exactly at 2^64) is refused.
+         */
         *why = "an operand runs past the end of the address space";
         return HPU_MME_ERR_RANGE;
     }
@@ -318,8 +359,8 @@ static int hpum_mme_gather(const HpuMmeRun *x, uint64_t va, uint32_t ld,
     size_t i, n = (size_t)(nr * nc);
     int r;
 
-    r = hpum_mem_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid, at,
-                           (uint64_t)ld * sz, nr, nc * sz, raw, false, k->f);
+    r = hpum_job_xfer_rows(k, at, (uint64_t)ld * sz, nr, nc * sz, raw,
+                           false);
     if (r) {
         return r;
     }
@@ -395,11 +436,14 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
         if (r) {
             return r;
         }
+        /* one product at a time in the process: see hpum_mme_setup() */
+        pthread_mutex_lock(&hpum_blas_lock);
         cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
                     g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc,
                     (int)kc, 1.0f, x->bf->a, (int)(g->ta ? mc : kc),
                     x->bf->b, (int)(g->tb ? kc : nc), k0 ? 1.0f : 0.0f,
                     x->bf->acc, (int)nc);
+        pthread_mutex_unlock(&hpum_blas_lock);
         if (k0 + kc < g->k) {
             /* a slice of the panel's tiles: progress (device-model.md) */
             r = hpum_job_progress(x->k);
@@ -462,14 +506,10 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     if (r) {
         return r;
     }
-    r = hpum_mem_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid,
-                           d + (row * g->ldd + col) * g->out_sz,
-                           (uint64_t)g->ldd * g->out_sz, tm,
-                           (uint64_t)tn * g->out_sz, bf->out, true, k->f);
-    if (r) {
-        return r;
-    }
-    return hpum_job_progress(k);
+    /* each batch of the store begins only while the job may go on */
+    return hpum_job_xfer_rows(k, d + (row * g->ldd + col) * g->out_sz,
+                              (uint64_t)g->ldd * g->out_sz, tm,
+                              (uint64_t)tn * g->out_sz, bf->out, true);
 }
 
 static int hpum_mme_run(const HpuMmeRun *x)
@@ -496,6 +536,11 @@ static int hpum_mme_run(const HpuMmeRun *x)
                 }
                 for (tm0 = 0; tm0 < mc; tm0 += HPU_MME_TILE) {
                     for (tn0 = 0; tn0 < nc; tn0 += HPU_MME_TILE) {
+                        bool last = bt + 1 == g->batch && m0 + mc == g->m &&
+                                    n0 + nc == g->n &&
+                                    tm0 + HPU_MME_TILE >= mc &&
+                                    tn0 + HPU_MME_TILE >= nc;
+
                         r = hpum_mme_tile(x, bt, m0, n0, nc, tm0,
                                           HPU_MIN(mc - tm0,
                                                   (uint32_t)HPU_MME_TILE),
@@ -504,6 +549,19 @@ static int hpum_mme_run(const HpuMmeRun *x)
                                                   (uint32_t)HPU_MME_TILE));
                         if (r) {
                             return r;
+                        }
+                        /*
+                         * A stored tile is progress.  After the last one
+                         * every store is done: the GEMM completes OK
+                         * whatever INJ_HANG or a disable say now.
+                         */
+                        if (last) {
+                            hpum_job_note_progress(x->k);
+                        } else {
+                            r = hpum_job_progress(x->k);
+                            if (r) {
+                                return r;
+                            }
                         }
                     }
                 }

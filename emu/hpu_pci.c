@@ -114,6 +114,29 @@ typedef struct HpuEngineThread {
     bool started;
 } HpuEngineThread;
 
+typedef struct HpuTpcPool HpuTpcPool;
+
+typedef struct HpuTpcWorker {
+    HpuTpcPool *pool;
+    unsigned int index;         /* the core it runs, 1..HPU_H1_TPC_ENGINES-1 */
+    QemuThread thread;
+} HpuTpcWorker;
+
+/* The TPC engine's worker threads (hpum_run_parallel). */
+struct HpuTpcPool {
+    QemuMutex lock;             /* the fields below */
+    QemuCond work;              /* a job or quit */
+    QemuCond idle;              /* every worker is done with the job */
+    void (*fn)(void *arg, unsigned int i);
+    void *arg;
+    unsigned int n;
+    unsigned int done;          /* workers done with generation @gen */
+    uint64_t gen;
+    bool quit;
+    bool started;
+    HpuTpcWorker w[HPU_H1_TPC_ENGINES];
+};
+
 struct HpuState {
     PCIDevice parent_obj;
 
@@ -126,6 +149,7 @@ struct HpuState {
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
     uint32_t irq_pending;       /* vectors, atomic */
     HpuEngineThread eng[HPU_H1_ENGINES];
+    HpuTpcPool tpc_pool;        /* the TPC cores but core 0 */
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
@@ -144,6 +168,7 @@ struct HpuState {
     char *fw_pubkey;
     uint32_t fw_min_version;
     char *fw_flash;
+    uint8_t mme_threads;
 };
 
 /* Environment of the core */
@@ -367,23 +392,45 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
 }
 
 /*
- * HpuCoreOps.run_parallel: the TPC cores of one launch, each on a thread
- * of its own for the launch (the calling engine thread runs core 0).  The
- * threads take part in RCU as engine threads do, since they DMA.
+ * HpuCoreOps.run_parallel: the TPC cores of a launch on the TPC engine's
+ * pool of HPU_H1_TPC_ENGINES - 1 worker threads (the calling engine thread
+ * runs core 0).  A launch is a generation of the pool: each worker runs
+ * its index of the current job once, then counts itself done.  Workers
+ * take part in RCU as engine threads do, since they DMA; they hold no
+ * reference to the device: they only run inside a call of the TPC
+ * engine's thread, which holds one, and instance_finalize joins them.
  */
-typedef struct HpuTpcWorker {
-    QemuThread thread;
-    void (*fn)(void *arg, unsigned int i);
-    void *arg;
-    unsigned int index;
-} HpuTpcWorker;
-
 static void *hpum_tpc_worker(void *opaque)
 {
     HpuTpcWorker *w = opaque;
+    HpuTpcPool *p = w->pool;
+    uint64_t seen = 0;
 
     rcu_register_thread();
-    w->fn(w->arg, w->index);
+    qemu_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->quit && p->gen == seen) {
+            qemu_cond_wait(&p->work, &p->lock);
+        }
+        if (p->gen != seen) {
+            void (*fn)(void *arg, unsigned int i) = p->fn;
+            void *arg = p->arg;
+            bool mine = w->index < p->n;
+
+            seen = p->gen;
+            qemu_mutex_unlock(&p->lock);
+            if (mine) {
+                fn(arg, w->index);
+            }
+            qemu_mutex_lock(&p->lock);
+            if (++p->done == HPU_H1_TPC_ENGINES - 1) {
+                qemu_cond_signal(&p->idle);
+            }
+            continue;
+        }
+        break;                  /* quit, no job left */
+    }
+    qemu_mutex_unlock(&p->lock);
     rcu_unregister_thread();
     return NULL;
 }
@@ -392,24 +439,84 @@ static void hpum_run_parallel(void *opaque,
                               void (*fn)(void *arg, unsigned int i),
                               void *arg, unsigned int n)
 {
-    HpuTpcWorker w[HPU_H1_TPC_ENGINES];
+    HpuTpcPool *p = &HPU(opaque)->tpc_pool;
     unsigned int i;
 
-    (void)opaque;
-    n = MIN(n, HPU_H1_TPC_ENGINES);
-    for (i = 1; i < n; i++) {
-        w[i].fn = fn;
-        w[i].arg = arg;
-        w[i].index = i;
-        qemu_thread_create(&w[i].thread, "hpu-tpc-core", hpum_tpc_worker,
-                           &w[i], QEMU_THREAD_JOINABLE);
+    qemu_mutex_lock(&p->lock);
+    if (p->quit) {
+        /* the workers are gone or going: one core after the other */
+        qemu_mutex_unlock(&p->lock);
+        for (i = 0; i < n; i++) {
+            fn(arg, i);
+        }
+        return;
     }
+    p->fn = fn;
+    p->arg = arg;
+    p->n = n;
+    p->done = 0;
+    p->gen++;
+    qemu_cond_broadcast(&p->work);
+    qemu_mutex_unlock(&p->lock);
     if (n) {
         fn(arg, 0);
     }
-    for (i = 1; i < n; i++) {
-        qemu_thread_join(&w[i].thread);
+    qemu_mutex_lock(&p->lock);
+    while (p->done < HPU_H1_TPC_ENGINES - 1) {
+        qemu_cond_wait(&p->idle, &p->lock);
     }
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void hpum_start_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+    unsigned int i;
+
+    qemu_mutex_init(&p->lock);
+    qemu_cond_init(&p->work);
+    qemu_cond_init(&p->idle);
+    p->quit = false;
+    p->gen = 0;
+    for (i = 1; i < HPU_H1_TPC_ENGINES; i++) {
+        HpuTpcWorker *w = &p->w[i];
+
+        w->pool = p;
+        w->index = i;
+        qemu_thread_create(&w->thread, "hpu-tpc-core", hpum_tpc_worker, w,
+                           QEMU_THREAD_JOINABLE);
+    }
+    p->started = true;
+}
+
+static void hpum_stop_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+
+    if (!p->started) {
+        return;
+    }
+    qemu_mutex_lock(&p->lock);
+    p->quit = true;
+    qemu_cond_broadcast(&p->work);
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void hpum_join_tpc_pool(HpuState *s)
+{
+    HpuTpcPool *p = &s->tpc_pool;
+    unsigned int i;
+
+    if (!p->started) {
+        return;
+    }
+    for (i = 1; i < HPU_H1_TPC_ENGINES; i++) {
+        qemu_thread_join(&p->w[i].thread);
+    }
+    p->started = false;
+    qemu_cond_destroy(&p->work);
+    qemu_cond_destroy(&p->idle);
+    qemu_mutex_destroy(&p->lock);
 }
 
 static const HpuCoreOps hpum_pci_core_ops = {
@@ -553,6 +660,7 @@ static void hpum_stop_threads(HpuState *s)
     s->fw_quit = true;
     qemu_cond_signal(&s->fw_cond);
     qemu_mutex_unlock(&s->lock);
+    hpum_stop_tpc_pool(s);
 }
 
 /* instance_finalize: the last thread is gone or going (it dropped its ref). */
@@ -570,6 +678,7 @@ static void hpum_join_rest(HpuState *s)
         qemu_thread_join(&s->fw_thread);
         s->fw_started = false;
     }
+    hpum_join_tpc_pool(s);
 }
 
 static void hpum_timer_cb(void *opaque)
@@ -774,6 +883,11 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.fw_min_version = s->fw_min_version;
+    if (s->mme_threads < 1 || s->mme_threads > 64) {
+        error_setg(errp, "mme-threads: %u is not 1 to 64", s->mme_threads);
+        return;
+    }
+    cfg.mme_threads = s->mme_threads;
     if (s->fw_flash && *s->fw_flash) {
         if (!g_file_get_contents(s->fw_flash, &flash, &flash_len, &gerr)) {
             error_setg(errp, "fw-flash: cannot read %s: %s", s->fw_flash,
@@ -857,6 +971,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     s->core_ready = true;
+    hpum_start_tpc_pool(s);
     hpum_start_engines(s);
     hpum_start_fw(s);
 }
@@ -972,6 +1087,8 @@ static const Property hpum_properties[] = {
     DEFINE_PROP_UUID("uuid", HpuState, uuid),
     DEFINE_PROP_STRING("fw-pubkey", HpuState, fw_pubkey),
     DEFINE_PROP_UINT32("fw-min-version", HpuState, fw_min_version, 0),
+    /* OpenBLAS threads of an MME product (process-wide, hpu_mme.c) */
+    DEFINE_PROP_UINT8("mme-threads", HpuState, mme_threads, 1),
     DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
 };
 

@@ -407,10 +407,28 @@ static void hpum_engine_let_go(HpuCore *c, unsigned int e)
     unsigned int s;
 
     eng->stuck = false;
+    eng->hung_in = false;
     eng->progress_ns = hpum_now(c);
     for (s = 0; s < HPU_QM_STREAMS; s++) {
         eng->st[s].hung = false;
     }
+}
+
+/*
+ * Whether compute engine @e hangs in stream @s: stuck there by INJ_HANG,
+ * or the watchdog marked @s hung while the engine executed its packet.
+ * Only the end of that stream's descriptor lets the engine go; a sibling
+ * stream disabled meanwhile completes ABORTED and leaves the engine (and
+ * the other streams' HUNG) as they are.
+ */
+static bool hpum_engine_hangs_in(const HpuCore *c, unsigned int e,
+                                 unsigned int s)
+{
+    const HpuEngine *eng = &c->eng[e];
+
+    return hpum_engine_class(e) != HPU_ENG_DMA &&
+           ((eng->stuck && eng->stuck_s == s) ||
+            (eng->hung_in && eng->hung_s == s));
 }
 
 /*
@@ -459,15 +477,14 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
               offset);
     st->cq_pi++;
     st->ci++;
-    if (hpum_engine_class(e) != HPU_ENG_DMA &&
-        (st->hung || (c->eng[e].stuck && c->eng[e].stuck_s == s))) {
+    if (hpum_engine_hangs_in(c, e, s)) {
         hpum_engine_let_go(c, e);
     }
     st->active = false;
     st->waiting = false;
     st->hung = false;
     if (st->ctrl & HPU_QS_CTRL_IRQ_EN) {
-        hpum_raise(c, HPU_VEC_DMA(e));
+        hpum_raise(c, HPU_VEC_ENGINE(e));
     }
 }
 
@@ -815,7 +832,7 @@ int hpum_job_check(const HpuPacket *k)
     return r;
 }
 
-int hpum_job_progress(const HpuPacket *k)
+void hpum_job_note_progress(const HpuPacket *k)
 {
     HpuCore *c = k->c;
 
@@ -824,7 +841,17 @@ int hpum_job_progress(const HpuPacket *k)
         c->eng[k->e].progress_ns = hpum_now(c);
     }
     hpum_unlock(c);
+}
+
+int hpum_job_progress(const HpuPacket *k)
+{
+    hpum_job_note_progress(k);
     return hpum_job_check(k);
+}
+
+bool hpum_job_stopped_locked(const HpuPacket *k)
+{
+    return hpum_job_stopped(k->c, &k->c->eng[k->e].st[k->s], k->j);
 }
 
 int hpum_bad_launch(const HpuPacket *k, uint64_t desc, uint32_t code,
@@ -932,6 +959,7 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
     eng->rr = (s + 1) % HPU_QM_STREAMS;
     st = &eng->st[s];
     eng->busy = true;
+    eng->run_s = s;
     if (!st->active) {
         hpum_fetch_desc(c, e, s);
     } else if (!hpum_stream_enabled(st) || c->resetting) {
@@ -1071,6 +1099,14 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
             HPU_LOG(c, "%s.%u enabled before its aborted descriptor "
                     "completed (STATUS.IDLE): that record is lost",
                     hpum_engine_name(e), s);
+            /*
+             * The descriptor the engine hangs in is gone with its record:
+             * the engine lets go as if its ABORTED had been written.
+             */
+            if (hpum_engine_hangs_in(c, e, s)) {
+                hpum_engine_let_go(c, e);
+                c->ops->kick_engine(c->opaque, e);
+            }
         }
         st->halted = false;
         st->gen++;
@@ -1181,6 +1217,7 @@ void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
         }
         eng->rr = 0;
         eng->stuck = false;
+        eng->hung_in = false;
         eng->progress_ns = 0;
     }
     memset(&c->eq, 0, sizeof(c->eq));
@@ -1193,6 +1230,7 @@ void hpum_qm_stop(HpuCore *c)
 
     for (e = 0; e < HPU_H1_ENGINES; e++) {
         c->eng[e].stuck = false;        /* a hung engine lets go */
+        c->eng[e].hung_in = false;
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             HpuStream *st = &c->eng[e].st[s];
 

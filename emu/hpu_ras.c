@@ -210,6 +210,11 @@ void hpum_wdt_update(HpuCore *c, bool expired)
                 continue;
             }
             st->hung = true;
+            if (hpum_engine_class(e) != HPU_ENG_DMA && eng->busy &&
+                eng->run_s == s && !eng->stuck) {
+                eng->hung_in = true;    /* the packet it runs: lets go */
+                eng->hung_s = s;        /* when this descriptor ends */
+            }
             HPU_LOG(c, "%s.%u: no progress for %u ms: hung (command "
                     "buffer at 0x%llx, offset 0x%x)", hpum_engine_name(e), s,
                     c->ctrl.wdt_ms,

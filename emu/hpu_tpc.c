@@ -565,6 +565,7 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
     }
     memset(k->xc_valid, 0, sizeof(k->xc_valid));
     k->xc_next = 0;
+    k->xc_last = 0;
     k->inflight = false;
     k->L = L;
     k->index = i;

@@ -301,9 +301,11 @@ static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
     int r;
 
     for (i = 0; i < HPU_TPC_XC_ENTRIES; i++) {
-        const HpuMemRun *x = &k->xc[i];
+        unsigned int j = (k->xc_last + i) % HPU_TPC_XC_ENTRIES;
+        const HpuMemRun *x = &k->xc[j];
 
-        if (k->xc_valid[i] && va - x->va < x->len && (x->write || !write)) {
+        if (k->xc_valid[j] && va - x->va < x->len && (x->write || !write)) {
+            k->xc_last = j;
             return x;
         }
     }
@@ -324,6 +326,7 @@ static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
     i = k->xc_next++ % HPU_TPC_XC_ENTRIES;
     k->xc[i] = run;
     k->xc_valid[i] = true;
+    k->xc_last = i;
     return &k->xc[i];
 }
 
@@ -450,8 +453,16 @@ static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
     uint64_t row = 0;
     bool any = hpum_tpc_span(t, ci, lanes, &lo, &hi, &row);
 
-    for (l = 0; l < lanes; l++) {
-        if ((!any || l < lo || l >= hi) && hpum_lane_on(gm, l)) {
+    if (!any) {
+        lo = hi = lanes;
+    }
+    for (l = 0; l < lo; l++) {
+        if (hpum_lane_on(gm, l)) {
+            hpum_set_lane(out, es, l, t->pad);
+        }
+    }
+    for (l = hi; l < lanes; l++) {
+        if (hpum_lane_on(gm, l)) {
             hpum_set_lane(out, es, l, t->pad);
         }
     }

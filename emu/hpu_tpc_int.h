@@ -97,7 +97,8 @@ typedef struct HpuTpcCore {
     HpuTpcLaunch *L;
     unsigned int index;
     HpuMemRun xc[HPU_TPC_XC_ENTRIES];
-    unsigned int xc_next;
+    unsigned int xc_next;       /* the entry the next translation replaces */
+    unsigned int xc_last;       /* the entry of the last hit */
     bool xc_valid[HPU_TPC_XC_ENTRIES];
     bool inflight;              /* a slice's access is in flight */
 } HpuTpcCore;

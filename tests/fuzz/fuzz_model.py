@@ -319,8 +319,14 @@ class Actions:
         r = self.rng
         dim = lambda: r.choice([1, 2, 3, 17, 64, 130, 0, 65537, self.value()])
         m, n, k, batch = dim(), dim(), dim(), r.choice([1, 1, 2, 3, 0, self.value()])
-        if m * n * k * max(batch, 1) > 1 << 24:     # keep a valid one short
-            k = batch = 1
+        # keep a GEMM that may be valid small: every dimension in range and
+        # a large product (or a large D, C, A or B) clamps all four, so the
+        # fuzzer neither fills HBM's backing memory nor runs for minutes
+        # (at most 64 * 64 * 64 * 4 multiply-adds, 64 KiB per operand)
+        valid = all(1 <= x <= 1 << 16 for x in (m, n, k, batch))
+        if valid and (m * n * k * batch > 1 << 20 or
+                      max(m * n, m * k, k * n) * batch > 1 << 14):
+            m, n, k, batch = min(m, 64), min(n, 64), min(k, 64), min(batch, 4)
         ld = lambda d: r.choice([d, d, d + 1, 0, self.value()])
         stride = lambda: r.choice([0, 1 << 16, 1 << 20, self.value(), r.getrandbits(64)])
         flags = r.choice([0, 1, 4, 5, 0x10, 0x20, 0x30, 0x41, 0x100, 0x200, 0x300, 0x80,

@@ -432,10 +432,11 @@ TEST_CASE("disabling the stream of a running GEMM completes it ABORTED at once",
     CHECK(r.cq_pi(MME0, 1) == 1u);
     CHECK(r.cqe(MME0, 1, 0).status == HPU_CQ_ABORTED);
     CHECK(r.cqe(MME0, 1, 0).seq == 0x99u);
-    // the tile in flight completed (rows 0-127, columns 0-127), no other
+    // the store batch in flight completed (64 row runs: rows 0-63 of the
+    // first tile), none after it: the job is checked before every batch
     for (uint32_t i = 0; i < 256; i++) {
         for (uint32_t j = 0; j < 256; j++) {
-            bool first = i < 128 && j < 128;
+            bool first = i < 64 && j < 128;
             float v = gm.d(r, i, j);
             if (first ? v != 16.0f : f32_bits(v) != 0xeeeeeeeeu) {
                 FAIL("D[" << i << "][" << j << "] = " << v);
@@ -577,4 +578,174 @@ TEST_CASE("a hard reset in the middle of a GEMM: no store, no record, and the MM
     r.q[MME0][0] = {};
     CHECK(r.run_cb(gemm_cb(gm.desc), 0, MME0, 0).status == HPU_CQ_OK);
     CHECK(gm.rows_are(r, 0, 200, true));
+}
+
+TEST_CASE("a compute engine stuck by INJ_HANG lets go when its stream is disabled and "
+          "re-enabled before the engine runs", "[emu][compute][inj]")
+{
+    const unsigned e = GENERATE(TPC, MME0);
+    CAPTURE(e);
+    Rig r;
+    r.setup_stream(e, 0);
+    r.setup_stream(e, 1);
+    r.wr(HPU_REG_INJ_HANG, 1u << e);
+    r.submit(e, 0, Cb().nop(), 0, 0x70);
+    r.run();
+    REQUIRE_FALSE(hpum_core_engine_ready(&r.core, e));
+    r.wr(HPU_REG_INJ_HANG, 0);
+    r.submit(e, 1, Cb().nop(), 0, 0x71);            // waits for the engine
+    uint32_t ctrl = r.rd(r.qreg(e, 0, HPU_QS_CTRL));
+    r.wr(r.qreg(e, 0, HPU_QS_CTRL), 0);
+    r.wr(r.qreg(e, 0, HPU_QS_CTRL), ctrl);          // no step in between
+    r.run();
+    // the stuck descriptor's record is lost (enable while pending); the
+    // engine let go: the other stream and new work on stream 0 run
+    CHECK(r.cq_pi(e, 1) == 1u);
+    CHECK(r.cqe(e, 1, 0).status == HPU_CQ_OK);
+    r.q[e][0] = {};
+    CHECK(r.run_cb(Cb().nop(), 0, e, 0).status == HPU_CQ_OK);
+    CHECK(r.rd(HPU_REG_RESET_COUNT) == 0u);
+}
+
+TEST_CASE("disabling a sibling of the stream a compute engine hangs in lets nothing go",
+          "[emu][compute][wdt][inj]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(MME0, 0);
+    r.setup_stream(MME0, 1);
+    r.wr(HPU_REG_WDT_MS, 5);
+    r.wr(HPU_REG_INJ_HANG, 1u << MME0);
+    r.submit(MME0, 0, Cb().nop(), 0, 0x70);         // stuck in stream 0
+    r.run();
+    r.submit(MME0, 1, Cb().nop(), 0, 0x71);
+    hpum_core_engine_step(&r.core, MME0);           // nothing runs
+    r.advance(5 * MS);
+    REQUIRE((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);
+    r.wr(HPU_REG_INJ_HANG, 0);
+    r.wr(r.qreg(MME0, 1, HPU_QS_CTRL), 0);          // the sibling
+    r.run();
+    // stream 0 stays HUNG, its descriptor pending, the engine stuck
+    CHECK((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, MME0));
+    r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);          // the hung stream
+    r.run();
+    CHECK(r.cq_pi(MME0, 0) == 1u);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(r.status(MME0, 0) == HPU_QS_STATUS_IDLE);
+}
+
+TEST_CASE("a GEMM whose last tile is stored completes OK even if INJ_HANG or a disable "
+          "comes after that store", "[emu][compute][mme][inj]")
+{
+    const bool disable = GENERATE(false, true);
+    CAPTURE(disable);
+    Rig r;
+    r.setup_stream(MME0, 0);
+    HostGemm gm(r, 200, 64, 4);                     // two tiles
+    const uint64_t tile1 = gm.d_bus + 4ULL * 128 * 64, end = gm.d_bus + 4ULL * 200 * 64;
+    bool fired = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr >= tile1 && addr < end && !fired) {    // the last tile's store
+            fired = true;
+            if (disable) {
+                r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);
+            } else {
+                r.wr(HPU_REG_INJ_HANG, 1u << MME0);
+            }
+        }
+    };
+    r.submit(MME0, 0, gemm_cb(gm.desc), 0, 0x42);
+    r.run();
+    r.env.on_dma_write = nullptr;
+    REQUIRE(fired);
+    CHECK(gm.rows_are(r, 0, 200, true));
+    REQUIRE(r.cq_pi(MME0, 0) == 1u);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_OK);
+}
+
+TEST_CASE("an MMU fault after a failing run of the same store batch is not latched",
+          "[emu][compute][mme][mmu]")
+{
+    Rig r;
+    r.setup_eq();
+    const unsigned A = 5;
+    Space h(r, A, false), s(r, A, true);
+    Gemm g;
+    g.m = 64;
+    g.n = 64;
+    g.k = 8;
+    g.lda = 8;
+    g.ldb = 64;
+    g.ldd = 128;                                    // a run per row
+    std::vector<float> ones(64 * 64, 1.0f);
+    g.a = h.alloc(4 * 64 * 8);
+    g.b = h.alloc(4 * 8 * 64);
+    g.d = s.alloc(4 * 64 * 128);
+    h.write(g.a, ones.data(), 4 * 64 * 8);
+    h.write(g.b, ones.data(), 4 * 8 * 64);
+    // row 0's page points outside host memory (the DMA fails); row 40's
+    // page is unmapped (an MMU fault, later in the same batch)
+    const uint64_t p0 = g.d & ~(PG - 1);
+    const uint64_t hole = (g.d + 4 * 40 * 128) & ~(PG - 1);
+    REQUIRE(hole != p0);
+    uint64_t pte = r.bread64(r.pte_slot(A, p0, 3));
+    r.bwrite64(r.pte_slot(A, p0, 3), (pte & ~HPU_PTE_ADDR_MASK) |
+                                         ((pte + (1ULL << 40)) & HPU_PTE_ADDR_MASK));
+    r.bwrite64(r.pte_slot(A, hole, 3), 0);
+    uint64_t desc = h.alloc(HPU_MME_DESC_SIZE);
+    auto db = g.bytes();
+    h.write(desc, db.data(), db.size());
+    Cqe c = r.run_cb(gemm_cb(desc), A, MME0, 0);
+    CHECK(c.status == HPU_CQ_BUS_ERROR);
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 0u);        // the MMU fault: never reached
+    Eqe ev = r.eqe(0);
+    CHECK(ev.id == HPU_EVENT_DMA_BUS_ERROR);
+    CHECK(r.rd(HPU_REG_EQ_PI) == 1u);
+}
+
+TEST_CASE("a GEMM the watchdog marked hung that finishes its packet keeps its stream HUNG; "
+          "disabling a sibling lets nothing go", "[emu][compute][wdt][mme]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(MME0, 0);
+    r.setup_stream(MME0, 1);
+    r.wr(HPU_REG_WDT_MS, 1);
+    HostGemm gm(r, 256, 128, 4);                    // two tiles
+    bool marked = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (!marked && addr >= gm.d_bus && addr < gm.d_bus + 4ULL * 256 * 128) {
+            r.advance(2 * MS);                      // no tile done for 2 ms
+            marked = (r.status(MME0, 0) & HPU_QS_STATUS_HUNG) &&
+                     (r.status(MME0, 1) & HPU_QS_STATUS_HUNG);
+        }
+    };
+    Cb cb = gemm_cb(gm.desc);
+    cb.nop();                                       // more after the GEMM
+    r.submit(MME0, 0, cb, 0, 0x10);
+    r.submit(MME0, 1, Cb().nop(), 0, 0x11);
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 0
+    hpum_core_engine_step(&r.core, MME0);           // fetch stream 1
+    hpum_core_engine_step(&r.core, MME0);           // the GEMM: finishes
+    r.env.on_dma_write = nullptr;
+    REQUIRE(marked);
+    CHECK(gm.rows_are(r, 0, 256, true));
+    r.run();
+    // stream 0 stays HUNG with its NOP not run, stream 1 waits too
+    CHECK((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    CHECK(r.cq_pi(MME0, 1) == 0u);
+    r.wr(r.qreg(MME0, 1, HPU_QS_CTRL), 0);          // the sibling
+    r.run();
+    CHECK(r.cq_pi(MME0, 1) == 1u);
+    CHECK(r.cqe(MME0, 1, 0).status == HPU_CQ_ABORTED);
+    CHECK((r.status(MME0, 0) & HPU_QS_STATUS_HUNG) != 0u);   // not let go
+    CHECK(r.cq_pi(MME0, 0) == 0u);
+    r.wr(r.qreg(MME0, 0, HPU_QS_CTRL), 0);          // the hung stream
+    r.run();
+    CHECK(r.cq_pi(MME0, 0) == 1u);
+    CHECK(r.cqe(MME0, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(r.status(MME0, 0) == HPU_QS_STATUS_IDLE);
 }

@@ -147,6 +147,11 @@ void run_case(const Case &c)
                 touched += img[o] != img_before[o];
             }
         }
+        // from the end of the member's last row to the next member
+        uint64_t end = osz * (bt * d.stride + static_cast<uint64_t>(d.rows - 1) * d.ld + d.cols);
+        for (uint64_t o = end; o < osz * (bt + 1) * d.stride && o < img.size(); o++) {
+            touched += img[o] != img_before[o];
+        }
     }
     CHECK(touched == 0);
 }
@@ -182,6 +187,20 @@ TEST_CASE("MME GEMM with FP32 and BF16 inputs and outputs", "[emu][mme][bf16]")
     c.ta = GENERATE(false, true);
     c.beta = 0.5f;
     CAPTURE(c.in_t, c.out_t, c.ta);
+    run_case(c);
+}
+
+TEST_CASE("MME GEMM with BF16 inputs and K over several 256-deep slices", "[emu][mme][bf16]")
+{
+    Case c;
+    c.m = 37;
+    c.n = 70;
+    c.k = GENERATE(257u, 600u, 1030u);
+    c.in_t = HPU_MME_TYPE_BF16;
+    c.out_t = GENERATE(HPU_MME_TYPE_FP32, HPU_MME_TYPE_BF16);
+    c.tb = GENERATE(false, true);
+    c.beta = 0.5f;
+    CAPTURE(c.k, c.out_t, c.tb);
     run_case(c);
 }
 
@@ -402,6 +421,18 @@ std::vector<Rule> rules()
          [](Gemm &g) { g.beta = 1; g.c = g.d + 4; }},
         {"C == D with another ldc", HPU_MME_ERR_OVERLAP,
          [](Gemm &g) { g.beta = 1; g.c = g.d; g.ldc = 9; }},
+        {"C == D, batch 2, stride_c != stride_d", HPU_MME_ERR_OVERLAP,
+         [](Gemm &g) { g.beta = 1; g.c = g.d; g.batch = 2; g.sd = 64; g.sc = 128; }},
+        {"A ending exactly at 2^64", HPU_MME_ERR_RANGE,
+         [](Gemm &g) { g.a = 0ULL - 4 * (7 * 8 + 8); }},
+        // two rules broken: the first in the table's order is reported
+        {"FLAGS bit 7 and M 0", HPU_MME_ERR_FLAGS, [](Gemm &g) { g.flags |= 0x80; g.m = 0; }},
+        {"lda < K and D overlapping A", HPU_MME_ERR_LDA,
+         [](Gemm &g) { g.lda = 7; g.d = g.a + 4; }},
+        {"D overlapping A and D batch members overlapping", HPU_MME_ERR_STRIDE_D,
+         [](Gemm &g) { g.batch = 2; g.sd = 63; g.d = g.a + 4; }},
+        {"descriptor misaligned and batch 0", HPU_MME_ERR_DESC_ALIGN,
+         [](Gemm &g) { g.batch = 0; }, 8},
     };
 }
 
@@ -474,4 +505,103 @@ TEST_CASE("MME_GEMM packet: reserved word is BAD_PACKET, an unmapped descriptor 
     CHECK(ev.engine == HPU_ENGINE_MME(1));
     CHECK(ev.addr == 0x7000000000ULL);
     CHECK((r.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_ENGINE_MASK) == HPU_ENGINE_MME(1) << 8);
+}
+
+TEST_CASE("MME GELU is accurate for strongly negative inputs and +-inf", "[emu][mme][gelu]")
+{
+    Rig r;
+    const std::vector<float> t = {-3.0f, -5.0f, -7.5f, -9.0f, -10.0f, -10.4f, -11.0f,
+                                  -20.0f, -1e30f, -0.5f, 0.5f, 3.0f, 12.0f,
+                                  -INFINITY, INFINITY};
+    const uint32_t m = static_cast<uint32_t>(t.size());
+    Gemm g;
+    g.m = m;
+    g.n = 1;
+    g.k = 1;
+    g.lda = 1;
+    g.ldb = 1;
+    g.ldd = 1;
+    g.flags = HPU_MME_ACT_GELU_TANH << HPU_MME_F_ACT_SHIFT;
+    uint64_t a = r.halloc(4 * m), b = r.halloc(4), d = r.halloc(4 * m);
+    float one = 1.0f;
+    r.hwrite(a, t.data(), 4 * m);
+    r.hwrite(b, &one, 4);
+    g.a = host_addr(a);
+    g.b = host_addr(b);
+    g.d = host_addr(d);
+    uint64_t desc = r.halloc(HPU_MME_DESC_SIZE, 64);
+    auto db = g.bytes();
+    r.hwrite(desc, db.data(), db.size());
+    REQUIRE(r.run_cb(gemm_cb(host_addr(desc)), 0, HPU_ENGINE_MME0, 0).status == HPU_CQ_OK);
+    for (uint32_t i = 0; i < m; i++) {
+        float got;
+        std::memcpy(&got, r.hp(d + 4ULL * i), 4);
+        double want = gelu_tanh(t[i]);
+        CAPTURE(t[i], got, want);
+        if (std::isinf(want)) {
+            CHECK(got == static_cast<float>(want));
+            continue;
+        }
+        // within 1 ulp of the exact value (one subnormal near zero)
+        double ulp = std::max(std::ldexp(1.0, std::ilogb(std::max(std::fabs(want), 0x1p-126)) - 23),
+                              0x1p-149);
+        CHECK(std::fabs(got - want) <= ulp);
+    }
+}
+
+TEST_CASE("MME GEMM with an MMU fault in the middle of a batch", "[emu][mme][batch][mmu]")
+{
+    Rig r;
+    r.setup_eq();
+    const unsigned A = 5;
+    Space s(r, A, true);
+    Gemm g;
+    g.m = 64;
+    g.n = 64;
+    g.k = 4;
+    g.batch = 3;
+    g.lda = 4;
+    g.ldb = 64;
+    g.ldd = 64;
+    g.sa = 0;
+    g.sb = 0;
+    g.sd = 64 * 64 + 1024;          // a gap between the members
+    std::vector<float> ones(64 * 64, 1.0f);
+    g.a = s.alloc(4 * 64 * 4);
+    g.b = s.alloc(4 * 4 * 64);
+    const uint64_t dbytes = 4 * (2 * g.sd + 64 * 64);
+    g.d = s.alloc(dbytes);
+    s.write(g.a, ones.data(), 4 * 64 * 4);
+    s.write(g.b, ones.data(), 4 * 4 * 64);
+    // unmap the page holding row 40 of member 1
+    const uint64_t m1 = g.d + 4 * g.sd;
+    const uint64_t hole = (m1 + 4 * 40 * 64) & ~(PG - 1);
+    r.bwrite64(r.pte_slot(A, hole, 3), 0);
+    uint64_t desc = s.alloc(HPU_MME_DESC_SIZE);
+    auto db = g.bytes();
+    s.write(desc, db.data(), db.size());
+    Cqe c = r.run_cb(gemm_cb(desc), A, HPU_ENGINE_MME0, 0);
+    CHECK(c.status == HPU_CQ_MMU_FAULT);
+    CHECK(r.eqe(0).id == HPU_EVENT_MMU_FAULT);
+    CHECK(r.eqe(0).addr == hole);
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 1u);
+    auto val = [&](uint64_t va) {
+        float f;
+        auto b = s.read(va, 4);
+        std::memcpy(&f, b.data(), 4);
+        return f;
+    };
+    // member 0 stored; member 1 up to the hole's page; member 2 untouched
+    for (uint32_t i = 0; i < 64; i++) {
+        for (uint32_t j = 0; j < 64; j += 7) {
+            CHECK(val(g.d + 4ULL * (i * 64 + j)) == 4.0f);
+            uint64_t at1 = m1 + 4ULL * (i * 64 + j);
+            if (at1 < hole) {
+                CHECK(val(at1) == 4.0f);
+            } else if (at1 >= hole + PG) {
+                CHECK(val(at1) == 0.0f);
+            }
+            CHECK(val(g.d + 4ULL * (2 * g.sd + i * 64 + j)) == 0.0f);
+        }
+    }
 }

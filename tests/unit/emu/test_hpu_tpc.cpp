@@ -895,3 +895,40 @@ TEST_CASE("TPC bench: elementwise add of 64 MiB tensors against memcpy", "[emu][
     WARN("TPC add 64 MiB: " << tpc_bw / 1e9 << " GB/s moved (3 x 64 MiB), host memcpy "
                             << cpy_bw / 1e9 << " GB/s (2 x 64 MiB), ratio " << tpc_bw / cpy_bw);
 }
+
+TEST_CASE("TPC: a power-on reset at a launch's first store: the member in flight completes, "
+          "nothing after it", "[emu][tpc][reset]")
+{
+    const bool disable = GENERATE(false, true);
+    CAPTURE(disable);
+    Rig r;
+    Space s(r, 0, true);                            // output in host memory: hooks see it
+    AddJob job(s, 8 * 1024, 4);                     // 8 members of 16 vectors
+    r.setup_stream(TPC_E, 0);
+    const uint64_t d_bus = job.d & ~HPU_ADDR_HOST;
+    unsigned writes = 0;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr >= d_bus && addr < d_bus + 4ull * job.n && ++writes == 1) {
+            if (disable) {
+                r.wr(r.qreg(TPC_E, 0, HPU_QS_CTRL), 0);
+            } else {
+                hpum_core_reset(&r.core);
+            }
+        }
+    };
+    r.submit(TPC_E, 0, tpc_cb(job.desc));
+    r.run();
+    r.env.on_dma_write = nullptr;
+    // the first member's 16 vector stores (one slice), nothing of the others
+    CHECK(writes == 16u);
+    auto out = get_elems<float>(s, job.d, job.n);
+    CHECK(std::all_of(out.begin() + 1024, out.end(), [](float f) { return f == 0.0f; }));
+    if (disable) {
+        REQUIRE(r.cq_pi(TPC_E, 0) == 1u);
+        CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+    } else {
+        CHECK(r.cq_pi(TPC_E, 0) == 0u);
+        r.bh();
+        CHECK_FALSE(hpum_core_in_reset(&r.core));
+    }
+}

@@ -397,3 +397,226 @@ TEST_CASE("TPC reductions combine lanes in the fixed tree", "[emu][tpc][isa]")
                                        bytes_of(ia), bytes_of(ia), bytes_of(ia)));
     CHECK(o[17] == 255);
 }
+
+TEST_CASE("TPC scalar slot: arithmetic, division rules, shifts, compares, select, cvt",
+          "[emu][tpc][isa]")
+{
+    Rig r;
+    Space s(r, 0, false);
+    uint64_t out = s.alloc(64);
+    auto run = [&](const std::string &body, uint32_t x, uint32_t y) {
+        std::string src = ".kernel sc\n.tensors 1\n.scalars 2\n.index_dims 1\n"
+                          "        ldarg s1, 0\n        ldarg s2, 1\n" + body +
+                          "\n        st.ts.u32 t0, i0, s3\n        halt\n";
+        LaunchDesc ld;
+        ld.scalars = {x, y};
+        ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, out, {1})};
+        REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status ==
+                HPU_CQ_OK);
+        return get_elems<uint32_t>(s, out, 1)[0];
+    };
+    const uint32_t IMIN = 0x80000000u;
+    struct Case {
+        const char *body;
+        uint32_t x, y, want;
+    };
+    const std::vector<Case> cases = {
+        {"add.i32 s3, s1, s2", 0x7fffffffu, 1, IMIN},
+        {"sub.u32 s3, s1, s2", 0, 1, 0xffffffffu},
+        {"mul.i32 s3, s1, s2", 0x10000u, 0x10000u, 0},
+        {"div.i32 s3, s1, s2", static_cast<uint32_t>(-7), 2, static_cast<uint32_t>(-3)},
+        {"div.i32 s3, s1, s2", 5, 0, 0xffffffffu},
+        {"div.u32 s3, s1, s2", 5, 0, 0xffffffffu},
+        {"div.i32 s3, s1, s2", IMIN, 0xffffffffu, IMIN},
+        {"rem.i32 s3, s1, s2", static_cast<uint32_t>(-7), 2, static_cast<uint32_t>(-1)},
+        {"rem.i32 s3, s1, s2", 9, 0, 9},
+        {"rem.i32 s3, s1, s2", IMIN, 0xffffffffu, 0},
+        {"rem.u32 s3, s1, s2", 9, 4, 1},
+        {"min.i32 s3, s1, s2", static_cast<uint32_t>(-1), 1, static_cast<uint32_t>(-1)},
+        {"min.u32 s3, s1, s2", static_cast<uint32_t>(-1), 1, 1},
+        {"max.f32 s3, s1, s2", f32_bits(-0.0f), f32_bits(0.0f), f32_bits(0.0f)},
+        {"min.f32 s3, s1, s2", f32_bits(-0.0f), f32_bits(0.0f), f32_bits(-0.0f)},
+        {"add.f32 s3, s1, s2", f32_bits(1.5f), f32_bits(2.25f), f32_bits(3.75f)},
+        {"div.f32 s3, s1, s2", f32_bits(1.0f), f32_bits(0.0f), f32_bits(INFINITY)},
+        {"shl s3, s1, s2", 1, 31, IMIN},
+        {"shl s3, s1, s2", 1, 32, 0},
+        {"shr.i32 s3, s1, s2", IMIN, 40, 0xffffffffu},
+        {"shr.u32 s3, s1, s2", IMIN, 31, 1},
+        {"and s3, s1, s2", 0xf0f0u, 0xff00u, 0xf000u},
+        {"or s3, s1, s2", 0xf0f0u, 0xff00u, 0xfff0u},
+        {"xor s3, s1, s2", 0xf0f0u, 0xff00u, 0x0ff0u},
+        {"not s3, s1", 0, 0, 0xffffffffu},
+        {"mov s3, -5", 0, 0, static_cast<uint32_t>(-5)},
+        {"cmp.lt.i32 sp1, s1, s2\n sel s3, sp1, s1, s2", static_cast<uint32_t>(-1), 1,
+         static_cast<uint32_t>(-1)},
+        {"cmp.lt.u32 sp1, s1, s2\n sel s3, sp1, s1, s2", static_cast<uint32_t>(-1), 1, 1},
+        {"cmp.ne.f32 sp1, s1, s2\n sel s3, sp1, s1, 7", f32_bits(NAN), f32_bits(NAN),
+         f32_bits(NAN)},
+        {"cmp.eq.f32 sp1, s1, s2\n mov s6, 1\n sel s3, sp1, s6, 2", f32_bits(-0.0f), f32_bits(0.0f), 1},
+        {"cvt.i32.f32.rd s3, s1", f32_bits(-1.5f), 0, static_cast<uint32_t>(-2)},
+        {"cvt.i32.f32 s3, s1", f32_bits(2.5f), 0, 2},
+        {"cvt.u32.f32 s3, s1", f32_bits(-3.0f), 0, 0},
+        {"cvt.i32.f32 s3, s1", f32_bits(NAN), 0, 0},
+        {"cvt.f32.u32.rz s3, s1", 0xffffffffu, 0, f32_bits(4294967040.0f)},
+        {"cvt.f32.u32 s3, s1", 0xffffffffu, 0, f32_bits(4294967296.0f)},
+        {"cvt.f32.i32.ru s3, s1", 16777217u, 0, f32_bits(16777218.0f)},
+        {"pset sp2, 1\n pnot sp3, sp2\n mov s6, 1\n sel s3, sp3, s6, 2", 0, 0, 2},
+        {"iid i1\n iset i1, i1, 3, s1\n iadd i1, i1, 3, s2\n iget s3, i1, 3", 40, 2, 42},
+        {"imov i2, i0\n imul i2, i2, 0, 3\n iget s3, i2, 0", 0, 0, 0},
+        {"mov s3, 3\n loop s3, 5\n halt", 0, 0, 2},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.body, c.x, c.y);
+        CHECK(run(c.body, c.x, c.y) == c.want);
+    }
+}
+
+TEST_CASE("TPC lane moves and predicates: vsel vbcast vshuf vrot vext vins viota vp*",
+          "[emu][tpc][isa]")
+{
+    std::vector<uint32_t> a(64), b(64);
+    for (uint32_t l = 0; l < 64; l++) {
+        a[l] = 1000 + l;
+        b[l] = (l * 7) % 64 + 64 * (l & 1);           // shuffle indexes, mod lanes
+    }
+    auto run = [&](const std::string &body) {
+        return of_bytes<uint32_t>(run_vec(body, HPU_TPC_DT_U32, HPU_TPC_DT_U32, bytes_of(a),
+                                          bytes_of(b), bytes_of(a)));
+    };
+    auto o = run("vbcast.u32 v3, v0, 5");
+    CHECK(std::all_of(o.begin(), o.end(), [](uint32_t x) { return x == 1005; }));
+    o = run("vshuf.u32 v3, v0, v1");
+    for (uint32_t l = 0; l < 64; l++) {
+        CHECK(o[l] == a[b[l] % 64]);
+    }
+    o = run("vrot.u32 v3, v0, 3");
+    for (uint32_t l = 0; l < 64; l++) {
+        CHECK(o[l] == a[(l + 3) % 64]);
+    }
+    o = run("viota.u32 v4\n vcmp.ge.u32 vp1, v4, 60\n vsel.u32 v3, vp1, v0, 7");
+    for (uint32_t l = 0; l < 64; l++) {
+        CHECK(o[l] == (l >= 60 ? a[l] : 7u));
+    }
+    o = run("vext.u32 s5, v0, 9\n vmov.u32 v3, 0\n vins.u32 v3, s5, 2");
+    for (uint32_t l = 0; l < 64; l++) {
+        CHECK(o[l] == (l == 2 ? 1009u : 0u));
+    }
+    o = run("viota.u32 v4\n vcmp.lt.u32 vp1, v4, 10\n vpnot vp2, vp1\n vpcount s4, vp1\n"
+            " vpfirst s5, vp2\n vmov.u32 v3, s4\n vins.u32 v3, s5, 1");
+    CHECK(o[0] == 10u);
+    CHECK(o[1] == 10u);
+    CHECK(o[2] == 10u);
+    o = run("pset sp1, 1\n vpset vp3, sp1\n vpcount s4, vp3\n vmov.u32 v3, s4");
+    CHECK(o[0] == 256u);
+    o = run("viota.u32 v4\n vcmp.lt.u32 vp1, v4, 4\n vcmp.lt.u32 vp2, v4, 6\n vpxor vp3, vp1, vp2\n"
+            " (vp3) vmov.u32 v3, 1");
+    for (uint32_t l = 0; l < 64; l++) {
+        CHECK(o[l] == (l >= 4 && l < 6 ? 1u : 0u));
+    }
+}
+
+TEST_CASE("TPC local memory, arguments and tensor sizes; LOCAL beyond the declared size",
+          "[emu][tpc][isa]")
+{
+    const char *src = R"(
+.kernel lm
+.tensors 2
+.scalars 1
+.index_dims 1
+.slm 64
+.vlm 512
+.tensor 0, i8
+.tensor 1, i32
+        ldarg s1, 0 ; viota.i8 v1
+        tsize s2, t0, 0
+        mov s6, 256
+        st.l [s1 + 4], s2
+        st.lv [s6], v1
+        ld.l s3, [8]
+        ld.lv v2, [256]
+        vext.i8 s4, v2, 200
+        ld.ts.i8 s5, t0, i0
+        st.ts.i32 t1, i0, s3
+        iadd i0, i0, 0, 1
+        st.ts.i32 t1, i0, s4
+        iadd i0, i0, 0, 1
+        st.ts.i32 t1, i0, s5
+        halt
+)";
+    Rig r;
+    Space s(r, 0, false);
+    uint64_t t0 = s.alloc(64), t1 = s.alloc(64);
+    std::vector<int8_t> in = {-3, 1, 2};
+    put_elems(s, t0, in);
+    LaunchDesc ld;
+    ld.scalars = {4};
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_I8, t0, {3}), TDesc::dense(HPU_TPC_DT_I32, t1, {3})};
+    REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status == HPU_CQ_OK);
+    auto o = get_elems<int32_t>(s, t1, 3);
+    CHECK(o[0] == 3);          // tsize, stored at [4 + 4], read at [8]
+    CHECK(o[1] == 200 - 256);  // viota i8 lane 200 sign-extended
+    CHECK(o[2] == -3);         // ld.ts sign-extends
+    // beyond .slm: LOCAL
+    r.setup_eq();
+    ld.scalars = {60};
+    Cqe c = r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0);
+    CHECK(c.status == HPU_CQ_TPC_ILLEGAL);
+    CHECK(r.eqe(0).info >> 8 == HPU_TPC_ILL_LOCAL);
+    CHECK(r.eqe(0).addr == 3u * 64);
+}
+
+TEST_CASE("TPC conversions between all types: integer to float rounding, bf16 widening",
+          "[emu][tpc][isa]")
+{
+    std::vector<int32_t> ia(64);
+    for (int l = 0; l < 64; l++) {
+        ia[static_cast<size_t>(l)] = (l % 2 ? -1 : 1) * (16777217 + 3 * l * 1000003);
+    }
+    for (auto [m, rm] : {std::pair{"", 0}, {".rz", 1}, {".ru", 2}, {".rd", 3}}) {
+        CAPTURE(m);
+        auto o = of_bytes<float>(run_vec(std::string("vcvt.f32.i32") + m + " v3, v0, 0",
+                                         HPU_TPC_DT_I32, HPU_TPC_DT_F32, bytes_of(ia),
+                                         bytes_of(ia), bytes_of(ia)));
+        for (size_t l = 0; l < 64; l++) {
+            double v = ia[l];
+            float f = static_cast<float>(v);
+            if (rm == 1 && std::fabs(static_cast<double>(f)) > std::fabs(v)) {
+                f = std::nextafter(f, 0.0f);
+            } else if (rm == 2 && static_cast<double>(f) < v) {
+                f = std::nextafter(f, INFINITY);
+            } else if (rm == 3 && static_cast<double>(f) > v) {
+                f = std::nextafter(f, -INFINITY);
+            }
+            CHECK(f32_bits(o[l]) == f32_bits(f));
+        }
+    }
+    // bf16 -> f32 exact, widening part 1 takes source lanes 64..127
+    std::vector<uint16_t> h(128);
+    for (size_t l = 0; l < 128; l++) {
+        h[l] = static_cast<uint16_t>(0x3f80 + l * 3);
+    }
+    auto o = of_bytes<float>(run_vec("vcvt.f32.bf16 v3, v0, 1", HPU_TPC_DT_BF16, HPU_TPC_DT_F32,
+                                     bytes_of(h), bytes_of(h), bytes_of(h)));
+    for (size_t l = 0; l < 64; l++) {
+        CHECK(f32_bits(o[l]) == static_cast<uint32_t>(h[64 + l]) << 16);
+    }
+    // u8 -> i16 (values fit), i16 -> u8 saturating
+    std::vector<uint8_t> u(256);
+    for (size_t l = 0; l < 256; l++) {
+        u[l] = static_cast<uint8_t>(255 - l);
+    }
+    auto w = of_bytes<int16_t>(run_vec("vcvt.i16.u8 v3, v0, 1", HPU_TPC_DT_U8, HPU_TPC_DT_I16,
+                                       bytes_of(u), bytes_of(u), bytes_of(u)));
+    for (size_t l = 0; l < 128; l++) {
+        CHECK(w[l] == static_cast<int16_t>(u[128 + l]));
+    }
+    std::vector<int16_t> sv(128);
+    for (size_t l = 0; l < 128; l++) {
+        sv[l] = static_cast<int16_t>((static_cast<int>(l) - 64) * 9);
+    }
+    auto n = of_bytes<uint8_t>(run_vec("vcvt.u8.i16.sat v3, v0, 0", HPU_TPC_DT_I16, HPU_TPC_DT_U8,
+                                       bytes_of(sv), bytes_of(sv), bytes_of(sv)));
+    for (size_t l = 0; l < 128; l++) {
+        CHECK(n[l] == static_cast<uint8_t>(std::clamp<int>(sv[l], 0, 255)));
+    }
+}
