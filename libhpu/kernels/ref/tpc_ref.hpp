@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+//
+// Host references of the TPC kernel library (libhpu/kernels/README.md),
+// element by element or row by row, in plain C++. Pointwise functions come
+// in two kinds: the mathematical value in double (the kernels are checked
+// against it within the README's bounds), and, for kernels made of IEEE
+// operations only (binary ops, casts, scale/axpy, optimizers), the exact
+// FP32/BF16 result of the kernel's operation order (fused where the kernel
+// fuses), which the kernels must match bit for bit. Usable by libhpu's CPU
+// paths and by the tests; header only.
+//
+// Copyright (c) 2026 The hpu authors
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+
+namespace hpu::kernels::ref {
+
+inline uint32_t f32_bits(float f)
+{
+    uint32_t u = 0;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+inline float bits_f32(uint32_t u)
+{
+    float f = 0;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// BF16 <-> FP32: widening is exact; narrowing rounds to nearest even, a
+// NaN stays a quiet NaN (tpc.md, "Conversions").
+inline float bf16_to_f32(uint16_t h) { return bits_f32(static_cast<uint32_t>(h) << 16); }
+
+inline uint16_t f32_to_bf16(float f)
+{
+    uint32_t x = f32_bits(f), mag = x & 0x7fffffffu;
+    if (mag > 0x7f800000u) {
+        return static_cast<uint16_t>((x >> 16) | 0x40u);
+    }
+    if (mag == 0x7f800000u) {
+        return static_cast<uint16_t>(x >> 16);
+    }
+    uint32_t r = (mag + 0x7fffu + ((mag >> 16) & 1u)) >> 16;
+    return static_cast<uint16_t>(((x & 0x80000000u) >> 16) | r);
+}
+
+// An FP32 value rounded through BF16 (what a BF16 kernel stores, widened).
+inline float round_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
+
+// INT32 -> BF16 with one rounding to nearest even (the exact integer, not
+// through FP32).
+inline uint16_t i32_to_bf16(int32_t i)
+{
+    if (i == 0) {
+        return 0;
+    }
+    double d = i;
+    int e = std::ilogb(d);
+    double q = std::ldexp(std::nearbyint(std::ldexp(d, 7 - e)), e - 7); // 8 significant bits
+    return static_cast<uint16_t>(f32_bits(static_cast<float>(q)) >> 16);
+}
+
+// FP -> INT32 toward zero, saturating, NaN -> 0.
+inline int32_t f32_to_i32_rz(float f)
+{
+    if (std::isnan(f)) {
+        return 0;
+    }
+    double t = std::trunc(static_cast<double>(f));
+    if (t >= 2147483647.0) {
+        return std::numeric_limits<int32_t>::max();
+    }
+    if (t <= -2147483648.0) {
+        return std::numeric_limits<int32_t>::min();
+    }
+    return static_cast<int32_t>(t);
+}
+
+// ---- elementwise binary ops (IEEE: FP32 correctly rounded, BF16 the FP32
+// result rounded to nearest even) --------------------------------------------
+enum class BinOp { add, sub, mul, div, max, min };
+
+inline float binop_f32(BinOp op, float a, float b)
+{
+    switch (op) {
+    case BinOp::add: return a + b;
+    case BinOp::sub: return a - b;
+    case BinOp::mul: return a * b;
+    case BinOp::div: return a / b;
+    case BinOp::max:
+        if (std::isnan(a) || std::isnan(b)) {
+            return std::numeric_limits<float>::quiet_NaN();
+        }
+        return (a == b) ? (std::signbit(a) ? b : a) : std::max(a, b);
+    case BinOp::min:
+        if (std::isnan(a) || std::isnan(b)) {
+            return std::numeric_limits<float>::quiet_NaN();
+        }
+        return (a == b) ? (std::signbit(a) ? a : b) : std::min(a, b);
+    }
+    return 0;
+}
+
+inline float binop_bf16(BinOp op, float a, float b) { return round_bf16(binop_f32(op, a, b)); }
+
+// ---- scale and axpy: y = alpha * x; out = fma(alpha, x, y) ----------------
+inline float scale_f32(float alpha, float x) { return alpha * x; }
+inline float axpy_f32(float alpha, float x, float y) { return std::fma(alpha, x, y); }
+
+// ---- activations and their gradients, mathematical values ----------------
+inline double relu(double x) { return x > 0 ? x : 0.0; }
+inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
+inline double relu_grad(double x, double dy) { return x > 0 ? dy : 0.0; }
+inline double tanh_grad(double y, double dy) { return dy * (1.0 - y * y); }
+inline double sigmoid_grad(double y, double dy) { return dy * y * (1.0 - y); }
+inline double gelu_grad(double x, double dy)
+{
+    double cdf = 0.5 * (1.0 + std::erf(x * M_SQRT1_2));
+    double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
+    return dy * (cdf + x * pdf);
+}
+
+// ---- rows (dimension 0 of each row), in double -----------------------------
+inline void softmax(std::span<const float> x, std::span<double> y)
+{
+    double m = -HUGE_VAL, s = 0;
+    for (float v : x) {
+        m = std::max<double>(m, v);
+    }
+    for (float v : x) {
+        s += std::exp(v - m);
+    }
+    for (size_t i = 0; i < x.size(); i++) {
+        y[i] = std::exp(x[i] - m) / s;
+    }
+}
+
+inline void log_softmax(std::span<const float> x, std::span<double> y)
+{
+    double m = -HUGE_VAL, s = 0;
+    for (float v : x) {
+        m = std::max<double>(m, v);
+    }
+    for (float v : x) {
+        s += std::exp(v - m);
+    }
+    double c = m + std::log(s);
+    for (size_t i = 0; i < x.size(); i++) {
+        y[i] = x[i] - c;
+    }
+}
+
+inline void softmax_grad(std::span<const float> y, std::span<const float> dy,
+                         std::span<double> dx)
+{
+    double d = 0;
+    for (size_t i = 0; i < y.size(); i++) {
+        d += static_cast<double>(y[i]) * dy[i];
+    }
+    for (size_t i = 0; i < y.size(); i++) {
+        dx[i] = y[i] * (dy[i] - d);
+    }
+}
+
+inline void log_softmax_grad(std::span<const float> y, std::span<const float> dy,
+                             std::span<double> dx)
+{
+    double s = 0;
+    for (float v : dy) {
+        s += v;
+    }
+    for (size_t i = 0; i < y.size(); i++) {
+        dx[i] = dy[i] - std::exp(static_cast<double>(y[i])) * s;
+    }
+}
+
+// Cross-entropy of one row from logits: the loss; dx = (softmax - onehot) * scale.
+inline double cross_entropy(std::span<const float> x, int32_t label, double scale,
+                            std::span<double> dx)
+{
+    softmax(x, dx);
+    double m = -HUGE_VAL, s = 0;
+    for (float v : x) {
+        m = std::max<double>(m, v);
+    }
+    for (float v : x) {
+        s += std::exp(v - m);
+    }
+    for (size_t i = 0; i < x.size(); i++) {
+        dx[i] = (dx[i] - (static_cast<int32_t>(i) == label ? 1.0 : 0.0)) * scale;
+    }
+    return m + std::log(s) - x[static_cast<size_t>(label)];
+}
+
+// First index of the maximum, or of the first NaN.
+inline int32_t argmax(std::span<const float> x)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        if (std::isnan(x[i])) {
+            return static_cast<int32_t>(i);
+        }
+        if (x[i] > x[best]) {
+            best = i;
+        }
+    }
+    return static_cast<int32_t>(best);
+}
+
+// ---- optimizers: the kernels' FP32 operation order, fused where marked ----
+inline void sgd(float &w, float g, float lr, float wd)
+{
+    float g2 = std::fma(w, wd, g);
+    w = std::fma(g2, -lr, w);
+}
+
+inline void sgd_momentum(float &w, float g, float &buf, float lr, float mu, float wd,
+                         bool nesterov)
+{
+    float g2 = std::fma(w, wd, g);
+    buf = std::fma(buf, mu, g2);
+    float d = nesterov ? std::fma(buf, mu, g2) : buf;
+    w = std::fma(d, -lr, w);
+}
+
+struct AdamW {
+    float lr, b1, b2, eps, wd, c1, c2; // c1 = 1 / (1 - b1^t), c2 = 1 / (1 - b2^t)
+};
+
+inline void adamw(float &w, float g, float &m, float &v, const AdamW &p)
+{
+    const float decay = 1.0f - p.lr * p.wd;
+    m = std::fma(m, p.b1, g * (1.0f - p.b1));
+    v = std::fma(v, p.b2, (g * g) * (1.0f - p.b2));
+    float den = std::sqrt(v * p.c2) + p.eps;
+    float upd = (m * p.c1) / den;
+    w = std::fma(upd, -p.lr, w * decay);
+}
+
+inline void adagrad(float &w, float g, float &sum, float lr, float eps, float wd)
+{
+    float g2 = std::fma(w, wd, g);
+    sum = std::fma(g2, g2, sum);
+    w = std::fma(g2 / (std::sqrt(sum) + eps), -lr, w);
+}
+
+// Dropout of one element from its random word: u = (word >> 8) * 2^-24.
+inline float dropout(float x, uint32_t word, float p, float scale)
+{
+    float u = static_cast<float>(word >> 8) * 0x1p-24f;
+    return u >= p ? x * scale : 0.0f;
+}
+
+// ---- layer norm over one row ------------------------------------------------
+struct LayerNormStats {
+    double mean, rstd;
+};
+
+inline LayerNormStats layernorm(std::span<const float> x, std::span<const float> gamma,
+                                std::span<const float> beta, double eps, std::span<double> y)
+{
+    const auto n = static_cast<double>(x.size());
+    double mean = 0, var = 0;
+    for (float v : x) {
+        mean += v;
+    }
+    mean /= n;
+    for (float v : x) {
+        var += (v - mean) * (v - mean);
+    }
+    const double rstd = 1.0 / std::sqrt(var / n + eps);
+    for (size_t i = 0; i < x.size(); i++) {
+        y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+    }
+    return {mean, rstd};
+}
+
+// dx of one row from the forward's (stored) mean and rstd.
+inline void layernorm_grad(std::span<const float> x, std::span<const float> gamma,
+                           std::span<const float> dy, double mean, double rstd,
+                           std::span<double> dx)
+{
+    const auto n = static_cast<double>(x.size());
+    double a = 0, b = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        double g = static_cast<double>(dy[i]) * gamma[i];
+        a += g;
+        b += g * (x[i] - mean) * rstd;
+    }
+    a /= n;
+    b /= n;
+    for (size_t i = 0; i < x.size(); i++) {
+        double xhat = (x[i] - mean) * rstd;
+        dx[i] = rstd * (static_cast<double>(dy[i]) * gamma[i] - a - xhat * b);
+    }
+}
+
+// ---- LAMB (lamb_update_f32, then the norms, then lamb_apply_f32) -------------
+struct Lamb {
+    float b1, b2, eps, wd, c1, c2; // c1 = 1 / (1 - b1^t), c2 = 1 / (1 - b2^t)
+};
+
+// Launch 1 for one element: the moments and the update direction u.
+inline float lamb_update(float w, float g, float &m, float &v, const Lamb &p)
+{
+    m = std::fma(m, p.b1, g * (1.0f - p.b1));
+    v = std::fma(v, p.b2, (g * g) * (1.0f - p.b2));
+    return std::fma(w, p.wd, (m * p.c1) / (std::sqrt(v * p.c2) + p.eps));
+}
+
+// Launch 3: the trust ratio from the squared norms (1 if either is 0).
+inline double lamb_ratio(double wsq, double usq)
+{
+    return wsq > 0 && usq > 0 ? std::sqrt(wsq) / std::sqrt(usq) : 1.0;
+}
+
+} // namespace hpu::kernels::ref

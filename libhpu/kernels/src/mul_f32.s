@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// out = a mul b elementwise on F32, either input broadcast (size-1 dims or stride 0)
+// Tensors: t0 = a, t1 = b, t2 = out. Index space: elementwise (README).
+.kernel mul_f32
+.tensors 3
+.index_dims 4
+.tensor 0, f32
+.tensor 1, f32
+.tensor 2, f32
+.meta "doc=out = a mul b elementwise on F32, either input broadcast (size-1 dims or stride 0)"
+.macro args
+.endm
+.macro body
+        vmul.f32 v2, v0, v1
+.endm
+.include "ew.inc"
+
+        ew2 f32, F32_LANES

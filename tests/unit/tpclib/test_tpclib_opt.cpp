@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+//
+// Fused optimizers of the TPC library on the device model, several steps
+// each, bit-exact against the references' FP32 operation order: SGD,
+// SGD with momentum and Nesterov, AdamW with host-computed bias
+// corrections, Adagrad.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+
+#include "tpclib_rig.hpp"
+
+using namespace hpu_test;
+
+namespace {
+
+const uint32_t kSizes[] = {1, 3, 63, 64, 65, 1000, 4099};
+
+uint32_t fb(float f) { return kref::f32_bits(f); }
+
+size_t mismatches(const std::vector<uint32_t> &got, const std::vector<float> &want)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        bad += got[i] != fb(want[i]);
+    }
+    return bad;
+}
+
+std::vector<float> floats(const std::vector<uint32_t> &v)
+{
+    std::vector<float> f(v.size());
+    for (size_t i = 0; i < v.size(); i++) {
+        f[i] = kref::bits_f32(v[i]);
+    }
+    return f;
+}
+
+} // namespace
+
+TEST_CASE("tpclib sgd_f32 and sgd_momentum_f32 (plain and Nesterov): bit-exact over steps",
+          "[tpclib][opt]")
+{
+    Lib L;
+    const float lr = 0.01f, mu = 0.9f, wd = 1e-4f;
+    for (uint32_t n : kSizes) {
+        for (int variant = 0; variant < 3; variant++) { // sgd, momentum, nesterov
+            CAPTURE(n, variant);
+            auto wv = rand_f32(n, n + 1, -1, 1);
+            std::vector<float> w = floats(wv), buf(n, 0.0f);
+            Tensor tw = L.tensor(HPU_TPC_DT_F32, {n}, wv);
+            Tensor tg = L.tensor(HPU_TPC_DT_F32, {n});
+            Tensor tb = L.tensor(HPU_TPC_DT_F32, {n});
+            for (uint32_t step = 0; step < 3; step++) {
+                auto gv = rand_f32(n, n * 7 + step, -2, 2);
+                L.s.write(tg.d.base, gv.data(), 4ull * n);
+                auto g = floats(gv);
+                if (variant == 0) {
+                    REQUIRE(L.launch("sgd_f32", {tw, tg}, {fb(lr), fb(wd)}, ew_index(tw)) ==
+                            HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd(w[i], g[i], lr, wd);
+                    }
+                } else {
+                    const bool nest = variant == 2;
+                    REQUIRE(L.launch("sgd_momentum_f32", {tw, tg, tb},
+                                     {fb(lr), fb(mu), fb(wd), nest ? 1u : 0u},
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd_momentum(w[i], g[i], buf[i], lr, mu, wd, nest);
+                    }
+                    CHECK(mismatches(L.read(tb), buf) == 0);
+                }
+                CHECK(mismatches(L.read(tw), w) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("tpclib adamw_f32: bit-exact over steps with bias corrections", "[tpclib][opt]")
+{
+    Lib L;
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto wv = rand_f32(n, n + 11, -1, 1);
+        std::vector<float> w = floats(wv), m(n, 0.0f), v(n, 0.0f);
+        Tensor tw = L.tensor(HPU_TPC_DT_F32, {n}, wv), tg = L.tensor(HPU_TPC_DT_F32, {n});
+        Tensor tm = L.tensor(HPU_TPC_DT_F32, {n}), tv = L.tensor(HPU_TPC_DT_F32, {n});
+        kref::AdamW p{1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0, 0};
+        for (int t = 1; t <= 4; t++) {
+            p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
+            p.c2 = static_cast<float>(1.0 / (1.0 - std::pow(0.999, t)));
+            auto gv = rand_f32(n, n * 13 + t, -1, 1);
+            L.s.write(tg.d.base, gv.data(), 4ull * n);
+            auto g = floats(gv);
+            REQUIRE(L.launch("adamw_f32", {tw, tg, tm, tv},
+                             {fb(p.lr), fb(p.b1), fb(p.b2), fb(p.eps), fb(p.wd), fb(p.c1), fb(p.c2)},
+                             ew_index(tw)) == HPU_CQ_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                kref::adamw(w[i], g[i], m[i], v[i], p);
+            }
+            CHECK(mismatches(L.read(tm), m) == 0);
+            CHECK(mismatches(L.read(tv), v) == 0);
+            CHECK(mismatches(L.read(tw), w) == 0);
+        }
+    }
+}
+
+TEST_CASE("tpclib adagrad_f32: bit-exact over steps", "[tpclib][opt]")
+{
+    Lib L;
+    const float lr = 0.05f, eps = 1e-10f, wd = 0.001f;
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto wv = rand_f32(n, n + 21, -1, 1);
+        std::vector<float> w = floats(wv), sum(n, 0.0f);
+        Tensor tw = L.tensor(HPU_TPC_DT_F32, {n}, wv), tg = L.tensor(HPU_TPC_DT_F32, {n});
+        Tensor ts = L.tensor(HPU_TPC_DT_F32, {n});
+        for (int t = 0; t < 3; t++) {
+            auto gv = rand_f32(n, n * 17 + t, -1, 1);
+            L.s.write(tg.d.base, gv.data(), 4ull * n);
+            auto g = floats(gv);
+            REQUIRE(L.launch("adagrad_f32", {tw, tg, ts}, {fb(lr), fb(eps), fb(wd)}, ew_index(tw)) ==
+                    HPU_CQ_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                kref::adagrad(w[i], g[i], sum[i], lr, eps, wd);
+            }
+            CHECK(mismatches(L.read(ts), sum) == 0);
+            CHECK(mismatches(L.read(tw), w) == 0);
+        }
+    }
+}
+
+TEST_CASE("tpclib LAMB in three launches: moments and update exact, norms and step within "
+          "bounds",
+          "[tpclib][opt]")
+{
+    Lib L;
+    Worst wnorm{1}, wstep{4};
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        const uint32_t parts = (n + 255) / 256;
+        auto wv = rand_f32(n, n + 31, -1, 1);
+        std::vector<float> w = floats(wv), m(n, 0.0f), v(n, 0.0f);
+        Tensor tw = L.tensor(HPU_TPC_DT_F32, {n}, wv), tg = L.tensor(HPU_TPC_DT_F32, {n});
+        Tensor tm = L.tensor(HPU_TPC_DT_F32, {n}), tv = L.tensor(HPU_TPC_DT_F32, {n});
+        Tensor tu = L.tensor(HPU_TPC_DT_F32, {n}), tp = L.tensor(HPU_TPC_DT_F32, {parts, 2});
+        Tensor tn = L.tensor(HPU_TPC_DT_F32, {1, 2});
+        const float lr = 0.01f;
+        kref::Lamb p{0.9f, 0.999f, 1e-6f, 0.01f, 0, 0};
+        for (int t = 1; t <= 3; t++) {
+            p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
+            p.c2 = static_cast<float>(1.0 / (1.0 - std::pow(0.999, t)));
+            auto gv = rand_f32(n, n * 19 + t, -1, 1);
+            L.s.write(tg.d.base, gv.data(), 4ull * n);
+            auto g = floats(gv);
+            REQUIRE(L.launch("lamb_update_f32", {tw, tg, tm, tv, tu, tp},
+                             {fb(p.b1), fb(p.b2), fb(p.eps), fb(p.wd), fb(p.c1), fb(p.c2)},
+                             {parts, 1, 1, 1, 1}) == HPU_CQ_OK);
+            REQUIRE(L.launch("reduce_sum_f32", {tp, tn}, {}, {1, 2, 1, 1, 1}) == HPU_CQ_OK);
+            REQUIRE(L.launch("lamb_apply_f32", {tw, tu, tn}, {fb(lr)}, {parts, 1, 1, 1, 1}) ==
+                    HPU_CQ_OK);
+            std::vector<float> u(n);
+            double wsq = 0, usq = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                u[i] = kref::lamb_update(w[i], g[i], m[i], v[i], p);
+                wsq += double{w[i]} * w[i];
+                usq += double{u[i]} * u[i];
+            }
+            CHECK(mismatches(L.read(tm), m) == 0);
+            CHECK(mismatches(L.read(tv), v) == 0);
+            CHECK(mismatches(L.read(tu), u) == 0);
+            auto norms = L.read(tn);
+            // squares round once, then lane blocks, trees and the partials' sum
+            const uint32_t blocks = (parts + 63) / 64;
+            const double c = blocks + 2 * 6 + 4 + 1.0;
+            wnorm.add(std::fabs(kref::bits_f32(norms[0]) - wsq) / (c * 0x1p-24 * wsq), "wsq");
+            wnorm.add(std::fabs(kref::bits_f32(norms[1]) - usq) / (c * 0x1p-24 * usq), "usq");
+            const double r = kref::lamb_ratio(wsq, usq);
+            auto gw = L.read(tw);
+            for (uint32_t i = 0; i < n; i++) {
+                double want = w[i] - lr * r * u[i];
+                wstep.add(err_ulps(kref::bits_f32(gw[i]), want, std::fabs(w[i]), false),
+                          std::to_string(i));
+                w[i] = kref::bits_f32(gw[i]); // continue from the device's weights
+            }
+        }
+    }
+    report("lamb norms", wnorm.worst, "of the sum bound");
+    report("lamb_apply_f32 w", wstep.worst, "ulp of max(|w'|, |w|)");
+    INFO("norms " << wnorm.worst << " step " << wstep.worst);
+    CHECK(wnorm.bad == 0);
+    CHECK(wstep.bad == 0);
+}

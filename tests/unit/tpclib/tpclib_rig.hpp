@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+//
+// Running the TPC kernel library's kernels on the device model's core: a
+// Rig with one Space (HBM, ASID 0), typed tensors placed there with any
+// strides and padding, launches by name from the embedded table, and the
+// error measures of the README's accuracy bounds.
+//
+// Copyright (c) 2026 The hpu authors
+#pragma once
+
+#include "hpu_tpc_rig.hpp"
+#include "tpc_kernels.h"
+#include "tpc_ref.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+namespace hpu_test {
+
+namespace kref = hpu::kernels::ref;
+
+inline unsigned esize(uint8_t dt)
+{
+    switch (dt) {
+    case HPU_TPC_DT_BF16:
+    case HPU_TPC_DT_I16:
+    case HPU_TPC_DT_U16:
+        return 2;
+    case HPU_TPC_DT_I8:
+    case HPU_TPC_DT_U8:
+        return 1;
+    default:
+        return 4;
+    }
+}
+
+// A tensor in the rig's HBM: its descriptor and its backing elements (as
+// raw element bits, up to 32 bits, in memory order).
+struct Tensor {
+    TDesc d;
+    size_t n = 0; // backing elements
+
+    // index of coordinate @c in the backing store
+    [[nodiscard]] size_t at(uint32_t c0, uint32_t c1 = 0, uint32_t c2 = 0, uint32_t c3 = 0) const
+    {
+        return size_t{c0} * d.stride[0] + size_t{c1} * d.stride[1] + size_t{c2} * d.stride[2] +
+               size_t{c3} * d.stride[3];
+    }
+    [[nodiscard]] uint32_t size(unsigned k) const { return k < d.ndims ? d.size[k] : 1; }
+};
+
+struct Lib {
+    Rig r;
+    Space s{r, 0, false};
+
+    // A tensor of @sizes with @strides (empty: dense), its backing store
+    // filled with @bits (raw element values; zero-filled when shorter).
+    Tensor tensor(uint8_t dt, std::vector<uint32_t> sizes, const std::vector<uint32_t> &bits = {},
+                  std::vector<uint32_t> strides = {}, uint32_t pad = 0)
+    {
+        Tensor t;
+        t.d.dtype = dt;
+        t.d.pad = pad;
+        t.d.ndims = static_cast<uint8_t>(sizes.size());
+        uint32_t st = 1;
+        for (size_t k = 0; k < sizes.size(); k++) {
+            t.d.size[k] = sizes[k];
+            t.d.stride[k] = strides.empty() ? st : strides[k];
+            st *= sizes[k];
+        }
+        t.n = t.d.elems();
+        const unsigned es = esize(dt);
+        t.d.base = s.alloc(t.n * es);
+        std::vector<uint8_t> raw(t.n * es);
+        for (size_t i = 0; i < bits.size() && i < t.n; i++) {
+            std::memcpy(&raw[i * es], &bits[i], es);
+        }
+        s.write(t.d.base, raw.data(), raw.size());
+        return t;
+    }
+    std::vector<uint32_t> read(const Tensor &t)
+    {
+        const unsigned es = esize(t.d.dtype);
+        auto raw = s.read(t.d.base, t.n * es);
+        std::vector<uint32_t> v(t.n);
+        for (size_t i = 0; i < t.n; i++) {
+            std::memcpy(&v[i], &raw[i * es], es);
+        }
+        return v;
+    }
+    // Launch kernel @name over @index; the completion status.
+    uint32_t launch(const std::string &name, const std::vector<Tensor> &ts,
+                    const std::vector<uint32_t> &scalars, std::array<uint32_t, 5> index,
+                    uint64_t seed = 0)
+    {
+        const hpu::kernels::TpcKernel *k = hpu::kernels::find_tpc_kernel(name);
+        INFO("kernel " << name);
+        REQUIRE(k != nullptr);
+        std::vector<uint8_t> bin(k->data, k->data + k->size);
+        LaunchDesc ld;
+        for (unsigned d = 0; d < 5; d++) {
+            ld.index[d] = index[d];
+        }
+        ld.seed = seed;
+        ld.scalars = scalars;
+        for (const Tensor &t : ts) {
+            ld.tensors.push_back(t.d);
+        }
+        uint64_t desc = place_launch(s, bin, ld);
+        return r.run_cb(tpc_cb(desc), 0, TPC_E, 0).status;
+    }
+};
+
+// The elementwise index space over @out (README).
+inline std::array<uint32_t, 5> ew_index(const Tensor &out)
+{
+    return {(out.size(0) + 255) / 256, out.size(1), out.size(2), out.size(3), 1};
+}
+
+// Values uniform in [lo, hi), FP32 bits, rounded to BF16 when @bf16.
+inline std::vector<uint32_t> rand_f32(size_t n, uint32_t seed, float lo, float hi,
+                                      bool bf16 = false)
+{
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::vector<uint32_t> v(n);
+    for (auto &x : v) {
+        float f = u(g);
+        x = bf16 ? kref::f32_to_bf16(f) : kref::f32_bits(f);
+    }
+    return v;
+}
+
+inline float elem_f32(uint32_t bits, bool bf16)
+{
+    return bf16 ? kref::bf16_to_f32(static_cast<uint16_t>(bits)) : kref::bits_f32(bits);
+}
+
+// Distance in units in the last place between FP32 values (ordered bits;
+// +0 and -0 are one apart, NaNs equal only to NaNs).
+inline double ulp_dist_f32(float a, float b)
+{
+    if (std::isnan(a) || std::isnan(b)) {
+        return (std::isnan(a) && std::isnan(b)) ? 0 : INFINITY;
+    }
+    auto ord = [](float f) {
+        int64_t u = kref::f32_bits(f);
+        return (u & 0x80000000) ? -(u & 0x7fffffff) : u;
+    };
+    return static_cast<double>(std::llabs(ord(a) - ord(b)));
+}
+
+// The error of @got against the exact @ref in ulps of the result type:
+// FP32, or BF16 (ulps of bfloat16: 2^16 FP32 ulps).
+inline double ulp_err(float got, double ref, bool bf16)
+{
+    auto r = static_cast<float>(ref);
+    if (bf16) {
+        // against the exact value rounded to BF16, in BF16 ulps
+        return ulp_dist_f32(got, kref::round_bf16(r)) / 65536.0;
+    }
+    return ulp_dist_f32(got, r);
+}
+
+// Measured errors, printed when TPCLIB_REPORT is set (the README's
+// "measured" column comes from this).
+inline void report(const std::string &what, double worst, const char *unit)
+{
+    if (std::getenv("TPCLIB_REPORT")) {
+        std::printf("measured %-28s %.3g %s\n", what.c_str(), worst, unit);
+    }
+}
+
+} // namespace hpu_test
+
+namespace hpu_test {
+
+// ulp of FP32 (or BF16, 16 fewer bits) at magnitude @m (the smallest
+// normal's for tiny or zero @m).
+inline double ulp_at(double m, bool bf16)
+{
+    m = std::max(std::fabs(m), static_cast<double>(std::numeric_limits<float>::min()));
+    return std::ldexp(1.0, std::ilogb(m) - (bf16 ? 7 : 23));
+}
+
+// |got - ref| in ulps of max(|ref|, scale): the README's error measure
+// ("ulp" when scale is 0, "ulp of max(|result|, scale)" otherwise).
+inline double err_ulps(float got, double ref, double scale, bool bf16)
+{
+    if (std::isnan(ref) || std::isnan(got)) {
+        return std::isnan(ref) && std::isnan(got) ? 0 : INFINITY;
+    }
+    if (std::isinf(ref) || std::isinf(got)) {
+        return got == ref ? 0 : INFINITY;
+    }
+    return std::fabs(static_cast<double>(got) - ref) / ulp_at(std::max(std::fabs(ref), scale), bf16);
+}
+
+// Worst error of a run and the first element beyond the bound.
+struct Worst {
+    explicit Worst(double b) : bound(b) {}
+    double bound;
+    double worst = 0;
+    size_t bad = 0;
+    std::string first;
+    void add(double e, const std::string &where)
+    {
+        worst = std::max(worst, e);
+        if (!(e <= bound)) {
+            if (!bad++) {
+                first = where;
+            }
+        }
+    }
+};
+
+} // namespace hpu_test
