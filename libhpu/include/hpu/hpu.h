@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 4
+#define HPU_API_VERSION_MINOR 5
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -890,6 +890,270 @@ HPU_EXPORT void hpu_process_list_free(hpu_process_list_t *list);
  * hpu_open_by_index(); -ENODEV when @i is out of range.
  */
 HPU_EXPORT int hpu_device_list_open(const hpu_device_list_t *list, size_t i, hpu_device_t **out);
+
+/* ---- Compute: TPC kernels, GEMMs and graphs (since 1.5) -------------------
+ * Documentation/libhpu-compute.md is the guide; Documentation/hw/tpc.md and
+ * mme.md define what the device runs.
+ */
+
+/** A TPC kernel binary loaded into the device's address space (since 1.5). */
+typedef struct hpu_kernel hpu_kernel_t;
+/** A recorded graph of DMA, TPC and GEMM work across engines (since 1.5). */
+typedef struct hpu_graph hpu_graph_t;
+
+/* Element types of tensors and GEMM operands: the hardware's codes (tpc.md). */
+#define HPU_DTYPE_FP32 1
+#define HPU_DTYPE_BF16 2
+#define HPU_DTYPE_INT32 3
+#define HPU_DTYPE_UINT32 4
+#define HPU_DTYPE_INT16 5
+#define HPU_DTYPE_UINT16 6
+#define HPU_DTYPE_INT8 7
+#define HPU_DTYPE_UINT8 8
+
+/** Dimensions of a tensor and of a launch's index space. */
+#define HPU_TENSOR_MAX_DIMS 5
+/** Tensor and scalar arguments a kernel may take. */
+#define HPU_KERNEL_MAX_TENSORS 16
+#define HPU_KERNEL_MAX_SCALARS 32
+/** Room for a kernel's name (at most 31 characters) and NUL. */
+#define HPU_KERNEL_NAME_MAX 32
+
+/**
+ * hpu_last_error() - a message naming what the last failed call of this
+ * thread found wrong in its input ("tensor 2: size[1] is 0"), or "" when
+ * the call gave none. Valid until this thread's next libhpu call. Since 1.5.
+ */
+HPU_EXPORT const char *hpu_last_error(void);
+
+/** hpu_dtype_size() - bytes of one element of an HPU_DTYPE_*, 0 when unknown. */
+HPU_EXPORT size_t hpu_dtype_size(uint32_t dtype);
+
+/**
+ * struct hpu_kernel_info - what a kernel binary declares.
+ *
+ * The caller sets @size to sizeof(struct hpu_kernel_info); the library
+ * writes no byte at or beyond it.
+ */
+struct hpu_kernel_info {
+	uint32_t size;          /* In/Out */
+	uint32_t num_tensors;   /* tensor arguments */
+	uint32_t num_scalars;   /* 32-bit scalar arguments */
+	uint32_t index_dims;    /* dimensions of the index space it uses, 1..5 */
+	uint32_t num_bundles;   /* code size in 64-byte bundles */
+	uint32_t slm_size;      /* scalar local memory bytes */
+	uint32_t vlm_size;      /* vector local memory bytes */
+	uint32_t binary_size;   /* bytes of the binary */
+	uint8_t tensor_dtype[HPU_KERNEL_MAX_TENSORS]; /* 0: any, else the HPU_DTYPE_* it requires */
+	char name[HPU_KERNEL_NAME_MAX];
+};
+
+/**
+ * hpu_kernel_load() - validate a TPC kernel binary (tpc.md, "Kernel
+ * binary") and load a copy of it into @dev's address space.
+ *
+ * Returns 0, -ENOEXEC for a malformed binary (hpu_last_error() names the
+ * rule), or another -errno.
+ */
+HPU_EXPORT int hpu_kernel_load(hpu_device_t *dev, const void *data, size_t size, hpu_kernel_t **out);
+/** hpu_kernel_load_file() - hpu_kernel_load() of a file's contents. */
+HPU_EXPORT int hpu_kernel_load_file(hpu_device_t *dev, const char *path, hpu_kernel_t **out);
+/**
+ * hpu_kernel_get() - a kernel of the library that ships inside libhpu, by
+ * name ("add_f32"; libhpu/kernels/README.md lists them). The device keeps
+ * one copy of each; every handle must still be destroyed. -ENOENT when no
+ * kernel has that name.
+ */
+HPU_EXPORT int hpu_kernel_get(hpu_device_t *dev, const char *name, hpu_kernel_t **out);
+/** hpu_kernel_library_size() - number of kernels in the built-in library. */
+HPU_EXPORT size_t hpu_kernel_library_size(void);
+/** hpu_kernel_library_name() - name of built-in kernel @i (sorted), NULL beyond the end. */
+HPU_EXPORT const char *hpu_kernel_library_name(size_t i);
+/** hpu_kernel_get_info() - what the binary declares. */
+HPU_EXPORT int hpu_kernel_get_info(const hpu_kernel_t *k, struct hpu_kernel_info *out);
+/**
+ * hpu_kernel_destroy() - drop a handle. Command lists and graphs that
+ * recorded a launch of the kernel keep its binary until they no longer
+ * need it. NULL is a no-op.
+ */
+HPU_EXPORT int hpu_kernel_destroy(hpu_kernel_t *k);
+
+/**
+ * struct hpu_tensor - a tensor argument of a launch: up to five
+ * dimensions, dimension 0 the innermost (the last axis of a row-major
+ * array), strides in elements (0 broadcasts).
+ * @va: device address of element (0, 0, 0, 0, 0).
+ * @dtype: HPU_DTYPE_*.
+ * @ndims: 1 to HPU_TENSOR_MAX_DIMS; sizes and strides beyond it are 0.
+ * @pad: the padding value's bits, read for lanes beyond the tensor (the
+ *	row kernels need -inf before a max: libhpu/kernels/README.md).
+ * @reserved: zero.
+ */
+struct hpu_tensor {
+	uint64_t va;
+	uint32_t dtype;
+	uint32_t ndims;
+	uint32_t sizes[HPU_TENSOR_MAX_DIMS];
+	uint32_t strides[HPU_TENSOR_MAX_DIMS];
+	uint32_t pad;
+	uint32_t reserved;
+};
+
+/**
+ * hpu_tensor_init() - fill @t for a dense tensor at @va: @sizes[0] is the
+ * innermost dimension, strides follow from the sizes, pad 0. Returns 0 or
+ * -EINVAL (a NULL pointer, a bad dtype, ndims out of range, a size 0).
+ */
+HPU_EXPORT int hpu_tensor_init(struct hpu_tensor *t, uint64_t va, uint32_t dtype, uint32_t ndims,
+			       const uint32_t *sizes);
+
+/**
+ * struct hpu_launch - the arguments of one kernel launch.
+ * @size: sizeof(struct hpu_launch).
+ * @num_tensors: entries of @tensors; must equal the kernel's.
+ * @tensors: the tensor arguments, in the kernel's order.
+ * @scalars: @num_scalars 32-bit words (FP32 values as their bits).
+ * @num_scalars: must equal the kernel's.
+ * @index_size: the index space; entries at and beyond the kernel's
+ *	index_dims must be 1 (0 is read as 1 there).
+ * @seed: the launch's random-number key (dropout).
+ */
+struct hpu_launch {
+	uint32_t size;
+	uint32_t num_tensors;
+	const struct hpu_tensor *tensors;
+	const uint32_t *scalars;
+	uint32_t num_scalars;
+	uint32_t index_size[HPU_TENSOR_MAX_DIMS];
+	uint64_t seed;
+};
+
+/**
+ * hpu_cmd_launch() - record a launch of @k (a TPC_LAUNCH packet and its
+ * descriptor, which the list keeps) into a command list for a TPC queue.
+ * The arguments are checked as the device would check them: -EINVAL with
+ * hpu_last_error() naming the argument and the rule.
+ */
+HPU_EXPORT int hpu_cmd_launch(hpu_cmdlist_t *cl, const hpu_kernel_t *k, const struct hpu_launch *l);
+
+/* hpu_gemm.flags */
+#define HPU_GEMM_TRANS_A (1u << 0)  /* op(A) = A^T: A is stored k x m */
+#define HPU_GEMM_TRANS_B (1u << 1)  /* op(B) = B^T: B is stored n x k */
+#define HPU_GEMM_BIAS (1u << 2)     /* add bias[n] (FP32) to every row */
+/* hpu_gemm.act */
+#define HPU_GEMM_ACT_NONE 0
+#define HPU_GEMM_ACT_RELU 1
+#define HPU_GEMM_ACT_GELU_TANH 2
+
+/**
+ * struct hpu_gemm - D[b] = act(alpha op(A[b]) op(B[b]) + beta C[b] + bias)
+ * for b below @batch, row-major matrices (mme.md).
+ * @size: sizeof(struct hpu_gemm).
+ * @in_dtype: HPU_DTYPE_FP32 or HPU_DTYPE_BF16, of A and B.
+ * @out_dtype: HPU_DTYPE_FP32 or HPU_DTYPE_BF16, of C and D.
+ * @m, @n, @k: op(A) is m x k, op(B) k x n, D m x n.
+ * @batch: number of GEMMs; 0 is read as 1.
+ * @lda, @ldb, @ldc, @ldd: elements from one stored row to the next; 0
+ *	means packed (the stored row length).
+ * @a, @b, @c, @d, @bias: device addresses; @c read only if @beta is not
+ *	zero, @bias only with HPU_GEMM_BIAS.
+ * @stride_a .. @stride_d: elements from one batch member to the next (0:
+ *	every member uses the first, not allowed for D when @batch > 1).
+ */
+struct hpu_gemm {
+	uint32_t size;
+	uint32_t flags;
+	uint32_t in_dtype;
+	uint32_t out_dtype;
+	uint32_t act;
+	uint32_t m;
+	uint32_t n;
+	uint32_t k;
+	uint32_t batch;
+	uint32_t lda;
+	uint32_t ldb;
+	uint32_t ldc;
+	uint32_t ldd;
+	uint32_t reserved;  /* zero */
+	uint64_t a;
+	uint64_t b;
+	uint64_t c;
+	uint64_t d;
+	uint64_t bias;
+	uint64_t stride_a;
+	uint64_t stride_b;
+	uint64_t stride_c;
+	uint64_t stride_d;
+	float alpha;
+	float beta;
+};
+
+/**
+ * hpu_cmd_gemm() - record a GEMM (an MME_GEMM packet and its descriptor)
+ * into a command list for an MME queue. -EINVAL, with hpu_last_error(),
+ * for what the device would refuse.
+ */
+HPU_EXPORT int hpu_cmd_gemm(hpu_cmdlist_t *cl, const struct hpu_gemm *g);
+
+/**
+ * hpu_queue_launch() / hpu_queue_gemm() - eager: record and submit one
+ * launch (TPC queue) or GEMM (MME queue) after @waits, like
+ * hpu_queue_submit(). @out may be NULL.
+ */
+HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const struct hpu_launch *l,
+				const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out);
+HPU_EXPORT int hpu_queue_gemm(hpu_queue_t *q, const struct hpu_gemm *g, const hpu_fence_t *const *waits,
+			      size_t num_waits, hpu_fence_t **out);
+
+/**
+ * hpu_sob_alloc() - reserve one of the context's HPU_NUM_SOBS_PER_CONTEXT
+ * sync objects for the caller's own SOB_UPDATE and WAIT packets; graphs
+ * take theirs from the same pool. -EBUSY when none is free.
+ * hpu_sob_free() returns it (-EINVAL if it was not reserved).
+ */
+HPU_EXPORT int hpu_sob_alloc(hpu_device_t *dev, uint32_t *sob);
+HPU_EXPORT int hpu_sob_free(hpu_device_t *dev, uint32_t sob);
+
+/**
+ * hpu_graph_create() - an empty graph on @dev.
+ *
+ * A graph is built by adding nodes (each returns its id, >= 0); a node
+ * runs after the nodes it names in @deps, which must have been added
+ * before it. Nodes go to one queue per engine class (copies and memsets
+ * to a DMA engine, launches to the TPC cluster, GEMMs to the MMEs), and
+ * a dependency between queues becomes a sync-manager wait. At its first
+ * hpu_graph_launch() the graph is compiled into one command list per
+ * queue; every launch then submits those as they are (lazy mode: one
+ * recorded submission per step). Launches of one graph run in order.
+ * Not thread-safe.
+ */
+HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out);
+/** hpu_graph_destroy() - wait for the graph's launches, then free it. NULL is a no-op. */
+HPU_EXPORT int hpu_graph_destroy(hpu_graph_t *g);
+HPU_EXPORT int hpu_graph_add_copy(hpu_graph_t *g, uint64_t dst_va, uint64_t src_va, uint64_t size,
+				  const uint32_t *deps, size_t num_deps);
+HPU_EXPORT int hpu_graph_add_memset(hpu_graph_t *g, uint64_t dst_va, uint64_t pattern, uint64_t size,
+				    const uint32_t *deps, size_t num_deps);
+HPU_EXPORT int hpu_graph_add_launch(hpu_graph_t *g, const hpu_kernel_t *k, const struct hpu_launch *l,
+				    const uint32_t *deps, size_t num_deps);
+HPU_EXPORT int hpu_graph_add_gemm(hpu_graph_t *g, const struct hpu_gemm *gemm, const uint32_t *deps,
+				  size_t num_deps);
+/** hpu_graph_size() - number of nodes. */
+HPU_EXPORT size_t hpu_graph_size(const hpu_graph_t *g);
+/**
+ * hpu_graph_set_scalar() - change scalar @index of launch node @node for
+ * the launches that follow (a learning rate, an optimizer's step count)
+ * without compiling again. -EINVAL for a node that is not a launch or an
+ * index beyond its scalars.
+ */
+HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t index, uint32_t value);
+/**
+ * hpu_graph_launch() - submit the graph once, after @waits; @out (may be
+ * NULL) signals when every node has run, or with the error of the first
+ * job that failed. -EINVAL for an empty graph.
+ */
+HPU_EXPORT int hpu_graph_launch(hpu_graph_t *g, const hpu_fence_t *const *waits, size_t num_waits,
+				hpu_fence_t **out);
 
 #if defined(__cplusplus)
 }
