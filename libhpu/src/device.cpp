@@ -97,6 +97,7 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
     if (events_on_thread(dev))
         return -EDEADLK; // from the callback: the thread cannot join itself
     events_stop(dev);
+    dev->kernels.clear(); // their buffers, while the file is open
     const int err = dev->fd() >= 0 ? dev->os().close(dev->fd()) : 0;
     delete dev; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
@@ -217,10 +218,17 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
         dev->kmd.set_fd(fd);
         dev->entry = *it;
         ++dev->epoch;
+        // Objects of the old file: its buffers, sync objects and queues
+        // (freed outside the lock: a buffer's release takes it).
+        std::map<std::string, KernelRef, std::less<>> old_kernels;
         {
             const std::lock_guard<std::mutex> lock(dev->mu);
             dev->gem_refs.clear();
+            old_kernels.swap(dev->kernels);
+            dev->sobs_used = 0;
+            dev->graph_queues_made = 0;
         }
+        old_kernels.clear();
         {
             const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
             dev->ev.errors.clear();

@@ -7,12 +7,15 @@
 #ifndef HPU_SRC_DEVICE_H
 #define HPU_SRC_DEVICE_H
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 
+#include "compute.h"
 #include "discovery.h"
 #include "events.h"
 #include "hpu/hpu.h"
@@ -38,6 +41,16 @@ struct hpu_device {
     std::map<std::uint32_t, unsigned int> gem_refs; // guarded by mu
     std::uint64_t epoch = 0;
     hpu::detail::EventState ev;
+    // Built-in library kernels loaded so far, by name (hpu_kernel_get).
+    std::map<std::string, hpu::detail::KernelRef, std::less<>> kernels; // guarded by mu
+    std::uint32_t sobs_used = 0;     // bit n: sync object n reserved (hpu_sob_alloc); guarded by mu
+    // The queues graphs submit to, one per graph engine slot (graph.cpp),
+    // made on first use; graph_queues_made bit s: slot s exists.
+    std::array<std::uint32_t, 4> graph_queues{}; // guarded by mu
+    std::uint32_t graph_queues_made = 0;         // guarded by mu
+    // Held while a graph launch submits its jobs, so that the jobs of two
+    // launches come in one order on every shared queue.
+    std::mutex graph_mu;
 };
 
 namespace hpu::detail {

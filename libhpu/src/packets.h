@@ -20,6 +20,8 @@ inline constexpr std::size_t kLinDmaSize = 32;
 inline constexpr std::size_t kWriteValueSize = 16;
 inline constexpr std::size_t kSobUpdateSize = 16;
 inline constexpr std::size_t kWaitSize = 16;
+// TPC_LAUNCH and MME_GEMM: opcode, a zero word, the descriptor's address.
+inline constexpr std::size_t kAddrPacketSize = 16;
 // Largest LIN_DMA transfer: 2^32 bytes (a multiple of 8, so a memset split
 // at this size keeps the pattern's phase).
 inline constexpr std::uint64_t kMaxDmaChunk = 1ULL << 32;
@@ -80,6 +82,15 @@ inline void wait(std::uint8_t *p, std::uint32_t sob, std::uint32_t value, std::u
     put32(p + 4, sob);
     put32(p + 8, value);
     put32(p + 12, cond);
+    // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+inline void addr_packet(std::uint8_t *p, std::uint32_t opcode, std::uint64_t addr)
+{
+    // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    put32(p, opcode);
+    put32(p + 4, 0);
+    put64(p + 8, addr);
     // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic)
 }
 

@@ -28,6 +28,7 @@
 #include "kmd.h"
 #include "memory.h"
 #include "packets.h"
+#include "compute.h"
 
 using hpu::detail::BufferPtr;
 using hpu::detail::guarded;
@@ -41,11 +42,15 @@ constexpr std::size_t kMaxCapacity = HPU_CB_MAX_SIZE;
 // Eager command lists a queue keeps (and jobs it lets run before waiting).
 constexpr std::size_t kEagerPool = 64;
 constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
+// Size of each HOST buffer holding a command list's descriptors.
+constexpr std::size_t kDataChunk = 64 * 1024;
 
 std::uint8_t *cb_ptr(const hpu_cmdlist *cl)
 {
     return static_cast<std::uint8_t *>(cl->buf->mmap_addr);
 }
+
+} // namespace
 
 // True (and no system call) when no job of cl can still be running,
 // otherwise asks the kernel without waiting. 1 idle, 0 busy, or -errno.
@@ -62,29 +67,48 @@ int cmdlist_idle(hpu_cmdlist *cl)
     return 1;
 }
 
+namespace {
+
 // Frees the retired buffers whose jobs have ended.
 void reap_retired(hpu_cmdlist *cl)
 {
     auto &r = cl->retired;
-    r.erase(std::remove_if(r.begin(), r.end(), [cl](const auto &e) { return e.second <= cl->completed; }),
+    r.erase(std::remove_if(r.begin(), r.end(), [cl](const Retired &e) { return e.point <= cl->completed; }),
             r.end());
 }
 
-// Gives up the current buffer: freed now if idle, else retired.
-int retire_buffer(hpu_cmdlist *cl)
+// Gives up the current command buffer (and with data, the descriptors and
+// kernels too): freed now if idle, else retired.
+int retire_buffer(hpu_cmdlist *cl, bool data)
 {
-    if (!cl->buf)
+    if (!cl->buf && (!data || (cl->data.chunks.empty() && cl->data.kernels.empty())))
         return 0;
     const int idle = cmdlist_idle(cl);
     if (idle < 0)
         return idle;
     if (idle == 1) {
         cl->buf.reset();
+        if (data)
+            cl->data = CmdData{};
         reap_retired(cl);
     } else {
-        cl->retired.emplace_back(std::move(cl->buf), cl->submitted);
+        Retired r;
+        r.buf = std::move(cl->buf);
+        if (data)
+            r.data = std::exchange(cl->data, CmdData{});
+        r.point = cl->submitted;
+        cl->retired.push_back(std::move(r));
     }
     return 0;
+}
+
+// An idle list about to be recorded again keeps its first data chunk.
+void reuse_data(CmdData &d)
+{
+    if (d.chunks.size() > 1)
+        d.chunks.resize(1);
+    d.chunk_used = 0;
+    d.kernels.clear();
 }
 
 // Makes room for bytes more; -ENOSPC beyond the command-buffer limit.
@@ -105,7 +129,7 @@ int reserve(hpu_cmdlist *cl, std::size_t bytes)
         return err;
     if (cl->used > 0)
         std::memcpy(nb->mmap_addr, cl->buf->mmap_addr, cl->used);
-    if (const int err = retire_buffer(cl); err < 0)
+    if (const int err = retire_buffer(cl, false); err < 0)
         return err; // nb is freed; the list is unchanged
     cl->buf = std::move(nb);
     return 0;
@@ -153,6 +177,8 @@ int record(hpu_cmdlist *cl, std::size_t bytes, F &&write)
     });
 }
 
+} // namespace
+
 // Frees a command list after waiting for its jobs; the first error.
 int cmdlist_free(hpu_cmdlist *cl) noexcept
 {
@@ -168,6 +194,7 @@ int cmdlist_free(hpu_cmdlist *cl) noexcept
     }
     cl->retired.clear();
     cl->buf.reset();
+    cl->data = CmdData{};
     if (cl->timeline != 0 && !dead) {
         const int e = cl->dev->kmd.syncobj_destroy(cl->timeline);
         err = err < 0 ? err : e;
@@ -187,12 +214,14 @@ int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
     return 0;
 }
 
-int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits,
-           std::uint32_t timeout_ms, hpu_fence_t **out)
+int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,
+               std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
+               std::uint32_t timeout_ms, hpu_fence_t **out)
 {
     if (out != nullptr)
         *out = nullptr;
-    if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) || num_waits > DRM_HPU_MAX_SYNCS ||
+    if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) ||
+        num_waits + extra_waits.size() > DRM_HPU_MAX_SYNCS || extra_signals.size() + 2 > DRM_HPU_MAX_SYNCS ||
         timeout_ms > HPU_JOB_TIMEOUT_MAX_MS)
         return -EINVAL;
     if (cl->used == 0)
@@ -212,6 +241,7 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
             return -ENODEV;
         in.at(i).handle = w->handle;
     }
+    std::copy(extra_waits.begin(), extra_waits.end(), in.begin() + static_cast<std::ptrdiff_t>(num_waits));
     std::unique_ptr<hpu_fence> fence;
     if (out != nullptr) {
         fence = std::make_unique<hpu_fence>();
@@ -221,18 +251,21 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
         if (const int err = q->dev->kmd.syncobj_create(fence->handle); err < 0)
             return err;
     }
-    std::array<SyncPoint, 2> outs{};
-    outs[0].handle = cl->timeline;
-    outs[0].point = cl->submitted + 1;
+    std::array<SyncPoint, DRM_HPU_MAX_SYNCS> outs{};
+    std::size_t n_out = 0;
+    outs.at(n_out).handle = cl->timeline;
+    outs.at(n_out++).point = cl->submitted + 1;
     if (fence)
-        outs[1].handle = fence->handle;
+        outs.at(n_out++).handle = fence->handle;
+    for (const SyncPoint &sp : extra_signals)
+        outs.at(n_out++) = sp;
 
     SubmitArgs args;
     args.queue_id = q->id;
     args.cb_va = cl->buf->map_va;
     args.cb_size = static_cast<std::uint32_t>(cl->used);
-    args.waits = std::span<const SyncPoint>(in.data(), num_waits);
-    args.signals = std::span<const SyncPoint>(outs.data(), fence ? 2 : 1);
+    args.waits = std::span<const SyncPoint>(in.data(), num_waits + extra_waits.size());
+    args.signals = std::span<const SyncPoint>(outs.data(), n_out);
     args.timeout_ms = timeout_ms;
     std::uint64_t seq = 0;
     if (const int err = q->dev->kmd.submit(args, seq); err < 0) {
@@ -246,6 +279,43 @@ int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_
     if (out != nullptr)
         *out = fence.release();
     return 0;
+}
+
+int cmd_data_alloc(hpu_cmdlist *cl, std::size_t bytes, std::uint8_t *&host, std::uint64_t &va)
+{
+    if (bytes == 0 || bytes % 64 != 0 || bytes > kDataChunk)
+        return -EINVAL;
+    CmdData &d = cl->data;
+    if (d.chunks.empty() || d.chunk_used + bytes > d.chunks.back()->size) {
+        BufferPtr nb;
+        if (const int err = buffer_create(cl->dev, kDataChunk, HPU_MEM_HOST | HPU_MEM_READONLY, nb); err < 0)
+            return err;
+        d.chunks.push_back(std::move(nb));
+        d.chunk_used = 0;
+    }
+    hpu_buffer *b = d.chunks.back().get();
+    host = static_cast<std::uint8_t *>(b->mmap_addr) + d.chunk_used; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    va = b->map_va + d.chunk_used;
+    std::memset(host, 0, bytes);
+    d.chunk_used += bytes;
+    return 0;
+}
+
+int record_addr_packet(hpu_cmdlist *cl, std::uint32_t opcode, std::uint64_t addr)
+{
+    if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
+        return err;
+    pkt::addr_packet(cb_ptr(cl) + cl->used, opcode, addr); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    cl->used += pkt::kAddrPacketSize;
+    return 0;
+}
+
+namespace {
+
+int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits,
+           std::uint32_t timeout_ms, hpu_fence_t **out)
+{
+    return submit_raw(q, cl, waits, num_waits, {}, {}, timeout_ms, out);
 }
 
 // Takes an idle command list for an eager command from q's pool (or a new
@@ -266,6 +336,7 @@ int eager_take(hpu_queue *q, hpu_cmdlist *&cl)
         if (idle == 1) {
             q->eager.pop_front();
             front->used = 0;
+            reuse_data(front->data);
             reap_retired(front);
             cl = front;
             return 0;
@@ -286,7 +357,7 @@ void eager_put(hpu_queue *q, hpu_cmdlist *cl)
 }
 
 template <typename F>
-int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
+int eager(hpu_queue *q, const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out, F &&rec)
 {
     if (out != nullptr)
         *out = nullptr;
@@ -302,7 +373,7 @@ int eager(hpu_queue *q, hpu_fence_t **out, F &&rec)
         try {
             err = rec(cl);
             if (err == 0)
-                err = submit(q, cl, nullptr, 0, HPU_JOB_TIMEOUT_DEFAULT, out);
+                err = submit(q, cl, waits, num_waits, HPU_JOB_TIMEOUT_DEFAULT, out);
         } catch (...) {
             eager_put(q, cl);
             throw;
@@ -318,6 +389,50 @@ constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
     static_assert(HPU_ENGINE_DMA == DRM_HPU_ENGINE_DMA && HPU_ENGINE_CLASS_TPC == DRM_HPU_ENGINE_TPC &&
                   HPU_ENGINE_CLASS_MME == DRM_HPU_ENGINE_MME);
     return engine_class;
+}
+
+// Records a launch: its descriptor into the list's data, the packet, and
+// a reference to the kernel. On failure the list is as before.
+int record_launch(hpu_cmdlist *cl, const hpu_kernel_t *k, const hpu_launch *l)
+{
+    if (cl == nullptr || k == nullptr)
+        return set_error(-EINVAL, "launch: command list or kernel is NULL");
+    if (stale(cl->dev, cl->epoch) || stale(k->dev, k->epoch))
+        return -ENODEV;
+    if (k->dev != cl->dev)
+        return set_error(-EXDEV, "launch: the kernel was loaded on another device");
+    std::vector<std::uint8_t> desc(launch_size(*k->img), 0);
+    if (const int err = encode_launch(*k->img, l, desc.data()); err < 0)
+        return err;
+    if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
+        return err;
+    cl->data.kernels.reserve(cl->data.kernels.size() + 1);
+    std::uint8_t *host = nullptr;
+    std::uint64_t va = 0;
+    if (const int err = cmd_data_alloc(cl, desc.size(), host, va); err < 0)
+        return err;
+    std::memcpy(host, desc.data(), desc.size());
+    cl->data.kernels.push_back(k->img);
+    return record_addr_packet(cl, HPU_PKT_TPC_LAUNCH, va); // room reserved: cannot fail
+}
+
+int record_gemm(hpu_cmdlist *cl, const hpu_gemm *g)
+{
+    if (cl == nullptr)
+        return set_error(-EINVAL, "gemm: command list is NULL");
+    if (stale(cl->dev, cl->epoch))
+        return -ENODEV;
+    std::array<std::uint8_t, HPU_MME_DESC_SIZE> desc{};
+    if (const int err = encode_gemm(g, desc.data()); err < 0)
+        return err;
+    if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
+        return err;
+    std::uint8_t *host = nullptr;
+    std::uint64_t va = 0;
+    if (const int err = cmd_data_alloc(cl, desc.size(), host, va); err < 0)
+        return err;
+    std::memcpy(host, desc.data(), desc.size());
+    return record_addr_packet(cl, HPU_PKT_MME_GEMM, va);
 }
 
 } // namespace
@@ -383,7 +498,7 @@ HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, 
             *out = nullptr;
         return -EINVAL;
     }
-    return eager(q, out, [&](hpu_cmdlist *cl) { return record_dma(cl, 0, dst_va, src_va, size); });
+    return eager(q, nullptr, 0, out, [&](hpu_cmdlist *cl) { return record_dma(cl, 0, dst_va, src_va, size); });
 }
 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)
@@ -393,7 +508,7 @@ HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t patter
             *out = nullptr;
         return -EINVAL;
     }
-    return eager(q, out,
+    return eager(q, nullptr, 0, out,
                  [&](hpu_cmdlist *cl) { return record_dma(cl, HPU_LIN_DMA_MEMSET, dst_va, pattern, size); });
 }
 
@@ -404,7 +519,7 @@ HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value
             *out = nullptr;
         return -EINVAL;
     }
-    return eager(q, out, [&](hpu_cmdlist *cl) { return hpu_cmd_write_value(cl, va, value); });
+    return eager(q, nullptr, 0, out, [&](hpu_cmdlist *cl) { return hpu_cmd_write_value(cl, va, value); });
 }
 
 HPU_EXPORT int hpu_cmdlist_create(hpu_device_t *dev, hpu_cmdlist_t **out)
@@ -434,11 +549,12 @@ HPU_EXPORT int hpu_cmdlist_reset(hpu_cmdlist_t *cl)
             return idle;
         cl->used = 0;
         if (idle == 1) {
+            reuse_data(cl->data);
             reap_retired(cl);
             return 0;
         }
-        // A buffer still read by a job is retired; the next command gets a new one.
-        return retire_buffer(cl);
+        // Buffers still read by a job are retired; the next command gets new ones.
+        return retire_buffer(cl, true);
     });
 }
 
@@ -489,6 +605,59 @@ HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value,
     if (sob >= HPU_NUM_SOBS_PER_CONTEXT || (cond != HPU_WAIT_GE && cond != HPU_WAIT_EQ))
         return -EINVAL;
     return record(cl, pkt::kWaitSize, [&](std::uint8_t *p) { pkt::wait(p, sob, value, cond); });
+}
+
+HPU_EXPORT int hpu_cmd_launch(hpu_cmdlist_t *cl, const hpu_kernel_t *k, const struct hpu_launch *l)
+{
+    clear_error();
+    return guarded([&]() { return record_launch(cl, k, l); });
+}
+
+HPU_EXPORT int hpu_cmd_gemm(hpu_cmdlist_t *cl, const struct hpu_gemm *g)
+{
+    clear_error();
+    return guarded([&]() { return record_gemm(cl, g); });
+}
+
+HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const struct hpu_launch *l,
+                                const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out)
+{
+    clear_error();
+    return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_launch(cl, k, l); });
+}
+
+HPU_EXPORT int hpu_queue_gemm(hpu_queue_t *q, const struct hpu_gemm *g, const hpu_fence_t *const *waits,
+                              size_t num_waits, hpu_fence_t **out)
+{
+    clear_error();
+    return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_gemm(cl, g); });
+}
+
+HPU_EXPORT int hpu_sob_alloc(hpu_device_t *dev, uint32_t *sob)
+{
+    if (dev == nullptr || sob == nullptr)
+        return -EINVAL;
+    const std::lock_guard<std::mutex> lock(dev->mu);
+    // From the top: callers that still name low sync objects directly keep them.
+    for (std::uint32_t n = HPU_NUM_SOBS_PER_CONTEXT; n-- > 0;) {
+        if ((dev->sobs_used & (1U << n)) == 0) {
+            dev->sobs_used |= 1U << n;
+            *sob = n;
+            return 0;
+        }
+    }
+    return -EBUSY;
+}
+
+HPU_EXPORT int hpu_sob_free(hpu_device_t *dev, uint32_t sob)
+{
+    if (dev == nullptr || sob >= HPU_NUM_SOBS_PER_CONTEXT)
+        return -EINVAL;
+    const std::lock_guard<std::mutex> lock(dev->mu);
+    if ((dev->sobs_used & (1U << sob)) == 0)
+        return -EINVAL;
+    dev->sobs_used &= ~(1U << sob);
+    return 0;
 }
 
 } // extern "C"

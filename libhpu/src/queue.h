@@ -9,11 +9,34 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "compute.h"
 #include "hpu/hpu.h"
+#include "kmd.h"
 #include "memory.h"
+
+namespace hpu::detail {
+
+// What the device reads besides the packets: launch and GEMM descriptors,
+// in HOST buffers it maps read-only (never moved once written: packets hold
+// their addresses), and the kernel binaries the launches name.
+struct CmdData {
+    std::vector<BufferPtr> chunks;
+    std::size_t chunk_used = 0;     // bytes used in chunks.back()
+    std::vector<KernelRef> kernels;
+};
+
+// Buffers and kernels replaced while jobs up to point may still read them.
+struct Retired {
+    BufferPtr buf;
+    CmdData data;
+    std::uint64_t point = 0;
+};
+
+} // namespace hpu::detail
 
 // A command list: packets recorded into a HOST buffer mapped read-only into
 // the device. Its own timeline syncobj gets point N at its Nth submission,
@@ -23,11 +46,12 @@ struct hpu_cmdlist {
     std::uint64_t epoch = 0;           // dev->epoch when made
     hpu::detail::BufferPtr buf;        // current command buffer (may be null)
     std::size_t used = 0;              // bytes recorded
+    hpu::detail::CmdData data;         // descriptors and kernels of the packets recorded
     std::uint32_t timeline = 0;        // syncobj handle
     std::uint64_t submitted = 0;       // last point submitted
     std::uint64_t completed = 0;       // last point seen signalled
-    // Earlier buffers still read by jobs up to the given point.
-    std::vector<std::pair<hpu::detail::BufferPtr, std::uint64_t>> retired;
+    // Earlier buffers still read by jobs up to their point.
+    std::vector<hpu::detail::Retired> retired;
 };
 
 // A queue on one engine, with a FIFO of command lists for eager commands
@@ -38,5 +62,24 @@ struct hpu_queue {
     std::uint32_t id = 0;
     std::deque<hpu_cmdlist *> eager; // owned
 };
+
+namespace hpu::detail {
+
+// Room for bytes (a multiple of 64, at most 64 KiB) of device-read data in
+// cl, 64-byte aligned: its host address and device address.
+int cmd_data_alloc(hpu_cmdlist *cl, std::size_t bytes, std::uint8_t *&host, std::uint64_t &va);
+// Records one 16-byte packet (opcode, zero word, u64 address) into cl.
+int record_addr_packet(hpu_cmdlist *cl, std::uint32_t opcode, std::uint64_t addr);
+// Submits cl on q after waits (hpu_fence handles) and the raw syncobj
+// points of extra_waits; signals out (may be null) and extra_signals.
+int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,
+               std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
+               std::uint32_t timeout_ms, hpu_fence_t **out);
+// Whether no job of cl can still run (1), not yet (0), or -errno; no wait.
+int cmdlist_idle(hpu_cmdlist *cl);
+int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out);
+int cmdlist_free(hpu_cmdlist *cl) noexcept;
+
+} // namespace hpu::detail
 
 #endif // HPU_SRC_QUEUE_H

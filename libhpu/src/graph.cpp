@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: MIT
+// Graphs (hpu_graph_t): DMA, TPC and GEMM nodes with dependencies,
+// compiled into one command list per engine queue and submitted as a whole
+// per launch. Documentation/libhpu-compute.md ("Graphs") explains the
+// scheme; in short:
+//
+//  - Slots: 0 the DMA queue, 1 the TPC queue, 2 and 3 the MME queues
+//    (GEMMs alternate between the MMEs). The queues are the device's,
+//    shared by its graphs (hpu_device::graph_queues).
+//  - A node with a consumer on another slot ends with SOB_UPDATE ADD 1 on
+//    its slot's sync object; the consumer WAITs for the count. Every job
+//    but the join job (the slot of the last node) ends with one more ADD;
+//    the join job WAITs for those last counts, so its fence is the launch's.
+//  - Counts restart at 0 every launch: launch L uses the sync objects of
+//    parity L % 2 and each of its jobs first SETs its slot's object of the
+//    other parity to 0. Launch L's jobs wait (in the kernel) for launch
+//    L - 1's join, which waited for every read of that parity's objects in
+//    L - 1, and launch L + 1 waits for L's join, after those resets.
+//  - Each parity has its own command lists and descriptors, so the
+//    scalars of parity p are rewritten (hpu_graph_set_scalar) once launch
+//    L - 2 is known to have ended, while L - 1 may run.
+//
+// Copyright (c) 2026 The hpu authors
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "common.h"
+#include "compute.h"
+#include "device.h"
+#include "hw/hpu_regs.h"
+#include "kmd.h"
+#include "queue.h"
+
+namespace hpu::detail {
+
+namespace {
+
+constexpr unsigned int kSlots = 4;
+constexpr unsigned int kSlotDma = 0;
+constexpr unsigned int kSlotTpc = 1;
+constexpr unsigned int kSlotMme = 2;
+constexpr std::uint32_t kNone = ~0U;
+
+enum class Kind : std::uint8_t { Copy, Memset, Launch, Gemm };
+
+struct Node {
+    Kind kind = Kind::Copy;
+    unsigned int slot = 0;
+    std::vector<std::uint32_t> deps;
+    std::uint64_t dst = 0;
+    std::uint64_t src = 0; // or the memset pattern
+    std::uint64_t size = 0;
+    std::shared_ptr<hpu_kernel> kernel; // a handle of the graph's own
+    std::vector<hpu_tensor> tensors;
+    std::vector<std::uint32_t> scalars;
+    hpu_launch launch{};
+    hpu_gemm gemm{};
+    // Compiled:
+    bool signals = false;      // a node on another slot depends on it
+    std::uint32_t count = 0;   // its slot's sync-object value once it has run
+    std::array<std::uint8_t *, 2> desc{}; // launch descriptor of each parity (host address)
+};
+
+struct ListFree {
+    void operator()(hpu_cmdlist *cl) const noexcept { (void)cmdlist_free(cl); }
+};
+using ListPtr = std::unique_ptr<hpu_cmdlist, ListFree>;
+
+} // namespace
+
+} // namespace hpu::detail
+
+using hpu::detail::Node;
+
+struct hpu_graph {
+    hpu_device *dev = nullptr;
+    std::uint64_t epoch = 0;
+    std::vector<Node> nodes;
+    unsigned int gemms = 0;           // GEMM nodes so far (MME choice)
+    unsigned int num_mme = 1;
+    bool compiled = false;
+    unsigned int used = 0;            // bit s: slot s has nodes
+    unsigned int join = 0;            // slot of the join job
+    std::array<std::array<hpu::detail::ListPtr, hpu::detail::kSlots>, 2> lists;
+    std::array<std::array<std::uint32_t, hpu::detail::kSlots>, 2> sob{};
+    std::vector<std::uint32_t> sobs_held; // reserved through hpu_sob_alloc
+    std::array<hpu_queue, hpu::detail::kSlots> queues{};
+    std::array<std::uint32_t, 2> done{}; // syncobj: the join of the last launch of each parity
+    bool initialised = false;         // the sync objects were set to 0 since compiled
+    std::array<bool, 2> dirty{};      // scalars changed since parity p was written
+    std::uint64_t launches = 0;
+};
+
+namespace hpu::detail {
+
+namespace {
+
+constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
+
+bool range_ok(std::uint64_t va, std::uint64_t size)
+{
+    return size != 0 && va < kVaLimit && size <= kVaLimit - va;
+}
+
+int check_deps(const hpu_graph *g, const std::uint32_t *deps, std::size_t n)
+{
+    if (n != 0 && deps == nullptr)
+        return set_error(-EINVAL, "graph: deps is NULL");
+    for (std::size_t i = 0; i < n; ++i)
+        if (deps[i] >= g->nodes.size()) // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            return set_error(-EINVAL, "graph: dependency " + std::to_string(deps[i]) + // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+                                          " is not a node added before (the graph has " +
+                                          std::to_string(g->nodes.size()) + ")");
+    return 0;
+}
+
+// Waits for every launch so far (the last one's join ended after all).
+int wait_idle(hpu_graph *g)
+{
+    if (g->launches == 0)
+        return 0;
+    const std::uint32_t last = g->done.at((g->launches - 1) % 2);
+    return g->dev->kmd.syncobj_wait(last, INT64_MAX);
+}
+
+int add_node(hpu_graph *g, Node &&n, const std::uint32_t *deps, std::size_t num_deps)
+{
+    if (stale(g->dev, g->epoch))
+        return -ENODEV;
+    if (const int err = check_deps(g, deps, num_deps); err < 0)
+        return err;
+    if (g->nodes.size() >= static_cast<std::size_t>(INT32_MAX))
+        return set_error(-ENOSPC, "graph: too many nodes");
+    n.deps.assign(deps, deps + num_deps); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    std::sort(n.deps.begin(), n.deps.end());
+    n.deps.erase(std::unique(n.deps.begin(), n.deps.end()), n.deps.end());
+    // A graph changed after a launch is compiled again at the next one.
+    if (g->compiled) {
+        if (const int err = wait_idle(g); err < 0)
+            return err;
+        g->compiled = false;
+    }
+    g->nodes.push_back(std::move(n));
+    return static_cast<int>(g->nodes.size() - 1);
+}
+
+int graph_queue(hpu_graph *g, unsigned int slot)
+{
+    hpu_device *dev = g->dev;
+    const std::lock_guard<std::mutex> lock(dev->mu);
+    if ((dev->graph_queues_made & (1U << slot)) == 0) {
+        std::uint32_t cls = DRM_HPU_ENGINE_DMA;
+        std::uint32_t engine = 0;
+        if (slot == kSlotTpc) {
+            cls = DRM_HPU_ENGINE_TPC;
+        } else if (slot >= kSlotMme) {
+            cls = DRM_HPU_ENGINE_MME;
+            engine = slot - kSlotMme;
+        }
+        std::uint32_t id = 0;
+        if (const int err = dev->kmd.queue_create(cls, engine, id); err < 0)
+            return set_error(err, "graph: creating its queue on engine class " + std::to_string(cls) + " failed");
+        dev->graph_queues.at(slot) = id;
+        dev->graph_queues_made |= 1U << slot;
+    }
+    hpu_queue &q = g->queues.at(slot);
+    q.dev = dev;
+    q.epoch = dev->epoch;
+    q.id = dev->graph_queues.at(slot);
+    return 0;
+}
+
+int reserve_sobs(hpu_graph *g, unsigned int slots)
+{
+    const std::size_t need = slots > 1 ? 2U * slots : 0U;
+    while (g->sobs_held.size() < need) {
+        std::uint32_t s = 0;
+        if (const int err = hpu_sob_alloc(g->dev, &s); err < 0)
+            return set_error(err, "graph: no free sync object for its cross-engine dependencies (it needs " +
+                                      std::to_string(need) + ")");
+        g->sobs_held.push_back(s);
+    }
+    return 0;
+}
+
+// Records node n into cl (parity p).
+int record_node(hpu_graph *g, Node &n, hpu_cmdlist *cl, unsigned int p)
+{
+    switch (n.kind) {
+    case Kind::Copy:
+        return hpu_cmd_copy(cl, n.dst, n.src, n.size);
+    case Kind::Memset:
+        return hpu_cmd_memset(cl, n.dst, n.src, n.size);
+    case Kind::Gemm:
+        return hpu_cmd_gemm(cl, &n.gemm);
+    case Kind::Launch: {
+        n.launch.tensors = n.tensors.data();
+        n.launch.scalars = n.scalars.data();
+        if (const int err = hpu_cmd_launch(cl, n.kernel.get(), &n.launch); err < 0)
+            return err;
+        const std::size_t sz = launch_size(*n.kernel->img);
+        hpu_buffer *chunk = cl->data.chunks.back().get();
+        n.desc.at(p) = static_cast<std::uint8_t *>(chunk->mmap_addr) + cl->data.chunk_used - sz; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        return 0;
+    }
+    }
+    (void)g;
+    return -EINVAL;
+}
+
+// One slot's job of parity p.
+int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl)
+{
+    const bool multi = (g->used & (g->used - 1)) != 0;
+    if (multi) {
+        if (const int err = hpu_cmd_sob_update(cl, g->sob.at(1 - p).at(slot), HPU_SOB_SET, 0); err < 0)
+            return err;
+    }
+    std::array<std::uint32_t, kSlots> waited{};
+    std::uint32_t own = 0;
+    for (Node &n : g->nodes) {
+        if (n.slot != slot)
+            continue;
+        std::array<std::uint32_t, kSlots> need{};
+        for (const std::uint32_t d : n.deps) {
+            const Node &dep = g->nodes.at(d);
+            if (dep.slot != slot)
+                need.at(dep.slot) = std::max(need.at(dep.slot), dep.count);
+        }
+        for (unsigned int t = 0; t < kSlots; ++t) {
+            if (need.at(t) > waited.at(t)) {
+                if (const int err = hpu_cmd_wait_sob(cl, g->sob.at(p).at(t), need.at(t), HPU_WAIT_GE); err < 0)
+                    return err;
+                waited.at(t) = need.at(t);
+            }
+        }
+        if (const int err = record_node(g, n, cl, p); err < 0)
+            return err;
+        if (n.signals) {
+            if (const int err = hpu_cmd_sob_update(cl, g->sob.at(p).at(slot), HPU_SOB_ADD, 1); err < 0)
+                return err;
+            ++own;
+        }
+    }
+    if (!multi)
+        return 0;
+    if (slot != g->join)
+        return hpu_cmd_sob_update(cl, g->sob.at(p).at(slot), HPU_SOB_ADD, 1);
+    // The join: every other slot's last count.
+    for (unsigned int t = 0; t < kSlots; ++t) {
+        if ((g->used & (1U << t)) == 0 || t == slot)
+            continue;
+        std::uint32_t final_count = 1;
+        for (const Node &n : g->nodes)
+            if (n.slot == t && n.signals)
+                ++final_count;
+        if (const int err = hpu_cmd_wait_sob(cl, g->sob.at(p).at(t), final_count, HPU_WAIT_GE); err < 0)
+            return err;
+    }
+    (void)own;
+    return 0;
+}
+
+int compile(hpu_graph *g)
+{
+    if (const int err = wait_idle(g); err < 0)
+        return err;
+    g->used = 0;
+    for (Node &n : g->nodes) {
+        g->used |= 1U << n.slot;
+        n.signals = false;
+    }
+    for (const Node &n : g->nodes)
+        for (const std::uint32_t d : n.deps)
+            if (g->nodes.at(d).slot != n.slot)
+                g->nodes.at(d).signals = true;
+    std::array<std::uint32_t, kSlots> counts{};
+    for (Node &n : g->nodes)
+        if (n.signals)
+            n.count = ++counts.at(n.slot);
+    g->join = g->nodes.back().slot;
+    unsigned int slots = 0;
+    for (unsigned int s = 0; s < kSlots; ++s)
+        if ((g->used & (1U << s)) != 0)
+            ++slots;
+    if (const int err = reserve_sobs(g, slots); err < 0)
+        return err;
+    std::size_t next = 0;
+    for (unsigned int s = 0; s < kSlots; ++s) {
+        if ((g->used & (1U << s)) == 0)
+            continue;
+        if (const int err = graph_queue(g, s); err < 0)
+            return err;
+        for (unsigned int p = 0; p < 2 && slots > 1; ++p)
+            g->sob.at(p).at(s) = g->sobs_held.at(next++);
+    }
+    for (unsigned int p = 0; p < 2; ++p) {
+        for (unsigned int s = 0; s < kSlots; ++s) {
+            g->lists.at(p).at(s).reset();
+            if ((g->used & (1U << s)) == 0)
+                continue;
+            hpu_cmdlist *cl = nullptr;
+            if (const int err = cmdlist_new(g->dev, cl); err < 0)
+                return err;
+            g->lists.at(p).at(s).reset(cl);
+            if (const int err = record_slot(g, s, p, cl); err < 0)
+                return err;
+        }
+    }
+    g->dirty = {false, false};
+    g->initialised = false; // the sync objects may be new: set them to 0 first
+    g->compiled = true;
+    return 0;
+}
+
+// A job on the join slot that sets every sync object of the graph to 0;
+// it signals done[1 - p], which the next launch (parity p) waits for.
+int reset_sobs(hpu_graph *g, unsigned int p)
+{
+    hpu_cmdlist *raw = nullptr;
+    if (const int err = cmdlist_new(g->dev, raw); err < 0)
+        return err;
+    const ListPtr cl(raw);
+    if (g->sobs_held.empty()) {
+        if (const int err = hpu_cmd_nop(cl.get()); err < 0)
+            return err;
+    }
+    for (const std::uint32_t s : g->sobs_held)
+        if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
+            return err;
+    std::array<SyncPoint, 1> sig{};
+    sig[0].handle = g->done.at(1 - p);
+    if (const int err = submit_raw(&g->queues.at(g->join), cl.get(), nullptr, 0, {}, sig, 0, nullptr); err < 0)
+        return err;
+    g->initialised = true;
+    return 0; // cl is freed after its job (cmdlist_free waits)
+}
+
+void patch_scalars(hpu_graph *g, unsigned int p)
+{
+    for (Node &n : g->nodes) {
+        if (n.kind != Kind::Launch || n.desc.at(p) == nullptr)
+            continue;
+        for (std::size_t i = 0; i < n.scalars.size(); ++i) {
+            std::uint8_t *w = n.desc.at(p) + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            const std::uint32_t v = n.scalars[i];
+            for (unsigned int b = 0; b < 4; ++b)
+                w[b] = static_cast<std::uint8_t>(v >> (8U * b)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        }
+    }
+}
+
+int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits, hpu_fence_t **out)
+{
+    if (g->nodes.empty())
+        return set_error(-EINVAL, "graph: no nodes to launch");
+    if (stale(g->dev, g->epoch))
+        return -ENODEV;
+    if (!g->compiled) {
+        if (const int err = compile(g); err < 0)
+            return err;
+    }
+    const auto p = static_cast<unsigned int>(g->launches % 2);
+    if (g->dirty.at(p)) {
+        if (g->launches >= 2) {
+            if (const int err = g->dev->kmd.syncobj_wait(g->done.at(p), INT64_MAX); err < 0)
+                return err;
+        }
+        patch_scalars(g, p);
+        g->dirty.at(p) = false;
+    }
+    // One order of graph jobs on every shared queue (no two launches'
+    // jobs cross, which could deadlock their waits).
+    const std::lock_guard<std::mutex> lock(g->dev->graph_mu);
+    if (!g->initialised) {
+        if (const int err = reset_sobs(g, p); err < 0)
+            return err;
+    }
+    std::array<SyncPoint, 1> prev{};
+    prev[0].handle = g->done.at(1 - p); // launch L - 1's join (or the reset job)
+    for (unsigned int s = 0; s < kSlots; ++s) {
+        if ((g->used & (1U << s)) == 0 || s == g->join)
+            continue;
+        if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, {}, 0,
+                                       nullptr);
+            err < 0)
+            return err;
+    }
+    std::array<SyncPoint, 1> sig{};
+    sig[0].handle = g->done.at(p);
+    if (const int err = submit_raw(&g->queues.at(g->join), g->lists.at(p).at(g->join).get(), waits, num_waits, prev,
+                                   sig, 0, out);
+        err < 0)
+        return err;
+    ++g->launches;
+    return 0;
+}
+
+int graph_free(hpu_graph *g) noexcept
+{
+    int err = 0;
+    const bool dead = stale(g->dev, g->epoch);
+    if (!dead)
+        err = wait_idle(g);
+    for (auto &per : g->lists)
+        for (auto &l : per)
+            l.reset(); // waits for its jobs
+    if (!dead) {
+        for (const std::uint32_t s : g->sobs_held)
+            (void)hpu_sob_free(g->dev, s);
+        for (const std::uint32_t h : g->done) {
+            if (h != 0) {
+                const int e = g->dev->kmd.syncobj_destroy(h);
+                err = err < 0 ? err : e;
+            }
+        }
+    }
+    g->nodes.clear();
+    delete g; // NOLINT(cppcoreguidelines-owning-memory)
+    return err;
+}
+
+// A handle of the graph's own on the caller's kernel (the caller may
+// destroy theirs).
+std::shared_ptr<hpu_kernel> own_kernel(const hpu_kernel *k)
+{
+    auto copy = std::make_shared<hpu_kernel>();
+    copy->dev = k->dev;
+    copy->epoch = k->epoch;
+    copy->img = k->img;
+    return copy;
+}
+
+} // namespace
+
+} // namespace hpu::detail
+
+using namespace hpu::detail; // NOLINT(google-build-using-namespace)
+
+extern "C" {
+
+HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out)
+{
+    clear_error();
+    if (out == nullptr)
+        return -EINVAL;
+    *out = nullptr;
+    if (dev == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        auto g = std::make_unique<hpu_graph>();
+        g->dev = dev;
+        g->epoch = dev->epoch;
+        const int mmes = hpu_device_engines(dev, HPU_ENGINE_CLASS_MME);
+        g->num_mme = mmes > 1 ? 2 : 1;
+        for (std::uint32_t &h : g->done) {
+            if (const int err = dev->kmd.syncobj_create(h); err < 0) {
+                for (const std::uint32_t o : g->done)
+                    if (o != 0)
+                        (void)dev->kmd.syncobj_destroy(o);
+                return err;
+            }
+        }
+        *out = g.release();
+        return 0;
+    });
+}
+
+HPU_EXPORT int hpu_graph_destroy(hpu_graph_t *g)
+{
+    if (g == nullptr)
+        return 0;
+    return graph_free(g);
+}
+
+HPU_EXPORT int hpu_graph_add_copy(hpu_graph_t *g, uint64_t dst_va, uint64_t src_va, uint64_t size,
+                                  const uint32_t *deps, size_t num_deps)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    if (!range_ok(dst_va, size) || !range_ok(src_va, size))
+        return set_error(-EINVAL, "graph copy: size 0 or a range beyond the 48-bit address space");
+    return guarded([&]() {
+        Node n;
+        n.kind = Kind::Copy;
+        n.slot = kSlotDma;
+        n.dst = dst_va;
+        n.src = src_va;
+        n.size = size;
+        return add_node(g, std::move(n), deps, num_deps);
+    });
+}
+
+HPU_EXPORT int hpu_graph_add_memset(hpu_graph_t *g, uint64_t dst_va, uint64_t pattern, uint64_t size,
+                                    const uint32_t *deps, size_t num_deps)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    if (!range_ok(dst_va, size))
+        return set_error(-EINVAL, "graph memset: size 0 or a range beyond the 48-bit address space");
+    return guarded([&]() {
+        Node n;
+        n.kind = Kind::Memset;
+        n.slot = kSlotDma;
+        n.dst = dst_va;
+        n.src = pattern;
+        n.size = size;
+        return add_node(g, std::move(n), deps, num_deps);
+    });
+}
+
+HPU_EXPORT int hpu_graph_add_launch(hpu_graph_t *g, const hpu_kernel_t *k, const struct hpu_launch *l,
+                                    const uint32_t *deps, size_t num_deps)
+{
+    clear_error();
+    if (g == nullptr || k == nullptr)
+        return set_error(-EINVAL, "graph launch: graph or kernel is NULL");
+    if (k->dev != g->dev)
+        return set_error(-EXDEV, "graph launch: the kernel was loaded on another device");
+    if (stale(k->dev, k->epoch))
+        return -ENODEV;
+    return guarded([&]() {
+        // The device's checks now, so the error names this call.
+        std::vector<std::uint8_t> scratch(launch_size(*k->img), 0);
+        if (const int err = encode_launch(*k->img, l, scratch.data()); err < 0)
+            return err;
+        Node n;
+        n.kind = Kind::Launch;
+        n.slot = kSlotTpc;
+        n.kernel = own_kernel(k);
+        n.tensors.assign(l->tensors, l->tensors + l->num_tensors); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        n.scalars.assign(l->scalars, l->scalars + l->num_scalars); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        n.launch = *l;
+        n.launch.size = sizeof(hpu_launch);
+        return add_node(g, std::move(n), deps, num_deps);
+    });
+}
+
+HPU_EXPORT int hpu_graph_add_gemm(hpu_graph_t *g, const struct hpu_gemm *gemm, const uint32_t *deps,
+                                  size_t num_deps)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    return guarded([&]() {
+        std::array<std::uint8_t, HPU_MME_DESC_SIZE> scratch{};
+        if (const int err = encode_gemm(gemm, scratch.data()); err < 0)
+            return err;
+        Node n;
+        n.kind = Kind::Gemm;
+        n.slot = kSlotMme + (g->gemms % g->num_mme);
+        n.gemm = *gemm;
+        n.gemm.size = sizeof(hpu_gemm);
+        const int id = add_node(g, std::move(n), deps, num_deps);
+        if (id >= 0)
+            ++g->gemms;
+        return id;
+    });
+}
+
+HPU_EXPORT size_t hpu_graph_size(const hpu_graph_t *g)
+{
+    return g == nullptr ? 0 : g->nodes.size();
+}
+
+HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t index, uint32_t value)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
+        return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
+    Node &n = g->nodes[node];
+    if (index >= n.scalars.size())
+        return set_error(-EINVAL, "graph: launch node " + std::to_string(node) + " has " +
+                                      std::to_string(n.scalars.size()) + " scalars, not " + std::to_string(index + 1));
+    if (n.scalars[index] != value) {
+        n.scalars[index] = value;
+        g->dirty = {true, true};
+    }
+    return 0;
+}
+
+HPU_EXPORT int hpu_graph_launch(hpu_graph_t *g, const hpu_fence_t *const *waits, size_t num_waits,
+                                hpu_fence_t **out)
+{
+    clear_error();
+    if (out != nullptr)
+        *out = nullptr;
+    if (g == nullptr || (waits == nullptr && num_waits != 0))
+        return -EINVAL;
+    return guarded([&]() { return launch(g, waits, num_waits, out); });
+}
+
+} // extern "C"
