@@ -195,9 +195,7 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
     d[HPU_TPC_LAUNCH_OFF(num_tensors)] = static_cast<std::uint8_t>(ki.num_tensors);
     d[HPU_TPC_LAUNCH_OFF(num_scalars)] = static_cast<std::uint8_t>(ki.num_scalars);
     for (unsigned int i = 0; i < HPU_TENSOR_MAX_DIMS; ++i) {
-        std::uint32_t s = l->index_size[i];
-        if (s == 0 && i >= ki.index_dims)
-            s = 1;
+        const std::uint32_t s = l->index_size[i] == 0 ? 1 : l->index_size[i];
         put32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * i, s);
     }
     put64(d + HPU_TPC_LAUNCH_OFF(seed), l->seed);

@@ -1014,8 +1014,8 @@ HPU_EXPORT int hpu_tensor_init(struct hpu_tensor *t, uint64_t va, uint32_t dtype
  * @tensors: the tensor arguments, in the kernel's order.
  * @scalars: @num_scalars 32-bit words (FP32 values as their bits).
  * @num_scalars: must equal the kernel's.
- * @index_size: the index space; entries at and beyond the kernel's
- *	index_dims must be 1 (0 is read as 1 there).
+ * @index_size: the index space; 0 is read as 1; entries at and beyond
+ *	the kernel's index_dims must be 1.
  * @seed: the launch's random-number key (dropout).
  */
 struct hpu_launch {
