@@ -116,12 +116,14 @@ int check_tensor_arg(const hpu_tensor &t, unsigned int i)
     for (unsigned int d = 0; d < HPU_TENSOR_MAX_DIMS; ++d) {
         const std::uint32_t s = t.sizes[d];   // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
         const std::uint32_t st = t.strides[d]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        if (d < t.ndims && (s == 0 || s > HPU_TPC_MAX_DIM_SIZE))
+        if (d < t.ndims && (s == 0 || s > HPU_TPC_MAX_DIM_SIZE)) {
             return set_error(-EINVAL, who + "sizes[" + std::to_string(d) + "] is " + std::to_string(s) +
                                           " (1 to 2^31-1)");
-        if (d >= t.ndims && (s != 0 || st != 0))
+        }
+        if (d >= t.ndims && (s != 0 || st != 0)) {
             return set_error(-EINVAL, who + "sizes[" + std::to_string(d) + "] or strides[" + std::to_string(d) +
                                           "] is not zero beyond ndims " + std::to_string(t.ndims));
+        }
     }
     return 0;
 }
@@ -147,14 +149,16 @@ int kernel_image_load(hpu_device *dev, const void *data, std::size_t size, Kerne
 {
     if (data == nullptr)
         return set_error(-EINVAL, "kernel binary: data is NULL");
-    if (size < HPU_TPC_BIN_HEADER_SIZE || size > HPU_TPC_MAX_BINARY)
+    if (size < HPU_TPC_BIN_HEADER_SIZE || size > HPU_TPC_MAX_BINARY) {
         return set_error(-ENOEXEC, "kernel binary: " + std::to_string(size) +
                                        " bytes (BIN_SIZE: 128 bytes to 1 MiB)");
+    }
     const auto *b = static_cast<const std::uint8_t *>(data);
     const std::uint32_t rule = hpu_tpc_check_binary(b, static_cast<std::uint32_t>(size));
-    if (rule != HPU_TPC_BL_OK)
+    if (rule != HPU_TPC_BL_OK) {
         return set_error(-ENOEXEC, std::string("kernel binary: rule ") + rule_name(rule) + " broken (" +
                                        std::to_string(size) + " bytes; Documentation/hw/tpc.md)");
+    }
     auto img = std::make_shared<KernelImage>();
     std::memcpy(img->header.data(), b, HPU_TPC_BIN_HEADER_SIZE);
     fill_info(*img, static_cast<std::uint32_t>(size));
@@ -175,18 +179,21 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
     // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic,cppcoreguidelines-pro-bounds-constant-array-index)
     if (l == nullptr)
         return set_error(-EINVAL, "launch: struct hpu_launch is NULL");
-    if (l->size < sizeof(hpu_launch))
+    if (l->size < sizeof(hpu_launch)) {
         return set_error(-EINVAL, "launch: size " + std::to_string(l->size) + " below sizeof(struct hpu_launch) " +
                                       std::to_string(sizeof(hpu_launch)));
+    }
     const hpu_kernel_info &ki = k.info;
-    if (l->num_tensors != ki.num_tensors)
+    if (l->num_tensors != ki.num_tensors) {
         return set_error(-EINVAL, std::string("launch of ") + static_cast<const char *>(ki.name) + ": " +
                                       std::to_string(l->num_tensors) + " tensors, the kernel takes " +
                                       std::to_string(ki.num_tensors));
-    if (l->num_scalars != ki.num_scalars)
+    }
+    if (l->num_scalars != ki.num_scalars) {
         return set_error(-EINVAL, std::string("launch of ") + static_cast<const char *>(ki.name) + ": " +
                                       std::to_string(l->num_scalars) + " scalars, the kernel takes " +
                                       std::to_string(ki.num_scalars));
+    }
     if ((l->num_tensors != 0 && l->tensors == nullptr) || (l->num_scalars != 0 && l->scalars == nullptr))
         return set_error(-EINVAL, "launch: tensors or scalars is NULL");
     put32(d + HPU_TPC_LAUNCH_OFF(magic), HPU_TPC_LAUNCH_MAGIC);
@@ -196,47 +203,49 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
     d[HPU_TPC_LAUNCH_OFF(num_scalars)] = static_cast<std::uint8_t>(ki.num_scalars);
     for (unsigned int i = 0; i < HPU_TENSOR_MAX_DIMS; ++i) {
         const std::uint32_t s = l->index_size[i] == 0 ? 1 : l->index_size[i];
-        put32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * i, s);
+        put32(d + HPU_TPC_LAUNCH_OFF(index_size) + std::size_t{4} * i, s);
     }
     put64(d + HPU_TPC_LAUNCH_OFF(seed), l->seed);
     for (unsigned int i = 0; i < ki.num_scalars; ++i)
-        put32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i, l->scalars[i]);
+        put32(d + HPU_TPC_LAUNCH_OFF(scalars) + std::size_t{4} * i, l->scalars[i]);
     for (unsigned int i = 0; i < ki.num_tensors; ++i) {
         const hpu_tensor &t = l->tensors[i];
         if (const int err = check_tensor_arg(t, i); err < 0)
             return err;
-        std::uint8_t *td = d + HPU_TPC_LAUNCH_FIXED_SIZE + HPU_TPC_TENSOR_DESC_SIZE * i;
+        std::uint8_t *td = d + HPU_TPC_LAUNCH_FIXED_SIZE + HPU_TPC_TENSOR_DESC_SIZE * std::size_t{i};
         put64(td + HPU_TPC_TENSOR_OFF(base), t.va);
         td[HPU_TPC_TENSOR_OFF(dtype)] = static_cast<std::uint8_t>(t.dtype);
         td[HPU_TPC_TENSOR_OFF(ndims)] = static_cast<std::uint8_t>(t.ndims);
         put32(td + HPU_TPC_TENSOR_OFF(pad), t.pad);
         for (unsigned int dim = 0; dim < HPU_TENSOR_MAX_DIMS; ++dim) {
-            put32(td + HPU_TPC_TENSOR_OFF(size) + 4 * dim, t.sizes[dim]);
-            put32(td + HPU_TPC_TENSOR_OFF(stride) + 4 * dim, t.strides[dim]);
+            put32(td + HPU_TPC_TENSOR_OFF(size) + std::size_t{4} * dim, t.sizes[dim]);
+            put32(td + HPU_TPC_TENSOR_OFF(stride) + std::size_t{4} * dim, t.strides[dim]);
         }
     }
     // The device's checks, in its order (tpc.md, "Launch rules").
     std::uint32_t rule = hpu_tpc_check_launch_fixed(d);
     if (rule == HPU_TPC_BL_OK)
         rule = hpu_tpc_check_launch_args(d, k.header.data());
-    if (rule != HPU_TPC_BL_OK)
+    if (rule != HPU_TPC_BL_OK) {
         return set_error(-EINVAL, std::string("launch of ") + static_cast<const char *>(ki.name) + ": rule " +
                                       rule_name(rule) + " broken (index space " +
                                       std::to_string(l->index_size[0]) + "x" + std::to_string(l->index_size[1]) +
                                       "x" + std::to_string(l->index_size[2]) + "x" +
                                       std::to_string(l->index_size[3]) + "x" + std::to_string(l->index_size[4]) +
                                       ", index_dims " + std::to_string(ki.index_dims) + ")");
+    }
     for (unsigned int i = 0; i < ki.num_tensors; ++i) {
-        const std::uint8_t *td = d + HPU_TPC_LAUNCH_FIXED_SIZE + HPU_TPC_TENSOR_DESC_SIZE * i;
+        const std::uint8_t *td = d + HPU_TPC_LAUNCH_FIXED_SIZE + HPU_TPC_TENSOR_DESC_SIZE * std::size_t{i};
         rule = hpu_tpc_check_tensor(td, ki.tensor_dtype[i]);
         if (rule != HPU_TPC_BL_OK) {
             std::string why = std::string("launch of ") + static_cast<const char *>(ki.name) + ": tensor " +
                               std::to_string(i) + ": rule " + rule_name(rule) + " broken";
-            if (rule == HPU_TPC_BL_TENSOR_DTYPE)
+            if (rule == HPU_TPC_BL_TENSOR_DTYPE) {
                 why += " (the kernel wants dtype " + std::to_string(ki.tensor_dtype[i]) + ", got " +
                        std::to_string(l->tensors[i].dtype) + ")";
-            else if (rule == HPU_TPC_BL_TENSOR_ALIGN || rule == HPU_TPC_BL_TENSOR_RANGE)
+            } else if (rule == HPU_TPC_BL_TENSOR_ALIGN || rule == HPU_TPC_BL_TENSOR_RANGE) {
                 why += " (va " + hex(l->tensors[i].va) + ")";
+            }
             return set_error(-EINVAL, why);
         }
     }
@@ -249,9 +258,10 @@ int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
     // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     if (g == nullptr)
         return set_error(-EINVAL, "gemm: struct hpu_gemm is NULL");
-    if (g->size < sizeof(hpu_gemm))
+    if (g->size < sizeof(hpu_gemm)) {
         return set_error(-EINVAL, "gemm: size " + std::to_string(g->size) + " below sizeof(struct hpu_gemm) " +
                                       std::to_string(sizeof(hpu_gemm)));
+    }
     constexpr std::uint32_t kFlags = HPU_GEMM_TRANS_A | HPU_GEMM_TRANS_B | HPU_GEMM_BIAS;
     if ((g->flags & ~kFlags) != 0)
         return set_error(-EINVAL, "gemm: undefined flags " + hex(g->flags & ~kFlags));
@@ -267,9 +277,10 @@ int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
         return set_error(-EINVAL, "gemm: out_dtype " + std::to_string(g->out_dtype) + " is not FP32 or BF16");
     if (g->act > HPU_GEMM_ACT_GELU_TANH)
         return set_error(-EINVAL, "gemm: act " + std::to_string(g->act) + " is not an HPU_GEMM_ACT_*");
-    for (const auto &[v, name] : {std::pair{g->m, "m"}, std::pair{g->n, "n"}, std::pair{g->k, "k"}})
+    for (const auto &[v, name] : {std::pair{g->m, "m"}, std::pair{g->n, "n"}, std::pair{g->k, "k"}}) {
         if (v < 1 || v > HPU_MME_DIM_MAX)
             return set_error(-EINVAL, std::string("gemm: ") + name + " is " + std::to_string(v) + " (1 to 65536)");
+    }
     const std::uint32_t batch = g->batch == 0 ? 1 : g->batch;
     if (batch > HPU_MME_BATCH_MAX)
         return set_error(-EINVAL, "gemm: batch " + std::to_string(batch) + " is above 65536");
@@ -294,9 +305,10 @@ int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
     if (g->a % in_elem != 0 || g->b % in_elem != 0 || g->d % out_elem != 0 || (has_c && g->c % out_elem != 0) ||
         ((g->flags & HPU_GEMM_BIAS) != 0 && g->bias % 4 != 0))
         return set_error(-EINVAL, "gemm: an address is not aligned to its element size");
-    if (batch > 1 && g->stride_d == 0)
+    if (batch > 1 && g->stride_d == 0) {
         return set_error(-EINVAL, "gemm: stride_d is 0 with batch " + std::to_string(batch) +
                                       " (the members' results would overlap)");
+    }
     std::uint32_t flags = in_type | (out_type << HPU_MME_F_OUT_TYPE_SHIFT) | (g->act << HPU_MME_F_ACT_SHIFT);
     if (ta)
         flags |= HPU_MME_F_TRANS_A;
@@ -379,9 +391,10 @@ HPU_EXPORT int hpu_tensor_init(struct hpu_tensor *t, uint64_t va, uint32_t dtype
     std::uint64_t stride = 1;
     for (std::uint32_t d = 0; d < ndims; ++d) {
         const std::uint32_t s = sizes[d]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-        if (s == 0 || s > HPU_TPC_MAX_DIM_SIZE || stride > std::numeric_limits<std::uint32_t>::max())
+        if (s == 0 || s > HPU_TPC_MAX_DIM_SIZE || stride > std::numeric_limits<std::uint32_t>::max()) {
             return set_error(-EINVAL, "hpu_tensor_init: sizes[" + std::to_string(d) + "] is " + std::to_string(s) +
                                           " or the tensor needs a stride beyond 2^32-1");
+        }
         n.sizes[d] = s;                                  // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
         n.strides[d] = static_cast<std::uint32_t>(stride); // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
         stride *= s;
@@ -421,9 +434,10 @@ HPU_EXPORT int hpu_kernel_load_file(hpu_device_t *dev, const char *path, hpu_ker
         f.seekg(0, std::ios::beg);
         if (len < 0 || !f)
             return set_error(-EIO, std::string("kernel binary ") + path + ": cannot be read");
-        if (static_cast<std::uint64_t>(len) > HPU_TPC_MAX_BINARY)
+        if (static_cast<std::uint64_t>(len) > HPU_TPC_MAX_BINARY) {
             return set_error(-ENOEXEC, std::string("kernel binary ") + path + ": " + std::to_string(len) +
                                            " bytes (BIN_SIZE: at most 1 MiB)");
+        }
         std::vector<char> bytes(static_cast<std::size_t>(len));
         if (!f.read(bytes.data(), len))
             return set_error(-EIO, std::string("kernel binary ") + path + ": read error");
@@ -444,9 +458,10 @@ HPU_EXPORT int hpu_kernel_get(hpu_device_t *dev, const char *name, hpu_kernel_t 
         return set_error(-EINVAL, "hpu_kernel_get: dev or name is NULL");
     return guarded([&]() {
         const hpu::kernels::TpcKernel *lib = hpu::kernels::find_tpc_kernel(name);
-        if (lib == nullptr)
+        if (lib == nullptr) {
             return set_error(-ENOENT, std::string("hpu_kernel_get: no kernel \"") + name +
                                           "\" in the library (libhpu/kernels/README.md)");
+        }
         // Buffers take dev->mu (GEM handle counts): load outside the lock;
         // a racing thread's copy, if it won, replaces ours.
         KernelRef img;

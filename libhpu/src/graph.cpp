@@ -46,7 +46,6 @@ constexpr unsigned int kSlots = 4;
 constexpr unsigned int kSlotDma = 0;
 constexpr unsigned int kSlotTpc = 1;
 constexpr unsigned int kSlotMme = 2;
-constexpr std::uint32_t kNone = ~0U;
 
 enum class Kind : std::uint8_t { Copy, Memset, Launch, Gemm };
 
@@ -113,11 +112,13 @@ int check_deps(const hpu_graph *g, const std::uint32_t *deps, std::size_t n)
 {
     if (n != 0 && deps == nullptr)
         return set_error(-EINVAL, "graph: deps is NULL");
-    for (std::size_t i = 0; i < n; ++i)
-        if (deps[i] >= g->nodes.size()) // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    for (std::size_t i = 0; i < n; ++i) {
+        if (deps[i] >= g->nodes.size()) { // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
             return set_error(-EINVAL, "graph: dependency " + std::to_string(deps[i]) + // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
                                           " is not a node added before (the graph has " +
                                           std::to_string(g->nodes.size()) + ")");
+        }
+    }
     return 0;
 }
 
@@ -182,9 +183,10 @@ int reserve_sobs(hpu_graph *g, unsigned int slots)
     const std::size_t need = slots > 1 ? 2U * slots : 0U;
     while (g->sobs_held.size() < need) {
         std::uint32_t s = 0;
-        if (const int err = hpu_sob_alloc(g->dev, &s); err < 0)
+        if (const int err = hpu_sob_alloc(g->dev, &s); err < 0) {
             return set_error(err, "graph: no free sync object for its cross-engine dependencies (it needs " +
                                       std::to_string(need) + ")");
+        }
         g->sobs_held.push_back(s);
     }
     return 0;
@@ -258,9 +260,10 @@ int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl
         if ((g->used & (1U << t)) == 0 || t == slot)
             continue;
         std::uint32_t final_count = 1;
-        for (const Node &n : g->nodes)
+        for (const Node &n : g->nodes) {
             if (n.slot == t && n.signals)
                 ++final_count;
+        }
         if (const int err = hpu_cmd_wait_sob(cl, g->sob.at(p).at(t), final_count, HPU_WAIT_GE); err < 0)
             return err;
     }
@@ -277,19 +280,23 @@ int compile(hpu_graph *g)
         g->used |= 1U << n.slot;
         n.signals = false;
     }
-    for (const Node &n : g->nodes)
-        for (const std::uint32_t d : n.deps)
+    for (const Node &n : g->nodes) {
+        for (const std::uint32_t d : n.deps) {
             if (g->nodes.at(d).slot != n.slot)
                 g->nodes.at(d).signals = true;
+        }
+    }
     std::array<std::uint32_t, kSlots> counts{};
-    for (Node &n : g->nodes)
+    for (Node &n : g->nodes) {
         if (n.signals)
             n.count = ++counts.at(n.slot);
+    }
     g->join = g->nodes.back().slot;
     unsigned int slots = 0;
-    for (unsigned int s = 0; s < kSlots; ++s)
+    for (unsigned int s = 0; s < kSlots; ++s) {
         if ((g->used & (1U << s)) != 0)
             ++slots;
+    }
     if (const int err = reserve_sobs(g, slots); err < 0)
         return err;
     std::size_t next = 0;
@@ -332,9 +339,10 @@ int reset_sobs(hpu_graph *g, unsigned int p)
         if (const int err = hpu_cmd_nop(cl.get()); err < 0)
             return err;
     }
-    for (const std::uint32_t s : g->sobs_held)
+    for (const std::uint32_t s : g->sobs_held) {
         if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
             return err;
+    }
     std::array<SyncPoint, 1> sig{};
     sig[0].handle = g->done.at(1 - p);
     if (const int err = submit_raw(&g->queues.at(g->join), cl.get(), nullptr, 0, {}, sig, 0, nullptr); err < 0)
@@ -409,9 +417,10 @@ int graph_free(hpu_graph *g) noexcept
     const bool dead = stale(g->dev, g->epoch);
     if (!dead)
         err = wait_idle(g);
-    for (auto &per : g->lists)
+    for (auto &per : g->lists) {
         for (auto &l : per)
             l.reset(); // waits for its jobs
+    }
     if (!dead) {
         for (const std::uint32_t s : g->sobs_held)
             (void)hpu_sob_free(g->dev, s);
@@ -462,9 +471,10 @@ HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out)
         g->num_mme = mmes > 1 ? 2 : 1;
         for (std::uint32_t &h : g->done) {
             if (const int err = dev->kmd.syncobj_create(h); err < 0) {
-                for (const std::uint32_t o : g->done)
+                for (const std::uint32_t o : g->done) {
                     if (o != 0)
                         (void)dev->kmd.syncobj_destroy(o);
+                }
                 return err;
             }
         }
@@ -580,9 +590,10 @@ HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t inde
     if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
         return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
     Node &n = g->nodes[node];
-    if (index >= n.scalars.size())
+    if (index >= n.scalars.size()) {
         return set_error(-EINVAL, "graph: launch node " + std::to_string(node) + " has " +
                                       std::to_string(n.scalars.size()) + " scalars, not " + std::to_string(index + 1));
+    }
     if (n.scalars[index] != value) {
         n.scalars[index] = value;
         g->dirty = {true, true};

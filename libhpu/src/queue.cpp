@@ -43,7 +43,7 @@ constexpr std::size_t kMaxCapacity = HPU_CB_MAX_SIZE;
 constexpr std::size_t kEagerPool = 64;
 constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
 // Size of each HOST buffer holding a command list's descriptors.
-constexpr std::size_t kDataChunk = 64 * 1024;
+constexpr std::size_t kDataChunk = std::size_t{64} * 1024;
 
 std::uint8_t *cb_ptr(const hpu_cmdlist *cl)
 {

@@ -45,6 +45,8 @@ struct Kernel {
     }
     Kernel(const Kernel &) = delete;
     Kernel &operator=(const Kernel &) = delete;
+    Kernel(Kernel &&) = delete;
+    Kernel &operator=(Kernel &&) = delete;
     ~Kernel() { (void)hpu_kernel_destroy(k); }
 };
 
@@ -56,6 +58,8 @@ struct Queue {
     }
     Queue(const Queue &) = delete;
     Queue &operator=(const Queue &) = delete;
+    Queue(Queue &&) = delete;
+    Queue &operator=(Queue &&) = delete;
     ~Queue() { (void)hpu_queue_destroy(q); }
 };
 
@@ -96,13 +100,14 @@ std::vector<float> ref_gemm(const float *a, const float *b, const float *bias, s
                             std::uint32_t k)
 {
     std::vector<float> d(static_cast<std::size_t>(m) * n);
-    for (std::uint32_t i = 0; i < m; ++i)
+    for (std::uint32_t i = 0; i < m; ++i) {
         for (std::uint32_t j = 0; j < n; ++j) {
             double acc = 0;
             for (std::uint32_t p = 0; p < k; ++p)
                 acc += static_cast<double>(a[i * k + p]) * b[p * n + j]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
             d[i * n + j] = static_cast<float>(acc) + (bias != nullptr ? bias[j] : 0.0F); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         }
+    }
     return d;
 }
 
@@ -119,9 +124,9 @@ TEST_CASE("libhpu: add_f32 by name, eager and from a command list", "[compute]")
     CHECK(ki.num_tensors == 3);
     const Queue tpc(dev.get(), HPU_ENGINE_CLASS_TPC);
     constexpr std::uint32_t n = 1000; // not a multiple of 256: the tail lanes
-    auto a = hpu::Buffer::create(dev, n * 4, HPU_MEM_HOST);
-    auto b = hpu::Buffer::create(dev, n * 4, HPU_MEM_HOST);
-    auto c = hpu::Buffer::create(dev, (n + 16) * 4, HPU_MEM_HOST);
+    auto a = hpu::Buffer::create(dev, std::uint64_t{n} * 4, HPU_MEM_HOST);
+    auto b = hpu::Buffer::create(dev, std::uint64_t{n} * 4, HPU_MEM_HOST);
+    auto c = hpu::Buffer::create(dev, std::uint64_t{n + 16} * 4, HPU_MEM_HOST);
     for (std::uint32_t i = 0; i < n; ++i) {
         host_f32(a)[i] = static_cast<float>(i) * 0.5F; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         host_f32(b)[i] = 3.0F - static_cast<float>(i);  // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
@@ -162,10 +167,10 @@ TEST_CASE("libhpu: GEMM with bias and ReLU on both MMEs against the host", "[com
     constexpr std::uint32_t m = 37;
     constexpr std::uint32_t n = 130;
     constexpr std::uint32_t k = 65;
-    auto a = hpu::Buffer::create(dev, m * k * 4, HPU_MEM_HOST);
-    auto b = hpu::Buffer::create(dev, k * n * 4, HPU_MEM_HOST);
-    auto bias = hpu::Buffer::create(dev, n * 4, HPU_MEM_HOST);
-    auto d = hpu::Buffer::create(dev, m * n * 4, HPU_MEM_HOST);
+    auto a = hpu::Buffer::create(dev, std::uint64_t{m} * k * 4, HPU_MEM_HOST);
+    auto b = hpu::Buffer::create(dev, std::uint64_t{k} * n * 4, HPU_MEM_HOST);
+    auto bias = hpu::Buffer::create(dev, std::uint64_t{n} * 4, HPU_MEM_HOST);
+    auto d = hpu::Buffer::create(dev, std::uint64_t{m} * n * 4, HPU_MEM_HOST);
     for (std::uint32_t i = 0; i < m * k; ++i)
         host_f32(a)[i] = static_cast<float>((i * 7) % 11) - 5.0F; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     for (std::uint32_t i = 0; i < k * n; ++i)
@@ -175,7 +180,7 @@ TEST_CASE("libhpu: GEMM with bias and ReLU on both MMEs against the host", "[com
     const auto want = ref_gemm(host_f32(a), host_f32(b), host_f32(bias), m, n, k);
     for (std::uint32_t mme = 0; mme < 2; ++mme) {
         const Queue q(dev.get(), HPU_ENGINE_CLASS_MME, mme);
-        std::memset(d.host_ptr(), 0xff, m * n * 4);
+        std::memset(d.host_ptr(), 0xff, std::uint64_t{m} * n * 4);
         hpu_gemm g{};
         g.size = sizeof(g);
         g.flags = HPU_GEMM_BIAS;
@@ -207,13 +212,13 @@ TEST_CASE("libhpu: a graph of copy, GEMM and TPC work across four engines, launc
     constexpr std::uint32_t m = 16;
     constexpr std::uint32_t n = 64;
     constexpr std::uint32_t k = 32;
-    auto src = hpu::Buffer::create(dev, m * k * 4, HPU_MEM_HOST);
-    auto a = hpu::Buffer::create(dev, m * k * 4, HPU_MEM_DEVICE);
-    auto b = hpu::Buffer::create(dev, k * n * 4, HPU_MEM_HOST);
-    auto d0 = hpu::Buffer::create(dev, m * n * 4, HPU_MEM_DEVICE);
-    auto d1 = hpu::Buffer::create(dev, m * n * 4, HPU_MEM_DEVICE);
-    auto sum = hpu::Buffer::create(dev, m * n * 4, HPU_MEM_DEVICE);
-    auto out = hpu::Buffer::create(dev, m * n * 4, HPU_MEM_HOST);
+    auto src = hpu::Buffer::create(dev, std::uint64_t{m} * k * 4, HPU_MEM_HOST);
+    auto a = hpu::Buffer::create(dev, std::uint64_t{m} * k * 4, HPU_MEM_DEVICE);
+    auto b = hpu::Buffer::create(dev, std::uint64_t{k} * n * 4, HPU_MEM_HOST);
+    auto d0 = hpu::Buffer::create(dev, std::uint64_t{m} * n * 4, HPU_MEM_DEVICE);
+    auto d1 = hpu::Buffer::create(dev, std::uint64_t{m} * n * 4, HPU_MEM_DEVICE);
+    auto sum = hpu::Buffer::create(dev, std::uint64_t{m} * n * 4, HPU_MEM_DEVICE);
+    auto out = hpu::Buffer::create(dev, std::uint64_t{m} * n * 4, HPU_MEM_HOST);
     for (std::uint32_t i = 0; i < k * n; ++i)
         host_f32(b)[i] = static_cast<float>(i % 7) - 3.0F; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     const Kernel add(dev.get(), "add_f32");
@@ -222,7 +227,7 @@ TEST_CASE("libhpu: a graph of copy, GEMM and TPC work across four engines, launc
     hpu_graph_t *g = nullptr;
     REQUIRE(hpu_graph_create(dev.get(), &g) == 0);
     // DMA: src -> a (HBM).
-    const int copy_in = hpu_graph_add_copy(g, a.va(), src.va(), m * k * 4, nullptr, 0);
+    const int copy_in = hpu_graph_add_copy(g, a.va(), src.va(), std::uint64_t{m} * k * 4, nullptr, 0);
     REQUIRE(copy_in == 0);
     // Two GEMMs (they alternate between MME0 and MME1) after the copy.
     hpu_gemm gm{};
@@ -267,7 +272,7 @@ TEST_CASE("libhpu: a graph of copy, GEMM and TPC work across four engines, launc
     REQUIRE(scale_node == 4);
     // DMA: sum -> host.
     const auto dep_scale = static_cast<std::uint32_t>(scale_node);
-    REQUIRE(hpu_graph_add_copy(g, out.va(), sum.va(), m * n * 4, &dep_scale, 1) == 5);
+    REQUIRE(hpu_graph_add_copy(g, out.va(), sum.va(), std::uint64_t{m} * n * 4, &dep_scale, 1) == 5);
     CHECK(hpu_graph_size(g) == 6);
 
     for (int step = 0; step < 6; ++step) {
@@ -319,7 +324,7 @@ TEST_CASE("libhpu: compute inputs refused before the device, each with its errno
     l.index_size[0] = 1;
     hpu::CommandList cl = hpu::CommandList::create(dev);
     CHECK(hpu_cmd_launch(cl.get(), add.k, &l) == -EINVAL);
-    CHECK(std::string(hpu_last_error()).find("3") != std::string::npos);
+    CHECK(std::string(hpu_last_error()).find("takes 3") != std::string::npos);
     l.num_tensors = 3;
     l.index_size[1] = 2; // beyond index_dims? add_f32 uses 4: allowed; dim 4 must be 1
     l.index_size[4] = 2;
