@@ -22,11 +22,15 @@
 
 #include "common.h"
 #include "device.h"
+#include "packets.h"
 #include "tpc_kernels.h"
 
 namespace hpu::detail {
 
 namespace {
+
+using pkt::put32;
+using pkt::put64;
 
 thread_local std::string g_last_error; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
 
@@ -41,23 +45,6 @@ const char *rule_name(std::uint32_t rule)
     default:
         return "unknown rule";
     }
-}
-
-void put32(std::uint8_t *p, std::uint32_t v)
-{
-    for (unsigned int i = 0; i < 4; ++i)
-        p[i] = static_cast<std::uint8_t>(v >> (8U * i)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-}
-
-void put64(std::uint8_t *p, std::uint64_t v)
-{
-    put32(p, static_cast<std::uint32_t>(v));
-    put32(p + 4, static_cast<std::uint32_t>(v >> 32U)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-}
-
-std::uint32_t get32(const std::uint8_t *p)
-{
-    return hpu_tpc_le32(p);
 }
 
 std::string hex(std::uint64_t v)
@@ -79,9 +66,9 @@ void fill_info(KernelImage &img, std::uint32_t size)
     i.num_tensors = h[HPU_TPC_BIN_OFF(num_tensors)];      // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     i.num_scalars = h[HPU_TPC_BIN_OFF(num_scalars)];      // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     i.index_dims = h[HPU_TPC_BIN_OFF(index_dims)];        // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-    i.num_bundles = get32(h + HPU_TPC_BIN_OFF(num_bundles)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-    i.slm_size = get32(h + HPU_TPC_BIN_OFF(slm_size));    // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-    i.vlm_size = get32(h + HPU_TPC_BIN_OFF(vlm_size));    // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    i.num_bundles = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(num_bundles)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    i.slm_size = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(slm_size));    // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    i.vlm_size = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(vlm_size));    // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     i.binary_size = size;
     std::memcpy(static_cast<void *>(i.tensor_dtype), h + HPU_TPC_BIN_OFF(tensor_dtype), // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
                 HPU_KERNEL_MAX_TENSORS);
@@ -104,28 +91,26 @@ std::uint32_t mme_type(std::uint32_t dtype, std::uint32_t &elem)
     return 0;
 }
 
+// What the device's tensor rules (hpu_tpc_check_tensor()) cannot see: fields
+// wider than the descriptor's (dtype and ndims are one byte there).
 int check_tensor_arg(const hpu_tensor &t, unsigned int i)
 {
     const std::string who = "tensor " + std::to_string(i) + ": ";
     if (t.reserved != 0)
         return set_error(-EINVAL, who + "reserved is not zero");
-    if (hpu_tpc_dtype_size(t.dtype) == 0 || t.dtype > HPU_DTYPE_UINT8)
+    if (hpu_dtype_size(t.dtype) == 0)
         return set_error(-EINVAL, who + "dtype " + std::to_string(t.dtype) + " is not an HPU_DTYPE_*");
     if (t.ndims < 1 || t.ndims > HPU_TENSOR_MAX_DIMS)
         return set_error(-EINVAL, who + "ndims " + std::to_string(t.ndims) + " is not 1 to 5");
-    for (unsigned int d = 0; d < HPU_TENSOR_MAX_DIMS; ++d) {
-        const std::uint32_t s = t.sizes[d];   // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        const std::uint32_t st = t.strides[d]; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
-        if (d < t.ndims && (s == 0 || s > HPU_TPC_MAX_DIM_SIZE)) {
-            return set_error(-EINVAL, who + "sizes[" + std::to_string(d) + "] is " + std::to_string(s) +
-                                          " (1 to 2^31-1)");
-        }
-        if (d >= t.ndims && (s != 0 || st != 0)) {
-            return set_error(-EINVAL, who + "sizes[" + std::to_string(d) + "] or strides[" + std::to_string(d) +
-                                          "] is not zero beyond ndims " + std::to_string(t.ndims));
-        }
-    }
     return 0;
+}
+
+std::string shape(const std::uint32_t (&v)[HPU_TENSOR_MAX_DIMS]) // NOLINT(modernize-avoid-c-arrays)
+{
+    std::string s;
+    for (const std::uint32_t x : v)
+        s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s;
 }
 
 } // namespace
@@ -228,10 +213,7 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
         rule = hpu_tpc_check_launch_args(d, k.header.data());
     if (rule != HPU_TPC_BL_OK) {
         return set_error(-EINVAL, std::string("launch of ") + static_cast<const char *>(ki.name) + ": rule " +
-                                      rule_name(rule) + " broken (index space " +
-                                      std::to_string(l->index_size[0]) + "x" + std::to_string(l->index_size[1]) +
-                                      "x" + std::to_string(l->index_size[2]) + "x" +
-                                      std::to_string(l->index_size[3]) + "x" + std::to_string(l->index_size[4]) +
+                                      rule_name(rule) + " broken (index space " + shape(l->index_size) +
                                       ", index_dims " + std::to_string(ki.index_dims) + ")");
     }
     for (unsigned int i = 0; i < ki.num_tensors; ++i) {
@@ -245,6 +227,9 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
                        std::to_string(l->tensors[i].dtype) + ")";
             } else if (rule == HPU_TPC_BL_TENSOR_ALIGN || rule == HPU_TPC_BL_TENSOR_RANGE) {
                 why += " (va " + hex(l->tensors[i].va) + ")";
+            } else if (rule == HPU_TPC_BL_TENSOR_SHAPE) {
+                why += " (ndims " + std::to_string(l->tensors[i].ndims) + ", sizes " + shape(l->tensors[i].sizes) +
+                       ", strides " + shape(l->tensors[i].strides) + "; sizes 1 to 2^31-1 below ndims, 0 beyond)";
             }
             return set_error(-EINVAL, why);
         }
@@ -442,8 +427,8 @@ HPU_EXPORT int hpu_kernel_load_file(hpu_device_t *dev, const char *path, hpu_ker
         if (!f.read(bytes.data(), len))
             return set_error(-EIO, std::string("kernel binary ") + path + ": read error");
         const int err = hpu_kernel_load(dev, bytes.data(), bytes.size(), out);
-        if (err < 0 && std::string_view(hpu_last_error()).substr(0, 13) == "kernel binary")
-            (void)set_error(err, std::string(path) + ": " + hpu_last_error());
+        if (err < 0 && !g_last_error.empty())
+            (void)set_error(err, std::string(path) + ": " + g_last_error);
         return err;
     });
 }

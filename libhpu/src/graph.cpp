@@ -23,6 +23,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -34,7 +35,6 @@
 #include "common.h"
 #include "compute.h"
 #include "device.h"
-#include "hw/hpu_regs.h"
 #include "kmd.h"
 #include "queue.h"
 
@@ -56,7 +56,7 @@ struct Node {
     std::uint64_t dst = 0;
     std::uint64_t src = 0; // or the memset pattern
     std::uint64_t size = 0;
-    std::shared_ptr<hpu_kernel> kernel; // a handle of the graph's own
+    hpu_kernel kernel;         // a handle of the graph's own on the caller's kernel
     std::vector<hpu_tensor> tensors;
     std::vector<std::uint32_t> scalars;
     hpu_launch launch{};
@@ -87,6 +87,7 @@ struct hpu_graph {
     bool compiled = false;
     unsigned int used = 0;            // bit s: slot s has nodes
     unsigned int join = 0;            // slot of the join job
+    std::array<std::uint32_t, hpu::detail::kSlots> signals{}; // nodes of each slot that signal
     std::array<std::array<hpu::detail::ListPtr, hpu::detail::kSlots>, 2> lists;
     std::array<std::array<std::uint32_t, hpu::detail::kSlots>, 2> sob{};
     std::vector<std::uint32_t> sobs_held; // reserved through hpu_sob_alloc
@@ -100,13 +101,6 @@ struct hpu_graph {
 namespace hpu::detail {
 
 namespace {
-
-constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
-
-bool range_ok(std::uint64_t va, std::uint64_t size)
-{
-    return size != 0 && va < kVaLimit && size <= kVaLimit - va;
-}
 
 int check_deps(const hpu_graph *g, const std::uint32_t *deps, std::size_t n)
 {
@@ -193,7 +187,7 @@ int reserve_sobs(hpu_graph *g, unsigned int slots)
 }
 
 // Records node n into cl (parity p).
-int record_node(hpu_graph *g, Node &n, hpu_cmdlist *cl, unsigned int p)
+int record_node(Node &n, hpu_cmdlist *cl, unsigned int p)
 {
     switch (n.kind) {
     case Kind::Copy:
@@ -205,28 +199,21 @@ int record_node(hpu_graph *g, Node &n, hpu_cmdlist *cl, unsigned int p)
     case Kind::Launch: {
         n.launch.tensors = n.tensors.data();
         n.launch.scalars = n.scalars.data();
-        if (const int err = hpu_cmd_launch(cl, n.kernel.get(), &n.launch); err < 0)
-            return err;
-        const std::size_t sz = launch_size(*n.kernel->img);
-        hpu_buffer *chunk = cl->data.chunks.back().get();
-        n.desc.at(p) = static_cast<std::uint8_t *>(chunk->mmap_addr) + cl->data.chunk_used - sz; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-        return 0;
+        return record_launch(cl, &n.kernel, &n.launch, &n.desc.at(p));
     }
     }
-    (void)g;
     return -EINVAL;
 }
 
 // One slot's job of parity p.
 int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl)
 {
-    const bool multi = (g->used & (g->used - 1)) != 0;
+    const bool multi = std::popcount(g->used) > 1;
     if (multi) {
         if (const int err = hpu_cmd_sob_update(cl, g->sob.at(1 - p).at(slot), HPU_SOB_SET, 0); err < 0)
             return err;
     }
     std::array<std::uint32_t, kSlots> waited{};
-    std::uint32_t own = 0;
     for (Node &n : g->nodes) {
         if (n.slot != slot)
             continue;
@@ -243,31 +230,24 @@ int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl
                 waited.at(t) = need.at(t);
             }
         }
-        if (const int err = record_node(g, n, cl, p); err < 0)
+        if (const int err = record_node(n, cl, p); err < 0)
             return err;
         if (n.signals) {
             if (const int err = hpu_cmd_sob_update(cl, g->sob.at(p).at(slot), HPU_SOB_ADD, 1); err < 0)
                 return err;
-            ++own;
         }
     }
     if (!multi)
         return 0;
     if (slot != g->join)
         return hpu_cmd_sob_update(cl, g->sob.at(p).at(slot), HPU_SOB_ADD, 1);
-    // The join: every other slot's last count.
+    // The join: every other slot's last count, one past its signalling nodes.
     for (unsigned int t = 0; t < kSlots; ++t) {
         if ((g->used & (1U << t)) == 0 || t == slot)
             continue;
-        std::uint32_t final_count = 1;
-        for (const Node &n : g->nodes) {
-            if (n.slot == t && n.signals)
-                ++final_count;
-        }
-        if (const int err = hpu_cmd_wait_sob(cl, g->sob.at(p).at(t), final_count, HPU_WAIT_GE); err < 0)
+        if (const int err = hpu_cmd_wait_sob(cl, g->sob.at(p).at(t), g->signals.at(t) + 1, HPU_WAIT_GE); err < 0)
             return err;
     }
-    (void)own;
     return 0;
 }
 
@@ -286,17 +266,13 @@ int compile(hpu_graph *g)
                 g->nodes.at(d).signals = true;
         }
     }
-    std::array<std::uint32_t, kSlots> counts{};
+    g->signals = {};
     for (Node &n : g->nodes) {
         if (n.signals)
-            n.count = ++counts.at(n.slot);
+            n.count = ++g->signals.at(n.slot);
     }
     g->join = g->nodes.back().slot;
-    unsigned int slots = 0;
-    for (unsigned int s = 0; s < kSlots; ++s) {
-        if ((g->used & (1U << s)) != 0)
-            ++slots;
-    }
+    const auto slots = static_cast<unsigned int>(std::popcount(g->used));
     if (const int err = reserve_sobs(g, slots); err < 0)
         return err;
     std::size_t next = 0;
@@ -436,15 +412,19 @@ int graph_free(hpu_graph *g) noexcept
     return err;
 }
 
-// A handle of the graph's own on the caller's kernel (the caller may
-// destroy theirs).
-std::shared_ptr<hpu_kernel> own_kernel(const hpu_kernel *k)
+// A copy (src an address) or memset (src the pattern) node on the DMA slot.
+int add_dma(hpu_graph *g, Kind kind, std::uint64_t dst, std::uint64_t src, std::uint64_t size,
+            const std::uint32_t *deps, std::size_t num_deps)
 {
-    auto copy = std::make_shared<hpu_kernel>();
-    copy->dev = k->dev;
-    copy->epoch = k->epoch;
-    copy->img = k->img;
-    return copy;
+    return guarded([&]() {
+        Node n;
+        n.kind = kind;
+        n.slot = kSlotDma;
+        n.dst = dst;
+        n.src = src;
+        n.size = size;
+        return add_node(g, std::move(n), deps, num_deps);
+    });
 }
 
 } // namespace
@@ -498,15 +478,7 @@ HPU_EXPORT int hpu_graph_add_copy(hpu_graph_t *g, uint64_t dst_va, uint64_t src_
         return -EINVAL;
     if (!range_ok(dst_va, size) || !range_ok(src_va, size))
         return set_error(-EINVAL, "graph copy: size 0 or a range beyond the 48-bit address space");
-    return guarded([&]() {
-        Node n;
-        n.kind = Kind::Copy;
-        n.slot = kSlotDma;
-        n.dst = dst_va;
-        n.src = src_va;
-        n.size = size;
-        return add_node(g, std::move(n), deps, num_deps);
-    });
+    return add_dma(g, Kind::Copy, dst_va, src_va, size, deps, num_deps);
 }
 
 HPU_EXPORT int hpu_graph_add_memset(hpu_graph_t *g, uint64_t dst_va, uint64_t pattern, uint64_t size,
@@ -517,15 +489,7 @@ HPU_EXPORT int hpu_graph_add_memset(hpu_graph_t *g, uint64_t dst_va, uint64_t pa
         return -EINVAL;
     if (!range_ok(dst_va, size))
         return set_error(-EINVAL, "graph memset: size 0 or a range beyond the 48-bit address space");
-    return guarded([&]() {
-        Node n;
-        n.kind = Kind::Memset;
-        n.slot = kSlotDma;
-        n.dst = dst_va;
-        n.src = pattern;
-        n.size = size;
-        return add_node(g, std::move(n), deps, num_deps);
-    });
+    return add_dma(g, Kind::Memset, dst_va, pattern, size, deps, num_deps);
 }
 
 HPU_EXPORT int hpu_graph_add_launch(hpu_graph_t *g, const hpu_kernel_t *k, const struct hpu_launch *l,
@@ -546,7 +510,7 @@ HPU_EXPORT int hpu_graph_add_launch(hpu_graph_t *g, const hpu_kernel_t *k, const
         Node n;
         n.kind = Kind::Launch;
         n.slot = kSlotTpc;
-        n.kernel = own_kernel(k);
+        n.kernel = *k; // the graph's own handle: the caller may destroy theirs
         n.tensors.assign(l->tensors, l->tensors + l->num_tensors); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         n.scalars.assign(l->scalars, l->scalars + l->num_scalars); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         n.launch = *l;

@@ -21,6 +21,7 @@
 #include "queue.h"
 
 #include "common.h"
+#include "compute.h"
 #include "device.h"
 #include "drm/hpu_accel.h"
 #include "fence.h"
@@ -28,7 +29,6 @@
 #include "kmd.h"
 #include "memory.h"
 #include "packets.h"
-#include "compute.h"
 
 using hpu::detail::BufferPtr;
 using hpu::detail::guarded;
@@ -41,7 +41,6 @@ constexpr std::size_t kInitialCapacity = 4096;
 constexpr std::size_t kMaxCapacity = HPU_CB_MAX_SIZE;
 // Eager command lists a queue keeps (and jobs it lets run before waiting).
 constexpr std::size_t kEagerPool = 64;
-constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
 // Size of each HOST buffer holding a command list's descriptors.
 constexpr std::size_t kDataChunk = std::size_t{64} * 1024;
 
@@ -133,11 +132,6 @@ int reserve(hpu_cmdlist *cl, std::size_t bytes)
         return err; // nb is freed; the list is unchanged
     cl->buf = std::move(nb);
     return 0;
-}
-
-bool range_ok(std::uint64_t va, std::uint64_t size)
-{
-    return size != 0 && va < kVaLimit && size <= kVaLimit - va;
 }
 
 // LIN_DMA packets for [dst, dst + size), in chunks of at most 4 GiB.
@@ -281,35 +275,6 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     return 0;
 }
 
-int cmd_data_alloc(hpu_cmdlist *cl, std::size_t bytes, std::uint8_t *&host, std::uint64_t &va)
-{
-    if (bytes == 0 || bytes % 64 != 0 || bytes > kDataChunk)
-        return -EINVAL;
-    CmdData &d = cl->data;
-    if (d.chunks.empty() || d.chunk_used + bytes > d.chunks.back()->size) {
-        BufferPtr nb;
-        if (const int err = buffer_create(cl->dev, kDataChunk, HPU_MEM_HOST | HPU_MEM_READONLY, nb); err < 0)
-            return err;
-        d.chunks.push_back(std::move(nb));
-        d.chunk_used = 0;
-    }
-    hpu_buffer *b = d.chunks.back().get();
-    host = static_cast<std::uint8_t *>(b->mmap_addr) + d.chunk_used; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-    va = b->map_va + d.chunk_used;
-    std::memset(host, 0, bytes);
-    d.chunk_used += bytes;
-    return 0;
-}
-
-int record_addr_packet(hpu_cmdlist *cl, std::uint32_t opcode, std::uint64_t addr)
-{
-    if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
-        return err;
-    pkt::addr_packet(cb_ptr(cl) + cl->used, opcode, addr); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-    cl->used += pkt::kAddrPacketSize;
-    return 0;
-}
-
 namespace {
 
 int submit(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, size_t num_waits,
@@ -391,29 +356,28 @@ constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
     return engine_class;
 }
 
-// Records a launch: its descriptor into the list's data, the packet, and
-// a reference to the kernel. On failure the list is as before.
-int record_launch(hpu_cmdlist *cl, const hpu_kernel_t *k, const hpu_launch *l)
+// Records a TPC_LAUNCH or MME_GEMM packet and its descriptor desc, copied
+// into the list's data (64-byte aligned, never moved); returns the copy's
+// host address. On failure the list is as before.
+int record_desc(hpu_cmdlist *cl, std::uint32_t opcode, std::span<const std::uint8_t> desc, std::uint8_t *&host)
 {
-    if (cl == nullptr || k == nullptr)
-        return set_error(-EINVAL, "launch: command list or kernel is NULL");
-    if (stale(cl->dev, cl->epoch) || stale(k->dev, k->epoch))
-        return -ENODEV;
-    if (k->dev != cl->dev)
-        return set_error(-EXDEV, "launch: the kernel was loaded on another device");
-    std::vector<std::uint8_t> desc(launch_size(*k->img), 0);
-    if (const int err = encode_launch(*k->img, l, desc.data()); err < 0)
-        return err;
     if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
         return err;
-    cl->data.kernels.reserve(cl->data.kernels.size() + 1);
-    std::uint8_t *host = nullptr;
-    std::uint64_t va = 0;
-    if (const int err = cmd_data_alloc(cl, desc.size(), host, va); err < 0)
-        return err;
+    CmdData &d = cl->data;
+    if (d.chunks.empty() || d.chunk_used + desc.size() > d.chunks.back()->size) {
+        BufferPtr nb;
+        if (const int err = buffer_create(cl->dev, kDataChunk, HPU_MEM_HOST | HPU_MEM_READONLY, nb); err < 0)
+            return err;
+        d.chunks.push_back(std::move(nb));
+        d.chunk_used = 0;
+    }
+    const hpu_buffer *b = d.chunks.back().get();
+    host = static_cast<std::uint8_t *>(b->mmap_addr) + d.chunk_used; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     std::memcpy(host, desc.data(), desc.size());
-    cl->data.kernels.push_back(k->img);
-    return record_addr_packet(cl, HPU_PKT_TPC_LAUNCH, va); // room reserved: cannot fail
+    pkt::addr_packet(cb_ptr(cl) + cl->used, opcode, b->map_va + d.chunk_used); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    d.chunk_used += desc.size();
+    cl->used += pkt::kAddrPacketSize;
+    return 0;
 }
 
 int record_gemm(hpu_cmdlist *cl, const hpu_gemm *g)
@@ -425,15 +389,34 @@ int record_gemm(hpu_cmdlist *cl, const hpu_gemm *g)
     std::array<std::uint8_t, HPU_MME_DESC_SIZE> desc{};
     if (const int err = encode_gemm(g, desc.data()); err < 0)
         return err;
-    if (const int err = reserve(cl, pkt::kAddrPacketSize); err < 0)
-        return err;
     std::uint8_t *host = nullptr;
-    std::uint64_t va = 0;
-    if (const int err = cmd_data_alloc(cl, desc.size(), host, va); err < 0)
-        return err;
-    std::memcpy(host, desc.data(), desc.size());
-    return record_addr_packet(cl, HPU_PKT_MME_GEMM, va);
+    return record_desc(cl, HPU_PKT_MME_GEMM, desc, host);
 }
+
+} // namespace
+
+int record_launch(hpu_cmdlist *cl, const hpu_kernel_t *k, const hpu_launch *l, std::uint8_t **desc_host)
+{
+    if (cl == nullptr || k == nullptr)
+        return set_error(-EINVAL, "launch: command list or kernel is NULL");
+    if (stale(cl->dev, cl->epoch) || stale(k->dev, k->epoch))
+        return -ENODEV;
+    if (k->dev != cl->dev)
+        return set_error(-EXDEV, "launch: the kernel was loaded on another device");
+    std::vector<std::uint8_t> desc(launch_size(*k->img), 0);
+    if (const int err = encode_launch(*k->img, l, desc.data()); err < 0)
+        return err;
+    cl->data.kernels.reserve(cl->data.kernels.size() + 1); // the push below cannot throw
+    std::uint8_t *host = nullptr;
+    if (const int err = record_desc(cl, HPU_PKT_TPC_LAUNCH, desc, host); err < 0)
+        return err;
+    cl->data.kernels.push_back(k->img);
+    if (desc_host != nullptr)
+        *desc_host = host;
+    return 0;
+}
+
+namespace {
 
 } // namespace
 
@@ -610,7 +593,7 @@ HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value,
 HPU_EXPORT int hpu_cmd_launch(hpu_cmdlist_t *cl, const hpu_kernel_t *k, const struct hpu_launch *l)
 {
     clear_error();
-    return guarded([&]() { return record_launch(cl, k, l); });
+    return guarded([&]() { return record_launch(cl, k, l, nullptr); });
 }
 
 HPU_EXPORT int hpu_cmd_gemm(hpu_cmdlist_t *cl, const struct hpu_gemm *g)
@@ -623,7 +606,7 @@ HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const str
                                 const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out)
 {
     clear_error();
-    return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_launch(cl, k, l); });
+    return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_launch(cl, k, l, nullptr); });
 }
 
 HPU_EXPORT int hpu_queue_gemm(hpu_queue_t *q, const struct hpu_gemm *g, const hpu_fence_t *const *waits,

@@ -15,6 +15,7 @@
 
 #include "compute.h"
 #include "hpu/hpu.h"
+#include "hw/hpu_regs.h"
 #include "kmd.h"
 #include "memory.h"
 
@@ -65,11 +66,17 @@ struct hpu_queue {
 
 namespace hpu::detail {
 
-// Room for bytes (a multiple of 64, at most 64 KiB) of device-read data in
-// cl, 64-byte aligned: its host address and device address.
-int cmd_data_alloc(hpu_cmdlist *cl, std::size_t bytes, std::uint8_t *&host, std::uint64_t &va);
-// Records one 16-byte packet (opcode, zero word, u64 address) into cl.
-int record_addr_packet(hpu_cmdlist *cl, std::uint32_t opcode, std::uint64_t addr);
+// Whether [va, va + size) is a non-empty range of the device's 48-bit
+// address space.
+inline bool range_ok(std::uint64_t va, std::uint64_t size)
+{
+    constexpr std::uint64_t kVaLimit = 1ULL << HPU_VA_BITS;
+    return size != 0 && va < kVaLimit && size <= kVaLimit - va;
+}
+// Records a launch of k (the work of hpu_cmd_launch()); *desc_host, when
+// desc_host is not null, receives the host address of its descriptor in
+// the list's data, where its scalars may be rewritten while no job reads it.
+int record_launch(hpu_cmdlist *cl, const hpu_kernel_t *k, const hpu_launch *l, std::uint8_t **desc_host);
 // Submits cl on q after waits (hpu_fence handles) and the raw syncobj
 // points of extra_waits; signals out (may be null) and extra_signals.
 int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,

@@ -95,6 +95,24 @@ std::uint32_t bits(float f)
     return u;
 }
 
+// An FP32 GEMM D (m x n) = A (m x k) B (k x n), packed, alpha 1, no C.
+hpu_gemm gemm_f32(std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint64_t a, std::uint64_t b,
+                  std::uint64_t d)
+{
+    hpu_gemm g{};
+    g.size = sizeof(g);
+    g.in_dtype = HPU_DTYPE_FP32;
+    g.out_dtype = HPU_DTYPE_FP32;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = a;
+    g.b = b;
+    g.d = d;
+    g.alpha = 1.0F;
+    return g;
+}
+
 // Host reference of a row-major GEMM D = A (m x k) B (k x n) + bias.
 std::vector<float> ref_gemm(const float *a, const float *b, const float *bias, std::uint32_t m, std::uint32_t n,
                             std::uint32_t k)
@@ -181,20 +199,10 @@ TEST_CASE("libhpu: GEMM with bias and ReLU on both MMEs against the host", "[com
     for (std::uint32_t mme = 0; mme < 2; ++mme) {
         const Queue q(dev.get(), HPU_ENGINE_CLASS_MME, mme);
         std::memset(d.host_ptr(), 0xff, std::uint64_t{m} * n * 4);
-        hpu_gemm g{};
-        g.size = sizeof(g);
+        hpu_gemm g = gemm_f32(m, n, k, a.va(), b.va(), d.va());
         g.flags = HPU_GEMM_BIAS;
         g.act = HPU_GEMM_ACT_RELU;
-        g.in_dtype = HPU_DTYPE_FP32;
-        g.out_dtype = HPU_DTYPE_FP32;
-        g.m = m;
-        g.n = n;
-        g.k = k;
-        g.a = a.va();
-        g.b = b.va();
-        g.d = d.va();
         g.bias = bias.va();
-        g.alpha = 1.0F;
         hpu_fence_t *f = nullptr;
         INFO(hpu_last_error());
         REQUIRE(hpu_queue_gemm(q.q, &g, nullptr, 0, &f) == 0);
@@ -230,17 +238,7 @@ TEST_CASE("libhpu: a graph of copy, GEMM and TPC work across four engines, launc
     const int copy_in = hpu_graph_add_copy(g, a.va(), src.va(), std::uint64_t{m} * k * 4, nullptr, 0);
     REQUIRE(copy_in == 0);
     // Two GEMMs (they alternate between MME0 and MME1) after the copy.
-    hpu_gemm gm{};
-    gm.size = sizeof(gm);
-    gm.in_dtype = HPU_DTYPE_FP32;
-    gm.out_dtype = HPU_DTYPE_FP32;
-    gm.m = m;
-    gm.n = n;
-    gm.k = k;
-    gm.a = a.va();
-    gm.b = b.va();
-    gm.alpha = 1.0F;
-    gm.d = d0.va();
+    hpu_gemm gm = gemm_f32(m, n, k, a.va(), b.va(), d0.va());
     const auto dep_in = static_cast<std::uint32_t>(copy_in);
     const int g0 = hpu_graph_add_gemm(g, &gm, &dep_in, 1);
     gm.alpha = 2.0F;

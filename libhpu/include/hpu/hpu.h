@@ -974,7 +974,8 @@ HPU_EXPORT int hpu_kernel_get_info(const hpu_kernel_t *k, struct hpu_kernel_info
 /**
  * hpu_kernel_destroy() - drop a handle. Command lists and graphs that
  * recorded a launch of the kernel keep its binary until they no longer
- * need it. NULL is a no-op.
+ * need it. As buffers, destroy every handle (and those lists and graphs)
+ * before hpu_close(). NULL is a no-op.
  */
 HPU_EXPORT int hpu_kernel_destroy(hpu_kernel_t *k);
 
