@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # hpu: one entry point.
-#   make run       set up what is missing, build, boot a guest with two HPUs, show hpu-smi
+#   make run       set up what is missing, build, boot a guest with two HPUs: the operator's
+#                  view (hpu-smi, sensors, devlink), then training on the HPU, eager and
+#                  lazy, beside the same training on the host CPU (Documentation/training.md)
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
@@ -53,8 +55,21 @@ check: all
 	@bash tools/dev/check-emu.sh
 	@bash tools/dev/check-tidy.sh $(BUILD)
 
+# The CPU reference of the training demo runs natively on the host (the
+# guest's CPU is emulated), once per build of hpu-train; the guest compares.
+# The dataset is inflated once on the host (the guest would take seconds).
+TRAIN := $(BUILD)/tools/hpu-train/hpu-train
+TRAIN_DATA := $(BUILD)/train/data
 run: all
-	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 300 -- tests/vm/demo.sh
+	@mkdir -p $(TRAIN_DATA) && for f in /usr/share/datasets/fashion-mnist/*-ubyte.gz; do \
+		o=$(TRAIN_DATA)/$$(basename $$f .gz); [ -s $$o ] || { gzip -dc $$f > $$o.tmp && mv $$o.tmp $$o; } || exit 1; \
+	done
+	@for m in linear mlp; do \
+		f=$(BUILD)/train/cpu-$$m.txt; [ "$$f" -nt $(TRAIN) ] && continue; \
+		echo "hpu-train: the $$m model on the host CPU (the reference for the HPU run)"; \
+		$(TRAIN) --device cpu --model $$m --data $(TRAIN_DATA) --save $$f.tmp | tail -n 1 && mv $$f.tmp $$f || exit 1; \
+	done
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 -- tests/vm/demo.sh
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)

@@ -42,7 +42,7 @@ VM_ALLOW = []
 
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
-             "-telemetry", "-smi", "-firmware", "-security", "-hard-reset")
+             "-telemetry", "-smi", "-firmware", "-security", "-hard-reset", "-compute", "-train")
 
 results = []
 

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 # The `make run` demo, run inside the guest: load the driver (which boots the
 # signed firmware), then show what an operator sees: hpu-smi, the hwmon
-# sensors and devlink.
+# sensors and devlink; then train the seed's model (and an MLP with AdamW)
+# on Fashion-MNIST on the HPU, eager and lazy, beside the CPU reference that
+# make run computed on the host (Documentation/training.md).
 set -e
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 SMI=$REPO/build/tools/hpu-smi/hpu-smi
+TRAIN=$REPO/build/tools/hpu-train/hpu-train
 modprobe -a drm drm_buddy drm_shmem_helper gpu-sched
 insmod "$REPO/kernel/hpu.ko"
 # Let the firmware's sensors settle for a moment.
@@ -29,4 +32,12 @@ devlink health show
 echo
 echo "\$ dmesg | grep hpu | grep firmware"
 dmesg | grep hpu | grep -i firmware || true
+for m in linear mlp; do
+	echo
+	echo "\$ hpu-train --model $m --mode both --compare build/train/cpu-$m.txt"
+	"$TRAIN" --model $m --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-$m.txt"
+done
+echo
+echo "\$ hpu-smi   # after training"
+"$SMI"
 rmmod hpu

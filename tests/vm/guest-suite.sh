@@ -137,13 +137,16 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]~[compute]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]~[compute]~[train]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
 # Issue 11: the compute engines' queues (TPC, MME): packets, errors and
 # their events, a hung TPC stream recovered without a reset, busy time.
 vmtests "-compute" 120 "[compute]"
+# Training on the HPU: the linear model and the MLP, eager, lazy and on the
+# CPU reference, on the first 1000 Fashion-MNIST images.
+vmtests "-train" 300 "[train]"
 
 # Issue 4: errors, timeouts, reset and recovery (RECOVERY lines of the
 # tests go to $OUT/recovery.txt). The destructive ones (hard resets) last.

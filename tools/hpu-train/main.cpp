@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// hpu-train: train the getting-started model (or an MLP) on Fashion-MNIST
+// on the HPU and/or the host CPU, and compare them (Documentation/training.md).
+//
+// Copyright (c) 2026 The hpu authors
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "train.h"
+#include "train_hpu.h"
+
+namespace {
+
+using namespace hpu_train;
+
+const char *const kUsage =
+    "usage: hpu-train [options]\n"
+    "  --model linear|mlp     the seed's model (Flatten -> Dense 10, SGD lr 0.01) or\n"
+    "                         an MLP (Dense 128 ReLU -> Dense 10, AdamW lr 1e-3); linear\n"
+    "  --device cpu|hpu       where to train; hpu\n"
+    "  --mode eager|lazy|both HPU execution mode; both (eager, then lazy)\n"
+    "  --epochs N             5;  --batch N  128\n"
+    "  --limit N              use only the first N training images (0: all)\n"
+    "  --test-limit N         use only the first N test images (0: all)\n"
+    "  --max-steps N          at most N steps per epoch (0: all)\n"
+    "  --data DIR             the dataset; /usr/share/datasets/fashion-mnist\n"
+    "  --hpu N                the HPU's index (/dev/accel/accelN); 0\n"
+    "  --seed N               initial parameters and batch order; 2026\n"
+    "  --save FILE            (cpu) write the result for --compare\n"
+    "  --compare FILE         (hpu) print the CPU result of FILE beside the HPU's and\n"
+    "                         fail when the final accuracies differ by more than\n"
+    "  --max-diff P           percentage points; 0.5\n";
+
+struct Args {
+    Config cfg;
+    std::string device = "hpu";
+    std::vector<Mode> modes{Mode::Eager, Mode::Lazy};
+    std::uint32_t limit = 0;
+    std::uint32_t test_limit = 0;
+    std::uint32_t max_steps = 0;
+    unsigned int hpu = 0;
+    std::string data = "/usr/share/datasets/fashion-mnist";
+    std::string save;
+    std::string compare;
+    double max_diff = 0.5;
+};
+
+[[noreturn]] void usage_error(const std::string &why)
+{
+    std::fprintf(stderr, "hpu-train: %s\n%s", why.c_str(), kUsage);
+    std::exit(2);
+}
+
+std::uint32_t number(const std::string &opt, const std::string &v)
+{
+    char *end = nullptr;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n > UINT32_MAX)
+        usage_error(opt + ": not a number: " + v);
+    return static_cast<std::uint32_t>(n);
+}
+
+Args parse(int argc, char **argv)
+{
+    Args a;
+    const std::vector<std::string> args(argv + 1, argv + argc); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &o = args[i];
+        if (o == "-h" || o == "--help") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        }
+        if (i + 1 >= args.size())
+            usage_error(o + ": missing value or unknown option");
+        const std::string &v = args[++i];
+        if (o == "--model") {
+            if (v != "linear" && v != "mlp")
+                usage_error("--model: linear or mlp, not " + v);
+            a.cfg.model = v == "linear" ? ModelKind::Linear : ModelKind::Mlp;
+        } else if (o == "--device") {
+            if (v != "cpu" && v != "hpu")
+                usage_error("--device: cpu or hpu, not " + v);
+            a.device = v;
+        } else if (o == "--mode") {
+            if (v == "eager")
+                a.modes = {Mode::Eager};
+            else if (v == "lazy")
+                a.modes = {Mode::Lazy};
+            else if (v == "both")
+                a.modes = {Mode::Eager, Mode::Lazy};
+            else
+                usage_error("--mode: eager, lazy or both, not " + v);
+        } else if (o == "--epochs") {
+            a.cfg.epochs = number(o, v);
+        } else if (o == "--batch") {
+            a.cfg.batch = number(o, v);
+            if (a.cfg.batch == 0)
+                usage_error("--batch: must be at least 1");
+        } else if (o == "--limit") {
+            a.limit = number(o, v);
+        } else if (o == "--test-limit") {
+            a.test_limit = number(o, v);
+        } else if (o == "--max-steps") {
+            a.max_steps = number(o, v);
+        } else if (o == "--data") {
+            a.data = v;
+        } else if (o == "--hpu") {
+            a.hpu = number(o, v);
+        } else if (o == "--seed") {
+            a.cfg.seed = number(o, v);
+        } else if (o == "--save") {
+            a.save = v;
+        } else if (o == "--compare") {
+            a.compare = v;
+        } else if (o == "--max-diff") {
+            a.max_diff = std::strtod(v.c_str(), nullptr);
+        } else {
+            usage_error("unknown option " + o);
+        }
+    }
+    return a;
+}
+
+void print_epoch(const Result &r, std::size_t e, std::uint32_t epochs)
+{
+    const EpochResult &er = r.epochs[e];
+    std::printf("[%-9s] epoch %zu/%u: loss %.4f  test accuracy %6.2f %%  (%.1f s)\n", r.name.c_str(), e + 1, epochs,
+                er.loss, er.accuracy, er.seconds);
+}
+
+void print_table(const std::vector<Result> &rs)
+{
+    std::printf("\n%-6s", "epoch");
+    for (const Result &r : rs)
+        std::printf(" | %-9s %7s %7s %7s", r.name.c_str(), "loss", "acc %", "s");
+    std::printf("\n");
+    std::size_t n = 0;
+    for (const Result &r : rs)
+        n = std::max(n, r.epochs.size());
+    for (std::size_t e = 0; e < n; ++e) {
+        std::printf("%-6zu", e + 1);
+        for (const Result &r : rs) {
+            if (e < r.epochs.size())
+                std::printf(" | %-9s %7.4f %7.2f %7.1f", "", r.epochs[e].loss, r.epochs[e].accuracy, r.epochs[e].seconds);
+            else
+                std::printf(" | %-9s %7s %7s %7s", "", "-", "-", "-");
+        }
+        std::printf("\n");
+    }
+}
+
+int run(const Args &a)
+{
+    const Dataset train = load_mnist(a.data, true, a.limit);
+    const Dataset test = load_mnist(a.data, false, a.test_limit);
+    std::printf("hpu-train: %s\n", describe(a.cfg, train.pixels).c_str());
+    std::printf("hpu-train: data %s: %u training and %u test images\n", a.data.c_str(), train.count, test.count);
+    std::fflush(stdout);
+    if (a.device == "cpu") {
+        const Result r = train_cpu(a.cfg, train, test);
+        for (std::size_t e = 0; e < r.epochs.size(); ++e)
+            print_epoch(r, e, a.cfg.epochs);
+        if (!a.save.empty())
+            save_result(a.save, r);
+        return 0;
+    }
+    std::vector<Result> rs;
+    if (!a.compare.empty())
+        rs.push_back(load_result(a.compare));
+    std::optional<std::vector<float>> first_params;
+    int rc = 0;
+    for (const Mode m : a.modes) {
+        HpuOptions o;
+        o.device_index = a.hpu;
+        o.mode = m;
+        o.max_steps = a.max_steps;
+        Result r = train_hpu(a.cfg, train, test, o);
+        for (std::size_t e = 0; e < r.epochs.size(); ++e)
+            print_epoch(r, e, a.cfg.epochs);
+        std::fflush(stdout);
+        if (!first_params) {
+            first_params = r.params;
+        } else if (*first_params == r.params) {
+            std::printf("hpu-train: eager and lazy mode end with bit-identical parameters\n");
+        } else {
+            std::printf("hpu-train: FAIL: eager and lazy mode end with different parameters\n");
+            rc = 1;
+        }
+        r.params.clear();
+        rs.push_back(std::move(r));
+    }
+    print_table(rs);
+    if (!a.compare.empty()) {
+        const Result &cpu = rs.front();
+        if (cpu.epochs.empty()) {
+            std::printf("hpu-train: FAIL: %s holds no epoch\n", a.compare.c_str());
+            return 1;
+        }
+        for (std::size_t i = 1; i < rs.size(); ++i) {
+            if (rs[i].epochs.empty())
+                continue;
+            const double d = rs[i].epochs.back().accuracy - cpu.epochs.back().accuracy;
+            const bool ok = std::fabs(d) <= a.max_diff;
+            std::printf("hpu-train: %s: final test accuracy %.2f %% vs cpu %.2f %%: %+.2f points (%s, limit %.2f)\n",
+                        rs[i].name.c_str(), rs[i].epochs.back().accuracy, cpu.epochs.back().accuracy, d,
+                        ok ? "agree" : "FAIL", a.max_diff);
+            if (!ok)
+                rc = 1;
+        }
+    }
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const Args a = parse(argc, argv);
+    try {
+        return run(a);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hpu-train: %s\n", e.what());
+        return 1;
+    }
+}
