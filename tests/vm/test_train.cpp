@@ -107,7 +107,7 @@ TEST_CASE("training: the linear model with SGD, eager and lazy, against the CPU"
     }
     CHECK(eager.epochs.back().loss < eager.epochs.front().loss);
     // Plain SGD keeps the rounding differences of the GEMMs' summation order small.
-    const Diff d = compare(eager.params, cpu.params, 1e-6, 1e-4);
+    const Diff d = compare(eager.params, cpu.params, 1e-6, 1e-5);
     INFO("worst parameter difference " << d.worst << " of the bound");
     CHECK(d.over == 0);
 }
@@ -129,13 +129,11 @@ TEST_CASE("training: the MLP with AdamW, eager and lazy, against the CPU", "[tra
         CHECK(std::fabs(eager.epochs[e].loss - cpu.epochs[e].loss) <= 1e-3 * cpu.epochs[e].loss);
     }
     CHECK(eager.epochs.back().loss < eager.epochs.front().loss);
-    // AdamW divides by the root of the second moment: a parameter whose
-    // gradient is almost zero moves by about lr whatever its sign, so a
-    // rounding difference can flip a few tiny updates. All but 0.1 % of the
-    // parameters agree to 1e-4 relative, none by more than the updates.
+    // AdamW divides by the root of the second moment, which makes a
+    // parameter with a nearly zero gradient sensitive to its rounding; on
+    // these steps all of them still agree to 1e-4 relative.
     const Diff d = compare(eager.params, cpu.params, 1e-5, 1e-4);
-    INFO("worst parameter difference " << d.worst << ", " << d.over << " of " << cpu.params.size() << " over");
-    CHECK(d.over * 1000 <= cpu.params.size());
-    const Diff bound = compare(eager.params, cpu.params, 2.0 * cfg.lr() * static_cast<double>(eager.steps), 0);
-    CHECK(bound.over == 0);
+    INFO("worst parameter difference " << d.worst << " of the bound, " << d.over << " of " << cpu.params.size()
+                                       << " over");
+    CHECK(d.over == 0);
 }
