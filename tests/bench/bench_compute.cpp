@@ -9,8 +9,10 @@
 //   - one AdamW step (adamw_f32) over 10 million parameters (ms).
 // Each figure: one warm-up run, its result checked once against a host
 // computation (an "ERROR what" line when it does not match), then the
-// median of several runs, submit to fence signalled. tests/bench/
-// hpu-bench-host-compute measures the baselines on the host.
+// median of `runs` runs (default 5; three times as many of the GEMMs, which
+// are short and whose first runs after a check are often slower), submit
+// to fence signalled. tests/bench/hpu-bench-host-compute measures the
+// baselines on the host.
 //   hpu-bench-compute [device index] [runs]
 // Prints "BENCH name=value" lines; exits non-zero when something fails to
 // run or a result is wrong.
@@ -316,7 +318,7 @@ int main(int argc, char **argv)
     const int runs = argc > 2 ? std::atoi(argv[2]) : 5; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic,cert-err34-c)
     try {
         Rig r(index);
-        bench_gemms(r, runs);
+        bench_gemms(r, 3 * runs);
         bench_add(r, runs);
         bench_adamw(r, runs);
     } catch (const std::exception &e) {

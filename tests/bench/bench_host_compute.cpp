@@ -8,7 +8,8 @@
 //     both BF16 operands to FP32 (timed) and calls cblas_sgemm;
 //   - AdamW over 10 million FP32 parameters, one step, a plain C++ loop on
 //     1 thread with the update of libhpu/kernels/ref (ms per step).
-// Each figure is the median of several runs after a warm-up.
+// Each figure is the median of `runs` runs after a warm-up (default 5; three
+// times as many of the GEMMs, as hpu-bench-compute does).
 //   hpu-bench-host-compute [runs]
 //
 // Copyright (c) 2026 The hpu authors
@@ -83,11 +84,11 @@ double adamw_ms(int runs)
 
 int main(int argc, char **argv)
 {
-    const int runs = argc > 1 ? std::atoi(argv[1]) : 7; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic,cert-err34-c)
+    const int runs = argc > 1 ? std::atoi(argv[1]) : 5; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic,cert-err34-c)
     const int all = openblas_get_num_procs();
     bench::report("host_blas_threads", all);
-    gemms(runs, 1, "host_sgemm_1t_gflops", "host_bf16gemm_1t_gflops");
-    gemms(runs, all, "host_sgemm_mt_gflops", "host_bf16gemm_mt_gflops");
+    gemms(3 * runs, 1, "host_sgemm_1t_gflops", "host_bf16gemm_1t_gflops");
+    gemms(3 * runs, all, "host_sgemm_mt_gflops", "host_bf16gemm_mt_gflops");
     bench::report("host_adamw_step_ms", adamw_ms(runs));
     return 0;
 }

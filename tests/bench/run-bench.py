@@ -135,8 +135,8 @@ def print_compute(guest, host):
     print_table(rows)
     print("""
 How to read the compute ratios (above 1: the device model is faster than the
-host baseline; each guest figure is the median of 5 runs after a warm-up,
-submit to fence signalled):
+host baseline; each figure is the median of 5 runs after a warm-up, 15 for
+the GEMMs, on the HPU from submit to fence signalled):
   GEMM rows: the MMEs multiply with OpenBLAS inside QEMU, one host thread per
     product (the device property mme-threads=1, the default), and the two
     MMEs' products take turns under one lock: cblas_sgemm on the host with 1
