@@ -100,9 +100,13 @@ struct Rig {
     template <typename T>
     [[nodiscard]] T *slot(unsigned int i) const
     {
-        return static_cast<T *>(static_cast<void *>(static_cast<unsigned char *>(stage.host_ptr()) + i * kSlot));
+        void *p = static_cast<unsigned char *>(stage.host_ptr()) + i * kSlot;
+        return static_cast<T *>(p);
     }
-    [[nodiscard]] hpu::Buffer hbm(std::uint64_t bytes) const { return hpu::Buffer::create(dev, bytes, HPU_MEM_DEVICE); }
+    [[nodiscard]] hpu::Buffer hbm(std::uint64_t bytes) const
+    {
+        return hpu::Buffer::create(dev, bytes, HPU_MEM_DEVICE);
+    }
     // n elements f(i) into a new HBM buffer, through slot 0.
     template <typename T, typename F>
     [[nodiscard]] hpu::Buffer upload(std::uint64_t n, F &&f)
@@ -193,8 +197,10 @@ void bench_gemms(Rig &r, int runs)
     hpu_gemm g1 = g0;
     g1.d = d1.va();
 
-    double t = bench::median_s(runs, [&] { finish(gemm(q0, g0)); },
-                               [&] { check_gemm("sgemm on MME 0", r.download<float>(d0.va(), bytes, 0), bc::gemm_a_f32, bc::gemm_b); });
+    const auto check_f32 = [&](const char *what, const hpu::Buffer &d, unsigned int slot) {
+        check_gemm(what, r.download<float>(d.va(), bytes, slot), bc::gemm_a_f32, bc::gemm_b);
+    };
+    double t = bench::median_s(runs, [&] { finish(gemm(q0, g0)); }, [&] { check_f32("sgemm on MME 0", d0, 0); });
     bench::report("mme_sgemm_gflops", bc::kGemmFlop / t / 1e9);
 
     t = bench::median_s(runs, [&] {
@@ -203,8 +209,8 @@ void bench_gemms(Rig &r, int runs)
         finish(f0);
         finish(f1);
     }, [&] {
-        check_gemm("sgemm on both MMEs, MME 0", r.download<float>(d0.va(), bytes, 0), bc::gemm_a_f32, bc::gemm_b);
-        check_gemm("sgemm on both MMEs, MME 1", r.download<float>(d1.va(), bytes, 1), bc::gemm_a_f32, bc::gemm_b);
+        check_f32("sgemm on both MMEs, MME 0", d0, 0);
+        check_f32("sgemm on both MMEs, MME 1", d1, 1);
     });
     bench::report("mme2_sgemm_gflops", 2 * bc::kGemmFlop / t / 1e9);
 
@@ -261,7 +267,8 @@ void bench_add(Rig &r, int runs)
         const auto *got = r.download<float>(c.va(), bc::kAddBytes, 0);
         for (std::uint32_t i = 0; i < bc::kAddElems; ++i) {
             if (ref::f32_bits(got[i]) != ref::f32_bits(add_a(i) + add_b(i))) {
-                fail("add_f32: element " + std::to_string(i) + " is " + str(got[i]) + ", not " + str(add_a(i) + add_b(i)));
+                fail("add_f32: element " + std::to_string(i) + " is " + str(got[i]) + ", not " +
+                     str(add_a(i) + add_b(i)));
                 return;
             }
         }
