@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -31,6 +32,28 @@ inline double quantile(std::vector<double> &v, double q)
     std::sort(v.begin(), v.end());
     auto i = static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)));
     return v[std::min(i, v.size() - 1)];
+}
+
+// Runs fn once to warm up, then after() (say, a check of what the warm-up
+// computed), then fn `runs` times: the median of those runs, in seconds.
+template <typename F, typename G>
+double median_s(int runs, F &&fn, G &&after)
+{
+    fn();
+    after();
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        const double t0 = now_s();
+        fn();
+        t.push_back(now_s() - t0);
+    }
+    return quantile(t, 0.5);
+}
+
+template <typename F>
+double median_s(int runs, F &&fn)
+{
+    return median_s(runs, std::forward<F>(fn), [] {});
 }
 
 inline void report(const char *name, double value)

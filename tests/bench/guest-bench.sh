@@ -4,7 +4,8 @@
 # The guest side of `make bench` (tests/bench/run-bench.py boots one guest
 # with one HPU and an NVMe drive and runs this): loads the drivers, runs the
 # HPU and NVMe benchmarks and writes their "BENCH name=value" lines to
-# $HPU_OUT/bench.txt. A program that fails to run leaves "ERROR what" there.
+# $HPU_OUT/bench.txt. A program that fails to run, or finds a wrong result,
+# leaves "ERROR what" there.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${HPU_BUILD:-$REPO/build}
 OUT=${HPU_OUT:?HPU_OUT not set}
@@ -13,11 +14,11 @@ RES=$OUT/bench.txt
 
 run() { # name, command...
 	name=$1; shift
-	if "$@" > "$OUT/$name.log" 2>&1; then
-		grep '^BENCH ' "$OUT/$name.log" >> "$RES"
-	else
-		echo "ERROR $name: exit $?: $(tail -n 3 "$OUT/$name.log" | tr '\n' ' ')" >> "$RES"
-	fi
+	"$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	grep -E '^(BENCH|ERROR) ' "$OUT/$name.log" >> "$RES"
+	[ $rc -eq 0 ] ||
+		echo "ERROR $name: exit $rc: $(tail -n 3 "$OUT/$name.log" | tr '\n' ' ')" >> "$RES"
 	cat "$OUT/$name.log"
 }
 
@@ -32,5 +33,6 @@ idx=$(ls /dev/accel/ 2>/dev/null | sed -n 's/^accel//p' | head -n 1)
 
 run hpu-bench-dma "$BUILD/tests/bench/hpu-bench-dma" "${idx:-0}"
 run hpu-bench-nvme "$BUILD/tests/bench/hpu-bench-nvme" /dev/nvme0n1
+run hpu-bench-compute "$BUILD/tests/bench/hpu-bench-compute" "${idx:-0}"
 rmmod hpu || echo "ERROR hpu.ko does not unload" >> "$RES"
 exit 0

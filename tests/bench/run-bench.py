@@ -11,9 +11,22 @@
 #   NOP jobs/s at depth 64      vs  NVMe 4 KiB read IOPS at depth 64
 #   hpu-smi -q over 8 HPUs      vs  reading the same sysfs and hwmon files
 #                                   (hpu-bench-sysfs-floor), per run
+# Compute (issue 11; libhpu's 1.5 API, operands in HBM, each result checked
+# once against the host; hpu-bench-compute in the guest, hpu-bench-host-compute
+# on the host):
+#   MME sgemm 1024^3 GFLOP/s, one MME and both at once
+#                               vs  OpenBLAS cblas_sgemm, 1 thread and all threads
+#   MME GEMM 1024^3, BF16 in, FP32 out
+#                               vs  BF16 widened to FP32, then cblas_sgemm (Debian's
+#                                   OpenBLAS 0.3.21 does not export cblas_sbgemm)
+#   TPC add_f32 over 64 MiB tensors, 3 x 64 MiB moved per launch, GB/s
+#                               vs  host memcpy counted the same way (read + write)
+#   TPC adamw_f32 step over 10M parameters, ms
+#                               vs  the same update in a C++ loop, 1 thread
 #
 # One guest (one HPU, one NVMe drive backed by a temporary file) runs every
-# guest-side figure; the host memcpy runs just before and just after it.
+# guest-side figure; the host baselines run just before and just after it,
+# and the better of the two runs counts.
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -41,13 +54,105 @@ def parse(text):
     return vals, errors
 
 
-def host_memcpy(build):
-    exe = os.path.join(REPO, build, "tests", "bench", "hpu-bench-memcpy")
-    r = subprocess.run([exe, "64", "15"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+def host_bench(build, name, *args):
+    exe = os.path.join(REPO, build, "tests", "bench", name)
+    r = subprocess.run([exe, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
-        return {}, [f"hpu-bench-memcpy exit {r.returncode}: {r.stdout.strip()}"]
+        return {}, [f"{name} exit {r.returncode}: {r.stdout.strip()}"]
     return parse(r.stdout)
+
+
+def host_baselines(build):
+    vals, errors = host_bench(build, "hpu-bench-memcpy", "64", "15")
+    more, e = host_bench(build, "hpu-bench-host-compute")
+    vals.update(more)
+    return vals, errors + e
+
+
+def best(before, after):
+    """Each host figure's better run: the shorter time (*_ms), else the higher rate."""
+    out = {}
+    for k in before.keys() | after.keys():
+        v = [d[k] for d in (before, after) if k in d]
+        out[k] = min(v) if k.endswith("_ms") else max(v)
+    return out
+
+
+def ratio(x, y):
+    return f"{x / y:.3f}" if x and y else "n/a"
+
+
+def num(x):
+    if x is None:
+        return "-"
+    return f"{x:.3g}" if x < 1000 else f"{x:,.0f}"
+
+
+def print_table(rows):
+    """rows: (figure, value, unit, baseline, value, unit, ratio[, aim])."""
+    heads = ("figure", "value", "", "baseline", "value", "", "ratio", "aim")
+    cells = [(r[0], num(r[1]), r[2], r[3], num(r[4]), r[5], r[6], *r[7:]) for r in rows]
+    n = max(len(c) for c in cells)
+    cells.insert(0, heads[:n])
+    w = [max(len(c[i]) for c in cells) for i in range(n)]
+
+    def line(c):
+        return "  ".join(c[i].rjust(w[i]) if i in (1, 4, 6) else c[i].ljust(w[i])
+                         for i in range(n)).rstrip()
+    print(line(cells[0]))
+    print("-" * max(len(line(c)) for c in cells))
+    for c in cells[1:]:
+        print(line(c))
+
+
+def print_compute(guest, host):
+    """The compute figures (hpu-bench-compute) against their host baselines."""
+    g, h = guest.get, host.get
+    n = int(h("host_blas_threads", 0))
+    allt = f"{n} threads" if n else "all threads"
+    sgemm, bf16 = g("mme_sgemm_gflops"), g("mme_bf16gemm_gflops")
+    add, memcpy2 = g("tpc_add_gbps"), 2 * h("memcpy_gbps", 0.0)
+    adam, adam_host = g("tpc_adamw_step_ms"), h("host_adamw_step_ms")
+    f = "GFLOP/s"
+    rows = [
+        ("MME sgemm 1024^3", sgemm, f, "OpenBLAS sgemm, 1 thread", h("host_sgemm_1t_gflops"), f,
+         ratio(sgemm, h("host_sgemm_1t_gflops")), ">= 0.8"),
+        ("MME sgemm 1024^3", sgemm, f, f"OpenBLAS sgemm, {allt}", h("host_sgemm_mt_gflops"), f,
+         ratio(sgemm, h("host_sgemm_mt_gflops")), ">= 0.8"),
+        ("sgemm on both MMEs", g("mme2_sgemm_gflops"), f, f"OpenBLAS sgemm, {allt}",
+         h("host_sgemm_mt_gflops"), f, ratio(g("mme2_sgemm_gflops"), h("host_sgemm_mt_gflops")), "-"),
+        ("MME BF16 GEMM 1024^3", bf16, f, "BF16->FP32 + sgemm, 1 thread", h("host_bf16gemm_1t_gflops"),
+         f, ratio(bf16, h("host_bf16gemm_1t_gflops")), "-"),
+        ("MME BF16 GEMM 1024^3", bf16, f, f"BF16->FP32 + sgemm, {allt}", h("host_bf16gemm_mt_gflops"),
+         f, ratio(bf16, h("host_bf16gemm_mt_gflops")), "-"),
+        ("TPC add_f32 3x64 MiB", add, "GB/s", "host memcpy, read + write", memcpy2, "GB/s",
+         ratio(add, memcpy2), ">= 0.5"),
+        ("TPC AdamW step, 10M", adam, "ms", "C++ AdamW loop, 1 thread", adam_host, "ms",
+         ratio(adam_host, adam), "-"),
+    ]
+    print("\nCompute (libhpu 1.5, operands in HBM, every result checked once; "
+          "ratio: HPU speed / baseline speed)\n")
+    print_table(rows)
+    print("""
+How to read the compute ratios (above 1: the device model is faster than the
+host baseline; each figure is the median of 5 runs after a warm-up, 15 for
+the GEMMs, on the HPU from submit to fence signalled):
+  GEMM rows: the MMEs multiply with OpenBLAS inside QEMU, one host thread per
+    product (the device property mme-threads=1, the default), and the two
+    MMEs' products take turns under one lock: cblas_sgemm on the host with 1
+    thread is their ceiling, and both MMEs at once cannot beat one. The
+    all-threads rows say what the host CPU itself does. Eager GEMMs
+    (hpu_queue_gemm), one per job. BF16: Debian's OpenBLAS 0.3.21 declares
+    cblas_sbgemm but does not export it, so the baseline widens both BF16
+    operands to FP32 (timed) and calls cblas_sgemm, as the model does.
+  add_f32: a and b read, c written, 3 x 64 MiB per launch over its time,
+    against host memcpy counted the same way (64 MiB read and 64 MiB written
+    per copy: twice the memcpy figure of the table above). The TPC cluster is
+    an interpreter of TPC code on 8 host threads.
+  AdamW: one adamw_f32 launch over w, g, m, v (10M FP32 each); ratio = host
+    ms / HPU ms. The host loop is libhpu/kernels/ref's update (the one the
+    kernel matches bit for bit) built with the project's flags (-O2, no
+    -march), on 1 thread.""")
 
 
 def main():
@@ -66,7 +171,7 @@ def main():
     build = a.build
     errors = []
 
-    before, e = host_memcpy(build)
+    before, e = host_baselines(build)
     errors += e
 
     logdir = os.path.join(REPO, build, "bench")
@@ -75,7 +180,9 @@ def main():
     if os.path.exists(bench_txt):
         os.unlink(bench_txt)
     with tempfile.TemporaryDirectory(prefix="hpu-bench-") as tmp:
-        # The NVMe drive: 256 MiB, real data (not a sparse file).
+        # The NVMe drive: 256 MiB, real data (not a sparse file). 2 GiB of guest
+        # RAM and HBM hold the largest figures (DMA: 3 x 64 MiB; compute: 192
+        # MiB of staging in the guest, at most 192 MiB of HBM at a time).
         disk = os.path.join(tmp, "nvme.img")
         with open(disk, "wb") as f:
             chunk = os.urandom(1 << 20)
@@ -104,15 +211,12 @@ def main():
     except FileNotFoundError:
         errors.append(f"the guest wrote no {bench_txt}")
 
-    after, e = host_memcpy(build)
+    after, e = host_baselines(build)
     errors += e
-    memcpy = max(before.get("memcpy_gbps", 0.0), after.get("memcpy_gbps", 0.0))
+    host = best(before, after)
+    memcpy = host.get("memcpy_gbps", 0.0)
 
-    rows = []  # (figure, value, unit, baseline name, baseline value, ratio text)
-
-    def ratio(x, y, fmt="{:.3f}"):
-        return fmt.format(x / y) if x and y else "n/a"
-
+    rows = []  # (figure, value, unit, baseline name, baseline value, unit, ratio text)
     for key, label in (("dma_h2d_gbps", "DMA host->HBM 64 MiB"),
                        ("dma_d2h_gbps", "DMA HBM->host 64 MiB"),
                        ("dma_d2d_gbps", "DMA HBM->HBM 64 MiB")):
@@ -126,21 +230,10 @@ def main():
     rows.append(("NOP jobs/s, depth 64", v, "/s", "NVMe 4 KiB IOPS, depth 64", b, "/s",
                  ratio(v, b)))
 
-    def num(x):
-        if x is None:
-            return "-"
-        return f"{x:.3g}" if x < 1000 else f"{x:,.0f}"
-
     print(f"\nhpu benchmarks (guest under QEMU TCG, {took:.0f} s; host memcpy median "
           f"{before.get('memcpy_gbps', 0):.2f} GB/s before, {after.get('memcpy_gbps', 0):.2f} "
           f"after)\n")
-    w = [22, 10, 27, 10, 7]
-    print(f"{'figure':<{w[0]}} {'value':>{w[1]}}       {'baseline':<{w[2]}} {'value':>{w[3]}}       "
-          f"{'ratio':>{w[4]}}")
-    print("-" * (sum(w) + 16))
-    for label, v, unit, bname, bv, bunit, rt in rows:
-        print(f"{label:<{w[0]}} {num(v):>{w[1]}} {unit:<5}  {bname:<{w[2]}} {num(bv):>{w[3]}} "
-              f"{bunit:<5}  {rt:>{w[4]}}")
+    print_table(rows)
     print("""
 How to read the ratios:
   DMA rows: the device model's DMA engines copy with native code inside QEMU,
@@ -158,6 +251,7 @@ How to read the ratios:
   Guest code runs under TCG (20-50x slower than native) on both sides of the
   latency and throughput ratios, so they compare the two drivers' software
   paths on equal terms; absolute microseconds are not those of real silicon.""")
+    print_compute(guest, host)
     smi_rows, e = smi_bench(build, a.timeout, a.qemu)
     errors += e
     print_smi(smi_rows)
