@@ -32,12 +32,21 @@ devlink health show
 echo
 echo "\$ dmesg | grep hpu | grep firmware"
 dmesg | grep hpu | grep -i firmware || true
-for m in linear mlp; do
-	echo
-	echo "\$ hpu-train --model $m --mode both --compare build/train/cpu-$m.txt"
-	"$TRAIN" --model $m --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-$m.txt"
-done
+# The seed's model; then the MLP, with hpu-smi sampled while it trains
+# (its output follows once it ends, so that the two do not interleave).
 echo
-echo "\$ hpu-smi   # after training"
+echo "\$ hpu-train --model linear --mode both --compare build/train/cpu-linear.txt"
+"$TRAIN" --model linear --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-linear.txt"
+echo
+echo "\$ hpu-train --model mlp --mode both --compare build/train/cpu-mlp.txt &"
+"$TRAIN" --model mlp --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-mlp.txt" \
+	> /tmp/train-mlp.log 2>&1 &
+pid=$!
+sleep 25
+echo "\$ hpu-smi   # while it trains"
 "$SMI"
+rc=0
+wait $pid || rc=$?
+cat /tmp/train-mlp.log
+[ $rc = 0 ] || exit $rc
 rmmod hpu
