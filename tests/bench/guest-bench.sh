@@ -34,5 +34,10 @@ idx=$(ls /dev/accel/ 2>/dev/null | sed -n 's/^accel//p' | head -n 1)
 run hpu-bench-dma "$BUILD/tests/bench/hpu-bench-dma" "${idx:-0}"
 run hpu-bench-nvme "$BUILD/tests/bench/hpu-bench-nvme" /dev/nvme0n1
 run hpu-bench-compute "$BUILD/tests/bench/hpu-bench-compute" "${idx:-0}"
+# The training demo, one epoch of each model in each mode (Documentation/training.md).
+for m in linear mlp; do
+	run hpu-train-$m "$BUILD/tools/hpu-train/hpu-train" --model $m --epochs 1 --mode both \
+		--hpu "${idx:-0}" --bench
+done
 rmmod hpu || echo "ERROR hpu.ko does not unload" >> "$RES"
 exit 0

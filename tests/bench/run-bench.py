@@ -66,7 +66,16 @@ def host_baselines(build):
     vals, errors = host_bench(build, "hpu-bench-memcpy", "64", "15")
     more, e = host_bench(build, "hpu-bench-host-compute")
     vals.update(more)
-    return vals, errors + e
+    errors += e
+    # The training demo's CPU reference, one epoch of each model.
+    for m in ("linear", "mlp"):
+        r = subprocess.run([os.path.join(REPO, build, "tools", "hpu-train", "hpu-train"), "--device", "cpu",
+                            "--model", m, "--epochs", "1", "--bench"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        more, e = parse(r.stdout)
+        vals.update(more)
+        errors += e if r.returncode == 0 else e + [f"hpu-train --device cpu --model {m}: exit {r.returncode}"]
+    return vals, errors
 
 
 def best(before, after):
@@ -130,6 +139,12 @@ def print_compute(guest, host):
         ("TPC AdamW step, 10M", adam, "ms", "C++ AdamW loop, 1 thread", adam_host, "ms",
          ratio(adam_host, adam), "-"),
     ]
+    for m in ("linear", "mlp"):
+        cpu = h(f"train_{m}_cpu_epoch_s")
+        for mode in ("eager", "lazy"):
+            s = g(f"train_{m}_hpu_{mode}_epoch_s")
+            rows.append((f"hpu-train {m}, {mode}", s, "s/epoch", "the same on the host CPU", cpu,
+                         "s/epoch", ratio(cpu, s), "-"))
     print("\nCompute (libhpu 1.5, operands in HBM, every result checked once; "
           "ratio: HPU speed / baseline speed)\n")
     print_table(rows)
@@ -152,7 +167,12 @@ the GEMMs, on the HPU from submit to fence signalled):
   AdamW: one adamw_f32 launch over w, g, m, v (10M FP32 each); ratio = host
     ms / HPU ms. The host loop is libhpu/kernels/ref's update (the one the
     kernel matches bit for bit) built with the project's flags (-O2, no
-    -march), on 1 thread.""")
+    -march), on 1 thread.
+  hpu-train: one epoch of the training demo (Documentation/training.md),
+    60,000 images in batches of 128; ratio = CPU s / HPU s. The HPU run is
+    driven by the guest's emulated CPU (TCG): every step's submissions and
+    waits cost guest kernel time that real hardware's host would not pay;
+    the CPU reference runs natively (OpenBLAS sgemm, all threads).""")
 
 
 def main():

@@ -35,7 +35,9 @@ const char *const kUsage =
     "  --save FILE            (cpu) write the result for --compare\n"
     "  --compare FILE         (hpu) print the CPU result of FILE beside the HPU's and\n"
     "                         fail when the final accuracies differ by more than\n"
-    "  --max-diff P           percentage points; 0.5\n";
+    "  --max-diff P           percentage points; 0.5\n"
+    "  --bench                also print \"BENCH train_<model>_<run>_epoch_s=S\", the mean\n"
+    "                         training time per epoch of each run (make bench)\n";
 
 struct Args {
     Config cfg;
@@ -49,6 +51,7 @@ struct Args {
     std::string save;
     std::string compare;
     double max_diff = 0.5;
+    bool bench = false;
 };
 
 [[noreturn]] void usage_error(const std::string &why)
@@ -75,6 +78,10 @@ Args parse(int argc, char **argv)
         if (o == "-h" || o == "--help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
+        }
+        if (o == "--bench") {
+            a.bench = true;
+            continue;
         }
         if (i + 1 >= args.size())
             usage_error(o + ": missing value or unknown option");
@@ -134,6 +141,20 @@ void print_epoch(const Result &r, std::size_t e, std::uint32_t epochs)
                 er.loss, er.accuracy, er.seconds);
 }
 
+// "BENCH train_linear_hpu_eager_epoch_s=4.2": the mean seconds per epoch.
+void print_bench(const Args &a, const Result &r)
+{
+    if (!a.bench || r.epochs.empty())
+        return;
+    double s = 0;
+    for (const EpochResult &e : r.epochs)
+        s += e.seconds;
+    std::string name = r.name;
+    std::replace(name.begin(), name.end(), ' ', '_');
+    std::printf("BENCH train_%s_%s_epoch_s=%.3f\n", a.cfg.model == ModelKind::Linear ? "linear" : "mlp", name.c_str(),
+                s / static_cast<double>(r.epochs.size()));
+}
+
 void print_table(const std::vector<Result> &rs)
 {
     std::printf("\n%-6s", "epoch");
@@ -166,6 +187,7 @@ int run(const Args &a)
         const Result r = train_cpu(a.cfg, train, test);
         for (std::size_t e = 0; e < r.epochs.size(); ++e)
             print_epoch(r, e, a.cfg.epochs);
+        print_bench(a, r);
         if (!a.save.empty())
             save_result(a.save, r);
         return 0;
@@ -183,6 +205,7 @@ int run(const Args &a)
         Result r = train_hpu(a.cfg, train, test, o);
         for (std::size_t e = 0; e < r.epochs.size(); ++e)
             print_epoch(r, e, a.cfg.epochs);
+        print_bench(a, r);
         std::fflush(stdout);
         if (!first_params) {
             first_params = r.params;
