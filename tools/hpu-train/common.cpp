@@ -98,7 +98,7 @@ Dataset load_mnist(const std::string &dir, bool train, std::uint32_t limit)
     const std::string iname = stem + "-images-idx3-ubyte";
     const std::string lname = stem + "-labels-idx1-ubyte";
     // With a limit, only the samples kept are read (the headers are 16 and 8 bytes).
-    const std::size_t px = 28 * 28;
+    const std::size_t px = std::size_t{28} * 28;
     const auto img = read_file(dir, iname, limit != 0 ? 16 + std::size_t{limit} * px : 0);
     const auto lab = read_file(dir, lname, limit != 0 ? 8 + std::size_t{limit} : 0);
     if (img.size() < 16 || be32(img, 0) != kImagesMagic)
@@ -108,9 +108,10 @@ Dataset load_mnist(const std::string &dir, bool train, std::uint32_t limit)
     Dataset d;
     d.count = be32(img, 4);
     d.pixels = be32(img, 8) * be32(img, 12);
-    if (be32(lab, 4) != d.count)
+    if (be32(lab, 4) != d.count) {
         throw std::runtime_error(lname + ": " + std::to_string(be32(lab, 4)) + " labels for " +
                                  std::to_string(d.count) + " images");
+    }
     if (limit > 0 && limit < d.count) {
         if (d.pixels != px)
             throw std::runtime_error(iname + ": images of " + std::to_string(d.pixels) + " pixels, not 28 x 28");
@@ -142,10 +143,11 @@ std::string describe(const Config &cfg, std::uint32_t pixels)
     for (const Layer &l : model_layers(cfg, pixels))
         s << " -> Dense " << l.out << (l.relu ? " ReLU" : "");
     s << ", softmax cross-entropy, ";
-    if (cfg.optimizer() == Optimizer::Sgd)
+    if (cfg.optimizer() == Optimizer::Sgd) {
         s << "SGD lr " << cfg.lr();
-    else
+    } else {
         s << "AdamW lr " << cfg.lr() << " wd " << Config::kAdamWd;
+    }
     s << ", batch " << cfg.batch << ", " << cfg.epochs << " epochs";
     return s.str();
 }
@@ -200,9 +202,10 @@ void save_result(const std::string &path, const Result &r)
         throw std::runtime_error("cannot write " + path);
     f << "# hpu-train result: " << r.name << "\n";
     f.precision(9);
-    for (std::size_t e = 0; e < r.epochs.size(); ++e)
+    for (std::size_t e = 0; e < r.epochs.size(); ++e) {
         f << "epoch " << e + 1 << " loss " << r.epochs[e].loss << " accuracy " << r.epochs[e].accuracy << " seconds "
           << r.epochs[e].seconds << "\n";
+    }
     if (!f)
         throw std::runtime_error("error writing " + path);
 }
@@ -226,8 +229,12 @@ Result load_result(const std::string &path)
         std::size_t e = 0;
         EpochResult er;
         if (!(s >> w1 >> e >> w2 >> er.loss >> w3 >> er.accuracy >> w4 >> er.seconds) || w1 != "epoch" ||
-            e != r.epochs.size() + 1)
-            throw std::runtime_error(path + ": malformed line: " + line);
+            e != r.epochs.size() + 1) {
+            std::string why = path;
+            why += ": malformed line: ";
+            why += line;
+            throw std::runtime_error(why);
+        }
         r.epochs.push_back(er);
     }
     return r;

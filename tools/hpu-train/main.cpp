@@ -95,14 +95,15 @@ Args parse(int argc, char **argv)
                 usage_error("--device: cpu or hpu, not " + v);
             a.device = v;
         } else if (o == "--mode") {
-            if (v == "eager")
+            if (v == "eager") {
                 a.modes = {Mode::Eager};
-            else if (v == "lazy")
+            } else if (v == "lazy") {
                 a.modes = {Mode::Lazy};
-            else if (v == "both")
+            } else if (v == "both") {
                 a.modes = {Mode::Eager, Mode::Lazy};
-            else
+            } else {
                 usage_error("--mode: eager, lazy or both, not " + v);
+            }
         } else if (o == "--epochs") {
             a.cfg.epochs = number(o, v);
         } else if (o == "--batch") {
@@ -167,10 +168,11 @@ void print_table(const std::vector<Result> &rs)
     for (std::size_t e = 0; e < n; ++e) {
         std::printf("%-6zu", e + 1);
         for (const Result &r : rs) {
-            if (e < r.epochs.size())
+            if (e < r.epochs.size()) {
                 std::printf(" | %-9s %7.4f %7.2f %7.1f", "", r.epochs[e].loss, r.epochs[e].accuracy, r.epochs[e].seconds);
-            else
+            } else {
                 std::printf(" | %-9s %7s %7s %7s", "", "-", "-", "-");
+            }
         }
         std::printf("\n");
     }

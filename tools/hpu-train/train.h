@@ -62,7 +62,7 @@ struct Config {
     // The optimizer follows the model: the seed's SGD for the linear model,
     // AdamW for the MLP (PyTorch's defaults with lr 1e-3).
     [[nodiscard]] Optimizer optimizer() const { return model == ModelKind::Linear ? Optimizer::Sgd : Optimizer::AdamW; }
-    float lr() const { return model == ModelKind::Linear ? 0.01F : 1e-3F; }
+    [[nodiscard]] float lr() const { return model == ModelKind::Linear ? 0.01F : 1e-3F; }
     static constexpr float kAdamB1 = 0.9F;
     static constexpr float kAdamB2 = 0.999F;
     static constexpr float kAdamEps = 1e-8F;

@@ -218,10 +218,11 @@ private:
         case Op::Kind::Copy:
         case Op::Kind::Memset:
             cl_.clear();
-            if (op.kind == Op::Kind::Copy)
+            if (op.kind == Op::Kind::Copy) {
                 cl_.copy(op.dst, op.src, op.size);
-            else
+            } else {
                 cl_.memset(op.dst, op.pattern, op.size);
+            }
             check(hpu_queue_submit(q_.dma.get(), cl_.get(), waits.data(), waits.size(), &out), op.what);
             break;
         case Op::Kind::Gemm:
@@ -261,10 +262,11 @@ public:
     void run(const std::string &key, const Program &p)
     {
         Cached &c = cache_[key];
-        if (!c.graph)
+        if (!c.graph) {
             record(c, p);
-        else
+        } else {
             update(c, p, key);
+        }
         const hpu_fence_t *w = last_ ? last_->get() : nullptr;
         hpu_fence_t *out = nullptr;
         check(hpu_graph_launch(c.graph.get(), last_ ? &w : nullptr, last_ ? 1 : 0, &out), "launching graph " + key);
@@ -393,8 +395,8 @@ private:
     [[nodiscard]] std::uint64_t va(const Region &r) const { return arena_.va(r); }
     void layout_memory();
     void upload();
-    Program step_program(std::uint32_t rows, std::uint64_t step) const;
-    Program forward(std::uint32_t rows, const Region &x, const std::vector<Region> &acts) const;
+    [[nodiscard]] Program step_program(std::uint32_t rows, std::uint64_t step) const;
+    [[nodiscard]] Program forward(std::uint32_t rows, const Region &x, const std::vector<Region> &acts) const;
     void fill_staging(const std::vector<std::uint32_t> &order, std::uint32_t start, std::uint32_t rows);
     double epoch_loss();
     double evaluate();
@@ -404,7 +406,7 @@ private:
         eager_->run(p);
     }
 
-    Op copy(const Region &dst, const Region &src, std::uint64_t bytes, std::string what) const
+    [[nodiscard]] Op copy(const Region &dst, const Region &src, std::uint64_t bytes, std::string what) const
     {
         Op op;
         op.kind = Op::Kind::Copy;
@@ -416,21 +418,21 @@ private:
         op.writes = {dst.id};
         return op;
     }
-    Op copy_from_host(const Region &dst, const hpu::Buffer &src, std::uint64_t bytes, int src_id, std::string what) const
+    [[nodiscard]] Op copy_from_host(const Region &dst, const hpu::Buffer &src, std::uint64_t bytes, int src_id, std::string what) const
     {
         Op op = copy(dst, dst, bytes, std::move(what));
         op.src = src.va();
         op.reads = {src_id};
         return op;
     }
-    Op copy_to_host(const hpu::Buffer &dst, const Region &src, std::uint64_t bytes, int dst_id, std::string what) const
+    [[nodiscard]] Op copy_to_host(const hpu::Buffer &dst, const Region &src, std::uint64_t bytes, int dst_id, std::string what) const
     {
         Op op = copy(src, src, bytes, std::move(what));
         op.dst = dst.va();
         op.writes = {dst_id};
         return op;
     }
-    Op memset(const Region &dst, std::string what) const
+    [[nodiscard]] Op memset(const Region &dst, std::string what) const
     {
         Op op;
         op.kind = Op::Kind::Memset;
@@ -508,9 +510,9 @@ void Trainer::layout_memory()
     const std::uint64_t b = cfg_.batch;
     const std::uint64_t f = 4;
     params_ = arena_.add(pl_.total * f);
-    for (std::size_t i = 0; i < layers_.size(); ++i) {
-        grad_w_.push_back(arena_.add(std::uint64_t{layers_[i].in} * layers_[i].out * f));
-        grad_b_.push_back(arena_.add(std::uint64_t{layers_[i].out} * f));
+    for (const Layer &l : layers_) {
+        grad_w_.push_back(arena_.add(std::uint64_t{l.in} * l.out * f));
+        grad_b_.push_back(arena_.add(std::uint64_t{l.out} * f));
     }
     if (cfg_.optimizer() == Optimizer::AdamW) {
         m_ = arena_.add(pl_.total * f);
