@@ -5,8 +5,8 @@
 // lazy mode and on the CPU reference in the same guest:
 //   - eager and lazy mode end with bit-identical parameters (the same
 //     kernels and GEMMs, only submitted differently);
-//   - lazy mode records one graph per batch shape and launches it once per
-//     step; eager mode submits one job per operation;
+//   - lazy mode records one graph per batch shape and staging set and
+//     launches one per step; eager mode submits one job per operation;
 //   - the HPU follows the CPU reference: the same loss per epoch, and the
 //     same parameters within the rounding of a different summation order.
 //
@@ -76,12 +76,13 @@ void check_run(const Result &eager, const Result &lazy, std::size_t ops_per_step
     REQUIRE(lazy.epochs.size() == kEpochs);
     CHECK(eager.steps == kEpochs * kStepsPerEpoch);
     CHECK(lazy.steps == eager.steps);
-    // One job per operation eagerly; one launch per step of one graph per
-    // batch shape (128 and the tail's 104) lazily.
+    // One job per operation eagerly; lazily one launch per step, of one
+    // graph per batch shape and staging set (128 with sets 0 and 1, the
+    // tail's 104 with set 1).
     CHECK(eager.submissions == eager.steps * ops_per_step);
     CHECK(eager.graphs == 0);
     CHECK(lazy.submissions == lazy.steps);
-    CHECK(lazy.graphs == 2);
+    CHECK(lazy.graphs == 3);
     CHECK(eager.params == lazy.params);
     for (std::size_t e = 0; e < kEpochs; ++e) {
         CHECK(eager.epochs[e].loss == lazy.epochs[e].loss);

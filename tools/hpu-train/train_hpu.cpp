@@ -259,7 +259,9 @@ class Lazy {
 public:
     Lazy(const hpu::Device &dev, int regions) : dev_(dev), regions_(regions) {}
 
-    void run(const std::string &key, const Program &p)
+    // Launches the graph of key (recording it first) after the previous
+    // launch; returns the launch's fence.
+    FencePtr run(const std::string &key, const Program &p)
     {
         Cached &c = cache_[key];
         if (!c.graph) {
@@ -271,6 +273,7 @@ public:
         hpu_fence_t *out = nullptr;
         check(hpu_graph_launch(c.graph.get(), last_ ? &w : nullptr, last_ ? 1 : 0, &out), "launching graph " + key);
         last_ = std::make_shared<hpu::Fence>(out);
+        return last_;
     }
 
     void sync()
@@ -395,9 +398,10 @@ private:
     [[nodiscard]] std::uint64_t va(const Region &r) const { return arena_.va(r); }
     void layout_memory();
     void upload();
-    [[nodiscard]] Program step_program(std::uint32_t rows, std::uint64_t step) const;
+    [[nodiscard]] Program step_program(std::uint32_t rows, std::uint64_t step, std::size_t set) const;
     [[nodiscard]] Program forward(std::uint32_t rows, const Region &x, const std::vector<Region> &acts) const;
-    void fill_staging(const std::vector<std::uint32_t> &order, std::uint32_t start, std::uint32_t rows);
+    void fill_staging(const std::vector<std::uint32_t> &order, std::uint32_t start, std::uint32_t rows,
+                      std::size_t set);
     double epoch_loss();
     double evaluate();
     void run_other(const Program &p)
@@ -499,8 +503,13 @@ private:
     Region test_x_, test_pred_;
     std::vector<Region> test_acts_;
     // Host buffers: the batch staged by the host, and what is read back.
-    hpu::Buffer stage_x_, stage_y_, readback_;
-    Region stage_x_r_, stage_y_r_, readback_r_, upload_r_; // ids only (host memory)
+    // Two sets, used by alternate steps, so that the host fills one while
+    // the device runs the step that reads the other.
+    std::array<hpu::Buffer, 2> stage_x_, stage_y_;
+    hpu::Buffer readback_;
+    std::array<Region, 2> stage_x_r_, stage_y_r_; // ids only (host memory)
+    Region readback_r_, upload_r_;
+    std::array<FencePtr, 2> stage_launch_; // lazy: the last launch that read each set
     std::unique_ptr<Eager> eager_;
     std::unique_ptr<Lazy> lazy_;
 };
@@ -531,8 +540,10 @@ void Trainer::layout_memory()
         test_acts_.push_back(arena_.add(std::uint64_t{test_.count} * l.out * f));
     test_pred_ = arena_.add(std::uint64_t{test_.count} * 4);
     // Host-memory regions are tracked too (ids past the device ones).
-    stage_x_r_ = arena_.add(0);
-    stage_y_r_ = arena_.add(0);
+    for (int s = 0; s < 2; ++s) {
+        stage_x_r_.at(s) = arena_.add(0);
+        stage_y_r_.at(s) = arena_.add(0);
+    }
     readback_r_ = arena_.add(0);
     upload_r_ = arena_.add(0);
     arena_.allocate(dev_);
@@ -544,8 +555,10 @@ void Trainer::layout_memory()
         if (va(grad_w_[i]) != va(grads_all_) + pl_.weight[i] * f || va(grad_b_[i]) != va(grads_all_) + pl_.bias[i] * f)
             throw std::logic_error("gradient regions are not laid out as the parameters");
     }
-    stage_x_ = hpu::Buffer::create(dev_, b * train_.pixels * f, HPU_MEM_HOST);
-    stage_y_ = hpu::Buffer::create(dev_, b * 4, HPU_MEM_HOST);
+    for (int s = 0; s < 2; ++s) {
+        stage_x_.at(s) = hpu::Buffer::create(dev_, b * train_.pixels * f, HPU_MEM_HOST);
+        stage_y_.at(s) = hpu::Buffer::create(dev_, b * 4, HPU_MEM_HOST);
+    }
     const std::uint64_t rb = std::max({pl_.total * f, b * f, std::uint64_t{test_.count} * 4});
     readback_ = hpu::Buffer::create(dev_, rb, HPU_MEM_HOST);
 }
@@ -597,12 +610,14 @@ Program Trainer::forward(std::uint32_t rows, const Region &x, const std::vector<
     return p;
 }
 
-Program Trainer::step_program(std::uint32_t rows, std::uint64_t step) const
+Program Trainer::step_program(std::uint32_t rows, std::uint64_t step, std::size_t set) const
 {
     const std::uint32_t px = train_.pixels;
     Program p;
-    p.push_back(copy_from_host(x_, stage_x_, std::uint64_t{rows} * px * 4, stage_x_r_.id, "batch images to HBM"));
-    p.push_back(copy_from_host(y_, stage_y_, std::uint64_t{rows} * 4, stage_y_r_.id, "batch labels to HBM"));
+    p.push_back(copy_from_host(x_, stage_x_.at(set), std::uint64_t{rows} * px * 4, stage_x_r_.at(set).id,
+                               "batch images to HBM"));
+    p.push_back(copy_from_host(y_, stage_y_.at(set), std::uint64_t{rows} * 4, stage_y_r_.at(set).id,
+                               "batch labels to HBM"));
     for (Op &op : forward(rows, x_, acts_))
         p.push_back(std::move(op));
     const std::size_t last = layers_.size() - 1;
@@ -677,14 +692,19 @@ Program Trainer::step_program(std::uint32_t rows, std::uint64_t step) const
     return p;
 }
 
-void Trainer::fill_staging(const std::vector<std::uint32_t> &order, std::uint32_t start, std::uint32_t rows)
+void Trainer::fill_staging(const std::vector<std::uint32_t> &order, std::uint32_t start, std::uint32_t rows,
+                           std::size_t set)
 {
-    // The previous step's copies must have read the staging buffers.
-    eager_->host_access(stage_x_r_.id);
-    eager_->host_access(stage_y_r_.id);
-    lazy_->sync();
-    auto *xs = static_cast<float *>(stage_x_.host_ptr());
-    auto *ys = static_cast<std::int32_t *>(stage_y_.host_ptr());
+    // The copies of the last step that used this set must have read it
+    // (eager: those two jobs; lazy: that step's launch).
+    eager_->host_access(stage_x_r_.at(set).id);
+    eager_->host_access(stage_y_r_.at(set).id);
+    if (stage_launch_.at(set)) {
+        (void)stage_launch_[set]->wait();
+        stage_launch_[set].reset();
+    }
+    auto *xs = static_cast<float *>(stage_x_.at(set).host_ptr());
+    auto *ys = static_cast<std::int32_t *>(stage_y_.at(set).host_ptr());
     const std::size_t px = train_.pixels;
     for (std::uint32_t r = 0; r < rows; ++r) {
         const std::uint32_t idx = order[start + r];
@@ -737,15 +757,19 @@ Result Trainer::run()
             if (opt_.max_steps != 0 && steps == opt_.max_steps)
                 break;
             const std::uint32_t rows = std::min(cfg_.batch, train_.count - s);
-            fill_staging(order, s, rows);
-            const Program p = step_program(rows, ++step);
+            // Alternate staging sets by step of the epoch, so that the last
+            // (shorter) batch always uses the same set: lazy mode records
+            // three graphs (the full batch with either set, the last one).
+            const std::size_t set = steps % 2;
+            fill_staging(order, s, rows, set);
+            const Program p = step_program(rows, ++step, set);
             ++res.steps;
             if (opt_.mode == Mode::Eager) {
                 eager_->run(p);
                 res.submissions += p.size();
             } else {
                 eager_->sync(); // what ran eagerly (zeroing the loss sum) comes first
-                lazy_->run("step/" + std::to_string(rows), p);
+                stage_launch_.at(set) = lazy_->run("step/" + std::to_string(rows) + "/" + std::to_string(set), p);
                 ++res.submissions;
             }
             samples += rows;
