@@ -2,8 +2,8 @@
 //
 // The kernels of a small CNN on the device model: im2col_f32 and its
 // adjoint col2im_f32 (exact), composed with MME GEMMs into conv2d's
-// forward pass, weight gradient and input gradient and checked against
-// direct convolution; max-pool forward and backward (exact); batch norm
+// forward pass (a bias added by add_f32), weight gradient and input
+// gradient and checked against direct convolution; max-pool forward and backward (exact); batch norm
 // 2-D in training and inference, and its backward, within the README's
 // bounds. Odd sizes, strides, padding and dilation; every output is placed
 // with gaps that must keep their sentinel.
@@ -116,10 +116,10 @@ std::vector<uint32_t> scalars(const Window2d &g)
 std::array<uint32_t, 5> vec_index(const Nchw &s) { return {(s.w + 63) / 64, s.h, s.c, s.n, 1}; }
 
 struct Geo {
-    const char *name;
+    const char *name = "";
     Nchw x;
     Window2d g;
-    uint32_t k; // output channels of the convolution
+    uint32_t k = 1; // output channels of the convolution
 };
 
 // {n, c, h, w}, {kh, kw, sh, sw, ph, pw, dh, dw}
@@ -273,6 +273,11 @@ TEST_CASE("tpclib conv2d of im2col_f32, col2im_f32 and MME GEMMs: forward, weigh
         f.ldd = ohw;
         f.sd = uint64_t{c.k} * ohw;
         run_gemms(L, {f});
+        // a bias per output channel: add_f32 with b [1, 1, K] broadcast
+        const auto bv = rand_f32(c.k, seed++, -1, 1);
+        const Placed b = put_tensor(L, F32, {1, 1, c.k}, {}, bv);
+        const Placed yb = nchw(L, F32, ys, {});
+        REQUIRE(L.launch("add_f32", {y.t, b.t, yb.t}, {}, ew_index(yb.t)) == HPU_CQ_OK);
 
         // weight gradient: dw = sum over n of dy[n] [K, OH OW] x col[n]^T,
         // GEMMs accumulating in place (beta 1) in order of n
@@ -332,7 +337,13 @@ TEST_CASE("tpclib conv2d of im2col_f32, col2im_f32 and MME GEMMs: forward, weigh
         size_t stray = 0;
         // the GEMM's k-term bound (mme.md) plus its 3 roundings; the chain of
         // N accumulations; col2im's kh kw additions
-        sum_check(wy, read_back(L, y, stray), ry, my, crs + 3.0);
+        const auto gy = read_back(L, y, stray), gyb = read_back(L, yb, stray);
+        sum_check(wy, gy, ry, my, crs + 3.0);
+        std::vector<float> want_yb(ys.size());
+        for (size_t i = 0; i < want_yb.size(); i++) {
+            want_yb[i] = kref::bits_f32(gy[i]) + kref::bits_f32(bv[i / ohw % c.k]);
+        }
+        check_exact(gyb, want_yb);
         sum_check(wdw, read_back(L, dw, stray), rdw, mdw, ohw + c.x.n + 3.0);
         sum_check(wdx, read_back(L, dx, stray), rdx, mdx, c.k + 3.0 + c.g.kh * c.g.kw);
         CHECK(stray == 0);
@@ -431,7 +442,11 @@ const Nchw kBn[] = {{2, 3, 5, 7}, {1, 1, 1, 3}, {3, 2, 4, 65}, {2, 5, 3, 130}, {
                     {1, 2, 1, 200}};
 
 // The depth of the kernels' three-level sums: ceil(W / 64) + H + N.
-double depth(const Nchw &s) { return (s.w + 63) / 64 + s.h + s.n; }
+double depth(const Nchw &s)
+{
+    const uint32_t vectors = (s.w + 63) / 64;
+    return vectors + s.h + s.n;
+}
 
 // Per channel c: the mean over n, h, w of f(element index).
 double chan_mean(const Nchw &s, uint32_t c, const std::function<double(size_t)> &f)
