@@ -132,6 +132,7 @@ const Geo kConv[] = {
     {"1x1, stride 5", {2, 1, 9, 23}, {1, 1, 5, 5}, 3},
     {"2x2, pad 3: rows and columns of padding only", {1, 2, 3, 4}, {2, 2, 1, 1, 3, 3}, 2},
     {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}, 2},
+    {"a small CNN's: 3x3, pad 1 over 28x28", {4, 6, 28, 28}, {3, 3, 1, 1, 1, 1}, 8},
 };
 
 // Every product of a convolution of @xs by @k filters: f(y, w, x) with the
@@ -367,6 +368,7 @@ const Geo kPool[] = {
     {"2x2, pad 2: windows wholly in the padding", {1, 1, 3, 3}, {2, 2, 1, 1, 2, 2}, 0},
     {"3x3, stride 2, OW 65", {1, 1, 3, 131}, {3, 3, 2, 2}, 0},
     {"1x1 of 1x1", {1, 1, 1, 1}, {}, 0},
+    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}, 0},
 };
 
 } // namespace
@@ -439,7 +441,7 @@ TEST_CASE("tpclib window kernels: a window size, stride or dilation below 1, or 
 namespace {
 
 const Nchw kBn[] = {{2, 3, 5, 7}, {1, 1, 1, 3}, {3, 2, 4, 65}, {2, 5, 3, 130}, {4, 1, 2, 1},
-                    {1, 2, 1, 200}};
+                    {1, 2, 1, 200}, {4, 8, 28, 28}};
 
 // The depth of the kernels' three-level sums: ceil(W / 64) + H + N.
 double depth(const Nchw &s)
