@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -321,6 +322,263 @@ inline float lamb_update(float w, float g, float &m, float &v, const Lamb &p)
 inline double lamb_ratio(double wsq, double usq)
 {
     return wsq > 0 && usq > 0 ? std::sqrt(wsq) / std::sqrt(usq) : 1.0;
+}
+
+// ---- NCHW tensors, 2-D windows: conv2d by im2col, max-pool, batch norm ----
+// Dense row-major [N, C, H, W] arrays (the kernels' [W, H, C, N] in
+// descriptor order).
+struct Nchw {
+    uint32_t n = 1, c = 1, h = 1, w = 1;
+    [[nodiscard]] size_t size() const { return size_t{n} * c * h * w; }
+    [[nodiscard]] size_t at(uint32_t in, uint32_t ic, uint32_t ih, uint32_t iw) const
+    {
+        return ((size_t{in} * c + ic) * h + ih) * w + iw;
+    }
+};
+
+// A window (kernel size, stride, padding, dilation per axis). Tap (r, s) of
+// output (oh, ow) reads ih = oh sh - ph + r dh, iw = ow sw - pw + s dw.
+struct Window2d {
+    uint32_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+
+    // Output size along an axis of @in elements (0 if none fits).
+    static uint32_t out_len(uint32_t in, uint32_t k, uint32_t st, uint32_t pad, uint32_t dil)
+    {
+        const int64_t span = int64_t{in} + 2 * int64_t{pad} - int64_t{dil} * (k - 1) - 1;
+        return span < 0 ? 0 : static_cast<uint32_t>(span / st + 1);
+    }
+    // The output of @x with @channels channels.
+    [[nodiscard]] Nchw out(const Nchw &x, uint32_t channels) const
+    {
+        return {x.n, channels, out_len(x.h, kh, sh, ph, dh), out_len(x.w, kw, sw, pw, dw)};
+    }
+    // The columns of im2col: [N, C kh kw, OH, OW].
+    [[nodiscard]] Nchw cols(const Nchw &x) const { return out(x, x.c * kh * kw); }
+    // The kernels' scalars 0-7.
+    [[nodiscard]] std::array<uint32_t, 8> scalars() const { return {kh, kw, sh, sw, ph, pw, dh, dw}; }
+    // The input coordinate of tap @t at output coordinate @o along an axis.
+    static int64_t tap(uint32_t o, uint32_t t, uint32_t st, uint32_t pad, uint32_t dil)
+    {
+        return int64_t{o} * st - pad + int64_t{t} * dil;
+    }
+    // The output coordinate whose tap @t reads input @i, or -1.
+    static int64_t fed_by(uint32_t i, uint32_t t, uint32_t st, uint32_t pad, uint32_t dil,
+                          uint32_t len)
+    {
+        const int64_t num = int64_t{i} + pad - int64_t{t} * dil;
+        if (num < 0 || num % st != 0 || num / st >= len) {
+            return -1;
+        }
+        return num / st;
+    }
+};
+
+// col[n, (c kh + r) kw + s, oh, ow] = x[n, c, ih, iw], 0 in the padding.
+inline void im2col(const Nchw &xs, const Window2d &g, std::span<const float> x,
+                   std::span<float> col)
+{
+    const Nchw cs = g.cols(xs);
+    for (uint32_t n = 0; n < cs.n; n++) {
+        for (uint32_t row = 0; row < cs.c; row++) {
+            const uint32_t c = row / (g.kh * g.kw), r = row / g.kw % g.kh, s = row % g.kw;
+            for (uint32_t oh = 0; oh < cs.h; oh++) {
+                for (uint32_t ow = 0; ow < cs.w; ow++) {
+                    const int64_t ih = Window2d::tap(oh, r, g.sh, g.ph, g.dh);
+                    const int64_t iw = Window2d::tap(ow, s, g.sw, g.pw, g.dw);
+                    const bool in = ih >= 0 && ih < xs.h && iw >= 0 && iw < xs.w;
+                    col[cs.at(n, row, oh, ow)] =
+                        in ? x[xs.at(n, c, static_cast<uint32_t>(ih), static_cast<uint32_t>(iw))]
+                           : 0.0f;
+                }
+            }
+        }
+    }
+}
+
+// The adjoint: dx[n, c, ih, iw] = the FP32 sum, from +0 in the order of r
+// then s, of dcol at the outputs whose tap (r, s) reads (ih, iw).
+inline void col2im(const Nchw &xs, const Window2d &g, std::span<const float> dcol,
+                   std::span<float> dx)
+{
+    const Nchw cs = g.cols(xs);
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (uint32_t c = 0; c < xs.c; c++) {
+            for (uint32_t ih = 0; ih < xs.h; ih++) {
+                for (uint32_t iw = 0; iw < xs.w; iw++) {
+                    float acc = 0.0f;
+                    for (uint32_t r = 0; r < g.kh; r++) {
+                        const int64_t oh = Window2d::fed_by(ih, r, g.sh, g.ph, g.dh, cs.h);
+                        for (uint32_t s = 0; s < g.kw && oh >= 0; s++) {
+                            const int64_t ow = Window2d::fed_by(iw, s, g.sw, g.pw, g.dw, cs.w);
+                            if (ow >= 0) {
+                                acc += dcol[cs.at(n, (c * g.kh + r) * g.kw + s,
+                                                  static_cast<uint32_t>(oh),
+                                                  static_cast<uint32_t>(ow))];
+                            }
+                        }
+                    }
+                    dx[xs.at(n, c, ih, iw)] = acc;
+                }
+            }
+        }
+    }
+}
+
+// Max-pool: y = the window's maximum, idx = its position ih W + iw; the
+// first in tap order wins, a NaN over numbers, never the padding (a window
+// wholly in the padding: -inf and -1).
+inline void maxpool2d(const Nchw &xs, const Window2d &g, std::span<const float> x,
+                      std::span<float> y, std::span<int32_t> idx)
+{
+    const Nchw ys = g.out(xs, xs.c);
+    for (uint32_t n = 0; n < ys.n; n++) {
+        for (uint32_t c = 0; c < ys.c; c++) {
+            for (uint32_t oh = 0; oh < ys.h; oh++) {
+                for (uint32_t ow = 0; ow < ys.w; ow++) {
+                    float best = -std::numeric_limits<float>::infinity();
+                    int32_t arg = -1;
+                    for (uint32_t r = 0; r < g.kh; r++) {
+                        const int64_t ih = Window2d::tap(oh, r, g.sh, g.ph, g.dh);
+                        for (uint32_t s = 0; s < g.kw && ih >= 0 && ih < xs.h; s++) {
+                            const int64_t iw = Window2d::tap(ow, s, g.sw, g.pw, g.dw);
+                            if (iw < 0 || iw >= xs.w) {
+                                continue;
+                            }
+                            const auto pos = static_cast<int32_t>(ih * xs.w + iw);
+                            const float v = x[xs.at(n, c, 0, 0) + static_cast<size_t>(pos)];
+                            if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+                                best = v;
+                                arg = pos;
+                            }
+                        }
+                    }
+                    y[ys.at(n, c, oh, ow)] = best;
+                    idx[ys.at(n, c, oh, ow)] = arg;
+                }
+            }
+        }
+    }
+}
+
+// Max-pool backward: dx at (ih, iw) = the FP32 sum, from +0 in tap order of
+// the windows holding it, of dy where idx names (ih, iw).
+inline void maxpool2d_grad(const Nchw &xs, const Window2d &g, std::span<const float> dy,
+                           std::span<const int32_t> idx, std::span<float> dx)
+{
+    const Nchw ys = g.out(xs, xs.c);
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (uint32_t c = 0; c < xs.c; c++) {
+            for (uint32_t ih = 0; ih < xs.h; ih++) {
+                for (uint32_t iw = 0; iw < xs.w; iw++) {
+                    const auto pos = static_cast<int32_t>(ih * xs.w + iw);
+                    float acc = 0.0f;
+                    for (uint32_t r = 0; r < g.kh; r++) {
+                        const int64_t oh = Window2d::fed_by(ih, r, g.sh, g.ph, g.dh, ys.h);
+                        for (uint32_t s = 0; s < g.kw && oh >= 0; s++) {
+                            const int64_t ow = Window2d::fed_by(iw, s, g.sw, g.pw, g.dw, ys.w);
+                            if (ow < 0) {
+                                continue;
+                            }
+                            const size_t o = ys.at(n, c, static_cast<uint32_t>(oh),
+                                                   static_cast<uint32_t>(ow));
+                            if (idx[o] == pos) {
+                                acc += dy[o];
+                            }
+                        }
+                    }
+                    dx[xs.at(n, c, ih, iw)] = acc;
+                }
+            }
+        }
+    }
+}
+
+// Batch norm 2-D statistics of channel @c over N, H, W, in double.
+struct BatchNormStats {
+    double mean, var, rstd; // var biased; rstd = 1 / sqrt(var + eps)
+};
+
+inline BatchNormStats batchnorm_stats(const Nchw &xs, std::span<const float> x, uint32_t c,
+                                      double eps)
+{
+    const double m = static_cast<double>(xs.size()) / xs.c;
+    double mean = 0, var = 0;
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+            mean += x[i];
+        }
+    }
+    mean /= m;
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+            var += (x[i] - mean) * (x[i] - mean);
+        }
+    }
+    var /= m;
+    return {mean, var, 1.0 / std::sqrt(var + eps)};
+}
+
+// Training forward: y, and the running statistics updated in place as
+// PyTorch does (momentum on the unbiased variance); the batch statistics
+// per channel in @st.
+inline void batchnorm(const Nchw &xs, std::span<const float> x, std::span<const float> gamma,
+                      std::span<const float> beta, double eps, double momentum,
+                      std::span<double> y, std::span<BatchNormStats> st,
+                      std::span<double> running_mean, std::span<double> running_var)
+{
+    const double m = static_cast<double>(xs.size()) / xs.c;
+    for (uint32_t c = 0; c < xs.c; c++) {
+        st[c] = batchnorm_stats(xs, x, c, eps);
+        for (uint32_t n = 0; n < xs.n; n++) {
+            for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+                y[i] = (x[i] - st[c].mean) * st[c].rstd * gamma[c] + beta[c];
+            }
+        }
+        running_mean[c] = (1 - momentum) * running_mean[c] + momentum * st[c].mean;
+        running_var[c] = (1 - momentum) * running_var[c] + momentum * st[c].var * m / (m - 1);
+    }
+}
+
+// Backward from the stored mean and rstd: dx, dgamma, dbeta.
+inline void batchnorm_grad(const Nchw &xs, std::span<const float> x, std::span<const float> dy,
+                           std::span<const float> mean, std::span<const float> rstd,
+                           std::span<const float> gamma, std::span<double> dx,
+                           std::span<double> dgamma, std::span<double> dbeta)
+{
+    const double m = static_cast<double>(xs.size()) / xs.c;
+    for (uint32_t c = 0; c < xs.c; c++) {
+        double sb = 0, sg = 0;
+        for (uint32_t n = 0; n < xs.n; n++) {
+            for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+                sb += dy[i];
+                sg += dy[i] * ((x[i] - double{mean[c]}) * rstd[c]);
+            }
+        }
+        dgamma[c] = sg;
+        dbeta[c] = sb;
+        for (uint32_t n = 0; n < xs.n; n++) {
+            for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+                const double xhat = (x[i] - double{mean[c]}) * rstd[c];
+                dx[i] = double{gamma[c]} * rstd[c] * (dy[i] - sb / m - xhat * sg / m);
+            }
+        }
+    }
+}
+
+// Inference: y from the running statistics.
+inline void batchnorm_infer(const Nchw &xs, std::span<const float> x,
+                            std::span<const float> gamma, std::span<const float> beta,
+                            std::span<const float> running_mean,
+                            std::span<const float> running_var, double eps, std::span<double> y)
+{
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (uint32_t c = 0; c < xs.c; c++) {
+            const double rstd = 1.0 / std::sqrt(double{running_var[c]} + eps);
+            for (size_t i = xs.at(n, c, 0, 0); i < xs.at(n, c + 1, 0, 0); i++) {
+                y[i] = (x[i] - double{running_mean[c]}) * rstd * gamma[c] + beta[c];
+            }
+        }
+    }
 }
 
 } // namespace hpu::kernels::ref

@@ -27,15 +27,6 @@ size_t mismatches(const std::vector<uint32_t> &got, const std::vector<float> &wa
     return bad;
 }
 
-std::vector<float> floats(const std::vector<uint32_t> &v)
-{
-    std::vector<float> f(v.size());
-    for (size_t i = 0; i < v.size(); i++) {
-        f[i] = kref::bits_f32(v[i]);
-    }
-    return f;
-}
-
 } // namespace
 
 TEST_CASE("tpclib sgd_f32 and sgd_momentum_f32 (plain and Nesterov): bit-exact over steps",

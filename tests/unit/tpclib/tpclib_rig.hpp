@@ -138,6 +138,16 @@ inline float elem_f32(uint32_t bits, bool bf16)
     return bf16 ? kref::bf16_to_f32(static_cast<uint16_t>(bits)) : kref::bits_f32(bits);
 }
 
+// FP32 values from their bits.
+inline std::vector<float> floats(const std::vector<uint32_t> &v)
+{
+    std::vector<float> f(v.size());
+    for (size_t i = 0; i < v.size(); i++) {
+        f[i] = kref::bits_f32(v[i]);
+    }
+    return f;
+}
+
 // Distance in units in the last place between FP32 values (ordered bits;
 // +0 and -0 are one apart, NaNs equal only to NaNs).
 inline double ulp_dist_f32(float a, float b)

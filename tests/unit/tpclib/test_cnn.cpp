@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: MIT
+//
+// The kernels of a small CNN on the device model: im2col_f32 and its
+// adjoint col2im_f32 (exact), composed with MME GEMMs into conv2d's
+// forward pass (a bias added by add_f32), weight gradient and input
+// gradient and checked against direct convolution; max-pool forward and backward (exact); batch norm
+// 2-D in training and inference, and its backward, within the README's
+// bounds. Odd sizes, strides, padding and dilation; every output is placed
+// with gaps that must keep their sentinel.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+
+#include "tpclib_rig.hpp"
+
+#include <functional>
+
+using namespace hpu_test;
+using kref::Nchw;
+using kref::Window2d;
+
+namespace {
+
+constexpr uint32_t kSentinel = 0x7fa5a5a5u; // a NaN no kernel here produces
+constexpr uint32_t kNegInf = 0xff800000u;
+constexpr uint8_t F32 = HPU_TPC_DT_F32, I32 = HPU_TPC_DT_I32;
+constexpr double kU = 0x1p-24;
+
+// A tensor in the rig and where each of its elements (dimension 0 fastest)
+// lies in its backing store; everything else there holds kSentinel.
+struct Placed {
+    Tensor t;
+    std::vector<size_t> pos;
+};
+
+Placed put_tensor(Lib &L, uint8_t dt, const std::vector<uint32_t> &sizes,
+                  const std::vector<uint32_t> &strides, const std::vector<uint32_t> &vals,
+                  uint32_t pad = 0)
+{
+    Placed p{L.tensor(dt, sizes, {}, strides, pad), {}};
+    const Tensor &t = p.t;
+    for (uint32_t d3 = 0; d3 < t.size(3); d3++) {
+        for (uint32_t d2 = 0; d2 < t.size(2); d2++) {
+            for (uint32_t d1 = 0; d1 < t.size(1); d1++) {
+                for (uint32_t d0 = 0; d0 < t.size(0); d0++) {
+                    p.pos.push_back(t.at(d0, d1, d2, d3));
+                }
+            }
+        }
+    }
+    std::vector<uint32_t> img(t.n, kSentinel);
+    for (size_t i = 0; i < vals.size(); i++) {
+        img[p.pos[i]] = vals[i];
+    }
+    L.s.write(t.d.base, img.data(), img.size() * 4);
+    return p;
+}
+
+// [W, H, C, N] of @s: rows @rgap elements longer than W, planes (H rows)
+// @pgap longer than their rows.
+Placed nchw(Lib &L, uint8_t dt, const Nchw &s, const std::vector<uint32_t> &vals,
+            uint32_t rgap = 0, uint32_t pgap = 0, uint32_t pad = 0)
+{
+    const uint32_t s1 = s.w + rgap, s2 = s1 * s.h + pgap;
+    return put_tensor(L, dt, {s.w, s.h, s.c, s.n}, {1, s1, s2, s2 * s.c}, vals, pad);
+}
+
+// A per-channel [C] tensor, every other element.
+Placed chan(Lib &L, const std::vector<uint32_t> &vals, uint32_t c)
+{
+    return put_tensor(L, F32, {c}, {2}, vals);
+}
+
+// The elements of @p; adds to @stray the backing elements outside them
+// that lost their sentinel.
+std::vector<uint32_t> read_back(Lib &L, const Placed &p, size_t &stray)
+{
+    auto img = L.read(p.t);
+    std::vector<uint32_t> v(p.pos.size());
+    std::vector<bool> used(img.size());
+    for (size_t i = 0; i < v.size(); i++) {
+        v[i] = img[p.pos[i]];
+        used[p.pos[i]] = true;
+    }
+    for (size_t i = 0; i < img.size(); i++) {
+        stray += !used[i] && img[i] != kSentinel;
+    }
+    return v;
+}
+
+// @got holds @want's bits, element by element.
+template <typename T>
+void check_exact(const std::vector<uint32_t> &got, const std::vector<T> &want)
+{
+    size_t bad = 0;
+    std::string first;
+    for (size_t i = 0; i < got.size(); i++) {
+        uint32_t w = 0;
+        std::memcpy(&w, &want[i], 4);
+        if (got[i] != w && !bad++) {
+            first = std::to_string(i) + ": got " + std::to_string(got[i]) + " want " +
+                    std::to_string(w);
+        }
+    }
+    INFO("first difference at " << first);
+    CHECK(bad == 0);
+}
+
+std::vector<uint32_t> scalars(const Window2d &g)
+{
+    auto a = g.scalars();
+    return {a.begin(), a.end()};
+}
+
+// A member per 64 elements of a row of @s.
+std::array<uint32_t, 5> vec_index(const Nchw &s) { return {(s.w + 63) / 64, s.h, s.c, s.n, 1}; }
+
+struct Geo {
+    const char *name = "";
+    Nchw x;
+    Window2d g;
+    uint32_t k = 1; // output channels of the convolution
+};
+
+// {n, c, h, w}, {kh, kw, sh, sw, ph, pw, dh, dw}
+const Geo kConv[] = {
+    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 1},
+    {"3x3, pad 1", {2, 3, 7, 9}, {3, 3, 1, 1, 1, 1}, 4},
+    {"3x2, stride 2x3, pad 1x2, dilation 1x2", {2, 2, 11, 13}, {3, 2, 2, 3, 1, 2, 1, 2}, 5},
+    {"5x4, stride 2x1, pad 2x0, dilation 2x1, OW 67", {3, 1, 5, 70}, {5, 4, 2, 1, 2, 0, 2, 1}, 2},
+    {"3x3, stride 2, pad 1, OW 65", {1, 2, 3, 130}, {3, 3, 2, 2, 1, 1}, 3},
+    {"1x1, stride 5", {2, 1, 9, 23}, {1, 1, 5, 5}, 3},
+    {"2x2, pad 3: rows and columns of padding only", {1, 2, 3, 4}, {2, 2, 1, 1, 3, 3}, 2},
+    {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}, 2},
+    {"a small CNN's: 3x3, pad 1 over 28x28", {4, 6, 28, 28}, {3, 3, 1, 1, 1, 1}, 8},
+};
+
+// Every product of a convolution of @xs by @k filters: f(y, w, x) with the
+// dense indexes of the output [N, K, OH, OW], the weight [K, C, kh, kw]
+// and the input element.
+void each_product(const Nchw &xs, const Window2d &g, uint32_t k,
+                  const std::function<void(size_t, size_t, size_t)> &f)
+{
+    const Nchw ys = g.out(xs, k);
+    const Nchw ws{k, xs.c, g.kh, g.kw};
+    for (uint32_t n = 0; n < ys.n; n++) {
+        for (uint32_t o = 0; o < k; o++) {
+            for (uint32_t oh = 0; oh < ys.h; oh++) {
+                for (uint32_t ow = 0; ow < ys.w; ow++) {
+                    for (uint32_t c = 0; c < xs.c; c++) {
+                        for (uint32_t r = 0; r < g.kh; r++) {
+                            for (uint32_t s = 0; s < g.kw; s++) {
+                                const int64_t ih = Window2d::tap(oh, r, g.sh, g.ph, g.dh);
+                                const int64_t iw = Window2d::tap(ow, s, g.sw, g.pw, g.dw);
+                                if (ih >= 0 && ih < xs.h && iw >= 0 && iw < xs.w) {
+                                    f(ys.at(n, o, oh, ow), ws.at(o, c, r, s),
+                                      xs.at(n, c, static_cast<uint32_t>(ih),
+                                            static_cast<uint32_t>(iw)));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// One command buffer of GEMMs on MME0, in order.
+void run_gemms(Lib &L, const std::vector<Gemm> &gs)
+{
+    Cb cb;
+    for (const Gemm &g : gs) {
+        auto b = g.bytes();
+        const uint64_t at = L.s.alloc(b.size());
+        L.s.write(at, b.data(), b.size());
+        cb.raw(HPU_PKT_MME_GEMM, 0).raw(static_cast<uint32_t>(at), static_cast<uint32_t>(at >> 32));
+    }
+    REQUIRE(L.r.run_cb(cb, 0, HPU_ENGINE_MME0, 0).status == HPU_CQ_OK);
+}
+
+// |got - want| against a bound of @coef u @mag per element.
+void sum_check(Worst &w, const std::vector<uint32_t> &got, const std::vector<double> &want,
+               const std::vector<double> &mag, double coef)
+{
+    for (size_t i = 0; i < got.size(); i++) {
+        const double e = std::fabs(kref::bits_f32(got[i]) - want[i]);
+        w.add(e / (coef * kU * mag[i] + 1e-300), std::to_string(i));
+    }
+}
+
+} // namespace
+
+TEST_CASE("tpclib im2col_f32 and col2im_f32: exact against the references, gaps untouched",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    uint32_t seed = 1;
+    for (const Geo &c : kConv) {
+        CAPTURE(c.name);
+        const Nchw cs = c.g.cols(c.x);
+        const auto xv = rand_f32(c.x.size(), seed++, -2, 2);
+        const Placed x = nchw(L, F32, c.x, xv, 2, 1);
+        const Placed col = nchw(L, F32, cs, {}, 3, 2);
+        REQUIRE(L.launch("im2col_f32", {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
+        size_t stray = 0;
+        auto got = read_back(L, col, stray);
+        std::vector<float> want(cs.size());
+        kref::im2col(c.x, c.g, floats(xv), want);
+        check_exact(got, want);
+        CHECK(stray == 0);
+
+        const auto dv = rand_f32(cs.size(), seed++, -2, 2);
+        const Placed dcol = nchw(L, F32, cs, dv, 1, 0);
+        const Placed dx = nchw(L, F32, c.x, {}, 5, 3);
+        REQUIRE(L.launch("col2im_f32", {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
+                HPU_CQ_OK);
+        got = read_back(L, dx, stray);
+        std::vector<float> wdx(c.x.size());
+        kref::col2im(c.x, c.g, floats(dv), wdx);
+        check_exact(got, wdx);
+        CHECK(stray == 0);
+
+        // the references are adjoint: <im2col x, dcol> = <x, col2im dcol>
+        double a = 0, b = 0, mag = 0;
+        for (size_t i = 0; i < want.size(); i++) {
+            a += double{want[i]} * kref::bits_f32(dv[i]);
+            mag += std::fabs(double{want[i]} * kref::bits_f32(dv[i]));
+        }
+        for (size_t i = 0; i < wdx.size(); i++) {
+            b += double{wdx[i]} * kref::bits_f32(xv[i]);
+        }
+        CHECK(std::fabs(a - b) <= static_cast<double>(c.g.kh * c.g.kw) * kU * mag);
+    }
+}
+
+TEST_CASE("tpclib conv2d of im2col_f32, col2im_f32 and MME GEMMs: forward, weight and input "
+          "gradients against direct convolution",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    Worst wy{1}, wdw{1}, wdx{1};
+    uint32_t seed = 100;
+    for (const Geo &c : kConv) {
+        CAPTURE(c.name);
+        const Nchw cs = c.g.cols(c.x), ys = c.g.out(c.x, c.k);
+        const uint32_t crs = cs.c, ohw = ys.h * ys.w, gap = 5; // gap: col rows ldb apart
+        const uint32_t ld = ohw + gap;
+        const auto xv = rand_f32(c.x.size(), seed++, -2, 2);
+        const auto wv = rand_f32(size_t{c.k} * crs, seed++, -1, 1);
+        const auto dyv = rand_f32(ys.size(), seed++, -1, 1);
+        const Placed x = nchw(L, F32, c.x, xv);
+        const Placed col = nchw(L, F32, cs, {}, 0, gap);
+        const Placed w = put_tensor(L, F32, {crs, c.k}, {}, wv);
+        const Placed y = nchw(L, F32, ys, {});
+        const Placed dy = nchw(L, F32, ys, dyv);
+        const Placed dw = put_tensor(L, F32, {crs, c.k}, {}, {});
+        const Placed dcol = nchw(L, F32, cs, {}, 0, gap);
+        const Placed dx = nchw(L, F32, c.x, {});
+
+        // forward: y[n] = w [K, CRS] x col[n] [CRS, OH OW], one batched GEMM
+        REQUIRE(L.launch("im2col_f32", {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
+        Gemm f;
+        f.m = c.k;
+        f.n = ohw;
+        f.k = crs;
+        f.batch = c.x.n;
+        f.a = w.t.d.base;
+        f.lda = crs;
+        f.b = col.t.d.base;
+        f.ldb = ld;
+        f.sb = uint64_t{crs} * ld;
+        f.d = y.t.d.base;
+        f.ldd = ohw;
+        f.sd = uint64_t{c.k} * ohw;
+        run_gemms(L, {f});
+        // a bias per output channel: add_f32 with b [1, 1, K] broadcast
+        const auto bv = rand_f32(c.k, seed++, -1, 1);
+        const Placed b = put_tensor(L, F32, {1, 1, c.k}, {}, bv);
+        const Placed yb = nchw(L, F32, ys, {});
+        REQUIRE(L.launch("add_f32", {y.t, b.t, yb.t}, {}, ew_index(yb.t)) == HPU_CQ_OK);
+
+        // weight gradient: dw = sum over n of dy[n] [K, OH OW] x col[n]^T,
+        // GEMMs accumulating in place (beta 1) in order of n
+        std::vector<Gemm> wg;
+        for (uint32_t n = 0; n < c.x.n; n++) {
+            Gemm g;
+            g.flags = HPU_MME_F_TRANS_B;
+            g.m = c.k;
+            g.n = crs;
+            g.k = ohw;
+            g.a = dy.t.d.base + 4ULL * n * c.k * ohw;
+            g.lda = ohw;
+            g.b = col.t.d.base + 4ULL * n * crs * ld;
+            g.ldb = ld;
+            g.d = dw.t.d.base;
+            g.ldd = crs;
+            if (n > 0) {
+                g.c = g.d;
+                g.ldc = g.ldd;
+                g.beta = 1.0f;
+            }
+            wg.push_back(g);
+        }
+        run_gemms(L, wg);
+
+        // input gradient: dcol[n] = w^T [CRS, K] x dy[n], then col2im
+        Gemm ig;
+        ig.flags = HPU_MME_F_TRANS_A;
+        ig.m = crs;
+        ig.n = ohw;
+        ig.k = c.k;
+        ig.batch = c.x.n;
+        ig.a = w.t.d.base;
+        ig.lda = crs;
+        ig.b = dy.t.d.base;
+        ig.ldb = ohw;
+        ig.sb = uint64_t{c.k} * ohw;
+        ig.d = dcol.t.d.base;
+        ig.ldd = ld;
+        ig.sd = uint64_t{crs} * ld;
+        run_gemms(L, {ig});
+        REQUIRE(L.launch("col2im_f32", {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
+                HPU_CQ_OK);
+
+        // direct convolution in double, and the magnitudes of its terms
+        std::vector<double> ry(ys.size()), my(ys.size()), rdw(wv.size()), mdw(wv.size()),
+            rdx(xv.size()), mdx(xv.size());
+        const auto xf = floats(xv), wf = floats(wv), df = floats(dyv);
+        each_product(c.x, c.g, c.k, [&](size_t yi, size_t wi, size_t xi) {
+            ry[yi] += double{wf[wi]} * xf[xi];
+            my[yi] += std::fabs(double{wf[wi]} * xf[xi]);
+            rdw[wi] += double{df[yi]} * xf[xi];
+            mdw[wi] += std::fabs(double{df[yi]} * xf[xi]);
+            rdx[xi] += double{wf[wi]} * df[yi];
+            mdx[xi] += std::fabs(double{wf[wi]} * df[yi]);
+        });
+        size_t stray = 0;
+        // the GEMM's k-term bound (mme.md) plus its 3 roundings; the chain of
+        // N accumulations; col2im's kh kw additions
+        const auto gy = read_back(L, y, stray), gyb = read_back(L, yb, stray);
+        sum_check(wy, gy, ry, my, crs + 3.0);
+        std::vector<float> want_yb(ys.size());
+        for (size_t i = 0; i < want_yb.size(); i++) {
+            want_yb[i] = kref::bits_f32(gy[i]) + kref::bits_f32(bv[i / ohw % c.k]);
+        }
+        check_exact(gyb, want_yb);
+        sum_check(wdw, read_back(L, dw, stray), rdw, mdw, ohw + c.x.n + 3.0);
+        sum_check(wdx, read_back(L, dx, stray), rdx, mdx, c.k + 3.0 + c.g.kh * c.g.kw);
+        CHECK(stray == 0);
+    }
+    report("conv2d forward (im2col + GEMM)", wy.worst, "of (CRS + 3) u sum|w x|");
+    report("conv2d weight grad (N GEMMs)", wdw.worst, "of (OH OW + N + 3) u sum|dy x|");
+    report("conv2d input grad (GEMM + col2im)", wdx.worst, "of (K + 3 + kh kw) u sum|w dy|");
+    INFO("forward " << wy.first << " dw " << wdw.first << " dx " << wdx.first);
+    CHECK(wy.bad == 0);
+    CHECK(wdw.bad == 0);
+    CHECK(wdx.bad == 0);
+}
+
+namespace {
+
+const Geo kPool[] = {
+    {"2x2, stride 2", {2, 3, 8, 10}, {2, 2, 2, 2}, 0},
+    {"3x3, stride 2, pad 1, odd", {1, 2, 7, 9}, {3, 3, 2, 2, 1, 1}, 0},
+    {"3x3, stride 1, pad 1: overlapping windows, W 65", {2, 1, 5, 65}, {3, 3, 1, 1, 1, 1}, 0},
+    {"2x3, stride 1x3, pad 0x1, dilation 2x1", {1, 2, 6, 11}, {2, 3, 1, 3, 0, 1, 2, 1}, 0},
+    {"2x2, pad 2: windows wholly in the padding", {1, 1, 3, 3}, {2, 2, 1, 1, 2, 2}, 0},
+    {"3x3, stride 2, OW 65", {1, 1, 3, 131}, {3, 3, 2, 2}, 0},
+    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 0},
+    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}, 0},
+};
+
+} // namespace
+
+TEST_CASE("tpclib maxpool2d_f32 and maxpool2d_grad_f32: exact, first maximum wins, -inf "
+          "padding, NaN",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    std::mt19937 gen(7);
+    for (const Geo &c : kPool) {
+        CAPTURE(c.name);
+        const Nchw ys = c.g.out(c.x, c.x.c);
+        // small integers: many ties; some -inf; a NaN in the larger inputs
+        std::vector<uint32_t> xv(c.x.size());
+        for (auto &v : xv) {
+            const int k = static_cast<int>(gen() % 9);
+            v = k == 8 ? kNegInf : kref::f32_bits(static_cast<float>(k - 4));
+        }
+        if (xv.size() > 100) {
+            xv[xv.size() / 2] = 0x7fc00000u;
+        }
+        const Placed x = nchw(L, F32, c.x, xv, 1, 0, kNegInf);
+        const Placed y = nchw(L, F32, ys, {}, 2, 1), idx = nchw(L, I32, ys, {}, 1, 2);
+        REQUIRE(L.launch("maxpool2d_f32", {x.t, y.t, idx.t}, scalars(c.g), vec_index(ys)) ==
+                HPU_CQ_OK);
+        std::vector<float> wy(ys.size());
+        std::vector<int32_t> wi(ys.size());
+        kref::maxpool2d(c.x, c.g, floats(xv), wy, wi);
+        size_t stray = 0;
+        check_exact(read_back(L, y, stray), wy);
+        CHECK(stray == 0);
+        const auto gi = read_back(L, idx, stray);
+        check_exact(gi, wi);
+        CHECK(stray == 0);
+
+        const auto dyv = rand_f32(ys.size(), static_cast<uint32_t>(c.x.size()), -1, 1);
+        const Placed dy = nchw(L, F32, ys, dyv, 0, 3);
+        const Placed dix = nchw(L, I32, ys, gi, 0, 3);
+        const Placed dx = nchw(L, F32, c.x, {}, 3, 1);
+        REQUIRE(L.launch("maxpool2d_grad_f32", {dy.t, dix.t, dx.t}, scalars(c.g),
+                         vec_index(c.x)) == HPU_CQ_OK);
+        std::vector<float> wdx(c.x.size());
+        kref::maxpool2d_grad(c.x, c.g, floats(dyv), wi, wdx);
+        check_exact(read_back(L, dx, stray), wdx);
+        CHECK(stray == 0);
+    }
+}
+
+TEST_CASE("tpclib window kernels: a window size, stride or dilation below 1, or a column "
+          "stride above 512, raises TPC_ASSERT",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    const Nchw xs{1, 1, 4, 4};
+    const Placed a = nchw(L, F32, xs, {}), b = nchw(L, F32, xs, {}), i = nchw(L, I32, xs, {});
+    const Window2d bad[] = {{0, 1}, {1, 1, 0, 1}, {1, 1, 1, 1, 0, 0, 1, 0}, {1, 1, 1, 513}};
+    for (const Window2d &g : bad) {
+        CAPTURE(g.kh, g.sh, g.sw, g.dw);
+        for (const char *k : {"im2col_f32", "col2im_f32"}) {
+            CHECK(L.launch(k, {a.t, b.t}, scalars(g), vec_index(xs)) == HPU_CQ_TPC_ASSERT);
+        }
+        CHECK(L.launch("maxpool2d_f32", {a.t, b.t, i.t}, scalars(g), vec_index(xs)) ==
+              HPU_CQ_TPC_ASSERT);
+        CHECK(L.launch("maxpool2d_grad_f32", {a.t, i.t, b.t}, scalars(g), vec_index(xs)) ==
+              HPU_CQ_TPC_ASSERT);
+    }
+}
+
+namespace {
+
+const Nchw kBn[] = {{2, 3, 5, 7}, {1, 1, 1, 3}, {3, 2, 4, 65}, {2, 5, 3, 130}, {4, 1, 2, 1},
+                    {1, 2, 1, 200}, {4, 8, 28, 28}};
+
+// The depth of the kernels' three-level sums: ceil(W / 64) + H + N.
+double depth(const Nchw &s)
+{
+    const uint32_t vectors = (s.w + 63) / 64;
+    return vectors + s.h + s.n;
+}
+
+// Per channel c: the mean over n, h, w of f(element index).
+double chan_mean(const Nchw &s, uint32_t c, const std::function<double(size_t)> &f)
+{
+    double sum = 0;
+    for (uint32_t n = 0; n < s.n; n++) {
+        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
+            sum += f(i);
+        }
+    }
+    return sum / (static_cast<double>(s.size()) / s.c);
+}
+
+// Visit every element index of channel c.
+void each_in_chan(const Nchw &s, uint32_t c, const std::function<void(size_t)> &f)
+{
+    for (uint32_t n = 0; n < s.n; n++) {
+        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
+            f(i);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("tpclib batchnorm_f32: batch statistics, y and the running statistics within "
+          "bounds; M = 1 asserts",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    Worst wmean{1}, wrstd{1}, wy{1}, wrun{1};
+    double rstd_ulp = 0, y_ulp = 0, run_ulp = 0;
+    const float eps = 1e-5f, mom = 0.1f;
+    uint32_t seed = 300;
+    for (const Nchw &s : kBn) {
+        CAPTURE(s.n, s.c, s.h, s.w);
+        const double t = depth(s);
+        const auto xv = rand_f32(s.size(), seed++, -3, 5);
+        const auto gv = rand_f32(s.c, seed++, 0.5f, 1.5f), bv = rand_f32(s.c, seed++, -1, 1);
+        const auto rmv = rand_f32(s.c, seed++, -1, 1), rvv = rand_f32(s.c, seed++, 0.5f, 2);
+        const Placed x = nchw(L, F32, s, xv, 3, 1), y = nchw(L, F32, s, {}, 1, 2);
+        const Placed gamma = chan(L, gv, s.c), beta = chan(L, bv, s.c);
+        const Placed mean = chan(L, {}, s.c), rstd = chan(L, {}, s.c);
+        const Placed rm = chan(L, rmv, s.c), rv = chan(L, rvv, s.c);
+        REQUIRE(L.launch("batchnorm_f32",
+                         {x.t, gamma.t, beta.t, y.t, mean.t, rstd.t, rm.t, rv.t},
+                         {kref::f32_bits(eps), kref::f32_bits(mom)}, {s.c, 1, 1, 1, 1}) ==
+                HPU_CQ_OK);
+        const auto xf = floats(xv), gf = floats(gv), bf = floats(bv);
+        std::vector<double> ry(s.size()), rrm(rmv.size()), rrv(rvv.size());
+        for (uint32_t c = 0; c < s.c; c++) {
+            rrm[c] = kref::bits_f32(rmv[c]);
+            rrv[c] = kref::bits_f32(rvv[c]);
+        }
+        std::vector<kref::BatchNormStats> st(s.c);
+        kref::batchnorm(s, xf, gf, bf, eps, mom, ry, st, rrm, rrv);
+        size_t stray = 0;
+        const auto gy = read_back(L, y, stray), gm = read_back(L, mean, stray);
+        const auto gr = read_back(L, rstd, stray);
+        const auto grm = read_back(L, rm, stray), grv = read_back(L, rv, stray);
+        CHECK(stray == 0);
+        const double m = static_cast<double>(s.size()) / s.c;
+        for (uint32_t c = 0; c < s.c; c++) {
+            const double amean = chan_mean(s, c, [&](size_t i) { return std::fabs(xf[i]); });
+            wmean.add(std::fabs(kref::bits_f32(gm[c]) - st[c].mean) / ((t + 7) * kU * amean),
+                      "mean " + std::to_string(c));
+            const double er = err_ulps(kref::bits_f32(gr[c]), st[c].rstd, 0, false);
+            rstd_ulp = std::max(rstd_ulp, er);
+            wrstd.add(er / (t / 2 + 8), "rstd " + std::to_string(c));
+            each_in_chan(s, c, [&](size_t i) {
+                const double sc =
+                    (std::fabs(xf[i]) + amean) * st[c].rstd * std::fabs(gf[c]) + std::fabs(bf[c]);
+                const double e = err_ulps(kref::bits_f32(gy[i]), ry[i], sc, false);
+                y_ulp = std::max(y_ulp, e);
+                wy.add(e / (t + 20), "y " + std::to_string(i));
+            });
+            const double old_m = kref::bits_f32(rmv[c]), old_v = kref::bits_f32(rvv[c]);
+            const double srm = mom * amean + std::fabs(old_m) + std::fabs(rrm[c]);
+            const double srv = mom * st[c].var * m / (m - 1) + old_v + rrv[c];
+            const double e1 = err_ulps(kref::bits_f32(grm[c]), rrm[c], srm, false);
+            const double e2 = err_ulps(kref::bits_f32(grv[c]), rrv[c], srv, false);
+            run_ulp = std::max({run_ulp, e1, e2});
+            wrun.add(e1 / (t + 10), "running_mean " + std::to_string(c));
+            wrun.add(e2 / (t + 12), "running_var " + std::to_string(c));
+        }
+    }
+    report("batchnorm_f32 mean", wmean.worst, "of (T + 7) u mean|x|");
+    report("batchnorm_f32 rstd", rstd_ulp, "ulp");
+    report("batchnorm_f32 rstd", wrstd.worst, "of (T/2 + 8) ulp");
+    report("batchnorm_f32 y", y_ulp, "ulp of (|x| + mean|x|) rstd |gamma| + |beta|");
+    report("batchnorm_f32 y", wy.worst, "of (T + 20) ulp");
+    report("batchnorm_f32 running", run_ulp, "ulp of the terms");
+    report("batchnorm_f32 running", wrun.worst, "of (T + 10), (T + 12) ulp");
+    INFO(wmean.first << " " << wrstd.first << " " << wy.first << " " << wrun.first);
+    CHECK(wmean.bad == 0);
+    CHECK(wrstd.bad == 0);
+    CHECK(wy.bad == 0);
+    CHECK(wrun.bad == 0);
+
+    // one element per channel: no unbiased variance
+    const Nchw one{1, 2, 1, 1};
+    const Placed x = nchw(L, F32, one, {}), y = nchw(L, F32, one, {});
+    const Placed p = chan(L, {0, 0}, 2);
+    CHECK(L.launch("batchnorm_f32", {x.t, p.t, p.t, y.t, p.t, p.t, p.t, p.t},
+                   {kref::f32_bits(eps), kref::f32_bits(mom)}, {2, 1, 1, 1, 1}) ==
+          HPU_CQ_TPC_ASSERT);
+}
+
+TEST_CASE("tpclib batchnorm_grad_f32: dx, dgamma and dbeta within bounds", "[tpclib][cnn]")
+{
+    Lib L;
+    Worst wdx{1}, wsum{1};
+    double dx_ulp = 0;
+    uint32_t seed = 400;
+    for (const Nchw &s : kBn) {
+        CAPTURE(s.n, s.c, s.h, s.w);
+        const double t = depth(s);
+        const auto xv = rand_f32(s.size(), seed++, -3, 5), dyv = rand_f32(s.size(), seed++, -1, 1);
+        const auto gv = rand_f32(s.c, seed++, 0.5f, 1.5f);
+        const auto xf = floats(xv), dyf = floats(dyv), gf = floats(gv);
+        // the forward's statistics, as the reference gives them, in FP32
+        std::vector<uint32_t> mv(s.c), rv(s.c);
+        for (uint32_t c = 0; c < s.c; c++) {
+            const auto st = kref::batchnorm_stats(s, xf, c, 1e-5);
+            mv[c] = kref::f32_bits(static_cast<float>(st.mean));
+            rv[c] = kref::f32_bits(static_cast<float>(st.rstd));
+        }
+        const Placed x = nchw(L, F32, s, xv, 2, 0), dy = nchw(L, F32, s, dyv, 0, 1);
+        const Placed mean = chan(L, mv, s.c), rstd = chan(L, rv, s.c), gamma = chan(L, gv, s.c);
+        const Placed dx = nchw(L, F32, s, {}, 1, 1);
+        const Placed dg = chan(L, {}, s.c), db = chan(L, {}, s.c);
+        REQUIRE(L.launch("batchnorm_grad_f32",
+                         {x.t, dy.t, mean.t, rstd.t, gamma.t, dx.t, dg.t, db.t}, {},
+                         {s.c, 1, 1, 1, 1}) == HPU_CQ_OK);
+        const auto mf = floats(mv), rf = floats(rv);
+        std::vector<double> rdx(s.size()), rdg(s.c), rdb(s.c);
+        kref::batchnorm_grad(s, xf, dyf, mf, rf, gf, rdx, rdg, rdb);
+        size_t stray = 0;
+        const auto gdx = read_back(L, dx, stray);
+        const auto gdg = read_back(L, dg, stray), gdb = read_back(L, db, stray);
+        CHECK(stray == 0);
+        for (uint32_t c = 0; c < s.c; c++) {
+            auto xhat = [&](size_t i) { return (xf[i] - double{mf[c]}) * rf[c]; };
+            const double ady = chan_mean(s, c, [&](size_t i) { return std::fabs(dyf[i]); });
+            const double adx = chan_mean(s, c, [&](size_t i) { return std::fabs(dyf[i] * xhat(i)); });
+            const double m = static_cast<double>(s.size()) / s.c;
+            wsum.add(std::fabs(kref::bits_f32(gdb[c]) - rdb[c]) / ((t + 6) * kU * ady * m + 1e-300),
+                     "dbeta " + std::to_string(c));
+            wsum.add(std::fabs(kref::bits_f32(gdg[c]) - rdg[c]) / ((t + 8) * kU * adx * m + 1e-300),
+                     "dgamma " + std::to_string(c));
+            each_in_chan(s, c, [&](size_t i) {
+                const double sc =
+                    rf[c] * std::fabs(gf[c]) * (std::fabs(dyf[i]) + ady + std::fabs(xhat(i)) * adx);
+                const double e = err_ulps(kref::bits_f32(gdx[i]), rdx[i], sc, false);
+                dx_ulp = std::max(dx_ulp, e);
+                wdx.add(e / (t + 14), "dx " + std::to_string(i));
+            });
+        }
+    }
+    report("batchnorm_grad_f32 dx", dx_ulp, "ulp of rstd |gamma| (|dy| + mean|dy| + |xhat| mean|dy xhat|)");
+    report("batchnorm_grad_f32 dx", wdx.worst, "of (T + 14) ulp");
+    report("batchnorm_grad_f32 dgamma, dbeta", wsum.worst, "of (T + 8), (T + 6) u sum");
+    INFO(wdx.first << " " << wsum.first);
+    CHECK(wdx.bad == 0);
+    CHECK(wsum.bad == 0);
+}
+
+TEST_CASE("tpclib batchnorm_infer_f32: y from the running statistics within 8 ulp",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    Worst w{8};
+    const float eps = 1e-5f;
+    uint32_t seed = 500;
+    for (const Nchw &s : kBn) {
+        CAPTURE(s.n, s.c, s.h, s.w);
+        const auto xv = rand_f32(s.size(), seed++, -3, 5);
+        const auto gv = rand_f32(s.c, seed++, 0.5f, 1.5f), bv = rand_f32(s.c, seed++, -1, 1);
+        const auto rmv = rand_f32(s.c, seed++, -1, 2), rvv = rand_f32(s.c, seed++, 0.1f, 4);
+        const Placed x = nchw(L, F32, s, xv, 1, 1), y = nchw(L, F32, s, {}, 2, 0);
+        const Placed gamma = chan(L, gv, s.c), beta = chan(L, bv, s.c);
+        const Placed rm = chan(L, rmv, s.c), rv = chan(L, rvv, s.c);
+        REQUIRE(L.launch("batchnorm_infer_f32", {x.t, gamma.t, beta.t, rm.t, rv.t, y.t},
+                         {kref::f32_bits(eps)}, {1, s.h, s.c, s.n, 1}) == HPU_CQ_OK);
+        const auto xf = floats(xv), gf = floats(gv), bf = floats(bv), mf = floats(rmv),
+                   vf = floats(rvv);
+        std::vector<double> ry(s.size());
+        kref::batchnorm_infer(s, xf, gf, bf, mf, vf, eps, ry);
+        size_t stray = 0;
+        const auto gy = read_back(L, y, stray);
+        CHECK(stray == 0);
+        for (uint32_t c = 0; c < s.c; c++) {
+            const double rstd = 1.0 / std::sqrt(double{vf[c]} + eps);
+            each_in_chan(s, c, [&](size_t i) {
+                const double sc = (std::fabs(xf[i]) + std::fabs(mf[c])) * rstd * std::fabs(gf[c]) +
+                                  std::fabs(bf[c]);
+                w.add(err_ulps(kref::bits_f32(gy[i]), ry[i], sc, false), std::to_string(i));
+            });
+        }
+    }
+    report("batchnorm_infer_f32", w.worst, "ulp of (|x| + |rm|) rstd |gamma| + |beta|");
+    INFO(w.first);
+    CHECK(w.bad == 0);
+}
