@@ -64,12 +64,13 @@ run: all
 	@mkdir -p $(TRAIN_DATA) && for f in /usr/share/datasets/fashion-mnist/*-ubyte.gz; do \
 		o=$(TRAIN_DATA)/$$(basename $$f .gz); [ -s $$o ] || { gzip -dc $$f > $$o.tmp && mv $$o.tmp $$o; } || exit 1; \
 	done
-	@for m in linear mlp; do \
+	@set -o pipefail; for m in linear mlp; do \
 		f=$(BUILD)/train/cpu-$$m.txt; [ "$$f" -nt $(TRAIN) ] && continue; \
 		echo "hpu-train: the $$m model on the host CPU (the reference for the HPU run)"; \
+		rm -f $$f.tmp; \
 		$(TRAIN) --device cpu --model $$m --data $(TRAIN_DATA) --save $$f.tmp | tail -n 1 && mv $$f.tmp $$f || exit 1; \
 	done
-	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 -- tests/vm/demo.sh
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)

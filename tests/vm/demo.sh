@@ -7,8 +7,9 @@
 # make run computed on the host (Documentation/training.md).
 set -e
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-SMI=$REPO/build/tools/hpu-smi/hpu-smi
-TRAIN=$REPO/build/tools/hpu-train/hpu-train
+BUILD=${HPU_BUILD:-$REPO/build}
+SMI=$BUILD/tools/hpu-smi/hpu-smi
+TRAIN=$BUILD/tools/hpu-train/hpu-train
 modprobe -a drm drm_buddy drm_shmem_helper gpu-sched
 insmod "$REPO/kernel/hpu.ko"
 # Let the firmware's sensors settle for a moment.
@@ -36,17 +37,19 @@ dmesg | grep hpu | grep -i firmware || true
 # (its output follows once it ends, so that the two do not interleave).
 echo
 echo "\$ hpu-train --model linear --mode both --compare build/train/cpu-linear.txt"
-"$TRAIN" --model linear --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-linear.txt"
+"$TRAIN" --model linear --mode both --data "$BUILD/train/data" --compare "$BUILD/train/cpu-linear.txt"
 echo
 echo "\$ hpu-train --model mlp --mode both --compare build/train/cpu-mlp.txt &"
-"$TRAIN" --model mlp --mode both --data "$REPO/build/train/data" --compare "$REPO/build/train/cpu-mlp.txt" \
+"$TRAIN" --model mlp --mode both --data "$BUILD/train/data" --compare "$BUILD/train/cpu-mlp.txt" \
 	> /tmp/train-mlp.log 2>&1 &
 pid=$!
 sleep 25
 echo "\$ hpu-smi   # while it trains"
-"$SMI"
+smi_rc=0
+"$SMI" || smi_rc=$?
 rc=0
 wait $pid || rc=$?
 cat /tmp/train-mlp.log
 [ $rc = 0 ] || exit $rc
+[ $smi_rc = 0 ] || exit $smi_rc
 rmmod hpu

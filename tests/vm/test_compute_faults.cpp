@@ -31,6 +31,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kWaitNs = 60ULL * 1000000000ULL;
 constexpr std::uint32_t kN = 4096; // elements of the test tensors
+constexpr std::uint64_t kBytes = std::uint64_t{kN} * 4;
 
 hpu::Device open_dev()
 {
@@ -100,7 +101,7 @@ int wait(const hpu::Fence &f) { return hpu_fence_wait(f.get(), kWaitNs); }
 hpu_error_info error_info(const hpu::Fence &f, bool want_detail)
 {
     hpu_error_info i{};
-    const auto end = Clock::now() + std::chrono::seconds(5);
+    const auto end = Clock::now() + std::chrono::seconds(30);
     do {
         i = {};
         i.size = sizeof(i);
@@ -120,8 +121,8 @@ class Bystander {
 public:
     Bystander()
         : dev_(open_dev()), add_(dev_, "add_f32"), q_(hpu::Queue::create(dev_, 0, HPU_ENGINE_CLASS_TPC)),
-          a_(hpu::Buffer::create(dev_, kN * 4, HPU_MEM_HOST)), b_(hpu::Buffer::create(dev_, kN * 4, HPU_MEM_HOST)),
-          c_(hpu::Buffer::create(dev_, kN * 4, HPU_MEM_HOST))
+          a_(hpu::Buffer::create(dev_, kBytes, HPU_MEM_HOST)), b_(hpu::Buffer::create(dev_, kBytes, HPU_MEM_HOST)),
+          c_(hpu::Buffer::create(dev_, kBytes, HPU_MEM_HOST))
     {
         thread_ = std::thread([this] { loop(); });
     }
@@ -138,6 +139,15 @@ public:
             thread_.join();
     }
     [[nodiscard]] int good() const { return good_; }
+    // Waits until the bystander has finished a round: it is running when
+    // the test's fault happens, and must keep running after it.
+    void wait_running() const
+    {
+        const auto end = Clock::now() + std::chrono::seconds(60);
+        while (good_ + bad_ == 0 && Clock::now() < end)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    [[nodiscard]] int rounds() const { return good_ + bad_; }
     [[nodiscard]] int bad() const { return bad_; }
 
 private:
@@ -182,7 +192,7 @@ private:
 void check_queue_works(const hpu::Device &dev, hpu::Queue &q)
 {
     const Kernel add(dev, "add_f32");
-    auto a = hpu::Buffer::create(dev, kN * 4, HPU_MEM_HOST);
+    auto a = hpu::Buffer::create(dev, kBytes, HPU_MEM_HOST);
     for (std::uint32_t i = 0; i < kN; ++i)
         f32(a)[i] = static_cast<float>(i);
     const auto f = launch(q, add, {vec(a.va(), kN), vec(a.va(), kN), vec(a.va(), kN)}, {}, kN / 256);
@@ -197,9 +207,13 @@ TEST_CASE("TPC: a kernel storing outside its context's mappings faults that cont
 {
     auto dev = open_dev();
     Bystander by;
+    by.wait_running();
     auto q = hpu::Queue::create(dev, 0, HPU_ENGINE_CLASS_TPC);
     const Kernel add(dev, "add_f32");
-    auto a = hpu::Buffer::create(dev, kN * 4, HPU_MEM_HOST);
+    auto a = hpu::Buffer::create(dev, kBytes, HPU_MEM_HOST);
+    // One launch first, so that the queue's own command and descriptor
+    // buffers exist before the address below is freed (none takes it).
+    REQUIRE(wait(launch(q, add, {vec(a.va(), kN), vec(a.va(), kN), vec(a.va(), kN)}, {}, kN / 256)) == 0);
     std::uint64_t gone = 0;
     {
         // An address this context had mapped, and unmapped again.
@@ -213,9 +227,15 @@ TEST_CASE("TPC: a kernel storing outside its context's mappings faults that cont
     CHECK(i.kind == HPU_ERROR_MMU_FAULT);
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(i.address >= gone);
-    CHECK(i.address < gone + std::uint64_t{kN} * 4);
+    CHECK(i.address < gone + kBytes);
     check_queue_works(dev, q);
+    // Rounds after the fault too.
+    const int seen = by.rounds();
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (by.rounds() < seen + 2 && Clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     by.stop();
+    CHECK(by.rounds() >= seen + 2);
     CHECK(by.good() >= 3);
     CHECK(by.bad() == 0);
 }
@@ -224,19 +244,20 @@ TEST_CASE("TPC: an assert reaches its context with the value (a cross-entropy la
 {
     auto dev = open_dev();
     Bystander by;
+    by.wait_running();
     auto q = hpu::Queue::create(dev, 0, HPU_ENGINE_CLASS_TPC);
     const Kernel ce(dev, "cross_entropy_f32");
     constexpr std::uint32_t kC = 10;
     constexpr std::uint32_t kRows = 8;
-    auto x = hpu::Buffer::create(dev, kC * kRows * 4, HPU_MEM_HOST);
-    auto y = hpu::Buffer::create(dev, kRows * 4, HPU_MEM_HOST);
-    auto loss = hpu::Buffer::create(dev, kRows * 4, HPU_MEM_HOST);
-    auto dx = hpu::Buffer::create(dev, kC * kRows * 4, HPU_MEM_HOST);
+    auto x = hpu::Buffer::create(dev, std::uint64_t{kC} * kRows * 4, HPU_MEM_HOST);
+    auto y = hpu::Buffer::create(dev, std::uint64_t{kRows} * 4, HPU_MEM_HOST);
+    auto loss = hpu::Buffer::create(dev, std::uint64_t{kRows} * 4, HPU_MEM_HOST);
+    auto dx = hpu::Buffer::create(dev, std::uint64_t{kC} * kRows * 4, HPU_MEM_HOST);
     auto *labels = static_cast<std::int32_t *>(y.host_ptr());
     for (std::uint32_t r = 0; r < kRows; ++r)
         labels[r] = static_cast<std::int32_t>(r % kC);
     labels[5] = 12; // not a class
-    std::memset(x.host_ptr(), 0, kC * kRows * 4);
+    std::memset(x.host_ptr(), 0, std::size_t{kC} * kRows * 4);
     auto rows = [](std::uint64_t va, std::uint32_t dtype, std::uint32_t n0, std::uint32_t pad) {
         hpu_tensor t{};
         const std::uint32_t sizes[2] = {n0, kRows};
@@ -258,7 +279,13 @@ TEST_CASE("TPC: an assert reaches its context with the value (a cross-entropy la
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(i.info == 12);
     check_queue_works(dev, q);
+    // Rounds after the fault too.
+    const int seen = by.rounds();
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (by.rounds() < seen + 2 && Clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     by.stop();
+    CHECK(by.rounds() >= seen + 2);
     CHECK(by.good() >= 3);
     CHECK(by.bad() == 0);
 }
@@ -278,7 +305,7 @@ again:
 )",
                          "forever");
     auto q = hpu::Queue::create(dev, 0, HPU_ENGINE_CLASS_TPC);
-    auto t = hpu::Buffer::create(dev, 64 * 4 * 8, HPU_MEM_HOST);
+    auto t = hpu::Buffer::create(dev, std::uint64_t{64} * 4 * 8, HPU_MEM_HOST);
     const auto t0 = Clock::now();
     const auto f = launch(q, forever, {vec(t.va(), 64 * 8)}, {}, 8);
     // Another context's launch queued behind it on the same engine.
@@ -291,7 +318,13 @@ again:
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(f32(t)[0] > 0.0F); // it did run
     check_queue_works(dev, q);
+    // Rounds after the fault too.
+    const int seen = by.rounds();
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (by.rounds() < seen + 2 && Clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     by.stop();
+    CHECK(by.rounds() >= seen + 2);
     CHECK(by.good() >= 3);
     CHECK(by.bad() == 0);
 }
@@ -311,15 +344,15 @@ TEST_CASE("two contexts' GEMMs and kernels at once, at the same device addresses
     devs.push_back(open_dev());
     const Kernel add0(devs[0], "add_f32");
     const Kernel add1(devs[1], "add_f32");
-    auto worker = [&](int who) {
+    auto body = [&](int who) {
         const hpu::Device &dev = devs[static_cast<std::size_t>(who)];
         const Kernel &add = who == 0 ? add0 : add1;
         auto tpc = hpu::Queue::create(dev, 0, HPU_ENGINE_CLASS_TPC);
         auto mme = hpu::Queue::create(dev, static_cast<std::uint32_t>(who), HPU_ENGINE_CLASS_MME);
         // The same sizes in the same order: each context's address space
         // puts them at the same device addresses.
-        auto a = hpu::Buffer::create(dev, kM * kM * 4, HPU_MEM_HOST);
-        auto d = hpu::Buffer::create(dev, kM * kM * 4, HPU_MEM_HOST);
+        auto a = hpu::Buffer::create(dev, std::uint64_t{kM} * kM * 4, HPU_MEM_HOST);
+        auto d = hpu::Buffer::create(dev, std::uint64_t{kM} * kM * 4, HPU_MEM_HOST);
         vas[static_cast<std::size_t>(who)] = a.va();
         const float base = who == 0 ? 1.0F : 3.0F;
         for (int round = 0; round < kRounds; ++round) {
@@ -363,7 +396,7 @@ TEST_CASE("two contexts' GEMMs and kernels at once, at the same device addresses
                 return;
             }
             // (bI + x)(bI + x) with x = round everywhere: b^2 I + 2 b x + k x^2, plus A.
-            const float x = static_cast<float>(round);
+            const auto x = static_cast<float>(round);
             for (std::uint32_t r = 0; r < kM; ++r) {
                 for (std::uint32_t c = 0; c < kM; ++c) {
                     const float aa = (r == c ? base : 0.0F) + x;
@@ -372,6 +405,14 @@ TEST_CASE("two contexts' GEMMs and kernels at once, at the same device addresses
                         ++mismatches;
                 }
             }
+        }
+    };
+    // An exception (hpu::Error) must not leave a thread: it counts.
+    auto worker = [&](int who) {
+        try {
+            body(who);
+        } catch (const std::exception &) {
+            ++failures;
         }
     };
     std::thread t0(worker, 0);

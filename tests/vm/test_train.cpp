@@ -14,12 +14,15 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <string>
 #include <cstdint>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "hpu/hpu.hpp"
 #include "train.h"
 #include "train_hpu.h"
 
@@ -137,4 +140,38 @@ TEST_CASE("training: the MLP with AdamW, eager and lazy, against the CPU", "[tra
     INFO("worst parameter difference " << d.worst << " of the bound, " << d.over << " of " << cpu.params.size()
                                        << " over");
     CHECK(d.over == 0);
+}
+
+TEST_CASE("training: a device error stops the training with a message naming the operation", "[train]")
+{
+    // A label outside the 10 classes: the cross-entropy kernel asserts
+    // (TPC_ASSERT), and both modes must report it, not train on.
+    Dataset bad = train_set();
+    bad.labels.at(300) = 12; // in the third batch
+    Config cfg;
+    cfg.model = ModelKind::Linear;
+    cfg.epochs = 1;
+    for (const Mode m : {Mode::Eager, Mode::Lazy}) {
+        INFO("mode " << mode_name(m));
+        HpuOptions o;
+        o.mode = m;
+        try {
+            (void)train_hpu(cfg, bad, test_set(), o);
+            FAIL("training with a bad label did not fail");
+        } catch (const hpu::Error &e) {
+            const std::string what = e.what();
+            INFO(what);
+            // Eagerly the kernel's own job fails; lazily the launch's fence
+            // is its join job's, the TPC slot's (the optimizer comes last),
+            // the job of the failed node.
+            CHECK(e.errnum() == EDOM);
+            CHECK(e.kind() == HPU_ERROR_TPC_ASSERT);
+            CHECK(what.find(m == Mode::Eager ? "HPU job 'cross-entropy'" : "HPU job 'training step") !=
+                  std::string::npos);
+            CHECK(what.find("[device: tpc-assert on engine 8 (info 12)]") != std::string::npos);
+        }
+    }
+    // The device is fine afterwards.
+    const Result r = on_hpu(cfg, Mode::Lazy);
+    CHECK(r.epochs.size() == 1);
 }

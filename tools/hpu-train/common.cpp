@@ -195,12 +195,19 @@ float adam_correction(float beta, std::uint64_t t)
     return static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(beta), static_cast<double>(t))));
 }
 
+std::string config_line(const Config &cfg, const Dataset &train, const Dataset &test)
+{
+    return describe(cfg, train.pixels) + ", seed " + std::to_string(cfg.seed) + ", " + std::to_string(train.count) +
+           " training and " + std::to_string(test.count) + " test images";
+}
+
 void save_result(const std::string &path, const Result &r)
 {
     std::ofstream f(path);
     if (!f)
         throw std::runtime_error("cannot write " + path);
     f << "# hpu-train result: " << r.name << "\n";
+    f << "config " << r.config << "\n";
     f.precision(9);
     for (std::size_t e = 0; e < r.epochs.size(); ++e) {
         f << "epoch " << e + 1 << " loss " << r.epochs[e].loss << " accuracy " << r.epochs[e].accuracy << " seconds "
@@ -221,6 +228,10 @@ Result load_result(const std::string &path)
     while (std::getline(f, line)) {
         if (line.empty() || line[0] == '#')
             continue;
+        if (line.rfind("config ", 0) == 0) {
+            r.config = line.substr(7);
+            continue;
+        }
         std::istringstream s(line);
         std::string w1;
         std::string w2;

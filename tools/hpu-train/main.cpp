@@ -121,13 +121,19 @@ Args parse(int argc, char **argv)
         } else if (o == "--hpu") {
             a.hpu = number(o, v);
         } else if (o == "--seed") {
-            a.cfg.seed = number(o, v);
+            char *end = nullptr;
+            a.cfg.seed = std::strtoull(v.c_str(), &end, 0);
+            if (v.empty() || *end != '\0' || v[0] == '-')
+                usage_error("--seed: not a number: " + v);
         } else if (o == "--save") {
             a.save = v;
         } else if (o == "--compare") {
             a.compare = v;
         } else if (o == "--max-diff") {
-            a.max_diff = std::strtod(v.c_str(), nullptr);
+            char *end = nullptr;
+            a.max_diff = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(a.max_diff >= 0))
+                usage_error("--max-diff: not a non-negative number: " + v);
         } else {
             usage_error("unknown option " + o);
         }
@@ -195,8 +201,16 @@ int run(const Args &a)
         return 0;
     }
     std::vector<Result> rs;
-    if (!a.compare.empty())
+    if (!a.compare.empty()) {
         rs.push_back(load_result(a.compare));
+        // The reference must be of the same training, whole.
+        const std::string want = config_line(a.cfg, train, test);
+        if (rs.front().config != want || rs.front().epochs.size() != a.cfg.epochs) {
+            std::fprintf(stderr, "hpu-train: %s is the result of another training:\n  it: %s, %zu epochs\n  this: %s\n",
+                         a.compare.c_str(), rs.front().config.c_str(), rs.front().epochs.size(), want.c_str());
+            return 2;
+        }
+    }
     std::optional<std::vector<float>> first_params;
     int rc = 0;
     for (const Mode m : a.modes) {
@@ -223,13 +237,11 @@ int run(const Args &a)
     print_table(rs);
     if (!a.compare.empty()) {
         const Result &cpu = rs.front();
-        if (cpu.epochs.empty()) {
-            std::printf("hpu-train: FAIL: %s holds no epoch\n", a.compare.c_str());
-            return 1;
-        }
         for (std::size_t i = 1; i < rs.size(); ++i) {
-            if (rs[i].epochs.empty())
-                continue;
+            if (rs[i].epochs.empty() || cpu.epochs.empty()) {
+                std::printf("hpu-train: FAIL: nothing to compare (no epoch)\n");
+                return 1;
+            }
             const double d = rs[i].epochs.back().accuracy - cpu.epochs.back().accuracy;
             const bool ok = std::fabs(d) <= a.max_diff;
             std::printf("hpu-train: %s: final test accuracy %.2f %% vs cpu %.2f %%: %+.2f points (%s, limit %.2f)\n",

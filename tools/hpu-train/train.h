@@ -105,7 +105,8 @@ struct EpochResult {
 };
 
 struct Result {
-    std::string name; // "cpu", "hpu eager", "hpu lazy"
+    std::string name;   // "cpu", "hpu eager", "hpu lazy"
+    std::string config; // what was trained: model, data and settings (for --compare)
     std::vector<EpochResult> epochs;
     std::vector<float> params; // the parameters at the end
     // HPU only: training steps run, and what they submitted: one job per
@@ -119,7 +120,13 @@ struct Result {
 /** The reference: the same training on the host CPU (plain C++ with OpenBLAS' sgemm). */
 Result train_cpu(const Config &cfg, const Dataset &train, const Dataset &test);
 
-/** Writes / reads a result as text (one line per epoch) for --save / --compare. */
+/**
+ * config_line() - what a result depends on, as one line: the model and its
+ * training (describe()), the seed and the numbers of samples.
+ */
+std::string config_line(const Config &cfg, const Dataset &train, const Dataset &test);
+
+/** Writes / reads a result as text (its config line, one line per epoch) for --save / --compare. */
 void save_result(const std::string &path, const Result &r);
 Result load_result(const std::string &path);
 

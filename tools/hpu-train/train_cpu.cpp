@@ -95,6 +95,7 @@ Result train_cpu(const Config &cfg, const Dataset &train, const Dataset &test)
 
     Result res;
     res.name = "cpu";
+    res.config = config_line(cfg, train, test);
     for (std::uint32_t e = 0; e < cfg.epochs; ++e) {
         const auto t0 = Clock::now();
         const std::vector<std::uint32_t> order = epoch_order(train.count, cfg.seed, e);
@@ -107,8 +108,9 @@ Result train_cpu(const Config &cfg, const Dataset &train, const Dataset &test)
                 labels[r] = train.labels[idx];
             }
             net.forward(p, rows);
-            // Loss and the logits' gradient, scaled by 1 / rows as the kernel's scalar.
-            const double scale = 1.0 / rows;
+            // Loss and the logits' gradient, scaled by 1 / rows rounded to FP32,
+            // exactly the kernel's scalar.
+            const double scale = 1.0F / static_cast<float>(rows);
             std::vector<float> &dlog = grads.back();
             for (std::uint32_t r = 0; r < rows; ++r) {
                 const std::span<const float> row(&net.acts.back()[std::size_t{r} * kClasses], kClasses);

@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -59,7 +60,6 @@ KernelPtr kernel(const hpu::Device &dev, const char *name)
 // A region of device memory, named for the dependency tracking.
 struct Region {
     int id = -1;
-    std::uint64_t va = 0;
     std::uint64_t bytes = 0;
 };
 
@@ -68,7 +68,7 @@ class Arena {
 public:
     Region add(std::uint64_t bytes)
     {
-        Region r{static_cast<int>(offsets_.size()), 0, bytes};
+        Region r{static_cast<int>(offsets_.size()), bytes};
         offsets_.push_back(size_);
         size_ += (bytes + 255) / 256 * 256;
         regions_.push_back(r);
@@ -161,13 +161,111 @@ struct Queues {
     std::array<hpu::Queue, 2> mme;
 };
 
+// Waits for a job and ignores how it ended (check() of Jobs reports it).
+void wait_quiet(const FencePtr &f) noexcept
+{
+    if (f)
+        (void)hpu_fence_wait(f->get(), HPU_TIMEOUT_INFINITE);
+}
+
+// The device's error events waiting to be read, as text: what failed
+// first inside a graph launch, whose own fence fails later (its other jobs
+// time out waiting for the failed node's sync object).
+std::string device_errors(const hpu::Device &dev)
+{
+    std::vector<std::string> seen;
+    auto cb = [](hpu_device_t * /*dev*/, const hpu_event *ev, void *user) {
+        auto &v = *static_cast<std::vector<std::string> *>(user);
+        if (ev->type != HPU_EVENT_ERROR)
+            return;
+        std::string s = hpu_error_kind_name(ev->kind);
+        if (ev->engine != HPU_ENGINE_NONE)
+            s += " on engine " + std::to_string(ev->engine);
+        if (ev->info != 0)
+            s += " (info " + std::to_string(ev->info) + ")";
+        // A job's event and the device's own (with the info), in either
+        // order, say one thing: keep the longer.
+        for (std::string &o : v) {
+            if (o.rfind(s, 0) == 0)
+                return;
+            if (s.rfind(o, 0) == 0) {
+                o = s;
+                return;
+            }
+        }
+        if (v.size() < 4)
+            v.push_back(s);
+    };
+    (void)hpu_device_process_events(dev.get(), cb, &seen);
+    std::string out;
+    for (const std::string &s : seen)
+        out += (out.empty() ? "" : "; ") + s;
+    return out;
+}
+
+// The jobs (or graph launches) not yet known to have succeeded, oldest
+// first, each with what it does. The device runs a job whose dependency
+// failed (a failed fence is signalled all the same), so no error would
+// ever reach the host through the data: every job's own fence is checked.
+class Jobs {
+public:
+    explicit Jobs(const hpu::Device &dev) : dev_(dev) {}
+
+    void add(FencePtr f, const std::string &what) { pending_.push_back({std::move(f), what}); }
+
+    // Forgets the jobs that ended well, oldest first, up to the first still
+    // running; throws hpu::Error naming the first that failed.
+    void check()
+    {
+        while (!pending_.empty()) {
+            const int st = pending_.front().fence->status();
+            if (st == 1)
+                return;
+            if (st < 0) {
+                const Pending p = pending_.front();
+                const hpu_error_info info = p.fence->error_info();
+                const std::string dev = device_errors(dev_);
+                pending_.clear();
+                throw hpu::Error(st, "HPU job '" + p.what + "'" + (dev.empty() ? "" : " [device: " + dev + "]"), info);
+            }
+            pending_.pop_front();
+        }
+    }
+    // Waits for every job, then check().
+    void wait_all()
+    {
+        for (const Pending &p : pending_)
+            wait_quiet(p.fence);
+        check();
+    }
+    // Waits for every job and forgets them, whatever happened (cleanup).
+    void drain() noexcept
+    {
+        for (const Pending &p : pending_)
+            wait_quiet(p.fence);
+        pending_.clear();
+    }
+    // Jobs submitted so far.
+    [[nodiscard]] std::uint64_t submitted() const { return submitted_; }
+    void count() { ++submitted_; }
+
+private:
+    struct Pending {
+        FencePtr fence;
+        std::string what;
+    };
+    const hpu::Device &dev_;
+    std::deque<Pending> pending_;
+    std::uint64_t submitted_ = 0;
+};
+
 // Eager mode: every op is one job, issued at once, after the fences of the
 // jobs it depends on (tracked per region across programs).
 class Eager {
 public:
     Eager(const hpu::Device &dev, Queues &q, int regions)
         : q_(q), cl_(hpu::CommandList::create(dev)), writer_(static_cast<std::size_t>(regions)),
-          readers_(static_cast<std::size_t>(regions))
+          readers_(static_cast<std::size_t>(regions)), jobs_(dev)
     {
     }
 
@@ -177,24 +275,32 @@ public:
             issue(op);
     }
 
-    // Before the host touches what region r's memory feeds (a staging
-    // buffer): wait for the jobs that read or write it.
+    // Before the host touches region r's memory (a staging or readback
+    // buffer): wait for the jobs that read or write it; throws for a job
+    // that failed.
     void host_access(int r)
     {
         const auto i = static_cast<std::size_t>(r);
-        if (writer_.at(i))
-            (void)writer_[i]->wait();
+        wait_quiet(writer_.at(i));
         for (const FencePtr &f : readers_[i])
-            (void)f->wait();
+            wait_quiet(f);
         writer_[i].reset();
         readers_[i].clear();
+        jobs_.check();
     }
 
+    // Waits for every job; throws for one that failed.
     void sync()
     {
-        for (std::size_t i = 0; i < writer_.size(); ++i)
-            host_access(static_cast<int>(i));
+        jobs_.wait_all();
+        for (std::size_t i = 0; i < writer_.size(); ++i) {
+            writer_[i].reset();
+            readers_[i].clear();
+        }
     }
+    void check_jobs() { jobs_.check(); }
+    void drain() noexcept { jobs_.drain(); }
+    [[nodiscard]] std::uint64_t jobs() const { return jobs_.submitted(); }
 
 private:
     void issue(const Op &op)
@@ -236,6 +342,8 @@ private:
         }
         }
         auto f = std::make_shared<hpu::Fence>(out);
+        jobs_.add(f, op.what);
+        jobs_.count();
         for (const int r : op.reads)
             readers_[static_cast<std::size_t>(r)].push_back(f);
         for (const int w : op.writes) {
@@ -249,6 +357,7 @@ private:
     std::size_t next_mme_ = 0;
     std::vector<FencePtr> writer_;
     std::vector<std::vector<FencePtr>> readers_;
+    Jobs jobs_;
 };
 
 // Lazy mode: a program is recorded once as a graph (cached under a key
@@ -257,7 +366,7 @@ private:
 // Launches run one after the other.
 class Lazy {
 public:
-    Lazy(const hpu::Device &dev, int regions) : dev_(dev), regions_(regions) {}
+    Lazy(const hpu::Device &dev, int regions) : dev_(dev), regions_(regions), jobs_(dev) {}
 
     // Launches the graph of key (recording it first) after the previous
     // launch; returns the launch's fence.
@@ -273,17 +382,23 @@ public:
         hpu_fence_t *out = nullptr;
         check(hpu_graph_launch(c.graph.get(), last_ ? &w : nullptr, last_ ? 1 : 0, &out), "launching graph " + key);
         last_ = std::make_shared<hpu::Fence>(out);
+        jobs_.add(last_, "training step (graph " + key + ")");
+        jobs_.count();
+        jobs_.check();
         return last_;
     }
 
+    // Waits for every launch; throws for one that failed.
     void sync()
     {
-        if (last_)
-            (void)last_->wait();
+        jobs_.wait_all();
         last_.reset();
     }
+    void drain() noexcept { jobs_.drain(); }
+    void check_jobs() { jobs_.check(); }
 
-    [[nodiscard]] std::size_t graphs() const { return cache_.size(); }
+    [[nodiscard]] std::size_t graphs() const { return graphs_; }
+    [[nodiscard]] std::uint64_t launches() const { return jobs_.submitted(); }
 
 private:
     struct Cached {
@@ -297,6 +412,7 @@ private:
         hpu_graph_t *g = nullptr;
         check(hpu_graph_create(dev_.get(), &g), "creating a graph");
         c.graph.reset(g);
+        ++graphs_;
         const auto deps = program_deps(p, regions_);
         for (std::size_t i = 0; i < p.size(); ++i) {
             const Op &op = p[i];
@@ -347,7 +463,9 @@ private:
     const hpu::Device &dev_;
     int regions_;
     std::map<std::string, Cached> cache_;
+    std::size_t graphs_ = 0;
     FencePtr last_;
+    Jobs jobs_;
 };
 
 hpu_tensor tensor(std::uint64_t va, std::uint32_t dtype, std::initializer_list<std::uint32_t> sizes, std::uint32_t pad = 0)
@@ -367,13 +485,14 @@ public:
     Trainer(const Config &cfg, const Dataset &train, const Dataset &test, const HpuOptions &opt)
         : cfg_(cfg), train_(train), test_(test), opt_(opt), layers_(model_layers(cfg, train.pixels)),
           pl_(param_layout(layers_)), dev_(hpu::Device::open(opt.device_index)),
-          q_{hpu::Queue::create(dev_, 0, HPU_ENGINE_DMA), hpu::Queue::create(dev_, 0, HPU_ENGINE_CLASS_TPC),
-             {hpu::Queue::create(dev_, 0, HPU_ENGINE_CLASS_MME), hpu::Queue::create(dev_, 1, HPU_ENGINE_CLASS_MME)}},
           k_ce_(kernel(dev_, "cross_entropy_f32")), k_add_(kernel(dev_, "add_f32")),
           k_bias_grad_(kernel(dev_, "bias_grad_f32")), k_relu_grad_(kernel(dev_, "relu_grad_f32")),
           k_argmax_(kernel(dev_, "argmax_f32")),
-          k_opt_(kernel(dev_, cfg.optimizer() == Optimizer::Sgd ? "sgd_f32" : "adamw_f32"))
+          k_opt_(kernel(dev_, cfg.optimizer() == Optimizer::Sgd ? "sgd_f32" : "adamw_f32")),
+          q_{hpu::Queue::create(dev_, 0, HPU_ENGINE_DMA), hpu::Queue::create(dev_, 0, HPU_ENGINE_CLASS_TPC),
+             {hpu::Queue::create(dev_, 0, HPU_ENGINE_CLASS_MME), hpu::Queue::create(dev_, 1, HPU_ENGINE_CLASS_MME)}}
     {
+        (void)dev_.event_fd(); // error events queue from now on (device_errors())
         layout_memory();
         eager_ = std::make_unique<Eager>(dev_, q_, arena_.count());
         lazy_ = std::make_unique<Lazy>(dev_, arena_.count());
@@ -383,13 +502,11 @@ public:
     Trainer &operator=(const Trainer &) = delete;
     Trainer(Trainer &&) = delete;
     Trainer &operator=(Trainer &&) = delete;
+    // Every job ends before the buffers go (an error may leave some running).
     ~Trainer()
     {
-        try {
-            lazy_->sync();
-            eager_->sync();
-        } catch (const std::exception &) { // NOLINT(bugprone-empty-catch): the error was reported already
-        }
+        lazy_->drain();
+        eager_->drain();
     }
 
     Result run();
@@ -485,7 +602,6 @@ private:
     std::vector<Layer> layers_;
     ParamLayout pl_;
     hpu::Device dev_;
-    Queues q_;
     KernelPtr k_ce_;
     KernelPtr k_add_;
     KernelPtr k_bias_grad_;
@@ -510,6 +626,10 @@ private:
     std::array<Region, 2> stage_x_r_, stage_y_r_; // ids only (host memory)
     Region readback_r_, upload_r_;
     std::array<FencePtr, 2> stage_launch_; // lazy: the last launch that read each set
+    // After the buffers: destroying a queue waits for its jobs, so that no
+    // buffer goes while a job may still use it (also when a constructor
+    // step throws).
+    Queues q_;
     std::unique_ptr<Eager> eager_;
     std::unique_ptr<Lazy> lazy_;
 };
@@ -699,10 +819,9 @@ void Trainer::fill_staging(const std::vector<std::uint32_t> &order, std::uint32_
     // (eager: those two jobs; lazy: that step's launch).
     eager_->host_access(stage_x_r_.at(set).id);
     eager_->host_access(stage_y_r_.at(set).id);
-    if (stage_launch_.at(set)) {
-        (void)stage_launch_[set]->wait();
-        stage_launch_[set].reset();
-    }
+    wait_quiet(stage_launch_.at(set));
+    stage_launch_[set].reset();
+    lazy_->check_jobs();
     auto *xs = static_cast<float *>(stage_x_.at(set).host_ptr());
     auto *ys = static_cast<std::int32_t *>(stage_y_.at(set).host_ptr());
     const std::size_t px = train_.pixels;
@@ -746,6 +865,7 @@ Result Trainer::run()
 {
     Result res;
     res.name = std::string("hpu ") + mode_name(opt_.mode);
+    res.config = config_line(cfg_, train_, test_);
     std::uint64_t step = 0;
     for (std::uint32_t e = 0; e < cfg_.epochs; ++e) {
         const auto t0 = Clock::now();
@@ -764,14 +884,15 @@ Result Trainer::run()
             fill_staging(order, s, rows, set);
             const Program p = step_program(rows, ++step, set);
             ++res.steps;
+            // What the step submitted, counted where libhpu was called.
+            const std::uint64_t before = eager_->jobs() + lazy_->launches();
             if (opt_.mode == Mode::Eager) {
                 eager_->run(p);
-                res.submissions += p.size();
             } else {
                 eager_->sync(); // what ran eagerly (zeroing the loss sum) comes first
                 stage_launch_.at(set) = lazy_->run("step/" + std::to_string(rows) + "/" + std::to_string(set), p);
-                ++res.submissions;
             }
+            res.submissions += eager_->jobs() + lazy_->launches() - before;
             samples += rows;
             ++steps;
         }
