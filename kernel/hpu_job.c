@@ -131,6 +131,8 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 {
 	if (job->hung)
 		return DRM_HPU_ERROR_ENGINE_HANG;
+	if (job->stop_kind)
+		return job->stop_kind;
 	if (job->error == -ETIMEDOUT)
 		return DRM_HPU_ERROR_TIMEOUT;
 	if (job->lost || job->error == -ENODEV)

@@ -142,8 +142,9 @@ vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
 # Issue 11: the compute engines' queues (TPC, MME): packets, errors and
-# their events, a hung TPC stream recovered without a reset, busy time.
-vmtests "-compute" 120 "[compute]"
+# their events, a hung TPC stream recovered without a reset (with hung
+# siblings, a hung job that finishes, a soft reset meanwhile), busy time.
+vmtests "-compute" 240 "[compute]"
 
 # Issue 4: errors, timeouts, reset and recovery (RECOVERY lines of the
 # tests go to $OUT/recovery.txt). The destructive ones (hard resets) last.
