@@ -157,6 +157,9 @@ struct hpu_device {
  * @file: the DRM file, for event delivery (hpu_notify.c); constant.
  * @events_enabled: the file asked for error and reset events
  *	(DRM_IOCTL_HPU_EVENTS). Protected by &drm_device.event_lock.
+ * @events_info: error events carry &drm_hpu_event_error.info and the
+ *	fields after it (DRM_HPU_EVENTS_ERROR_INFO): the whole structure,
+ *	else its first 48 bytes. Protected by &drm_device.event_lock.
  * @events_dropped: events not queued because the file's event space was
  *	full or memory short. Protected by &drm_device.event_lock.
  * @generation: the device's reset generation when the file was opened
@@ -183,6 +186,7 @@ struct hpu_file_priv {
 	struct xarray queues;
 	struct drm_file *file;
 	bool events_enabled;
+	bool events_info;
 	u64 events_dropped;
 	u64 generation;
 	atomic64_t engine_ns[HPU_FILE_MAX_ENGINES];

@@ -13,10 +13,11 @@
  * completion status, and the completion path tells the job's file
  * (hpu_job.c: one DRM_HPU_EVENT_ERROR per failed job, with its queue and
  * sequence number). Only what the completion record lacks is sent from
- * here: the faulting address of an MMU fault (to the file of the ASID),
- * what the device says about a failed TPC launch or GEMM (descriptor and
- * rule, program counter and reason, assert value: to the file of the
- * ASID) and an uncorrectable ECC error (to every file holding the page).
+ * here: the faulting address of an MMU fault and what the device says
+ * about a failed TPC launch or GEMM (descriptor and rule, program counter
+ * and reason, assert value), to the file of the ASID, paired with the
+ * failed job when its completion comes in time (hpu_notify_device_error());
+ * and an uncorrectable ECC error (to every file holding the page).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -184,8 +185,8 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 				     addr, hpu_stream_engine_name(eqe->engine),
 				     hpu_mmu_fault_cause_name(FIELD_GET(HPU_FAULT_CAUSE_MASK,
 									info)));
-		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
-				      eqe->engine, 0, -EFAULT, 0, addr, 0);
+		hpu_notify_device_error(hdev, asid, DRM_HPU_ERROR_MMU_FAULT,
+					eqe->engine, -EFAULT, addr, 0);
 		break;
 	case HPU_EVENT_BAD_PACKET:
 		atomic64_inc(&eq->bad_packets);
@@ -223,24 +224,24 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 				     "bad launch: asid %u, descriptor 0x%llx on engine %s breaks rule %u\n",
 				     asid, addr,
 				     hpu_stream_engine_name(eqe->engine), info);
-		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_BAD_LAUNCH,
-				      eqe->engine, 0, -ENOEXEC, 0, addr, info);
+		hpu_notify_device_error(hdev, asid, DRM_HPU_ERROR_BAD_LAUNCH,
+					eqe->engine, -ENOEXEC, addr, info);
 		break;
 	case HPU_EVENT_TPC_ILLEGAL:
 		atomic64_inc(&eq->tpc_illegal);
 		dev_warn_ratelimited(dev,
 				     "TPC illegal instruction: asid %u, core %u, pc 0x%llx, reason %u\n",
 				     asid, info & 0xff, addr, (info >> 8) & 0xff);
-		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_TPC_ILLEGAL,
-				      eqe->engine, 0, -EILSEQ, 0, addr, info);
+		hpu_notify_device_error(hdev, asid, DRM_HPU_ERROR_TPC_ILLEGAL,
+					eqe->engine, -EILSEQ, addr, info);
 		break;
 	case HPU_EVENT_TPC_ASSERT:
 		atomic64_inc(&eq->tpc_asserts);
 		dev_warn_ratelimited(dev,
 				     "TPC assert: asid %u, pc 0x%llx, value 0x%x\n",
 				     asid, addr, info);
-		hpu_notify_asid_error(hdev, asid, DRM_HPU_ERROR_TPC_ASSERT,
-				      eqe->engine, 0, -EDOM, 0, addr, info);
+		hpu_notify_device_error(hdev, asid, DRM_HPU_ERROR_TPC_ASSERT,
+					eqe->engine, -EDOM, addr, info);
 		break;
 	case HPU_EVENT_DMA_BUS_ERROR:
 		atomic64_inc(&eq->dma_bus_errors);
@@ -469,4 +470,5 @@ void hpu_eq_fini(struct hpu_device *hdev)
 
 	/* The handler may still run until devres frees it: it only queues. */
 	cancel_work_sync(&eq->ue_work);
+	hpu_notify_fini(hdev);
 }

@@ -131,6 +131,8 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 {
 	if (job->hung)
 		return DRM_HPU_ERROR_ENGINE_HANG;
+	if (job->stop_kind)
+		return job->stop_kind;
 	if (job->error == -ETIMEDOUT)
 		return DRM_HPU_ERROR_TIMEOUT;
 	if (job->lost || job->error == -ENODEV)
@@ -160,6 +162,15 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
 
+/* Whether the device reports errors of @kind with an event of its own. */
+static bool hpu_job_kind_has_detail(u32 kind)
+{
+	return kind == DRM_HPU_ERROR_MMU_FAULT ||
+	       kind == DRM_HPU_ERROR_BAD_LAUNCH ||
+	       kind == DRM_HPU_ERROR_TPC_ILLEGAL ||
+	       kind == DRM_HPU_ERROR_TPC_ASSERT;
+}
+
 /**
  * hpu_jobs_signal() - signal the hardware fences of finished jobs
  * @done: jobs taken off their stream's inflight list, &hpu_job.error set
@@ -167,7 +178,9 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
  * Empties @done. Called without any stream lock held, from interrupt or
  * process context. A failed job of a file is reported to the file
  * (hpu_notify_job_error()) before its fence signals, while the file is
- * certain to exist. A job may be freed as soon as its fence is signalled.
+ * certain to exist; for an error the device also reports with an event
+ * (MMU fault, compute errors), that event is paired with the job
+ * (hpu_notify_job_detail()). A job may be freed as soon as its fence is signalled.
  */
 void hpu_jobs_signal(struct list_head *done)
 {
@@ -194,6 +207,11 @@ void hpu_jobs_signal(struct list_head *done)
 				       job->fail_offset, job->error);
 			dma_fence_set_error(fence, job->error);
 			kind = job->fpriv ? hpu_job_error_kind(job) : 0;
+			if (hpu_job_kind_has_detail(kind))
+				hpu_notify_job_detail(stream->hdev, job->asid,
+						      kind, stream->engine,
+						      job->queue_id,
+						      job->user_seq);
 			if (kind)
 				hpu_notify_job_error(job->fpriv, kind,
 						     stream->engine,

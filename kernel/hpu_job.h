@@ -64,12 +64,22 @@ struct hpu_vm;
  *	timed out or hung; -ECANCELED: its queue is going away): a failed or
  *	missing completion reports this error (under &hpu_stream.lock). A job
  *	stopped with status ABORTED without it is innocent: it stays on the
- *	inflight list and is put back on the ring when the stream resumes.
+ *	inflight list (@aborted) until the stream resumes.
+ * @aborted: the device completed the job ABORTED at @fail_offset because
+ *	the driver stopped its stream, and it has no cancel error: it stays on
+ *	the inflight list, and when the stream resumes it is put back on the
+ *	ring if nothing of it ran (@fail_offset 0) or after a soft reset, else
+ *	failed with -ECANCELED (under &hpu_stream.lock).
+ * @stop_kind: DRM_HPU_ERROR_* of the recovery that failed the job with
+ *	-ECANCELED because it had partly run when its stream was stopped
+ *	without a reset (the job was not the culprit), 0 otherwise; its
+ *	file's event carries this kind.
  * @slot: ring index of the descriptor while @on_hw.
  * @error: errno the hardware fence signals with (0 for success); set
  *	when the job leaves the inflight list.
  * @status: completion status of the record (HPU_CQ_*), for the log.
- * @fail_offset: byte offset of the failing packet, for the log.
+ * @fail_offset: byte offset of the failing packet (of the packet it was
+ *	stopped at, when @aborted), for the log.
  */
 struct hpu_job {
 	struct drm_sched_job base;
@@ -96,6 +106,8 @@ struct hpu_job {
 	struct list_head link;
 	bool on_hw;
 	int cancel_error;
+	bool aborted;
+	u32 stop_kind;
 	u32 slot;
 	int error;
 	u32 status;

@@ -137,14 +137,15 @@ static void hpu_stream_arm_tdr(struct hpu_stream *stream)
  * Consume the completion records the device has written: move the jobs
  * they name from the inflight list to @done with their error set. A job
  * the driver stopped (status ABORTED) without a cancel error is innocent:
- * it stays on the inflight list, to be put back on the ring when the
- * stream resumes. Caller holds the lock.
+ * it stays on the inflight list, marked aborted with the offset it was
+ * stopped at, for hpu_stream_resume_locked() to put back or fail. Caller
+ * holds the lock.
  */
 static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 {
 	struct hpu_device *hdev = stream->hdev;
 	struct hpu_job *job, *it;
-	u32 cq_pi, status;
+	u32 cq_pi, status, where;
 	u64 seq;
 
 	lockdep_assert_held(&stream->lock);
@@ -167,6 +168,7 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 
 		seq = le64_to_cpu(READ_ONCE(cqe->seq));
 		status = le32_to_cpu(READ_ONCE(cqe->status));
+		where = le32_to_cpu(READ_ONCE(cqe->where));
 		stream->cq_ci++;
 
 		/* The device completes a stream's descriptors in order. */
@@ -188,12 +190,12 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 			continue;
 		}
 
-		if (status == HPU_CQ_ABORTED && !job->cancel_error)
-			continue;	/* stopped by the driver: run it again */
-
 		job->status = status;
-		job->fail_offset = le32_to_cpu(READ_ONCE(cqe->where)) &
-				   HPU_CQE_OFFSET_MASK;
+		job->fail_offset = where & HPU_CQE_OFFSET_MASK;
+		if (status == HPU_CQ_ABORTED && !job->cancel_error) {
+			job->aborted = true;	/* stopped by the driver */
+			continue;
+		}
 		job->error = hpu_job_cq_status_to_errno(status);
 		if (job->error && job->cancel_error)
 			job->error = job->cancel_error;
@@ -282,50 +284,70 @@ static void hpu_stream_halt_locked(struct hpu_stream *stream)
 }
 
 /*
- * Wait until a halted stream is idle. A hung DMA stream never stops
- * without a reset; a compute engine lets go of a disabled stream, so for
- * its streams only IDLE counts. May sleep.
+ * Wait up to HPU_STREAM_STOP_TIMEOUT_US for a halted stream to be idle,
+ * without a word. A hung DMA stream never stops without a reset; a compute
+ * engine lets go of a disabled stream, so for its streams only IDLE
+ * counts. *@status gets the last STATUS read. May sleep.
+ *
+ * Return: 0 idle (or the device is gone); -EBUSY otherwise.
+ */
+static int hpu_stream_poll_idle(struct hpu_stream *stream, u32 *status)
+{
+	u32 stopped = HPU_QS_STATUS_IDLE;
+	u32 st;
+	int ret;
+
+	if (!stream->compute)
+		stopped |= HPU_QS_STATUS_HUNG;
+	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, st,
+			 st == U32_MAX || (st & stopped),
+			 HPU_STREAM_STOP_TIMEOUT_US);
+	*status = st;
+	/* All ones is idle only if the device is gone, not in reset. */
+	if (!ret && st == U32_MAX)
+		return pci_device_is_present(stream->hdev->pdev) ? -EBUSY : 0;
+	if (!ret && (st & HPU_QS_STATUS_IDLE))
+		return 0;
+	return -EBUSY;
+}
+
+/*
+ * Wait until a halted stream is idle, as hpu_stream_poll_idle(), and say
+ * so when it is not. May sleep.
  *
  * Return: 0; -EBUSY if the stream is hung (watchdog) or does not stop,
  * which only a soft or hard reset cures.
  */
 static int hpu_stream_wait_idle(struct hpu_stream *stream)
 {
-	u32 stopped = HPU_QS_STATUS_IDLE;
 	u32 status;
-	int ret;
 
-	if (!stream->compute)
-		stopped |= HPU_QS_STATUS_HUNG;
-	ret = hpu_poll32(stream->hdev, stream->base + HPU_QS_STATUS, status,
-			 status == U32_MAX || (status & stopped),
-			 HPU_STREAM_STOP_TIMEOUT_US);
-	/* All ones is idle only if the device is gone, not in reset. */
-	if (!ret && status == U32_MAX &&
-	    !pci_device_is_present(stream->hdev->pdev))
+	if (!hpu_stream_poll_idle(stream, &status))
 		return 0;
-	if (!ret && status != U32_MAX && (status & HPU_QS_STATUS_IDLE))
-		return 0;
-
 	drm_warn(&stream->hdev->drm, "%s: stream %s (STATUS 0x%08x)\n",
-		 stream->name, ret ? "did not stop" :
-		 status == U32_MAX ? "reads all ones (in reset)" : "is hung",
+		 stream->name, status == U32_MAX ? "reads all ones (in reset)" :
+		 !stream->compute && (status & HPU_QS_STATUS_HUNG) ?
+		 "is hung" : "did not stop",
 		 status);
 	return -EBUSY;
 }
 
 /*
- * Resume a halted stream: fail the inflight jobs that carry a cancel
- * error (all of them with @fail_all if non-zero), re-enable the stream
- * and write the descriptors of the others to the fresh ring, in their
- * order, so they are not lost. Caller holds the lock.
+ * Resume a halted stream: re-enable it and write the descriptors of its
+ * inflight jobs to the fresh ring, in their order, so they are not lost.
+ * Jobs that carry a cancel error fail with it (all of them with @fail_all
+ * if non-zero). A job the driver stopped part way (ABORTED at a non-zero
+ * offset) fails with -ECANCELED and @stop_kind unless @rerun (a soft reset
+ * cleared the sync objects it may have updated): run again from the start,
+ * its updates would count twice. Caller holds the lock.
  */
 static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
+				     bool rerun, u32 stop_kind,
 				     struct list_head *done)
 {
 	struct hpu_device *hdev = stream->hdev;
 	struct hpu_job *job, *tmp;
-	int ret;
+	int ret, err;
 
 	lockdep_assert_held(&stream->lock);
 
@@ -335,18 +357,25 @@ static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
 			stream->name);
 
 	list_for_each_entry_safe(job, tmp, &stream->inflight, link) {
-		if (fail_all || ret || job->cancel_error) {
+		err = fail_all ? fail_all : ret ? -EIO : job->cancel_error;
+		if (!err && job->aborted && job->fail_offset && !rerun) {
+			err = -ECANCELED;
+			job->stop_kind = stop_kind;
+		}
+		if (err) {
 			job->on_hw = false;
 			job->status = HPU_CQ_ABORTED;
-			job->error = fail_all ? fail_all :
-				     ret ? -EIO : job->cancel_error;
+			job->error = err;
 			list_move_tail(&job->link, done);
-		} else {
-			hpu_stream_put_desc(stream, job);
-			job->deadline_set = false;
-			job->start_ns = 0;
-			atomic64_inc(&hdev->reset->stats.resubmitted);
+			continue;
 		}
+		job->aborted = false;
+		job->status = HPU_CQ_OK;
+		job->fail_offset = 0;
+		hpu_stream_put_desc(stream, job);
+		job->deadline_set = false;
+		job->start_ns = 0;
+		atomic64_inc(&hdev->reset->stats.resubmitted);
 	}
 	if (!ret && stream->pi)
 		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
@@ -358,14 +387,15 @@ static void hpu_stream_resume_locked(struct hpu_stream *stream, int fail_all,
 /*
  * Stop the stream, consume the completions that arrived meanwhile, fail
  * the jobs marked with a cancel error and restart the stream with the
- * others. If the stream does not stop (hung), it stays halted with its
- * jobs until a soft reset, which the caller schedules. Caller holds the
- * reset lock (read), the recover lock and is inside drm_dev_enter(). May
- * sleep.
+ * others (a job stopped part way fails with -ECANCELED and @stop_kind: no
+ * reset clears what it did). If the stream does not stop (hung), it stays
+ * halted with its jobs until a soft reset, which the caller schedules.
+ * Caller holds the reset lock (read), the recover lock and is inside
+ * drm_dev_enter(). May sleep.
  *
  * Return: 0, or -EBUSY if the stream did not stop.
  */
-static int hpu_stream_restart(struct hpu_stream *stream)
+static int hpu_stream_restart(struct hpu_stream *stream, u32 stop_kind)
 {
 	unsigned long flags;
 	LIST_HEAD(done);
@@ -388,7 +418,7 @@ static int hpu_stream_restart(struct hpu_stream *stream)
 	spin_lock_irqsave(&stream->lock, flags);
 	hpu_stream_reap(stream, &done);
 	if (!ret)
-		hpu_stream_resume_locked(stream, 0, &done);
+		hpu_stream_resume_locked(stream, 0, false, stop_kind, &done);
 	spin_unlock_irqrestore(&stream->lock, flags);
 
 	hpu_jobs_signal(&done);
@@ -444,7 +474,7 @@ static void hpu_stream_tdr_work(struct work_struct *work)
 		dev_warn_ratelimited(hdev->drm.dev,
 				     "%s: job %llu (asid %u, cb 0x%llx) timed out after %u ms, stopping it\n",
 				     stream->name, seq, asid, cb, ms);
-		if (hpu_stream_restart(stream))
+		if (hpu_stream_restart(stream, DRM_HPU_ERROR_TIMEOUT))
 			hpu_reset_schedule(hdev, HPU_RESET_SOFT,
 					   "a timed-out job's stream did not stop");
 	}
@@ -472,27 +502,282 @@ static bool hpu_stream_engine_still_hung(struct hpu_engine *eng,
 	return false;
 }
 
+/* The job of sequence number @seq on @stream's inflight list. Lock held. */
+static struct hpu_job *hpu_stream_find_job(struct hpu_stream *stream, u64 seq)
+{
+	struct hpu_job *job;
+
+	lockdep_assert_held(&stream->lock);
+
+	list_for_each_entry(job, &stream->inflight, link)
+		if (job->seq == seq)
+			return job;
+	return NULL;
+}
+
+/* Fail @job as the one that hung its stream's engine. Lock held. */
+static void hpu_stream_blame_locked(struct hpu_stream *stream,
+				    struct hpu_job *job, const char *what)
+{
+	struct hpu_device *hdev = stream->hdev;
+
+	lockdep_assert_held(&stream->lock);
+
+	if (!job->cancel_error)
+		job->cancel_error = -ETIMEDOUT;
+	job->hung = true;
+	atomic64_inc(&hdev->reset->stats.hung_jobs);
+	drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the %s\n",
+		 stream->name, job->seq, job->asid, job->cb_addr, what);
+}
+
+/**
+ * struct hpu_engine_probe - the hung streams of a compute engine
+ * @seq: per stream, the job the stream executed when it was found hung
+ *	(its head once the completions were consumed), 0 for none.
+ * @hung: per stream, STATUS.HUNG when the probe started.
+ * @left: per stream, halted but not idle within the stop timeout: it
+ *	waits for the engine, it does not hold it.
+ * @done: per stream, the probe is through with it (consumed, blamed,
+ *	resumed).
+ * @reset: a soft reset follows: the streams stay halted for it, and
+ *	streams halted before (waiting for this reset) are probed too.
+ *
+ * Lives on the stack of hpu_engine_probe().
+ */
+struct hpu_engine_probe {
+	u64 seq[HPU_QM_STREAMS];
+	bool hung[HPU_QM_STREAMS];
+	bool left[HPU_QM_STREAMS];
+	bool done[HPU_QM_STREAMS];
+	bool reset;
+};
+
+/*
+ * Consume @stream's completions and note whether it is hung, and on which
+ * job. Without a reset, a stream halted by someone else (waiting for a
+ * reset) is not touched.
+ */
+static void hpu_engine_probe_snapshot(struct hpu_engine_probe *p,
+				      struct hpu_stream *stream)
+{
+	unsigned int s = stream->index;
+	unsigned long flags;
+	struct hpu_job *head;
+	LIST_HEAD(done);
+	u32 status;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled && (p->reset || !stream->stopped)) {
+		/* Once its completions are consumed, the head is the job running. */
+		hpu_stream_reap(stream, &done);
+		if (!stream->stopped)
+			hpu_stream_arm_tdr(stream);
+		status = hpu_stream_rd(stream, HPU_QS_STATUS);
+		head = list_first_entry_or_null(&stream->inflight,
+						struct hpu_job, link);
+		if (status != U32_MAX && (status & HPU_QS_STATUS_HUNG)) {
+			p->hung[s] = true;
+			p->seq[s] = head ? head->seq : 0;
+		}
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+	hpu_jobs_signal(&done);
+}
+
+/*
+ * Whether the job that a hung stream of @eng ran when the probe started
+ * has completed on its own (a completion record other than ABORTED): then
+ * that, not a disable, may have let the engine go. Streams the probe has
+ * finished with are not looked at.
+ */
+static bool hpu_engine_probe_done_alone(struct hpu_engine_probe *p,
+					struct hpu_engine *eng)
+{
+	struct hpu_job *job, *tmp;
+	bool alone = false;
+	unsigned long flags;
+	unsigned int t;
+
+	for (t = 0; t < HPU_QM_STREAMS; t++) {
+		struct hpu_stream *stream = &eng->streams[t];
+		LIST_HEAD(done);
+
+		if (!p->hung[t] || p->done[t] || !p->seq[t])
+			continue;
+		spin_lock_irqsave(&stream->lock, flags);
+		if (stream->enabled) {
+			hpu_stream_reap(stream, &done);
+			if (!stream->stopped)
+				hpu_stream_arm_tdr(stream);
+			/* Gone before: consumed by the interrupt, not ABORTED. */
+			if (!hpu_stream_find_job(stream, p->seq[t]))
+				alone = true;
+			list_for_each_entry_safe(job, tmp, &done, link)
+				if (job->seq == p->seq[t] &&
+				    job->status == HPU_CQ_ABORTED)
+					alone = false;
+		}
+		spin_unlock_irqrestore(&stream->lock, flags);
+		hpu_jobs_signal(&done);
+	}
+	return alone;
+}
+
+/*
+ * Consume the completions of @stream, idle after its halt; blame its hung
+ * job if @guilty and the job was stopped (ABORTED) rather than completed;
+ * without a reset, resume the stream.
+ */
+static void hpu_engine_probe_finish(struct hpu_engine_probe *p,
+				    struct hpu_stream *stream, bool guilty)
+{
+	unsigned long flags;
+	struct hpu_job *job;
+	LIST_HEAD(done);
+
+	p->done[stream->index] = true;
+	spin_lock_irqsave(&stream->lock, flags);
+	hpu_stream_reap(stream, &done);
+	job = p->seq[stream->index] ?
+	      hpu_stream_find_job(stream, p->seq[stream->index]) : NULL;
+	if (guilty && job && job->aborted)
+		hpu_stream_blame_locked(stream, job,
+					"engine, disabling the stream");
+	if (!p->reset)
+		hpu_stream_resume_locked(stream, 0, false,
+					 DRM_HPU_ERROR_ENGINE_HANG, &done);
+	spin_unlock_irqrestore(&stream->lock, flags);
+	hpu_jobs_signal(&done);
+}
+
+/*
+ * Nothing let the engine go: the soft reset that follows releases it, and
+ * the driver cannot tell which of the hung streams that did not stop held
+ * it, so their jobs all fail. Only a device that does not let go of a
+ * disabled stream (as compute.md says it does) gets here.
+ */
+static void hpu_engine_probe_blame_all(struct hpu_engine_probe *p,
+				       struct hpu_engine *eng)
+{
+	unsigned long flags;
+	struct hpu_job *job;
+	unsigned int s;
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		struct hpu_stream *stream = &eng->streams[s];
+		LIST_HEAD(done);
+
+		if (!p->left[s] || !p->seq[s])
+			continue;
+		spin_lock_irqsave(&stream->lock, flags);
+		hpu_stream_reap(stream, &done);
+		job = hpu_stream_find_job(stream, p->seq[s]);
+		if (job)
+			hpu_stream_blame_locked(stream, job,
+						"stream, failing it");
+		spin_unlock_irqrestore(&stream->lock, flags);
+		hpu_jobs_signal(&done);
+	}
+}
+
+/**
+ * hpu_engine_probe() - find the stream that holds a hung compute engine
+ * @eng: a compute engine (TPC or MME)
+ * @reset: a soft reset follows (the caller holds &hpu_reset.sem for
+ *	writing); else the caller holds it for reading and every recover
+ *	lock of @eng.
+ *
+ * The watchdog marks HUNG every stream of the engine with a descriptor in
+ * flight, but only one holds the engine: disabling it makes the engine
+ * let go (its descriptor completes ABORTED and the other streams' HUNG
+ * clears), disabling another completes its descriptor only once the
+ * engine lets go (Documentation/hw/compute.md). So the hung streams are
+ * disabled one at a time, in order: one that does not go idle within the
+ * stop timeout waits for the engine and is left halted while the next is
+ * tried; the one whose disabling leaves no stream hung is the guilty one
+ * and its job fails -ETIMEDOUT, unless that job was not stopped but
+ * completed (then it, or another hung job that completed on its own
+ * meanwhile, let the engine go, and nobody is blamed). Then the streams
+ * left halted finish their descriptors. Without @reset every stream
+ * disabled is resumed: its innocent jobs are put back if nothing of them
+ * ran, else fail with -ECANCELED (hpu_stream_resume_locked()). May sleep.
+ *
+ * Return: true if the engine let go (or nothing was hung); false if it
+ * still hangs, its hung streams halted: only a soft reset releases it (if
+ * @reset, their jobs are then blamed, all of them).
+ */
+static bool hpu_engine_probe(struct hpu_engine *eng, bool reset)
+{
+	struct hpu_engine_probe p = { .reset = reset };
+	bool let_go = false, stuck = false, any = false;
+	unsigned long flags;
+	unsigned int s;
+	u32 status;
+
+	lockdep_assert_held(&eng->qm->hdev->reset->sem);
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		hpu_engine_probe_snapshot(&p, &eng->streams[s]);
+		any |= p.hung[s];
+	}
+	if (!any)
+		return true;
+
+	for (s = 0; s < HPU_QM_STREAMS && !let_go; s++) {
+		struct hpu_stream *stream = &eng->streams[s];
+		bool guilty;
+
+		if (!p.hung[s])
+			continue;
+		spin_lock_irqsave(&stream->lock, flags);
+		if (!stream->stopped)
+			hpu_stream_halt_locked(stream);
+		spin_unlock_irqrestore(&stream->lock, flags);
+
+		if (hpu_stream_poll_idle(stream, &status)) {
+			drm_dbg_driver(&eng->qm->hdev->drm,
+				       "%s: halted, waits for the engine (STATUS 0x%08x)\n",
+				       stream->name, status);
+			p.left[s] = true;
+			continue;
+		}
+		let_go = !hpu_stream_engine_still_hung(eng, s);
+		p.done[s] = true;
+		guilty = let_go && !hpu_engine_probe_done_alone(&p, eng);
+		hpu_engine_probe_finish(&p, stream, guilty);
+	}
+
+	for (s = 0; s < HPU_QM_STREAMS; s++) {
+		struct hpu_stream *stream = &eng->streams[s];
+
+		if (!p.left[s] || !let_go)
+			continue;
+		if (hpu_stream_wait_idle(stream)) {
+			stuck = true;
+			continue;
+		}
+		hpu_engine_probe_finish(&p, stream, false);
+	}
+
+	if (!let_go && reset)
+		hpu_engine_probe_blame_all(&p, eng);
+	return let_go && !stuck;
+}
+
 /*
  * The watchdog found a compute engine hung (ENGINE_HANG): a kernel that
- * makes no progress, an endless loop. The device marks HUNG every stream
- * of the engine with a descriptor in flight, but only one holds the
- * engine; disabling that one makes the engine let go (its job completes
- * ABORTED) and the others' HUNG clears, while disabling another only
- * completes its descriptor ABORTED (Documentation/hw/compute.md). So the
- * hung streams are disabled one at a time until the engine lets go: the
- * stream whose disabling freed the engine (or the only one left hung) is
- * the guilty one, its job fails -ETIMEDOUT; the jobs of the others were
- * innocent and are run again when their streams resume. Other engines and
- * contexts are not touched; a stream that does not stop is left to a soft
- * reset.
+ * makes no progress, an endless loop. hpu_engine_probe() finds and fails
+ * the job that holds the engine and restarts the other streams; other
+ * engines and contexts are not touched. If the engine does not let go, a
+ * soft reset is scheduled.
  */
 static void hpu_stream_hang_work(struct work_struct *work)
 {
 	struct hpu_engine *eng = container_of(work, struct hpu_engine,
 					      hang_work);
 	struct hpu_device *hdev = eng->qm->hdev;
-	bool fence_cookie, stuck = false;
-	unsigned long flags;
+	bool fence_cookie;
 	unsigned int s;
 	int idx;
 
@@ -505,53 +790,7 @@ static void hpu_stream_hang_work(struct work_struct *work)
 	for (s = 0; s < HPU_QM_STREAMS; s++)
 		mutex_lock_nested(&eng->streams[s].recover_lock, s);
 
-	for (s = 0; s < HPU_QM_STREAMS; s++) {
-		struct hpu_stream *stream = &eng->streams[s];
-		struct hpu_job *head;
-		bool guilty;
-		LIST_HEAD(done);
-		u32 status;
-		int ret;
-
-		spin_lock_irqsave(&stream->lock, flags);
-		status = hpu_stream_rd(stream, HPU_QS_STATUS);
-		if (!stream->enabled || stream->stopped || status == U32_MAX ||
-		    !(status & HPU_QS_STATUS_HUNG)) {
-			spin_unlock_irqrestore(&stream->lock, flags);
-			continue;
-		}
-		hpu_stream_halt_locked(stream);
-		spin_unlock_irqrestore(&stream->lock, flags);
-
-		ret = hpu_stream_wait_idle(stream);
-		guilty = !ret && !hpu_stream_engine_still_hung(eng, s);
-
-		spin_lock_irqsave(&stream->lock, flags);
-		head = list_first_entry_or_null(&stream->inflight,
-						struct hpu_job, link);
-		if ((guilty || ret) && head) {
-			if (!head->cancel_error)
-				head->cancel_error = -ETIMEDOUT;
-			head->hung = true;
-			atomic64_inc(&hdev->reset->stats.hung_jobs);
-			drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the engine, disabling the stream\n",
-				 stream->name, head->seq, head->asid,
-				 head->cb_addr);
-		}
-		hpu_stream_reap(stream, &done);
-		if (!ret)
-			hpu_stream_resume_locked(stream, 0, &done);
-		spin_unlock_irqrestore(&stream->lock, flags);
-		hpu_jobs_signal(&done);
-
-		if (ret) {
-			stuck = true;
-			break;
-		}
-		if (guilty)
-			break;	/* the engine let go */
-	}
-	if (stuck)
+	if (!hpu_engine_probe(eng, false))
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT,
 				   "a hung compute stream did not stop");
 
@@ -643,7 +882,7 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
 	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
-	if (restart && hpu_stream_restart(stream))
+	if (restart && hpu_stream_restart(stream, 0))
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT,
 				   "a cancelled job's stream did not stop");
 	mutex_unlock(&stream->recover_lock);
@@ -656,15 +895,17 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
  * hpu_streams_reset_prepare() - stop every stream before a reset
  * @hdev: the device; the caller holds &hpu_reset.sem for writing and is
  *	inside drm_dev_enter()
- *
- * Stops the schedulers' submission work, halts every stream and, for a
- * soft reset, marks the job at the head of each hung stream (watchdog,
- * STATUS.HUNG) guilty (-ETIMEDOUT) and waits for the other streams to
- * stop. Signals the jobs that completed meanwhile; the others stay on
- * their streams for hpu_streams_reset_finish(). May sleep.
- *
  * @hard: a hard reset follows (nothing is waited for: it stops the
  *	streams at once).
+ *
+ * Stops the schedulers' submission work and halts every stream. For a
+ * soft reset, first finds the job that holds each hung compute engine
+ * (hpu_engine_probe(): only that job is guilty, not those of the other
+ * streams waiting for the engine), then, once their completions are
+ * consumed, marks the job at the head of each hung DMA stream (watchdog,
+ * STATUS.HUNG) guilty (-ETIMEDOUT), and waits for the other streams to
+ * stop. Signals the jobs that completed meanwhile; the others stay on
+ * their streams for hpu_streams_reset_finish(). May sleep.
  */
 void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 {
@@ -678,10 +919,15 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 		for (s = 0; s < HPU_QM_STREAMS; s++)
 			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
 
+	for (e = 0; e < qm->num_engines && !hard; e++)
+		if (qm->engines[e].klass != DRM_HPU_ENGINE_DMA)
+			hpu_engine_probe(&qm->engines[e], true);
+
 	for (e = 0; e < qm->num_engines; e++) {
 		for (s = 0; s < HPU_QM_STREAMS; s++) {
 			struct hpu_stream *stream = &qm->engines[e].streams[s];
 			struct hpu_job *head;
+			LIST_HEAD(done);
 			u32 status;
 
 			spin_lock_irqsave(&stream->lock, flags);
@@ -689,21 +935,21 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 				spin_unlock_irqrestore(&stream->lock, flags);
 				continue;
 			}
-			status = hpu_stream_rd(stream, HPU_QS_STATUS);
-			head = list_first_entry_or_null(&stream->inflight,
-							struct hpu_job, link);
-			if (!hard && head && status != U32_MAX &&
-			    (status & HPU_QS_STATUS_HUNG)) {
-				if (!head->cancel_error)
-					head->cancel_error = -ETIMEDOUT;
-				head->hung = true;
-				atomic64_inc(&hdev->reset->stats.hung_jobs);
-				drm_warn(&hdev->drm, "%s: job %llu (asid %u, cb 0x%llx) hung the stream, failing it\n",
-					 stream->name, head->seq, head->asid,
-					 head->cb_addr);
+			if (!hard && !stream->compute) {
+				/* The head is the hung job once completions are consumed. */
+				hpu_stream_reap(stream, &done);
+				status = hpu_stream_rd(stream, HPU_QS_STATUS);
+				head = list_first_entry_or_null(&stream->inflight,
+								struct hpu_job,
+								link);
+				if (head && status != U32_MAX &&
+				    (status & HPU_QS_STATUS_HUNG))
+					hpu_stream_blame_locked(stream, head,
+								"stream, failing it");
 			}
 			hpu_stream_halt_locked(stream);
 			spin_unlock_irqrestore(&stream->lock, flags);
+			hpu_jobs_signal(&done);
 		}
 	}
 
@@ -775,9 +1021,10 @@ void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 				stream->enabled = false;
 				stream->stopped = false;
 			} else {
+				/* The reset cleared the sync objects: run again. */
 				hpu_stream_resume_locked(stream,
 							 hard ? -ECANCELED : 0,
-							 &done);
+							 true, 0, &done);
 			}
 			spin_unlock_irqrestore(&stream->lock, flags);
 			hpu_jobs_signal(&done);

@@ -204,7 +204,7 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
         events_stop(dev);
         if (was_enabled) {
             Kmd fresh(dev->os(), fd); // not yet the device's file
-            if (const int err = fresh.events(DRM_HPU_EVENTS_ENABLE); err < 0) {
+            if (const int err = events_enable_on(fresh); err < 0) {
                 (void)dev->os().close(fd);
                 if (had_thread && events_start(dev) < 0)
                     dev->ev.cb = nullptr;

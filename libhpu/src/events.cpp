@@ -65,10 +65,13 @@ hpu_event from_error(const drm_hpu_event_error &e)
     ev.seq = e.seq;
     ev.address = e.address;
     ev.info = e.info;
+    ev.job_queue_id = e.job_queue_id;
+    ev.job_seq = e.job_seq;
     return ev;
 }
 
-// An error event of a driver before drm_hpu_event_error.info is shorter.
+// Without DRM_HPU_EVENTS_ERROR_INFO (or from a driver before it) an error
+// event ends before drm_hpu_event_error.info.
 constexpr std::size_t kErrorEventMin = offsetof(drm_hpu_event_error, info);
 
 // The kinds whose address (and info) the driver sends in a second event of
@@ -214,7 +217,7 @@ int enable_events(hpu_device *dev)
 {
     if (dev->ev.enabled.load(std::memory_order_acquire))
         return 0;
-    if (const int err = dev->kmd.events(DRM_HPU_EVENTS_ENABLE); err < 0)
+    if (const int err = events_enable_on(dev->kmd); err < 0)
         return err;
     dev->ev.enabled.store(true, std::memory_order_release);
     return 0;
@@ -227,6 +230,17 @@ int info_errors(hpu_device *dev, drm_hpu_info_errors &answer)
 }
 
 } // namespace
+
+int events_enable_on(Kmd &kmd)
+{
+    // The whole error event (info, and the job a device event concerns);
+    // a driver before DRM_HPU_EVENTS_ERROR_INFO refuses the flag: ask
+    // without it (its events end before info).
+    const int err = kmd.events(DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO);
+    if (err != -EINVAL)
+        return err;
+    return kmd.events(DRM_HPU_EVENTS_ENABLE);
+}
 
 std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<hpu_event> &out)
 {
@@ -370,9 +384,17 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
                 if (detail_in_device_event(it->kind)) {
                     const std::uint32_t kind = it->kind;
                     const std::uint32_t engine = it->engine;
-                    const auto dev_ev = std::find_if(errs.rbegin(), errs.rend(), [&](const hpu_event &e) {
-                        return e.queue_id == 0 && e.kind == kind && e.engine == engine;
+                    // The device event that names this job; else the
+                    // latest of its kind and engine that names none.
+                    auto dev_ev = std::find_if(errs.rbegin(), errs.rend(), [&](const hpu_event &e) {
+                        return e.queue_id == 0 && e.kind == kind && e.job_queue_id == f->queue_id &&
+                               e.job_seq == f->seq;
                     });
+                    if (dev_ev == errs.rend()) {
+                        dev_ev = std::find_if(errs.rbegin(), errs.rend(), [&](const hpu_event &e) {
+                            return e.queue_id == 0 && e.kind == kind && e.engine == engine && e.job_queue_id == 0;
+                        });
+                    }
                     if (dev_ev != errs.rend()) {
                         info.address = dev_ev->address;
                         info.info = dev_ev->info;

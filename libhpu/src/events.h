@@ -20,6 +20,8 @@
 
 namespace hpu::detail {
 
+class Kmd;
+
 // Error events and the callback thread of a device.
 struct EventState {
     std::atomic<bool> enabled{false};  // DRM_HPU_EVENTS_ENABLE issued on the current fd
@@ -50,6 +52,10 @@ inline constexpr std::string_view kResetAttr = "hpu_reset";
 // buffer).
 std::size_t parse_events(const std::uint8_t *buf, std::size_t len, std::vector<hpu_event> &out);
 
+// DRM_IOCTL_HPU_EVENTS on kmd's file: enables events with the whole error
+// event (DRM_HPU_EVENTS_ERROR_INFO), or, from a driver that does not know
+// that flag, without it. Returns 0 or a negative errno.
+int events_enable_on(Kmd &kmd);
 // Reads every event pending on the device file without blocking and notes
 // each. Returns the number read or a negative errno (-ENODEV marks the
 // device lost; -EPROTO when the file is readable but gives no event).

@@ -251,6 +251,7 @@ inline int enable_events(int fd, std::uint32_t flags = DRM_HPU_EVENTS_ENABLE)
 
 struct Event {
     std::uint32_t type = 0;
+    std::uint32_t length = 0; // drm_event.length: the bytes the driver sent
     drm_hpu_event_error err{};
     drm_hpu_event_reset rst{};
 };
@@ -260,7 +261,8 @@ inline std::string describe(const Event &e)
     std::ostringstream o;
     if (e.type == DRM_HPU_EVENT_ERROR) {
         o << "ERROR kind " << e.err.kind << " engine " << e.err.engine << " queue " << e.err.queue_id << " errno "
-          << e.err.errno_value << " seq " << e.err.seq << " address 0x" << std::hex << e.err.address;
+          << e.err.errno_value << " seq " << e.err.seq << " job " << e.err.job_queue_id << "/" << e.err.job_seq
+          << " info " << e.err.info << " address 0x" << std::hex << e.err.address;
     } else if (e.type == DRM_HPU_EVENT_RESET) {
         o << "RESET hard " << e.rst.hard << " generation " << e.rst.generation;
     } else {
@@ -294,6 +296,7 @@ bool read_events_until(int fd, std::vector<Event> &all, int timeout_ms, Pred sto
                 break;
             Event e;
             e.type = h.type;
+            e.length = h.length;
             if (h.type == DRM_HPU_EVENT_ERROR) {
                 std::memcpy(&e.err, buf + off, std::min<std::size_t>(h.length, sizeof(e.err))); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
             } else if (h.type == DRM_HPU_EVENT_RESET) {

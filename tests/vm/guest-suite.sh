@@ -142,8 +142,9 @@ vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
 # Issue 11: the compute engines' queues (TPC, MME): packets, errors and
-# their events, a hung TPC stream recovered without a reset, busy time.
-vmtests "-compute" 120 "[compute]"
+# their events, a hung TPC stream recovered without a reset (with hung
+# siblings, a hung job that finishes, a soft reset meanwhile), busy time.
+vmtests "-compute" 240 "[compute]"
 # Training on the HPU: the linear model and the MLP, eager, lazy and on the
 # CPU reference, on the first 1000 Fashion-MNIST images.
 vmtests "-train" 300 "[train]"

@@ -342,8 +342,8 @@ TEST_CASE("TPC_LAUNCH with a bad descriptor: BAD_LAUNCH to the guilty context on
     const auto e0 = errors_now(path);
     Ctx a(path);
     Ctx b(path);
-    REQUIRE(enable_events(a.fd()) == 0);
-    REQUIRE(enable_events(b.fd()) == 0);
+    REQUIRE(enable_events(a.fd(), DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO) == 0);
+    REQUIRE(enable_events(b.fd(), DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO) == 0);
     const auto desc = a.host_buf(4 * KiB); // page aligned: 64-byte aligned
     const auto out = a.host_buf(4 * KiB);
     const auto bbuf = b.host_buf(4 * KiB);
@@ -369,7 +369,8 @@ TEST_CASE("TPC_LAUNCH with a bad descriptor: BAD_LAUNCH to the guilty context on
         CHECK(before == 1);
         CHECK(after == 0);
 
-        // Two events: the job's (queue, seq, errno) and the device's (descriptor, rule).
+        // Two events: the job's (queue, seq, errno) and the device's
+        // (descriptor, rule), which names the job it failed.
         std::vector<Event> ev;
         bool job_ev = false;
         bool dev_ev = false;
@@ -383,18 +384,28 @@ TEST_CASE("TPC_LAUNCH with a bad descriptor: BAD_LAUNCH to the guilty context on
         INFO("events: " << describe(ev));
         CHECK(job_ev);
         CHECK(dev_ev);
+        std::uint64_t job_seq = 0;
+        for (const auto &e : ev) {
+            if (is_error(e, DRM_HPU_ERROR_BAD_LAUNCH) && e.err.queue_id == qa)
+                job_seq = e.err.seq;
+        }
         for (const auto &e : ev) {
             if (!is_error(e, DRM_HPU_ERROR_BAD_LAUNCH))
                 continue;
+            CHECK(e.length == sizeof(drm_hpu_event_error));
             CHECK(e.err.engine == kTpcIndex);
             CHECK(e.err.errno_value == ENOEXEC);
             if (e.err.queue_id == 0) {
                 CHECK(e.err.address == k.desc);
                 CHECK(e.err.info == k.rule);
                 CHECK(e.err.seq == 0);
+                CHECK(e.err.job_queue_id == qa);
+                CHECK(e.err.job_seq == job_seq);
             } else {
                 CHECK(e.err.seq >= 1);
                 CHECK(e.err.info == 0);
+                CHECK(e.err.job_queue_id == 0);
+                CHECK(e.err.job_seq == 0);
             }
         }
     }
@@ -564,4 +575,55 @@ TEST_CASE("a hung TPC stream is disabled and restarted: no reset, other contexts
     CHECK(e1.job_timeouts == e0.job_timeouts);
     report_recovery("TPC stream hang (watchdog -> stream disabled, no reset)", fail_ms,
                     "hung fence errno " + std::to_string(-st));
+}
+
+TEST_CASE("EVENTS: error events are 48 bytes unless the file asks for ERROR_INFO; unknown flags are refused",
+          "[compute]")
+{
+    const std::string path = node(0);
+    Ctx c(path);
+    std::uint32_t qt = 0;
+    REQUIRE(c.queue_create(0, qt, DRM_HPU_ENGINE_TPC) == 0);
+    const auto buf = c.host_buf(4 * KiB);
+
+    SECTION("every rejected input: EINVAL")
+    {
+        CHECK(enable_events(c.fd(), DRM_HPU_EVENTS_ERROR_INFO) == EINVAL); // without ENABLE
+        CHECK(enable_events(c.fd(), 1U << 2) == EINVAL);
+        CHECK(enable_events(c.fd(), DRM_HPU_EVENTS_ENABLE | (1U << 31)) == EINVAL);
+        CHECK(enable_events(c.fd(), DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO | (1U << 2)) == EINVAL);
+        drm_hpu_events ev{};
+        ev.flags = DRM_HPU_EVENTS_ENABLE;
+        ev.pad = 1;
+        CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_EVENTS, &ev) == EINVAL);
+        // Nothing was enabled by the refused calls.
+        CHECK(c.run(qt, Cb().lin_dma(buf.va, buf.va + 64, 64)) == -EINVAL);
+        std::vector<Event> none;
+        CHECK_FALSE(read_events_until(c.fd(), none, 300, [](const Event &) { return true; }));
+    }
+    SECTION("the size follows the last EVENTS call")
+    {
+        struct Step {
+            std::uint32_t flags;
+            std::uint32_t length;
+        };
+        constexpr std::uint32_t kShort = offsetof(drm_hpu_event_error, info);
+        for (const Step k : {Step{DRM_HPU_EVENTS_ENABLE, kShort},
+                             Step{DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO, sizeof(drm_hpu_event_error)},
+                             Step{DRM_HPU_EVENTS_ENABLE, kShort}}) {
+            INFO("flags 0x" << std::hex << k.flags);
+            REQUIRE(enable_events(c.fd(), k.flags) == 0);
+            // LIN_DMA is not a compute engine's packet: BAD_PACKET.
+            CHECK(c.run(qt, Cb().lin_dma(buf.va, buf.va + 64, 64)) == -EINVAL);
+            std::vector<Event> ev;
+            CHECK(read_events_until(c.fd(), ev, 3000, [&](const Event &e) {
+                return is_error(e, DRM_HPU_ERROR_BAD_PACKET) && e.err.queue_id == qt;
+            }));
+            INFO("events: " << describe(ev));
+            REQUIRE(ev.size() == 1);
+            CHECK(ev[0].length == k.length);
+            CHECK(ev[0].err.engine == kTpcIndex);
+            CHECK(ev[0].err.errno_value == EINVAL);
+        }
+    }
 }

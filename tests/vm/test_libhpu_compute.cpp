@@ -14,11 +14,15 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
 
 #include "hpu/hpu.hpp"
+#include "tpcasm.h"
 #include "vm_util.h"
 
 using namespace vmt;
@@ -364,4 +368,61 @@ TEST_CASE("libhpu: compute inputs refused before the device, each with its errno
     CHECK(hpu_graph_set_scalar(gr, 0, 0, 1) == -EINVAL); // a copy node
     REQUIRE(hpu_graph_destroy(gr) == 0);
     CHECK(hpu_kernel_destroy(nullptr) == 0);
+}
+
+TEST_CASE("libhpu: hpu_fence_error_info gives each failed launch the details of its own device event", "[compute]")
+{
+    // Two launches of a kernel that asserts with its scalar argument, on
+    // two TPC queues of one device: same kind, same engine, one after the
+    // other. Each fence gets the value its own launch asserted with, not
+    // the latest of its kind and engine.
+    const auto r = hpu::tpc::assemble(R"(.kernel assert_arg
+.scalars 1
+.index_dims 1
+        ldarg s1, 0
+        assert sp1, s1
+        halt
+)",
+                                      "assert_arg.s");
+    INFO(r.error_text());
+    REQUIRE(r.ok());
+    auto dev = open_first();
+    REQUIRE(hpu_device_event_fd(dev.get()) >= 0);
+    hpu_kernel_t *k = nullptr;
+    REQUIRE(hpu_kernel_load(dev.get(), r.binary.data(), r.binary.size(), &k) == 0);
+    {
+        const Queue q1(dev.get(), HPU_ENGINE_CLASS_TPC);
+        const Queue q2(dev.get(), HPU_ENGINE_CLASS_TPC);
+        std::vector<hpu_fence_t *> fences;
+        for (const auto &[q, value] : {std::pair{q1.q, 0x1111U}, std::pair{q2.q, 0x2222U}}) {
+            const std::uint32_t scalars[1] = {value}; // NOLINT(modernize-avoid-c-arrays)
+            hpu_launch l{};
+            l.size = sizeof(l);
+            l.scalars = static_cast<const std::uint32_t *>(scalars);
+            l.num_scalars = 1;
+            hpu_fence_t *f = nullptr;
+            INFO(hpu_last_error());
+            REQUIRE(hpu_queue_launch(q, k, &l, nullptr, 0, &f) == 0);
+            CHECK(hpu_fence_wait(f, kWaitNs) == -EDOM);
+            fences.push_back(f);
+        }
+        for (std::size_t i = 0; i < fences.size(); ++i) {
+            hpu_error_info info{};
+            info.size = sizeof(info);
+            // The events may still be on their way.
+            for (int tries = 0; tries < 100; ++tries) {
+                REQUIRE(hpu_fence_error_info(fences[i], &info) == 0);
+                if (info.kind != HPU_ERROR_NONE && info.info != 0)
+                    break;
+                ::usleep(20000);
+            }
+            INFO("launch " << i << ": kind " << info.kind << " info 0x" << std::hex << info.info);
+            CHECK(info.error == -EDOM);
+            CHECK(info.kind == HPU_ERROR_TPC_ASSERT);
+            CHECK(info.engine == HPU_ENGINE_INDEX_TPC);
+            CHECK(info.info == (i == 0 ? 0x1111U : 0x2222U));
+            (void)hpu_fence_destroy(fences[i]);
+        }
+    }
+    (void)hpu_kernel_destroy(k);
 }

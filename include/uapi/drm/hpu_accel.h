@@ -626,6 +626,12 @@ struct drm_hpu_info_errors {
 
 /** DRM_HPU_EVENTS_ENABLE: queue error and reset events on this file. */
 #define DRM_HPU_EVENTS_ENABLE		(1u << 0)
+/**
+ * DRM_HPU_EVENTS_ERROR_INFO: with DRM_HPU_EVENTS_ENABLE, error events are
+ * the whole &struct drm_hpu_event_error (its @info, @job_queue_id and
+ * @job_seq included); without it, its first 48 bytes, up to @timestamp_ns.
+ */
+#define DRM_HPU_EVENTS_ERROR_INFO	(1u << 1)
 
 /**
  * struct drm_hpu_events - ask for error notifications on this file
@@ -636,6 +642,9 @@ struct drm_hpu_info_errors {
  * and &struct drm_hpu_event_reset when the device was reset. Without it,
  * events stop and queued ones are dropped. After a hard reset every ioctl
  * on a file opened before it fails with -ENODEV: reopen the device.
+ * Unknown flags, DRM_HPU_EVENTS_ERROR_INFO without DRM_HPU_EVENTS_ENABLE
+ * and a non-zero @pad fail with -EINVAL. Each call sets the error event
+ * size of the events queued after it.
  */
 struct drm_hpu_events {
 	/** @flags: In: DRM_HPU_EVENTS_* . */
@@ -666,9 +675,10 @@ struct drm_hpu_events {
  * struct drm_hpu_event_error - a job of this file failed, or a device error
  *	touched its memory
  *
- * The structure may grow at the end: &drm_event.length is its size, and a
- * reader steps over events by their length. Drivers before @info send 48
- * bytes.
+ * &drm_event.length is the size the driver sent: 48 bytes (up to
+ * @timestamp_ns), or the whole structure for a file that asked for
+ * DRM_HPU_EVENTS_ERROR_INFO. A reader steps over events by their length
+ * (the structure may grow at the end, under a new flag).
  */
 struct drm_hpu_event_error {
 	/** @base: type DRM_HPU_EVENT_ERROR, length sizeof(*this). */
@@ -698,8 +708,14 @@ struct drm_hpu_event_error {
 	 * assert's 32-bit value (@address: the program counter).
 	 */
 	__u32 info;
-	/** @pad: zero. */
-	__u32 pad;
+	/**
+	 * @job_queue_id: in the device event (@queue_id 0) of an MMU fault or
+	 * a compute error, the queue of the job the error failed, when the
+	 * driver could tell which job it was; 0 otherwise and in job events.
+	 */
+	__u32 job_queue_id;
+	/** @job_seq: with @job_queue_id, that job's sequence number; else 0. */
+	__u64 job_seq;
 };
 
 /**

@@ -508,6 +508,14 @@ struct hpu_event {
 	/* Since 1.4, HPU_EVENT_ERROR: */
 	uint32_t info;              /* see HPU_ERROR_*; 0 when none */
 	uint32_t reserved1;         /* zero */
+	/*
+	 * Since 1.5, HPU_EVENT_ERROR: in the device's event of an error
+	 * (queue_id 0), the job the error failed when the driver names it,
+	 * else 0.
+	 */
+	uint32_t job_queue_id;
+	uint32_t reserved2;         /* zero */
+	uint64_t job_seq;
 };
 
 /**
@@ -560,8 +568,9 @@ struct hpu_error_info {
  * an imported fence) only @error is set and @kind is HPU_ERROR_NONE.
  * For MMU faults and compute errors the driver sends the address (and
  * @info) in a second event of the device (queue 0); the library takes
- * them from the latest such event of the same kind and engine when it has
- * arrived, else @address and @info stay 0.
+ * them from the device event that names this job (job_queue_id, job_seq)
+ * when it has arrived, else from the latest device event of the same
+ * kind and engine that names no job, else @address and @info stay 0.
  */
 HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, struct hpu_error_info *out);
 

@@ -56,6 +56,15 @@ public:
         const std::lock_guard<std::mutex> lock(ev_mu_);
         return events_enabled_.count(fd) != 0;
     }
+    // The flags of the last accepted DRM_HPU_EVENTS on fd (locked).
+    std::uint32_t events_flags(int fd)
+    {
+        const std::lock_guard<std::mutex> lock(ev_mu_);
+        const auto it = events_flags_.find(fd);
+        return it == events_flags_.end() ? 0 : it->second;
+    }
+    // Refuse DRM_HPU_EVENTS_ERROR_INFO, as a driver before it does.
+    bool events_old_driver = false;
     // Bytes still queued for fd (locked).
     std::size_t queued(int fd)
     {
@@ -206,9 +215,14 @@ public:
 protected:
     int do_events(int fd, const drm_hpu_events &req)
     {
-        if (req.pad != 0 || (req.flags & ~DRM_HPU_EVENTS_ENABLE) != 0)
+        // An older driver (events_old_driver) knows only ENABLE.
+        const std::uint32_t known =
+            DRM_HPU_EVENTS_ENABLE | (events_old_driver ? 0U : static_cast<std::uint32_t>(DRM_HPU_EVENTS_ERROR_INFO));
+        if (req.pad != 0 || (req.flags & ~known) != 0 ||
+            (req.flags & (DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO)) == DRM_HPU_EVENTS_ERROR_INFO)
             return -EINVAL;
         const std::lock_guard<std::mutex> lock(ev_mu_);
+        events_flags_[fd] = req.flags;
         if ((req.flags & DRM_HPU_EVENTS_ENABLE) != 0) {
             events_enabled_.insert(fd);
         } else {
@@ -245,6 +259,7 @@ private:
     std::map<int, std::deque<std::vector<std::uint8_t>>> ev_queue_; // locked
     std::map<int, std::uint64_t> efd_;                             // locked: eventfd counters
     std::set<int> events_enabled_;                                 // locked
+    std::map<int, std::uint32_t> events_flags_;                    // locked
     std::map<int, int> read_fail_fd_;                              // locked
 };
 

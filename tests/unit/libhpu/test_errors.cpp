@@ -76,6 +76,19 @@ Bytes err_ev(std::uint32_t kind, std::uint32_t queue, std::uint64_t seq, std::ui
 }
 
 // One queue, a recorded list and a submitted job whose fence is pending.
+// The device's event of a TPC assert at pc with value info, naming the
+// job (job_queue_id, job_seq; 0 for none).
+Bytes assert_event(std::uint64_t pc, std::uint32_t info, std::uint32_t job_queue_id, std::uint64_t job_seq)
+{
+    const Bytes b = MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC, 0, EDOM, 0, pc, 0);
+    drm_hpu_event_error e{};
+    std::memcpy(&e, b.data(), sizeof(e));
+    e.info = info;
+    e.job_queue_id = job_queue_id;
+    e.job_seq = job_seq;
+    return MockOs::bytes_of(e);
+}
+
 struct Job {
     hpu_queue_t *q = nullptr;
     hpu_cmdlist_t *cl = nullptr;
@@ -236,13 +249,22 @@ TEST_CASE("process_events reads, notes and delivers in order", "[libhpu][events]
     CHECK(hpu_device_process_events(nullptr, nullptr, nullptr) == -EINVAL);
     CHECK(hpu_device_event_fd(nullptr) == -EINVAL);
 
-    SECTION("event_fd enables events once and is the device fd")
+    SECTION("event_fd enables events once, with the whole error event, and is the device fd")
     {
         CHECK_FALSE(fx.m.events_on(fx.fd()));
         CHECK(hpu_device_event_fd(fx.dev) == fx.fd());
         CHECK(fx.m.events_on(fx.fd()));
+        CHECK(fx.m.events_flags(fx.fd()) == (DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO));
         CHECK(hpu_device_event_fd(fx.dev) == fx.fd());
         CHECK(fx.m.request_calls[DRM_IOCTL_HPU_EVENTS] == 1);
+    }
+    SECTION("a driver that refuses ERROR_INFO: events are enabled without it")
+    {
+        fx.m.events_old_driver = true;
+        CHECK(hpu_device_event_fd(fx.dev) == fx.fd());
+        CHECK(fx.m.events_on(fx.fd()));
+        CHECK(fx.m.events_flags(fx.fd()) == DRM_HPU_EVENTS_ENABLE);
+        CHECK(fx.m.request_calls[DRM_IOCTL_HPU_EVENTS] == 2);
     }
     SECTION("nothing pending: 0, no read")
     {
@@ -425,6 +447,45 @@ TEST_CASE("fence error information", "[libhpu][events][fence]")
         CHECK(sink.events[0].address == 0x1c0);
         CHECK(sink.events[0].queue_id == 0);
         CHECK(sink.events[2].info == 0);
+    }
+    SECTION("a compute error: the device event that names the job, not a later one of the same kind and engine")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EDOM);
+        // This job's assert; another job's on the same engine, read after
+        // it; and one the driver could not pair with a job.
+        fx.m.push_read(fx.fd(), MockOs::cat({assert_event(0x40, 7, req.queue_id, req.seq),
+                                             MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC,
+                                                                 req.queue_id, EDOM, req.seq, 0, 77),
+                                             assert_event(0x80, 8, req.queue_id, req.seq + 1),
+                                             assert_event(0xc0, 9, 0, 0)}));
+        REQUIRE(hpu_fence_error_info(job.f, &info) == 0);
+        CHECK(info.kind == HPU_ERROR_TPC_ASSERT);
+        CHECK(info.address == 0x40);
+        CHECK(info.info == 7);
+        // The callback sees which job each device event names.
+        Sink sink;
+        CHECK(hpu_device_process_events(fx.dev, &Sink::cb, &sink) == 4);
+        REQUIRE(sink.events.size() == 4);
+        CHECK(sink.events[0].job_queue_id == req.queue_id);
+        CHECK(sink.events[0].job_seq == req.seq);
+        CHECK(sink.events[3].job_queue_id == 0);
+    }
+    SECTION("a compute error whose device event names another job: the latest that names none")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EDOM);
+        fx.m.push_read(fx.fd(), MockOs::cat({assert_event(0x40, 7, 0, 0),
+                                             assert_event(0x80, 8, req.queue_id, req.seq + 1),
+                                             MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC,
+                                                                 req.queue_id, EDOM, req.seq, 0, 77)}));
+        REQUIRE(hpu_fence_error_info(job.f, &info) == 0);
+        CHECK(info.address == 0x40);
+        CHECK(info.info == 7);
     }
     SECTION("an error event of a driver before info (48 bytes) is still read")
     {
