@@ -98,6 +98,11 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
         return -EDEADLK; // from the callback: the thread cannot join itself
     events_stop(dev);
     dev->kernels.clear(); // their buffers, while the file is open
+    // The queues graphs made on first use (graph.cpp); the graphs are gone.
+    for (std::uint32_t s = 0; s < dev->graph_queues.size(); ++s) {
+        if ((dev->graph_queues_made & (1U << s)) != 0)
+            (void)dev->kmd.queue_destroy(dev->graph_queues.at(s));
+    }
     const int err = dev->fd() >= 0 ? dev->os().close(dev->fd()) : 0;
     delete dev; // NOLINT(cppcoreguidelines-owning-memory)
     return err;

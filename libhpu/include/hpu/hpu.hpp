@@ -4,23 +4,29 @@
 // Errors surface as hpu::Error (a std::runtime_error): errnum() gives the
 // positive errno, code() the same as a std::error_code, what() names the
 // operation followed by hpu_strerror()'s text; for a failed job, kind()
-// and info() say why (since 1.2).
+// and info() say why (since 1.2); for an argument the compute calls refuse,
+// hpu_last_error()'s message follows (since 1.5).
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_HPU_HPP
 #define HPU_HPU_HPP
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,19 +39,25 @@ class Error : public std::runtime_error {
 public:
     // err: a negative (or positive) errno value as the C ABI returns it;
     // what() is "<what>: <hpu_strerror(err)>".
-    Error(int err, const std::string &what)
-        : std::runtime_error(what + ": " + hpu_strerror(err)), errnum_(err < 0 ? -err : err)
-    {
-        info_.size = sizeof(info_);
-        info_.error = -errnum_;
-        info_.engine = HPU_ENGINE_NONE;
-    }
+    Error(int err, const std::string &what) : Error(err, what, static_cast<const char *>(nullptr)) {}
     // A failed job: what() is "<what>: <hpu_strerror(err)> (<kind>, engine
     // E, address 0x...)", the parenthesis only when an error event said why.
     Error(int err, const std::string &what, const hpu_error_info &info)
         : std::runtime_error(what + ": " + hpu_strerror(err) + describe(info)), errnum_(err < 0 ? -err : err),
           info_(info)
     {
+    }
+    // A call that said why it refused its input (since 1.5; why is
+    // hpu_last_error()): what() is "<what>: <hpu_strerror(err)>: <why>",
+    // as the two-argument form when why is empty.
+    Error(int err, const std::string &what, const char *why)
+        : std::runtime_error(what + ": " + hpu_strerror(err) +
+                             (why != nullptr && *why != '\0' ? std::string(": ") + why : std::string())),
+          errnum_(err < 0 ? -err : err)
+    {
+        info_.size = sizeof(info_);
+        info_.error = -errnum_;
+        info_.engine = HPU_ENGINE_NONE;
     }
     /** The positive errno value. */
     [[nodiscard]] int errnum() const noexcept { return errnum_; }
@@ -93,6 +105,15 @@ inline int check(int ret, const char *what)
 {
     if (ret < 0)
         throw Error(ret, what);
+    return ret;
+}
+
+// For the 1.5 calls that clear hpu_last_error() when they start, so that
+// its message is theirs: a refusal's what() ends with it.
+inline int check_why(int ret, const char *what)
+{
+    if (ret < 0)
+        throw Error(ret, what, hpu_last_error());
     return ret;
 }
 
@@ -523,6 +544,349 @@ public:
     }
 };
 
+namespace detail {
+// The C handles of waits (a null entry stays null: the C call refuses it).
+inline std::vector<const hpu_fence_t *> raw_fences(const std::vector<const Fence *> &waits)
+{
+    std::vector<const hpu_fence_t *> raw;
+    raw.reserve(waits.size());
+    for (const Fence *f : waits)
+        raw.push_back(f != nullptr ? f->get() : nullptr);
+    return raw;
+}
+} // namespace detail
+
+/** The message of this thread's last refused 1.5 call (hpu_last_error()), or "". */
+inline std::string last_error() { return hpu_last_error(); }
+
+/** Bytes of one element of an HPU_DTYPE_* (0 when unknown; since 1.5). */
+inline std::size_t dtype_size(std::uint32_t dtype) noexcept { return hpu_dtype_size(dtype); }
+
+/**
+ * A TPC kernel loaded into a device (hpu_kernel_*; since 1.5). Move-only;
+ * destroyed exactly once. Lists and graphs that recorded a launch of it
+ * keep its binary alive on their own.
+ */
+class Kernel : public detail::Owner<hpu_kernel_t, hpu_kernel_destroy> {
+public:
+    using Owner::Owner;
+
+    /** A kernel of the library built into libhpu ("add_f32"). Throws hpu::Error (ENOENT: no such name). */
+    static Kernel by_name(const Device &dev, const std::string &name)
+    {
+        hpu_kernel_t *k = nullptr;
+        detail::check_why(hpu_kernel_get(dev.get(), name.c_str(), &k), ("getting TPC kernel " + name).c_str());
+        return Kernel{k};
+    }
+    /** A binary made by hpu-as, copied. Throws hpu::Error (ENOEXEC: malformed). */
+    static Kernel load(const Device &dev, const void *data, std::size_t size)
+    {
+        hpu_kernel_t *k = nullptr;
+        detail::check_why(hpu_kernel_load(dev.get(), data, size, &k), "loading a TPC kernel");
+        return Kernel{k};
+    }
+    static Kernel load(const Device &dev, std::span<const std::uint8_t> binary)
+    {
+        return load(dev, binary.data(), binary.size());
+    }
+    /** The binary in a file. Throws hpu::Error. */
+    static Kernel load_file(const Device &dev, const std::string &path)
+    {
+        hpu_kernel_t *k = nullptr;
+        detail::check_why(hpu_kernel_load_file(dev.get(), path.c_str(), &k), ("loading TPC kernel " + path).c_str());
+        return Kernel{k};
+    }
+    /** The names of the built-in kernels, sorted. */
+    static std::vector<std::string> library()
+    {
+        std::vector<std::string> names;
+        names.reserve(hpu_kernel_library_size());
+        for (std::size_t i = 0; const char *n = hpu_kernel_library_name(i); ++i)
+            names.emplace_back(n);
+        return names;
+    }
+
+    /** What the binary declares. Throws hpu::Error. */
+    [[nodiscard]] hpu_kernel_info info() const
+    {
+        hpu_kernel_info i{};
+        i.size = sizeof(i);
+        detail::check(hpu_kernel_get_info(get(), &i), "querying a TPC kernel");
+        return i;
+    }
+    /** The kernel's name. Throws hpu::Error. */
+    [[nodiscard]] std::string name() const
+    {
+        const hpu_kernel_info i = info();
+        return static_cast<const char *>(i.name);
+    }
+};
+
+/**
+ * A tensor argument of a launch (struct hpu_tensor; since 1.5): a value,
+ * not a handle. Sizes come innermost first, as in the C structure: sizes[0]
+ * is the last axis of a row-major array ({cols, rows} for a matrix).
+ */
+class Tensor {
+public:
+    /** A dense tensor at va: strides follow from sizes, pad 0. Throws hpu::Error. */
+    Tensor(std::uint64_t va, std::uint32_t dtype, std::span<const std::uint32_t> sizes)
+    {
+        // More than 5 sizes: ndims 6, which hpu_tensor_init() refuses.
+        const auto nd = static_cast<std::uint32_t>(std::min<std::size_t>(sizes.size(), HPU_TENSOR_MAX_DIMS + 1));
+        detail::check_why(hpu_tensor_init(&t_, va, dtype, nd, sizes.data()), "describing a tensor");
+    }
+    Tensor(std::uint64_t va, std::uint32_t dtype, std::initializer_list<std::uint32_t> sizes)
+        : Tensor(va, dtype, std::span<const std::uint32_t>(sizes.begin(), sizes.size()))
+    {
+    }
+    /** A dense tensor offset bytes into buf. Throws hpu::Error. */
+    Tensor(const Buffer &buf, std::uint32_t dtype, std::span<const std::uint32_t> sizes, std::uint64_t offset = 0)
+        : Tensor(buf.va() + offset, dtype, sizes)
+    {
+    }
+    Tensor(const Buffer &buf, std::uint32_t dtype, std::initializer_list<std::uint32_t> sizes,
+           std::uint64_t offset = 0)
+        : Tensor(buf.va() + offset, dtype, sizes)
+    {
+    }
+    /** Any view the C structure describes (strided, broadcast). */
+    explicit Tensor(const hpu_tensor &t) noexcept : t_(t) {}
+
+    /** The padding value's bits, read for lanes beyond the tensor. */
+    Tensor &pad_bits(std::uint32_t bits) noexcept
+    {
+        t_.pad = bits;
+        return *this;
+    }
+    /** The padding value of an FP32 or BF16 tensor (BF16: rounded to nearest even). Throws hpu::Error. */
+    Tensor &pad(float value)
+    {
+        const auto x = std::bit_cast<std::uint32_t>(value);
+        if (t_.dtype == HPU_DTYPE_FP32) {
+            t_.pad = x;
+        } else if (t_.dtype == HPU_DTYPE_BF16) {
+            const bool nan = (x & 0x7fffffffU) > 0x7f800000U;
+            t_.pad = nan ? (x >> 16U) | 0x40U : (x + 0x7fffU + ((x >> 16U) & 1U)) >> 16U;
+        } else {
+            throw Error(-EINVAL, "setting a float pad", "the tensor is not FP32 or BF16 (use pad_bits())");
+        }
+        return *this;
+    }
+    /** The stride of dimension dim in elements (0 broadcasts). Throws hpu::Error. */
+    Tensor &stride(std::uint32_t dim, std::uint32_t elements)
+    {
+        if (dim >= t_.ndims) {
+            const std::string why = "dimension " + std::to_string(dim) + " is not below ndims";
+            throw Error(-EINVAL, "setting a tensor stride", why.c_str());
+        }
+        t_.strides[dim] = elements; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+        return *this;
+    }
+
+    [[nodiscard]] std::uint64_t va() const noexcept { return t_.va; }
+    [[nodiscard]] std::uint32_t dtype() const noexcept { return t_.dtype; }
+    [[nodiscard]] std::uint32_t ndims() const noexcept { return t_.ndims; }
+    /** The size of dimension dim (1 at and beyond ndims, as the device reads it). */
+    [[nodiscard]] std::uint32_t size(std::uint32_t dim) const noexcept
+    {
+        return dim < t_.ndims ? t_.sizes[dim] : 1; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+    }
+    [[nodiscard]] std::uint32_t stride(std::uint32_t dim) const noexcept
+    {
+        return dim < t_.ndims ? t_.strides[dim] : 0; // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+    }
+    [[nodiscard]] std::uint32_t pad() const noexcept { return t_.pad; }
+    [[nodiscard]] const hpu_tensor &raw() const noexcept { return t_; }
+
+private:
+    hpu_tensor t_{};
+};
+
+/** A 32-bit scalar argument: an FP32 value goes as its bits, an integer as it is. */
+template <typename T>
+concept ScalarWord = std::is_arithmetic_v<T> && sizeof(T) == 4;
+
+/**
+ * The arguments of one TPC launch (struct hpu_launch; since 1.5), built
+ * by chaining: Launch().tensor(a).tensor(b).scalar(0.5F).index_space({n}).
+ * Copyable; libhpu checks it against the kernel when it is recorded.
+ */
+class Launch {
+public:
+    Launch &tensor(const Tensor &t)
+    {
+        tensors_.push_back(t.raw());
+        return *this;
+    }
+    Launch &tensors(std::initializer_list<Tensor> ts)
+    {
+        for (const Tensor &t : ts)
+            tensors_.push_back(t.raw());
+        return *this;
+    }
+    template <ScalarWord T>
+    Launch &scalar(T value)
+    {
+        scalars_.push_back(std::bit_cast<std::uint32_t>(value));
+        return *this;
+    }
+    /** Replaces scalar index (added before). Throws hpu::Error. */
+    template <ScalarWord T>
+    Launch &set_scalar(std::size_t index, T value)
+    {
+        if (index >= scalars_.size()) {
+            const std::string why = "the launch has " + std::to_string(scalars_.size()) + " scalars";
+            throw Error(-EINVAL, "setting a launch scalar", why.c_str());
+        }
+        scalars_[index] = std::bit_cast<std::uint32_t>(value);
+        return *this;
+    }
+    /** The index space, dimension 0 first; the dimensions not given are 1. Throws hpu::Error. */
+    Launch &index_space(std::span<const std::uint32_t> sizes)
+    {
+        if (sizes.size() > HPU_TENSOR_MAX_DIMS)
+            throw Error(-EINVAL, "setting a launch's index space", "more than 5 dimensions");
+        index_.fill(1);
+        std::copy(sizes.begin(), sizes.end(), index_.begin());
+        return *this;
+    }
+    Launch &index_space(std::initializer_list<std::uint32_t> sizes)
+    {
+        return index_space(std::span<const std::uint32_t>(sizes.begin(), sizes.size()));
+    }
+    /** The launch's random-number key. */
+    Launch &seed(std::uint64_t key) noexcept
+    {
+        seed_ = key;
+        return *this;
+    }
+
+    [[nodiscard]] std::size_t num_tensors() const noexcept { return tensors_.size(); }
+    [[nodiscard]] std::size_t num_scalars() const noexcept { return scalars_.size(); }
+    /** The C structure; its pointers stay valid until this Launch changes or goes. */
+    [[nodiscard]] hpu_launch raw() const noexcept
+    {
+        hpu_launch l{};
+        l.size = sizeof(l);
+        l.num_tensors = static_cast<std::uint32_t>(tensors_.size());
+        l.tensors = tensors_.data();
+        l.scalars = scalars_.data();
+        l.num_scalars = static_cast<std::uint32_t>(scalars_.size());
+        std::copy(index_.begin(), index_.end(), static_cast<std::uint32_t *>(l.index_size));
+        l.seed = seed_;
+        return l;
+    }
+
+private:
+    std::vector<hpu_tensor> tensors_;
+    std::vector<std::uint32_t> scalars_;
+    std::array<std::uint32_t, HPU_TENSOR_MAX_DIMS> index_{1, 1, 1, 1, 1};
+    std::uint64_t seed_ = 0;
+};
+
+/**
+ * One GEMM on an MME (struct hpu_gemm; since 1.5): D = act(alpha op(A)
+ * op(B) + beta C + bias), row-major, built by chaining:
+ * Gemm(m, n, k).a(a_va).b(b_va).d(d_va).bias(bias_va).act(HPU_GEMM_ACT_RELU).
+ * Leading dimensions 0 mean packed. Copyable.
+ */
+class Gemm {
+public:
+    /** D (m x n) = op(A) (m x k) op(B) (k x n), FP32 in and out, alpha 1, no C. */
+    Gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k) noexcept
+    {
+        g_.size = sizeof(g_);
+        g_.in_dtype = HPU_DTYPE_FP32;
+        g_.out_dtype = HPU_DTYPE_FP32;
+        g_.m = m;
+        g_.n = n;
+        g_.k = k;
+        g_.alpha = 1.0F;
+    }
+    /** HPU_DTYPE_FP32 or _BF16 of A and B (in) and of C and D (out). */
+    Gemm &types(std::uint32_t in, std::uint32_t out) noexcept
+    {
+        g_.in_dtype = in;
+        g_.out_dtype = out;
+        return *this;
+    }
+    Gemm &a(std::uint64_t va, std::uint32_t ld = 0) noexcept
+    {
+        g_.a = va;
+        g_.lda = ld;
+        return *this;
+    }
+    Gemm &b(std::uint64_t va, std::uint32_t ld = 0) noexcept
+    {
+        g_.b = va;
+        g_.ldb = ld;
+        return *this;
+    }
+    /** C, added scaled by beta (read only when beta is not zero). */
+    Gemm &c(std::uint64_t va, float beta, std::uint32_t ld = 0) noexcept
+    {
+        g_.c = va;
+        g_.beta = beta;
+        g_.ldc = ld;
+        return *this;
+    }
+    Gemm &d(std::uint64_t va, std::uint32_t ld = 0) noexcept
+    {
+        g_.d = va;
+        g_.ldd = ld;
+        return *this;
+    }
+    /** Adds bias[n] (FP32) to every row. */
+    Gemm &bias(std::uint64_t va) noexcept
+    {
+        g_.bias = va;
+        g_.flags |= HPU_GEMM_BIAS;
+        return *this;
+    }
+    /** op(A) = A^T: A is stored k x m. */
+    Gemm &trans_a(bool on = true) noexcept { return flag(HPU_GEMM_TRANS_A, on); }
+    /** op(B) = B^T: B is stored n x k. */
+    Gemm &trans_b(bool on = true) noexcept { return flag(HPU_GEMM_TRANS_B, on); }
+    /** HPU_GEMM_ACT_NONE, _RELU or _GELU_TANH on the output. */
+    Gemm &act(std::uint32_t activation) noexcept
+    {
+        g_.act = activation;
+        return *this;
+    }
+    Gemm &alpha(float value) noexcept
+    {
+        g_.alpha = value;
+        return *this;
+    }
+    Gemm &beta(float value) noexcept
+    {
+        g_.beta = value;
+        return *this;
+    }
+    /** count GEMMs; strides in elements from one member to the next (0: all use the first). */
+    Gemm &batch(std::uint32_t count, std::uint64_t stride_a, std::uint64_t stride_b, std::uint64_t stride_c,
+                std::uint64_t stride_d) noexcept
+    {
+        g_.batch = count;
+        g_.stride_a = stride_a;
+        g_.stride_b = stride_b;
+        g_.stride_c = stride_c;
+        g_.stride_d = stride_d;
+        return *this;
+    }
+    [[nodiscard]] const hpu_gemm &raw() const noexcept { return g_; }
+
+private:
+    Gemm &flag(std::uint32_t bit, bool on) noexcept
+    {
+        g_.flags = on ? (g_.flags | bit) : (g_.flags & ~bit);
+        return *this;
+    }
+
+    hpu_gemm g_{};
+};
+
 /** Recorded commands (hpu_cmdlist_*, hpu_cmd_*). Move-only. Throws hpu::Error. */
 class CommandList : public detail::Owner<hpu_cmdlist_t, hpu_cmdlist_destroy> {
 public:
@@ -565,6 +929,19 @@ public:
         detail::check(hpu_cmd_wait_sob(get(), sob, value, cond), "recording a sync-object wait");
         return *this;
     }
+    /** Records a launch of k (a TPC queue runs it; since 1.5). */
+    CommandList &launch(const Kernel &k, const Launch &l)
+    {
+        const hpu_launch raw = l.raw();
+        detail::check_why(hpu_cmd_launch(get(), k.get(), &raw), "recording a TPC launch");
+        return *this;
+    }
+    /** Records a GEMM (an MME queue runs it; since 1.5). */
+    CommandList &gemm(const Gemm &g)
+    {
+        detail::check_why(hpu_cmd_gemm(get(), &g.raw()), "recording a GEMM");
+        return *this;
+    }
     /** Forgets the recorded commands (hpu_cmdlist_reset; reset() replaces the handle). */
     CommandList &clear()
     {
@@ -591,10 +968,7 @@ public:
     /** Submits cl after every fence of waits; returns the job's fence. */
     Fence submit(CommandList &cl, const std::vector<const Fence *> &waits = {})
     {
-        std::vector<const hpu_fence_t *> raw;
-        raw.reserve(waits.size());
-        for (const Fence *f : waits)
-            raw.push_back(f != nullptr ? f->get() : nullptr);
+        const auto raw = detail::raw_fences(waits);
         hpu_fence_t *out = nullptr;
         detail::check(hpu_queue_submit(get(), cl.get(), raw.data(), raw.size(), &out), "submitting a job");
         return Fence{out};
@@ -602,10 +976,7 @@ public:
     /** Submits cl with its own timeout (at most 1 hour; 0 ms: the driver's default). */
     Fence submit(CommandList &cl, std::chrono::milliseconds timeout, const std::vector<const Fence *> &waits = {})
     {
-        std::vector<const hpu_fence_t *> raw;
-        raw.reserve(waits.size());
-        for (const Fence *f : waits)
-            raw.push_back(f != nullptr ? f->get() : nullptr);
+        const auto raw = detail::raw_fences(waits);
         const auto ms = timeout.count() < 0 ? 0 : timeout.count();
         const std::uint32_t t = ms > HPU_JOB_TIMEOUT_MAX_MS ? HPU_JOB_TIMEOUT_MAX_MS + 1 : static_cast<std::uint32_t>(ms);
         hpu_fence_t *out = nullptr;
@@ -630,6 +1001,141 @@ public:
         detail::check(hpu_queue_write_value(get(), va, value, &out), "submitting a write-value");
         return Fence{out};
     }
+    /** Eager: one launch of k as one job after waits (a TPC queue; since 1.5). */
+    Fence launch(const Kernel &k, const Launch &l, const std::vector<const Fence *> &waits = {})
+    {
+        const auto raw = detail::raw_fences(waits);
+        const hpu_launch args = l.raw();
+        hpu_fence_t *out = nullptr;
+        detail::check_why(hpu_queue_launch(get(), k.get(), &args, raw.data(), raw.size(), &out),
+                          "submitting a TPC launch");
+        return Fence{out};
+    }
+    /** Eager: one GEMM as one job after waits (an MME queue; since 1.5). */
+    Fence gemm(const Gemm &g, const std::vector<const Fence *> &waits = {})
+    {
+        const auto raw = detail::raw_fences(waits);
+        hpu_fence_t *out = nullptr;
+        detail::check_why(hpu_queue_gemm(get(), &g.raw(), raw.data(), raw.size(), &out), "submitting a GEMM");
+        return Fence{out};
+    }
+};
+
+/**
+ * A sync object of the device reserved for the caller's own SOB_UPDATE and
+ * WAIT packets (hpu_sob_alloc/free; since 1.5). Move-only; returned
+ * exactly once. The Device must outlive it.
+ */
+class SyncObject {
+public:
+    SyncObject() noexcept = default;
+    /** Takes ownership of sync object sob reserved on dev. */
+    SyncObject(hpu_device_t *dev, std::uint32_t sob) noexcept : dev_(dev), sob_(sob) {}
+    /** Reserves one. Throws hpu::Error (EBUSY: all taken). */
+    static SyncObject alloc(const Device &dev)
+    {
+        std::uint32_t sob = 0;
+        detail::check(hpu_sob_alloc(dev.get(), &sob), "reserving a sync object");
+        return SyncObject{dev.get(), sob};
+    }
+    SyncObject(const SyncObject &) = delete;
+    SyncObject &operator=(const SyncObject &) = delete;
+    SyncObject(SyncObject &&other) noexcept
+        : dev_(std::exchange(other.dev_, nullptr)), sob_(std::exchange(other.sob_, 0))
+    {
+    }
+    SyncObject &operator=(SyncObject &&other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            dev_ = std::exchange(other.dev_, nullptr);
+            sob_ = std::exchange(other.sob_, 0);
+        }
+        return *this;
+    }
+    ~SyncObject() { reset(); }
+
+    /** Returns the sync object (if any) to the device. */
+    void reset() noexcept
+    {
+        if (hpu_device_t *d = std::exchange(dev_, nullptr); d != nullptr)
+            (void)hpu_sob_free(d, sob_);
+    }
+    /** Gives up ownership without returning it; its number. */
+    [[nodiscard]] std::uint32_t release() noexcept
+    {
+        dev_ = nullptr;
+        return sob_;
+    }
+    /** Its number, for CommandList::sob_update() and wait_sob(). */
+    [[nodiscard]] std::uint32_t id() const noexcept { return sob_; }
+    explicit operator bool() const noexcept { return dev_ != nullptr; }
+
+private:
+    hpu_device_t *dev_ = nullptr;
+    std::uint32_t sob_ = 0;
+};
+
+/**
+ * A recorded graph of copies, memsets, launches and GEMMs across engines
+ * (hpu_graph_*; since 1.5). Nodes are added with the ids of the nodes
+ * they depend on; launch() submits the whole graph (compiled at the first
+ * launch) and may be called any number of times. Move-only; destroyed
+ * exactly once (after its launches end). Not thread-safe.
+ */
+class Graph : public detail::Owner<hpu_graph_t, hpu_graph_destroy> {
+public:
+    using Owner::Owner;
+    using NodeId = std::uint32_t;
+    using Deps = std::vector<NodeId>;
+
+    static Graph create(const Device &dev)
+    {
+        hpu_graph_t *g = nullptr;
+        detail::check_why(hpu_graph_create(dev.get(), &g), "creating a graph");
+        return Graph{g};
+    }
+
+    NodeId add_copy(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size, const Deps &deps = {})
+    {
+        return node(hpu_graph_add_copy(get(), dst_va, src_va, size, deps.data(), deps.size()), "adding a copy");
+    }
+    NodeId add_memset(std::uint64_t dst_va, std::uint64_t pattern, std::uint64_t size, const Deps &deps = {})
+    {
+        return node(hpu_graph_add_memset(get(), dst_va, pattern, size, deps.data(), deps.size()),
+                    "adding a memset");
+    }
+    /** The graph keeps its own reference to k's binary. */
+    NodeId add_launch(const Kernel &k, const Launch &l, const Deps &deps = {})
+    {
+        const hpu_launch raw = l.raw();
+        return node(hpu_graph_add_launch(get(), k.get(), &raw, deps.data(), deps.size()), "adding a TPC launch");
+    }
+    NodeId add_gemm(const Gemm &g, const Deps &deps = {})
+    {
+        return node(hpu_graph_add_gemm(get(), &g.raw(), deps.data(), deps.size()), "adding a GEMM");
+    }
+    /** Number of nodes. */
+    [[nodiscard]] std::size_t size() const noexcept { return hpu_graph_size(get()); }
+    /** Changes scalar index of launch node for the launches that follow. Throws hpu::Error. */
+    template <ScalarWord T>
+    Graph &set_scalar(NodeId launch_node, std::uint32_t index, T value)
+    {
+        detail::check_why(hpu_graph_set_scalar(get(), launch_node, index, std::bit_cast<std::uint32_t>(value)),
+                          "setting a graph scalar");
+        return *this;
+    }
+    /** Submits the graph once after waits; the fence signals when every node has run. */
+    Fence launch(const std::vector<const Fence *> &waits = {})
+    {
+        const auto raw = detail::raw_fences(waits);
+        hpu_fence_t *out = nullptr;
+        detail::check_why(hpu_graph_launch(get(), raw.data(), raw.size(), &out), "launching a graph");
+        return Fence{out};
+    }
+
+private:
+    static NodeId node(int ret, const char *what) { return static_cast<NodeId>(detail::check_why(ret, what)); }
 };
 
 } // namespace hpu

@@ -6,7 +6,10 @@
 #ifndef HPU_TESTS_FIXTURE_H
 #define HPU_TESTS_FIXTURE_H
 
+#include <cstdint>
+#include <functional>
 #include <utility>
+#include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -56,6 +59,28 @@ struct Fixture {
     }
 
     [[nodiscard]] int fd() const { return hpu_device_get_fd(dev); }
+
+    // Records with rec into a fresh list, submits it on a new queue of
+    // engine class cls and returns the command buffer the kernel received;
+    // inspect (if any) runs before the list and queue are destroyed, while
+    // what the packets name (descriptors) is still mapped.
+    template <typename Rec>
+    std::vector<std::uint8_t> recorded(Rec &&rec, std::uint32_t cls = HPU_ENGINE_DMA,
+                                       const std::function<void()> &inspect = {})
+    {
+        hpu_cmdlist_t *cl = nullptr;
+        hpu_queue_t *q = nullptr;
+        REQUIRE(hpu_cmdlist_create(dev, &cl) == 0);
+        REQUIRE(hpu_queue_create(dev, cls, 0, &q) == 0);
+        rec(cl);
+        REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, nullptr) == 0);
+        std::vector<std::uint8_t> b = m.jobs.back().cb;
+        if (inspect)
+            inspect();
+        CHECK(hpu_cmdlist_destroy(cl) == 0);
+        CHECK(hpu_queue_destroy(q) == 0);
+        return b;
+    }
 
     // Every object released exactly once.
     void check_clean() const

@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -36,6 +37,8 @@ public:
     int close_fail = 0;      // returned by close when non-zero
     int answer_size = -1;    // overrides the size reported back when >= 0
     std::uint32_t last_queue_class = ~0U; // engine_class of the last QUEUE_CREATE accepted
+    // Every queue made: id -> (engine_class, engine).
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> queue_engines;
 
     // Observations.
     int open_calls = 0;
@@ -121,6 +124,14 @@ public:
 
     // The bytes of the command buffer of job i.
     [[nodiscard]] const std::vector<std::uint8_t> &cb(std::size_t i) const { return jobs.at(i).cb; }
+
+    // A copy of [va, va + size) of a HOST mapping as the device would read
+    // it now (descriptors, kernel binaries); empty when not mapped so.
+    [[nodiscard]] std::vector<std::uint8_t> read_va(std::uint64_t va, std::uint64_t size) const
+    {
+        const std::uint8_t *p = host_bytes(va, size);
+        return p == nullptr ? std::vector<std::uint8_t>{} : std::vector<std::uint8_t>(p, p + size); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
 
     // Adds an HPU: sysfs entry, driver link "hpu" and a device node.
     void add_hpu(unsigned int index, const std::string &bdf, const drm_hpu_info_device &answer)
@@ -388,6 +399,7 @@ private:
             return -EINVAL;
         last_queue_class = req.engine_class;
         req.queue_id = next_queue_++;
+        queue_engines[req.queue_id] = {req.engine_class, req.engine};
         queues.insert(req.queue_id);
         return 0;
     }

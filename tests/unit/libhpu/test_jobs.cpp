@@ -17,95 +17,22 @@
 #include "hpu/hpu.h"
 #include "mock_os.h"
 #include "packets.h"
+#include "spec_bytes.h"
 
+using hpu::test::Bytes;
+using hpu::test::cat;
 using hpu::test::Fixture;
 using hpu::test::MockOs;
-using Bytes = std::vector<std::uint8_t>;
+using hpu::test::spec_lin_dma;
+using hpu::test::spec_nop;
+using hpu::test::spec_sob_update;
+using hpu::test::spec_wait;
+using hpu::test::spec_write_value;
 
 namespace {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 constexpr std::uint64_t kMiB = 1ULL << 20;
-
-void le32(Bytes &b, std::uint32_t v)
-{
-    for (unsigned int i = 0; i < 4; ++i)
-        b.push_back(static_cast<std::uint8_t>(v >> (8U * i)));
-}
-void le64(Bytes &b, std::uint64_t v)
-{
-    for (unsigned int i = 0; i < 8; ++i)
-        b.push_back(static_cast<std::uint8_t>(v >> (8U * i)));
-}
-
-// The packets as the spec lays them out, built field by field.
-Bytes spec_nop()
-{
-    Bytes b;
-    le32(b, 0x00);
-    le32(b, 0);
-    return b;
-}
-Bytes spec_lin_dma(std::uint32_t flags, std::uint64_t src, std::uint64_t dst, std::uint64_t size)
-{
-    Bytes b;
-    le32(b, 0x01);
-    le32(b, flags);
-    le64(b, src);
-    le64(b, dst);
-    le64(b, size);
-    return b;
-}
-Bytes spec_write_value(std::uint32_t value, std::uint64_t addr)
-{
-    Bytes b;
-    le32(b, 0x02);
-    le32(b, value);
-    le64(b, addr);
-    return b;
-}
-Bytes spec_sob_update(std::uint32_t sob, std::uint32_t value, std::uint32_t op)
-{
-    Bytes b;
-    le32(b, 0x03);
-    le32(b, sob);
-    le32(b, value);
-    le32(b, op);
-    return b;
-}
-Bytes spec_wait(std::uint32_t sob, std::uint32_t value, std::uint32_t cond)
-{
-    Bytes b;
-    le32(b, 0x04);
-    le32(b, sob);
-    le32(b, value);
-    le32(b, cond);
-    return b;
-}
-Bytes cat(std::initializer_list<Bytes> parts)
-{
-    Bytes out;
-    for (const auto &p : parts)
-        out.insert(out.end(), p.begin(), p.end());
-    return out;
-}
-
-// Records with f into a fresh list, submits it, returns the bytes the
-// kernel saw.
-template <typename F>
-Bytes recorded(Fixture &fx, F &&f)
-{
-    hpu_cmdlist_t *cl = nullptr;
-    hpu_queue_t *q = nullptr;
-    REQUIRE(hpu_cmdlist_create(fx.dev, &cl) == 0);
-    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
-    f(cl);
-    REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, nullptr) == 0);
-    Bytes b = fx.m.jobs.back().cb;
-    CHECK(hpu_cmdlist_destroy(cl) == 0);
-    CHECK(hpu_queue_destroy(q) == 0);
-    return b;
-}
 
 } // namespace
 
@@ -150,7 +77,7 @@ TEST_CASE("packet encoders are byte-exact", "[libhpu][packets]")
 TEST_CASE("recorded commands reach the kernel as the spec's packets", "[libhpu][cmdlist]")
 {
     Fixture fx;
-    const Bytes got = recorded(fx, [](hpu_cmdlist_t *cl) {
+    const Bytes got = fx.recorded([](hpu_cmdlist_t *cl) {
         REQUIRE(hpu_cmd_nop(cl) == 0);
         REQUIRE(hpu_cmd_copy(cl, 0x200000000ULL, 0x100000000ULL, 4096) == 0);
         REQUIRE(hpu_cmd_memset(cl, 0x300000000ULL, 0x0123456789abcdefULL, 100) == 0);
@@ -172,20 +99,20 @@ TEST_CASE("copies and memsets over 4 GiB split into 4 GiB packets", "[libhpu][cm
     const std::uint64_t dst = 0x20000000000ULL;
     SECTION("exactly 4 GiB is one packet")
     {
-        const Bytes got = recorded(fx, [&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_copy(cl, dst, src, 4 * kGiB) == 0); });
+        const Bytes got = fx.recorded([&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_copy(cl, dst, src, 4 * kGiB) == 0); });
         CHECK(got == spec_lin_dma(0, src, dst, 4 * kGiB));
     }
     SECTION("9 GiB + 5 is three")
     {
         const Bytes got =
-            recorded(fx, [&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_copy(cl, dst, src, 9 * kGiB + 5) == 0); });
+            fx.recorded([&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_copy(cl, dst, src, 9 * kGiB + 5) == 0); });
         CHECK(got == cat({spec_lin_dma(0, src, dst, 4 * kGiB), spec_lin_dma(0, src + 4 * kGiB, dst + 4 * kGiB, 4 * kGiB),
                           spec_lin_dma(0, src + 8 * kGiB, dst + 8 * kGiB, kGiB + 5)}));
     }
     SECTION("a memset keeps its pattern in every piece")
     {
         const Bytes got =
-            recorded(fx, [&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_memset(cl, dst, 0xa5a5ULL, 4 * kGiB + 8) == 0); });
+            fx.recorded([&](hpu_cmdlist_t *cl) { REQUIRE(hpu_cmd_memset(cl, dst, 0xa5a5ULL, 4 * kGiB + 8) == 0); });
         CHECK(got == cat({spec_lin_dma(1, 0xa5a5ULL, dst, 4 * kGiB), spec_lin_dma(1, 0xa5a5ULL, dst + 4 * kGiB, 8)}));
     }
     fx.check_clean();

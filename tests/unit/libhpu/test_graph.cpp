@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+// libhpu 1.5 graphs against the mocked kernel: the per-slot command lists
+// a graph compiles into (SOB_UPDATE and WAIT packets for the dependencies
+// across engines, the join), the sync objects of the two parities used by
+// alternate launches, the syncobj chain between launches, scalars changed
+// between launches, and the argument rules.
+//
+// Copyright (c) 2026 The hpu authors
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <ios>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "drm/hpu_accel.h"
+#include "fixture.h"
+#include "hpu/hpu.h"
+#include "mock_os.h"
+#include "spec_bytes.h"
+#include "tpc_binary.h"
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::Equals;
+using hpu::test::BinSpec;
+using hpu::test::Bytes;
+using hpu::test::Fixture;
+using hpu::test::get_le;
+using hpu::test::MockOs;
+using hpu::test::tpc_binary;
+using Lines = std::vector<std::string>;
+
+namespace {
+
+constexpr std::uint64_t kHost = 0x100000000ULL;
+constexpr std::uint64_t kHbm = 0x200000000ULL;
+
+std::string hex(std::uint64_t v)
+{
+    std::ostringstream o;
+    o << "0x" << std::hex << v;
+    return o.str();
+}
+
+// A command buffer as one line per packet (memory-and-queues.md, "Packets"):
+// "SOB_UPDATE 30 SET 0", "WAIT 29 GE 1", "LIN_DMA 0x... <- 0x...",
+// "MEMSET 0x...", "TPC_LAUNCH", "MME_GEMM", "NOP".
+Lines packets(const Bytes &cb)
+{
+    Lines out;
+    std::size_t off = 0;
+    while (off < cb.size()) {
+        const auto op = static_cast<std::uint32_t>(get_le(cb, off, 4));
+        const auto w1 = static_cast<std::uint32_t>(get_le(cb, off + 4, 4));
+        switch (op) {
+        case 0x00:
+            out.emplace_back("NOP");
+            off += 8;
+            continue;
+        case 0x01:
+            out.push_back((w1 & 1U) != 0 ? "MEMSET " + hex(get_le(cb, off + 16, 8))
+                                         : "LIN_DMA " + hex(get_le(cb, off + 16, 8)) + " <- " +
+                                               hex(get_le(cb, off + 8, 8)));
+            off += 32;
+            continue;
+        case 0x03:
+            out.push_back("SOB_UPDATE " + std::to_string(w1) + (get_le(cb, off + 12, 4) == 1 ? " ADD " : " SET ") +
+                          std::to_string(get_le(cb, off + 8, 4)));
+            break;
+        case 0x04:
+            out.push_back("WAIT " + std::to_string(w1) + (get_le(cb, off + 12, 4) == 1 ? " EQ " : " GE ") +
+                          std::to_string(get_le(cb, off + 8, 4)));
+            break;
+        case 0x06:
+            out.emplace_back("TPC_LAUNCH");
+            break;
+        case 0x07:
+            out.emplace_back("MME_GEMM");
+            break;
+        default:
+            out.push_back("opcode " + std::to_string(op));
+            break;
+        }
+        off += 16;
+    }
+    return out;
+}
+
+// A kernel with one tensor and one scalar.
+Bytes scale_binary()
+{
+    BinSpec s;
+    s.num_tensors = 1;
+    s.num_scalars = 1;
+    s.index_dims = 1;
+    s.name = "scale";
+    return tpc_binary(s);
+}
+
+struct GraphFixture : Fixture {
+    hpu_kernel_t *k = nullptr;
+    hpu_graph_t *g = nullptr;
+    hpu_tensor t{};
+    std::array<std::uint32_t, 1> scalar{1};
+    hpu_launch l{};
+    hpu_gemm gemm{};
+    GraphFixture()
+    {
+        const Bytes bin = scale_binary();
+        REQUIRE(hpu_kernel_load(dev, bin.data(), bin.size(), &k) == 0);
+        REQUIRE(hpu_graph_create(dev, &g) == 0);
+        const std::array<std::uint32_t, 1> n{1024};
+        REQUIRE(hpu_tensor_init(&t, kHbm, HPU_DTYPE_FP32, 1, n.data()) == 0);
+        l.size = sizeof(l);
+        l.num_tensors = 1;
+        l.tensors = &t;
+        l.num_scalars = 1;
+        l.scalars = scalar.data();
+        l.index_size[0] = 4;
+        gemm.size = sizeof(gemm);
+        gemm.in_dtype = gemm.out_dtype = HPU_DTYPE_FP32;
+        gemm.m = gemm.n = gemm.k = 16;
+        gemm.a = kHbm;
+        gemm.b = kHbm + 0x1000;
+        gemm.d = kHbm + 0x2000;
+        gemm.alpha = 1.0F;
+    }
+    GraphFixture(const GraphFixture &) = delete;
+    GraphFixture &operator=(const GraphFixture &) = delete;
+    GraphFixture(GraphFixture &&) = delete;
+    GraphFixture &operator=(GraphFixture &&) = delete;
+    ~GraphFixture()
+    {
+        (void)hpu_graph_destroy(g);
+        (void)hpu_kernel_destroy(k);
+    }
+
+    // Launches the graph; the jobs it submitted.
+    std::vector<MockOs::Job> launch()
+    {
+        const std::size_t before = m.jobs.size();
+        hpu_fence_t *f = nullptr;
+        REQUIRE(hpu_graph_launch(g, nullptr, 0, &f) == 0);
+        REQUIRE(f != nullptr);
+        CHECK(hpu_fence_destroy(f) == 0);
+        return {m.jobs.begin() + static_cast<std::ptrdiff_t>(before), m.jobs.end()};
+    }
+    // (engine class, engine) of a job's queue.
+    [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> engine(const MockOs::Job &j) const
+    {
+        return m.queue_engines.at(j.req.queue_id);
+    }
+    // Destroys the graph and kernel and closes the device, then checks that
+    // every kernel object went (the graphs' queues with the device).
+    void close_clean()
+    {
+        CHECK(hpu_graph_destroy(g) == 0);
+        g = nullptr;
+        CHECK(hpu_kernel_destroy(k) == 0);
+        k = nullptr;
+        CHECK(hpu_close(dev) == 0);
+        dev = nullptr;
+        check_clean();
+    }
+};
+
+bool waits_for(const MockOs::Job &j, std::uint32_t syncobj)
+{
+    for (const drm_hpu_sync &s : j.in) {
+        if (s.handle == syncobj)
+            return true;
+    }
+    return false;
+}
+
+constexpr std::pair<std::uint32_t, std::uint32_t> kDma{DRM_HPU_ENGINE_DMA, 0};
+constexpr std::pair<std::uint32_t, std::uint32_t> kTpc{DRM_HPU_ENGINE_TPC, 0};
+constexpr std::pair<std::uint32_t, std::uint32_t> kMme0{DRM_HPU_ENGINE_MME, 0};
+constexpr std::pair<std::uint32_t, std::uint32_t> kMme1{DRM_HPU_ENGINE_MME, 1};
+
+} // namespace
+
+TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB_UPDATE and WAIT; "
+          "launches alternate between two parities",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    // copy in -> GEMM -> launch -> copy out, each depending on the one before.
+    const int n0 = hpu_graph_add_copy(fx.g, kHbm, kHost, 4096, nullptr, 0);
+    const std::array<std::uint32_t, 1> d0{static_cast<std::uint32_t>(n0)};
+    const int n1 = hpu_graph_add_gemm(fx.g, &fx.gemm, d0.data(), 1);
+    const std::array<std::uint32_t, 1> d1{static_cast<std::uint32_t>(n1)};
+    const int n2 = hpu_graph_add_launch(fx.g, fx.k, &fx.l, d1.data(), 1);
+    const std::array<std::uint32_t, 1> d2{static_cast<std::uint32_t>(n2)};
+    const int n3 = hpu_graph_add_copy(fx.g, kHost, kHbm, 4096, d2.data(), 1);
+    CHECK(std::vector<int>{n0, n1, n2, n3} == std::vector<int>{0, 1, 2, 3});
+    CHECK(hpu_graph_size(fx.g) == 4);
+
+    // Three slots: 2 sync objects each, from the top (DMA 31/30, TPC
+    // 29/28, MME0 27/26 for parity 0/1).
+    const auto l0 = fx.launch();
+    REQUIRE(l0.size() == 4); // the sync objects' reset, then TPC, MME0, and the join on DMA
+    CHECK(fx.engine(l0[0]) == kDma);
+    CHECK(packets(l0[0].cb) == Lines{"SOB_UPDATE 31 SET 0", "SOB_UPDATE 30 SET 0", "SOB_UPDATE 29 SET 0",
+                                     "SOB_UPDATE 28 SET 0", "SOB_UPDATE 27 SET 0", "SOB_UPDATE 26 SET 0"});
+    CHECK(fx.engine(l0[1]) == kTpc);
+    CHECK(packets(l0[1].cb) == Lines{"SOB_UPDATE 28 SET 0", "WAIT 27 GE 1", "TPC_LAUNCH", "SOB_UPDATE 29 ADD 1",
+                                     "SOB_UPDATE 29 ADD 1"});
+    CHECK(fx.engine(l0[2]) == kMme0);
+    CHECK(packets(l0[2].cb) == Lines{"SOB_UPDATE 26 SET 0", "WAIT 31 GE 1", "MME_GEMM", "SOB_UPDATE 27 ADD 1",
+                                     "SOB_UPDATE 27 ADD 1"});
+    CHECK(fx.engine(l0[3]) == kDma);
+    CHECK(packets(l0[3].cb) == Lines{"SOB_UPDATE 30 SET 0", "LIN_DMA 0x200000000 <- 0x100000000",
+                                     "SOB_UPDATE 31 ADD 1", "WAIT 29 GE 1", "LIN_DMA 0x100000000 <- 0x200000000",
+                                     "WAIT 29 GE 2", "WAIT 27 GE 2"});
+    // Every job of launch 0 waits for the reset job's syncobj; the join
+    // signals the launch's own (the last out-sync of each).
+    const std::uint32_t after_reset = l0[0].out.back().handle;
+    const std::uint32_t done0 = l0[3].out.back().handle;
+    CHECK(after_reset != done0);
+    for (std::size_t i = 1; i < l0.size(); ++i)
+        CHECK(waits_for(l0[i], after_reset));
+
+    // Launch 1: parity 1, no reset; every job waits for launch 0's join.
+    const auto l1 = fx.launch();
+    REQUIRE(l1.size() == 3);
+    CHECK(fx.engine(l1[0]) == kTpc);
+    CHECK(packets(l1[0].cb) == Lines{"SOB_UPDATE 29 SET 0", "WAIT 26 GE 1", "TPC_LAUNCH", "SOB_UPDATE 28 ADD 1",
+                                     "SOB_UPDATE 28 ADD 1"});
+    CHECK(fx.engine(l1[1]) == kMme0);
+    CHECK(packets(l1[1].cb) == Lines{"SOB_UPDATE 27 SET 0", "WAIT 30 GE 1", "MME_GEMM", "SOB_UPDATE 26 ADD 1",
+                                     "SOB_UPDATE 26 ADD 1"});
+    CHECK(fx.engine(l1[2]) == kDma);
+    CHECK(packets(l1[2].cb) == Lines{"SOB_UPDATE 31 SET 0", "LIN_DMA 0x200000000 <- 0x100000000",
+                                     "SOB_UPDATE 30 ADD 1", "WAIT 28 GE 1", "LIN_DMA 0x100000000 <- 0x200000000",
+                                     "WAIT 28 GE 2", "WAIT 26 GE 2"});
+    for (const auto &j : l1)
+        CHECK(waits_for(j, done0));
+    // Launch 1's join signals the syncobj the reset job did: launch 2 waits for it.
+    CHECK(l1[2].out.back().handle == after_reset);
+
+    // Launch 2: parity 0 again, the very same command buffers as launch 0's.
+    const auto l2 = fx.launch();
+    REQUIRE(l2.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(l2[i].cb == l0[i + 1].cb);
+        CHECK(l2[i].req.cb_va == l0[i + 1].req.cb_va);
+        CHECK(waits_for(l2[i], after_reset));
+    }
+    CHECK(l2[2].out.back().handle == done0);
+    fx.close_clean();
+}
+
+TEST_CASE("set_scalar rewrites each parity's descriptor before its next launch, recompiling nothing",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    const int c = hpu_graph_add_copy(fx.g, kHbm, kHost, 64, nullptr, 0);
+    const std::array<std::uint32_t, 1> dep{static_cast<std::uint32_t>(c)};
+    const int node = hpu_graph_add_launch(fx.g, fx.k, &fx.l, dep.data(), 1);
+    REQUIRE(node == 1);
+    fx.scalar[0] = 99; // the graph copied the scalars when the node was added
+    // Scalar 0 of the descriptor of the TPC_LAUNCH in a job's list.
+    const auto scalar0 = [&fx](const MockOs::Job &j) {
+        const Bytes &cb = j.cb;
+        for (std::size_t off = 0; off < cb.size(); off += 16) {
+            if (get_le(cb, off, 4) == 0x06)
+                return static_cast<std::uint32_t>(get_le(fx.m.read_va(get_le(cb, off + 8, 8), 192), 64, 4));
+        }
+        FAIL("no TPC_LAUNCH");
+        return 0U;
+    };
+    const auto l0 = fx.launch(); // the reset, DMA, then TPC (the last node's slot joins)
+    REQUIRE(l0.size() == 3);
+    CHECK(fx.engine(l0[2]) == kTpc);
+    const auto l1 = fx.launch();
+    CHECK(scalar0(l0[2]) == 1);
+    CHECK(scalar0(l1[1]) == 1);
+
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 1) == 0); // the same value: nothing to do
+    (void)fx.launch();
+    (void)fx.launch();
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+
+    REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 5) == 0);
+    const auto l4 = fx.launch(); // parity 0
+    // It waited for launch 2 (parity 0) before rewriting, not for launch 3.
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(scalar0(l4[1]) == 5);
+    CHECK(scalar0(l1[1]) == 1); // parity 1's descriptor: launch 3 may still read it
+    CHECK(l4[1].cb == l0[2].cb); // the same list: nothing was recompiled
+    const auto l5 = fx.launch(); // parity 1
+    CHECK(scalar0(l5[1]) == 5);
+    CHECK(l5[1].cb == l1[1].cb);
+    fx.close_clean();
+}
+
+TEST_CASE("a graph on one engine needs no sync objects; GEMMs alternate between the MMEs", "[libhpu][graph]")
+{
+    GraphFixture fx;
+    SECTION("DMA only")
+    {
+        (void)hpu_graph_add_copy(fx.g, kHbm, kHost, 4096, nullptr, 0);
+        const std::array<std::uint32_t, 1> dep{0};
+        (void)hpu_graph_add_memset(fx.g, kHost, 0xabcdULL, 64, dep.data(), 1);
+        const auto l0 = fx.launch();
+        REQUIRE(l0.size() == 2);
+        CHECK(packets(l0[0].cb) == Lines{"NOP"}); // the first launch's start
+        CHECK(packets(l0[1].cb) == Lines{"LIN_DMA 0x200000000 <- 0x100000000", "MEMSET 0x100000000"});
+        const auto l1 = fx.launch();
+        REQUIRE(l1.size() == 1);
+        CHECK(l1[0].cb == l0[1].cb);
+        std::uint32_t s = 0;
+        REQUIRE(hpu_sob_alloc(fx.dev, &s) == 0);
+        CHECK(s == 31); // the graph reserved none
+        CHECK(hpu_sob_free(fx.dev, s) == 0);
+    }
+    SECTION("three independent GEMMs: MME0, MME1, MME0; the last one's slot joins")
+    {
+        for (int i = 0; i < 3; ++i)
+            CHECK(hpu_graph_add_gemm(fx.g, &fx.gemm, nullptr, 0) == i);
+        const auto l0 = fx.launch();
+        REQUIRE(l0.size() == 3);
+        CHECK(fx.engine(l0[0]) == kMme0); // the reset job runs on the join's queue
+        CHECK(fx.engine(l0[1]) == kMme1);
+        CHECK(packets(l0[1].cb) == Lines{"SOB_UPDATE 28 SET 0", "MME_GEMM", "SOB_UPDATE 29 ADD 1"});
+        CHECK(fx.engine(l0[2]) == kMme0);
+        CHECK(packets(l0[2].cb) == Lines{"SOB_UPDATE 30 SET 0", "MME_GEMM", "MME_GEMM", "WAIT 29 GE 1"});
+    }
+    fx.close_clean();
+}
+
+TEST_CASE("a node added after a launch makes the next launch compile again", "[libhpu][graph]")
+{
+    GraphFixture fx;
+    (void)hpu_graph_add_copy(fx.g, kHbm, kHost, 64, nullptr, 0);
+    const auto l0 = fx.launch();
+    REQUIRE(l0.size() == 2);
+    const std::array<std::uint32_t, 1> dep{0};
+    REQUIRE(hpu_graph_add_launch(fx.g, fx.k, &fx.l, dep.data(), 1) == 1);
+    const auto l1 = fx.launch(); // a reset of the new sync objects first
+    REQUIRE(l1.size() == 3);
+    CHECK(packets(l1[0].cb) ==
+          Lines{"SOB_UPDATE 31 SET 0", "SOB_UPDATE 30 SET 0", "SOB_UPDATE 29 SET 0", "SOB_UPDATE 28 SET 0"});
+    // Launch 1 is of parity 1 (DMA 30, TPC 28).
+    CHECK(packets(l1[1].cb) == Lines{"SOB_UPDATE 31 SET 0", "LIN_DMA 0x200000000 <- 0x100000000",
+                                     "SOB_UPDATE 30 ADD 1", "SOB_UPDATE 30 ADD 1"});
+    CHECK(packets(l1[2].cb) == Lines{"SOB_UPDATE 29 SET 0", "WAIT 30 GE 1", "TPC_LAUNCH", "WAIT 30 GE 2"});
+    fx.close_clean();
+}
+
+TEST_CASE("a graph needing more sync objects than are free fails -EBUSY; destroying it returns its own",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    std::vector<std::uint32_t> mine;
+    for (int i = 0; i < 27; ++i) { // 5 left; the graph below needs 6
+        std::uint32_t s = 0;
+        REQUIRE(hpu_sob_alloc(fx.dev, &s) == 0);
+        mine.push_back(s);
+    }
+    (void)hpu_graph_add_copy(fx.g, kHbm, kHost, 64, nullptr, 0);
+    const std::array<std::uint32_t, 1> dep{0};
+    (void)hpu_graph_add_gemm(fx.g, &fx.gemm, dep.data(), 1);
+    (void)hpu_graph_add_launch(fx.g, fx.k, &fx.l, dep.data(), 1);
+    hpu_fence_t *f = nullptr;
+    CHECK(hpu_graph_launch(fx.g, nullptr, 0, &f) == -EBUSY);
+    CHECK(f == nullptr);
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("no free sync object"));
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("(it needs 6)"));
+    CHECK(fx.m.jobs.empty());
+
+    CHECK(hpu_sob_free(fx.dev, mine.back()) == 0);
+    mine.pop_back();
+    REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    std::uint32_t s = 0;
+    CHECK(hpu_sob_alloc(fx.dev, &s) == -EBUSY); // all 32 taken
+    CHECK(hpu_graph_destroy(fx.g) == 0);
+    fx.g = nullptr;
+    int freed = 0;
+    while (hpu_sob_alloc(fx.dev, &s) == 0)
+        ++freed;
+    CHECK(freed == 6);
+    fx.close_clean();
+}
+
+TEST_CASE("graph argument rules: -EINVAL with a message", "[libhpu][graph]")
+{
+    GraphFixture fx;
+    CHECK(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: no nodes to launch"));
+    CHECK(hpu_graph_add_copy(fx.g, kHbm, kHost, 0, nullptr, 0) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("graph copy: size 0 or a range beyond the 48-bit address space"));
+    CHECK(hpu_graph_add_copy(fx.g, (1ULL << 48) - 8, kHost, 16, nullptr, 0) == -EINVAL);
+    CHECK(hpu_graph_add_memset(fx.g, (1ULL << 48) - 8, 0, 16, nullptr, 0) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("graph memset: size 0 or a range beyond"));
+    REQUIRE(hpu_graph_add_copy(fx.g, kHbm, kHost, 64, nullptr, 0) == 0);
+    CHECK(hpu_graph_add_copy(fx.g, kHbm, kHost, 64, nullptr, 1) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: deps is NULL"));
+    const std::array<std::uint32_t, 2> ahead{0, 1}; // 1 is not added yet
+    CHECK(hpu_graph_add_gemm(fx.g, &fx.gemm, ahead.data(), 2) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: dependency 1 is not a node added before (the graph has 1)"));
+    CHECK(hpu_graph_add_launch(fx.g, nullptr, &fx.l, nullptr, 0) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph launch: graph or kernel is NULL"));
+    CHECK(hpu_graph_size(fx.g) == 1);
+
+    REQUIRE(hpu_graph_add_launch(fx.g, fx.k, &fx.l, ahead.data(), 1) == 1);
+    CHECK(hpu_graph_set_scalar(fx.g, 0, 0, 1) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: node 0 is not a launch"));
+    CHECK(hpu_graph_set_scalar(fx.g, 2, 0, 1) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: node 2 is not a launch"));
+    CHECK(hpu_graph_set_scalar(fx.g, 1, 1, 1) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: launch node 1 has 1 scalars, not 2"));
+    CHECK(hpu_graph_launch(fx.g, nullptr, 1, nullptr) == -EINVAL);
+
+    CHECK(hpu_graph_add_copy(nullptr, kHbm, kHost, 64, nullptr, 0) == -EINVAL);
+    CHECK(hpu_graph_add_gemm(nullptr, &fx.gemm, nullptr, 0) == -EINVAL);
+    CHECK(hpu_graph_set_scalar(nullptr, 1, 0, 0) == -EINVAL);
+    CHECK(hpu_graph_launch(nullptr, nullptr, 0, nullptr) == -EINVAL);
+    CHECK(hpu_graph_size(nullptr) == 0);
+    CHECK(hpu_graph_destroy(nullptr) == 0);
+    hpu_graph_t *none = nullptr;
+    CHECK(hpu_graph_create(nullptr, &none) == -EINVAL);
+    CHECK(hpu_graph_create(fx.dev, nullptr) == -EINVAL);
+    CHECK(fx.m.jobs.empty());
+    fx.close_clean();
+}
