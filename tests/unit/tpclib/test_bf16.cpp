@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+//
+// The BF16 row kernels of the TPC library on the device model, against
+// double references on the widened inputs: softmax and log-softmax with
+// their gradients, cross-entropy (FP32 loss, BF16 gradient), sum, mean,
+// max and argmax over dimension 0, and the bias gradient; rows of odd
+// lengths around the 128-lane BF16 vector, in two dimensions.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+
+#include "tpclib_rig.hpp"
+
+using namespace hpu_test;
+
+namespace {
+
+const uint32_t kSizes[] = {1, 3, 64, 127, 128, 129, 1000};
+constexpr uint32_t R1 = 3, R2 = 2; // rows: dims 1 and 2
+constexpr uint32_t NEG_INF_BF16 = 0xff80u;
+const std::array<uint32_t, 5> kRows = {1, R1, R2, 1, 1};
+constexpr uint8_t BF = HPU_TPC_DT_BF16;
+
+// Row @r of BF16 elements @v, widened.
+std::vector<float> row_bf16(const std::vector<uint32_t> &v, uint32_t n, uint32_t r)
+{
+    std::vector<float> x(n);
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = kref::bf16_to_f32(static_cast<uint16_t>(v[i + n * r]));
+    }
+    return x;
+}
+
+float bf(uint32_t bits) { return kref::bf16_to_f32(static_cast<uint16_t>(bits)); }
+
+double max_abs(const std::vector<float> &x)
+{
+    double m = 0;
+    for (float v : x) {
+        m = std::max(m, std::fabs(double{v}));
+    }
+    return m;
+}
+
+double sum_abs(const std::vector<float> &x)
+{
+    double s = 0;
+    for (float v : x) {
+        s += std::fabs(v);
+    }
+    return s;
+}
+
+// |got - exact| over (1 BF16 ulp of the exact value + @sum_bound): the
+// measure of a BF16 result of an FP32 sum.
+double sum_err(float got, double exact, double sum_bound)
+{
+    return std::fabs(got - exact) / (ulp_at(exact, true) + sum_bound);
+}
+
+// The references' outputs rounded to BF16, as a forward pass stores them.
+std::vector<uint32_t> stored_bf16(const std::vector<uint32_t> &xv, uint32_t n, bool log)
+{
+    std::vector<uint32_t> out(xv.size());
+    for (uint32_t r = 0; r < R1 * R2; r++) {
+        auto xr = row_bf16(xv, n, r);
+        std::vector<double> y(n);
+        log ? kref::log_softmax(xr, y) : kref::softmax(xr, y);
+        for (uint32_t i = 0; i < n; i++) {
+            out[i + n * r] = kref::f32_to_bf16(static_cast<float>(y[i]));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("tpclib softmax_bf16 and log_softmax_bf16 within 1 BF16 ulp", "[tpclib][bf16]")
+{
+    Lib L;
+    Worst ws{1}, wl{1};
+    for (float range : {8.0f, 40.0f}) {
+        for (uint32_t n : kSizes) {
+            CAPTURE(range, n);
+            auto xv = rand_f32(size_t{n} * R1 * R2, n, -range, range, true);
+            Tensor x = L.tensor(BF, {n, R1, R2}, xv, {}, NEG_INF_BF16);
+            Tensor y = L.tensor(BF, {n, R1, R2}), z = L.tensor(BF, {n, R1, R2});
+            REQUIRE(L.launch("softmax_bf16", {x, y}, {}, kRows) == HPU_CQ_OK);
+            REQUIRE(L.launch("log_softmax_bf16", {x, z}, {}, kRows) == HPU_CQ_OK);
+            auto gy = L.read(y), gz = L.read(z);
+            for (uint32_t r = 0; r < R1 * R2; r++) {
+                auto xr = row_bf16(xv, n, r);
+                std::vector<double> ry(n), rz(n);
+                kref::softmax(xr, ry);
+                kref::log_softmax(xr, rz);
+                const double xmax = max_abs(xr);
+                for (uint32_t i = 0; i < n; i++) {
+                    ws.add(err_ulps(bf(gy[i + n * r]), ry[i], 0, true), std::to_string(i));
+                    wl.add(err_ulps(bf(gz[i + n * r]), rz[i], xmax, true), std::to_string(i));
+                }
+            }
+        }
+    }
+    report("softmax_bf16", ws.worst, "BF16 ulp");
+    report("log_softmax_bf16", wl.worst, "BF16 ulp of max(|y|, max|x|)");
+    INFO("softmax worst " << ws.worst << " at " << ws.first << ", log_softmax worst " << wl.worst
+                          << " at " << wl.first);
+    CHECK(ws.bad == 0);
+    CHECK(wl.bad == 0);
+}
+
+TEST_CASE("tpclib softmax_grad_bf16 and log_softmax_grad_bf16 within 1 BF16 ulp of their terms",
+          "[tpclib][bf16]")
+{
+    Lib L;
+    Worst ws{1}, wl{1};
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 100, -4, 4, true);
+        auto dv = rand_f32(size_t{n} * R1 * R2, n + 200, -1, 1, true);
+        auto yv = stored_bf16(xv, n, false), lv = stored_bf16(xv, n, true);
+        Tensor y = L.tensor(BF, {n, R1, R2}, yv), l = L.tensor(BF, {n, R1, R2}, lv);
+        Tensor d = L.tensor(BF, {n, R1, R2}, dv);
+        Tensor o1 = L.tensor(BF, {n, R1, R2}), o2 = L.tensor(BF, {n, R1, R2});
+        REQUIRE(L.launch("softmax_grad_bf16", {y, d, o1}, {}, kRows) == HPU_CQ_OK);
+        REQUIRE(L.launch("log_softmax_grad_bf16", {l, d, o2}, {}, kRows) == HPU_CQ_OK);
+        auto g1 = L.read(o1), g2 = L.read(o2);
+        for (uint32_t r = 0; r < R1 * R2; r++) {
+            auto yr = row_bf16(yv, n, r), lr = row_bf16(lv, n, r), dr = row_bf16(dv, n, r);
+            std::vector<double> r1(n), r2(n);
+            kref::softmax_grad(yr, dr, r1);
+            kref::log_softmax_grad(lr, dr, r2);
+            double sydy = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                sydy += std::fabs(double{yr[i]} * dr[i]);
+            }
+            const double sdy = sum_abs(dr);
+            for (uint32_t i = 0; i < n; i++) {
+                // the magnitudes the result is made of, as for FP32
+                const double s1 = yr[i] * (std::fabs(dr[i]) + sydy);
+                const double s2 = std::fabs(dr[i]) + std::exp(double{lr[i]}) * sdy;
+                ws.add(err_ulps(bf(g1[i + n * r]), r1[i], s1, true), std::to_string(i));
+                wl.add(err_ulps(bf(g2[i + n * r]), r2[i], s2, true), std::to_string(i));
+            }
+        }
+    }
+    report("softmax_grad_bf16", ws.worst, "BF16 ulp of y*(|dy|+sum|y*dy|)");
+    report("log_softmax_grad_bf16", wl.worst, "BF16 ulp of |dy|+exp(y)*sum|dy|");
+    INFO("softmax_grad worst " << ws.worst << " log_softmax_grad worst " << wl.worst);
+    CHECK(ws.bad == 0);
+    CHECK(wl.bad == 0);
+}
+
+TEST_CASE("tpclib cross_entropy_bf16: FP32 loss and BF16 gradient within bounds; a bad label "
+          "asserts",
+          "[tpclib][bf16]")
+{
+    Lib L;
+    Worst wloss{4}, wgrad{1};
+    const float scale = 1.0f / (R1 * R2);
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 300, -6, 6, true);
+        std::vector<uint32_t> lab(size_t{R1} * R2);
+        for (uint32_t r = 0; r < R1 * R2; r++) {
+            lab[r] = (r * 37 + n) % n;
+        }
+        lab[R1 * R2 - 1] = n - 1; // the last class
+        Tensor x = L.tensor(BF, {n, R1, R2}, xv, {}, NEG_INF_BF16);
+        Tensor t = L.tensor(HPU_TPC_DT_I32, {1, R1, R2}, lab);
+        Tensor loss = L.tensor(HPU_TPC_DT_F32, {1, R1, R2}), dx = L.tensor(BF, {n, R1, R2});
+        REQUIRE(L.launch("cross_entropy_bf16", {x, t, loss, dx}, {kref::f32_bits(scale)}, kRows) ==
+                HPU_CQ_OK);
+        auto gl = L.read(loss), gd = L.read(dx);
+        for (uint32_t r = 0; r < R1 * R2; r++) {
+            auto xr = row_bf16(xv, n, r);
+            std::vector<double> rd(n);
+            const double rl = kref::cross_entropy(xr, static_cast<int32_t>(lab[r]), scale, rd);
+            wloss.add(err_ulps(kref::bits_f32(gl[r]), rl, max_abs(xr), false),
+                      "row " + std::to_string(r));
+            for (uint32_t i = 0; i < n; i++) {
+                // the label's element p - 1 cancels: in ulps of the scale there
+                const double sc = i == lab[r] ? scale : 0;
+                wgrad.add(err_ulps(bf(gd[i + n * r]), rd[i], sc, true), std::to_string(i));
+            }
+        }
+        lab[1] = n; // outside [0, n): TPC_ASSERT
+        Tensor bad = L.tensor(HPU_TPC_DT_I32, {1, R1, R2}, lab);
+        CHECK(L.launch("cross_entropy_bf16", {x, bad, loss, dx}, {kref::f32_bits(scale)}, kRows) ==
+              HPU_CQ_TPC_ASSERT);
+    }
+    report("cross_entropy_bf16 loss", wloss.worst, "ulp of max(loss, max|x|)");
+    report("cross_entropy_bf16 grad", wgrad.worst, "BF16 ulp (label element: of the scale)");
+    INFO("loss worst " << wloss.worst << " grad worst " << wgrad.worst);
+    CHECK(wloss.bad == 0);
+    CHECK(wgrad.bad == 0);
+}
+
+TEST_CASE("tpclib sum, mean, max and argmax of BF16 rows", "[tpclib][bf16]")
+{
+    Lib L;
+    Worst wsum{1}, wmean{1};
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto xv = rand_f32(size_t{n} * R1 * R2, n + 400, -3, 3, true);
+        if (n > 3) {
+            xv[2] = xv[n - 1]; // a tie in row 0: the first index wins
+        }
+        Tensor x0 = L.tensor(BF, {n, R1, R2}, xv), xi = L.tensor(BF, {n, R1, R2}, xv, {}, NEG_INF_BF16);
+        Tensor s = L.tensor(BF, {1, R1, R2}), m = L.tensor(BF, {1, R1, R2});
+        Tensor mx = L.tensor(BF, {1, R1, R2}), am = L.tensor(HPU_TPC_DT_I32, {1, R1, R2});
+        REQUIRE(L.launch("reduce_sum_bf16", {x0, s}, {}, kRows) == HPU_CQ_OK);
+        REQUIRE(L.launch("reduce_mean_bf16", {x0, m}, {}, kRows) == HPU_CQ_OK);
+        REQUIRE(L.launch("reduce_max_bf16", {xi, mx}, {}, kRows) == HPU_CQ_OK);
+        REQUIRE(L.launch("argmax_bf16", {xi, am}, {}, kRows) == HPU_CQ_OK);
+        auto gs = L.read(s), gm = L.read(m), gx = L.read(mx), ga = L.read(am);
+        // each FP32 lane sums 2 ceil(N/128) terms, then the 6 levels of the tree
+        const double nv = 2.0 * static_cast<double>((n + 127) / 128) + 6;
+        for (uint32_t r = 0; r < R1 * R2; r++) {
+            auto xr = row_bf16(xv, n, r);
+            double sum = 0;
+            for (float v : xr) {
+                sum += v;
+            }
+            const double asum = sum_abs(xr);
+            wsum.add(sum_err(bf(gs[r]), sum, 2 * nv * 0x1p-24 * asum), "row " + std::to_string(r));
+            wmean.add(sum_err(bf(gm[r]), sum / n, 2 * (nv + 1) * 0x1p-24 * asum / n),
+                      "row " + std::to_string(r));
+            CHECK(gx[r] == kref::f32_to_bf16(*std::max_element(xr.begin(), xr.end())));
+            CHECK(static_cast<int32_t>(ga[r]) == kref::argmax(xr));
+        }
+    }
+    report("reduce_sum_bf16", wsum.worst, "of 1 BF16 ulp + 2 (2 ceil(N/128)+6) u sum|x|");
+    report("reduce_mean_bf16", wmean.worst, "of 1 BF16 ulp + 2 (2 ceil(N/128)+7) u sum|x|/N");
+    CHECK(wsum.bad == 0);
+    CHECK(wmean.bad == 0);
+
+    // NaN: max is NaN, argmax names the first NaN (in the second vector)
+    std::vector<uint32_t> xv = rand_f32(300, 5, -1, 1, true);
+    xv[170] = 0x7fc0u;
+    xv[250] = 0xffc1u;
+    Tensor x = L.tensor(BF, {300}, xv, {}, NEG_INF_BF16);
+    Tensor mx = L.tensor(BF, {1}), am = L.tensor(HPU_TPC_DT_I32, {1});
+    REQUIRE(L.launch("reduce_max_bf16", {x, mx}, {}, {1, 1, 1, 1, 1}) == HPU_CQ_OK);
+    REQUIRE(L.launch("argmax_bf16", {x, am}, {}, {1, 1, 1, 1, 1}) == HPU_CQ_OK);
+    CHECK(std::isnan(bf(L.read(mx)[0])));
+    CHECK(L.read(am)[0] == 170u);
+}
+
+TEST_CASE("tpclib bias_grad_bf16: column sums of dy [C, R] in FP32, rounded once",
+          "[tpclib][bf16]")
+{
+    Lib L;
+    Worst w{1};
+    for (uint32_t c : kSizes) {
+        for (uint32_t rows : {1u, 7u, 128u}) {
+            CAPTURE(c, rows);
+            auto dv = rand_f32(size_t{c} * rows, c + rows, -1, 1, true);
+            Tensor dy = L.tensor(BF, {c, rows}, dv), db = L.tensor(BF, {c});
+            REQUIRE(L.launch("bias_grad_bf16", {dy, db}, {}, {(c + 127) / 128, 1, 1, 1, 1}) ==
+                    HPU_CQ_OK);
+            auto got = L.read(db);
+            for (uint32_t i = 0; i < c; i++) {
+                double sum = 0, asum = 0;
+                for (uint32_t r = 0; r < rows; r++) {
+                    sum += bf(dv[i + c * r]);
+                    asum += std::fabs(bf(dv[i + c * r]));
+                }
+                w.add(sum_err(bf(got[i]), sum, rows * 0x1p-24 * asum), std::to_string(i));
+            }
+        }
+    }
+    report("bias_grad_bf16", w.worst, "of 1 BF16 ulp + R u sum|dy|");
+    CHECK(w.bad == 0);
+}
