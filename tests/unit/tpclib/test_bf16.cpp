@@ -9,6 +9,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <catch2/catch_test_macros.hpp>
 
+#include "tpc_ref_types.hpp"
 #include "tpclib_rig.hpp"
 
 using namespace hpu_test;
@@ -215,7 +216,8 @@ TEST_CASE("tpclib sum, mean, max and argmax of BF16 rows", "[tpclib][bf16]")
         REQUIRE(L.launch("argmax_bf16", {xi, am}, {}, kRows) == HPU_CQ_OK);
         auto gs = L.read(s), gm = L.read(m), gx = L.read(mx), ga = L.read(am);
         // each FP32 lane sums 2 ceil(N/128) terms, then the 6 levels of the tree
-        const double nv = 2.0 * static_cast<double>((n + 127) / 128) + 6;
+        const uint32_t vecs = (n + 127) / 128;
+        const double nv = 2.0 * vecs + 6;
         for (uint32_t r = 0; r < R1 * R2; r++) {
             auto xr = row_bf16(xv, n, r);
             double sum = 0;
@@ -272,4 +274,146 @@ TEST_CASE("tpclib bias_grad_bf16: column sums of dy [C, R] in FP32, rounded once
     }
     report("bias_grad_bf16", w.worst, "of 1 BF16 ulp + R u sum|dy|");
     CHECK(w.bad == 0);
+}
+
+namespace {
+
+const uint32_t kOptSizes[] = {1, 3, 64, 127, 128, 129, 1000, 4099};
+
+uint32_t fb(float f) { return kref::f32_bits(f); }
+
+// AdamW's parameters at step t (bias corrections from the host).
+kref::AdamW adamw_at(int t)
+{
+    kref::AdamW p{1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0, 0};
+    p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
+    p.c2 = static_cast<float>(1.0 / (1.0 - std::pow(0.999, t)));
+    return p;
+}
+
+std::vector<uint32_t> adamw_scalars(const kref::AdamW &p)
+{
+    return {fb(p.lr), fb(p.b1), fb(p.b2), fb(p.eps), fb(p.wd), fb(p.c1), fb(p.c2)};
+}
+
+// Element bits of 16-bit @v, for comparing with what the rig reads.
+std::vector<uint32_t> bits16(const std::vector<uint16_t> &v) { return {v.begin(), v.end()}; }
+
+std::vector<uint32_t> bits32(const std::vector<float> &v)
+{
+    std::vector<uint32_t> b(v.size());
+    std::transform(v.begin(), v.end(), b.begin(), fb);
+    return b;
+}
+
+std::vector<uint32_t> bf16_copy(const std::vector<float> &v)
+{
+    std::vector<uint32_t> b(v.size());
+    std::transform(v.begin(), v.end(), b.begin(), [](float f) { return uint32_t{kref::f32_to_bf16(f)}; });
+    return b;
+}
+
+const float kLr = 0.01f, kMu = 0.9f, kWd = 1e-4f;
+
+} // namespace
+
+TEST_CASE("tpclib BF16 optimizers with BF16 state (sgd, sgd_momentum plain and Nesterov, adamw): "
+          "bit-exact over steps",
+          "[tpclib][bf16][opt]")
+{
+    Lib L;
+    for (uint32_t n : kOptSizes) {
+        for (int variant = 0; variant < 4; variant++) { // sgd, momentum, nesterov, adamw
+            CAPTURE(n, variant);
+            auto wv = rand_f32(n, n + 1, -1, 1, true);
+            std::vector<uint16_t> w(wv.begin(), wv.end()), s1(n, 0), s2(n, 0);
+            Tensor tw = L.tensor(BF, {n}, wv), tg = L.tensor(BF, {n});
+            Tensor t1 = L.tensor(BF, {n}), t2 = L.tensor(BF, {n});
+            for (int step = 1; step <= 3; step++) {
+                auto gv = rand_f32(n, n * 7 + step, -2, 2, true);
+                std::vector<uint16_t> g(gv.begin(), gv.end());
+                L.s.write(tg.d.base, g.data(), 2ull * n);
+                if (variant == 0) {
+                    REQUIRE(L.launch("sgd_bf16", {tw, tg}, {fb(kLr), fb(kWd)}, ew_index(tw)) ==
+                            HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd_bf16(w[i], g[i], kLr, kWd);
+                    }
+                } else if (variant < 3) {
+                    const bool nest = variant == 2;
+                    REQUIRE(L.launch("sgd_momentum_bf16", {tw, tg, t1},
+                                     {fb(kLr), fb(kMu), fb(kWd), nest ? 1u : 0u},
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd_momentum_bf16(w[i], g[i], s1[i], kLr, kMu, kWd, nest);
+                    }
+                } else {
+                    const auto p = adamw_at(step);
+                    REQUIRE(L.launch("adamw_bf16", {tw, tg, t1, t2}, adamw_scalars(p),
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::adamw_bf16(w[i], g[i], s1[i], s2[i], p);
+                    }
+                    CHECK(L.read(t2) == bits16(s2));
+                }
+                if (variant > 0) {
+                    CHECK(L.read(t1) == bits16(s1));
+                }
+                CHECK(L.read(tw) == bits16(w));
+            }
+        }
+    }
+}
+
+TEST_CASE("tpclib BF16 optimizers with FP32 master weights and state: the FP32 step from a BF16 "
+          "gradient, the BF16 copy rounded once, bit-exact over steps",
+          "[tpclib][bf16][opt]")
+{
+    Lib L;
+    for (uint32_t n : kOptSizes) {
+        for (int variant = 0; variant < 4; variant++) { // sgd, momentum, nesterov, adamw
+            CAPTURE(n, variant);
+            auto wv = rand_f32(n, n + 2, -1, 1);
+            std::vector<float> w(n), s1(n, 0.0f), s2(n, 0.0f);
+            std::transform(wv.begin(), wv.end(), w.begin(), kref::bits_f32);
+            Tensor tw = L.tensor(HPU_TPC_DT_F32, {n}, wv), tg = L.tensor(BF, {n});
+            Tensor t1 = L.tensor(HPU_TPC_DT_F32, {n}), t2 = L.tensor(HPU_TPC_DT_F32, {n});
+            Tensor tw16 = L.tensor(BF, {n});
+            for (int step = 1; step <= 3; step++) {
+                auto gv = rand_f32(n, n * 11 + step, -2, 2, true);
+                std::vector<uint16_t> g16(gv.begin(), gv.end());
+                L.s.write(tg.d.base, g16.data(), 2ull * n);
+                std::vector<float> g(n);
+                std::transform(g16.begin(), g16.end(), g.begin(), kref::bf16_to_f32);
+                if (variant == 0) {
+                    REQUIRE(L.launch("sgd_master_bf16", {tw, tg, tw16}, {fb(kLr), fb(kWd)},
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd(w[i], g[i], kLr, kWd);
+                    }
+                } else if (variant < 3) {
+                    const bool nest = variant == 2;
+                    REQUIRE(L.launch("sgd_momentum_master_bf16", {tw, tg, t1, tw16},
+                                     {fb(kLr), fb(kMu), fb(kWd), nest ? 1u : 0u},
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::sgd_momentum(w[i], g[i], s1[i], kLr, kMu, kWd, nest);
+                    }
+                } else {
+                    const auto p = adamw_at(step);
+                    REQUIRE(L.launch("adamw_master_bf16", {tw, tg, t1, t2, tw16}, adamw_scalars(p),
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::adamw(w[i], g[i], s1[i], s2[i], p);
+                    }
+                    CHECK(L.read(t2) == bits32(s2));
+                }
+                if (variant > 0) {
+                    CHECK(L.read(t1) == bits32(s1));
+                }
+                CHECK(L.read(tw) == bits32(w));
+                CHECK(L.read(tw16) == bf16_copy(w));
+            }
+        }
+    }
 }
