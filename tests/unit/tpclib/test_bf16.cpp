@@ -59,6 +59,16 @@ double sum_err(float got, double exact, double sum_bound)
     return std::fabs(got - exact) / (ulp_at(exact, true) + sum_bound);
 }
 
+// Reports @w as the measured worst error of @name, and checks that no
+// element passed its bound.
+void check_worst(const std::string &name, const Worst &w, const char *unit)
+{
+    report(name, w.worst, unit);
+    INFO(name << ": worst " << w.worst << " " << unit << "; " << w.bad << " beyond " << w.bound
+              << ", the first at " << w.first);
+    CHECK(w.bad == 0);
+}
+
 // The references' outputs rounded to BF16, as a forward pass stores them.
 std::vector<uint32_t> stored_bf16(const std::vector<uint32_t> &xv, uint32_t n, bool log)
 {
@@ -106,12 +116,8 @@ TEST_CASE("tpclib softmax_bf16 and log_softmax_bf16 within 1 BF16 ulp, with -inf
             }
         }
     }
-    report("softmax_bf16", ws.worst, "BF16 ulp");
-    report("log_softmax_bf16", wl.worst, "BF16 ulp of max(|y|, max|x|)");
-    INFO("softmax worst " << ws.worst << " at " << ws.first << ", log_softmax worst " << wl.worst
-                          << " at " << wl.first);
-    CHECK(ws.bad == 0);
-    CHECK(wl.bad == 0);
+    check_worst("softmax_bf16", ws, "BF16 ulp");
+    check_worst("log_softmax_bf16", wl, "BF16 ulp of max(|y|, max|x|)");
 }
 
 TEST_CASE("tpclib softmax_grad_bf16 and log_softmax_grad_bf16 within 1 BF16 ulp of their terms",
@@ -149,11 +155,8 @@ TEST_CASE("tpclib softmax_grad_bf16 and log_softmax_grad_bf16 within 1 BF16 ulp 
             }
         }
     }
-    report("softmax_grad_bf16", ws.worst, "BF16 ulp of y*(|dy|+sum|y*dy|)");
-    report("log_softmax_grad_bf16", wl.worst, "BF16 ulp of |dy|+exp(y)*sum|dy|");
-    INFO("softmax_grad worst " << ws.worst << " log_softmax_grad worst " << wl.worst);
-    CHECK(ws.bad == 0);
-    CHECK(wl.bad == 0);
+    check_worst("softmax_grad_bf16", ws, "BF16 ulp of y*(|dy|+sum|y*dy|)");
+    check_worst("log_softmax_grad_bf16", wl, "BF16 ulp of |dy|+exp(y)*sum|dy|");
 }
 
 TEST_CASE("tpclib cross_entropy_bf16: FP32 loss and BF16 gradient within bounds; a bad label "
@@ -194,11 +197,8 @@ TEST_CASE("tpclib cross_entropy_bf16: FP32 loss and BF16 gradient within bounds;
         CHECK(L.launch("cross_entropy_bf16", {x, bad, loss, dx}, {kref::f32_bits(scale)}, kRows) ==
               HPU_CQ_TPC_ASSERT);
     }
-    report("cross_entropy_bf16 loss", wloss.worst, "ulp of max(loss, max|x|)");
-    report("cross_entropy_bf16 grad", wgrad.worst, "BF16 ulp (label element: of the scale)");
-    INFO("loss worst " << wloss.worst << " grad worst " << wgrad.worst);
-    CHECK(wloss.bad == 0);
-    CHECK(wgrad.bad == 0);
+    check_worst("cross_entropy_bf16 loss", wloss, "ulp of max(loss, max|x|)");
+    check_worst("cross_entropy_bf16 grad", wgrad, "BF16 ulp (label element: of the scale)");
 }
 
 TEST_CASE("tpclib sum, mean, max and argmax of BF16 rows", "[tpclib][bf16]")
@@ -236,10 +236,8 @@ TEST_CASE("tpclib sum, mean, max and argmax of BF16 rows", "[tpclib][bf16]")
             CHECK(static_cast<int32_t>(ga[r]) == kref::argmax(xr));
         }
     }
-    report("reduce_sum_bf16", wsum.worst, "of 1 BF16 ulp + 2 (2 ceil(N/128)+6) u sum|x|");
-    report("reduce_mean_bf16", wmean.worst, "of 1 BF16 ulp + 2 (2 ceil(N/128)+7) u sum|x|/N");
-    CHECK(wsum.bad == 0);
-    CHECK(wmean.bad == 0);
+    check_worst("reduce_sum_bf16", wsum, "of 1 BF16 ulp + 2 (2 ceil(N/128)+6) u sum|x|");
+    check_worst("reduce_mean_bf16", wmean, "of 1 BF16 ulp + 2 (2 ceil(N/128)+7) u sum|x|/N");
 
     // NaN: max is NaN, argmax names the first NaN (in the second vector)
     std::vector<uint32_t> xv = rand_f32(300, 5, -1, 1, true);
@@ -276,8 +274,7 @@ TEST_CASE("tpclib bias_grad_bf16: column sums of dy [C, R] in FP32, rounded once
             }
         }
     }
-    report("bias_grad_bf16", w.worst, "of 1 BF16 ulp + R u sum|dy|");
-    CHECK(w.bad == 0);
+    check_worst("bias_grad_bf16", w, "of 1 BF16 ulp + R u sum|dy|");
 }
 
 namespace {
@@ -420,4 +417,129 @@ TEST_CASE("tpclib BF16 optimizers with FP32 master weights and state: the FP32 s
             }
         }
     }
+}
+
+TEST_CASE("tpclib dropout_bf16 drops what dropout_f32 drops for the seed, rounded once; "
+          "bias_add_bf16 is add_bf16",
+          "[tpclib][bf16]")
+{
+    const float p = 0.3f, scale = 1.0f / (1.0f - p);
+    Lib L;
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        auto xv = rand_f32(size_t{n} * 3, n, -2, 2, true);
+        std::vector<uint32_t> wide(xv.size());
+        std::transform(xv.begin(), xv.end(), wide.begin(), [](uint32_t h) { return h << 16; });
+        Tensor x = L.tensor(BF, {n, 3}, xv), y = L.tensor(BF, {n, 3});
+        Tensor xf = L.tensor(HPU_TPC_DT_F32, {n, 3}, wide), yf = L.tensor(HPU_TPC_DT_F32, {n, 3});
+        const std::vector<uint32_t> sc = {fb(p), fb(scale)};
+        REQUIRE(L.launch("dropout_bf16", {x, y}, sc, ew_index(y), 0x5eed77) == HPU_CQ_OK);
+        REQUIRE(L.launch("dropout_f32", {xf, yf}, sc, ew_index(yf), 0x5eed77) == HPU_CQ_OK);
+        auto got = L.read(y), want = L.read(yf);
+        size_t bad = 0, kept = 0;
+        for (size_t i = 0; i < got.size(); i++) {
+            bad += got[i] != kref::f32_to_bf16(kref::bits_f32(want[i]));
+            kept += want[i] != 0;
+        }
+        CHECK(bad == 0);
+        CHECK(kept >= got.size() / 2);
+
+        auto bv = rand_f32(n, n + 1, -2, 2, true);
+        Tensor b = L.tensor(BF, {n}, bv), o = L.tensor(BF, {n, 3});
+        REQUIRE(L.launch("bias_add_bf16", {x, b, o}, {}, ew_index(o)) == HPU_CQ_OK);
+        got = L.read(o);
+        bad = 0;
+        for (size_t i = 0; i < got.size(); i++) {
+            bad += got[i] != kref::f32_to_bf16(kref::binop_bf16(kref::BinOp::add, bf(xv[i]), bf(bv[i % n])));
+        }
+        CHECK(bad == 0);
+    }
+}
+
+namespace {
+
+// Layer norm's parameters and statistics for the BF16 test.
+struct LnCase {
+    uint32_t n, rows;
+    std::vector<uint32_t> x, gamma, beta, dy; // BF16 bits
+    [[nodiscard]] std::vector<float> xf(uint32_t r) const { return row_bf16(x, n, r); }
+};
+
+LnCase ln_case(uint32_t n)
+{
+    const uint32_t rows = R1 * R2;
+    return {n, rows, rand_f32(size_t{n} * rows, n + 500, -3, 5, true),
+            rand_f32(n, n + 501, 0.5f, 1.5f, true), rand_f32(n, n + 502, -1, 1, true),
+            rand_f32(size_t{n} * rows, n + 503, -1, 1, true)};
+}
+
+} // namespace
+
+TEST_CASE("tpclib layernorm_bf16, its input gradient and parameter gradients within bounds",
+          "[tpclib][bf16]")
+{
+    Lib L;
+    Worst wy{1}, wstat{4}, wdx{1}, wpar{1};
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        const LnCase c = ln_case(n);
+        const auto gam = row_bf16(c.gamma, n, 0), bet = row_bf16(c.beta, n, 0);
+        Tensor x = L.tensor(BF, {n, R1, R2}, c.x), gamma = L.tensor(BF, {n}, c.gamma);
+        Tensor beta = L.tensor(BF, {n}, c.beta), y = L.tensor(BF, {n, R1, R2});
+        Tensor mean = L.tensor(HPU_TPC_DT_F32, {1, R1, R2}), rstd = L.tensor(HPU_TPC_DT_F32, {1, R1, R2});
+        REQUIRE(L.launch("layernorm_bf16", {x, gamma, beta, y, mean, rstd}, {fb(1e-5f)}, kRows) ==
+                HPU_CQ_OK);
+        const auto gy = L.read(y), gm = L.read(mean), gr = L.read(rstd);
+        for (uint32_t r = 0; r < c.rows; r++) {
+            const auto xr = c.xf(r);
+            std::vector<double> ry(n);
+            const auto st = kref::layernorm(xr, gam, bet, 1e-5f, ry);
+            wstat.add(err_ulps(kref::bits_f32(gm[r]), st.mean, max_abs(xr), false), "mean");
+            wstat.add(err_ulps(kref::bits_f32(gr[r]), st.rstd, 0, false), "rstd");
+            for (uint32_t i = 0; i < n; i++) {
+                const double sc = (std::fabs(xr[i]) + std::fabs(st.mean)) * st.rstd * gam[i] +
+                                  std::fabs(bet[i]);
+                wy.add(err_ulps(bf(gy[i + n * r]), ry[i], sc, true), std::to_string(i));
+            }
+        }
+        // the backward from the device's statistics
+        Tensor dy = L.tensor(BF, {n, R1, R2}, c.dy), dx = L.tensor(BF, {n, R1, R2});
+        REQUIRE(L.launch("layernorm_grad_bf16", {x, gamma, dy, mean, rstd, dx}, {}, kRows) ==
+                HPU_CQ_OK);
+        const auto gd = L.read(dx);
+        for (uint32_t r = 0; r < c.rows; r++) {
+            const auto xr = c.xf(r), dr = row_bf16(c.dy, n, r);
+            const double mu = kref::bits_f32(gm[r]), rs = kref::bits_f32(gr[r]);
+            std::vector<double> rd(n);
+            kref::layernorm_grad(xr, gam, dr, mu, rs, rd);
+            const auto sc = layernorm_grad_scales(xr, gam, dr, mu, rs);
+            for (uint32_t i = 0; i < n; i++) {
+                wdx.add(err_ulps(bf(gd[i + n * r]), rd[i], sc[i], true), std::to_string(i));
+            }
+        }
+        // the parameter gradients over the rows of a 2-D view [n, rows]
+        Tensor x2 = L.tensor(BF, {n, c.rows}, c.x), dy2 = L.tensor(BF, {n, c.rows}, c.dy);
+        Tensor m2 = L.tensor(HPU_TPC_DT_F32, {1, c.rows}, gm), r2 = L.tensor(HPU_TPC_DT_F32, {1, c.rows}, gr);
+        Tensor dg = L.tensor(BF, {n}), db = L.tensor(BF, {n});
+        REQUIRE(L.launch("layernorm_grad_params_bf16", {x2, dy2, m2, r2, dg, db}, {},
+                         {(n + 127) / 128, 1, 1, 1, 1}) == HPU_CQ_OK);
+        const auto gg = L.read(dg), gb = L.read(db);
+        for (uint32_t i = 0; i < n; i++) {
+            double sg = 0, sb = 0, ag = 0, ab = 0;
+            for (uint32_t r = 0; r < c.rows; r++) {
+                const double d = bf(c.dy[i + n * r]);
+                const double xh = (bf(c.x[i + n * r]) - kref::bits_f32(gm[r])) * kref::bits_f32(gr[r]);
+                sg += d * xh;
+                ag += std::fabs(d * xh);
+                sb += d;
+                ab += std::fabs(d);
+            }
+            wpar.add(sum_err(bf(gg[i]), sg, (c.rows + 2) * 0x1p-24 * ag), "dgamma " + std::to_string(i));
+            wpar.add(sum_err(bf(gb[i]), sb, c.rows * 0x1p-24 * ab), "dbeta " + std::to_string(i));
+        }
+    }
+    check_worst("layernorm_bf16 y", wy, "BF16 ulp of (|x|+|mean|)*rstd*gamma+|beta|");
+    check_worst("layernorm_bf16 mean, rstd", wstat, "ulp (mean: of max|x|)");
+    check_worst("layernorm_grad_bf16", wdx, "BF16 ulp of the terms' magnitudes");
+    check_worst("layernorm_grad_params_bf16", wpar, "of 1 BF16 ulp + the sum bound");
 }
