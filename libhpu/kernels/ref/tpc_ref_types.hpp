@@ -162,4 +162,12 @@ inline void adamw_bf16(uint16_t &w, uint16_t g, uint16_t &m, uint16_t &v, const 
     v = f32_to_bf16(vf);
 }
 
+inline void adagrad_bf16(uint16_t &w, uint16_t g, uint16_t &sum, float lr, float eps, float wd)
+{
+    float wf = bf16_to_f32(w), sf = bf16_to_f32(sum);
+    adagrad(wf, bf16_to_f32(g), sf, lr, eps, wd);
+    w = f32_to_bf16(wf);
+    sum = f32_to_bf16(sf);
+}
+
 } // namespace hpu::kernels::ref

@@ -314,17 +314,18 @@ std::vector<uint32_t> bf16_copy(const std::vector<float> &v)
     return b;
 }
 
-const float kLr = 0.01f, kMu = 0.9f, kWd = 1e-4f;
+const float kLr = 0.01f, kMu = 0.9f, kWd = 1e-4f, kEps = 1e-10f;
 
 } // namespace
 
-TEST_CASE("tpclib BF16 optimizers with BF16 state (sgd, sgd_momentum plain and Nesterov, adamw): "
+TEST_CASE("tpclib BF16 optimizers with BF16 state (sgd, sgd_momentum plain and Nesterov, adamw, "
+          "adagrad): "
           "bit-exact over steps",
           "[tpclib][bf16][opt]")
 {
     Lib L;
     for (uint32_t n : kOptSizes) {
-        for (int variant = 0; variant < 4; variant++) { // sgd, momentum, nesterov, adamw
+        for (int variant = 0; variant < 5; variant++) { // sgd, momentum, nesterov, adamw, adagrad
             CAPTURE(n, variant);
             auto wv = rand_f32(n, n + 1, -1, 1, true);
             std::vector<uint16_t> w(wv.begin(), wv.end()), s1(n, 0), s2(n, 0);
@@ -347,6 +348,12 @@ TEST_CASE("tpclib BF16 optimizers with BF16 state (sgd, sgd_momentum plain and N
                                      ew_index(tw)) == HPU_CQ_OK);
                     for (uint32_t i = 0; i < n; i++) {
                         kref::sgd_momentum_bf16(w[i], g[i], s1[i], kLr, kMu, kWd, nest);
+                    }
+                } else if (variant == 4) {
+                    REQUIRE(L.launch("adagrad_bf16", {tw, tg, t1}, {fb(kLr), fb(kEps), fb(kWd)},
+                                     ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::adagrad_bf16(w[i], g[i], s1[i], kLr, kEps, kWd);
                     }
                 } else {
                     const auto p = adamw_at(step);
@@ -372,7 +379,7 @@ TEST_CASE("tpclib BF16 optimizers with FP32 master weights and state: the FP32 s
 {
     Lib L;
     for (uint32_t n : kOptSizes) {
-        for (int variant = 0; variant < 4; variant++) { // sgd, momentum, nesterov, adamw
+        for (int variant = 0; variant < 5; variant++) { // sgd, momentum, nesterov, adamw, adagrad
             CAPTURE(n, variant);
             auto wv = rand_f32(n, n + 2, -1, 1);
             std::vector<float> w(n), s1(n, 0.0f), s2(n, 0.0f);
@@ -399,6 +406,12 @@ TEST_CASE("tpclib BF16 optimizers with FP32 master weights and state: the FP32 s
                                      ew_index(tw)) == HPU_CQ_OK);
                     for (uint32_t i = 0; i < n; i++) {
                         kref::sgd_momentum(w[i], g[i], s1[i], kLr, kMu, kWd, nest);
+                    }
+                } else if (variant == 4) {
+                    REQUIRE(L.launch("adagrad_master_bf16", {tw, tg, t1, tw16},
+                                     {fb(kLr), fb(kEps), fb(kWd)}, ew_index(tw)) == HPU_CQ_OK);
+                    for (uint32_t i = 0; i < n; i++) {
+                        kref::adagrad(w[i], g[i], s1[i], kLr, kEps, kWd);
                     }
                 } else {
                     const auto p = adamw_at(step);
