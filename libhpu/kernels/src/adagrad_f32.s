@@ -12,12 +12,10 @@
 .tensor 1, f32
 .tensor 2, f32
 .meta "doc=Adagrad step: g' = g + wd * w; sum = sum + g' * g';"
-.include "ew.inc"
+.include "opt.inc"
 
         ew_base
-        ldarg s8, 0
-        ldarg s9, 1 ; mul.f32 s12, s8, -1.0
-        ldarg s10, 2
+        adagrad_args
         mov s0, EW_ELEMS / F32_LANES
 step:
         ld.t.f32 v0, t0, i0

@@ -15,16 +15,10 @@
 .tensor 2, f32
 .tensor 3, f32
 .meta "doc=AdamW step (decoupled weight decay): w = w * (1 - lr * wd);"
-.include "ew.inc"
+.include "opt.inc"
 
         ew_base
-        ldarg s8, 0
-        ldarg s9, 1 ; mov s20, 1.0
-        ldarg s10, 2 ; sub.f32 s16, s20, s9
-        ldarg s11, 3 ; sub.f32 s17, s20, s10
-        ldarg s12, 4 ; mul.f32 s19, s8, -1.0
-        ldarg s13, 5 ; mul.f32 s18, s8, s12
-        ldarg s14, 6 ; sub.f32 s18, s20, s18
+        adamw_args
         mov s0, EW_ELEMS / F32_LANES
 step:
         ld.t.f32 v0, t0, i0

@@ -17,22 +17,10 @@
 .meta "doc=softmax cross-entropy from logits with integer labels, per row"
 .include "tpclib.inc"
 
-        iid i0
-        ld.ts.i32 s10, t1, i0
-        ldarg s11, 0
-        tsize s12, t0, 0
-        cmp.lt.u32 sp1, s10, s12
-        assert sp1, s10
-        iset i3, i0, 0, s10
-        ld.ts.f32 s13, t0, i3
+        ce_label f32
         row_max t0
         row_sum_exp t0
-        vlog.f32 v4, v3
-        vadd.f32 v4, v4, v1
-        vsub.f32 v4, v4, s13
-        vext.f32 s14, v4, 0
-        vmov.f32 v5, s11 ; st.ts.f32 t2, i0, s14
-        vdiv.f32 v5, v5, v3
+        ce_loss
         mov s2, s1 ; viota.i32 v6
         imov i1, i0
 grad:

@@ -19,11 +19,7 @@
 .include "tpclib.inc"
 
         row_sum t0                              // v3 = sum, s1 = vectors, i0 = (0, r1, r2)
-        tsize s4, t0, 0
-        cvt.f32.u32 s5, s4
-        ldarg s6, 0 ; vdiv.f32 v3, v3, s5       // v3 = mean
-        mov s2, s1 ; vmov.f32 v4, 0.0
-        imov i1, i0 ; viota.i32 v6
+        ln_mean                                 // v3 = mean
 var:                                            // v4 = lane sums of (x - mean)^2, lanes < N only
         ld.t.f32 v0, t0, i1 ; iadd i1, i1, 0, F32_LANES
         vsub.f32 v0, v0, v3
@@ -31,16 +27,7 @@ var:                                            // v4 = lane sums of (x - mean)^
         (!vp1) vmov.f32 v0, 0.0
         vmac.f32 v4, v0, v0
         loop s2, var ; vadd.i32 v6, v6, F32_LANES
-        vredsum.f32 v4, v4
-        vdiv.f32 v4, v4, s5
-        vadd.f32 v4, v4, s6
-        vrsqrt.f32 v4, v4                       // v4 = rstd
-        vext.f32 s7, v3, 0
-        vext.f32 s8, v4, 0 ; st.ts.f32 t4, i0, s7
-        mov s2, s1 ; st.ts.f32 t5, i0, s8
-        imov i1, i0
-        iset i2, i0, 1, 0
-        iset i2, i2, 2, 0                       // gamma's and beta's coordinate
+        ln_rstd                                 // v4 = rstd, i2 = gamma's coordinate
 norm:
         ld.t.f32 v0, t0, i1
         ld.t.f32 v1, t1, i2 ; vsub.f32 v0, v0, v3

@@ -19,15 +19,7 @@
 
         iid i0
         row_vectors_f32 s1, t0
-        ld.ts.f32 s10, t3, i0
-        ld.ts.f32 s11, t4, i0
-        tsize s4, t0, 0
-        cvt.f32.u32 s5, s4
-        iset i2, i0, 1, 0
-        iset i2, i2, 2, 0
-        mov s2, s1 ; vmov.f32 v6, 0.0
-        imov i1, i0 ; vmov.f32 v7, 0.0
-        imov i3, i2
+        lng_begin
 sums:                                           // v6 = sum g, v7 = sum g * xhat
         ld.t.f32 v0, t0, i1
         ld.t.f32 v1, t2, i1 ; iadd i1, i1, 0, F32_LANES ; vsub.f32 v0, v0, s10
@@ -35,13 +27,7 @@ sums:                                           // v6 = sum g, v7 = sum g * xhat
         vmul.f32 v1, v1, v2
         vadd.f32 v6, v6, v1
         loop s2, sums ; vmac.f32 v7, v1, v0
-        vredsum.f32 v6, v6
-        vredsum.f32 v7, v7
-        vdiv.f32 v6, v6, s5
-        mov s2, s1 ; vdiv.f32 v7, v7, s5
-        imov i1, i0
-        imov i3, i2
-        imov i4, i0
+        lng_means
 dx:
         ld.t.f32 v0, t0, i1
         ld.t.f32 v1, t2, i1 ; iadd i1, i1, 0, F32_LANES ; vsub.f32 v0, v0, s10

@@ -9,17 +9,15 @@
 .tensor 0, f32
 .tensor 1, f32
 .meta "doc=SGD step: g' = g + wd * w; w = w - lr * g' (each fused)"
-.include "ew.inc"
+.include "opt.inc"
 
         ew_base
-        ldarg s8, 0
-        ldarg s9, 1 ; mul.f32 s10, s8, -1.0
+        sgd_args
         mov s0, EW_ELEMS / F32_LANES
 step:
         ld.t.f32 v0, t0, i0
         ld.t.f32 v1, t1, i0
-        vmac.f32 v1, v0, s9
-        vmac.f32 v0, v1, s10
+        sgd_step
         iadd i0, i0, 0, F32_LANES ; st.t.f32 t0, i0, v0
         loop s0, step
         halt

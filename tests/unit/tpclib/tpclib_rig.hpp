@@ -227,3 +227,29 @@ struct Worst {
 };
 
 } // namespace hpu_test
+
+namespace hpu_test {
+
+// The magnitudes layer norm's dx is made of, per element of a row (the
+// scale of its error bound): rstd (|g| + mean|g| + |xhat| mean|g xhat|),
+// g = dy gamma, xhat = (x - mean) rstd.
+inline std::vector<double> layernorm_grad_scales(const std::vector<float> &x,
+                                                 const std::vector<float> &gamma,
+                                                 const std::vector<float> &dy, double mean,
+                                                 double rstd)
+{
+    const auto n = static_cast<double>(x.size());
+    double ag = 0, agx = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        ag += std::fabs(double{dy[i]} * gamma[i]) / n;
+        agx += std::fabs(double{dy[i]} * gamma[i] * (x[i] - mean) * rstd) / n;
+    }
+    std::vector<double> sc(x.size());
+    for (size_t i = 0; i < x.size(); i++) {
+        sc[i] = rstd * (std::fabs(double{dy[i]} * gamma[i]) + ag +
+                        std::fabs((x[i] - mean) * rstd) * agx);
+    }
+    return sc;
+}
+
+} // namespace hpu_test

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// out = a add b elementwise on INT16 (wrapping), either input broadcast (size-1 dims or stride 0)
+// Tensors: t0 = a, t1 = b, t2 = out. Index space: elementwise (README).
+.macro body
+        vadd.i16 v2, v0, v1
+.endm
+.include "types.inc"
+
+        binop_kernel add_i16, i16, I16_LANES, "doc=out = a add b elementwise on INT16 (wrapping), either input broadcast (size-1 dims or stride 0)"

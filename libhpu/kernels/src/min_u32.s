@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// out = a min b elementwise on UINT32 (unsigned), either input broadcast (size-1 dims or stride 0)
+// Tensors: t0 = a, t1 = b, t2 = out. Index space: elementwise (README).
+.macro body
+        vmin.u32 v2, v0, v1
+.endm
+.include "types.inc"
+
+        binop_kernel min_u32, u32, F32_LANES, "doc=out = a min b elementwise on UINT32 (unsigned), either input broadcast (size-1 dims or stride 0)"

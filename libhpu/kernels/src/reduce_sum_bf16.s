@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+// out = sum of x over dimension 0 of each row, on BF16 summed in FP32, rounded once
+// Tensors: t0 = x [N, R1, R2] (padding 0), t1 = out [1, R1, R2]. Index space: (1, R1, R2).
+.kernel reduce_sum_bf16
+.tensors 2
+.index_dims 3
+.tensor 0, bf16
+.tensor 1, bf16
+.meta "doc=out = sum of x over dimension 0 of each row, on BF16 summed in FP32, rounded once"
+.include "rows_bf16.inc"
+
+        row_sum_bf16 t0
+        vext.f32 s3, v3, 0
+        halt ; st.ts.bf16 t1, i0, s3
