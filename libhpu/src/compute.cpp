@@ -238,6 +238,27 @@ int encode_launch(const KernelImage &k, const hpu_launch *l, std::uint8_t *d)
     // NOLINTEND(cppcoreguidelines-pro-bounds-pointer-arithmetic,cppcoreguidelines-pro-bounds-constant-array-index)
 }
 
+// Bytes from the first element of a batched operand to past its last
+// (mme.md rule 14); false when that overflows 64 bits.
+bool extent(std::uint64_t batch, std::uint64_t stride, std::uint64_t rows, std::uint64_t ld, std::uint64_t cols,
+            std::uint64_t elem, std::uint64_t &bytes)
+{
+    std::uint64_t x = 0;
+    std::uint64_t y = 0;
+    return !__builtin_mul_overflow(batch - 1, stride, &x) && !__builtin_mul_overflow(rows - 1, ld, &y) &&
+           !__builtin_add_overflow(x, y, &x) && !__builtin_add_overflow(x, cols, &x) &&
+           !__builtin_mul_overflow(x, elem, &bytes);
+}
+
+// Whether [va, va + bytes) ends below 2^64 (an operand whose last byte is
+// at 2^64 - 1 is refused too, as the device does).
+bool ends_below_2_64(std::uint64_t va, std::uint64_t bytes) { return va + bytes > va; }
+
+bool overlaps(std::uint64_t a, std::uint64_t alen, std::uint64_t b, std::uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
 int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
 {
     // NOLINTBEGIN(cppcoreguidelines-pro-bounds-pointer-arithmetic)
@@ -290,10 +311,33 @@ int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
     if (g->a % in_elem != 0 || g->b % in_elem != 0 || g->d % out_elem != 0 || (has_c && g->c % out_elem != 0) ||
         ((g->flags & HPU_GEMM_BIAS) != 0 && g->bias % 4 != 0))
         return set_error(-EINVAL, "gemm: an address is not aligned to its element size");
-    if (batch > 1 && g->stride_d == 0) {
-        return set_error(-EINVAL, "gemm: stride_d is 0 with batch " + std::to_string(batch) +
-                                      " (the members' results would overlap)");
+    // mme.md rules 14 to 16: extents within the address space, the batch's D
+    // matrices apart, D apart from every input (C may be exactly D).
+    const std::uint32_t rows_a = ta ? g->k : g->m;
+    const std::uint32_t rows_b = tb ? g->n : g->k;
+    const std::uint64_t bias_bytes = (g->flags & HPU_GEMM_BIAS) != 0 ? 4ULL * g->n : 0;
+    std::uint64_t ea = 0;
+    std::uint64_t eb = 0;
+    std::uint64_t ec = 0;
+    std::uint64_t ed = 0;
+    if (!extent(batch, g->stride_a, rows_a, lda, row_a, in_elem, ea) ||
+        !extent(batch, g->stride_b, rows_b, ldb, row_b, in_elem, eb) ||
+        !extent(batch, g->stride_d, g->m, ldd, g->n, out_elem, ed) ||
+        (has_c && !extent(batch, g->stride_c, g->m, ldc, g->n, out_elem, ec)) || !ends_below_2_64(g->a, ea) ||
+        !ends_below_2_64(g->b, eb) || !ends_below_2_64(g->d, ed) || (has_c && !ends_below_2_64(g->c, ec)) ||
+        (bias_bytes != 0 && !ends_below_2_64(g->bias, bias_bytes)))
+        return set_error(-EINVAL, "gemm: an operand runs past the end of the address space (mme.md rule 14)");
+    if (batch > 1 && g->stride_d < static_cast<std::uint64_t>(g->m - 1) * ldd + g->n) {
+        return set_error(-EINVAL, "gemm: stride_d " + std::to_string(g->stride_d) + " with batch " +
+                                      std::to_string(batch) + ": the D matrices overlap (at least " +
+                                      std::to_string(static_cast<std::uint64_t>(g->m - 1) * ldd + g->n) +
+                                      ", mme.md rule 15)");
     }
+    const bool c_is_d = has_c && g->c == g->d && ec == ed;
+    if (overlaps(g->d, ed, g->a, ea) || overlaps(g->d, ed, g->b, eb) ||
+        (bias_bytes != 0 && overlaps(g->d, ed, g->bias, bias_bytes)) ||
+        (has_c && !c_is_d && overlaps(g->d, ed, g->c, ec)))
+        return set_error(-EINVAL, "gemm: D overlaps an input (mme.md rule 16; C may be exactly D)");
     std::uint32_t flags = in_type | (out_type << HPU_MME_F_OUT_TYPE_SHIFT) | (g->act << HPU_MME_F_ACT_SHIFT);
     if (ta)
         flags |= HPU_MME_F_TRANS_A;

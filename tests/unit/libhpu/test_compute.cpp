@@ -681,7 +681,7 @@ TEST_CASE("MME_GEMM names a 128-byte descriptor laid out as mme.md says", "[libh
     g.a = 0x1000000002ULL;
     g.b = 0x2000000004ULL;
     g.c = 0x3000000008ULL;
-    g.d = 0x4000000010ULL;
+    g.d = 0x40000000010ULL;
     g.bias = 0x5000000020ULL;
     g.stride_a = 0x111111111ULL;
     g.stride_b = 0;
@@ -698,7 +698,7 @@ TEST_CASE("MME_GEMM names a 128-byte descriptor laid out as mme.md says", "[libh
                   .a = 0x1000000002ULL,
                   .b = 0x2000000004ULL,
                   .c = 0x3000000008ULL,
-                  .d = 0x4000000010ULL,
+                  .d = 0x40000000010ULL,
                   .bias = 0x5000000020ULL,
                   .lda = 301,
                   .ldb = 65540,
@@ -771,6 +771,8 @@ TEST_CASE("every GEMM rule libhpu enforces is -EINVAL with a message, before any
             std::function<void(hpu_gemm &)> breakit;
         };
         constexpr const char *kAlign = "gemm: an address is not aligned to its element size";
+        constexpr const char *kRange = "gemm: an operand runs past the end of the address space (mme.md rule 14)";
+        constexpr const char *kOverlap = "gemm: D overlaps an input (mme.md rule 16";
         // mme.md's rules 1 (descriptor alignment) and 14-16 (extents and
         // overlaps, which need the addresses' meaning) are the device's.
         const std::vector<Case> cases = {
@@ -820,7 +822,42 @@ TEST_CASE("every GEMM rule libhpu enforces is -EINVAL with a message, before any
                  g.flags = HPU_GEMM_BIAS;
                  g.bias = 0x50002;
              }},
-            {"gemm: stride_d is 0 with batch 2", [](hpu_gemm &g) { g.batch = 2; }},
+            // mme.md rule 14: an operand past the end of the address space
+            // (also one ending exactly at 2^64), or an extent overflowing.
+            {kRange, [](hpu_gemm &g) { g.a = 0xfffffffffffffff0ULL; }},
+            {kRange, [](hpu_gemm &g) { g.b = 0ULL - 5ULL * 6 * 4; }},
+            {kRange,
+             [](hpu_gemm &g) {
+                 g.batch = 2;
+                 g.stride_d = 1ULL << 62U;
+             }},
+            {kRange,
+             [](hpu_gemm &g) {
+                 g.flags = HPU_GEMM_BIAS;
+                 g.bias = 0xfffffffffffffff8ULL;
+             }},
+            // rule 15: the batch's D matrices overlap (stride 0, and one short of a matrix).
+            {"gemm: stride_d 0 with batch 2: the D matrices overlap", [](hpu_gemm &g) { g.batch = 2; }},
+            {"gemm: stride_d 23 with batch 2: the D matrices overlap (at least 24",
+             [](hpu_gemm &g) {
+                 g.batch = 2;
+                 g.stride_a = 20;
+                 g.stride_b = 30;
+                 g.stride_d = 23;
+             }},
+            // rule 16: D overlapping A, B, the bias, or C other than exactly D.
+            {kOverlap, [](hpu_gemm &g) { g.d = g.a + 4; }},
+            {kOverlap, [](hpu_gemm &g) { g.d = g.b; }},
+            {kOverlap,
+             [](hpu_gemm &g) {
+                 g.flags = HPU_GEMM_BIAS;
+                 g.bias = g.d + 8;
+             }},
+            {kOverlap,
+             [](hpu_gemm &g) {
+                 g.beta = 1.0F;
+                 g.c = g.d + 4;
+             }},
         };
         const int calls = fx.m.ioctl_calls;
         const int creates = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE];
