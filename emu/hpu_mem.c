@@ -897,6 +897,18 @@ bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
     return hbm_engine_write(c, off, buf, len);
 }
 
+uint8_t *hpum_hbm_direct(HpuCore *c, uint64_t off, uint64_t len, bool write)
+{
+    uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+    uint8_t *p;
+
+    if (len > HPU_HBM_CHUNK_SIZE - in || (write && hbm_poisoned(c, off))) {
+        return NULL;
+    }
+    p = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+    return p ? p + in : NULL;
+}
+
 /* Copy one translated run (without the lock); 0 on success. */
 static int hpum_run_copy(HpuCore *c, const HpuRun *run, bool write)
 {
