@@ -198,6 +198,13 @@ typedef struct HpuMemRun {
  */
 int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
                  uint64_t want, bool write, HpuMemRun *out, HpuFault *f);
+/* Whether HBM offset @off lies in an ECC-poisoned 2 MiB page (no lock). */
+static inline bool hpum_hbm_poisoned(HpuCore *c, uint64_t off)
+{
+    return __atomic_load_n(&c->hbm.poison[off >> HPU_HBM_CHUNK_SHIFT],
+                           __ATOMIC_ACQUIRE);
+}
+
 /* HBM bytes (range checked by the caller); unbacked chunks read zero. */
 void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len);
 /* An engine's HBM write (poisoned pages dropped); false: out of memory. */

@@ -569,7 +569,8 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     L->slm_size = hpum_le32(b + HPU_TPC_BIN_OFF(slm_size));
     L->vlm_size = hpum_le32(b + HPU_TPC_BIN_OFF(vlm_size));
     off = hpum_le32(b + HPU_TPC_BIN_OFF(code_offset));
-    L->code = malloc(sizeof(HpuTpcBundle) * L->nb);
+    /* one more: running past the last bundle reaches it (PC_RANGE) */
+    L->code = calloc(L->nb + 1, sizeof(HpuTpcBundle));
     if (!L->code) {
         return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
                                "code (no host memory to decode it)");
@@ -577,6 +578,7 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     for (i = 0; i < L->nb; i++) {
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
+    L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
     return HPU_CQ_OK;
 }
 
@@ -642,7 +644,7 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
     }
     memset(k->xc_valid, 0, sizeof(k->xc_valid));
     memset(k->tr, 0, sizeof(k->tr));
-    memset(k->rwin, 0, sizeof(k->rwin));
+    memset(k->win, 0, sizeof(k->win));
     k->xc_next = 0;
     k->xc_last = 0;
     k->inflight = false;

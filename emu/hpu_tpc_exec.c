@@ -26,6 +26,12 @@
 
 #include "hpu_tpc_int.h"
 
+/*
+ * The general paths, kept out of the bundle loop they are called from, so
+ * that its registers serve the short paths.
+ */
+#define HPU_TPC_SLOW            __attribute__((noinline))
+
 /* ---- Values ------------------------------------------------------------ */
 
 static inline float b2f(uint32_t u)
@@ -386,15 +392,18 @@ static bool hpum_tpc_mem(HpuTpcCore *k, uint64_t va, void *buf, uint64_t n,
  * hpum_tpc_mem() for an access of tensor @ti.  The run of the tensor's
  * last access in that direction is tried first; when it holds the bytes
  * and they are backed HBM of one chunk, they are copied at their host
- * address (for reads, that chunk of the run is kept for the next ones:
- * hpum_tpc_tread()).  Anything else (a first access, bytes across two
- * runs, a fault, host memory, unbacked or poisoned HBM) takes the general
- * path, which sees the same translations in the same order.
+ * address, and that chunk of the run is kept for the next accesses
+ * (hpum_tpc_tread(), hpum_tpc_twrite()).  Anything else (a first access,
+ * bytes across two runs, a fault, host memory, unbacked or poisoned HBM)
+ * takes the general path, which sees the same translations in the same
+ * order.
  */
-static bool hpum_tpc_tmem(HpuTpcCore *k, unsigned int ti, uint64_t va,
-                          void *buf, uint64_t n, bool write)
+static HPU_TPC_SLOW bool hpum_tpc_tmem(HpuTpcCore *k, unsigned int ti,
+                                       uint64_t va, void *buf, uint64_t n,
+                                       bool write)
 {
     HpuMemRun *x = &k->tr[ti][write];
+    HpuTpcWin *w = &k->win[ti][write];
     uint64_t in = va - x->va, cin, back;
     uint8_t *p;
 
@@ -419,14 +428,15 @@ static bool hpum_tpc_tmem(HpuTpcCore *k, unsigned int ti, uint64_t va,
     }
     if (write) {
         memcpy(p, buf, n);
-        return true;
+    } else {
+        memcpy(buf, p, n);
     }
-    memcpy(buf, p, n);
     cin = (x->addr + in) & (HPU_HBM_CHUNK_SIZE - 1);
     back = HPU_MIN(cin, in);
-    k->rwin[ti].va = va - back;
-    k->rwin[ti].len = back + HPU_MIN(HPU_HBM_CHUNK_SIZE - cin, x->len - in);
-    k->rwin[ti].p = p - back;
+    w->va = va - back;
+    w->len = back + HPU_MIN(HPU_HBM_CHUNK_SIZE - cin, x->len - in);
+    w->addr = x->addr + in - back;
+    w->p = p - back;
     return true;
 }
 
@@ -434,13 +444,32 @@ static bool hpum_tpc_tmem(HpuTpcCore *k, unsigned int ti, uint64_t va,
 static inline bool hpum_tpc_tread(HpuTpcCore *k, unsigned int ti,
                                   uint64_t va, void *buf, uint64_t n)
 {
-    uint64_t in = va - k->rwin[ti].va;
+    const HpuTpcWin *w = &k->win[ti][0];
+    uint64_t in = va - w->va;
 
-    if (in < k->rwin[ti].len && k->rwin[ti].len - in >= n) {
-        memcpy(buf, k->rwin[ti].p + in, n);
+    if (in < w->len && w->len - in >= n) {
+        memcpy(buf, w->p + in, n);
         return true;
     }
     return hpum_tpc_tmem(k, ti, va, buf, n, false);
+}
+
+/*
+ * A write of @n bytes of tensor @ti at @va (hpum_tpc_tmem()); the bytes
+ * of a page poisoned since are dropped there.
+ */
+static inline bool hpum_tpc_twrite(HpuTpcCore *k, unsigned int ti,
+                                   uint64_t va, const void *buf, uint64_t n)
+{
+    const HpuTpcWin *w = &k->win[ti][1];
+    uint64_t in = va - w->va;
+
+    if (in < w->len && w->len - in >= n &&
+        !hpum_hbm_poisoned(k->L->k->c, w->addr)) {
+        memcpy(w->p + in, buf, n);
+        return true;
+    }
+    return hpum_tpc_tmem(k, ti, va, (void *)buf, n, true);
 }
 
 /* ---- Tensors ----------------------------------------------------------- */
@@ -475,6 +504,9 @@ static bool hpum_tpc_row(const HpuTpcTensor *t, const int32_t *ci,
     unsigned int d;
 
     *off = 0;
+    if (!(ci[1] | ci[2] | ci[3] | ci[4])) {
+        return true;                    /* coordinate 0 is in every range */
+    }
     for (d = 1; d < HPU_TPC_DIMS; d++) {
         if (ci[d] < 0 || (uint32_t)ci[d] >= t->size[d]) {
             return false;
@@ -520,9 +552,9 @@ static inline uint64_t hpum_tpc_elem_va(const HpuTpcTensor *t, uint64_t row,
  * ld.t: lanes of tensor @ti at @ci into @out (which holds the old value).
  * In-range lanes of stride 1 without a lane guard are one copy.
  */
-static bool hpum_tpc_ld_t(HpuTpcCore *k, unsigned int ti, const int32_t *ci,
-                          unsigned int lanes, const uint64_t *gm,
-                          HpuTpcVec *out)
+static HPU_TPC_SLOW bool hpum_tpc_ld_t(HpuTpcCore *k, unsigned int ti,
+                                       const int32_t *ci, unsigned int lanes,
+                                       const uint64_t *gm, HpuTpcVec *out)
 {
     const HpuTpcTensor *t = &k->L->t[ti];
     unsigned int es = t->es, lo = 0, hi = 0, l;
@@ -577,9 +609,9 @@ static bool hpum_tpc_ld_t(HpuTpcCore *k, unsigned int ti, const int32_t *ci,
     return true;
 }
 
-static bool hpum_tpc_st_t(HpuTpcCore *k, unsigned int ti, const int32_t *ci,
-                          unsigned int lanes, const uint64_t *gm,
-                          const HpuTpcVec *v)
+static HPU_TPC_SLOW bool hpum_tpc_st_t(HpuTpcCore *k, unsigned int ti,
+                                       const int32_t *ci, unsigned int lanes,
+                                       const uint64_t *gm, const HpuTpcVec *v)
 {
     const HpuTpcTensor *t = &k->L->t[ti];
     unsigned int es = t->es, lo, hi, l;
@@ -589,10 +621,9 @@ static bool hpum_tpc_st_t(HpuTpcCore *k, unsigned int ti, const int32_t *ci,
         return true;
     }
     if (!gm && t->stride[0] == 1) {
-        return hpum_tpc_tmem(k, ti,
-                             hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
-                             (void *)(v->u8 + lo * es),
-                             (uint64_t)(hi - lo) * es, true);
+        return hpum_tpc_twrite(k, ti,
+                               hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
+                               v->u8 + lo * es, (uint64_t)(hi - lo) * es);
     }
     for (l = lo; l < hi; l++) {
         uint32_t x;
@@ -601,9 +632,9 @@ static bool hpum_tpc_st_t(HpuTpcCore *k, unsigned int ti, const int32_t *ci,
             continue;
         }
         x = hpum_get_lane(v, es, l);
-        if (!hpum_tpc_tmem(k, ti,
-                           hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
-                           &x, es, true)) {
+        if (!hpum_tpc_twrite(k, ti,
+                             hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
+                             &x, es)) {
             return false;
         }
     }
@@ -1379,7 +1410,8 @@ static void hpum_tpc_scalar(HpuTpcCore *k, const HpuTpcOp *o, HpuTpcSRes *r)
 
 enum { HPU_TPC_NEXT, HPU_TPC_HALT, HPU_TPC_FAIL };
 
-static int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc, unsigned int why)
+static HPU_TPC_SLOW int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc,
+                                         unsigned int why)
 {
     hpum_tpc_fail(k->L, HPU_CQ_TPC_ILLEGAL, HPU_EVENT_TPC_ILLEGAL,
                   (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, k->index | why << 8,
@@ -1498,8 +1530,9 @@ static int hpum_tpc_store(HpuTpcCore *k, const HpuTpcOp *o,
         uint32_t x = hpum_narrow(t->dt, k->s[o->c]);
 
         if (hpum_tpc_span(t, k->ir[o->b], 1, &lo, &hi, &row) &&
-            !hpum_tpc_tmem(k, o->a, hpum_tpc_elem_va(t, row, k->ir[o->b][0]),
-                           &x, t->es, true)) {
+            !hpum_tpc_twrite(k, o->a,
+                             hpum_tpc_elem_va(t, row, k->ir[o->b][0]),
+                             &x, t->es)) {
             return HPU_TPC_FAIL;
         }
         break;
@@ -1784,8 +1817,8 @@ static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
  * A slot of a direct bundle without a fast path (guard true); *@next gets
  * a branch's target.
  */
-static int hpum_tpc_slot(HpuTpcCore *k, const HpuTpcOp *o, uint32_t pc,
-                         uint32_t *next)
+static HPU_TPC_SLOW int hpum_tpc_slot(HpuTpcCore *k, const HpuTpcOp *o,
+                                      uint32_t pc, uint32_t *next)
 {
     HpuTpcSRes sr;
 
@@ -1870,7 +1903,7 @@ static inline int hpum_tpc_bundle_direct(HpuTpcCore *k,
                 r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
                                   &k->v[o->c]);
             } else {
-                r = hpum_tpc_tmem(k, o->a, va, &k->v[o->c], 256, true);
+                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
             }
             if (!r) {
                 return HPU_TPC_FAIL;
@@ -1936,8 +1969,9 @@ static inline int hpum_tpc_bundle_direct(HpuTpcCore *k,
  * Any other bundle: the load and scalar results are buffered and written
  * after the vector slot.
  */
-static int hpum_tpc_bundle_buffered(HpuTpcCore *k, const HpuTpcBundle *b,
-                                    uint32_t *pc)
+static HPU_TPC_SLOW int hpum_tpc_bundle_buffered(HpuTpcCore *k,
+                                                 const HpuTpcBundle *b,
+                                                 uint32_t *pc)
 {
     const HpuTpcOp *ol = &b->s[HPU_TPC_SLOT_LOAD];
     const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
@@ -2110,9 +2144,6 @@ static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
     k->draw = 0;
     k->lin = lin;
     for (;;) {
-        if (pc >= L->nb) {
-            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_PC_RANGE);
-        }
         r = hpum_tpc_bundle(k, &pc);
         if (r != HPU_TPC_NEXT) {
             return r;

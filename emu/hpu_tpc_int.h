@@ -121,6 +121,13 @@ typedef union HpuTpcVec {
     uint64_t q[32];
 } HpuTpcVec;
 
+/* HBM bytes a tensor's accesses find in place (HpuTpcCore.win). */
+typedef struct HpuTpcWin {
+    uint64_t va, len;
+    uint64_t addr;
+    uint8_t *p;
+} HpuTpcWin;
+
 /* A core's state while it runs members of one launch. */
 typedef struct HpuTpcCore {
     HpuTpcVec v[HPU_TPC_VREGS];
@@ -145,14 +152,12 @@ typedef struct HpuTpcCore {
     /* per tensor, reads and writes: the run of its last access (len 0: none) */
     HpuMemRun tr[HPU_TPC_MAX_TENSORS][2];
     /*
-     * per tensor: HBM bytes its reads find in place, [va, va + len) at
-     * host address p (one chunk of a run; len 0: none).  Valid while the
-     * core's slice holds hbm.users up.
+     * per tensor, reads and writes: HBM bytes its accesses find in place,
+     * [va, va + len) at host address p and HBM offset addr (one chunk of
+     * a run; len 0: none).  Valid while the core's slice holds hbm.users
+     * up.
      */
-    struct {
-        uint64_t va, len;
-        const uint8_t *p;
-    } rwin[HPU_TPC_MAX_TENSORS];
+    HpuTpcWin win[HPU_TPC_MAX_TENSORS][2];
     uint64_t gmask[HPU_TPC_SLOTS][4];   /* lane guards of the bundle */
     bool inflight;              /* a slice's access is in flight */
 } HpuTpcCore;
