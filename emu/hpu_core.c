@@ -819,6 +819,7 @@ bool hpum_core_init(HpuCore *c, const HpuCoreOps *ops,
     c->opaque = opaque;
     c->cfg = *cfg;
     c->tpc_cores = HPU_H1_TPC_ENGINES;
+    c->tpc_host_simd = true;
     hpum_mme_setup(cfg->mme_threads);
     if (!hpum_fw_init(c)) {
         hpum_fw_fini(c);

@@ -551,6 +551,12 @@ struct HpuCore {
      * from init; the unit tests lower it to compare splits.
      */
     unsigned int tpc_cores;
+    /*
+     * TPC f32 vector arithmetic may use the host's AVX2 and FMA when it has
+     * them (true from init; the results are the same, which the unit tests
+     * check by clearing it).
+     */
+    bool tpc_host_simd;
     HpuDeferred dq;
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */

@@ -198,11 +198,26 @@ typedef struct HpuMemRun {
  */
 int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
                  uint64_t want, bool write, HpuMemRun *out, HpuFault *f);
+/* Whether HBM offset @off lies in an ECC-poisoned 2 MiB page (no lock). */
+static inline bool hpum_hbm_poisoned(HpuCore *c, uint64_t off)
+{
+    return __atomic_load_n(&c->hbm.poison[off >> HPU_HBM_CHUNK_SHIFT],
+                           __ATOMIC_ACQUIRE);
+}
+
 /* HBM bytes (range checked by the caller); unbacked chunks read zero. */
 void hpum_hbm_read_raw(HpuCore *c, uint64_t off, void *buf, uint64_t len);
 /* An engine's HBM write (poisoned pages dropped); false: out of memory. */
 bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
                         uint64_t len);
+/*
+ * The bytes of HBM [@off, @off + @len) (range checked by the caller, who
+ * copies as for the two above), or NULL when they cross a 2 MiB chunk,
+ * their chunk is not backed yet, or (@write) their page is poisoned: then
+ * hpum_hbm_read_raw() / hpum_hbm_write_raw() give the zeros, allocate, or
+ * drop the write.
+ */
+uint8_t *hpum_hbm_direct(HpuCore *c, uint64_t off, uint64_t len, bool write);
 
 /* Engines (spec version 6, compute.md) */
 
@@ -285,6 +300,12 @@ int hpum_job_progress(const HpuPacket *k);
  * made all its stores and completes whatever INJ_HANG or a disable says).
  */
 void hpum_job_note_progress(const HpuPacket *k);
+/*
+ * Under the lock: hpum_job_check(), after noting the engine's progress as
+ * hpum_job_note_progress() does if @progress (then the same as
+ * hpum_job_progress() in one critical section).
+ */
+int hpum_job_check_locked(const HpuPacket *k, bool progress);
 /* Under the lock: whether the packet's job must stop (hpum_job_check()). */
 bool hpum_job_stopped_locked(const HpuPacket *k);
 /*

@@ -118,11 +118,6 @@ bool hpum_hbm_in_range(HpuCore *c, uint64_t off, uint64_t len)
 
 /* ECC poison */
 
-static bool hbm_poisoned(HpuCore *c, uint64_t off)
-{
-    return __atomic_load_n(&c->hbm.poison[off >> HPU_HBM_CHUNK_SHIFT],
-                           __ATOMIC_ACQUIRE);
-}
 
 /* Whether any 2 MiB page overlapping [off, off + len) is poisoned. */
 static bool hbm_any_poisoned(HpuCore *c, uint64_t off, uint64_t len)
@@ -134,7 +129,7 @@ static bool hbm_any_poisoned(HpuCore *c, uint64_t off, uint64_t len)
     }
     for (p = off & ~(HPU_HBM_CHUNK_SIZE - 1); p < off + len;
          p += HPU_HBM_CHUNK_SIZE) {
-        if (hbm_poisoned(c, p)) {
+        if (hpum_hbm_poisoned(c, p)) {
             return true;
         }
     }
@@ -301,7 +296,8 @@ static bool hbm_engine_write(HpuCore *c, uint64_t off,
         uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
         uint64_t n = HPU_MIN(len, HPU_HBM_CHUNK_SIZE - in);
 
-        if (!hbm_poisoned(c, off) && !hbm_copy_in(c, off, buf, n, false)) {
+        if (!hpum_hbm_poisoned(c, off) &&
+            !hbm_copy_in(c, off, buf, n, false)) {
             return false;
         }
         off += n;
@@ -399,7 +395,7 @@ uint64_t hpum_core_hbm_window_read(HpuCore *c, uint64_t addr,
     if (hpum_window_check(c, addr, size, "read", &off)) {
         hbm_copy_out(c, off, b, size);
         for (i = 0; i < size; i++) {
-            if (hbm_poisoned(c, off + i)) {
+            if (hpum_hbm_poisoned(c, off + i)) {
                 b[i] = 0xff;    /* poisoned: all ones, like a PCIe poison */
             }
         }
@@ -424,7 +420,7 @@ void hpum_core_hbm_window_write(HpuCore *c, uint64_t addr,
     } else if (hpum_window_check(c, addr, size, "write", &off)) {
         for (i = 0; i < size; i++) {
             /* bytes aimed at a poisoned page are dropped */
-            if (!hbm_poisoned(c, off + i) &&
+            if (!hpum_hbm_poisoned(c, off + i) &&
                 !hbm_copy_in(c, off + i, b + i, 1, true)) {
                 HPU_LOG(c, "BAR4 write: out of host memory for HBM backing");
                 break;
@@ -558,7 +554,7 @@ static int hpum_walk(HpuCore *c, uint16_t asid, uint64_t va,
         if (!hbm_in_range(c, table, HPU_PAGE_SIZE)) {
             return HPU_FAULT_BAD_PTE;
         }
-        if (hbm_poisoned(c, table)) {
+        if (hpum_hbm_poisoned(c, table)) {
             return HPU_XLAT_ECC;
         }
         pte = hbm_read64(c, table + 8ULL * idx);
@@ -895,6 +891,19 @@ bool hpum_hbm_write_raw(HpuCore *c, uint64_t off, const void *buf,
                         uint64_t len)
 {
     return hbm_engine_write(c, off, buf, len);
+}
+
+uint8_t *hpum_hbm_direct(HpuCore *c, uint64_t off, uint64_t len, bool write)
+{
+    uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+    uint8_t *p;
+
+    if (len > HPU_HBM_CHUNK_SIZE - in ||
+        (write && hpum_hbm_poisoned(c, off))) {
+        return NULL;
+    }
+    p = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+    return p ? p + in : NULL;
 }
 
 /* Copy one translated run (without the lock); 0 on success. */

@@ -817,18 +817,26 @@ static int hpum_packet(HpuCore *c, unsigned int e, unsigned int s,
     return op->run(&k);
 }
 
-int hpum_job_check(const HpuPacket *k)
+int hpum_job_check_locked(const HpuPacket *k, bool progress)
 {
     HpuCore *c = k->c;
-    int r = HPU_CQ_OK;
 
-    hpum_lock(c);
     if (hpum_job_stopped(c, &c->eng[k->e].st[k->s], k->j)) {
-        r = HPU_STEP_ABORT;
-    } else if (c->inj.hang & (1u << k->e)) {
-        r = HPU_STEP_HANG;
+        return HPU_STEP_ABORT;
     }
-    hpum_unlock(c);
+    if (progress) {
+        c->eng[k->e].progress_ns = hpum_now(c);
+    }
+    return c->inj.hang & (1u << k->e) ? HPU_STEP_HANG : HPU_CQ_OK;
+}
+
+int hpum_job_check(const HpuPacket *k)
+{
+    int r;
+
+    hpum_lock(k->c);
+    r = hpum_job_check_locked(k, false);
+    hpum_unlock(k->c);
     return r;
 }
 

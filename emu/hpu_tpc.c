@@ -56,28 +56,26 @@ static const struct hpu_tpc_insn_desc *hpum_tpc_find(unsigned int slot,
 
 /* ---- Decoder (tpc.md "Slot encoding", "TPC_ILLEGAL") ------------------ */
 
-enum { CL_NONE, CL_V, CL_S, CL_P, CL_Q, CL_I, CL_T };
-
 static int hpum_tpc_opnd_class(unsigned int k)
 {
     switch (k) {
     case HPU_TPC_OPND_VD: case HPU_TPC_OPND_VA:
     case HPU_TPC_OPND_VB: case HPU_TPC_OPND_VC:
-        return CL_V;
+        return HPU_TPC_CL_V;
     case HPU_TPC_OPND_SD: case HPU_TPC_OPND_SA: case HPU_TPC_OPND_SC:
-        return CL_S;
+        return HPU_TPC_CL_S;
     case HPU_TPC_OPND_PD: case HPU_TPC_OPND_PA: case HPU_TPC_OPND_PB:
     case HPU_TPC_OPND_PC: case HPU_TPC_OPND_PNA:
-        return CL_P;
+        return HPU_TPC_CL_P;
     case HPU_TPC_OPND_QD: case HPU_TPC_OPND_QA:
     case HPU_TPC_OPND_QB: case HPU_TPC_OPND_QC:
-        return CL_Q;
+        return HPU_TPC_CL_Q;
     case HPU_TPC_OPND_ID: case HPU_TPC_OPND_IA: case HPU_TPC_OPND_IB:
-        return CL_I;
+        return HPU_TPC_CL_I;
     case HPU_TPC_OPND_TA:
-        return CL_T;
+        return HPU_TPC_CL_T;
     default:
-        return CL_NONE;
+        return HPU_TPC_CL_NONE;
     }
 }
 
@@ -105,7 +103,10 @@ static int hpum_tpc_opnd_field(unsigned int k)
 
 static unsigned int hpum_tpc_class_limit(int cl)
 {
-    return cl == CL_V || cl == CL_S ? 32 : cl == CL_T ? HPU_TPC_MAX_TENSORS : 8;
+    if (cl == HPU_TPC_CL_V || cl == HPU_TPC_CL_S) {
+        return 32;
+    }
+    return cl == HPU_TPC_CL_T ? HPU_TPC_MAX_TENSORS : 8;
 }
 
 static unsigned int hpum_tpc_reg_field(uint64_t lo, int f)
@@ -215,7 +216,7 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
         int cl = hpum_tpc_opnd_class(k);
         int fld = hpum_tpc_opnd_field(k);
 
-        if (cl != CL_NONE) {
+        if (cl != HPU_TPC_CL_NONE) {
             unsigned int reg = hpum_tpc_reg_field(lo, fld);
 
             used |= 1u << fld;
@@ -225,7 +226,7 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
             if ((k == HPU_TPC_OPND_PD || k == HPU_TPC_OPND_QD) && reg == 0) {
                 return HPU_TPC_ILL_FIELD;
             }
-            if (cl == CL_T && reg >= L->nt) {
+            if (cl == HPU_TPC_CL_T && reg >= L->nt) {
                 return HPU_TPC_ILL_TENSOR;
             }
             if (k == HPU_TPC_OPND_PNA) {
@@ -344,6 +345,63 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
     return HPU_TPC_ILL_NONE;
 }
 
+/*
+ * Whether the decoded slot @o of @slot reads register @reg of class @cl
+ * as a source (fields A, B, C and the B or MEM forms; a destination it
+ * also reads is its own, which no other slot writes).
+ */
+static bool hpum_tpc_reads(unsigned int slot, const HpuTpcOp *o, int cl,
+                           unsigned int reg)
+{
+    const struct hpu_tpc_insn_desc *d = o->op ? hpum_tpc_find(slot, o->op)
+                                              : NULL;
+    const uint8_t field[4] = { o->d, o->a, o->b, o->c };
+    unsigned int i;
+
+    for (i = 0; d && i < 4; i++) {
+        unsigned int k = d->opnd[i];
+        int f = hpum_tpc_opnd_field(k), c = hpum_tpc_opnd_class(k);
+
+        if (c != HPU_TPC_CL_NONE && f > 0 && c == cl && field[f] == reg) {
+            return true;
+        }
+        if ((k == HPU_TPC_OPND_XB || k == HPU_TPC_OPND_SXB) &&
+            o->form != HPU_TPC_FORM_IMM && o->b == reg &&
+            cl == (o->form == HPU_TPC_FORM_V ? HPU_TPC_CL_V : HPU_TPC_CL_S)) {
+            return true;
+        }
+        if (k == HPU_TPC_OPND_MEM && o->form == HPU_TPC_FORM_S &&
+            cl == HPU_TPC_CL_S && o->a == reg) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Whether a slot that runs after @slot (in the order load, store, scalar,
+ * vector) reads the register @slot writes.
+ */
+static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
+{
+    static const unsigned int order[HPU_TPC_SLOTS] = {
+        HPU_TPC_SLOT_LOAD, HPU_TPC_SLOT_STORE, HPU_TPC_SLOT_SCALAR,
+        HPU_TPC_SLOT_VECTOR,
+    };
+    const HpuTpcOp *o = &b->s[slot];
+    unsigned int i;
+    bool after = false;
+
+    for (i = 0; i < HPU_TPC_SLOTS; i++) {
+        if (after && hpum_tpc_reads(order[i], &b->s[order[i]], o->dst_class,
+                                    o->d)) {
+            return true;
+        }
+        after |= order[i] == slot;
+    }
+    return false;
+}
+
 /* Decode bundle @n of the code at @p (64 bytes); fills L->code[n]. */
 static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
                                    const uint8_t *p)
@@ -370,6 +428,25 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
         written[o->dst_class] |= bit;
     }
     b->ill = (uint8_t)r;
+    /*
+     * tpc.md "Notes for implementations": a vector load may write its
+     * register before the other slots run when none of them reads it; all
+     * slots may write at once, in the order load, store, scalar, vector,
+     * when none reads what one before it writes (an assert stops the
+     * bundle before any write: those bundles buffer).
+     */
+    b->ld_direct = !r && b->s[HPU_TPC_SLOT_LOAD].dst_class == HPU_TPC_CL_V &&
+                   !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
+    b->direct = !r && b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
+                !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD) &&
+                !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR);
+    for (i = 0; i < HPU_TPC_SLOTS; i++) {
+        b->s[i].slot = (uint8_t)i;
+        b->direct &= !b->s[i].glane;
+    }
+    if (b->direct) {
+        hpum_tpc_prepare(L, b);
+    }
     if (!r) {
         for (i = 0; i < HPU_TPC_SLOTS; i++) {
             const HpuTpcOp *o = &b->s[i];
@@ -492,7 +569,8 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     L->slm_size = hpum_le32(b + HPU_TPC_BIN_OFF(slm_size));
     L->vlm_size = hpum_le32(b + HPU_TPC_BIN_OFF(vlm_size));
     off = hpum_le32(b + HPU_TPC_BIN_OFF(code_offset));
-    L->code = malloc(sizeof(HpuTpcBundle) * L->nb);
+    /* one more: running past the last bundle reaches it (PC_RANGE) */
+    L->code = calloc(L->nb + 1, sizeof(HpuTpcBundle));
     if (!L->code) {
         return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
                                "code (no host memory to decode it)");
@@ -500,6 +578,7 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     for (i = 0; i < L->nb; i++) {
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
+    L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
     return HPU_CQ_OK;
 }
 
@@ -564,6 +643,8 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
         return;
     }
     memset(k->xc_valid, 0, sizeof(k->xc_valid));
+    memset(k->tr, 0, sizeof(k->tr));
+    memset(k->win, 0, sizeof(k->win));
     k->xc_next = 0;
     k->xc_last = 0;
     k->inflight = false;
@@ -599,6 +680,7 @@ int hpum_tpc_launch(const HpuPacket *k)
     r = hpum_tpc_load(k, desc, L, &bin);
     free(bin);
     if (r == HPU_CQ_OK) {
+        L->avx2 = c->tpc_host_simd && hpum_tpc_host_avx2();
         L->cores = c->tpc_cores ? c->tpc_cores : 1;
         if (L->cores > HPU_H1_TPC_ENGINES) {
             L->cores = HPU_H1_TPC_ENGINES;

@@ -20,8 +20,17 @@
  */
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "hpu_tpc_int.h"
+
+/*
+ * The general paths, kept out of the bundle loop they are called from, so
+ * that its registers serve the short paths.
+ */
+#define HPU_TPC_SLOW            __attribute__((noinline))
 
 /* ---- Values ------------------------------------------------------------ */
 
@@ -330,45 +339,137 @@ static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
     return &k->xc[i];
 }
 
+/* Copy @n bytes of run @x at @va (within it); false on a failure (recorded). */
+static bool hpum_tpc_copy(HpuTpcCore *k, const HpuMemRun *x, uint64_t va,
+                          void *p, uint64_t n, bool write)
+{
+    HpuCore *c = k->L->k->c;
+    uint64_t addr = x->addr + (va - x->va);
+
+    if (x->host) {
+        if (write ? c->ops->dma_write(c->opaque, addr, p, n)
+                  : c->ops->dma_read(c->opaque, addr, p, n)) {
+            hpum_tpc_bus_fail(k, x, va, write, "host memory access failed");
+            return false;
+        }
+    } else if (write) {
+        if (!hpum_hbm_write_raw(c, addr, p, n)) {
+            hpum_tpc_bus_fail(k, x, va, write,
+                              "out of host memory for HBM backing");
+            return false;
+        }
+    } else {
+        hpum_hbm_read_raw(c, addr, p, n);
+    }
+    return true;
+}
+
 /* Copy @n bytes between @buf and @va; false on a failure (recorded). */
 static bool hpum_tpc_mem(HpuTpcCore *k, uint64_t va, void *buf, uint64_t n,
                          bool write)
 {
-    HpuCore *c = k->L->k->c;
     uint8_t *p = buf;
 
     while (n) {
         const HpuMemRun *x = hpum_tpc_xc(k, va, write);
-        uint64_t in, m, addr;
-        int bad;
+        uint64_t m;
 
         if (!x) {
             return false;
         }
-        in = va - x->va;
-        m = HPU_MIN(n, x->len - in);
-        addr = x->addr + in;
-        if (x->host) {
-            bad = write ? c->ops->dma_write(c->opaque, addr, p, m)
-                        : c->ops->dma_read(c->opaque, addr, p, m);
-            if (bad) {
-                hpum_tpc_bus_fail(k, x, va, write, "host memory access failed");
-                return false;
-            }
-        } else if (write) {
-            if (!hpum_hbm_write_raw(c, addr, p, m)) {
-                hpum_tpc_bus_fail(k, x, va, write,
-                                  "out of host memory for HBM backing");
-                return false;
-            }
-        } else {
-            hpum_hbm_read_raw(c, addr, p, m);
+        m = HPU_MIN(n, x->len - (va - x->va));
+        if (!hpum_tpc_copy(k, x, va, p, m, write)) {
+            return false;
         }
         va += m;
         p += m;
         n -= m;
     }
     return true;
+}
+
+/*
+ * hpum_tpc_mem() for an access of tensor @ti.  The run of the tensor's
+ * last access in that direction is tried first; when it holds the bytes
+ * and they are backed HBM of one chunk, they are copied at their host
+ * address, and that chunk of the run is kept for the next accesses
+ * (hpum_tpc_tread(), hpum_tpc_twrite()).  Anything else (a first access,
+ * bytes across two runs, a fault, host memory, unbacked or poisoned HBM)
+ * takes the general path, which sees the same translations in the same
+ * order.
+ */
+static HPU_TPC_SLOW bool hpum_tpc_tmem(HpuTpcCore *k, unsigned int ti,
+                                       uint64_t va, void *buf, uint64_t n,
+                                       bool write)
+{
+    HpuMemRun *x = &k->tr[ti][write];
+    HpuTpcWin *w = &k->win[ti][write];
+    uint64_t in = va - x->va, cin, back;
+    uint8_t *p;
+
+    if (in >= x->len || x->len - in < n) {
+        const HpuMemRun *r = hpum_tpc_xc(k, va, write);
+
+        if (!r) {
+            return false;
+        }
+        in = va - r->va;
+        if (r->len - in < n) {
+            return hpum_tpc_mem(k, va, buf, n, write);
+        }
+        *x = *r;
+    }
+    if (x->host) {
+        return hpum_tpc_copy(k, x, va, buf, n, write);
+    }
+    p = hpum_hbm_direct(k->L->k->c, x->addr + in, n, write);
+    if (!p) {
+        return hpum_tpc_copy(k, x, va, buf, n, write);
+    }
+    if (write) {
+        memcpy(p, buf, n);
+    } else {
+        memcpy(buf, p, n);
+    }
+    cin = (x->addr + in) & (HPU_HBM_CHUNK_SIZE - 1);
+    back = HPU_MIN(cin, in);
+    w->va = va - back;
+    w->len = back + HPU_MIN(HPU_HBM_CHUNK_SIZE - cin, x->len - in);
+    w->addr = x->addr + in - back;
+    w->p = p - back;
+    return true;
+}
+
+/* A read of @n bytes of tensor @ti at @va (hpum_tpc_tmem()). */
+static inline bool hpum_tpc_tread(HpuTpcCore *k, unsigned int ti,
+                                  uint64_t va, void *buf, uint64_t n)
+{
+    const HpuTpcWin *w = &k->win[ti][0];
+    uint64_t in = va - w->va;
+
+    if (in < w->len && w->len - in >= n) {
+        memcpy(buf, w->p + in, n);
+        return true;
+    }
+    return hpum_tpc_tmem(k, ti, va, buf, n, false);
+}
+
+/*
+ * A write of @n bytes of tensor @ti at @va (hpum_tpc_tmem()); the bytes
+ * of a page poisoned since are dropped there.
+ */
+static inline bool hpum_tpc_twrite(HpuTpcCore *k, unsigned int ti,
+                                   uint64_t va, const void *buf, uint64_t n)
+{
+    const HpuTpcWin *w = &k->win[ti][1];
+    uint64_t in = va - w->va;
+
+    if (in < w->len && w->len - in >= n &&
+        !hpum_hbm_poisoned(k->L->k->c, w->addr)) {
+        memcpy(w->p + in, buf, n);
+        return true;
+    }
+    return hpum_tpc_tmem(k, ti, va, (void *)buf, n, true);
 }
 
 /* ---- Tensors ----------------------------------------------------------- */
@@ -403,6 +504,9 @@ static bool hpum_tpc_row(const HpuTpcTensor *t, const int32_t *ci,
     unsigned int d;
 
     *off = 0;
+    if (!(ci[1] | ci[2] | ci[3] | ci[4])) {
+        return true;                    /* coordinate 0 is in every range */
+    }
     for (d = 1; d < HPU_TPC_DIMS; d++) {
         if (ci[d] < 0 || (uint32_t)ci[d] >= t->size[d]) {
             return false;
@@ -444,11 +548,15 @@ static inline uint64_t hpum_tpc_elem_va(const HpuTpcTensor *t, uint64_t row,
     return t->base + t->es * (row + (uint64_t)c0 * t->stride[0]);
 }
 
-/* ld.t: lanes of tensor @t at @ci into @out (which holds the old value). */
-static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
-                          const int32_t *ci, unsigned int lanes,
-                          const uint64_t *gm, HpuTpcVec *out)
+/*
+ * ld.t: lanes of tensor @ti at @ci into @out (which holds the old value).
+ * In-range lanes of stride 1 without a lane guard are one copy.
+ */
+static HPU_TPC_SLOW bool hpum_tpc_ld_t(HpuTpcCore *k, unsigned int ti,
+                                       const int32_t *ci, unsigned int lanes,
+                                       const uint64_t *gm, HpuTpcVec *out)
 {
+    const HpuTpcTensor *t = &k->L->t[ti];
     unsigned int es = t->es, lo = 0, hi = 0, l;
     uint64_t row = 0;
     bool any = hpum_tpc_span(t, ci, lanes, &lo, &hi, &row);
@@ -470,13 +578,14 @@ static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
         return true;
     }
     if (!gm && t->stride[0] == 1) {
-        return hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
-                            out->u8 + lo * es, (uint64_t)(hi - lo) * es, false);
+        return hpum_tpc_tread(k, ti,
+                             hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
+                             out->u8 + lo * es, (uint64_t)(hi - lo) * es);
     }
     if (!gm && t->stride[0] == 0) {
         uint32_t x = 0;
 
-        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, 0), &x, es, false)) {
+        if (!hpum_tpc_tread(k, ti, hpum_tpc_elem_va(t, row, 0), &x, es)) {
             return false;
         }
         for (l = lo; l < hi; l++) {
@@ -490,8 +599,9 @@ static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
         if (!hpum_lane_on(gm, l)) {
             continue;
         }
-        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
-                          &x, es, false)) {
+        if (!hpum_tpc_tread(k, ti,
+                           hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
+                           &x, es)) {
             return false;
         }
         hpum_set_lane(out, es, l, x);
@@ -499,10 +609,11 @@ static bool hpum_tpc_ld_t(HpuTpcCore *k, const HpuTpcTensor *t,
     return true;
 }
 
-static bool hpum_tpc_st_t(HpuTpcCore *k, const HpuTpcTensor *t,
-                          const int32_t *ci, unsigned int lanes,
-                          const uint64_t *gm, const HpuTpcVec *v)
+static HPU_TPC_SLOW bool hpum_tpc_st_t(HpuTpcCore *k, unsigned int ti,
+                                       const int32_t *ci, unsigned int lanes,
+                                       const uint64_t *gm, const HpuTpcVec *v)
 {
+    const HpuTpcTensor *t = &k->L->t[ti];
     unsigned int es = t->es, lo, hi, l;
     uint64_t row;
 
@@ -510,9 +621,9 @@ static bool hpum_tpc_st_t(HpuTpcCore *k, const HpuTpcTensor *t,
         return true;
     }
     if (!gm && t->stride[0] == 1) {
-        return hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
-                            (void *)(v->u8 + lo * es),
-                            (uint64_t)(hi - lo) * es, true);
+        return hpum_tpc_twrite(k, ti,
+                               hpum_tpc_elem_va(t, row, (int64_t)ci[0] + lo),
+                               v->u8 + lo * es, (uint64_t)(hi - lo) * es);
     }
     for (l = lo; l < hi; l++) {
         uint32_t x;
@@ -521,8 +632,9 @@ static bool hpum_tpc_st_t(HpuTpcCore *k, const HpuTpcTensor *t,
             continue;
         }
         x = hpum_get_lane(v, es, l);
-        if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
-                          &x, es, true)) {
+        if (!hpum_tpc_twrite(k, ti,
+                             hpum_tpc_elem_va(t, row, (int64_t)ci[0] + l),
+                             &x, es)) {
             return false;
         }
     }
@@ -1298,7 +1410,8 @@ static void hpum_tpc_scalar(HpuTpcCore *k, const HpuTpcOp *o, HpuTpcSRes *r)
 
 enum { HPU_TPC_NEXT, HPU_TPC_HALT, HPU_TPC_FAIL };
 
-static int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc, unsigned int why)
+static HPU_TPC_SLOW int hpum_tpc_illegal(HpuTpcCore *k, uint32_t pc,
+                                         unsigned int why)
 {
     hpum_tpc_fail(k->L, HPU_CQ_TPC_ILLEGAL, HPU_EVENT_TPC_ILLEGAL,
                   (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, k->index | why << 8,
@@ -1336,161 +1449,578 @@ static bool hpum_tpc_local(const HpuTpcCore *k, const HpuTpcOp *o,
     return !(a % align) && a < size && size - a >= align;
 }
 
-/* Run bundle @pc; *@pc gets the next one. */
-static int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
+/*
+ * The load slot (guard true, lane mask @gm) of bundle @pc: a vector
+ * result into @vd (which holds the destination's value), a scalar one
+ * into @sd.  HPU_TPC_NEXT or HPU_TPC_FAIL (recorded).
+ */
+static int hpum_tpc_load(HpuTpcCore *k, const HpuTpcOp *o,
+                         const uint64_t *gm, uint32_t pc, HpuTpcVec *vd,
+                         uint32_t *sd)
 {
     HpuTpcLaunch *L = k->L;
-    const HpuTpcBundle *b = &L->code[*pc];
+    uint32_t addr;
+
+    switch (o->op) {
+    case HPU_TPC_OP_LD_T:
+        if (!hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, gm, vd)) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_OP_LD_TS: {
+        const HpuTpcTensor *t = &L->t[o->a];
+        unsigned int lo, hi;
+        uint64_t row;
+        uint32_t x = 0;
+
+        if (hpum_tpc_span(t, k->ir[o->b], 1, &lo, &hi, &row)) {
+            if (!hpum_tpc_tread(k, o->a,
+                                hpum_tpc_elem_va(t, row, k->ir[o->b][0]),
+                                &x, t->es)) {
+                return HPU_TPC_FAIL;
+            }
+        } else {
+            x = t->pad;
+        }
+        *sd = hpum_widen(t->dt, x);
+        break;
+    }
+    case HPU_TPC_OP_LD_L:
+        if (!hpum_tpc_local(k, o, L->slm_size, 4, &addr)) {
+            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_LOCAL);
+        }
+        memcpy(sd, k->slm + addr, 4);
+        break;
+    case HPU_TPC_OP_LD_LV:
+        if (!hpum_tpc_local(k, o, L->vlm_size, 256, &addr)) {
+            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_LOCAL);
+        }
+        memcpy(vd, k->vlm + addr, 256);
+        break;
+    case HPU_TPC_OP_LDARG:
+        *sd = L->scalars[o->imm];
+        break;
+    case HPU_TPC_OP_TSIZE:
+        *sd = L->t[o->a].size[o->c];
+        break;
+    default:
+        break;
+    }
+    return HPU_TPC_NEXT;
+}
+
+/* The store slot (guard true, lane mask @gm) of bundle @pc. */
+static int hpum_tpc_store(HpuTpcCore *k, const HpuTpcOp *o,
+                          const uint64_t *gm, uint32_t pc)
+{
+    HpuTpcLaunch *L = k->L;
+    uint32_t addr;
+
+    switch (o->op) {
+    case HPU_TPC_OP_ST_T:
+        if (!hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, gm,
+                           &k->v[o->c])) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_OP_ST_TS: {
+        const HpuTpcTensor *t = &L->t[o->a];
+        unsigned int lo, hi;
+        uint64_t row;
+        uint32_t x = hpum_narrow(t->dt, k->s[o->c]);
+
+        if (hpum_tpc_span(t, k->ir[o->b], 1, &lo, &hi, &row) &&
+            !hpum_tpc_twrite(k, o->a,
+                             hpum_tpc_elem_va(t, row, k->ir[o->b][0]),
+                             &x, t->es)) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    }
+    case HPU_TPC_OP_ST_L:
+        if (!hpum_tpc_local(k, o, L->slm_size, 4, &addr)) {
+            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_LOCAL);
+        }
+        memcpy(k->slm + addr, &k->s[o->c], 4);
+        break;
+    case HPU_TPC_OP_ST_LV:
+        if (!hpum_tpc_local(k, o, L->vlm_size, 256, &addr)) {
+            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_LOCAL);
+        }
+        memcpy(k->vlm + addr, &k->v[o->c], 256);
+        break;
+    default:
+        break;
+    }
+    return HPU_TPC_NEXT;
+}
+
+/* Write the scalar slot's result @sr. */
+static void hpum_tpc_scommit(HpuTpcCore *k, const HpuTpcSRes *sr)
+{
+    switch (sr->kind) {
+    case SR_S:
+        k->s[sr->reg] = sr->val;
+        break;
+    case SR_P:
+        k->sp[sr->reg] = (uint8_t)(sr->val & 1);
+        break;
+    case SR_I:
+        memcpy(k->ir[sr->reg], sr->iv, sizeof(sr->iv));
+        break;
+    default:
+        break;
+    }
+}
+
+/*
+ * A false assert of bundle @pc (guard true): TPC_ASSERT, before anything
+ * of the bundle is written.
+ */
+static bool hpum_tpc_assert_fails(HpuTpcCore *k, const HpuTpcOp *os,
+                                  uint32_t pc)
+{
+    if (os->op != HPU_TPC_OP_ASSERT || (k->sp[os->a] ^ (os->mod & 1))) {
+        return false;
+    }
+    hpum_tpc_fail(k->L, HPU_CQ_TPC_ASSERT, HPU_EVENT_TPC_ASSERT,
+                  (uint64_t)pc * HPU_TPC_BUNDLE_SIZE, hpum_tpc_sxb(k, os),
+                  NULL);
+    return true;
+}
+
+/* The fast path of slot @o (of @slot) in a direct bundle. */
+static unsigned int hpum_tpc_xop(const HpuTpcLaunch *L, unsigned int slot,
+                                 const HpuTpcOp *o)
+{
+    switch (slot) {
+    case HPU_TPC_SLOT_LOAD:
+        if (o->op == HPU_TPC_OP_LD_T) {
+            return !o->glane && L->t[o->a].stride[0] == 1 ? HPU_TPC_X_LD_T
+                                                         : HPU_TPC_X_SLOT;
+        }
+        return o->op == HPU_TPC_OP_TSIZE ? HPU_TPC_X_TSIZE :
+               o->op == HPU_TPC_OP_LDARG ? HPU_TPC_X_LDARG : HPU_TPC_X_SLOT;
+    case HPU_TPC_SLOT_STORE:
+        return o->op == HPU_TPC_OP_ST_T && !o->glane &&
+               L->t[o->a].stride[0] == 1 ? HPU_TPC_X_ST_T : HPU_TPC_X_SLOT;
+    case HPU_TPC_SLOT_SCALAR:
+        switch (o->op) {
+        case HPU_TPC_OP_MOV:
+            return HPU_TPC_X_MOV;
+        case HPU_TPC_OP_ADD: case HPU_TPC_OP_SUB: case HPU_TPC_OP_MUL:
+        case HPU_TPC_OP_DIV: case HPU_TPC_OP_REM: case HPU_TPC_OP_MIN:
+        case HPU_TPC_OP_MAX: case HPU_TPC_OP_AND: case HPU_TPC_OP_OR:
+        case HPU_TPC_OP_XOR: case HPU_TPC_OP_NOT: case HPU_TPC_OP_SHL:
+        case HPU_TPC_OP_SHR:
+            return HPU_TPC_X_SALU;
+        case HPU_TPC_OP_CMP:
+            return HPU_TPC_X_CMP;
+        case HPU_TPC_OP_LOOP:
+            return HPU_TPC_X_LOOP;
+        case HPU_TPC_OP_JMP:
+            return HPU_TPC_X_JMP;
+        case HPU_TPC_OP_HALT:
+            return HPU_TPC_X_HALT;
+        case HPU_TPC_OP_IID:
+            return HPU_TPC_X_IID;
+        case HPU_TPC_OP_IMOV: case HPU_TPC_OP_ISET: case HPU_TPC_OP_IADD:
+        case HPU_TPC_OP_IMUL:
+            return HPU_TPC_X_IDX;
+        default:
+            return HPU_TPC_X_SLOT;
+        }
+    default:
+        switch (o->op) {
+        case HPU_TPC_OP_VADD: case HPU_TPC_OP_VSUB: case HPU_TPC_OP_VMUL:
+        case HPU_TPC_OP_VDIV: case HPU_TPC_OP_VMIN: case HPU_TPC_OP_VMAX:
+        case HPU_TPC_OP_VMAC: case HPU_TPC_OP_VFMA: case HPU_TPC_OP_VEXP:
+        case HPU_TPC_OP_VLOG: case HPU_TPC_OP_VRCP: case HPU_TPC_OP_VRSQRT:
+        case HPU_TPC_OP_VSQRT: case HPU_TPC_OP_VTANH: case HPU_TPC_OP_VSIGMOID:
+        case HPU_TPC_OP_VERF:
+            return o->dt == HPU_TPC_DT_F32 && !o->glane ? HPU_TPC_X_VF32
+                                                       : HPU_TPC_X_SLOT;
+        default:
+            return HPU_TPC_X_SLOT;
+        }
+    }
+}
+
+void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b)
+{
+    static const unsigned int order[HPU_TPC_SLOTS] = {
+        HPU_TPC_SLOT_LOAD, HPU_TPC_SLOT_STORE, HPU_TPC_SLOT_SCALAR,
+        HPU_TPC_SLOT_VECTOR,
+    };
+    unsigned int i;
+
+    b->n = 0;
+    b->guarded = false;
+    for (i = 0; i < HPU_TPC_SLOTS; i++) {
+        HpuTpcOp *o = &b->s[order[i]];
+
+        if (o->op) {
+            o->xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
+            b->run[b->n++] = o;
+            b->guarded |= o->greg || o->gneg;
+        }
+    }
+}
+
+/*
+ * The bytes of tensor @t's vector at @ci (@lanes of it) when every lane is
+ * in range and stride 0 is 1: *@va gets their address.
+ */
+static inline bool hpum_tpc_whole(const HpuTpcTensor *t, const int32_t *ci,
+                                  unsigned int lanes, uint64_t *va)
+{
+    uint64_t row;
+
+    if (ci[0] < 0 || (uint64_t)ci[0] + lanes > t->size[0] ||
+        !hpum_tpc_row(t, ci, &row)) {
+        return false;
+    }
+    *va = t->base + t->es * (row + (uint64_t)ci[0]);
+    return true;
+}
+
+/* Lanes of @d from those of @a and B (@b, or every lane @x if NULL). */
+#define HPU_VF32_LANES(EXPR)                                            \
+    do {                                                                \
+        if (b) {                                                        \
+            for (l = 0; l < 64; l++) {                                  \
+                const float bl = b[l];                                  \
+                d[l] = (EXPR);                                          \
+            }                                                           \
+        } else {                                                        \
+            for (l = 0; l < 64; l++) {                                  \
+                const float bl = x;                                     \
+                d[l] = (EXPR);                                          \
+            }                                                           \
+        }                                                               \
+    } while (0)
+
+/*
+ * f32 arithmetic of hpum_tpc_fop() over 64 lanes with B a vector (@b) or
+ * a broadcast value (@x, @b NULL); false for the other instructions.
+ * Inlined where it is called, so that it is compiled for each target.
+ */
+static inline __attribute__((always_inline)) bool
+hpum_vf32_arith(unsigned int op, float *restrict d, const float *a,
+                const float *b, float x, const float *c)
+{
+    unsigned int l;
+
+    switch (op) {
+    case HPU_TPC_OP_VADD:
+        HPU_VF32_LANES(a[l] + bl);
+        return true;
+    case HPU_TPC_OP_VSUB:
+        HPU_VF32_LANES(a[l] - bl);
+        return true;
+    case HPU_TPC_OP_VMUL:
+        HPU_VF32_LANES(a[l] * bl);
+        return true;
+    case HPU_TPC_OP_VDIV:
+        HPU_VF32_LANES(a[l] / bl);
+        return true;
+    case HPU_TPC_OP_VMAC:
+    case HPU_TPC_OP_VFMA:
+        HPU_VF32_LANES(fmaf(a[l], bl, c[l]));
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool hpum_vf32_base(unsigned int op, float *restrict d, const float *a,
+                           const float *b, float x, const float *c)
+{
+    return hpum_vf32_arith(op, d, a, b, x, c);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * The same compiled for AVX2 and FMA: fmaf() is then the vfmadd
+ * instruction, as libm's own fmaf is on such a host, and square roots are
+ * vsqrtps, the same correctly rounded IEEE operation as sqrtf() (so the
+ * results are those of hpum_vf32_base()).
+ */
+__attribute__((target("avx2,fma")))
+static bool hpum_vf32_avx2(unsigned int op, float *restrict d,
+                           const float *a, const float *b, float x,
+                           const float *c)
+{
+    unsigned int l;
+
+    if (op == HPU_TPC_OP_VSQRT || op == HPU_TPC_OP_VRSQRT) {
+        for (l = 0; l < 64; l += 8) {
+            __m256 r = _mm256_sqrt_ps(_mm256_loadu_ps(a + l));
+
+            if (op == HPU_TPC_OP_VRSQRT) {
+                r = _mm256_div_ps(_mm256_set1_ps(1.0f), r);
+            }
+            _mm256_storeu_ps(d + l, r);
+        }
+        return true;
+    }
+    return hpum_vf32_arith(op, d, a, b, x, c);
+}
+
+bool hpum_tpc_host_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+static bool hpum_vf32_avx2(unsigned int op, float *restrict d,
+                           const float *a, const float *b, float x,
+                           const float *c)
+{
+    return hpum_vf32_base(op, d, a, b, x, c);
+}
+
+bool hpum_tpc_host_avx2(void)
+{
+    return false;
+}
+#endif
+
+/*
+ * The f32 vector instructions of HPU_TPC_X_VF32 (no lane guard), as
+ * hpum_tpc_vector() computes them.
+ */
+static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
+{
+    const float *b = NULL, *c = k->v[o->d].f;
+    float x = 0;
+    bool done;
+
+    if (o->op == HPU_TPC_OP_VFMA) {
+        b = k->v[o->b].f;
+        c = k->v[o->c].f;
+    } else if (o->form == HPU_TPC_FORM_V) {
+        b = k->v[o->b].f;
+    } else {
+        x = b2f(hpum_tpc_sxb(k, o));
+    }
+    done = k->L->avx2 ? hpum_vf32_avx2(o->op, k->tv.f, k->v[o->a].f, b, x, c)
+                      : hpum_vf32_base(o->op, k->tv.f, k->v[o->a].f, b, x, c);
+    if (!done) {
+        const HpuTpcVec *B = hpum_tpc_vb(k, o);
+
+        hpum_tpc_fop(o->op, k->tv.f, k->v[o->a].f, B->f, c, 64);
+    }
+    memcpy(&k->v[o->d], &k->tv, sizeof(k->tv));
+}
+
+/*
+ * A slot of a direct bundle without a fast path (guard true); *@next gets
+ * a branch's target.
+ */
+static HPU_TPC_SLOW int hpum_tpc_slot(HpuTpcCore *k, const HpuTpcOp *o,
+                                      uint32_t pc, uint32_t *next)
+{
+    HpuTpcSRes sr;
+
+    switch (o->slot) {
+    case HPU_TPC_SLOT_LOAD:
+        return hpum_tpc_load(k, o, NULL, pc, &k->v[o->d], &k->s[o->d]);
+    case HPU_TPC_SLOT_STORE:
+        return hpum_tpc_store(k, o, NULL, pc);
+    case HPU_TPC_SLOT_SCALAR:
+        memset(&sr, 0, sizeof(sr));
+        hpum_tpc_scalar(k, o, &sr);
+        hpum_tpc_scommit(k, &sr);
+        if (sr.jump) {
+            *next = sr.target;
+        }
+        return sr.halt ? HPU_TPC_HALT : HPU_TPC_NEXT;
+    default:
+        hpum_tpc_vector(k, o, NULL);
+        return HPU_TPC_NEXT;
+    }
+}
+
+/* iD = iA with component C set (ISET), added to (IADD) or multiplied by B. */
+static inline void hpum_tpc_idx(HpuTpcCore *k, const HpuTpcOp *o)
+{
+    int32_t *ir = k->ir[o->d];
+    uint32_t x = hpum_tpc_sxb(k, o);
+
+    if (o->d != o->a) {
+        memcpy(ir, k->ir[o->a], sizeof(k->ir[0]));
+    }
+    if (o->op == HPU_TPC_OP_ISET) {
+        ir[o->c] = (int32_t)x;
+    } else if (o->op == HPU_TPC_OP_IADD) {
+        ir[o->c] = (int32_t)((uint32_t)ir[o->c] + x);
+    } else if (o->op == HPU_TPC_OP_IMUL) {
+        ir[o->c] = (int32_t)((uint32_t)ir[o->c] * x);
+    }
+}
+
+/*
+ * A bundle whose slots may run in order, each writing its results at once
+ * (HpuTpcBundle.direct: no slot reads what an earlier one writes): the
+ * same as reading everything first.  The guards are all read before.
+ */
+static inline int hpum_tpc_bundle_direct(HpuTpcCore *k,
+                                         const HpuTpcBundle *b, uint32_t *pc)
+{
+    HpuTpcLaunch *L = k->L;
+    unsigned int i, skip = 0, n = b->n;
+    uint32_t next = *pc + 1, x;
+    int r, res = HPU_TPC_NEXT;
+    uint64_t va;
+
+    if (b->guarded) {
+        for (i = 0; i < n; i++) {
+            const HpuTpcOp *o = b->run[i];
+
+            skip |= (unsigned int)!(k->sp[o->greg] ^ o->gneg) << i;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const HpuTpcOp *o = b->run[i];
+
+        if (skip & (1u << i)) {
+            continue;
+        }
+        switch (o->xop) {
+        case HPU_TPC_X_LD_T:
+            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+                r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                                  &k->v[o->d]);
+            } else {
+                r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
+            }
+            if (!r) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        case HPU_TPC_X_ST_T:
+            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+                r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                                  &k->v[o->c]);
+            } else {
+                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
+            }
+            if (!r) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        case HPU_TPC_X_TSIZE:
+            k->s[o->d] = L->t[o->a].size[o->c];
+            break;
+        case HPU_TPC_X_LDARG:
+            k->s[o->d] = L->scalars[o->imm];
+            break;
+        case HPU_TPC_X_MOV:
+            k->s[o->d] = hpum_tpc_sxb(k, o);
+            break;
+        case HPU_TPC_X_SALU:
+            k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
+            break;
+        case HPU_TPC_X_CMP:
+            x = hpum_tpc_sxb(k, o);
+            k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
+                hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
+                hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
+                           hpum_int_value(o->dt, x));
+            break;
+        case HPU_TPC_X_LOOP:
+            if (--k->s[o->d]) {
+                next = o->imm;
+            }
+            break;
+        case HPU_TPC_X_JMP:
+            next = o->imm;
+            break;
+        case HPU_TPC_X_HALT:
+            res = HPU_TPC_HALT;
+            break;
+        case HPU_TPC_X_IID:
+            for (x = 0; x < HPU_TPC_DIMS; x++) {
+                k->ir[o->d][x] = (int32_t)k->m[x];
+            }
+            break;
+        case HPU_TPC_X_IDX:
+            hpum_tpc_idx(k, o);
+            break;
+        case HPU_TPC_X_VF32:
+            hpum_tpc_vf32(k, o);
+            break;
+        default:
+            r = hpum_tpc_slot(k, o, *pc, &next);
+            if (r == HPU_TPC_FAIL) {
+                return r;
+            }
+            if (r == HPU_TPC_HALT) {
+                res = r;
+            }
+            break;
+        }
+    }
+    *pc = next;
+    return res;
+}
+
+/*
+ * Any other bundle: the load and scalar results are buffered and written
+ * after the vector slot.
+ */
+static HPU_TPC_SLOW int hpum_tpc_bundle_buffered(HpuTpcCore *k,
+                                                 const HpuTpcBundle *b,
+                                                 uint32_t *pc)
+{
     const HpuTpcOp *ol = &b->s[HPU_TPC_SLOT_LOAD];
     const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
     const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR];
     const HpuTpcOp *ot = &b->s[HPU_TPC_SLOT_STORE];
-    uint64_t ml[4], mv[4], mt[4], dummy[4];
+    /* a vector load's destination, or the buffer written after the rest */
+    HpuTpcVec *lv = b->ld_direct ? &k->v[ol->d] : &k->tl;
     const uint64_t *gl, *gv, *gt, *gs;
     bool rl, rs, rv, rt;
     HpuTpcSRes sr = { 0 };
-    uint32_t ls = 0, addr;
-    int lk = 0;                 /* load result: 1 vector (tl), 2 scalar (ls) */
+    uint32_t ls = 0;
+    int r;
 
-    if (b->ill) {
-        return hpum_tpc_illegal(k, *pc, b->ill);
-    }
-    rl = hpum_tpc_guard(k, ol, ml, &gl);
-    rs = hpum_tpc_guard(k, os, dummy, &gs);
-    rv = hpum_tpc_guard(k, ov, mv, &gv);
-    rt = hpum_tpc_guard(k, ot, mt, &gt);
-
-    if (rs && os->op == HPU_TPC_OP_ASSERT &&
-        !(k->sp[os->a] ^ (os->mod & 1))) {
-        hpum_tpc_fail(L, HPU_CQ_TPC_ASSERT, HPU_EVENT_TPC_ASSERT,
-                      (uint64_t)*pc * HPU_TPC_BUNDLE_SIZE, hpum_tpc_sxb(k, os),
-                      NULL);
+    rl = hpum_tpc_guard(k, ol, k->gmask[HPU_TPC_SLOT_LOAD], &gl);
+    rs = hpum_tpc_guard(k, os, k->gmask[HPU_TPC_SLOT_SCALAR], &gs);
+    rv = hpum_tpc_guard(k, ov, k->gmask[HPU_TPC_SLOT_VECTOR], &gv);
+    rt = hpum_tpc_guard(k, ot, k->gmask[HPU_TPC_SLOT_STORE], &gt);
+    if (rs && hpum_tpc_assert_fails(k, os, *pc)) {
         return HPU_TPC_FAIL;
     }
-
-    /* load slot: into tl / ls */
     if (rl) {
-        switch (ol->op) {
-        case HPU_TPC_OP_LD_T:
-            if (gl) {
-                k->tl = k->v[ol->d];    /* disabled lanes keep their value */
-            }
-            if (!hpum_tpc_ld_t(k, &L->t[ol->a], k->ir[ol->b], ol->lanes, gl,
-                               &k->tl)) {
-                return HPU_TPC_FAIL;
-            }
-            lk = 1;
-            break;
-        case HPU_TPC_OP_LD_TS: {
-            const HpuTpcTensor *t = &L->t[ol->a];
-            unsigned int lo, hi;
-            uint64_t row;
-            uint32_t x = 0;
-
-            if (hpum_tpc_span(t, k->ir[ol->b], 1, &lo, &hi, &row)) {
-                if (!hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, k->ir[ol->b][0]),
-                                  &x, t->es, false)) {
-                    return HPU_TPC_FAIL;
-                }
-            } else {
-                x = t->pad;
-            }
-            ls = hpum_widen(t->dt, x);
-            lk = 2;
-            break;
+        if (gl && lv != &k->v[ol->d]) {
+            *lv = k->v[ol->d];          /* disabled lanes keep their value */
         }
-        case HPU_TPC_OP_LD_L:
-            if (!hpum_tpc_local(k, ol, L->slm_size, 4, &addr)) {
-                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
-            }
-            memcpy(&ls, k->slm + addr, 4);
-            lk = 2;
-            break;
-        case HPU_TPC_OP_LD_LV:
-            if (!hpum_tpc_local(k, ol, L->vlm_size, 256, &addr)) {
-                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
-            }
-            memcpy(&k->tl, k->vlm + addr, 256);
-            lk = 1;
-            break;
-        case HPU_TPC_OP_LDARG:
-            ls = L->scalars[ol->imm];
-            lk = 2;
-            break;
-        case HPU_TPC_OP_TSIZE:
-            ls = L->t[ol->a].size[ol->c];
-            lk = 2;
-            break;
-        default:
-            break;
+        r = hpum_tpc_load(k, ol, gl, *pc, lv, &ls);
+        if (r != HPU_TPC_NEXT) {
+            return r;
         }
     }
-
     /* store slot: registers as the previous bundle left them */
     if (rt) {
-        switch (ot->op) {
-        case HPU_TPC_OP_ST_T:
-            if (!hpum_tpc_st_t(k, &L->t[ot->a], k->ir[ot->b], ot->lanes, gt,
-                               &k->v[ot->c])) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_OP_ST_TS: {
-            const HpuTpcTensor *t = &L->t[ot->a];
-            unsigned int lo, hi;
-            uint64_t row;
-            uint32_t x = hpum_narrow(t->dt, k->s[ot->c]);
-
-            if (hpum_tpc_span(t, k->ir[ot->b], 1, &lo, &hi, &row) &&
-                !hpum_tpc_mem(k, hpum_tpc_elem_va(t, row, k->ir[ot->b][0]),
-                              &x, t->es, true)) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        }
-        case HPU_TPC_OP_ST_L:
-            if (!hpum_tpc_local(k, ot, L->slm_size, 4, &addr)) {
-                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
-            }
-            memcpy(k->slm + addr, &k->s[ot->c], 4);
-            break;
-        case HPU_TPC_OP_ST_LV:
-            if (!hpum_tpc_local(k, ot, L->vlm_size, 256, &addr)) {
-                return hpum_tpc_illegal(k, *pc, HPU_TPC_ILL_LOCAL);
-            }
-            memcpy(k->vlm + addr, &k->v[ot->c], 256);
-            break;
-        default:
-            break;
+        r = hpum_tpc_store(k, ot, gt, *pc);
+        if (r != HPU_TPC_NEXT) {
+            return r;
         }
     }
-
     if (rs && os->op != HPU_TPC_OP_ASSERT) {
         hpum_tpc_scalar(k, os, &sr);
     }
     if (rv) {
         hpum_tpc_vector(k, ov, gv);
     }
-
     /* the buffered writes */
-    if (lk == 1) {
+    if (rl && ol->dst_class == HPU_TPC_CL_V && lv == &k->tl) {
         memcpy(&k->v[ol->d], &k->tl, sizeof(k->tl));
-    } else if (lk == 2) {
+    } else if (rl && ol->dst_class == HPU_TPC_CL_S) {
         k->s[ol->d] = ls;
     }
-    switch (sr.kind) {
-    case SR_S:
-        k->s[sr.reg] = sr.val;
-        break;
-    case SR_P:
-        k->sp[sr.reg] = (uint8_t)(sr.val & 1);
-        break;
-    case SR_I:
-        memcpy(k->ir[sr.reg], sr.iv, sizeof(sr.iv));
-        break;
-    default:
-        break;
-    }
+    hpum_tpc_scommit(k, &sr);
     if (sr.halt) {
         return HPU_TPC_HALT;
     }
@@ -1498,11 +2028,26 @@ static int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
     return HPU_TPC_NEXT;
 }
 
+/* Run bundle @pc; *@pc gets the next one. */
+static inline int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
+{
+    const HpuTpcBundle *b = &k->L->code[*pc];
+
+    if (b->direct) {
+        return hpum_tpc_bundle_direct(k, b, pc);
+    }
+    if (b->ill) {
+        return hpum_tpc_illegal(k, *pc, b->ill);
+    }
+    return hpum_tpc_bundle_buffered(k, b, pc);
+}
+
 /* ---- Members ----------------------------------------------------------- */
 
 /*
- * Begin a slice of a member: the job may go on, and its accesses count as
- * in flight until hpum_tpc_slice_end().  False: stop (recorded).
+ * Begin a slice of the core's work: the job may go on, and its accesses
+ * count as in flight (hpum_dma_begin(), hbm.users raised) until
+ * hpum_tpc_slice_end().  False: stop (recorded).
  */
 static bool hpum_tpc_slice_begin(HpuTpcCore *k)
 {
@@ -1514,17 +2059,17 @@ static bool hpum_tpc_slice_begin(HpuTpcCore *k)
     if (__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE)) {
         return false;
     }
-    r = hpum_job_check(p);
+    hpum_lock(c);
+    r = hpum_job_check_locked(p, false);
     if (r == HPU_CQ_OK) {
-        hpum_lock(c);
         if (hpum_dma_begin(c, p->j->epoch)) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
             k->inflight = true;
         } else {
             r = HPU_STEP_ABORT;
         }
-        hpum_unlock(c);
     }
+    hpum_unlock(c);
     if (r != HPU_CQ_OK) {
         hpum_tpc_fail(L, r, 0, 0, 0, NULL);
         return false;
@@ -1532,31 +2077,61 @@ static bool hpum_tpc_slice_begin(HpuTpcCore *k)
     return true;
 }
 
-static void hpum_tpc_slice_end(HpuTpcCore *k)
+static void hpum_tpc_slice_end_locked(HpuTpcCore *k)
 {
     const HpuPacket *p = k->L->k;
     HpuCore *c = p->c;
 
     k->inflight = false;
     __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
-    hpum_lock(c);
     hpum_dma_end(c, p->j->epoch);
+}
+
+static void hpum_tpc_slice_end(HpuTpcCore *k)
+{
+    HpuCore *c = k->L->k->c;
+
+    hpum_lock(c);
+    hpum_tpc_slice_end_locked(k);
     hpum_unlock(c);
 }
 
-/* Member @lin from its start state; HPU_TPC_HALT or HPU_TPC_FAIL. */
+/*
+ * End the slice in flight and begin the next, in one critical section
+ * (@progress: a member ended, which is the engine's progress).  While the
+ * job may go on, the epoch is the one the slice began in, so the access
+ * simply stays in flight: the same as ending it and beginning another.
+ * False: stop (recorded; the slice ended).
+ */
+static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuPacket *p = L->k;
+    HpuCore *c = p->c;
+    int r;
+
+    hpum_lock(c);
+    r = hpum_job_check_locked(p, progress);
+    if (r != HPU_CQ_OK) {
+        hpum_tpc_slice_end_locked(k);
+    }
+    hpum_unlock(c);
+    if (r != HPU_CQ_OK) {
+        hpum_tpc_fail(L, r, 0, 0, 0, NULL);
+        return false;
+    }
+    return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
+}
+
+/* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
 static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
 {
     HpuTpcLaunch *L = k->L;
-    uint64_t q = lin;
     uint32_t pc = L->entry, n = 0, v;
-    unsigned int d;
     int r;
 
-    for (v = 0; v < HPU_TPC_VREGS; v++) {
-        if (L->vmask & (1u << v)) {
-            memset(&k->v[v], 0, sizeof(k->v[v]));
-        }
+    for (v = L->vmask; v; v &= v - 1) {
+        memset(&k->v[__builtin_ctz(v)], 0, sizeof(k->v[0]));
     }
     memset(k->s, 0, sizeof(k->s));
     memset(k->ir, 0, sizeof(k->ir));
@@ -1568,14 +2143,7 @@ static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
     memset(k->vlm, 0, L->vlm_size);
     k->draw = 0;
     k->lin = lin;
-    for (d = 0; d < HPU_TPC_DIMS; d++) {
-        k->m[d] = (uint32_t)(q % L->isize[d]);
-        q /= L->isize[d];
-    }
     for (;;) {
-        if (pc >= L->nb) {
-            return hpum_tpc_illegal(k, pc, HPU_TPC_ILL_PC_RANGE);
-        }
         r = hpum_tpc_bundle(k, &pc);
         if (r != HPU_TPC_NEXT) {
             return r;
@@ -1585,35 +2153,62 @@ static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
         }
         if (++n == HPU_TPC_CHECK_BUNDLES) {
             n = 0;
-            hpum_tpc_slice_end(k);
-            if (!hpum_tpc_slice_begin(k)) {
+            if (!hpum_tpc_slice_next(k, false)) {
                 return HPU_TPC_FAIL;
             }
         }
     }
 }
 
+/* k->m: the coordinate of member @lin (tpc.md "Index space"). */
+static void hpum_tpc_coord(HpuTpcCore *k, uint64_t lin)
+{
+    const HpuTpcLaunch *L = k->L;
+    unsigned int d;
+
+    for (d = 0; d < HPU_TPC_DIMS; d++) {
+        k->m[d] = (uint32_t)(lin % L->isize[d]);
+        lin /= L->isize[d];
+    }
+}
+
+/* k->m: the coordinate of the next member, lin + 1. */
+static void hpum_tpc_coord_next(HpuTpcCore *k)
+{
+    const HpuTpcLaunch *L = k->L;
+    unsigned int d;
+
+    for (d = 0; d < HPU_TPC_DIMS; d++) {
+        if (++k->m[d] < L->isize[d]) {
+            return;
+        }
+        k->m[d] = 0;
+    }
+}
+
+/*
+ * The members run as one access in flight, renewed at every member's end
+ * and every HPU_TPC_CHECK_BUNDLES bundles in a member, each renewal
+ * checking the job (stream, reset, INJ_HANG) as the member's progress
+ * is noted: so the member in flight when a stop comes is the last one.
+ */
 void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end)
 {
-    HpuTpcLaunch *L = k->L;
     uint64_t lin;
     int r;
 
+    if (!hpum_tpc_slice_begin(k)) {
+        return;
+    }
+    hpum_tpc_coord(k, first);
     for (lin = first; lin < end; lin++) {
-        if (!hpum_tpc_slice_begin(k)) {
-            return;
-        }
         r = hpum_tpc_member(k, lin);
-        if (k->inflight) {
-            hpum_tpc_slice_end(k);
+        if (r != HPU_TPC_HALT || !hpum_tpc_slice_next(k, true)) {
+            break;
         }
-        if (r != HPU_TPC_HALT) {
-            return;
-        }
-        r = hpum_job_progress(L->k);
-        if (r != HPU_CQ_OK) {
-            hpum_tpc_fail(L, r, 0, 0, 0, NULL);
-            return;
-        }
+        hpum_tpc_coord_next(k);
+    }
+    if (k->inflight) {
+        hpum_tpc_slice_end(k);
     }
 }

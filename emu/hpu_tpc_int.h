@@ -22,14 +22,44 @@
 /* Bytes a translation asks for beyond the access (runs over huge pages). */
 #define HPU_TPC_XC_WANT         (2ULL << 20)
 
+/* Register classes of operands (HpuTpcOp.dst_class). */
+enum {
+    HPU_TPC_CL_NONE, HPU_TPC_CL_V, HPU_TPC_CL_S, HPU_TPC_CL_P, HPU_TPC_CL_Q,
+    HPU_TPC_CL_I, HPU_TPC_CL_T
+};
+
+/*
+ * What the interpreter runs for a slot of a bundle that writes in place
+ * (HpuTpcOp.xop, chosen by hpum_tpc_prepare()): a short path of its own,
+ * or HPU_TPC_X_SLOT, the slot's general code.
+ */
+enum {
+    HPU_TPC_X_SLOT,
+    HPU_TPC_X_LD_T,             /* ld.t, no lane guard, tensor of stride 1 */
+    HPU_TPC_X_ST_T,             /* st.t, the same */
+    HPU_TPC_X_TSIZE,
+    HPU_TPC_X_LDARG,
+    HPU_TPC_X_MOV,
+    HPU_TPC_X_SALU,             /* add ... shr */
+    HPU_TPC_X_CMP,
+    HPU_TPC_X_LOOP,
+    HPU_TPC_X_JMP,
+    HPU_TPC_X_HALT,
+    HPU_TPC_X_IID,
+    HPU_TPC_X_IDX,              /* imov, iset, iadd, imul */
+    HPU_TPC_X_VF32,             /* f32 elementwise arithmetic, no lane guard */
+};
+
 /* One decoded slot. */
 typedef struct HpuTpcOp {
     uint8_t op;                 /* opcode in its slot; 0: NOP */
+    uint8_t slot;               /* HPU_TPC_SLOT_* */
+    uint8_t xop;                /* HPU_TPC_X_* */
     uint8_t dt, dt2;            /* data type, conversion's destination type */
     uint8_t form, mod, sat, part;
     uint8_t greg, gneg, glane;  /* guard */
     uint8_t d, a, b, c;         /* register fields */
-    uint8_t dst_class;          /* register class written through D, 0 none */
+    uint8_t dst_class;          /* HPU_TPC_CL_* written through D, 0 none */
     uint16_t lanes;             /* lanes of dt */
     uint32_t imm;
 } HpuTpcOp;
@@ -37,6 +67,17 @@ typedef struct HpuTpcOp {
 typedef struct HpuTpcBundle {
     HpuTpcOp s[HPU_TPC_SLOTS];
     uint8_t ill;                /* HPU_TPC_ILL_* when a member reaches it */
+    /* a vector load may write its register at once: no other slot reads it */
+    bool ld_direct;
+    /*
+     * every slot may write at once, in the order load, store, scalar,
+     * vector; no lane guard
+     */
+    bool direct;
+    /* for direct bundles: a slot has a guard other than (sp0) */
+    bool guarded;
+    uint8_t n;                  /* slots that are not NOPs ... */
+    const HpuTpcOp *run[HPU_TPC_SLOTS]; /* ... in the order they run */
 } HpuTpcBundle;
 
 typedef struct HpuTpcTensor {
@@ -58,6 +99,7 @@ typedef struct HpuTpcLaunch {
     uint64_t members;
     uint64_t seed;
     uint32_t vmask;             /* vector registers the code names */
+    bool avx2;                  /* f32 arithmetic with the host's AVX2, FMA */
     unsigned int cores;
     int stop;                   /* atomic: a core failed or the job ended */
     /* the first failure, under the core lock */
@@ -78,6 +120,13 @@ typedef union HpuTpcVec {
     float f[64];
     uint64_t q[32];
 } HpuTpcVec;
+
+/* HBM bytes a tensor's accesses find in place (HpuTpcCore.win). */
+typedef struct HpuTpcWin {
+    uint64_t va, len;
+    uint64_t addr;
+    uint8_t *p;
+} HpuTpcWin;
 
 /* A core's state while it runs members of one launch. */
 typedef struct HpuTpcCore {
@@ -100,12 +149,26 @@ typedef struct HpuTpcCore {
     unsigned int xc_next;       /* the entry the next translation replaces */
     unsigned int xc_last;       /* the entry of the last hit */
     bool xc_valid[HPU_TPC_XC_ENTRIES];
+    /* per tensor, reads and writes: the run of its last access (len 0: none) */
+    HpuMemRun tr[HPU_TPC_MAX_TENSORS][2];
+    /*
+     * per tensor, reads and writes: HBM bytes its accesses find in place,
+     * [va, va + len) at host address p and HBM offset addr (one chunk of
+     * a run; len 0: none).  Valid while the core's slice holds hbm.users
+     * up.
+     */
+    HpuTpcWin win[HPU_TPC_MAX_TENSORS][2];
+    uint64_t gmask[HPU_TPC_SLOTS][4];   /* lane guards of the bundle */
     bool inflight;              /* a slice's access is in flight */
 } HpuTpcCore;
 
 /* hpu_tpc.c: record the launch's first failure and stop its cores. */
 void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                    uint32_t info, const HpuFault *f);
+/* hpu_tpc_exec.c: whether the host has AVX2 and FMA. */
+bool hpum_tpc_host_avx2(void);
+/* hpu_tpc_exec.c: a decoded legal bundle's fast paths (order, xop). */
+void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b);
 /* hpu_tpc_exec.c: run members [@first, @end) of the launch on core @k. */
 void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end);
 

@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include "hpu_thread_env.hpp"
 #include "hpu_tpc_rig.hpp"
 
 #include <chrono>
@@ -656,83 +657,9 @@ TEST_CASE("TPC: two contexts' launches on the engine stay isolated", "[emu][tpc]
 
 namespace {
 
-// A real lock and a std::thread pool for run_parallel; DMA without the
-// fake environment's single-thread lock checks.
-std::mutex g_mtx;
-
-void th_lock(void *opaque)
-{
-    g_mtx.lock();
-    env_lock(opaque);
-}
-
-void th_unlock(void *opaque)
-{
-    env_unlock(opaque);
-    g_mtx.unlock();
-}
-
-int th_dma(void *opaque, uint64_t addr, void *buf, uint64_t len, bool write)
-{
-    auto *env = static_cast<Env *>(opaque);
-    if (!env->host_range(addr, len)) {
-        return -1;
-    }
-    uint8_t *p = env->host.data() + (addr - HOST_BASE);
-    if (write) {
-        std::memcpy(p, buf, len);
-    } else {
-        std::memcpy(buf, p, len);
-    }
-    return 0;
-}
-
-int th_read(void *o, uint64_t a, void *b, uint64_t n) { return th_dma(o, a, b, n, false); }
-int th_write(void *o, uint64_t a, const void *b, uint64_t n)
-{
-    return th_dma(o, a, const_cast<void *>(b), n, true);
-}
-
-void th_parallel(void *, void (*fn)(void *, unsigned), void *arg, unsigned n)
-{
-    std::vector<std::thread> t;
-    for (unsigned i = 1; i < n; i++) {
-        t.emplace_back(fn, arg, i);
-    }
-    fn(arg, 0);
-    for (auto &x : t) {
-        x.join();
-    }
-}
-
-void th_log(void *opaque, const char *fmt, ...)
-{
-    auto *env = static_cast<Env *>(opaque);
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    env->errors.emplace_back(buf);
-}
-
-const HpuCoreOps th_ops = [] {
-    HpuCoreOps o = env_ops;
-    o.lock = th_lock;
-    o.unlock = th_unlock;
-    o.dma_read = th_read;
-    o.dma_write = th_write;
-    o.log_guest_error = th_log;
-    o.run_parallel = th_parallel;
-    return o;
-}();
-
 DevOpts th_dev()
 {
-    DevOpts o;
-    o.hbm = 512 * MiB;
-    o.ops = &th_ops;
-    return o;
+    return thread_dev(512 * MiB);
 }
 
 } // namespace
