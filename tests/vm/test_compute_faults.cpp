@@ -201,6 +201,21 @@ void check_queue_works(const hpu::Device &dev, hpu::Queue &q)
         REQUIRE(f32(a)[i] == 2.0F * static_cast<float>(i));
 }
 
+// After a fault: the faulting context's queue works again, and the
+// bystander goes on with exact results (two more rounds at least).
+void after_fault(const hpu::Device &dev, hpu::Queue &q, Bystander &by)
+{
+    check_queue_works(dev, q);
+    const int seen = by.rounds();
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (by.rounds() < seen + 2 && Clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    by.stop();
+    CHECK(by.rounds() >= seen + 2);
+    CHECK(by.good() >= 3);
+    CHECK(by.bad() == 0);
+}
+
 } // namespace
 
 TEST_CASE("TPC: a kernel storing outside its context's mappings faults that context only", "[compute]")
@@ -228,16 +243,7 @@ TEST_CASE("TPC: a kernel storing outside its context's mappings faults that cont
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(i.address >= gone);
     CHECK(i.address < gone + kBytes);
-    check_queue_works(dev, q);
-    // Rounds after the fault too.
-    const int seen = by.rounds();
-    const auto end = Clock::now() + std::chrono::seconds(60);
-    while (by.rounds() < seen + 2 && Clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    by.stop();
-    CHECK(by.rounds() >= seen + 2);
-    CHECK(by.good() >= 3);
-    CHECK(by.bad() == 0);
+    after_fault(dev, q, by);
 }
 
 TEST_CASE("TPC: an assert reaches its context with the value (a cross-entropy label out of range)", "[compute]")
@@ -278,16 +284,7 @@ TEST_CASE("TPC: an assert reaches its context with the value (a cross-entropy la
     CHECK(i.kind == HPU_ERROR_TPC_ASSERT);
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(i.info == 12);
-    check_queue_works(dev, q);
-    // Rounds after the fault too.
-    const int seen = by.rounds();
-    const auto end = Clock::now() + std::chrono::seconds(60);
-    while (by.rounds() < seen + 2 && Clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    by.stop();
-    CHECK(by.rounds() >= seen + 2);
-    CHECK(by.good() >= 3);
-    CHECK(by.bad() == 0);
+    after_fault(dev, q, by);
 }
 
 TEST_CASE("TPC: an endless kernel is stopped by the watchdog; the engine runs on, for every context", "[compute]")
@@ -317,16 +314,7 @@ again:
     CHECK(i.kind == HPU_ERROR_ENGINE_HANG);
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(f32(t)[0] > 0.0F); // it did run
-    check_queue_works(dev, q);
-    // Rounds after the fault too.
-    const int seen = by.rounds();
-    const auto end = Clock::now() + std::chrono::seconds(60);
-    while (by.rounds() < seen + 2 && Clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    by.stop();
-    CHECK(by.rounds() >= seen + 2);
-    CHECK(by.good() >= 3);
-    CHECK(by.bad() == 0);
+    after_fault(dev, q, by);
 }
 
 TEST_CASE("two contexts' GEMMs and kernels at once, at the same device addresses, see only their own data",
