@@ -94,8 +94,7 @@ struct Model {
         REQUIRE(k != nullptr);
         std::vector<uint8_t> bin(k->data, k->data + k->size);
         Space s(r, kAsid, true);
-        LaunchDesc d = ld;
-        return place_launch(s, bin, d);
+        return place_launch(s, bin, ld);
     }
     // The median wall time of a launch; *cpu gets the median process CPU
     // time (user + system) of one, which a loaded host disturbs less.
