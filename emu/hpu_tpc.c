@@ -402,6 +402,19 @@ static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
     return false;
 }
 
+/*
+ * Whether the vector slot's guard is a predicate the scalar slot writes
+ * (the guard is read before the bundle writes anything).
+ */
+static bool hpum_tpc_guard_written(const HpuTpcBundle *b)
+{
+    const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
+    const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR];
+
+    return ov->op && os->op && os->dst_class == HPU_TPC_CL_P &&
+           os->d == ov->greg;
+}
+
 /* Decode bundle @n of the code at @p (64 bytes); fills L->code[n]. */
 static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
                                    const uint8_t *p)
@@ -439,13 +452,11 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
                    !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
     b->direct = !r && b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
                 !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD) &&
-                !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR);
+                !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR) &&
+                !hpum_tpc_guard_written(b);
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
         b->s[i].slot = (uint8_t)i;
         b->direct &= !b->s[i].glane;
-    }
-    if (b->direct) {
-        hpum_tpc_prepare(L, b);
     }
     if (!r) {
         for (i = 0; i < HPU_TPC_SLOTS; i++) {
@@ -579,6 +590,10 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
     L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
+    if (!hpum_tpc_prepare(L)) {
+        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
+                               "code (no host memory to decode it)");
+    }
     return HPU_CQ_OK;
 }
 
@@ -702,6 +717,8 @@ int hpum_tpc_launch(const HpuPacket *k)
         }
     }
     free(L->code);
+    free(L->uops);
+    free(L->first);
     free(L);
     return r;
 }

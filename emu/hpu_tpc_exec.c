@@ -1646,25 +1646,70 @@ static unsigned int hpum_tpc_xop(const HpuTpcLaunch *L, unsigned int slot,
     }
 }
 
-void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b)
+/* Bundle @pc's steps at @u (NULL: count them only); how many. */
+static unsigned int hpum_tpc_steps(const HpuTpcLaunch *L, uint32_t pc,
+                                   HpuTpcUop *u)
 {
     static const unsigned int order[HPU_TPC_SLOTS] = {
         HPU_TPC_SLOT_LOAD, HPU_TPC_SLOT_STORE, HPU_TPC_SLOT_SCALAR,
         HPU_TPC_SLOT_VECTOR,
     };
-    unsigned int i;
+    const HpuTpcBundle *b = &L->code[pc];
+    unsigned int i, n = 0;
 
-    b->n = 0;
-    b->guarded = false;
-    for (i = 0; i < HPU_TPC_SLOTS; i++) {
-        HpuTpcOp *o = &b->s[order[i]];
+    if (!b->direct) {
+        if (u) {
+            memset(u, 0, sizeof(*u));
+            u->o.xop = HPU_TPC_X_BUNDLE;
+            u->pc = pc;
+        }
+        return 1;
+    }
+    for (i = 0; i <= HPU_TPC_SLOTS; i++) {
+        const HpuTpcOp *o = i < HPU_TPC_SLOTS ? &b->s[order[i]] : NULL;
 
-        if (o->op) {
-            o->xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
-            b->run[b->n++] = o;
-            b->guarded |= o->greg || o->gneg;
+        if (o && !o->op) {
+            continue;
+        }
+        if (u) {
+            memset(&u[n], 0, sizeof(u[n]));
+            if (o) {
+                u[n].o = *o;
+                u[n].o.xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
+            } else {
+                u[n].o.xop = HPU_TPC_X_END;
+            }
+            u[n].pc = pc;
+        }
+        n++;
+    }
+    return n;
+}
+
+bool hpum_tpc_prepare(HpuTpcLaunch *L)
+{
+    uint32_t pc, n = 0, i;
+
+    L->first = calloc((size_t)L->nb + 1, sizeof(*L->first));
+    for (pc = 0; pc <= L->nb; pc++) {
+        n += hpum_tpc_steps(L, pc, NULL);
+    }
+    L->uops = calloc(n, sizeof(*L->uops));
+    if (!L->first || !L->uops) {
+        return false;
+    }
+    for (pc = 0, n = 0; pc <= L->nb; pc++) {
+        L->first[pc] = n;
+        n += hpum_tpc_steps(L, pc, &L->uops[n]);
+    }
+    for (i = 0; i < n; i++) {
+        HpuTpcUop *u = &L->uops[i];
+
+        if (u->o.xop == HPU_TPC_X_LOOP || u->o.xop == HPU_TPC_X_JMP) {
+            u->to = L->first[u->o.imm];     /* below nb: the decoder checked */
         }
     }
+    return true;
 }
 
 /*
@@ -1860,112 +1905,6 @@ static inline void hpum_tpc_idx(HpuTpcCore *k, const HpuTpcOp *o)
 }
 
 /*
- * A bundle whose slots may run in order, each writing its results at once
- * (HpuTpcBundle.direct: no slot reads what an earlier one writes): the
- * same as reading everything first.  The guards are all read before.
- */
-static inline int hpum_tpc_bundle_direct(HpuTpcCore *k,
-                                         const HpuTpcBundle *b, uint32_t *pc)
-{
-    HpuTpcLaunch *L = k->L;
-    unsigned int i, skip = 0, n = b->n;
-    uint32_t next = *pc + 1, x;
-    int r, res = HPU_TPC_NEXT;
-    uint64_t va;
-
-    if (b->guarded) {
-        for (i = 0; i < n; i++) {
-            const HpuTpcOp *o = b->run[i];
-
-            skip |= (unsigned int)!(k->sp[o->greg] ^ o->gneg) << i;
-        }
-    }
-    for (i = 0; i < n; i++) {
-        const HpuTpcOp *o = b->run[i];
-
-        if (skip & (1u << i)) {
-            continue;
-        }
-        switch (o->xop) {
-        case HPU_TPC_X_LD_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->d]);
-            } else {
-                r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_ST_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->c]);
-            } else {
-                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_TSIZE:
-            k->s[o->d] = L->t[o->a].size[o->c];
-            break;
-        case HPU_TPC_X_LDARG:
-            k->s[o->d] = L->scalars[o->imm];
-            break;
-        case HPU_TPC_X_MOV:
-            k->s[o->d] = hpum_tpc_sxb(k, o);
-            break;
-        case HPU_TPC_X_SALU:
-            k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
-            break;
-        case HPU_TPC_X_CMP:
-            x = hpum_tpc_sxb(k, o);
-            k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
-                hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
-                hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
-                           hpum_int_value(o->dt, x));
-            break;
-        case HPU_TPC_X_LOOP:
-            if (--k->s[o->d]) {
-                next = o->imm;
-            }
-            break;
-        case HPU_TPC_X_JMP:
-            next = o->imm;
-            break;
-        case HPU_TPC_X_HALT:
-            res = HPU_TPC_HALT;
-            break;
-        case HPU_TPC_X_IID:
-            for (x = 0; x < HPU_TPC_DIMS; x++) {
-                k->ir[o->d][x] = (int32_t)k->m[x];
-            }
-            break;
-        case HPU_TPC_X_IDX:
-            hpum_tpc_idx(k, o);
-            break;
-        case HPU_TPC_X_VF32:
-            hpum_tpc_vf32(k, o);
-            break;
-        default:
-            r = hpum_tpc_slot(k, o, *pc, &next);
-            if (r == HPU_TPC_FAIL) {
-                return r;
-            }
-            if (r == HPU_TPC_HALT) {
-                res = r;
-            }
-            break;
-        }
-    }
-    *pc = next;
-    return res;
-}
-
-/*
  * Any other bundle: the load and scalar results are buffered and written
  * after the vector slot.
  */
@@ -2028,14 +1967,11 @@ static HPU_TPC_SLOW int hpum_tpc_bundle_buffered(HpuTpcCore *k,
     return HPU_TPC_NEXT;
 }
 
-/* Run bundle @pc; *@pc gets the next one. */
-static inline int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
+/* Run bundle @pc as a whole; *@pc gets the next one. */
+static HPU_TPC_SLOW int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
 {
     const HpuTpcBundle *b = &k->L->code[*pc];
 
-    if (b->direct) {
-        return hpum_tpc_bundle_direct(k, b, pc);
-    }
     if (b->ill) {
         return hpum_tpc_illegal(k, *pc, b->ill);
     }
@@ -2123,12 +2059,143 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Run the member's steps from the entry bundle: a direct bundle's slots
+ * one after the other, each with its own guard (read before anything of
+ * the bundle is written: only the scalar slot writes predicates, and a
+ * vector slot guarded by one it writes makes the bundle run whole).  At
+ * every bundle's end: a halt, the launch's stop flag, and the slice's
+ * renewal every HPU_TPC_CHECK_BUNDLES bundles.  HALT or FAIL.
+ */
+static int hpum_tpc_steps_run(HpuTpcCore *k)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuTpcUop *u = &L->uops[L->first[L->entry]], *to = NULL;
+    unsigned int n = HPU_TPC_CHECK_BUNDLES;
+    bool halt = false;
+    uint32_t pc, x;
+    uint64_t va;
+    int r;
+
+    for (;;) {
+        const HpuTpcOp *o = &u->o;
+
+        if (!(k->sp[o->greg] ^ o->gneg)) {
+            u++;
+            continue;
+        }
+        switch (o->xop) {
+        case HPU_TPC_X_LD_T:
+            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+                r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                                  &k->v[o->d]);
+            } else {
+                r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
+            }
+            if (!r) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        case HPU_TPC_X_ST_T:
+            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+                r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                                  &k->v[o->c]);
+            } else {
+                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
+            }
+            if (!r) {
+                return HPU_TPC_FAIL;
+            }
+            break;
+        case HPU_TPC_X_TSIZE:
+            k->s[o->d] = L->t[o->a].size[o->c];
+            break;
+        case HPU_TPC_X_LDARG:
+            k->s[o->d] = L->scalars[o->imm];
+            break;
+        case HPU_TPC_X_MOV:
+            k->s[o->d] = hpum_tpc_sxb(k, o);
+            break;
+        case HPU_TPC_X_SALU:
+            k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
+            break;
+        case HPU_TPC_X_CMP:
+            x = hpum_tpc_sxb(k, o);
+            k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
+                hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
+                hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
+                           hpum_int_value(o->dt, x));
+            break;
+        case HPU_TPC_X_LOOP:
+            if (--k->s[o->d]) {
+                to = &L->uops[u->to];
+            }
+            break;
+        case HPU_TPC_X_JMP:
+            to = &L->uops[u->to];
+            break;
+        case HPU_TPC_X_HALT:
+            halt = true;
+            break;
+        case HPU_TPC_X_IID:
+            for (x = 0; x < HPU_TPC_DIMS; x++) {
+                k->ir[o->d][x] = (int32_t)k->m[x];
+            }
+            break;
+        case HPU_TPC_X_IDX:
+            hpum_tpc_idx(k, o);
+            break;
+        case HPU_TPC_X_VF32:
+            hpum_tpc_vf32(k, o);
+            break;
+        case HPU_TPC_X_SLOT:
+            pc = u->pc + 1;
+            r = hpum_tpc_slot(k, o, u->pc, &pc);
+            if (r == HPU_TPC_FAIL) {
+                return r;
+            }
+            halt |= r == HPU_TPC_HALT;
+            if (pc != u->pc + 1) {
+                to = &L->uops[L->first[pc]];
+            }
+            break;
+        default:
+            if (o->xop == HPU_TPC_X_BUNDLE) {
+                pc = u->pc;
+                r = hpum_tpc_bundle(k, &pc);
+                if (r != HPU_TPC_NEXT) {
+                    return r;
+                }
+                to = &L->uops[L->first[pc]];
+            } else if (halt) {
+                return HPU_TPC_HALT;
+            }
+            /* the bundle's end */
+            if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
+                return HPU_TPC_FAIL;
+            }
+            if (!--n) {
+                n = HPU_TPC_CHECK_BUNDLES;
+                if (!hpum_tpc_slice_next(k, false)) {
+                    return HPU_TPC_FAIL;
+                }
+            }
+            if (to) {
+                u = to;
+                to = NULL;
+                continue;
+            }
+            break;
+        }
+        u++;
+    }
+}
+
 /* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
 static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
 {
     HpuTpcLaunch *L = k->L;
-    uint32_t pc = L->entry, n = 0, v;
-    int r;
+    uint32_t v;
 
     for (v = L->vmask; v; v &= v - 1) {
         memset(&k->v[__builtin_ctz(v)], 0, sizeof(k->v[0]));
@@ -2143,21 +2210,7 @@ static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
     memset(k->vlm, 0, L->vlm_size);
     k->draw = 0;
     k->lin = lin;
-    for (;;) {
-        r = hpum_tpc_bundle(k, &pc);
-        if (r != HPU_TPC_NEXT) {
-            return r;
-        }
-        if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
-            return HPU_TPC_FAIL;
-        }
-        if (++n == HPU_TPC_CHECK_BUNDLES) {
-            n = 0;
-            if (!hpum_tpc_slice_next(k, false)) {
-                return HPU_TPC_FAIL;
-            }
-        }
-    }
+    return hpum_tpc_steps_run(k);
 }
 
 /* k->m: the coordinate of member @lin (tpc.md "Index space"). */

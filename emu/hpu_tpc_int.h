@@ -29,11 +29,14 @@ enum {
 };
 
 /*
- * What the interpreter runs for a slot of a bundle that writes in place
- * (HpuTpcOp.xop, chosen by hpum_tpc_prepare()): a short path of its own,
- * or HPU_TPC_X_SLOT, the slot's general code.
+ * What the interpreter runs (HpuTpcOp.xop of a HpuTpcUop, chosen by
+ * hpum_tpc_prepare()): for a slot of a bundle that writes in place, a
+ * short path of its own or HPU_TPC_X_SLOT, the slot's general code; the
+ * end of such a bundle; or a whole other bundle.
  */
 enum {
+    HPU_TPC_X_END,              /* a direct bundle's slots are done */
+    HPU_TPC_X_BUNDLE,           /* hpum_tpc_bundle() */
     HPU_TPC_X_SLOT,
     HPU_TPC_X_LD_T,             /* ld.t, no lane guard, tensor of stride 1 */
     HPU_TPC_X_ST_T,             /* st.t, the same */
@@ -71,14 +74,23 @@ typedef struct HpuTpcBundle {
     bool ld_direct;
     /*
      * every slot may write at once, in the order load, store, scalar,
-     * vector; no lane guard
+     * vector, and read its guard then: no lane guard, no guard the scalar
+     * slot writes
      */
     bool direct;
-    /* for direct bundles: a slot has a guard other than (sp0) */
-    bool guarded;
-    uint8_t n;                  /* slots that are not NOPs ... */
-    const HpuTpcOp *run[HPU_TPC_SLOTS]; /* ... in the order they run */
 } HpuTpcBundle;
+
+/*
+ * One step of the code as the interpreter runs it (tpc.md "Notes for
+ * implementations"): the slots of a direct bundle, NOPs left out, each a
+ * step, then its HPU_TPC_X_END; any other bundle one HPU_TPC_X_BUNDLE.
+ * Bundle n's steps begin at HpuTpcLaunch.first[n].
+ */
+typedef struct HpuTpcUop {
+    HpuTpcOp o;
+    uint32_t pc;                /* the bundle */
+    uint32_t to;                /* loop, jmp: the target's first step */
+} HpuTpcUop;
 
 typedef struct HpuTpcTensor {
     uint64_t base;
@@ -99,6 +111,8 @@ typedef struct HpuTpcLaunch {
     uint64_t members;
     uint64_t seed;
     uint32_t vmask;             /* vector registers the code names */
+    HpuTpcUop *uops;            /* the code's steps (hpum_tpc_prepare()) */
+    uint32_t *first;            /* per bundle, and the sentinel past them */
     bool avx2;                  /* f32 arithmetic with the host's AVX2, FMA */
     unsigned int cores;
     int stop;                   /* atomic: a core failed or the job ended */
@@ -167,8 +181,11 @@ void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                    uint32_t info, const HpuFault *f);
 /* hpu_tpc_exec.c: whether the host has AVX2 and FMA. */
 bool hpum_tpc_host_avx2(void);
-/* hpu_tpc_exec.c: a decoded legal bundle's fast paths (order, xop). */
-void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b);
+/*
+ * hpu_tpc_exec.c: the steps of the decoded code (L->uops, L->first);
+ * false: no host memory for them.
+ */
+bool hpum_tpc_prepare(HpuTpcLaunch *L);
 /* hpu_tpc_exec.c: run members [@first, @end) of the launch on core @k. */
 void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end);
 
