@@ -1661,27 +1661,33 @@ static unsigned int hpum_tpc_steps(const HpuTpcLaunch *L, uint32_t pc,
         if (u) {
             memset(u, 0, sizeof(*u));
             u->o.xop = HPU_TPC_X_BUNDLE;
+            u->last = true;
             u->pc = pc;
         }
         return 1;
     }
-    for (i = 0; i <= HPU_TPC_SLOTS; i++) {
-        const HpuTpcOp *o = i < HPU_TPC_SLOTS ? &b->s[order[i]] : NULL;
+    for (i = 0; i < HPU_TPC_SLOTS; i++) {
+        const HpuTpcOp *o = &b->s[order[i]];
 
-        if (o && !o->op) {
+        if (!o->op) {
             continue;
         }
         if (u) {
             memset(&u[n], 0, sizeof(u[n]));
-            if (o) {
-                u[n].o = *o;
-                u[n].o.xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
-            } else {
-                u[n].o.xop = HPU_TPC_X_END;
-            }
+            u[n].o = *o;
+            u[n].o.xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
             u[n].pc = pc;
         }
         n++;
+    }
+    if (!n && u) {
+        memset(u, 0, sizeof(*u));
+        u->o.xop = HPU_TPC_X_END;
+        u->pc = pc;
+    }
+    n = n ? n : 1;
+    if (u) {
+        u[n - 1].last = true;
     }
     return n;
 }
@@ -1721,8 +1727,11 @@ static inline bool hpum_tpc_whole(const HpuTpcTensor *t, const int32_t *ci,
 {
     uint64_t row;
 
-    if (ci[0] < 0 || (uint64_t)ci[0] + lanes > t->size[0] ||
-        !hpum_tpc_row(t, ci, &row)) {
+    if (ci[0] < 0 || (uint64_t)ci[0] + lanes > t->size[0]) {
+        return false;
+    }
+    row = 0;
+    if ((ci[1] | ci[2] | ci[3] | ci[4]) && !hpum_tpc_row(t, ci, &row)) {
         return false;
     }
     *va = t->base + t->es * (row + (uint64_t)ci[0]);
@@ -2060,6 +2069,100 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
 }
 
 /*
+ * Step @u (its guard true): HPU_TPC_NEXT, HPU_TPC_HALT (the member ends
+ * after the bundle) or HPU_TPC_FAIL; *@to gets the step a branch goes to.
+ */
+static inline int hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u,
+                                const HpuTpcUop **to)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuTpcOp *o = &u->o;
+    uint32_t pc, x;
+    uint64_t va;
+    int r;
+
+    switch (o->xop) {
+    case HPU_TPC_X_LD_T:
+        if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+            r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                              &k->v[o->d]);
+        } else {
+            r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
+        }
+        if (!r) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_X_ST_T:
+        if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+            r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                              &k->v[o->c]);
+        } else {
+            r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
+        }
+        if (!r) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_X_TSIZE:
+        k->s[o->d] = L->t[o->a].size[o->c];
+        break;
+    case HPU_TPC_X_LDARG:
+        k->s[o->d] = L->scalars[o->imm];
+        break;
+    case HPU_TPC_X_MOV:
+        k->s[o->d] = hpum_tpc_sxb(k, o);
+        break;
+    case HPU_TPC_X_SALU:
+        k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
+        break;
+    case HPU_TPC_X_CMP:
+        x = hpum_tpc_sxb(k, o);
+        k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
+            hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
+            hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
+                       hpum_int_value(o->dt, x));
+        break;
+    case HPU_TPC_X_LOOP:
+        if (--k->s[o->d]) {
+            *to = &L->uops[u->to];
+        }
+        break;
+    case HPU_TPC_X_JMP:
+        *to = &L->uops[u->to];
+        break;
+    case HPU_TPC_X_HALT:
+        return HPU_TPC_HALT;
+    case HPU_TPC_X_IID:
+        for (x = 0; x < HPU_TPC_DIMS; x++) {
+            k->ir[o->d][x] = (int32_t)k->m[x];
+        }
+        break;
+    case HPU_TPC_X_IDX:
+        hpum_tpc_idx(k, o);
+        break;
+    case HPU_TPC_X_VF32:
+        hpum_tpc_vf32(k, o);
+        break;
+    case HPU_TPC_X_SLOT:
+        pc = u->pc + 1;
+        r = hpum_tpc_slot(k, o, u->pc, &pc);
+        if (pc != u->pc + 1) {
+            *to = &L->uops[L->first[pc]];
+        }
+        return r;
+    case HPU_TPC_X_BUNDLE:
+        pc = u->pc;
+        r = hpum_tpc_bundle(k, &pc);
+        *to = &L->uops[L->first[pc]];
+        return r;
+    default:
+        break;
+    }
+    return HPU_TPC_NEXT;
+}
+
+/*
  * Run the member's steps from the entry bundle: a direct bundle's slots
  * one after the other, each with its own guard (read before anything of
  * the bundle is written: only the scalar slot writes predicates, and a
@@ -2073,121 +2176,35 @@ static int hpum_tpc_steps_run(HpuTpcCore *k)
     const HpuTpcUop *u = &L->uops[L->first[L->entry]], *to = NULL;
     unsigned int n = HPU_TPC_CHECK_BUNDLES;
     bool halt = false;
-    uint32_t pc, x;
-    uint64_t va;
     int r;
 
     for (;;) {
-        const HpuTpcOp *o = &u->o;
-
-        if (!(k->sp[o->greg] ^ o->gneg)) {
-            u++;
-            continue;
-        }
-        switch (o->xop) {
-        case HPU_TPC_X_LD_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->d]);
-            } else {
-                r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_ST_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->c]);
-            } else {
-                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_TSIZE:
-            k->s[o->d] = L->t[o->a].size[o->c];
-            break;
-        case HPU_TPC_X_LDARG:
-            k->s[o->d] = L->scalars[o->imm];
-            break;
-        case HPU_TPC_X_MOV:
-            k->s[o->d] = hpum_tpc_sxb(k, o);
-            break;
-        case HPU_TPC_X_SALU:
-            k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
-            break;
-        case HPU_TPC_X_CMP:
-            x = hpum_tpc_sxb(k, o);
-            k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
-                hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
-                hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
-                           hpum_int_value(o->dt, x));
-            break;
-        case HPU_TPC_X_LOOP:
-            if (--k->s[o->d]) {
-                to = &L->uops[u->to];
-            }
-            break;
-        case HPU_TPC_X_JMP:
-            to = &L->uops[u->to];
-            break;
-        case HPU_TPC_X_HALT:
-            halt = true;
-            break;
-        case HPU_TPC_X_IID:
-            for (x = 0; x < HPU_TPC_DIMS; x++) {
-                k->ir[o->d][x] = (int32_t)k->m[x];
-            }
-            break;
-        case HPU_TPC_X_IDX:
-            hpum_tpc_idx(k, o);
-            break;
-        case HPU_TPC_X_VF32:
-            hpum_tpc_vf32(k, o);
-            break;
-        case HPU_TPC_X_SLOT:
-            pc = u->pc + 1;
-            r = hpum_tpc_slot(k, o, u->pc, &pc);
+        if (k->sp[u->o.greg] ^ u->o.gneg) {
+            r = hpum_tpc_step(k, u, &to);
             if (r == HPU_TPC_FAIL) {
                 return r;
             }
             halt |= r == HPU_TPC_HALT;
-            if (pc != u->pc + 1) {
-                to = &L->uops[L->first[pc]];
-            }
-            break;
-        default:
-            if (o->xop == HPU_TPC_X_BUNDLE) {
-                pc = u->pc;
-                r = hpum_tpc_bundle(k, &pc);
-                if (r != HPU_TPC_NEXT) {
-                    return r;
-                }
-                to = &L->uops[L->first[pc]];
-            } else if (halt) {
-                return HPU_TPC_HALT;
-            }
-            /* the bundle's end */
-            if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
+        }
+        if (!u->last) {
+            u++;
+            continue;
+        }
+        /* the bundle's end */
+        if (halt) {
+            return HPU_TPC_HALT;
+        }
+        if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
+            return HPU_TPC_FAIL;
+        }
+        if (!--n) {
+            n = HPU_TPC_CHECK_BUNDLES;
+            if (!hpum_tpc_slice_next(k, false)) {
                 return HPU_TPC_FAIL;
             }
-            if (!--n) {
-                n = HPU_TPC_CHECK_BUNDLES;
-                if (!hpum_tpc_slice_next(k, false)) {
-                    return HPU_TPC_FAIL;
-                }
-            }
-            if (to) {
-                u = to;
-                to = NULL;
-                continue;
-            }
-            break;
         }
-        u++;
+        u = to ? to : u + 1;
+        to = NULL;
     }
 }
 

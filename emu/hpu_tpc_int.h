@@ -35,7 +35,7 @@ enum {
  * end of such a bundle; or a whole other bundle.
  */
 enum {
-    HPU_TPC_X_END,              /* a direct bundle's slots are done */
+    HPU_TPC_X_END,              /* a direct bundle of four NOPs */
     HPU_TPC_X_BUNDLE,           /* hpum_tpc_bundle() */
     HPU_TPC_X_SLOT,
     HPU_TPC_X_LD_T,             /* ld.t, no lane guard, tensor of stride 1 */
@@ -83,11 +83,12 @@ typedef struct HpuTpcBundle {
 /*
  * One step of the code as the interpreter runs it (tpc.md "Notes for
  * implementations"): the slots of a direct bundle, NOPs left out, each a
- * step, then its HPU_TPC_X_END; any other bundle one HPU_TPC_X_BUNDLE.
- * Bundle n's steps begin at HpuTpcLaunch.first[n].
+ * step (HPU_TPC_X_END if all are NOPs); any other bundle one step,
+ * HPU_TPC_X_BUNDLE.  Bundle n's steps begin at HpuTpcLaunch.first[n].
  */
 typedef struct HpuTpcUop {
     HpuTpcOp o;
+    bool last;                  /* the bundle's last step */
     uint32_t pc;                /* the bundle */
     uint32_t to;                /* loop, jmp: the target's first step */
 } HpuTpcUop;
