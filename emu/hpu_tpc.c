@@ -461,11 +461,15 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
     if (!r) {
         for (i = 0; i < HPU_TPC_SLOTS; i++) {
             const HpuTpcOp *o = &b->s[i];
+            uint32_t named = 1u << (o->d & 31) | 1u << (o->a & 31) |
+                             1u << (o->b & 31) | 1u << (o->c & 31);
 
-            /* vector registers the code names: zeroed at a member's start */
+            /* registers the code may name: zeroed at a member's start */
             if (o->op) {
-                L->vmask |= 1u << (o->d & 31) | 1u << (o->a & 31) |
-                            1u << (o->b & 31) | 1u << (o->c & 31);
+                L->vmask |= named;
+                L->smask |= named;
+                L->imask |= named & 0xff;
+                L->qmask |= (named & 0xff) | (o->glane ? 1u << o->greg : 0);
             }
         }
     }
@@ -660,6 +664,7 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
     memset(k->xc_valid, 0, sizeof(k->xc_valid));
     memset(k->tr, 0, sizeof(k->tr));
     memset(k->win, 0, sizeof(k->win));
+    memset(k->vp[0], 0xff, sizeof(k->vp[0]));  /* vp0: never written */
     k->xc_next = 0;
     k->xc_last = 0;
     k->inflight = false;

@@ -1845,8 +1845,8 @@ bool hpum_tpc_host_avx2(void)
  */
 static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
 {
-    const float *b = NULL, *c = k->v[o->d].f;
-    float x = 0;
+    const float *a = k->v[o->a].f, *b = NULL, *c = k->v[o->d].f;
+    float *d = k->v[o->d].f, x = 0;
     bool done;
 
     if (o->op == HPU_TPC_OP_VFMA) {
@@ -1857,14 +1857,19 @@ static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
     } else {
         x = b2f(hpum_tpc_sxb(k, o));
     }
-    done = k->L->avx2 ? hpum_vf32_avx2(o->op, k->tv.f, k->v[o->a].f, b, x, c)
-                      : hpum_vf32_base(o->op, k->tv.f, k->v[o->a].f, b, x, c);
-    if (!done) {
-        const HpuTpcVec *B = hpum_tpc_vb(k, o);
-
-        hpum_tpc_fop(o->op, k->tv.f, k->v[o->a].f, B->f, c, 64);
+    /* the result straight into vD unless vD is an operand too */
+    if (d == a || d == b || (d == c && (o->op == HPU_TPC_OP_VMAC ||
+                                        o->op == HPU_TPC_OP_VFMA))) {
+        d = k->tv.f;
     }
-    memcpy(&k->v[o->d], &k->tv, sizeof(k->tv));
+    done = k->L->avx2 ? hpum_vf32_avx2(o->op, d, a, b, x, c)
+                      : hpum_vf32_base(o->op, d, a, b, x, c);
+    if (!done) {
+        hpum_tpc_fop(o->op, d, a, hpum_tpc_vb(k, o)->f, c, 64);
+    }
+    if (d == k->tv.f) {
+        memcpy(&k->v[o->d], &k->tv, sizeof(k->tv));
+    }
 }
 
 /*
@@ -2211,18 +2216,25 @@ static int hpum_tpc_steps_run(HpuTpcCore *k)
 /* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
 static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
 {
+    static const HpuTpcVec zero;
     HpuTpcLaunch *L = k->L;
-    uint32_t v;
+    uint32_t m;
 
-    for (v = L->vmask; v; v &= v - 1) {
-        memset(&k->v[__builtin_ctz(v)], 0, sizeof(k->v[0]));
+    /* the registers a member can read: those its code names */
+    for (m = L->vmask; m; m &= m - 1) {
+        k->v[__builtin_ctz(m)] = zero;
     }
-    memset(k->s, 0, sizeof(k->s));
-    memset(k->ir, 0, sizeof(k->ir));
+    for (m = L->smask; m; m &= m - 1) {
+        k->s[__builtin_ctz(m)] = 0;
+    }
+    for (m = L->imask; m; m &= m - 1) {
+        memset(k->ir[__builtin_ctz(m)], 0, sizeof(k->ir[0]));
+    }
+    for (m = L->qmask & ~1u; m; m &= m - 1) {
+        memset(k->vp[__builtin_ctz(m)], 0, sizeof(k->vp[0]));
+    }
     memset(k->sp, 0, sizeof(k->sp));
-    memset(k->vp, 0, sizeof(k->vp));
     k->sp[0] = 1;
-    memset(k->vp[0], 0xff, sizeof(k->vp[0]));
     memset(k->slm, 0, L->slm_size);
     memset(k->vlm, 0, L->vlm_size);
     k->draw = 0;

@@ -111,7 +111,8 @@ typedef struct HpuTpcLaunch {
     uint32_t isize[HPU_TPC_DIMS];
     uint64_t members;
     uint64_t seed;
-    uint32_t vmask;             /* vector registers the code names */
+    /* registers the code names: vector, scalar, index, lane predicates */
+    uint32_t vmask, smask, imask, qmask;
     HpuTpcUop *uops;            /* the code's steps (hpum_tpc_prepare()) */
     uint32_t *first;            /* per bundle, and the sentinel past them */
     bool avx2;                  /* f32 arithmetic with the host's AVX2, FMA */
