@@ -403,6 +403,44 @@ static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
 }
 
 /*
+ * Add the vector, scalar, index and lane-predicate registers the decoded
+ * slot @o of @slot names (operands and guard) to the launch's masks: the
+ * registers a member's start zeroes, as no other can be read.
+ */
+static void hpum_tpc_name_regs(HpuTpcLaunch *L, unsigned int slot,
+                               const HpuTpcOp *o)
+{
+    const struct hpu_tpc_insn_desc *d = o->op ? hpum_tpc_find(slot, o->op)
+                                              : NULL;
+    const uint8_t field[4] = { o->d, o->a, o->b, o->c };
+    uint32_t *mask[HPU_TPC_CL_T + 1] = {
+        [HPU_TPC_CL_V] = &L->vmask, [HPU_TPC_CL_S] = &L->smask,
+        [HPU_TPC_CL_I] = &L->imask, [HPU_TPC_CL_Q] = &L->qmask,
+    };
+    unsigned int i;
+
+    for (i = 0; d && i < 4; i++) {
+        unsigned int k = d->opnd[i];
+        int f = hpum_tpc_opnd_field(k), c = hpum_tpc_opnd_class(k);
+
+        if (c != HPU_TPC_CL_NONE && mask[c]) {
+            *mask[c] |= 1u << field[f];
+        }
+        if ((k == HPU_TPC_OPND_XB || k == HPU_TPC_OPND_SXB) &&
+            o->form != HPU_TPC_FORM_IMM) {
+            *mask[o->form == HPU_TPC_FORM_V ? HPU_TPC_CL_V : HPU_TPC_CL_S] |=
+                1u << o->b;
+        }
+        if (k == HPU_TPC_OPND_MEM && o->form == HPU_TPC_FORM_S) {
+            L->smask |= 1u << o->a;
+        }
+    }
+    if (d && o->glane) {
+        L->qmask |= 1u << o->greg;
+    }
+}
+
+/*
  * Whether the vector slot's guard is a predicate the scalar slot writes
  * (the guard is read before the bundle writes anything).
  */
@@ -458,20 +496,8 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
         b->s[i].slot = (uint8_t)i;
         b->direct &= !b->s[i].glane;
     }
-    if (!r) {
-        for (i = 0; i < HPU_TPC_SLOTS; i++) {
-            const HpuTpcOp *o = &b->s[i];
-            uint32_t named = 1u << (o->d & 31) | 1u << (o->a & 31) |
-                             1u << (o->b & 31) | 1u << (o->c & 31);
-
-            /* registers the code may name: zeroed at a member's start */
-            if (o->op) {
-                L->vmask |= named;
-                L->smask |= named;
-                L->imask |= named & 0xff;
-                L->qmask |= (named & 0xff) | (o->glane ? 1u << o->greg : 0);
-            }
-        }
+    for (i = 0; i < HPU_TPC_SLOTS && !r; i++) {
+        hpum_tpc_name_regs(L, i, &b->s[i]);
     }
 }
 
