@@ -15,13 +15,14 @@
  *
  * Memory: a core translates tensor addresses per page run through
  * hpum_mem_run() into a small translation cache of its own, emptied at
- * every launch, and copies with memcpy from HBM chunks or dma_read /
- * dma_write for host pages.  A member runs as one access in flight
- * (hpum_dma_begin() .. hpum_dma_end(), hbm.users raised), renewed every
- * HPU_TPC_CHECK_BUNDLES bundles, when the core also checks that the job
- * may go on (hpum_job_check(): stream disabled, reset, INJ_HANG).  So a
- * reset waits for at most that slice of one member per core, and nothing
- * is stored after it.
+ * every launch, keeps per tensor the run and HBM chunk of its last access,
+ * and copies with memcpy from HBM chunks or dma_read / dma_write for host
+ * pages.  A core's members run as one access in flight (hpum_dma_begin()
+ * .. hpum_dma_end(), hbm.users raised), renewed at every member's end and
+ * every HPU_TPC_CHECK_BUNDLES bundles, when the core also checks that the
+ * job may go on (hpum_job_check_locked(): stream disabled, reset,
+ * INJ_HANG).  So a reset waits for at most that slice of one member per
+ * core, and nothing is stored after it.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *

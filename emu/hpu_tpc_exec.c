@@ -10,9 +10,16 @@
  * the vector slot computes into a buffer and writes its destination, and
  * last the load's and the scalar slot's results are written.  The one-
  * writer rule of the decoder makes that order equal to "all reads before
- * all writes".  Vector instructions are plain C loops over the 64, 128 or
- * 256 lanes of a 256-byte register (the compiler vectorises them); bf16
- * lanes are widened to float arrays, computed as f32 and rounded back.
+ * all writes".  A bundle none of whose slots reads what an earlier one
+ * writes (the decoder's "direct") runs its slots one after the other
+ * instead, each writing at once: the code is laid out per launch as steps
+ * (HpuTpcUop), one per slot of such a bundle with a short path of its own
+ * where there is one, and one per other bundle, run by one loop.  Vector
+ * instructions are plain C loops over the 64, 128 or 256 lanes of a
+ * 256-byte register (the compiler vectorises them; f32 arithmetic also
+ * has an AVX2/FMA build with the same results); bf16 lanes are widened to
+ * float arrays, computed as f32 and rounded back.  Documentation/hw/
+ * device-model.md, "TPC implementation", has the rest.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
