@@ -338,6 +338,7 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
     o->b = (uint8_t)hpum_tpc_reg_field(lo, 2);
     o->c = (uint8_t)hpum_tpc_reg_field(lo, 3);
     o->imm = imm;
+    o->desc = d;
     o->lanes = (uint16_t)hpu_tpc_lanes(type);
     o->dst_class = 0;
     if (hpum_tpc_opnd_field(d->opnd[0]) == 0) {
@@ -347,15 +348,13 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
 }
 
 /*
- * Whether the decoded slot @o of @slot reads register @reg of class @cl
+ * Whether the decoded slot @o reads register @reg of class @cl
  * as a source (fields A, B, C and the B or MEM forms; a destination it
  * also reads is its own, which no other slot writes).
  */
-static bool hpum_tpc_reads(unsigned int slot, const HpuTpcOp *o, int cl,
-                           unsigned int reg)
+static bool hpum_tpc_reads(const HpuTpcOp *o, int cl, unsigned int reg)
 {
-    const struct hpu_tpc_insn_desc *d = o->op ? hpum_tpc_find(slot, o->op)
-                                              : NULL;
+    const struct hpu_tpc_insn_desc *d = o->desc;
     const uint8_t field[4] = { o->d, o->a, o->b, o->c };
     unsigned int i;
 
@@ -394,8 +393,7 @@ static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
     bool after = false;
 
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
-        if (after && hpum_tpc_reads(order[i], &b->s[order[i]], o->dst_class,
-                                    o->d)) {
+        if (after && hpum_tpc_reads(&b->s[order[i]], o->dst_class, o->d)) {
             return true;
         }
         after |= order[i] == slot;
@@ -405,14 +403,12 @@ static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
 
 /*
  * Add the vector, scalar, index and lane-predicate registers the decoded
- * slot @o of @slot names (operands and guard) to the launch's masks: the
+ * slot @o names (operands and guard) to the launch's masks: the
  * registers a member's start zeroes, as no other can be read.
  */
-static void hpum_tpc_name_regs(HpuTpcLaunch *L, unsigned int slot,
-                               const HpuTpcOp *o)
+static void hpum_tpc_name_regs(HpuTpcLaunch *L, const HpuTpcOp *o)
 {
-    const struct hpu_tpc_insn_desc *d = o->op ? hpum_tpc_find(slot, o->op)
-                                              : NULL;
+    const struct hpu_tpc_insn_desc *d = o->desc;
     const uint8_t field[4] = { o->d, o->a, o->b, o->c };
     uint32_t *mask[HPU_TPC_CL_T + 1] = {
         [HPU_TPC_CL_V] = &L->vmask, [HPU_TPC_CL_S] = &L->smask,
@@ -487,18 +483,22 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
      * when none reads what one before it writes (an assert stops the
      * bundle before any write: those bundles buffer).
      */
-    b->ld_direct = !r && b->s[HPU_TPC_SLOT_LOAD].dst_class == HPU_TPC_CL_V &&
-                   !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
-    b->direct = !r && b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
-                !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD) &&
-                !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR) &&
-                !hpum_tpc_guard_written(b);
+    if (!r) {
+        bool load_read = hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
+
+        b->ld_direct = b->s[HPU_TPC_SLOT_LOAD].dst_class == HPU_TPC_CL_V &&
+                       !load_read;
+        b->direct = b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
+                    !load_read &&
+                    !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR) &&
+                    !hpum_tpc_guard_written(b);
+    }
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
         b->s[i].slot = (uint8_t)i;
         b->direct &= !b->s[i].glane;
     }
     for (i = 0; i < HPU_TPC_SLOTS && !r; i++) {
-        hpum_tpc_name_regs(L, i, &b->s[i]);
+        hpum_tpc_name_regs(L, &b->s[i]);
     }
 }
 

@@ -65,6 +65,7 @@ typedef struct HpuTpcOp {
     uint8_t dst_class;          /* HPU_TPC_CL_* written through D, 0 none */
     uint16_t lanes;             /* lanes of dt */
     uint32_t imm;
+    const struct hpu_tpc_insn_desc *desc;   /* its row of HPU_TPC_INSNS */
 } HpuTpcOp;
 
 typedef struct HpuTpcBundle {
