@@ -2018,6 +2018,7 @@ static bool hpum_tpc_slice_begin(HpuTpcCore *k)
     }
     hpum_lock(c);
     r = hpum_job_check_locked(p, false);
+    k->alert = c->job_alert;
     if (r == HPU_CQ_OK) {
         if (hpum_dma_begin(c, p->j->epoch)) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
@@ -2058,7 +2059,11 @@ static void hpum_tpc_slice_end(HpuTpcCore *k)
  * (@progress: a member ended, which is the engine's progress).  While the
  * job may go on, the epoch is the one the slice began in, so the access
  * simply stays in flight: the same as ending it and beginning another.
- * False: stop (recorded; the slice ended).
+ * Nothing the check looks at changed since it last found the job going on
+ * (HpuCore.job_alert, bumped in the critical section of every change):
+ * then it would find the same, and the lock is not taken; the check is the
+ * same as one made just before the change.  False: stop (recorded; the
+ * slice ended).
  */
 static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
 {
@@ -2067,8 +2072,15 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     HpuCore *c = p->c;
     int r;
 
+    if (hpum_job_unchanged(c, k->alert)) {
+        if (progress) {
+            hpum_job_note_progress_unlocked(p);
+        }
+        return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
+    }
     hpum_lock(c);
     r = hpum_job_check_locked(p, progress);
+    k->alert = c->job_alert;
     if (r != HPU_CQ_OK) {
         hpum_tpc_slice_end_locked(k);
     }

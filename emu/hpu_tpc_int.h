@@ -177,6 +177,7 @@ typedef struct HpuTpcCore {
     HpuTpcWin win[HPU_TPC_MAX_TENSORS][2];
     uint64_t gmask[HPU_TPC_SLOTS][4];   /* lane guards of the bundle */
     bool inflight;              /* a slice's access is in flight */
+    uint32_t alert;             /* HpuCore.job_alert when the job was checked */
 } HpuTpcCore;
 
 /* hpu_tpc.c: record the launch's first failure and stop its cores. */
