@@ -203,6 +203,9 @@ void hpum_wdt_update(HpuCore *c, bool expired)
             if (c->wdt_epoch > last) {
                 last = c->wdt_epoch;
             }
+            if (last > now) {
+                last = now;     /* a TPC core's, noted after @now was read */
+            }
             if (now - last < wdt) {
                 if (last + wdt < next) {
                     next = last + wdt;
