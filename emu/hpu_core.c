@@ -97,6 +97,7 @@ static void hpum_epoch_bump(HpuCore *c)
     c->epoch++;
     c->inflight_old += c->inflight;
     c->inflight = 0;
+    hpum_job_alert(c);
 }
 
 /*
@@ -263,6 +264,7 @@ static void hpum_ctrl_soft_reset(HpuCore *c, uint32_t key)
     c->ctrl.status = HPU_STATUS_RESET_BUSY;
     c->resetting = true;
     c->inj.hang = 0;            /* hung engines let go */
+    hpum_job_alert(c);
     hpum_qm_stop(c);
     hpum_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
 }
@@ -719,6 +721,7 @@ void hpum_core_kill(HpuCore *c)
 {
     hpum_lock(c);
     c->dead = true;
+    hpum_job_alert(c);
     hpum_timer_cancel_all(c);
     /*
      * Accesses in flight on other threads end on their own and then find

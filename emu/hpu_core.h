@@ -116,7 +116,10 @@ typedef struct HpuCoreOps {
     void (*arm_timer)(void *opaque, uint64_t ns);
     /* Cancel a pending timer, if any. */
     void (*cancel_timer)(void *opaque);
-    /* Device time in nanoseconds (event timestamps). */
+    /*
+     * Device time in nanoseconds (event timestamps).  Called with or
+     * without the core lock, on any thread.
+     */
     uint64_t (*now_ns)(void *opaque);
     /* Host memory at PCIe bus address @addr; 0 on success, else an error. */
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
@@ -523,7 +526,8 @@ typedef struct HpuEngine {
     bool hung_in;
     unsigned int hung_s;
     unsigned int run_s;         /* the stream of the step while @busy */
-    uint64_t progress_ns;       /* packet, piece, tile or member done */
+    /* packet, piece, tile or member done (atomic: hpum_engine_progress()) */
+    uint64_t progress_ns;
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
     HpuMmeBufs *mme;            /* MME work buffers, engine thread only */
 } HpuEngine;
@@ -579,6 +583,11 @@ struct HpuCore {
     unsigned int inflight_old;
     bool in_reset;
     bool dead;
+    /*
+     * Bumped (under the lock, read atomically) whenever something a job's
+     * check looks at changes: hpum_job_alert().
+     */
+    uint32_t job_alert;
 };
 
 /*

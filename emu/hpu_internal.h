@@ -306,6 +306,44 @@ void hpum_job_note_progress(const HpuPacket *k);
  * hpum_job_progress() in one critical section).
  */
 int hpum_job_check_locked(const HpuPacket *k, bool progress);
+/*
+ * Under the lock: something hpum_job_check() looks at changed (a stream's
+ * control or generation, a reset, the epoch, INJ_HANG).  Compute cores
+ * that found their job going on may read job_alert without the lock
+ * instead of checking again, as long as it stays the same
+ * (hpum_job_unchanged()).
+ */
+static inline void hpum_job_alert(HpuCore *c)
+{
+    __atomic_store_n(&c->job_alert, c->job_alert + 1, __ATOMIC_RELEASE);
+}
+
+/* Without the lock: whether job_alert is still @seen (read under it). */
+static inline bool hpum_job_unchanged(HpuCore *c, uint32_t seen)
+{
+    return __atomic_load_n(&c->job_alert, __ATOMIC_ACQUIRE) == seen;
+}
+
+/*
+ * An engine's last progress (device time), read and set atomically: a
+ * compute core notes it without the lock (hpum_job_note_progress_unlocked()).
+ */
+static inline uint64_t hpum_engine_progress(const HpuEngine *eng)
+{
+    return __atomic_load_n(&eng->progress_ns, __ATOMIC_RELAXED);
+}
+
+static inline void hpum_engine_set_progress(HpuEngine *eng, uint64_t ns)
+{
+    __atomic_store_n(&eng->progress_ns, ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * Without the lock, while hpum_job_unchanged() holds since a check found
+ * the job going on: hpum_job_note_progress(); the engine's progress only
+ * moves forward.
+ */
+void hpum_job_note_progress_unlocked(const HpuPacket *k);
 /* Under the lock: whether the packet's job must stop (hpum_job_check()). */
 bool hpum_job_stopped_locked(const HpuPacket *k);
 /*

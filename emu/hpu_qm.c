@@ -408,7 +408,7 @@ static void hpum_engine_let_go(HpuCore *c, unsigned int e)
 
     eng->stuck = false;
     eng->hung_in = false;
-    eng->progress_ns = hpum_now(c);
+    hpum_engine_set_progress(eng, hpum_now(c));
     for (s = 0; s < HPU_QM_STREAMS; s++) {
         eng->st[s].hung = false;
     }
@@ -581,7 +581,7 @@ static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
         stop = hpum_job_stopped(c, st, j);
         hang = !stop && (c->inj.hang & (1u << e));
         if (done && !stop) {
-            eng->progress_ns = hpum_now(c);      /* a piece moved */
+            hpum_engine_set_progress(eng, hpum_now(c));  /* a piece moved */
         }
         hpum_unlock(c);
         if (stop) {
@@ -825,7 +825,7 @@ int hpum_job_check_locked(const HpuPacket *k, bool progress)
         return HPU_STEP_ABORT;
     }
     if (progress) {
-        c->eng[k->e].progress_ns = hpum_now(c);
+        hpum_engine_set_progress(&c->eng[k->e], hpum_now(c));
     }
     return c->inj.hang & (1u << k->e) ? HPU_STEP_HANG : HPU_CQ_OK;
 }
@@ -846,9 +846,24 @@ void hpum_job_note_progress(const HpuPacket *k)
 
     hpum_lock(c);
     if (!hpum_job_stopped(c, &c->eng[k->e].st[k->s], k->j)) {
-        c->eng[k->e].progress_ns = hpum_now(c);
+        hpum_engine_set_progress(&c->eng[k->e], hpum_now(c));
     }
     hpum_unlock(c);
+}
+
+void hpum_job_note_progress_unlocked(const HpuPacket *k)
+{
+    HpuEngine *eng = &k->c->eng[k->e];
+    uint64_t now = hpum_now(k->c);
+    uint64_t last = hpum_engine_progress(eng);
+
+    /* another core may note a later time meanwhile: keep the later one */
+    while (now > last) {
+        if (__atomic_compare_exchange_n(&eng->progress_ns, &last, now, true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            break;
+        }
+    }
 }
 
 int hpum_job_progress(const HpuPacket *k)
@@ -919,7 +934,8 @@ static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
     switch (r) {
     case HPU_CQ_OK:
         st->pos += size;
-        st->progress_ns = c->eng[e].progress_ns = hpum_now(c);
+        st->progress_ns = hpum_now(c);
+        hpum_engine_set_progress(&c->eng[e], st->progress_ns);
         if (st->pos >= st->cb_size) {
             hpum_complete(c, e, s, j.gen, HPU_CQ_OK, 0);
         }
@@ -976,7 +992,8 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
         /* The WAIT holds now (runnable): step past it. */
         st->waiting = false;
         st->pos += 16;
-        st->progress_ns = eng->progress_ns = hpum_now(c);
+        st->progress_ns = hpum_now(c);
+        hpum_engine_set_progress(eng, st->progress_ns);
         if (st->pos >= st->cb_size) {
             hpum_complete(c, e, s, st->gen, HPU_CQ_OK, 0);
         }
@@ -1088,6 +1105,7 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
     HpuStream *st = &c->eng[e].st[s];
     bool was = st->ctrl & HPU_QS_CTRL_ENABLE;
 
+    hpum_job_alert(c);
     val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
     st->ctrl = val;
     if ((val & HPU_QS_CTRL_ENABLE) && !was) {
@@ -1226,8 +1244,9 @@ void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
         eng->rr = 0;
         eng->stuck = false;
         eng->hung_in = false;
-        eng->progress_ns = 0;
+        hpum_engine_set_progress(eng, 0);
     }
+    hpum_job_alert(c);
     memset(&c->eq, 0, sizeof(c->eq));
     c->eq.gen = eq_gen + 1;
 }

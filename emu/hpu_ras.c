@@ -197,11 +197,14 @@ void hpum_wdt_update(HpuCore *c, bool expired)
                 !(st->ctrl & HPU_QS_CTRL_ENABLE) || c->resetting) {
                 continue;
             }
-            if (eng->progress_ns > last) {
-                last = eng->progress_ns;
+            if (hpum_engine_progress(eng) > last) {
+                last = hpum_engine_progress(eng);
             }
             if (c->wdt_epoch > last) {
                 last = c->wdt_epoch;
+            }
+            if (last > now) {
+                last = now;     /* a TPC core's, noted after @now was read */
             }
             if (now - last < wdt) {
                 if (last + wdt < next) {
@@ -346,6 +349,7 @@ static HpuAccess hpum_inj_write(HpuCore *c, uint32_t offset,
     switch (offset) {
     case HPU_REG_INJ_HANG:
         c->inj.hang = val & HPU_ENGINE_MASK;
+        hpum_job_alert(c);
         for (e = 0; e < HPU_H1_ENGINES; e++) {
             if (c->inj.hang & (1u << e)) {
                 c->ops->kick_engine(c->opaque, e);
@@ -403,6 +407,7 @@ void hpum_ras_reset(HpuCore *c, HpuResetKind kind)
     case HPU_RESET_SOFT:
         /* Hangs were released when the reset started; the rest stays. */
         c->inj.hang = 0;
+        hpum_job_alert(c);
         break;
     case HPU_RESET_HARD:
     case HPU_RESET_POWER_ON: {

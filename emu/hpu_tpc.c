@@ -15,13 +15,14 @@
  *
  * Memory: a core translates tensor addresses per page run through
  * hpum_mem_run() into a small translation cache of its own, emptied at
- * every launch, and copies with memcpy from HBM chunks or dma_read /
- * dma_write for host pages.  A member runs as one access in flight
- * (hpum_dma_begin() .. hpum_dma_end(), hbm.users raised), renewed every
- * HPU_TPC_CHECK_BUNDLES bundles, when the core also checks that the job
- * may go on (hpum_job_check(): stream disabled, reset, INJ_HANG).  So a
- * reset waits for at most that slice of one member per core, and nothing
- * is stored after it.
+ * every launch, keeps per tensor the run and HBM chunk of its last access,
+ * and copies with memcpy from HBM chunks or dma_read / dma_write for host
+ * pages.  A core's members run as one access in flight (hpum_dma_begin()
+ * .. hpum_dma_end(), hbm.users raised), renewed at every member's end and
+ * every HPU_TPC_CHECK_BUNDLES bundles, when the core also checks that the
+ * job may go on (hpum_job_check_locked(): stream disabled, reset,
+ * INJ_HANG).  So a reset waits for at most that slice of one member per
+ * core, and nothing is stored after it.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -337,6 +338,7 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
     o->b = (uint8_t)hpum_tpc_reg_field(lo, 2);
     o->c = (uint8_t)hpum_tpc_reg_field(lo, 3);
     o->imm = imm;
+    o->desc = d;
     o->lanes = (uint16_t)hpu_tpc_lanes(type);
     o->dst_class = 0;
     if (hpum_tpc_opnd_field(d->opnd[0]) == 0) {
@@ -346,15 +348,13 @@ static unsigned int hpum_tpc_decode_slot(const HpuTpcLaunch *L,
 }
 
 /*
- * Whether the decoded slot @o of @slot reads register @reg of class @cl
+ * Whether the decoded slot @o reads register @reg of class @cl
  * as a source (fields A, B, C and the B or MEM forms; a destination it
  * also reads is its own, which no other slot writes).
  */
-static bool hpum_tpc_reads(unsigned int slot, const HpuTpcOp *o, int cl,
-                           unsigned int reg)
+static bool hpum_tpc_reads(const HpuTpcOp *o, int cl, unsigned int reg)
 {
-    const struct hpu_tpc_insn_desc *d = o->op ? hpum_tpc_find(slot, o->op)
-                                              : NULL;
+    const struct hpu_tpc_insn_desc *d = o->desc;
     const uint8_t field[4] = { o->d, o->a, o->b, o->c };
     unsigned int i;
 
@@ -393,13 +393,61 @@ static bool hpum_tpc_read_later(const HpuTpcBundle *b, unsigned int slot)
     bool after = false;
 
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
-        if (after && hpum_tpc_reads(order[i], &b->s[order[i]], o->dst_class,
-                                    o->d)) {
+        if (after && hpum_tpc_reads(&b->s[order[i]], o->dst_class, o->d)) {
             return true;
         }
         after |= order[i] == slot;
     }
     return false;
+}
+
+/*
+ * Add the vector, scalar, index and lane-predicate registers the decoded
+ * slot @o names (operands and guard) to the launch's masks: the
+ * registers a member's start zeroes, as no other can be read.
+ */
+static void hpum_tpc_name_regs(HpuTpcLaunch *L, const HpuTpcOp *o)
+{
+    const struct hpu_tpc_insn_desc *d = o->desc;
+    const uint8_t field[4] = { o->d, o->a, o->b, o->c };
+    uint32_t *mask[HPU_TPC_CL_T + 1] = {
+        [HPU_TPC_CL_V] = &L->vmask, [HPU_TPC_CL_S] = &L->smask,
+        [HPU_TPC_CL_I] = &L->imask, [HPU_TPC_CL_Q] = &L->qmask,
+    };
+    unsigned int i;
+
+    for (i = 0; d && i < 4; i++) {
+        unsigned int k = d->opnd[i];
+        int f = hpum_tpc_opnd_field(k), c = hpum_tpc_opnd_class(k);
+
+        if (c != HPU_TPC_CL_NONE && mask[c]) {
+            *mask[c] |= 1u << field[f];
+        }
+        if ((k == HPU_TPC_OPND_XB || k == HPU_TPC_OPND_SXB) &&
+            o->form != HPU_TPC_FORM_IMM) {
+            *mask[o->form == HPU_TPC_FORM_V ? HPU_TPC_CL_V : HPU_TPC_CL_S] |=
+                1u << o->b;
+        }
+        if (k == HPU_TPC_OPND_MEM && o->form == HPU_TPC_FORM_S) {
+            L->smask |= 1u << o->a;
+        }
+    }
+    if (d && o->glane) {
+        L->qmask |= 1u << o->greg;
+    }
+}
+
+/*
+ * Whether the vector slot's guard is a predicate the scalar slot writes
+ * (the guard is read before the bundle writes anything).
+ */
+static bool hpum_tpc_guard_written(const HpuTpcBundle *b)
+{
+    const HpuTpcOp *os = &b->s[HPU_TPC_SLOT_SCALAR];
+    const HpuTpcOp *ov = &b->s[HPU_TPC_SLOT_VECTOR];
+
+    return ov->op && os->op && os->dst_class == HPU_TPC_CL_P &&
+           os->d == ov->greg;
 }
 
 /* Decode bundle @n of the code at @p (64 bytes); fills L->code[n]. */
@@ -435,28 +483,22 @@ static void hpum_tpc_decode_bundle(HpuTpcLaunch *L, uint32_t n,
      * when none reads what one before it writes (an assert stops the
      * bundle before any write: those bundles buffer).
      */
-    b->ld_direct = !r && b->s[HPU_TPC_SLOT_LOAD].dst_class == HPU_TPC_CL_V &&
-                   !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
-    b->direct = !r && b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
-                !hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD) &&
-                !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR);
+    if (!r) {
+        bool load_read = hpum_tpc_read_later(b, HPU_TPC_SLOT_LOAD);
+
+        b->ld_direct = b->s[HPU_TPC_SLOT_LOAD].dst_class == HPU_TPC_CL_V &&
+                       !load_read;
+        b->direct = b->s[HPU_TPC_SLOT_SCALAR].op != HPU_TPC_OP_ASSERT &&
+                    !load_read &&
+                    !hpum_tpc_read_later(b, HPU_TPC_SLOT_SCALAR) &&
+                    !hpum_tpc_guard_written(b);
+    }
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
         b->s[i].slot = (uint8_t)i;
         b->direct &= !b->s[i].glane;
     }
-    if (b->direct) {
-        hpum_tpc_prepare(L, b);
-    }
-    if (!r) {
-        for (i = 0; i < HPU_TPC_SLOTS; i++) {
-            const HpuTpcOp *o = &b->s[i];
-
-            /* vector registers the code names: zeroed at a member's start */
-            if (o->op) {
-                L->vmask |= 1u << (o->d & 31) | 1u << (o->a & 31) |
-                            1u << (o->b & 31) | 1u << (o->c & 31);
-            }
-        }
+    for (i = 0; i < HPU_TPC_SLOTS && !r; i++) {
+        hpum_tpc_name_regs(L, &b->s[i]);
     }
 }
 
@@ -579,6 +621,10 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
     L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
+    if (!hpum_tpc_prepare(L)) {
+        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
+                               "code (no host memory to decode it)");
+    }
     return HPU_CQ_OK;
 }
 
@@ -645,6 +691,7 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
     memset(k->xc_valid, 0, sizeof(k->xc_valid));
     memset(k->tr, 0, sizeof(k->tr));
     memset(k->win, 0, sizeof(k->win));
+    memset(k->vp[0], 0xff, sizeof(k->vp[0]));  /* vp0: never written */
     k->xc_next = 0;
     k->xc_last = 0;
     k->inflight = false;
@@ -702,6 +749,8 @@ int hpum_tpc_launch(const HpuPacket *k)
         }
     }
     free(L->code);
+    free(L->uops);
+    free(L->first);
     free(L);
     return r;
 }

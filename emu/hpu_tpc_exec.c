@@ -10,9 +10,16 @@
  * the vector slot computes into a buffer and writes its destination, and
  * last the load's and the scalar slot's results are written.  The one-
  * writer rule of the decoder makes that order equal to "all reads before
- * all writes".  Vector instructions are plain C loops over the 64, 128 or
- * 256 lanes of a 256-byte register (the compiler vectorises them); bf16
- * lanes are widened to float arrays, computed as f32 and rounded back.
+ * all writes".  A bundle none of whose slots reads what an earlier one
+ * writes (the decoder's "direct") runs its slots one after the other
+ * instead, each writing at once: the code is laid out per launch as steps
+ * (HpuTpcUop), one per slot of such a bundle with a short path of its own
+ * where there is one, and one per other bundle, run by one loop.  Vector
+ * instructions are plain C loops over the 64, 128 or 256 lanes of a
+ * 256-byte register (the compiler vectorises them; f32 arithmetic also
+ * has an AVX2/FMA build with the same results); bf16 lanes are widened to
+ * float arrays, computed as f32 and rounded back.  Documentation/hw/
+ * device-model.md, "TPC implementation", has the rest.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -1646,25 +1653,76 @@ static unsigned int hpum_tpc_xop(const HpuTpcLaunch *L, unsigned int slot,
     }
 }
 
-void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b)
+/* Bundle @pc's steps at @u (NULL: count them only); how many. */
+static unsigned int hpum_tpc_steps(const HpuTpcLaunch *L, uint32_t pc,
+                                   HpuTpcUop *u)
 {
     static const unsigned int order[HPU_TPC_SLOTS] = {
         HPU_TPC_SLOT_LOAD, HPU_TPC_SLOT_STORE, HPU_TPC_SLOT_SCALAR,
         HPU_TPC_SLOT_VECTOR,
     };
-    unsigned int i;
+    const HpuTpcBundle *b = &L->code[pc];
+    unsigned int i, n = 0;
 
-    b->n = 0;
-    b->guarded = false;
+    if (!b->direct) {
+        if (u) {
+            memset(u, 0, sizeof(*u));
+            u->o.xop = HPU_TPC_X_BUNDLE;
+            u->last = true;
+            u->pc = pc;
+        }
+        return 1;
+    }
     for (i = 0; i < HPU_TPC_SLOTS; i++) {
-        HpuTpcOp *o = &b->s[order[i]];
+        const HpuTpcOp *o = &b->s[order[i]];
 
-        if (o->op) {
-            o->xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
-            b->run[b->n++] = o;
-            b->guarded |= o->greg || o->gneg;
+        if (!o->op) {
+            continue;
+        }
+        if (u) {
+            memset(&u[n], 0, sizeof(u[n]));
+            u[n].o = *o;
+            u[n].o.xop = (uint8_t)hpum_tpc_xop(L, order[i], o);
+            u[n].pc = pc;
+        }
+        n++;
+    }
+    if (!n && u) {
+        memset(u, 0, sizeof(*u));
+        u->o.xop = HPU_TPC_X_END;
+        u->pc = pc;
+    }
+    n = n ? n : 1;
+    if (u) {
+        u[n - 1].last = true;
+    }
+    return n;
+}
+
+bool hpum_tpc_prepare(HpuTpcLaunch *L)
+{
+    uint32_t pc, n = 0, i;
+
+    L->first = calloc((size_t)L->nb + 1, sizeof(*L->first));
+    for (pc = 0; pc <= L->nb; pc++) {
+        n += hpum_tpc_steps(L, pc, NULL);
+    }
+    L->uops = calloc(n, sizeof(*L->uops));
+    if (!L->first || !L->uops) {
+        return false;
+    }
+    for (pc = 0, n = 0; pc <= L->nb; pc++) {
+        L->first[pc] = n;
+        n += hpum_tpc_steps(L, pc, &L->uops[n]);
+    }
+    for (i = 0; i < n; i++) {
+        HpuTpcUop *u = &L->uops[i];
+
+        if (u->o.xop == HPU_TPC_X_LOOP || u->o.xop == HPU_TPC_X_JMP) {
+            u->to = L->first[u->o.imm];     /* below nb: the decoder checked */
         }
     }
+    return true;
 }
 
 /*
@@ -1676,8 +1734,11 @@ static inline bool hpum_tpc_whole(const HpuTpcTensor *t, const int32_t *ci,
 {
     uint64_t row;
 
-    if (ci[0] < 0 || (uint64_t)ci[0] + lanes > t->size[0] ||
-        !hpum_tpc_row(t, ci, &row)) {
+    if (ci[0] < 0 || (uint64_t)ci[0] + lanes > t->size[0]) {
+        return false;
+    }
+    row = 0;
+    if ((ci[1] | ci[2] | ci[3] | ci[4]) && !hpum_tpc_row(t, ci, &row)) {
         return false;
     }
     *va = t->base + t->es * (row + (uint64_t)ci[0]);
@@ -1791,8 +1852,8 @@ bool hpum_tpc_host_avx2(void)
  */
 static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
 {
-    const float *b = NULL, *c = k->v[o->d].f;
-    float x = 0;
+    const float *a = k->v[o->a].f, *b = NULL, *c = k->v[o->d].f;
+    float *d = k->v[o->d].f, x = 0;
     bool done;
 
     if (o->op == HPU_TPC_OP_VFMA) {
@@ -1803,14 +1864,19 @@ static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
     } else {
         x = b2f(hpum_tpc_sxb(k, o));
     }
-    done = k->L->avx2 ? hpum_vf32_avx2(o->op, k->tv.f, k->v[o->a].f, b, x, c)
-                      : hpum_vf32_base(o->op, k->tv.f, k->v[o->a].f, b, x, c);
-    if (!done) {
-        const HpuTpcVec *B = hpum_tpc_vb(k, o);
-
-        hpum_tpc_fop(o->op, k->tv.f, k->v[o->a].f, B->f, c, 64);
+    /* the result straight into vD unless vD is an operand too */
+    if (d == a || d == b || (d == c && (o->op == HPU_TPC_OP_VMAC ||
+                                        o->op == HPU_TPC_OP_VFMA))) {
+        d = k->tv.f;
     }
-    memcpy(&k->v[o->d], &k->tv, sizeof(k->tv));
+    done = k->L->avx2 ? hpum_vf32_avx2(o->op, d, a, b, x, c)
+                      : hpum_vf32_base(o->op, d, a, b, x, c);
+    if (!done) {
+        hpum_tpc_fop(o->op, d, a, hpum_tpc_vb(k, o)->f, c, 64);
+    }
+    if (d == k->tv.f) {
+        memcpy(&k->v[o->d], &k->tv, sizeof(k->tv));
+    }
 }
 
 /*
@@ -1857,112 +1923,6 @@ static inline void hpum_tpc_idx(HpuTpcCore *k, const HpuTpcOp *o)
     } else if (o->op == HPU_TPC_OP_IMUL) {
         ir[o->c] = (int32_t)((uint32_t)ir[o->c] * x);
     }
-}
-
-/*
- * A bundle whose slots may run in order, each writing its results at once
- * (HpuTpcBundle.direct: no slot reads what an earlier one writes): the
- * same as reading everything first.  The guards are all read before.
- */
-static inline int hpum_tpc_bundle_direct(HpuTpcCore *k,
-                                         const HpuTpcBundle *b, uint32_t *pc)
-{
-    HpuTpcLaunch *L = k->L;
-    unsigned int i, skip = 0, n = b->n;
-    uint32_t next = *pc + 1, x;
-    int r, res = HPU_TPC_NEXT;
-    uint64_t va;
-
-    if (b->guarded) {
-        for (i = 0; i < n; i++) {
-            const HpuTpcOp *o = b->run[i];
-
-            skip |= (unsigned int)!(k->sp[o->greg] ^ o->gneg) << i;
-        }
-    }
-    for (i = 0; i < n; i++) {
-        const HpuTpcOp *o = b->run[i];
-
-        if (skip & (1u << i)) {
-            continue;
-        }
-        switch (o->xop) {
-        case HPU_TPC_X_LD_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->d]);
-            } else {
-                r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_ST_T:
-            if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
-                r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
-                                  &k->v[o->c]);
-            } else {
-                r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
-            }
-            if (!r) {
-                return HPU_TPC_FAIL;
-            }
-            break;
-        case HPU_TPC_X_TSIZE:
-            k->s[o->d] = L->t[o->a].size[o->c];
-            break;
-        case HPU_TPC_X_LDARG:
-            k->s[o->d] = L->scalars[o->imm];
-            break;
-        case HPU_TPC_X_MOV:
-            k->s[o->d] = hpum_tpc_sxb(k, o);
-            break;
-        case HPU_TPC_X_SALU:
-            k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
-            break;
-        case HPU_TPC_X_CMP:
-            x = hpum_tpc_sxb(k, o);
-            k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
-                hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
-                hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
-                           hpum_int_value(o->dt, x));
-            break;
-        case HPU_TPC_X_LOOP:
-            if (--k->s[o->d]) {
-                next = o->imm;
-            }
-            break;
-        case HPU_TPC_X_JMP:
-            next = o->imm;
-            break;
-        case HPU_TPC_X_HALT:
-            res = HPU_TPC_HALT;
-            break;
-        case HPU_TPC_X_IID:
-            for (x = 0; x < HPU_TPC_DIMS; x++) {
-                k->ir[o->d][x] = (int32_t)k->m[x];
-            }
-            break;
-        case HPU_TPC_X_IDX:
-            hpum_tpc_idx(k, o);
-            break;
-        case HPU_TPC_X_VF32:
-            hpum_tpc_vf32(k, o);
-            break;
-        default:
-            r = hpum_tpc_slot(k, o, *pc, &next);
-            if (r == HPU_TPC_FAIL) {
-                return r;
-            }
-            if (r == HPU_TPC_HALT) {
-                res = r;
-            }
-            break;
-        }
-    }
-    *pc = next;
-    return res;
 }
 
 /*
@@ -2028,14 +1988,11 @@ static HPU_TPC_SLOW int hpum_tpc_bundle_buffered(HpuTpcCore *k,
     return HPU_TPC_NEXT;
 }
 
-/* Run bundle @pc; *@pc gets the next one. */
-static inline int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
+/* Run bundle @pc as a whole; *@pc gets the next one. */
+static HPU_TPC_SLOW int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
 {
     const HpuTpcBundle *b = &k->L->code[*pc];
 
-    if (b->direct) {
-        return hpum_tpc_bundle_direct(k, b, pc);
-    }
     if (b->ill) {
         return hpum_tpc_illegal(k, *pc, b->ill);
     }
@@ -2061,6 +2018,7 @@ static bool hpum_tpc_slice_begin(HpuTpcCore *k)
     }
     hpum_lock(c);
     r = hpum_job_check_locked(p, false);
+    k->alert = c->job_alert;
     if (r == HPU_CQ_OK) {
         if (hpum_dma_begin(c, p->j->epoch)) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
@@ -2101,7 +2059,11 @@ static void hpum_tpc_slice_end(HpuTpcCore *k)
  * (@progress: a member ended, which is the engine's progress).  While the
  * job may go on, the epoch is the one the slice began in, so the access
  * simply stays in flight: the same as ending it and beginning another.
- * False: stop (recorded; the slice ended).
+ * Nothing the check looks at changed since it last found the job going on
+ * (HpuCore.job_alert, bumped in the critical section of every change):
+ * then it would find the same, and the lock is not taken; the check is the
+ * same as one made just before the change.  False: stop (recorded; the
+ * slice ended).
  */
 static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
 {
@@ -2110,8 +2072,15 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     HpuCore *c = p->c;
     int r;
 
+    if (hpum_job_unchanged(c, k->alert)) {
+        if (progress) {
+            hpum_job_note_progress_unlocked(p);
+        }
+        return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
+    }
     hpum_lock(c);
     r = hpum_job_check_locked(p, progress);
+    k->alert = c->job_alert;
     if (r != HPU_CQ_OK) {
         hpum_tpc_slice_end_locked(k);
     }
@@ -2123,41 +2092,173 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
 }
 
-/* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
-static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
+/*
+ * Step @u (its guard true): HPU_TPC_NEXT, HPU_TPC_HALT (the member ends
+ * after the bundle) or HPU_TPC_FAIL; *@to gets the step a branch goes to.
+ */
+static inline int hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u,
+                                const HpuTpcUop **to)
 {
     HpuTpcLaunch *L = k->L;
-    uint32_t pc = L->entry, n = 0, v;
+    const HpuTpcOp *o = &u->o;
+    uint32_t pc, x;
+    uint64_t va;
     int r;
 
-    for (v = L->vmask; v; v &= v - 1) {
-        memset(&k->v[__builtin_ctz(v)], 0, sizeof(k->v[0]));
-    }
-    memset(k->s, 0, sizeof(k->s));
-    memset(k->ir, 0, sizeof(k->ir));
-    memset(k->sp, 0, sizeof(k->sp));
-    memset(k->vp, 0, sizeof(k->vp));
-    k->sp[0] = 1;
-    memset(k->vp[0], 0xff, sizeof(k->vp[0]));
-    memset(k->slm, 0, L->slm_size);
-    memset(k->vlm, 0, L->vlm_size);
-    k->draw = 0;
-    k->lin = lin;
-    for (;;) {
+    switch (o->xop) {
+    case HPU_TPC_X_LD_T:
+        if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+            r = hpum_tpc_ld_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                              &k->v[o->d]);
+        } else {
+            r = hpum_tpc_tread(k, o->a, va, &k->v[o->d], 256);
+        }
+        if (!r) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_X_ST_T:
+        if (!hpum_tpc_whole(&L->t[o->a], k->ir[o->b], o->lanes, &va)) {
+            r = hpum_tpc_st_t(k, o->a, k->ir[o->b], o->lanes, NULL,
+                              &k->v[o->c]);
+        } else {
+            r = hpum_tpc_twrite(k, o->a, va, &k->v[o->c], 256);
+        }
+        if (!r) {
+            return HPU_TPC_FAIL;
+        }
+        break;
+    case HPU_TPC_X_TSIZE:
+        k->s[o->d] = L->t[o->a].size[o->c];
+        break;
+    case HPU_TPC_X_LDARG:
+        k->s[o->d] = L->scalars[o->imm];
+        break;
+    case HPU_TPC_X_MOV:
+        k->s[o->d] = hpum_tpc_sxb(k, o);
+        break;
+    case HPU_TPC_X_SALU:
+        k->s[o->d] = hpum_tpc_salu(o, k->s[o->a], hpum_tpc_sxb(k, o));
+        break;
+    case HPU_TPC_X_CMP:
+        x = hpum_tpc_sxb(k, o);
+        k->sp[o->d] = o->dt == HPU_TPC_DT_F32 ?
+            hpum_cmp_f(o->mod, b2f(k->s[o->a]), b2f(x)) :
+            hpum_cmp_i(o->mod, hpum_int_value(o->dt, k->s[o->a]),
+                       hpum_int_value(o->dt, x));
+        break;
+    case HPU_TPC_X_LOOP:
+        if (--k->s[o->d]) {
+            *to = &L->uops[u->to];
+        }
+        break;
+    case HPU_TPC_X_JMP:
+        *to = &L->uops[u->to];
+        break;
+    case HPU_TPC_X_HALT:
+        return HPU_TPC_HALT;
+    case HPU_TPC_X_IID:
+        for (x = 0; x < HPU_TPC_DIMS; x++) {
+            k->ir[o->d][x] = (int32_t)k->m[x];
+        }
+        break;
+    case HPU_TPC_X_IDX:
+        hpum_tpc_idx(k, o);
+        break;
+    case HPU_TPC_X_VF32:
+        hpum_tpc_vf32(k, o);
+        break;
+    case HPU_TPC_X_SLOT:
+        pc = u->pc + 1;
+        r = hpum_tpc_slot(k, o, u->pc, &pc);
+        if (pc != u->pc + 1) {
+            *to = &L->uops[L->first[pc]];
+        }
+        return r;
+    case HPU_TPC_X_BUNDLE:
+        pc = u->pc;
         r = hpum_tpc_bundle(k, &pc);
-        if (r != HPU_TPC_NEXT) {
-            return r;
+        *to = &L->uops[L->first[pc]];
+        return r;
+    default:
+        break;
+    }
+    return HPU_TPC_NEXT;
+}
+
+/*
+ * Run the member's steps from the entry bundle: a direct bundle's slots
+ * one after the other, each with its own guard (read before anything of
+ * the bundle is written: only the scalar slot writes predicates, and a
+ * vector slot guarded by one it writes makes the bundle run whole).  At
+ * every bundle's end: a halt, the launch's stop flag, and the slice's
+ * renewal every HPU_TPC_CHECK_BUNDLES bundles.  HALT or FAIL.
+ */
+static int hpum_tpc_steps_run(HpuTpcCore *k)
+{
+    HpuTpcLaunch *L = k->L;
+    const HpuTpcUop *u = &L->uops[L->first[L->entry]], *to = NULL;
+    unsigned int n = HPU_TPC_CHECK_BUNDLES;
+    bool halt = false;
+    int r;
+
+    for (;;) {
+        if (k->sp[u->o.greg] ^ u->o.gneg) {
+            r = hpum_tpc_step(k, u, &to);
+            if (r == HPU_TPC_FAIL) {
+                return r;
+            }
+            halt |= r == HPU_TPC_HALT;
+        }
+        if (!u->last) {
+            u++;
+            continue;
+        }
+        /* the bundle's end */
+        if (halt) {
+            return HPU_TPC_HALT;
         }
         if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
             return HPU_TPC_FAIL;
         }
-        if (++n == HPU_TPC_CHECK_BUNDLES) {
-            n = 0;
+        if (!--n) {
+            n = HPU_TPC_CHECK_BUNDLES;
             if (!hpum_tpc_slice_next(k, false)) {
                 return HPU_TPC_FAIL;
             }
         }
+        u = to ? to : u + 1;
+        to = NULL;
     }
+}
+
+/* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
+static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
+{
+    static const HpuTpcVec zero;
+    HpuTpcLaunch *L = k->L;
+    uint32_t m;
+
+    /* the registers a member can read: those its code names */
+    for (m = L->vmask; m; m &= m - 1) {
+        k->v[__builtin_ctz(m)] = zero;
+    }
+    for (m = L->smask; m; m &= m - 1) {
+        k->s[__builtin_ctz(m)] = 0;
+    }
+    for (m = L->imask; m; m &= m - 1) {
+        memset(k->ir[__builtin_ctz(m)], 0, sizeof(k->ir[0]));
+    }
+    for (m = L->qmask & ~1u; m; m &= m - 1) {
+        memset(k->vp[__builtin_ctz(m)], 0, sizeof(k->vp[0]));
+    }
+    memset(k->sp, 0, sizeof(k->sp));
+    k->sp[0] = 1;
+    memset(k->slm, 0, L->slm_size);
+    memset(k->vlm, 0, L->vlm_size);
+    k->draw = 0;
+    k->lin = lin;
+    return hpum_tpc_steps_run(k);
 }
 
 /* k->m: the coordinate of member @lin (tpc.md "Index space"). */

@@ -29,11 +29,14 @@ enum {
 };
 
 /*
- * What the interpreter runs for a slot of a bundle that writes in place
- * (HpuTpcOp.xop, chosen by hpum_tpc_prepare()): a short path of its own,
- * or HPU_TPC_X_SLOT, the slot's general code.
+ * What the interpreter runs (HpuTpcOp.xop of a HpuTpcUop, chosen by
+ * hpum_tpc_prepare()): for a slot of a bundle that writes in place, a
+ * short path of its own or HPU_TPC_X_SLOT, the slot's general code; the
+ * end of such a bundle; or a whole other bundle.
  */
 enum {
+    HPU_TPC_X_END,              /* a direct bundle of four NOPs */
+    HPU_TPC_X_BUNDLE,           /* hpum_tpc_bundle() */
     HPU_TPC_X_SLOT,
     HPU_TPC_X_LD_T,             /* ld.t, no lane guard, tensor of stride 1 */
     HPU_TPC_X_ST_T,             /* st.t, the same */
@@ -62,6 +65,7 @@ typedef struct HpuTpcOp {
     uint8_t dst_class;          /* HPU_TPC_CL_* written through D, 0 none */
     uint16_t lanes;             /* lanes of dt */
     uint32_t imm;
+    const struct hpu_tpc_insn_desc *desc;   /* its row of HPU_TPC_INSNS */
 } HpuTpcOp;
 
 typedef struct HpuTpcBundle {
@@ -71,14 +75,24 @@ typedef struct HpuTpcBundle {
     bool ld_direct;
     /*
      * every slot may write at once, in the order load, store, scalar,
-     * vector; no lane guard
+     * vector, and read its guard then: no lane guard, no guard the scalar
+     * slot writes
      */
     bool direct;
-    /* for direct bundles: a slot has a guard other than (sp0) */
-    bool guarded;
-    uint8_t n;                  /* slots that are not NOPs ... */
-    const HpuTpcOp *run[HPU_TPC_SLOTS]; /* ... in the order they run */
 } HpuTpcBundle;
+
+/*
+ * One step of the code as the interpreter runs it (tpc.md "Notes for
+ * implementations"): the slots of a direct bundle, NOPs left out, each a
+ * step (HPU_TPC_X_END if all are NOPs); any other bundle one step,
+ * HPU_TPC_X_BUNDLE.  Bundle n's steps begin at HpuTpcLaunch.first[n].
+ */
+typedef struct HpuTpcUop {
+    HpuTpcOp o;
+    bool last;                  /* the bundle's last step */
+    uint32_t pc;                /* the bundle */
+    uint32_t to;                /* loop, jmp: the target's first step */
+} HpuTpcUop;
 
 typedef struct HpuTpcTensor {
     uint64_t base;
@@ -98,7 +112,10 @@ typedef struct HpuTpcLaunch {
     uint32_t isize[HPU_TPC_DIMS];
     uint64_t members;
     uint64_t seed;
-    uint32_t vmask;             /* vector registers the code names */
+    /* registers the code names: vector, scalar, index, lane predicates */
+    uint32_t vmask, smask, imask, qmask;
+    HpuTpcUop *uops;            /* the code's steps (hpum_tpc_prepare()) */
+    uint32_t *first;            /* per bundle, and the sentinel past them */
     bool avx2;                  /* f32 arithmetic with the host's AVX2, FMA */
     unsigned int cores;
     int stop;                   /* atomic: a core failed or the job ended */
@@ -160,6 +177,7 @@ typedef struct HpuTpcCore {
     HpuTpcWin win[HPU_TPC_MAX_TENSORS][2];
     uint64_t gmask[HPU_TPC_SLOTS][4];   /* lane guards of the bundle */
     bool inflight;              /* a slice's access is in flight */
+    uint32_t alert;             /* HpuCore.job_alert when the job was checked */
 } HpuTpcCore;
 
 /* hpu_tpc.c: record the launch's first failure and stop its cores. */
@@ -167,8 +185,11 @@ void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                    uint32_t info, const HpuFault *f);
 /* hpu_tpc_exec.c: whether the host has AVX2 and FMA. */
 bool hpum_tpc_host_avx2(void);
-/* hpu_tpc_exec.c: a decoded legal bundle's fast paths (order, xop). */
-void hpum_tpc_prepare(const HpuTpcLaunch *L, HpuTpcBundle *b);
+/*
+ * hpu_tpc_exec.c: the steps of the decoded code (L->uops, L->first);
+ * false: no host memory for them.
+ */
+bool hpum_tpc_prepare(HpuTpcLaunch *L);
 /* hpu_tpc_exec.c: run members [@first, @end) of the launch on core @k. */
 void hpum_tpc_run_members(HpuTpcCore *k, uint64_t first, uint64_t end);
 

@@ -498,3 +498,28 @@ TEST_CASE("TPC: the watchdog counts a member as progress", "[emu][tpc][wdt]")
     CHECK((r.status(TPC_E, 0) & HPU_QS_STATUS_HUNG) == 0u);
     CHECK(r.rd(HPU_REG_EQ_PI) == 0u);
 }
+
+TEST_CASE("TPC: progress a core notes without the lock after the watchdog read its clock is "
+          "progress, not a hang", "[emu][tpc][wdt]")
+{
+    Rig r;
+    r.setup_eq();
+    r.setup_stream(TPC_E, 0);
+    r.wr(HPU_REG_WDT_MS, 5);
+    r.wr(HPU_REG_INJ_HANG, 1u << TPC_E);            // the engine stays in the packet
+    r.submit(TPC_E, 0, Cb().nop(), 0, 0x70);
+    r.run();
+    REQUIRE_FALSE(hpum_core_engine_ready(&r.core, TPC_E));
+    // a member's end noted a time later than the watchdog's reading of now
+    __atomic_store_n(&r.core.eng[TPC_E].progress_ns, r.env.now + 8000000, __ATOMIC_RELAXED);
+    r.advance(5000000);
+    CHECK((r.status(TPC_E, 0) & HPU_QS_STATUS_HUNG) == 0u);
+    CHECK(r.rd(HPU_REG_EQ_PI) == 0u);
+    // and without more progress the period runs out as usual
+    r.advance(10000000);
+    CHECK((r.status(TPC_E, 0) & HPU_QS_STATUS_HUNG) != 0u);
+    r.wr(HPU_REG_INJ_HANG, 0);
+    r.wr(r.qreg(TPC_E, 0, HPU_QS_CTRL), 0);
+    r.run();
+    CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+}
