@@ -202,6 +202,16 @@ inline double cross_entropy(std::span<const float> x, int32_t label, double scal
     return m + std::log(s) - x[static_cast<size_t>(label)];
 }
 
+// Negative log-likelihood of one row of log-probabilities: -x[label], or
+// 0 for a row whose label is @ignore_index (whose weight is then 0, else 1).
+inline float nll_loss(std::span<const float> x, int32_t label, int32_t ignore_index)
+{
+    return label == ignore_index ? 0.0f : -x[static_cast<size_t>(label)];
+}
+
+// Its gradient's one nonzero element of a row: -(dy scale), FP32.
+inline float nll_loss_grad(float dy, float scale) { return -(dy * scale); }
+
 // First index of the maximum, or of the first NaN.
 inline int32_t argmax(std::span<const float> x)
 {
