@@ -9,16 +9,11 @@
 .meta "doc=part[m] = the FP32 sum of member m's 256 elements of BF16 x"
 .include "tpclib.inc"
 
-        ew_base
-        imov i1, i0 ; vmov.f32 v3, 0.0
-        mov s0, EW_ELEMS / BF16_LANES
+        partial_begin BF16_LANES
 sum:
         ld.t.bf16 v20, t0, i1 ; iadd i1, i1, 0, BF16_LANES
         vcvt.f32.bf16 v0, v20, 0
         vadd.f32 v3, v3, v0
         vcvt.f32.bf16 v0, v20, 1
         loop s0, sum ; vadd.f32 v3, v3, v0
-        vredsum.f32 v3, v3
-        ew_lin s10, t0
-        iset i2, i2, 0, s10 ; vext.f32 s3, v3, 0
-        halt ; st.ts.f32 t1, i2, s3
+        store_partial

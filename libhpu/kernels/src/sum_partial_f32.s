@@ -11,13 +11,8 @@
 .meta "doc=part[m] = the sum of member m's 256 elements of x; then reduce_sum_f32 of part"
 .include "tpclib.inc"
 
-        ew_base
-        imov i1, i0 ; vmov.f32 v3, 0.0
-        mov s0, EW_ELEMS / F32_LANES
+        partial_begin F32_LANES
 sum:
         ld.t.f32 v0, t0, i1 ; iadd i1, i1, 0, F32_LANES
         loop s0, sum ; vadd.f32 v3, v3, v0
-        vredsum.f32 v3, v3
-        ew_lin s10, t0
-        iset i2, i2, 0, s10 ; vext.f32 s3, v3, 0
-        halt ; st.ts.f32 t1, i2, s3
+        store_partial

@@ -102,7 +102,8 @@ TEST_CASE("tpclib whole-tensor sums: sum_partial_f32/_bf16 then reduce_sum_f32 o
                     sum += v;
                     asum += std::fabs(v);
                 });
-                const double bound = static_cast<double>((p + 63) / 64 + 16) * 0x1p-24 * asum;
+                const uint32_t depth = (p + 63) / 64 + 16;
+                const double bound = depth * 0x1p-24 * asum;
                 w.add(std::fabs(kref::bits_f32(L.read(s)[0]) - sum) / bound, k + " n " + std::to_string(n));
             }
         }
