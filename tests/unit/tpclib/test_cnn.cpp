@@ -11,129 +11,11 @@
 // Copyright (c) 2026 The hpu authors
 #include <catch2/catch_test_macros.hpp>
 
-#include "tpclib_rig.hpp"
-
-#include <functional>
+#include "cnn_rig.hpp"
 
 using namespace hpu_test;
-using kref::Nchw;
-using kref::Window2d;
 
 namespace {
-
-constexpr uint32_t kSentinel = 0x7fa5a5a5u; // a NaN no kernel here produces
-constexpr uint32_t kNegInf = 0xff800000u;
-constexpr uint8_t F32 = HPU_TPC_DT_F32, I32 = HPU_TPC_DT_I32;
-constexpr double kU = 0x1p-24;
-
-// A tensor in the rig and where each of its elements (dimension 0 fastest)
-// lies in its backing store; everything else there holds kSentinel.
-struct Placed {
-    Tensor t;
-    std::vector<size_t> pos;
-};
-
-Placed put_tensor(Lib &L, uint8_t dt, const std::vector<uint32_t> &sizes,
-                  const std::vector<uint32_t> &strides, const std::vector<uint32_t> &vals,
-                  uint32_t pad = 0)
-{
-    Placed p{L.tensor(dt, sizes, {}, strides, pad), {}};
-    const Tensor &t = p.t;
-    for (uint32_t d3 = 0; d3 < t.size(3); d3++) {
-        for (uint32_t d2 = 0; d2 < t.size(2); d2++) {
-            for (uint32_t d1 = 0; d1 < t.size(1); d1++) {
-                for (uint32_t d0 = 0; d0 < t.size(0); d0++) {
-                    p.pos.push_back(t.at(d0, d1, d2, d3));
-                }
-            }
-        }
-    }
-    std::vector<uint32_t> img(t.n, kSentinel);
-    for (size_t i = 0; i < vals.size(); i++) {
-        img[p.pos[i]] = vals[i];
-    }
-    L.s.write(t.d.base, img.data(), img.size() * 4);
-    return p;
-}
-
-// [W, H, C, N] of @s: rows @rgap elements longer than W, planes (H rows)
-// @pgap longer than their rows.
-Placed nchw(Lib &L, uint8_t dt, const Nchw &s, const std::vector<uint32_t> &vals,
-            uint32_t rgap = 0, uint32_t pgap = 0, uint32_t pad = 0)
-{
-    const uint32_t s1 = s.w + rgap, s2 = s1 * s.h + pgap;
-    return put_tensor(L, dt, {s.w, s.h, s.c, s.n}, {1, s1, s2, s2 * s.c}, vals, pad);
-}
-
-// A per-channel [C] tensor, every other element.
-Placed chan(Lib &L, const std::vector<uint32_t> &vals, uint32_t c)
-{
-    return put_tensor(L, F32, {c}, {2}, vals);
-}
-
-// The elements of @p; adds to @stray the backing elements outside them
-// that lost their sentinel.
-std::vector<uint32_t> read_back(Lib &L, const Placed &p, size_t &stray)
-{
-    auto img = L.read(p.t);
-    std::vector<uint32_t> v(p.pos.size());
-    std::vector<bool> used(img.size());
-    for (size_t i = 0; i < v.size(); i++) {
-        v[i] = img[p.pos[i]];
-        used[p.pos[i]] = true;
-    }
-    for (size_t i = 0; i < img.size(); i++) {
-        stray += !used[i] && img[i] != kSentinel;
-    }
-    return v;
-}
-
-// @got holds @want's bits, element by element.
-template <typename T>
-void check_exact(const std::vector<uint32_t> &got, const std::vector<T> &want)
-{
-    size_t bad = 0;
-    std::string first;
-    for (size_t i = 0; i < got.size(); i++) {
-        uint32_t w = 0;
-        std::memcpy(&w, &want[i], 4);
-        if (got[i] != w && !bad++) {
-            first = std::to_string(i) + ": got " + std::to_string(got[i]) + " want " +
-                    std::to_string(w);
-        }
-    }
-    INFO("first difference at " << first);
-    CHECK(bad == 0);
-}
-
-std::vector<uint32_t> scalars(const Window2d &g)
-{
-    auto a = g.scalars();
-    return {a.begin(), a.end()};
-}
-
-// A member per 64 elements of a row of @s.
-std::array<uint32_t, 5> vec_index(const Nchw &s) { return {(s.w + 63) / 64, s.h, s.c, s.n, 1}; }
-
-struct Geo {
-    const char *name = "";
-    Nchw x;
-    Window2d g;
-    uint32_t k = 1; // output channels of the convolution
-};
-
-// {n, c, h, w}, {kh, kw, sh, sw, ph, pw, dh, dw}
-const Geo kConv[] = {
-    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 1},
-    {"3x3, pad 1", {2, 3, 7, 9}, {3, 3, 1, 1, 1, 1}, 4},
-    {"3x2, stride 2x3, pad 1x2, dilation 1x2", {2, 2, 11, 13}, {3, 2, 2, 3, 1, 2, 1, 2}, 5},
-    {"5x4, stride 2x1, pad 2x0, dilation 2x1, OW 67", {3, 1, 5, 70}, {5, 4, 2, 1, 2, 0, 2, 1}, 2},
-    {"3x3, stride 2, pad 1, OW 65", {1, 2, 3, 130}, {3, 3, 2, 2, 1, 1}, 3},
-    {"1x1, stride 5", {2, 1, 9, 23}, {1, 1, 5, 5}, 3},
-    {"2x2, pad 3: rows and columns of padding only", {1, 2, 3, 4}, {2, 2, 1, 1, 3, 3}, 2},
-    {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}, 2},
-    {"a small CNN's: 3x3, pad 1 over 28x28", {4, 6, 28, 28}, {3, 3, 1, 1, 1, 1}, 8},
-};
 
 // Every product of a convolution of @xs by @k filters: f(y, w, x) with the
 // dense indexes of the output [N, K, OH, OW], the weight [K, C, kh, kw]
@@ -191,46 +73,50 @@ void sum_check(Worst &w, const std::vector<uint32_t> &got, const std::vector<dou
 
 } // namespace
 
-TEST_CASE("tpclib im2col_f32 and col2im_f32: exact against the references, gaps untouched",
+TEST_CASE("tpclib im2col and col2im, FP32 and BF16: exact against the references (BF16: "
+          "col2im's FP32 sum rounded once), gaps untouched",
           "[tpclib][cnn]")
 {
     Lib L;
-    uint32_t seed = 1;
-    for (const Geo &c : kConv) {
-        CAPTURE(c.name);
-        const Nchw cs = c.g.cols(c.x);
-        const auto xv = rand_f32(c.x.size(), seed++, -2, 2);
-        const Placed x = nchw(L, F32, c.x, xv, 2, 1);
-        const Placed col = nchw(L, F32, cs, {}, 3, 2);
-        REQUIRE(L.launch("im2col_f32", {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
-        size_t stray = 0;
-        auto got = read_back(L, col, stray);
-        std::vector<float> want(cs.size());
-        kref::im2col(c.x, c.g, floats(xv), want);
-        check_exact(got, want);
-        CHECK(stray == 0);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        uint32_t seed = 1;
+        for (const Geo &c : kConv) {
+            CAPTURE(t, c.name);
+            const Nchw cs = c.g.cols(c.x);
+            const auto xv = rand_f32(c.x.size(), seed++, -2, 2, h);
+            const Placed x = nchw(L, dt, c.x, xv, 2, 1);
+            const Placed col = nchw(L, dt, cs, {}, 3, 2);
+            REQUIRE(L.launch("im2col" + t, {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
+            size_t stray = 0;
+            std::vector<float> want(cs.size());
+            kref::im2col(c.x, c.g, from_elems(dt, xv), want);
+            check_exact(read_back(L, col, stray), to_elems(dt, want));
+            CHECK(stray == 0);
 
-        const auto dv = rand_f32(cs.size(), seed++, -2, 2);
-        const Placed dcol = nchw(L, F32, cs, dv, 1, 0);
-        const Placed dx = nchw(L, F32, c.x, {}, 5, 3);
-        REQUIRE(L.launch("col2im_f32", {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
-                HPU_CQ_OK);
-        got = read_back(L, dx, stray);
-        std::vector<float> wdx(c.x.size());
-        kref::col2im(c.x, c.g, floats(dv), wdx);
-        check_exact(got, wdx);
-        CHECK(stray == 0);
+            const auto dv = rand_f32(cs.size(), seed++, -2, 2, h);
+            const Placed dcol = nchw(L, dt, cs, dv, 1, 0);
+            const Placed dx = nchw(L, dt, c.x, {}, 5, 3);
+            REQUIRE(L.launch("col2im" + t, {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
+                    HPU_CQ_OK);
+            std::vector<float> wdx(c.x.size());
+            kref::col2im(c.x, c.g, from_elems(dt, dv), wdx);
+            check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+            CHECK(stray == 0);
 
-        // the references are adjoint: <im2col x, dcol> = <x, col2im dcol>
-        double a = 0, b = 0, mag = 0;
-        for (size_t i = 0; i < want.size(); i++) {
-            a += double{want[i]} * kref::bits_f32(dv[i]);
-            mag += std::fabs(double{want[i]} * kref::bits_f32(dv[i]));
+            // the references are adjoint: <im2col x, dcol> = <x, col2im dcol>
+            double p = 0, q = 0, mag = 0;
+            const auto df = from_elems(dt, dv), xf = from_elems(dt, xv);
+            for (size_t i = 0; i < want.size(); i++) {
+                p += double{want[i]} * df[i];
+                mag += std::fabs(double{want[i]} * df[i]);
+            }
+            for (size_t i = 0; i < wdx.size(); i++) {
+                q += double{wdx[i]} * xf[i];
+            }
+            CHECK(std::fabs(p - q) <= static_cast<double>(c.g.kh * c.g.kw) * kU * mag);
         }
-        for (size_t i = 0; i < wdx.size(); i++) {
-            b += double{wdx[i]} * kref::bits_f32(xv[i]);
-        }
-        CHECK(std::fabs(a - b) <= static_cast<double>(c.g.kh * c.g.kw) * kU * mag);
     }
 }
 
@@ -358,121 +244,80 @@ TEST_CASE("tpclib conv2d of im2col_f32, col2im_f32 and MME GEMMs: forward, weigh
     CHECK(wdx.bad == 0);
 }
 
-namespace {
-
-const Geo kPool[] = {
-    {"2x2, stride 2", {2, 3, 8, 10}, {2, 2, 2, 2}, 0},
-    {"3x3, stride 2, pad 1, odd", {1, 2, 7, 9}, {3, 3, 2, 2, 1, 1}, 0},
-    {"3x3, stride 1, pad 1: overlapping windows, W 65", {2, 1, 5, 65}, {3, 3, 1, 1, 1, 1}, 0},
-    {"2x3, stride 1x3, pad 0x1, dilation 2x1", {1, 2, 6, 11}, {2, 3, 1, 3, 0, 1, 2, 1}, 0},
-    {"2x2, pad 2: windows wholly in the padding", {1, 1, 3, 3}, {2, 2, 1, 1, 2, 2}, 0},
-    {"3x3, stride 2, OW 65", {1, 1, 3, 131}, {3, 3, 2, 2}, 0},
-    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 0},
-    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}, 0},
-};
-
-} // namespace
-
-TEST_CASE("tpclib maxpool2d_f32 and maxpool2d_grad_f32: exact, first maximum wins, -inf "
-          "padding, NaN",
+TEST_CASE("tpclib maxpool2d and maxpool2d_grad, FP32 and BF16: exact, first maximum wins, -inf "
+          "padding, NaN (BF16: a signalling one comes out quiet; the gradient's FP32 sums rounded "
+          "once)",
           "[tpclib][cnn]")
 {
     Lib L;
-    std::mt19937 gen(7);
-    for (const Geo &c : kPool) {
-        CAPTURE(c.name);
-        const Nchw ys = c.g.out(c.x, c.x.c);
-        // small integers: many ties; some -inf; a NaN in the larger inputs
-        std::vector<uint32_t> xv(c.x.size());
-        for (auto &v : xv) {
-            const int k = static_cast<int>(gen() % 9);
-            v = k == 8 ? kNegInf : kref::f32_bits(static_cast<float>(k - 4));
-        }
-        if (xv.size() > 100) {
-            xv[xv.size() / 2] = 0x7fc00000u;
-        }
-        const Placed x = nchw(L, F32, c.x, xv, 1, 0, kNegInf);
-        const Placed y = nchw(L, F32, ys, {}, 2, 1), idx = nchw(L, I32, ys, {}, 1, 2);
-        REQUIRE(L.launch("maxpool2d_f32", {x.t, y.t, idx.t}, scalars(c.g), vec_index(ys)) ==
-                HPU_CQ_OK);
-        std::vector<float> wy(ys.size());
-        std::vector<int32_t> wi(ys.size());
-        kref::maxpool2d(c.x, c.g, floats(xv), wy, wi);
-        size_t stray = 0;
-        check_exact(read_back(L, y, stray), wy);
-        CHECK(stray == 0);
-        const auto gi = read_back(L, idx, stray);
-        check_exact(gi, wi);
-        CHECK(stray == 0);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        const uint32_t ninf = h ? 0xff80u : kNegInf;
+        std::mt19937 gen(7);
+        for (const Geo &c : kPool) {
+            CAPTURE(t, c.name);
+            const Nchw ys = c.g.out(c.x, c.x.c);
+            // small multiples of 1.25: many ties; some -inf; NaNs in the larger inputs
+            std::vector<float> xf(c.x.size());
+            for (auto &v : xf) {
+                const int k = static_cast<int>(gen() % 9);
+                v = k == 8 ? -INFINITY : static_cast<float>(k - 4) * 1.25f;
+            }
+            auto xv = to_elems(dt, xf);
+            if (xv.size() > 100) {
+                xv[xv.size() / 2] = h ? 0x7fc0u : 0x7fc00000u;
+                xv[xv.size() / 3] = h ? 0xff81u : 0xff800001u; // signalling
+            }
+            const Placed x = nchw(L, dt, c.x, xv, 1, 0, ninf);
+            const Placed y = nchw(L, dt, ys, {}, 2, 1), idx = nchw(L, I32, ys, {}, 1, 2);
+            REQUIRE(L.launch("maxpool2d" + t, {x.t, y.t, idx.t}, scalars(c.g), vec_index(ys)) ==
+                    HPU_CQ_OK);
+            std::vector<float> wy(ys.size());
+            std::vector<int32_t> wi(ys.size());
+            kref::maxpool2d(c.x, c.g, from_elems(dt, xv), wy, wi);
+            size_t stray = 0;
+            check_exact(read_back(L, y, stray), to_elems(dt, wy));
+            const auto gi = read_back(L, idx, stray);
+            check_exact(gi, wi);
+            CHECK(stray == 0);
 
-        const auto dyv = rand_f32(ys.size(), static_cast<uint32_t>(c.x.size()), -1, 1);
-        const Placed dy = nchw(L, F32, ys, dyv, 0, 3);
-        const Placed dix = nchw(L, I32, ys, gi, 0, 3);
-        const Placed dx = nchw(L, F32, c.x, {}, 3, 1);
-        REQUIRE(L.launch("maxpool2d_grad_f32", {dy.t, dix.t, dx.t}, scalars(c.g),
-                         vec_index(c.x)) == HPU_CQ_OK);
-        std::vector<float> wdx(c.x.size());
-        kref::maxpool2d_grad(c.x, c.g, floats(dyv), wi, wdx);
-        check_exact(read_back(L, dx, stray), wdx);
-        CHECK(stray == 0);
+            const auto dyv = rand_f32(ys.size(), static_cast<uint32_t>(c.x.size()), -1, 1, h);
+            const Placed dy = nchw(L, dt, ys, dyv, 0, 3);
+            const Placed dix = nchw(L, I32, ys, gi, 0, 3);
+            const Placed dx = nchw(L, dt, c.x, {}, 3, 1);
+            REQUIRE(L.launch("maxpool2d_grad" + t, {dy.t, dix.t, dx.t}, scalars(c.g),
+                             vec_index(c.x)) == HPU_CQ_OK);
+            std::vector<float> wdx(c.x.size());
+            kref::maxpool2d_grad(c.x, c.g, from_elems(dt, dyv), wi, wdx);
+            check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+            CHECK(stray == 0);
+        }
     }
 }
 
-TEST_CASE("tpclib window kernels: a window size, stride or dilation below 1, or a column "
-          "stride above 512, raises TPC_ASSERT",
+TEST_CASE("tpclib window kernels, FP32 and BF16: a window size, stride or dilation below 1, or "
+          "a column stride above 512, raises TPC_ASSERT",
           "[tpclib][cnn]")
 {
     Lib L;
     const Nchw xs{1, 1, 4, 4};
-    const Placed a = nchw(L, F32, xs, {}), b = nchw(L, F32, xs, {}), i = nchw(L, I32, xs, {});
     const Window2d bad[] = {{0, 1}, {1, 1, 0, 1}, {1, 1, 1, 1, 0, 0, 1, 0}, {1, 1, 1, 513}};
-    for (const Window2d &g : bad) {
-        CAPTURE(g.kh, g.sh, g.sw, g.dw);
-        for (const char *k : {"im2col_f32", "col2im_f32"}) {
-            CHECK(L.launch(k, {a.t, b.t}, scalars(g), vec_index(xs)) == HPU_CQ_TPC_ASSERT);
-        }
-        CHECK(L.launch("maxpool2d_f32", {a.t, b.t, i.t}, scalars(g), vec_index(xs)) ==
-              HPU_CQ_TPC_ASSERT);
-        CHECK(L.launch("maxpool2d_grad_f32", {a.t, i.t, b.t}, scalars(g), vec_index(xs)) ==
-              HPU_CQ_TPC_ASSERT);
-    }
-}
-
-namespace {
-
-const Nchw kBn[] = {{2, 3, 5, 7}, {1, 1, 1, 3}, {3, 2, 4, 65}, {2, 5, 3, 130}, {4, 1, 2, 1},
-                    {1, 2, 1, 200}, {4, 8, 28, 28}};
-
-// The depth of the kernels' three-level sums: ceil(W / 64) + H + N.
-double depth(const Nchw &s)
-{
-    const uint32_t vectors = (s.w + 63) / 64;
-    return vectors + s.h + s.n;
-}
-
-// Per channel c: the mean over n, h, w of f(element index).
-double chan_mean(const Nchw &s, uint32_t c, const std::function<double(size_t)> &f)
-{
-    double sum = 0;
-    for (uint32_t n = 0; n < s.n; n++) {
-        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
-            sum += f(i);
-        }
-    }
-    return sum / (static_cast<double>(s.size()) / s.c);
-}
-
-// Visit every element index of channel c.
-void each_in_chan(const Nchw &s, uint32_t c, const std::function<void(size_t)> &f)
-{
-    for (uint32_t n = 0; n < s.n; n++) {
-        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
-            f(i);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const Placed a = nchw(L, dt, xs, {}), b = nchw(L, dt, xs, {}), i = nchw(L, I32, xs, {});
+        const std::string t = sfx;
+        for (const Window2d &g : bad) {
+            CAPTURE(t, g.kh, g.sh, g.sw, g.dw);
+            for (const char *k : {"im2col", "col2im"}) {
+                CHECK(L.launch(k + t, {a.t, b.t}, scalars(g), vec_index(xs)) == HPU_CQ_TPC_ASSERT);
+            }
+            CHECK(L.launch("maxpool2d" + t, {a.t, b.t, i.t}, scalars(g), vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
+            CHECK(L.launch("maxpool2d_grad" + t, {a.t, i.t, b.t}, scalars(g), vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
         }
     }
 }
-
-} // namespace
 
 TEST_CASE("tpclib batchnorm_f32: batch statistics, y and the running statistics within "
           "bounds; M = 1 asserts",
