@@ -498,3 +498,129 @@ TEST_CASE("tpclib batchnorm_infer_f32: y from the running statistics within 8 ul
     INFO(w.first);
     CHECK(w.bad == 0);
 }
+
+namespace {
+
+// The BF16 bits of FP32 element bits, rounded to nearest even.
+std::vector<uint32_t> round_elems(const std::vector<uint32_t> &f32)
+{
+    return to_elems(BF16, floats(f32));
+}
+
+// Worst error of BF16 results @got against the double @ref in BF16 ulps
+// of max(|ref|, @scale(i)).
+double bf16_err(const std::vector<uint32_t> &got, const std::vector<double> &ref,
+                const std::function<double(size_t)> &scale)
+{
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        worst = std::max(worst, err_ulps(elem_f32(got[i], true), ref[i], scale(i), true));
+    }
+    return worst;
+}
+
+} // namespace
+
+TEST_CASE("tpclib batchnorm_bf16, batchnorm_grad_bf16, batchnorm_infer_bf16: the FP32 kernels "
+          "on the widened values bit for bit, BF16 outputs rounded once, within 1 BF16 ulp",
+          "[tpclib][cnn][bf16]")
+{
+    Lib L;
+    const float eps = 1e-5f, mom = 0.1f;
+    const std::vector<uint32_t> sc = {kref::f32_bits(eps), kref::f32_bits(mom)};
+    double wy = 0, wdx = 0, winf = 0;
+    uint32_t seed = 600;
+    for (const Nchw &s : kBn) {
+        CAPTURE(s.n, s.c, s.h, s.w);
+        const auto xv = rand_f32(s.size(), seed++, -3, 5, true);
+        const auto dyv = rand_f32(s.size(), seed++, -1, 1, true);
+        const auto xw = to_elems(F32, from_elems(BF16, xv)), dyw = to_elems(F32, from_elems(BF16, dyv));
+        const auto gv = rand_f32(s.c, seed++, 0.5f, 1.5f), bv = rand_f32(s.c, seed++, -1, 1);
+        const auto rmv = rand_f32(s.c, seed++, -1, 1), rvv = rand_f32(s.c, seed++, 0.5f, 2);
+        const std::array<uint8_t, 2> types = {F32, BF16};
+        std::array<std::vector<uint32_t>, 2> y, st, dx, dp, yi;
+        for (size_t k = 0; k < 2; k++) {
+            const uint8_t dt = types[k];
+            const std::string t = k ? "_bf16" : "_f32";
+            const Placed x = nchw(L, dt, s, k ? xv : xw, 3, 1), yt = nchw(L, dt, s, {}, 1, 2);
+            const Placed gamma = chan(L, gv, s.c), beta = chan(L, bv, s.c);
+            const Placed mean = chan(L, {}, s.c), rstd = chan(L, {}, s.c);
+            const Placed rm = chan(L, rmv, s.c), rv = chan(L, rvv, s.c);
+            REQUIRE(L.launch("batchnorm" + t,
+                             {x.t, gamma.t, beta.t, yt.t, mean.t, rstd.t, rm.t, rv.t}, sc,
+                             {s.c, 1, 1, 1, 1}) == HPU_CQ_OK);
+            size_t stray = 0;
+            y[k] = read_back(L, yt, stray);
+            for (const Placed *p : {&mean, &rstd, &rm, &rv}) {
+                const auto v = read_back(L, *p, stray);
+                st[k].insert(st[k].end(), v.begin(), v.end());
+            }
+            // the backward from these statistics
+            const Placed dy = nchw(L, dt, s, k ? dyv : dyw, 0, 1), dxt = nchw(L, dt, s, {}, 1, 1);
+            const Placed dg = chan(L, {}, s.c), db = chan(L, {}, s.c);
+            REQUIRE(L.launch("batchnorm_grad" + t,
+                             {x.t, dy.t, mean.t, rstd.t, gamma.t, dxt.t, dg.t, db.t}, {},
+                             {s.c, 1, 1, 1, 1}) == HPU_CQ_OK);
+            dx[k] = read_back(L, dxt, stray);
+            dp[k] = read_back(L, dg, stray);
+            const auto dbv = read_back(L, db, stray);
+            dp[k].insert(dp[k].end(), dbv.begin(), dbv.end());
+            // inference from the updated running statistics
+            const Placed yin = nchw(L, dt, s, {}, 2, 0);
+            REQUIRE(L.launch("batchnorm_infer" + t, {x.t, gamma.t, beta.t, rm.t, rv.t, yin.t},
+                             {sc[0]}, {1, s.h, s.c, s.n, 1}) == HPU_CQ_OK);
+            yi[k] = read_back(L, yin, stray);
+            CHECK(stray == 0);
+        }
+        check_exact(y[1], round_elems(y[0]));
+        check_exact(st[1], st[0]);
+        check_exact(dx[1], round_elems(dx[0]));
+        check_exact(dp[1], dp[0]);
+        check_exact(yi[1], round_elems(yi[0]));
+
+        // against the references in double: 1 BF16 ulp of the FP32 bounds' magnitudes
+        const auto xf = from_elems(BF16, xv), dyf = from_elems(BF16, dyv), gf = floats(gv),
+                   bf = floats(bv);
+        std::vector<double> ry(s.size()), rrm(s.c), rrv(s.c), rdx(s.size()), rdg(s.c),
+            rdb(s.c), ryi(s.size());
+        std::vector<kref::BatchNormStats> bst(s.c);
+        kref::batchnorm(s, xf, gf, bf, eps, mom, ry, bst, rrm, rrv);
+        auto part = [&](ptrdiff_t k) {
+            const ptrdiff_t c = s.c;
+            return floats({st[0].begin() + k * c, st[0].begin() + (k + 1) * c});
+        };
+        const auto mf = part(0), rf = part(1), rmf = part(2), rvf = part(3);
+        kref::batchnorm_grad(s, xf, dyf, mf, rf, gf, rdx, rdg, rdb);
+        kref::batchnorm_infer(s, xf, gf, bf, rmf, rvf, eps, ryi);
+        std::vector<double> amean(s.c), ady(s.c), adx(s.c);
+        for (uint32_t c = 0; c < s.c; c++) {
+            amean[c] = chan_mean(s, c, [&](size_t i) { return std::fabs(xf[i]); });
+            ady[c] = chan_mean(s, c, [&](size_t i) { return std::fabs(dyf[i]); });
+            adx[c] = chan_mean(s, c, [&](size_t i) {
+                return std::fabs(dyf[i] * (xf[i] - double{mf[c]}) * rf[c]);
+            });
+        }
+        const size_t plane = size_t{s.h} * s.w;
+        auto ch = [&](size_t i) { return i / plane % s.c; };
+        wy = std::max(wy, bf16_err(y[1], ry, [&](size_t i) {
+                          const size_t c = ch(i);
+                          return (std::fabs(xf[i]) + amean[c]) * bst[c].rstd * gf[c] + std::fabs(bf[c]);
+                      }));
+        wdx = std::max(wdx, bf16_err(dx[1], rdx, [&](size_t i) {
+                           const size_t c = ch(i);
+                           const double xh = std::fabs((xf[i] - double{mf[c]}) * rf[c]);
+                           return rf[c] * gf[c] * (std::fabs(dyf[i]) + ady[c] + xh * adx[c]);
+                       }));
+        winf = std::max(winf, bf16_err(yi[1], ryi, [&](size_t i) {
+                            const size_t c = ch(i);
+                            const double r = 1.0 / std::sqrt(double{rvf[c]} + eps);
+                            return (std::fabs(xf[i]) + std::fabs(rmf[c])) * r * gf[c] + std::fabs(bf[c]);
+                        }));
+    }
+    report("batchnorm_bf16 y", wy, "BF16 ulp of (|x| + mean|x|) rstd |gamma| + |beta|");
+    report("batchnorm_grad_bf16 dx", wdx, "BF16 ulp of rstd |gamma| (|dy| + mean|dy| + |xhat| mean|dy xhat|)");
+    report("batchnorm_infer_bf16 y", winf, "BF16 ulp of (|x| + |rm|) rstd |gamma| + |beta|");
+    CHECK(wy <= 1);
+    CHECK(wdx <= 1);
+    CHECK(winf <= 1);
+}
