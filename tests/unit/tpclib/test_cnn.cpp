@@ -624,3 +624,83 @@ TEST_CASE("tpclib batchnorm_bf16, batchnorm_grad_bf16, batchnorm_infer_bf16: the
     CHECK(wdx <= 1);
     CHECK(winf <= 1);
 }
+
+namespace {
+
+struct AvgGeo {
+    const char *name = "";
+    Nchw x;
+    Window2d g;
+    uint32_t oh = 0, ow = 0; // the output's size, when not floor's (ceil_mode)
+};
+
+// {n, c, h, w}, {kh, kw, sh, sw, ph, pw}
+const AvgGeo kAvg[] = {
+    {"2x2, stride 2", {2, 3, 8, 10}, {2, 2, 2, 2}},
+    {"3x3, stride 2, pad 1, odd", {1, 2, 7, 9}, {3, 3, 2, 2, 1, 1}},
+    {"3x3, stride 1, pad 1: overlapping, W 65", {2, 1, 5, 65}, {3, 3, 1, 1, 1, 1}},
+    {"2x3, stride 1x3, pad 1x1, W 130", {1, 2, 6, 130}, {2, 3, 1, 3, 1, 1}},
+    {"3x2, stride 2, ceil_mode: last windows past the padded input", {1, 2, 6, 9},
+     {3, 2, 2, 2, 1, 0}, 4, 5},
+    {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}},
+    {"global: the window the whole 7x9 plane", {2, 3, 7, 9}, {7, 9, 1, 1}},
+    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}},
+};
+
+} // namespace
+
+TEST_CASE("tpclib avgpool2d and avgpool2d_grad, FP32 and BF16: exact against the references, "
+          "count_include_pad both ways, divisor_override, ceil_mode outputs, global pooling",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    const kref::AvgPool modes[] = {{true, 0}, {false, 0}, {false, 3}};
+    uint32_t seed = 700;
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        for (const AvgGeo &c : kAvg) {
+            Nchw ys = c.g.out(c.x, c.x.c);
+            if (c.oh) {
+                ys.h = c.oh;
+                ys.w = c.ow;
+            }
+            for (const kref::AvgPool &m : modes) {
+                CAPTURE(t, c.name, m.include_pad, m.override);
+                std::vector<uint32_t> sc = scalars(c.g);
+                sc.push_back(m.scalars()[0]);
+                sc.push_back(m.scalars()[1]);
+                const auto xv = rand_f32(c.x.size(), seed++, -2, 2, h);
+                const Placed x = nchw(L, dt, c.x, xv, 1, 2);
+                const Placed y = nchw(L, dt, ys, {}, 2, 1);
+                REQUIRE(L.launch("avgpool2d" + t, {x.t, y.t}, sc, vec_index(ys)) == HPU_CQ_OK);
+                std::vector<float> wy(ys.size());
+                kref::avgpool2d(c.x, ys, c.g, m, from_elems(dt, xv), wy);
+                size_t stray = 0;
+                check_exact(read_back(L, y, stray), to_elems(dt, wy));
+                CHECK(stray == 0);
+
+                const auto dyv = rand_f32(ys.size(), seed++, -1, 1, h);
+                const Placed dy = nchw(L, dt, ys, dyv, 0, 3);
+                const Placed dx = nchw(L, dt, c.x, {}, 3, 1);
+                REQUIRE(L.launch("avgpool2d_grad" + t, {dy.t, dx.t}, sc, vec_index(c.x)) ==
+                        HPU_CQ_OK);
+                std::vector<float> wdx(c.x.size());
+                kref::avgpool2d_grad(c.x, ys, c.g, m, from_elems(dt, dyv), wdx);
+                check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+                CHECK(stray == 0);
+            }
+        }
+        // avg_pool2d has no dilation: one asserts, as the other window scalars do
+        const Nchw xs{1, 1, 4, 4};
+        const Placed a = nchw(L, dt, xs, {}), b = nchw(L, dt, xs, {});
+        for (const Window2d &g : {Window2d{2, 2, 1, 1, 0, 0, 2, 1}, Window2d{2, 2, 1, 1, 0, 0, 1, 3},
+                                  Window2d{2, 0}}) {
+            std::vector<uint32_t> sc = scalars(g);
+            sc.insert(sc.end(), {1, 0});
+            CHECK(L.launch("avgpool2d" + t, {a.t, b.t}, sc, vec_index(xs)) == HPU_CQ_TPC_ASSERT);
+            CHECK(L.launch("avgpool2d_grad" + t, {a.t, b.t}, sc, vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
+        }
+    }
+}
