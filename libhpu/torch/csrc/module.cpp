@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// module.cpp - the extension's entry points for Python, as custom ops
+// (torch.ops.hpu_torch.*; the package wraps them in hpu_torch.hpu and
+// hpu_torch.core).
+//
+// Copyright (c) 2026 The hpu authors
+#include <torch/library.h>
+
+#include "hpu_torch.h"
+
+namespace hpu_torch {
+
+namespace {
+
+int resolve(std::int64_t device) { return device < 0 ? current_device() : static_cast<int>(device); }
+
+std::int64_t op_device_count() { return device_count(); }
+std::int64_t op_current_device() { return current_device(); }
+void op_set_device(std::int64_t device) { set_current_device(static_cast<int>(device)); }
+
+void op_synchronize(std::int64_t device)
+{
+    const int d = resolve(device);
+    if (!DeviceContext::opened(d))
+        return;
+    DeviceContext &ctx = DeviceContext::get(d);
+    auto lock = ctx.lock();
+    ctx.synchronize();
+}
+
+// Eager mode issues every op when it is called: nothing is held back, so
+// a step mark has nothing to flush (lazy mode will launch its graph here).
+void op_mark_step(std::int64_t /*device*/) {}
+
+// The statistics in the order hpu_torch.hpu.memory_stats() names them.
+std::vector<std::int64_t> op_memory_stats(std::int64_t device)
+{
+    const MemoryStats s = memory_stats(resolve(device));
+    const std::vector<std::uint64_t> v{s.allocated, s.peak_allocated, s.reserved,    s.peak_reserved,
+                                       s.active_blocks, s.slabs,       s.allocs,      s.frees,
+                                       s.slab_allocs, s.slab_frees,   s.cache_hits};
+    return {v.begin(), v.end()};
+}
+
+void op_reset_peak_memory_stats(std::int64_t device) { reset_peak_memory_stats(resolve(device)); }
+void op_empty_cache(std::int64_t device) { empty_cache(resolve(device)); }
+
+std::int64_t op_jobs(std::int64_t device)
+{
+    const int d = resolve(device);
+    if (!DeviceContext::opened(d))
+        return 0;
+    DeviceContext &ctx = DeviceContext::get(d);
+    auto lock = ctx.lock();
+    return static_cast<std::int64_t>(ctx.jobs());
+}
+
+std::tuple<std::vector<std::string>, std::vector<std::int64_t>> op_fallback_counts()
+{
+    std::vector<std::string> names;
+    std::vector<std::int64_t> counts;
+    for (const auto &[name, n] : fallback_counts()) {
+        names.push_back(name);
+        counts.push_back(n);
+    }
+    return {names, counts};
+}
+
+void op_reset_fallback_counts() { reset_fallback_counts(); }
+
+} // namespace
+
+TORCH_LIBRARY(hpu_torch, m)
+{
+    m.def("device_count() -> int", &op_device_count);
+    m.def("current_device() -> int", &op_current_device);
+    m.def("set_device(int device) -> ()", &op_set_device);
+    m.def("synchronize(int device=-1) -> ()", &op_synchronize);
+    m.def("mark_step(int device=-1) -> ()", &op_mark_step);
+    m.def("memory_stats(int device=-1) -> int[]", &op_memory_stats);
+    m.def("reset_peak_memory_stats(int device=-1) -> ()", &op_reset_peak_memory_stats);
+    m.def("empty_cache(int device=-1) -> ()", &op_empty_cache);
+    m.def("jobs(int device=-1) -> int", &op_jobs);
+    m.def("fallback_counts() -> (str[], int[])", &op_fallback_counts);
+    m.def("reset_fallback_counts() -> ()", &op_reset_fallback_counts);
+}
+
+} // namespace hpu_torch
