@@ -177,14 +177,22 @@ public:
     }
 };
 
-std::array<Pool, 64> g_pools; // NOLINT: one per device index, for the process
-
-Pool &pool(int device) { return g_pools.at(static_cast<std::size_t>(device)); }
+// One pool per device index, never destroyed (blocks may be freed by
+// tensors that outlive every static object).
+Pool &pool(int device)
+{
+    static auto *pools = new std::array<Pool, 64>; // NOLINT(cppcoreguidelines-owning-memory): see above
+    return pools->at(static_cast<std::size_t>(device));
+}
 
 // Slabs of a lost context still referenced by live tensors: freed when
 // their last block goes.
 std::mutex g_orphans_mutex;
-std::set<Slab *> g_orphans; // NOLINT: owned here until their last block goes
+std::set<Slab *> &orphans()
+{
+    static auto *set = new std::set<Slab *>; // NOLINT(cppcoreguidelines-owning-memory): never destroyed, as the pools
+    return *set;
+}
 
 void delete_orphan_block(Block *b)
 {
@@ -192,7 +200,7 @@ void delete_orphan_block(Block *b)
     Slab *s = b->slab;
     delete b; // NOLINT(cppcoreguidelines-owning-memory)
     if (--s->live == 0) {
-        g_orphans.erase(s);
+        orphans().erase(s);
         delete s; // NOLINT(cppcoreguidelines-owning-memory)
     }
 }
@@ -318,7 +326,7 @@ void drop_device_memory(int device, std::uint64_t generation)
             b = n;
         }
         if (s->live != 0)
-            g_orphans.insert(s.release());
+            orphans().insert(s.release());
     }
     p.slabs.clear();
     p.free_small.clear();

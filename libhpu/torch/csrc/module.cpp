@@ -68,6 +68,20 @@ std::tuple<std::vector<std::string>, std::vector<std::int64_t>> op_fallback_coun
 
 void op_reset_fallback_counts() { reset_fallback_counts(); }
 
+// At exit (hpu_torch registers it with atexit): waits for every opened
+// device and returns the slabs no tensor uses; failures are not reported
+// any more. The driver releases the rest when the process closes the
+// devices.
+void op_shutdown()
+{
+    for (int d = 0; d < device_count(); ++d) {
+        try {
+            empty_cache(d);
+        } catch (const std::exception &) { // NOLINT(bugprone-empty-catch): nothing to report to at exit
+        }
+    }
+}
+
 } // namespace
 
 TORCH_LIBRARY(hpu_torch, m)
@@ -83,6 +97,7 @@ TORCH_LIBRARY(hpu_torch, m)
     m.def("jobs(int device=-1) -> int", &op_jobs);
     m.def("fallback_counts() -> (str[], int[])", &op_fallback_counts);
     m.def("reset_fallback_counts() -> ()", &op_reset_fallback_counts);
+    m.def("shutdown() -> ()", &op_shutdown);
 }
 
 } // namespace hpu_torch

@@ -356,6 +356,14 @@ const at::Tensor &resize(const at::Tensor &self, c10::SymIntArrayRef size,
     return self;
 }
 
+// What the CPU fallback calls for results whose size it changed.
+at::Tensor copy_from_and_resize(const at::Tensor &self, const at::Tensor &dst)
+{
+    if (dst.sizes() != self.sizes())
+        (void)resize(dst, self.sym_sizes(), c10::nullopt);
+    return copy_from(self, dst, false);
+}
+
 } // namespace
 
 DeviceContext &context_of(const at::Tensor &t)
@@ -420,6 +428,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
     m.impl("empty_strided", TORCH_FN(empty_strided));
     m.impl("_copy_from", TORCH_FN(copy_from));
+    m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
     m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
     m.impl("view", TORCH_FN(view));
     m.impl("as_strided", TORCH_FN(as_strided));

@@ -23,7 +23,11 @@ namespace {
 constexpr std::size_t kMaxPending = 64;
 
 std::mutex g_contexts_mutex;
-std::array<std::unique_ptr<DeviceContext>, 64> g_contexts; // NOLINT: contexts live for the process
+// The contexts are never destroyed: tensors (and their blocks) may outlive
+// every static object of the process, and the driver releases what is
+// left when the process closes the device (hpu_torch's atexit handler
+// first waits for the devices and returns the free slabs).
+std::array<DeviceContext *, 64> g_contexts{}; // NOLINT: see above
 
 // The device's pending error events as text ("mmu-fault on engine 3, ...").
 std::string device_errors(hpu::Device &dev)
@@ -55,9 +59,9 @@ DeviceContext &DeviceContext::get(int index)
     {
         const std::lock_guard<std::mutex> g(g_contexts_mutex);
         auto &slot = g_contexts.at(static_cast<std::size_t>(index));
-        if (!slot)
-            slot.reset(new DeviceContext(index)); // NOLINT(cppcoreguidelines-owning-memory): private constructor
-        ctx = slot.get();
+        if (slot == nullptr)
+            slot = new DeviceContext(index); // NOLINT(cppcoreguidelines-owning-memory): lives for the process
+        ctx = slot;
     }
     const std::lock_guard<std::recursive_mutex> g(ctx->mutex_);
     if (!ctx->dev_) {
@@ -73,7 +77,7 @@ bool DeviceContext::opened(int index) noexcept
     const std::lock_guard<std::mutex> g(g_contexts_mutex);
     if (index < 0 || static_cast<std::size_t>(index) >= g_contexts.size())
         return false;
-    return static_cast<bool>(g_contexts.at(static_cast<std::size_t>(index)));
+    return g_contexts.at(static_cast<std::size_t>(index)) != nullptr;
 }
 
 void DeviceContext::open()
