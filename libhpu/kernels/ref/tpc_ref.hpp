@@ -202,6 +202,16 @@ inline double cross_entropy(std::span<const float> x, int32_t label, double scal
     return m + std::log(s) - x[static_cast<size_t>(label)];
 }
 
+// Negative log-likelihood of one row of log-probabilities: -x[label], or
+// 0 for a row whose label is @ignore_index (whose weight is then 0, else 1).
+inline float nll_loss(std::span<const float> x, int32_t label, int32_t ignore_index)
+{
+    return label == ignore_index ? 0.0f : -x[static_cast<size_t>(label)];
+}
+
+// Its gradient's one nonzero element of a row: -(dy scale), FP32.
+inline float nll_loss_grad(float dy, float scale) { return -(dy * scale); }
+
 // First index of the maximum, or of the first NaN.
 inline int32_t argmax(std::span<const float> x)
 {
@@ -259,6 +269,67 @@ inline float dropout(float x, uint32_t word, float p, float scale)
 {
     float u = static_cast<float>(word >> 8) * 0x1p-24f;
     return u >= p ? x * scale : 0.0f;
+}
+
+// ---- random tensors (uniform_*, normal_*) from the RNG's words ------------
+// u = (word >> 8) 2^-24 in [0, 1): what vrandu.f32 gives.
+inline float rand_u01(uint32_t word) { return static_cast<float>(word >> 8) * 0x1p-24f; }
+
+inline float uniform(uint32_t word, float from, float to)
+{
+    return std::fma(rand_u01(word), to - from, from);
+}
+
+// The natural log of u in (0, 1] as normal_* computes it: u = m 2^e with m
+// in (sqrt(1/2), sqrt(2)], ln m = 2 atanh(s) = 2s + s^3 Q(s^2), s = (m-1)/(m+1).
+inline float normal_ln(float u)
+{
+    const uint32_t b = f32_bits(u);
+    auto e = static_cast<int32_t>(b >> 23) - 127;
+    float m = bits_f32((b & 0x7fffffu) | 0x3f800000u);
+    if (m > bits_f32(0x3fb504f3u)) { // sqrt(2) rounded
+        m *= 0.5f;
+        e += 1;
+    }
+    const float s = (m - 1.0f) / (m + 1.0f);
+    const float z = s * s;
+    static constexpr uint32_t q[] = {0x3f2aaaab, 0x3ecccccd, 0x3e924925,
+                                     0x3e638e39, 0x3e3a2e8c, 0x3e1d89d9}; // 2 / (2k + 3)
+    float p = std::fma(bits_f32(q[5]), z, bits_f32(q[4]));
+    for (int k = 3; k >= 0; k--) {
+        p = std::fma(p, z, bits_f32(q[k]));
+    }
+    const float lnm = std::fma(s * z, p, s + s);
+    return std::fma(static_cast<float>(e), bits_f32(0x3f317218u), lnm); // + e ln2
+}
+
+// cos(2 pi u) for u in [0, 1) as normal_* computes it: with t = u - 1/2,
+// -cos(2 pi t) by its Taylor series in t^2 to t^20 (FP32 coefficients).
+inline float normal_cos(float u)
+{
+    static constexpr uint32_t d[] = {0xbf800000, 0x419de9e6, 0xc281e0f8, 0x42aae9e4,
+                                     0xc270fa83, 0x41d368f9, 0xc0fce9c5, 0x3fdb7128,
+                                     0xbe906316, 0x3d15062d, 0xbb77b718};
+    const float t = u - 0.5f;
+    const float w = t * t;
+    float p = std::fma(bits_f32(d[10]), w, bits_f32(d[9]));
+    for (int k = 8; k >= 0; k--) {
+        p = std::fma(p, w, bits_f32(d[k]));
+    }
+    return p;
+}
+
+// A standard normal value from two words (draws 2n and 2n + 1, one lane):
+// Box-Muller, sqrt(-2 ln u1) cos(2 pi u2) with u1 = 1 - u (in (0, 1]).
+inline float normal_z(uint32_t w1, uint32_t w2)
+{
+    const float r = std::sqrt(normal_ln(1.0f - rand_u01(w1)) * -2.0f);
+    return r * normal_cos(rand_u01(w2));
+}
+
+inline float normal(uint32_t w1, uint32_t w2, float mean, float std)
+{
+    return std::fma(normal_z(w1, w2), std, mean);
 }
 
 // ---- layer norm over one row ------------------------------------------------

@@ -50,19 +50,6 @@ size_t bat(const Tensor &t, uint32_t x, uint32_t y, uint32_t z, uint32_t w)
                 t.size(3) == 1 ? 0 : w);
 }
 
-// Every backing element of @out not covered by a coordinate still holds 0.
-bool gaps_untouched(const Tensor &out, const std::vector<uint32_t> &got)
-{
-    std::vector<bool> used(out.n);
-    each(out, [&](uint32_t x, uint32_t y, uint32_t z, uint32_t w) { used[out.at(x, y, z, w)] = true; });
-    for (size_t i = 0; i < out.n; i++) {
-        if (!used[i] && got[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Shapes for a binary op: a, b and out (sizes, strides), n0 along dim 0.
 struct Case {
     const char *name;
@@ -81,17 +68,6 @@ std::vector<Case> cases(uint32_t n)
         {"strided a and out", {n, 3}, {2, 2 * n + 5}, {n, 3}, {}, {n, 3}, {1, n + 7}},
         {"4-D, b [1, 2, 1, 2]", {n, 2, 2, 2}, {}, {1, 2, 1, 2}, {}, {n, 2, 2, 2}, {}},
     };
-}
-
-uint32_t elems_of(const std::vector<uint32_t> &sz, const std::vector<uint32_t> &st)
-{
-    uint64_t e = 0;
-    uint32_t dense = 1;
-    for (size_t k = 0; k < sz.size(); k++) {
-        e += uint64_t{sz[k] - 1} * (st.empty() ? dense : st[k]);
-        dense *= sz[k];
-    }
-    return static_cast<uint32_t>(e + 1);
 }
 
 } // namespace

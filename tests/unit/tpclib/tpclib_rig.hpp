@@ -253,3 +253,76 @@ inline std::vector<double> layernorm_grad_scales(const std::vector<float> &x,
 }
 
 } // namespace hpu_test
+
+namespace hpu_test {
+
+// A coordinate of up to five dimensions (dimension 0 first).
+using Coord = std::array<uint32_t, 5>;
+
+// Index of coordinate @c of @t in its backing store.
+inline size_t at5(const Tensor &t, const Coord &c)
+{
+    size_t o = 0;
+    for (unsigned k = 0; k < 5; k++) {
+        o += size_t{c[k]} * t.d.stride[k];
+    }
+    return o;
+}
+
+// The element of input @t that output coordinate @c reads when @t
+// broadcasts (a size-1 dimension is read at 0; stride 0 needs nothing).
+inline size_t bcast_at5(const Tensor &t, Coord c)
+{
+    for (unsigned k = 0; k < 5; k++) {
+        if (t.size(k) == 1) {
+            c[k] = 0;
+        }
+    }
+    return at5(t, c);
+}
+
+// Visit every coordinate of @t, dimension 0 fastest.
+template <typename F> void each5(const Tensor &t, F &&f)
+{
+    Coord c{};
+    const uint64_t total = uint64_t{t.size(0)} * t.size(1) * t.size(2) * t.size(3) * t.size(4);
+    for (uint64_t i = 0; i < total; i++) {
+        f(static_cast<const Coord &>(c));
+        for (unsigned k = 0; k < 5 && ++c[k] == t.size(k); k++) {
+            c[k] = 0;
+        }
+    }
+}
+
+// Every backing element of @out not covered by a coordinate still holds 0.
+inline bool gaps_untouched(const Tensor &out, const std::vector<uint32_t> &got)
+{
+    std::vector<bool> used(out.n);
+    each5(out, [&](const Coord &c) { used[at5(out, c)] = true; });
+    for (size_t i = 0; i < out.n; i++) {
+        if (!used[i] && got[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Backing elements of a view of @sz with strides @st (empty: dense).
+inline uint32_t elems_of(const std::vector<uint32_t> &sz, const std::vector<uint32_t> &st)
+{
+    uint64_t e = 0;
+    uint32_t dense = 1;
+    for (size_t k = 0; k < sz.size(); k++) {
+        e += uint64_t{sz[k] - 1} * (st.empty() ? dense : st[k]);
+        dense *= sz[k];
+    }
+    return static_cast<uint32_t>(e + 1);
+}
+
+// The data kernels' index space over @out: elementwise in five dimensions.
+inline std::array<uint32_t, 5> ew5_index(const Tensor &out)
+{
+    return {(out.size(0) + 255) / 256, out.size(1), out.size(2), out.size(3), out.size(4)};
+}
+
+} // namespace hpu_test
