@@ -12,7 +12,6 @@ namespace hpu_torch {
 namespace {
 
 constexpr std::int64_t kEwLanes = 256; // elements of dimension 0 per member (README "Layout rules")
-constexpr std::size_t kEwDims = 4;     // elementwise tensors have at most 4 dimensions
 constexpr std::size_t kRowDims = 2;    // row kernels: [N, R1, R2]
 
 std::uint32_t u32_size(std::int64_t v)
@@ -189,7 +188,7 @@ Operand operand(const at::Tensor &t, at::IntArrayRef sizes)
 }
 
 void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const std::vector<Operand> &ops,
-               const std::vector<std::uint32_t> &scalars, std::uint64_t seed)
+               const std::vector<std::uint32_t> &scalars, std::uint64_t seed, std::size_t max_dims)
 {
     if (std::any_of(sizes.begin(), sizes.end(), [](std::int64_t s) { return s == 0; }))
         return;
@@ -198,7 +197,7 @@ void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef si
     for (const Operand &o : ops)
         strides.push_back(o.strides);
     const Shape s = merge(sizes, strides);
-    const std::size_t nd = std::min(s.sizes.size(), kEwDims);
+    const std::size_t nd = std::min(s.sizes.size(), max_dims);
     const hpu::Kernel &k = ctx.kernel(kernel);
     for_outer(s.sizes, s.strides, nd, [&](const std::vector<std::int64_t> &off) {
         Job job;

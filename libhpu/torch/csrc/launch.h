@@ -33,7 +33,7 @@ Operand operand_as(const at::Tensor &t, at::IntArrayRef sizes, std::uint32_t dty
  * with sizes' rank of strides. Empty sizes launch nothing.
  */
 void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const std::vector<Operand> &ops,
-               const std::vector<std::uint32_t> &scalars = {}, std::uint64_t seed = 0);
+               const std::vector<std::uint32_t> &scalars = {}, std::uint64_t seed = 0, std::size_t max_dims = 4);
 
 /**
  * A row kernel: every operand is [N (dimension 0), rows...]; a row

@@ -34,23 +34,22 @@ c10::Device hpu_device(c10::optional<c10::Device> d)
 
 bool dense(const at::Tensor &t) { return t.is_contiguous(); }
 
-// The bit-exact copy kernel for an element size (integer casts to the
-// other signedness wrap, so they copy bits).
-const char *bitcopy_kernel(std::size_t esize, std::uint32_t *in, std::uint32_t *out)
+// The copy kernel of an element size (libhpu/kernels/README.md, "Data
+// kernels": any type of that size described as the unsigned one; 5-D);
+// *dims the dimensions it takes.
+const char *bitcopy_kernel(std::size_t esize, std::uint32_t *in, std::uint32_t *out, std::size_t *dims)
 {
+    *dims = 5;
     switch (esize) {
     case 4:
-        *in = HPU_DTYPE_INT32;
-        *out = HPU_DTYPE_UINT32;
-        return "cast_i32_u32";
+        *in = *out = HPU_DTYPE_UINT32;
+        return "copy_b32";
     case 2:
-        *in = HPU_DTYPE_INT16;
-        *out = HPU_DTYPE_UINT16;
-        return "cast_i16_u16";
+        *in = *out = HPU_DTYPE_UINT16;
+        return "copy_b16";
     default:
-        *in = HPU_DTYPE_INT8;
-        *out = HPU_DTYPE_UINT8;
-        return "cast_i8_u8";
+        *in = *out = HPU_DTYPE_UINT8;
+        return "copy_b8";
     }
 }
 
@@ -71,11 +70,12 @@ void copy_same_dtype(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor
         ctx.submit(std::move(job));
         return;
     }
-    std::size_t esize = dst.element_size();
+    const std::size_t esize = dst.element_size();
     std::vector<std::int64_t> sizes = dst.sizes().vec();
     Operand in;
     Operand out;
-    const char *k = bitcopy_kernel(esize == 8 ? 4 : esize, &in.dtype, &out.dtype);
+    std::size_t dims = 0;
+    const char *k = bitcopy_kernel(esize == 8 ? 4 : esize, &in.dtype, &out.dtype, &dims);
     const Operand si = operand_as(src, dst.sizes(), in.dtype);
     const Operand so = operand_as(dst, dst.sizes(), out.dtype);
     in.va = si.va;
@@ -89,9 +89,8 @@ void copy_same_dtype(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor
                 s *= 2;
             o->strides.push_back(1);
         }
-        esize = 4;
     }
-    launch_ew(ctx, k, sizes, {in, out});
+    launch_ew(ctx, k, sizes, {in, out}, {}, 0, dims);
 }
 
 // dst = src cast on the device, when a cast kernel exists for the pair;
@@ -127,10 +126,11 @@ bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
         if (st == c10::ScalarType::Long) { // low words as they are
             std::uint32_t a = 0;
             std::uint32_t b = 0;
-            const char *k = bitcopy_kernel(4, &a, &b);
+            std::size_t dims = 0;
+            const char *k = bitcopy_kernel(4, &a, &b, &dims);
             in.dtype = a;
             Operand out = operand_as(dst, dst.sizes(), b);
-            launch_ew(ctx, k, dst.sizes(), {in, out});
+            launch_ew(ctx, k, dst.sizes(), {in, out}, {}, 0, dims);
             return true;
         }
         copy_same_dtype(ctx, dst, src);

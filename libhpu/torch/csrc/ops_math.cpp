@@ -8,7 +8,10 @@
 // Copyright (c) 2026 The hpu authors
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Operators.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/dropout_native.h>
 #include <torch/library.h>
 
 #include <bit>
@@ -42,6 +45,23 @@ at::Tensor on_device(const at::Tensor &t, c10::ScalarType dtype, c10::Device dev
     at::Tensor d = empty_hpu(t.sizes(), dtype, device);
     copy_into(d, t);
     return d;
+}
+
+// An out= tensor of another shape is resized to the result's (the
+// structured ops' wrappers size their own outputs; out= arguments come as
+// the caller gave them).
+void fit(const at::Tensor &out, at::IntArrayRef shape)
+{
+    if (out.sizes() != shape)
+        (void)at::native::resize_output(out, shape);
+}
+
+std::vector<std::int64_t> broadcast(std::initializer_list<const at::Tensor *> ts)
+{
+    std::vector<std::int64_t> shape;
+    for (const at::Tensor *t : ts)
+        shape = at::infer_size(shape, t->sizes());
+    return shape;
 }
 
 // Whether the TPC library has the kernel "<base>_<suffix of dtype>".
@@ -92,6 +112,7 @@ at::Tensor &add_out(const at::Tensor &self, const at::Tensor &other, const c10::
         return Fallback<ATEN_OP2(add, out)>::call(self, other, alpha, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, broadcast({&self, &other}));
     if (one) {
         binary(ctx, k, self, other, out);
     } else {
@@ -108,6 +129,7 @@ at::Tensor &sub_out(const at::Tensor &self, const at::Tensor &other, const c10::
         return Fallback<ATEN_OP2(sub, out)>::call(self, other, alpha, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, broadcast({&self, &other}));
     if (one) {
         binary(ctx, k, self, other, out);
     } else {
@@ -123,6 +145,7 @@ at::Tensor &mul_out(const at::Tensor &self, const at::Tensor &other, at::Tensor 
         return Fallback<ATEN_OP2(mul, out)>::call(self, other, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, broadcast({&self, &other}));
     binary(ctx, k, self, other, out);
     return out;
 }
@@ -136,6 +159,7 @@ at::Tensor &div_out(const at::Tensor &self, const at::Tensor &other, at::Tensor 
         return Fallback<ATEN_OP2(div, out)>::call(self, other, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, broadcast({&self, &other}));
     binary(ctx, k, self, other, out);
     return out;
 }
@@ -146,6 +170,7 @@ at::Tensor &addc(const char *op, const at::Tensor &self, const at::Tensor &t1, c
 {
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, broadcast({&self, &t1, &t2}));
     at::Tensor tmp = empty_hpu(out.sizes(), out.scalar_type(), out.device());
     binary(ctx, kernel_for(op, out.scalar_type()), t1, t2, tmp);
     axpy(ctx, kernel_for("axpy", out.scalar_type()), value.toFloat(), tmp, self, out);
@@ -202,6 +227,7 @@ at::Tensor &threshold_backward_out(const at::Tensor &grad, const at::Tensor &sel
         return Fallback<ATEN_OP2(threshold_backward, grad_input)>::call(grad, self, threshold, grad_input);
     DeviceContext &ctx = context_of(grad_input);
     auto lock = ctx.lock();
+    fit(grad_input, broadcast({&grad, &self}));
     const auto &sz = grad_input.sizes();
     const at::Tensor x = on_device(self, grad_input.scalar_type(), grad_input.device());
     const at::Tensor dy = on_device(grad, grad_input.scalar_type(), grad_input.device());
@@ -260,6 +286,18 @@ at::Tensor native_dropout_backward(const at::Tensor &grad, const at::Tensor &mas
     at::Tensor out = empty_hpu(sz, grad.scalar_type(), grad.device());
     launch_ew(ctx, "scale_" + sfx, sz, {operand(tmp, sz), operand(out, sz)}, {fbits(static_cast<float>(scale))});
     return out;
+}
+
+// nn.Dropout calls aten::dropout, a composite op that PyTorch decomposes
+// into bernoulli_ and a multiplication except on CUDA, where it takes the
+// fused native_dropout (with native_dropout_backward as its gradient). The
+// HPU takes the fused path too: this kernel sits at the AutogradHPU key, so
+// the native_dropout it calls records its own backward, as on CUDA.
+at::Tensor dropout(const at::Tensor &input, double p, bool train)
+{
+    if (train && p > 0 && p < 1 && input.numel() > 0 && !float_suffix(input.scalar_type()).empty())
+        return std::get<0>(at::native_dropout(input, p, train));
+    return at::native::dropout(input, p, train);
 }
 
 // ---- reductions and rows -------------------------------------------------
@@ -350,13 +388,21 @@ bool reduce(const char *op, const at::Tensor &self, at::OptionalIntArrayRef dim,
         return false;
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
-    if (self.numel() == 0) {
-        if (std::string(op) != "sum")
-            return false; // the mean of nothing is NaN: the CPU says so
+    if (self.numel() == 0 && std::string(op) != "sum")
+        return false; // the mean of nothing: NaN, and errors, as the CPU says
+    const std::vector<bool> red = reduced_dims(self, dim);
+    std::vector<std::int64_t> shape;
+    for (std::int64_t d = 0; d < self.dim(); ++d) {
+        if (!red[static_cast<std::size_t>(d)])
+            shape.push_back(self.size(d));
+        else if (keepdim)
+            shape.push_back(1);
+    }
+    fit(out, shape);
+    if (self.numel() == 0) { // the sum of nothing
         fill_hpu(out, 0);
         return true;
     }
-    const std::vector<bool> red = reduced_dims(self, dim);
     const Rows r = reduce_rows(ctx, self, red, 0);
     const RowOperand o = row_result(out, red, keepdim, device_dtype(out.scalar_type()));
     launch_rows(ctx, std::string("reduce_") + op + "_" + sfx, r.sizes, {r.x, o});
@@ -387,6 +433,7 @@ at::Tensor &log_softmax_out(const at::Tensor &self, std::int64_t dim, bool half_
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     const std::int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+    fit(out, self.sizes());
     const std::uint32_t ninf = sfx == "f32" ? kNegInfF32 : kNegInfBf16;
     launch_rows(ctx, "log_softmax_" + sfx, row_sizes(self, d), {row_operand(self, d, ninf), row_operand(out, d)});
     return out;
@@ -402,6 +449,7 @@ at::Tensor &log_softmax_backward_out(const at::Tensor &grad, const at::Tensor &o
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     const std::int64_t d = c10::maybe_wrap_dim(dim, output.dim());
+    fit(out, output.sizes());
     launch_rows(ctx, "log_softmax_grad_" + sfx, row_sizes(output, d),
                 {row_operand(output, d), row_operand(grad, d), row_operand(out, d)});
     return out;
@@ -419,6 +467,14 @@ at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, 
     auto lock = ctx.lock();
     const at::Tensor x = dim.has_value() ? self : self.reshape({-1});
     const std::int64_t d = dim.has_value() ? c10::maybe_wrap_dim(*dim, std::max<std::int64_t>(self.dim(), 1)) : 0;
+    std::vector<std::int64_t> shape;
+    for (std::int64_t i = 0; i < self.dim(); ++i) {
+        if (dim.has_value() && i != d)
+            shape.push_back(self.size(i));
+        else if (keepdim)
+            shape.push_back(1);
+    }
+    fit(out, shape);
     fill_hpu(out, 0);
     const std::uint32_t ninf = sfx == "f32" ? kNegInfF32 : kNegInfBf16;
     std::vector<bool> red(static_cast<std::size_t>(std::max<std::int64_t>(x.dim(), 1)), false);
@@ -433,6 +489,134 @@ at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, 
                                        : row_operand(x, d, ninf);
     launch_rows(ctx, "argmax_" + sfx, row_sizes(x, d), {xi, o});
     return out;
+}
+
+// ---- negative log-likelihood (libhpu/kernels/README.md, "Losses") ------------
+
+// The labels of an nll_loss as an I32 row operand [1, N]: an int64 tensor
+// through its low words (stride 2; labels always fit in 32 bits).
+RowOperand label_rows(const at::Tensor &target)
+{
+    RowOperand o;
+    o.va = va_of(target);
+    o.dtype = HPU_DTYPE_INT32;
+    const std::int64_t f = target.scalar_type() == c10::ScalarType::Long ? 2 : 1;
+    o.row_strides.push_back(target.dim() == 0 ? 0 : target.stride(0) * f);
+    return o;
+}
+
+// A dense [n] FP32 per-row operand of a temporary.
+RowOperand f32_rows(const at::Tensor &t)
+{
+    RowOperand o;
+    o.va = va_of(t);
+    o.dtype = HPU_DTYPE_FP32;
+    o.row_strides.push_back(t.dim() == 0 ? 0 : t.stride(0));
+    return o;
+}
+
+bool nll_ok(const at::Tensor &self, const at::Tensor &target, const c10::optional<at::Tensor> &weight,
+            const at::Tensor &out)
+{
+    const bool labels = target.scalar_type() == c10::ScalarType::Long || target.scalar_type() == c10::ScalarType::Int;
+    return !float_suffix(self.scalar_type()).empty() && (!weight.has_value() || !weight->defined()) && labels &&
+           (self.dim() == 1 || self.dim() == 2) && is_hpu(self) && is_hpu(target) && is_hpu(out) &&
+           self.device() == out.device() && target.device() == out.device() && self.size(-1) > 0 &&
+           self.size(-1) <= std::numeric_limits<std::int32_t>::max() &&
+           DeviceContext::has_kernel("nll_loss_" + float_suffix(self.scalar_type()));
+}
+
+std::tuple<at::Tensor &, at::Tensor &> nll_loss_forward_out(const at::Tensor &self, const at::Tensor &target,
+                                                            const c10::optional<at::Tensor> &weight,
+                                                            std::int64_t reduction, std::int64_t ignore_index,
+                                                            at::Tensor &output, at::Tensor &total_weight)
+{
+    if (!nll_ok(self, target, weight, output) || ignore_index < std::numeric_limits<std::int32_t>::min() ||
+        ignore_index > std::numeric_limits<std::int32_t>::max())
+        return Fallback<ATEN_OP2(nll_loss_forward, output)>::call(self, target, weight, reduction, ignore_index,
+                                                                  output, total_weight);
+    DeviceContext &ctx = context_of(output);
+    auto lock = ctx.lock();
+    const std::string sfx = float_suffix(self.scalar_type());
+    const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
+    const std::int64_t n = x.size(0);
+    const c10::Device d = output.device();
+    if (reduction == at::Reduction::None && self.dim() == 2)
+        fit(output, {n});
+    else
+        fit(output, {});
+    fit(total_weight, {});
+    at::Tensor loss = empty_hpu({n}, c10::ScalarType::Float, d);
+    at::Tensor wt = empty_hpu({n}, c10::ScalarType::Float, d);
+    if (n > 0) {
+        launch_rows(ctx, "nll_loss_" + sfx, {n}, {row_operand(x, 1), label_rows(target), f32_rows(loss), f32_rows(wt)},
+                    {static_cast<std::uint32_t>(static_cast<std::int32_t>(ignore_index))});
+    }
+    // Results in self's type: copies cast on the device when it is BF16.
+    if (reduction == at::Reduction::None) {
+        copy_into(output, loss.reshape(output.sizes()));
+        return {output, total_weight};
+    }
+    at::Tensor lsum = empty_hpu({}, c10::ScalarType::Float, d);
+    at::Tensor wsum = empty_hpu({}, c10::ScalarType::Float, d);
+    if (n == 0) {
+        fill_hpu(lsum, 0);
+        fill_hpu(wsum, 0);
+    } else {
+        RowOperand all = f32_rows(loss);
+        all.size0 = n;
+        all.stride0 = 1;
+        all.row_strides.clear();
+        RowOperand one;
+        one.va = va_of(lsum);
+        one.dtype = HPU_DTYPE_FP32;
+        launch_rows(ctx, "reduce_sum_f32", {}, {all, one});
+        all.va = va_of(wt);
+        one.va = va_of(wsum);
+        launch_rows(ctx, "reduce_sum_f32", {}, {all, one});
+    }
+    copy_into(total_weight, wsum.reshape(total_weight.sizes()));
+    if (reduction == at::Reduction::Sum) {
+        copy_into(output, lsum.reshape(output.sizes()));
+    } else {
+        at::Tensor mean = empty_hpu({}, c10::ScalarType::Float, d);
+        binary(ctx, "div_f32", lsum, wsum, mean);
+        copy_into(output, mean.reshape(output.sizes()));
+    }
+    return {output, total_weight};
+}
+
+at::Tensor &nll_loss_backward_out(const at::Tensor &grad_output, const at::Tensor &self, const at::Tensor &target,
+                                  const c10::optional<at::Tensor> &weight, std::int64_t reduction,
+                                  std::int64_t ignore_index, const at::Tensor &total_weight, at::Tensor &grad_input)
+{
+    if (!nll_ok(self, target, weight, grad_input) || grad_input.scalar_type() != self.scalar_type() ||
+        !is_hpu(grad_output) || ignore_index < std::numeric_limits<std::int32_t>::min() ||
+        ignore_index > std::numeric_limits<std::int32_t>::max())
+        return Fallback<ATEN_OP2(nll_loss_backward, grad_input)>::call(grad_output, self, target, weight, reduction,
+                                                                        ignore_index, total_weight, grad_input);
+    DeviceContext &ctx = context_of(grad_input);
+    auto lock = ctx.lock();
+    const std::string sfx = float_suffix(self.scalar_type());
+    fit(grad_input, self.sizes());
+    const at::Tensor dx = self.dim() == 1 ? grad_input.unsqueeze(0) : grad_input;
+    const std::int64_t n = dx.size(0);
+    const c10::Device d = grad_input.device();
+    if (n == 0)
+        return grad_input;
+    at::Tensor dy = on_device(grad_output, c10::ScalarType::Float, d);
+    if (reduction == at::Reduction::Mean) {
+        at::Tensor scaled = empty_hpu({}, c10::ScalarType::Float, d);
+        binary(ctx, "div_f32", dy.reshape({}), on_device(total_weight, c10::ScalarType::Float, d).reshape({}), scaled);
+        dy = scaled;
+    }
+    RowOperand dyo;
+    dyo.va = va_of(dy);
+    dyo.dtype = HPU_DTYPE_FP32;
+    dyo.row_strides.push_back(reduction == at::Reduction::None && dy.dim() > 0 ? dy.stride(0) : 0);
+    launch_rows(ctx, "nll_loss_grad_" + sfx, {n}, {label_rows(target), dyo, row_operand(dx, 1)},
+                {static_cast<std::uint32_t>(static_cast<std::int32_t>(ignore_index)), fbits(1.0F)});
+    return grad_input;
 }
 
 // ---- matrix products on the MME -------------------------------------------
@@ -475,7 +659,7 @@ bool gemm_ok(const at::Tensor &out, const at::Tensor &a, const at::Tensor &b)
         return false;
     if (!is_hpu(a) || !is_hpu(b) || !is_hpu(out) || a.device() != out.device() || b.device() != out.device())
         return false;
-    if (a.dim() != 2 || b.dim() != 2 || out.dim() != 2)
+    if (a.dim() != 2 || b.dim() != 2 || a.size(1) != b.size(0))
         return false;
     const std::int64_t m = a.size(0);
     const std::int64_t k = a.size(1);
@@ -538,6 +722,7 @@ at::Tensor &mm_out(const at::Tensor &self, const at::Tensor &mat2, at::Tensor &o
         return Fallback<ATEN_OP2(mm, out)>::call(self, mat2, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, {self.size(0), mat2.size(1)});
     gemm(ctx, out, self, mat2, 1.0F, nullptr, 0.0F, nullptr);
     return out;
 }
@@ -549,6 +734,7 @@ at::Tensor &addmm_out(const at::Tensor &self, const at::Tensor &mat1, const at::
         return Fallback<ATEN_OP2(addmm, out)>::call(self, mat1, mat2, beta, alpha, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
+    fit(out, {mat1.size(0), mat2.size(1)});
     const float b = beta.toFloat();
     const float a = alpha.toFloat();
     if (b == 0) {
@@ -592,8 +778,15 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("_log_softmax.out", TORCH_FN(log_softmax_out));
     m.impl("_log_softmax_backward_data.out", TORCH_FN(log_softmax_backward_out));
     m.impl("argmax.out", TORCH_FN(argmax_out));
+    m.impl("nll_loss_forward.output", TORCH_FN(nll_loss_forward_out));
+    m.impl("nll_loss_backward.grad_input", TORCH_FN(nll_loss_backward_out));
     m.impl("mm.out", TORCH_FN(mm_out));
     m.impl("addmm.out", TORCH_FN(addmm_out));
+}
+
+TORCH_LIBRARY_IMPL(aten, AutogradHPU, m)
+{
+    m.impl("dropout", TORCH_FN(dropout));
 }
 
 } // namespace hpu_torch
