@@ -223,7 +223,7 @@ bool out_of_memory(const hpu::Error &e) { return e.errnum() == ENOMEM || e.errnu
 
 class HpuAllocator final : public c10::Allocator {
 public:
-    c10::DataPtr allocate(size_t nbytes) const override
+    [[nodiscard]] c10::DataPtr allocate(size_t nbytes) const override
     {
         const int device = current_device();
         const c10::Device where(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(device));

@@ -29,7 +29,7 @@ class HpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 public:
     [[nodiscard]] c10::DeviceType type() const override { return c10::DeviceType::HPU; }
 
-    c10::Device exchangeDevice(c10::Device d) const override
+    [[nodiscard]] c10::Device exchangeDevice(c10::Device d) const override
     {
         TORCH_INTERNAL_ASSERT(d.type() == c10::DeviceType::HPU);
         const c10::Device old(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(t_current_device));
@@ -49,7 +49,7 @@ public:
     void uncheckedSetDevice(c10::Device d) const noexcept override
     {
         if (d.index() >= 0)
-            t_current_device = d.index();
+            t_current_device = static_cast<unsigned char>(d.index());
     }
     // One stream per device: every op of a device runs in call order.
     [[nodiscard]] c10::Stream getStream(c10::Device d) const noexcept override
@@ -60,7 +60,7 @@ public:
     {
         return c10::Stream(c10::Stream::DEFAULT, d);
     }
-    c10::Stream exchangeStream(c10::Stream s) const noexcept override { return s; }
+    [[nodiscard]] c10::Stream exchangeStream(c10::Stream s) const noexcept override { return s; }
     [[nodiscard]] c10::DeviceIndex deviceCount() const noexcept override
     {
         return static_cast<c10::DeviceIndex>(device_count());
@@ -72,9 +72,9 @@ public:
     {
     }
     void block(void * /*event*/, const c10::Stream & /*stream*/) const override {}
-    bool queryEvent(void * /*event*/) const override { return true; }
+    [[nodiscard]] bool queryEvent(void * /*event*/) const override { return true; }
     void destroyEvent(void * /*event*/, const c10::DeviceIndex /*device_index*/) const noexcept override {}
-    bool queryStream(const c10::Stream & /*stream*/) const override { return true; }
+    [[nodiscard]] bool queryStream(const c10::Stream & /*stream*/) const override { return true; }
     void synchronizeStream(const c10::Stream &stream) const override
     {
         auto &ctx = DeviceContext::get(stream.device_index());

@@ -187,74 +187,89 @@ Operand operand(const at::Tensor &t, at::IntArrayRef sizes)
     return operand_as(t, sizes, dt);
 }
 
-void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const std::vector<Operand> &ops,
-               const std::vector<std::uint32_t> &scalars, std::uint64_t seed, std::size_t max_dims)
+namespace {
+
+// Issues one launch of kernel per coordinate of the dimensions of s from
+// nd on: operand i's descriptor from tensor(i, its element offset), the
+// index space `index`.
+template <typename TensorFn>
+void issue(DeviceContext &ctx, const std::string &kernel, const Shape &s, std::size_t nd, std::size_t nops,
+           TensorFn &&tensor, const std::vector<std::uint32_t> &index, const std::vector<std::uint32_t> &scalars,
+           std::uint64_t seed)
 {
-    if (std::any_of(sizes.begin(), sizes.end(), [](std::int64_t s) { return s == 0; }))
-        return;
-    std::vector<std::vector<std::int64_t>> strides;
-    strides.reserve(ops.size());
-    for (const Operand &o : ops)
-        strides.push_back(o.strides);
-    const Shape s = merge(sizes, strides);
-    const std::size_t nd = std::min(s.sizes.size(), max_dims);
     const hpu::Kernel &k = ctx.kernel(kernel);
     for_outer(s.sizes, s.strides, nd, [&](const std::vector<std::int64_t> &off) {
         Job job;
         job.kind = Job::Kind::Launch;
         job.what = kernel;
         job.kernel = &k;
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            const std::uint64_t va = ops[i].va + static_cast<std::uint64_t>(off[i]) * hpu::dtype_size(ops[i].dtype);
-            job.launch.tensor(hpu::Tensor(describe(va, ops[i].dtype, ops[i].pad, s.sizes, s.strides[i], nd)));
-        }
+        for (std::size_t i = 0; i < nops; ++i)
+            job.launch.tensor(hpu::Tensor(tensor(i, off[i])));
         for (const std::uint32_t v : scalars)
             job.launch.scalar(v);
-        std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
-        for (std::size_t d = 1; d < nd; ++d)
-            index.push_back(u32_size(s.sizes[d]));
         job.launch.index_space(index);
         job.launch.seed(seed);
         ctx.submit(std::move(job));
     });
 }
 
+bool any_empty(at::IntArrayRef sizes)
+{
+    return std::any_of(sizes.begin(), sizes.end(), [](std::int64_t v) { return v == 0; });
+}
+
+template <typename Op>
+Shape merge_ops(at::IntArrayRef sizes, const std::vector<Op> &ops, std::vector<std::int64_t> Op::*strides)
+{
+    std::vector<std::vector<std::int64_t>> st;
+    st.reserve(ops.size());
+    for (const Op &o : ops)
+        st.push_back(o.*strides);
+    return merge(sizes, st);
+}
+
+} // namespace
+
+void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const std::vector<Operand> &ops,
+               const std::vector<std::uint32_t> &scalars, std::uint64_t seed, std::size_t max_dims)
+{
+    if (any_empty(sizes))
+        return;
+    const Shape s = merge_ops(sizes, ops, &Operand::strides);
+    const std::size_t nd = std::min(s.sizes.size(), max_dims);
+    std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
+    for (std::size_t d = 1; d < nd; ++d)
+        index.push_back(u32_size(s.sizes[d]));
+    auto tensor = [&](std::size_t i, std::int64_t off) {
+        const Operand &o = ops[i];
+        const std::uint64_t va = o.va + static_cast<std::uint64_t>(off) * hpu::dtype_size(o.dtype);
+        return describe(va, o.dtype, o.pad, s.sizes, s.strides[i], nd);
+    };
+    issue(ctx, kernel, s, nd, ops.size(), tensor, index, scalars, seed);
+}
+
 void launch_rows(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef row_sizes,
                  const std::vector<RowOperand> &ops, const std::vector<std::uint32_t> &scalars)
 {
-    if (std::any_of(row_sizes.begin(), row_sizes.end(), [](std::int64_t s) { return s == 0; }))
+    if (any_empty(row_sizes))
         return;
-    std::vector<std::vector<std::int64_t>> strides;
-    strides.reserve(ops.size());
-    for (const RowOperand &o : ops)
-        strides.push_back(o.row_strides);
-    const Shape s = merge(row_sizes, strides);
+    const Shape s = merge_ops(row_sizes, ops, &RowOperand::row_strides);
     const std::size_t nd = std::min(s.sizes.size(), kRowDims);
-    const hpu::Kernel &k = ctx.kernel(kernel);
-    for_outer(s.sizes, s.strides, nd, [&](const std::vector<std::int64_t> &off) {
-        Job job;
-        job.kind = Job::Kind::Launch;
-        job.what = kernel;
-        job.kernel = &k;
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            const RowOperand &o = ops[i];
-            std::vector<std::int64_t> sz{o.size0};
-            std::vector<std::int64_t> st{o.size0 == 1 ? 0 : o.stride0};
-            for (std::size_t d = 0; d < nd; ++d) {
-                sz.push_back(s.sizes[d]);
-                st.push_back(s.strides[i][d]);
-            }
-            const std::uint64_t va = o.va + static_cast<std::uint64_t>(off[i]) * hpu::dtype_size(o.dtype);
-            job.launch.tensor(hpu::Tensor(describe(va, o.dtype, o.pad, sz, st, nd + 1)));
+    std::vector<std::uint32_t> index{1};
+    for (std::size_t d = 0; d < nd; ++d)
+        index.push_back(u32_size(s.sizes[d]));
+    auto tensor = [&](std::size_t i, std::int64_t off) {
+        const RowOperand &o = ops[i];
+        std::vector<std::int64_t> sz{o.size0};
+        std::vector<std::int64_t> st{o.size0 == 1 ? 0 : o.stride0};
+        for (std::size_t d = 0; d < nd; ++d) {
+            sz.push_back(s.sizes[d]);
+            st.push_back(s.strides[i][d]);
         }
-        for (const std::uint32_t v : scalars)
-            job.launch.scalar(v);
-        std::vector<std::uint32_t> index{1};
-        for (std::size_t d = 0; d < nd; ++d)
-            index.push_back(u32_size(s.sizes[d]));
-        job.launch.index_space(index);
-        ctx.submit(std::move(job));
-    });
+        const std::uint64_t va = o.va + static_cast<std::uint64_t>(off) * hpu::dtype_size(o.dtype);
+        return describe(va, o.dtype, o.pad, sz, st, nd + 1);
+    };
+    issue(ctx, kernel, s, nd, ops.size(), tensor, index, scalars, 0);
 }
 
 RowOperand row_operand(const at::Tensor &t, std::int64_t dim, std::uint32_t pad)

@@ -104,38 +104,35 @@ void axpy(DeviceContext &ctx, const std::string &k, float alpha, const at::Tenso
 
 // ---- elementwise ---------------------------------------------------------
 
-at::Tensor &add_out(const at::Tensor &self, const at::Tensor &other, const c10::Scalar &alpha, at::Tensor &out)
+// out = self + sign alpha other: the add or sub kernel, or axpy with
+// alpha other (one rounding) when alpha is not 1.
+template <class Op>
+at::Tensor &add_sub(const char *base, float sign, const at::Tensor &self, const at::Tensor &other,
+                    const c10::Scalar &alpha, at::Tensor &out)
 {
     const bool one = alpha.equal(1);
-    const std::string k = one ? kernel_for("add", out.scalar_type()) : kernel_for("axpy", out.scalar_type());
+    const std::string k = kernel_for(one ? base : "axpy", out.scalar_type());
     if (k.empty() || !placeable(out, {&self, &other}))
-        return Fallback<ATEN_OP2(add, out)>::call(self, other, alpha, out);
+        return Fallback<Op>::call(self, other, alpha, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     fit(out, broadcast({&self, &other}));
     if (one) {
         binary(ctx, k, self, other, out);
     } else {
-        axpy(ctx, k, alpha.toFloat(), other, self, out);
+        axpy(ctx, k, sign * alpha.toFloat(), other, self, out);
     }
     return out;
 }
 
+at::Tensor &add_out(const at::Tensor &self, const at::Tensor &other, const c10::Scalar &alpha, at::Tensor &out)
+{
+    return add_sub<ATEN_OP2(add, out)>("add", 1.0F, self, other, alpha, out);
+}
+
 at::Tensor &sub_out(const at::Tensor &self, const at::Tensor &other, const c10::Scalar &alpha, at::Tensor &out)
 {
-    const bool one = alpha.equal(1);
-    const std::string k = one ? kernel_for("sub", out.scalar_type()) : kernel_for("axpy", out.scalar_type());
-    if (k.empty() || !placeable(out, {&self, &other}))
-        return Fallback<ATEN_OP2(sub, out)>::call(self, other, alpha, out);
-    DeviceContext &ctx = context_of(out);
-    auto lock = ctx.lock();
-    fit(out, broadcast({&self, &other}));
-    if (one) {
-        binary(ctx, k, self, other, out);
-    } else {
-        axpy(ctx, k, -alpha.toFloat(), other, self, out);
-    }
-    return out;
+    return add_sub<ATEN_OP2(sub, out)>("sub", -1.0F, self, other, alpha, out);
 }
 
 at::Tensor &mul_out(const at::Tensor &self, const at::Tensor &other, at::Tensor &out)
@@ -357,8 +354,8 @@ RowOperand row_result(const at::Tensor &out, const std::vector<bool> &reduce, bo
     o.va = va_of(out);
     o.dtype = dtype;
     std::int64_t od = 0;
-    for (std::size_t d = 0; d < reduce.size(); ++d) {
-        if (reduce[d]) {
+    for (const bool r : reduce) {
+        if (r) {
             if (keepdim)
                 ++od;
             continue;
@@ -444,8 +441,9 @@ at::Tensor &log_softmax_backward_out(const at::Tensor &grad, const at::Tensor &o
 {
     const std::string sfx = float_suffix(output.scalar_type());
     if (sfx.empty() || input_dtype != output.scalar_type() || grad.scalar_type() != output.scalar_type() ||
-        output.dim() == 0)
+        output.dim() == 0) {
         return Fallback<ATEN_OP2(_log_softmax_backward_data, out)>::call(grad, output, dim, input_dtype, out);
+    }
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     const std::int64_t d = c10::maybe_wrap_dim(dim, output.dim());
@@ -461,8 +459,9 @@ at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, 
 {
     const std::string sfx = float_suffix(self.scalar_type());
     if (sfx.empty() || self.numel() == 0 || out.scalar_type() != c10::ScalarType::Long ||
-        (!dim.has_value() && !self.is_contiguous()) || self.numel() > std::numeric_limits<std::int32_t>::max())
+        (!dim.has_value() && !self.is_contiguous()) || self.numel() > std::numeric_limits<std::int32_t>::max()) {
         return Fallback<ATEN_OP2(argmax, out)>::call(self, dim, keepdim, out);
+    }
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     const at::Tensor x = dim.has_value() ? self : self.reshape({-1});
@@ -532,19 +531,21 @@ std::tuple<at::Tensor &, at::Tensor &> nll_loss_forward_out(const at::Tensor &se
                                                             at::Tensor &output, at::Tensor &total_weight)
 {
     if (!nll_ok(self, target, weight, output) || ignore_index < std::numeric_limits<std::int32_t>::min() ||
-        ignore_index > std::numeric_limits<std::int32_t>::max())
+        ignore_index > std::numeric_limits<std::int32_t>::max()) {
         return Fallback<ATEN_OP2(nll_loss_forward, output)>::call(self, target, weight, reduction, ignore_index,
                                                                   output, total_weight);
+    }
     DeviceContext &ctx = context_of(output);
     auto lock = ctx.lock();
     const std::string sfx = float_suffix(self.scalar_type());
     const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
     const std::int64_t n = x.size(0);
     const c10::Device d = output.device();
-    if (reduction == at::Reduction::None && self.dim() == 2)
+    if (reduction == at::Reduction::None && self.dim() == 2) {
         fit(output, {n});
-    else
+    } else {
         fit(output, {});
+    }
     fit(total_weight, {});
     at::Tensor loss = empty_hpu({n}, c10::ScalarType::Float, d);
     at::Tensor wt = empty_hpu({n}, c10::ScalarType::Float, d);
@@ -592,9 +593,10 @@ at::Tensor &nll_loss_backward_out(const at::Tensor &grad_output, const at::Tenso
 {
     if (!nll_ok(self, target, weight, grad_input) || grad_input.scalar_type() != self.scalar_type() ||
         !is_hpu(grad_output) || ignore_index < std::numeric_limits<std::int32_t>::min() ||
-        ignore_index > std::numeric_limits<std::int32_t>::max())
+        ignore_index > std::numeric_limits<std::int32_t>::max()) {
         return Fallback<ATEN_OP2(nll_loss_backward, grad_input)>::call(grad_output, self, target, weight, reduction,
                                                                         ignore_index, total_weight, grad_input);
+    }
     DeviceContext &ctx = context_of(grad_input);
     auto lock = ctx.lock();
     const std::string sfx = float_suffix(self.scalar_type());

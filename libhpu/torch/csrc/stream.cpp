@@ -183,10 +183,10 @@ void DeviceContext::submit(Job job)
             hpu_fence_t *out = nullptr;
             hpu::detail::check_why(hpu_queue_gemm(mme_.get(), &job.gemm, raw.data(), raw.size(), &out),
                                    "submitting a GEMM");
-            return hpu::Fence(out);
+            return hpu::Fence{out};
         }
         }
-        return hpu::Fence();
+        return {};
     });
     pending_.push_back({std::make_shared<hpu::Fence>(std::move(f)), std::move(job.what)});
     ++jobs_;
