@@ -525,6 +525,7 @@ HPU_EXPORT const char *hpu_kernel_library_name(size_t i)
 
 HPU_EXPORT int hpu_kernel_get_info(const hpu_kernel_t *k, struct hpu_kernel_info *out)
 {
+    hpu::detail::clear_error();
     if (k == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     hpu_kernel_info info = k->img->info;
@@ -534,6 +535,7 @@ HPU_EXPORT int hpu_kernel_get_info(const hpu_kernel_t *k, struct hpu_kernel_info
 
 HPU_EXPORT int hpu_kernel_destroy(hpu_kernel_t *k)
 {
+    hpu::detail::clear_error();
     delete k; // NOLINT(cppcoreguidelines-owning-memory)
     return 0;
 }

@@ -2,6 +2,7 @@
 // Devices: open, close, information, reset and reopen (recovery), loss.
 //
 // Copyright (c) 2026 The hpu authors
+#include "compute.h"
 #include "device.h"
 
 #include <algorithm>
@@ -57,6 +58,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_open_by_index(unsigned int index, hpu_device_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -72,6 +74,7 @@ HPU_EXPORT int hpu_open_by_index(unsigned int index, hpu_device_t **out)
 
 HPU_EXPORT int hpu_open_by_pci(const char *bdf, hpu_device_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -92,6 +95,7 @@ HPU_EXPORT int hpu_open_by_pci(const char *bdf, hpu_device_t **out)
 
 HPU_EXPORT int hpu_close(hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return 0;
     if (events_on_thread(dev))
@@ -110,11 +114,13 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
 
 HPU_EXPORT int hpu_device_get_fd(const hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     return dev == nullptr ? -EINVAL : dev->fd();
 }
 
 HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
 
@@ -166,6 +172,7 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
 
 HPU_EXPORT int hpu_device_list_open(const hpu_device_list_t *list, size_t i, hpu_device_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -182,6 +189,7 @@ HPU_EXPORT int hpu_device_list_open(const hpu_device_list_t *list, size_t i, hpu
 
 HPU_EXPORT int hpu_device_is_lost(const hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     return dev->lost.load(std::memory_order_acquire) ? 1 : 0;
@@ -189,6 +197,7 @@ HPU_EXPORT int hpu_device_is_lost(const hpu_device_t *dev)
 
 HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     if (events_on_thread(dev))
@@ -252,6 +261,7 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
 
 HPU_EXPORT int hpu_device_reset(hpu_device_t *dev, uint32_t flags)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || (flags & ~HPU_RESET_HARD) != 0)
         return -EINVAL;
     return guarded([dev, flags]() {

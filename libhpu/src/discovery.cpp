@@ -3,6 +3,7 @@
 // device list of the C ABI and hpu_driver_loaded().
 //
 // Copyright (c) 2026 The hpu authors
+#include "compute.h"
 #include "discovery.h"
 
 #include <algorithm>
@@ -179,6 +180,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_device_count(void)
 {
+    hpu::detail::clear_error();
     return guarded([]() {
         std::vector<Entry> entries;
         const int err = discover(default_os(), entries);
@@ -188,6 +190,7 @@ HPU_EXPORT int hpu_device_count(void)
 
 HPU_EXPORT int hpu_device_list_get(hpu_device_list_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -228,6 +231,7 @@ HPU_EXPORT const hpu_device_desc *hpu_device_list_at(const hpu_device_list_t *li
 
 HPU_EXPORT int hpu_driver_loaded(void)
 {
+    hpu::detail::clear_error();
     return guarded([]() {
         std::vector<std::string> names;
         const int err = default_os().list_dir(kDriverModuleDir, names);

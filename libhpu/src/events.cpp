@@ -15,6 +15,7 @@
 // one, so the old callback has returned for good when the call returns.
 //
 // Copyright (c) 2026 The hpu authors
+#include "compute.h"
 #include "events.h"
 
 #include <algorithm>
@@ -353,6 +354,7 @@ HPU_EXPORT const char *hpu_error_kind_name(uint32_t kind)
 
 HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
 {
+    hpu::detail::clear_error();
     if (f == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     return guarded([&]() {
@@ -409,6 +411,7 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
 
 HPU_EXPORT int hpu_device_event_fd(hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     if (const int err = enable_events(dev); err < 0)
@@ -418,6 +421,7 @@ HPU_EXPORT int hpu_device_event_fd(hpu_device_t *dev)
 
 HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, void *user)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     return guarded([&]() {
@@ -432,6 +436,7 @@ HPU_EXPORT int hpu_device_process_events(hpu_device_t *dev, hpu_event_fn cb, voi
 
 HPU_EXPORT int hpu_device_set_error_callback(hpu_device_t *dev, hpu_event_fn cb, void *user)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     if (on_event_thread(dev))
@@ -455,6 +460,7 @@ HPU_EXPORT int hpu_device_set_error_callback(hpu_device_t *dev, hpu_event_fn cb,
 
 HPU_EXPORT int hpu_device_reset_generation(hpu_device_t *dev, uint64_t *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr)
         return -EINVAL;
     drm_hpu_info_errors answer{};
@@ -466,6 +472,7 @@ HPU_EXPORT int hpu_device_reset_generation(hpu_device_t *dev, uint64_t *out)
 
 HPU_EXPORT int hpu_device_error_counters(hpu_device_t *dev, hpu_error_counters *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_errors a{};

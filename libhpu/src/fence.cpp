@@ -4,6 +4,7 @@
 // exported as a sync_file (SYNC_IOC_FILE_INFO status).
 //
 // Copyright (c) 2026 The hpu authors
+#include "compute.h"
 #include "fence.h"
 
 #include <algorithm>
@@ -74,6 +75,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
 {
+    hpu::detail::clear_error();
     if (f == nullptr)
         return -EINVAL;
     if (const int cached = f->status.load(std::memory_order_acquire); cached != hpu_fence::kUnknown)
@@ -91,6 +93,7 @@ HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
 
 HPU_EXPORT int hpu_fence_status(hpu_fence_t *f)
 {
+    hpu::detail::clear_error();
     if (f == nullptr)
         return -EINVAL;
     return hpu::detail::query_status(f);
@@ -98,6 +101,7 @@ HPU_EXPORT int hpu_fence_status(hpu_fence_t *f)
 
 HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
 {
+    hpu::detail::clear_error();
     if (fd == nullptr)
         return -EINVAL;
     *fd = -1;
@@ -110,6 +114,7 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
 
 HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -132,6 +137,7 @@ HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)
 
 HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f)
 {
+    hpu::detail::clear_error();
     if (f == nullptr)
         return 0;
     // The syncobj of a file reopened since died with that file.

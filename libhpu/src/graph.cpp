@@ -465,6 +465,7 @@ HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out)
 
 HPU_EXPORT int hpu_graph_destroy(hpu_graph_t *g)
 {
+    hpu::detail::clear_error();
     if (g == nullptr)
         return 0;
     return graph_free(g);

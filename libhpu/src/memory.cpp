@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include "compute.h"
 #include "common.h"
 #include "device.h"
 #include "drm/hpu_accel.h"
@@ -140,6 +141,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_buffer_create(hpu_device_t *dev, uint64_t size, uint32_t flags, hpu_buffer_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -157,6 +159,7 @@ HPU_EXPORT int hpu_buffer_create(hpu_device_t *dev, uint64_t size, uint32_t flag
 HPU_EXPORT int hpu_buffer_from_user(hpu_device_t *dev, void *ptr, uint64_t size, uint32_t flags,
                                     hpu_buffer_t **out)
 {
+    hpu::detail::clear_error();
     using hpu::detail::kHostPage;
     if (out == nullptr)
         return -EINVAL;
@@ -191,6 +194,7 @@ HPU_EXPORT int hpu_buffer_from_user(hpu_device_t *dev, void *ptr, uint64_t size,
 
 HPU_EXPORT int hpu_buffer_import_fd(hpu_device_t *dev, int fd, uint64_t size, hpu_buffer_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -216,6 +220,7 @@ HPU_EXPORT int hpu_buffer_import_fd(hpu_device_t *dev, int fd, uint64_t size, hp
 
 HPU_EXPORT int hpu_buffer_export_fd(hpu_buffer_t *buf, int *fd)
 {
+    hpu::detail::clear_error();
     if (fd == nullptr)
         return -EINVAL;
     *fd = -1;
@@ -232,6 +237,7 @@ HPU_EXPORT int hpu_buffer_export_fd(hpu_buffer_t *buf, int *fd)
 
 HPU_EXPORT int hpu_buffer_destroy(hpu_buffer_t *buf)
 {
+    hpu::detail::clear_error();
     return hpu::detail::buffer_free(buf);
 }
 
@@ -254,6 +260,7 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf)
 
 HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, hpu_memory_info *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_memory answer{};
@@ -274,6 +281,7 @@ HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, hpu_memory_info *out)
 
 HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr)
         return -EINVAL;
     drm_hpu_info_device answer{};
@@ -284,6 +292,7 @@ HPU_EXPORT int hpu_device_dma_engines(hpu_device_t *dev)
 
 HPU_EXPORT int hpu_device_engines(hpu_device_t *dev, uint32_t engine_class)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || engine_class >= HPU_MAX_ENGINE_CLASSES)
         return -EINVAL;
     drm_hpu_info_device answer{};

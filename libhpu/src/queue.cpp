@@ -428,6 +428,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine, hpu_queue_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -447,6 +448,7 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
 
 HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
 {
+    hpu::detail::clear_error();
     if (q == nullptr)
         return 0;
     int err = 0;
@@ -465,17 +467,20 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
 HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
                                 size_t num_waits, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     return guarded([&]() { return submit(q, cl, waits, num_waits, HPU_JOB_TIMEOUT_DEFAULT, out); });
 }
 
 HPU_EXPORT int hpu_queue_submit_timeout(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fence_t *const *waits,
                                         size_t num_waits, uint32_t timeout_ms, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     return guarded([&]() { return submit(q, cl, waits, num_waits, timeout_ms, out); });
 }
 
 HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     if (!range_ok(dst_va, size) || !range_ok(src_va, size)) {
         if (out != nullptr)
             *out = nullptr;
@@ -486,6 +491,7 @@ HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, 
 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     if (!range_ok(dst_va, size)) {
         if (out != nullptr)
             *out = nullptr;
@@ -497,6 +503,7 @@ HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t patter
 
 HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value, hpu_fence_t **out)
 {
+    hpu::detail::clear_error();
     if (!range_ok(va, 4) || (va & 3U) != 0) {
         if (out != nullptr)
             *out = nullptr;
@@ -507,6 +514,7 @@ HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value
 
 HPU_EXPORT int hpu_cmdlist_create(hpu_device_t *dev, hpu_cmdlist_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;
@@ -517,11 +525,13 @@ HPU_EXPORT int hpu_cmdlist_create(hpu_device_t *dev, hpu_cmdlist_t **out)
 
 HPU_EXPORT int hpu_cmdlist_destroy(hpu_cmdlist_t *cl)
 {
+    hpu::detail::clear_error();
     return cmdlist_free(cl);
 }
 
 HPU_EXPORT int hpu_cmdlist_reset(hpu_cmdlist_t *cl)
 {
+    hpu::detail::clear_error();
     if (cl == nullptr)
         return -EINVAL;
     if (stale(cl->dev, cl->epoch))
@@ -548,11 +558,13 @@ HPU_EXPORT size_t hpu_cmdlist_size(const hpu_cmdlist_t *cl)
 
 HPU_EXPORT int hpu_cmd_nop(hpu_cmdlist_t *cl)
 {
+    hpu::detail::clear_error();
     return record(cl, pkt::kNopSize, [](std::uint8_t *p) { pkt::nop(p); });
 }
 
 HPU_EXPORT int hpu_cmd_copy(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t src_va, uint64_t size)
 {
+    hpu::detail::clear_error();
     if (cl == nullptr)
         return -EINVAL;
     if (stale(cl->dev, cl->epoch))
@@ -562,6 +574,7 @@ HPU_EXPORT int hpu_cmd_copy(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t src_va,
 
 HPU_EXPORT int hpu_cmd_memset(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t pattern, uint64_t size)
 {
+    hpu::detail::clear_error();
     if (cl == nullptr)
         return -EINVAL;
     if (stale(cl->dev, cl->epoch))
@@ -571,6 +584,7 @@ HPU_EXPORT int hpu_cmd_memset(hpu_cmdlist_t *cl, uint64_t dst_va, uint64_t patte
 
 HPU_EXPORT int hpu_cmd_write_value(hpu_cmdlist_t *cl, uint64_t va, uint32_t value)
 {
+    hpu::detail::clear_error();
     if (!range_ok(va, 4) || (va & 3U) != 0)
         return -EINVAL;
     return record(cl, pkt::kWriteValueSize, [&](std::uint8_t *p) { pkt::write_value(p, va, value); });
@@ -578,6 +592,7 @@ HPU_EXPORT int hpu_cmd_write_value(hpu_cmdlist_t *cl, uint64_t va, uint32_t valu
 
 HPU_EXPORT int hpu_cmd_sob_update(hpu_cmdlist_t *cl, uint32_t sob, uint32_t op, uint32_t value)
 {
+    hpu::detail::clear_error();
     if (sob >= HPU_NUM_SOBS_PER_CONTEXT || (op != HPU_SOB_SET && op != HPU_SOB_ADD))
         return -EINVAL;
     return record(cl, pkt::kSobUpdateSize, [&](std::uint8_t *p) { pkt::sob_update(p, sob, value, op); });
@@ -585,6 +600,7 @@ HPU_EXPORT int hpu_cmd_sob_update(hpu_cmdlist_t *cl, uint32_t sob, uint32_t op, 
 
 HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value, uint32_t cond)
 {
+    hpu::detail::clear_error();
     if (sob >= HPU_NUM_SOBS_PER_CONTEXT || (cond != HPU_WAIT_GE && cond != HPU_WAIT_EQ))
         return -EINVAL;
     return record(cl, pkt::kWaitSize, [&](std::uint8_t *p) { pkt::wait(p, sob, value, cond); });
@@ -618,6 +634,7 @@ HPU_EXPORT int hpu_queue_gemm(hpu_queue_t *q, const struct hpu_gemm *g, const hp
 
 HPU_EXPORT int hpu_sob_alloc(hpu_device_t *dev, uint32_t *sob)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || sob == nullptr)
         return -EINVAL;
     const std::lock_guard<std::mutex> lock(dev->mu);
@@ -634,6 +651,7 @@ HPU_EXPORT int hpu_sob_alloc(hpu_device_t *dev, uint32_t *sob)
 
 HPU_EXPORT int hpu_sob_free(hpu_device_t *dev, uint32_t sob)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || sob >= HPU_NUM_SOBS_PER_CONTEXT)
         return -EINVAL;
     const std::lock_guard<std::mutex> lock(dev->mu);

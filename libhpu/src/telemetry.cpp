@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 
+#include "compute.h"
 #include "common.h"
 #include "device.h"
 #include "discovery.h"
@@ -413,6 +414,7 @@ extern "C" {
 
 HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, hpu_telemetry *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_telemetry a{};
@@ -454,6 +456,7 @@ HPU_EXPORT int hpu_device_get_telemetry(hpu_device_t *dev, hpu_telemetry *out)
 
 HPU_EXPORT int hpu_device_get_firmware_info(hpu_device_t *dev, hpu_firmware_info *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     drm_hpu_info_firmware a{};
@@ -478,6 +481,7 @@ HPU_EXPORT int hpu_device_get_firmware_info(hpu_device_t *dev, hpu_firmware_info
 
 HPU_EXPORT int hpu_device_get_pcie_link(hpu_device_t *dev, hpu_pcie_link *out)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || out == nullptr || out->size < sizeof(out->size))
         return -EINVAL;
     return guarded([dev, out]() {
@@ -499,6 +503,7 @@ HPU_EXPORT int hpu_device_get_pcie_link(hpu_device_t *dev, hpu_pcie_link *out)
 
 HPU_EXPORT int hpu_device_hwmon_path(hpu_device_t *dev, char *buf, size_t len)
 {
+    hpu::detail::clear_error();
     if (dev == nullptr || buf == nullptr || len == 0)
         return -EINVAL;
     return guarded([dev, buf, len]() {
@@ -521,6 +526,7 @@ HPU_EXPORT int hpu_device_hwmon_path(hpu_device_t *dev, char *buf, size_t len)
 
 HPU_EXPORT int hpu_device_list_processes(hpu_device_t *dev, uint32_t sample_ms, hpu_process_list_t **out)
 {
+    hpu::detail::clear_error();
     if (out == nullptr)
         return -EINVAL;
     *out = nullptr;

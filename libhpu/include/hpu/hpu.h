@@ -931,7 +931,9 @@ typedef struct hpu_graph hpu_graph_t;
 /**
  * hpu_last_error() - a message naming what the last failed call of this
  * thread found wrong in its input ("tensor 2: size[1] is 0"), or "" when
- * the call gave none. Valid until this thread's next libhpu call. Since 1.5.
+ * the call gave none. Every call that returns an int clears it first, so
+ * it never shows an older call's message. Valid until this thread's next
+ * libhpu call. Since 1.5.
  */
 HPU_EXPORT const char *hpu_last_error(void);
 

@@ -116,6 +116,32 @@ inline float binop_bf16(BinOp op, float a, float b) { return round_bf16(binop_f3
 inline float scale_f32(float alpha, float x) { return alpha * x; }
 inline float axpy_f32(float alpha, float x, float y) { return std::fma(alpha, x, y); }
 
+// ---- math kernels (exact ones; exp, log, sqrt, rsqrt, reciprocal are
+// checked against std:: in double) ------------------------------------------
+// (x > 0) - (x < 0): +0 for +-0 and NaN, as PyTorch's sign.
+inline float sign_f32(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
+
+// min(max(x, lo), hi) with NaN propagating (the ISA's min and max).
+inline float clamp_f32(float x, float lo, float hi)
+{
+    return binop_f32(BinOp::min, binop_f32(BinOp::max, x, lo), hi);
+}
+
+// self + (value a) b and self + (value a) / b, PyTorch's CPU order, each
+// operation rounded (no fusion).
+inline float addcmul_f32(float self, float a, float b, float value)
+{
+    const float va = value * a;
+    const float p = va * b;
+    return self + p;
+}
+inline float addcdiv_f32(float self, float a, float b, float value)
+{
+    const float va = value * a;
+    const float q = va / b;
+    return self + q;
+}
+
 // ---- activations and their gradients, mathematical values ----------------
 inline double relu(double x) { return x > 0 ? x : 0.0; }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }

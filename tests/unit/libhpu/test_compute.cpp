@@ -432,6 +432,36 @@ TEST_CASE("built-in kernels by name: one copy per device, every handle destroyed
     fx.check_clean();
 }
 
+TEST_CASE("every call starts with hpu_last_error() empty, not with an older call's message", "[libhpu][compute]")
+{
+    Fixture fx;
+    hpu_kernel_t *none = nullptr;
+    const auto stale = [&] {
+        REQUIRE(hpu_kernel_get(fx.dev, "add_f33", &none) == -ENOENT);
+        REQUIRE(!std::string(hpu_last_error()).empty());
+    };
+    // Calls from before 1.5 give no message of their own when they refuse.
+    stale();
+    CHECK(hpu_queue_submit(nullptr, nullptr, nullptr, 0, nullptr) < 0);
+    CHECK(std::string(hpu_last_error()).empty());
+    stale();
+    CHECK(hpu_cmd_nop(nullptr) < 0);
+    CHECK(std::string(hpu_last_error()).empty());
+    stale();
+    CHECK(hpu_fence_wait(nullptr, 0) == -EINVAL);
+    CHECK(std::string(hpu_last_error()).empty());
+    stale();
+    CHECK(hpu_buffer_create(nullptr, 4096, HPU_MEM_DEVICE, nullptr) < 0);
+    CHECK(std::string(hpu_last_error()).empty());
+    stale();
+    CHECK(hpu_kernel_destroy(nullptr) == 0);
+    CHECK(std::string(hpu_last_error()).empty());
+    stale();
+    CHECK(hpu_sob_free(nullptr, 0) < 0);
+    CHECK(std::string(hpu_last_error()).empty());
+    fx.check_clean();
+}
+
 TEST_CASE("a kernel binary from a file", "[libhpu][compute]")
 {
     Fixture fx;

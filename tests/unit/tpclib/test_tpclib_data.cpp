@@ -148,3 +148,48 @@ TEST_CASE("tpclib cross_entropy_f32 reads int64 labels through a stride-2 INT32 
     CHECK(L.read(l1) == L.read(l2));
     CHECK(L.read(d1) == L.read(d2));
 }
+
+TEST_CASE("tpclib index_select_b32: rows gathered by INT32 (and int64 stride-2) indices, "
+          "strided table and out; a bad index asserts",
+          "[tpclib][data]")
+{
+    constexpr uint32_t V = 7, N = 5;
+    Lib L;
+    std::mt19937 g(21);
+    for (uint32_t d : kLens) {
+        for (bool wide : {false, true}) {
+            CAPTURE(d, wide);
+            std::vector<uint32_t> tv(size_t{d + 2} * V);
+            for (auto &v : tv) {
+                v = g();
+            }
+            const uint32_t ix[N] = {3, 0, 6, 3, 1};
+            std::vector<uint32_t> iv;
+            for (uint32_t i : ix) {
+                iv.push_back(i);
+                if (wide) {
+                    iv.push_back(0);
+                }
+            }
+            Tensor table = L.tensor(HPU_TPC_DT_U32, {d, V}, tv, {1, d + 2});
+            Tensor idx = L.tensor(HPU_TPC_DT_I32, {N}, iv, {wide ? 2u : 1u});
+            Tensor out = L.tensor(HPU_TPC_DT_U32, {d, N}, {}, {1, d + 1});
+            const std::array<uint32_t, 5> space = {(d + 255) / 256, N, 1, 1, 1};
+            REQUIRE(L.launch("index_select_b32", {table, idx, out}, {}, space) == HPU_CQ_OK);
+            auto got = L.read(out);
+            size_t bad = 0;
+            for (uint32_t n = 0; n < N; n++) {
+                for (uint32_t i = 0; i < d; i++) {
+                    bad += got[out.at(i, n)] != tv[table.at(i, ix[n])];
+                }
+            }
+            CHECK(bad == 0);
+            CHECK(gaps_untouched(out, got));
+            for (uint32_t badi : {V, 0xffffffffu}) {
+                iv[wide ? 4 : 2] = badi;
+                Tensor bidx = L.tensor(HPU_TPC_DT_I32, {N}, iv, {wide ? 2u : 1u});
+                CHECK(L.launch("index_select_b32", {table, bidx, out}, {}, space) == HPU_CQ_TPC_ASSERT);
+            }
+        }
+    }
+}

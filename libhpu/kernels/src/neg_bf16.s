@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: MIT
+// neg_f32 on BF16 bits (exact, as there); tensors and index space as there (README).
+.include "math.inc"
+
+        unary_header neg_bf16, bf16, 0, "doc=y = -x on BF16 (the sign bit flipped)"
+        ew1_with bf16, BF16_LANES, no_args, neg_b16

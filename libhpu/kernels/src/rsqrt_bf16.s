@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT
+// y = 1 / sqrt(x) on BF16, computed in FP32
+// Tensors: t0 = x, t1 = y. Index space: elementwise (README).
+.include "math.inc"
+
+        unary_header rsqrt_bf16, bf16, 0, "doc=y = 1 / sqrt(x) on BF16, computed in FP32"
+        ew1w_with no_args, rsqrt_body

@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT
+// y = sign(x) on FP32: (x > 0) - (x < 0), so +0 for +-0 and NaN (PyTorch's)
+// Tensors: t0 = x, t1 = y. Index space: elementwise (README).
+.include "math.inc"
+
+        unary_header sign_f32, f32, 0, "doc=y = sign(x) on FP32: +-1, +0 for zeros and NaN"
+        ew1_with f32, F32_LANES, no_args, sign_body
