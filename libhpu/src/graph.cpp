@@ -17,7 +17,8 @@
 //    L - 1's join, which waited for every read of that parity's objects in
 //    L - 1, and launch L + 1 waits for L's join, after those resets.
 //  - Each parity has its own command lists and descriptors, so the
-//    scalars of parity p are rewritten (hpu_graph_set_scalar) once launch
+//    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
+//    hpu_graph_set_seed) once launch
 //    L - 2 is known to have ended, while L - 1 may run.
 //
 // Copyright (c) 2026 The hpu authors
@@ -338,6 +339,9 @@ void patch_scalars(hpu_graph *g, unsigned int p)
             for (unsigned int b = 0; b < 4; ++b)
                 w[b] = static_cast<std::uint8_t>(v >> (8U * b)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         }
+        std::uint8_t *s = n.desc.at(p) + HPU_TPC_LAUNCH_OFF(seed); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        for (unsigned int b = 0; b < 8; ++b)
+            s[b] = static_cast<std::uint8_t>(n.launch.seed >> (8U * b)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     }
 }
 
@@ -561,6 +565,21 @@ HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t inde
     }
     if (n.scalars[index] != value) {
         n.scalars[index] = value;
+        g->dirty = {true, true};
+    }
+    return 0;
+}
+
+HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
+        return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
+    Node &n = g->nodes[node];
+    if (n.launch.seed != seed) {
+        n.launch.seed = seed;
         g->dirty = {true, true};
     }
     return 0;

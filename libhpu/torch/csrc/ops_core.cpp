@@ -150,7 +150,7 @@ void upload(DeviceContext &ctx, std::uint64_t dst, const void *src, std::uint64_
     for (std::uint64_t done = 0; done < bytes;) {
         const std::uint64_t n = std::min(bytes - done, kStagingChunk);
         std::uint64_t va = 0;
-        void *host = ctx.staging(n, &va);
+        void *host = ctx.upload_staging(n, &va);
         std::memcpy(host, p + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         Job job;
         job.kind = Job::Kind::Copy;
@@ -177,7 +177,7 @@ void download(DeviceContext &ctx, void *dst, std::uint64_t src, std::uint64_t by
         job.dst = va;
         job.src = src + done;
         job.size = n;
-        ctx.submit(std::move(job));
+        ctx.submit_now(std::move(job)); // lazy mode: after the recorded step
         ctx.synchronize();
         std::memcpy(p + done, host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         done += n;

@@ -7,13 +7,19 @@
 // signalled all the same, so the jobs after it run; every fence is
 // therefore kept until it is known to have succeeded, and the first failure
 // is reported (as a c10::Error naming the op) by the next synchronisation.
+// In lazy mode the jobs are recorded instead (lazy.cpp) and a recorded
+// step's graph launch takes its place in the stream.
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <array>
 #include <cerrno>
 
-#include "hpu_torch.h"
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "lazy.h"
 
 namespace hpu_torch {
 
@@ -47,9 +53,41 @@ std::string device_errors(hpu::Device &dev)
     return out;
 }
 
+// -1 until read from PT_HPU_LAZY_MODE, then 0 or 1.
+std::atomic<int> g_lazy{-1}; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): the process's mode
+
 } // namespace
 
+bool lazy_mode() noexcept
+{
+    int v = g_lazy.load(std::memory_order_relaxed);
+    if (v < 0) {
+        const char *e = std::getenv("PT_HPU_LAZY_MODE"); // NOLINT(concurrency-mt-unsafe): read once
+        v = e != nullptr && std::strcmp(e, "1") == 0 ? 1 : 0;
+        int expected = -1;
+        (void)g_lazy.compare_exchange_strong(expected, v);
+        v = g_lazy.load(std::memory_order_relaxed);
+    }
+    return v == 1;
+}
+
+void set_lazy_mode(bool on)
+{
+    if (!on) {
+        for (int d = 0; d < device_count(); ++d) {
+            if (!DeviceContext::opened(d))
+                continue;
+            DeviceContext &ctx = DeviceContext::get(d);
+            auto lock = ctx.lock();
+            ctx.flush();
+        }
+    }
+    g_lazy.store(on ? 1 : 0);
+}
+
 DeviceContext::DeviceContext(int index) : index_(index) {}
+
+DeviceContext::~DeviceContext() = default;
 
 DeviceContext &DeviceContext::get(int index)
 {
@@ -97,6 +135,7 @@ void DeviceContext::open()
 // its slabs (tensors made before the reset hold no valid memory).
 void DeviceContext::recover()
 {
+    lazy_.reset(); // its graphs and staging areas are stale: nothing waits
     pending_.clear();
     kernels_.clear();
     staging_.reset();
@@ -152,11 +191,39 @@ void DeviceContext::retire_front()
         (void)p.fence->wait();
     } catch (const hpu::Error &e) {
         pending_.clear();
+        if (lazy_)
+            lazy_->failed(); // its graphs are built again when next needed
         fail(what.c_str(), e);
     }
 }
 
 void DeviceContext::submit(Job job)
+{
+    if (lazy_mode()) {
+        if (!lazy_)
+            lazy_ = std::make_unique<LazyRecorder>();
+        lazy_->record(std::move(job));
+        ++jobs_;
+        return;
+    }
+    issue(std::move(job));
+}
+
+void DeviceContext::submit_now(Job job)
+{
+    flush();
+    issue(std::move(job));
+}
+
+void DeviceContext::flush()
+{
+    if (lazy_)
+        lazy_->flush(*this);
+}
+
+LazyStats DeviceContext::lazy_stats() const { return lazy_ ? lazy_->stats() : LazyStats{}; }
+
+void DeviceContext::issue(Job job)
 {
     if (pending_.size() >= kMaxPending)
         retire_front();
@@ -194,6 +261,7 @@ void DeviceContext::submit(Job job)
 
 void DeviceContext::synchronize()
 {
+    flush();
     while (!pending_.empty())
         retire_front();
 }
@@ -210,6 +278,15 @@ void *DeviceContext::staging(std::uint64_t bytes, std::uint64_t *va)
     }
     *va = staging_.va();
     return staging_.host_ptr();
+}
+
+void *DeviceContext::upload_staging(std::uint64_t bytes, std::uint64_t *va)
+{
+    if (!lazy_mode())
+        return staging(bytes, va);
+    if (!lazy_)
+        lazy_ = std::make_unique<LazyRecorder>();
+    return lazy_->upload_staging(*this, bytes, va);
 }
 
 } // namespace hpu_torch
