@@ -345,6 +345,16 @@ void patch_scalars(hpu_graph *g, unsigned int p)
     }
 }
 
+// Launch node `node` of g for a change of its values, or nullptr with the error set.
+Node *launch_node(hpu_graph *g, std::uint32_t node)
+{
+    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch) {
+        (void)set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
+        return nullptr;
+    }
+    return &g->nodes[node];
+}
+
 int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits, hpu_fence_t **out)
 {
     if (g->nodes.empty())
@@ -556,9 +566,10 @@ HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t inde
     clear_error();
     if (g == nullptr)
         return -EINVAL;
-    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
-        return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
-    Node &n = g->nodes[node];
+    Node *l = launch_node(g, node);
+    if (l == nullptr)
+        return -EINVAL;
+    Node &n = *l;
     if (index >= n.scalars.size()) {
         return set_error(-EINVAL, "graph: launch node " + std::to_string(node) + " has " +
                                       std::to_string(n.scalars.size()) + " scalars, not " + std::to_string(index + 1));
@@ -575,11 +586,11 @@ HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed)
     clear_error();
     if (g == nullptr)
         return -EINVAL;
-    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
-        return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
-    Node &n = g->nodes[node];
-    if (n.launch.seed != seed) {
-        n.launch.seed = seed;
+    Node *n = launch_node(g, node);
+    if (n == nullptr)
+        return -EINVAL;
+    if (n->launch.seed != seed) {
+        n->launch.seed = seed;
         g->dirty = {true, true};
     }
     return 0;

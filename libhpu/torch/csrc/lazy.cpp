@@ -188,7 +188,7 @@ void LazyRecorder::record(Job job)
         break;
     case Job::Kind::Launch: {
         const hpu_launch raw = job.launch.raw();
-        put(key_, job.kernel);
+        put(key_, reinterpret_cast<std::uintptr_t>(job.kernel)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): the context's kernel, by identity
         put(key_, raw.num_tensors);
         key_.append(reinterpret_cast<const char *>(raw.tensors), // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
                     sizeof(hpu_tensor) * raw.num_tensors);
