@@ -161,16 +161,21 @@ at::Tensor &div_out(const at::Tensor &self, const at::Tensor &other, at::Tensor 
     return out;
 }
 
-// out = self + value * op(t1, t2), op the mul or div kernel.
+// out = self + (value t1) op t2 (PyTorch's CPU order, each operation
+// rounded): the fused addcmul_/addcdiv_ kernels.
 at::Tensor &addc(const char *op, const at::Tensor &self, const at::Tensor &t1, const at::Tensor &t2,
                  const c10::Scalar &value, at::Tensor &out)
 {
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     fit(out, broadcast({&self, &t1, &t2}));
-    at::Tensor tmp = empty_hpu(out.sizes(), out.scalar_type(), out.device());
-    binary(ctx, kernel_for(op, out.scalar_type()), t1, t2, tmp);
-    axpy(ctx, kernel_for("axpy", out.scalar_type()), value.toFloat(), tmp, self, out);
+    const auto &sz = out.sizes();
+    const c10::ScalarType dt = out.scalar_type();
+    const c10::Device d = out.device();
+    launch_ew(ctx, kernel_for(op, dt), sz,
+              {operand(on_device(self, dt, d), sz), operand(on_device(t1, dt, d), sz), operand(on_device(t2, dt, d), sz),
+               operand(out, sz)},
+              {fbits(value.toFloat())});
     return out;
 }
 
@@ -179,7 +184,7 @@ at::Tensor &addcmul_out(const at::Tensor &self, const at::Tensor &t1, const at::
 {
     if (float_suffix(out.scalar_type()).empty() || !placeable(out, {&self, &t1, &t2}))
         return Fallback<ATEN_OP2(addcmul, out)>::call(self, t1, t2, value, out);
-    return addc("mul", self, t1, t2, value, out);
+    return addc("addcmul", self, t1, t2, value, out);
 }
 
 at::Tensor &addcdiv_out(const at::Tensor &self, const at::Tensor &t1, const at::Tensor &t2, const c10::Scalar &value,
@@ -187,7 +192,7 @@ at::Tensor &addcdiv_out(const at::Tensor &self, const at::Tensor &t1, const at::
 {
     if (float_suffix(out.scalar_type()).empty() || !placeable(out, {&self, &t1, &t2}))
         return Fallback<ATEN_OP2(addcdiv, out)>::call(self, t1, t2, value, out);
-    return addc("div", self, t1, t2, value, out);
+    return addc("addcdiv", self, t1, t2, value, out);
 }
 
 at::Tensor relu(const at::Tensor &self)
@@ -232,15 +237,167 @@ at::Tensor &threshold_backward_out(const at::Tensor &grad, const at::Tensor &sel
     return grad_input;
 }
 
+// ---- unary math and comparisons ------------------------------------------
+
+// out = kernel(self) elementwise, for the float types the library covers.
+template <class Op>
+at::Tensor &unary(const char *base, const at::Tensor &self, at::Tensor &out)
+{
+    const std::string k = float_suffix(out.scalar_type()).empty() ? "" : kernel_for(base, out.scalar_type());
+    if (k.empty() || !placeable(out, {&self}) || host_scalar(self))
+        return Fallback<Op>::call(self, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, self.sizes());
+    const at::Tensor x = on_device(self, out.scalar_type(), out.device());
+    launch_ew(ctx, k, out.sizes(), {operand(x, out.sizes()), operand(out, out.sizes())});
+    return out;
+}
+
+#define HPU_UNARY(name)                                                                                              \
+    at::Tensor &name##_out(const at::Tensor &self, at::Tensor &out)                                                  \
+    {                                                                                                                \
+        return unary<ATEN_OP2(name, out)>(#name, self, out);                                                        \
+    }
+HPU_UNARY(neg)
+HPU_UNARY(abs)
+HPU_UNARY(sign)
+HPU_UNARY(exp)
+HPU_UNARY(log)
+HPU_UNARY(sqrt)
+HPU_UNARY(rsqrt)
+HPU_UNARY(reciprocal)
+#undef HPU_UNARY
+
+// The type both sides of a comparison are compared in, or Undefined when
+// no kernel covers it.
+c10::ScalarType compare_type(const at::Tensor &a, const at::Tensor &b)
+{
+    const c10::ScalarType t = at::result_type(a, b);
+    if (t == c10::ScalarType::Float || t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Int ||
+        t == c10::ScalarType::Long)
+        return t;
+    return c10::ScalarType::Undefined;
+}
+
+// int64 a op b for eq and ne: both 32-bit words compared (eq_i32 or
+// ne_i32), combined with mul_u8 (and) or max_u8 (or).
+void compare_long(DeviceContext &ctx, bool eq, const at::Tensor &a, const at::Tensor &b, const at::Tensor &out)
+{
+    const auto &sz = out.sizes();
+    const at::Tensor da = on_device(a, c10::ScalarType::Long, out.device());
+    const at::Tensor db = on_device(b, c10::ScalarType::Long, out.device());
+    at::Tensor lo = empty_hpu(sz, c10::ScalarType::Bool, out.device());
+    at::Tensor hi = empty_hpu(sz, c10::ScalarType::Bool, out.device());
+    for (const bool high : {false, true}) {
+        std::vector<Operand> ops;
+        for (const at::Tensor *t : {&da, &db}) {
+            Operand o = operand_as(*t, sz, HPU_DTYPE_INT32);
+            for (auto &st : o.strides)
+                st *= 2;
+            if (high)
+                o.va += 4;
+            ops.push_back(o);
+        }
+        ops.push_back(operand_as(high ? hi : lo, sz, HPU_DTYPE_UINT8));
+        launch_ew(ctx, eq ? "eq_i32" : "ne_i32", sz, ops);
+    }
+    launch_ew(ctx, eq ? "mul_u8" : "max_u8", sz,
+              {operand_as(lo, sz, HPU_DTYPE_UINT8), operand_as(hi, sz, HPU_DTYPE_UINT8),
+               operand_as(out, sz, HPU_DTYPE_UINT8)});
+}
+
+// out (bool) = a op b, on the device when a kernel covers the type.
+bool compare(const char *op, const at::Tensor &a, const at::Tensor &b, at::Tensor &out)
+{
+    const c10::ScalarType t = compare_type(a, b);
+    const bool equality = std::string(op) == "eq" || std::string(op) == "ne";
+    if (t == c10::ScalarType::Undefined || (t == c10::ScalarType::Long && !equality) ||
+        out.scalar_type() != c10::ScalarType::Bool || !placeable(out, {&a, &b}))
+        return false;
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, broadcast({&a, &b}));
+    if (t == c10::ScalarType::Long) {
+        compare_long(ctx, std::string(op) == "eq", a, b, out);
+        return true;
+    }
+    const auto &sz = out.sizes();
+    const at::Tensor da = on_device(a, t, out.device());
+    const at::Tensor db = on_device(b, t, out.device());
+    launch_ew(ctx, std::string(op) + "_" + dtype_suffix(device_dtype(t)), sz,
+              {operand(da, sz), operand(db, sz), operand_as(out, sz, HPU_DTYPE_UINT8)});
+    return true;
+}
+
+#define HPU_COMPARE(name)                                                                                            \
+    at::Tensor &name##_tensor_out(const at::Tensor &self, const at::Tensor &other, at::Tensor &out)                  \
+    {                                                                                                                \
+        if (!compare(#name, self, other, out))                                                                       \
+            return Fallback<ATEN_OP2(name, Tensor_out)>::call(self, other, out);                                    \
+        return out;                                                                                                  \
+    }                                                                                                                \
+    at::Tensor &name##_scalar_out(const at::Tensor &self, const c10::Scalar &other, at::Tensor &out)                 \
+    {                                                                                                                \
+        if (!compare(#name, self, at::scalar_tensor(other, at::TensorOptions().dtype(self.scalar_type())), out))     \
+            return Fallback<ATEN_OP2(name, Scalar_out)>::call(self, other, out);                                    \
+        return out;                                                                                                  \
+    }
+HPU_COMPARE(eq)
+HPU_COMPARE(ne)
+HPU_COMPARE(lt)
+HPU_COMPARE(le)
+HPU_COMPARE(gt)
+HPU_COMPARE(ge)
+#undef HPU_COMPARE
+
+// ---- random fills ------------------------------------------------------------
+
+std::uint64_t next_seed(c10::optional<at::Generator> gen);
+
+// self = kernel(a, b) drawn on the device (dense; a strided self through a
+// dense temporary).
+at::Tensor &random_fill(const char *base, at::Tensor &self, float a, float b, c10::optional<at::Generator> gen)
+{
+    DeviceContext &ctx = context_of(self);
+    auto lock = ctx.lock();
+    const std::string k = std::string(base) + "_" + float_suffix(self.scalar_type());
+    at::Tensor target = self.is_contiguous() ? self : empty_hpu(self.sizes(), self.scalar_type(), self.device());
+    const std::int64_t n = target.numel();
+    if (n > 0) {
+        const at::Tensor flat = target.view({n});
+        launch_ew(ctx, k, {n}, {operand(flat, {n})}, {fbits(a), fbits(b)}, next_seed(std::move(gen)));
+    }
+    if (!self.is_contiguous())
+        copy_into(self, target);
+    return self;
+}
+
+at::Tensor &uniform_(at::Tensor &self, double from, double to, c10::optional<at::Generator> gen)
+{
+    if (float_suffix(self.scalar_type()).empty())
+        return Fallback<ATEN_OP(uniform_)>::call(self, from, to, std::move(gen));
+    return random_fill("uniform", self, static_cast<float>(from), static_cast<float>(to), std::move(gen));
+}
+
+at::Tensor &normal_(at::Tensor &self, double mean, double std, c10::optional<at::Generator> gen)
+{
+    if (float_suffix(self.scalar_type()).empty())
+        return Fallback<ATEN_OP(normal_)>::call(self, mean, std, std::move(gen));
+    return random_fill("normal", self, static_cast<float>(mean), static_cast<float>(std), std::move(gen));
+}
+
 // ---- dropout -------------------------------------------------------------
 
-// The seed of a device random draw, from PyTorch's default generator (so
-// torch.manual_seed makes device dropout repeatable).
-std::uint64_t next_seed()
+// The seed of a device random draw, from the generator given or PyTorch's
+// default one (so torch.manual_seed makes device draws repeatable).
+std::uint64_t next_seed(c10::optional<at::Generator> gen)
 {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    const std::lock_guard<std::mutex> g(gen.mutex());
-    return gen.get<at::CPUGeneratorImpl>()->random64();
+    at::Generator g = gen.has_value() && gen->defined() ? *gen : at::detail::getDefaultCPUGenerator();
+    const std::lock_guard<std::mutex> lock(g.mutex());
+    auto *cpu = g.get<at::CPUGeneratorImpl>();
+    TORCH_CHECK(cpu != nullptr, "HPU random draws take a CPU generator");
+    return cpu->random64();
 }
 
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, double p, c10::optional<bool> train)
@@ -259,7 +416,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, doubl
     fill_hpu(ones, 1.0);
     const auto pf = static_cast<float>(p);
     const float scale = 1.0F / (1.0F - pf);
-    const std::uint64_t seed = next_seed();
+    const std::uint64_t seed = next_seed(c10::nullopt);
     // The mask depends on the seed and the element's place only: the same
     // draw on ones (scale 1) gives it as 1 or 0, cast to bool.
     launch_ew(ctx, "dropout_" + sfx, sz, {operand(x, sz), operand(out, sz)}, {fbits(pf), fbits(scale)}, seed);
@@ -375,6 +532,20 @@ std::vector<bool> reduced_dims(const at::Tensor &self, at::OptionalIntArrayRef d
     return r;
 }
 
+// The shape of a reduction of self over the dims of `reduce`.
+std::vector<std::int64_t> reduced_shape(const at::Tensor &self, const std::vector<bool> &reduce, bool keepdim)
+{
+    std::vector<std::int64_t> shape;
+    for (std::int64_t d = 0; d < self.dim(); ++d) {
+        if (!reduce[static_cast<std::size_t>(d)]) {
+            shape.push_back(self.size(d));
+        } else if (keepdim) {
+            shape.push_back(1);
+        }
+    }
+    return shape;
+}
+
 // out = reduce_<op> of self over dims (sum or mean), on the TPC.
 bool reduce(const char *op, const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim,
             c10::optional<at::ScalarType> dtype, const at::Tensor &out)
@@ -388,14 +559,7 @@ bool reduce(const char *op, const at::Tensor &self, at::OptionalIntArrayRef dim,
     if (self.numel() == 0 && std::string(op) != "sum")
         return false; // the mean of nothing: NaN, and errors, as the CPU says
     const std::vector<bool> red = reduced_dims(self, dim);
-    std::vector<std::int64_t> shape;
-    for (std::int64_t d = 0; d < self.dim(); ++d) {
-        if (!red[static_cast<std::size_t>(d)])
-            shape.push_back(self.size(d));
-        else if (keepdim)
-            shape.push_back(1);
-    }
-    fit(out, shape);
+    fit(out, reduced_shape(self, red, keepdim));
     if (self.numel() == 0) { // the sum of nothing
         fill_hpu(out, 0);
         return true;
@@ -466,14 +630,10 @@ at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, 
     auto lock = ctx.lock();
     const at::Tensor x = dim.has_value() ? self : self.reshape({-1});
     const std::int64_t d = dim.has_value() ? c10::maybe_wrap_dim(*dim, std::max<std::int64_t>(self.dim(), 1)) : 0;
-    std::vector<std::int64_t> shape;
-    for (std::int64_t i = 0; i < self.dim(); ++i) {
-        if (dim.has_value() && i != d)
-            shape.push_back(self.size(i));
-        else if (keepdim)
-            shape.push_back(1);
-    }
-    fit(out, shape);
+    std::vector<bool> self_red(static_cast<std::size_t>(self.dim()), !dim.has_value());
+    if (dim.has_value() && self.dim() > 0)
+        self_red.at(static_cast<std::size_t>(d)) = true;
+    fit(out, reduced_shape(self, self_red, keepdim));
     fill_hpu(out, 0);
     const std::uint32_t ninf = sfx == "f32" ? kNegInfF32 : kNegInfBf16;
     std::vector<bool> red(static_cast<std::size_t>(std::max<std::int64_t>(x.dim(), 1)), false);
@@ -488,6 +648,75 @@ at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, 
                                        : row_operand(x, d, ninf);
     launch_rows(ctx, "argmax_" + sfx, row_sizes(x, d), {xi, o});
     return out;
+}
+
+// ---- max and min along a dim ---------------------------------------------------
+
+
+// values and indices (int64, as argmax's) of the maximum or minimum along dim.
+template <class Op>
+std::tuple<at::Tensor &, at::Tensor &> extreme_dim(bool max, const at::Tensor &self, std::int64_t dim, bool keepdim,
+                                                   at::Tensor &values, at::Tensor &indices)
+{
+    const std::string sfx = float_suffix(self.scalar_type());
+    if (sfx.empty() || self.numel() == 0 || self.dim() == 0 || values.scalar_type() != self.scalar_type() ||
+        indices.scalar_type() != c10::ScalarType::Long || !placeable(values, {&self}) ||
+        !placeable(indices, {&self})) {
+        return Fallback<Op>::call(self, dim, keepdim, values, indices);
+    }
+    DeviceContext &ctx = context_of(values);
+    auto lock = ctx.lock();
+    const std::int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+    std::vector<bool> red(static_cast<std::size_t>(self.dim()), false);
+    red.at(static_cast<std::size_t>(d)) = true;
+    const std::vector<std::int64_t> shape = reduced_shape(self, red, keepdim);
+    fit(values, shape);
+    fit(indices, shape);
+    fill_hpu(indices, 0);
+    const bool f32 = sfx == "f32";
+    const std::uint32_t pad = max ? (f32 ? kNegInfF32 : kNegInfBf16) : (f32 ? 0x7f800000U : 0x7f80U);
+    const auto rows = row_sizes(self, d);
+    launch_rows(ctx, std::string(max ? "reduce_max_" : "reduce_min_") + sfx, rows,
+                {row_operand(self, d, pad), row_result(values, red, keepdim, device_dtype(values.scalar_type()))});
+    RowOperand idx = row_result(indices, red, keepdim, HPU_DTYPE_INT32);
+    for (auto &st : idx.row_strides)
+        st *= 2;
+    launch_rows(ctx, std::string(max ? "argmax_" : "argmin_") + sfx, rows, {row_operand(self, d, pad), idx});
+    return {values, indices};
+}
+
+// The maximum or minimum of every element: one row over the whole tensor.
+template <class Op>
+at::Tensor extreme_all(bool max, const at::Tensor &self)
+{
+    const std::string sfx = float_suffix(self.scalar_type());
+    if (sfx.empty() || self.numel() == 0 || !is_hpu(self))
+        return Fallback<Op>::call(self);
+    DeviceContext &ctx = context_of(self);
+    auto lock = ctx.lock();
+    at::Tensor out = empty_hpu({}, self.scalar_type(), self.device());
+    const bool f32 = sfx == "f32";
+    const std::uint32_t pad = max ? (f32 ? kNegInfF32 : kNegInfBf16) : (f32 ? 0x7f800000U : 0x7f80U);
+    const std::vector<bool> all(static_cast<std::size_t>(self.dim()), true);
+    const Rows r = reduce_rows(ctx, self, all, pad);
+    launch_rows(ctx, std::string(max ? "reduce_max_" : "reduce_min_") + sfx, r.sizes,
+                {r.x, row_result(out, all, false, device_dtype(out.scalar_type()))});
+    return out;
+}
+
+at::Tensor max_all(const at::Tensor &self) { return extreme_all<ATEN_OP(max)>(true, self); }
+at::Tensor min_all(const at::Tensor &self) { return extreme_all<ATEN_OP(min)>(false, self); }
+
+std::tuple<at::Tensor &, at::Tensor &> max_dim_out(const at::Tensor &self, std::int64_t dim, bool keepdim,
+                                                   at::Tensor &values, at::Tensor &indices)
+{
+    return extreme_dim<ATEN_OP2(max, dim_max)>(true, self, dim, keepdim, values, indices);
+}
+
+std::tuple<at::Tensor &, at::Tensor &> min_dim_out(const at::Tensor &self, std::int64_t dim, bool keepdim,
+                                                   at::Tensor &values, at::Tensor &indices)
+{
+    return extreme_dim<ATEN_OP2(min, dim_min)>(false, self, dim, keepdim, values, indices);
 }
 
 // ---- negative log-likelihood (libhpu/kernels/README.md, "Losses") ------------
@@ -784,6 +1013,32 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("nll_loss_backward.grad_input", TORCH_FN(nll_loss_backward_out));
     m.impl("mm.out", TORCH_FN(mm_out));
     m.impl("addmm.out", TORCH_FN(addmm_out));
+    m.impl("neg.out", TORCH_FN(neg_out));
+    m.impl("abs.out", TORCH_FN(abs_out));
+    m.impl("sign.out", TORCH_FN(sign_out));
+    m.impl("exp.out", TORCH_FN(exp_out));
+    m.impl("log.out", TORCH_FN(log_out));
+    m.impl("sqrt.out", TORCH_FN(sqrt_out));
+    m.impl("rsqrt.out", TORCH_FN(rsqrt_out));
+    m.impl("reciprocal.out", TORCH_FN(reciprocal_out));
+    m.impl("eq.Tensor_out", TORCH_FN(eq_tensor_out));
+    m.impl("eq.Scalar_out", TORCH_FN(eq_scalar_out));
+    m.impl("ne.Tensor_out", TORCH_FN(ne_tensor_out));
+    m.impl("ne.Scalar_out", TORCH_FN(ne_scalar_out));
+    m.impl("lt.Tensor_out", TORCH_FN(lt_tensor_out));
+    m.impl("lt.Scalar_out", TORCH_FN(lt_scalar_out));
+    m.impl("le.Tensor_out", TORCH_FN(le_tensor_out));
+    m.impl("le.Scalar_out", TORCH_FN(le_scalar_out));
+    m.impl("gt.Tensor_out", TORCH_FN(gt_tensor_out));
+    m.impl("gt.Scalar_out", TORCH_FN(gt_scalar_out));
+    m.impl("ge.Tensor_out", TORCH_FN(ge_tensor_out));
+    m.impl("ge.Scalar_out", TORCH_FN(ge_scalar_out));
+    m.impl("uniform_", TORCH_FN(uniform_));
+    m.impl("normal_", TORCH_FN(normal_));
+    m.impl("max.dim_max", TORCH_FN(max_dim_out));
+    m.impl("min.dim_min", TORCH_FN(min_dim_out));
+    m.impl("max", TORCH_FN(max_all));
+    m.impl("min", TORCH_FN(min_all));
 }
 
 TORCH_LIBRARY_IMPL(aten, AutogradHPU, m)

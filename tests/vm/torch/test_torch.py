@@ -165,7 +165,7 @@ class TestCoreOps(DeviceTest):
         out = torch.empty(0, device=HPU)
         torch.add(d, 1, out=out)  # resize_ of an out= tensor
         self.assertTrue(torch.equal(out.cpu(), x + 1))
-        s = torch.empty(7, device=HPU)
+        s = torch.empty(0, device=HPU)
         torch.sum(d, 0, out=s)
         torch.testing.assert_close(s.cpu(), x.sum(0))
         r = torch.arange(6.0).to(HPU)
@@ -344,6 +344,79 @@ class TestReductionsAndRows(DeviceTest):
         self.assert_on_device()
 
 
+class TestMath(DeviceTest):
+    def test_unary(self):
+        for dt in (F32, BF16):
+            x = rnd(9, 70, dtype=dt)
+            pos = x.abs() + 0.25
+            cases = [(torch.neg, x, 0), (torch.abs, x, 0), (torch.sign, x, 0), (torch.exp, x, 2e-6),
+                     (torch.log, pos, 2e-6), (torch.sqrt, pos, 0), (torch.rsqrt, pos, 4e-7),
+                     (torch.reciprocal, pos, 0)]
+            for fn, arg, rtol in cases:
+                tol = dict(rtol=rtol, atol=1e-7) if dt == F32 else {}
+                self.close(fn(arg.to(HPU)), fn(arg), dt, what=f"{fn.__name__} {dt}", **tol)
+                self.close(fn(arg.to(HPU).t()), fn(arg.t()), dt, what=f"{fn.__name__} {dt} strided", **tol)
+            y = pos.to(HPU)
+            y.sqrt_()
+            self.close(y, pos.sqrt(), dt)
+        self.assert_on_device()
+
+    def test_comparisons(self):
+        ops = (torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge)
+        for dt in (F32, BF16, torch.int32):
+            a = (rnd(8, 9) * 3).round().to(dt)
+            b = (rnd(8, 9, seed=4) * 3).round().to(dt)
+            for op in ops:
+                what = f"{op.__name__} {dt}"
+                self.assertTrue(torch.equal(op(a.to(HPU), b.to(HPU)).cpu(), op(a, b)), what)
+                self.assertTrue(torch.equal(op(a.to(HPU), b[0].to(HPU)).cpu(), op(a, b[0])), what + " broadcast")
+                self.assertTrue(torch.equal(op(a.to(HPU), 1).cpu(), op(a, 1)), what + " scalar")
+        # int64 equality compares both words: 1 and 1 + 2^32 differ.
+        big = torch.tensor([1, 1 + (1 << 32), -1, 7, -(1 << 40)])
+        other = torch.tensor([1, 1, -1, 8, -(1 << 40)])
+        self.assertTrue(torch.equal((big.to(HPU) == other.to(HPU)).cpu(), big == other))
+        self.assertTrue(torch.equal((big.to(HPU) != other.to(HPU)).cpu(), big != other))
+        self.assertTrue(torch.equal((big.to(HPU) == 7).cpu(), big == 7))
+        self.assert_on_device()
+
+    def test_accuracy_idioms(self):
+        out, y = rnd(40, 10), torch.randint(0, 10, (40,))
+        pred = out.to(HPU).argmax(1)
+        self.assertTrue(torch.equal((pred == y.to(HPU)).cpu(), out.argmax(1) == y))
+        # sum of a bool tensor (an int64 result) still runs on the CPU
+        self.assertEqual((pred == y.to(HPU)).sum().item(), (out.argmax(1) == y).sum().item())
+        for dt in (F32, BF16):
+            x = rnd(40, 10, dtype=dt)
+            for fn in (torch.max, torch.min):
+                for dim, keep in ((1, False), (0, False), (1, True)):
+                    vh, ih = fn(x.to(HPU), dim, keepdim=keep)
+                    vc, ic = fn(x, dim, keepdim=keep)
+                    self.close(vh, vc, dt, rtol=0, atol=0)
+                    self.assertTrue(torch.equal(ih.cpu(), ic), f"{fn.__name__} {dt} {dim}")
+        self.assert_on_device(allowed=("aten::sum.IntList_out",))
+
+    def test_random_fills(self):
+        for dt in (F32, BF16):
+            torch.manual_seed(3)
+            u = torch.rand(200, 300, dtype=dt, device=HPU)
+            n = torch.randn(200, 300, dtype=dt, device=HPU)
+            torch.manual_seed(3)
+            u2 = torch.rand(200, 300, dtype=dt, device=HPU)
+            uc, nc = u.float().cpu(), n.float().cpu()
+            self.assertTrue(torch.equal(u2.cpu(), u.cpu()), "manual_seed repeats a draw")
+            self.assertTrue(bool((uc >= 0).all()) and bool((uc <= 1).all()))
+            self.assertLess(abs(uc.mean().item() - 0.5), 0.01)
+            self.assertLess(abs(nc.mean().item()), 0.01)
+            self.assertLess(abs(nc.std().item() - 1), 0.01)
+            w = torch.empty(50, 40, device=HPU).t()
+            w.uniform_(-2, 3)  # strided
+            self.assertTrue(bool((w.cpu() >= -2).all()) and bool((w.cpu() <= 3).all()))
+        lin = torch.nn.Linear(300, 20, device=HPU)  # initialised on the device
+        self.assertEqual(lin.weight.device.type, "hpu")
+        self.assertLessEqual(lin.weight.abs().max().item(), 300 ** -0.5 + 1e-6)
+        self.assert_on_device()
+
+
 class TestMatmul(DeviceTest):
     def test_mm_addmm(self):
         # The MME sums BF16 products in FP32 and rounds once; PyTorch 1.13's
@@ -441,8 +514,7 @@ class TestTraining(DeviceTest):
         self.compare(seed_model, lambda p: torch.optim.SGD(p, lr=0.01))
 
     def test_mlp_adamw(self):
-        # sqrt has no kernel in the library yet: AdamW's sqrt runs on the CPU.
-        self.compare(mlp, lambda p: torch.optim.AdamW(p, lr=1e-3), allowed=("aten::sqrt.out",))
+        self.compare(mlp, lambda p: torch.optim.AdamW(p, lr=1e-3))
 
     def test_mlp_with_dropout_trains(self):
         # Device dropout (nn.Dropout's fused path) draws other numbers than
@@ -594,18 +666,17 @@ class TestLazy(DeviceTest):
 
 class TestFallback(DeviceTest):
     def test_counted_and_correct(self):
-        x = rnd(5, 6).abs() + 0.1
+        x = rnd(5, 6)
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            r = torch.sqrt(x.to(HPU))
-            r2 = torch.sqrt(x.to(HPU))
+            r = torch.atan(x.to(HPU))
+            r2 = torch.atan(x.to(HPU))
         self.assertEqual(r.device.type, "hpu")
-        self.assertTrue(torch.equal(r.cpu(), torch.sqrt(x)))
-        self.assertTrue(torch.equal(r2.cpu(), torch.sqrt(x)))
-        self.assertEqual(core.fallback_counts().get("aten::sqrt.out"), 2)
-        # PT_HPU_LOG_FALLBACK=1: one warning for the op, the first time only
-        # (this process's first sqrt may have come earlier: then none here).
-        self.assertLessEqual(sum("sqrt" in str(m.message) for m in w), 1)
+        self.assertTrue(torch.equal(r.cpu(), torch.atan(x)))
+        self.assertTrue(torch.equal(r2.cpu(), torch.atan(x)))
+        self.assertEqual(core.fallback_counts().get("aten::atan.out"), 2)
+        # PT_HPU_LOG_FALLBACK=1: one warning for the op, the first time only.
+        self.assertEqual(sum("aten::atan" in str(m.message) for m in w), 1)
         core.reset_fallback_counts()
         self.assertEqual(core.fallback_counts(), {})
 
@@ -621,20 +692,21 @@ class TestFallback(DeviceTest):
     def test_mutated_inputs_copied_back(self):
         x = rnd(3, 7)
         d = x.to(HPU)
-        d.exp_()  # in place, no kernel: the CPU result lands in the HPU tensor
-        self.assertTrue(torch.equal(d.cpu(), x.exp()))
-        self.assertEqual(core.fallback_counts().get("aten::exp.out", 0) + core.fallback_counts().get("aten::exp_", 0),
-                         1)
+        d.sin_()  # in place, no kernel: the CPU result lands in the HPU tensor
+        self.assertTrue(torch.equal(d.cpu(), x.sin()))
+        self.assertEqual(core.fallback_counts().get("aten::sin.out"), 1)
         v = x.to(HPU)[:, 2:5]
-        v.exp_()  # a view of a larger tensor
-        self.assertTrue(torch.equal(v.cpu(), x[:, 2:5].exp()))
+        v.sin_()  # a view of a larger tensor
+        self.assertTrue(torch.equal(v.cpu(), x[:, 2:5].sin()))
 
-    def test_accuracy_ops(self):
-        out, y = rnd(40, 10), torch.randint(0, 10, (40,))
-        acc_h = (out.to(HPU).argmax(1) == y.to(HPU)).sum().item()
-        self.assertEqual(acc_h, (out.argmax(1) == y).sum().item())
-        _, pred = torch.max(out.to(HPU), 1)
-        self.assertTrue(torch.equal(pred.cpu(), torch.max(out, 1)[1]))
+    def test_unsupported_arguments_fall_back(self):
+        # Registered ops hand what their kernels do not cover to the CPU.
+        a = torch.randint(1, 50, (4, 5))
+        self.assertTrue(torch.equal((a.to(HPU) // 3).cpu(), a // 3))  # floor division of int64
+        x = rnd(4, 5)
+        self.assertTrue(torch.equal(torch.div(x.to(HPU), 2, rounding_mode="floor").cpu(),
+                                    torch.div(x, 2, rounding_mode="floor")))
+        self.assertGreater(sum(core.fallback_counts().values()), 0)
 
 
 class TestAllocator(DeviceTest):
