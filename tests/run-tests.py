@@ -44,6 +44,10 @@ VM_ALLOW = []
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
              "-telemetry", "-smi", "-firmware", "-security", "-hard-reset", "-compute", "-train")
 
+# Groups of the plain boot only (not vm-iommu, not vm-debug): the PyTorch
+# backend's tests (tests/vm/torch/test_torch.py).
+VM_PLAIN_GROUPS = ("-torch",)
+
 results = []
 
 
@@ -170,8 +174,10 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
                     record(name, word == "PASS", why)
     except FileNotFoundError:
         record(f"{prefix}/suite results written", False, "no results.txt")
-    # One JUnit file per group of in-guest tests (see tests/vm/guest-suite.sh).
-    for group in VM_GROUPS:
+    # One JUnit file per group of in-guest tests (see tests/vm/guest-suite.sh);
+    # the PyTorch backend's tests run in the plain boot only.
+    groups = VM_GROUPS if iommu or kernel else VM_GROUPS + VM_PLAIN_GROUPS
+    for group in groups:
         junit_cases(os.path.join(logdir, f"hpu-vm-tests{group}.xml"), f"{prefix}/hpu-vm-tests")
 
 

@@ -29,9 +29,36 @@ for f in $files; do
 	fi
 done
 [ -n "$list" ] || { echo "check-tidy: nothing to check" >&2; exit 2; }
+# The PyTorch extension's sources (libhpu/torch/csrc) apart: clang 14
+# cannot compile PyTorch 1.13's headers as C++20 (libstdc++'s constexpr
+# std::vector members are instantiated while c10::IValue is incomplete;
+# GCC compiles them), so tidy reports errors inside those system headers
+# for these files. It still checks our code: only its findings in
+# libhpu/torch count.
+torch_list=""
+other=""
+for f in $list; do
+	case "$f" in
+	libhpu/torch/*) torch_list="$torch_list $f" ;;
+	*) other="$other $f" ;;
+	esac
+done
+status=0
 # One process per file, as many at once as there are CPUs.
 # shellcheck disable=SC2086
-if printf '%s\n' $list | xargs -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet; then
+if [ -n "$other" ] && ! printf '%s\n' $other | xargs -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet; then
+	status=1
+fi
+if [ -n "$torch_list" ]; then
+	# shellcheck disable=SC2086
+	found=$(printf '%s\n' $torch_list | xargs -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet 2>&1 |
+		grep -E "^$root/libhpu/torch/[^:]+:[0-9]+:[0-9]+: (warning|error): " | sort -u || true)
+	if [ -n "$found" ]; then
+		echo "$found"
+		status=1
+	fi
+fi
+if [ "$status" = 0 ]; then
 	echo "check-tidy: clean ($(echo $list | wc -w) files)"
 else
 	echo "check-tidy: findings above" >&2

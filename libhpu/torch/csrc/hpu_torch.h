@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+// hpu_torch.h - the PyTorch backend's internal interfaces: per-device
+// contexts and their stream (stream.cpp), the caching allocator
+// (allocator.cpp), the CPU fallback (fallback.cpp) and the helpers the op
+// files share.
+//
+// Copyright (c) 2026 The hpu authors
+#ifndef HPU_TORCH_H
+#define HPU_TORCH_H
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <c10/core/Allocator.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hpu/hpu.hpp"
+
+namespace hpu_torch {
+
+// ---- devices ---------------------------------------------------------------
+
+/** Number of HPUs (libhpu's count; 0 when there is none or no driver). */
+int device_count() noexcept;
+/** The calling thread's current HPU index (the device guard's). */
+int current_device() noexcept;
+/** Sets the calling thread's current HPU index. */
+void set_current_device(int index);
+
+/**
+ * One device operation as the stream executes it. Eager mode issues each
+ * one as a job at once; a recorder (lazy mode) can capture the same values
+ * into an hpu::Graph instead.
+ */
+struct Job {
+    enum class Kind { Copy, Memset, Launch, Gemm };
+    Kind kind = Kind::Copy;
+    std::string what;              // for error messages: the op and the step
+    std::uint64_t dst = 0;         // Copy, Memset
+    std::uint64_t src = 0;         // Copy
+    std::uint64_t size = 0;        // Copy, Memset (bytes)
+    std::uint64_t pattern = 0;     // Memset: the 64-bit pattern
+    const hpu::Kernel *kernel = nullptr; // Launch
+    hpu::Launch launch;            // Launch
+    hpu_gemm gemm{};               // Gemm
+};
+
+/** Lazy mode's counters of one device (hpu_torch.core.lazy_stats()). */
+struct LazyStats {
+    std::uint64_t recorded = 0;     // jobs recorded
+    std::uint64_t flushes = 0;      // recorded steps run (one graph launch each)
+    std::uint64_t graphs_built = 0; // cache misses: graphs made
+    std::uint64_t cache_hits = 0;   // steps run by a cached graph
+    std::uint64_t launches = 0;     // graph launches
+    std::uint64_t evictions = 0;    // graphs dropped (LRU, no sync object left, a failure)
+    std::uint64_t cached = 0;       // graphs in the cache now
+    std::uint64_t failures = 0;     // lazy steps that failed on the device
+};
+
+class LazyRecorder; // lazy.cpp
+
+/** Whether ops are recorded (lazy mode; PT_HPU_LAZY_MODE=1 at load time). */
+bool lazy_mode() noexcept;
+/** Switches lazy mode for the process; the recorded work of every device runs first. */
+void set_lazy_mode(bool on);
+
+/**
+ * An opened HPU: its libhpu device, queues, kernels by name and its one
+ * logical stream. Every op locks it (lock()) for its whole body, so the
+ * autograd engine's thread and the Python thread never interleave jobs.
+ * Opened lazily by get(); after a hard reset (device lost) the next get()
+ * reopens it with a fresh context.
+ */
+class DeviceContext {
+public:
+    /** The context of HPU index (opened on first use, reopened after a loss). Throws c10::Error. */
+    static DeviceContext &get(int index);
+    /** Whether the context of index was opened (nothing is opened by asking). */
+    static bool opened(int index) noexcept;
+
+    DeviceContext(const DeviceContext &) = delete;
+    DeviceContext &operator=(const DeviceContext &) = delete;
+    DeviceContext(DeviceContext &&) = delete;
+    DeviceContext &operator=(DeviceContext &&) = delete;
+    ~DeviceContext();
+
+    [[nodiscard]] std::unique_lock<std::recursive_mutex> lock() { return std::unique_lock(mutex_); }
+    [[nodiscard]] int index() const noexcept { return index_; }
+    [[nodiscard]] hpu::Device &device() noexcept { return dev_; }
+    /** Counts device resets seen (a buffer of an older generation is stale). */
+    [[nodiscard]] std::uint64_t generation() const noexcept { return generation_; }
+
+    /** A kernel of libhpu's built-in library, loaded once. Throws c10::Error. */
+    const hpu::Kernel &kernel(const std::string &name);
+    /** Whether the library has a kernel of that name. */
+    static bool has_kernel(const std::string &name);
+
+    /**
+     * Issues job after every job issued before it (stream order); in lazy
+     * mode records it for the step's graph instead. Throws c10::Error.
+     */
+    void submit(Job job);
+    /** Issues job at once even in lazy mode (after flush()). Throws c10::Error. */
+    void submit_now(Job job);
+    /** Lazy mode: runs the jobs recorded so far as one graph (nothing recorded: nothing). */
+    void flush();
+    /** Runs the recorded jobs, then waits for every job; throws c10::Error naming the first that failed. */
+    void synchronize();
+    /** Lazy mode's counters. */
+    [[nodiscard]] LazyStats lazy_stats() const;
+    /** Jobs issued since the context was opened. */
+    [[nodiscard]] std::uint64_t jobs() const noexcept { return jobs_; }
+
+    /**
+     * A host buffer mapped into the device of at least bytes, no longer
+     * read or written by any job (waits for the stream when it is). Its VA
+     * through *va. Throws c10::Error.
+     */
+    void *staging(std::uint64_t bytes, std::uint64_t *va);
+    /**
+     * Host memory for the source of one host->device copy submitted next:
+     * staging() in eager mode; in lazy mode a part of the recorded step's
+     * own staging area, untouched until that step's graph has run.
+     */
+    void *upload_staging(std::uint64_t bytes, std::uint64_t *va);
+
+    /** Runs fn, turning hpu::Error into c10::Error and noting a lost device. */
+    template <typename Fn>
+    auto guarded(const char *what, Fn &&fn) -> decltype(fn())
+    {
+        try {
+            return fn();
+        } catch (const hpu::Error &e) {
+            fail(what, e);
+        }
+    }
+
+private:
+    explicit DeviceContext(int index);
+    [[noreturn]] void fail(const char *what, const hpu::Error &e);
+    void open();
+    void recover();
+    void retire_front();
+
+    friend class LazyRecorder;
+    void issue(Job job);
+
+    struct Pending {
+        std::shared_ptr<hpu::Fence> fence;
+        std::string what;
+    };
+
+    int index_;
+    std::recursive_mutex mutex_;
+    hpu::Device dev_;
+    std::uint64_t generation_ = 0;
+    bool lost_ = false;
+    std::map<std::string, hpu::Kernel> kernels_;
+    hpu::Buffer staging_;
+    // Queues after the buffers: a queue's destruction waits for its jobs.
+    hpu::Queue dma_, tpc_, mme_;
+    hpu::CommandList cl_;
+    std::deque<Pending> pending_;
+    std::uint64_t jobs_ = 0;
+    // Lazy mode's recording, graph cache and staging areas (lazy.cpp);
+    // after the queues: its graphs wait for their launches when destroyed.
+    std::unique_ptr<LazyRecorder> lazy_;
+};
+
+// ---- memory ----------------------------------------------------------------
+
+/** Statistics of the caching allocator of one device (bytes and counts). */
+struct MemoryStats {
+    std::uint64_t allocated = 0;      // bytes of blocks in use
+    std::uint64_t peak_allocated = 0; // highest allocated since the last reset
+    std::uint64_t reserved = 0;       // bytes of HBM slabs held
+    std::uint64_t peak_reserved = 0;
+    std::uint64_t active_blocks = 0;  // blocks in use
+    std::uint64_t slabs = 0;          // slabs (hpu::Buffer objects) held
+    std::uint64_t allocs = 0;         // allocations served
+    std::uint64_t frees = 0;
+    std::uint64_t slab_allocs = 0;    // slabs created (buffer objects made)
+    std::uint64_t slab_frees = 0;
+    std::uint64_t cache_hits = 0;     // allocations served from cached blocks
+};
+
+/** The allocator registered for the HPU device type. */
+c10::Allocator *hpu_allocator();
+MemoryStats memory_stats(int device);
+void reset_peak_memory_stats(int device);
+/** Waits for the device and returns the slabs with no block in use. */
+void empty_cache(int device);
+/** Forgets every slab of a lost device (the buffers are stale). */
+void drop_device_memory(int device, std::uint64_t generation);
+
+// ---- tensors and ops -------------------------------------------------------
+
+/** HPU_DTYPE_* of a torch type, 0 when the device has none (Long, Double, ...). */
+std::uint32_t device_dtype(c10::ScalarType t) noexcept;
+/** The device VA of a tensor's first element. */
+inline std::uint64_t va_of(const at::Tensor &t)
+{
+    return reinterpret_cast<std::uint64_t>(t.data_ptr()); // NOLINT(performance-no-int-to-ptr)
+}
+/** Whether t lives on an HPU. */
+inline bool is_hpu(const at::Tensor &t) { return t.device().type() == c10::DeviceType::HPU; }
+
+/** The context of t's device, locked by the caller. */
+DeviceContext &context_of(const at::Tensor &t);
+
+/** An empty HPU tensor (the allocator's memory). */
+at::Tensor empty_hpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device);
+/** dst (HPU) = src (same shape, any device, dtype and strides). */
+void copy_into(const at::Tensor &dst, const at::Tensor &src);
+/** dst (HPU) = value everywhere. */
+void fill_hpu(const at::Tensor &dst, const c10::Scalar &value);
+
+// ---- the CPU fallback ------------------------------------------------------
+
+/** The boxed fallback: runs op on the CPU with copies of its HPU tensors. */
+void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack);
+/** How many times each op ran through the fallback. */
+std::map<std::string, std::int64_t> fallback_counts();
+void reset_fallback_counts();
+
+} // namespace hpu_torch
+
+#endif // HPU_TORCH_H

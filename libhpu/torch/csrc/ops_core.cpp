@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+// ops_core.cpp - the core ops of the HPU backend: allocation (empty,
+// empty_strided), copies between the host and HBM and within HBM
+// (_copy_from: DMA for dense bytes, TPC kernels for strided views and
+// casts), views, fills, resize_ and reading a scalar.
+//
+// Copyright (c) 2026 The hpu authors
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/util/BFloat16.h>
+#include <torch/library.h>
+
+#include <bit>
+#include <cstring>
+
+#include "launch.h"
+
+namespace hpu_torch {
+
+namespace {
+
+constexpr std::uint64_t kStagingChunk = 8ULL << 20U; // bytes per staged DMA
+
+c10::Device hpu_device(c10::optional<c10::Device> d)
+{
+    if (!d || !d->has_index())
+        return {c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(current_device())};
+    return *d;
+}
+
+bool dense(const at::Tensor &t) { return t.is_contiguous(); }
+
+// The copy kernel of an element size (libhpu/kernels/README.md, "Data
+// kernels": any type of that size described as the unsigned one; 5-D);
+// *dims the dimensions it takes.
+const char *bitcopy_kernel(std::size_t esize, std::uint32_t *in, std::uint32_t *out, std::size_t *dims)
+{
+    *dims = 5;
+    switch (esize) {
+    case 4:
+        *in = *out = HPU_DTYPE_UINT32;
+        return "copy_b32";
+    case 2:
+        *in = *out = HPU_DTYPE_UINT16;
+        return "copy_b16";
+    default:
+        *in = *out = HPU_DTYPE_UINT8;
+        return "copy_b8";
+    }
+}
+
+// dst = src (both HPU, same device and dtype; src broadcast to dst's shape).
+void copy_same_dtype(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
+{
+    if (dst.numel() == 0)
+        return;
+    if (dense(dst) && dense(src) && src.sizes() == dst.sizes()) {
+        if (va_of(dst) == va_of(src))
+            return;
+        Job job;
+        job.kind = Job::Kind::Copy;
+        job.what = "copy (DMA)";
+        job.dst = va_of(dst);
+        job.src = va_of(src);
+        job.size = dst.nbytes();
+        ctx.submit(std::move(job));
+        return;
+    }
+    const std::size_t esize = dst.element_size();
+    std::vector<std::int64_t> sizes = dst.sizes().vec();
+    Operand in;
+    Operand out;
+    std::size_t dims = 0;
+    const char *k = bitcopy_kernel(esize == 8 ? 4 : esize, &in.dtype, &out.dtype, &dims);
+    const Operand si = operand_as(src, dst.sizes(), in.dtype);
+    const Operand so = operand_as(dst, dst.sizes(), out.dtype);
+    in.va = si.va;
+    in.strides = si.strides;
+    out.va = so.va;
+    out.strides = so.strides;
+    if (esize == 8) { // two 32-bit words per element
+        sizes.push_back(2);
+        for (Operand *o : {&in, &out}) {
+            for (auto &s : o->strides)
+                s *= 2;
+            o->strides.push_back(1);
+        }
+    }
+    launch_ew(ctx, k, sizes, {in, out}, {}, 0, dims);
+}
+
+// dst = src cast on the device, when a cast kernel exists for the pair;
+// false when it does not.
+bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
+{
+    const c10::ScalarType st = src.scalar_type();
+    const c10::ScalarType dt = dst.scalar_type();
+    if (dt == c10::ScalarType::Bool) // bool(x) is x != 0, not a truncation
+        return false;
+    std::uint32_t in_dtype = device_dtype(st);
+    Operand in;
+    if (st == c10::ScalarType::Long && at::isIntegralType(dt, false)) {
+        // int64 -> narrower integers wrap: read the low words (little-endian)
+        // with an I32 descriptor of doubled strides.
+        in = operand_as(src, dst.sizes(), HPU_DTYPE_INT32);
+        for (auto &s : in.strides)
+            s *= 2;
+        in_dtype = HPU_DTYPE_INT32;
+    } else {
+        if (in_dtype == 0)
+            return false;
+        in = operand(src, dst.sizes());
+    }
+    if (st == c10::ScalarType::Bool) {
+        in.dtype = HPU_DTYPE_UINT8;
+        in_dtype = HPU_DTYPE_UINT8;
+    }
+    const std::uint32_t out_dtype = device_dtype(dt);
+    if (out_dtype == 0)
+        return false;
+    if (in_dtype == out_dtype) {
+        if (st == c10::ScalarType::Long) { // low words as they are
+            std::uint32_t a = 0;
+            std::uint32_t b = 0;
+            std::size_t dims = 0;
+            const char *k = bitcopy_kernel(4, &a, &b, &dims);
+            in.dtype = a;
+            Operand out = operand_as(dst, dst.sizes(), b);
+            launch_ew(ctx, k, dst.sizes(), {in, out}, {}, 0, dims);
+            return true;
+        }
+        copy_same_dtype(ctx, dst, src);
+        return true;
+    }
+    const std::string k = std::string("cast_") + dtype_suffix(in_dtype) + "_" + dtype_suffix(out_dtype);
+    if (!DeviceContext::has_kernel(k))
+        return false;
+    launch_ew(ctx, k, dst.sizes(), {in, operand(dst, dst.sizes())});
+    return true;
+}
+
+// Host bytes to HBM through the staging buffer.
+void upload(DeviceContext &ctx, std::uint64_t dst, const void *src, std::uint64_t bytes)
+{
+    const auto *p = static_cast<const std::uint8_t *>(src);
+    for (std::uint64_t done = 0; done < bytes;) {
+        const std::uint64_t n = std::min(bytes - done, kStagingChunk);
+        std::uint64_t va = 0;
+        void *host = ctx.upload_staging(n, &va);
+        std::memcpy(host, p + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        Job job;
+        job.kind = Job::Kind::Copy;
+        job.what = "copy to the HPU (DMA)";
+        job.dst = dst + done;
+        job.src = va;
+        job.size = n;
+        ctx.submit(std::move(job));
+        done += n;
+    }
+}
+
+// HBM bytes to the host through the staging buffer (waits for the stream).
+void download(DeviceContext &ctx, void *dst, std::uint64_t src, std::uint64_t bytes)
+{
+    auto *p = static_cast<std::uint8_t *>(dst);
+    for (std::uint64_t done = 0; done < bytes;) {
+        const std::uint64_t n = std::min(bytes - done, kStagingChunk);
+        std::uint64_t va = 0;
+        void *host = ctx.staging(n, &va);
+        Job job;
+        job.kind = Job::Kind::Copy;
+        job.what = "copy from the HPU (DMA)";
+        job.dst = va;
+        job.src = src + done;
+        job.size = n;
+        ctx.submit_now(std::move(job)); // lazy mode: after the recorded step
+        ctx.synchronize();
+        std::memcpy(p + done, host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        done += n;
+    }
+}
+
+// A dense HPU copy of src (itself when it is dense).
+at::Tensor dense_on_device(DeviceContext &ctx, const at::Tensor &src)
+{
+    if (dense(src))
+        return src;
+    at::Tensor t = empty_hpu(src.sizes(), src.scalar_type(), src.device());
+    copy_same_dtype(ctx, t, src);
+    return t;
+}
+
+// dst (CPU) = src (HPU).
+void to_host(const at::Tensor &dst, const at::Tensor &src)
+{
+    DeviceContext &ctx = context_of(src);
+    auto lock = ctx.lock();
+    at::Tensor s = src;
+    if (src.scalar_type() != dst.scalar_type()) {
+        at::Tensor cast = empty_hpu(src.sizes(), dst.scalar_type(), src.device());
+        if (copy_cast(ctx, cast, src))
+            s = cast;
+    }
+    s = dense_on_device(ctx, s);
+    if (dense(dst) && dst.scalar_type() == s.scalar_type() && dst.sizes() == s.sizes()) {
+        download(ctx, dst.data_ptr(), va_of(s), s.nbytes());
+        return;
+    }
+    at::Tensor host = at::empty(s.sizes(), s.options().device(c10::kCPU));
+    download(ctx, host.data_ptr(), va_of(s), s.nbytes());
+    dst.copy_(host);
+}
+
+// dst (HPU) = src (CPU).
+void from_host(const at::Tensor &dst, const at::Tensor &src)
+{
+    DeviceContext &ctx = context_of(dst);
+    auto lock = ctx.lock();
+    at::Tensor s = src.expand(dst.sizes());
+    const bool device_cast = s.scalar_type() != dst.scalar_type() && device_dtype(s.scalar_type()) != 0 &&
+                             dst.scalar_type() != c10::ScalarType::Bool && device_dtype(dst.scalar_type()) != 0;
+    if (s.scalar_type() != dst.scalar_type() && !device_cast)
+        s = s.to(dst.scalar_type()); // types the device has no kernel for: cast on the host
+    s = s.contiguous();
+    if (dense(dst) && s.scalar_type() == dst.scalar_type()) {
+        upload(ctx, va_of(dst), s.data_ptr(), s.nbytes());
+        return;
+    }
+    at::Tensor staged = empty_hpu(s.sizes(), s.scalar_type(), dst.device());
+    upload(ctx, va_of(staged), s.data_ptr(), s.nbytes());
+    copy_into(dst, staged);
+}
+
+// ---- the registered kernels --------------------------------------------
+
+at::Tensor empty_memory_format(c10::SymIntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                               c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format)
+{
+    TORCH_CHECK(!layout || *layout == at::kStrided, "HPU tensors are strided only");
+    TORCH_CHECK(!pin_memory || !*pin_memory, "HPU tensors cannot be pinned");
+    const c10::Device d = hpu_device(device);
+    const c10::DeviceGuard guard(d);
+    return at::detail::empty_generic(c10::asIntArrayRefSlow(size), hpu_allocator(),
+                                     c10::DispatchKeySet(c10::DispatchKey::HPU),
+                                     dtype.value_or(at::get_default_dtype_as_scalartype()), memory_format);
+}
+
+at::Tensor empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef stride, c10::optional<at::ScalarType> dtype,
+                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                         c10::optional<bool> pin_memory)
+{
+    TORCH_CHECK(!layout || *layout == at::kStrided, "HPU tensors are strided only");
+    TORCH_CHECK(!pin_memory || !*pin_memory, "HPU tensors cannot be pinned");
+    const c10::Device d = hpu_device(device);
+    const c10::DeviceGuard guard(d);
+    return at::detail::empty_strided_generic(c10::asIntArrayRefSlow(size), c10::asIntArrayRefSlow(stride),
+                                             hpu_allocator(), c10::DispatchKeySet(c10::DispatchKey::HPU),
+                                             dtype.value_or(at::get_default_dtype_as_scalartype()));
+}
+
+at::Tensor copy_from(const at::Tensor &self, const at::Tensor &dst, bool /*non_blocking*/)
+{
+    if (dst.numel() == 0)
+        return dst;
+    if (is_hpu(dst) && is_hpu(self)) {
+        if (dst.device() == self.device()) {
+            copy_into(dst, self);
+        } else { // between two HPUs: through the host
+            from_host(dst, self.cpu());
+        }
+    } else if (is_hpu(dst)) {
+        from_host(dst, self);
+    } else {
+        to_host(dst, self);
+    }
+    return dst;
+}
+
+c10::Scalar local_scalar_dense(const at::Tensor &self)
+{
+    at::Tensor host = at::empty({}, self.options().device(c10::kCPU));
+    to_host(host, self);
+    return host.item();
+}
+
+at::Tensor view(const at::Tensor &self, c10::SymIntArrayRef size)
+{
+    return at::native::view(self, c10::asIntArrayRefSlow(size));
+}
+
+at::Tensor as_strided(const at::Tensor &self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride,
+                      c10::optional<c10::SymInt> storage_offset)
+{
+    c10::optional<std::int64_t> off;
+    if (storage_offset)
+        off = storage_offset->expect_int();
+    return at::native::as_strided_tensorimpl(self, c10::asIntArrayRefSlow(size), c10::asIntArrayRefSlow(stride), off);
+}
+
+at::Tensor reshape_alias(const at::Tensor &self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride)
+{
+    return at::native::_reshape_alias(self, c10::asIntArrayRefSlow(size), c10::asIntArrayRefSlow(stride));
+}
+
+at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value)
+{
+    fill_hpu(self, value);
+    return self;
+}
+
+at::Tensor &zero(at::Tensor &self)
+{
+    fill_hpu(self, 0);
+    return self;
+}
+
+// Grows the storage on the device (the old bytes copied by DMA), then
+// restrides: what out= arguments of the wrong size need.
+const at::Tensor &resize(const at::Tensor &self, c10::SymIntArrayRef size,
+                         c10::optional<at::MemoryFormat> memory_format)
+{
+    const at::IntArrayRef sizes = c10::asIntArrayRefSlow(size);
+    auto *impl = self.unsafeGetTensorImpl();
+    std::int64_t numel = 1;
+    for (const std::int64_t s : sizes)
+        numel *= s;
+    const auto needed = static_cast<std::size_t>((self.storage_offset() + numel) * self.element_size());
+    c10::StorageImpl *storage = impl->storage().unsafeGetStorageImpl();
+    if (numel > 0 && needed > storage->nbytes()) {
+        const c10::DeviceGuard guard(self.device());
+        DeviceContext &ctx = context_of(self);
+        auto lock = ctx.lock();
+        c10::DataPtr fresh = hpu_allocator()->allocate(needed);
+        const std::size_t old_bytes = storage->nbytes();
+        if (old_bytes > 0) {
+            Job job;
+            job.kind = Job::Kind::Copy;
+            job.what = "resize_ (DMA)";
+            job.dst = reinterpret_cast<std::uint64_t>(fresh.get());
+            job.src = reinterpret_cast<std::uint64_t>(storage->data());
+            job.size = old_bytes;
+            ctx.submit(std::move(job));
+        }
+        // The old block is freed here, after the job that reads it was issued.
+        (void)storage->set_data_ptr(std::move(fresh));
+        storage->set_nbytes(needed);
+    }
+    impl->set_sizes_contiguous(sizes);
+    if (memory_format && *memory_format != at::MemoryFormat::Preserve)
+        impl->empty_tensor_restride(*memory_format);
+    return self;
+}
+
+// What the CPU fallback calls for results whose size it changed.
+at::Tensor copy_from_and_resize(const at::Tensor &self, const at::Tensor &dst)
+{
+    if (dst.sizes() != self.sizes())
+        (void)resize(dst, self.sym_sizes(), c10::nullopt);
+    return copy_from(self, dst, false);
+}
+
+} // namespace
+
+DeviceContext &context_of(const at::Tensor &t)
+{
+    TORCH_CHECK(is_hpu(t), "expected an HPU tensor, got one on ", t.device());
+    return DeviceContext::get(t.device().index());
+}
+
+at::Tensor empty_hpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device)
+{
+    const c10::DeviceGuard guard(device);
+    return at::detail::empty_generic(sizes, hpu_allocator(), c10::DispatchKeySet(c10::DispatchKey::HPU), dtype,
+                                     c10::nullopt);
+}
+
+void copy_into(const at::Tensor &dst, const at::Tensor &src)
+{
+    if (dst.numel() == 0)
+        return;
+    if (!is_hpu(src)) {
+        from_host(dst, src);
+        return;
+    }
+    DeviceContext &ctx = context_of(dst);
+    auto lock = ctx.lock();
+    if (src.scalar_type() == dst.scalar_type()) {
+        copy_same_dtype(ctx, dst, src);
+    } else if (!copy_cast(ctx, dst, src)) {
+        // No kernel for the pair (a 64-bit or boolean result): on the host.
+        from_host(dst, src.cpu().to(dst.scalar_type()));
+    }
+}
+
+void fill_hpu(const at::Tensor &dst, const c10::Scalar &value)
+{
+    if (dst.numel() == 0)
+        return;
+    DeviceContext &ctx = context_of(dst);
+    auto lock = ctx.lock();
+    // The value's bytes in dst's type, repeated over 64 bits.
+    const at::Tensor one = at::scalar_tensor(value, at::TensorOptions().dtype(dst.scalar_type()));
+    const std::size_t esize = dst.element_size();
+    std::uint64_t pattern = 0;
+    for (std::size_t b = 0; b < 8; b += esize)
+        std::memcpy(reinterpret_cast<std::uint8_t *>(&pattern) + b, one.data_ptr(), esize); // NOLINT
+    at::Tensor target = dst;
+    if (!dense(dst)) // a dense scalar, broadcast into the strided view
+        target = empty_hpu({1}, dst.scalar_type(), dst.device());
+    Job job;
+    job.kind = Job::Kind::Memset;
+    job.what = "fill (DMA memset)";
+    job.dst = va_of(target);
+    job.pattern = pattern;
+    job.size = target.nbytes();
+    ctx.submit(std::move(job));
+    if (!dense(dst))
+        copy_same_dtype(ctx, dst, target.expand(dst.sizes()));
+}
+
+TORCH_LIBRARY_IMPL(aten, HPU, m)
+{
+    m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+    m.impl("empty_strided", TORCH_FN(empty_strided));
+    m.impl("_copy_from", TORCH_FN(copy_from));
+    m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+    m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+    m.impl("view", TORCH_FN(view));
+    m.impl("as_strided", TORCH_FN(as_strided));
+    m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+    m.impl("fill_.Scalar", TORCH_FN(fill_scalar));
+    m.impl("zero_", TORCH_FN(zero));
+    m.impl("resize_", TORCH_FN(resize));
+}
+
+} // namespace hpu_torch
