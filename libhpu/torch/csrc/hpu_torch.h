@@ -118,18 +118,33 @@ public:
     /** Jobs issued since the context was opened. */
     [[nodiscard]] std::uint64_t jobs() const noexcept { return jobs_; }
 
+    /** Jobs known to have ended (the first retired() of jobs() issued). */
+    [[nodiscard]] std::uint64_t retired() const noexcept { return retired_; }
+    /** Waits for the jobs up to number seq (1-based, jobs() after issuing one); throws as synchronize(). */
+    void wait_for(std::uint64_t seq);
+
+    /** A staging buffer: host memory mapped into the device. */
+    struct Staging {
+        void *host = nullptr;
+        std::uint64_t va = 0;
+        std::size_t slot = 0;
+    };
     /**
-     * A host buffer mapped into the device of at least bytes, no longer
-     * read or written by any job (waits for the stream when it is). Its VA
-     * through *va. Throws c10::Error.
+     * A staging buffer of at least bytes that no job reads or writes any
+     * more (one of a few, so that the host fills one while the device
+     * reads another). Say staging_used() once the job that uses it is
+     * issued. Throws c10::Error.
      */
-    void *staging(std::uint64_t bytes, std::uint64_t *va);
+    Staging staging(std::uint64_t bytes);
+    /** The last job issued uses the staging buffer of slot. */
+    void staging_used(std::size_t slot) noexcept;
     /**
      * Host memory for the source of one host->device copy submitted next:
      * staging() in eager mode; in lazy mode a part of the recorded step's
-     * own staging area, untouched until that step's graph has run.
+     * own staging area, untouched until that step's graph has run (its
+     * slot is then none of staging()'s, so staging_used() ignores it).
      */
-    void *upload_staging(std::uint64_t bytes, std::uint64_t *va);
+    Staging upload_staging(std::uint64_t bytes);
 
     /** Runs fn, turning hpu::Error into c10::Error and noting a lost device. */
     template <typename Fn>
@@ -155,6 +170,7 @@ private:
     struct Pending {
         std::shared_ptr<hpu::Fence> fence;
         std::string what;
+        std::uint64_t seq = 0; // jobs() once it was issued (a lazy graph: its last recorded job)
     };
 
     int index_;
@@ -163,12 +179,17 @@ private:
     std::uint64_t generation_ = 0;
     bool lost_ = false;
     std::map<std::string, hpu::Kernel> kernels_;
-    hpu::Buffer staging_;
+    struct StagingBuffer {
+        hpu::Buffer buf;
+        std::uint64_t last_use = 0; // the number of the last job that used it
+    };
+    std::vector<StagingBuffer> staging_;
     // Queues after the buffers: a queue's destruction waits for its jobs.
     hpu::Queue dma_, tpc_, mme_;
     hpu::CommandList cl_;
-    std::deque<Pending> pending_;
+    std::deque<Pending> pending_; // issued, not known to have ended; seq ascending
     std::uint64_t jobs_ = 0;
+    std::uint64_t retired_ = 0;
     // Lazy mode's recording, graph cache and staging areas (lazy.cpp);
     // after the queues: its graphs wait for their launches when destroyed.
     std::unique_ptr<LazyRecorder> lazy_;

@@ -326,7 +326,7 @@ void LazyRecorder::flush(DeviceContext &ctx)
         a.fence = fence;
         a.step = step;
     }
-    ctx.pending_.push_back({fence, std::move(what)});
+    ctx.pending_.push_back({fence, std::move(what), ctx.jobs_});
     ++stats_.launches;
     ++stats_.flushes;
 }

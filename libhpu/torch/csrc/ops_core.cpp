@@ -143,43 +143,45 @@ bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
     return true;
 }
 
-// Host bytes to HBM through the staging buffer.
+// Host bytes to HBM through staging buffers (waits only for a staging
+// buffer to be free: the device works meanwhile).
 void upload(DeviceContext &ctx, std::uint64_t dst, const void *src, std::uint64_t bytes)
 {
     const auto *p = static_cast<const std::uint8_t *>(src);
     for (std::uint64_t done = 0; done < bytes;) {
         const std::uint64_t n = std::min(bytes - done, kStagingChunk);
-        std::uint64_t va = 0;
-        void *host = ctx.upload_staging(n, &va);
-        std::memcpy(host, p + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        const DeviceContext::Staging st = ctx.upload_staging(n);
+        std::memcpy(st.host, p + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         Job job;
         job.kind = Job::Kind::Copy;
         job.what = "copy to the HPU (DMA)";
         job.dst = dst + done;
-        job.src = va;
+        job.src = st.va;
         job.size = n;
         ctx.submit(std::move(job));
+        ctx.staging_used(st.slot);
         done += n;
     }
 }
 
-// HBM bytes to the host through the staging buffer (waits for the stream).
+// HBM bytes to the host through a staging buffer: waits for the copy, so
+// for every job issued before it (stream order).
 void download(DeviceContext &ctx, void *dst, std::uint64_t src, std::uint64_t bytes)
 {
     auto *p = static_cast<std::uint8_t *>(dst);
     for (std::uint64_t done = 0; done < bytes;) {
         const std::uint64_t n = std::min(bytes - done, kStagingChunk);
-        std::uint64_t va = 0;
-        void *host = ctx.staging(n, &va);
+        const DeviceContext::Staging st = ctx.staging(n);
         Job job;
         job.kind = Job::Kind::Copy;
         job.what = "copy from the HPU (DMA)";
-        job.dst = va;
+        job.dst = st.va;
         job.src = src + done;
         job.size = n;
         ctx.submit_now(std::move(job)); // lazy mode: after the recorded step
-        ctx.synchronize();
-        std::memcpy(p + done, host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        ctx.staging_used(st.slot);
+        ctx.wait_for(ctx.jobs());
+        std::memcpy(p + done, st.host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         done += n;
     }
 }

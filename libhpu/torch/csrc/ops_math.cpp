@@ -239,25 +239,27 @@ at::Tensor &threshold_backward_out(const at::Tensor &grad, const at::Tensor &sel
 
 // ---- unary math and comparisons ------------------------------------------
 
-// out = kernel(self) elementwise, for the float types the library covers.
-template <class Op>
-at::Tensor &unary(const char *base, const at::Tensor &self, at::Tensor &out)
+// out = kernel(self) elementwise, for the float types the library covers;
+// false when no kernel applies (the caller falls back).
+bool unary(const char *base, const at::Tensor &self, at::Tensor &out)
 {
     const std::string k = float_suffix(out.scalar_type()).empty() ? "" : kernel_for(base, out.scalar_type());
     if (k.empty() || !placeable(out, {&self}) || host_scalar(self))
-        return Fallback<Op>::call(self, out);
+        return false;
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     fit(out, self.sizes());
     const at::Tensor x = on_device(self, out.scalar_type(), out.device());
     launch_ew(ctx, k, out.sizes(), {operand(x, out.sizes()), operand(out, out.sizes())});
-    return out;
+    return true;
 }
 
 #define HPU_UNARY(name)                                                                                              \
     at::Tensor &name##_out(const at::Tensor &self, at::Tensor &out)                                                  \
     {                                                                                                                \
-        return unary<ATEN_OP2(name, out)>(#name, self, out);                                                        \
+        if (!unary(#name, self, out))                                                                                \
+            return Fallback<ATEN_OP2(name, out)>::call(self, out);                                                  \
+        return out;                                                                                                  \
     }
 HPU_UNARY(neg)
 HPU_UNARY(abs)
@@ -267,7 +269,94 @@ HPU_UNARY(log)
 HPU_UNARY(sqrt)
 HPU_UNARY(rsqrt)
 HPU_UNARY(reciprocal)
+HPU_UNARY(tanh)
+HPU_UNARY(sigmoid)
 #undef HPU_UNARY
+
+at::Tensor &gelu_out(const at::Tensor &self, c10::string_view approximate, at::Tensor &out)
+{
+    // The library's GELU is the erf form.
+    if (approximate != "none" || !unary("gelu", self, out))
+        return Fallback<ATEN_OP2(gelu, out)>::call(self, approximate, out);
+    return out;
+}
+
+// dx = kernel(first, dy): the gradients of the activations, first being
+// the forward output (tanh, sigmoid) or input (GELU).
+bool activation_grad(const char *base, const at::Tensor &first, const at::Tensor &dy, at::Tensor &dx)
+{
+    const std::string k = float_suffix(dx.scalar_type()).empty() ? "" : kernel_for(base, dx.scalar_type());
+    if (k.empty() || !placeable(dx, {&first, &dy}) || host_scalar(first) || host_scalar(dy))
+        return false;
+    DeviceContext &ctx = context_of(dx);
+    auto lock = ctx.lock();
+    fit(dx, broadcast({&first, &dy}));
+    const auto &sz = dx.sizes();
+    launch_ew(ctx, k, sz,
+              {operand(on_device(first, dx.scalar_type(), dx.device()), sz),
+               operand(on_device(dy, dx.scalar_type(), dx.device()), sz), operand(dx, sz)});
+    return true;
+}
+
+at::Tensor &tanh_backward_out(const at::Tensor &grad_output, const at::Tensor &output, at::Tensor &grad_input)
+{
+    if (!activation_grad("tanh_grad", output, grad_output, grad_input))
+        return Fallback<ATEN_OP2(tanh_backward, grad_input)>::call(grad_output, output, grad_input);
+    return grad_input;
+}
+
+at::Tensor &sigmoid_backward_out(const at::Tensor &grad_output, const at::Tensor &output, at::Tensor &grad_input)
+{
+    if (!activation_grad("sigmoid_grad", output, grad_output, grad_input))
+        return Fallback<ATEN_OP2(sigmoid_backward, grad_input)>::call(grad_output, output, grad_input);
+    return grad_input;
+}
+
+at::Tensor &gelu_backward_out(const at::Tensor &grad_output, const at::Tensor &self, c10::string_view approximate,
+                              at::Tensor &grad_input)
+{
+    if (approximate != "none" || !activation_grad("gelu_grad", self, grad_output, grad_input))
+        return Fallback<ATEN_OP2(gelu_backward, grad_input)>::call(grad_output, self, approximate, grad_input);
+    return grad_input;
+}
+
+at::Tensor &clamp_out(const at::Tensor &self, const c10::optional<c10::Scalar> &min,
+                      const c10::optional<c10::Scalar> &max, at::Tensor &out)
+{
+    const std::string k = float_suffix(out.scalar_type()).empty() ? "" : kernel_for("clamp", out.scalar_type());
+    if (k.empty() || !placeable(out, {&self}) || host_scalar(self) || (!min.has_value() && !max.has_value()))
+        return Fallback<ATEN_OP2(clamp, out)>::call(self, min, max, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, self.sizes());
+    const float lo = min.has_value() ? min->toFloat() : -std::numeric_limits<float>::infinity();
+    const float hi = max.has_value() ? max->toFloat() : std::numeric_limits<float>::infinity();
+    const auto &sz = out.sizes();
+    launch_ew(ctx, k, sz, {operand(on_device(self, out.scalar_type(), out.device()), sz), operand(out, sz)},
+              {fbits(lo), fbits(hi)});
+    return out;
+}
+
+// out = condition ? self : other, moving bits (where_b32, where_b16).
+at::Tensor &where_out(const at::Tensor &condition, const at::Tensor &self, const at::Tensor &other, at::Tensor &out)
+{
+    const std::size_t esize = out.element_size();
+    const bool ok = (esize == 4 || esize == 2) && device_dtype(out.scalar_type()) != 0 &&
+                    condition.scalar_type() == c10::ScalarType::Bool && is_hpu(condition) &&
+                    placeable(out, {&condition, &self, &other});
+    if (!ok)
+        return Fallback<ATEN_OP2(where, self_out)>::call(condition, self, other, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, broadcast({&condition, &self, &other}));
+    const auto &sz = out.sizes();
+    const std::uint32_t bits = esize == 4 ? HPU_DTYPE_UINT32 : HPU_DTYPE_UINT16;
+    launch_ew(ctx, esize == 4 ? "where_b32" : "where_b16", sz,
+              {operand_as(condition, sz, HPU_DTYPE_UINT8),
+               operand_as(on_device(self, out.scalar_type(), out.device()), sz, bits),
+               operand_as(on_device(other, out.scalar_type(), out.device()), sz, bits), operand_as(out, sz, bits)});
+    return out;
+}
 
 // The type both sides of a comparison are compared in, or Undefined when
 // no kernel covers it.
@@ -1037,6 +1126,14 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("normal_", TORCH_FN(normal_));
     m.impl("max.dim_max", TORCH_FN(max_dim_out));
     m.impl("min.dim_min", TORCH_FN(min_dim_out));
+    m.impl("tanh.out", TORCH_FN(tanh_out));
+    m.impl("sigmoid.out", TORCH_FN(sigmoid_out));
+    m.impl("gelu.out", TORCH_FN(gelu_out));
+    m.impl("tanh_backward.grad_input", TORCH_FN(tanh_backward_out));
+    m.impl("sigmoid_backward.grad_input", TORCH_FN(sigmoid_backward_out));
+    m.impl("gelu_backward.grad_input", TORCH_FN(gelu_backward_out));
+    m.impl("clamp.out", TORCH_FN(clamp_out));
+    m.impl("where.self_out", TORCH_FN(where_out));
     m.impl("max", TORCH_FN(max_all));
     m.impl("min", TORCH_FN(min_all));
 }

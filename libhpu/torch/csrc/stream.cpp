@@ -27,6 +27,9 @@ namespace {
 
 // Fences kept before the oldest is waited for (each is a syncobj).
 constexpr std::size_t kMaxPending = 64;
+// Staging buffers per device, and the smallest.
+constexpr std::size_t kStagingBuffers = 3;
+constexpr std::uint64_t kMinStaging = 1ULL << 20U;
 
 std::mutex g_contexts_mutex;
 // The contexts are never destroyed: tensors (and their blocks) may outlive
@@ -137,8 +140,9 @@ void DeviceContext::recover()
 {
     lazy_.reset(); // its graphs and staging areas are stale: nothing waits
     pending_.clear();
+    retired_ = jobs_;
     kernels_.clear();
-    staging_.reset();
+    staging_.clear();
     cl_.reset();
     dma_.reset();
     tpc_.reset();
@@ -186,11 +190,17 @@ void DeviceContext::retire_front()
 {
     const Pending p = pending_.front();
     pending_.pop_front();
+    retired_ = p.seq;
     const std::string what = "job '" + p.what + "'";
     try {
         (void)p.fence->wait();
     } catch (const hpu::Error &e) {
+        // The jobs after it ran on what it failed to write: let them end
+        // (they may still read staging buffers and blocks) and forget them.
+        for (const Pending &later : pending_)
+            (void)hpu_fence_wait(later.fence->get(), HPU_TIMEOUT_INFINITE);
         pending_.clear();
+        retired_ = jobs_;
         if (lazy_)
             lazy_->failed(); // its graphs are built again when next needed
         fail(what.c_str(), e);
@@ -255,8 +265,8 @@ void DeviceContext::issue(Job job)
         }
         return {};
     });
-    pending_.push_back({std::make_shared<hpu::Fence>(std::move(f)), std::move(job.what)});
     ++jobs_;
+    pending_.push_back({std::make_shared<hpu::Fence>(std::move(f)), std::move(job.what), jobs_});
 }
 
 void DeviceContext::synchronize()
@@ -266,27 +276,60 @@ void DeviceContext::synchronize()
         retire_front();
 }
 
-void *DeviceContext::staging(std::uint64_t bytes, std::uint64_t *va)
+void DeviceContext::wait_for(std::uint64_t seq)
 {
-    // Every job that may read or write the staging buffer was issued
-    // before this call: wait for the stream.
-    synchronize();
-    if (!staging_ || staging_.size() < bytes) {
-        staging_.reset();
-        const std::uint64_t size = std::max<std::uint64_t>(bytes, 1ULL << 20U);
-        guarded("creating a staging buffer", [&] { staging_ = hpu::Buffer::create(dev_, size, HPU_MEM_HOST); });
-    }
-    *va = staging_.va();
-    return staging_.host_ptr();
+    while (retired_ < seq && !pending_.empty())
+        retire_front();
 }
 
-void *DeviceContext::upload_staging(std::uint64_t bytes, std::uint64_t *va)
+DeviceContext::Staging DeviceContext::staging(std::uint64_t bytes)
+{
+    // An idle buffer that is large enough; else a new one while there are
+    // few; else the least recently used, waited for (and grown if small).
+    std::size_t pick = staging_.size();
+    for (std::size_t i = 0; i < staging_.size(); ++i) {
+        if (staging_[i].buf.size() >= bytes && staging_[i].last_use <= retired_) {
+            pick = i;
+            break;
+        }
+    }
+    if (pick == staging_.size() && staging_.size() >= kStagingBuffers) {
+        pick = 0;
+        for (std::size_t i = 1; i < staging_.size(); ++i) {
+            if (staging_[i].last_use < staging_[pick].last_use)
+                pick = i;
+        }
+        wait_for(staging_[pick].last_use);
+        if (staging_[pick].buf.size() < bytes)
+            staging_[pick].buf.reset();
+    }
+    if (pick == staging_.size())
+        staging_.emplace_back();
+    StagingBuffer &sb = staging_[pick];
+    if (!sb.buf) {
+        guarded("creating a staging buffer", [&] {
+            sb.buf = hpu::Buffer::create(dev_, std::max(bytes, kMinStaging), HPU_MEM_HOST);
+        });
+    }
+    return {sb.buf.host_ptr(), sb.buf.va(), pick};
+}
+
+void DeviceContext::staging_used(std::size_t slot) noexcept
+{
+    if (slot < staging_.size())
+        staging_[slot].last_use = jobs_;
+}
+
+DeviceContext::Staging DeviceContext::upload_staging(std::uint64_t bytes)
 {
     if (!lazy_mode())
-        return staging(bytes, va);
+        return staging(bytes);
     if (!lazy_)
         lazy_ = std::make_unique<LazyRecorder>();
-    return lazy_->upload_staging(*this, bytes, va);
+    Staging st;
+    st.host = lazy_->upload_staging(*this, bytes, &st.va);
+    st.slot = SIZE_MAX; // not one of staging()'s
+    return st;
 }
 
 } // namespace hpu_torch

@@ -361,6 +361,39 @@ class TestMath(DeviceTest):
             self.close(y, pos.sqrt(), dt)
         self.assert_on_device()
 
+    def test_activations_and_gradients(self):
+        # tanh 2 ulp, sigmoid and GELU 4 ulp, gradients up to 8 ulp of their
+        # operands (libhpu/kernels/README.md): within 2e-6 relative here.
+        for dt in (F32, BF16):
+            x = rnd(13, 90, dtype=dt) * 3
+            g = rnd(13, 90, dtype=dt, seed=6)
+            tol = dict(rtol=2e-6, atol=2e-6) if dt == F32 else {}
+            for fn in (torch.tanh, torch.sigmoid, torch.nn.functional.gelu):
+                xh = x.to(HPU).requires_grad_()
+                xc = x.clone().requires_grad_()
+                yh, yc = fn(xh), fn(xc)
+                self.close(yh.detach(), yc.detach(), dt, what=f"{fn.__name__} {dt}", **tol)
+                yh.backward(g.to(HPU))
+                yc.backward(g)
+                self.close(xh.grad, xc.grad, dt, what=f"{fn.__name__} gradient {dt}", **tol)
+        self.assert_on_device()
+
+    def test_clamp_where(self):
+        for dt in (F32, BF16):
+            x = rnd(9, 33, dtype=dt) * 2
+            d = x.to(HPU)
+            self.close(d.clamp(-0.5, 1.25), x.clamp(-0.5, 1.25), dt, rtol=0, atol=0)
+            self.close(d.clamp(min=0), x.clamp(min=0), dt, rtol=0, atol=0)
+            self.close(d.t().clamp(max=0.3), x.t().clamp(max=0.3), dt, rtol=0, atol=0)
+            c = x > 0
+            y = rnd(9, 33, dtype=dt, seed=8)
+            self.close(torch.where(c.to(HPU), d, y.to(HPU)), torch.where(c, x, y), dt, rtol=0, atol=0)
+            self.close(torch.where(c.to(HPU), d, y[0].to(HPU)), torch.where(c, x, y[0]), dt, rtol=0, atol=0)
+        i = torch.arange(12, dtype=torch.int32).view(3, 4)
+        ci = torch.tensor([True, False, True, False])
+        self.assertTrue(torch.equal(torch.where(ci.to(HPU), i.to(HPU), i.to(HPU) * 2).cpu(), torch.where(ci, i, i * 2)))
+        self.assert_on_device()
+
     def test_comparisons(self):
         ops = (torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge)
         for dt in (F32, BF16, torch.int32):
