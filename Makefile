@@ -25,7 +25,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run test test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run run-torch test test-debug kunit bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -57,9 +57,16 @@ check: all
 
 # The CPU reference of the training demo runs natively on the host (the
 # guest's CPU is emulated), once per build of hpu-train; the guest compares.
-# The dataset is inflated once on the host (the guest would take seconds).
+# make run: the operator's view, then the libhpu C++ trainer
+# (Documentation/training.md), its dataset inflated once on the host (the
+# guest would take seconds). make run-torch: the operator's view, then the
+# getting-started PyTorch script (tools/hpu-train/torch_fashion_mnist.py,
+# Documentation/pytorch.md) trains the seed's model on the HPU in lazy mode,
+# beside the same script on the host's CPU (run natively, cached until the
+# script changes).
 TRAIN := $(BUILD)/tools/hpu-train/hpu-train
 TRAIN_DATA := $(BUILD)/train/data
+TORCH_DEMO := tools/hpu-train/torch_fashion_mnist.py
 run: all
 	@mkdir -p $(TRAIN_DATA) && for f in /usr/share/datasets/fashion-mnist/*-ubyte.gz; do \
 		o=$(TRAIN_DATA)/$$(basename $$f .gz); [ -s $$o ] || { gzip -dc $$f > $$o.tmp && mv $$o.tmp $$o; } || exit 1; \
@@ -70,7 +77,15 @@ run: all
 		rm -f $$f.tmp; \
 		$(TRAIN) --device cpu --model $$m --data $(TRAIN_DATA) --save $$f.tmp | tail -n 1 && mv $$f.tmp $$f || exit 1; \
 	done
-	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh libhpu
+
+run-torch: all
+	@mkdir -p $(BUILD)/train && f=$(BUILD)/train/torch-cpu.txt; \
+	if [ ! "$$f" -nt $(TORCH_DEMO) ]; then \
+		echo "torch_fashion_mnist.py --device cpu (on the host: the reference for the HPU run)"; \
+		set -o pipefail; /usr/bin/python3 $(TORCH_DEMO) --device cpu | tee $$f.tmp && mv $$f.tmp $$f || exit 1; \
+	fi
+	@tools/dev/vm/hpu-vm $(RUN_HPUS) --mem 3G --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh torch
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)

@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: MIT
 # The `make run` demo, run inside the guest: load the driver (which boots the
 # signed firmware), then show what an operator sees: hpu-smi, the hwmon
-# sensors and devlink; then train the seed's model (and an MLP with AdamW)
-# on Fashion-MNIST on the HPU, eager and lazy, beside the CPU reference that
-# make run computed on the host (Documentation/training.md).
+# sensors and devlink; then train on Fashion-MNIST on the HPU:
+#   demo.sh torch   (make run-torch) the getting-started PyTorch script, the seed's
+#                   model in lazy mode (Documentation/pytorch.md), beside the
+#                   same script run on the host's CPU by make run-torch
+#   demo.sh libhpu  (make run) the libhpu C++ trainer, the seed's
+#                   model and an MLP with AdamW, eager and lazy, beside its
+#                   CPU reference (Documentation/training.md)
 set -e
+WHAT=${1:-libhpu}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${HPU_BUILD:-$REPO/build}
 SMI=$BUILD/tools/hpu-smi/hpu-smi
@@ -33,6 +38,44 @@ devlink health show
 echo
 echo "\$ dmesg | grep hpu | grep firmware"
 dmesg | grep hpu | grep -i firmware || true
+if [ "$WHAT" = torch ]; then
+	# hpu-smi is sampled while the script trains; the script's output
+	# follows once it ends, so that the two do not interleave.
+	echo
+	echo "\$ PT_HPU_LAZY_MODE=1 python3 tools/hpu-train/torch_fashion_mnist.py &"
+	PT_HPU_LAZY_MODE=1 PYTHONPATH="$BUILD/python" /usr/bin/python3 \
+		"$REPO/tools/hpu-train/torch_fashion_mnist.py" > /tmp/torch-hpu.txt 2>&1 &
+	pid=$!
+	sleep 90
+	echo "\$ hpu-smi   # while it trains"
+	smi_rc=0
+	"$SMI" || smi_rc=$?
+	rc=0
+	wait $pid || rc=$?
+	cat /tmp/torch-hpu.txt
+	[ $rc = 0 ] || exit $rc
+	[ $smi_rc = 0 ] || exit $smi_rc
+	echo
+	echo "The same script on the host's CPU (make run-torch ran it with --device cpu):"
+	cat "$BUILD/train/torch-cpu.txt"
+	# The last epoch's test accuracies must agree within half a point.
+	/usr/bin/python3 - "$BUILD/train/torch-cpu.txt" /tmp/torch-hpu.txt <<'PY'
+import re
+import sys
+acc = []
+for path in sys.argv[1:]:
+    found = re.findall(r"epoch (\d+): loss ([0-9.]+), test accuracy ([0-9.]+)%", open(path).read())
+    if not found:
+        sys.exit(f"demo: no epoch lines in {path}")
+    acc.append(float(found[-1][2]))
+d = acc[1] - acc[0]
+print(f"demo: final test accuracy HPU {acc[1]:.2f} % vs CPU {acc[0]:.2f} %: {d:+.2f} points "
+      f"({'agree' if abs(d) <= 0.5 else 'DISAGREE'}, limit 0.50)")
+sys.exit(0 if abs(d) <= 0.5 else 1)
+PY
+	rmmod hpu
+	exit 0
+fi
 # The seed's model; then the MLP, with hpu-smi sampled while it trains
 # (its output follows once it ends, so that the two do not interleave).
 echo
