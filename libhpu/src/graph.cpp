@@ -17,7 +17,8 @@
 //    L - 1's join, which waited for every read of that parity's objects in
 //    L - 1, and launch L + 1 waits for L's join, after those resets.
 //  - Each parity has its own command lists and descriptors, so the
-//    scalars of parity p are rewritten (hpu_graph_set_scalar) once launch
+//    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
+//    hpu_graph_set_seed) once launch
 //    L - 2 is known to have ended, while L - 1 may run.
 //
 // Copyright (c) 2026 The hpu authors
@@ -338,7 +339,20 @@ void patch_scalars(hpu_graph *g, unsigned int p)
             for (unsigned int b = 0; b < 4; ++b)
                 w[b] = static_cast<std::uint8_t>(v >> (8U * b)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         }
+        std::uint8_t *s = n.desc.at(p) + HPU_TPC_LAUNCH_OFF(seed); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        for (unsigned int b = 0; b < 8; ++b)
+            s[b] = static_cast<std::uint8_t>(n.launch.seed >> (8U * b)); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     }
+}
+
+// Launch node `node` of g for a change of its values, or nullptr with the error set.
+Node *launch_node(hpu_graph *g, std::uint32_t node)
+{
+    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch) {
+        (void)set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
+        return nullptr;
+    }
+    return &g->nodes[node];
 }
 
 int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits, hpu_fence_t **out)
@@ -552,15 +566,31 @@ HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t inde
     clear_error();
     if (g == nullptr)
         return -EINVAL;
-    if (node >= g->nodes.size() || g->nodes[node].kind != Kind::Launch)
-        return set_error(-EINVAL, "graph: node " + std::to_string(node) + " is not a launch");
-    Node &n = g->nodes[node];
+    Node *l = launch_node(g, node);
+    if (l == nullptr)
+        return -EINVAL;
+    Node &n = *l;
     if (index >= n.scalars.size()) {
         return set_error(-EINVAL, "graph: launch node " + std::to_string(node) + " has " +
                                       std::to_string(n.scalars.size()) + " scalars, not " + std::to_string(index + 1));
     }
     if (n.scalars[index] != value) {
         n.scalars[index] = value;
+        g->dirty = {true, true};
+    }
+    return 0;
+}
+
+HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed)
+{
+    clear_error();
+    if (g == nullptr)
+        return -EINVAL;
+    Node *n = launch_node(g, node);
+    if (n == nullptr)
+        return -EINVAL;
+    if (n->launch.seed != seed) {
+        n->launch.seed = seed;
         g->dirty = {true, true};
     }
     return 0;

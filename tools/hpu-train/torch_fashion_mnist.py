@@ -91,6 +91,8 @@ def main():
               flush=True)
     if device.type == "hpu":
         print(f"hpu: ops run on the CPU by the fallback: {hpu_torch.core.fallback_counts() or 'none'}")
+        if lazy:  # HPU
+            print(f"hpu: lazy mode: {hpu_torch.core.lazy_stats()}")
 
 
 if __name__ == "__main__":

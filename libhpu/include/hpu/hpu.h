@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 5
+#define HPU_API_VERSION_MINOR 6
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -1159,6 +1159,14 @@ HPU_EXPORT size_t hpu_graph_size(const hpu_graph_t *g);
  * index beyond its scalars.
  */
 HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t index, uint32_t value);
+/**
+ * hpu_graph_set_seed() - change the random-number key (struct hpu_launch
+ * @seed) of launch node @node for the launches that follow, as
+ * hpu_graph_set_scalar() does for a scalar: a step's dropout draws a new
+ * mask from the same compiled graph. -EINVAL for a node that is not a
+ * launch. Since 1.6.
+ */
+HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed);
 /**
  * hpu_graph_launch() - submit the graph once, after @waits; @out (may be
  * NULL) signals when every node has run, or with the error of the first

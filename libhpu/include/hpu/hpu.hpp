@@ -1125,6 +1125,12 @@ public:
                           "setting a graph scalar");
         return *this;
     }
+    /** Changes the random-number key of launch node for the launches that follow (1.6). Throws hpu::Error. */
+    Graph &set_seed(NodeId launch_node, std::uint64_t seed)
+    {
+        detail::check_why(hpu_graph_set_seed(get(), launch_node, seed), "setting a graph seed");
+        return *this;
+    }
     /** Submits the graph once after waits; the fence signals when every node has run. */
     Fence launch(const std::vector<const Fence *> &waits = {})
     {

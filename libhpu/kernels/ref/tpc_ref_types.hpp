@@ -134,6 +134,22 @@ inline uint32_t binop_int(Type t, IntOp op, uint32_t a, uint32_t b)
     return 0;
 }
 
+// ---- integer division (div_i32, div_floor_i32, fmod_i32, remainder_i32) ----
+enum class DivMode { trunc, floor, fmod, remainder };
+
+// a / b (b != 0) rounded toward zero or down, or the remainder of either
+// division; INT_MIN / -1 wraps to INT_MIN.
+inline int32_t div_i32(int32_t a, int32_t b, DivMode m)
+{
+    int64_t q = int64_t{a} / b, r = int64_t{a} % b;
+    if ((m == DivMode::floor || m == DivMode::remainder) && r != 0 && ((r < 0) != (b < 0))) {
+        q -= 1;
+        r += b;
+    }
+    const int64_t v = m == DivMode::trunc || m == DivMode::floor ? q : r;
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+
 // ---- BF16 optimizers with BF16 state (PyTorch's default: the state in the
 // parameter's dtype): the FP32 step of tpc_ref.hpp on the widened values,
 // each stored tensor rounded to nearest even once -------------------------

@@ -17,10 +17,7 @@
 .include "opt.inc"
 
 .macro half P
-        vcvt.f32.bf16 v0, v20, \P
-        vcvt.f32.bf16 v1, v21, \P
-        vcvt.f32.bf16 v2, v22, \P
-        vcvt.f32.bf16 v3, v23, \P
+        widen4 \P
         adamw_step
         vcvt.bf16.f32 v24, v0, \P
         vcvt.bf16.f32 v25, v4, \P
@@ -31,10 +28,7 @@
         adamw_args
         mov s0, EW_ELEMS / BF16_LANES
 step:
-        ld.t.bf16 v20, t0, i0
-        ld.t.bf16 v21, t1, i0
-        ld.t.bf16 v22, t2, i0
-        ld.t.bf16 v23, t3, i0
+        load4_bf16
         half 0
         half 1
         st.t.bf16 t2, i0, v25

@@ -11,22 +11,9 @@
 .tensor 1, f32
 .tensor 2, f32
 .meta "doc=LAMB step 3: trust ratio and weight update"
-.include "tpclib.inc"
+.include "opt.inc"
 
-        ew_base
-        iset i1, i0, 0, 0
-        ld.ts.f32 s1, t2, i1 ; iset i1, i1, 1, 1
-        ld.ts.f32 s2, t2, i1
-        ldarg s8, 0 ; cmp.gt.f32 sp1, s1, 0.0 ; vmov.f32 v1, s1
-        cmp.gt.f32 sp2, s2, 0.0 ; vmov.f32 v2, s2
-        pand sp1, sp1, sp2 ; vsqrt.f32 v1, v1
-        vsqrt.f32 v2, v2
-        vdiv.f32 v1, v1, v2
-        mov s3, 1.0 ; vext.f32 s4, v1, 0
-        sel s3, sp1, s4, s3
-        mul.f32 s3, s3, s8
-        mul.f32 s3, s3, -1.0
-        mov s0, EW_ELEMS / F32_LANES
+        lamb_ratio
 step:
         ld.t.f32 v0, t0, i0
         ld.t.f32 v3, t1, i0

@@ -19,15 +19,10 @@
 .tensor 4, f32
 .tensor 5, f32
 .meta "doc=LAMB step 1: moments, update direction, partial norms"
-.include "tpclib.inc"
+.include "opt.inc"
 
         ew_base
-        ldarg s8, 0 ; mov s20, 1.0
-        ldarg s9, 1 ; sub.f32 s16, s20, s8
-        ldarg s10, 2 ; sub.f32 s17, s20, s9
-        ldarg s11, 3 ; iid i6
-        ldarg s12, 4 ; vmov.f32 v10, 0.0
-        ldarg s13, 5 ; vmov.f32 v11, 0.0
+        lamb_args
         mov s0, EW_ELEMS / F32_LANES
 step:
         ld.t.f32 v0, t0, i0
@@ -46,9 +41,4 @@ step:
         vmac.f32 v11, v7, v7 ; st.t.f32 t4, i0, v7
         iadd i0, i0, 0, F32_LANES
         loop s0, step
-        vredsum.f32 v10, v10
-        vredsum.f32 v11, v11
-        vext.f32 s1, v10, 0
-        vext.f32 s2, v11, 0 ; st.ts.f32 t5, i6, s1
-        iset i6, i6, 1, 1
-        halt ; st.ts.f32 t5, i6, s2
+        lamb_part

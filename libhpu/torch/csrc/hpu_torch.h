@@ -52,6 +52,25 @@ struct Job {
     hpu_gemm gemm{};               // Gemm
 };
 
+/** Lazy mode's counters of one device (hpu_torch.core.lazy_stats()). */
+struct LazyStats {
+    std::uint64_t recorded = 0;     // jobs recorded
+    std::uint64_t flushes = 0;      // recorded steps run (one graph launch each)
+    std::uint64_t graphs_built = 0; // cache misses: graphs made
+    std::uint64_t cache_hits = 0;   // steps run by a cached graph
+    std::uint64_t launches = 0;     // graph launches
+    std::uint64_t evictions = 0;    // graphs dropped (LRU, no sync object left, a failure)
+    std::uint64_t cached = 0;       // graphs in the cache now
+    std::uint64_t failures = 0;     // lazy steps that failed on the device
+};
+
+class LazyRecorder; // lazy.cpp
+
+/** Whether ops are recorded (lazy mode; PT_HPU_LAZY_MODE=1 at load time). */
+bool lazy_mode() noexcept;
+/** Switches lazy mode for the process; the recorded work of every device runs first. */
+void set_lazy_mode(bool on);
+
 /**
  * An opened HPU: its libhpu device, queues, kernels by name and its one
  * logical stream. Every op locks it (lock()) for its whole body, so the
@@ -70,7 +89,7 @@ public:
     DeviceContext &operator=(const DeviceContext &) = delete;
     DeviceContext(DeviceContext &&) = delete;
     DeviceContext &operator=(DeviceContext &&) = delete;
-    ~DeviceContext() = default;
+    ~DeviceContext();
 
     [[nodiscard]] std::unique_lock<std::recursive_mutex> lock() { return std::unique_lock(mutex_); }
     [[nodiscard]] int index() const noexcept { return index_; }
@@ -83,10 +102,19 @@ public:
     /** Whether the library has a kernel of that name. */
     static bool has_kernel(const std::string &name);
 
-    /** Issues job after every job issued before it (stream order). Throws c10::Error. */
+    /**
+     * Issues job after every job issued before it (stream order); in lazy
+     * mode records it for the step's graph instead. Throws c10::Error.
+     */
     void submit(Job job);
-    /** Waits for every job; throws c10::Error naming the first that failed. */
+    /** Issues job at once even in lazy mode (after flush()). Throws c10::Error. */
+    void submit_now(Job job);
+    /** Lazy mode: runs the jobs recorded so far as one graph (nothing recorded: nothing). */
+    void flush();
+    /** Runs the recorded jobs, then waits for every job; throws c10::Error naming the first that failed. */
     void synchronize();
+    /** Lazy mode's counters. */
+    [[nodiscard]] LazyStats lazy_stats() const;
     /** Jobs issued since the context was opened. */
     [[nodiscard]] std::uint64_t jobs() const noexcept { return jobs_; }
 
@@ -110,6 +138,13 @@ public:
     Staging staging(std::uint64_t bytes);
     /** The last job issued uses the staging buffer of slot. */
     void staging_used(std::size_t slot) noexcept;
+    /**
+     * Host memory for the source of one host->device copy submitted next:
+     * staging() in eager mode; in lazy mode a part of the recorded step's
+     * own staging area, untouched until that step's graph has run (its
+     * slot is then none of staging()'s, so staging_used() ignores it).
+     */
+    Staging upload_staging(std::uint64_t bytes);
 
     /** Runs fn, turning hpu::Error into c10::Error and noting a lost device. */
     template <typename Fn>
@@ -129,9 +164,13 @@ private:
     void recover();
     void retire_front();
 
+    friend class LazyRecorder;
+    void issue(Job job);
+
     struct Pending {
         std::shared_ptr<hpu::Fence> fence;
         std::string what;
+        std::uint64_t seq = 0; // jobs() once it was issued (a lazy graph: its last recorded job)
     };
 
     int index_;
@@ -148,9 +187,12 @@ private:
     // Queues after the buffers: a queue's destruction waits for its jobs.
     hpu::Queue dma_, tpc_, mme_;
     hpu::CommandList cl_;
-    std::deque<Pending> pending_; // jobs retired_ + 1 .. jobs_
+    std::deque<Pending> pending_; // issued, not known to have ended; seq ascending
     std::uint64_t jobs_ = 0;
     std::uint64_t retired_ = 0;
+    // Lazy mode's recording, graph cache and staging areas (lazy.cpp);
+    // after the queues: its graphs wait for their launches when destroyed.
+    std::unique_ptr<LazyRecorder> lazy_;
 };
 
 // ---- memory ----------------------------------------------------------------

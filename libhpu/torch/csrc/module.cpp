@@ -28,9 +28,37 @@ void op_synchronize(std::int64_t device)
     ctx.synchronize();
 }
 
-// Eager mode issues every op when it is called: nothing is held back, so
-// a step mark has nothing to flush (lazy mode will launch its graph here).
-void op_mark_step(std::int64_t /*device*/) {}
+// Lazy mode: runs the step recorded on the device (-1: on every opened
+// device) as one graph; it does not wait for it. Eager mode has nothing
+// held back.
+void op_mark_step(std::int64_t device)
+{
+    for (int d = 0; d < device_count(); ++d) {
+        if ((device >= 0 && d != device) || !DeviceContext::opened(d))
+            continue;
+        DeviceContext &ctx = DeviceContext::get(d);
+        auto lock = ctx.lock();
+        ctx.flush();
+    }
+}
+
+bool op_is_lazy() { return lazy_mode(); }
+void op_set_lazy(bool on) { set_lazy_mode(on); }
+
+// The counters in the order hpu_torch.core.lazy_stats() names them.
+std::vector<std::int64_t> op_lazy_stats(std::int64_t device)
+{
+    const int d = resolve(device);
+    LazyStats s;
+    if (DeviceContext::opened(d)) {
+        DeviceContext &ctx = DeviceContext::get(d);
+        auto lock = ctx.lock();
+        s = ctx.lazy_stats();
+    }
+    const std::vector<std::uint64_t> v{s.recorded,  s.flushes,   s.graphs_built, s.cache_hits,
+                                       s.launches, s.evictions, s.cached,       s.failures};
+    return {v.begin(), v.end()};
+}
 
 // The statistics in the order hpu_torch.hpu.memory_stats() names them.
 std::vector<std::int64_t> op_memory_stats(std::int64_t device)
@@ -91,6 +119,9 @@ TORCH_LIBRARY(hpu_torch, m)
     m.def("set_device(int device) -> ()", &op_set_device);
     m.def("synchronize(int device=-1) -> ()", &op_synchronize);
     m.def("mark_step(int device=-1) -> ()", &op_mark_step);
+    m.def("is_lazy() -> bool", &op_is_lazy);
+    m.def("set_lazy(bool on) -> ()", &op_set_lazy);
+    m.def("lazy_stats(int device=-1) -> int[]", &op_lazy_stats);
     m.def("memory_stats(int device=-1) -> int[]", &op_memory_stats);
     m.def("reset_peak_memory_stats(int device=-1) -> ()", &op_reset_peak_memory_stats);
     m.def("empty_cache(int device=-1) -> ()", &op_empty_cache);

@@ -150,7 +150,7 @@ void upload(DeviceContext &ctx, std::uint64_t dst, const void *src, std::uint64_
     const auto *p = static_cast<const std::uint8_t *>(src);
     for (std::uint64_t done = 0; done < bytes;) {
         const std::uint64_t n = std::min(bytes - done, kStagingChunk);
-        const DeviceContext::Staging st = ctx.staging(n);
+        const DeviceContext::Staging st = ctx.upload_staging(n);
         std::memcpy(st.host, p + done, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         Job job;
         job.kind = Job::Kind::Copy;
@@ -178,7 +178,7 @@ void download(DeviceContext &ctx, void *dst, std::uint64_t src, std::uint64_t by
         job.dst = st.va;
         job.src = src + done;
         job.size = n;
-        ctx.submit(std::move(job));
+        ctx.submit_now(std::move(job)); // lazy mode: after the recorded step
         ctx.staging_used(st.slot);
         ctx.wait_for(ctx.jobs());
         std::memcpy(p + done, st.host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)

@@ -7,13 +7,19 @@
 // signalled all the same, so the jobs after it run; every fence is
 // therefore kept until it is known to have succeeded, and the first failure
 // is reported (as a c10::Error naming the op) by the next synchronisation.
+// In lazy mode the jobs are recorded instead (lazy.cpp) and a recorded
+// step's graph launch takes its place in the stream.
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <array>
 #include <cerrno>
 
-#include "hpu_torch.h"
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "lazy.h"
 
 namespace hpu_torch {
 
@@ -50,9 +56,41 @@ std::string device_errors(hpu::Device &dev)
     return out;
 }
 
+// -1 until read from PT_HPU_LAZY_MODE, then 0 or 1.
+std::atomic<int> g_lazy{-1}; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): the process's mode
+
 } // namespace
 
+bool lazy_mode() noexcept
+{
+    int v = g_lazy.load(std::memory_order_relaxed);
+    if (v < 0) {
+        const char *e = std::getenv("PT_HPU_LAZY_MODE"); // NOLINT(concurrency-mt-unsafe): read once
+        v = e != nullptr && std::strcmp(e, "1") == 0 ? 1 : 0;
+        int expected = -1;
+        (void)g_lazy.compare_exchange_strong(expected, v);
+        v = g_lazy.load(std::memory_order_relaxed);
+    }
+    return v == 1;
+}
+
+void set_lazy_mode(bool on)
+{
+    if (!on) {
+        for (int d = 0; d < device_count(); ++d) {
+            if (!DeviceContext::opened(d))
+                continue;
+            DeviceContext &ctx = DeviceContext::get(d);
+            auto lock = ctx.lock();
+            ctx.flush();
+        }
+    }
+    g_lazy.store(on ? 1 : 0);
+}
+
 DeviceContext::DeviceContext(int index) : index_(index) {}
+
+DeviceContext::~DeviceContext() = default;
 
 DeviceContext &DeviceContext::get(int index)
 {
@@ -100,6 +138,7 @@ void DeviceContext::open()
 // its slabs (tensors made before the reset hold no valid memory).
 void DeviceContext::recover()
 {
+    lazy_.reset(); // its graphs and staging areas are stale: nothing waits
     pending_.clear();
     retired_ = jobs_;
     kernels_.clear();
@@ -151,7 +190,7 @@ void DeviceContext::retire_front()
 {
     const Pending p = pending_.front();
     pending_.pop_front();
-    ++retired_;
+    retired_ = p.seq;
     const std::string what = "job '" + p.what + "'";
     try {
         (void)p.fence->wait();
@@ -162,11 +201,39 @@ void DeviceContext::retire_front()
             (void)hpu_fence_wait(later.fence->get(), HPU_TIMEOUT_INFINITE);
         pending_.clear();
         retired_ = jobs_;
+        if (lazy_)
+            lazy_->failed(); // its graphs are built again when next needed
         fail(what.c_str(), e);
     }
 }
 
 void DeviceContext::submit(Job job)
+{
+    if (lazy_mode()) {
+        if (!lazy_)
+            lazy_ = std::make_unique<LazyRecorder>();
+        lazy_->record(std::move(job));
+        ++jobs_;
+        return;
+    }
+    issue(std::move(job));
+}
+
+void DeviceContext::submit_now(Job job)
+{
+    flush();
+    issue(std::move(job));
+}
+
+void DeviceContext::flush()
+{
+    if (lazy_)
+        lazy_->flush(*this);
+}
+
+LazyStats DeviceContext::lazy_stats() const { return lazy_ ? lazy_->stats() : LazyStats{}; }
+
+void DeviceContext::issue(Job job)
 {
     if (pending_.size() >= kMaxPending)
         retire_front();
@@ -198,12 +265,13 @@ void DeviceContext::submit(Job job)
         }
         return {};
     });
-    pending_.push_back({std::make_shared<hpu::Fence>(std::move(f)), std::move(job.what)});
     ++jobs_;
+    pending_.push_back({std::make_shared<hpu::Fence>(std::move(f)), std::move(job.what), jobs_});
 }
 
 void DeviceContext::synchronize()
 {
+    flush();
     while (!pending_.empty())
         retire_front();
 }
@@ -250,6 +318,18 @@ void DeviceContext::staging_used(std::size_t slot) noexcept
 {
     if (slot < staging_.size())
         staging_[slot].last_use = jobs_;
+}
+
+DeviceContext::Staging DeviceContext::upload_staging(std::uint64_t bytes)
+{
+    if (!lazy_mode())
+        return staging(bytes);
+    if (!lazy_)
+        lazy_ = std::make_unique<LazyRecorder>();
+    Staging st;
+    st.host = lazy_->upload_staging(*this, bytes, &st.va);
+    st.slot = SIZE_MAX; // not one of staging()'s
+    return st;
 }
 
 } // namespace hpu_torch

@@ -1,29 +1,56 @@
 # SPDX-License-Identifier: MIT
-"""Execution control of the HPU backend: step marks and the CPU fallback's counts."""
-import os
-
+"""Execution control of the HPU backend: lazy mode, step marks and the CPU fallback's counts."""
 import torch
 
 _ops = torch.ops.hpu_torch
 
 
-def lazy_mode():
-    """Whether PT_HPU_LAZY_MODE=1 asked for lazy mode (recorded graphs).
+# The statistics in the order torch.ops.hpu_torch.lazy_stats() returns them.
+_LAZY_STATS = ("recorded", "flushes", "graphs_built", "cache_hits", "launches", "evictions", "cached",
+               "failures")
 
-    This version runs eagerly in either case: every op is issued to the
-    device when it is called.
+
+def is_lazy():
+    """Whether ops are recorded and run as graphs (lazy mode).
+
+    The mode starts as PT_HPU_LAZY_MODE says (1: lazy) when hpu_torch is
+    imported; set_lazy() changes it.
     """
-    return os.environ.get("PT_HPU_LAZY_MODE", "0") == "1"
+    return _ops.is_lazy()
+
+
+def lazy_mode():
+    """Same as is_lazy()."""
+    return is_lazy()
+
+
+def set_lazy(on):
+    """Switches lazy mode on or off; switching off first runs what was recorded."""
+    _ops.set_lazy(bool(on))
 
 
 def mark_step(device=None):
     """Marks the end of a step: in lazy mode the recorded ops run here.
 
-    In eager mode every op was already issued when it was called, so there
-    is nothing to flush and this returns at once (it does not wait for the
-    device; hpu_torch.hpu.synchronize() does).
+    In lazy mode the ops recorded since the last flush run as one graph
+    (built, or found in the cache by structure) on the device, or on every
+    opened HPU when device is None; this does not wait for them. In eager
+    mode every op was already issued when it was called and this returns at
+    once. hpu_torch.hpu.synchronize() waits.
     """
     _ops.mark_step(-1 if device is None else _index(device))
+
+
+def lazy_stats(device=None):
+    """Lazy mode's counters of the device, a dict.
+
+    recorded: jobs recorded; flushes: recorded steps run; graphs_built:
+    graphs made (cache misses); cache_hits: steps run by a cached graph;
+    launches: graph launches; evictions: graphs dropped from the cache;
+    cached: graphs in the cache; failures: lazy steps that failed on the
+    device.
+    """
+    return dict(zip(_LAZY_STATS, _ops.lazy_stats(-1 if device is None else _index(device))))
 
 
 def fallback_counts():

@@ -523,3 +523,173 @@ TEST_CASE("TPC: progress a core notes without the lock after the watchdog read i
     r.run();
     CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
 }
+
+// Review additions: the paths above that no test took.
+
+TEST_CASE("TPC: INJ_HANG stops one core between two of its members (the check that skips the "
+          "lock sees job_alert change)", "[emu][tpc][inj]")
+{
+    Rig r;
+    r.core.tpc_cores = 1;                           // every member on one core: no slice begins
+    Space s(r, 0, true);
+    const uint32_t n = 8 * 1024;
+    const uint64_t a = s.alloc(4 * n), b = s.alloc(4 * n), d = s.alloc(4 * n);
+    put_elems(s, a, values(n, 81, false));
+    put_elems(s, b, values(n, 82, false));
+    const uint64_t d_bus = d & ~HPU_ADDR_HOST;
+    unsigned writes = 0;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr >= d_bus && addr < d_bus + 4ull * n && ++writes == 1) {
+            r.wr(HPU_REG_INJ_HANG, 1u << TPC_E);
+        }
+    };
+    LaunchDesc ld;
+    ld.index[0] = 8;
+    ld.tensors = {f32_vec(a, n), f32_vec(b, n), f32_vec(d, n)};
+    r.setup_stream(TPC_E, 0);
+    r.submit(TPC_E, 0, tpc_cb(place_launch(s, tpc_asm(add_kernel(16)), ld)));
+    r.run();
+    r.env.on_dma_write = nullptr;
+    CHECK(writes == 16u);                           // the first member's vectors only
+    CHECK_FALSE(hpum_core_engine_ready(&r.core, TPC_E));
+    r.wr(HPU_REG_INJ_HANG, 0);
+    r.wr(r.qreg(TPC_E, 0, HPU_QS_CTRL), 0);
+    r.run();
+    CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+}
+
+TEST_CASE("TPC bundles run in place: negated scalar guards on every slot, a taken jmp",
+          "[emu][tpc][fast]")
+{
+    const char *src = R"(
+.kernel neg
+.tensors 2
+.index_dims 1
+        pset sp1, 1
+        pset sp2, 0
+        (!sp2) ld.t.u32 v0, t0, i0 ; (!sp1) mov s1, 5 ; (!sp2) vmov.u32 v1, 9
+)"
+        "        (!sp1) ld.t.u32 v2, t0, i0 ; (!sp2) mov s2, 7 ; (!sp1) vmov.u32 v3, 11 ; "
+        "(!sp2) st.t.u32 t1, i1, v0" R"(
+        iset i1, i1, 0, 64 ; (!sp1) st.t.u32 t1, i1, v1
+        (!sp2) jmp over ; (!sp2) vmov.u32 v4, 3
+        vmov.u32 v4, 0xbad
+over:
+        (!sp1) jmp over2 ; vmov.u32 v5, s2
+        vadd.u32 v5, v5, 100
+over2:
+        (!sp1) halt ; vins.u32 v5, s1, 1
+        st.t.u32 t1, i1, v1
+        iset i1, i1, 0, 128
+        st.t.u32 t1, i1, v2
+        iset i1, i1, 0, 192
+        st.t.u32 t1, i1, v3
+        iset i1, i1, 0, 256
+        st.t.u32 t1, i1, v4
+        iset i1, i1, 0, 320
+        st.t.u32 t1, i1, v5
+        halt
+)";
+    Rig r;
+    Space s(r, 0, false);
+    std::vector<uint32_t> in(64);
+    for (uint32_t i = 0; i < 64; i++) {
+        in[i] = 1000 + i;
+    }
+    const uint64_t t0 = s.alloc(256), t1 = s.alloc(6 * 256);
+    put_elems(s, t0, in);
+    LaunchDesc ld;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {64}),
+                  TDesc::dense(HPU_TPC_DT_U32, t1, {6 * 64})};
+    REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status ==
+            HPU_CQ_OK);
+    auto o = get_elems<uint32_t>(s, t1, 6 * 64);
+    for (uint32_t l = 0; l < 64; l++) {
+        INFO("lane " << l);
+        CHECK(o[l] == 1000 + l);                    // (!sp2) load and store ran
+        CHECK(o[64 + l] == 9u);                     // (!sp2) vmov ran, (!sp1) store did not
+        CHECK(o[128 + l] == 0u);                    // (!sp1) load skipped
+        CHECK(o[192 + l] == 0u);                    // (!sp1) vmov skipped
+        CHECK(o[256 + l] == 3u);                    // jmp taken, its bundle's vmov ran
+        CHECK(o[320 + l] == (l == 1 ? 0u : 107u));  // jmp and halt not taken; s1 never set
+    }
+}
+
+TEST_CASE("TPC bundles run in place: a local store's [sN + imm] reads sN as the bundle before "
+          "left it", "[emu][tpc][fast]")
+{
+    const char *src = R"(
+.kernel memrd
+.tensors 1
+.index_dims 1
+.slm 64
+.vlm 512
+        mov s2, 77
+        mov s4, 256
+        st.l [8], s4
+        vmov.u32 v1, 5
+        ld.l s1, [8] ; st.l [s1 + 4], s2
+        ld.l s5, [4]
+        ld.l s6, [8] ; st.lv [s6], v1
+        ld.lv v2, [0]
+        vmov.u32 v3, s5
+        st.t.u32 t0, i0, v3
+        iset i0, i0, 0, 64
+        st.t.u32 t0, i0, v2
+        halt
+)";
+    Rig r;
+    Space s(r, 0, false);
+    const uint64_t t0 = s.alloc(2 * 256);
+    LaunchDesc ld;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {2 * 64})};
+    REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status ==
+            HPU_CQ_OK);
+    auto o = get_elems<uint32_t>(s, t0, 2 * 64);
+    for (uint32_t l = 0; l < 64; l++) {
+        INFO("lane " << l);
+        CHECK(o[l] == 77u);                         // st.l used s1 = 0, not the loaded 256
+        CHECK(o[64 + l] == 5u);                     // st.lv used s6 = 0
+    }
+}
+
+TEST_CASE("TPC: lane predicates start at zero in every member of a core, vp0 all ones",
+          "[emu][tpc][fast]")
+{
+    const char *src = R"(
+.kernel vpstart
+.tensors 1
+.index_dims 1
+        iid i0
+        iget s0, i0, 0
+        cmp.eq.u32 sp1, s0, 0
+        vpcount s1, vp3
+        vpand vp2, vp0, vp4
+        vpcount s2, vp2
+        vpcount s3, vp0
+        (sp1) vpset vp3, sp0
+        (sp1) vpset vp4, sp0
+        imul i0, i0, 0, 64
+        vmov.u32 v0, s1
+        vins.u32 v0, s2, 1
+        vins.u32 v0, s3, 2
+        st.t.u32 t0, i0, v0
+        halt
+)";
+    Rig r;
+    r.core.tpc_cores = 1;                           // member 1 runs after member 0 on its core
+    Space s(r, 0, false);
+    const uint64_t t0 = s.alloc(2 * 256);
+    LaunchDesc ld;
+    ld.index[0] = 2;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {2 * 64})};
+    REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status ==
+            HPU_CQ_OK);
+    auto o = get_elems<uint32_t>(s, t0, 2 * 64);
+    for (uint32_t m = 0; m < 2; m++) {
+        INFO("member " << m);
+        CHECK(o[64 * m] == 0u);                     // vp3 zero at the start
+        CHECK(o[64 * m + 1] == 0u);                 // vp4 zero at the start
+        CHECK(o[64 * m + 2] == 256u);               // vp0 every lane
+    }
+}

@@ -392,6 +392,9 @@ TEST_CASE_METHOD(OneHpu, "C++ graphs: nodes, scalars, launches, errors", "[cxx][
         CHECK(what_of([&] { (void)g.add_copy(hbm.va(), host.va(), 64, {9}); }, EINVAL) ==
               "adding a copy: Invalid argument: graph: dependency 9 is not a node added before (the graph has 5)");
         CHECK_THROWS_AS(g.set_scalar(in, 0, 1), hpu::Error);
+        CHECK(&g.set_seed(act, 7) == &g);
+        CHECK(what_of([&] { (void)g.set_seed(in, 7); }, EINVAL) ==
+              "setting a graph seed: Invalid argument: graph: node " + std::to_string(in) + " is not a launch");
         CHECK_THROWS_AS(g.add_memset(hbm.va(), 0, 0), hpu::Error);
         CHECK_THROWS_AS(g.add_launch(k, hpu::Launch()), hpu::Error);
         CHECK_THROWS_AS(g.add_gemm(hpu::Gemm(1, 1, 0)), hpu::Error);

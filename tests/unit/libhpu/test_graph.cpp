@@ -301,6 +301,54 @@ TEST_CASE("set_scalar rewrites each parity's descriptor before its next launch, 
     fx.close_clean();
 }
 
+TEST_CASE("set_seed rewrites a launch's key in each parity's descriptor, recompiling nothing", "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.l.seed = 0x1122334455667788ULL;
+    REQUIRE(hpu_graph_add_launch(fx.g, fx.k, &fx.l, nullptr, 0) == 0);
+    const int c = hpu_graph_add_copy(fx.g, kHbm + 0x4000, kHost, 64, nullptr, 0);
+    REQUIRE(c == 1);
+    // The seed of the TPC_LAUNCH descriptor in a job's list (offset 48).
+    const auto seed = [&fx](const MockOs::Job &j) {
+        const Bytes &cb = j.cb;
+        for (std::size_t off = 0; off < cb.size(); off += 16) {
+            if (get_le(cb, off, 4) == 0x06)
+                return get_le(fx.m.read_va(get_le(cb, off + 8, 8), 64), 48, 8);
+        }
+        FAIL("no TPC_LAUNCH");
+        return std::uint64_t{0};
+    };
+    // The reset job, then TPC; the copy's slot (DMA) joins.
+    const auto l0 = fx.launch();
+    REQUIRE(l0.size() == 3);
+    REQUIRE(fx.engine(l0[1]) == kTpc);
+    CHECK(seed(l0[1]) == 0x1122334455667788ULL);
+    const auto l1 = fx.launch();
+    REQUIRE(fx.engine(l1[0]) == kTpc);
+
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    REQUIRE(hpu_graph_set_seed(fx.g, 0, 0x1122334455667788ULL) == 0); // unchanged: nothing to do
+    (void)fx.launch();
+    (void)fx.launch();
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+
+    REQUIRE(hpu_graph_set_seed(fx.g, 0, 0xdeadbeef00000001ULL) == 0);
+    const auto l4 = fx.launch(); // parity 0, after launch 2 ended
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(seed(l4[0]) == 0xdeadbeef00000001ULL);
+    CHECK(seed(l1[0]) == 0x1122334455667788ULL); // parity 1 not yet: launch 3 may read it
+    CHECK(l4[0].cb == l0[1].cb);                 // the same list
+    const auto l5 = fx.launch();
+    CHECK(seed(l5[0]) == 0xdeadbeef00000001ULL);
+
+    CHECK(hpu_graph_set_seed(fx.g, 1, 5) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: node 1 is not a launch"));
+    CHECK(hpu_graph_set_seed(fx.g, 2, 5) == -EINVAL);
+    CHECK_THAT(hpu_last_error(), Equals("graph: node 2 is not a launch"));
+    CHECK(hpu_graph_set_seed(nullptr, 0, 5) == -EINVAL);
+    fx.close_clean();
+}
+
 TEST_CASE("a graph on one engine needs no sync objects; GEMMs alternate between the MMEs", "[libhpu][graph]")
 {
     GraphFixture fx;

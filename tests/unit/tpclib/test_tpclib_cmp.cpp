@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 //
 // Comparisons of the TPC library into bool (u8) tensors on the device
-// model: eq, ne, lt, le, gt, ge on FP32, BF16 and INT32 with broadcasting,
-// ties, signed zeros, infinities and NaN; where_b32 and where_b16 with
-// every input broadcast; all exact.
+// model: eq, ne, lt, le, gt, ge on FP32, BF16 and every integer type with
+// broadcasting, ties, signed zeros, infinities, NaN and integer extremes;
+// where_b32, where_b16 and where_b8 with every input broadcast; all exact.
 //
 // Copyright (c) 2026 The hpu authors
 #include <catch2/catch_test_macros.hpp>
 
+#include "tpc_ref_types.hpp"
 #include "tpclib_rig.hpp"
 
 using namespace hpu_test;
@@ -33,12 +34,16 @@ std::vector<CaseN> cmp_cases(uint32_t n)
     };
 }
 
-// Values with many ties: small integers, signed zeros, infinities, NaN.
+bool is_fp(uint8_t dt) { return dt == HPU_TPC_DT_F32 || dt == HPU_TPC_DT_BF16; }
+
+// Values with many ties: small numbers, signed zeros, infinities, NaN; the
+// integer types' extremes.
 uint32_t tie_value(std::mt19937 &g, uint8_t dt)
 {
-    if (dt == HPU_TPC_DT_I32) {
-        static const uint32_t iv[] = {0, 1, 2, 0xffffffffu, 0xfffffffeu, 0x80000000u, 0x7fffffffu};
-        return iv[g() % std::size(iv)];
+    if (!is_fp(dt)) {
+        const auto t = static_cast<kref::Type>(dt);
+        const int64_t iv[] = {0, 1, 2, -1, -2, kref::int_min(t), kref::int_max(t), kref::int_max(t) - 1};
+        return kref::int_bits(t, iv[g() % std::size(iv)]);
     }
     static const float fv[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, -2.5f, INFINITY, -INFINITY, NAN};
     const float f = fv[g() % std::size(fv)];
@@ -47,8 +52,9 @@ uint32_t tie_value(std::mt19937 &g, uint8_t dt)
 
 bool compare(int op, uint32_t a, uint32_t b, uint8_t dt)
 {
-    if (dt == HPU_TPC_DT_I32) {
-        const auto x = static_cast<int32_t>(a), y = static_cast<int32_t>(b);
+    if (!is_fp(dt)) {
+        const auto t = static_cast<kref::Type>(dt);
+        const int64_t x = kref::int_value(t, a), y = kref::int_value(t, b);
         const bool r[] = {x == y, x != y, x < y, x <= y, x > y, x >= y};
         return r[op];
     }
@@ -60,13 +66,15 @@ bool compare(int op, uint32_t a, uint32_t b, uint8_t dt)
 
 } // namespace
 
-TEST_CASE("tpclib eq, ne, lt, le, gt, ge on FP32, BF16 and INT32 into u8 0/1: broadcasting, "
-          "ties, -0, infinities, NaN; exact",
+TEST_CASE("tpclib eq, ne, lt, le, gt, ge on FP32, BF16 and the six integer types into u8 0/1: "
+          "broadcasting, ties, -0, infinities, NaN, integer extremes by signedness; exact",
           "[tpclib][cmp]")
 {
     static const char *const ops[] = {"eq", "ne", "lt", "le", "gt", "ge"};
     const std::pair<const char *, uint8_t> types[] = {
-        {"f32", HPU_TPC_DT_F32}, {"bf16", HPU_TPC_DT_BF16}, {"i32", HPU_TPC_DT_I32}};
+        {"f32", HPU_TPC_DT_F32}, {"bf16", HPU_TPC_DT_BF16}, {"i32", HPU_TPC_DT_I32},
+        {"u32", HPU_TPC_DT_U32}, {"i16", HPU_TPC_DT_I16},   {"u16", HPU_TPC_DT_U16},
+        {"i8", HPU_TPC_DT_I8},   {"u8", HPU_TPC_DT_U8}};
     Lib L;
     std::mt19937 g(5);
     for (int op = 0; op < 6; op++) {
@@ -99,16 +107,18 @@ TEST_CASE("tpclib eq, ne, lt, le, gt, ge on FP32, BF16 and INT32 into u8 0/1: br
     }
 }
 
-TEST_CASE("tpclib where_b32 and where_b16: cond ? a : b, any nonzero byte true, every input "
+TEST_CASE("tpclib where_b32, where_b16 and where_b8: cond ? a : b, any nonzero byte true, every input "
           "broadcast; exact",
           "[tpclib][cmp]")
 {
     Lib L;
     std::mt19937 g(9);
-    for (bool b16 : {false, true}) {
-        const std::string k = b16 ? "where_b16" : "where_b32";
-        const uint8_t dt = b16 ? HPU_TPC_DT_U16 : HPU_TPC_DT_U32;
-        const uint32_t mask = b16 ? 0xffffu : 0xffffffffu;
+    const std::tuple<const char *, uint8_t, uint32_t> widths[] = {
+        {"where_b32", HPU_TPC_DT_U32, 0xffffffffu},
+        {"where_b16", HPU_TPC_DT_U16, 0xffffu},
+        {"where_b8", HPU_TPC_DT_U8, 0xffu}};
+    for (const auto &[name, dt, mask] : widths) {
+        const std::string k = name;
         for (uint32_t n : kSizes) {
             const std::vector<CaseN> cases = {
                 {"same shape", {{n, 3}, {n, 3}, {n, 3}, {n, 3}}, {{}, {}, {}, {}}},

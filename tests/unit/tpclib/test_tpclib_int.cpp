@@ -98,3 +98,74 @@ TEST_CASE("tpclib widen_*_i64: every integer type into int64 words (low, sign- o
         }
     }
 }
+
+TEST_CASE("tpclib div_i32, div_floor_i32, fmod_i32, remainder_i32: every pair of extremes, "
+          "random pairs, broadcasting; exact; a zero divisor asserts",
+          "[tpclib][int]")
+{
+    using kref::DivMode;
+    const std::pair<const char *, DivMode> kernels[] = {{"div_i32", DivMode::trunc},
+                                                        {"div_floor_i32", DivMode::floor},
+                                                        {"fmod_i32", DivMode::fmod},
+                                                        {"remainder_i32", DivMode::remainder}};
+    const uint8_t I32 = HPU_TPC_DT_I32;
+    Lib L;
+    std::mt19937 g(13);
+    // the extremes, small values and their neighbours
+    std::vector<uint32_t> sv;
+    for (int64_t v : {int64_t{INT32_MIN}, int64_t{INT32_MIN} + 1, int64_t{INT32_MIN} / 2,
+                      int64_t{-65536}, int64_t{-7}, int64_t{-3}, int64_t{-2}, int64_t{-1},
+                      int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, int64_t{65535},
+                      int64_t{INT32_MAX} / 2, int64_t{INT32_MAX} - 1, int64_t{INT32_MAX}}) {
+        sv.push_back(static_cast<uint32_t>(v));
+    }
+    std::vector<uint32_t> nz; // divisors: no 0
+    std::copy_if(sv.begin(), sv.end(), std::back_inserter(nz), [](uint32_t v) { return v != 0; });
+    for (const auto &[k, mode] : kernels) {
+        CAPTURE(k);
+        auto ref = [mode = mode](uint32_t a, uint32_t b) {
+            return static_cast<uint32_t>(kref::div_i32(static_cast<int32_t>(a), static_cast<int32_t>(b), mode));
+        };
+        // every pair: a along dimension 0, b along dimension 1
+        const auto na = static_cast<uint32_t>(sv.size()), nb = static_cast<uint32_t>(nz.size());
+        Tensor a = L.tensor(I32, {na, 1}, sv), b = L.tensor(I32, {1, nb}, nz);
+        Tensor o = L.tensor(I32, {na, nb});
+        REQUIRE(L.launch(k, {a, b, o}, {}, ew_index(o)) == HPU_CQ_OK);
+        auto got = L.read(o);
+        size_t bad = 0;
+        each5(o, [&](const Coord &c) { bad += got[at5(o, c)] != ref(sv[c[0]], nz[c[1]]); });
+        CHECK(bad == 0);
+        // random pairs of every magnitude, b strided or broadcast
+        for (uint32_t n : kSizes) {
+            const uint32_t bdim1 = n % 2 ? 1 : 3;
+            CAPTURE(n, bdim1);
+            std::vector<uint32_t> av(size_t{n} * 3), bv(size_t{n} * 2 * bdim1);
+            for (auto &v : av) {
+                v = static_cast<uint32_t>(g()) >> (g() % 32);
+                v = g() % 2 ? v : 0u - v;
+            }
+            for (auto &v : bv) {
+                v = static_cast<uint32_t>(g()) >> (g() % 32);
+                v = (g() % 2 ? v : 0u - v) | (v == 0 ? 1u : 0u);
+            }
+            Tensor ta = L.tensor(I32, {n, 3}, av);
+            Tensor tb = L.tensor(I32, {n, bdim1}, bv, {2, 2 * n});
+            Tensor to = L.tensor(I32, {n, 3}, {}, {1, n + 2});
+            REQUIRE(L.launch(k, {ta, tb, to}, {}, ew_index(to)) == HPU_CQ_OK);
+            got = L.read(to);
+            bad = 0;
+            each5(to, [&](const Coord &c) {
+                bad += got[at5(to, c)] != ref(av[bcast_at5(ta, c)], bv[bcast_at5(tb, c)]);
+            });
+            CHECK(bad == 0);
+            CHECK(gaps_untouched(to, got));
+        }
+        // a zero divisor asserts; b's padding lanes (0) past the output do not
+        Tensor a3 = L.tensor(I32, {3}, {7, 8, 9}), b3 = L.tensor(I32, {3}, {1, 2, 3});
+        Tensor z3 = L.tensor(I32, {3}, {1, 0, 3}), o3 = L.tensor(I32, {3});
+        CHECK(L.launch(k, {a3, b3, o3}, {}, ew_index(o3)) == HPU_CQ_OK);
+        CHECK(L.launch(k, {a3, z3, o3}, {}, ew_index(o3)) == HPU_CQ_TPC_ASSERT);
+        Tensor zs = L.tensor(I32, {1}, {0});
+        CHECK(L.launch(k, {a3, zs, o3}, {}, ew_index(o3)) == HPU_CQ_TPC_ASSERT);
+    }
+}

@@ -183,3 +183,91 @@ TEST_CASE("tpclib LAMB in three launches: moments and update exact, norms and st
     CHECK(wnorm.bad == 0);
     CHECK(wstep.bad == 0);
 }
+
+TEST_CASE("tpclib LAMB on BF16 (lamb_update_bf16, lamb_apply_bf16): the FP32 kernels on the "
+          "widened state bit for bit, BF16 tensors rounded once; the step within 1 BF16 ulp",
+          "[tpclib][opt][bf16]")
+{
+    Lib L;
+    const uint8_t F32 = HPU_TPC_DT_F32, BF16 = HPU_TPC_DT_BF16;
+    double worst = 0;
+    auto widen = [](const std::vector<uint32_t> &h) {
+        std::vector<uint32_t> f(h.size());
+        for (size_t i = 0; i < h.size(); i++) {
+            f[i] = fb(kref::bf16_to_f32(static_cast<uint16_t>(h[i])));
+        }
+        return f;
+    };
+    auto narrow = [](const std::vector<uint32_t> &f) {
+        std::vector<uint32_t> h(f.size());
+        for (size_t i = 0; i < f.size(); i++) {
+            h[i] = kref::f32_to_bf16(kref::bits_f32(f[i]));
+        }
+        return h;
+    };
+    for (uint32_t n : kSizes) {
+        CAPTURE(n);
+        const uint32_t parts = (n + 255) / 256;
+        const std::array<uint32_t, 5> idx = {parts, 1, 1, 1, 1};
+        auto w16 = rand_f32(n, n + 41, -1, 1, true);
+        std::vector<uint32_t> m16(n, 0), v16(n, 0);
+        Tensor bw = L.tensor(BF16, {n}, w16), bg = L.tensor(BF16, {n});
+        Tensor bm = L.tensor(BF16, {n}), bv = L.tensor(BF16, {n});
+        Tensor fw = L.tensor(F32, {n}), fg = L.tensor(F32, {n}), fm = L.tensor(F32, {n}),
+               fv = L.tensor(F32, {n});
+        std::array<Tensor, 2> tu = {L.tensor(F32, {n}), L.tensor(F32, {n})};
+        std::array<Tensor, 2> tp = {L.tensor(F32, {parts, 2}), L.tensor(F32, {parts, 2})};
+        std::array<Tensor, 2> tn = {L.tensor(F32, {1, 2}), L.tensor(F32, {1, 2})};
+        const float lr = 0.05f;
+        kref::Lamb p{0.9f, 0.999f, 1e-6f, 0.01f, 0, 0};
+        for (int t = 1; t <= 3; t++) {
+            p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
+            p.c2 = static_cast<float>(1.0 / (1.0 - std::pow(0.999, t)));
+            const std::vector<uint32_t> sc = {fb(p.b1), fb(p.b2), fb(p.eps), fb(p.wd), fb(p.c1), fb(p.c2)};
+            const auto g16 = rand_f32(n, n * 23 + t, -1, 1, true);
+            L.s.write(bg.d.base, std::vector<uint16_t>(g16.begin(), g16.end()).data(), 2ull * n);
+            // the FP32 kernels from the widened BF16 state
+            const std::pair<const Tensor *, const std::vector<uint32_t> *> state[] = {
+                {&fw, &w16}, {&fg, &g16}, {&fm, &m16}, {&fv, &v16}};
+            for (const auto &[tf, h] : state) {
+                const auto f = widen(*h);
+                L.s.write(tf->d.base, f.data(), 4ull * n);
+            }
+            REQUIRE(L.launch("lamb_update_f32", {fw, fg, fm, fv, tu[0], tp[0]}, sc, idx) == HPU_CQ_OK);
+            REQUIRE(L.launch("lamb_update_bf16", {bw, bg, bm, bv, tu[1], tp[1]}, sc, idx) == HPU_CQ_OK);
+            for (int k = 0; k < 2; k++) {
+                REQUIRE(L.launch("reduce_sum_f32", {tp[k], tn[k]}, {}, {1, 2, 1, 1, 1}) == HPU_CQ_OK);
+            }
+            REQUIRE(L.launch("lamb_apply_f32", {fw, tu[0], tn[0]}, {fb(lr)}, idx) == HPU_CQ_OK);
+            REQUIRE(L.launch("lamb_apply_bf16", {bw, tu[1], tn[1]}, {fb(lr)}, idx) == HPU_CQ_OK);
+            // the reference's moments and direction on the widened values
+            std::vector<float> u(n);
+            for (uint32_t i = 0; i < n; i++) {
+                float m = kref::bf16_to_f32(static_cast<uint16_t>(m16[i]));
+                float v = kref::bf16_to_f32(static_cast<uint16_t>(v16[i]));
+                u[i] = kref::lamb_update(kref::bf16_to_f32(static_cast<uint16_t>(w16[i])),
+                                         kref::bf16_to_f32(static_cast<uint16_t>(g16[i])), m, v, p);
+                m16[i] = kref::f32_to_bf16(m);
+                v16[i] = kref::f32_to_bf16(v);
+            }
+            CHECK(L.read(bm) == m16);
+            CHECK(L.read(bv) == v16);
+            CHECK(mismatches(L.read(tu[1]), u) == 0);
+            CHECK(L.read(tu[1]) == L.read(tu[0]));
+            CHECK(L.read(tp[1]) == L.read(tp[0]));
+            const auto nw = L.read(bw);
+            CHECK(nw == narrow(L.read(fw)));
+            // the step against double from the device's norms
+            const auto norms = floats(L.read(tn[1]));
+            const double r = kref::lamb_ratio(norms[0], norms[1]);
+            for (uint32_t i = 0; i < n; i++) {
+                const double w0 = kref::bf16_to_f32(static_cast<uint16_t>(w16[i]));
+                worst = std::max(worst, err_ulps(kref::bf16_to_f32(static_cast<uint16_t>(nw[i])),
+                                                 w0 - lr * r * u[i], std::fabs(w0), true));
+            }
+            w16 = nw;
+        }
+    }
+    report("lamb_apply_bf16 w", worst, "BF16 ulp of max(|w'|, |w|)");
+    CHECK(worst <= 1);
+}

@@ -571,6 +571,132 @@ class TestTraining(DeviceTest):
         self.assert_on_device()
 
 
+class TestLazy(DeviceTest):
+    """Lazy mode (PT_HPU_LAZY_MODE=1, here switched with core.set_lazy):
+    the same kernels in the same order as eager mode, so bit-identical
+    results; one cached graph per steady-state step."""
+
+    def setUp(self):
+        super().setUp()
+        self.was_lazy = core.is_lazy()
+
+    def tearDown(self):
+        core.set_lazy(self.was_lazy)
+        super().tearDown()
+
+    def run_both(self, make, opt_fn, steps):
+        """Trains in eager then lazy mode: (losses, parameters) of each."""
+        out = []
+        data = batches(steps)
+        for lazy in (False, True):
+            core.set_lazy(lazy)
+            model = make()
+            losses, times = train(model, opt_fn, HPU, data, mark=True)
+            out.append((losses, [p.detach().cpu() for p in model.parameters()], times))
+        core.set_lazy(False)
+        print(f"\n  eager losses {out[0][0]}\n  lazy losses  {out[1][0]}\n  step times (s): eager "
+              f"{[round(t, 3) for t in out[0][2]]}, lazy {[round(t, 3) for t in out[1][2]]}", file=sys.stderr)
+        return out
+
+    def assert_identical(self, eager, lazy):
+        self.assertEqual(lazy[0], eager[0], "losses differ")
+        for pe, pl in zip(eager[1], lazy[1]):
+            self.assertTrue(torch.equal(pe, pl), "parameters differ")
+
+    def test_env_sets_the_mode(self):
+        self.assertEqual(self.was_lazy, os.environ.get("PT_HPU_LAZY_MODE") == "1")
+
+    def test_seed_model_sgd_identical_to_eager(self):
+        eager, lazy = self.run_both(seed_model, lambda p: torch.optim.SGD(p, lr=0.01), 4)
+        self.assert_identical(eager, lazy)
+        self.assert_on_device()
+
+    def test_mlp_dropout_adamw_identical_to_eager(self):
+        # The same torch.manual_seed: the same dropout keys in the same order.
+        eager, lazy = self.run_both(lambda: mlp(0.2), lambda p: torch.optim.AdamW(p, lr=1e-3), 3)
+        self.assert_identical(eager, lazy)
+
+    def test_steady_state_one_launch_per_step(self):
+        core.set_lazy(True)
+        model = seed_model().to(HPU)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        data = batches(6)
+        for i, (x, y) in enumerate(data):
+            if i == 2:
+                s0 = core.lazy_stats(0)
+            opt.zero_grad()
+            loss = loss_fn(model(x.to(HPU)), y.to(HPU))
+            loss.backward()
+            opt.step()
+            core.mark_step()
+            loss.item()
+        s1 = core.lazy_stats(0)
+        print(f"\n  lazy stats before steps 2-5 {s0}\n  after {s1}", file=sys.stderr)
+        self.assertEqual(s1["launches"] - s0["launches"], 4, "one graph launch per step")
+        self.assertEqual(s1["cache_hits"] - s0["cache_hits"], 4, "every steady step is a cache hit")
+        self.assertEqual(s1["graphs_built"], s0["graphs_built"], "no new graph")
+        self.assertEqual(s1["failures"], s0["failures"])
+
+    def test_mark_step_with_nothing_recorded(self):
+        for lazy in (True, False):
+            core.set_lazy(lazy)
+            hpu.synchronize()
+            s0 = core.lazy_stats(0)
+            core.mark_step()
+            core.mark_step(HPU)
+            hpu.synchronize()
+            self.assertEqual(core.lazy_stats(0)["launches"], s0["launches"])
+
+    def test_item_flushes(self):
+        core.set_lazy(True)
+        x = torch.arange(8.0).to(HPU)
+        y = x * 2 + 1
+        s0 = core.lazy_stats(0)
+        self.assertEqual(y.sum().item(), 64.0)  # recorded, then run by item()
+        s1 = core.lazy_stats(0)
+        self.assertEqual(s1["launches"], s0["launches"] + 1)
+        self.assertGreater(s1["recorded"], s0["recorded"])
+        self.assertIn("15.", str(y))  # printing reads the values
+        z = (y - 1).cpu()
+        self.assertTrue(torch.equal(z, torch.arange(8.0) * 2))
+
+    def test_fault_is_an_error_and_the_next_step_works(self):
+        core.set_lazy(True)
+        x = rnd(4, 10).to(HPU)
+        y = torch.tensor([1, 2, 13, 3]).to(HPU)
+        core.mark_step()
+        hpu.synchronize()
+        f0 = core.lazy_stats(0)["failures"]
+        with self.assertRaisesRegex(RuntimeError, "lazy step .*nll_loss"):
+            torch.nn.functional.nll_loss(x, y).item()
+        self.assertEqual(core.lazy_stats(0)["failures"], f0 + 1)
+        good = torch.tensor([1, 2, 3, 3]).to(HPU)
+        got = torch.nn.functional.nll_loss(x, good).item()
+        want = torch.nn.functional.nll_loss(x.cpu(), good.cpu()).item()
+        self.assertAlmostEqual(got, want, places=5)
+        self.assertTrue(torch.equal((torch.ones(4, device=HPU) + 1).cpu(), torch.full((4,), 2.0)))
+
+    def test_dropout_masks_differ_between_steps_and_equal_eager(self):
+        x = torch.ones(4096).to(HPU)
+        masks = {}
+        for lazy in (False, True):
+            core.set_lazy(lazy)
+            torch.manual_seed(3)
+            hits = core.lazy_stats(0)["cache_hits"]
+            got = []
+            for _ in range(3):  # each step's result read (and freed) before the next
+                got.append(torch.nn.functional.dropout(x, 0.5, training=True).cpu())
+            if lazy:  # the 2nd and 3rd steps replay the first one's graph with new seeds
+                self.assertEqual(core.lazy_stats(0)["cache_hits"] - hits, 2)
+            masks[lazy] = got
+        lz = masks[True]
+        self.assertFalse(torch.equal(lz[0], lz[1]))
+        self.assertFalse(torch.equal(lz[1], lz[2]))
+        for a, b in zip(masks[False], lz):
+            self.assertTrue(torch.equal(a, b), "lazy and eager masks differ")
+
+
 class TestFallback(DeviceTest):
     def test_counted_and_correct(self):
         x = rnd(5, 6)
