@@ -337,6 +337,16 @@ at::Tensor &clamp_out(const at::Tensor &self, const c10::optional<c10::Scalar> &
     return out;
 }
 
+at::Tensor &where_out(const at::Tensor &condition, const at::Tensor &self, const at::Tensor &other, at::Tensor &out);
+
+// torch.where(c, a, b): the result in the promoted type, broadcast.
+at::Tensor where(const at::Tensor &condition, const at::Tensor &self, const at::Tensor &other)
+{
+    const c10::Device d = is_hpu(self) ? self.device() : is_hpu(other) ? other.device() : condition.device();
+    at::Tensor out = empty_hpu(broadcast({&condition, &self, &other}), at::result_type(self, other), d);
+    return where_out(condition, self, other, out);
+}
+
 // out = condition ? self : other, moving bits (where_b32, where_b16).
 at::Tensor &where_out(const at::Tensor &condition, const at::Tensor &self, const at::Tensor &other, at::Tensor &out)
 {
@@ -1134,6 +1144,7 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("gelu_backward.grad_input", TORCH_FN(gelu_backward_out));
     m.impl("clamp.out", TORCH_FN(clamp_out));
     m.impl("where.self_out", TORCH_FN(where_out));
+    m.impl("where.self", TORCH_FN(where));
     m.impl("max", TORCH_FN(max_all));
     m.impl("min", TORCH_FN(min_all));
 }
