@@ -492,33 +492,47 @@ inline void im2col(const Nchw &xs, const Window2d &g, std::span<const float> x,
     }
 }
 
+// An input element fed by output (oh, ow) through tap (r, s): the adjoint
+// kernels' terms.
+struct Fed {
+    size_t x; // the input element's dense index
+    uint32_t n, c, ih, iw, r, s, oh, ow;
+};
+
+// f(Fed) for every input element of @xs and, in tap order (r, then s), each
+// output of @ys (its rows and columns) whose window reads it.
+template <typename F> void each_fed(const Nchw &xs, const Nchw &ys, const Window2d &g, F &&f)
+{
+    for (uint32_t n = 0; n < xs.n; n++) {
+        for (uint32_t c = 0; c < xs.c; c++) {
+            for (uint32_t ih = 0; ih < xs.h; ih++) {
+                for (uint32_t iw = 0; iw < xs.w; iw++) {
+                    for (uint32_t r = 0; r < g.kh; r++) {
+                        const int64_t oh = Window2d::fed_by(ih, r, g.sh, g.ph, g.dh, ys.h);
+                        for (uint32_t s = 0; s < g.kw && oh >= 0; s++) {
+                            const int64_t ow = Window2d::fed_by(iw, s, g.sw, g.pw, g.dw, ys.w);
+                            if (ow >= 0) {
+                                f(Fed{xs.at(n, c, ih, iw), n, c, ih, iw, r, s,
+                                      static_cast<uint32_t>(oh), static_cast<uint32_t>(ow)});
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 // The adjoint: dx[n, c, ih, iw] = the FP32 sum, from +0 in the order of r
 // then s, of dcol at the outputs whose tap (r, s) reads (ih, iw).
 inline void col2im(const Nchw &xs, const Window2d &g, std::span<const float> dcol,
                    std::span<float> dx)
 {
     const Nchw cs = g.cols(xs);
-    for (uint32_t n = 0; n < xs.n; n++) {
-        for (uint32_t c = 0; c < xs.c; c++) {
-            for (uint32_t ih = 0; ih < xs.h; ih++) {
-                for (uint32_t iw = 0; iw < xs.w; iw++) {
-                    float acc = 0.0f;
-                    for (uint32_t r = 0; r < g.kh; r++) {
-                        const int64_t oh = Window2d::fed_by(ih, r, g.sh, g.ph, g.dh, cs.h);
-                        for (uint32_t s = 0; s < g.kw && oh >= 0; s++) {
-                            const int64_t ow = Window2d::fed_by(iw, s, g.sw, g.pw, g.dw, cs.w);
-                            if (ow >= 0) {
-                                acc += dcol[cs.at(n, (c * g.kh + r) * g.kw + s,
-                                                  static_cast<uint32_t>(oh),
-                                                  static_cast<uint32_t>(ow))];
-                            }
-                        }
-                    }
-                    dx[xs.at(n, c, ih, iw)] = acc;
-                }
-            }
-        }
-    }
+    std::fill(dx.begin(), dx.end(), 0.0f);
+    each_fed(xs, cs, g, [&](const Fed &e) {
+        dx[e.x] += dcol[cs.at(e.n, (e.c * g.kh + e.r) * g.kw + e.s, e.oh, e.ow)];
+    });
 }
 
 // Max-pool: y = the window's maximum, idx = its position ih W + iw; the
@@ -563,31 +577,80 @@ inline void maxpool2d_grad(const Nchw &xs, const Window2d &g, std::span<const fl
                            std::span<const int32_t> idx, std::span<float> dx)
 {
     const Nchw ys = g.out(xs, xs.c);
-    for (uint32_t n = 0; n < xs.n; n++) {
-        for (uint32_t c = 0; c < xs.c; c++) {
-            for (uint32_t ih = 0; ih < xs.h; ih++) {
-                for (uint32_t iw = 0; iw < xs.w; iw++) {
-                    const auto pos = static_cast<int32_t>(ih * xs.w + iw);
+    std::fill(dx.begin(), dx.end(), 0.0f);
+    each_fed(xs, ys, g, [&](const Fed &e) {
+        const size_t o = ys.at(e.n, e.c, e.oh, e.ow);
+        if (idx[o] == static_cast<int32_t>(e.ih * xs.w + e.iw)) {
+            dx[e.x] += dy[o];
+        }
+    });
+}
+
+// Average pooling (PyTorch's avg_pool2d; dilations 1): the divisor of
+// output (oh, ow): the window clipped to the padded input
+// (count_include_pad) or to the input, or @override when nonzero.
+struct AvgPool {
+    bool include_pad = true;
+    int32_t override = 0;
+    // The kernels' scalars 8 and 9.
+    [[nodiscard]] std::array<uint32_t, 2> scalars() const
+    {
+        return {include_pad ? 1u : 0u, static_cast<uint32_t>(override)};
+    }
+};
+
+inline float avgpool_divisor(const Nchw &xs, const Window2d &g, const AvgPool &a, uint32_t oh,
+                             uint32_t ow)
+{
+    if (a.override != 0) {
+        return static_cast<float>(a.override);
+    }
+    const int64_t hs = Window2d::tap(oh, 0, g.sh, g.ph, 1), ws = Window2d::tap(ow, 0, g.sw, g.pw, 1);
+    const int64_t he = std::min<int64_t>(hs + g.kh, int64_t{xs.h} + g.ph);
+    const int64_t we = std::min<int64_t>(ws + g.kw, int64_t{xs.w} + g.pw);
+    const int64_t n = a.include_pad ? (he - hs) * (we - ws)
+                                    : (std::min<int64_t>(he, xs.h) - std::max<int64_t>(hs, 0)) *
+                                          (std::min<int64_t>(we, xs.w) - std::max<int64_t>(ws, 0));
+    return static_cast<float>(std::max<int64_t>(n, 1));
+}
+
+// y (of @ys: g.out's, or one more row or column for ceil_mode) = the FP32
+// sum from +0 of the window's input elements in tap order, divided by the
+// divisor.
+inline void avgpool2d(const Nchw &xs, const Nchw &ys, const Window2d &g, const AvgPool &a,
+                      std::span<const float> x, std::span<float> y)
+{
+    for (uint32_t n = 0; n < ys.n; n++) {
+        for (uint32_t c = 0; c < ys.c; c++) {
+            for (uint32_t oh = 0; oh < ys.h; oh++) {
+                for (uint32_t ow = 0; ow < ys.w; ow++) {
                     float acc = 0.0f;
                     for (uint32_t r = 0; r < g.kh; r++) {
-                        const int64_t oh = Window2d::fed_by(ih, r, g.sh, g.ph, g.dh, ys.h);
-                        for (uint32_t s = 0; s < g.kw && oh >= 0; s++) {
-                            const int64_t ow = Window2d::fed_by(iw, s, g.sw, g.pw, g.dw, ys.w);
-                            if (ow < 0) {
-                                continue;
-                            }
-                            const size_t o = ys.at(n, c, static_cast<uint32_t>(oh),
-                                                   static_cast<uint32_t>(ow));
-                            if (idx[o] == pos) {
-                                acc += dy[o];
+                        const int64_t ih = Window2d::tap(oh, r, g.sh, g.ph, 1);
+                        for (uint32_t s = 0; s < g.kw && ih >= 0 && ih < xs.h; s++) {
+                            const int64_t iw = Window2d::tap(ow, s, g.sw, g.pw, 1);
+                            if (iw >= 0 && iw < xs.w) {
+                                acc += x[xs.at(n, c, static_cast<uint32_t>(ih),
+                                               static_cast<uint32_t>(iw))];
                             }
                         }
                     }
-                    dx[xs.at(n, c, ih, iw)] = acc;
+                    y[ys.at(n, c, oh, ow)] = acc / avgpool_divisor(xs, g, a, oh, ow);
                 }
             }
         }
     }
+}
+
+// Backward: dx at (ih, iw) = the FP32 sum, from +0 in tap order of the
+// windows holding it, of dy / divisor.
+inline void avgpool2d_grad(const Nchw &xs, const Nchw &ys, const Window2d &g, const AvgPool &a,
+                           std::span<const float> dy, std::span<float> dx)
+{
+    std::fill(dx.begin(), dx.end(), 0.0f);
+    each_fed(xs, ys, g, [&](const Fed &e) {
+        dx[e.x] += dy[ys.at(e.n, e.c, e.oh, e.ow)] / avgpool_divisor(xs, g, a, e.oh, e.ow);
+    });
 }
 
 // Batch norm 2-D statistics of channel @c over N, H, W, in double.

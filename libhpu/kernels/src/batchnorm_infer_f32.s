@@ -15,26 +15,12 @@
 .tensor 4, f32
 .tensor 5, f32
 .meta "doc=batch norm 2-D forward, inference: running statistics"
-.include "tpclib.inc"
+.include "bn.inc"
 
-        iid i0                                  // (0, h, c, n)
-        iget s0, i0, 2
-        iset i6, i6, 0, s0                      // (c)
-        ld.ts.f32 s10, t3, i6
-        ld.ts.f32 s11, t4, i6
-        ld.ts.f32 s12, t1, i6
-        ld.ts.f32 s13, t2, i6
-        ldarg s14, 0 ; vmov.f32 v1, s12
-        add.f32 s11, s11, s14 ; vmov.f32 v2, s13
-        vmov.f32 v10, s11
-        vrsqrt.f32 v10, v10                     // rstd
-        row_vectors_f32 s1, t0
-        imov i1, i0
+        bn_infer_begin
 row:
         ld.t.f32 v0, t0, i1
-        vsub.f32 v0, v0, s10
-        vmul.f32 v0, v0, v10
-        vfma.f32 v0, v0, v1, v2
+        bn_infer_y
         iadd i1, i1, 0, F32_LANES ; st.t.f32 t5, i1, v0
         loop s1, row
         halt

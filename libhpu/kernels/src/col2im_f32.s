@@ -16,16 +16,12 @@
 .meta "doc=col2im: dx [N, C, H, W] from conv2d columns, overlaps summed in tap order"
 .include "conv.inc"
 
-.macro spread_base                              // s6 = the col row of (c, 0, 0)
-        iget s6, i0, 2
-        mul.i32 s7, s20, s21
-        mul.i32 s6, s6, s7
+.macro spread_base
+        col2im_base
 .endm
 
 .macro tap
-        ld.t.f32 v1, t0, i1
-        vshuf.f32 v1, v1, v29
-        (vp6) vadd.f32 v0, v0, v1
+        col2im_tap f32, no_widen
 .endm
 
-        spread_kernel t1, t0, s21, 1
+        spread_kernel t1, t0, s21, 1, st_f32

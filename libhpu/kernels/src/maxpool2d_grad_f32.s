@@ -16,20 +16,12 @@
 .meta "doc=2-D max-pool backward: dy gathered at the argmax positions"
 .include "conv.inc"
 
-.macro spread_base                              // s6 = c; v5 = the lanes' positions ih * W + iw
-        iget s6, i0, 2
-        tsize s7, t2, 0
-        mul.i32 s7, s7, s5
-        add.i32 s7, s7, s4
-        vadd.i32 v5, v25, s7
+.macro spread_base
+        maxpool_grad_base
 .endm
 
 .macro tap
-        ld.t.i32 v1, t1, i1
-        ld.t.f32 v2, t0, i1 ; vshuf.i32 v1, v1, v29
-        vshuf.f32 v2, v2, v29
-        (vp6) vcmp.eq.i32 vp6, v1, v5           // fed, and its argmax is here
-        (vp6) vadd.f32 v0, v0, v2
+        maxpool_grad_tap f32, no_widen
 .endm
 
-        spread_kernel t2, t0, 0, 0
+        spread_kernel t2, t0, 0, 0, st_f32

@@ -11,129 +11,11 @@
 // Copyright (c) 2026 The hpu authors
 #include <catch2/catch_test_macros.hpp>
 
-#include "tpclib_rig.hpp"
-
-#include <functional>
+#include "cnn_rig.hpp"
 
 using namespace hpu_test;
-using kref::Nchw;
-using kref::Window2d;
 
 namespace {
-
-constexpr uint32_t kSentinel = 0x7fa5a5a5u; // a NaN no kernel here produces
-constexpr uint32_t kNegInf = 0xff800000u;
-constexpr uint8_t F32 = HPU_TPC_DT_F32, I32 = HPU_TPC_DT_I32;
-constexpr double kU = 0x1p-24;
-
-// A tensor in the rig and where each of its elements (dimension 0 fastest)
-// lies in its backing store; everything else there holds kSentinel.
-struct Placed {
-    Tensor t;
-    std::vector<size_t> pos;
-};
-
-Placed put_tensor(Lib &L, uint8_t dt, const std::vector<uint32_t> &sizes,
-                  const std::vector<uint32_t> &strides, const std::vector<uint32_t> &vals,
-                  uint32_t pad = 0)
-{
-    Placed p{L.tensor(dt, sizes, {}, strides, pad), {}};
-    const Tensor &t = p.t;
-    for (uint32_t d3 = 0; d3 < t.size(3); d3++) {
-        for (uint32_t d2 = 0; d2 < t.size(2); d2++) {
-            for (uint32_t d1 = 0; d1 < t.size(1); d1++) {
-                for (uint32_t d0 = 0; d0 < t.size(0); d0++) {
-                    p.pos.push_back(t.at(d0, d1, d2, d3));
-                }
-            }
-        }
-    }
-    std::vector<uint32_t> img(t.n, kSentinel);
-    for (size_t i = 0; i < vals.size(); i++) {
-        img[p.pos[i]] = vals[i];
-    }
-    L.s.write(t.d.base, img.data(), img.size() * 4);
-    return p;
-}
-
-// [W, H, C, N] of @s: rows @rgap elements longer than W, planes (H rows)
-// @pgap longer than their rows.
-Placed nchw(Lib &L, uint8_t dt, const Nchw &s, const std::vector<uint32_t> &vals,
-            uint32_t rgap = 0, uint32_t pgap = 0, uint32_t pad = 0)
-{
-    const uint32_t s1 = s.w + rgap, s2 = s1 * s.h + pgap;
-    return put_tensor(L, dt, {s.w, s.h, s.c, s.n}, {1, s1, s2, s2 * s.c}, vals, pad);
-}
-
-// A per-channel [C] tensor, every other element.
-Placed chan(Lib &L, const std::vector<uint32_t> &vals, uint32_t c)
-{
-    return put_tensor(L, F32, {c}, {2}, vals);
-}
-
-// The elements of @p; adds to @stray the backing elements outside them
-// that lost their sentinel.
-std::vector<uint32_t> read_back(Lib &L, const Placed &p, size_t &stray)
-{
-    auto img = L.read(p.t);
-    std::vector<uint32_t> v(p.pos.size());
-    std::vector<bool> used(img.size());
-    for (size_t i = 0; i < v.size(); i++) {
-        v[i] = img[p.pos[i]];
-        used[p.pos[i]] = true;
-    }
-    for (size_t i = 0; i < img.size(); i++) {
-        stray += !used[i] && img[i] != kSentinel;
-    }
-    return v;
-}
-
-// @got holds @want's bits, element by element.
-template <typename T>
-void check_exact(const std::vector<uint32_t> &got, const std::vector<T> &want)
-{
-    size_t bad = 0;
-    std::string first;
-    for (size_t i = 0; i < got.size(); i++) {
-        uint32_t w = 0;
-        std::memcpy(&w, &want[i], 4);
-        if (got[i] != w && !bad++) {
-            first = std::to_string(i) + ": got " + std::to_string(got[i]) + " want " +
-                    std::to_string(w);
-        }
-    }
-    INFO("first difference at " << first);
-    CHECK(bad == 0);
-}
-
-std::vector<uint32_t> scalars(const Window2d &g)
-{
-    auto a = g.scalars();
-    return {a.begin(), a.end()};
-}
-
-// A member per 64 elements of a row of @s.
-std::array<uint32_t, 5> vec_index(const Nchw &s) { return {(s.w + 63) / 64, s.h, s.c, s.n, 1}; }
-
-struct Geo {
-    const char *name = "";
-    Nchw x;
-    Window2d g;
-    uint32_t k = 1; // output channels of the convolution
-};
-
-// {n, c, h, w}, {kh, kw, sh, sw, ph, pw, dh, dw}
-const Geo kConv[] = {
-    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 1},
-    {"3x3, pad 1", {2, 3, 7, 9}, {3, 3, 1, 1, 1, 1}, 4},
-    {"3x2, stride 2x3, pad 1x2, dilation 1x2", {2, 2, 11, 13}, {3, 2, 2, 3, 1, 2, 1, 2}, 5},
-    {"5x4, stride 2x1, pad 2x0, dilation 2x1, OW 67", {3, 1, 5, 70}, {5, 4, 2, 1, 2, 0, 2, 1}, 2},
-    {"3x3, stride 2, pad 1, OW 65", {1, 2, 3, 130}, {3, 3, 2, 2, 1, 1}, 3},
-    {"1x1, stride 5", {2, 1, 9, 23}, {1, 1, 5, 5}, 3},
-    {"2x2, pad 3: rows and columns of padding only", {1, 2, 3, 4}, {2, 2, 1, 1, 3, 3}, 2},
-    {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}, 2},
-    {"a small CNN's: 3x3, pad 1 over 28x28", {4, 6, 28, 28}, {3, 3, 1, 1, 1, 1}, 8},
-};
 
 // Every product of a convolution of @xs by @k filters: f(y, w, x) with the
 // dense indexes of the output [N, K, OH, OW], the weight [K, C, kh, kw]
@@ -191,46 +73,50 @@ void sum_check(Worst &w, const std::vector<uint32_t> &got, const std::vector<dou
 
 } // namespace
 
-TEST_CASE("tpclib im2col_f32 and col2im_f32: exact against the references, gaps untouched",
+TEST_CASE("tpclib im2col and col2im, FP32 and BF16: exact against the references (BF16: "
+          "col2im's FP32 sum rounded once), gaps untouched",
           "[tpclib][cnn]")
 {
     Lib L;
-    uint32_t seed = 1;
-    for (const Geo &c : kConv) {
-        CAPTURE(c.name);
-        const Nchw cs = c.g.cols(c.x);
-        const auto xv = rand_f32(c.x.size(), seed++, -2, 2);
-        const Placed x = nchw(L, F32, c.x, xv, 2, 1);
-        const Placed col = nchw(L, F32, cs, {}, 3, 2);
-        REQUIRE(L.launch("im2col_f32", {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
-        size_t stray = 0;
-        auto got = read_back(L, col, stray);
-        std::vector<float> want(cs.size());
-        kref::im2col(c.x, c.g, floats(xv), want);
-        check_exact(got, want);
-        CHECK(stray == 0);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        uint32_t seed = 1;
+        for (const Geo &c : kConv) {
+            CAPTURE(t, c.name);
+            const Nchw cs = c.g.cols(c.x);
+            const auto xv = rand_f32(c.x.size(), seed++, -2, 2, h);
+            const Placed x = nchw(L, dt, c.x, xv, 2, 1);
+            const Placed col = nchw(L, dt, cs, {}, 3, 2);
+            REQUIRE(L.launch("im2col" + t, {x.t, col.t}, scalars(c.g), vec_index(cs)) == HPU_CQ_OK);
+            size_t stray = 0;
+            std::vector<float> want(cs.size());
+            kref::im2col(c.x, c.g, from_elems(dt, xv), want);
+            check_exact(read_back(L, col, stray), to_elems(dt, want));
+            CHECK(stray == 0);
 
-        const auto dv = rand_f32(cs.size(), seed++, -2, 2);
-        const Placed dcol = nchw(L, F32, cs, dv, 1, 0);
-        const Placed dx = nchw(L, F32, c.x, {}, 5, 3);
-        REQUIRE(L.launch("col2im_f32", {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
-                HPU_CQ_OK);
-        got = read_back(L, dx, stray);
-        std::vector<float> wdx(c.x.size());
-        kref::col2im(c.x, c.g, floats(dv), wdx);
-        check_exact(got, wdx);
-        CHECK(stray == 0);
+            const auto dv = rand_f32(cs.size(), seed++, -2, 2, h);
+            const Placed dcol = nchw(L, dt, cs, dv, 1, 0);
+            const Placed dx = nchw(L, dt, c.x, {}, 5, 3);
+            REQUIRE(L.launch("col2im" + t, {dcol.t, dx.t}, scalars(c.g), vec_index(c.x)) ==
+                    HPU_CQ_OK);
+            std::vector<float> wdx(c.x.size());
+            kref::col2im(c.x, c.g, from_elems(dt, dv), wdx);
+            check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+            CHECK(stray == 0);
 
-        // the references are adjoint: <im2col x, dcol> = <x, col2im dcol>
-        double a = 0, b = 0, mag = 0;
-        for (size_t i = 0; i < want.size(); i++) {
-            a += double{want[i]} * kref::bits_f32(dv[i]);
-            mag += std::fabs(double{want[i]} * kref::bits_f32(dv[i]));
+            // the references are adjoint: <im2col x, dcol> = <x, col2im dcol>
+            double p = 0, q = 0, mag = 0;
+            const auto df = from_elems(dt, dv), xf = from_elems(dt, xv);
+            for (size_t i = 0; i < want.size(); i++) {
+                p += double{want[i]} * df[i];
+                mag += std::fabs(double{want[i]} * df[i]);
+            }
+            for (size_t i = 0; i < wdx.size(); i++) {
+                q += double{wdx[i]} * xf[i];
+            }
+            CHECK(std::fabs(p - q) <= static_cast<double>(c.g.kh * c.g.kw) * kU * mag);
         }
-        for (size_t i = 0; i < wdx.size(); i++) {
-            b += double{wdx[i]} * kref::bits_f32(xv[i]);
-        }
-        CHECK(std::fabs(a - b) <= static_cast<double>(c.g.kh * c.g.kw) * kU * mag);
     }
 }
 
@@ -358,121 +244,80 @@ TEST_CASE("tpclib conv2d of im2col_f32, col2im_f32 and MME GEMMs: forward, weigh
     CHECK(wdx.bad == 0);
 }
 
-namespace {
-
-const Geo kPool[] = {
-    {"2x2, stride 2", {2, 3, 8, 10}, {2, 2, 2, 2}, 0},
-    {"3x3, stride 2, pad 1, odd", {1, 2, 7, 9}, {3, 3, 2, 2, 1, 1}, 0},
-    {"3x3, stride 1, pad 1: overlapping windows, W 65", {2, 1, 5, 65}, {3, 3, 1, 1, 1, 1}, 0},
-    {"2x3, stride 1x3, pad 0x1, dilation 2x1", {1, 2, 6, 11}, {2, 3, 1, 3, 0, 1, 2, 1}, 0},
-    {"2x2, pad 2: windows wholly in the padding", {1, 1, 3, 3}, {2, 2, 1, 1, 2, 2}, 0},
-    {"3x3, stride 2, OW 65", {1, 1, 3, 131}, {3, 3, 2, 2}, 0},
-    {"1x1 of 1x1", {1, 1, 1, 1}, {}, 0},
-    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}, 0},
-};
-
-} // namespace
-
-TEST_CASE("tpclib maxpool2d_f32 and maxpool2d_grad_f32: exact, first maximum wins, -inf "
-          "padding, NaN",
+TEST_CASE("tpclib maxpool2d and maxpool2d_grad, FP32 and BF16: exact, first maximum wins, -inf "
+          "padding, NaN (BF16: a signalling one comes out quiet; the gradient's FP32 sums rounded "
+          "once)",
           "[tpclib][cnn]")
 {
     Lib L;
-    std::mt19937 gen(7);
-    for (const Geo &c : kPool) {
-        CAPTURE(c.name);
-        const Nchw ys = c.g.out(c.x, c.x.c);
-        // small integers: many ties; some -inf; a NaN in the larger inputs
-        std::vector<uint32_t> xv(c.x.size());
-        for (auto &v : xv) {
-            const int k = static_cast<int>(gen() % 9);
-            v = k == 8 ? kNegInf : kref::f32_bits(static_cast<float>(k - 4));
-        }
-        if (xv.size() > 100) {
-            xv[xv.size() / 2] = 0x7fc00000u;
-        }
-        const Placed x = nchw(L, F32, c.x, xv, 1, 0, kNegInf);
-        const Placed y = nchw(L, F32, ys, {}, 2, 1), idx = nchw(L, I32, ys, {}, 1, 2);
-        REQUIRE(L.launch("maxpool2d_f32", {x.t, y.t, idx.t}, scalars(c.g), vec_index(ys)) ==
-                HPU_CQ_OK);
-        std::vector<float> wy(ys.size());
-        std::vector<int32_t> wi(ys.size());
-        kref::maxpool2d(c.x, c.g, floats(xv), wy, wi);
-        size_t stray = 0;
-        check_exact(read_back(L, y, stray), wy);
-        CHECK(stray == 0);
-        const auto gi = read_back(L, idx, stray);
-        check_exact(gi, wi);
-        CHECK(stray == 0);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        const uint32_t ninf = h ? 0xff80u : kNegInf;
+        std::mt19937 gen(7);
+        for (const Geo &c : kPool) {
+            CAPTURE(t, c.name);
+            const Nchw ys = c.g.out(c.x, c.x.c);
+            // small multiples of 1.25: many ties; some -inf; NaNs in the larger inputs
+            std::vector<float> xf(c.x.size());
+            for (auto &v : xf) {
+                const int k = static_cast<int>(gen() % 9);
+                v = k == 8 ? -INFINITY : static_cast<float>(k - 4) * 1.25f;
+            }
+            auto xv = to_elems(dt, xf);
+            if (xv.size() > 100) {
+                xv[xv.size() / 2] = h ? 0x7fc0u : 0x7fc00000u;
+                xv[xv.size() / 3] = h ? 0xff81u : 0xff800001u; // signalling
+            }
+            const Placed x = nchw(L, dt, c.x, xv, 1, 0, ninf);
+            const Placed y = nchw(L, dt, ys, {}, 2, 1), idx = nchw(L, I32, ys, {}, 1, 2);
+            REQUIRE(L.launch("maxpool2d" + t, {x.t, y.t, idx.t}, scalars(c.g), vec_index(ys)) ==
+                    HPU_CQ_OK);
+            std::vector<float> wy(ys.size());
+            std::vector<int32_t> wi(ys.size());
+            kref::maxpool2d(c.x, c.g, from_elems(dt, xv), wy, wi);
+            size_t stray = 0;
+            check_exact(read_back(L, y, stray), to_elems(dt, wy));
+            const auto gi = read_back(L, idx, stray);
+            check_exact(gi, wi);
+            CHECK(stray == 0);
 
-        const auto dyv = rand_f32(ys.size(), static_cast<uint32_t>(c.x.size()), -1, 1);
-        const Placed dy = nchw(L, F32, ys, dyv, 0, 3);
-        const Placed dix = nchw(L, I32, ys, gi, 0, 3);
-        const Placed dx = nchw(L, F32, c.x, {}, 3, 1);
-        REQUIRE(L.launch("maxpool2d_grad_f32", {dy.t, dix.t, dx.t}, scalars(c.g),
-                         vec_index(c.x)) == HPU_CQ_OK);
-        std::vector<float> wdx(c.x.size());
-        kref::maxpool2d_grad(c.x, c.g, floats(dyv), wi, wdx);
-        check_exact(read_back(L, dx, stray), wdx);
-        CHECK(stray == 0);
+            const auto dyv = rand_f32(ys.size(), static_cast<uint32_t>(c.x.size()), -1, 1, h);
+            const Placed dy = nchw(L, dt, ys, dyv, 0, 3);
+            const Placed dix = nchw(L, I32, ys, gi, 0, 3);
+            const Placed dx = nchw(L, dt, c.x, {}, 3, 1);
+            REQUIRE(L.launch("maxpool2d_grad" + t, {dy.t, dix.t, dx.t}, scalars(c.g),
+                             vec_index(c.x)) == HPU_CQ_OK);
+            std::vector<float> wdx(c.x.size());
+            kref::maxpool2d_grad(c.x, c.g, from_elems(dt, dyv), wi, wdx);
+            check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+            CHECK(stray == 0);
+        }
     }
 }
 
-TEST_CASE("tpclib window kernels: a window size, stride or dilation below 1, or a column "
-          "stride above 512, raises TPC_ASSERT",
+TEST_CASE("tpclib window kernels, FP32 and BF16: a window size, stride or dilation below 1, or "
+          "a column stride above 512, raises TPC_ASSERT",
           "[tpclib][cnn]")
 {
     Lib L;
     const Nchw xs{1, 1, 4, 4};
-    const Placed a = nchw(L, F32, xs, {}), b = nchw(L, F32, xs, {}), i = nchw(L, I32, xs, {});
     const Window2d bad[] = {{0, 1}, {1, 1, 0, 1}, {1, 1, 1, 1, 0, 0, 1, 0}, {1, 1, 1, 513}};
-    for (const Window2d &g : bad) {
-        CAPTURE(g.kh, g.sh, g.sw, g.dw);
-        for (const char *k : {"im2col_f32", "col2im_f32"}) {
-            CHECK(L.launch(k, {a.t, b.t}, scalars(g), vec_index(xs)) == HPU_CQ_TPC_ASSERT);
-        }
-        CHECK(L.launch("maxpool2d_f32", {a.t, b.t, i.t}, scalars(g), vec_index(xs)) ==
-              HPU_CQ_TPC_ASSERT);
-        CHECK(L.launch("maxpool2d_grad_f32", {a.t, i.t, b.t}, scalars(g), vec_index(xs)) ==
-              HPU_CQ_TPC_ASSERT);
-    }
-}
-
-namespace {
-
-const Nchw kBn[] = {{2, 3, 5, 7}, {1, 1, 1, 3}, {3, 2, 4, 65}, {2, 5, 3, 130}, {4, 1, 2, 1},
-                    {1, 2, 1, 200}, {4, 8, 28, 28}};
-
-// The depth of the kernels' three-level sums: ceil(W / 64) + H + N.
-double depth(const Nchw &s)
-{
-    const uint32_t vectors = (s.w + 63) / 64;
-    return vectors + s.h + s.n;
-}
-
-// Per channel c: the mean over n, h, w of f(element index).
-double chan_mean(const Nchw &s, uint32_t c, const std::function<double(size_t)> &f)
-{
-    double sum = 0;
-    for (uint32_t n = 0; n < s.n; n++) {
-        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
-            sum += f(i);
-        }
-    }
-    return sum / (static_cast<double>(s.size()) / s.c);
-}
-
-// Visit every element index of channel c.
-void each_in_chan(const Nchw &s, uint32_t c, const std::function<void(size_t)> &f)
-{
-    for (uint32_t n = 0; n < s.n; n++) {
-        for (size_t i = s.at(n, c, 0, 0); i < s.at(n, c + 1, 0, 0); i++) {
-            f(i);
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const Placed a = nchw(L, dt, xs, {}), b = nchw(L, dt, xs, {}), i = nchw(L, I32, xs, {});
+        const std::string t = sfx;
+        for (const Window2d &g : bad) {
+            CAPTURE(t, g.kh, g.sh, g.sw, g.dw);
+            for (const char *k : {"im2col", "col2im"}) {
+                CHECK(L.launch(k + t, {a.t, b.t}, scalars(g), vec_index(xs)) == HPU_CQ_TPC_ASSERT);
+            }
+            CHECK(L.launch("maxpool2d" + t, {a.t, b.t, i.t}, scalars(g), vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
+            CHECK(L.launch("maxpool2d_grad" + t, {a.t, i.t, b.t}, scalars(g), vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
         }
     }
 }
-
-} // namespace
 
 TEST_CASE("tpclib batchnorm_f32: batch statistics, y and the running statistics within "
           "bounds; M = 1 asserts",
@@ -652,4 +497,210 @@ TEST_CASE("tpclib batchnorm_infer_f32: y from the running statistics within 8 ul
     report("batchnorm_infer_f32", w.worst, "ulp of (|x| + |rm|) rstd |gamma| + |beta|");
     INFO(w.first);
     CHECK(w.bad == 0);
+}
+
+namespace {
+
+// The BF16 bits of FP32 element bits, rounded to nearest even.
+std::vector<uint32_t> round_elems(const std::vector<uint32_t> &f32)
+{
+    return to_elems(BF16, floats(f32));
+}
+
+// Worst error of BF16 results @got against the double @ref in BF16 ulps
+// of max(|ref|, @scale(i)).
+double bf16_err(const std::vector<uint32_t> &got, const std::vector<double> &ref,
+                const std::function<double(size_t)> &scale)
+{
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        worst = std::max(worst, err_ulps(elem_f32(got[i], true), ref[i], scale(i), true));
+    }
+    return worst;
+}
+
+} // namespace
+
+TEST_CASE("tpclib batchnorm_bf16, batchnorm_grad_bf16, batchnorm_infer_bf16: the FP32 kernels "
+          "on the widened values bit for bit, BF16 outputs rounded once, within 1 BF16 ulp",
+          "[tpclib][cnn][bf16]")
+{
+    Lib L;
+    const float eps = 1e-5f, mom = 0.1f;
+    const std::vector<uint32_t> sc = {kref::f32_bits(eps), kref::f32_bits(mom)};
+    double wy = 0, wdx = 0, winf = 0;
+    uint32_t seed = 600;
+    for (const Nchw &s : kBn) {
+        CAPTURE(s.n, s.c, s.h, s.w);
+        const auto xv = rand_f32(s.size(), seed++, -3, 5, true);
+        const auto dyv = rand_f32(s.size(), seed++, -1, 1, true);
+        const auto xw = to_elems(F32, from_elems(BF16, xv)), dyw = to_elems(F32, from_elems(BF16, dyv));
+        const auto gv = rand_f32(s.c, seed++, 0.5f, 1.5f), bv = rand_f32(s.c, seed++, -1, 1);
+        const auto rmv = rand_f32(s.c, seed++, -1, 1), rvv = rand_f32(s.c, seed++, 0.5f, 2);
+        const std::array<uint8_t, 2> types = {F32, BF16};
+        std::array<std::vector<uint32_t>, 2> y, st, dx, dp, yi;
+        for (size_t k = 0; k < 2; k++) {
+            const uint8_t dt = types[k];
+            const std::string t = k ? "_bf16" : "_f32";
+            const Placed x = nchw(L, dt, s, k ? xv : xw, 3, 1), yt = nchw(L, dt, s, {}, 1, 2);
+            const Placed gamma = chan(L, gv, s.c), beta = chan(L, bv, s.c);
+            const Placed mean = chan(L, {}, s.c), rstd = chan(L, {}, s.c);
+            const Placed rm = chan(L, rmv, s.c), rv = chan(L, rvv, s.c);
+            REQUIRE(L.launch("batchnorm" + t,
+                             {x.t, gamma.t, beta.t, yt.t, mean.t, rstd.t, rm.t, rv.t}, sc,
+                             {s.c, 1, 1, 1, 1}) == HPU_CQ_OK);
+            size_t stray = 0;
+            y[k] = read_back(L, yt, stray);
+            for (const Placed *p : {&mean, &rstd, &rm, &rv}) {
+                const auto v = read_back(L, *p, stray);
+                st[k].insert(st[k].end(), v.begin(), v.end());
+            }
+            // the backward from these statistics
+            const Placed dy = nchw(L, dt, s, k ? dyv : dyw, 0, 1), dxt = nchw(L, dt, s, {}, 1, 1);
+            const Placed dg = chan(L, {}, s.c), db = chan(L, {}, s.c);
+            REQUIRE(L.launch("batchnorm_grad" + t,
+                             {x.t, dy.t, mean.t, rstd.t, gamma.t, dxt.t, dg.t, db.t}, {},
+                             {s.c, 1, 1, 1, 1}) == HPU_CQ_OK);
+            dx[k] = read_back(L, dxt, stray);
+            dp[k] = read_back(L, dg, stray);
+            const auto dbv = read_back(L, db, stray);
+            dp[k].insert(dp[k].end(), dbv.begin(), dbv.end());
+            // inference from the updated running statistics
+            const Placed yin = nchw(L, dt, s, {}, 2, 0);
+            REQUIRE(L.launch("batchnorm_infer" + t, {x.t, gamma.t, beta.t, rm.t, rv.t, yin.t},
+                             {sc[0]}, {1, s.h, s.c, s.n, 1}) == HPU_CQ_OK);
+            yi[k] = read_back(L, yin, stray);
+            CHECK(stray == 0);
+        }
+        check_exact(y[1], round_elems(y[0]));
+        check_exact(st[1], st[0]);
+        check_exact(dx[1], round_elems(dx[0]));
+        check_exact(dp[1], dp[0]);
+        check_exact(yi[1], round_elems(yi[0]));
+
+        // against the references in double: 1 BF16 ulp of the FP32 bounds' magnitudes
+        const auto xf = from_elems(BF16, xv), dyf = from_elems(BF16, dyv), gf = floats(gv),
+                   bf = floats(bv);
+        std::vector<double> ry(s.size()), rrm(s.c), rrv(s.c), rdx(s.size()), rdg(s.c),
+            rdb(s.c), ryi(s.size());
+        std::vector<kref::BatchNormStats> bst(s.c);
+        kref::batchnorm(s, xf, gf, bf, eps, mom, ry, bst, rrm, rrv);
+        auto part = [&](ptrdiff_t k) {
+            const ptrdiff_t c = s.c;
+            return floats({st[0].begin() + k * c, st[0].begin() + (k + 1) * c});
+        };
+        const auto mf = part(0), rf = part(1), rmf = part(2), rvf = part(3);
+        kref::batchnorm_grad(s, xf, dyf, mf, rf, gf, rdx, rdg, rdb);
+        kref::batchnorm_infer(s, xf, gf, bf, rmf, rvf, eps, ryi);
+        std::vector<double> amean(s.c), ady(s.c), adx(s.c);
+        for (uint32_t c = 0; c < s.c; c++) {
+            amean[c] = chan_mean(s, c, [&](size_t i) { return std::fabs(xf[i]); });
+            ady[c] = chan_mean(s, c, [&](size_t i) { return std::fabs(dyf[i]); });
+            adx[c] = chan_mean(s, c, [&](size_t i) {
+                return std::fabs(dyf[i] * (xf[i] - double{mf[c]}) * rf[c]);
+            });
+        }
+        const size_t plane = size_t{s.h} * s.w;
+        auto ch = [&](size_t i) { return i / plane % s.c; };
+        wy = std::max(wy, bf16_err(y[1], ry, [&](size_t i) {
+                          const size_t c = ch(i);
+                          return (std::fabs(xf[i]) + amean[c]) * bst[c].rstd * gf[c] + std::fabs(bf[c]);
+                      }));
+        wdx = std::max(wdx, bf16_err(dx[1], rdx, [&](size_t i) {
+                           const size_t c = ch(i);
+                           const double xh = std::fabs((xf[i] - double{mf[c]}) * rf[c]);
+                           return rf[c] * gf[c] * (std::fabs(dyf[i]) + ady[c] + xh * adx[c]);
+                       }));
+        winf = std::max(winf, bf16_err(yi[1], ryi, [&](size_t i) {
+                            const size_t c = ch(i);
+                            const double r = 1.0 / std::sqrt(double{rvf[c]} + eps);
+                            return (std::fabs(xf[i]) + std::fabs(rmf[c])) * r * gf[c] + std::fabs(bf[c]);
+                        }));
+    }
+    report("batchnorm_bf16 y", wy, "BF16 ulp of (|x| + mean|x|) rstd |gamma| + |beta|");
+    report("batchnorm_grad_bf16 dx", wdx, "BF16 ulp of rstd |gamma| (|dy| + mean|dy| + |xhat| mean|dy xhat|)");
+    report("batchnorm_infer_bf16 y", winf, "BF16 ulp of (|x| + |rm|) rstd |gamma| + |beta|");
+    CHECK(wy <= 1);
+    CHECK(wdx <= 1);
+    CHECK(winf <= 1);
+}
+
+namespace {
+
+struct AvgGeo {
+    const char *name = "";
+    Nchw x;
+    Window2d g;
+    uint32_t oh = 0, ow = 0; // the output's size, when not floor's (ceil_mode)
+};
+
+// {n, c, h, w}, {kh, kw, sh, sw, ph, pw}
+const AvgGeo kAvg[] = {
+    {"2x2, stride 2", {2, 3, 8, 10}, {2, 2, 2, 2}},
+    {"3x3, stride 2, pad 1, odd", {1, 2, 7, 9}, {3, 3, 2, 2, 1, 1}},
+    {"3x3, stride 1, pad 1: overlapping, W 65", {2, 1, 5, 65}, {3, 3, 1, 1, 1, 1}},
+    {"2x3, stride 1x3, pad 1x1, W 130", {1, 2, 6, 130}, {2, 3, 1, 3, 1, 1}},
+    {"3x2, stride 2, ceil_mode: last windows past the padded input", {1, 2, 6, 9},
+     {3, 2, 2, 2, 1, 0}, 4, 5},
+    {"2x3, stride 70 over W 200", {1, 1, 2, 200}, {2, 3, 1, 70, 0, 1}},
+    {"global: the window the whole 7x9 plane", {2, 3, 7, 9}, {7, 9, 1, 1}},
+    {"a small CNN's: 2x2, stride 2 over 28x28", {4, 8, 28, 28}, {2, 2, 2, 2}},
+};
+
+} // namespace
+
+TEST_CASE("tpclib avgpool2d and avgpool2d_grad, FP32 and BF16: exact against the references, "
+          "count_include_pad both ways, divisor_override, ceil_mode outputs, global pooling",
+          "[tpclib][cnn]")
+{
+    Lib L;
+    const kref::AvgPool modes[] = {{true, 0}, {false, 0}, {false, 3}};
+    uint32_t seed = 700;
+    for (const auto &[dt, sfx] : {std::pair{F32, "_f32"}, std::pair{BF16, "_bf16"}}) {
+        const bool h = dt == BF16;
+        const std::string t = sfx;
+        for (const AvgGeo &c : kAvg) {
+            Nchw ys = c.g.out(c.x, c.x.c);
+            if (c.oh) {
+                ys.h = c.oh;
+                ys.w = c.ow;
+            }
+            for (const kref::AvgPool &m : modes) {
+                CAPTURE(t, c.name, m.include_pad, m.override);
+                std::vector<uint32_t> sc = scalars(c.g);
+                sc.push_back(m.scalars()[0]);
+                sc.push_back(m.scalars()[1]);
+                const auto xv = rand_f32(c.x.size(), seed++, -2, 2, h);
+                const Placed x = nchw(L, dt, c.x, xv, 1, 2);
+                const Placed y = nchw(L, dt, ys, {}, 2, 1);
+                REQUIRE(L.launch("avgpool2d" + t, {x.t, y.t}, sc, vec_index(ys)) == HPU_CQ_OK);
+                std::vector<float> wy(ys.size());
+                kref::avgpool2d(c.x, ys, c.g, m, from_elems(dt, xv), wy);
+                size_t stray = 0;
+                check_exact(read_back(L, y, stray), to_elems(dt, wy));
+                CHECK(stray == 0);
+
+                const auto dyv = rand_f32(ys.size(), seed++, -1, 1, h);
+                const Placed dy = nchw(L, dt, ys, dyv, 0, 3);
+                const Placed dx = nchw(L, dt, c.x, {}, 3, 1);
+                REQUIRE(L.launch("avgpool2d_grad" + t, {dy.t, dx.t}, sc, vec_index(c.x)) ==
+                        HPU_CQ_OK);
+                std::vector<float> wdx(c.x.size());
+                kref::avgpool2d_grad(c.x, ys, c.g, m, from_elems(dt, dyv), wdx);
+                check_exact(read_back(L, dx, stray), to_elems(dt, wdx));
+                CHECK(stray == 0);
+            }
+        }
+        // avg_pool2d has no dilation: one asserts, as the other window scalars do
+        const Nchw xs{1, 1, 4, 4};
+        const Placed a = nchw(L, dt, xs, {}), b = nchw(L, dt, xs, {});
+        for (const Window2d &g : {Window2d{2, 2, 1, 1, 0, 0, 2, 1}, Window2d{2, 2, 1, 1, 0, 0, 1, 3},
+                                  Window2d{2, 0}}) {
+            std::vector<uint32_t> sc = scalars(g);
+            sc.insert(sc.end(), {1, 0});
+            CHECK(L.launch("avgpool2d" + t, {a.t, b.t}, sc, vec_index(xs)) == HPU_CQ_TPC_ASSERT);
+            CHECK(L.launch("avgpool2d_grad" + t, {a.t, b.t}, sc, vec_index(xs)) ==
+                  HPU_CQ_TPC_ASSERT);
+        }
+    }
 }

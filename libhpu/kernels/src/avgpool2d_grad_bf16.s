@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// 2-D average pooling backward (FP32 inside, rounded once): dx[n, c, ih, iw] = the FP32 sum, from +0
+// in tap order (r, then s) of the windows holding (ih, iw), of
+// dy[n, c, oh, ow] / divisor(oh, ow) (avgpool2d_bf16's divisors).
+// Tensors: t0 = dy bf16 [OW, OH, C, N] (padding 0), t1 = dx bf16 [W, H, C, N];
+// scalars as avgpool2d_bf16. Index space: (ceil(W / 64), H, C, N).
+.kernel avgpool2d_grad_bf16
+.tensors 2
+.scalars 10
+.index_dims 4
+.tensor 0, bf16
+.tensor 1, bf16
+.meta "doc=2-D average pooling backward (FP32 inside, rounded once): dy / divisor summed in tap order"
+.include "conv.inc"
+
+.macro spread_base
+        avgpool_grad_base
+.endm
+
+.macro tap
+        avgpool_grad_tap bf16, widen_bf16
+.endm
+
+        spread_kernel t1, t0, 0, 0, st_bf16
