@@ -6,9 +6,13 @@
 # 128, 5 epochs on Fashion-MNIST (Debian's dataset-fashion-mnist), printing
 # the loss of each epoch and the test accuracy. It is a plain CPU PyTorch
 # script but for the lines marked "HPU" (the guide's few lines); with
-# --device cpu it is the CPU script itself, to compare.
+# --device cpu it is the CPU script itself, to compare. --model cnn trains the
+# guide's second example instead, a small CNN: Conv2d 1->8 3x3 (padding 1),
+# BatchNorm2d, ReLU, MaxPool2d 2, Flatten, Linear 8*14*14 -> 10, with the
+# same loss, optimizer and batches.
 #
-#   PYTHONPATH=build/python /usr/bin/python3 tools/hpu-train/torch_fashion_mnist.py [--device cpu]
+#   PYTHONPATH=build/python /usr/bin/python3 tools/hpu-train/torch_fashion_mnist.py [--device cpu] \
+#       [--model cnn] [--epochs N] [--limit N]
 #
 # Copyright (c) 2026 The hpu authors
 import argparse
@@ -46,6 +50,7 @@ def main():
     ap.add_argument("--device", default="hpu", choices=["hpu", "cpu"])
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N images of each set")
+    ap.add_argument("--model", default="linear", choices=["linear", "cnn"])
     args = ap.parse_args()
 
     if args.device == "hpu":
@@ -60,7 +65,11 @@ def main():
     train_loader = DataLoader(dataset("train", args.limit), batch_size=128, shuffle=True)
     test_loader = DataLoader(dataset("t10k", args.limit), batch_size=1000)
 
-    model = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 10)).to(device)
+    if args.model == "cnn":
+        model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Flatten(), nn.Linear(8 * 14 * 14, 10)).to(device)
+    else:
+        model = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 10)).to(device)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 

@@ -18,6 +18,7 @@
 #include <numeric>
 
 #include "launch.h"
+#include "ops_nn.h"
 
 namespace hpu_torch {
 
@@ -111,6 +112,9 @@ at::Tensor &add_sub(const char *base, float sign, const at::Tensor &self, const 
                     const c10::Scalar &alpha, at::Tensor &out)
 {
     const bool one = alpha.equal(1);
+    if (out.scalar_type() == c10::ScalarType::Long && alpha.isIntegral(false) &&
+        add_int64(self, other, sign < 0 ? c10::Scalar(-alpha.toLong()) : alpha, out))
+        return out; // ops_nn.cpp
     const std::string k = kernel_for(one ? base : "axpy", out.scalar_type());
     if (k.empty() || !placeable(out, {&self, &other}))
         return Fallback<Op>::call(self, other, alpha, out);

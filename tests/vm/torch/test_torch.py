@@ -818,6 +818,11 @@ class TestErrors(DeviceTest):
         del x
 
 
+# The CNN's ops and training steps (test_cnn.py) run in this process too.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_cnn import *  # noqa: E402,F401,F403
+
+
 class JUnitResult(unittest.TextTestResult):
     """Keeps each test's outcome and time for a JUnit file."""
 
