@@ -38,6 +38,19 @@ devlink health show
 echo
 echo "\$ dmesg | grep hpu | grep firmware"
 dmesg | grep hpu | grep -i firmware || true
+# smi_while PID SECONDS LOG: hpu-smi after SECONDS while job PID trains,
+# then the job's LOG once it ends; exits with the first failure of either.
+smi_while() {
+	sleep "$2"
+	echo "\$ hpu-smi   # while it trains"
+	smi_rc=0
+	"$SMI" || smi_rc=$?
+	rc=0
+	wait "$1" || rc=$?
+	cat "$3"
+	[ $rc = 0 ] || exit $rc
+	[ $smi_rc = 0 ] || exit $smi_rc
+}
 if [ "$WHAT" = torch ]; then
 	# hpu-smi is sampled while the script trains; the script's output
 	# follows once it ends, so that the two do not interleave.
@@ -45,16 +58,7 @@ if [ "$WHAT" = torch ]; then
 	echo "\$ PT_HPU_LAZY_MODE=1 python3 tools/hpu-train/torch_fashion_mnist.py &"
 	PT_HPU_LAZY_MODE=1 PYTHONPATH="$BUILD/python" /usr/bin/python3 \
 		"$REPO/tools/hpu-train/torch_fashion_mnist.py" > /tmp/torch-hpu.txt 2>&1 &
-	pid=$!
-	sleep 90
-	echo "\$ hpu-smi   # while it trains"
-	smi_rc=0
-	"$SMI" || smi_rc=$?
-	rc=0
-	wait $pid || rc=$?
-	cat /tmp/torch-hpu.txt
-	[ $rc = 0 ] || exit $rc
-	[ $smi_rc = 0 ] || exit $smi_rc
+	smi_while $! 90 /tmp/torch-hpu.txt
 	echo
 	echo "The same script on the host's CPU (make run-torch ran it with --device cpu):"
 	cat "$BUILD/train/torch-cpu.txt"
@@ -85,14 +89,5 @@ echo
 echo "\$ hpu-train --model mlp --mode both --compare build/train/cpu-mlp.txt &"
 "$TRAIN" --model mlp --mode both --data "$BUILD/train/data" --compare "$BUILD/train/cpu-mlp.txt" \
 	> /tmp/train-mlp.log 2>&1 &
-pid=$!
-sleep 25
-echo "\$ hpu-smi   # while it trains"
-smi_rc=0
-"$SMI" || smi_rc=$?
-rc=0
-wait $pid || rc=$?
-cat /tmp/train-mlp.log
-[ $rc = 0 ] || exit $rc
-[ $smi_rc = 0 ] || exit $smi_rc
+smi_while $! 25 /tmp/train-mlp.log
 rmmod hpu
