@@ -260,6 +260,8 @@ public:
                 }
                 const MemoryStats st = p.stats;
                 g.unlock();
+                TORCH_CHECK(out_of_memory(e), "HPU ", device, ": allocating a slab of ", slab_size,
+                            " bytes failed: ", e.what());
                 TORCH_CHECK(false, "HPU ", device, " out of memory: tried to allocate ", nbytes,
                             " bytes (a slab of ", slab_size, " bytes): ", e.what(), "; ", st.allocated,
                             " bytes allocated, ", st.reserved, " reserved by the caching allocator");
@@ -280,6 +282,19 @@ HpuAllocator g_allocator; // NOLINT: registered below
 } // namespace
 
 c10::Allocator *hpu_allocator() { return &g_allocator; }
+
+void check_fresh(const at::Tensor &t)
+{
+    if (!t.defined() || !t.has_storage())
+        return;
+    const c10::DataPtr &dp = t.storage().data_ptr();
+    if (dp.get_deleter() != &free_block || dp.get_context() == nullptr)
+        return;
+    const Slab *s = static_cast<const Block *>(dp.get_context())->slab;
+    Pool &p = pool(s->device);
+    const std::lock_guard<std::mutex> g(p.mutex);
+    TORCH_CHECK(s->generation == p.generation, "tensor allocated before the reset of HPU ", s->device);
+}
 
 MemoryStats memory_stats(int device)
 {

@@ -3,7 +3,8 @@
 // the CPU. PyTorch's boxed cpu_fallback does the moves: the HPU tensors
 // among the arguments are copied to the host (through _copy_from, so by
 // DMA), the op's CPU kernel runs, and its results and the arguments it
-// mutates are copied back to their HPUs. Each use is counted by op name
+// mutates are copied back to their HPUs. Ops with tensor-list arguments
+// (Tensor[], Tensor?[]), which 1.13's does not handle, go through ours. Each use is counted by op name
 // (hpu_torch.core.fallback_counts()); with PT_HPU_LOG_FALLBACK=1 the first
 // use of each op prints one warning.
 //
@@ -11,6 +12,7 @@
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +34,115 @@ bool log_fallback()
     return on;
 }
 
+at::Tensor to_cpu(const at::Tensor &t, c10::optional<c10::Device> *device)
+{
+    if (!t.defined() || !is_hpu(t))
+        return t;
+    if (!device->has_value())
+        *device = t.device();
+    return t.cpu();
+}
+
+// The CPU result of a written argument into its HPU tensor (an out=
+// argument resized first).
+void copy_back(const at::Tensor &hpu, const at::Tensor &cpu)
+{
+    if (!hpu.defined() || !is_hpu(hpu))
+        return;
+    if (hpu.sizes() != cpu.sizes())
+        hpu.resize_(cpu.sizes());
+    hpu.copy_(cpu);
+}
+
+bool has_tensor_list(const std::vector<c10::IValue> &args)
+{
+    return std::any_of(args.begin(), args.end(),
+                       [](const c10::IValue &v) { return v.isTensorList() || v.isOptionalTensorList(); });
+}
+
+// PyTorch 1.13's cpu_fallback for ops taking Tensor[] or Tensor?[]
+// arguments, which it neither moves (Tensor?[]) nor copies back when
+// written (Tensor(a!)[]): every HPU tensor among the arguments to the
+// host, the CPU kernel, every argument the schema marks as written copied
+// back, the returns that alias a written argument that argument, the other
+// tensors returned moved to the HPU of the first HPU argument.
+void list_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
+{
+    const auto &schema = op.schema();
+    const std::size_t nargs = schema.arguments().size();
+    const std::size_t first = stack->size() - nargs;
+    const std::vector<c10::IValue> originals(stack->begin() + static_cast<std::ptrdiff_t>(first), stack->end());
+    c10::optional<c10::Device> device;
+    for (std::size_t i = 0; i < nargs; ++i) {
+        c10::IValue &slot = (*stack)[first + i];
+        if (slot.isTensor()) {
+            slot = to_cpu(slot.toTensor(), &device);
+        } else if (slot.isTensorList()) {
+            const c10::List<at::Tensor> in = slot.toTensorList();
+            c10::List<at::Tensor> l;
+            for (std::size_t j = 0; j < in.size(); ++j)
+                l.push_back(to_cpu(in.get(j), &device));
+            slot = l;
+        } else if (slot.isOptionalTensorList()) {
+            const c10::List<c10::optional<at::Tensor>> in = slot.toOptionalTensorList();
+            c10::List<c10::optional<at::Tensor>> l;
+            for (std::size_t j = 0; j < in.size(); ++j) {
+                const c10::optional<at::Tensor> t = in.get(j);
+                l.push_back(t.has_value() ? c10::optional<at::Tensor>(to_cpu(*t, &device)) : c10::nullopt);
+            }
+            slot = l;
+        }
+    }
+    const std::vector<c10::IValue> on_cpu(stack->begin() + static_cast<std::ptrdiff_t>(first), stack->end());
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+
+    for (std::size_t i = 0; i < nargs; ++i) {
+        const c10::AliasInfo *alias = schema.arguments()[i].alias_info();
+        if (alias == nullptr || !alias->isWrite())
+            continue;
+        if (originals[i].isTensor()) {
+            copy_back(originals[i].toTensor(), on_cpu[i].toTensor());
+        } else if (originals[i].isTensorList()) {
+            const c10::List<at::Tensor> h = originals[i].toTensorList();
+            const c10::List<at::Tensor> c = on_cpu[i].toTensorList();
+            for (std::size_t j = 0; j < h.size(); ++j)
+                copy_back(h.get(j), c.get(j));
+        }
+    }
+
+    const std::size_t nrets = schema.returns().size();
+    const std::size_t rfirst = stack->size() - nrets;
+    for (std::size_t r = 0; r < nrets; ++r) {
+        c10::IValue &slot = (*stack)[rfirst + r];
+        const c10::AliasInfo *ralias = schema.returns()[r].alias_info();
+        bool aliased = false;
+        if (ralias != nullptr && ralias->isWrite()) {
+            for (std::size_t i = 0; i < nargs && !aliased; ++i) {
+                const c10::AliasInfo *a = schema.arguments()[i].alias_info();
+                if (a != nullptr && a->beforeSets() == ralias->beforeSets()) {
+                    slot = originals[i];
+                    aliased = true;
+                }
+            }
+        }
+        if (aliased || !device.has_value())
+            continue;
+        if (slot.isTensor()) {
+            const at::Tensor t = slot.toTensor();
+            if (t.defined())
+                slot = t.to(*device);
+        } else if (slot.isTensorList()) {
+            const c10::List<at::Tensor> in = slot.toTensorList();
+            c10::List<at::Tensor> l;
+            for (std::size_t j = 0; j < in.size(); ++j) {
+                const at::Tensor t = in.get(j);
+                l.push_back(t.defined() ? t.to(*device) : t);
+            }
+            slot = l;
+        }
+    }
+}
+
 } // namespace
 
 void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
@@ -47,6 +158,12 @@ void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
     }
     if (first && log_fallback())
         TORCH_WARN("HPU: ", name, " has no HPU kernel; it runs on the CPU (its tensors are copied to the host and back)");
+    const std::size_t nargs = schema.arguments().size();
+    const std::vector<c10::IValue> args(stack->end() - static_cast<std::ptrdiff_t>(nargs), stack->end());
+    if (has_tensor_list(args)) {
+        list_fallback(op, stack);
+        return;
+    }
     at::native::cpu_fallback(op, stack);
 }
 

@@ -225,14 +225,20 @@ void drop_device_memory(int device, std::uint64_t generation);
 
 /** HPU_DTYPE_* of a torch type, 0 when the device has none (Long, Double, ...). */
 std::uint32_t device_dtype(c10::ScalarType t) noexcept;
-/** The device VA of a tensor's first element. */
+/** Raises when t's memory is from before a hard reset of its HPU (its
+ * address may belong to another buffer of the new context). */
+void check_fresh(const at::Tensor &t);
+/** The device VA of a tensor's first element (checked fresh). */
 inline std::uint64_t va_of(const at::Tensor &t)
 {
+    check_fresh(t);
     return reinterpret_cast<std::uint64_t>(t.data_ptr()); // NOLINT(performance-no-int-to-ptr)
 }
 /** Whether t lives on an HPU. */
 inline bool is_hpu(const at::Tensor &t) { return t.device().type() == c10::DeviceType::HPU; }
 
+/** Raises PyTorch's error for two HPU tensors on different HPUs. */
+void check_same_device(const at::Tensor &a, const at::Tensor &b);
 /** The context of t's device, locked by the caller. */
 DeviceContext &context_of(const at::Tensor &t);
 

@@ -6,6 +6,8 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <ATen/EmptyTensor.h>
+#include <ATen/Operators.h>
+#include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
@@ -14,6 +16,7 @@
 #include <c10/util/BFloat16.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -75,18 +78,21 @@ void copy_same_dtype(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor
     Operand in;
     Operand out;
     std::size_t dims = 0;
-    const char *k = bitcopy_kernel(esize == 8 ? 4 : esize, &in.dtype, &out.dtype, &dims);
+    // Elements of 8 bytes or more (int64, double, complex128) are copied
+    // as their 32-bit words.
+    const std::size_t words = esize >= 8 ? esize / 4 : 1;
+    const char *k = bitcopy_kernel(words > 1 ? 4 : esize, &in.dtype, &out.dtype, &dims);
     const Operand si = operand_as(src, dst.sizes(), in.dtype);
     const Operand so = operand_as(dst, dst.sizes(), out.dtype);
     in.va = si.va;
     in.strides = si.strides;
     out.va = so.va;
     out.strides = so.strides;
-    if (esize == 8) { // two 32-bit words per element
-        sizes.push_back(2);
+    if (words > 1) {
+        sizes.push_back(static_cast<std::int64_t>(words));
         for (Operand *o : {&in, &out}) {
             for (auto &s : o->strides)
-                s *= 2;
+                s *= static_cast<std::int64_t>(words);
             o->strides.push_back(1);
         }
     }
@@ -311,6 +317,8 @@ at::Tensor reshape_alias(const at::Tensor &self, c10::SymIntArrayRef size, c10::
 
 at::Tensor &fill_scalar(at::Tensor &self, const c10::Scalar &value)
 {
+    if (static_cast<std::size_t>(self.element_size()) > sizeof(std::uint64_t)) // no 64-bit pattern: on the CPU
+        return at::native::call_fallback_fn<&cpu_fallback, ATEN_OP2(fill_, Scalar)>::call(self, value);
     fill_hpu(self, value);
     return self;
 }
@@ -381,6 +389,13 @@ at::Tensor empty_hpu(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device d
                                      c10::nullopt);
 }
 
+void check_same_device(const at::Tensor &a, const at::Tensor &b)
+{
+    TORCH_CHECK(!is_hpu(a) || !is_hpu(b) || a.device() == b.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ", a.device(), " and ",
+                b.device(), "!");
+}
+
 void copy_into(const at::Tensor &dst, const at::Tensor &src)
 {
     if (dst.numel() == 0)
@@ -389,6 +404,7 @@ void copy_into(const at::Tensor &dst, const at::Tensor &src)
         from_host(dst, src);
         return;
     }
+    check_same_device(dst, src);
     DeviceContext &ctx = context_of(dst);
     auto lock = ctx.lock();
     if (src.scalar_type() == dst.scalar_type()) {
@@ -409,7 +425,12 @@ void fill_hpu(const at::Tensor &dst, const c10::Scalar &value)
     const at::Tensor one = at::scalar_tensor(value, at::TensorOptions().dtype(dst.scalar_type()));
     const std::size_t esize = dst.element_size();
     std::uint64_t pattern = 0;
-    for (std::size_t b = 0; b < 8; b += esize)
+    // Wider elements (complex128) fit no 64-bit pattern but zero's.
+    const auto *bytes = static_cast<const std::uint8_t *>(one.data_ptr());
+    const bool zero = esize > sizeof(pattern) && std::all_of(bytes, bytes + esize, [](std::uint8_t c) { return c == 0; }); // NOLINT
+    TORCH_CHECK(esize <= sizeof(pattern) || zero, "hpu: no device fill of ", dst.scalar_type(),
+                " with a non-zero value");
+    for (std::size_t b = 0; !zero && b < sizeof(pattern); b += esize)
         std::memcpy(reinterpret_cast<std::uint8_t *>(&pattern) + b, one.data_ptr(), esize); // NOLINT
     at::Tensor target = dst;
     if (!dense(dst)) // a dense scalar, broadcast into the strided view

@@ -9,6 +9,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Operators.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/ScalarOps.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/dropout_native.h>
@@ -80,9 +81,20 @@ bool placeable(const at::Tensor &out, std::initializer_list<const at::Tensor *> 
 {
     if (!is_hpu(out))
         return false;
+    for (const at::Tensor *t : in)
+        check_same_device(out, *t);
     return std::all_of(in.begin(), in.end(), [&](const at::Tensor *t) {
         return host_scalar(*t) || (is_hpu(*t) && t->device() == out.device());
     });
+}
+
+// An out= tensor takes a result only of a type it can be cast to, as on
+// the CPU (float into an integer out is an error, not a truncation).
+void check_out_type(const at::Tensor &out, const at::Tensor &a, const at::Tensor &b)
+{
+    const c10::ScalarType t = at::result_type(a, b);
+    TORCH_CHECK(at::canCast(t, out.scalar_type()), "result type ", t, " can't be cast to the desired output type ",
+                out.scalar_type());
 }
 
 // out = kernel(a, b) elementwise, a and b broadcast to out.
@@ -111,6 +123,7 @@ template <class Op>
 at::Tensor &add_sub(const char *base, float sign, const at::Tensor &self, const at::Tensor &other,
                     const c10::Scalar &alpha, at::Tensor &out)
 {
+    check_out_type(out, self, other);
     const bool one = alpha.equal(1);
     if (out.scalar_type() == c10::ScalarType::Long && alpha.isIntegral(false) &&
         add_int64(self, other, sign < 0 ? c10::Scalar(-alpha.toLong()) : alpha, out))
@@ -141,6 +154,7 @@ at::Tensor &sub_out(const at::Tensor &self, const at::Tensor &other, const c10::
 
 at::Tensor &mul_out(const at::Tensor &self, const at::Tensor &other, at::Tensor &out)
 {
+    check_out_type(out, self, other);
     const std::string k = kernel_for("mul", out.scalar_type());
     if (k.empty() || !placeable(out, {&self, &other}))
         return Fallback<ATEN_OP2(mul, out)>::call(self, other, out);
@@ -155,6 +169,7 @@ at::Tensor &div_out(const at::Tensor &self, const at::Tensor &other, at::Tensor 
 {
     // Integer division is true division in PyTorch (a float out): only
     // the float kernels apply.
+    check_out_type(out, self, other);
     const std::string k = at::isFloatingType(out.scalar_type()) ? kernel_for("div", out.scalar_type()) : "";
     if (k.empty() || !placeable(out, {&self, &other}))
         return Fallback<ATEN_OP2(div, out)>::call(self, other, out);
@@ -442,7 +457,7 @@ bool compare(const char *op, const at::Tensor &a, const at::Tensor &b, at::Tenso
     }                                                                                                                \
     at::Tensor &name##_scalar_out(const at::Tensor &self, const c10::Scalar &other, at::Tensor &out)                 \
     {                                                                                                                \
-        if (!compare(#name, self, at::scalar_tensor(other, at::TensorOptions().dtype(self.scalar_type())), out))     \
+        if (!compare(#name, self, at::native::wrapped_scalar_tensor(other), out))                                    \
             return Fallback<ATEN_OP2(name, Scalar_out)>::call(self, other, out);                                    \
         return out;                                                                                                  \
     }
@@ -580,9 +595,17 @@ Rows reduce_rows(DeviceContext &ctx, const at::Tensor &self, const std::vector<b
             perm.push_back(d);
     }
     at::Tensor xp = self.permute(perm);
+    // Size-1 dims take no part: their strides are arbitrary. Each other
+    // reduced dim must step over the whole of the next such dim.
     bool mergeable = true;
-    for (std::int64_t d = kept; d + 1 < xp.dim(); ++d)
-        mergeable = mergeable && (xp.size(d) == 1 || xp.stride(d) == xp.stride(d + 1) * xp.size(d + 1));
+    std::int64_t inner = -1; // the next reduced dim of more than one element
+    for (std::int64_t d = xp.dim() - 1; d >= kept; --d) {
+        if (xp.size(d) == 1)
+            continue;
+        if (inner >= 0)
+            mergeable = mergeable && xp.stride(d) == xp.stride(inner) * xp.size(inner);
+        inner = d;
+    }
     if (!mergeable) {
         at::Tensor c = empty_hpu(xp.sizes(), xp.scalar_type(), xp.device());
         copy_into(c, xp);
@@ -692,7 +715,8 @@ at::Tensor &mean_out(const at::Tensor &self, at::OptionalIntArrayRef dim, bool k
 at::Tensor &log_softmax_out(const at::Tensor &self, std::int64_t dim, bool half_to_float, at::Tensor &out)
 {
     const std::string sfx = float_suffix(self.scalar_type());
-    if (sfx.empty() || half_to_float || out.scalar_type() != self.scalar_type() || self.dim() == 0)
+    if (sfx.empty() || half_to_float || out.scalar_type() != self.scalar_type() || self.dim() == 0 ||
+        self.numel() == 0) // no rows, or rows of no element
         return Fallback<ATEN_OP2(_log_softmax, out)>::call(self, dim, half_to_float, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
@@ -708,7 +732,7 @@ at::Tensor &log_softmax_backward_out(const at::Tensor &grad, const at::Tensor &o
 {
     const std::string sfx = float_suffix(output.scalar_type());
     if (sfx.empty() || input_dtype != output.scalar_type() || grad.scalar_type() != output.scalar_type() ||
-        output.dim() == 0) {
+        output.dim() == 0 || output.numel() == 0) {
         return Fallback<ATEN_OP2(_log_softmax_backward_data, out)>::call(grad, output, dim, input_dtype, out);
     }
     DeviceContext &ctx = context_of(out);
@@ -725,7 +749,7 @@ at::Tensor &log_softmax_backward_out(const at::Tensor &grad, const at::Tensor &o
 at::Tensor &argmax_out(const at::Tensor &self, c10::optional<std::int64_t> dim, bool keepdim, at::Tensor &out)
 {
     const std::string sfx = float_suffix(self.scalar_type());
-    if (sfx.empty() || self.numel() == 0 || out.scalar_type() != c10::ScalarType::Long ||
+    if (sfx.empty() || self.numel() == 0 || self.dim() == 0 || out.scalar_type() != c10::ScalarType::Long ||
         (!dim.has_value() && !self.is_contiguous()) || self.numel() > std::numeric_limits<std::int32_t>::max()) {
         return Fallback<ATEN_OP2(argmax, out)>::call(self, dim, keepdim, out);
     }
@@ -1064,6 +1088,8 @@ at::Tensor &mm_out(const at::Tensor &self, const at::Tensor &mat2, at::Tensor &o
 at::Tensor &addmm_out(const at::Tensor &self, const at::Tensor &mat1, const at::Tensor &mat2,
                       const c10::Scalar &beta, const c10::Scalar &alpha, at::Tensor &out)
 {
+    for (const at::Tensor *t : {&self, &mat1, &mat2})
+        check_same_device(out, *t);
     if (!gemm_ok(out, mat1, mat2) || !(is_hpu(self) || host_scalar(self)))
         return Fallback<ATEN_OP2(addmm, out)>::call(self, mat1, mat2, beta, alpha, out);
     DeviceContext &ctx = context_of(out);
