@@ -125,7 +125,7 @@ void gather_b32(DeviceContext &ctx, const at::Tensor &self, std::int64_t dim, co
     for (std::size_t i = 0; i < inner; ++i)
         outer *= sizes[i];
     const hpu::Kernel &k = ctx.kernel("index_select_b32");
-    const std::uint32_t members = static_cast<std::uint32_t>((dsize + 255) / 256);
+    const auto members = static_cast<std::uint32_t>((dsize + 255) / 256);
     for (std::int64_t c = 0; c < outer; ++c) {
         std::int64_t rem = c;
         std::int64_t xo = 0;
