@@ -51,7 +51,8 @@ Tensor like(Lib &L, const Tensor &t) { return L.tensor(HPU_TPC_DT_F32, {t.size(0
 TEST_CASE("fusion: the library's FP32 ew kernels are fusable, others are not", "[tpclib][fusion]")
 {
     for (const char *k : {"add_f32", "sub_f32", "mul_f32", "div_f32", "relu_f32", "relu_grad_f32", "scale_f32",
-                          "axpy_f32", "bias_add_f32", "gelu_f32"}) {
+                          "axpy_f32", "bias_add_f32", "gelu_f32", "max_f32", "min_f32", "tanh_f32", "sigmoid_f32",
+                          "gelu_grad_f32", "tanh_grad_f32", "sigmoid_grad_f32"}) {
         INFO(k);
         CHECK(fu::op_info(k) != nullptr);
     }
