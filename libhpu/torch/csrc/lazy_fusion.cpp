@@ -8,10 +8,15 @@
 // kernels) over one index space, with outputs of the same sizes, where
 // each launch after the first reads the previous one's output through the
 // very same tensor descriptor (same address, sizes and strides: element
-// for element the value it computed). The chain runs where its last launch
-// was: so every job between its first and last launch that is not in it
-// must touch none of the memory the chain's launches touch (the jobs
-// between could otherwise see, or clobber, a value moved later). Within
+// for element the value it computed).
+//
+// Where a chain runs. As one node, at one place between its first and last
+// launch: a job recorded between them that conflicts with a member before
+// it must stay after the chain (the member's effect moves later past it),
+// one that conflicts with a member after it must stay before (that member
+// moves earlier); a chain grows only while such a place exists. Last, the
+// whole plan is checked: any two conflicting jobs whose order it swapped
+// (two chains moved past each other) make the step run unfused. Within
 // the fused kernel every iteration loads all inputs, then computes, then
 // stores, each at the output's coordinate: so a written tensor may only
 // overlap another tensor of the chain through an identical descriptor
@@ -30,6 +35,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "fusion_gen.h"
 #include "lazy.h"
@@ -117,7 +123,7 @@ struct Group {
     fusion::Chain chain;
     std::vector<hpu_tensor> inputs;
     std::vector<hpu_tensor> outputs; // per stage
-    std::vector<lazy_detail::Range> touched;
+    std::size_t emit = 0; // the job it runs before (its first member, or a job between)
     hpu_tensor out{};
     std::array<std::uint32_t, HPU_TENSOR_MAX_DIMS> index{};
 
@@ -205,6 +211,48 @@ const hpu::Kernel *LazyRecorder::fused_kernel(DeviceContext &ctx, const std::str
     }
 }
 
+namespace {
+
+// Where a chain can run (see the file's comment): the index of the job
+// it runs before, or none. others are the non-member jobs between its
+// members; a job k of them that conflicts with a member before it must stay
+// after the chain, one that conflicts with a member after it before.
+std::optional<std::size_t> placement(const std::vector<std::size_t> &members, const std::vector<std::size_t> &others,
+                                     const std::vector<std::vector<lazy_detail::Range>> &acc)
+{
+    std::size_t after = members.front(); // the chain runs before this job...
+    std::size_t before = members.back(); // ...and not after this one
+    for (const std::size_t k : others) {
+        if (k > members.back())
+            continue;
+        for (const std::size_t m : members) {
+            if (!lazy_detail::conflict(acc[k], acc[m]))
+                continue;
+            // A later member moves earlier past k; an earlier one later.
+            after = m > k ? std::max(after, k + 1) : after;
+            before = m < k ? std::min(before, k) : before;
+        }
+    }
+    if (after > before)
+        return std::nullopt;
+    return after;
+}
+
+// Whether running each job at pos[job] keeps every pair of conflicting
+// jobs in their recorded order (the final check of a plan).
+bool order_kept(const std::vector<std::size_t> &pos, const std::vector<std::vector<lazy_detail::Range>> &acc)
+{
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+        for (std::size_t j = i + 1; j < pos.size(); ++j) {
+            if (pos[i] > pos[j] && lazy_detail::conflict(acc[i], acc[j]))
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 std::vector<Job> LazyRecorder::fuse(DeviceContext &ctx, const std::vector<Job> &jobs, std::string &plan)
 {
     const std::size_t n = jobs.size();
@@ -221,18 +269,22 @@ std::vector<Job> LazyRecorder::fuse(DeviceContext &ctx, const std::vector<Job> &
         if (!g.add(jobs[i], *op0))
             continue;
         g.jobs.back() = i;
-        g.touched = acc[i];
-        // Grow: the next launch that reads the last stage's output, past
-        // jobs that touch none of the chain's memory.
+        g.emit = i;
+        // Grow: the next launches that read the last stage's output, where
+        // the chain still has a place among the jobs between.
+        std::vector<std::size_t> others;
         for (std::size_t j = i + 1; j < n && j <= g.jobs.back() + kWindow && g.jobs.size() < kMaxStages; ++j) {
             const fusion::OpInfo *op = owner[j] < 0 ? fusable(jobs[j]) : nullptr;
-            if (op != nullptr && g.add(jobs[j], *op)) {
-                g.jobs.back() = j;
-                g.touched.insert(g.touched.end(), acc[j].begin(), acc[j].end());
-                continue;
+            Group next = g;
+            if (op != nullptr && next.add(jobs[j], *op)) {
+                next.jobs.back() = j;
+                if (auto at = placement(next.jobs, others, acc)) {
+                    next.emit = *at;
+                    g = std::move(next);
+                    continue;
+                }
             }
-            if (lazy_detail::conflict(acc[j], g.touched))
-                break;
+            others.push_back(j);
         }
         if (g.jobs.size() < 2)
             continue;
@@ -265,43 +317,69 @@ std::vector<Job> LazyRecorder::fuse(DeviceContext &ctx, const std::vector<Job> &
         g.chain.stored = std::move(stored);
     }
 
-    std::vector<Job> out;
-    out.reserve(n);
+    // The kernels first: a chain whose kernel cannot be made stays unfused.
+    std::vector<const hpu::Kernel *> kernels(groups.size(), nullptr);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        kernels[gi] = fused_kernel(ctx, fusion::key(groups[gi].chain), &groups[gi].chain);
+        if (kernels[gi] == nullptr) {
+            for (const std::size_t j : groups[gi].jobs)
+                owner[j] = -1;
+        }
+    }
+    // The new order: each chain as one node before the job it runs before.
+    std::vector<std::vector<std::size_t>> at(n);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        if (kernels[gi] != nullptr)
+            at[groups[gi].emit].push_back(gi);
+    }
+    std::vector<std::size_t> pos(n, 0);
+    std::vector<std::size_t> node_of(groups.size(), 0);
+    std::size_t nodes = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        if (owner[i] < 0) {
-            out.push_back(jobs[i]);
-            continue;
-        }
-        const Group &g = groups[static_cast<std::size_t>(owner[i])];
-        if (i != g.jobs.back())
-            continue; // the chain runs at its last launch
-        const std::string key = fusion::key(g.chain);
-        const hpu::Kernel *k = fused_kernel(ctx, key, &g.chain);
-        if (k == nullptr) {
+        for (const std::size_t gi : at[i])
+            node_of[gi] = nodes++;
+        if (owner[i] < 0)
+            pos[i] = nodes++;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (owner[i] >= 0)
+            pos[i] = node_of[static_cast<std::size_t>(owner[i])];
+    }
+    if (!order_kept(pos, acc))
+        return jobs; // two chains moved past each other's conflicts: run the step unfused
+
+    std::vector<Job> out;
+    out.reserve(nodes);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (const std::size_t gi : at[i]) {
+            const Group &g = groups[gi];
+            const std::string key = fusion::key(g.chain);
+            Job f;
+            f.kind = Job::Kind::Launch;
+            f.kernel = kernels[gi];
+            f.what = "fused(";
+            for (const std::size_t j : g.jobs) {
+                f.what += (j == g.jobs.front() ? "" : "+") + jobs[j].what;
+                const hpu_launch raw = jobs[j].launch.raw();
+                for (std::uint32_t s = 0; s < raw.num_scalars; ++s)
+                    f.launch.scalar(raw.scalars[s]); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            }
+            f.what += ")";
+            for (const hpu_tensor &t : g.inputs)
+                f.launch.tensor(hpu::Tensor(t));
+            for (const unsigned s : g.chain.stored)
+                f.launch.tensor(hpu::Tensor(g.outputs[s]));
+            f.launch.index_space(g.index);
+            plan += std::to_string(i) + ':';
             for (const std::size_t j : g.jobs)
-                out.push_back(jobs[j]);
-            continue;
+                plan += std::to_string(j) + ',';
+            plan += key + ';';
+            ++stats_.fused;
+            stats_.fused_ops += g.jobs.size();
+            out.push_back(std::move(f));
         }
-        Job f;
-        f.kind = Job::Kind::Launch;
-        f.kernel = k;
-        f.what = "fused(";
-        for (const std::size_t j : g.jobs) {
-            f.what += (j == g.jobs.front() ? "" : "+") + jobs[j].what;
-            const hpu_launch raw = jobs[j].launch.raw();
-            for (std::uint32_t s = 0; s < raw.num_scalars; ++s)
-                f.launch.scalar(raw.scalars[s]); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
-        }
-        f.what += ")";
-        for (const hpu_tensor &t : g.inputs)
-            f.launch.tensor(hpu::Tensor(t));
-        for (const unsigned s : g.chain.stored)
-            f.launch.tensor(hpu::Tensor(g.outputs[s]));
-        f.launch.index_space(g.index);
-        plan += std::to_string(i) + ':' + key + ';';
-        ++stats_.fused;
-        stats_.fused_ops += g.jobs.size();
-        out.push_back(std::move(f));
+        if (owner[i] < 0)
+            out.push_back(jobs[i]);
     }
     return out;
 }
