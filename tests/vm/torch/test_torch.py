@@ -994,6 +994,8 @@ class TestTwoProcesses(DeviceTest):
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_cnn import *  # noqa: E402,F401,F403
 from test_models import *  # noqa: E402,F401,F403
+# Lazy mode's elementwise fusion (test_fusion.py).
+from test_fusion import *  # noqa: E402,F401,F403
 
 
 class JUnitResult(unittest.TextTestResult):
