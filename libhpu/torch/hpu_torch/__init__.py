@@ -18,5 +18,6 @@ atexit.register(torch.ops.hpu_torch.shutdown)
 
 from . import core  # noqa: E402
 from . import hpu  # noqa: E402
+from . import optim  # noqa: E402
 
-__all__ = ["core", "hpu"]
+__all__ = ["core", "hpu", "optim"]

@@ -936,6 +936,8 @@ class TestReviewFindings(DeviceTest):
 # The CNN's ops and training steps (test_cnn.py) run in this process too.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_cnn import *  # noqa: E402,F401,F403
+# And the fused optimizers' (test_optim.py).
+from test_optim import *  # noqa: E402,F401,F403
 
 
 class JUnitResult(unittest.TextTestResult):
