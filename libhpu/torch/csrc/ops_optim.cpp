@@ -97,9 +97,10 @@ void for_each_param(at::TensorList params, at::TensorList grads, const std::vect
 {
     TORCH_CHECK_VALUE(grads.size() == params.size(), "hpu_torch.optim: ", params.size(), " parameters but ",
                       grads.size(), " gradients");
-    for (std::size_t k = 0; k < states.size(); ++k)
+    for (std::size_t k = 0; k < states.size(); ++k) {
         TORCH_CHECK_VALUE(states[k].size() == params.size(), "hpu_torch.optim: ", params.size(), " parameters but ",
                           states[k].size(), " '", names[k], "' tensors");
+    }
     std::vector<Slot> slots;
     slots.reserve(params.size());
     for (std::size_t i = 0; i < params.size(); ++i)

@@ -18,6 +18,7 @@ computed in FP32 on the widened values and every stored tensor rounded
 once. See Documentation/pytorch.md, "Fused optimizers".
 """
 import torch
+from torch.optim.optimizer import required
 
 _ops = torch.ops.hpu_torch
 
@@ -131,7 +132,7 @@ class FusedSGD(_Fused):
     as PyTorch stores it).
     """
 
-    def __init__(self, params, lr=torch.optim.optimizer.required, momentum=0, dampening=0, weight_decay=0,
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable)

@@ -36,7 +36,7 @@ if not hasattr(_main, "DeviceTest"):  # run alone: the suite's helpers
 from hpu_torch import core, hpu  # noqa: E402
 from hpu_torch.optim import FusedAdagrad, FusedAdamW, FusedLamb, FusedSGD  # noqa: E402
 
-DeviceTest, HPU, F32, BF16 = _main.DeviceTest, _main.HPU, _main.F32, _main.BF16
+DeviceTest, LazyModeTest, HPU, F32, BF16 = _main.DeviceTest, _main.LazyModeTest, _main.HPU, _main.F32, _main.BF16
 
 __all__ = ["TestFusedOptim", "TestFusedOptimLazy", "TestFusedOptimArguments", "TestFusedOptimFigures"]
 
@@ -267,17 +267,9 @@ class TestFusedOptim(DeviceTest):
         self.assert_on_device()
 
 
-class TestFusedOptimLazy(DeviceTest):
+class TestFusedOptimLazy(LazyModeTest):
     """Lazy mode: the same results as eager mode bit for bit; a changed lr
     takes effect without building a new graph."""
-
-    def setUp(self):
-        super().setUp()
-        self.was_lazy = core.is_lazy()
-
-    def tearDown(self):
-        core.set_lazy(self.was_lazy)
-        super().tearDown()
 
     def test_f32_and_bf16_identical_to_eager(self):
         for name, cls, _, opts in CASES:
@@ -481,18 +473,10 @@ def mlp10():
                                L(128, 64), torch.nn.ReLU(), L(64, 32), torch.nn.ReLU(), L(32, 10))
 
 
-class TestFusedOptimFigures(DeviceTest):
+class TestFusedOptimFigures(LazyModeTest):
     """The optimizer step of a 10-parameter MLP: torch.optim.AdamW against
     FusedAdamW, jobs and milliseconds per step (printed; pytorch.md quotes
     them), eager and lazy; the fused step issues one launch per parameter."""
-
-    def setUp(self):
-        super().setUp()
-        self.was_lazy = core.is_lazy()
-
-    def tearDown(self):
-        core.set_lazy(self.was_lazy)
-        super().tearDown()
 
     def measure(self, make_opt, lazy, steps=6):
         core.set_lazy(lazy)

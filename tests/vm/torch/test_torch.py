@@ -571,10 +571,8 @@ class TestTraining(DeviceTest):
         self.assert_on_device()
 
 
-class TestLazy(DeviceTest):
-    """Lazy mode (PT_HPU_LAZY_MODE=1, here switched with core.set_lazy):
-    the same kernels in the same order as eager mode, so bit-identical
-    results; one cached graph per steady-state step."""
+class LazyModeTest(DeviceTest):
+    """A DeviceTest that switches lazy mode: the mode is restored after each test."""
 
     def setUp(self):
         super().setUp()
@@ -583,6 +581,12 @@ class TestLazy(DeviceTest):
     def tearDown(self):
         core.set_lazy(self.was_lazy)
         super().tearDown()
+
+
+class TestLazy(LazyModeTest):
+    """Lazy mode (PT_HPU_LAZY_MODE=1, here switched with core.set_lazy):
+    the same kernels in the same order as eager mode, so bit-identical
+    results; one cached graph per steady-state step."""
 
     def run_both(self, make, opt_fn, steps):
         """Trains in eager then lazy mode: (losses, parameters) of each."""
