@@ -6,7 +6,10 @@
 // "adamw_*", "adagrad_*"), or LAMB's three (moments and direction, the two
 // squared norms, the trust-ratio step). Parameters and their state are
 // described as flat 1-D tensors, so one launch covers a whole contiguous
-// tensor. The jobs go through DeviceContext::submit(): issued at once in
+// tensor. BF16 parameters with an FP32 master copy (master_weights) use
+// the *_master_bf16 kernels: the FP32 master and state updated, the BF16
+// parameter written as the master rounded, in the same launch. The jobs go
+// through DeviceContext::submit(): issued at once in
 // eager mode, recorded into the step's graph in lazy mode, where the
 // learning rate and the bias corrections are launch scalars, not part of
 // the graph cache's key.
@@ -44,19 +47,51 @@ hpu_tensor flat(const at::Tensor &t, std::uint32_t dtype)
 std::uint32_t members(std::int64_t n) { return static_cast<std::uint32_t>((n + kLanes - 1) / kLanes); }
 
 // One parameter of a step with its gradient (made contiguous on the
-// device when it is not) and its state tensors, checked.
+// device when it is not), its state tensors and, for a BF16 parameter
+// with master weights, its FP32 master copy, checked.
 struct Slot {
     at::Tensor p;
     at::Tensor g;
     std::vector<at::Tensor> state;
+    at::Tensor master;
     std::uint32_t dtype = 0;
+
+    // The kernel's name and tensors: base_SFX (w, g, state...), or for a
+    // master copy base_master_bf16 (master, g, FP32 state..., w16).
+    [[nodiscard]] std::string kernel(const std::string &base) const
+    {
+        return base + (master.defined() ? "_master_bf16" : std::string("_") + dtype_suffix(dtype));
+    }
+    [[nodiscard]] std::vector<hpu_tensor> tensors() const
+    {
+        const std::uint32_t sdt = master.defined() ? HPU_DTYPE_FP32 : dtype;
+        std::vector<hpu_tensor> ts{master.defined() ? flat(master, HPU_DTYPE_FP32) : flat(p, dtype), flat(g, dtype)};
+        for (const at::Tensor &t : state)
+            ts.push_back(flat(t, sdt));
+        if (master.defined())
+            ts.push_back(flat(p, dtype));
+        return ts;
+    }
 };
 
-// Checks parameter i of a fused step and returns it with its gradient and
-// state (states[k][i], named names[k]). Raises ValueError (where it is, its
-// layout, its state) or TypeError (its dtype) naming the parameter.
+// Checks that t, a tensor named what of parameter i, is a contiguous
+// tensor of p's sizes on p's device, of dtype.
+void check_like(std::size_t i, const char *what, const at::Tensor &t, const at::Tensor &p, c10::ScalarType dtype)
+{
+    TORCH_CHECK_VALUE(t.defined() && t.device() == p.device() && t.sizes() == p.sizes() && t.is_contiguous(),
+                      "hpu_torch.optim: state '", what, "' of parameter ", i,
+                      " must be a contiguous tensor of the parameter's sizes on its device (", p.device(), ", ",
+                      p.sizes(), ")");
+    TORCH_CHECK_TYPE(t.scalar_type() == dtype, "hpu_torch.optim: state '", what, "' of parameter ", i, " is ",
+                     t.scalar_type(), ", expected ", dtype);
+}
+
+// Checks parameter i of a fused step and returns it with its gradient,
+// state (states[k][i], named names[k]) and master copy (masters[i] when
+// masters is not empty: FP32 state then). Raises ValueError (where it is,
+// its layout, its state) or TypeError (its dtype) naming the parameter.
 Slot slot(std::size_t i, const at::Tensor &p, const at::Tensor &g, const std::vector<at::TensorList> &states,
-          const std::vector<const char *> &names)
+          const std::vector<const char *> &names, at::TensorList masters)
 {
     TORCH_CHECK_VALUE(p.defined(), "hpu_torch.optim: parameter ", i, " is undefined");
     TORCH_CHECK_VALUE(is_hpu(p), "hpu_torch.optim: parameter ", i, " is on ", p.device(),
@@ -75,16 +110,18 @@ Slot slot(std::size_t i, const at::Tensor &p, const at::Tensor &g, const std::ve
                       ", sizes ", p.sizes(), ")");
     TORCH_CHECK_TYPE(g.scalar_type() == p.scalar_type(), "hpu_torch.optim: the gradient of parameter ", i, " is ",
                      g.scalar_type(), ", the parameter ", p.scalar_type());
-    Slot s{p, g.is_contiguous() ? g : g.contiguous(), {}, device_dtype(p.scalar_type())};
+    Slot s{p, g.is_contiguous() ? g : g.contiguous(), {}, {}, device_dtype(p.scalar_type())};
+    auto sdt = p.scalar_type();
+    if (!masters.empty() && masters[i].defined()) {
+        TORCH_CHECK_TYPE(p.scalar_type() == c10::ScalarType::BFloat16, "hpu_torch.optim: parameter ", i,
+                         " is ", p.scalar_type(), ": master weights are for BFloat16 parameters");
+        check_like(i, "master_weight", masters[i], p, c10::ScalarType::Float);
+        s.master = masters[i];
+        sdt = c10::ScalarType::Float;
+    }
     for (std::size_t k = 0; k < states.size(); ++k) {
-        const at::Tensor &t = states[k][i];
-        TORCH_CHECK_VALUE(t.defined() && t.device() == p.device() && t.sizes() == p.sizes() && t.is_contiguous(),
-                          "hpu_torch.optim: state '", names[k], "' of parameter ", i,
-                          " must be a contiguous tensor of the parameter's sizes on its device (", p.device(), ", ",
-                          p.sizes(), ")");
-        TORCH_CHECK_TYPE(t.scalar_type() == p.scalar_type(), "hpu_torch.optim: state '", names[k], "' of parameter ",
-                         i, " is ", t.scalar_type(), ", the parameter ", p.scalar_type());
-        s.state.push_back(t);
+        check_like(i, names[k], states[k][i], p, sdt);
+        s.state.push_back(states[k][i]);
     }
     return s;
 }
@@ -93,7 +130,7 @@ Slot slot(std::size_t i, const at::Tensor &p, const at::Tensor &g, const std::ve
 // after checking every one (nothing is launched when one is refused).
 template <typename Step>
 void for_each_param(at::TensorList params, at::TensorList grads, const std::vector<at::TensorList> &states,
-                    const std::vector<const char *> &names, Step &&step)
+                    const std::vector<const char *> &names, at::TensorList masters, Step &&step)
 {
     TORCH_CHECK_VALUE(grads.size() == params.size(), "hpu_torch.optim: ", params.size(), " parameters but ",
                       grads.size(), " gradients");
@@ -101,10 +138,12 @@ void for_each_param(at::TensorList params, at::TensorList grads, const std::vect
         TORCH_CHECK_VALUE(states[k].size() == params.size(), "hpu_torch.optim: ", params.size(), " parameters but ",
                           states[k].size(), " '", names[k], "' tensors");
     }
+    TORCH_CHECK_VALUE(masters.empty() || masters.size() == params.size(), "hpu_torch.optim: ", params.size(),
+                      " parameters but ", masters.size(), " master weights");
     std::vector<Slot> slots;
     slots.reserve(params.size());
     for (std::size_t i = 0; i < params.size(); ++i)
-        slots.push_back(slot(i, params[i], grads[i], states, names));
+        slots.push_back(slot(i, params[i], grads[i], states, names, masters));
     for (std::size_t i = 0; i < slots.size(); ++i) {
         if (slots[i].p.numel() == 0)
             continue;
@@ -126,7 +165,7 @@ double step_of(c10::ArrayRef<std::int64_t> steps, std::size_t i)
 double correction(double beta, double t) { return 1.0 / (1.0 - std::pow(beta, t)); }
 
 void op_fused_sgd(at::TensorList params, at::TensorList grads, at::TensorList bufs, double lr, double momentum,
-                  double weight_decay, bool nesterov)
+                  double weight_decay, bool nesterov, at::TensorList masters)
 {
     const bool mom = momentum != 0.0;
     TORCH_CHECK_VALUE(!mom || bufs.size() == params.size(), "hpu_torch.optim: SGD with momentum takes one ",
@@ -134,29 +173,27 @@ void op_fused_sgd(at::TensorList params, at::TensorList grads, at::TensorList bu
     std::vector<at::TensorList> states;
     if (mom)
         states.push_back(bufs);
-    for_each_param(params, grads, states, {"momentum_buffer"}, [&](DeviceContext &ctx, const Slot &s, std::size_t) {
-        const std::string sfx = dtype_suffix(s.dtype);
-        std::vector<hpu_tensor> ts{flat(s.p, s.dtype), flat(s.g, s.dtype)};
-        if (!mom) {
-            launch(ctx, "sgd_" + sfx, ts, {fword(lr), fword(weight_decay)}, {members(s.p.numel())});
-            return;
-        }
-        ts.push_back(flat(s.state[0], s.dtype));
-        launch(ctx, "sgd_momentum_" + sfx, ts,
-               {fword(lr), fword(momentum), fword(weight_decay), nesterov ? 1U : 0U}, {members(s.p.numel())});
-    });
+    for_each_param(params, grads, states, {"momentum_buffer"}, masters,
+                   [&](DeviceContext &ctx, const Slot &s, std::size_t) {
+                       if (!mom) {
+                           launch(ctx, s.kernel("sgd"), s.tensors(), {fword(lr), fword(weight_decay)},
+                                  {members(s.p.numel())});
+                           return;
+                       }
+                       launch(ctx, s.kernel("sgd_momentum"), s.tensors(),
+                              {fword(lr), fword(momentum), fword(weight_decay), nesterov ? 1U : 0U},
+                              {members(s.p.numel())});
+                   });
 }
 
 void op_fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs,
                     c10::ArrayRef<std::int64_t> steps, double lr, double beta1, double beta2, double eps,
-                    double weight_decay)
+                    double weight_decay, at::TensorList masters)
 {
-    for_each_param(params, grads, {exp_avgs, exp_avg_sqs}, {"exp_avg", "exp_avg_sq"},
+    for_each_param(params, grads, {exp_avgs, exp_avg_sqs}, {"exp_avg", "exp_avg_sq"}, masters,
                    [&](DeviceContext &ctx, const Slot &s, std::size_t i) {
                        const double t = step_of(steps, i);
-                       launch(ctx, std::string("adamw_") + dtype_suffix(s.dtype),
-                              {flat(s.p, s.dtype), flat(s.g, s.dtype), flat(s.state[0], s.dtype),
-                               flat(s.state[1], s.dtype)},
+                       launch(ctx, s.kernel("adamw"), s.tensors(),
                               {fword(lr), fword(beta1), fword(beta2), fword(eps), fword(weight_decay),
                                fword(correction(beta1, t)), fword(correction(beta2, t))},
                               {members(s.p.numel())});
@@ -164,22 +201,23 @@ void op_fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList 
 }
 
 void op_fused_adagrad(at::TensorList params, at::TensorList grads, at::TensorList sums,
-                      c10::ArrayRef<std::int64_t> steps, double lr, double lr_decay, double weight_decay, double eps)
+                      c10::ArrayRef<std::int64_t> steps, double lr, double lr_decay, double weight_decay, double eps,
+                      at::TensorList masters)
 {
-    for_each_param(params, grads, {sums}, {"sum"}, [&](DeviceContext &ctx, const Slot &s, std::size_t i) {
+    for_each_param(params, grads, {sums}, {"sum"}, masters, [&](DeviceContext &ctx, const Slot &s, std::size_t i) {
         const double clr = lr / (1.0 + (step_of(steps, i) - 1.0) * lr_decay);
-        launch(ctx, std::string("adagrad_") + dtype_suffix(s.dtype),
-               {flat(s.p, s.dtype), flat(s.g, s.dtype), flat(s.state[0], s.dtype)},
-               {fword(clr), fword(eps), fword(weight_decay)}, {members(s.p.numel())});
+        launch(ctx, s.kernel("adagrad"), s.tensors(), {fword(clr), fword(eps), fword(weight_decay)},
+               {members(s.p.numel())});
     });
 }
 
 void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs,
                    c10::ArrayRef<std::int64_t> steps, double lr, double beta1, double beta2, double eps,
-                   double weight_decay)
+                   double weight_decay, at::TensorList masters)
 {
+    TORCH_CHECK_VALUE(masters.empty(), "hpu_torch.optim: LAMB has no master-weight kernel (master_weights must be [])");
     for_each_param(
-        params, grads, {exp_avgs, exp_avg_sqs}, {"exp_avg", "exp_avg_sq"},
+        params, grads, {exp_avgs, exp_avg_sqs}, {"exp_avg", "exp_avg_sq"}, {},
         [&](DeviceContext &ctx, const Slot &s, std::size_t i) {
             const double t = step_of(steps, i);
             const std::int64_t n = s.p.numel();
@@ -217,16 +255,18 @@ void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList e
 TORCH_LIBRARY_FRAGMENT(hpu_torch, m)
 {
     m.def("fused_sgd(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] momentum_buffers, float lr, "
-          "float momentum, float weight_decay, bool nesterov) -> ()",
+          "float momentum, float weight_decay, bool nesterov, Tensor(c!)[] master_weights) -> ()",
           &op_fused_sgd);
     m.def("fused_adamw(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
-          "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay) -> ()",
+          "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, "
+          "Tensor(d!)[] master_weights) -> ()",
           &op_fused_adamw);
     m.def("fused_adagrad(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] sums, int[] steps, float lr, "
-          "float lr_decay, float weight_decay, float eps) -> ()",
+          "float lr_decay, float weight_decay, float eps, Tensor(c!)[] master_weights) -> ()",
           &op_fused_adagrad);
     m.def("fused_lamb(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
-          "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay) -> ()",
+          "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, "
+          "Tensor[] master_weights) -> ()",
           &op_fused_lamb);
 }
 

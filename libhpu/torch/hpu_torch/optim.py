@@ -15,8 +15,14 @@ Parameters must be contiguous float32 or bfloat16 HPU tensors; anything
 else raises ValueError or TypeError naming the group and the parameter.
 BF16 parameters keep BF16 state (as PyTorch's optimizers do): each step is
 computed in FP32 on the widened values and every stored tensor rounded
-once. See Documentation/pytorch.md, "Fused optimizers".
+once. With master_weights=True (FusedSGD, FusedAdamW, FusedAdagrad) a BF16
+parameter gets an FP32 master copy (state 'master_weight') and FP32 state:
+the step updates the master copy in FP32 and writes the parameter as the
+master rounded once, in the same launch (the library's *_master_bf16
+kernels). See Documentation/pytorch.md, "Fused optimizers".
 """
+import itertools
+
 import torch
 from torch.optim.optimizer import required
 
@@ -90,6 +96,56 @@ class _Fused(torch.optim.Optimizer):
                 self._step_group(group, params)
         return loss
 
+    def _master(self, group, p):
+        """Whether p is a BF16 parameter kept as an FP32 master copy (master_weights=True)."""
+        return group.get("master_weights", False) and p.dtype == torch.bfloat16
+
+    def _state_like(self, group, p, value=0.0):
+        """A new state tensor for p filled with value: FP32 with master weights, else p's dtype."""
+        dtype = torch.float32 if self._master(group, p) else p.dtype
+        return torch.full_like(p, value, dtype=dtype, memory_format=torch.contiguous_format)
+
+    def _launch(self, op, group, params, per_param, *scalars):
+        """op(params, grads, *per_param, *scalars, master_weights) for params.
+
+        per_param are lists of one value per parameter (state tensors, step
+        counts; an empty list stays empty). BF16 parameters with master
+        weights (made here on their first step) go in a call of their own.
+        """
+        plain, mastered = [], []
+        for i, p in enumerate(params):
+            if self._master(group, p):
+                state = self.state[p]
+                if "master_weight" not in state:
+                    state["master_weight"] = p.detach().float()  # widened on the device, exact
+                mastered.append(i)
+            else:
+                plain.append(i)
+        for idx, masters in ((plain, None), (mastered, "master_weight")):
+            if not idx:
+                continue
+            args = [[params[i] for i in idx], [params[i].grad for i in idx]]
+            args += [[lst[i] for i in idx] if lst else [] for lst in per_param]
+            args += scalars
+            args.append([self.state[params[i]][masters] for i in idx] if masters else [])
+            op(*args)
+
+    def load_state_dict(self, state_dict):
+        """torch.optim.Optimizer.load_state_dict, but FP32 state of master-weight parameters stays FP32.
+
+        PyTorch casts every floating-point state tensor to its parameter's
+        dtype; an FP32 master copy and its FP32 state would lose their
+        precision to BF16 that way.
+        """
+        super().load_state_dict(state_dict)
+        saved = itertools.chain.from_iterable(g["params"] for g in state_dict["param_groups"])
+        for sid, (group, p) in zip(saved, ((g, p) for g in self.param_groups for p in g["params"])):
+            if not self._master(group, p):
+                continue
+            for k, v in state_dict["state"].get(sid, {}).items():
+                if torch.is_tensor(v) and k != "step" and v.dtype == torch.float32:
+                    self.state[p][k] = v.to(device=p.device, copy=True)
+
     def _steps(self, params):
         """Advances the host step count of each parameter: the new counts (1 on the first step)."""
         out = []
@@ -99,16 +155,16 @@ class _Fused(torch.optim.Optimizer):
             out.append(int(step.item()))
         return out
 
-    def _moments(self, params):
+    def _moments(self, group, params):
         """AdamW's and LAMB's state: step, exp_avg, exp_avg_sq (made on the first step)."""
         for p in params:
             state = self.state[p]
-            if len(state) == 0:
+            if "step" not in state:
                 state["step"] = torch.tensor(0.0)
-                state["exp_avg"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-                state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-        return ([self.state[p]["exp_avg"] for p in params], [self.state[p]["exp_avg_sq"] for p in params],
-                self._steps(params))
+                state["exp_avg"] = self._state_like(group, p)
+                state["exp_avg_sq"] = self._state_like(group, p)
+        return [[self.state[p]["exp_avg"] for p in params], [self.state[p]["exp_avg_sq"] for p in params],
+                self._steps(params)]
 
     def _check_betas(self, group):
         b1, b2 = group["betas"]
@@ -133,9 +189,10 @@ class FusedSGD(_Fused):
     """
 
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, foreach=None, differentiable=False):
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False, master_weights=False):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable)
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        master_weights=master_weights)
         super().__init__(params, defaults)
 
     def _check_group(self, group):
@@ -148,20 +205,17 @@ class FusedSGD(_Fused):
                  f"buf = momentum buf + g); use dampening=0")
 
     def _step_group(self, group, params):
-        grads = [p.grad for p in params]
-        if group["momentum"] == 0:
-            _ops.fused_sgd(params, grads, [], group["lr"], 0.0, group["weight_decay"], False)
-            for p in params:
-                self.state[p]["momentum_buffer"] = None
-            return
         bufs = []
         for p in params:
             state = self.state[p]
-            if state.get("momentum_buffer") is None:
-                state["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-            bufs.append(state["momentum_buffer"])
-        _ops.fused_sgd(params, grads, bufs, group["lr"], group["momentum"], group["weight_decay"],
-                       group["nesterov"])
+            if group["momentum"] == 0:
+                state["momentum_buffer"] = None
+            else:
+                if state.get("momentum_buffer") is None:
+                    state["momentum_buffer"] = self._state_like(group, p)
+                bufs.append(state["momentum_buffer"])
+        self._launch(_ops.fused_sgd, group, params, [bufs], group["lr"], group["momentum"], group["weight_decay"],
+                     group["nesterov"])
 
 
 class FusedAdamW(_Fused):
@@ -176,9 +230,9 @@ class FusedAdamW(_Fused):
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False):
+                 maximize=False, foreach=None, capturable=False, master_weights=False):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        foreach=foreach, maximize=maximize, capturable=capturable)
+                        foreach=foreach, maximize=maximize, capturable=capturable, master_weights=master_weights)
         super().__init__(params, defaults)
 
     def _check_group(self, group):
@@ -188,10 +242,9 @@ class FusedAdamW(_Fused):
                  "max_exp_avg_sq); use amsgrad=False")
 
     def _step_group(self, group, params):
-        exp_avgs, exp_avg_sqs, steps = self._moments(params)
         b1, b2 = group["betas"]
-        _ops.fused_adamw(params, [p.grad for p in params], exp_avgs, exp_avg_sqs, steps, group["lr"], b1, b2,
-                         group["eps"], group["weight_decay"])
+        self._launch(_ops.fused_adamw, group, params, self._moments(group, params), group["lr"], b1, b2,
+                     group["eps"], group["weight_decay"])
 
 
 class FusedAdagrad(_Fused):
@@ -204,16 +257,16 @@ class FusedAdagrad(_Fused):
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False):
+                 foreach=None, *, maximize=False, master_weights=False):
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize)
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        master_weights=master_weights)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = torch.tensor(0.0)
-                state["sum"] = torch.full_like(p, group["initial_accumulator_value"],
-                                               memory_format=torch.contiguous_format)
+                state["sum"] = self._state_like(group, p, group["initial_accumulator_value"])
 
     def _check_group(self, group):
         super()._check_group(group)
@@ -224,8 +277,8 @@ class FusedAdagrad(_Fused):
 
     def _step_group(self, group, params):
         sums = [self.state[p]["sum"] for p in params]
-        _ops.fused_adagrad(params, [p.grad for p in params], sums, self._steps(params), group["lr"],
-                           group["lr_decay"], group["weight_decay"], group["eps"])
+        self._launch(_ops.fused_adagrad, group, params, [sums, self._steps(params)], group["lr"],
+                     group["lr_decay"], group["weight_decay"], group["eps"])
 
 
 class FusedLamb(_Fused):
@@ -250,7 +303,6 @@ class FusedLamb(_Fused):
         self._check_betas(group)
 
     def _step_group(self, group, params):
-        exp_avgs, exp_avg_sqs, steps = self._moments(params)
         b1, b2 = group["betas"]
-        _ops.fused_lamb(params, [p.grad for p in params], exp_avgs, exp_avg_sqs, steps, group["lr"], b1, b2,
-                        group["eps"], group["weight_decay"])
+        self._launch(_ops.fused_lamb, group, params, self._moments(group, params), group["lr"], b1, b2,
+                     group["eps"], group["weight_decay"])

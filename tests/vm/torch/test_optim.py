@@ -38,7 +38,8 @@ from hpu_torch.optim import FusedAdagrad, FusedAdamW, FusedLamb, FusedSGD  # noq
 
 DeviceTest, LazyModeTest, HPU, F32, BF16 = _main.DeviceTest, _main.LazyModeTest, _main.HPU, _main.F32, _main.BF16
 
-__all__ = ["TestFusedOptim", "TestFusedOptimLazy", "TestFusedOptimArguments", "TestFusedOptimFigures"]
+__all__ = ["TestFusedOptim", "TestFusedOptimMasterWeights", "TestFusedOptimLazy", "TestFusedOptimArguments",
+           "TestFusedOptimFigures"]
 
 F32_TOL = dict(rtol=1e-5, atol=1e-6)
 BF16_TOL = dict(rtol=2.0 ** -7, atol=1e-6)
@@ -267,6 +268,86 @@ class TestFusedOptim(DeviceTest):
         self.assert_on_device()
 
 
+# The optimizers with master weights (FusedLamb has no master kernel).
+MASTER_CASES = tuple(c for c in CASES if c[1] is not FusedLamb)
+
+
+class TestFusedOptimMasterWeights(DeviceTest):
+    """master_weights=True: BF16 parameters with an FP32 master copy and FP32
+    state. The master follows torch.optim in FP32 (from the BF16 gradients
+    widened) within the FP32 tolerance; the BF16 parameter is the master
+    rounded, exactly."""
+
+    def run_master(self, name, cls, ref_cls, opts, lazy=False):
+        core.set_lazy(lazy)
+        ps = leaves(params_for(6, BF16), HPU)
+        opt = cls(ps, master_weights=True, **opts)
+        ref = leaves([p.detach().float() for p in params_for(6, BF16)], "cpu")
+        ropt = ref_cls(ref, **opts)
+        for s in range(STEPS):
+            for p, r, g in zip(ps, ref, grads_for(s, BF16)):
+                p.grad = g.to(HPU)
+                r.grad = g.float()
+            opt.step()
+            ropt.step()
+            core.mark_step()
+        core.set_lazy(False)
+        for i, (p, r) in enumerate(zip(ps, ref)):
+            master = opt.state[p]["master_weight"].cpu()
+            self.assertEqual(master.dtype, F32)
+            torch.testing.assert_close(master, r.detach(), msg=lambda m: f"{name} master {i}: {m}", **F32_TOL)
+            self.assertTrue(torch.equal(p.detach().cpu(), master.to(BF16)), f"{name}: w16 is not the master rounded")
+        for (k, a), (_, b) in zip(state_tensors(opt), state_tensors(ropt)):
+            if k == "master_weight":
+                continue
+            self.assertEqual(a.dtype, F32, k)
+            torch.testing.assert_close(a, b, msg=lambda m: f"{name} state {k}: {m}", **F32_TOL)
+        return opt, ps
+
+    def test_master_weights_against_torch_optim_fp32(self):
+        for name, cls, ref_cls, opts in MASTER_CASES:
+            with self.subTest(name):
+                self.run_master(name, cls, ref_cls, opts)
+        self.assert_on_device()
+
+    def test_master_weights_lazy(self):
+        was = core.is_lazy()
+        try:
+            for name, cls, ref_cls, opts in MASTER_CASES:
+                with self.subTest(name):
+                    self.run_master(name, cls, ref_cls, opts, lazy=True)
+        finally:
+            core.set_lazy(was)
+        self.assert_on_device()
+
+    def test_master_weights_state_dict_keeps_fp32(self):
+        for name, cls, ref_cls, opts in MASTER_CASES:
+            with self.subTest(name):
+                opt, ps = self.run_master(name, cls, ref_cls, opts)
+                copies = leaves([p.detach() for p in ps], HPU)
+                other = cls(copies, master_weights=True, **opts)
+                other.load_state_dict(opt.state_dict())
+                for p, q in zip(ps, copies):
+                    self.assertEqual(other.state[q]["master_weight"].dtype, F32)
+                    self.assertTrue(torch.equal(other.state[q]["master_weight"].cpu(),
+                                                opt.state[p]["master_weight"].cpu()))
+                for p, q, g in zip(ps, copies, grads_for(9, BF16)):
+                    p.grad = g.to(HPU)
+                    q.grad = g.to(HPU)
+                opt.step()
+                other.step()
+                for p, q in zip(ps, copies):
+                    self.assertTrue(torch.equal(p.detach().cpu(), q.detach().cpu()), name)
+
+    def test_master_weights_leave_fp32_parameters_plain(self):
+        p = torch.nn.Parameter(torch.ones(8, device=HPU))
+        p.grad = torch.ones_like(p)
+        opt = FusedAdamW([p], master_weights=True)
+        opt.step()
+        self.assertNotIn("master_weight", opt.state[p])
+        self.assertEqual(opt.state[p]["exp_avg"].dtype, F32)
+
+
 class TestFusedOptimLazy(LazyModeTest):
     """Lazy mode: the same results as eager mode bit for bit; a changed lr
     takes effect without building a new graph."""
@@ -440,29 +521,42 @@ class TestFusedOptimArguments(DeviceTest):
     def test_op_checks_state_dtype(self):
         p = self.param(device=HPU)
         m = torch.zeros(8, dtype=BF16, device=HPU)
-        with self.assertRaisesRegex(TypeError, r"state 'exp_avg' of parameter 0 is BFloat16, the parameter Float"):
-            torch.ops.hpu_torch.fused_adamw([p], [p.grad], [m], [m.float()], [1], 1e-3, 0.9, 0.999, 1e-8, 0.0)
+        with self.assertRaisesRegex(TypeError, r"state 'exp_avg' of parameter 0 is BFloat16, expected Float"):
+            torch.ops.hpu_torch.fused_adamw([p], [p.grad], [m], [m.float()], [1], 1e-3, 0.9, 0.999, 1e-8, 0.0, [])
+
+    def test_lamb_has_no_master_weights(self):
+        with self.assertRaisesRegex(TypeError, r"unexpected keyword argument 'master_weights'"):
+            FusedLamb(self.hpu_params(), master_weights=True)
+
+    def test_op_checks_master_weights(self):
+        p = self.param(device=HPU)
+        with self.assertRaisesRegex(TypeError, r"parameter 0 is Float: master weights are for BFloat16 parameters"):
+            torch.ops.hpu_torch.fused_sgd([p], [p.grad], [], 0.1, 0.0, 0.0, False, [p.detach().clone()])
+        b = self.param(device=HPU, dtype=BF16)
+        with self.assertRaisesRegex(TypeError, r"state 'master_weight' of parameter 0 is BFloat16, expected Float"):
+            torch.ops.hpu_torch.fused_sgd([b], [b.grad], [], 0.1, 0.0, 0.0, False, [b.detach().clone()])
 
     def test_op_checks_state_shape(self):
         p = self.param(device=HPU)
         with self.assertRaisesRegex(ValueError, r"state 'sum' of parameter 0 must be a contiguous tensor of the "
                                                 r"parameter's sizes"):
-            torch.ops.hpu_torch.fused_adagrad([p], [p.grad], [torch.zeros(4, device=HPU)], [1], 0.1, 0.0, 0.0, 1e-10)
+            torch.ops.hpu_torch.fused_adagrad([p], [p.grad], [torch.zeros(4, device=HPU)], [1], 0.1, 0.0, 0.0, 1e-10,
+                                              [])
 
     def test_op_checks_counts(self):
         p = self.param(device=HPU)
         with self.assertRaisesRegex(ValueError, r"1 parameters but 0 gradients"):
-            torch.ops.hpu_torch.fused_sgd([p], [], [], 0.1, 0.0, 0.0, False)
+            torch.ops.hpu_torch.fused_sgd([p], [], [], 0.1, 0.0, 0.0, False, [])
         with self.assertRaisesRegex(ValueError, r"parameter 0 has no valid step count"):
             torch.ops.hpu_torch.fused_lamb([p], [p.grad], [torch.zeros_like(p)], [torch.zeros_like(p)], [0],
-                                           1e-3, 0.9, 0.999, 1e-6, 0.0)
+                                           1e-3, 0.9, 0.999, 1e-6, 0.0, [])
 
     def test_op_checks_gradient(self):
         p = self.param(device=HPU)
         with self.assertRaisesRegex(TypeError, r"the gradient of parameter 0 is BFloat16, the parameter Float"):
-            torch.ops.hpu_torch.fused_sgd([p], [p.grad.to(BF16)], [], 0.1, 0.0, 0.0, False)
+            torch.ops.hpu_torch.fused_sgd([p], [p.grad.to(BF16)], [], 0.1, 0.0, 0.0, False, [])
         with self.assertRaisesRegex(ValueError, r"the gradient of parameter 0 .* does not match the parameter"):
-            torch.ops.hpu_torch.fused_sgd([p], [torch.ones(9, device=HPU)], [], 0.1, 0.0, 0.0, False)
+            torch.ops.hpu_torch.fused_sgd([p], [torch.ones(9, device=HPU)], [], 0.1, 0.0, 0.0, False, [])
 
 
 def mlp10():
