@@ -297,9 +297,9 @@ class TestFusedOptimMasterWeights(DeviceTest):
             self.assertEqual(master.dtype, F32)
             torch.testing.assert_close(master, r.detach(), msg=lambda m: f"{name} master {i}: {m}", **F32_TOL)
             self.assertTrue(torch.equal(p.detach().cpu(), master.to(BF16)), f"{name}: w16 is not the master rounded")
-        for (k, a), (_, b) in zip(state_tensors(opt), state_tensors(ropt)):
-            if k == "master_weight":
-                continue
+        got = [(k, t) for k, t in state_tensors(opt) if k != "master_weight"]
+        self.assertEqual([k for k, _ in got], [k for k, _ in state_tensors(ropt)], name)
+        for (k, a), (_, b) in zip(got, state_tensors(ropt)):
             self.assertEqual(a.dtype, F32, k)
             torch.testing.assert_close(a, b, msg=lambda m: f"{name} state {k}: {m}", **F32_TOL)
         return opt, ps
