@@ -138,7 +138,29 @@ def fused_run(cls, opts, dtype, steps=STEPS, lr_at=None):
     return [p.detach().cpu() for p in ps], state_tensors(opt), jobs
 
 
-class TestFusedOptim(DeviceTest):
+class OptimTest(LazyModeTest):
+    """Runs a check over optimizer cases, each a subTest; lazy mode restored after each test."""
+
+    def each_case(self, cases, check, **kw):
+        """check(name, cls, ref_cls, opts, **kw) for each case, then: device work, no fallback."""
+        for name, cls, ref_cls, opts in cases:
+            with self.subTest(name):
+                check(name, cls, ref_cls, opts, **kw)
+        self.assert_on_device()
+
+    def step_alike(self, name, oa, a, ob, b, steps, dtype):
+        """Steps oa over a and ob over b with the same gradients: the parameters must stay equal."""
+        for s in steps:
+            for p, q, g in zip(a, b, grads_for(s, dtype)):
+                p.grad = g.to(HPU)
+                q.grad = g.to(HPU)
+            oa.step()
+            ob.step()
+        for p, q in zip(a, b):
+            self.assertTrue(torch.equal(p.detach().cpu(), q.detach().cpu()), name)
+
+
+class TestFusedOptim(OptimTest):
     """Eager mode: several steps against torch.optim on the CPU; one launch per parameter."""
 
     def check_f32(self, name, cls, ref_cls, opts):
@@ -182,16 +204,10 @@ class TestFusedOptim(DeviceTest):
                                            **BF16_TOL)
 
     def test_f32_against_torch_optim(self):
-        for name, cls, ref_cls, opts in CASES:
-            with self.subTest(name):
-                self.check_f32(name, cls, ref_cls, opts)
-        self.assert_on_device()
+        self.each_case(CASES, self.check_f32)
 
     def test_bf16_each_step_within_one_ulp(self):
-        for name, cls, ref_cls, opts in CASES:
-            with self.subTest(name):
-                self.check_bf16(name, cls, ref_cls, opts)
-        self.assert_on_device()
+        self.each_case(CASES, self.check_bf16)
 
     def test_state_dict_round_trip(self):
         for name, cls, ref_cls, opts in CASES:
@@ -208,14 +224,7 @@ class TestFusedOptim(DeviceTest):
                 b = leaves([p.detach() for p in a], HPU)
                 ob = cls(b, **opts)
                 ob.load_state_dict(sd)
-                for s in range(2, 4):
-                    for p, q, g in zip(a, b, grads_for(s, F32)):
-                        p.grad = g.to(HPU)
-                        q.grad = g.to(HPU)
-                    oa.step()
-                    ob.step()
-                for p, q in zip(a, b):
-                    self.assertTrue(torch.equal(p.detach().cpu(), q.detach().cpu()), name)
+                self.step_alike(name, oa, a, ob, b, range(2, 4), F32)
                 self.assertEqual([k for k, _ in state_tensors(oa)], [k for k, _ in state_tensors(ob)])
                 for (k, x), (_, y) in zip(state_tensors(oa), state_tensors(ob)):
                     self.assertTrue(torch.equal(x, y), f"{name} {k}")
@@ -272,7 +281,7 @@ class TestFusedOptim(DeviceTest):
 MASTER_CASES = tuple(c for c in CASES if c[1] is not FusedLamb)
 
 
-class TestFusedOptimMasterWeights(DeviceTest):
+class TestFusedOptimMasterWeights(OptimTest):
     """master_weights=True: BF16 parameters with an FP32 master copy and FP32
     state. The master follows torch.optim in FP32 (from the BF16 gradients
     widened) within the FP32 tolerance; the BF16 parameter is the master
@@ -305,20 +314,10 @@ class TestFusedOptimMasterWeights(DeviceTest):
         return opt, ps
 
     def test_master_weights_against_torch_optim_fp32(self):
-        for name, cls, ref_cls, opts in MASTER_CASES:
-            with self.subTest(name):
-                self.run_master(name, cls, ref_cls, opts)
-        self.assert_on_device()
+        self.each_case(MASTER_CASES, self.run_master)
 
     def test_master_weights_lazy(self):
-        was = core.is_lazy()
-        try:
-            for name, cls, ref_cls, opts in MASTER_CASES:
-                with self.subTest(name):
-                    self.run_master(name, cls, ref_cls, opts, lazy=True)
-        finally:
-            core.set_lazy(was)
-        self.assert_on_device()
+        self.each_case(MASTER_CASES, self.run_master, lazy=True)
 
     def test_master_weights_state_dict_keeps_fp32(self):
         for name, cls, ref_cls, opts in MASTER_CASES:
@@ -331,13 +330,7 @@ class TestFusedOptimMasterWeights(DeviceTest):
                     self.assertEqual(other.state[q]["master_weight"].dtype, F32)
                     self.assertTrue(torch.equal(other.state[q]["master_weight"].cpu(),
                                                 opt.state[p]["master_weight"].cpu()))
-                for p, q, g in zip(ps, copies, grads_for(9, BF16)):
-                    p.grad = g.to(HPU)
-                    q.grad = g.to(HPU)
-                opt.step()
-                other.step()
-                for p, q in zip(ps, copies):
-                    self.assertTrue(torch.equal(p.detach().cpu(), q.detach().cpu()), name)
+                self.step_alike(name, opt, ps, other, copies, [9], BF16)
 
     def test_master_weights_leave_fp32_parameters_plain(self):
         p = torch.nn.Parameter(torch.ones(8, device=HPU))
@@ -594,6 +587,26 @@ class TestFusedOptimFigures(LazyModeTest):
         core.set_lazy(False)
         return jobs[2:], graphs[2:], sorted(times[2:])[len(times[2:]) // 2]
 
+    def measure_train(self, make_opt, lazy, steps=6):
+        """Whole training steps (forward, backward, step, loss read): jobs and median ms per step."""
+        core.set_lazy(lazy)
+        model = mlp10().to(HPU)
+        opt = make_opt(model.parameters())
+        jobs, times = [], []
+        for x, y in _main.batches(steps):
+            hpu.synchronize()
+            j0, t0 = core.jobs(0), time.monotonic()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x.to(HPU)), y.to(HPU))
+            loss.backward()
+            opt.step()
+            core.mark_step()
+            loss.item()
+            times.append(1000 * (time.monotonic() - t0))
+            jobs.append(core.jobs(0) - j0)
+        core.set_lazy(False)
+        return jobs[-1], sorted(times[2:])[len(times[2:]) // 2]
+
     def test_mlp_adamw_step_figures(self):
         out = {}
         for lazy in (False, True):
@@ -603,6 +616,12 @@ class TestFusedOptimFigures(LazyModeTest):
         for (name, lazy), (jobs, graphs, ms) in out.items():
             print(f"\n  {name:18} {'lazy ' if lazy else 'eager'}: jobs per step {jobs[-1]}, graph launches "
                   f"{graphs[-1]}, {ms:.1f} ms per step (median)", file=sys.stderr)
+        for lazy in (False, True):
+            for name, make in (("torch.optim.AdamW", lambda p: torch.optim.AdamW(p, lr=1e-3)),
+                               ("FusedAdamW", lambda p: FusedAdamW(p, lr=1e-3))):
+                jobs, ms = self.measure_train(make, lazy)
+                print(f"\n  training step, {name:18} {'lazy ' if lazy else 'eager'}: jobs {jobs}, {ms:.1f} ms "
+                      f"(median)", file=sys.stderr)
         self.assertEqual(out[("FusedAdamW", False)][0], [10] * 4, "one launch per parameter")
         self.assertGreater(out[("torch.optim.AdamW", False)][0][-1], 10 * 5)
         self.assertEqual(out[("FusedAdamW", True)][0], [10] * 4, "lazy: one launch recorded per parameter")
