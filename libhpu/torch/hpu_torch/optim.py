@@ -42,8 +42,16 @@ class _Fused(torch.optim.Optimizer):
     """What the fused optimizers share: option and parameter checks, step()."""
 
     def add_param_group(self, param_group):
+        """torch.optim.Optimizer.add_param_group, then the fused kernels' checks of its options.
+
+        A refused group is taken out again before the ValueError reaches the caller.
+        """
         super().add_param_group(param_group)
-        self._check_group(self.param_groups[-1])
+        try:
+            self._check_group(self.param_groups[-1])
+        except ValueError:
+            self.param_groups.pop()
+            raise
 
     def _check_group(self, group):
         """Raises ValueError for an option of group the kernels do not honour."""

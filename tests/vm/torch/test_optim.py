@@ -417,6 +417,7 @@ class TestFusedOptimArguments(DeviceTest):
         opt = FusedSGD(self.hpu_params(), lr=0.1, momentum=0.9)
         with self.assertRaisesRegex(ValueError, r"FusedSGD: dampening=0.5 is not supported"):
             opt.add_param_group({"params": self.hpu_params(), "dampening": 0.5})
+        self.assertEqual(len(opt.param_groups), 1, "the refused group stayed")
 
     def test_sgd_needs_lr(self):
         with self.assertRaisesRegex(ValueError, r"required optimization parameter lr"):
