@@ -27,7 +27,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run run-torch test test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user user-san check run run-torch run-libhpu test test-debug kunit bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user
 
@@ -59,17 +59,17 @@ check: all
 
 # The CPU reference of the training demo runs natively on the host (the
 # guest's CPU is emulated), once per build of hpu-train; the guest compares.
-# make run: the operator's view, then the libhpu C++ trainer
+# make run: the operator's view, then the getting-started PyTorch script
+# (tools/hpu-train/torch_fashion_mnist.py, Documentation/pytorch.md) trains
+# the seed's model on the HPU in lazy mode, beside the same script on the
+# host's CPU (run natively, cached until the script changes). make
+# run-libhpu: the operator's view, then the libhpu C++ trainer
 # (Documentation/training.md), its dataset inflated once on the host (the
-# guest would take seconds). make run-torch: the operator's view, then the
-# getting-started PyTorch script (tools/hpu-train/torch_fashion_mnist.py,
-# Documentation/pytorch.md) trains the seed's model on the HPU in lazy mode,
-# beside the same script on the host's CPU (run natively, cached until the
-# script changes).
+# guest would take seconds). make run-torch is make run.
 TRAIN := $(BUILD)/tools/hpu-train/hpu-train
 TRAIN_DATA := $(BUILD)/train/data
 TORCH_DEMO := tools/hpu-train/torch_fashion_mnist.py
-run: all
+run-libhpu: all
 	@mkdir -p $(TRAIN_DATA) && for f in /usr/share/datasets/fashion-mnist/*-ubyte.gz; do \
 		o=$(TRAIN_DATA)/$$(basename $$f .gz); [ -s $$o ] || { gzip -dc $$f > $$o.tmp && mv $$o.tmp $$o; } || exit 1; \
 	done
@@ -81,7 +81,8 @@ run: all
 	done
 	@tools/dev/vm/hpu-vm $(RUN_HPUS) --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh libhpu
 
-run-torch: all
+run-torch: run
+run: all
 	@mkdir -p $(BUILD)/train && f=$(BUILD)/train/torch-cpu.txt; \
 	if [ ! "$$f" -nt $(TORCH_DEMO) ]; then \
 		echo "torch_fashion_mnist.py --device cpu (on the host: the reference for the HPU run)"; \

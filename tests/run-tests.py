@@ -145,7 +145,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
     # 3 GiB of guest memory: the DMA tests move 1 GiB through a host buffer.
     # The plain boot also runs the PyTorch backend's tests (importing torch
     # in the guest takes 20 s idle, several minutes on a loaded host).
-    limit = "900" if iommu or kernel else "1500"
+    limit = "900" if iommu or kernel else "1800"
     cmd = ["tools/dev/vm/hpu-vm", "--timeout", limit, "--mem", "3G", "--log", logdir,
            "--env", f"HPU_EXPECT={expect}", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
     if iommu:

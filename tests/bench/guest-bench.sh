@@ -39,5 +39,12 @@ for m in linear mlp; do
 	run hpu-train-$m "$BUILD/tools/hpu-train/hpu-train" --model $m --epochs 1 --mode both \
 		--hpu "${idx:-0}" --bench
 done
+# The PyTorch backend: a training step of each of its three models on the
+# guest's CPU, on the HPU eager and lazy (Documentation/pytorch.md).
+if [ -f "$BUILD/python/hpu_torch/libhpu_torch.so" ]; then
+	run hpu-bench-torch env PYTHONPATH="$BUILD/python" /usr/bin/python3 "$REPO/tests/bench/torch_bench.py"
+else
+	echo "ERROR hpu_torch is not built in $BUILD (PyTorch's CMake package missing?)" >> "$RES"
+fi
 rmmod hpu || echo "ERROR hpu.ko does not unload" >> "$RES"
 exit 0

@@ -23,6 +23,10 @@
 #                               vs  host memcpy counted the same way (read + write)
 #   TPC adamw_f32 step over 10M parameters, ms
 #                               vs  the same update in a C++ loop, 1 thread
+# PyTorch (issue 12; tests/bench/torch_bench.py in the same guest):
+#   a training step of the seed's model, an MLP and a CNN, eager and lazy
+#                               vs  the same step on the guest's CPU, and
+#                                   lazy vs eager
 #
 # One guest (one HPU, one NVMe drive backed by a temporary file) runs every
 # guest-side figure; the host baselines run just before and just after it,
@@ -178,7 +182,7 @@ the GEMMs, on the HPU from submit to fence signalled):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--timeout", type=int, default=1500)
     ap.add_argument("--qemu", help="QEMU binary for tools/dev/vm/hpu-vm (default: its own)")
     ap.add_argument("--only-smi", action="store_true", help="only the hpu-smi benchmark")
     a = ap.parse_args()
@@ -272,6 +276,7 @@ How to read the ratios:
   latency and throughput ratios, so they compare the two drivers' software
   paths on equal terms; absolute microseconds are not those of real silicon.""")
     print_compute(guest, host)
+    print_torch(guest)
     smi_rows, e = smi_bench(build, a.timeout, a.qemu)
     errors += e
     print_smi(smi_rows)
@@ -281,6 +286,33 @@ How to read the ratios:
             print(f"  {e}")
         return 1
     return 0
+
+
+def print_torch(guest):
+    """The PyTorch backend's step times (tests/bench/torch_bench.py)."""
+    g = guest.get
+    rows = []
+    for m, what in (("linear", "seed's model, SGD"), ("mlp", "MLP, AdamW"), ("cnn", "CNN, SGD")):
+        cpu, eager, lazy = g(f"torch_{m}_cpu_step_ms"), g(f"torch_{m}_eager_step_ms"), g(f"torch_{m}_lazy_step_ms")
+        rows.append((f"torch {m} ({what}) eager", eager, "ms/step", "the guest's CPU", cpu, "ms/step",
+                     ratio(cpu, eager), "-"))
+        rows.append((f"torch {m} ({what}) lazy", lazy, "ms/step", "the guest's CPU", cpu, "ms/step",
+                     ratio(cpu, lazy), "-"))
+        rows.append((f"torch {m} ({what}) lazy", lazy, "ms/step", "eager on the HPU", eager, "ms/step",
+                     ratio(eager, lazy), ">= 1"))
+    print("\nPyTorch (hpu_torch: one training step of batch 128, median; ratio: baseline ms / HPU ms)\n")
+    print_table(rows)
+    fb = {k[6:-10]: v for k, v in guest.items() if k.startswith("torch_") and k.endswith("_fallbacks")}
+    print("\nOps run on the CPU by the fallback, per step: " +
+          (", ".join(f"{k} {v:g}" for k, v in sorted(fb.items())) if fb else "no figures"))
+    print("""
+How to read the PyTorch rows: each step copies the batch to the device, runs
+zero_grad, forward, loss, backward and the optimizer, mark_step() in lazy mode,
+and waits with loss.item(), as the getting-started script does. The baseline
+is PyTorch's own CPU backend in the same guest, so both sides pay TCG's
+emulated CPU for Python and PyTorch's dispatcher; the HPU side's kernels run
+natively inside the device model. Lazy mode should not be slower than eager
+(aim >= 1: eager ms / lazy ms).""")
 
 
 def smi_bench(build, timeout, qemu):

@@ -3,14 +3,14 @@
 # The `make run` demo, run inside the guest: load the driver (which boots the
 # signed firmware), then show what an operator sees: hpu-smi, the hwmon
 # sensors and devlink; then train on Fashion-MNIST on the HPU:
-#   demo.sh torch   (make run-torch) the getting-started PyTorch script, the seed's
+#   demo.sh torch   (make run) the getting-started PyTorch script, the seed's
 #                   model in lazy mode (Documentation/pytorch.md), beside the
-#                   same script run on the host's CPU by make run-torch
-#   demo.sh libhpu  (make run) the libhpu C++ trainer, the seed's
+#                   same script run on the host's CPU by make run
+#   demo.sh libhpu  (make run-libhpu) the libhpu C++ trainer, the seed's
 #                   model and an MLP with AdamW, eager and lazy, beside its
 #                   CPU reference (Documentation/training.md)
 set -e
-WHAT=${1:-libhpu}
+WHAT=${1:-torch}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${HPU_BUILD:-$REPO/build}
 SMI=$BUILD/tools/hpu-smi/hpu-smi
@@ -60,7 +60,7 @@ if [ "$WHAT" = torch ]; then
 		"$REPO/tools/hpu-train/torch_fashion_mnist.py" > /tmp/torch-hpu.txt 2>&1 &
 	smi_while $! 90 /tmp/torch-hpu.txt
 	echo
-	echo "The same script on the host's CPU (make run-torch ran it with --device cpu):"
+	echo "The same script on the host's CPU (make run ran it with --device cpu):"
 	cat "$BUILD/train/torch-cpu.txt"
 	# The last epoch's test accuracies must agree within half a point.
 	/usr/bin/python3 - "$BUILD/train/torch-cpu.txt" /tmp/torch-hpu.txt <<'PY'

@@ -161,14 +161,14 @@ if ! grep -q "intel_iommu=on" /proc/cmdline && [ "${HPU_TIME_SCALE:-1}" = 1 ]; t
 	if [ ! -f "$BUILD/python/hpu_torch/libhpu_torch.so" ]; then
 		fail "vm/hpu_torch tests ran" "no $BUILD/python/hpu_torch/libhpu_torch.so (libtorch-dev missing at build time?)"
 	else
-		timeout -s KILL 900 env PYTHONPATH="$BUILD/python" /usr/bin/python3 "$REPO/tests/vm/torch/test_torch.py" \
+		timeout -s KILL 1200 env PYTHONPATH="$BUILD/python" /usr/bin/python3 "$REPO/tests/vm/torch/test_torch.py" \
 			--junit /tmp/hpu-vm-tests-torch.xml > "$OUT/hpu-vm-tests-torch.log" 2>&1
 		rc=$?
 		[ -s /tmp/hpu-vm-tests-torch.xml ] && cp /tmp/hpu-vm-tests-torch.xml "$OUT/"
 		echo "hpu_torch tests exit status $rc after $(( $(date +%s) - t0 )) s"
 		tail -n 4 "$OUT/hpu-vm-tests-torch.log"
 		if [ -s "$OUT/hpu-vm-tests-torch.xml" ]; then pass "vm/hpu_torch tests ran to the end"
-		else fail "vm/hpu_torch tests ran to the end" "exit $rc: killed at the 900 s limit or crashed"; fi
+		else fail "vm/hpu_torch tests ran to the end" "exit $rc: killed at the 1200 s limit or crashed"; fi
 	fi
 fi
 

@@ -323,6 +323,23 @@ void empty_cache(int device)
     p.release_free_slabs();
 }
 
+bool memory_in_use(int device, std::uint64_t lo, std::uint64_t hi)
+{
+    Pool &p = pool(device);
+    const std::lock_guard<std::mutex> g(p.mutex);
+    for (const auto &s : p.slabs) {
+        const std::uint64_t base = s->first->va;
+        if (lo < base || hi > base + s->size)
+            continue;
+        for (const Block *b = s->first; b != nullptr && b->va < hi; b = b->next) {
+            if (!b->free && b->va + b->size > lo)
+                return true;
+        }
+        return false;
+    }
+    return true;
+}
+
 void drop_device_memory(int device, std::uint64_t generation)
 {
     Pool &p = pool(device);

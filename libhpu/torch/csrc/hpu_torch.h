@@ -62,6 +62,9 @@ struct LazyStats {
     std::uint64_t evictions = 0;    // graphs dropped (LRU, no sync object left, a failure)
     std::uint64_t cached = 0;       // graphs in the cache now
     std::uint64_t failures = 0;     // lazy steps that failed on the device
+    std::uint64_t fused = 0;        // elementwise chains run as one generated kernel
+    std::uint64_t fused_ops = 0;    // library launches those chains replaced
+    std::uint64_t tpc_launches = 0; // TPC launches in the steps run (after fusion)
 };
 
 class LazyRecorder; // lazy.cpp
@@ -115,6 +118,8 @@ public:
     void synchronize();
     /** Lazy mode's counters. */
     [[nodiscard]] LazyStats lazy_stats() const;
+    /** What the last lazy step's graph ran, one entry per node (fused chains as "fused(a+b)"). */
+    [[nodiscard]] std::vector<std::string> lazy_last_step() const;
     /** Jobs issued since the context was opened. */
     [[nodiscard]] std::uint64_t jobs() const noexcept { return jobs_; }
 
@@ -218,6 +223,12 @@ MemoryStats memory_stats(int device);
 void reset_peak_memory_stats(int device);
 /** Waits for the device and returns the slabs with no block in use. */
 void empty_cache(int device);
+/**
+ * Whether any byte of [lo, hi) of device's memory is in a block in use
+ * (true too when no slab holds it): lazy fusion drops the store of an
+ * intermediate only when its tensor is gone.
+ */
+bool memory_in_use(int device, std::uint64_t lo, std::uint64_t hi);
 /** Forgets every slab of a lost device (the buffers are stale). */
 void drop_device_memory(int device, std::uint64_t generation);
 

@@ -248,6 +248,34 @@ void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef si
     issue(ctx, kernel, s, nd, ops.size(), tensor, index, scalars, seed);
 }
 
+void launch_widen(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const Operand &x,
+                  const Operand &y)
+{
+    constexpr std::size_t kDims = 4; // x's dimensions; y's fifth is the word
+    if (any_empty(sizes))
+        return;
+    const std::vector<Operand> ops{x, y};
+    const Shape s = merge_ops(sizes, ops, &Operand::strides);
+    const std::size_t nd = std::min(s.sizes.size(), kDims);
+    std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
+    for (std::size_t d = 1; d < nd; ++d)
+        index.push_back(u32_size(s.sizes[d]));
+    auto tensor = [&](std::size_t i, std::int64_t off) {
+        const Operand &o = ops[i];
+        const std::uint64_t va = o.va + static_cast<std::uint64_t>(off) * hpu::dtype_size(o.dtype);
+        std::vector<std::int64_t> sz(s.sizes.begin(), s.sizes.begin() + static_cast<std::ptrdiff_t>(nd));
+        std::vector<std::int64_t> st(s.strides[i].begin(), s.strides[i].begin() + static_cast<std::ptrdiff_t>(nd));
+        if (i == 0)
+            return describe(va, o.dtype, o.pad, sz, st, nd);
+        sz.resize(kDims, 1); // [N0, N1, N2, N3, 2]: the word innermost-last, stride 1
+        st.resize(kDims, 0);
+        sz.push_back(2);
+        st.push_back(1);
+        return describe(va, o.dtype, 0, sz, st, kDims + 1);
+    };
+    issue(ctx, kernel, s, nd, ops.size(), tensor, index, {}, 0);
+}
+
 void launch_rows(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef row_sizes,
                  const std::vector<RowOperand> &ops, const std::vector<std::uint32_t> &scalars)
 {

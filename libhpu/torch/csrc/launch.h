@@ -36,6 +36,14 @@ void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef si
                const std::vector<std::uint32_t> &scalars = {}, std::uint64_t seed = 0, std::size_t max_dims = 4);
 
 /**
+ * widen_*_i64 over sizes: x (any integer type of 32 bits or less) written
+ * into an int64 tensor y given as its I32 low-word operand (int64 strides
+ * doubled); the kernel's y descriptor gets the word dimension (4) added.
+ */
+void launch_widen(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const Operand &x,
+                  const Operand &y);
+
+/**
  * A row kernel: every operand is [N (dimension 0), rows...]; a row
  * operand's row strides are given in torch order with row_sizes, its
  * dimension 0 as (size0, stride0). Per-row results have size0 1.

@@ -34,6 +34,11 @@
 // free arena is taken, so a loop that waits for the device each step (a
 // loss.item()) uses the same arena, hence the same graph, every step.
 //
+// Fusion (lazy_fusion.cpp, PT_HPU_LAZY_FUSION=0 turns it off): before the
+// cache is searched, chains of FP32 elementwise launches become one launch
+// of a kernel generated from the library's own instruction sequences; the
+// plan (which chains, which intermediates stored) joins the key.
+//
 // Dependencies. Copies and memsets run on the graph's DMA queue, launches
 // on its TPC queue, GEMMs on the MMEs: each queue runs its nodes in order,
 // so a node depends on the last conflicting node of the DMA and TPC queues
@@ -74,11 +79,26 @@ void put(std::string &key, const T &v)
     key.append(reinterpret_cast<const char *>(&v), sizeof(v)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
 }
 
-struct Range {
-    std::uint64_t lo = 0;
-    std::uint64_t hi = 0; // one past the last byte
-    bool write = false;
-};
+std::string describe(std::uint64_t step, const std::vector<Job> &jobs)
+{
+    std::string what = "lazy step " + std::to_string(step) + ": a graph of " + std::to_string(jobs.size()) + " jobs (";
+    std::set<std::string> seen;
+    for (const Job &j : jobs) {
+        if (seen.size() == kNamesInWhat) {
+            what += ", ...";
+            break;
+        }
+        if (seen.insert(j.what).second)
+            what += (seen.size() == 1 ? "" : ", ") + j.what;
+    }
+    return what + ")";
+}
+
+} // namespace
+
+namespace lazy_detail {
+
+namespace {
 
 std::uint64_t esize_of(std::uint32_t dtype)
 {
@@ -108,6 +128,8 @@ void add_matrix(std::vector<Range> &out, std::uint64_t va, std::uint64_t rows, s
         last += (batch - 1) * stride;
     out.push_back({va, va + last * esize_of(dtype), write});
 }
+
+} // namespace
 
 std::vector<Range> accesses(const Job &job)
 {
@@ -155,22 +177,11 @@ bool conflict(const std::vector<Range> &a, const std::vector<Range> &b)
     return false;
 }
 
-std::string describe(std::uint64_t step, const std::vector<Job> &jobs)
-{
-    std::string what = "lazy step " + std::to_string(step) + ": a graph of " + std::to_string(jobs.size()) + " jobs (";
-    std::set<std::string> seen;
-    for (const Job &j : jobs) {
-        if (seen.size() == kNamesInWhat) {
-            what += ", ...";
-            break;
-        }
-        if (seen.insert(j.what).second)
-            what += (seen.size() == 1 ? "" : ", ") + j.what;
-    }
-    return what + ")";
-}
+} // namespace lazy_detail
 
-} // namespace
+using lazy_detail::accesses;
+using lazy_detail::conflict;
+using lazy_detail::Range;
 
 void LazyRecorder::record(Job job)
 {
@@ -298,10 +309,20 @@ void LazyRecorder::flush(DeviceContext &ctx)
     if (jobs_.empty())
         return;
     // The step leaves the recorder whatever happens.
-    const std::vector<Job> jobs = std::move(jobs_);
-    const std::string key = std::move(key_);
+    std::vector<Job> jobs = std::move(jobs_);
+    std::string key = std::move(key_);
     jobs_.clear();
     key_.clear();
+    if (lazy_fusion()) {
+        std::string plan;
+        jobs = fuse(ctx, jobs, plan);
+        key += plan;
+    }
+    last_step_.clear();
+    for (const Job &j : jobs) {
+        last_step_.push_back(j.what);
+        stats_.tpc_launches += j.kind == Job::Kind::Launch ? 1 : 0;
+    }
     const int arena = arena_;
     arena_ = -1;
     const std::uint64_t step = ++step_;

@@ -8,11 +8,33 @@
 #define HPU_TORCH_LAZY_H
 
 #include <list>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "hpu_torch.h"
 
 namespace hpu_torch {
+
+namespace lazy_detail {
+
+/** Bytes [lo, hi) a job reads, or writes too. */
+struct Range {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = 0; // one past the last byte
+    bool write = false;
+};
+/** The memory a job touches; a launch counts as writing every tensor it names. */
+std::vector<Range> accesses(const Job &job);
+/** Whether one of a and b writes memory the other touches. */
+bool conflict(const std::vector<Range> &a, const std::vector<Range> &b);
+
+} // namespace lazy_detail
+
+/** Whether lazy mode fuses elementwise chains (PT_HPU_LAZY_FUSION, default 1). */
+bool lazy_fusion() noexcept;
+/** Switches fusion on or off for the steps recorded from now on. */
+void set_lazy_fusion(bool on) noexcept;
 
 /**
  * One device's lazy mode: the jobs recorded since the last flush, the
@@ -38,6 +60,8 @@ public:
     void failed();
     [[nodiscard]] LazyStats stats() const;
     [[nodiscard]] bool empty() const noexcept { return jobs_.empty(); }
+    /** What the last step's graph ran, one entry per node (a fused chain as "fused(a+b)"). */
+    [[nodiscard]] const std::vector<std::string> &last_step() const noexcept { return last_step_; }
 
 private:
     struct Entry {
@@ -56,9 +80,19 @@ private:
     hpu::Fence launch(Entry &e, DeviceContext &ctx);
     static void apply_values(Entry &e, const std::vector<Job> &jobs);
     int pick_arena(DeviceContext &ctx, std::uint64_t need);
+    // lazy_fusion.cpp: jobs with each fusable elementwise chain made one
+    // launch of a generated kernel; plan gets what decides the result
+    // beyond the recorded structure (part of the graph's cache key).
+    std::vector<Job> fuse(DeviceContext &ctx, const std::vector<Job> &jobs, std::string &plan);
+    const hpu::Kernel *fused_kernel(DeviceContext &ctx, const std::string &key, const void *chain);
 
     std::vector<Job> jobs_;
     std::string key_; // the recorded structure, scalar values and seeds excluded
+    // Generated kernels by chain structure, before the graphs that launch
+    // them (so destroyed after them); chains that failed to build.
+    std::map<std::string, hpu::Kernel> fused_kernels_;
+    std::set<std::string> unfusable_;
+    std::vector<std::string> last_step_;
     std::list<std::string> lru_; // most recently used first
     std::unordered_map<std::string, Entry> cache_;
     std::vector<Arena> arenas_;

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include "hpu_torch.h"
+#include "lazy.h"
 
 namespace hpu_torch {
 
@@ -43,6 +44,19 @@ void op_mark_step(std::int64_t device)
 }
 
 bool op_is_lazy() { return lazy_mode(); }
+bool op_is_lazy_fusion() { return lazy_fusion(); }
+void op_set_lazy_fusion(bool on) { set_lazy_fusion(on); }
+
+// What the last lazy step's graph ran, one entry per node.
+std::vector<std::string> op_lazy_last_step(std::int64_t device)
+{
+    const int d = resolve(device);
+    if (!DeviceContext::opened(d))
+        return {};
+    DeviceContext &ctx = DeviceContext::get(d);
+    auto lock = ctx.lock();
+    return ctx.lazy_last_step();
+}
 void op_set_lazy(bool on) { set_lazy_mode(on); }
 
 // The counters in the order hpu_torch.core.lazy_stats() names them.
@@ -56,7 +70,8 @@ std::vector<std::int64_t> op_lazy_stats(std::int64_t device)
         s = ctx.lazy_stats();
     }
     const std::vector<std::uint64_t> v{s.recorded,  s.flushes,   s.graphs_built, s.cache_hits,
-                                       s.launches, s.evictions, s.cached,       s.failures};
+                                       s.launches, s.evictions, s.cached,       s.failures,
+                                       s.fused,    s.fused_ops, s.tpc_launches};
     return {v.begin(), v.end()};
 }
 
@@ -122,6 +137,9 @@ TORCH_LIBRARY(hpu_torch, m)
     m.def("is_lazy() -> bool", &op_is_lazy);
     m.def("set_lazy(bool on) -> ()", &op_set_lazy);
     m.def("lazy_stats(int device=-1) -> int[]", &op_lazy_stats);
+    m.def("is_lazy_fusion() -> bool", &op_is_lazy_fusion);
+    m.def("set_lazy_fusion(bool on) -> ()", &op_set_lazy_fusion);
+    m.def("lazy_last_step(int device=-1) -> str[]", &op_lazy_last_step);
     m.def("memory_stats(int device=-1) -> int[]", &op_memory_stats);
     m.def("reset_peak_memory_stats(int device=-1) -> ()", &op_reset_peak_memory_stats);
     m.def("empty_cache(int device=-1) -> ()", &op_empty_cache);

@@ -99,31 +99,87 @@ void copy_same_dtype(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor
     launch_ew(ctx, k, sizes, {in, out}, {}, 0, dims);
 }
 
-// dst = src cast on the device, when a cast kernel exists for the pair;
-// false when it does not.
+// An int64 tensor's low words as an I32 operand over sizes (strides
+// doubled; "int64 read as int32" in Documentation/pytorch.md).
+Operand low_words(const at::Tensor &t, at::IntArrayRef sizes, std::int64_t word = 0)
+{
+    Operand o = operand_as(t, sizes, HPU_DTYPE_INT32);
+    for (auto &s : o.strides)
+        s *= 2;
+    o.va += static_cast<std::uint64_t>(word) * 4U;
+    return o;
+}
+
+// dst (int64) = src widened by widen_*_i64; a float src is first cast
+// toward zero to INT32 (cast_*_i32, saturating at INT32's limits). False
+// when the device has no type for src.
+bool copy_to_long(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
+{
+    std::uint32_t from = device_dtype(src.scalar_type());
+    if (from == 0)
+        return false;
+    const auto &sz = dst.sizes();
+    Operand in = operand_as(src, sz, from);
+    at::Tensor narrow;
+    if (from == HPU_DTYPE_FP32 || from == HPU_DTYPE_BF16) {
+        narrow = empty_hpu(sz, c10::ScalarType::Int, dst.device());
+        launch_ew(ctx, std::string("cast_") + dtype_suffix(from) + "_i32", sz, {in, operand(narrow, sz)});
+        in = operand(narrow, sz);
+        from = HPU_DTYPE_INT32;
+    }
+    launch_widen(ctx, std::string("widen_") + dtype_suffix(from) + "_i64", sz, in, low_words(dst, sz));
+    return true;
+}
+
+// dst (bool) = src != 0 (bool(x) is not a truncation): ne_* against a zero
+// of src's type; int64 compares both words (ne_i32 twice, or'ed by max_u8).
+bool copy_to_bool(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
+{
+    const bool wide = src.scalar_type() == c10::ScalarType::Long;
+    const std::uint32_t dt = wide ? HPU_DTYPE_INT32 : device_dtype(src.scalar_type());
+    if (dt == 0)
+        return false;
+    const auto &sz = dst.sizes();
+    at::Tensor zero = empty_hpu({}, wide ? c10::ScalarType::Int : src.scalar_type(), dst.device());
+    fill_hpu(zero, 0);
+    const Operand z = operand_as(zero, sz, dt);
+    const std::string ne = std::string("ne_") + dtype_suffix(dt);
+    if (!wide) {
+        launch_ew(ctx, ne, sz, {operand_as(src, sz, dt), z, operand_as(dst, sz, HPU_DTYPE_UINT8)});
+        return true;
+    }
+    at::Tensor lo = empty_hpu(sz, c10::ScalarType::Bool, dst.device());
+    at::Tensor hi = empty_hpu(sz, c10::ScalarType::Bool, dst.device());
+    launch_ew(ctx, ne, sz, {low_words(src, sz), z, operand_as(lo, sz, HPU_DTYPE_UINT8)});
+    launch_ew(ctx, ne, sz, {low_words(src, sz, 1), z, operand_as(hi, sz, HPU_DTYPE_UINT8)});
+    launch_ew(ctx, "max_u8", sz,
+              {operand_as(lo, sz, HPU_DTYPE_UINT8), operand_as(hi, sz, HPU_DTYPE_UINT8),
+               operand_as(dst, sz, HPU_DTYPE_UINT8)});
+    return true;
+}
+
+// dst = src cast on the device, when kernels exist for the pair; false
+// when they do not (64-bit floats).
 bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
 {
     const c10::ScalarType st = src.scalar_type();
     const c10::ScalarType dt = dst.scalar_type();
-    if (dt == c10::ScalarType::Bool) // bool(x) is x != 0, not a truncation
-        return false;
+    if (dt == c10::ScalarType::Bool)
+        return copy_to_bool(ctx, dst, src);
+    if (dt == c10::ScalarType::Long)
+        return copy_to_long(ctx, dst, src);
     std::uint32_t in_dtype = device_dtype(st);
     Operand in;
-    if (st == c10::ScalarType::Long && at::isIntegralType(dt, false)) {
-        // int64 -> narrower integers wrap: read the low words (little-endian)
-        // with an I32 descriptor of doubled strides.
-        in = operand_as(src, dst.sizes(), HPU_DTYPE_INT32);
-        for (auto &s : in.strides)
-            s *= 2;
+    if (st == c10::ScalarType::Long && device_dtype(dt) != 0) {
+        // int64 -> narrower integers wrap: the low words (little-endian)
+        // read by an I32 descriptor of doubled strides; int64 -> float
+        // casts those (exact for values within INT32).
+        in = low_words(src, dst.sizes());
         in_dtype = HPU_DTYPE_INT32;
     } else {
         if (in_dtype == 0)
             return false;
         in = operand(src, dst.sizes());
-    }
-    if (st == c10::ScalarType::Bool) {
-        in.dtype = HPU_DTYPE_UINT8;
-        in_dtype = HPU_DTYPE_UINT8;
     }
     const std::uint32_t out_dtype = device_dtype(dt);
     if (out_dtype == 0)
@@ -139,7 +195,7 @@ bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
             launch_ew(ctx, k, dst.sizes(), {in, out}, {}, 0, dims);
             return true;
         }
-        copy_same_dtype(ctx, dst, src);
+        copy_same_dtype(ctx, dst, src); // bool -> uint8: the same bytes
         return true;
     }
     const std::string k = std::string("cast_") + dtype_suffix(in_dtype) + "_" + dtype_suffix(out_dtype);

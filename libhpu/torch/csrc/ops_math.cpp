@@ -505,6 +505,43 @@ at::Tensor &normal_(at::Tensor &self, double mean, double std, c10::optional<at:
     return random_fill("normal", self, static_cast<float>(mean), static_cast<float>(std), std::move(gen));
 }
 
+// self = integers drawn uniformly from [from, to) (torch.randint): FP32
+// uniform_f32 draws in [0, to - from) cut toward zero (cast_f32_i32), kept
+// below to - from (min_i32: the draw may round up to the bound), from
+// added (add_i32), then cast or widened into self. Spans up to 2^24.
+at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::int64_t> to,
+                        c10::optional<at::Generator> gen)
+{
+    constexpr std::int64_t kSpan = 1 << 24;
+    const std::int64_t span = to.has_value() ? *to - from : 0;
+    const c10::ScalarType t = self.scalar_type();
+    const bool typed = t == c10::ScalarType::Long || t == c10::ScalarType::Int || !float_suffix(t).empty();
+    if (!typed || span <= 0 || span > kSpan || from < std::numeric_limits<std::int32_t>::min() ||
+        *to > std::numeric_limits<std::int32_t>::max())
+        return Fallback<ATEN_OP2(random_, from)>::call(self, from, to, std::move(gen));
+    DeviceContext &ctx = context_of(self);
+    auto lock = ctx.lock();
+    const std::int64_t n = self.numel();
+    if (n == 0)
+        return self;
+    const c10::Device d = self.device();
+    at::Tensor u = empty_hpu({n}, c10::ScalarType::Float, d);
+    launch_ew(ctx, "uniform_f32", {n}, {operand(u, {n})}, {fbits(0.0F), fbits(static_cast<float>(span))},
+              next_seed(std::move(gen)));
+    at::Tensor i = empty_hpu({n}, c10::ScalarType::Int, d);
+    launch_ew(ctx, "cast_f32_i32", {n}, {operand(u, {n}), operand(i, {n})});
+    at::Tensor top = empty_hpu({}, c10::ScalarType::Int, d);
+    fill_hpu(top, span - 1);
+    launch_ew(ctx, "min_i32", {n}, {operand(i, {n}), operand(top, {n}), operand(i, {n})});
+    if (from != 0) {
+        at::Tensor base = empty_hpu({}, c10::ScalarType::Int, d);
+        fill_hpu(base, from);
+        launch_ew(ctx, "add_i32", {n}, {operand(i, {n}), operand(base, {n}), operand(i, {n})});
+    }
+    copy_into(self, i.view(self.sizes()));
+    return self;
+}
+
 // ---- dropout -------------------------------------------------------------
 
 // The seed of a device random draw, from the generator given or PyTorch's
@@ -672,10 +709,41 @@ std::vector<std::int64_t> reduced_shape(const at::Tensor &self, const std::vecto
     return shape;
 }
 
+// out (int64 or int32) = the sum of an integer or bool self over dims:
+// self cast to FP32, reduce_sum_f32, the FP32 sums cast back (toward zero,
+// then widened for int64). Exact while every partial sum stays below 2^24
+// in magnitude (a bool tensor: fewer than 2^24 elements per sum); int64
+// elements are read as their low words (values within INT32).
+bool sum_integers(const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor &out)
+{
+    const c10::ScalarType ot = out.scalar_type();
+    if (!at::isIntegralType(self.scalar_type(), true) || (ot != c10::ScalarType::Long && ot != c10::ScalarType::Int) ||
+        !placeable(out, {&self}) || host_scalar(self))
+        return false;
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    const std::vector<bool> red = reduced_dims(self, dim);
+    const std::vector<std::int64_t> shape = reduced_shape(self, red, keepdim);
+    fit(out, shape);
+    if (self.numel() == 0) {
+        fill_hpu(out, 0);
+        return true;
+    }
+    const at::Tensor x = on_device(self, c10::ScalarType::Float, out.device());
+    at::Tensor sums = empty_hpu(shape, c10::ScalarType::Float, out.device());
+    const Rows r = reduce_rows(ctx, x, red, 0);
+    launch_rows(ctx, "reduce_sum_f32", r.sizes, {r.x, row_result(sums, red, keepdim, HPU_DTYPE_FP32)});
+    copy_into(out, sums);
+    return true;
+}
+
 // out = reduce_<op> of self over dims (sum or mean), on the TPC.
 bool reduce(const char *op, const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim,
             c10::optional<at::ScalarType> dtype, const at::Tensor &out)
 {
+    if (std::string(op) == "sum" && (!dtype || *dtype == out.scalar_type()) &&
+        sum_integers(self, dim, keepdim, out))
+        return true;
     const std::string sfx = float_suffix(self.scalar_type());
     if (sfx.empty() || out.scalar_type() != self.scalar_type() || (dtype && *dtype != self.scalar_type()) ||
         !is_hpu(self) || !is_hpu(out) || self.device() != out.device())
@@ -829,6 +897,101 @@ at::Tensor extreme_all(bool max, const at::Tensor &self)
     launch_rows(ctx, std::string(max ? "reduce_max_" : "reduce_min_") + sfx, r.sizes,
                 {r.x, row_result(out, all, false, device_dtype(out.scalar_type()))});
     return out;
+}
+
+// amax/amin over dims (every dim when none is given), reduce_max/min_*.
+template <class Op>
+at::Tensor &extreme_dims(bool max, const at::Tensor &self, at::IntArrayRef dim, bool keepdim, at::Tensor &out)
+{
+    const std::string sfx = float_suffix(self.scalar_type());
+    if (sfx.empty() || self.numel() == 0 || out.scalar_type() != self.scalar_type() || !placeable(out, {&self}) ||
+        host_scalar(self))
+        return Fallback<Op>::call(self, dim, keepdim, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    const std::vector<bool> red = reduced_dims(self, dim);
+    fit(out, reduced_shape(self, red, keepdim));
+    const bool f32 = sfx == "f32";
+    const std::uint32_t pad = max ? (f32 ? kNegInfF32 : kNegInfBf16) : (f32 ? 0x7f800000U : 0x7f80U);
+    const Rows r = reduce_rows(ctx, self, red, pad);
+    launch_rows(ctx, std::string(max ? "reduce_max_" : "reduce_min_") + sfx, r.sizes,
+                {r.x, row_result(out, red, keepdim, device_dtype(out.scalar_type()))});
+    return out;
+}
+
+at::Tensor &amax_out(const at::Tensor &self, at::IntArrayRef dim, bool keepdim, at::Tensor &out)
+{
+    return extreme_dims<ATEN_OP2(amax, out)>(true, self, dim, keepdim, out);
+}
+
+at::Tensor &amin_out(const at::Tensor &self, at::IntArrayRef dim, bool keepdim, at::Tensor &out)
+{
+    return extreme_dims<ATEN_OP2(amin, out)>(false, self, dim, keepdim, out);
+}
+
+// all() / any() of every element: (x != 0) as FP32, its minimum (all) or
+// maximum (any), != 0 into the bool out. All of nothing is true, any false.
+template <class Op>
+at::Tensor &all_any(bool all, const at::Tensor &self, at::Tensor &out)
+{
+    if (out.scalar_type() != c10::ScalarType::Bool || !placeable(out, {&self}) || host_scalar(self) ||
+        (device_dtype(self.scalar_type()) == 0 && self.scalar_type() != c10::ScalarType::Long))
+        return Fallback<Op>::call(self, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, {});
+    if (self.numel() == 0) {
+        fill_hpu(out, all ? 1 : 0);
+        return out;
+    }
+    const c10::Device d = out.device();
+    const at::Tensor b = on_device(self, c10::ScalarType::Bool, d);
+    const at::Tensor x = on_device(b, c10::ScalarType::Float, d);
+    at::Tensor r = empty_hpu({}, c10::ScalarType::Float, d);
+    const std::vector<bool> every(static_cast<std::size_t>(x.dim()), true);
+    const Rows rows = reduce_rows(ctx, x, every, all ? 0x7f800000U : kNegInfF32);
+    launch_rows(ctx, all ? "reduce_min_f32" : "reduce_max_f32", rows.sizes,
+                {rows.x, row_result(r, every, false, HPU_DTYPE_FP32)});
+    copy_into(out, r);
+    return out;
+}
+
+at::Tensor &all_out(const at::Tensor &self, at::Tensor &out) { return all_any<ATEN_OP2(all, all_out)>(true, self, out); }
+at::Tensor &any_out(const at::Tensor &self, at::Tensor &out) { return all_any<ATEN_OP2(any, all_out)>(false, self, out); }
+
+// The variance over dims from device ops: the mean, the squared
+// deviations' sum, divided by N - correction (at least 0; 1 by default).
+c10::optional<at::Tensor> variance(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                                   c10::optional<std::int64_t> correction, bool keepdim)
+{
+    if (float_suffix(self.scalar_type()).empty() || !is_hpu(self) || self.numel() == 0)
+        return c10::nullopt;
+    const std::vector<bool> red = reduced_dims(self, dim);
+    std::int64_t n = 1;
+    for (std::int64_t d = 0; d < self.dim(); ++d)
+        n *= red[static_cast<std::size_t>(d)] ? self.size(d) : 1;
+    const at::Tensor dev = self - at::mean(self, dim, true);
+    const at::Tensor ss = at::sum(dev * dev, dim, keepdim);
+    const double denom = std::max<double>(0.0, static_cast<double>(n - correction.value_or(1)));
+    return ss / denom;
+}
+
+at::Tensor var(const at::Tensor &self, at::OptionalIntArrayRef dim, c10::optional<std::int64_t> correction,
+               bool keepdim)
+{
+    c10::optional<at::Tensor> v = variance(self, dim, correction, keepdim);
+    if (!v)
+        return Fallback<ATEN_OP2(var, correction)>::call(self, dim, correction, keepdim);
+    return *v;
+}
+
+at::Tensor std_dev(const at::Tensor &self, at::OptionalIntArrayRef dim, c10::optional<std::int64_t> correction,
+                   bool keepdim)
+{
+    c10::optional<at::Tensor> v = variance(self, dim, correction, keepdim);
+    if (!v)
+        return Fallback<ATEN_OP2(std, correction)>::call(self, dim, correction, keepdim);
+    return at::sqrt(*v);
 }
 
 at::Tensor max_all(const at::Tensor &self) { return extreme_all<ATEN_OP(max)>(true, self); }
@@ -1118,10 +1281,77 @@ at::Tensor &addmm_out(const at::Tensor &self, const at::Tensor &mat1, const at::
     return out;
 }
 
+// A batch of matrices [B, r, c] as a GEMM operand: gemm_operand's layout
+// of the first, the same for every member (a dense copy of the whole batch
+// when the first needed one), and the batch stride (0 for one member).
+Mat batch_operand(const at::Tensor &x, std::int64_t *stride)
+{
+    Mat m = gemm_operand(x.select(0, 0));
+    if (m.va != va_of(x)) { // gemm_operand copied the first member
+        const at::Tensor dense = x.contiguous();
+        m = gemm_operand(dense.select(0, 0));
+        m.t = dense;
+    }
+    *stride = x.size(0) == 1 ? 0 : x.stride(0);
+    return m;
+}
+
+// out[b] = self[b] mat2[b]: one batched GEMM on MME 0 (FP32 accumulation),
+// each operand's batch stride from its tensor; out through a dense
+// temporary when it is not.
+at::Tensor &bmm_out(const at::Tensor &self, const at::Tensor &mat2, at::Tensor &out)
+{
+    constexpr std::int64_t kMax = 65536;
+    const bool ok = self.dim() == 3 && mat2.dim() == 3 && self.size(0) == mat2.size(0) && self.size(0) >= 1 &&
+                    self.size(0) <= kMax && gemm_ok(out, self.select(0, 0), mat2.select(0, 0));
+    if (!ok)
+        return Fallback<ATEN_OP2(bmm, out)>::call(self, mat2, out);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, {self.size(0), self.size(1), mat2.size(2)});
+    if (out.numel() == 0)
+        return out;
+    std::int64_t sa = 0;
+    std::int64_t sb = 0;
+    const Mat ma = batch_operand(self, &sa);
+    const Mat mb = batch_operand(mat2, &sb);
+    at::Tensor d = out.is_contiguous() ? out : empty_hpu(out.sizes(), out.scalar_type(), out.device());
+    Job job;
+    job.kind = Job::Kind::Gemm;
+    job.what = "batched GEMM";
+    hpu_gemm &g = job.gemm;
+    g.size = sizeof(g);
+    g.in_dtype = device_dtype(out.scalar_type());
+    g.out_dtype = g.in_dtype;
+    g.m = static_cast<std::uint32_t>(self.size(1));
+    g.n = static_cast<std::uint32_t>(mat2.size(2));
+    g.k = static_cast<std::uint32_t>(self.size(2));
+    g.batch = static_cast<std::uint32_t>(self.size(0));
+    g.alpha = 1.0F;
+    g.a = ma.va;
+    g.lda = ma.ld;
+    g.b = mb.va;
+    g.ldb = mb.ld;
+    g.d = va_of(d);
+    g.ldd = g.n;
+    g.stride_a = static_cast<std::uint64_t>(sa);
+    g.stride_b = static_cast<std::uint64_t>(sb);
+    g.stride_d = static_cast<std::uint64_t>(d.size(1) * d.size(2));
+    if (ma.trans)
+        g.flags |= HPU_GEMM_TRANS_A;
+    if (mb.trans)
+        g.flags |= HPU_GEMM_TRANS_B;
+    ctx.submit(std::move(job));
+    if (!d.is_same(out))
+        copy_into(out, d);
+    return out;
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, HPU, m)
 {
+    m.impl("bmm.out", TORCH_FN(bmm_out));
     m.impl("add.out", TORCH_FN(add_out));
     m.impl("sub.out", TORCH_FN(sub_out));
     m.impl("mul.out", TORCH_FN(mul_out));
@@ -1176,6 +1406,13 @@ TORCH_LIBRARY_IMPL(aten, HPU, m)
     m.impl("where.self_out", TORCH_FN(where_out));
     m.impl("where.self", TORCH_FN(where));
     m.impl("max", TORCH_FN(max_all));
+    m.impl("amax.out", TORCH_FN(amax_out));
+    m.impl("amin.out", TORCH_FN(amin_out));
+    m.impl("all.all_out", TORCH_FN(all_out));
+    m.impl("any.all_out", TORCH_FN(any_out));
+    m.impl("var.correction", TORCH_FN(var));
+    m.impl("std.correction", TORCH_FN(std_dev));
+    m.impl("random_.from", TORCH_FN(random_from));
     m.impl("min", TORCH_FN(min_all));
 }
 

@@ -232,6 +232,10 @@ void DeviceContext::flush()
 }
 
 LazyStats DeviceContext::lazy_stats() const { return lazy_ ? lazy_->stats() : LazyStats{}; }
+std::vector<std::string> DeviceContext::lazy_last_step() const
+{
+    return lazy_ ? lazy_->last_step() : std::vector<std::string>{};
+}
 
 void DeviceContext::issue(Job job)
 {

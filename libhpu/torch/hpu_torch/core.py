@@ -7,7 +7,7 @@ _ops = torch.ops.hpu_torch
 
 # The statistics in the order torch.ops.hpu_torch.lazy_stats() returns them.
 _LAZY_STATS = ("recorded", "flushes", "graphs_built", "cache_hits", "launches", "evictions", "cached",
-               "failures")
+               "failures", "fused", "fused_ops", "tpc_launches")
 
 
 def is_lazy():
@@ -48,9 +48,27 @@ def lazy_stats(device=None):
     graphs made (cache misses); cache_hits: steps run by a cached graph;
     launches: graph launches; evictions: graphs dropped from the cache;
     cached: graphs in the cache; failures: lazy steps that failed on the
-    device.
+    device; fused: elementwise chains run as one generated kernel;
+    fused_ops: library launches those chains replaced; tpc_launches: TPC
+    kernel launches in the steps run (after fusion).
     """
     return dict(zip(_LAZY_STATS, _ops.lazy_stats(-1 if device is None else _index(device))))
+
+
+def lazy_fusion():
+    """Whether lazy mode fuses elementwise chains (PT_HPU_LAZY_FUSION, default 1)."""
+    return _ops.is_lazy_fusion()
+
+
+def set_lazy_fusion(on):
+    """Switches lazy mode's fusion on or off for the steps recorded from now on."""
+    _ops.set_lazy_fusion(bool(on))
+
+
+def lazy_last_step(device=None):
+    """What the last lazy step's graph ran, one name per node: a kernel, a copy, a
+    GEMM, or "fused(a+b+...)" for a chain of elementwise kernels run as one."""
+    return list(_ops.lazy_last_step(-1 if device is None else _index(device)))
 
 
 def fallback_counts():
