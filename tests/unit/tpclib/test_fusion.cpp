@@ -135,10 +135,10 @@ TEST_CASE("fusion: broadcast inputs and strided tensors, bit-identical", "[tpcli
     const uint32_t c0 = 200;
     const uint32_t r = 7;
     // x [r, c0] with a row stride of 256; b [1, c0] (a bias row) and s [1, 1] broadcast.
-    const Tensor x = L.tensor(HPU_TPC_DT_F32, {c0, r}, values(256 * r, 3), {1, 256});
+    const Tensor x = L.tensor(HPU_TPC_DT_F32, {c0, r}, values(std::size_t{256} * r, 3), {1, 256});
     const Tensor b = L.tensor(HPU_TPC_DT_F32, {c0, 1}, values(c0, 4));
     const Tensor s = L.tensor(HPU_TPC_DT_F32, {1, 1}, {kref::f32_bits(-0.75F)});
-    const Tensor dy = L.tensor(HPU_TPC_DT_F32, {c0, r}, values(c0 * r, 5));
+    const Tensor dy = L.tensor(HPU_TPC_DT_F32, {c0, r}, values(std::size_t{c0} * r, 5));
     const auto idx = ew_index(dy);
     const Tensor t1 = like(L, dy);
     const Tensor t2 = like(L, dy);
