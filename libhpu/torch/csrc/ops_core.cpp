@@ -466,9 +466,10 @@ void copy_into(const at::Tensor &dst, const at::Tensor &src)
         const c10::ScalarType a = src.scalar_type();
         const c10::ScalarType b = dst.scalar_type();
         const auto flt = [](c10::ScalarType t) { return t == c10::ScalarType::Float || t == c10::ScalarType::BFloat16; };
-        if ((a == c10::ScalarType::Long && flt(b)) || (flt(a) && b == c10::ScalarType::Long))
+        if ((a == c10::ScalarType::Long && flt(b)) || (flt(a) && b == c10::ScalarType::Long)) {
             count_fallback(std::string("copy ") + c10::toString(src.scalar_type()) + " -> " +
                            c10::toString(dst.scalar_type()));
+        }
         from_host(dst, src.cpu().to(dst.scalar_type()));
     }
 }

@@ -187,8 +187,7 @@ at::Tensor checked_index(const at::Tensor &index, std::int64_t size, std::int64_
     for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t x = v[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (x < (dim >= 0 ? -size : 0) || x >= size) {
-            if (dim >= 0)
-                TORCH_CHECK_INDEX(false, "index ", x, " is out of bounds for dimension ", dim, " with size ", size);
+            TORCH_CHECK_INDEX(dim < 0, "index ", x, " is out of bounds for dimension ", dim, " with size ", size);
             TORCH_CHECK_INDEX(false, "index out of range in self");
         }
         negative = negative || x < 0;
@@ -272,7 +271,8 @@ at::Tensor nonzero(const at::Tensor &self)
     return at::nonzero(self.cpu()).to(self.device());
 }
 
-// out = self[indices] for one index tensor (int64, int32) at some dim, or
+// out = self[indices] for one index tensor (int64; int32 is an IndexError,
+// as on PyTorch 1.13's CPU) at some dim, or
 // one bool mask over consecutive dims, the others None: index_select
 // along that dim (the mask's dims flattened, its flat indices from the
 // host). Other forms go to the CPU fallback.
@@ -292,6 +292,9 @@ at::Tensor &index_out(const at::Tensor &self, const c10::List<c10::optional<at::
     }
     if (!ok || at_dim < 0)
         return Fallback<ATEN_OP2(index, Tensor_out)>::call(self, indices, out);
+    const c10::ScalarType it = idx.scalar_type();
+    TORCH_CHECK_INDEX(it == c10::ScalarType::Long || it == c10::ScalarType::Byte || it == c10::ScalarType::Bool,
+                      "tensors used as indices must be long, byte or bool tensors"); // as PyTorch 1.13's CPU
     at::assert_no_internal_overlap(out); // as ATen
     at::assert_no_overlap(out, self);
     at::assert_no_overlap(out, idx);

@@ -736,14 +736,9 @@ bool sum_integers(const at::Tensor &self, at::OptionalIntArrayRef dim, bool keep
     std::int64_t per_sum = 1;
     for (std::size_t d = 0; d < red.size(); ++d)
         per_sum *= red[d] ? self.size(static_cast<std::int64_t>(d)) : 1;
-    std::int64_t limit = 0;
-    if (st == c10::ScalarType::Bool)
-        limit = std::int64_t{1} << 24;
-    else if (st == c10::ScalarType::Byte || st == c10::ScalarType::Char)
-        limit = std::int64_t{1} << 16;
-    else if (st == c10::ScalarType::Short)
-        limit = std::int64_t{1} << 8;
-    if (per_sum > limit)
+    const bool byte = st == c10::ScalarType::Byte || st == c10::ScalarType::Char;
+    const int bits = st == c10::ScalarType::Bool ? 24 : byte ? 16 : st == c10::ScalarType::Short ? 8 : -1;
+    if (bits < 0 || per_sum > (std::int64_t{1} << bits))
         return false;
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
