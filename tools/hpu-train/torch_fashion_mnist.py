@@ -9,10 +9,12 @@
 # --device cpu it is the CPU script itself, to compare. --model cnn trains the
 # guide's second example instead, a small CNN: Conv2d 1->8 3x3 (padding 1),
 # BatchNorm2d, ReLU, MaxPool2d 2, Flatten, Linear 8*14*14 -> 10, with the
-# same loss, optimizer and batches.
+# same loss, optimizer and batches. --optimizer fused-sgd steps with
+# hpu_torch.optim.FusedSGD (one TPC launch per parameter) instead of
+# torch.optim.SGD, same lr: the same update, the HPU only.
 #
 #   PYTHONPATH=build/python /usr/bin/python3 tools/hpu-train/torch_fashion_mnist.py [--device cpu] \
-#       [--model cnn] [--epochs N] [--limit N]
+#       [--model cnn] [--optimizer fused-sgd] [--epochs N] [--limit N]
 #
 # Copyright (c) 2026 The hpu authors
 import argparse
@@ -51,7 +53,11 @@ def main():
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N images of each set")
     ap.add_argument("--model", default="linear", choices=["linear", "cnn"])
+    ap.add_argument("--optimizer", default="sgd", choices=["sgd", "fused-sgd"],
+                    help="fused-sgd: hpu_torch.optim.FusedSGD (HPU only)")
     args = ap.parse_args()
+    if args.optimizer == "fused-sgd" and args.device != "hpu":
+        ap.error("--optimizer fused-sgd steps HPU parameters only")
 
     if args.device == "hpu":
         import hpu_torch  # HPU: load the HPU backend
@@ -71,7 +77,10 @@ def main():
     else:
         model = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 10)).to(device)
     loss_fn = nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    if args.optimizer == "fused-sgd":
+        optimizer = hpu_torch.optim.FusedSGD(model.parameters(), lr=0.01)  # HPU: the fused step
+    else:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 
     for epoch in range(args.epochs):
         t0 = time.monotonic()

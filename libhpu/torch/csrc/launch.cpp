@@ -300,6 +300,21 @@ void launch_rows(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef 
     issue(ctx, kernel, s, nd, ops.size(), tensor, index, scalars, 0);
 }
 
+void launch(DeviceContext &ctx, const std::string &kernel, const std::vector<hpu_tensor> &ts,
+            const std::vector<std::uint32_t> &scalars, const std::vector<std::uint32_t> &index)
+{
+    Job job;
+    job.kind = Job::Kind::Launch;
+    job.what = kernel;
+    job.kernel = &ctx.kernel(kernel);
+    for (const hpu_tensor &t : ts)
+        job.launch.tensor(hpu::Tensor(t));
+    for (const std::uint32_t s : scalars)
+        job.launch.scalar(s);
+    job.launch.index_space(index);
+    ctx.submit(std::move(job));
+}
+
 RowOperand row_operand(const at::Tensor &t, std::int64_t dim, std::uint32_t pad)
 {
     RowOperand o;

@@ -59,6 +59,14 @@ struct RowOperand {
 void launch_rows(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef row_sizes,
                  const std::vector<RowOperand> &ops, const std::vector<std::uint32_t> &scalars = {});
 
+/**
+ * One launch of kernel with the descriptors ts, the scalars and the index
+ * space given as they are (kernels whose layout the helpers above do not
+ * describe: channel, window and optimizer kernels).
+ */
+void launch(DeviceContext &ctx, const std::string &kernel, const std::vector<hpu_tensor> &ts,
+            const std::vector<std::uint32_t> &scalars, const std::vector<std::uint32_t> &index);
+
 /** The row operand of t reduced along dim (the other dims are the rows). */
 RowOperand row_operand(const at::Tensor &t, std::int64_t dim, std::uint32_t pad = 0);
 /** The row sizes of t along dim: its sizes without dim. */

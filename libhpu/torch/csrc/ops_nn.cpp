@@ -84,21 +84,6 @@ hpu_tensor channel(const at::Tensor &t)
     return d;
 }
 
-void launch(DeviceContext &ctx, const std::string &kernel, const std::vector<hpu_tensor> &ts,
-            const std::vector<std::uint32_t> &scalars, const std::vector<std::uint32_t> &index)
-{
-    Job job;
-    job.kind = Job::Kind::Launch;
-    job.what = kernel;
-    job.kernel = &ctx.kernel(kernel);
-    for (const hpu_tensor &t : ts)
-        job.launch.tensor(hpu::Tensor(t));
-    for (const std::uint32_t s : scalars)
-        job.launch.scalar(s);
-    job.launch.index_space(index);
-    ctx.submit(std::move(job));
-}
-
 // The index space of a window kernel: a member per 64 elements of a row of
 // the [N, C, H, W] tensor it writes.
 std::vector<std::uint32_t> window_index(const at::Tensor &out)

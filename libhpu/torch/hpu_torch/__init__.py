@@ -39,5 +39,6 @@ _patch_printing()
 
 from . import core  # noqa: E402
 from . import hpu  # noqa: E402
+from . import optim  # noqa: E402
 
-__all__ = ["core", "hpu"]
+__all__ = ["core", "hpu", "optim"]

@@ -575,10 +575,8 @@ class TestTraining(DeviceTest):
         self.assert_on_device()
 
 
-class TestLazy(DeviceTest):
-    """Lazy mode (PT_HPU_LAZY_MODE=1, here switched with core.set_lazy):
-    the same kernels in the same order as eager mode, so bit-identical
-    results; one cached graph per steady-state step."""
+class LazyModeTest(DeviceTest):
+    """A DeviceTest that switches lazy mode: the mode is restored after each test."""
 
     def setUp(self):
         super().setUp()
@@ -587,6 +585,12 @@ class TestLazy(DeviceTest):
     def tearDown(self):
         core.set_lazy(self.was_lazy)
         super().tearDown()
+
+
+class TestLazy(LazyModeTest):
+    """Lazy mode (PT_HPU_LAZY_MODE=1, here switched with core.set_lazy):
+    the same kernels in the same order as eager mode, so bit-identical
+    results; one cached graph per steady-state step."""
 
     def run_both(self, make, opt_fn, steps):
         """Trains in eager then lazy mode: (losses, parameters) of each."""
@@ -996,6 +1000,8 @@ from test_cnn import *  # noqa: E402,F401,F403
 from test_models import *  # noqa: E402,F401,F403
 # Lazy mode's elementwise fusion (test_fusion.py).
 from test_fusion import *  # noqa: E402,F401,F403
+# The fused optimizers (test_optim.py).
+from test_optim import *  # noqa: E402,F401,F403
 
 
 class JUnitResult(unittest.TextTestResult):
