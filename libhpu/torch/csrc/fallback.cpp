@@ -167,6 +167,12 @@ void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
     at::native::cpu_fallback(op, stack);
 }
 
+void count_fallback(const std::string &name)
+{
+    const std::lock_guard<std::mutex> g(g_counts_mutex);
+    ++g_counts[name];
+}
+
 std::map<std::string, std::int64_t> fallback_counts()
 {
     const std::lock_guard<std::mutex> g(g_counts_mutex);

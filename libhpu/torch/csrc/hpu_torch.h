@@ -264,6 +264,8 @@ void fill_hpu(const at::Tensor &dst, const c10::Scalar &value);
 
 /** The boxed fallback: runs op on the CPU with copies of its HPU tensors. */
 void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack);
+/** Counts one use of the host by name (an op's part with no exact device path). */
+void count_fallback(const std::string &name);
 /** How many times each op ran through the fallback. */
 std::map<std::string, std::int64_t> fallback_counts();
 void reset_fallback_counts();

@@ -110,23 +110,17 @@ Operand low_words(const at::Tensor &t, at::IntArrayRef sizes, std::int64_t word 
     return o;
 }
 
-// dst (int64) = src widened by widen_*_i64; a float src is first cast
-// toward zero to INT32 (cast_*_i32, saturating at INT32's limits). False
-// when the device has no type for src.
+// dst (int64) = src widened by widen_*_i64. False when the device has no
+// type for src, or src is a float: the device's casts to integers saturate
+// at INT32's limits, where int64 holds floats up to 2^63 (those casts run
+// on the host, counted as a fallback by copy_into).
 bool copy_to_long(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
 {
-    std::uint32_t from = device_dtype(src.scalar_type());
-    if (from == 0)
+    const std::uint32_t from = device_dtype(src.scalar_type());
+    if (from == 0 || from == HPU_DTYPE_FP32 || from == HPU_DTYPE_BF16)
         return false;
     const auto &sz = dst.sizes();
-    Operand in = operand_as(src, sz, from);
-    at::Tensor narrow;
-    if (from == HPU_DTYPE_FP32 || from == HPU_DTYPE_BF16) {
-        narrow = empty_hpu(sz, c10::ScalarType::Int, dst.device());
-        launch_ew(ctx, std::string("cast_") + dtype_suffix(from) + "_i32", sz, {in, operand(narrow, sz)});
-        in = operand(narrow, sz);
-        from = HPU_DTYPE_INT32;
-    }
+    const Operand in = operand_as(src, sz, from);
     launch_widen(ctx, std::string("widen_") + dtype_suffix(from) + "_i64", sz, in, low_words(dst, sz));
     return true;
 }
@@ -170,10 +164,11 @@ bool copy_cast(DeviceContext &ctx, const at::Tensor &dst, const at::Tensor &src)
         return copy_to_long(ctx, dst, src);
     std::uint32_t in_dtype = device_dtype(st);
     Operand in;
+    if (st == c10::ScalarType::Long && (dt == c10::ScalarType::Float || dt == c10::ScalarType::BFloat16))
+        return false; // the nearest float of both words: on the host (copy_into counts it)
     if (st == c10::ScalarType::Long && device_dtype(dt) != 0) {
         // int64 -> narrower integers wrap: the low words (little-endian)
-        // read by an I32 descriptor of doubled strides; int64 -> float
-        // casts those (exact for values within INT32).
+        // read by an I32 descriptor of doubled strides.
         in = low_words(src, dst.sizes());
         in_dtype = HPU_DTYPE_INT32;
     } else {
@@ -466,7 +461,15 @@ void copy_into(const at::Tensor &dst, const at::Tensor &src)
     if (src.scalar_type() == dst.scalar_type()) {
         copy_same_dtype(ctx, dst, src);
     } else if (!copy_cast(ctx, dst, src)) {
-        // No kernel for the pair (a 64-bit or boolean result): on the host.
+        // No exact kernel for the pair (64-bit floats; int64 <-> float,
+        // counted as a fallback as the device has the types): on the host.
+        const c10::ScalarType a = src.scalar_type();
+        const c10::ScalarType b = dst.scalar_type();
+        const auto flt = [](c10::ScalarType t) { return t == c10::ScalarType::Float || t == c10::ScalarType::BFloat16; };
+        if ((a == c10::ScalarType::Long && flt(b)) || (flt(a) && b == c10::ScalarType::Long)) {
+            count_fallback(std::string("copy ") + c10::toString(src.scalar_type()) + " -> " +
+                           c10::toString(dst.scalar_type()));
+        }
         from_host(dst, src.cpu().to(dst.scalar_type()));
     }
 }

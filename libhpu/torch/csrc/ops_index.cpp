@@ -2,9 +2,12 @@
 // ops_index.cpp - the indexing ops of the HPU backend: cat (copies into
 // slices), index_select and x[idx] (index_select_b32 gathers, other
 // element sizes through exact casts to 32 bits, int64 as two words),
-// boolean masks (nonzero), and arange.
+// boolean masks (nonzero), and arange. Indices are checked on the host
+// before any launch (IndexError as on the CPU, negatives counted from the
+// end), so the device only ever sees indices in range.
 //
 // Copyright (c) 2026 The hpu authors
+#include <ATen/MemoryOverlap.h>
 #include <ATen/Operators.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
@@ -41,6 +44,11 @@ at::Tensor &cat_out(const at::ITensorListRef &tensors, std::int64_t dim, at::Ten
     }
     if (!ok || first == nullptr)
         return Fallback<ATEN_OP2(cat, out)>::call(tensors, dim, out);
+    // As ATen: an out that overlaps itself or an input is an error (the
+    // copies into its slices would read what earlier ones wrote).
+    at::assert_no_internal_overlap(out);
+    for (const at::Tensor &t : ts)
+        at::assert_no_overlap(out, t);
     const std::int64_t d = c10::maybe_wrap_dim(dim, first->dim());
     std::vector<std::int64_t> shape = first->sizes().vec();
     shape[static_cast<std::size_t>(d)] = 0;
@@ -161,6 +169,35 @@ void gather_b32(DeviceContext &ctx, const at::Tensor &self, std::int64_t dim, co
     }
 }
 
+// The index to gather with, its values checked on the host against the
+// indexed dim's size (reading the index is a synchronisation; an index is
+// usually small), as the CPU checks them: index_select takes 0 <= i < size,
+// x[idx] (dim >= 0: the indexed dim) -size <= i < size, a negative i
+// counting from the end; else an IndexError with the CPU's message. The
+// index itself when every value is in [0, size) (int64 values then equal
+// their low words), else an int32 copy with the negatives wrapped.
+at::Tensor checked_index(const at::Tensor &index, std::int64_t size, std::int64_t dim = -1)
+{
+    if (index.numel() == 0)
+        return index;
+    const at::Tensor host = index.cpu().to(c10::ScalarType::Long).contiguous().view({-1});
+    const std::int64_t *v = host.data_ptr<std::int64_t>();
+    const std::int64_t n = host.numel();
+    bool negative = false;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t x = v[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (x < (dim >= 0 ? -size : 0) || x >= size) {
+            TORCH_CHECK_INDEX(dim < 0, "index ", x, " is out of bounds for dimension ", dim, " with size ", size);
+            TORCH_CHECK_INDEX(false, "index out of range in self");
+        }
+        negative = negative || x < 0;
+    }
+    if (!negative)
+        return index;
+    at::Tensor wrapped = (host + size).remainder(size).to(c10::ScalarType::Int).view(index.sizes());
+    return wrapped.to(index.device());
+}
+
 bool index_ok(const at::Tensor &self, const at::Tensor &index, const at::Tensor &out)
 {
     const c10::ScalarType it = index.scalar_type();
@@ -197,11 +234,17 @@ void index_select_into(DeviceContext &ctx, const at::Tensor &self, std::int64_t 
     }
 }
 
-at::Tensor &index_select_out(const at::Tensor &self, std::int64_t dim, const at::Tensor &index, at::Tensor &out)
+at::Tensor &index_select_out(const at::Tensor &self, std::int64_t dim, const at::Tensor &in_index, at::Tensor &out)
 {
-    if (!index_ok(self, index, out))
-        return Fallback<ATEN_OP2(index_select, out)>::call(self, dim, index, out);
+    if (is_hpu(out)) { // as ATen: out may alias neither itself nor an input
+        at::assert_no_internal_overlap(out);
+        at::assert_no_overlap(out, self);
+        at::assert_no_overlap(out, in_index);
+    }
+    if (!index_ok(self, in_index, out))
+        return Fallback<ATEN_OP2(index_select, out)>::call(self, dim, in_index, out);
     const std::int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+    const at::Tensor index = checked_index(in_index, self.size(d));
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     std::vector<std::int64_t> shape = self.sizes().vec();
@@ -228,7 +271,8 @@ at::Tensor nonzero(const at::Tensor &self)
     return at::nonzero(self.cpu()).to(self.device());
 }
 
-// out = self[indices] for one index tensor (int64, int32) at some dim, or
+// out = self[indices] for one index tensor (int64; int32 is an IndexError,
+// as on PyTorch 1.13's CPU) at some dim, or
 // one bool mask over consecutive dims, the others None: index_select
 // along that dim (the mask's dims flattened, its flat indices from the
 // host). Other forms go to the CPU fallback.
@@ -248,7 +292,14 @@ at::Tensor &index_out(const at::Tensor &self, const c10::List<c10::optional<at::
     }
     if (!ok || at_dim < 0)
         return Fallback<ATEN_OP2(index, Tensor_out)>::call(self, indices, out);
+    const c10::ScalarType it = idx.scalar_type();
+    TORCH_CHECK_INDEX(it == c10::ScalarType::Long || it == c10::ScalarType::Byte || it == c10::ScalarType::Bool,
+                      "tensors used as indices must be long, byte or bool tensors"); // as PyTorch 1.13's CPU
+    at::assert_no_internal_overlap(out); // as ATen
+    at::assert_no_overlap(out, self);
+    at::assert_no_overlap(out, idx);
     at::Tensor src = self;
+    bool from_mask = false;
     if (idx.scalar_type() == c10::ScalarType::Bool || idx.scalar_type() == c10::ScalarType::Byte) {
         const std::int64_t m = idx.dim();
         TORCH_CHECK_INDEX(at_dim + m <= self.dim(), "too many indices for tensor of dimension ", self.dim());
@@ -262,10 +313,13 @@ at::Tensor &index_out(const at::Tensor &self, const c10::List<c10::optional<at::
         if (m == 0)
             src = self.unsqueeze(at_dim);
         idx = at::nonzero(idx.reshape({-1}).cpu()).reshape({-1}).to(self.device());
+        from_mask = true; // in range by construction
     }
-    const at::Tensor flat = idx.reshape({-1});
+    at::Tensor flat = idx.reshape({-1});
     if (!index_ok(src, flat, out))
         return Fallback<ATEN_OP2(index, Tensor_out)>::call(self, indices, out);
+    if (!from_mask)
+        flat = checked_index(flat, src.size(at_dim), at_dim);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     std::vector<std::int64_t> sel_shape = src.sizes().vec();

@@ -507,8 +507,12 @@ at::Tensor &normal_(at::Tensor &self, double mean, double std, c10::optional<at:
 
 // self = integers drawn uniformly from [from, to) (torch.randint): FP32
 // uniform_f32 draws in [0, to - from) cut toward zero (cast_f32_i32), kept
-// below to - from (min_i32: the draw may round up to the bound), from
-// added (add_i32), then cast or widened into self. Spans up to 2^24.
+// below to - from (min_i32, a guard), from added (add_i32), then cast or
+// widened into self. Only spans 2^m up to 2^24: uniform_f32's u is k 2^-24
+// for k uniform in [0, 2^24), so u 2^m = k 2^(m-24) is exact and its
+// integer part k >> (24 - m) exactly uniform. No 24-bit draw maps onto
+// another span uniformly (2^24 is not a multiple of it): those go to the
+// CPU (the fallback).
 at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::int64_t> to,
                         c10::optional<at::Generator> gen)
 {
@@ -516,7 +520,7 @@ at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::
     const std::int64_t span = to.has_value() ? *to - from : 0;
     const c10::ScalarType t = self.scalar_type();
     const bool typed = t == c10::ScalarType::Long || t == c10::ScalarType::Int || !float_suffix(t).empty();
-    if (!typed || span <= 0 || span > kSpan || from < std::numeric_limits<std::int32_t>::min() ||
+    if (!typed || span <= 0 || span > kSpan || (span & (span - 1)) != 0 || from < std::numeric_limits<std::int32_t>::min() ||
         *to > std::numeric_limits<std::int32_t>::max())
         return Fallback<ATEN_OP2(random_, from)>::call(self, from, to, std::move(gen));
     DeviceContext &ctx = context_of(self);
@@ -685,12 +689,17 @@ RowOperand row_result(const at::Tensor &out, const std::vector<bool> &reduce, bo
     return o;
 }
 
+// The dims of self a reduction over dim reduces. A 0-dim tensor has none
+// (its dims 0 and -1 name the tensor itself, as on the CPU).
 std::vector<bool> reduced_dims(const at::Tensor &self, at::OptionalIntArrayRef dim)
 {
     std::vector<bool> r(static_cast<std::size_t>(self.dim()), !dim.has_value() || dim->empty());
     if (dim.has_value()) {
-        for (const std::int64_t d : *dim)
-            r.at(static_cast<std::size_t>(c10::maybe_wrap_dim(d, self.dim()))) = true;
+        for (const std::int64_t d : *dim) {
+            const std::int64_t w = c10::maybe_wrap_dim(d, self.dim()); // IndexError out of range
+            if (self.dim() > 0)
+                r.at(static_cast<std::size_t>(w)) = true;
+        }
     }
     return r;
 }
@@ -709,31 +718,47 @@ std::vector<std::int64_t> reduced_shape(const at::Tensor &self, const std::vecto
     return shape;
 }
 
-// out (int64 or int32) = the sum of an integer or bool self over dims:
-// self cast to FP32, reduce_sum_f32, the FP32 sums cast back (toward zero,
-// then widened for int64). Exact while every partial sum stays below 2^24
-// in magnitude (a bool tensor: fewer than 2^24 elements per sum); int64
-// elements are read as their low words (values within INT32).
+// out (int64 or int32) = the sum of a bool or small integer self over
+// dims: self cast to FP32, reduce_sum_f32, the FP32 sums cast to INT32
+// (exact) and widened for int64. Exact, in any order of summation, while
+// every partial sum is an integer of magnitude at most 2^24: at most 2^24
+// elements per sum of bools, 2^16 of 8-bit integers, 2^8 of 16-bit ones.
+// Other sums (int32, int64, more elements) go to the CPU (the caller's
+// fallback): the device has no exact path for them.
 bool sum_integers(const at::Tensor &self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor &out)
 {
     const c10::ScalarType ot = out.scalar_type();
-    if (!at::isIntegralType(self.scalar_type(), true) || (ot != c10::ScalarType::Long && ot != c10::ScalarType::Int) ||
+    const c10::ScalarType st = self.scalar_type();
+    if (!at::isIntegralType(st, true) || (ot != c10::ScalarType::Long && ot != c10::ScalarType::Int) ||
         !placeable(out, {&self}) || host_scalar(self))
+        return false;
+    const std::vector<bool> red = reduced_dims(self, dim);
+    std::int64_t per_sum = 1;
+    for (std::size_t d = 0; d < red.size(); ++d)
+        per_sum *= red[d] ? self.size(static_cast<std::int64_t>(d)) : 1;
+    const bool byte = st == c10::ScalarType::Byte || st == c10::ScalarType::Char;
+    const int bits = st == c10::ScalarType::Bool ? 24 : byte ? 16 : st == c10::ScalarType::Short ? 8 : -1;
+    if (bits < 0 || per_sum > (std::int64_t{1} << bits))
         return false;
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
-    const std::vector<bool> red = reduced_dims(self, dim);
     const std::vector<std::int64_t> shape = reduced_shape(self, red, keepdim);
     fit(out, shape);
     if (self.numel() == 0) {
         fill_hpu(out, 0);
         return true;
     }
+    if (self.dim() == 0) { // the sum of one element: itself
+        copy_into(out, self);
+        return true;
+    }
     const at::Tensor x = on_device(self, c10::ScalarType::Float, out.device());
     at::Tensor sums = empty_hpu(shape, c10::ScalarType::Float, out.device());
     const Rows r = reduce_rows(ctx, x, red, 0);
     launch_rows(ctx, "reduce_sum_f32", r.sizes, {r.x, row_result(sums, red, keepdim, HPU_DTYPE_FP32)});
-    copy_into(out, sums);
+    at::Tensor ints = empty_hpu(shape, c10::ScalarType::Int, out.device());
+    launch_ew(ctx, "cast_f32_i32", ints.sizes(), {operand(sums, ints.sizes()), operand(ints, ints.sizes())});
+    copy_into(out, ints);
     return true;
 }
 
@@ -756,6 +781,10 @@ bool reduce(const char *op, const at::Tensor &self, at::OptionalIntArrayRef dim,
     fit(out, reduced_shape(self, red, keepdim));
     if (self.numel() == 0) { // the sum of nothing
         fill_hpu(out, 0);
+        return true;
+    }
+    if (self.dim() == 0) { // the sum or mean of one element: itself
+        copy_into(out, self);
         return true;
     }
     const Rows r = reduce_rows(ctx, self, red, 0);
@@ -911,6 +940,10 @@ at::Tensor &extreme_dims(bool max, const at::Tensor &self, at::IntArrayRef dim, 
     auto lock = ctx.lock();
     const std::vector<bool> red = reduced_dims(self, dim);
     fit(out, reduced_shape(self, red, keepdim));
+    if (self.dim() == 0) { // the extreme of one element (dims 0 and -1 allowed, as on the CPU)
+        copy_into(out, self);
+        return out;
+    }
     const bool f32 = sfx == "f32";
     const std::uint32_t pad = max ? (f32 ? kNegInfF32 : kNegInfBf16) : (f32 ? 0x7f800000U : 0x7f80U);
     const Rows r = reduce_rows(ctx, self, red, pad);
