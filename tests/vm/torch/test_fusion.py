@@ -21,7 +21,7 @@ _main = sys.modules["__main__"]
 if not hasattr(_main, "DeviceTest"):  # run alone: the suite's helpers
     import test_torch as _main  # noqa: E402
 
-DeviceTest, HPU, F32, rnd, batches = _main.DeviceTest, _main.HPU, _main.F32, _main.rnd, _main.batches
+LazyModeTest, HPU, F32, rnd, batches = _main.LazyModeTest, _main.HPU, _main.F32, _main.rnd, _main.batches
 core, hpu = _main.core, _main.hpu
 
 __all__ = ["TestFusion"]
@@ -47,16 +47,14 @@ def mlp256():
                                torch.nn.Linear(256, 10))
 
 
-class TestFusion(DeviceTest):
+class TestFusion(LazyModeTest):
     """Lazy mode's elementwise fusion against eager mode and fusion off."""
 
     def setUp(self):
         super().setUp()
-        self.was_lazy = core.is_lazy()
         self.was_fusion = core.lazy_fusion()
 
     def tearDown(self):
-        core.set_lazy(self.was_lazy)
         core.set_lazy_fusion(self.was_fusion)
         super().tearDown()
 

@@ -22,7 +22,8 @@ _main = sys.modules["__main__"]
 if not hasattr(_main, "DeviceTest"):  # run alone: the suite's helpers
     import test_torch as _main  # noqa: E402
 
-DeviceTest, HPU, F32, BF16, rnd = _main.DeviceTest, _main.HPU, _main.F32, _main.BF16, _main.rnd
+DeviceTest, LazyModeTest = _main.DeviceTest, _main.LazyModeTest
+HPU, F32, BF16, rnd = _main.HPU, _main.F32, _main.BF16, _main.rnd
 
 __all__ = ["TestModels", "TestOpCoverage"]
 
@@ -114,17 +115,9 @@ def steps(model, opt_fn, device, batches, dtype, lazy=False, masks=None):
     return losses, correct, times
 
 
-class TestModels(DeviceTest):
+class TestModels(LazyModeTest):
     """The three models, FP32 and BF16, eager and lazy: no fallback, device
     jobs, the CPU's losses; lazy mode gives eager mode's losses bit for bit."""
-
-    def setUp(self):
-        super().setUp()
-        self.was_lazy = core.is_lazy()
-
-    def tearDown(self):
-        core.set_lazy(self.was_lazy)
-        super().tearDown()
 
     def run_model(self, name, dtype):
         make, opt_fn = MODELS[name]
