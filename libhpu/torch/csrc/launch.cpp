@@ -228,6 +228,16 @@ Shape merge_ops(at::IntArrayRef sizes, const std::vector<Op> &ops, std::vector<s
     return merge(sizes, st);
 }
 
+// The index space of an elementwise launch over the first nd merged
+// dimensions: the innermost in groups of kEwLanes lanes.
+std::vector<std::uint32_t> ew_index_space(const Shape &s, std::size_t nd)
+{
+    std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
+    for (std::size_t d = 1; d < nd; ++d)
+        index.push_back(u32_size(s.sizes[d]));
+    return index;
+}
+
 } // namespace
 
 void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef sizes, const std::vector<Operand> &ops,
@@ -237,9 +247,7 @@ void launch_ew(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef si
         return;
     const Shape s = merge_ops(sizes, ops, &Operand::strides);
     const std::size_t nd = std::min(s.sizes.size(), max_dims);
-    std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
-    for (std::size_t d = 1; d < nd; ++d)
-        index.push_back(u32_size(s.sizes[d]));
+    const std::vector<std::uint32_t> index = ew_index_space(s, nd);
     auto tensor = [&](std::size_t i, std::int64_t off) {
         const Operand &o = ops[i];
         const std::uint64_t va = o.va + static_cast<std::uint64_t>(off) * hpu::dtype_size(o.dtype);
@@ -257,9 +265,7 @@ void launch_widen(DeviceContext &ctx, const std::string &kernel, at::IntArrayRef
     const std::vector<Operand> ops{x, y};
     const Shape s = merge_ops(sizes, ops, &Operand::strides);
     const std::size_t nd = std::min(s.sizes.size(), kDims);
-    std::vector<std::uint32_t> index{ceil_div(s.sizes[0], kEwLanes)};
-    for (std::size_t d = 1; d < nd; ++d)
-        index.push_back(u32_size(s.sizes[d]));
+    const std::vector<std::uint32_t> index = ew_index_space(s, nd);
     auto tensor = [&](std::size_t i, std::int64_t off) {
         const Operand &o = ops[i];
         const std::uint64_t va = o.va + static_cast<std::uint64_t>(off) * hpu::dtype_size(o.dtype);
