@@ -20,6 +20,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fwimage.h"
@@ -50,8 +52,13 @@ struct Env {
     unsigned int cancels = 0;
     std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
     uint64_t now = 1000;
-    int locked = 0;                      // lock depth: must stay 0 or 1
-    bool lock_error = false;
+    // Lock depth (must stay 0 or 1) and the thread holding the lock.  The
+    // threaded tests run engines on threads of their own, so whether "the
+    // lock is held" is asked of the calling thread: another thread holding
+    // it while this one does DMA is no error.
+    std::atomic<int> locked{0};
+    std::atomic<std::thread::id> owner{};
+    std::atomic<bool> lock_error{false};
     unsigned int kicks[HPU_H1_ENGINES] = {};
     unsigned int fw_kicks = 0;           // kick_fw calls
     bool fw_manual = false;              // the test pumps the fw worker
@@ -72,13 +79,19 @@ struct Env {
         return addr >= HOST_BASE && addr - HOST_BASE <= host.size() &&
                len <= host.size() - (addr - HOST_BASE);
     }
+
+    // Whether the calling thread holds the core lock.
+    bool held_here() const
+    {
+        return locked.load() != 0 && owner.load() == std::this_thread::get_id();
+    }
 };
 
 inline void env_raise_msix(void *opaque, unsigned int vector)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (env->locked) {
+    if (env->held_here()) {
         env->lock_error = true;         // must be called without the lock
     }
     env->vectors.push_back(vector);
@@ -122,8 +135,8 @@ inline int env_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (env->locked) {
-        env->lock_error = true;
+    if (env->held_here()) {
+        env->lock_error = true;         // must be called without the lock
     }
     env->dma_reads++;
     if (env->on_dma_read) {
@@ -141,8 +154,8 @@ inline int env_dma_write(void *opaque, uint64_t addr, const void *buf,
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (env->locked) {
-        env->lock_error = true;
+    if (env->held_here()) {
+        env->lock_error = true;         // must be called without the lock
     }
     env->dma_writes++;
     if (env->on_dma_write) {
@@ -159,6 +172,9 @@ inline void env_lock(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
 
+    // The owner first: a thread that last held the lock must not see
+    // itself as the holder between these two stores.
+    env->owner = std::this_thread::get_id();
     if (env->locked++) {
         env->lock_error = true;         // recursive locking
     }
@@ -168,6 +184,10 @@ inline void env_unlock(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
 
+    if (!env->held_here()) {
+        env->lock_error = true;         // unlocked by a thread not holding it
+    }
+    env->owner = std::thread::id();
     if (--env->locked) {
         env->lock_error = true;
     }
@@ -177,7 +197,7 @@ inline void env_kick(void *opaque, unsigned int engine)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (!env->locked) {
+    if (!env->held_here()) {
         env->lock_error = true;         // must be called with the lock
     }
     env->kicks[engine]++;
@@ -187,7 +207,7 @@ inline void env_kick_fw(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (!env->locked) {
+    if (!env->held_here()) {
         env->lock_error = true;         // must be called with the lock
     }
     env->fw_kicks++;
@@ -200,7 +220,7 @@ inline void env_reset_drained(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    if (!env->locked) {
+    if (!env->held_here()) {
         env->lock_error = true;         // must be called with the lock
     }
     env->reset_bh = true;
