@@ -110,11 +110,6 @@ std::optional<std::uint32_t> parse_width(std::string_view text)
     return static_cast<std::uint32_t>(*v);
 }
 
-std::string pci_dir(const hpu_device *dev)
-{
-    return std::string(kPciDevicesDir) + "/" + dev->entry.pci_addr;
-}
-
 // A size with an optional unit ("123", "4 KiB", "2 MiB") in bytes.
 std::optional<std::uint64_t> parse_size(std::string_view v)
 {
@@ -388,6 +383,11 @@ int list_processes(Os &os, const std::optional<std::string> &only, std::uint32_t
     for (auto &[key, p] : last.procs)
         out.push_back(p);
     return 0;
+}
+
+std::string pci_dir(const hpu_device *dev)
+{
+    return std::string(kPciDevicesDir) + "/" + dev->entry.pci_addr;
 }
 
 int parse_pcie_link(const std::string &cur_speed, const std::string &cur_width, const std::string &max_speed,

@@ -52,6 +52,9 @@ void apply_utilisation(hpu_process &now, const EngineNs &busy, std::uint64_t int
 int list_processes(Os &os, const std::optional<std::string> &only, std::uint32_t sample_ms, std::vector<hpu_process> &out);
 
 // Parses the four PCI link attributes; -EPROTO when malformed.
+// The sysfs directory of the device's PCI function.
+std::string pci_dir(const hpu_device *dev);
+
 int parse_pcie_link(const std::string &cur_speed, const std::string &cur_width, const std::string &max_speed,
                     const std::string &max_width, hpu_pcie_link &out);
 

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -442,6 +444,42 @@ std::string item(const std::string &label, const std::string &value)
     return "    " + pad(label, kLabel, false) + ": " + printable(value) + "\n";
 }
 
+std::string mac_text(const hpu_nic_port &n)
+{
+    return fmt("%02x:%02x:%02x:%02x:%02x:%02x", n.mac[0], n.mac[1], n.mac[2], n.mac[3], n.mac[4], n.mac[5]);
+}
+
+// Why a port has no data: "no interface (hpu_en not loaded)" or the error.
+std::string nic_absent(const NicPortSnapshot &p)
+{
+    if (p.errnum == ENOENT)
+        return "no interface (is hpu_en loaded?)";
+    return std::string("error: ") + std::strerror(p.errnum);
+}
+
+std::string nic_summary(const NicPortSnapshot &p)
+{
+    if (!p.present)
+        return nic_absent(p);
+    const auto &n = p.nic;
+    return printable(static_cast<const char *>(n.ifname)) + ", " + mac_text(n) + ", link " + nic_link_name(p) + ", " +
+           (n.speed_mbps == 0 ? std::string("speed unknown") : std::to_string(n.speed_mbps) + " Mb/s") + ", MTU " +
+           std::to_string(n.mtu);
+}
+
+std::string nic_counts(std::uint64_t packets, std::uint64_t bytes, std::uint64_t errors, std::uint64_t dropped)
+{
+    return std::to_string(packets) + " packets, " + std::to_string(bytes) + " bytes, " + std::to_string(errors) +
+           " errors, " + std::to_string(dropped) + " dropped";
+}
+
+unsigned links_up(const DeviceSnapshot &d)
+{
+    return static_cast<unsigned>(std::count_if(d.nic.begin(), d.nic.end(), [](const NicPortSnapshot &p) {
+        return p.present && p.nic.link == HPU_NIC_LINK_UP;
+    }));
+}
+
 std::string errors_items(const hpu_error_counters &c)
 {
     const std::pair<const char *, std::uint64_t> rows[] = { // NOLINT(modernize-avoid-c-arrays)
@@ -554,7 +592,16 @@ std::string section_items(const Snapshot &s, const DeviceSnapshot &d, unsigned s
         break;
     case kNet:
         o += item("Ports", std::to_string(d.num_nic));
-        o += item("Link state", "n/a (no NIC driver yet)");
+        o += item("Links up", std::to_string(links_up(d)));
+        for (const auto &p : d.nic) {
+            const std::string port = "Port " + std::to_string(p.port);
+            o += item(port, nic_summary(p));
+            if (p.present) {
+                const auto &n = p.nic;
+                o += item(port + " RX", nic_counts(n.rx_packets, n.rx_bytes, n.rx_errors, n.rx_dropped));
+                o += item(port + " TX", nic_counts(n.tx_packets, n.tx_bytes, n.tx_errors, n.tx_dropped));
+            }
+        }
         break;
     case kProcesses: {
         const auto ps = processes_of(s, d.index);
@@ -640,6 +687,8 @@ unsigned section_needs(unsigned sec)
         need |= kNeedPcie;
     if ((sec & kProcesses) != 0U)
         need |= kNeedProcesses;
+    if ((sec & kNet) != 0U)
+        need |= kNeedNet;
     return need;
 }
 
@@ -655,6 +704,71 @@ std::string format_errors(const Snapshot &s)
         first = false;
         out += "HPU " + std::to_string(d.index) + ": " + printable(d.name) + " (PCI " + printable(d.pci_addr) + ")\n";
         out += d.error.empty() ? errors_items(d.errors) : item("Error", d.error);
+    }
+    return out;
+}
+
+std::string nic_link_name(const NicPortSnapshot &p)
+{
+    if (!p.present)
+        return "-";
+    switch (p.nic.link) {
+    case HPU_NIC_LINK_UP:
+        return "up";
+    case HPU_NIC_LINK_DOWN:
+        return "down";
+    default:
+        return "unknown";
+    }
+}
+
+std::optional<NicView> parse_nic_view(std::string_view name)
+{
+    if (name == "link")
+        return NicView::Link;
+    if (name == "ports")
+        return NicView::Ports;
+    if (name == "stats")
+        return NicView::Stats;
+    return std::nullopt;
+}
+
+std::string format_nic(const Snapshot &s, NicView view)
+{
+    std::string out;
+    for (const auto &d : s.devices) {
+        const std::string dev = "HPU " + std::to_string(d.index) + " (" + printable(d.pci_addr) + ")";
+        if (!d.error.empty()) {
+            out += dev + ": error: " + printable(d.error) + "\n";
+            continue;
+        }
+        if (d.nic.empty()) {
+            out += dev + ": no NIC ports\n";
+            continue;
+        }
+        for (const auto &p : d.nic) {
+            const std::string head = dev + " port " + std::to_string(p.port) + ": ";
+            if (!p.present) {
+                out += head + nic_absent(p) + "\n";
+                continue;
+            }
+            const auto &n = p.nic;
+            const std::string ifname = printable(static_cast<const char *>(n.ifname));
+            switch (view) {
+            case NicView::Link:
+                out += head + ifname + " " + nic_link_name(p) + "\n";
+                break;
+            case NicView::Ports:
+                out += head + ifname + " " + mac_text(n) + " MTU " + std::to_string(n.mtu) + " " +
+                       (n.speed_mbps == 0 ? std::string("-") : std::to_string(n.speed_mbps) + " Mb/s") + "\n";
+                break;
+            case NicView::Stats:
+                out += head + ifname + "\n";
+                out += "    RX: " + nic_counts(n.rx_packets, n.rx_bytes, n.rx_errors, n.rx_dropped) + "\n";
+                out += "    TX: " + nic_counts(n.tx_packets, n.tx_bytes, n.tx_errors, n.tx_dropped) + "\n";
+                break;
+            }
+        }
     }
     return out;
 }
@@ -762,6 +876,14 @@ const std::vector<Field> &fields()
         {"reset_count", "", 0, [](const DeviceSnapshot &d) { return std::to_string(d.reset_count); }},
         {"resets.hard", "", kNeedErrors, [](const DeviceSnapshot &d) { return std::to_string(d.errors.hard_resets); }},
         {"nic.ports", "", 0, [](const DeviceSnapshot &d) { return std::to_string(d.num_nic); }},
+        {"nic.links_up", "", kNeedNet, [](const DeviceSnapshot &d) { return std::to_string(links_up(d)); }},
+        {"nic.link_state", "", kNeedNet,
+         [](const DeviceSnapshot &d) {
+             std::string v;
+             for (const auto &p : d.nic)
+                 v += (v.empty() ? "" : "|") + nic_link_name(p);
+             return v.empty() ? std::string(kNa) : v;
+         }},
     };
     return f;
 }
@@ -1099,8 +1221,33 @@ std::string json_device(const Snapshot &s, const DeviceSnapshot &d, unsigned sel
         o.raw("pcie", c.done());
     }
     if ((sel & kNet) != 0U) {
+        std::vector<std::string> ports;
+        for (const auto &p : d.nic) {
+            Obj c(depth + 3);
+            c.num("port", p.port);
+            if (p.present) {
+                const auto &n = p.nic;
+                c.str("interface", printable(static_cast<const char *>(n.ifname)))
+                    .str("mac", mac_text(n))
+                    .str("link", nic_link_name(p))
+                    .raw("admin_up", n.admin_up != 0 ? "true" : "false")
+                    .raw("speed_mbps", n.speed_mbps == 0 ? std::string("null") : std::to_string(n.speed_mbps))
+                    .num("mtu", n.mtu)
+                    .num("rx_packets", n.rx_packets)
+                    .num("tx_packets", n.tx_packets)
+                    .num("rx_bytes", n.rx_bytes)
+                    .num("tx_bytes", n.tx_bytes)
+                    .num("rx_errors", n.rx_errors)
+                    .num("tx_errors", n.tx_errors)
+                    .num("rx_dropped", n.rx_dropped)
+                    .num("tx_dropped", n.tx_dropped);
+            } else {
+                c.raw("interface", "null").str("error", nic_absent(p));
+            }
+            ports.push_back(c.done());
+        }
         Obj c(depth + 1);
-        c.num("ports", d.num_nic).raw("link_state", "null");
+        c.num("ports", d.num_nic).num("links_up", links_up(d)).raw("interfaces", jarray(ports, depth + 2, false));
         o.raw("net", c.done());
     }
     if ((sel & kProcesses) != 0U) {

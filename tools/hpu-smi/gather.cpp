@@ -175,6 +175,23 @@ void read_device(const Request &req, const hpu::DeviceList &list, std::size_t i,
         }
         d.has_pcie = true;
     }
+    if ((req.need & kNeedNet) != 0U) {
+        d.nic.clear();
+        for (unsigned int p = 0; p < d.num_nic; ++p) {
+            NicPortSnapshot n;
+            n.port = p;
+            try {
+                n.nic = dev.nic_port(p);
+                n.present = true;
+            } catch (const hpu::Error &e) {
+                // No interface (hpu_en not loaded), or one that could
+                // not be read: shown per port, the device stays readable.
+                n.errnum = e.errnum();
+            }
+            d.nic.push_back(n);
+        }
+        d.has_nic = true;
+    }
 }
 
 } // namespace

@@ -35,6 +35,8 @@ std::string usage()
            "  -f, --format FORMAT    with -Q: csv[,noheader][,nounits] (default csv)\n"
            "      --json             everything -q shows, as one JSON document\n"
            "      --fw-versions      running, stored and minimum firmware version of each device\n"
+           "  -n, --nic VIEW         the NIC ports: link (link state), ports (interface, MAC,\n"
+           "                         MTU, speed) or stats (interface counters)\n"
            "  -i, --id LIST          only these devices: index, PCI address (dddd:bb:dd.f or\n"
            "                         bb:dd.f) or UUID, comma separated\n"
            "  -l, --loop [SECONDS]   repeat every SECONDS (default 1) until interrupted\n"
@@ -64,7 +66,7 @@ int report_error(const hpu::Error &e, std::ostream &err)
     return kExitError;
 }
 
-enum class Mode { Table, List, Query, Csv, Json, FwVersions, Reset, Help, Version };
+enum class Mode { Table, List, Query, Csv, Json, FwVersions, Nic, Reset, Help, Version };
 
 struct Options {
     Mode mode = Mode::Table;
@@ -79,6 +81,7 @@ struct Options {
     double interval = 1.0;
     long count = 0;                 // -c (0: unlimited)
     std::uint32_t sample_ms = 100;
+    NicView nic = NicView::Link;    // -n
 };
 
 int usage_error(std::ostream &err, const std::string &msg)
@@ -168,6 +171,15 @@ int parse(const std::vector<std::string> &args, Options &o, std::ostream &err) /
             o.sections |= kErrors;
         } else if (a == "--fw-versions") {
             ok = set_mode(Mode::FwVersions);
+        } else if (a == "-n" || a == "--nic" || a.starts_with("--nic=")) {
+            std::string v;
+            if (!value("--nic", v))
+                return usage_error(err, "option '" + a + "' needs a view (link, ports or stats)");
+            const auto view = parse_nic_view(v);
+            if (!view)
+                return usage_error(err, "unknown view '" + v + "' for -n (known: link, ports, stats)");
+            ok = set_mode(Mode::Nic);
+            o.nic = *view;
         } else if (a == "-r" || a == "--reset") {
             ok = set_mode(Mode::Reset);
         } else if (a == "--hard") {
@@ -360,6 +372,9 @@ Request request_of(const Options &o)
     case Mode::FwVersions:
         r.need = kNeedFirmware;
         break;
+    case Mode::Nic:
+        r.need = kNeedNet;
+        break;
     default:
         break;
     }
@@ -439,7 +454,8 @@ int round(const Options &o, std::ostream &out, std::ostream &err, const Backend 
         });
     }
     const unsigned sections = o.sections != 0 ? o.sections : kSectionAll;
-    if (!first && (o.mode == Mode::Table || o.mode == Mode::Query || o.mode == Mode::FwVersions || o.mode == Mode::List))
+    if (!first && (o.mode == Mode::Table || o.mode == Mode::Query || o.mode == Mode::FwVersions ||
+                   o.mode == Mode::List || o.mode == Mode::Nic))
         out << "\n";
     switch (o.mode) {
     case Mode::List:
@@ -458,6 +474,9 @@ int round(const Options &o, std::ostream &out, std::ostream &err, const Backend 
         break;
     case Mode::FwVersions:
         out << format_fw_versions(snap);
+        break;
+    case Mode::Nic:
+        out << format_nic(snap, o.nic);
         break;
     default:
         out << format_table(snap);

@@ -33,7 +33,8 @@ inline constexpr unsigned kNeedFirmware = 1U << 1U;   // INFO FIRMWARE
 inline constexpr unsigned kNeedErrors = 1U << 2U;     // INFO ERRORS
 inline constexpr unsigned kNeedPcie = 1U << 3U;       // sysfs link attributes
 inline constexpr unsigned kNeedProcesses = 1U << 4U;  // /proc fdinfo scan
-inline constexpr unsigned kNeedAll = 0x1fU;
+inline constexpr unsigned kNeedNet = 1U << 5U;        // NIC ports' interfaces (sysfs)
+inline constexpr unsigned kNeedAll = 0x3fU;
 
 struct Request {
     unsigned need = 0;
@@ -42,6 +43,15 @@ struct Request {
     // device named by index or PCI address alone is opened only if named;
     // a UUID needs every device opened until it is found.
     std::vector<std::string> ids;
+};
+
+// One NIC port: its network interface when the hpu_en driver registered
+// one (present), else the error reading it (ENOENT: no interface).
+struct NicPortSnapshot {
+    unsigned int port = 0;
+    bool present = false;
+    int errnum = 0;
+    hpu_nic_port nic{};
 };
 
 struct DeviceSnapshot {
@@ -69,6 +79,8 @@ struct DeviceSnapshot {
     hpu_firmware_info firmware{};
     bool has_pcie = false;           // kNeedPcie
     hpu_pcie_link pcie{};
+    bool has_nic = false;            // kNeedNet: nic holds num_nic entries
+    std::vector<NicPortSnapshot> nic;
     // A device that could not be read (mid-reset, gone, no access): the
     // error message and errno; only index and pci_addr (and what was read
     // before the failure) are valid.
@@ -144,6 +156,15 @@ std::string format_table(const Snapshot &s);
 // The errors view (-q -d ERRORS, --errors): the counters of each device
 // that has them, a blank line between devices.
 std::string format_errors(const Snapshot &s);
+
+// -n views of the NIC ports (hl-smi's -n): link state, the interface and
+// MAC of each port, the interface counters.
+enum class NicView { Link, Ports, Stats };
+// The NicView of a -n name, or std::nullopt.
+std::optional<NicView> parse_nic_view(std::string_view name);
+std::string format_nic(const Snapshot &s, NicView view);
+// "up", "down", "unknown" (interface down) or "-" (no interface).
+std::string nic_link_name(const NicPortSnapshot &p);
 
 // Sections of -q (-d); kSectionAll is every one, in this order.
 enum Section : unsigned {

@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 6
+#define HPU_API_VERSION_MINOR 7
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -837,6 +837,51 @@ HPU_EXPORT int hpu_device_get_pcie_link(hpu_device_t *dev, struct hpu_pcie_link 
  * small, or the listing's error.
  */
 HPU_EXPORT int hpu_device_hwmon_path(hpu_device_t *dev, char *buf, size_t len);
+
+/** Room for a network interface name and NUL (IFNAMSIZ). */
+#define HPU_NIC_IFNAME_MAX 16
+
+/** Values of hpu_nic_port.link. */
+enum hpu_nic_link {
+	HPU_NIC_LINK_DOWN = 0,      /* the interface is up, its carrier is not */
+	HPU_NIC_LINK_UP = 1,        /* carrier up */
+	HPU_NIC_LINK_UNKNOWN = 2,   /* the interface is administratively down */
+};
+
+/**
+ * struct hpu_nic_port - one NIC port of a device as the kernel's network
+ * stack shows it: the Ethernet interface the hpu_en driver registered for
+ * the port, its link and its interface counters (sysfs under the device's
+ * PCI directory). The caller sets @size as for struct hpu_device_info.
+ * Since 1.7.
+ */
+struct hpu_nic_port {
+	uint32_t size;              /* In/Out, see struct hpu_device_info */
+	uint32_t port;              /* port index on the device */
+	char ifname[HPU_NIC_IFNAME_MAX]; /* interface name, NUL terminated */
+	uint8_t mac[6];             /* current MAC address */
+	uint8_t link;               /* enum hpu_nic_link */
+	uint8_t admin_up;           /* 1: the interface is up (IFF_UP) */
+	uint32_t mtu;               /* bytes */
+	uint32_t speed_mbps;        /* line rate; 0 when the kernel reports none */
+	uint64_t rx_packets;
+	uint64_t tx_packets;
+	uint64_t rx_bytes;
+	uint64_t tx_bytes;
+	uint64_t rx_errors;
+	uint64_t tx_errors;
+	uint64_t rx_dropped;
+	uint64_t tx_dropped;
+};
+
+/**
+ * hpu_device_get_nic_port() - read NIC port @port of @dev (0 to
+ * hpu_device_info.num_nic - 1). Returns 0; -EINVAL for a bad argument or a
+ * port the device does not have; -ENOENT when the port has no network
+ * interface (the hpu_en driver is not loaded or has not bound the port);
+ * -EPROTO for sysfs text it cannot parse; or a read's error. Since 1.7.
+ */
+HPU_EXPORT int hpu_device_get_nic_port(hpu_device_t *dev, uint32_t port, struct hpu_nic_port *out);
 
 /** Room for a process name (/proc/<pid>/comm) and NUL. */
 #define HPU_COMM_MAX 32

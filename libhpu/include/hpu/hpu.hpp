@@ -347,6 +347,17 @@ public:
         detail::check(hpu_device_get_pcie_link(h_, &l), "reading the HPU's PCIe link");
         return l;
     }
+    /**
+     * NIC port @port as the network stack shows it (sysfs; since 1.7).
+     * Throws hpu::Error (ENOENT: the port has no network interface).
+     */
+    [[nodiscard]] hpu_nic_port nic_port(std::uint32_t port) const
+    {
+        hpu_nic_port p{};
+        p.size = sizeof(p);
+        detail::check(hpu_device_get_nic_port(h_, port, &p), "reading a NIC port");
+        return p;
+    }
     /** The device's hwmon directory (since 1.3). Throws hpu::Error (ENOENT: none). */
     [[nodiscard]] std::string hwmon_path() const
     {

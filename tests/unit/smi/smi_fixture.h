@@ -6,7 +6,10 @@
 #ifndef HPU_TESTS_SMI_FIXTURE_H
 #define HPU_TESTS_SMI_FIXTURE_H
 
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "hpu/hpu.h"
 #include "sample_telemetry.h"
@@ -64,6 +67,36 @@ inline hpu::smi::Snapshot smi_full()
     std::strncpy(static_cast<char *>(f.running_build), "build-42", sizeof(f.running_build) - 1);
     a.has_pcie = true;
     a.pcie = {sizeof(hpu_pcie_link), 16000, 4, 16, 16000, 4, 16, 0};
+    // NIC ports: 0 up with traffic, 1 without carrier, 2 administratively
+    // down, 3 unreadable, the others without an interface.
+    a.has_nic = true;
+    for (unsigned int p = 0; p < a.num_nic; ++p) {
+        hpu::smi::NicPortSnapshot n;
+        n.port = p;
+        n.present = p < 3;
+        n.errnum = p == 3 ? EACCES : p > 3 ? ENOENT : 0;
+        if (n.present) {
+            n.nic.size = sizeof(n.nic);
+            n.nic.port = p;
+            const std::string ifname = "eth" + std::to_string(p + 1);
+            std::strncpy(static_cast<char *>(n.nic.ifname), ifname.c_str(), sizeof(n.nic.ifname) - 1);
+            const std::uint8_t mac[6] = {0x02, 0x48, 0x50, 0xab, 0xcd, static_cast<std::uint8_t>(0x10 + p)}; // NOLINT(modernize-avoid-c-arrays)
+            std::memcpy(static_cast<std::uint8_t *>(n.nic.mac), static_cast<const std::uint8_t *>(mac), sizeof(mac));
+            n.nic.link = p == 0 ? HPU_NIC_LINK_UP : p == 1 ? HPU_NIC_LINK_DOWN : HPU_NIC_LINK_UNKNOWN;
+            n.nic.admin_up = p < 2 ? 1 : 0;
+            n.nic.mtu = p == 0 ? 9000 : 1500;
+            n.nic.speed_mbps = p == 0 ? 100000 : 0;
+            n.nic.rx_packets = 10 * p + 1;
+            n.nic.tx_packets = 10 * p + 2;
+            n.nic.rx_bytes = 1000 * p + 3;
+            n.nic.tx_bytes = 1000 * p + 4;
+            n.nic.rx_errors = p;
+            n.nic.tx_errors = 0;
+            n.nic.rx_dropped = 5;
+            n.nic.tx_dropped = 6;
+        }
+        a.nic.push_back(n);
+    }
 
     hpu::smi::DeviceSnapshot b = a;
     b.index = 1;
@@ -86,6 +119,13 @@ inline hpu::smi::Snapshot smi_full()
     b.firmware.boot_error = 8;
     b.firmware.running_build[0] = '\0';
     b.pcie = {sizeof(hpu_pcie_link), 0, 0, 0, 16000, 4, 16, 0};
+    b.nic.clear(); // hpu_en not loaded
+    for (unsigned int p = 0; p < b.num_nic; ++p) {
+        hpu::smi::NicPortSnapshot n;
+        n.port = p;
+        n.errnum = ENOENT;
+        b.nic.push_back(n);
+    }
     s.devices = {a, b};
 
     s.has_processes = true;

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <pthread.h>
@@ -134,4 +135,40 @@ TEST_CASE("option -l: a signal while the first round gathers ends the loop clean
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     (void)::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+TEST_CASE("option -n reads each port's interface from sysfs", "[smi][gather][nic]")
+{
+    MockOs m;
+    populate(m);
+    const ScopedMock scoped(m);
+    int waits = 0;
+    // Device 1 (4 ports): hpu_en bound, ports 0 and 2 have interfaces.
+    const std::string pci = "/sys/bus/pci/devices/0000:00:04.0";
+    const std::string net = pci + "/hpu.en.1/net";
+    m.dirs[pci] = {"hpu.en.1", "hwmon"};
+    for (const auto &[ifname, port, carrier] :
+         {std::tuple<std::string, int, const char *>{"eth5", 2, "0\n"}, {"eth4", 0, "1\n"}}) {
+        m.dirs[net].push_back(ifname);
+        std::string d = net;
+        d.append("/").append(ifname);
+        m.files[d + "/dev_port"] = std::to_string(port) + "\n";
+        m.files[d + "/address"] = "02:48:50:00:00:0" + std::to_string(port) + "\n";
+        m.files[d + "/mtu"] = "1500\n";
+        m.files[d + "/flags"] = "0x1003\n";
+        m.files[d + "/carrier"] = carrier;
+        m.files[d + "/speed"] = "100000\n";
+        for (const char *s : {"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors",
+                              "rx_dropped", "tx_dropped"})
+            m.files[d + "/statistics/" + s] = "7\n";
+    }
+    const auto r = run({"-n", "link", "-i", "1"}, backend(waits));
+    CHECK(r.status == 0);
+    CHECK(r.out == "HPU 1 (0000:00:04.0) port 0: eth4 up\n"
+                   "HPU 1 (0000:00:04.0) port 1: no interface (is hpu_en loaded?)\n"
+                   "HPU 1 (0000:00:04.0) port 2: eth5 down\n"
+                   "HPU 1 (0000:00:04.0) port 3: no interface (is hpu_en loaded?)\n");
+    const auto q = run({"-Q", "index,nic.links_up,nic.link_state", "-f", "csv,noheader"}, backend(waits));
+    CHECK(q.status == 0);
+    CHECK(q.out == "0, 0, -|-|-|-|-|-|-|-|-|-\n1, 1, up|-|down|-\n");
 }

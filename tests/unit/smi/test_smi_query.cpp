@@ -179,7 +179,14 @@ TEST_CASE("option -q: every section of every device", "[smi][query]")
         {"MME 0", "50 %"}, {"MME 1", "10 %"}, {"Window", "1000 ms"},
         {"Correctable", "12"}, {"Uncorrectable", "0"}, {"Retired pages", "1"},
         {"Link generation", "4"}, {"Link width", "x16"}, {"Link speed", "16.0 GT/s"},
-        {"Ports", "10"}, {"Link state", "n/a (no NIC driver yet)"},
+        {"Ports", "10"}, {"Links up", "1"},
+        {"Port 0", "eth1, 02:48:50:ab:cd:10, link up, 100000 Mb/s, MTU 9000"},
+        {"Port 0 RX", "1 packets, 3 bytes, 0 errors, 5 dropped"},
+        {"Port 0 TX", "2 packets, 4 bytes, 0 errors, 6 dropped"},
+        {"Port 1", "eth2, 02:48:50:ab:cd:11, link down, speed unknown, MTU 1500"},
+        {"Port 2", "eth3, 02:48:50:ab:cd:12, link unknown, speed unknown, MTU 1500"},
+        {"Port 2 RX", "21 packets, 2003 bytes, 2 errors, 5 dropped"},
+        {"Port 3", "error: Permission denied"}, {"Port 9", "no interface (is hpu_en loaded?)"},
         {"PID 300", "trainer, HBM 6 MiB, util 75 %"}, {"PID 301", "bystander, HBM 2 MiB, util -"},
         {"MMU faults", "3"}, {"Reset generation", "1"}};
     for (const auto &[label, v] : want0) {
@@ -193,7 +200,7 @@ TEST_CASE("option -q: every section of every device", "[smi][query]")
         {"Draw", "n/a"}, {"Energy", "n/a"}, {"Core", "n/a"}, {"Throttle reasons", "n/a"}, {"Die", "n/a"},
         {"Alarms", "n/a"}, {"Total", "4096 MiB"}, {"Used", "0 MiB"}, {"DMA 1", "0 %"},
         {"Link generation", "unknown"}, {"Link width", "unknown"}, {"Link width maximum", "x16"},
-        {"Ports", "4"}, {"PID 302", "idle \"job\", HBM 0 MiB, util 0 %"}, {"MMU faults", "0"}};
+        {"Ports", "4"}, {"Links up", "0"}, {"Port 3", "no interface (is hpu_en loaded?)"}, {"PID 302", "idle \"job\", HBM 0 MiB, util 0 %"}, {"MMU faults", "0"}};
     for (const auto &[label, v] : want1) {
         INFO(label);
         CHECK(value_of(dev1, label) == v);
@@ -241,7 +248,7 @@ TEST_CASE("option -q -d: one section prints without its title, several with", "[
                             Case{{"-q", "-d", "UTILIZATION"}, kNeedTelemetry | kNeedFirmware},
                             Case{{"-q", "-d", "ECC"}, kNeedErrors},
                             Case{{"-q", "-d", "PCIE"}, kNeedPcie},
-                            Case{{"-q", "-d", "NET"}, 0},
+                            Case{{"-q", "-d", "NET"}, hpu::smi::kNeedNet},
                             Case{{"-q", "-d", "PROCESSES"}, kNeedProcesses},
                             Case{{"-q", "--display=ECC,PCIE"}, kNeedErrors | kNeedPcie});
     const auto r = run(c.args, fake.backend());
@@ -262,7 +269,7 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
                           "memory.total,memory.usable,memory.used,memory.free,utilization.dma,utilization.dma0,"
                           "utilization.dma7,ecc.correctable,ecc.uncorrectable,ecc.retired_pages,"
                           "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
-                          "reset_count,resets.hard,nic.ports";
+                          "reset_count,resets.hard,nic.ports,nic.links_up,nic.link_state";
     SECTION("header and units")
     {
         const auto r = run({"-Q", q, "-f", "csv"}, fake.backend());
@@ -277,15 +284,17 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
               "clocks.core.max [MHz], clocks.hbm [MHz], throttle, alarms, memory.total [MiB], memory.usable [MiB], "
               "memory.used [MiB], memory.free [MiB], utilization.dma [%], utilization.dma0 [%], "
               "utilization.dma7 [%], ecc.correctable, ecc.uncorrectable, ecc.retired_pages, pcie.link.gen.current, "
-              "pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max, reset_count, resets.hard, nic.ports");
+              "pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max, reset_count, resets.hard, nic.ports, "
+              "nic.links_up, nic.link_state");
         CHECK(l[1] == "0, H1, HPU-A, 1b4e28ba-2fa1-11d2-883f-0016d3cca427, 0000:01:00.0, 0.1.0, 1.2.3, 1.2.0, 1.0.0, "
                       "running, ok, 45.5 C, 38.3 C, 31.9 C, 95.0 C, 105.0 C, 85.0 C, 72.34 W, 350.00 W, 400.00 W, "
                       "987.654 J, 850 mV, 1200 mV, 1500 MHz, 1800 MHz, 1600 MHz, power, temp-max|power-cap, "
-                      "2048 MiB, 2046 MiB, 6 MiB, 2040 MiB, 35 %, 0 %, 70 %, 12, 0, 1, 4, 4, 16, 16, 3, 1, 10");
+                      "2048 MiB, 2046 MiB, 6 MiB, 2040 MiB, 35 %, 0 %, 70 %, 12, 0, 1, 4, 4, 16, 16, 3, 1, 10, 1, "
+                      "up|down|unknown|-|-|-|-|-|-|-");
         CHECK(l[2] == "1, H1, HPU-B, ffffffff-ffff-ffff-ffff-ffffffffffff, 0000:02:00.0, 0.1.0, none, 1.2.0, 1.0.0, "
                       "failed, fw-failed, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, n/a, "
                       "n/a, n/a, 4096 MiB, 4094 MiB, 0 MiB, 4094 MiB, 0 %, 0 %, n/a, 0, 0, 0, unknown, 4, unknown, "
-                      "16, 3, 0, 4");
+                      "16, 3, 0, 4, 0, -|-|-|-");
         CHECK(fake.requests[0].need == hpu::smi::kNeedAll - hpu::smi::kNeedProcesses);
     }
     SECTION("the compute engines' utilisation")
@@ -342,7 +351,7 @@ TEST_CASE("option -Q: CSV with every option", "[smi][csv]")
             if (f != "utilization.dma<N>" && f != "utilization.mme<N>")
                 CHECK(hpu::smi::field_info(f).has_value());
         }
-        CHECK(hpu::smi::field_names().size() == 47);
+        CHECK(hpu::smi::field_names().size() == 49);
     }
 }
 
@@ -582,4 +591,59 @@ TEST_CASE("option -l blocks SIGINT and SIGTERM before the first round", "[smi][l
     calls.clear();
     CHECK(run({"-L"}, be).status == 0); // without -l nothing is blocked
     CHECK(calls == std::vector<std::string>{"gather"});
+}
+
+TEST_CASE("option -n: the link, ports and stats views of the NIC ports", "[smi][nic]")
+{
+    const Snapshot s = smi_full();
+    const std::string link = hpu::smi::format_nic(s, hpu::smi::NicView::Link);
+    const auto l = lines(link);
+    REQUIRE(l.size() == 14);
+    CHECK(l[0] == "HPU 0 (0000:01:00.0) port 0: eth1 up");
+    CHECK(l[1] == "HPU 0 (0000:01:00.0) port 1: eth2 down");
+    CHECK(l[2] == "HPU 0 (0000:01:00.0) port 2: eth3 unknown");
+    CHECK(l[3] == "HPU 0 (0000:01:00.0) port 3: error: Permission denied");
+    CHECK(l[4] == "HPU 0 (0000:01:00.0) port 4: no interface (is hpu_en loaded?)");
+    CHECK(l[10] == "HPU 1 (0000:02:00.0) port 0: no interface (is hpu_en loaded?)");
+    const std::string ports = hpu::smi::format_nic(s, hpu::smi::NicView::Ports);
+    CHECK(ports.starts_with("HPU 0 (0000:01:00.0) port 0: eth1 02:48:50:ab:cd:10 MTU 9000 100000 Mb/s\n"
+                            "HPU 0 (0000:01:00.0) port 1: eth2 02:48:50:ab:cd:11 MTU 1500 -\n"));
+    const std::string stats = hpu::smi::format_nic(s, hpu::smi::NicView::Stats);
+    CHECK(stats.starts_with("HPU 0 (0000:01:00.0) port 0: eth1\n"
+                            "    RX: 1 packets, 3 bytes, 0 errors, 5 dropped\n"
+                            "    TX: 2 packets, 4 bytes, 0 errors, 6 dropped\n"
+                            "HPU 0 (0000:01:00.0) port 1: eth2\n"));
+    // A device that could not be read, a device without ports.
+    Snapshot t = smi_full();
+    t.devices[0].error = "Input/output error";
+    t.devices[1].nic.clear();
+    CHECK(hpu::smi::format_nic(t, hpu::smi::NicView::Link) ==
+          "HPU 0 (0000:01:00.0): error: Input/output error\nHPU 1 (0000:02:00.0): no NIC ports\n");
+
+    Fake fake;
+    for (const char *v : {"link", "ports", "stats"}) {
+        const auto r = run({"-n", v}, fake.backend());
+        CHECK(r.status == 0);
+        REQUIRE_FALSE(fake.requests.empty());
+        CHECK(fake.requests.back().need == hpu::smi::kNeedNet);
+    }
+    CHECK(run({"--nic=stats"}, fake.backend()).out == stats);
+    auto r = run({"-n", "speed"}, fake.backend());
+    CHECK(r.status == hpu::smi::kExitUsage);
+    CHECK(r.err == "hpu-smi: unknown view 'speed' for -n (known: link, ports, stats)\nTry 'hpu-smi -h' for help.\n");
+    CHECK(run({"-n"}, fake.backend()).status == hpu::smi::kExitUsage);
+    CHECK(run({"-n", "link", "-q"}, fake.backend()).status == hpu::smi::kExitUsage);
+}
+
+TEST_CASE("JSON net: one object per port, an interface or the reason it has none", "[smi][nic][json]")
+{
+    const Snapshot s = smi_full();
+    const std::string j = hpu::smi::format_json(s, hpu::smi::kNet);
+    CHECK(validate_json(j) == 0);
+    CHECK(j.find("\"links_up\": 1") != std::string::npos);
+    CHECK(j.find("\"interface\": \"eth1\"") != std::string::npos);
+    CHECK(j.find("\"mac\": \"02:48:50:ab:cd:10\"") != std::string::npos);
+    CHECK(j.find("\"speed_mbps\": 100000") != std::string::npos);
+    CHECK(j.find("\"link\": \"unknown\"") != std::string::npos);
+    CHECK(j.find("\"error\": \"no interface (is hpu_en loaded?)\"") != std::string::npos);
 }
