@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string_view>
+#include <system_error>
 
 namespace hpu::detail {
 
@@ -26,6 +29,31 @@ int guarded(F &&f) noexcept
     } catch (...) {
         return -EIO;
     }
+}
+
+// s without leading and trailing blanks and line ends (sysfs and /proc text).
+inline std::string_view trim(std::string_view s)
+{
+    const auto *ws = " \t\r\n";
+    const auto b = s.find_first_not_of(ws);
+    if (b == std::string_view::npos)
+        return {};
+    const auto e = s.find_last_not_of(ws);
+    return s.substr(b, e - b + 1);
+}
+
+// All of s as a number of type T in base (digits only: no sign on an
+// unsigned T, no "0x", no blanks); std::nullopt for anything else or a
+// value T cannot hold.
+template <typename T>
+std::optional<T> parse_num(std::string_view s, int base = 10)
+{
+    T v{};
+    const auto *end = s.data() + s.size();
+    const auto [ptr, ec] = std::from_chars(s.data(), end, v, base);
+    if (s.empty() || ec != std::errc() || ptr != end)
+        return std::nullopt;
+    return v;
 }
 
 // Copies src into a fixed char array, truncating, always NUL terminated.

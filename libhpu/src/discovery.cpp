@@ -33,27 +33,12 @@ std::string_view basename_of(std::string_view path)
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-std::string_view trim(std::string_view s)
-{
-    const auto *ws = " \t\r\n";
-    const auto b = s.find_first_not_of(ws);
-    if (b == std::string_view::npos)
-        return {};
-    const auto e = s.find_last_not_of(ws);
-    return s.substr(b, e - b + 1);
-}
-
 // Parses a hex field of 1..max_digits digits; std::nullopt otherwise.
 std::optional<unsigned long> parse_hex(std::string_view s, size_t max_digits)
 {
-    if (s.empty() || s.size() > max_digits)
+    if (s.size() > max_digits)
         return std::nullopt;
-    unsigned long v = 0;
-    const auto *end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, v, 16);
-    if (ec != std::errc() || ptr != end)
-        return std::nullopt;
-    return v;
+    return parse_num<unsigned long>(s, 16);
 }
 
 // Reads a sysfs id file such as ".../vendor" ("0x1234\n").

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -32,24 +31,11 @@ namespace hpu::detail {
 
 namespace {
 
-std::string_view trim_nl(std::string_view s)
+// A sysfs number: the whole file's text, blanks and the newline aside.
+template <typename T>
+std::optional<T> sysfs_num(std::string_view text)
 {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-        s.remove_suffix(1);
-    return s;
-}
-
-template <typename T> std::optional<T> parse_num(std::string_view s, int base = 10)
-{
-    s = trim_nl(s);
-    if (base == 16 && (s.starts_with("0x") || s.starts_with("0X")))
-        s.remove_prefix(2);
-    T v{};
-    const auto *end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, v, base);
-    if (s.empty() || ec != std::errc() || ptr != end)
-        return std::nullopt;
-    return v;
+    return parse_num<T>(trim(text));
 }
 
 // The directories that may hold the device's network interfaces: "net"
@@ -76,14 +62,14 @@ std::vector<std::string> net_dirs(Os &os, const std::string &pci)
 
 bool parse_mac(std::string_view text, std::array<std::uint8_t, 6> &mac)
 {
-    text = trim_nl(text);
+    text = trim(text);
     if (text.size() != 17)
         return false;
     for (std::size_t i = 0; i < 6; ++i) {
         if (i > 0 && text[3 * i - 1] != ':')
             return false;
         const auto v = parse_num<std::uint8_t>(text.substr(3 * i, 2), 16);
-        if (!v || text.substr(3 * i, 2).find_first_of("+-") != std::string_view::npos)
+        if (!v)
             return false;
         mac.at(i) = *v;
     }
@@ -108,7 +94,7 @@ int find_nic_iface(Os &os, const std::string &pci, std::uint32_t port, std::stri
             base.append("/").append(i);
             if (os.read_file(base + "/dev_port", text) < 0)
                 continue;
-            const auto p = parse_num<std::uint32_t>(text);
+            const auto p = sysfs_num<std::uint32_t>(text);
             if (p && *p == port) {
                 dir = std::move(base);
                 ifname = i;
@@ -130,20 +116,23 @@ int read_nic_port(Os &os, const std::string &dir, hpu_nic_port &out)
     std::memcpy(static_cast<std::uint8_t *>(out.mac), mac.data(), mac.size());
     if (const int err = os.read_file(dir + "/mtu", text); err < 0)
         return err;
-    const auto mtu = parse_num<std::uint32_t>(text);
+    const auto mtu = sysfs_num<std::uint32_t>(text);
     if (!mtu)
         return -EPROTO;
     out.mtu = *mtu;
     if (const int err = os.read_file(dir + "/flags", text); err < 0)
         return err;
-    const auto flags = parse_num<std::uint32_t>(text, 16);
+    std::string_view hex = trim(text);
+    if (hex.starts_with("0x") || hex.starts_with("0X"))
+        hex.remove_prefix(2);
+    const auto flags = parse_num<std::uint32_t>(hex, 16);
     if (!flags)
         return -EPROTO;
     out.admin_up = (*flags & 1U) != 0U ? 1 : 0;
     // carrier and speed fail with -EINVAL while the interface is down.
     out.link = HPU_NIC_LINK_UNKNOWN;
     if (const int err = os.read_file(dir + "/carrier", text); err == 0) {
-        const auto c = parse_num<std::uint32_t>(text);
+        const auto c = sysfs_num<std::uint32_t>(text);
         if (!c || *c > 1)
             return -EPROTO;
         out.link = *c == 1 ? HPU_NIC_LINK_UP : HPU_NIC_LINK_DOWN;
@@ -152,7 +141,7 @@ int read_nic_port(Os &os, const std::string &dir, hpu_nic_port &out)
     }
     out.speed_mbps = 0;
     if (const int err = os.read_file(dir + "/speed", text); err == 0) {
-        const auto sp = parse_num<std::int64_t>(text);
+        const auto sp = sysfs_num<std::int64_t>(text);
         if (!sp)
             return -EPROTO;
         if (*sp > 0 && *sp <= UINT32_MAX)
@@ -168,7 +157,7 @@ int read_nic_port(Os &os, const std::string &dir, hpu_nic_port &out)
     for (const auto &[name, field] : stats) {
         if (const int err = os.read_file(dir + "/statistics/" + name, text); err < 0)
             return err;
-        const auto v = parse_num<std::uint64_t>(text);
+        const auto v = sysfs_num<std::uint64_t>(text);
         if (!v)
             return -EPROTO;
         *field = *v;

@@ -6,7 +6,6 @@
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -39,26 +38,6 @@ namespace hpu::detail {
 
 namespace {
 
-std::string_view trim(std::string_view s)
-{
-    const auto *ws = " \t\r\n";
-    const auto b = s.find_first_not_of(ws);
-    if (b == std::string_view::npos)
-        return {};
-    const auto e = s.find_last_not_of(ws);
-    return s.substr(b, e - b + 1);
-}
-
-std::optional<std::uint64_t> parse_u64(std::string_view s)
-{
-    std::uint64_t v = 0;
-    const auto *end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, v);
-    if (s.empty() || ec != std::errc() || ptr != end)
-        return std::nullopt;
-    return v;
-}
-
 // "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> MT/s; "Unknown..." -> 0.
 std::optional<std::uint32_t> parse_link_speed(std::string_view text)
 {
@@ -70,15 +49,15 @@ std::optional<std::uint32_t> parse_link_speed(std::string_view text)
         return std::nullopt;
     const std::string_view num = text.substr(0, sp);
     const auto dot = num.find('.');
-    const auto whole = parse_u64(num.substr(0, dot));
+    const auto whole = parse_num<std::uint64_t>(num.substr(0, dot));
     if (!whole || *whole > 1000)
         return std::nullopt;
     std::uint64_t mts = *whole * 1000;
     if (dot != std::string_view::npos) {
         std::string_view frac = num.substr(dot + 1);
-        if (frac.empty() || frac.size() > 3 || !parse_u64(frac))
+        if (frac.empty() || frac.size() > 3 || !parse_num<std::uint64_t>(frac))
             return std::nullopt;
-        std::uint64_t f = *parse_u64(frac);
+        std::uint64_t f = *parse_num<std::uint64_t>(frac);
         for (std::size_t i = frac.size(); i < 3; ++i)
             f *= 10;
         mts += f;
@@ -104,7 +83,7 @@ std::optional<std::uint32_t> parse_width(std::string_view text)
     text = trim(text);
     if (text.starts_with("x"))
         text.remove_prefix(1);
-    const auto v = parse_u64(text);
+    const auto v = parse_num<std::uint64_t>(text);
     if (!v || *v > 64)
         return std::nullopt;
     return static_cast<std::uint32_t>(*v);
@@ -115,7 +94,7 @@ std::optional<std::uint64_t> parse_size(std::string_view v)
 {
     v = trim(v);
     const auto sp = v.find(' ');
-    const auto n = parse_u64(v.substr(0, sp));
+    const auto n = parse_num<std::uint64_t>(v.substr(0, sp));
     if (!n)
         return std::nullopt;
     if (sp == std::string_view::npos)
@@ -152,9 +131,9 @@ std::optional<std::uint64_t> engine_index(std::string_view key)
     if (key == "drm-engine-tpc")
         return HPU_ENGINE_INDEX_TPC;
     if (key.starts_with(kDma))
-        return parse_u64(key.substr(kDma.size()));
+        return parse_num<std::uint64_t>(key.substr(kDma.size()));
     if (key.starts_with(kMme)) {
-        const auto n = parse_u64(key.substr(kMme.size()));
+        const auto n = parse_num<std::uint64_t>(key.substr(kMme.size()));
         if (n && *n < HPU_MAX_ENGINES)
             return HPU_ENGINE_INDEX_MME(*n);
     }
@@ -181,7 +160,7 @@ bool parse_fdinfo(std::string_view text, FdInfo &out)
         } else if (key == "drm-pdev") {
             out.pdev = std::string(val);
         } else if (key == "drm-client-id") {
-            const auto id = parse_u64(val);
+            const auto id = parse_num<std::uint64_t>(val);
             if (!id)
                 return false;
             out.client_id = *id;
@@ -200,7 +179,7 @@ bool parse_fdinfo(std::string_view text, FdInfo &out)
             if (*e >= HPU_MAX_ENGINES)
                 continue; // an engine this library has no room for
             const std::string_view num = val.ends_with(" ns") ? trim(val.substr(0, val.size() - 3)) : val;
-            const auto ns = parse_u64(num);
+            const auto ns = parse_num<std::uint64_t>(num);
             if (!ns)
                 return false;
             out.engine_ns.at(*e) = *ns;
@@ -308,7 +287,7 @@ int scan(Os &os, const std::optional<std::string> &only, Sample &out)
         return err;
     std::vector<std::string> fds;
     for (const auto &p : pids) {
-        const auto pid = parse_u64(p);
+        const auto pid = parse_num<std::uint64_t>(p);
         if (!pid || *pid == 0 || *pid > INT32_MAX)
             continue;
         const std::string base = std::string(kProcDir) + "/" + p;
