@@ -31,7 +31,7 @@ void hpum_lock(HpuCore *c)
  */
 void hpum_unlock(HpuCore *c)
 {
-    uint32_t pending = c->irq_pending;
+    uint64_t pending = c->irq_pending;
     uint32_t epoch = c->epoch;
     unsigned int v;
 

@@ -565,7 +565,7 @@ struct HpuCore {
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
     uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
-    uint32_t irq_pending;       /* vectors to raise when the lock drops */
+    uint64_t irq_pending;       /* vectors to raise when the lock drops */
     /*
      * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
      * FLR, hard reset and hpum_core_kill(): work begun in an older epoch

@@ -55,7 +55,7 @@ static inline uint64_t hpum_all_ones(unsigned int size)
 /* Under the lock: raise MSI-X @vector once the lock is dropped. */
 static inline void hpum_raise(HpuCore *c, unsigned int vector)
 {
-    c->irq_pending |= 1u << vector;
+    c->irq_pending |= 1ULL << vector;
 }
 
 static inline void hpum_set_error(HpuCore *c, uint32_t bit)
