@@ -147,7 +147,7 @@ struct HpuState {
     QEMUTimer *timer;
     QemuMutex lock;             /* the core lock */
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
-    uint32_t irq_pending;       /* vectors, atomic */
+    uint64_t irq_pending;       /* vectors, atomic */
     HpuEngineThread eng[HPU_H1_ENGINES];
     HpuTpcPool tpc_pool;        /* the TPC cores but core 0 */
     QemuThread fw_thread;       /* the boot ROM's worker */
@@ -185,7 +185,7 @@ static void hpum_notify(PCIDevice *pdev, unsigned int vector)
 static void hpum_irq_bh(void *opaque)
 {
     HpuState *s = HPU(opaque);
-    uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
+    uint64_t pending = qatomic_xchg(&s->irq_pending, 0);
     unsigned int v;
 
     if (qatomic_read(&s->dead) || hpum_core_in_reset(&s->core)) {
@@ -220,7 +220,7 @@ static void hpum_raise_msix(void *opaque, unsigned int vector)
         object_unref(OBJECT(s));
         return;
     }
-    qatomic_or(&s->irq_pending, 1u << vector);
+    qatomic_or(&s->irq_pending, 1ULL << vector);
     qemu_bh_schedule(s->irq_bh);
 }
 

@@ -380,8 +380,8 @@ TEST_CASE("IRQ_TEST raises the vector and counts", "[emu][irq]")
 {
     Dev d;
 
-    SECTION("vectors 1-15 raise just that vector") {
-        const unsigned int v = GENERATE(range(1u, 32u));
+    SECTION("vectors 1-63 raise just that vector") {
+        const unsigned int v = GENERATE(range(1u, 64u));
 
         d.wr(HPU_REG_IRQ_MASK, HPU_IRQ_SELF_TEST);
         d.wr(HPU_REG_IRQ_TEST, v);
