@@ -258,6 +258,7 @@ int hpu_en_ring_alloc(struct hpu_en_port *port, struct hpu_en_ring *ring,
 		      u32 size, u32 buf_size, bool rx);
 void hpu_en_ring_free(struct hpu_en_port *port, struct hpu_en_ring *ring,
 		      bool rx);
+void hpu_en_rings_reset(struct hpu_en_port *port);
 int hpu_en_hw_start(struct hpu_en_port *port);
 int hpu_en_hw_stop(struct hpu_en_port *port);
 void hpu_en_tx_reclaim(struct hpu_en_port *port);

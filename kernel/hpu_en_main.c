@@ -32,10 +32,19 @@ static int hpu_en_quiesce(struct hpu_en_port *port)
 	return hpu_en_hw_stop(port);
 }
 
-static void hpu_en_resume(struct hpu_en_port *port)
+/*
+ * Start the rings again (or for the first time after a swap): NAPI
+ * before the causes are unmasked. Caller holds rtnl. 0 or -EIO (logged).
+ */
+static int hpu_en_resume(struct hpu_en_port *port)
 {
+	int ret;
+
+	hpu_en_rings_reset(port);
 	napi_enable(&port->napi);
+	ret = hpu_en_hw_start(port);
 	netif_tx_wake_all_queues(port->ndev);
+	return ret;
 }
 
 static int hpu_en_open(struct net_device *ndev)
@@ -59,6 +68,7 @@ static int hpu_en_open(struct net_device *ndev)
 		netdev_err(ndev, "cannot request interrupt %d: %d\n", port->irq, ret);
 		goto err_rx;
 	}
+	hpu_en_rings_reset(port);
 	napi_enable(&port->napi);
 	ret = hpu_en_hw_start(port);
 	if (ret)
@@ -155,9 +165,10 @@ int hpu_en_reconfigure(struct hpu_en_port *port, u32 tx_size, u32 rx_size,
 
 	ret = hpu_en_quiesce(port);
 	if (ret) {
+		/* Wedged: the old rings stay, stopped. */
 		hpu_en_ring_free(port, &tx, false);
 		hpu_en_ring_free(port, &rx, true);
-		hpu_en_resume(port);
+		napi_enable(&port->napi);
 		return ret;
 	}
 	hpu_en_tx_reclaim(port);
@@ -170,8 +181,7 @@ int hpu_en_reconfigure(struct hpu_en_port *port, u32 tx_size, u32 rx_size,
 	port->tx_size = tx_size;
 	port->rx_size = rx_size;
 	WRITE_ONCE(port->ndev->mtu, mtu);
-	ret = hpu_en_hw_start(port);
-	hpu_en_resume(port);
+	ret = hpu_en_resume(port);
 
 	/* The old rings, stopped and emptied. */
 	hpu_en_ring_free(port, &tx, false);
@@ -266,9 +276,10 @@ static void hpu_en_restart_work(struct work_struct *work)
 		if (!hpu_en_quiesce(port)) {
 			hpu_en_tx_reclaim(port);
 			hpu_en_rx_repost(port);
-			hpu_en_hw_start(port);
+			hpu_en_resume(port);
+		} else {
+			napi_enable(&port->napi);
 		}
-		hpu_en_resume(port);
 	}
 	rtnl_unlock();
 }

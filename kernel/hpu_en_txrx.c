@@ -189,13 +189,28 @@ static void hpu_en_write_ctrl(struct hpu_en_port *port, bool on)
 }
 
 /**
+ * hpu_en_rings_reset() - the driver's indices as enabling the rings sets
+ *	the device's
+ * @port: the port, NAPI disabled, rings stopped; every receive descriptor
+ *	posted in memory, the transmit ring empty
+ */
+void hpu_en_rings_reset(struct hpu_en_port *port)
+{
+	port->tx.pi = 0;
+	port->tx.ci = 0;
+	port->rx.ci = 0;
+	port->rx.pi = port->rx.size;
+}
+
+/**
  * hpu_en_hw_start() - give the rings to the device and start them
- * @port: the port, rings allocated (receive buffers posted in memory),
+ * @port: the port, rings allocated and reset (hpu_en_rings_reset()),
  *	both enable bits clear
  *
  * Programs MTU, ring bases and sizes, enables both rings (which resets
  * their indices), posts every receive descriptor and unmasks the causes.
- * Caller holds rtnl; NAPI may be enabled.
+ * Caller holds rtnl and enabled NAPI first: an interrupt that finds NAPI
+ * disabled leaves the causes masked for good.
  *
  * Return: 0, or -EIO if the device refused the configuration (logged).
  */
@@ -216,11 +231,6 @@ int hpu_en_hw_start(struct hpu_en_port *port)
 	/* What happened while stopped is of no interest. */
 	hpu_en_wr32(port, HPU_NIC_IRQ_STATUS, HPU_NIC_IRQ_ALL);
 	hpu_en_wr32(port, HPU_NIC_ERR_STATUS, HPU_NIC_ERR_ALL);
-
-	tx->pi = 0;
-	tx->ci = 0;
-	rx->ci = 0;
-	rx->pi = rx->size;
 	hpu_en_write_ctrl(port, true);
 
 	ctrl = hpu_en_rd32(port, HPU_NIC_CTRL);
