@@ -677,15 +677,34 @@ static NetClientInfo hpum_nic_info = {
     .link_status_changed = hpum_nic_link_status_changed,
 };
 
-/* Realize: a port's back end must be one of the device's ports. */
+/*
+ * Realize: a back end only for the device's ports, one port each (the
+ * property setter cannot see two ports of one device taking the same).
+ */
 static bool hpum_nic_check(HpuState *s, Error **errp)
 {
-    unsigned int p;
+    unsigned int p, q;
 
-    for (p = s->nic_ports; p < HPU_NIC_MAX_PORTS; p++) {
-        if (s->nic[p].conf.peers.ncs[0]) {
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        NetClientState *nc = s->nic[p].conf.peers.ncs[0];
+
+        if (!nc) {
+            continue;
+        }
+        if (p >= s->nic_ports) {
             error_setg(errp, "port%u: the device has %u NIC ports "
                        "(nic-ports)", p, s->nic_ports);
+            return false;
+        }
+        for (q = 0; q < p; q++) {
+            if (s->nic[q].conf.peers.ncs[0] == nc) {
+                error_setg(errp, "port%u and port%u: netdev '%s' is in use",
+                           q, p, nc->name);
+                return false;
+            }
+        }
+        if (nc->peer) {
+            error_setg(errp, "port%u: netdev '%s' is in use", p, nc->name);
             return false;
         }
     }
