@@ -742,6 +742,27 @@ static void hpum_nic_create(HpuState *s, const HpuCoreConfig *cfg)
 }
 
 /*
+ * Unrealize leaves the NICs to this bottom half: unrealize may run inside
+ * one of their receive callbacks (its DMA unplugged the device), which
+ * must not find its NIC freed.  Here the back ends are let go at once, so
+ * a device plugged again may take them (the device's state goes later,
+ * after its threads).
+ */
+static void hpum_nic_del_bh(void *opaque)
+{
+    HpuState *s = opaque;
+    unsigned int p;
+
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        if (s->nic[p].nic) {
+            qemu_del_nic(s->nic[p].nic);
+            s->nic[p].nic = NULL;
+        }
+    }
+    object_unref(OBJECT(s));
+}
+
+/*
  * instance_finalize (or a failed realize): no thread uses the core, and
  * no NIC callback runs (they run in the main loop, as this does).
  */
@@ -1244,6 +1265,8 @@ static void hpum_exit(PCIDevice *pdev)
         hpum_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
         timer_del(s->timer);
         hpum_stop_threads(s);
+        object_ref(OBJECT(s));          /* dropped by hpum_nic_del_bh() */
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), hpum_nic_del_bh, s);
     }
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix_store, &s->msix_store);
