@@ -57,8 +57,8 @@ wait_for() {
 
 # ---- discovery ----
 
-hpus() { ls -d /sys/bus/pci/drivers/hpu/0000:* 2>/dev/null | sort | xargs -n1 basename; }
-BDF0=$(hpus | head -n1)
+hpus() { local d; for d in /sys/bus/pci/drivers/hpu/0000:*; do [ -e "$d" ] && echo "${d##*/}"; done | sort; }
+BDF0=$(hpus | sed -n 1p)
 
 # The netdev (in this namespace) of port $2 of the HPU at PCI address $1.
 port_dev() {
@@ -427,18 +427,19 @@ t_drop_inject() {
 	rs=$!
 	nsx n0 python3 "$NICPY" send 192.0.2.2 5005 "$BULK" $seed $((120 * TS)) > /tmp/nic-send.5005 2>&1 &
 	sleep 1
-	sysw 30 "$d1/drop_rx" || bad="$bad drop_rx write refused;"
-	sysw 10 "$d0/drop_tx" || bad="$bad drop_tx write refused;"
+	sysw 8 "$d1/drop_rx" || bad="$bad drop_rx write refused;"
+	sleep 0.5
+	sysw 4 "$d0/drop_tx" || bad="$bad drop_tx write refused;"
 	wait $rs
 	wait
 	grep -q ^OK /tmp/nic-serve.5005 || bad="$bad transfer: $(cat /tmp/nic-serve.5005 /tmp/nic-send.5005 | tr '\n' ' ');"
 	i1=$(est n1 hA1 hw_inj_dropped); o1=$(est n0 hA0 hw_inj_dropped)
 	r1=$(nsx n0 nstat -az TcpRetransSegs | awk '/TcpRetransSegs/ { print $2 }')
-	[ $((i1 - i0)) = 30 ] || bad="$bad hA1 hw_inj_dropped +$((i1 - i0)), want 30;"
-	[ $((o1 - o0)) = 10 ] || bad="$bad hA0 hw_inj_dropped +$((o1 - o0)), want 10;"
+	[ $((i1 - i0)) = 8 ] || bad="$bad hA1 hw_inj_dropped +$((i1 - i0)), want 8;"
+	[ $((o1 - o0)) = 4 ] || bad="$bad hA0 hw_inj_dropped +$((o1 - o0)), want 4;"
 	[ "$(cat "$d1/drop_rx")" = 0 ] || bad="$bad drop_rx still $(cat "$d1/drop_rx");"
 	[ $((r1 - r0)) -gt 0 ] || bad="$bad no TCP retransmission;"
-	figure "TCP recovered 40 injected drops with $((r1 - r0)) retransmitted segments"
+	figure "TCP recovered 12 injected drops with $((r1 - r0)) retransmitted segments"
 	# Bad input: the right errno, nothing changed.
 	for v in "256 drop_rx" "2 link_down" "-1 drop_tx" "foo swap_tx"; do
 		set -- $v
@@ -535,7 +536,7 @@ t_reload() {
 	s0=$(slab_objs); m0=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 	for ns in n0 n1 n2; do ip -n $ns link set hA${ns#n} up; done
 	wait_for 10 carrier n1 hA1
-	for i in 1 2 3; do
+	for i in 1 2; do
 		# Traffic in both directions while the module goes.
 		nsx n0 ping -q -i 0.005 -s 1400 -W 1 192.0.2.2 >/dev/null 2>&1 &
 		pids=$!
@@ -553,9 +554,9 @@ t_reload() {
 	for ns in n0 n1 n2; do ip -n $ns link set hA${ns#n} down 2>/dev/null; done
 	sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
 	s1=$(slab_objs); m1=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-	figure "module reload x3 under traffic: ring caches $s0 -> $s1 objects, MemAvailable $m0 -> $m1 kB"
+	figure "module reload x2 under traffic: ring caches $s0 -> $s1 objects, MemAvailable $m0 -> $m1 kB"
 	for ns in n0 n1 n2; do ip -n $ns link set hA${ns#n} up 2>/dev/null; done
-	# Three open ports with 256 receive buffers each, reloaded three times:
+	# Three open ports with 256 receive buffers each, reloaded twice:
 	# a leak of the rings would be thousands of objects.
 	[ $((s1 - s0)) -lt 512 ] || bad="$bad slab objects $s0 -> $s1;"
 	[ $((m0 - m1)) -lt 32768 ] || bad="$bad MemAvailable $m0 -> $m1 kB;"
@@ -579,6 +580,13 @@ if [ ! -e /sys/module/hpu_en ]; then
 	insmod "$KO_EN" || { fail "hpu_en loaded" "insmod $KO_EN failed"; exit 0; }
 fi
 : > "$FIG"
+# Before the set-up moves ports into namespaces: every netdev in view.
+case " $TESTS " in
+*" bind "*)
+	TESTS=$(echo " $TESTS " | sed 's/ bind / /')
+	t_bind "hpu_en makes one netdev per port, named by port, with the spec's permanent MAC"
+	;;
+esac
 if ! out=$(setup 2>&1); then
 	fail "ports and namespaces set up" "$out"
 	for ns in n0 n1 n2 nv b1 b2; do ip netns del $ns 2>/dev/null; done
@@ -589,7 +597,6 @@ fi
 for t in $TESTS; do
 	t0=$(date +%s)
 	case $t in
-	bind) t_bind "hpu_en makes one netdev per port, named by port, with the spec's permanent MAC" ;;
 	link) t_link "carrier and ethtool follow the link: wired ports up at 100000 Mb/s full duplex, unwired down" ;;
 	ping4) t_ping4 "IPv4 ping between two ports of one HPU" ;;
 	ping6) t_ping6 "IPv6 link-local ping between two ports of one HPU" ;;
