@@ -8,6 +8,7 @@
 #ifndef __HPU_EN_H__
 #define __HPU_EN_H__
 
+#include <linux/atomic.h>
 #include <linux/auxiliary_bus.h>
 #include <linux/io.h>
 #include <linux/mutex.h>
@@ -187,6 +188,8 @@ struct hpu_en_dev;
  *	read with READ_ONCE().
  * @hw_base: the device's counters when the netdev was created; the
  *	netdev's statistics count from there. Constant after probe.
+ * @fail_ring_alloc: test only (debugfs): when N > 0, the N-th ring
+ *	allocation from now fails with -ENOMEM, as if memory ran out.
  * @dbg: the port's debugfs directory.
  *
  * Open, stop, MTU and ring changes and the restart work run under rtnl;
@@ -219,6 +222,7 @@ struct hpu_en_port {
 	u64 restarts;
 	u64 tx_timeouts;
 	u64 hw_base[HPU_NIC_NUM_COUNTERS];
+	atomic_t fail_ring_alloc;
 	struct dentry *dbg;
 };
 

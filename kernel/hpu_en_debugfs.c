@@ -7,6 +7,8 @@
  *     drop_tx    0 to 255: frames handed to the wire that are dropped
  *     drop_rx    0 to 255: frames arriving that are dropped
  *     swap_tx    0 or 1: the next frame is sent after the one after it
+ *     fail_ring_alloc  0 to 16: N > 0 makes the N-th ring allocation from
+ *                now fail with -ENOMEM (the driver's own, not INJ_CTRL)
  *
  * Reads give the register's current state (the drop counts go down as
  * frames are dropped). Root only (mode 0600, and debugfs itself).
@@ -76,6 +78,27 @@ HPU_EN_INJ_ATTR(drop_tx, HPU_NIC_INJ_DROP_TX_MASK);
 HPU_EN_INJ_ATTR(drop_rx, HPU_NIC_INJ_DROP_RX_MASK);
 HPU_EN_INJ_ATTR(swap_tx, HPU_NIC_INJ_SWAP_TX);
 
+static int hpu_en_fail_ring_alloc_get(void *data, u64 *val)
+{
+	struct hpu_en_port *port = data;
+
+	*val = atomic_read(&port->fail_ring_alloc);
+	return 0;
+}
+
+static int hpu_en_fail_ring_alloc_set(void *data, u64 val)
+{
+	struct hpu_en_port *port = data;
+
+	if (val > 16)
+		return -EINVAL;
+	atomic_set(&port->fail_ring_alloc, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(hpu_en_fail_ring_alloc_fops, hpu_en_fail_ring_alloc_get,
+			 hpu_en_fail_ring_alloc_set, "%llu\n");
+
 /** hpu_en_debugfs_init() - create /sys/kernel/debug/hpu_en at module load */
 void hpu_en_debugfs_init(void)
 {
@@ -116,6 +139,8 @@ void hpu_en_debugfs_port_init(struct hpu_en_port *port)
 				   &hpu_en_drop_rx_fops);
 	debugfs_create_file_unsafe("swap_tx", 0600, port->dbg, port,
 				   &hpu_en_swap_tx_fops);
+	debugfs_create_file_unsafe("fail_ring_alloc", 0600, port->dbg, port,
+				   &hpu_en_fail_ring_alloc_fops);
 }
 
 /**

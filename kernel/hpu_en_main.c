@@ -389,7 +389,8 @@ static int hpu_en_port_probe(struct hpu_en_dev *edev, unsigned int idx)
 	return 0;
 }
 
-static void hpu_en_port_remove(struct hpu_en_dev *edev, unsigned int idx)
+/* Free a port's netdev, unregistered already. */
+static void hpu_en_port_free(struct hpu_en_dev *edev, unsigned int idx)
 {
 	struct net_device *ndev = edev->ports[idx];
 	struct hpu_en_port *port;
@@ -397,7 +398,6 @@ static void hpu_en_port_remove(struct hpu_en_dev *edev, unsigned int idx)
 	if (!ndev)
 		return;
 	port = netdev_priv(ndev);
-	unregister_netdev(ndev);
 	/* Stopped: the work finds the port not running, if it runs at all. */
 	cancel_work_sync(&port->restart_work);
 	if (port->wedged)
@@ -410,12 +410,23 @@ static void hpu_en_port_remove(struct hpu_en_dev *edev, unsigned int idx)
 static void hpu_en_remove(struct auxiliary_device *adev)
 {
 	struct hpu_en_dev *edev = auxiliary_get_drvdata(adev);
+	LIST_HEAD(list);
 	unsigned int i;
 
 	/* No injection into a port being removed. */
 	hpu_en_debugfs_dev_fini(edev);
-	for (i = edev->num_ports; i-- > 0;)
-		hpu_en_port_remove(edev, i);
+	/*
+	 * All ports in one batch: one RCU grace period instead of one per
+	 * port, which matters because hpu.ko does this before every reset.
+	 */
+	rtnl_lock();
+	for (i = 0; i < edev->num_ports; i++)
+		if (edev->ports[i])
+			unregister_netdevice_queue(edev->ports[i], &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+	for (i = 0; i < edev->num_ports; i++)
+		hpu_en_port_free(edev, i);
 }
 
 static int hpu_en_probe(struct auxiliary_device *adev,

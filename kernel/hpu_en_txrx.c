@@ -121,6 +121,9 @@ int hpu_en_ring_alloc(struct hpu_en_port *port, struct hpu_en_ring *ring,
 	u32 i;
 
 	memset(ring, 0, sizeof(*ring));
+	/* Test only (debugfs): the N-th allocation from now fails. */
+	if (!atomic_dec_if_positive(&port->fail_ring_alloc))
+		return -ENOMEM;
 	ring->size = size;
 	ring->buf_size = buf_size;
 	/* Page aligned, so 64-byte aligned; zeroed, so reserved bytes are 0. */
