@@ -477,10 +477,13 @@ t_drop_inject() {
 	wait_for 20 rx_since n1 hA1 "$f0" 1000 || bad="$bad no data flowing;"
 	sysw 8 "$d1/drop_rx" || bad="$bad drop_rx write refused;"
 	sysw 4 "$d0/drop_tx" || bad="$bad drop_tx write refused;"
+	# And one pair of frames swapped on the wire.
+	sysw 1 "$d0/swap_tx" || bad="$bad swap_tx write refused;"
 	wait $rs
 	wait
-	[ "$(cat "$d0/drop_tx")/$(cat "$d1/drop_rx")" = 0/0 ] || bad="$bad drops left: $(cat "$d0/drop_tx")/$(cat "$d1/drop_rx");"
-	sysw 0 "$d0/drop_tx"; sysw 0 "$d1/drop_rx"
+	[ "$(cat "$d0/drop_tx")/$(cat "$d1/drop_rx")/$(cat "$d0/swap_tx")" = 0/0/0 ] ||
+		bad="$bad injections left: $(cat "$d0/drop_tx")/$(cat "$d1/drop_rx")/$(cat "$d0/swap_tx");"
+	sysw 0 "$d0/drop_tx"; sysw 0 "$d1/drop_rx"; sysw 0 "$d0/swap_tx"
 	grep -q ^OK /tmp/nic-serve.5005 || bad="$bad transfer: $(cat /tmp/nic-serve.5005 /tmp/nic-send.5005 | tr '\n' ' ');"
 	i1=$(est n1 hA1 hw_inj_dropped); o1=$(est n0 hA0 hw_inj_dropped)
 	r1=$(nsx n0 nstat -az TcpRetransSegs | awk '/TcpRetransSegs/ { print $2 }')
@@ -656,7 +659,7 @@ for t in $TESTS; do
 	rings) t_rings "ring and MTU changes under TCP traffic lose no byte, bad ring sizes are refused" ;;
 	nomem) t_nomem "ring and MTU changes that cannot allocate change nothing, the old rings keep running" ;;
 	link_inject) t_link_inject "a forced link down drops the carrier and traffic, link up restores both" ;;
-	drop_inject) t_drop_inject "frames dropped on the wire are recovered by TCP, injection input checked" ;;
+	drop_inject) t_drop_inject "frames dropped or swapped on the wire are recovered by TCP, injection input checked" ;;
 	virtio) t_virtio "an HPU port and virtio-net exchange IPv4, IPv6 and TCP both ways" ;;
 	nonroot) t_nonroot "ring and MTU changes and fault injection are refused to non-root, statistics are not" ;;
 	soft_reset) t_reset "after a soft reset the netdevs come back and pass traffic" soft ;;
