@@ -168,10 +168,12 @@ struct hpu_en_dev;
  * @tx: the transmit ring, while running.
  * @rx: the receive ring, while running.
  * @tx_size: transmit ring entries to use at the next start (ethtool -G).
- * @rx_size: receive ring entries likewise.
- * @running: the rings are allocated and the port is started.
+ *	Under rtnl.
+ * @rx_size: receive ring entries likewise. Under rtnl.
+ * @running: the rings are allocated and the port is started. Under rtnl.
  * @wedged: a ring did not stop: its memory is kept (the device may still
- *	reach it) and the port stays down until the device is reset.
+ *	reach it) and the port stays down until the device is reset. Under
+ *	rtnl.
  * @ctrl_lock: serialises read-modify-writes of CTRL (set_rx_mode runs
  *	under the netdev's address lock, start and stop under rtnl).
  * @promisc: CTRL.PROMISC as set_rx_mode last asked. Under @ctrl_lock.
