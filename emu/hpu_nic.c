@@ -133,7 +133,10 @@ static void hpum_nic_link_update(HpuCore *c, unsigned int p)
     np->up = up;
     np->link_changes++;
     if (!up) {
+        /* Nothing arrives while it is down: the FIFO goes too. */
         hpum_nic_drop_held(np);
+        np->rx_waiting = false;
+        c->ops->nic_rx_kick(c->opaque, p, true);
     }
     HPU_TRACE(c, HPU_TRACE_NIC_LINK, p, hpum_nic_link_reg(np),
               np->link_changes);

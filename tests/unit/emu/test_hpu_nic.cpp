@@ -753,6 +753,26 @@ TEST_CASE("NIC receive: without a posted descriptor the frame waits in the FIFO"
         CHECK(r.counter(p, HPU_NIC_CNT_RX_FILTERED) == 2u);
         CHECK(r.counter(p, HPU_NIC_CNT_RX_NOBUF) == 1u);
     }
+    SECTION("the link going down drops the held frames") {
+        const bool inj = GENERATE(false, true);
+        CAPTURE(inj);
+        if (inj) {
+            r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN);
+            r.pwr(p, HPU_NIC_INJ_CTRL, 0);
+        } else {
+            r.set_link(p, HPU_NIC_LINK_ATTACHED);
+            r.set_link(p, NIC_UP);
+        }
+        r.run();
+        CHECK(r.env.rxq[p].empty());
+        r.rx_post(p, 2);
+        r.run();
+        CHECK(r.prd(p, HPU_NIC_RX_CI) == 0u);
+        // the next frame is a new one: filtered, not taken as the held one
+        CHECK(r.inject(p, eth_frame(OTHER, 100)));
+        CHECK(r.counter(p, HPU_NIC_CNT_RX_FILTERED) == 1u);
+        CHECK(r.prd(p, HPU_NIC_RX_CI) == 0u);
+    }
     SECTION("clearing RX_EN drops the held frames") {
         r.disable(p, HPU_NIC_CTRL_RX_EN);
         r.run();
