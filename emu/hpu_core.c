@@ -31,7 +31,7 @@ void hpum_lock(HpuCore *c)
  */
 void hpum_unlock(HpuCore *c)
 {
-    uint32_t pending = c->irq_pending;
+    uint64_t pending = c->irq_pending;
     uint32_t epoch = c->epoch;
     unsigned int v;
 
@@ -266,6 +266,7 @@ static void hpum_ctrl_soft_reset(HpuCore *c, uint32_t key)
     c->inj.hang = 0;            /* hung engines let go */
     hpum_job_alert(c);
     hpum_qm_stop(c);
+    hpum_nic_stop(c);
     hpum_timer_arm(c, HPU_TMR_SOFT_RESET, HPU_SOFT_RESET_NS);
 }
 
@@ -303,6 +304,7 @@ static void hpum_ctrl_hard_reset(HpuCore *c, uint32_t key)
     memset(c->sob, 0, sizeof(c->sob));
     hpum_mmu_reset(c, HPU_RESET_HARD);
     hpum_qm_reset(c, HPU_RESET_HARD);
+    hpum_nic_reset(c, HPU_RESET_HARD);
     hpum_ras_reset(c, HPU_RESET_HARD);
     hpum_fw_reset(c, HPU_RESET_HARD);
     /* INJ_QUIESCE.HARD_RESET: it never completes; only power-on ends it. */
@@ -343,6 +345,7 @@ static void hpum_hard_reset_done(HpuCore *c)
     c->dq.reset_done = 2;
     HPU_TRACE(c, HPU_TRACE_HARD_RESET, 1);
     hpum_ctrl_misc_cause(c, HPU_IRQ_RESET_DONE, false);
+    hpum_nic_hard_done(c);
     hpum_cpu_boot(c);
 }
 
@@ -516,6 +519,7 @@ static const HpuBlock *const hpum_blocks[] = {
     &hpum_busy_block,
     &hpum_qm_block,
     &hpum_sob_block,
+    &hpum_nic_block,
 };
 
 static const HpuBlock *hpum_find_block(uint64_t addr)
@@ -669,6 +673,7 @@ void hpum_core_reset(HpuCore *c)
     c->irq_pending = 0;
     memset(c->sob, 0, sizeof(c->sob));
     hpum_mmu_reset(c, HPU_RESET_POWER_ON);
+    hpum_nic_reset(c, HPU_RESET_POWER_ON);
     hpum_qm_reset(c, HPU_RESET_POWER_ON);
     hpum_ras_reset(c, HPU_RESET_POWER_ON);
     hpum_fw_reset(c, HPU_RESET_POWER_ON);
@@ -738,7 +743,8 @@ static void hpum_soft_reset_done(HpuCore *c)
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
         return;                 /* stale: the reset was abandoned */
     }
-    if (!hpum_qm_quiet(c) || (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
+    if (!hpum_qm_quiet(c) || !hpum_nic_quiet(c) ||
+        (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
         /*
          * Engines are still writing ABORTED records, or a scrub runs
          * (its BUSY bit must not clear before it is done): look again
@@ -760,6 +766,7 @@ static void hpum_soft_reset_done(HpuCore *c)
     memset(c->sob, 0, sizeof(c->sob));
     hpum_mmu_reset(c, HPU_RESET_SOFT);
     hpum_qm_reset(c, HPU_RESET_SOFT);
+    hpum_nic_reset(c, HPU_RESET_SOFT);
     hpum_ras_reset(c, HPU_RESET_SOFT);
     c->ctrl.scratch = 0;
     c->ctrl.error = 0;
@@ -828,7 +835,9 @@ bool hpum_core_init(HpuCore *c, const HpuCoreOps *ops,
         hpum_fw_fini(c);
         return false;
     }
-    if (!hpum_hbm_init(c)) {
+    if (!hpum_hbm_init(c) || !hpum_nic_init(c)) {
+        hpum_nic_fini(c);
+        hpum_hbm_fini(c);
         hpum_fw_fini(c);
         return false;
     }
@@ -841,4 +850,5 @@ void hpum_core_fini(HpuCore *c)
     hpum_qm_fini(c);
     hpum_hbm_fini(c);
     hpum_fw_fini(c);
+    hpum_nic_fini(c);
 }

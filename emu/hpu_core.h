@@ -15,7 +15,10 @@
  * and busy counters (hpu_fw.c, hpu_sensors.c); for
  * Documentation/hw/compute.md (spec version 6), the queue managers of the
  * TPC engine and the two MMEs (hpu_qm.c), the MMEs' GEMMs (hpu_mme.c) and
- * the TPC launch (hpu_tpc.c).  It knows nothing about QEMU; it reaches
+ * the TPC launch (hpu_tpc.c); for Documentation/hw/nic.md (spec version
+ * 7), the NIC ports' registers, rings, receive filter, interrupts,
+ * counters and fault injection (hpu_nic.c).  It knows nothing about QEMU;
+ * it reaches
  * its environment (MSI-X, logging, one one-shot timer, host memory, a
  * lock, engine wake-ups) only through HpuCoreOps, so the same
  * files build into QEMU (emu/hpu_pci.c) and into host unit tests
@@ -64,6 +67,9 @@
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
 #define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
 #define HPU_DEFERRED_EVENTS     64
+#define HPU_NIC_TX_BUDGET       32              /* frames per transmit call */
+/* The largest frame (MTU 9216), rounded up: a port's frame buffers */
+#define HPU_NIC_FRAME_BUF       9240
 
 typedef struct HpuCore HpuCore;
 
@@ -83,10 +89,35 @@ typedef enum HpuTraceId {
     HPU_TRACE_HARD_RESET,       /* 0: the key write, 1: done */
     HPU_TRACE_RESET,            /* power-on/FLR: old accesses in flight */
     HPU_TRACE_RESET_FINISH,     /* (none): the function leaves reset */
+    /* Spec version 7 (hpu_nic.c) */
+    HPU_TRACE_NIC_DOORBELL,     /* port, ring (0 TX, 1 RX), PI */
+    HPU_TRACE_NIC_TX,           /* port, first descriptor, count, code, bytes, action */
+    HPU_TRACE_NIC_RX,           /* port, descriptor, bytes, code, rx_flags */
+    HPU_TRACE_NIC_DROP,         /* port, HpuNicDrop, bytes */
+    HPU_TRACE_NIC_LINK,         /* port, LINK, LINK_CHANGES */
     HPU_TRACE_COUNT
 } HpuTraceId;
 
 #define HPU_TRACE_ARGS          6
+
+/* Why a port did not write an arriving frame (HPU_TRACE_NIC_DROP). */
+typedef enum HpuNicDrop {
+    HPU_NIC_DROP_OFF = 1,       /* RX_EN clear, link down, reset: uncounted */
+    HPU_NIC_DROP_INJ,           /* INJ_CTRL.DROP_RX */
+    HPU_NIC_DROP_LENGTH,        /* runt or oversized: RX_ERRORS */
+    HPU_NIC_DROP_FILTER,        /* RX_FILTERED */
+    HPU_NIC_DROP_NOBUF,         /* held for want of a descriptor */
+    HPU_NIC_DROP_FETCH,         /* the descriptor could not be read */
+    HPU_NIC_DROP_STALE,         /* a reset overtook it */
+} HpuNicDrop;
+
+/* What a transmit step did with a frame (HPU_TRACE_NIC_TX). */
+typedef enum HpuNicTxAction {
+    HPU_NIC_TX_SENT,
+    HPU_NIC_TX_FAILED,          /* a status other than OK: not sent */
+    HPU_NIC_TX_INJ_DROP,        /* INJ_CTRL.DROP_TX */
+    HPU_NIC_TX_HELD,            /* INJ_CTRL.SWAP_TX */
+} HpuNicTxAction;
 
 /*
  * Services the environment provides to the core.  All callbacks receive
@@ -160,6 +191,32 @@ typedef struct HpuCoreOps {
      */
     void (*run_parallel)(void *opaque, void (*fn)(void *arg, unsigned int i),
                          void *arg, unsigned int n);
+    /*
+     * Spec version 7 (nic.md).  Hand the frame @buf of @len bytes (at
+     * least HPU_NIC_FRAME_PAD, padding included) to port @port's wire.
+     * Called without the core lock, from hpum_core_nic_tx() only.
+     */
+    void (*nic_send)(void *opaque, unsigned int port, const uint8_t *buf,
+                     uint32_t len);
+    /*
+     * Port @port has transmit work: call hpum_core_nic_tx() soon (QEMU: a
+     * bottom half), not from inside this call.  Called with the lock held.
+     */
+    void (*nic_kick_tx)(void *opaque, unsigned int port);
+    /*
+     * Port @port takes frames again: offer it the frames its back end holds
+     * (those hpum_core_nic_receive() refused) soon, not from inside this
+     * call; with @purge drop them first (a reset emptied the port's FIFO).
+     * Called with the lock held.
+     */
+    void (*nic_rx_kick)(void *opaque, unsigned int port, bool purge);
+    /*
+     * Port @port's back end: HPU_NIC_LINK_ATTACHED if it has one, and
+     * HPU_NIC_LINK_UP if its link is up.  Called with or without the lock
+     * from hpum_core_init(), power-on resets and
+     * hpum_core_nic_link_changed(); reads state only.
+     */
+    uint32_t (*nic_link)(void *opaque, unsigned int port);
 } HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
@@ -177,6 +234,46 @@ typedef struct HpuCoreConfig {
     /* Spec version 6: OpenBLAS threads per MME product (0: 1) */
     unsigned int mme_threads;
 } HpuCoreConfig;
+
+/*
+ * Spec version 7: a NIC port (nic.md).  Registers as the guest sees them,
+ * and the work in progress: a transmit step (hpum_core_nic_tx()) or a
+ * receive (hpum_core_nic_receive()) runs its DMA without the lock and
+ * checks the ring's generation (bumped by enabling the ring and by every
+ * reset) and the epoch in the critical section that begins each access.
+ */
+typedef struct HpuNicRing {
+    uint64_t base;
+    uint32_t size;
+    uint32_t pi;
+    uint32_t ci;
+    uint32_t gen;
+    bool busy;                  /* a frame is in progress without the lock */
+    bool stop;                  /* enable cleared while busy: at its end */
+} HpuNicRing;
+
+typedef struct HpuNicPort {
+    uint32_t mac_lo;
+    uint32_t mac_hi;
+    uint32_t mtu;
+    uint32_t ctrl;              /* as CTRL reads */
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t err_status;
+    uint32_t link_changes;
+    uint32_t inj;               /* INJ_CTRL */
+    uint32_t backend;           /* HPU_NIC_LINK_* of the back end */
+    bool up;                    /* LINK.UP */
+    HpuNicRing tx;
+    HpuNicRing rx;
+    uint64_t cnt[HPU_NIC_NUM_COUNTERS];
+    uint32_t cnt_hi[HPU_NIC_NUM_COUNTERS];  /* latched by reading *_LO */
+    bool rx_waiting;            /* a frame counted RX_NOBUF is held */
+    bool holding;               /* SWAP_TX holds the frame in @held */
+    uint32_t held_len;
+    uint8_t *frame;             /* the frame being sent, transmit step only */
+    uint8_t *held;
+} HpuNicPort;
 
 /*
  * A decoded region of BAR0.  @read and @write get the offset relative to
@@ -550,6 +647,7 @@ struct HpuCore {
     HpuMbox mbox;
     HpuSensors sens;
     HpuBusy busy[HPU_H1_ENGINES];
+    HpuNicPort nic[HPU_NIC_MAX_PORTS];  /* spec version 7: cfg.nic_ports */
     /*
      * TPC cores a launch is split across: ENGINES.TPC (HPU_H1_TPC_ENGINES)
      * from init; the unit tests lower it to compare splits.
@@ -565,7 +663,7 @@ struct HpuCore {
     bool resetting;             /* a soft reset is stopping the engines */
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
     uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
-    uint32_t irq_pending;       /* vectors to raise when the lock drops */
+    uint64_t irq_pending;       /* vectors to raise when the lock drops */
     /*
      * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
      * FLR, hard reset and hpum_core_kill(): work begun in an older epoch
@@ -731,5 +829,34 @@ bool hpum_core_hbm_write(HpuCore *c, uint64_t off, const void *buf,
 
 /* HBM bytes currently backed by host memory. */
 uint64_t hpum_core_hbm_backed(HpuCore *c);
+
+/*
+ * Spec version 7 (nic.md).  The permanent MAC address of port @port of a
+ * device with configuration @cfg.
+ */
+void hpum_core_nic_mac(const HpuCoreConfig *cfg, unsigned int port,
+                       uint8_t mac[6]);
+
+/*
+ * Send up to HPU_NIC_TX_BUDGET frames of port @port's transmit ring:
+ * descriptors and buffers read by DMA, frames handed to nic_send, statuses
+ * written, TX_CI advanced.  Returns whether more work is ready (call again
+ * soon).  The environment calls it after nic_kick_tx (QEMU: in a bottom
+ * half); calls for one port must not overlap.
+ */
+bool hpum_core_nic_tx(HpuCore *c, unsigned int port);
+
+/*
+ * A frame of @len bytes (any length, any content) arrived at port @port
+ * from its back end.  Returns true if the port took it (written to a
+ * receive buffer, or dropped and counted as nic.md says), false if it
+ * holds it for want of a receive descriptor: the environment keeps it and
+ * offers it (and frames after it) again after nic_rx_kick, first in line.
+ */
+bool hpum_core_nic_receive(HpuCore *c, unsigned int port,
+                           const uint8_t *buf, size_t len);
+
+/* Port @port's back end changed its link: ask nic_link again. */
+void hpum_core_nic_link_changed(HpuCore *c, unsigned int port);
 
 #endif /* HPU_CORE_H */

@@ -55,7 +55,7 @@ static inline uint64_t hpum_all_ones(unsigned int size)
 /* Under the lock: raise MSI-X @vector once the lock is dropped. */
 static inline void hpum_raise(HpuCore *c, unsigned int vector)
 {
-    c->irq_pending |= 1u << vector;
+    c->irq_pending |= 1ULL << vector;
 }
 
 static inline void hpum_set_error(HpuCore *c, uint32_t bit)
@@ -462,5 +462,23 @@ void hpum_sensor_period(HpuCore *c);
 /* Under the lock: engine @e starts / ends executing a packet. */
 void hpum_busy_begin(HpuCore *c, unsigned int e);
 void hpum_busy_end(HpuCore *c, unsigned int e);
+
+/* hpu_nic.c: NIC ports (spec version 7, nic.md) */
+extern const HpuBlock hpum_nic_block;
+/* Frame buffers of the configured ports; false: out of memory. */
+bool hpum_nic_init(HpuCore *c);
+void hpum_nic_fini(HpuCore *c);
+/*
+ * Every port register to its reset value, frames held dropped, work in
+ * progress overtaken (ring generations bumped): power-on and the end of a
+ * soft reset (the LINK cause set if the link is up), the start of a hard
+ * reset (hpum_nic_hard_done() sets it at its end).
+ */
+void hpum_nic_reset(HpuCore *c, HpuResetKind kind);
+void hpum_nic_hard_done(HpuCore *c);
+/* Soft reset starts: rings stopped at once, frames held dropped. */
+void hpum_nic_stop(HpuCore *c);
+/* No transmit step or receive is in progress without the lock. */
+bool hpum_nic_quiet(HpuCore *c);
 
 #endif /* HPU_INTERNAL_H */

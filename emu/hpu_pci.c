@@ -5,6 +5,7 @@
  * Usage:
  *   -device hpu[,hbm-size=4G][,nic-ports=10][,serial=STR][,uuid=UUID]
  *              [,fw-pubkey=HEX64][,fw-min-version=N][,fw-flash=FILE]
+ *              [,port0=NETDEV]...[,port9=NETDEV]
  *
  * Properties (Documentation/hw/registers.md, "Device properties"):
  *   hbm-size   HBM size, a multiple of 256 MiB from 256 MiB to 32 GiB
@@ -22,6 +23,21 @@
  *   fw-flash        file loaded as the flash content at realize, at most
  *                   1 MiB (default: empty flash)
  *
+ * Properties (Documentation/hw/nic.md, spec version 7):
+ *   port0..port9    the network back end (-netdev id) of NIC port p, which
+ *                   must be below nic-ports; a port without one has no link
+ *
+ * Each port with a back end is a QEMU NIC (qemu_new_nic, named
+ * "<id>.port<p>" when the device has an id), with the port's permanent MAC
+ * address (from the uuid property).  A TX_PI write only schedules the
+ * port's transmit bottom half, which runs hpum_core_nic_tx() (descriptor
+ * and buffer DMA, qemu_send_packet) in the main loop.  Frames from the
+ * back end go to hpum_core_nic_receive() in the NIC's receive callback; a
+ * frame that finds no posted receive descriptor is refused (receive
+ * returns 0), so the back end's queue holds it and those after it (the
+ * port's receive FIFO) until the port's receive bottom half flushes the
+ * queue when RX_PI moves.  A reset purges that queue.
+ *
  * The boot ROM's work runs in a thread of its own (hpum_fw_thread, "hpu-fw"):
  * the MMIO write of BOOT_CMD or FLASH_CMD only latches a job and wakes it;
  * the thread reads the image from the host with pci_dma_read (BOOT_CMD 1,
@@ -31,9 +47,9 @@
  *
  * The function is a PCIe endpoint (a root complex integrated endpoint when
  * plugged straight into q35's pcie.0) with:
- *   BAR0  64-bit, 1 MiB: registers, decoded by hpu_core.c
+ *   BAR0  64-bit, 16 MiB: registers, decoded by hpu_core.c
  *   BAR2  64-bit, 4 KiB: MSI-X table (offset 0) and PBA (offset 0x800),
- *         32 vectors
+ *         64 vectors
  *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
  *
  * Each engine (8 DMA, the TPC cluster, 2 MMEs: spec version 6) runs in a
@@ -93,6 +109,7 @@
 #include "hw/qdev-properties-system.h"
 #include "hw/resettable.h"
 #include "migration/vmstate.h"
+#include "net/net.h"
 #include "qom/object.h"
 
 #include "hpu_core.h"
@@ -115,6 +132,17 @@ typedef struct HpuEngineThread {
 } HpuEngineThread;
 
 typedef struct HpuTpcPool HpuTpcPool;
+
+/* A NIC port (spec version 7): its QEMU NIC and bottom halves. */
+typedef struct HpuNicGlue {
+    HpuState *s;
+    unsigned int port;
+    NICConf conf;               /* the portN property: conf.peers */
+    NICState *nic;              /* NULL: no back end */
+    QEMUBH *tx_bh;              /* hpum_core_nic_tx() */
+    QEMUBH *rx_bh;              /* flush the back end's queue */
+    bool purge;                 /* drop it first (atomic) */
+} HpuNicGlue;
 
 typedef struct HpuTpcWorker {
     HpuTpcPool *pool;
@@ -147,7 +175,7 @@ struct HpuState {
     QEMUTimer *timer;
     QemuMutex lock;             /* the core lock */
     QEMUBH *irq_bh;             /* raises irq_pending from the main loop */
-    uint32_t irq_pending;       /* vectors, atomic */
+    uint64_t irq_pending;       /* vectors, atomic */
     HpuEngineThread eng[HPU_H1_ENGINES];
     HpuTpcPool tpc_pool;        /* the TPC cores but core 0 */
     QemuThread fw_thread;       /* the boot ROM's worker */
@@ -155,6 +183,7 @@ struct HpuState {
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
     bool fw_quit;
     bool fw_started;
+    HpuNicGlue nic[HPU_NIC_MAX_PORTS];
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
     uint8_t log_bus;            /* bus number for the log (atomic) */
@@ -185,7 +214,7 @@ static void hpum_notify(PCIDevice *pdev, unsigned int vector)
 static void hpum_irq_bh(void *opaque)
 {
     HpuState *s = HPU(opaque);
-    uint32_t pending = qatomic_xchg(&s->irq_pending, 0);
+    uint64_t pending = qatomic_xchg(&s->irq_pending, 0);
     unsigned int v;
 
     if (qatomic_read(&s->dead) || hpum_core_in_reset(&s->core)) {
@@ -220,7 +249,7 @@ static void hpum_raise_msix(void *opaque, unsigned int vector)
         object_unref(OBJECT(s));
         return;
     }
-    qatomic_or(&s->irq_pending, 1u << vector);
+    qatomic_or(&s->irq_pending, 1ULL << vector);
     qemu_bh_schedule(s->irq_bh);
 }
 
@@ -386,6 +415,21 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_RESET_FINISH:
         trace_hpu_reset_finish();
         break;
+    case HPU_TRACE_NIC_DOORBELL:
+        trace_hpu_nic_doorbell(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_NIC_TX:
+        trace_hpu_nic_tx(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_NIC_RX:
+        trace_hpu_nic_rx(a[0], a[1], a[2], a[3], a[4]);
+        break;
+    case HPU_TRACE_NIC_DROP:
+        trace_hpu_nic_drop(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_NIC_LINK:
+        trace_hpu_nic_link(a[0], a[1], a[2]);
+        break;
     case HPU_TRACE_COUNT:
         break;
     }
@@ -519,6 +563,228 @@ static void hpum_join_tpc_pool(HpuState *s)
     qemu_mutex_destroy(&p->lock);
 }
 
+/* NIC ports (spec version 7) */
+
+/* From hpum_core_nic_tx(), in the port's transmit bottom half. */
+static void hpum_nic_send(void *opaque, unsigned int port, const uint8_t *buf,
+                          uint32_t len)
+{
+    HpuNicGlue *g = &HPU(opaque)->nic[port];
+
+    trace_hpu_nic_send(port, len);
+    if (g->nic && !qatomic_read(&g->s->dead)) {
+        qemu_send_packet(qemu_get_queue(g->nic), buf, len);
+    }
+}
+
+/* With the core lock held, on any thread: only schedule. */
+static void hpum_nic_kick_tx(void *opaque, unsigned int port)
+{
+    qemu_bh_schedule(HPU(opaque)->nic[port].tx_bh);
+}
+
+static void hpum_nic_rx_kick(void *opaque, unsigned int port, bool purge)
+{
+    HpuNicGlue *g = &HPU(opaque)->nic[port];
+
+    if (purge) {
+        qatomic_set(&g->purge, true);
+    }
+    qemu_bh_schedule(g->rx_bh);
+}
+
+static uint32_t hpum_nic_link(void *opaque, unsigned int port)
+{
+    HpuNicGlue *g = &HPU(opaque)->nic[port];
+    NetClientState *nc;
+
+    if (!g->nic) {
+        return 0;
+    }
+    nc = qemu_get_queue(g->nic);
+    if (!nc->peer) {
+        return 0;
+    }
+    return HPU_NIC_LINK_ATTACHED | (nc->link_down ? 0 : HPU_NIC_LINK_UP);
+}
+
+static void hpum_nic_tx_bh(void *opaque)
+{
+    HpuNicGlue *g = opaque;
+    HpuState *s = g->s;
+
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
+    object_ref(OBJECT(s));      /* its DMA may unplug the device */
+    if (hpum_core_nic_tx(&s->core, g->port)) {
+        qemu_bh_schedule(g->tx_bh);
+    }
+    object_unref(OBJECT(s));
+}
+
+/* The port takes frames again: offer it those its back end holds. */
+static void hpum_nic_rx_bh(void *opaque)
+{
+    HpuNicGlue *g = opaque;
+    NetClientState *nc;
+
+    if (qatomic_read(&g->s->dead) || !g->nic) {
+        return;
+    }
+    nc = qemu_get_queue(g->nic);
+    if (qatomic_xchg(&g->purge, false) && nc->peer) {
+        trace_hpu_nic_purge(g->port);
+        qemu_purge_queued_packets(nc->peer);
+    }
+    qemu_flush_queued_packets(nc);
+}
+
+/*
+ * A frame from the wire (hostile: any length, any content).  0 leaves it
+ * in the back end's queue: the port found no receive descriptor.
+ */
+static ssize_t hpum_nic_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    HpuNicGlue *g = qemu_get_nic_opaque(nc);
+    HpuState *s = g->s;
+    bool took;
+
+    if (qatomic_read(&s->dead)) {
+        return size;
+    }
+    object_ref(OBJECT(s));
+    took = hpum_core_nic_receive(&s->core, g->port, buf, size);
+    object_unref(OBJECT(s));
+    trace_hpu_nic_receive(g->port, size, took);
+    return took ? size : 0;
+}
+
+static void hpum_nic_link_status_changed(NetClientState *nc)
+{
+    HpuNicGlue *g = qemu_get_nic_opaque(nc);
+
+    if (!qatomic_read(&g->s->dead)) {
+        hpum_core_nic_link_changed(&g->s->core, g->port);
+    }
+}
+
+static NetClientInfo hpum_nic_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = hpum_nic_receive,
+    .link_status_changed = hpum_nic_link_status_changed,
+};
+
+/*
+ * Realize: a back end only for the device's ports, one port each (the
+ * property setter cannot see two ports of one device taking the same).
+ */
+static bool hpum_nic_check(HpuState *s, Error **errp)
+{
+    unsigned int p, q;
+
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        NetClientState *nc = s->nic[p].conf.peers.ncs[0];
+
+        if (!nc) {
+            continue;
+        }
+        if (p >= s->nic_ports) {
+            error_setg(errp, "port%u: the device has %u NIC ports "
+                       "(nic-ports)", p, s->nic_ports);
+            return false;
+        }
+        for (q = 0; q < p; q++) {
+            if (s->nic[q].conf.peers.ncs[0] == nc) {
+                error_setg(errp, "port%u and port%u: netdev '%s' is in use",
+                           q, p, nc->name);
+                return false;
+            }
+        }
+        if (nc->peer) {
+            error_setg(errp, "port%u: netdev '%s' is in use", p, nc->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Realize, before the core: bottom halves, and a NIC per back end. */
+static void hpum_nic_create(HpuState *s, const HpuCoreConfig *cfg)
+{
+    DeviceState *dev = DEVICE(s);
+    unsigned int p;
+
+    for (p = 0; p < s->nic_ports; p++) {
+        HpuNicGlue *g = &s->nic[p];
+        g_autofree char *name = NULL;
+
+        g->s = s;
+        g->port = p;
+        g->tx_bh = qemu_bh_new_guarded(hpum_nic_tx_bh, g,
+                                       &dev->mem_reentrancy_guard);
+        g->rx_bh = qemu_bh_new_guarded(hpum_nic_rx_bh, g,
+                                       &dev->mem_reentrancy_guard);
+        if (!g->conf.peers.ncs[0]) {
+            continue;
+        }
+        hpum_core_nic_mac(cfg, p, g->conf.macaddr.a);
+        if (dev->id) {
+            name = g_strdup_printf("%s.port%u", dev->id, p);
+        }
+        g->nic = qemu_new_nic(&hpum_nic_info, &g->conf,
+                              object_get_typename(OBJECT(s)), name,
+                              &dev->mem_reentrancy_guard, g);
+        qemu_format_nic_info_str(qemu_get_queue(g->nic), g->conf.macaddr.a);
+    }
+}
+
+/*
+ * Unrealize leaves the NICs to this bottom half: unrealize may run inside
+ * one of their receive callbacks (its DMA unplugged the device), which
+ * must not find its NIC freed.  Here the back ends are let go at once, so
+ * a device plugged again may take them (the device's state goes later,
+ * after its threads).
+ */
+static void hpum_nic_del_bh(void *opaque)
+{
+    HpuState *s = opaque;
+    unsigned int p;
+
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        if (s->nic[p].nic) {
+            qemu_del_nic(s->nic[p].nic);
+            s->nic[p].nic = NULL;
+        }
+    }
+    object_unref(OBJECT(s));
+}
+
+/*
+ * instance_finalize (or a failed realize): no thread uses the core, and
+ * no NIC callback runs (they run in the main loop, as this does).
+ */
+static void hpum_nic_destroy(HpuState *s)
+{
+    unsigned int p;
+
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        HpuNicGlue *g = &s->nic[p];
+
+        if (g->nic) {
+            qemu_del_nic(g->nic);
+            g->nic = NULL;
+        }
+        if (g->tx_bh) {
+            qemu_bh_delete(g->tx_bh);
+            qemu_bh_delete(g->rx_bh);
+            g->tx_bh = g->rx_bh = NULL;
+        }
+    }
+}
+
 static const HpuCoreOps hpum_pci_core_ops = {
     .raise_msix = hpum_raise_msix,
     .log_guest_error = hpum_log_guest_error,
@@ -534,6 +800,10 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .reset_drained = hpum_reset_drained,
     .trace = hpum_trace,
     .run_parallel = hpum_run_parallel,
+    .nic_send = hpum_nic_send,
+    .nic_kick_tx = hpum_nic_kick_tx,
+    .nic_rx_kick = hpum_nic_rx_kick,
+    .nic_link = hpum_nic_link,
 };
 
 /*
@@ -888,6 +1158,9 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.mme_threads = s->mme_threads;
+    if (!hpum_nic_check(s, errp)) {
+        return;
+    }
     if (s->fw_flash && *s->fw_flash) {
         if (!g_file_get_contents(s->fw_flash, &flash, &flash_len, &gerr)) {
             error_setg(errp, "fw-flash: cannot read %s: %s", s->fw_flash,
@@ -955,9 +1228,11 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
     s->reset_bh = qemu_bh_new_guarded(hpum_reset_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpum_timer_cb, s);
+    hpum_nic_create(s, &cfg);
     if (!hpum_core_init(&s->core, &hpum_pci_core_ops, s, &cfg)) {
-        error_setg(errp, "cannot allocate the HBM chunk table or the "
-                   "flash");
+        error_setg(errp, "cannot allocate the HBM chunk table, the "
+                   "flash or the NIC ports' frame buffers");
+        hpum_nic_destroy(s);
         timer_free(s->timer);
         s->timer = NULL;
         qemu_bh_delete(s->irq_bh);
@@ -990,6 +1265,8 @@ static void hpum_exit(PCIDevice *pdev)
         hpum_core_kill(&s->core);        /* no DMA, MSI-X or timer after */
         timer_del(s->timer);
         hpum_stop_threads(s);
+        object_ref(OBJECT(s));          /* dropped by hpum_nic_del_bh() */
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), hpum_nic_del_bh, s);
     }
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix_store, &s->msix_store);
@@ -1006,6 +1283,7 @@ static void hpum_instance_finalize(Object *obj)
     }
     hpum_join_rest(s);
     s->core_ready = false;
+    hpum_nic_destroy(s);
     hpum_core_fini(&s->core);
     qemu_bh_delete(s->irq_bh);
     s->irq_bh = NULL;
@@ -1090,6 +1368,17 @@ static const Property hpum_properties[] = {
     /* OpenBLAS threads of an MME product (process-wide, hpu_mme.c) */
     DEFINE_PROP_UINT8("mme-threads", HpuState, mme_threads, 1),
     DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
+    /* Spec version 7: the NIC ports' network back ends */
+    DEFINE_PROP_NETDEV("port0", HpuState, nic[0].conf.peers),
+    DEFINE_PROP_NETDEV("port1", HpuState, nic[1].conf.peers),
+    DEFINE_PROP_NETDEV("port2", HpuState, nic[2].conf.peers),
+    DEFINE_PROP_NETDEV("port3", HpuState, nic[3].conf.peers),
+    DEFINE_PROP_NETDEV("port4", HpuState, nic[4].conf.peers),
+    DEFINE_PROP_NETDEV("port5", HpuState, nic[5].conf.peers),
+    DEFINE_PROP_NETDEV("port6", HpuState, nic[6].conf.peers),
+    DEFINE_PROP_NETDEV("port7", HpuState, nic[7].conf.peers),
+    DEFINE_PROP_NETDEV("port8", HpuState, nic[8].conf.peers),
+    DEFINE_PROP_NETDEV("port9", HpuState, nic[9].conf.peers),
 };
 
 static void hpum_class_init(ObjectClass *klass, void *data)

@@ -38,6 +38,7 @@
 #include "hpu_job.h"
 #include "hpu_limits.h"
 #include "hpu_mmu.h"
+#include "hpu_nic.h"
 #include "hpu_queue.h"
 #include "hpu_stream.h"
 #include "hpu_reset.h"
@@ -274,6 +275,7 @@ static int hpu_pci_init(struct hpu_device *hdev)
  *   hpu_hw_init()                 - (it leaves the device soft reset)
  *   pci_set_master()              devres
  *   hpu_reset_init()              drmm; see (1)
+ *   hpu_nic_init()                drmm
  *   hpu_fw_init(), hpu_fw_boot()  hpu_fw_fini(): a flash write finishes
  *   hpu_mmu_init()                hpu_mmu_fini(): every root invalid
  *   hpu_limits_init()             drmm
@@ -290,6 +292,7 @@ static int hpu_pci_init(struct hpu_device *hdev)
  *   drm_dev_register()            drm_dev_unplug(); see (2)
  *   hpu_debugfs_init()            the DRM core, with the minor
  *   hpu_reset_start()             hpu_reset_fini(); see (1)
+ *   hpu_nic_start()               hpu_nic_fini(); see (3)
  *
  * The undo runs in the reverse order, with two exceptions:
  * (1) hpu_reset_fini() stops resets and the heartbeat before anything is
@@ -298,7 +301,10 @@ static int hpu_pci_init(struct hpu_device *hdev)
  *     a reset kept once the streams are down, before HBM goes;
  * (2) hpu_streams_fini() fails the jobs still on the streams before
  *     drm_dev_unplug(), which then never waits behind a job
- *     (Documentation/driver/reset.md).
+ *     (Documentation/driver/reset.md);
+ * (3) hpu_nic_fini() runs right after hpu_reset_fini() (a reset adds the
+ *     NIC auxiliary device back), so the netdevs go before anything they
+ *     use. hpu_nic_start() is last and cannot fail the probe.
  */
 static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
@@ -327,6 +333,11 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	pci_set_master(pdev);
 
 	ret = hpu_reset_init(hdev);
+	if (ret)
+		return ret;
+
+	/* Before the event queue: its resets call the NIC hooks. */
+	ret = hpu_nic_init(hdev);
 	if (ret)
 		return ret;
 
@@ -406,6 +417,8 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	hpu_debugfs_init(hdev);
 	hpu_reset_start(hdev);
+	/* The netdevs: hpu_en.ko, if loaded, probes them right here. */
+	hpu_nic_start(hdev);
 	return 0;
 
 err_devlink:
@@ -441,6 +454,7 @@ static void hpu_remove(struct pci_dev *pdev)
 	struct hpu_device *hdev = pci_get_drvdata(pdev);
 
 	hpu_reset_fini(hdev);
+	hpu_nic_fini(hdev);
 	hpu_devlink_fini(hdev);
 	hpu_hwmon_fini(hdev);
 	hpu_telemetry_fini(hdev);

@@ -41,6 +41,7 @@ struct hpu_hwmon;
 struct hpu_telemetry;
 struct hpu_ctx_limits;
 struct hpu_mmu;
+struct hpu_nic;
 struct hpu_qm;
 struct hpu_reset;
 struct hpu_vm;
@@ -115,6 +116,9 @@ struct hpu_identity {
  *	remove; its state is freed with the DRM device.
  * @limits: per-context and per-user limits (hpu_limits.c). Set at probe
  *	right after @mmu, freed with the DRM device.
+ * @nic: the NIC ports' auxiliary device (hpu_nic.c). Set at probe right
+ *	after @reset, freed with the DRM device; the auxiliary device itself
+ *	is deleted at remove.
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -139,6 +143,7 @@ struct hpu_device {
 	struct hpu_telemetry *telemetry;
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;
+	struct hpu_nic *nic;
 };
 
 /*

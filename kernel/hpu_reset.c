@@ -40,6 +40,7 @@
 #include "hpu_hbm.h"
 #include "hpu_hw.h"
 #include "hpu_mmu.h"
+#include "hpu_nic.h"
 #include "hpu_stream.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
@@ -479,7 +480,16 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 
 	if (!prepared && READ_ONCE(r->unusable))
 		return -ENODEV;
+	/*
+	 * The netdevs go first (hpu_nic.c), before the device is entered and
+	 * outside the signalling section: unregistering them takes rtnl and
+	 * allocates. hpu_reset_flr_prepare() did it for a prepared reset.
+	 */
+	if (!prepared)
+		hpu_nic_reset_prepare(hdev);
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		/* Unplugged: the netdevs stay away. */
+		hpu_nic_reset_done(hdev, false);
 		if (prepared) {
 			/* Gone meanwhile: the jobs fail, the streams stay off. */
 			fence_cookie = dma_fence_begin_signalling();
@@ -509,6 +519,9 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	}
 	dma_fence_end_signalling(fence_cookie);
 	drm_dev_exit(idx);
+
+	/* The fences are signalled: the netdevs may come back. */
+	hpu_nic_reset_done(hdev, !READ_ONCE(r->unusable));
 
 	/* Not here: this work is in the signalling path, releasing frees. */
 	if (quiet)
@@ -710,9 +723,14 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 
 	mutex_lock(&r->lock);
 	r->flr_prepared = false;
-	if (READ_ONCE(r->shutdown) || READ_ONCE(r->unusable) ||
-	    !drm_dev_enter(&hdev->drm, &idx))
+	if (READ_ONCE(r->shutdown) || READ_ONCE(r->unusable))
 		return;
+	/* Outside drm_dev_enter(): unregistering netdevs may wait long. */
+	hpu_nic_reset_prepare(hdev);
+	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		hpu_nic_reset_done(hdev, false);
+		return;
+	}
 
 	hpu_hb_stop(r);
 	fence_cookie = dma_fence_begin_signalling();

@@ -10,12 +10,14 @@
 #   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
 #      then a second guest runs it again with QEMU's intel-iommu in strict
-#      mode (test names vm-iommu/...)
+#      mode (test names vm-iommu/...); both with three NIC ports wired
+#      (nic_wiring(): the NIC tests, tests/vm/nic/)
 #
 # Copyright (c) 2026 The hpu authors
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -47,6 +49,12 @@ VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-re
 # Groups of the plain boot only (not vm-iommu, not vm-debug): the PyTorch
 # backend's tests (tests/vm/torch/test_torch.py).
 VM_PLAIN_GROUPS = ("-torch",)
+
+# The NIC wiring of the VM boots (tests/vm/nic/nic-tests.sh): ports 0 and 1
+# of the first HPU joined to each other, its port 2 to a virtio-net NIC,
+# and two more virtio-net NICs joined to each other (the baseline of the
+# figures); each wire a pair of QEMU dgram back ends on the host's loopback.
+NIC_VIRTIO_MACS = ("52:54:00:48:50:01", "52:54:00:48:50:02", "52:54:00:48:50:03")
 
 results = []
 
@@ -125,6 +133,39 @@ def host_unit(build, label):
     junit_cases(junit, label)
 
 
+def free_udp_ports(n):
+    """n UDP ports of 127.0.0.1 that nothing uses now (QEMU binds them)."""
+    socks = []
+    for _ in range(n):
+        so = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        so.bind(("127.0.0.1", 0))
+        socks.append(so)
+    ports = [so.getsockname()[1] for so in socks]
+    for so in socks:
+        so.close()
+    return ports
+
+
+def nic_wiring():
+    """QEMU arguments of the NIC wires and the first HPU's port properties."""
+    p = free_udp_ports(6)
+
+    def wire(a, b, pa, pb):
+        return [f"dgram,id={a},local.type=inet,local.host=127.0.0.1,local.port={pa},"
+                f"remote.type=inet,remote.host=127.0.0.1,remote.port={pb}",
+                f"dgram,id={b},local.type=inet,local.host=127.0.0.1,local.port={pb},"
+                f"remote.type=inet,remote.host=127.0.0.1,remote.port={pa}"]
+    netdevs = wire("hpun0", "hpun1", p[0], p[1]) + wire("hpun2", "vnet0", p[2], p[3]) + \
+        wire("vnet1", "vnet2", p[4], p[5])
+    args = []
+    for nd in netdevs:
+        args += ["--qemu-arg=-netdev", f"--qemu-arg={nd}"]
+    for i, mac in enumerate(NIC_VIRTIO_MACS):
+        args += ["--qemu-arg=-device",
+                 f"--qemu-arg=virtio-net-pci,netdev=vnet{i},mac={mac},romfile="]
+    return args, "port0=hpun0,port1=hpun1,port2=hpun2"
+
+
 def vm_tests(build, iommu=False, kernel=None, ko=None):
     """One guest boot running tests/vm/guest-suite.sh; names prefixed vm/ or
     (with intel-iommu, strict) vm-iommu/, or vm-debug/ on a given kernel
@@ -133,7 +174,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
     logdir = os.path.join(REPO, build, "vm-test-" + prefix[3:] if kernel or iommu else "vm-test")
     os.makedirs(logdir, exist_ok=True)
     for f in os.listdir(logdir):
-        if f in ("results.txt", "recovery.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
+        if f in ("results.txt", "recovery.txt", "nic-figures.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
             os.unlink(os.path.join(logdir, f))
     expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}:{d['uuid']}" for d in VM_HPUS)
     # 3 GiB of guest memory: the DMA tests move 1 GiB through a host buffer.
@@ -150,21 +191,26 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
                 "--timeout", "7200"]
     for a in VM_ALLOW:
         cmd += ["--allow", a]
-    for d in VM_HPUS:
+    nic_args, nic_props = nic_wiring()
+    cmd += nic_args
+    for i, d in enumerate(VM_HPUS):
         props = (f"hbm-size={d['hbm'] >> 20}M,serial={d['serial']},nic-ports={d['nics']},"
                  f"uuid={d['uuid']}")
+        if i == 0:
+            props += "," + nic_props
         cmd += ["--hpu", props + ("," + d["props"] if d.get("props") else "")]
     cmd += ["--", "tests/vm/guest-suite.sh"]
     t0 = time.monotonic()
     r = run(cmd)
     print(tail(r.stdout, 60))
     print(f"({prefix} suite took {time.monotonic() - t0:.0f} s)")
-    try:
-        with open(os.path.join(logdir, "recovery.txt")) as f:
-            print(f"{prefix}: recovery times measured in the guest:")
-            print(f.read().rstrip())
-    except FileNotFoundError:
-        pass
+    for fname, what in (("recovery.txt", "recovery times"), ("nic-figures.txt", "NIC figures")):
+        try:
+            with open(os.path.join(logdir, fname)) as f:
+                print(f"{prefix}: {what} measured in the guest:")
+                print(f.read().rstrip())
+        except FileNotFoundError:
+            pass
     record(f"{prefix}/guest finished with a clean kernel log", r.returncode != 125,
            f"hpu-vm exit {r.returncode}, logs in {logdir}")
     try:

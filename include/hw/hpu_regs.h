@@ -18,11 +18,11 @@
 
 /* BARs */
 #define HPU_BAR_REGS			0	/* 64-bit, registers */
-#define HPU_BAR_REGS_SIZE		0x100000
+#define HPU_BAR_REGS_SIZE		0x1000000	/* 16 MiB, spec version 7 */
 #define HPU_BAR_MSIX			2	/* 64-bit, MSI-X table + PBA */
 #define HPU_BAR_HBM			4	/* 64-bit prefetchable, HBM window */
 #define HPU_BAR_HBM_SIZE		0x4000000
-#define HPU_MSIX_VECTORS		32
+#define HPU_MSIX_VECTORS		64
 
 /* Interrupt vectors */
 #define HPU_VEC_MISC			0	/* self-test, reset done */
@@ -30,6 +30,9 @@
 #define HPU_VEC_DMA(e)			(2 + (e))	/* completions of DMA engine e */
 /* Spec version 6: completions of engine index e (0..10), compute.md */
 #define HPU_VEC_ENGINE(e)		(2 + (e))
+/* Spec version 7: port p's Ethernet vector; 32 + p reserved for its RoCE engine */
+#define HPU_VEC_NIC(p)			(16 + (p))
+#define HPU_VEC_ROCE(p)			(32 + (p))
 
 /* Identity and control block, BAR0 + 0x0000 */
 #define HPU_REG_MAGIC			0x0000	/* RO */
@@ -40,7 +43,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000006
+#define   HPU_SPEC_VERSION_VALUE	0x00000007
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -387,6 +390,169 @@
 #define HPU_EVENT_SEV_INFO		0
 #define HPU_EVENT_SEV_ERROR		1
 #define HPU_EVENT_SEV_FATAL		2
+
+/*
+ * Spec version 7: Documentation/hw/nic.md.  Port p (p < ENGINES.NIC) has a
+ * 16 KiB block at HPU_NIC_PORT_BASE(p); the HPU_NIC_* register offsets are
+ * relative to it.  Offsets 0x1000-0x3fff of a block are reserved for the
+ * port's RoCE engine.
+ */
+#define HPU_NIC_MAX_PORTS		10
+#define HPU_NIC_PORT_BASE(p)		(0x100000 + 0x4000 * (p))
+#define HPU_NIC_PORT_SIZE		0x4000
+#define HPU_NIC_ROCE_OFFSET		0x1000
+#define HPU_NIC_BLOCK_END		0x140000	/* end of the ten blocks */
+/* Doorbell pages, reserved for the RoCE engine: one 4 KiB page each */
+#define HPU_DB_PAGE_BASE		0x800000
+#define HPU_DB_PAGE(d)			(0x800000 + 0x1000 * (d))
+#define HPU_DB_PAGES			2048
+
+#define HPU_NIC_PORT_ID			0x000	/* RO */
+#define HPU_NIC_PERM_MAC_LO		0x004	/* RO: MAC bytes 0-3, byte 0 in 7:0 */
+#define HPU_NIC_PERM_MAC_HI		0x008	/* RO: MAC bytes 4-5 in 15:0 */
+#define HPU_NIC_MAC_LO			0x00c	/* RW */
+#define HPU_NIC_MAC_HI			0x010	/* RW: bits 31:16 not stored */
+#define HPU_NIC_LINK			0x014	/* RO */
+#define   HPU_NIC_LINK_UP		0x00000001
+#define   HPU_NIC_LINK_ATTACHED		0x00000002
+#define HPU_NIC_SPEED			0x018	/* RO: Mb/s */
+#define   HPU_NIC_SPEED_MBPS		100000
+#define HPU_NIC_MTU			0x01c	/* RW */
+#define   HPU_NIC_MTU_MIN		68
+#define   HPU_NIC_MTU_MAX		9216
+#define   HPU_NIC_MTU_DEFAULT		1500
+#define HPU_NIC_CTRL			0x020	/* RW */
+#define   HPU_NIC_CTRL_TX_EN		0x00000001
+#define   HPU_NIC_CTRL_RX_EN		0x00000002
+#define   HPU_NIC_CTRL_PROMISC		0x00000004
+#define HPU_NIC_IRQ_STATUS		0x024	/* RW1C: pending causes */
+#define HPU_NIC_IRQ_MASK		0x028	/* RW: causes that raise the vector */
+#define   HPU_NIC_IRQ_TX		0x00000001
+#define   HPU_NIC_IRQ_RX		0x00000002
+#define   HPU_NIC_IRQ_LINK		0x00000004
+#define   HPU_NIC_IRQ_ERROR		0x00000008
+#define   HPU_NIC_IRQ_RX_NOBUF		0x00000010
+#define   HPU_NIC_IRQ_ALL		0x0000001f
+#define HPU_NIC_ERR_STATUS		0x02c	/* RW1C */
+#define   HPU_NIC_ERR_BAD_CONFIG	0x00000001
+#define   HPU_NIC_ERR_BAD_PI		0x00000002
+#define   HPU_NIC_ERR_TX_DESC		0x00000004
+#define   HPU_NIC_ERR_TX_FETCH		0x00000008
+#define   HPU_NIC_ERR_RX_DESC		0x00000010
+#define   HPU_NIC_ERR_RX_FETCH		0x00000020
+#define   HPU_NIC_ERR_ALL		0x0000003f
+#define HPU_NIC_LINK_CHANGES		0x030	/* RO */
+#define HPU_NIC_TX_BASE_LO		0x040	/* RW: 64-byte aligned */
+#define HPU_NIC_TX_BASE_HI		0x044	/* RW */
+#define HPU_NIC_TX_SIZE			0x048	/* RW: entries */
+#define HPU_NIC_TX_PI			0x04c	/* RW: doorbell */
+#define HPU_NIC_TX_CI			0x050	/* RO */
+#define HPU_NIC_RX_BASE_LO		0x060	/* RW: 64-byte aligned */
+#define HPU_NIC_RX_BASE_HI		0x064	/* RW */
+#define HPU_NIC_RX_SIZE			0x068	/* RW: entries */
+#define HPU_NIC_RX_PI			0x06c	/* RW */
+#define HPU_NIC_RX_CI			0x070	/* RO */
+#define HPU_NIC_INJ_CTRL		0x080	/* RW: fault injection (test only) */
+#define   HPU_NIC_INJ_LINK_DOWN		0x00000001
+#define   HPU_NIC_INJ_DROP_TX_MASK	0x0000ff00
+#define   HPU_NIC_INJ_DROP_TX_SHIFT	8
+#define   HPU_NIC_INJ_DROP_RX_MASK	0x00ff0000
+#define   HPU_NIC_INJ_DROP_RX_SHIFT	16
+#define   HPU_NIC_INJ_SWAP_TX		0x01000000
+#define   HPU_NIC_INJ_DEFINED		0x01ffff01
+
+/* Counters: 64 bits as LO/HI pairs; reading LO latches HI */
+#define HPU_NIC_TX_FRAMES_LO		0x100	/* RO */
+#define HPU_NIC_TX_FRAMES_HI		0x104	/* RO */
+#define HPU_NIC_TX_BYTES_LO		0x108	/* RO */
+#define HPU_NIC_TX_BYTES_HI		0x10c	/* RO */
+#define HPU_NIC_RX_FRAMES_LO		0x110	/* RO */
+#define HPU_NIC_RX_FRAMES_HI		0x114	/* RO */
+#define HPU_NIC_RX_BYTES_LO		0x118	/* RO */
+#define HPU_NIC_RX_BYTES_HI		0x11c	/* RO */
+#define HPU_NIC_RX_MCAST_LO		0x120	/* RO */
+#define HPU_NIC_RX_MCAST_HI		0x124	/* RO */
+#define HPU_NIC_TX_ERRORS_LO		0x128	/* RO */
+#define HPU_NIC_TX_ERRORS_HI		0x12c	/* RO */
+#define HPU_NIC_TX_DROPS_LO		0x130	/* RO */
+#define HPU_NIC_TX_DROPS_HI		0x134	/* RO */
+#define HPU_NIC_RX_ERRORS_LO		0x138	/* RO */
+#define HPU_NIC_RX_ERRORS_HI		0x13c	/* RO */
+#define HPU_NIC_RX_NOBUF_LO		0x140	/* RO */
+#define HPU_NIC_RX_NOBUF_HI		0x144	/* RO */
+#define HPU_NIC_RX_DROPS_LO		0x148	/* RO */
+#define HPU_NIC_RX_DROPS_HI		0x14c	/* RO */
+#define HPU_NIC_RX_FILTERED_LO		0x150	/* RO */
+#define HPU_NIC_RX_FILTERED_HI		0x154	/* RO */
+#define HPU_NIC_INJ_DROPPED_LO		0x158	/* RO */
+#define HPU_NIC_INJ_DROPPED_HI		0x15c	/* RO */
+/* Counter i (HPU_NIC_CNT_*) at these offsets, in the table's order */
+#define HPU_NIC_CNT_LO(i)		(0x100 + 8 * (i))
+#define HPU_NIC_CNT_HI(i)		(0x104 + 8 * (i))
+#define   HPU_NIC_CNT_TX_FRAMES		0
+#define   HPU_NIC_CNT_TX_BYTES		1
+#define   HPU_NIC_CNT_RX_FRAMES		2
+#define   HPU_NIC_CNT_RX_BYTES		3
+#define   HPU_NIC_CNT_RX_MCAST		4
+#define   HPU_NIC_CNT_TX_ERRORS		5
+#define   HPU_NIC_CNT_TX_DROPS		6
+#define   HPU_NIC_CNT_RX_ERRORS		7
+#define   HPU_NIC_CNT_RX_NOBUF		8
+#define   HPU_NIC_CNT_RX_DROPS		9
+#define   HPU_NIC_CNT_RX_FILTERED	10
+#define   HPU_NIC_CNT_INJ_DROPPED	11
+#define   HPU_NIC_NUM_COUNTERS		12
+
+/* Rings: 16-byte descriptors, ASID 0 addresses, base 64-byte aligned */
+#define HPU_NIC_DESC_SIZE		16
+#define HPU_NIC_RING_ALIGN		64
+#define HPU_NIC_RING_MIN		16
+#define HPU_NIC_RING_MAX		4096
+/* The status byte of both descriptors: bit 0 DONE, bits 3:1 the code */
+#define HPU_NIC_DESC_DONE		0x01
+#define HPU_NIC_DESC_CODE_SHIFT		1
+#define HPU_NIC_DESC_CODE_MASK		0x0e
+#define HPU_NIC_DESC_OK			0
+#define HPU_NIC_DESC_BAD_DESC		1
+#define HPU_NIC_DESC_BAD_LEN		2	/* transmit only */
+#define HPU_NIC_DESC_BUS_ERROR		3
+#define HPU_NIC_DESC_LINK_DOWN		4	/* transmit only */
+
+/* Transmit descriptor: byte offsets (little-endian) */
+#define HPU_NIC_TXD_ADDR		0	/* u64, driver */
+#define HPU_NIC_TXD_LEN			8	/* u16, driver: 1 to 16383 */
+#define HPU_NIC_TXD_FLAGS		10	/* u8, driver */
+#define   HPU_NIC_TXD_EOP		0x01
+#define HPU_NIC_TXD_STATUS		11	/* u8, device */
+#define HPU_NIC_TXD_RSVD		12	/* u32, zero */
+#define HPU_NIC_TX_BUF_MAX		16383
+#define HPU_NIC_TX_MAX_BUFS		16	/* buffers per frame */
+
+/* Receive descriptor: byte offsets (little-endian) */
+#define HPU_NIC_RXD_ADDR		0	/* u64, driver */
+#define HPU_NIC_RXD_SIZE		8	/* u16, driver: 64 to 16383 */
+#define HPU_NIC_RXD_LEN			10	/* u16, device */
+#define HPU_NIC_RXD_STATUS		12	/* u8, device */
+#define HPU_NIC_RXD_FLAGS		13	/* u8, device */
+#define   HPU_NIC_RXD_BROADCAST		0x01
+#define   HPU_NIC_RXD_MULTICAST		0x02
+#define   HPU_NIC_RXD_VLAN		0x04
+#define HPU_NIC_RXD_RSVD		14	/* u16, zero */
+#define HPU_NIC_RX_BUF_MIN		64
+#define HPU_NIC_RX_BUF_MAX		16383
+
+/* Frames: without FCS; MTU + 18 bytes at most, padded to 60 when sent */
+#define HPU_NIC_FRAME_MIN		14
+#define HPU_NIC_FRAME_PAD		60
+#define HPU_NIC_FRAME_OVERHEAD		18	/* addresses, one VLAN tag, type */
+#define HPU_NIC_RX_FIFO_BYTES		(256 * 1024)
+/*
+ * Permanent MAC of port p: 02:48:50:u[13]:u[14]:(u[15] & 0xf0 | p), u the
+ * device UUID.
+ */
+#define HPU_NIC_MAC_PREFIX0		0x02
+#define HPU_NIC_MAC_PREFIX1		0x48
+#define HPU_NIC_MAC_PREFIX2		0x50
 
 /* Soft reset completes this long after it is started (virtual time). */
 #define HPU_SOFT_RESET_NS		100000

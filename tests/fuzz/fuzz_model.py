@@ -9,7 +9,11 @@
 # rings, command buffers and packets in guest RAM that the engines fetch by
 # DMA, page tables in HBM, MSI-X messages and DMA aimed at the device's own
 # BARs (re-entrancy), PCI config writes (command register, MSI-X control,
-# FLR), system resets and the virtual clock.
+# FLR), system resets and the virtual clock.  Spec version 7: three NIC
+# ports, port 0 wired to the fuzzer's own UDP socket (-netdev dgram: it
+# sends the port random frames of any length and reads what the port
+# sends), ports 1 and 2 wired to each other; their registers, rings and
+# descriptors in guest RAM, doorbells and set_link.
 #
 # With --hotplug the device sits behind a pcie-root-port with native PCIe
 # hot-plug (configuration space through MMCONFIG), the DMA and MSI-X
@@ -21,8 +25,9 @@
 #
 # What must hold: QEMU never exits or stops answering, whatever the guest
 # does; and after a system reset the device is the spec's power-on device
-# again: it boots the signed firmware image and runs a DMA job end to end
-# (tests/unit/emu/qtest_hpu.py's checks).
+# again: it boots the signed firmware image, runs a DMA job end to end
+# (tests/unit/emu/qtest_hpu.py's checks) and port 1 sends a frame that
+# port 2 receives.
 #
 # Usage: fuzz_model.py [--seed S] [--actions N] [--rounds R] [--time-limit S]
 #                      [--hotplug] [--qemu PATH]
@@ -41,6 +46,7 @@ import os
 import random
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -74,6 +80,54 @@ HANG_S = 60
 # qtest_hpu_sec.py (whose MMCONFIG helpers HotplugFuzzer shares)
 RP, DEV = sec.RP, sec.DEV
 SLOT_OFF = 0x07C0           # Slot Control: power off, both indicators off
+NIC_PORTS = 3
+NIC_REGS = list(range(0, 0x160, 4)) + [0x1000, 0x3FFC]
+NIC_RING = ARENA + 0x1C0000 # the NIC rings' part of the arena (16 KiB per port)
+
+
+def nic_port_base(p):
+    return 0x100000 + 0x4000 * p
+
+
+def free_udp_ports(n):
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+class Wire:
+    """The fuzzer's end of port 0's wire, and the back ends of the three
+    ports (-netdev dgram on loopback UDP)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.setblocking(False)
+        a, b, c = free_udp_ports(3)
+        self.peer = ("127.0.0.1", a)
+        mine = self.sock.getsockname()[1]
+        self.args = []
+        for nid, local, remote in (("n0", a, mine), ("n1", b, c), ("n2", c, b)):
+            self.args += ["-netdev", f"dgram,id={nid},local.type=inet,local.host=127.0.0.1,"
+                          f"local.port={local},remote.type=inet,remote.host=127.0.0.1,"
+                          f"remote.port={remote}"]
+        self.devargs = f",nic-ports={NIC_PORTS},port0=n0,port1=n1,port2=n2"
+
+    def drain(self):
+        n = 0
+        while True:
+            try:
+                self.sock.recv(70000)
+                n += 1
+            except BlockingIOError:
+                return n
+
+    def close(self):
+        self.sock.close()
 
 
 class Fuzzer(qt.QTest):
@@ -81,7 +135,8 @@ class Fuzzer(qt.QTest):
 
     sltctl_addr = None      # the root port's slot control (--hotplug)
 
-    def __init__(self, qemu, devargs, log, qmp, extra=()):
+    def __init__(self, qemu, devargs, log, qmp, extra=(), wire=None):
+        self.wire = wire
         self.err = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen(
             [qemu, *qt.FW, "-machine", "q35", "-accel", "qtest", "-qtest", "stdio",
@@ -97,8 +152,8 @@ class Fuzzer(qt.QTest):
         json.loads(self.qmpf.readline())            # greeting
         self.qmp_cmd("qmp_capabilities")
 
-    def qmp_cmd(self, name, **args):
-        req = {"execute": name}
+    def qmp_cmd(self, command, **args):
+        req = {"execute": command}
         if args:
             req["arguments"] = args
         self.qmpf.write(json.dumps(req) + "\n")
@@ -106,7 +161,7 @@ class Fuzzer(qt.QTest):
         while True:
             line = self.qmpf.readline()
             if not line:
-                raise RuntimeError(f"QMP {name}: QEMU closed the socket")
+                raise RuntimeError(f"QMP {command}: QEMU closed the socket")
             msg = json.loads(line)
             if "return" in msg or "error" in msg:
                 return msg
@@ -132,12 +187,13 @@ class HotplugFuzzer(Fuzzer):
     """The HPU (id hpu0) behind a root port with native hot-plug; its
     configuration space through MMCONFIG."""
 
-    def __init__(self, qemu, devargs, log, qmp):
+    def __init__(self, qemu, devargs, log, qmp, extra=(), wire=None):
         self.devargs = devargs
         super().__init__(
             qemu, devargs, log, qmp,
             extra=("-global", "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off",
-                   "-device", "pcie-root-port,id=rp,bus=pcie.0,addr=02.0,chassis=1,slot=1"))
+                   "-device", "pcie-root-port,id=rp,bus=pcie.0,addr=02.0,chassis=1,slot=1",
+                   *extra), wire=wire)
         self.enable_mmcfg()
         self.rp_exp = self.find_cap_at(RP, 0x10)
         self.sltctl_addr = self.cfg_at(RP, self.rp_exp + 0x18)
@@ -199,7 +255,8 @@ class HotplugFuzzer(Fuzzer):
         args = {"driver": driver}
         for p in props:
             k, v = p.split("=", 1)
-            args[k] = int(v[:-1]) << 30 if k == "hbm-size" else v  # QMP wants the number
+            # QMP wants numbers for the number properties
+            args[k] = int(v[:-1]) << 30 if k == "hbm-size" else int(v) if k == "nic-ports" else v
         return args
 
 
@@ -223,6 +280,8 @@ class Actions:
             (6, self.clock), (4, self.hbm_window), (3, self.page_table),
             (3, self.msix_entry), (2, self.config), (2, self.boot),
             (1, self.reset_key), (1, self.system_reset),
+            (4, self.nic_setup), (4, self.nic_desc), (6, self.nic_doorbell),
+            (6, self.nic_frame), (1, self.nic_link), (10, self.nic_traffic),
         ]
         if q.sltctl_addr is not None:
             self.table += [(2, self.flr), (1, self.unplug)]
@@ -270,6 +329,8 @@ class Actions:
             return (0x10000 + 0x1000 * r.randrange(ENGINES + 1) + 0x100 * r.randrange(STREAMS + 1)
                     + r.choice(STREAM_REGS))
         if c < 8:
+            if r.random() < 0.5:       # a NIC port's register, ports past the last
+                return nic_port_base(r.randrange(NIC_PORTS + 1)) + r.choice(NIC_REGS)
             return 0x20000 + 4 * r.randrange(2100)     # HPU_REG_SOB(n), past the last
         if c < 9:
             return r.randrange(R["HPU_BAR_REGS_SIZE"]) & ~3
@@ -513,6 +574,147 @@ class Actions:
             what += ", slot power off"
         return what
 
+    # Spec version 7: NIC ports
+    def nic_port(self):
+        return self.rng.randrange(NIC_PORTS + 1) if self.rng.random() < 0.1 else \
+            self.rng.randrange(NIC_PORTS)
+
+    def nic_setup(self):
+        """A port's rings in the arena (mostly sane), MTU, enable bits."""
+        r = self.rng
+        p = self.nic_port()
+        base = nic_port_base(p)
+        ring = NIC_RING + 0x4000 * (p % NIC_PORTS)
+        q = self.q
+        q.wr(base + R["HPU_NIC_CTRL"], 0)
+        if r.random() < 0.3:
+            q.wr(base + R["HPU_NIC_MTU"], r.choice([68, 1500, 9216, 67, 9217, self.value()]))
+        for lo, off in ((R["HPU_NIC_TX_BASE_LO"], 0), (R["HPU_NIC_RX_BASE_LO"], 0x2000)):
+            addr = HOST | (ring + off) if r.random() < 0.85 else self.address()
+            q.wr(base + lo, addr & 0xFFFFFFFF)
+            q.wr(base + lo + 4, addr >> 32)
+            q.wr(base + lo + 8, r.choice([16, 64, 256, 0, 8, 17, 8192, self.value()]))
+        q.wr(base + R["HPU_NIC_IRQ_MASK"], r.choice([0, 0x1F, self.value()]))
+        q.wr(base + R["HPU_NIC_CTRL"], r.choice([3, 3, 7, 1, 2, self.value()]))
+        if r.random() < 0.2:
+            q.wr(base + R["HPU_NIC_INJ_CTRL"], r.choice([0, 1, 0x100, 0x10000, 0x1000000,
+                                                         self.value()]))
+        return f"nic {p} setup ring {ring:#x}"
+
+    def nic_desc(self):
+        """Transmit or receive descriptors at random slots of a port's rings,
+        their buffers in the arena, HBM or anywhere."""
+        r = self.rng
+        p = r.randrange(NIC_PORTS)
+        rx = r.random() < 0.5
+        base = NIC_RING + 0x4000 * p + (0x2000 if rx else 0)
+        data = b""
+        n = r.randrange(1, 9)
+        first = r.randrange(256 - n)
+        for i in range(n):
+            buf = HOST | self.arena(16384) if r.random() < 0.7 else self.address()
+            if rx:
+                data += le((buf, 8), (r.choice([2048, 16383, 64, 63, 16384, self.value()]), 2),
+                           (self.value(), 2), (self.value(), 2), (r.choice([0, 0, self.value()]), 2))
+            else:
+                length = r.choice([60, 64, 1514, 1518, 9000, 13, 0, 16383, 16384, self.value()])
+                flags = r.choice([1, 1, 0, 0x81, self.value()]) if i == n - 1 else r.choice([0, 0, 1, 2])
+                data += le((buf, 8), (length, 2), (flags, 1), (self.value(), 1),
+                           (r.choice([0, 0, 0, self.value()]), 4))
+        if not rx and r.random() < 0.5:    # a frame to port 2's (or any) address
+            dst = r.choice([bytes.fromhex("024850654322"), r.randbytes(6)])
+            self.q.mem_write(self.arena(16384), dst + r.randbytes(r.randrange(8, 200)))
+        self.q.mem_write(base + 16 * first, data)
+        return f"nic {p} {'rx' if rx else 'tx'} descriptors {first}+{n}"
+
+    def nic_doorbell(self):
+        r = self.rng
+        p = self.nic_port()
+        reg = r.choice([R["HPU_NIC_TX_PI"], R["HPU_NIC_RX_PI"]])
+        ci = self.q.rd(nic_port_base(p) + reg + 4)
+        pi = r.choice([ci + 1, ci + r.randrange(1, 17), ci + 300, self.value()]) & 0xFFFFFFFF
+        self.q.wr(nic_port_base(p) + reg, pi)
+        if self.q.wire:
+            self.q.wire.drain()
+        return f"nic {p} doorbell {reg:#x} pi {pi}"
+
+    def nic_frame(self):
+        """A frame from the wire into port 0: any length (but 0, which
+        QEMU's dgram back end takes for the end of the connection), often to
+        the port's address, its broadcast or a multicast one."""
+        r = self.rng
+        if not self.q.wire:
+            return "no wire"
+        n = r.choice([1, 13, 14, 59, 60, 64, 1514, 1518, 1519, 9234, 9235, 16384, 65000,
+                      r.randrange(1, 20000)])
+        f = bytearray(r.randbytes(n))
+        dst = r.choice([None, b"\xff" * 6, b"\x01\x00\x5e\x00\x00\x01",
+                        bytes.fromhex("024850654320")])
+        if dst and n >= 6:
+            f[:6] = dst
+        try:
+            self.q.wire.sock.sendto(bytes(f), self.q.wire.peer)
+        except OSError:
+            pass
+        self.q.wire.drain()
+        return f"nic frame {n} bytes"
+
+    def nic_traffic(self):
+        """Mostly well-formed traffic: a port's rings enabled if they are
+        not, frames posted (1 to 3 buffers) and received buffers posted, a
+        frame from the wire."""
+        r, q = self.rng, self.q
+        p = r.randrange(NIC_PORTS)
+        base = nic_port_base(p)
+        ring = NIC_RING + 0x4000 * p
+        if q.rd(base + R["HPU_NIC_CTRL"]) & 3 != 3:
+            q.wr(base + R["HPU_NIC_CTRL"], 0)
+            for lo, off in ((R["HPU_NIC_TX_BASE_LO"], 0), (R["HPU_NIC_RX_BASE_LO"], 0x2000)):
+                q.wr(base + lo, ring + off)
+                q.wr(base + lo + 4, HOST >> 32)
+                q.wr(base + lo + 8, 256)
+            q.wr(base + R["HPU_NIC_CTRL"], r.choice([3, 7]))
+        what = f"nic {p} traffic"
+        # transmit: to port 2's address mostly (ports 1 and 2 are wired)
+        ci = q.rd(base + R["HPU_NIC_TX_CI"])
+        pi = q.rd(base + R["HPU_NIC_TX_PI"])
+        if pi - ci < 200:
+            n = r.randrange(1, 4)
+            f = bytes.fromhex(r.choice(["024850654322", "024850654321", "ffffffffffff"])) + \
+                r.randbytes(r.choice([50, 100, 1500, 1504, r.randrange(1, 3000)]))
+            buf = self.arena(len(f) + 8)
+            q.mem_write(buf, f)
+            cut = sorted(r.sample(range(1, len(f)), n - 1)) if len(f) > n else []
+            edges = [0, *cut, len(f)]
+            data = b""
+            for i in range(len(edges) - 1):
+                data += le((HOST | (buf + edges[i]), 8), (edges[i + 1] - edges[i], 2),
+                           (1 if i == len(edges) - 2 else 0, 1), (0, 1), (0, 4))
+            for i in range(0, len(data), 16):
+                slot = (pi + i // 16) % 256
+                q.mem_write(ring + 16 * slot, data[i:i + 16])
+            q.wr(base + R["HPU_NIC_TX_PI"], pi + len(data) // 16)
+            what += f", tx {len(f)} bytes in {len(edges) - 1}"
+        # receive: post a few buffers
+        rci = q.rd(base + R["HPU_NIC_RX_CI"])
+        rpi = q.rd(base + R["HPU_NIC_RX_PI"])
+        if rpi - rci < 200:
+            k = r.randrange(1, 5)
+            for i in range(k):
+                q.mem_write(ring + 0x2000 + 16 * ((rpi + i) % 256),
+                            le((HOST | self.arena(9300, 64), 8), (r.choice([2048, 9300, 100]), 2),
+                               (0, 2), (0, 2), (0, 2)))
+            q.wr(base + R["HPU_NIC_RX_PI"], rpi + k)
+        if p == 0 and q.wire:
+            self.nic_frame()
+        return what
+
+    def nic_link(self):
+        nid = self.rng.choice(["n0", "n1", "n2"])
+        up = self.rng.random() < 0.6
+        self.q.qmp_cmd("set_link", name=nid, up=up)
+        return f"set_link {nid} {up}"
+
     def run_one(self):
         if not self.q.present():
             self.current = "replug"
@@ -576,6 +778,35 @@ def smoke(q, image):
              f"a DMA job completes OK after the fuzz and a system reset ({rec.hex()})")
     qt.check(q.mem_read(dst, len(data)) == data and
              q.cmd(f"readl {dst + 0x2000:#x}") == 0x5EED, "its data arrived")
+    if q.wire:
+        nic_smoke(q)
+
+
+def nic_smoke(q):
+    """Port 1 sends a frame, port 2 receives it (links up again)."""
+    for nid in ("n0", "n1", "n2"):
+        q.qmp_cmd("set_link", name=nid, up=True)
+    txr, rxr, txb, rxb = ARENA + 0x3000, ARENA + 0x3400, ARENA + 0x4000, ARENA + 0x8000
+    b1, b2 = nic_port_base(1), nic_port_base(2)
+    for base, lo, ring, ctrl in ((b1, R["HPU_NIC_TX_BASE_LO"], txr, 1),
+                                 (b2, R["HPU_NIC_RX_BASE_LO"], rxr, 2)):
+        q.wr(base + lo, ring)
+        q.wr(base + lo + 4, HOST >> 32)
+        q.wr(base + lo + 8, 16)
+        q.wr(base + R["HPU_NIC_CTRL"], ctrl)
+    mac2 = struct.pack("<IH", q.rd(b2 + R["HPU_NIC_MAC_LO"]), q.rd(b2 + R["HPU_NIC_MAC_HI"]))
+    f = mac2 + bytes([2, 0, 0, 0, 0, 9, 8, 0]) + bytes(range(200))
+    q.mem_write(rxr, le((HOST | rxb, 8), (2048, 2), (0, 2), (0, 2), (0, 2)))
+    q.wr(b2 + R["HPU_NIC_RX_PI"], 1)
+    q.mem_write(txb, f)
+    q.mem_write(txr, le((HOST | txb, 8), (len(f), 2), (1, 1), (0, 1), (0, 4)))
+    q.wr(b1 + R["HPU_NIC_TX_PI"], 1)
+    for _ in range(3000):
+        if q.rd(b2 + R["HPU_NIC_RX_CI"]) == 1:
+            break
+        time.sleep(0.001)
+    qt.check(q.mem_read(rxb, len(f)) == f and q.mem_read(rxr + 10, 3) == bytes([len(f), 0, 1]),
+             "port 1 sends a frame that port 2 receives after the fuzz and a system reset")
 
 
 def fuzz_round(qemu, seed, actions, deadline, image, stats, hotplug=False):
@@ -583,12 +814,15 @@ def fuzz_round(qemu, seed, actions, deadline, image, stats, hotplug=False):
     tmp = tempfile.mkdtemp(prefix="hpu-fuzz-")
     log = os.path.join(tmp, "guest-errors.log")
     qmp = os.path.join(tmp, "qmp.sock")
+    wire = Wire()
+    # uuid: port 2's MAC is 02:48:50:65:43:22, which nic_desc aims frames at
+    ports = wire.devargs + ",uuid=12345678-9abc-def0-0fed-cba987654321"
     if hotplug:
         q = HotplugFuzzer(qemu, "hpu,bus=rp,id=hpu0,hbm-size=1G,serial=FUZZ,"
-                          f"fw-pubkey={qt.pubkey()}", log, qmp)
+                          f"fw-pubkey={qt.pubkey()}" + ports, log, qmp, wire.args, wire)
     else:
-        q = Fuzzer(qemu, f"hpu,addr=01.0,hbm-size=1G,serial=FUZZ,fw-pubkey={qt.pubkey()}",
-                   log, qmp)
+        q = Fuzzer(qemu, f"hpu,addr=01.0,hbm-size=1G,serial=FUZZ,fw-pubkey={qt.pubkey()}" + ports,
+                   log, qmp, wire.args, wire)
     last = collections.deque(maxlen=40)
     done = 0
     ok = True
@@ -639,6 +873,7 @@ def fuzz_round(qemu, seed, actions, deadline, image, stats, hotplug=False):
         print(f"QEMU exit status {q.p.returncode}; stderr:\n" + q.stderr_tail())
     finally:
         stop.set()
+        wire.close()
         try:
             q.close()
         except (OSError, subprocess.TimeoutExpired):

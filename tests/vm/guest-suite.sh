@@ -56,6 +56,13 @@ shrink_slabs() {
 shrink_slabs
 cp /proc/slabinfo /tmp/slab-loaded-deps
 check "vm/driver loads" sh -c "insmod $KO $HPU_PARAMS"
+# The NIC ports' netdevs (hpu_en.ko, beside hpu.ko) from the start: every
+# reset, unbind and FLR of the suite then runs with them bound; the NIC
+# tests themselves come near the end (tests/vm/nic/nic-tests.sh).
+KO_EN=$(dirname "$KO")/hpu_en.ko
+export HPU_EN_KO=$KO_EN
+check "vm/nic/hpu_en loads and binds the NIC auxiliary devices" sh -c \
+	"insmod $KO_EN && test \$(ls -d /sys/bus/auxiliary/drivers/hpu_en/hpu.en.* | wc -l) = $ndev"
 
 # KUnit suites of the driver's logic (kernel/tests/): in a kernel with
 # CONFIG_KUNIT (make test-debug) hpu_kunit.ko is built next to hpu.ko;
@@ -344,6 +351,20 @@ fi
 check "vm/device works after the fuzzer" timeout 60 "$BUILD/tests/vm/hpu-vm-tests" \
 	"memset and write-value,a recorded command list is submitted many times"
 # ---- end of the fuzzer block ----
+
+# The NIC ports (tests/vm/nic/nic-tests.sh): netdevs, carrier, IPv4/IPv6,
+# TCP byte for byte, counters, MTU, promiscuous mode, MAC, ring changes
+# under traffic, injected link loss and drops, virtio-net interop, non-root
+# refusals, soft/hard/FLR resets and module reloads; it ends by unloading
+# hpu_en. Figures in $OUT/nic-figures.txt.
+t0=$(date +%s)
+timeout -s KILL $(( 900 * ${HPU_TIME_SCALE:-1} )) bash "$REPO/tests/vm/nic/nic-tests.sh" > "$OUT/nic-tests.log" 2>&1
+rc=$?
+grep -E "^(PASS|FAIL|NIC)" "$OUT/nic-tests.log"
+echo "nic-tests exit status $rc after $(( $(date +%s) - t0 )) s"
+if [ "$rc" = 0 ]; then pass "vm/nic/tests ran to the end"
+else fail "vm/nic/tests ran to the end" "exit $rc: killed at the time limit or crashed"; fi
+rmmod hpu_en 2>/dev/null
 
 # hpu-smi's table shows every device with its serial and HBM size in MiB:
 # rows are "| index | name | bus id | serial | temp | power | used / total MiB | ...".

@@ -66,7 +66,7 @@ PKGS_MAIN="build-essential cmake ninja-build pkg-config git make gcc g++ python3
 	libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev libcap-ng-dev libattr1-dev
 	flex bison bzip2 xz-utils zstd dpkg-dev seabios qemu-system-data
 	busybox-static cpio kmod sparse dwarves libdrm-dev pciutils
-	clang-tidy jq nettle-dev libopenblas-dev iproute2 lm-sensors python3-jsonschema
+	clang-tidy jq nettle-dev libopenblas-dev iproute2 iputils-ping ethtool lm-sensors python3-jsonschema
 	zlib1g-dev dataset-fashion-mnist python3-torch libtorch-dev"
 PKGS_BPO="linux-image-amd64 linux-headers-amd64 linux-source-6.12 meson python3-pycotap catch2"
 

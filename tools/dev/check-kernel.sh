@@ -6,8 +6,8 @@
 #   tools/dev/check-kernel.sh
 #
 # Runs, and fails (non-zero) on any finding of:
-#   - checkpatch.pl --strict on kernel/*.[ch], kernel/tests/*.[ch] (the
-#     KUnit suites), kernel/Kbuild, kernel/Makefile and
+#   - checkpatch.pl --strict on kernel/*.[ch] (hpu.ko and hpu_en.ko),
+#     kernel/tests/*.[ch] (the KUnit suites), kernel/Kbuild, kernel/Makefile and
 #     include/uapi/drm/hpu_accel.h;
 #   - kernel-doc -Wall on the same C files;
 #   - a W=1 build of kernel/ with sparse on every file (C=2): any compiler
@@ -45,7 +45,8 @@ fail=0
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
-sources=$(ls kernel/hpu_*.c kernel/hpu_*.h kernel/tests/*.c kernel/tests/*.h)
+# Not the build's generated *.mod.c (hpu_en.mod.c matches hpu_*.c).
+sources=$(ls kernel/hpu_*.c kernel/hpu_*.h kernel/tests/*.c kernel/tests/*.h | grep -v '\.mod\.c$')
 
 echo "check-kernel: checkpatch --strict"
 # shellcheck disable=SC2086

@@ -4,7 +4,8 @@
 # Check include/hw/hpu_regs.h against the hardware spec in
 # Documentation/hw/registers.md: every register the spec lists must be in the
 # header at the same offset and every register in the header must be in the
-# spec; the PCI identity, error bits and fixed reset values must agree.
+# spec; the PCI identity, error bits, NIC interrupt causes and fixed reset
+# values must agree.
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -15,7 +16,7 @@ import sys
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SPECS = [os.path.join(REPO, "Documentation/hw", f)
          for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md",
-                   "firmware-and-telemetry.md")]
+                   "firmware-and-telemetry.md", "nic.md")]
 HDR = os.path.join(REPO, "include/hw/hpu_regs.h")
 
 errors = []
@@ -112,6 +113,12 @@ def main():
                 if plain.get(key) != 1 << int(r[0]):
                     err(f"ERROR bit {r[1]}: spec bit {r[0]}, header {key}={plain.get(key)}")
             continue
+        if head[:2] == ["bit", "cause"]:
+            for r in rows:
+                key = "HPU_NIC_IRQ_" + r[1]
+                if plain.get(key) != 1 << int(r[0]):
+                    err(f"NIC cause {r[1]}: spec bit {r[0]}, header {key}={plain.get(key)}")
+            continue
         if head[:2] == ["item", "value"]:
             want = {"vendor id": "HPU_PCI_VENDOR_ID", "device id": "HPU_PCI_DEVICE_ID",
                     "class code": "HPU_PCI_CLASS", "revision": "HPU_PCI_REVISION"}
@@ -120,6 +127,10 @@ def main():
                     v = int(re.search(r"0x[0-9a-fA-F]+", r[1]).group(0), 16)
                     if plain.get(want[r[0]]) != v:
                         err(f"PCI {r[0]}: spec 0x{v:x}, header {plain.get(want[r[0]])}")
+                if r[0] == "BAR0":
+                    m = re.search(r"(\d+) MiB", r[1])
+                    if not m or plain.get("HPU_BAR_REGS_SIZE") != int(m.group(1)) << 20:
+                        err(f"BAR0 size: spec {r[1]}, header {plain.get('HPU_BAR_REGS_SIZE')}")
                 if r[0] == "MSI-X":
                     v = int(r[1].split()[0])
                     if plain.get("HPU_MSIX_VECTORS") != v:

@@ -10,6 +10,15 @@
 // write that kicked it, unless a test sets Env::fw_manual and calls
 // Dev::fw_pump() itself (to run it late, or to make a reset overtake it).
 //
+// Spec version 7: each NIC port's back end is a recorder of the frames
+// sent (Env::sent) and a queue of arriving frames that behaves as QEMU's
+// (Dev::inject(): a frame the port refuses waits, with those after it,
+// until the port asks for them again through nic_rx_kick).  The transmit
+// bottom half (hpum_core_nic_tx()) and the receive kick run in Dev::bh(),
+// before the next access, unless a test sets Env::nic_manual and calls
+// Dev::nic_bh() itself.  Every port has a back end whose link is up unless
+// a test says otherwise (Dev::set_link()).
+//
 // Spec version 4: a Dev is fused with the public key of a test seed and,
 // unless told otherwise (DevOpts), boots a signed image built with the
 // firmware packer (tools/hpu-fwpack/fwimage.h) so that the management CPU is
@@ -26,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <string>
 #include <thread>
@@ -73,6 +83,33 @@ struct Env {
     std::function<void(uint64_t addr)> on_dma_read;
     // The same before each host write (before the bytes land).
     std::function<void(uint64_t addr)> on_dma_write;
+
+    // Spec version 7: the NIC ports' back ends
+    struct Frame {
+        unsigned int port;
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<Frame> sent;                    // nic_send, in order
+    std::function<void(unsigned int port)> on_nic_send;  // before recording
+    uint32_t link[HPU_NIC_MAX_PORTS];           // what nic_link answers
+    unsigned int tx_kicks[HPU_NIC_MAX_PORTS] = {};
+    unsigned int rx_kicks[HPU_NIC_MAX_PORTS] = {};
+    unsigned int rx_purges[HPU_NIC_MAX_PORTS] = {};
+    bool tx_pending[HPU_NIC_MAX_PORTS] = {};    // the transmit bottom half
+    bool rx_pending[HPU_NIC_MAX_PORTS] = {};    // the receive kick
+    bool purge_pending[HPU_NIC_MAX_PORTS] = {};
+    // Frames the back end holds for a port (QEMU's queue) while the port
+    // refuses them (QEMU's receive_disabled).
+    std::deque<std::vector<uint8_t>> rxq[HPU_NIC_MAX_PORTS];
+    bool rx_disabled[HPU_NIC_MAX_PORTS] = {};
+    bool nic_manual = false;                    // the test runs nic_bh()
+
+    Env()
+    {
+        for (auto &l : link) {
+            l = HPU_NIC_LINK_ATTACHED | HPU_NIC_LINK_UP;
+        }
+    }
 
     bool host_range(uint64_t addr, uint64_t len) const
     {
@@ -238,6 +275,51 @@ inline void env_trace(void *opaque, HpuTraceId id, const uint64_t *arg)
     }
 }
 
+inline void env_nic_send(void *opaque, unsigned int port, const uint8_t *buf,
+                         uint32_t len)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (env->held_here()) {
+        env->lock_error = true;         // must be called without the lock
+    }
+    if (env->on_nic_send) {
+        env->on_nic_send(port);
+    }
+    env->sent.push_back({ port, std::vector<uint8_t>(buf, buf + len) });
+}
+
+inline void env_nic_kick_tx(void *opaque, unsigned int port)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->held_here()) {
+        env->lock_error = true;         // must be called with the lock
+    }
+    env->tx_kicks[port]++;
+    env->tx_pending[port] = true;
+}
+
+inline void env_nic_rx_kick(void *opaque, unsigned int port, bool purge)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->held_here()) {
+        env->lock_error = true;         // must be called with the lock
+    }
+    env->rx_kicks[port]++;
+    env->rx_pending[port] = true;
+    if (purge) {
+        env->rx_purges[port]++;
+        env->purge_pending[port] = true;
+    }
+}
+
+inline uint32_t env_nic_link(void *opaque, unsigned int port)
+{
+    return static_cast<Env *>(opaque)->link[port];
+}
+
 inline const HpuCoreOps env_ops = {
     .raise_msix = env_raise_msix,
     .log_guest_error = env_log,
@@ -253,6 +335,10 @@ inline const HpuCoreOps env_ops = {
     .reset_drained = env_reset_drained,
     .trace = env_trace,
     .run_parallel = nullptr,           // TPC cores one after the other
+    .nic_send = env_nic_send,
+    .nic_kick_tx = env_nic_kick_tx,
+    .nic_rx_kick = env_nic_rx_kick,
+    .nic_link = env_nic_link,
 };
 
 // Firmware images for the tests
@@ -359,6 +445,9 @@ struct Dev {
         env.dma_reads = env.dma_writes = 0;
         env.fw_kicks = 0;
         std::memset(env.kicks, 0, sizeof(env.kicks));
+        std::memset(env.tx_kicks, 0, sizeof(env.tx_kicks));
+        std::memset(env.rx_kicks, 0, sizeof(env.rx_kicks));
+        std::memset(env.rx_purges, 0, sizeof(env.rx_purges));
         wr(HPU_REG_IRQ_STATUS, 0xffffffff);
     }
     // Put @img in host memory at FW_HOST_ADDR and point FW_IMG_* at it
@@ -402,13 +491,81 @@ struct Dev {
     Dev(const Dev &) = delete;
     Dev &operator=(const Dev &) = delete;
 
-    // The bottom half: finish a power-on reset whose DMA has drained.
+    // The bottom halves: finish a power-on reset whose DMA has drained;
+    // the NIC ports' (unless Env::nic_manual).
     void bh()
     {
         if (env.reset_bh) {
             env.reset_bh = false;
             hpum_core_reset_finish(&core);
         }
+        if (!env.nic_manual) {
+            nic_bh();
+        }
+    }
+    // Spec version 7: run the NIC ports' bottom halves as QEMU's main loop
+    // would: the transmit one while it has work, the receive kick (purge
+    // the held frames, then offer them again).  Not re-entered.
+    void nic_bh()
+    {
+        if (nic_running) {
+            return;
+        }
+        nic_running = true;
+        for (unsigned int p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+            while (env.tx_pending[p]) {
+                env.tx_pending[p] = false;
+                if (hpum_core_nic_tx(&core, p)) {
+                    env.tx_pending[p] = true;
+                }
+            }
+            if (env.purge_pending[p]) {
+                env.purge_pending[p] = false;
+                env.rxq[p].clear();
+            }
+            if (env.rx_pending[p]) {
+                env.rx_pending[p] = false;
+                env.rx_disabled[p] = false;
+                rx_flush(p);
+            }
+        }
+        nic_running = false;
+    }
+    bool nic_running = false;
+    // Offer the held frames of port @p until the port refuses one.
+    void rx_flush(unsigned int p)
+    {
+        while (!env.rxq[p].empty() && !env.rx_disabled[p]) {
+            std::vector<uint8_t> f = env.rxq[p].front();
+
+            env.rxq[p].pop_front();
+            if (!hpum_core_nic_receive(&core, p, f.data(), f.size())) {
+                env.rxq[p].push_front(f);
+                env.rx_disabled[p] = true;
+            }
+        }
+    }
+    // A frame arrives at port @p from its back end, as QEMU delivers it:
+    // queued behind held ones, or refused and then held.  Returns whether
+    // the port took it.
+    bool inject(unsigned int p, const std::vector<uint8_t> &f)
+    {
+        if (env.rx_disabled[p]) {
+            env.rxq[p].push_back(f);
+            return false;
+        }
+        if (!hpum_core_nic_receive(&core, p, f.data(), f.size())) {
+            env.rxq[p].push_back(f);
+            env.rx_disabled[p] = true;
+            return false;
+        }
+        return true;
+    }
+    // The back end of port @p changes its link (HPU_NIC_LINK_* bits).
+    void set_link(unsigned int p, uint32_t bits)
+    {
+        env.link[p] = bits;
+        hpum_core_nic_link_changed(&core, p);
     }
     uint32_t rd(uint64_t addr, unsigned int size = 4)
     {

@@ -60,7 +60,7 @@ IMG_ADDR = 0x600000         # guest RAM where the image is put for the ROM
 MS = 1000000
 FW = ["-L", "/usr/share/seabios", "-L", "/usr/share/qemu"]
 BAR0 = 0xC0000000
-BAR2 = 0xC0100000
+BAR2 = 0xC1000000       # above BAR0 (16 MiB, spec version 7)
 BAR4 = 0xC4000000           # 64 MiB, naturally aligned
 MSI_TARGET = 0x00100000     # guest RAM the MSI-X messages are written to
 FAILS = []
@@ -717,15 +717,15 @@ def main():
               "PCIe type: root complex integrated endpoint on pcie.0")
         msix = q.find_cap(0x11)
         check(msix != 0, "MSI-X capability present")
-        check(q.cfg_read(msix + 2, 2) & 0x7FF == 31, "32 MSI-X vectors")
+        check(q.cfg_read(msix + 2, 2) & 0x7FF == 63, "64 MSI-X vectors")
         check(q.cfg_read(msix + 4) == 2, "MSI-X table in BAR2 at offset 0")
         check(q.cfg_read(msix + 8) == 0x800 | 2, "MSI-X PBA in BAR2 at offset 0x800")
         check(q.cfg_read(0x3D, 1) == 0, "no INTx pin")
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 6, "SPEC_VERSION 6")
-        check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 32, "MSIX_VECTORS 32")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 7, "SPEC_VERSION 7")
+        check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 64, "MSIX_VECTORS 64")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
         check(q.rd(R["HPU_REG_ENGINES"]) == 0x03020808, "ENGINES with 3 NIC ports")
@@ -796,7 +796,7 @@ def main():
         q.cmd("clock_step 100000")
         check(q.cmd(f"readl {MSI_TARGET + 4:#x}") == 0xCAFE0000, "RESET_DONE delivers vector 0")
         check(q.rd(R["HPU_REG_IRQ_STATUS"]) == R["HPU_IRQ_RESET_DONE"], "IRQ_STATUS RESET_DONE")
-        q.wr(R["HPU_REG_IRQ_TEST"], 32)
+        q.wr(R["HPU_REG_IRQ_TEST"], 64)
         check(q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_IRQ_VECTOR"], "bad vector flagged")
         q.wr(R["HPU_REG_ERROR"], 0xFFFFFFFF)
 
@@ -812,7 +812,7 @@ def main():
         text = f.read()
     os.unlink(log)
     check("hpu 00:01.0: 2-byte read at BAR0+0x0" in text, "guest error logged for a 16-bit read")
-    check("read-only" in text and "IRQ_TEST written with vector 32" in text,
+    check("read-only" in text and "IRQ_TEST written with vector 64" in text,
           "guest errors logged for read-only write and bad vector")
     check("image refused CORRUPT" in text and "image refused TOO_OLD" in text and
           "image refused BAD_SIGNATURE" in text and "BOOT_CMD 1 while CPU_STATUS is RUNNING" in text,

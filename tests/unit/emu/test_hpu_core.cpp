@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 6u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 7u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -52,7 +52,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_UUID(1)) == 0xf0debc9au);
     CHECK(d.rd(HPU_REG_UUID(2)) == 0xa9cbed0fu);
     CHECK(d.rd(HPU_REG_UUID(3)) == 0x21436587u);
-    CHECK(d.rd(HPU_REG_MSIX_VECTORS) == 32u);
+    CHECK(d.rd(HPU_REG_MSIX_VECTORS) == 64u);
     CHECK(d.error() == 0u);
     CHECK(d.env.errors.empty());
 }
@@ -380,8 +380,8 @@ TEST_CASE("IRQ_TEST raises the vector and counts", "[emu][irq]")
 {
     Dev d;
 
-    SECTION("vectors 1-15 raise just that vector") {
-        const unsigned int v = GENERATE(range(1u, 32u));
+    SECTION("vectors 1-63 raise just that vector") {
+        const unsigned int v = GENERATE(range(1u, 64u));
 
         d.wr(HPU_REG_IRQ_MASK, HPU_IRQ_SELF_TEST);
         d.wr(HPU_REG_IRQ_TEST, v);
@@ -411,7 +411,7 @@ TEST_CASE("IRQ_TEST raises the vector and counts", "[emu][irq]")
 
 TEST_CASE("IRQ_TEST with a bad vector", "[emu][irq]")
 {
-    const uint32_t v = GENERATE(32u, 33u, 0x80000000u, 0xffffffffu);
+    const uint32_t v = GENERATE(64u, 65u, 0x80000000u, 0xffffffffu);
     Dev d;
 
     d.wr(HPU_REG_IRQ_TEST, v);
