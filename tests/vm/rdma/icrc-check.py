@@ -22,13 +22,13 @@
 # value. zlib.crc32 is that CRC (all-ones start, final inversion), so the
 # ICRC is zlib.crc32(ff*8 + masked) packed little endian.
 #
-# Reads classic pcap files (QEMU's filter-dump writes them, as does tshark
-# -F pcap) with Ethernet frames, VLAN tags allowed. Frames cut short by the
+# Reads pcap files (QEMU's filter-dump writes them) and pcapng files
+# (tshark's and editcap's default) with Ethernet frames, VLAN tags allowed. Frames cut short by the
 # capture's snap length are reported and count as failures. Also counts,
 # as notes (failures with --strict), what Linux rxe would drop or that
 # differs from rxe's own frames: BTH transport version != 0, P_Key !=
 # 0xffff, a non-zero UDP checksum, IPv4 without DF.
-# --self-test: on the first RoCE frame, checks that the recomputation
+# --self-test: on the first good RoCE frame over IPv4 and over IPv6, checks that the recomputation
 # notices a flipped bit in the payload and in the BTH, and does not notice
 # changes to masked fields (TTL, UDP checksum, BTH byte 4).
 # --expect-roce: fail when the capture holds no RoCE v2 frame.
@@ -66,34 +66,80 @@ def opcode_name(op):
 
 
 def pcap_frames(path):
-    """Yield (number, captured bytes, original length) of each frame."""
+    """Yield (number, captured bytes) of each frame of a pcap or pcapng file."""
     with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            raise ValueError(f"{path}: not a pcap file (too short)")
-        magic = hdr[:4]
-        if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-            end = "<"
-        elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
-            end = ">"
+        head = f.read(4)
+        f.seek(0)
+        if head == b"\x0a\x0d\x0d\x0a":
+            yield from pcapng_frames(f, path)
         else:
-            raise ValueError(f"{path}: not a classic pcap file (pcapng? convert with "
-                             "editcap -F pcap)")
-        linktype = struct.unpack(end + "I", hdr[20:24])[0]
-        if linktype != 1:
-            raise ValueError(f"{path}: link type {linktype}, expected 1 (Ethernet)")
-        rec = struct.Struct(end + "IIII")
-        n = 0
-        while True:
-            h = f.read(16)
-            if len(h) < 16:
-                return
-            _, _, incl, orig = rec.unpack(h)
-            data = f.read(incl)
-            if len(data) < incl:
-                raise ValueError(f"{path}: frame {n + 1} cut off at the end of the file")
+            yield from classic_frames(f, path)
+
+
+def classic_frames(f, path):
+    hdr = f.read(24)
+    if len(hdr) < 24:
+        raise ValueError(f"{path}: not a pcap file (too short)")
+    magic = hdr[:4]
+    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        end = "<"
+    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
+        end = ">"
+    else:
+        raise ValueError(f"{path}: neither pcap nor pcapng")
+    linktype = struct.unpack(end + "I", hdr[20:24])[0]
+    if linktype != 1:
+        raise ValueError(f"{path}: link type {linktype}, expected 1 (Ethernet)")
+    rec = struct.Struct(end + "IIII")
+    n = 0
+    while True:
+        h = f.read(16)
+        if len(h) < 16:
+            return
+        incl = rec.unpack(h)[2]
+        data = f.read(incl)
+        if len(data) < incl:
+            raise ValueError(f"{path}: frame {n + 1} cut off at the end of the file")
+        n += 1
+        yield n, data
+
+
+def pcapng_frames(f, path):
+    """Enhanced and simple packet blocks of Ethernet interfaces."""
+    end = "<"
+    links = []
+    n = 0
+    while True:
+        h = f.read(8)
+        if len(h) < 8:
+            return
+        btype = struct.unpack(end + "I", h[:4])[0]
+        if btype == 0x0A0D0D0A:  # section header: its byte order mark decides
+            bom = f.read(4)
+            end = "<" if bom == b"\x4d\x3c\x2b\x1a" else ">"
+            blen = struct.unpack(end + "I", h[4:8])[0]
+            f.seek(blen - 12, 1)
+            links = []
+            continue
+        blen = struct.unpack(end + "I", h[4:8])[0]
+        if blen < 12:
+            raise ValueError(f"{path}: bad pcapng block length {blen}")
+        body = f.read(blen - 8)
+        if len(body) < blen - 8:
+            raise ValueError(f"{path}: pcapng block cut off at the end of the file")
+        if btype == 1:  # interface description
+            links.append(struct.unpack(end + "H", body[:2])[0])
+        elif btype in (6, 3):  # enhanced / simple packet
+            if btype == 6:
+                ifid, _, _, incl = struct.unpack(end + "IIII", body[:16])
+                data = body[20:20 + incl]
+            else:
+                ifid, incl = 0, struct.unpack(end + "I", body[:4])[0]
+                data = body[4:4 + min(incl, blen - 16)]
             n += 1
-            yield n, data, orig
+            if ifid < len(links) and links[ifid] != 1:
+                continue  # not Ethernet
+            yield n, data
 
 
 class Frame:
@@ -211,18 +257,19 @@ def main():
                     help="fail when there is no RoCE v2 frame")
     a = ap.parse_args()
 
-    frames = roce = good = 0
+    frames = roce = good = ip6 = 0
     bad, truncated = [], []
     ops = collections.Counter()
     notes = collections.Counter()
-    first = None
+    first = {}  # IP version -> the first frame with a correct ICRC
     try:
-        for num, data, orig in pcap_frames(a.pcap):
+        for num, data in pcap_frames(a.pcap):
             frames += 1
             fr = parse(data)
             if fr is None:
                 continue
             roce += 1
+            ip6 += fr.ip_ver == 6
             if fr.truncated or fr.ip_end - fr.bth_off < 12 + 4:
                 truncated.append(num)
                 continue
@@ -240,8 +287,7 @@ def main():
             computed, wire = icrc_of(data, fr)
             if computed == wire:
                 good += 1
-                if first is None:
-                    first = (data, fr)
+                first.setdefault(fr.ip_ver, (data, fr))
             else:
                 bad.append((num, opcode_name(op), computed, wire))
     except (OSError, ValueError) as e:
@@ -250,7 +296,8 @@ def main():
 
     failed = bool(bad or truncated)
     print(f"icrc-check: {good} of {roce} RoCE v2 frames have a correct ICRC "
-          f"({len(bad)} wrong, {len(truncated)} truncated; {frames} frames in the capture)")
+          f"({len(bad)} wrong, {len(truncated)} truncated; {ip6} over IPv6; "
+          f"{frames} frames in the capture)")
     for name, n in sorted(ops.items(), key=lambda x: -x[1]):
         print(f"  {n:9d}  {name}")
     for what, n in sorted(notes.items()):
@@ -269,18 +316,20 @@ def main():
         print("icrc-check: no RoCE v2 frame (UDP port 4791) in the capture")
         failed = True
     if a.self_test:
-        if first is None:
+        if not first:
             print("icrc-check: self-test: no frame with a correct ICRC to test on")
             failed = True
-        else:
-            problems = self_test(*first)
-            for p in problems:
-                print(f"icrc-check: self-test: {p}")
-            if problems:
-                failed = True
-            else:
-                print("icrc-check: self-test passed (flipped covered bits detected, "
-                      "masked fields ignored)")
+        problems = []
+        for ver in sorted(first):
+            problems += [f"IPv{ver}: {p}" for p in self_test(*first[ver])]
+        for p in problems:
+            print(f"icrc-check: self-test: {p}")
+        if problems:
+            failed = True
+        elif first:
+            print(f"icrc-check: self-test passed on an "
+                  f"{' and an '.join(f'IPv{v}' for v in sorted(first))} frame (flipped "
+                  "covered bits detected, masked fields ignored)")
     return 1 if failed else 0
 
 

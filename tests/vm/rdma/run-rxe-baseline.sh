@@ -21,7 +21,9 @@
 #
 # The wire (--wire):
 #   unix (default): -netdev stream over a Unix socket: lossless (a full
-#     receive queue holds the sender back), no Nagle delay;
+#     receive queue holds the sender back), no Nagle delay. The connecting
+#     side retries (reconnect-ms): its first attempt may come before the
+#     listening side listens, and without a retry the wire stays down;
 #   stream: -netdev stream over TCP on loopback: QEMU 10.0's stream back end
 #     disables Nagle's algorithm on the connecting side only (net/stream.c,
 #     net_stream_client_connected; the listening side's accepted socket keeps
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--limit) LIMIT=$2; shift ;;
 	--wire) WIRE=$2; shift ;;
 	--keep-pcap) KEEP=1 ;;
-	-h|--help) sed -n '3,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-rxe-baseline: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -86,11 +88,11 @@ unix)
 	SOCKDIR=$(mktemp -d)
 	trap 'rm -rf "$SOCKDIR"' EXIT
 	NET_A="stream,id=v0,server=on,addr.type=unix,addr.path=$SOCKDIR/wire"
-	NET_B="stream,id=v1,server=off,addr.type=unix,addr.path=$SOCKDIR/wire"
+	NET_B="stream,id=v1,server=off,reconnect-ms=100,addr.type=unix,addr.path=$SOCKDIR/wire"
 	;;
 stream)
 	NET_A="stream,id=v0,server=on,addr.type=inet,addr.host=127.0.0.1,addr.port=$PORT_A"
-	NET_B="stream,id=v1,server=off,addr.type=inet,addr.host=127.0.0.1,addr.port=$PORT_A"
+	NET_B="stream,id=v1,server=off,reconnect-ms=100,addr.type=inet,addr.host=127.0.0.1,addr.port=$PORT_A"
 	;;
 *) echo "run-rxe-baseline: --wire unix, stream or dgram" >&2; exit 2 ;;
 esac

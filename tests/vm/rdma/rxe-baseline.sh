@@ -74,6 +74,30 @@ roce_v2_gid() {
 	return 1
 }
 
+# The RoCE v2 GID index of an rxe device for its IPv6 link-local address.
+roce_v2_gid_ll() {
+	local dev=$1 n g
+	for g in /sys/class/infiniband/$dev/ports/1/gids/*; do
+		n=${g##*/}
+		case $(cat "$g" 2>/dev/null) in fe80:*) ;; *) continue ;; esac
+		[ "$(cat /sys/class/infiniband/$dev/ports/1/gid_attrs/types/$n 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$n"
+		return 0
+	done
+	return 1
+}
+
+# An interface's IPv6 link-local address once duplicate address detection is over.
+ll_addr() {
+	local i a
+	for i in $(seq 1 100); do
+		a=$(ip -6 -o addr show dev "$1" scope link | awk '!/tentative/ { sub("/.*", "", $4); print $4; exit }')
+		[ -n "$a" ] && { echo "$a"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_listen PORT: until a TCP listener on PORT exists (perftest and the
 # pingpongs exchange QP numbers over TCP), in namespace $1's view.
 wait_listen() {
@@ -166,6 +190,14 @@ rules)
 	ip rule add pref 10 iif lo lookup 10
 	ip rule add pref 100 lookup local
 	ip rule del pref 0 lookup local
+	# The same for the IPv6 link-local addresses (RoCE v2 over IPv6).
+	if LL_A=$(ll_addr "$A") && LL_B=$(ll_addr "$B"); then
+		ip -6 route add "$LL_B/128" dev "$A" table 10
+		ip -6 route add "$LL_A/128" dev "$B" table 10
+		ip -6 rule add pref 10 iif lo lookup 10
+		ip -6 rule add pref 100 lookup local
+		ip -6 rule del pref 0 lookup local
+	fi
 	;;
 *)
 	fail "mode" "RXE_MODE=$MODE (rules or netns)"; exit 1 ;;
@@ -252,6 +284,17 @@ pair ibv_rc_pingpong ibv_rc_pingpong -d rxe1 -g "$GB" -n 200 -c -- \
 	ibv_rc_pingpong -d rxe0 -g "$GA" -n 200 -c $IP_B
 pair ibv_ud_pingpong ibv_ud_pingpong -d rxe1 -g "$GB" -n 200 -s 512 -c -- \
 	ibv_ud_pingpong -d rxe0 -g "$GA" -n 200 -s 512 -c $IP_B
+
+# RoCE v2 over IPv6 (link-local GIDs): frames for the ICRC checker's IPv6 path.
+if [ "$MODE" = rules ] && [ -n "${LL_B:-}" ]; then
+	if GA6=$(roce_v2_gid_ll rxe0) && GB6=$(roce_v2_gid_ll rxe1); then
+		log "RoCE v2 link-local GID index: rxe0 $GA6, rxe1 $GB6"
+		pair ibv_rc_pingpong_ipv6 ibv_rc_pingpong -d rxe1 -g "$GB6" -n 50 -c -- \
+			ibv_rc_pingpong -d rxe0 -g "$GA6" -n 50 -c $IP_B
+	else
+		fail ibv_rc_pingpong_ipv6 "no RoCE v2 link-local GID on rxe0 or rxe1"
+	fi
+fi
 
 # perftest: rxe1 serves, rxe0 drives; -F: no CPU frequency check (TCG).
 if pair ib_write_bw ib_write_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F -- \
