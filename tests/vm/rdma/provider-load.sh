@@ -31,7 +31,7 @@ fi
 [ -f "$prov-rdmav34.so" ] || { echo "FAIL rdma/provider built: no $prov-rdmav34.so"; exit 1; }
 
 # NETLINK_RDMA (20) must be missing, or libibverbs ignores the fake sysfs.
-if python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)' 2>/dev/null; then
+if /usr/bin/python3 -c "import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)" 2>/dev/null; then
 	echo "FAIL rdma/provider-load runs where RDMA netlink is missing: this kernel has ib_core (run it on the build host, not in a guest)"
 	exit 1
 fi

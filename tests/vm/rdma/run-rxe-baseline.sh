@@ -10,10 +10,12 @@
 #
 #   tests/vm/rdma/run-rxe-baseline.sh [--log DIR] [--mode rules|netns]
 #                                     [--bw-iters N] [--lat-iters N] [--limit S]
-#                                     [--wire unix|stream|dgram] [--keep-pcap]
+#                                     [--wire unix|stream|dgram] [--smp N]
+#                                     [--perf-flags FLAGS] [--keep-pcap]
 #
 # DIR defaults to build/rdma-rxe-baseline; S is each tool's time limit in the
-# guest (default 300 s). The full capture (hundreds of MB
+# guest (default 300 s); N the guest's CPUs (default 2); FLAGS more perftest
+# options for both sides (e.g. -e: sleep on completion events). The full capture (hundreds of MB
 # with the default iterations) is deleted after the checks unless
 # --keep-pcap; its first 3000 frames stay as rxe-sample.pcap. Prints the
 # guest's PASS/FAIL/FIGURE/TIME lines and the host checks'; exit 1 on any
@@ -45,6 +47,8 @@ BW_ITERS=2000
 LAT_ITERS=2000
 KEEP=0
 WIRE=unix
+SMP=2
+PERF_FLAGS=
 LIMIT=300
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -54,8 +58,10 @@ while [ $# -gt 0 ]; do
 	--lat-iters) LAT_ITERS=$2; shift ;;
 	--limit) LIMIT=$2; shift ;;
 	--wire) WIRE=$2; shift ;;
+	--smp) SMP=$2; shift ;;
+	--perf-flags) PERF_FLAGS=$2; shift ;;
 	--keep-pcap) KEEP=1 ;;
-	-h|--help) sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-rxe-baseline: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -104,7 +110,7 @@ QARGS=(
 	--qemu-arg=-object "--qemu-arg=filter-dump,id=d0,netdev=v0,file=$PCAP"
 )
 ENVS=(--env "RXE_MAC_A=$MAC_A" --env "RXE_MAC_B=$MAC_B" --env "RXE_MODE=$MODE"
-      --env "RXE_BW_ITERS=$BW_ITERS" --env "RXE_LAT_ITERS=$LAT_ITERS" --env "RXE_LIMIT=$LIMIT")
+      --env "RXE_BW_ITERS=$BW_ITERS" --env "RXE_LAT_ITERS=$LAT_ITERS" --env "RXE_LIMIT=$LIMIT" --env "RXE_PERF_FLAGS=$PERF_FLAGS")
 if prov=$("$ROOT/tools/rdma-provider/build.sh" --print-path 2>/dev/null); then
 	ENVS+=(--env "HPU_RDMA_PROVIDER=${prov%-rdmav34.so}")
 else
@@ -113,10 +119,10 @@ fi
 
 udp_drops() { awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["RcvbufErrors"] }' /proc/net/snmp; }
 drops0=$(udp_drops)
-echo "run-rxe-baseline: $WIRE wire on 127.0.0.1 ports $PORT_A/$PORT_B, capture $PCAP, logs in $LOG"
+echo "run-rxe-baseline: $WIRE wire (${NET_A%%,*} back ends), capture $PCAP, logs in $LOG"
 echo "run-rxe-baseline: host load before the boot: $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(date +%s.%N)
-"$ROOT/tools/dev/vm/hpu-vm" --hpus 0 --timeout 1800 --log "$LOG" "${ENVS[@]}" "${QARGS[@]}" \
+"$ROOT/tools/dev/vm/hpu-vm" --hpus 0 --smp "$SMP" --timeout 1800 --log "$LOG" "${ENVS[@]}" "${QARGS[@]}" \
 	-- "$HERE/rxe-baseline.sh"
 rc=$?
 echo "TIME guest-boot-to-poweroff $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" |

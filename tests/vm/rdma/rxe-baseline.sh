@@ -20,6 +20,8 @@
 #   RXE_BW_ITERS          iterations of the bandwidth tests (default 2000)
 #   RXE_LAT_ITERS         iterations of the latency test (default 2000)
 #   RXE_LIMIT             time limit of each tool in seconds (default 300)
+#   RXE_PERF_FLAGS        more perftest options for both sides (e.g. -e: sleep
+#                         on completion events instead of polling)
 #   HPU_RDMA_PROVIDER     the hpu provider (path without -rdmav34.so): when set,
 #                         also check that libibverbs loads it beside real
 #                         kernel devices
@@ -41,6 +43,7 @@ IP_B=192.0.2.2
 BW_ITERS=${RXE_BW_ITERS:-2000}
 LAT_ITERS=${RXE_LAT_ITERS:-2000}
 LIMIT=${RXE_LIMIT:-300}  # seconds for any one tool
+PERF_FLAGS=${RXE_PERF_FLAGS:-}
 fails=0
 
 log() { echo "rxe-baseline: $*"; }
@@ -297,18 +300,18 @@ if [ "$MODE" = rules ] && [ -n "${LL_B:-}" ]; then
 fi
 
 # perftest: rxe1 serves, rxe0 drives; -F: no CPU frequency check (TCG).
-if pair ib_write_bw ib_write_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F -- \
-	ib_write_bw -d rxe0 -x "$GA" -s 65536 -n "$BW_ITERS" -F $IP_B; then
+if pair ib_write_bw ib_write_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F $PERF_FLAGS -- \
+	ib_write_bw -d rxe0 -x "$GA" -s 65536 -n "$BW_ITERS" -F $PERF_FLAGS $IP_B; then
 	row=$(perf_row "$OUT/ib_write_bw.client.txt" 65536)
 	[ -n "$row" ] && figure ib_write_bw_64KiB_avg "$(awk '{ print $4 }' <<< "$row")" "MB/s(perftest)"
 fi
-if pair ib_read_bw ib_read_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F -- \
-	ib_read_bw -d rxe0 -x "$GA" -s 65536 -n "$BW_ITERS" -F $IP_B; then
+if pair ib_read_bw ib_read_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F $PERF_FLAGS -- \
+	ib_read_bw -d rxe0 -x "$GA" -s 65536 -n "$BW_ITERS" -F $PERF_FLAGS $IP_B; then
 	row=$(perf_row "$OUT/ib_read_bw.client.txt" 65536)
 	[ -n "$row" ] && figure ib_read_bw_64KiB_avg "$(awk '{ print $4 }' <<< "$row")" "MB/s(perftest)"
 fi
-if pair ib_send_lat ib_send_lat -d rxe1 -x "$GB" -s 2 -n "$LAT_ITERS" -F -- \
-	ib_send_lat -d rxe0 -x "$GA" -s 2 -n "$LAT_ITERS" -F $IP_B; then
+if pair ib_send_lat ib_send_lat -d rxe1 -x "$GB" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS -- \
+	ib_send_lat -d rxe0 -x "$GA" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS $IP_B; then
 	row=$(perf_row "$OUT/ib_send_lat.client.txt" 2)
 	if [ -n "$row" ]; then
 		figure ib_send_lat_2B_typical "$(awk '{ print $5 }' <<< "$row")" usec
