@@ -321,6 +321,7 @@ fi
 
 # rxe's own view (packets sent and received, sequence errors, retries) and
 # the NICs': a lossy wire shows as rxe1's sent_pkts above rxe0's rcvd_pkts.
+: > "$OUT/rdma-statistic.txt"
 for d in rxe0 rxe1; do
 	rdma statistic show link $d/1 >> "$OUT/rdma-statistic.txt" 2>&1
 done
