@@ -82,6 +82,11 @@ provider_files() {
 [ -f "$SRC/CMakeLists.txt" ] || die "$SRC/CMakeLists.txt missing"
 [ -f "$ABI" ] || die "$ABI missing"
 
+# Debian's libibverbs: the library the provider must load into (an update
+# of it is an input too: the provider's imports are checked against it).
+sysverbs=$(ldconfig -p | awk '$1 == "libibverbs.so.1" && /x86-64|x86_64/ && !p { p = $NF } END { print p }')
+[ -n "$sysverbs" ] || die "libibverbs.so.1 not installed (package libibverbs1): run tools/dev/bootstrap.sh"
+
 tar_sha=$(sha256sum "$tarball" | cut -c1-64)
 CMAKE_ARGS=(
 	-G Ninja
@@ -100,6 +105,7 @@ PATCH_LINE='add_subdirectory(providers/hpu)'
 inputs=$(
 	{
 		printf 'tarball %s\n' "$tar_sha"
+		printf 'libibverbs %s\n' "$(readlink -f "$sysverbs")"
 		printf 'file build.sh\n'; cat "$SELF"
 		printf 'file hpu-abi.h\n'; cat "$ABI"
 		for f in $(provider_files); do
@@ -119,10 +125,6 @@ fi
 for t in cmake ninja cc objdump; do
 	command -v $t >/dev/null || die "$t not found: run tools/dev/bootstrap.sh"
 done
-# Debian's libibverbs: the library the provider must load into.
-sysverbs=$(ldconfig -p | awk '$1 == "libibverbs.so.1" && /x86-64|x86_64/ && !p { p = $NF } END { print p }')
-[ -n "$sysverbs" ] || die "libibverbs.so.1 not installed (package libibverbs1): run tools/dev/bootstrap.sh"
-
 exec 9>"$OUT/.lock"
 flock 9
 
