@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
 	--smp) SMP=$2; shift ;;
 	--perf-flags) PERF_FLAGS=$2; shift ;;
 	--keep-pcap) KEEP=1 ;;
-	-h|--help) sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	*) echo "run-rxe-baseline: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
