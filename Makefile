@@ -15,7 +15,7 @@
 #   make vm-shell  an interactive guest with two HPUs and the driver's build tree
 #   make run-cnn   the PyTorch guide's second example: a small CNN trained on the HPU with
 #                  hpu_torch in a guest, after the same script on the host CPU (CNN_FLAGS)
-# Other targets: bootstrap, qemu, kernel, user, check, clean.
+# Other targets: bootstrap, qemu, kernel, user, rdma-provider, check, clean.
 
 SHELL := /bin/bash
 export HPU_CACHE ?= /var/cache/hpu
@@ -27,9 +27,9 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user user-san check run run-torch run-libhpu test test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-debug kunit bench fuzz vm-shell clean
 
-all: bootstrap qemu kernel user
+all: bootstrap qemu kernel user rdma-provider
 
 bootstrap:
 	@bash tools/dev/bootstrap.sh
@@ -43,6 +43,12 @@ kernel: bootstrap
 user: bootstrap
 	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
 	@ninja -C $(BUILD) --quiet
+
+# The rdma-core verbs provider (Documentation/rdma.md), built in rdma-core
+# 56.1's source tree (downloaded by bootstrap) under $(BUILD)/rdma-provider.
+# The last prerequisite of `all`: the other parts are built before it runs.
+rdma-provider: bootstrap
+	@bash tools/rdma-provider/build.sh --out $(BUILD)/rdma-provider >/dev/null
 
 user-san: bootstrap
 	@[ -f $(BUILD_SAN)/build.ninja ] || cmake -S . -B $(BUILD_SAN) -G Ninja \

@@ -7,7 +7,8 @@
 #      documentation file tables and licence texts (tools/dev/check-docs.py),
 #      kernel style (checkpatch --strict) and sparse, the device model's
 #      QEMU checkpatch and names (tools/dev/check-emu.sh), clang-tidy
-#   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan
+#   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan; the
+#      rdma-core provider's loading into Debian's libibverbs
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
 #      then a second guest runs it again with QEMU's intel-iommu in strict
 #      mode (test names vm-iommu/...); both with three NIC ports wired
@@ -166,6 +167,23 @@ def nic_wiring():
     return args, "port0=hpun0,port1=hpun1,port2=hpun2"
 
 
+def rdma_host(build):
+    """The verbs provider (tools/rdma-provider) loads into Debian's libibverbs
+    and claims hpu devices by name: tests/vm/rdma/provider-load.sh, on the
+    host, against a fake sysfs (no kernel RDMA device needed)."""
+    prov = os.path.join(REPO, build, "rdma-provider", "lib", "libhpu")
+    r = run(["bash", "tests/vm/rdma/provider-load.sh", prov])
+    n = 0
+    for line in r.stdout.splitlines():
+        word, _, rest = line.partition(" ")
+        name, _, why = rest.partition(": ")
+        if word in ("PASS", "FAIL"):
+            n += 1
+            record(name, word == "PASS", why)
+    if r.returncode != 0 and n == 0:
+        record("rdma/provider-load.sh ran", False, tail(r.stdout, 3))
+
+
 def vm_tests(build, iommu=False, kernel=None, ko=None):
     """One guest boot running tests/vm/guest-suite.sh; names prefixed vm/ or
     (with intel-iommu, strict) vm-iommu/, or vm-debug/ on a given kernel
@@ -257,6 +275,7 @@ def main():
             host_unit(a.build_san, "unit-asan-ubsan")
         else:
             record("unit-asan-ubsan/build present", False, f"no {a.build_san}")
+        rdma_host(a.build)
     if "vm" in only:
         vm_tests(a.build)
     if "vm-iommu" in only:

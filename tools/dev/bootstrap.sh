@@ -68,10 +68,23 @@ PKGS_MAIN="build-essential cmake ninja-build pkg-config git make gcc g++ python3
 	busybox-static cpio kmod sparse dwarves libdrm-dev pciutils
 	clang-tidy jq nettle-dev libopenblas-dev iproute2 iputils-ping ethtool lm-sensors python3-jsonschema
 	zlib1g-dev dataset-fashion-mnist python3-torch libtorch-dev"
+# The NIC's RDMA side (Documentation/rdma.md): Debian's rdma-core 44 user space
+# (libibverbs and its providers, rxe's among them, the ibv_* tools, `rdma` is in
+# iproute2), perftest, the headers the provider build and tests use, the wire
+# tools (tshark, scapy for the ICRC checker), Open MPI and UCX for scale-out.
+# VM guests share this root read-only, so what the guests run is installed here.
+PKGS_RDMA="rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev iputils-ping ethtool tshark python3-scapy
+	openmpi-bin libopenmpi-dev libucx-dev ucx-utils"
 PKGS_BPO="linux-image-amd64 linux-headers-amd64 linux-source-6.12 meson python3-pycotap catch2"
 
+# tshark's package asks whether non-root users may capture: answer no.
+if ! dpkg-query -W -f='${Status}' wireshark-common 2>/dev/null | grep -q 'install ok installed'; then
+	echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections \
+		|| die "debconf-set-selections (wireshark-common/install-setuid)"
+fi
 missing=""
-for p in $PKGS_MAIN; do
+for p in $PKGS_MAIN $PKGS_RDMA; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -100,7 +113,25 @@ if ! ls "$CACHE"/qemu-src/qemu_10.0.*.orig.tar.* >/dev/null 2>&1; then
 		|| die "apt-get source --download-only qemu/trixie"
 fi
 
-# 4. checkpatch.pl from the kernel source package (for the style checks).
+# 4. rdma-core 56.1 source (trixie) for the verbs provider build
+#    (tools/rdma-provider/build.sh): Debian 12 ships no provider headers and
+#    bookworm's own orig tarball is gone from the archive. apt-get exits
+#    non-zero because trixie's .dsc is missing (404), after fetching the orig
+#    tarball and checking it against the Sources index's hash: accept that,
+#    then insist on the tarball.
+RSRC=$CACHE/rdma-core-src
+if ! ls "$RSRC"/rdma-core_*.orig.tar.gz >/dev/null 2>&1; then
+	say "downloading rdma-core source (rdma-core/trixie) into $RSRC"
+	mkdir -p "$RSRC"
+	(cd "$RSRC" && apt-get source -q --download-only rdma-core/trixie) \
+		|| say "apt-get source rdma-core/trixie exited non-zero (expected: its .dsc is missing); checking for the tarball"
+	rtar=$(ls "$RSRC"/rdma-core_*.orig.tar.gz 2>/dev/null | sort -V | tail -n1)
+	[ -n "$rtar" ] || die "no rdma-core_*.orig.tar.gz in $RSRC after apt-get source rdma-core/trixie"
+	gzip -t "$rtar" || { rm -f "$rtar"; die "$rtar is corrupt (removed)"; }
+	say "rdma-core source: $(basename "$rtar")"
+fi
+
+# 5. checkpatch.pl from the kernel source package (for the style checks).
 KSRC=$CACHE/linux-scripts
 if [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
