@@ -211,8 +211,8 @@ typedef struct HpuCoreOps {
      */
     void (*nic_rx_kick)(void *opaque, unsigned int port, bool purge);
     /*
-     * Port @port's back end: HPU_NIC_LINK_ATTACHED if it has one, and
-     * HPU_NIC_LINK_UP if its link is up.  Called with or without the lock
+     * Port @port's back end: HPU_NIC_LINK_STATUS_ATTACHED if it has one, and
+     * HPU_NIC_LINK_STATUS_UP if its link is up.  Called with or without the lock
      * from hpum_core_init(), power-on resets and
      * hpum_core_nic_link_changed(); reads state only.
      */
@@ -263,7 +263,7 @@ typedef struct HpuNicPort {
     uint32_t link_changes;
     uint32_t inj;               /* INJ_CTRL */
     uint32_t backend;           /* HPU_NIC_LINK_* of the back end */
-    bool up;                    /* LINK.UP */
+    bool up;                    /* LINK_STATUS.UP */
     HpuNicRing tx;
     HpuNicRing rx;
     uint64_t cnt[HPU_NIC_NUM_COUNTERS];

@@ -100,15 +100,15 @@ static void hpum_nic_count(HpuNicPort *np, unsigned int i, uint64_t n)
 
 static bool hpum_nic_link_up(const HpuNicPort *np)
 {
-    return (np->backend & (HPU_NIC_LINK_UP | HPU_NIC_LINK_ATTACHED)) ==
-           (HPU_NIC_LINK_UP | HPU_NIC_LINK_ATTACHED) &&
+    return (np->backend & (HPU_NIC_LINK_STATUS_UP | HPU_NIC_LINK_STATUS_ATTACHED)) ==
+           (HPU_NIC_LINK_STATUS_UP | HPU_NIC_LINK_STATUS_ATTACHED) &&
            !(np->inj & HPU_NIC_INJ_LINK_DOWN);
 }
 
 static uint32_t hpum_nic_link_reg(const HpuNicPort *np)
 {
-    return (np->up ? HPU_NIC_LINK_UP : 0) |
-           (np->backend & HPU_NIC_LINK_ATTACHED);
+    return (np->up ? HPU_NIC_LINK_STATUS_UP : 0) |
+           (np->backend & HPU_NIC_LINK_STATUS_ATTACHED);
 }
 
 /* A frame held by SWAP_TX is dropped (TX_EN cleared, link down). */
@@ -121,7 +121,7 @@ static void hpum_nic_drop_held(HpuNicPort *np)
     }
 }
 
-/* LINK.UP may have changed (back end, INJ_CTRL.LINK_DOWN): report it. */
+/* LINK_STATUS.UP may have changed (back end, INJ_CTRL.LINK_DOWN): report it. */
 static void hpum_nic_link_update(HpuCore *c, unsigned int p)
 {
     HpuNicPort *np = &c->nic[p];
@@ -1036,7 +1036,7 @@ static HpuAccess hpum_nic_read(HpuCore *c, uint32_t offset, uint32_t *val)
     case HPU_NIC_MAC_HI:
         *val = np->mac_hi;
         break;
-    case HPU_NIC_LINK:
+    case HPU_NIC_LINK_STATUS:
         *val = hpum_nic_link_reg(np);
         break;
     case HPU_NIC_SPEED:
@@ -1141,7 +1141,7 @@ static HpuAccess hpum_nic_write(HpuCore *c, uint32_t offset, uint32_t val)
     case HPU_NIC_PORT_ID:
     case HPU_NIC_PERM_MAC_LO:
     case HPU_NIC_PERM_MAC_HI:
-    case HPU_NIC_LINK:
+    case HPU_NIC_LINK_STATUS:
     case HPU_NIC_SPEED:
     case HPU_NIC_LINK_CHANGES:
     case HPU_NIC_TX_CI:

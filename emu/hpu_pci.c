@@ -605,7 +605,7 @@ static uint32_t hpum_nic_link(void *opaque, unsigned int port)
     if (!nc->peer) {
         return 0;
     }
-    return HPU_NIC_LINK_ATTACHED | (nc->link_down ? 0 : HPU_NIC_LINK_UP);
+    return HPU_NIC_LINK_STATUS_ATTACHED | (nc->link_down ? 0 : HPU_NIC_LINK_STATUS_UP);
 }
 
 static void hpum_nic_tx_bh(void *opaque)

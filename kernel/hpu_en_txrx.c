@@ -335,18 +335,18 @@ void hpu_en_rx_repost(struct hpu_en_port *port)
 }
 
 /**
- * hpu_en_update_carrier() - follow LINK.UP with the carrier
+ * hpu_en_update_carrier() - follow LINK_STATUS.UP with the carrier
  * @port: the port
  *
  * From the poll (the LINK cause) and from open. Idempotent.
  */
 void hpu_en_update_carrier(struct hpu_en_port *port)
 {
-	u32 link = hpu_en_rd32(port, HPU_NIC_LINK);
+	u32 link = hpu_en_rd32(port, HPU_NIC_LINK_STATUS);
 
 	if (link == U32_MAX)
 		return;
-	if (link & HPU_NIC_LINK_UP) {
+	if (link & HPU_NIC_LINK_STATUS_UP) {
 		if (!netif_carrier_ok(port->ndev)) {
 			netif_carrier_on(port->ndev);
 			netdev_info(port->ndev, "link up, %u Mb/s full duplex\n",

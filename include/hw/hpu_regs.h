@@ -412,9 +412,9 @@
 #define HPU_NIC_PERM_MAC_HI		0x008	/* RO: MAC bytes 4-5 in 15:0 */
 #define HPU_NIC_MAC_LO			0x00c	/* RW */
 #define HPU_NIC_MAC_HI			0x010	/* RW: bits 31:16 not stored */
-#define HPU_NIC_LINK			0x014	/* RO */
-#define   HPU_NIC_LINK_UP		0x00000001
-#define   HPU_NIC_LINK_ATTACHED		0x00000002
+#define HPU_NIC_LINK_STATUS		0x014	/* RO */
+#define   HPU_NIC_LINK_STATUS_UP	0x00000001
+#define   HPU_NIC_LINK_STATUS_ATTACHED	0x00000002
 #define HPU_NIC_SPEED			0x018	/* RO: Mb/s */
 #define   HPU_NIC_SPEED_MBPS		100000
 #define HPU_NIC_MTU			0x01c	/* RW */

@@ -107,7 +107,7 @@ struct Env {
     Env()
     {
         for (auto &l : link) {
-            l = HPU_NIC_LINK_ATTACHED | HPU_NIC_LINK_UP;
+            l = HPU_NIC_LINK_STATUS_ATTACHED | HPU_NIC_LINK_STATUS_UP;
         }
     }
 

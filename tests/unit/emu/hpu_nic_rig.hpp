@@ -15,7 +15,7 @@ namespace hpu_test {
 
 using Bytes = std::vector<uint8_t>;
 
-constexpr uint32_t NIC_UP = HPU_NIC_LINK_ATTACHED | HPU_NIC_LINK_UP;
+constexpr uint32_t NIC_UP = HPU_NIC_LINK_STATUS_ATTACHED | HPU_NIC_LINK_STATUS_UP;
 
 // An Ethernet frame of @len bytes to @dst: source 02:00:00:00:00:01,
 // EtherType 0x0800, then bytes seed, seed + 1, ...

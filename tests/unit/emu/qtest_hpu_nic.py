@@ -166,7 +166,7 @@ def counter(q, p, name):
 def ports_0_and_1(q):
     """Port 0 sends to port 1 over the two dgram back ends."""
     for p in range(3):
-        check(q.rd(P(p, "LINK")) == 3, f"port {p}: LINK attached and up")
+        check(q.rd(P(p, "LINK_STATUS")) == 3, f"port {p}: LINK_STATUS attached and up")
         check(q.rd(P(p, "LINK_CHANGES")) == 0, f"port {p}: LINK_CHANGES 0")
     check(q.rd(P(1, "PERM_MAC_LO")) == 0x65504802 and q.rd(P(1, "PERM_MAC_HI")) == 0x2143,
           "port 1's permanent MAC 02:48:50:65:43:21 from the uuid")
@@ -247,7 +247,7 @@ def link_and_reset(q, sock, peer):
     q.wr(P(1, "IRQ_STATUS"), 0xFFFFFFFF)
     r = q.qmp_cmd("set_link", name="n1", up=False)
     check("return" in r, "set_link n1 off")
-    check(q.rd(P(1, "LINK")) == R["HPU_NIC_LINK_ATTACHED"], "port 1: LINK attached, down")
+    check(q.rd(P(1, "LINK_STATUS")) == R["HPU_NIC_LINK_STATUS_ATTACHED"], "port 1: LINK_STATUS attached, down")
     check(q.rd(P(1, "LINK_CHANGES")) == 1, "port 1: LINK_CHANGES 1")
     check(q.rd(P(1, "IRQ_STATUS")) == R["HPU_NIC_IRQ_LINK"], "port 1: the LINK cause")
     q.wr(P(1, "TX_PI"), 0)          # nothing: TX_PI == TX_CI
@@ -257,7 +257,7 @@ def link_and_reset(q, sock, peer):
           "port 1: LINK_DOWN status")
     check(counter(q, 1, "TX_DROPS") == 1, "port 1: TX_DROPS 1")
     q.qmp_cmd("set_link", name="n1", up=True)
-    check(q.rd(P(1, "LINK")) == 3 and q.rd(P(1, "LINK_CHANGES")) == 2, "port 1: up again")
+    check(q.rd(P(1, "LINK_STATUS")) == 3 and q.rd(P(1, "LINK_CHANGES")) == 2, "port 1: up again")
 
     # a frame held by port 2 for want of descriptors is gone after a reset
     sock.sendto(frame(mac(q, 2), 100), peer)

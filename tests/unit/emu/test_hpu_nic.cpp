@@ -58,7 +58,7 @@ TEST_CASE("NIC registers: identity, permanent MAC from the UUID, reset values", 
         CHECK(r.prd(p, HPU_NIC_PERM_MAC_HI) == (0x43u | (0x20u | p) << 8));
         CHECK(r.prd(p, HPU_NIC_MAC_LO) == r.prd(p, HPU_NIC_PERM_MAC_LO));
         CHECK(r.prd(p, HPU_NIC_MAC_HI) == r.prd(p, HPU_NIC_PERM_MAC_HI));
-        CHECK(r.prd(p, HPU_NIC_LINK) == NIC_UP);
+        CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == NIC_UP);
         CHECK(r.prd(p, HPU_NIC_SPEED) == 100000u);
         CHECK(r.prd(p, HPU_NIC_MTU) == 1500u);
         CHECK(r.prd(p, HPU_NIC_CTRL) == 0u);
@@ -86,7 +86,7 @@ TEST_CASE("NIC registers: read-only registers, unstored bits and unmapped offset
         const uint32_t reg = GENERATE(uint32_t{HPU_NIC_PORT_ID},
                                       uint32_t{HPU_NIC_PERM_MAC_LO},
                                       uint32_t{HPU_NIC_PERM_MAC_HI},
-                                      uint32_t{HPU_NIC_LINK},
+                                      uint32_t{HPU_NIC_LINK_STATUS},
                                       uint32_t{HPU_NIC_SPEED},
                                       uint32_t{HPU_NIC_LINK_CHANGES},
                                       uint32_t{HPU_NIC_TX_CI},
@@ -422,7 +422,7 @@ TEST_CASE("NIC transmit: LINK_DOWN while the link is down, counted in TX_DROPS",
     const unsigned int p = 0;
     r.tx_setup(p);
 
-    SECTION("the back end's link is down") { r.set_link(p, HPU_NIC_LINK_ATTACHED); }
+    SECTION("the back end's link is down") { r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED); }
     SECTION("no back end") { r.set_link(p, 0); }
     SECTION("forced down by INJ_CTRL") { r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN); }
     CHECK(tx_one(r, p, 100) == done(HPU_NIC_DESC_LINK_DOWN));
@@ -760,7 +760,7 @@ TEST_CASE("NIC receive: without a posted descriptor the frame waits in the FIFO"
             r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN);
             r.pwr(p, HPU_NIC_INJ_CTRL, 0);
         } else {
-            r.set_link(p, HPU_NIC_LINK_ATTACHED);
+            r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED);
             r.set_link(p, NIC_UP);
         }
         r.run();
@@ -904,7 +904,7 @@ TEST_CASE("NIC interrupts: vector 16 + p on a cause set while enabled, and on un
         r.run();
         CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) == (HPU_NIC_IRQ_RX_NOBUF | HPU_NIC_IRQ_RX));
         CHECK(r.vectors_of(vec) == 2u);
-        r.set_link(p, HPU_NIC_LINK_ATTACHED);
+        r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED);
         CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) & HPU_NIC_IRQ_LINK);
         CHECK(r.vectors_of(vec) == 3u);
         r.pwr(p, HPU_NIC_MTU, 10);
@@ -960,7 +960,7 @@ TEST_CASE("NIC fault injection: LINK_DOWN", "[emu][nic][inj][link]")
     r.rx_post(p, 4);
 
     r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN);
-    CHECK(r.prd(p, HPU_NIC_LINK) == HPU_NIC_LINK_ATTACHED);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == HPU_NIC_LINK_STATUS_ATTACHED);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 1u);
     CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) == HPU_NIC_IRQ_LINK);
     CHECK(r.inject(p, to_port(r, p, 100)));    // nothing arrives
@@ -972,18 +972,18 @@ TEST_CASE("NIC fault injection: LINK_DOWN", "[emu][nic][inj][link]")
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 1u);
     r.pwr(p, HPU_NIC_IRQ_STATUS, 0xffffffff);
     r.pwr(p, HPU_NIC_INJ_CTRL, 0);
-    CHECK(r.prd(p, HPU_NIC_LINK) == NIC_UP);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == NIC_UP);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 2u);
     CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) == HPU_NIC_IRQ_LINK);
     CHECK(r.inject(p, to_port(r, p, 100)));
     CHECK(r.prd(p, HPU_NIC_RX_CI) == 1u);
     // forced down while the back end is down: no change when either lifts
-    r.set_link(p, HPU_NIC_LINK_ATTACHED);
+    r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED);
     r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 3u);
     r.set_link(p, NIC_UP);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 3u);
-    CHECK(r.prd(p, HPU_NIC_LINK) == HPU_NIC_LINK_ATTACHED);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == HPU_NIC_LINK_STATUS_ATTACHED);
 }
 
 TEST_CASE("NIC fault injection: DROP_TX completes frames OK without sending them", "[emu][nic][inj][tx]")
@@ -1080,7 +1080,7 @@ TEST_CASE("NIC fault injection: SWAP_TX sends the next frame after the one that 
         CHECK(r.sent(p)[0] == padded(b));
     }
     SECTION("the link going down drops the held frame") {
-        r.set_link(p, HPU_NIC_LINK_ATTACHED);
+        r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED);
         CHECK(r.counter(p, HPU_NIC_CNT_INJ_DROPPED) == 1u);
         r.set_link(p, NIC_UP);
         r.send(p, b);
@@ -1097,17 +1097,17 @@ TEST_CASE("NIC link: follows the back end, counted in LINK_CHANGES with the LINK
 
     r.set_link(p, NIC_UP);                     // no change
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 0u);
-    r.set_link(p, HPU_NIC_LINK_ATTACHED);
-    CHECK(r.prd(p, HPU_NIC_LINK) == HPU_NIC_LINK_ATTACHED);
+    r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == HPU_NIC_LINK_STATUS_ATTACHED);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 1u);
     CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) == HPU_NIC_IRQ_LINK);
     r.set_link(p, 0);                          // detached: still down
-    CHECK(r.prd(p, HPU_NIC_LINK) == 0u);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == 0u);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 1u);
-    r.set_link(p, HPU_NIC_LINK_UP);            // up but no back end: down
-    CHECK(r.prd(p, HPU_NIC_LINK) == 0u);
+    r.set_link(p, HPU_NIC_LINK_STATUS_UP);            // up but no back end: down
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == 0u);
     r.set_link(p, NIC_UP);
-    CHECK(r.prd(p, HPU_NIC_LINK) == NIC_UP);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == NIC_UP);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 2u);
     for (unsigned int q = 0; q < p; q++) {
         CHECK(r.prd(q, HPU_NIC_LINK_CHANGES) == 0u);
@@ -1216,7 +1216,7 @@ void check_port_reset(NicRig &r, unsigned int p)
     CHECK(r.prd(p, HPU_NIC_ERR_STATUS) == 0u);
     CHECK(r.prd(p, HPU_NIC_INJ_CTRL) == 0u);
     CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 0u);
-    CHECK(r.prd(p, HPU_NIC_LINK) == NIC_UP);
+    CHECK(r.prd(p, HPU_NIC_LINK_STATUS) == NIC_UP);
     for (uint32_t reg : { HPU_NIC_TX_BASE_LO, HPU_NIC_TX_BASE_HI, HPU_NIC_TX_SIZE,
                           HPU_NIC_TX_PI, HPU_NIC_TX_CI, HPU_NIC_RX_BASE_LO,
                           HPU_NIC_RX_BASE_HI, HPU_NIC_RX_SIZE, HPU_NIC_RX_PI,
@@ -1438,7 +1438,7 @@ TEST_CASE("NIC resets: a hard reset reports the link when it is done", "[emu][ni
     down.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
     down.advance(HPU_SOFT_RESET_NS);
     CHECK(down.prd(2, HPU_NIC_IRQ_STATUS) == 0u);
-    CHECK(down.prd(2, HPU_NIC_LINK) == 0u);
+    CHECK(down.prd(2, HPU_NIC_LINK_STATUS) == 0u);
     CHECK(down.prd(3, HPU_NIC_IRQ_STATUS) == HPU_NIC_IRQ_LINK);
 }
 
