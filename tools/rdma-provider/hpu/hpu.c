@@ -228,9 +228,9 @@ static void hpu_buf_free(struct hpu_buf *b)
 
 /* ---- Completion queues ---- */
 
-static struct ibv_cq *hpu_create_cq(struct ibv_context *ibctx, int cqe,
-				    struct ibv_comp_channel *channel,
-				    int comp_vector)
+static struct hpu_cq *hpu_cq_new(struct ibv_context *ibctx, int cqe,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector)
 {
 	struct hpu_create_cq_resp resp = {};
 	struct hpu_create_cq_cmd cmd = {};
@@ -263,7 +263,7 @@ static struct ibv_cq *hpu_create_cq(struct ibv_context *ibctx, int cqe,
 	if (ret)
 		goto err_buf;
 	cq->cqn = resp.drv.cqn;
-	return &cq->vcq.cq;
+	return cq;
 
 err_buf:
 	pthread_spin_destroy(&cq->lock);
@@ -272,6 +272,15 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+static struct ibv_cq *hpu_create_cq(struct ibv_context *ibctx, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector)
+{
+	struct hpu_cq *cq = hpu_cq_new(ibctx, cqe, channel, comp_vector);
+
+	return cq ? &cq->vcq.cq : NULL;
 }
 
 static int hpu_destroy_cq(struct ibv_cq *ibcq)
@@ -365,6 +374,149 @@ static int hpu_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	udma_to_device_barrier();
 	mmio_write32((uint8_t *)ctx->db_page + HPU_IB_DB_CQ_ARM, v);
 	return 0;
+}
+
+/*
+ * The extended CQ (ibv_create_cq_ex): the same ring, read one completion at
+ * a time between start_poll and end_poll under the CQ's lock.
+ */
+static bool hpu_cq_ex_next(struct hpu_cq *cq)
+{
+	struct hpu_context *ctx = hpu_ctx(cq->vcq.cq.context);
+
+	while (hpu_cq_next(&cq->ring, &cq->cur)) {
+		struct hpu_qp *qp = hpu_qp_lookup(ctx, cq->cur.qp_num);
+
+		if (!qp)
+			continue;
+		hpu_cq_account(qp, &cq->cur);
+		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+		cq->vcq.cq_ex.status = cq->cur.status;
+		return true;
+	}
+	return false;
+}
+
+static struct hpu_cq *hpu_cq_of_ex(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct hpu_cq, vcq.cq_ex);
+}
+
+static int hpu_cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct hpu_cq *cq = hpu_cq_of_ex(cqx);
+
+	pthread_spin_lock(&cq->lock);
+	cq->poll_ci = cq->ring.ci;
+	if (hpu_cq_ex_next(cq))
+		return 0;
+	if (cq->ring.ci != cq->poll_ci)
+		hpu_cq_publish(&cq->ring);
+	pthread_spin_unlock(&cq->lock);
+	return ENOENT;
+}
+
+static int hpu_cq_next_poll(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_ex_next(hpu_cq_of_ex(cqx)) ? 0 : ENOENT;
+}
+
+static void hpu_cq_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct hpu_cq *cq = hpu_cq_of_ex(cqx);
+
+	if (cq->ring.ci != cq->poll_ci)
+		hpu_cq_publish(&cq->ring);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode hpu_cq_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.opcode;
+}
+
+static uint32_t hpu_cq_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return 0;
+}
+
+static uint32_t hpu_cq_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.byte_len;
+}
+
+static __be32 hpu_cq_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.imm_data;
+}
+
+static uint32_t hpu_cq_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.qp_num;
+}
+
+static uint32_t hpu_cq_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.src_qp;
+}
+
+static unsigned int hpu_cq_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return hpu_cq_of_ex(cqx)->cur.wc_flags;
+}
+
+/* RoCE has no LIDs and no SL: zero, as ibv_wc reports them. */
+static uint32_t hpu_cq_read_slid(struct ibv_cq_ex *cqx)
+{
+	return 0;
+}
+
+static uint8_t hpu_cq_read_sl(struct ibv_cq_ex *cqx)
+{
+	return 0;
+}
+
+static uint8_t hpu_cq_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return 0;
+}
+
+#define HPU_CQ_EX_FLAGS (IBV_CREATE_CQ_ATTR_SINGLE_THREADED | \
+			 IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+
+static struct ibv_cq_ex *hpu_create_cq_ex(struct ibv_context *ibctx,
+					  struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cqx;
+	struct hpu_cq *cq;
+
+	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)HPU_CQ_EX_FLAGS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* The plain CREATE_CQ command: nothing of the extended one is needed. */
+	cq = hpu_cq_new(ibctx, (int)attr->cqe, attr->channel,
+			(int)attr->comp_vector);
+	if (!cq)
+		return NULL;
+	cqx = &cq->vcq.cq_ex;
+	cqx->start_poll = hpu_cq_start_poll;
+	cqx->next_poll = hpu_cq_next_poll;
+	cqx->end_poll = hpu_cq_end_poll;
+	cqx->read_opcode = hpu_cq_read_opcode;
+	cqx->read_vendor_err = hpu_cq_read_vendor_err;
+	cqx->read_wc_flags = hpu_cq_read_wc_flags;
+	cqx->read_byte_len = hpu_cq_read_byte_len;
+	cqx->read_imm_data = hpu_cq_read_imm_data;
+	cqx->read_qp_num = hpu_cq_read_qp_num;
+	cqx->read_src_qp = hpu_cq_read_src_qp;
+	cqx->read_slid = hpu_cq_read_slid;
+	cqx->read_sl = hpu_cq_read_sl;
+	cqx->read_dlid_path_bits = hpu_cq_read_dlid_path_bits;
+	return cqx;
 }
 
 /* ---- Shared receive queues ---- */
@@ -1022,6 +1174,7 @@ static const struct verbs_context_ops hpu_ctx_ops = {
 	.alloc_pd = hpu_alloc_pd,
 	.create_ah = hpu_create_ah,
 	.create_cq = hpu_create_cq,
+	.create_cq_ex = hpu_create_cq_ex,
 	.create_qp = hpu_create_qp,
 	.create_qp_ex = hpu_create_qp_ex,
 	.create_srq = hpu_create_srq,

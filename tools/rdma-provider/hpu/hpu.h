@@ -47,6 +47,8 @@ struct hpu_cq {
 	struct hpu_cq_ring ring;
 	struct hpu_buf buf;
 	uint32_t cqn;
+	struct ibv_wc cur;		/* extended CQ: the completion read now */
+	uint32_t poll_ci;		/* extended CQ: consumer index at start_poll */
 };
 
 struct hpu_srq {
