@@ -350,16 +350,22 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_unmap, HPU_RDMA);
 
 /**
  * hpu_rdma_as_destroy() - release an RDMA address space
- * @as: the address space; every engine object of its ASID is destroyed
- *	(DESTROY completed) and every hpu_rdma_as_map_sgt() mapping removed
+ * @as: the address space; every hpu_rdma_as_map_sgt() mapping removed
+ * @reachable: an engine object of the ASID could not be destroyed (its
+ *	DESTROY command did not complete): the engine may still use it
  *
- * Disables the ASID's root, invalidates it and gives the tables and the
- * ASID back. A failed invalidation quarantines them until a hard reset
- * proves the device no longer reaches them. May sleep.
+ * Normally every engine object of the ASID is destroyed first, so the
+ * engine reads and writes nothing of it any more. Disables the ASID's
+ * root, invalidates it and gives the tables, the mappings and the ASID
+ * back. With @reachable, or when the invalidation fails, all of it is
+ * quarantined instead until a hard reset proves the device no longer
+ * reaches it. May sleep.
  */
-void hpu_rdma_as_destroy(struct hpu_rdma_as *as)
+void hpu_rdma_as_destroy(struct hpu_rdma_as *as, bool reachable)
 {
-	hpu_vm_destroy(as->vm);
+	hpu_vm_destroy_reachable(as->vm, reachable ?
+				 "an RDMA address space with an object the engine did not destroy" :
+				 NULL);
 	kfree(as);
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_destroy, HPU_RDMA);
