@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hpu: the NIC ports (spec version 7) as an auxiliary device.
+ * hpu: the NIC ports (spec version 7) as auxiliary devices.
  *
  * A device that reports NIC ports gets one auxiliary device, "hpu.en.<id>",
- * for all of them; hpu_en.ko binds to it and makes one netdev per port. The
+ * for all of them; hpu_en.ko binds to it and makes one netdev per port.
+ * A device with a RoCE engine gets a second one, "hpu.rdma.<id>", for
+ * hpu_ib.ko (its exports are in hpu_rdma.c), added and deleted with the
+ * first (Documentation/driver/rdma.md). The
  * interface between the two modules is the handful of functions exported
  * here (namespace HPU_NIC): the number of ports, a port's register block,
  * a port's interrupt and the device to DMA-map against. Nothing calls back
@@ -24,26 +27,10 @@
 
 #include "hpu_drv.h"
 #include "hpu_nic.h"
+#include "hpu_rdma.h"
 #include "hpu_regs.h"
 #include "hpu_reset.h"
 
-/**
- * struct hpu_nic_adev - the auxiliary device of the NIC ports
- * @adev: the auxiliary device; its release frees this structure.
- * @hdev: the HPU. The auxiliary device is deleted before the HPU is
- *	unbound, so its driver never sees @hdev after that.
- * @num_ports: ports with a register block and an interrupt, from
- *	&hpu_nic.num_ports.
- *
- * Allocated for each addition (a deleted auxiliary device is not added
- * again) and constant in between; the exported functions read it without
- * a lock.
- */
-struct hpu_nic_adev {
-	struct auxiliary_device adev;
-	struct hpu_device *hdev;
-	unsigned int num_ports;
-};
 
 /**
  * struct hpu_nic - NIC state of one HPU
@@ -51,27 +38,32 @@ struct hpu_nic_adev {
  * @num_ports: ports the auxiliary driver may drive: those the device
  *	reports (ENGINES.NIC) that have a register block within BAR0 and an
  *	allocated MSI-X vector. Set by hpu_nic_init(), constant afterwards.
+ * @rdma: the device has a RoCE engine (hpu_rdma_usable()): it gets the
+ *	"rdma" auxiliary device too. Set by hpu_nic_start().
  * @lock: protects @adev, @suspended and @stopped. Taken inside
- *	&hpu_reset.lock; the device locks of the auxiliary device and
- *	everything its driver takes (rtnl) are taken inside it.
- * @adev: the registered auxiliary device, or NULL.
- * @suspended: a reset deleted @adev; the end of the reset adds it back.
+ *	&hpu_reset.lock; the device locks of the auxiliary devices and
+ *	everything their drivers take (rtnl) are taken inside it.
+ * @adev: the registered auxiliary devices, by &enum hpu_nic_adev_kind,
+ *	or NULL.
+ * @suspended: a reset deleted the devices; the end of the reset adds
+ *	them back.
  * @stopped: the device is being removed: nothing is added any more.
  */
 struct hpu_nic {
 	struct hpu_device *hdev;
 	unsigned int num_ports;
+	bool rdma;
 	/* see above */
 	struct mutex lock;
-	struct hpu_nic_adev *adev;
+	struct hpu_nic_adev *adev[HPU_NIC_ADEV_KINDS];
 	bool suspended;
 	bool stopped;
 };
 
-static struct hpu_nic_adev *to_hpu_nic_adev(struct auxiliary_device *adev)
-{
-	return container_of(adev, struct hpu_nic_adev, adev);
-}
+static const char *const hpu_nic_adev_names[HPU_NIC_ADEV_KINDS] = {
+	[HPU_NIC_ADEV_EN] = HPU_NIC_ADEV_NAME,
+	[HPU_NIC_ADEV_RDMA] = HPU_RDMA_ADEV_NAME,
+};
 
 /**
  * hpu_nic_num_ports() - number of NIC ports of the device
@@ -152,10 +144,10 @@ static void hpu_nic_adev_release(struct device *dev)
 }
 
 /*
- * Add the auxiliary device; hpu_en.ko, if loaded, probes it right away.
+ * Add an auxiliary device; its driver, if loaded, probes it right away.
  * Caller holds &hpu_nic.lock. 0 or a negative error code (logged).
  */
-static int hpu_nic_add(struct hpu_nic *nic)
+static int hpu_nic_add_one(struct hpu_nic *nic, enum hpu_nic_adev_kind kind)
 {
 	struct hpu_device *hdev = nic->hdev;
 	struct pci_dev *pdev = hdev->pdev;
@@ -169,7 +161,8 @@ static int hpu_nic_add(struct hpu_nic *nic)
 		return -ENOMEM;
 	na->hdev = hdev;
 	na->num_ports = nic->num_ports;
-	na->adev.name = HPU_NIC_ADEV_NAME;
+	na->kind = kind;
+	na->adev.name = hpu_nic_adev_names[kind];
 	/* Unique and stable: the PCI domain and routing id. */
 	na->adev.id = (u32)pci_domain_nr(pdev->bus) << 16 | pci_dev_id(pdev);
 	na->adev.dev.parent = &pdev->dev;
@@ -186,24 +179,50 @@ static int hpu_nic_add(struct hpu_nic *nic)
 		auxiliary_device_uninit(&na->adev);
 		goto err;
 	}
-	nic->adev = na;
+	nic->adev[kind] = na;
 	return 0;
 
 err:
-	drm_err(&hdev->drm, "cannot add the NIC auxiliary device: %d\n", ret);
+	drm_err(&hdev->drm, "cannot add the %s auxiliary device: %d\n",
+		hpu_nic_adev_names[kind], ret);
 	return ret;
 }
 
-/* Delete the auxiliary device, unbinding its driver. Caller holds the lock. */
-static void hpu_nic_del(struct hpu_nic *nic)
+/*
+ * Add the Ethernet device, then the RDMA one (whose driver looks for the
+ * netdevs). A failure of one leaves the other. Caller holds the lock.
+ */
+static void hpu_nic_add(struct hpu_nic *nic)
 {
 	lockdep_assert_held(&nic->lock);
 
-	if (!nic->adev)
-		return;
-	auxiliary_device_delete(&nic->adev->adev);
-	auxiliary_device_uninit(&nic->adev->adev);
-	nic->adev = NULL;
+	hpu_nic_add_one(nic, HPU_NIC_ADEV_EN);
+	if (nic->rdma)
+		hpu_nic_add_one(nic, HPU_NIC_ADEV_RDMA);
+}
+
+static bool hpu_nic_added(struct hpu_nic *nic)
+{
+	return nic->adev[HPU_NIC_ADEV_EN] || nic->adev[HPU_NIC_ADEV_RDMA];
+}
+
+/*
+ * Delete the auxiliary devices, RDMA first, unbinding their drivers.
+ * Caller holds the lock.
+ */
+static void hpu_nic_del(struct hpu_nic *nic)
+{
+	int kind;
+
+	lockdep_assert_held(&nic->lock);
+
+	for (kind = HPU_NIC_ADEV_KINDS - 1; kind >= 0; kind--) {
+		if (!nic->adev[kind])
+			continue;
+		auxiliary_device_delete(&nic->adev[kind]->adev);
+		auxiliary_device_uninit(&nic->adev[kind]->adev);
+		nic->adev[kind] = NULL;
+	}
 }
 
 /* The ports the auxiliary driver may use: block in BAR0, vector allocated. */
@@ -272,10 +291,11 @@ void hpu_nic_start(struct hpu_device *hdev)
 	nic->num_ports = hpu_nic_usable_ports(hdev);
 	if (!nic->num_ports)
 		return;
+	nic->rdma = hpu_rdma_usable(hdev);
 
 	mutex_lock(&nic->lock);
 	/* A reset that ran meanwhile found nothing to delete. */
-	if (!nic->stopped && !nic->adev && !hpu_reset_unusable(hdev))
+	if (!nic->stopped && !hpu_nic_added(nic) && !hpu_reset_unusable(hdev))
 		hpu_nic_add(nic);
 	mutex_unlock(&nic->lock);
 }
@@ -318,7 +338,7 @@ void hpu_nic_reset_prepare(struct hpu_device *hdev)
 		return;
 	lockdep_assert_held(&hdev->reset->lock);
 	mutex_lock(&nic->lock);
-	if (nic->adev) {
+	if (hpu_nic_added(nic)) {
 		hpu_nic_del(nic);
 		nic->suspended = true;
 	}

@@ -332,58 +332,27 @@ static int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
 	return WARN_ON(*done != size) ? -EINVAL : 0;
 }
 
-/**
- * hpu_vm_map() - map a range of a buffer object into a context
- * @vm: the context's address space
- * @obj: the buffer object; the mapping takes its own reference
- * @offset: first byte of @obj to map, a multiple of its page size
- * @size: bytes to map, a non-zero multiple of its page size, with
- *	@offset + @size inside @obj
- * @va: In: with @fixed, the address to map at (aligned to the page
- *	size, inside the context's range). Out: the address mapped at.
- * @fixed: map at @va rather than choose an address
- * @readonly: the device may only read
- *
- * The caller has checked alignment and ranges. An address chosen by the
- * driver is aligned to the buffer's page size. No invalidation is needed:
- * the range had no valid entries. May sleep; the caller keeps the device
- * bound.
- *
- * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
- * free range is large enough, or the context has its limit of mappings
- * or of page tables (&struct hpu_ctx_limits); -ENOMEM when memory or the
- * page-table area runs out (nothing is left mapped); -ENODEV for a
- * context being torn down.
+/*
+ * Reserve a range, write the entries of @sgt (host pages) or of @bo's
+ * HBM, and record the mapping; @obj (or NULL for a bare scatterlist) gets
+ * a reference held by the mapping. See hpu_vm_map().
  */
-VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
-				u64 offset, u64 size, u64 *va, bool fixed,
-				bool readonly)
+static int hpu_vm_map_range(struct hpu_vm *vm, struct drm_gem_object *obj,
+			    struct sg_table *sgt, u64 offset, u64 size,
+			    u64 align, u64 *va, bool fixed, bool readonly)
 {
 	struct hpu_device *hdev = vm->hdev;
-	struct hpu_bo *bo = to_hpu_bo(obj);
-	struct sg_table *sgt = NULL;
 	struct hpu_mapping *m;
 	u64 flags = readonly ? 0 : HPU_PTE_WRITE;
 	u64 done = 0;
 	LIST_HEAD(freed);
 	int ret;
 
-	/* Pin and DMA map host pages before taking the VM lock. */
-	if (bo->kind != HPU_BO_HBM) {
-		sgt = hpu_bo_dma_sgt(bo);
-		if (IS_ERR(sgt)) {
-			drm_dbg(&hdev->drm, "VM_BIND: cannot pin the buffer's pages: %ld\n",
-				PTR_ERR(sgt));
-			return PTR_ERR(sgt);
-		}
-	}
-
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->offset = offset;
-	m->leaf_level = bo->kind == HPU_BO_HBM ? HPU_PT_LEVEL_HUGE :
-						 HPU_PT_LEVEL_4K;
+	m->leaf_level = sgt ? HPU_PT_LEVEL_4K : HPU_PT_LEVEL_HUGE;
 
 	mutex_lock(&vm->lock);
 	if (vm->dead) {
@@ -409,7 +378,7 @@ VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
 		}
 	} else {
 		ret = drm_mm_insert_node_in_range(&vm->mm, &m->node, size,
-						  bo->page_size, 0,
+						  align, 0,
 						  HPU_VA_START, HPU_VA_END,
 						  DRM_MM_INSERT_BEST);
 		if (ret) {
@@ -420,9 +389,9 @@ VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
 		}
 	}
 
-	if (bo->kind == HPU_BO_HBM)
-		ret = hpu_vm_write_hbm(vm, bo, m->node.start, offset, size,
-				       flags, &done);
+	if (!sgt)
+		ret = hpu_vm_write_hbm(vm, to_hpu_bo(obj), m->node.start,
+				       offset, size, flags, &done);
 	else
 		ret = hpu_vm_write_host(vm, sgt, m->node.start, offset, size,
 					flags, &done);
@@ -432,7 +401,8 @@ VISIBLE_IF_KUNIT int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj,
 		goto err_clear;
 	}
 
-	drm_gem_object_get(obj);
+	if (obj)
+		drm_gem_object_get(obj);
 	m->obj = obj;
 	*va = m->node.start;
 	vm->mappings++;
@@ -444,11 +414,13 @@ err_clear:
 	drm_mm_remove_node(&m->node);
 	if (hpu_mmu_invalidate(hdev, vm->asid)) {
 		/* The partial entries named the buffer: keep it too. */
-		drm_gem_object_get(obj);
+		if (obj)
+			drm_gem_object_get(obj);
 		m->obj = obj;
 		hpu_mapping_quarantine(vm, m, &freed);
 		mutex_unlock(&vm->lock);
-		return ret;
+		/* A bare scatterlist's pages stay with the caller: -EIO. */
+		return obj ? ret : -EIO;
 	}
 	hpu_vm_pt_release_list(vm, &freed);
 err_unlock:
@@ -456,7 +428,73 @@ err_unlock:
 	kfree(m);
 	return ret;
 }
+
+/**
+ * hpu_vm_map() - map a range of a buffer object into a context
+ * @vm: the context's address space
+ * @obj: the buffer object; the mapping takes its own reference
+ * @offset: first byte of @obj to map, a multiple of its page size
+ * @size: bytes to map, a non-zero multiple of its page size, with
+ *	@offset + @size inside @obj
+ * @va: In: with @fixed, the address to map at (aligned to the page
+ *	size, inside the context's range). Out: the address mapped at.
+ * @fixed: map at @va rather than choose an address
+ * @readonly: the device may only read
+ *
+ * The caller has checked alignment and ranges. An address chosen by the
+ * driver is aligned to the buffer's page size. No invalidation is needed:
+ * the range had no valid entries. May sleep; the caller keeps the device
+ * bound.
+ *
+ * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
+ * free range is large enough, or the context has its limit of mappings
+ * or of page tables (&struct hpu_ctx_limits); -ENOMEM when memory or the
+ * page-table area runs out (nothing is left mapped); -ENODEV for a
+ * context being torn down.
+ */
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+	struct sg_table *sgt = NULL;
+
+	/* Pin and DMA map host pages before taking the VM lock. */
+	if (bo->kind != HPU_BO_HBM) {
+		sgt = hpu_bo_dma_sgt(bo);
+		if (IS_ERR(sgt)) {
+			drm_dbg(&vm->hdev->drm, "VM_BIND: cannot pin the buffer's pages: %ld\n",
+				PTR_ERR(sgt));
+			return PTR_ERR(sgt);
+		}
+	}
+	return hpu_vm_map_range(vm, obj, sgt, offset, size, bo->page_size, va,
+				fixed, readonly);
+}
 EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
+
+/**
+ * hpu_vm_map_sgt() - map pages of a DMA-mapped scatterlist into a context
+ * @vm: the address space
+ * @sgt: host pages, DMA-mapped against the PCI function; they stay the
+ *	caller's, who keeps them until hpu_vm_unmap() returned 0
+ * @size: bytes to map from the first page, a non-zero multiple of 4 KiB
+ *	within @sgt
+ * @va: Out: the device address chosen (4 KiB aligned)
+ * @readonly: the device may only read
+ *
+ * For memory the driver pins itself (the RDMA driver's ib_umem). May
+ * sleep; the caller keeps the device bound.
+ *
+ * Return: 0; -ENOSPC, -ENOMEM, -ENODEV as hpu_vm_map(); -EIO when a
+ * failure left entries the device may still use (the caller must then
+ * never release the pages).
+ */
+int hpu_vm_map_sgt(struct hpu_vm *vm, struct sg_table *sgt, u64 size,
+		   u64 *va, bool readonly)
+{
+	return hpu_vm_map_range(vm, NULL, sgt, 0, size, HPU_HOST_PAGE_SIZE, va,
+				false, readonly);
+}
 
 /**
  * hpu_vm_wait_jobs() - wait for every job of a context to finish
@@ -489,9 +527,11 @@ static int hpu_vm_wait_jobs(struct hpu_vm *vm)
  * caller has waited for the context's jobs with hpu_vm_wait_jobs(),
  * outside drm_dev_enter(). May sleep; the caller keeps the device bound.
  *
- * Return: 0; -ENOENT if no mapping starts at @va.
+ * Return: 0; -ENOENT if no mapping starts at @va; -EIO for a mapping of
+ * hpu_vm_map_sgt() whose invalidation did not complete (its pages must
+ * stay pinned: the device may still reach them).
  */
-VISIBLE_IF_KUNIT int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 {
 	struct hpu_device *hdev = vm->hdev;
 	struct hpu_mapping *m = NULL;
@@ -522,12 +562,14 @@ VISIBLE_IF_KUNIT int hpu_vm_unmap(struct hpu_vm *vm, u64 va)
 		 */
 		hpu_mapping_quarantine(vm, m, &freed);
 		mutex_unlock(&vm->lock);
-		return 0;
+		/* A bare scatterlist's pages must stay pinned. */
+		return m->obj ? 0 : -EIO;
 	}
 	hpu_vm_pt_release_list(vm, &freed);
 	mutex_unlock(&vm->lock);
 
-	drm_gem_object_put(m->obj);
+	if (m->obj)
+		drm_gem_object_put(m->obj);
 	kfree(m);
 	return 0;
 }
@@ -712,9 +754,23 @@ static void hpu_vm_quar_release(struct hpu_quar_entry *e)
  */
 void hpu_vm_destroy(struct hpu_vm *vm)
 {
+	hpu_vm_destroy_reachable(vm, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_vm_destroy);
+
+/**
+ * hpu_vm_destroy_reachable() - tear down an address space the device may use
+ * @vm: the address space
+ * @why: NULL, or why the device may still reach the memory (an RDMA object
+ *	whose DESTROY command did not complete): the address space is then
+ *	quarantined whatever the invalidation says
+ *
+ * As hpu_vm_destroy(). May sleep.
+ */
+void hpu_vm_destroy_reachable(struct hpu_vm *vm, const char *why)
+{
 	struct hpu_device *hdev = vm->hdev;
 	struct drm_mm_node *node, *next;
-	const char *why = NULL;
 	struct hpu_mapping *m;
 	bool entered;
 	long wait;
@@ -733,7 +789,9 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	 * after it looked.
 	 */
 	entered = drm_dev_enter(&hdev->drm, &idx);
-	if (entered) {
+	if (!entered) {
+		why = NULL;	/* unplugged: nothing reaches anything */
+	} else {
 		hpu_mmu_set_root(hdev, vm->asid, 0, false);
 		if (hpu_mmu_invalidate(hdev, vm->asid))
 			why = "the address space after a failed TLB invalidation";
@@ -768,7 +826,6 @@ void hpu_vm_destroy(struct hpu_vm *vm)
 	hpu_vm_free_dead(vm);
 	hpu_vm_put(vm);
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_vm_destroy);
 
 /* ioctls */
 

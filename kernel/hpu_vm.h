@@ -24,6 +24,7 @@ struct drm_file;
 struct drm_gem_object;
 struct drm_hpu_vm_bind;
 struct hpu_device;
+struct sg_table;
 
 /* Device virtual addresses a context may use: [HPU_VA_START, HPU_VA_END). */
 #define HPU_VA_START		0x100000000ULL
@@ -104,8 +105,15 @@ struct hpu_vm {
 int hpu_vm_create(struct hpu_device *hdev, struct hpu_vm **out);
 int hpu_vm_activate(struct hpu_vm *vm);
 void hpu_vm_destroy(struct hpu_vm *vm);
+void hpu_vm_destroy_reachable(struct hpu_vm *vm, const char *why);
 struct hpu_vm *hpu_vm_get(struct hpu_vm *vm);
 void hpu_vm_put(struct hpu_vm *vm);
+
+int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
+	       u64 size, u64 *va, bool fixed, bool readonly);
+int hpu_vm_map_sgt(struct hpu_vm *vm, struct sg_table *sgt, u64 size,
+		   u64 *va, bool readonly);
+int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
 
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
@@ -121,9 +129,6 @@ int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 			unsigned int leaf_level, struct list_head *freed);
-int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
-	       u64 size, u64 *va, bool fixed, bool readonly);
-int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
 /* VM_BIND argument checks. */
 int hpu_vm_bind_map_check(struct drm_device *drm,
 			  const struct drm_hpu_vm_bind *args, u64 bo_size,

@@ -30,9 +30,9 @@
 #define HPU_VEC_DMA(e)			(2 + (e))	/* completions of DMA engine e */
 /* Spec version 6: completions of engine index e (0..10), compute.md */
 #define HPU_VEC_ENGINE(e)		(2 + (e))
-/* Spec version 7: port p's Ethernet vector; 32 + p reserved for its RoCE engine */
+/* Spec version 7: port p's Ethernet vector; the RoCE engine's event queue */
 #define HPU_VEC_NIC(p)			(16 + (p))
-#define HPU_VEC_ROCE(p)			(32 + (p))
+#define HPU_VEC_ROCE			32
 
 /* Identity and control block, BAR0 + 0x0000 */
 #define HPU_REG_MAGIC			0x0000	/* RO */
@@ -553,6 +553,343 @@
 #define HPU_NIC_MAC_PREFIX0		0x02
 #define HPU_NIC_MAC_PREFIX1		0x48
 #define HPU_NIC_MAC_PREFIX2		0x50
+
+/*
+ * Spec version 7 part 2: the RoCE v2 engine, Documentation/hw/roce.md.
+ * HPU_ROCE_* offsets are relative to HPU_ROCE_BASE; HPU_ROCE_PORT_* to
+ * HPU_ROCE_PORT_BASE(p); HPU_ROCE_DB_* to HPU_ROCE_DB_PAGE(d).
+ */
+#define HPU_ROCE_BASE			0x140000
+#define HPU_ROCE_SIZE			0x1000
+#define HPU_ROCE_PORT_BASE(p)		(HPU_NIC_PORT_BASE(p) + HPU_NIC_ROCE_OFFSET)
+#define HPU_ROCE_PORT_SIZE		0x1000
+#define HPU_ROCE_DB_BASE		0x800000
+#define HPU_ROCE_DB_PAGE(d)		(HPU_ROCE_DB_BASE + 0x1000 * (d))
+#define HPU_ROCE_DB_PAGE_SIZE		0x1000
+#define HPU_ROCE_DB_PAGES		2048
+
+/* Control block */
+#define HPU_ROCE_MAX_QP			0x000	/* RO */
+#define HPU_ROCE_MAX_CQ			0x004	/* RO */
+#define HPU_ROCE_MAX_SRQ		0x008	/* RO */
+#define HPU_ROCE_MAX_MR			0x00c	/* RO */
+#define HPU_ROCE_MAX_WR			0x010	/* RO */
+#define HPU_ROCE_MAX_CQE		0x014	/* RO */
+#define HPU_ROCE_MAX_SGE		0x018	/* RO */
+#define   HPU_ROCE_NUM_QP		4096
+#define   HPU_ROCE_NUM_CQ		4096
+#define   HPU_ROCE_NUM_SRQ		1024
+#define   HPU_ROCE_NUM_MR		65536
+#define   HPU_ROCE_NUM_WR		32768
+#define   HPU_ROCE_NUM_CQE		65536
+#define   HPU_ROCE_NUM_SGE		32
+#define   HPU_ROCE_QPN_FIRST		2	/* QPNs 0 and 1 are reserved */
+#define HPU_ROCE_CTRL			0x020	/* RW */
+#define   HPU_ROCE_CTRL_ENABLE		0x00000001
+#define HPU_ROCE_CMD			0x040	/* RW: a write starts the command */
+#define   HPU_ROCE_CMD_OP_MASK		0x000000ff
+#define   HPU_ROCE_CMD_TYPE_SHIFT	8
+#define   HPU_ROCE_CMD_TYPE_MASK	0x0000ff00
+#define HPU_ROCE_CMD_INDEX		0x044	/* RW */
+#define HPU_ROCE_CMD_STATUS		0x048	/* RO */
+#define   HPU_ROCE_CMD_BUSY		0x00000001
+#define   HPU_ROCE_CMD_RESULT_SHIFT	8
+#define   HPU_ROCE_CMD_RESULT_MASK	0x0000ff00
+#define HPU_ROCE_CMD_DONE		0x04c	/* RO */
+#define HPU_ROCE_EQ_LO			0x080	/* RW */
+#define HPU_ROCE_EQ_HI			0x084	/* RW */
+#define HPU_ROCE_EQ_SIZE		0x088	/* RW */
+#define   HPU_ROCE_EQ_SIZE_MIN		16
+#define   HPU_ROCE_EQ_SIZE_MAX		4096
+#define HPU_ROCE_EQ_PI			0x08c	/* RO */
+#define HPU_ROCE_EQ_CI			0x090	/* RW */
+#define HPU_ROCE_EQ_CTRL		0x094	/* RW */
+#define   HPU_ROCE_EQ_ENABLE		0x00000001
+#define   HPU_ROCE_EQ_IRQ		0x00000002
+#define HPU_ROCE_EQ_DROPPED		0x098	/* RO */
+#define HPU_ROCE_DB_REFUSED_LO		0x0c0	/* RO */
+#define HPU_ROCE_DB_REFUSED_HI		0x0c4	/* RO */
+#define HPU_ROCE_CMD_DATA(n)		(0x100 + 4 * (n))	/* RW: image word n < 64 */
+#define   HPU_ROCE_IMAGE_SIZE		256
+
+/* Commands: CMD bits 7:0 */
+#define HPU_ROCE_OP_CREATE		1
+#define HPU_ROCE_OP_MODIFY		2
+#define HPU_ROCE_OP_QUERY		3
+#define HPU_ROCE_OP_DESTROY		4
+/* CMD bits 15:8 */
+#define HPU_ROCE_TYPE_QP		1
+#define HPU_ROCE_TYPE_CQ		2
+#define HPU_ROCE_TYPE_SRQ		3
+#define HPU_ROCE_TYPE_MR		4
+/* CMD_STATUS.RESULT */
+#define HPU_ROCE_RES_OK			0
+#define HPU_ROCE_RES_BAD_INDEX		1
+#define HPU_ROCE_RES_BAD_IMAGE		2
+#define HPU_ROCE_RES_BAD_STATE		3
+#define HPU_ROCE_RES_BAD_OP		4
+
+/* QP image: byte offsets (little endian; GIDs and MACs in wire order) */
+#define HPU_ROCE_QP_STATE		0	/* u8 */
+#define   HPU_ROCE_QPS_RESET		0
+#define   HPU_ROCE_QPS_INIT		1
+#define   HPU_ROCE_QPS_RTR		2
+#define   HPU_ROCE_QPS_RTS		3
+#define   HPU_ROCE_QPS_SQD		4	/* never entered */
+#define   HPU_ROCE_QPS_SQE		5	/* never entered */
+#define   HPU_ROCE_QPS_ERR		6
+#define HPU_ROCE_QP_TYPE		1	/* u8 */
+#define   HPU_ROCE_QPT_RC		2
+#define   HPU_ROCE_QPT_UD		4
+#define HPU_ROCE_QP_PORT		2	/* u8 */
+#define HPU_ROCE_QP_MTU			3	/* u8: 1 (256) to 5 (4096) */
+#define   HPU_ROCE_MTU_MIN		1
+#define   HPU_ROCE_MTU_MAX		5
+#define HPU_ROCE_QP_MASK		4	/* u32, MODIFY */
+#define   HPU_ROCE_QPM_STATE		(1u << 0)
+#define   HPU_ROCE_QPM_ACCESS_FLAGS	(1u << 3)
+#define   HPU_ROCE_QPM_PKEY_INDEX	(1u << 4)
+#define   HPU_ROCE_QPM_PORT		(1u << 5)
+#define   HPU_ROCE_QPM_QKEY		(1u << 6)
+#define   HPU_ROCE_QPM_AV		(1u << 7)
+#define   HPU_ROCE_QPM_PATH_MTU		(1u << 8)
+#define   HPU_ROCE_QPM_TIMEOUT		(1u << 9)
+#define   HPU_ROCE_QPM_RETRY_CNT	(1u << 10)
+#define   HPU_ROCE_QPM_RNR_RETRY	(1u << 11)
+#define   HPU_ROCE_QPM_RQ_PSN		(1u << 12)
+#define   HPU_ROCE_QPM_MAX_QP_RD_ATOMIC	(1u << 13)
+#define   HPU_ROCE_QPM_MIN_RNR_TIMER	(1u << 15)
+#define   HPU_ROCE_QPM_SQ_PSN		(1u << 16)
+#define   HPU_ROCE_QPM_MAX_DEST_RD_ATOMIC (1u << 17)
+#define   HPU_ROCE_QPM_DEST_QPN		(1u << 20)
+#define HPU_ROCE_QP_ASID		8	/* u16 */
+#define HPU_ROCE_QP_DB_PAGE		10	/* u16 */
+#define HPU_ROCE_QP_PD			12	/* u32 */
+#define HPU_ROCE_QP_SEND_CQ		16	/* u32 */
+#define HPU_ROCE_QP_RECV_CQ		20	/* u32 */
+#define HPU_ROCE_QP_SRQ			24	/* u32: SRQ + 1, 0 none */
+#define HPU_ROCE_QP_SQ_LOG_ENTRIES	28	/* u8: 1-15 */
+#define HPU_ROCE_QP_SQ_LOG_STRIDE	29	/* u8: 6-10 */
+#define HPU_ROCE_QP_RQ_LOG_ENTRIES	30	/* u8: 0-15 */
+#define HPU_ROCE_QP_RQ_LOG_STRIDE	31	/* u8: 5-10 */
+#define HPU_ROCE_QP_SQ_ADDR		32	/* u64 */
+#define HPU_ROCE_QP_RQ_ADDR		40	/* u64 */
+#define HPU_ROCE_QP_DBR_ADDR		48	/* u64: u32 SQ PI, u32 RQ PI */
+#define HPU_ROCE_QP_ACCESS		56	/* u32 */
+#define HPU_ROCE_QP_QKEY		60	/* u32 */
+#define HPU_ROCE_QP_DEST_QPN		64	/* u32 */
+#define HPU_ROCE_QP_SQ_PSN		68	/* u32 */
+#define HPU_ROCE_QP_RQ_PSN		72	/* u32 */
+#define HPU_ROCE_QP_TIMEOUT		76	/* u8 */
+#define HPU_ROCE_QP_RETRY_CNT		77	/* u8: 0-7 */
+#define HPU_ROCE_QP_RNR_RETRY		78	/* u8: 0-7, 7 unlimited */
+#define HPU_ROCE_QP_MIN_RNR_TIMER	79	/* u8: 0-31 */
+#define HPU_ROCE_QP_MAX_RD_ATOMIC	80	/* u8: 0-16 */
+#define HPU_ROCE_QP_MAX_DEST_RD_ATOMIC	81	/* u8: 0-16 */
+#define   HPU_ROCE_MAX_RD		16
+#define HPU_ROCE_QP_SGID_INDEX		82	/* u8 */
+#define HPU_ROCE_QP_HOP_LIMIT		83	/* u8 */
+#define HPU_ROCE_QP_TCLASS		84	/* u8 */
+#define HPU_ROCE_QP_FLOW_LABEL		88	/* u32: bits 19:0 */
+#define HPU_ROCE_QP_DMAC		92	/* 6 bytes */
+#define HPU_ROCE_QP_DGID		100	/* 16 bytes */
+#define HPU_ROCE_QP_CFG_END		116	/* 116-255 zero in CREATE/MODIFY */
+#define HPU_ROCE_QP_Q_SQ_CI		128	/* u32, QUERY only */
+#define HPU_ROCE_QP_Q_RQ_CI		132	/* u32, QUERY only */
+#define HPU_ROCE_QP_Q_SQ_PSN		136	/* u32, QUERY only: next PSN to send */
+#define HPU_ROCE_QP_Q_RQ_PSN		140	/* u32, QUERY only: expected PSN */
+#define HPU_ROCE_QP_Q_CAUSE		144	/* u8, QUERY only */
+#define HPU_ROCE_QP_Q_CNT(i)		(160 + 8 * (i))	/* u64, QUERY only */
+#define   HPU_ROCE_QPC_RETRANSMITS	0
+#define   HPU_ROCE_QPC_TIMEOUTS		1
+#define   HPU_ROCE_QPC_RNR_NAK_SENT	2
+#define   HPU_ROCE_QPC_RNR_NAK_RCVD	3
+#define   HPU_ROCE_QPC_SEQ_NAK_SENT	4
+#define   HPU_ROCE_QPC_SEQ_NAK_RCVD	5
+#define   HPU_ROCE_QPC_TX_PKTS		6
+#define   HPU_ROCE_QPC_TX_BYTES		7
+#define   HPU_ROCE_QPC_RX_PKTS		8
+#define   HPU_ROCE_QPC_RX_BYTES		9
+#define   HPU_ROCE_QPC_NUM		10
+/* Access flags (QP and MR) */
+#define HPU_ROCE_ACCESS_LOCAL_WRITE	0x1	/* MR only */
+#define HPU_ROCE_ACCESS_REMOTE_WRITE	0x2
+#define HPU_ROCE_ACCESS_REMOTE_READ	0x4
+
+/* CQ image */
+#define HPU_ROCE_CQ_ASID		0	/* u16 */
+#define HPU_ROCE_CQ_DB_PAGE		2	/* u16 */
+#define HPU_ROCE_CQ_LOG_ENTRIES		4	/* u8: 1-16 */
+#define HPU_ROCE_CQ_RING_ADDR		8	/* u64: 32-byte aligned */
+#define HPU_ROCE_CQ_DBR_ADDR		16	/* u64: u32 CI, u32 reserved */
+#define HPU_ROCE_CQ_Q_PI		32	/* u32, QUERY only */
+#define HPU_ROCE_CQ_Q_ERROR		36	/* u8, QUERY only */
+#define HPU_ROCE_CQ_Q_ARM		37	/* u8, QUERY only */
+#define   HPU_ROCE_CQ_ARM_NONE		0
+#define   HPU_ROCE_CQ_ARM_NEXT		1
+#define   HPU_ROCE_CQ_ARM_SOLICITED	2
+
+/* SRQ image */
+#define HPU_ROCE_SRQ_ASID		0	/* u16 */
+#define HPU_ROCE_SRQ_DB_PAGE		2	/* u16 */
+#define HPU_ROCE_SRQ_PD			4	/* u32 */
+#define HPU_ROCE_SRQ_LOG_ENTRIES	8	/* u8: 1-15 */
+#define HPU_ROCE_SRQ_LOG_STRIDE		9	/* u8: 5-10 */
+#define HPU_ROCE_SRQ_LIMIT		12	/* u32, MODIFY */
+#define HPU_ROCE_SRQ_RING_ADDR		16	/* u64 */
+#define HPU_ROCE_SRQ_DBR_ADDR		24	/* u64: u32 PI (software), u32 CI (device) */
+
+/* MR image */
+#define HPU_ROCE_MR_KEY			0	/* u32: index << 8 | variant */
+#define   HPU_ROCE_KEY_INDEX_SHIFT	8
+#define HPU_ROCE_MR_PD			4	/* u32 */
+#define HPU_ROCE_MR_ASID		8	/* u16 */
+#define HPU_ROCE_MR_ACCESS		12	/* u32 */
+#define HPU_ROCE_MR_VA			16	/* u64 */
+#define HPU_ROCE_MR_LENGTH		24	/* u64: 1 to 2^48 */
+#define HPU_ROCE_MR_DVA			32	/* u64 */
+#define   HPU_ROCE_MR_LENGTH_MAX	(1ull << 48)
+
+/* Doorbell page (32-bit writes, reads 0) */
+#define HPU_ROCE_DB_SQ_DB		0x000	/* WO: QPN */
+#define HPU_ROCE_DB_CQ_ARM		0x008	/* WO: CQN | SOLICITED */
+#define   HPU_ROCE_DB_NUM_MASK		0x00ffffff
+#define   HPU_ROCE_DB_ARM_SOLICITED	0x80000000
+
+/* Send WQE: 64-byte header, UD address vector at 64, then SGEs or inline */
+#define HPU_ROCE_WQE_OPCODE		0	/* u8 */
+#define   HPU_ROCE_WR_SEND		0
+#define   HPU_ROCE_WR_SEND_WITH_IMM	1
+#define   HPU_ROCE_WR_RDMA_WRITE	2
+#define   HPU_ROCE_WR_RDMA_WRITE_WITH_IMM 3
+#define   HPU_ROCE_WR_RDMA_READ		4
+#define HPU_ROCE_WQE_FLAGS		1	/* u8 */
+#define   HPU_ROCE_WQE_SIGNALED		0x01
+#define   HPU_ROCE_WQE_SOLICITED	0x02
+#define   HPU_ROCE_WQE_FENCE		0x04
+#define   HPU_ROCE_WQE_INLINE		0x08
+#define HPU_ROCE_WQE_NUM_SGE		2	/* u8 */
+#define HPU_ROCE_WQE_IMM		4	/* 4 bytes, wire order */
+#define HPU_ROCE_WQE_WR_ID		8	/* u64 */
+#define HPU_ROCE_WQE_REMOTE_ADDR	16	/* u64, RDMA */
+#define HPU_ROCE_WQE_RKEY		24	/* u32, RDMA */
+#define HPU_ROCE_WQE_QKEY		24	/* u32, UD */
+#define HPU_ROCE_WQE_DEST_QPN		28	/* u32, UD */
+#define HPU_ROCE_WQE_INLINE_LEN		32	/* u32 */
+#define HPU_ROCE_WQE_HDR_SIZE		64
+#define HPU_ROCE_WQE_AV			64	/* UD address vector, 32 bytes */
+#define   HPU_ROCE_AV_DMAC		0	/* 6 bytes */
+#define   HPU_ROCE_AV_SGID_INDEX	6
+#define   HPU_ROCE_AV_HOP_LIMIT		7
+#define   HPU_ROCE_AV_TCLASS		8
+#define   HPU_ROCE_AV_FLOW_LABEL	12	/* u32 */
+#define   HPU_ROCE_AV_DGID		16	/* 16 bytes */
+#define   HPU_ROCE_AV_SIZE		32
+#define HPU_ROCE_SGE_ADDR		0	/* u64 */
+#define HPU_ROCE_SGE_LENGTH		8	/* u32 */
+#define HPU_ROCE_SGE_LKEY		12	/* u32 */
+#define HPU_ROCE_SGE_SIZE		16
+/* Receive WQE */
+#define HPU_ROCE_RWQE_WR_ID		0	/* u64 */
+#define HPU_ROCE_RWQE_NUM_SGE		8	/* u8 */
+#define HPU_ROCE_RWQE_HDR_SIZE		16
+#define HPU_ROCE_MSG_MAX		0x80000000u
+#define HPU_ROCE_GRH_SIZE		40
+
+/* CQE (32 bytes) */
+#define HPU_ROCE_CQE_SIZE		32
+#define HPU_ROCE_CQE_WR_ID		0	/* u64 */
+#define HPU_ROCE_CQE_BYTE_LEN		8	/* u32 */
+#define HPU_ROCE_CQE_IMM		12	/* 4 bytes, wire order */
+#define HPU_ROCE_CQE_QPN_OP		16	/* u32: QPN 23:0, opcode 31:24 */
+#define   HPU_ROCE_CQE_OP_SHIFT		24
+#define   HPU_ROCE_WC_SEND		0
+#define   HPU_ROCE_WC_RDMA_WRITE	1
+#define   HPU_ROCE_WC_RDMA_READ		2
+#define   HPU_ROCE_WC_RECV		128
+#define   HPU_ROCE_WC_RECV_RDMA_WITH_IMM 129
+#define HPU_ROCE_CQE_STATUS		20	/* u8 */
+#define   HPU_ROCE_WC_SUCCESS		0
+#define   HPU_ROCE_WC_LOC_LEN_ERR	1
+#define   HPU_ROCE_WC_LOC_QP_OP_ERR	2
+#define   HPU_ROCE_WC_LOC_PROT_ERR	4
+#define   HPU_ROCE_WC_WR_FLUSH_ERR	5
+#define   HPU_ROCE_WC_REM_INV_REQ_ERR	9
+#define   HPU_ROCE_WC_REM_ACCESS_ERR	10
+#define   HPU_ROCE_WC_REM_OP_ERR	11
+#define   HPU_ROCE_WC_RETRY_EXC_ERR	12
+#define   HPU_ROCE_WC_RNR_RETRY_EXC_ERR	13
+#define HPU_ROCE_CQE_FLAGS		21	/* u8 */
+#define   HPU_ROCE_CQE_WITH_IMM		0x01
+#define   HPU_ROCE_CQE_GRH		0x02
+#define HPU_ROCE_CQE_SRC_QPN		24	/* u32, UD receives */
+#define HPU_ROCE_CQE_OWNER		31	/* u8: bit 0 */
+#define   HPU_ROCE_CQE_OWNER_BIT	0x01
+
+/* Event ring entry (32 bytes) */
+#define HPU_ROCE_EQE_SIZE		32
+#define HPU_ROCE_EQE_TYPE		0	/* u16 */
+#define HPU_ROCE_EQE_PORT		2	/* u16 */
+#define HPU_ROCE_EQE_OBJECT		4	/* u32 */
+#define HPU_ROCE_EQE_TIMESTAMP		8	/* u64 */
+#define HPU_ROCE_EQE_CAUSE		16	/* u32 */
+#define HPU_ROCE_EQE_ADDR		24	/* u64 */
+#define   HPU_ROCE_EV_CQ_COMPLETION	1
+#define   HPU_ROCE_EV_QP_FATAL		2
+#define   HPU_ROCE_EV_QP_LAST_WQE_REACHED 3
+#define   HPU_ROCE_EV_SRQ_LIMIT		4
+#define   HPU_ROCE_EV_CQ_ERROR		5
+#define   HPU_ROCE_EV_PORT_ACTIVE	6
+#define   HPU_ROCE_EV_PORT_DOWN		7
+/* Causes: QP_FATAL, CQ_ERROR and the QP image's error cause */
+#define HPU_ROCE_CAUSE_NONE		0
+#define HPU_ROCE_CAUSE_MMU_FAULT	1
+#define HPU_ROCE_CAUSE_CQ_ERROR		2
+#define HPU_ROCE_CAUSE_BAD_WQE		3
+#define HPU_ROCE_CAUSE_LOC_PROT		4
+#define HPU_ROCE_CAUSE_RETRY_EXC	5
+#define HPU_ROCE_CAUSE_RNR_RETRY_EXC	6
+#define HPU_ROCE_CAUSE_REM_ACCESS	7
+#define HPU_ROCE_CAUSE_REM_INV_REQ	8
+#define HPU_ROCE_CAUSE_OVERFLOW		9
+#define HPU_ROCE_CAUSE_MODIFY		10
+/* MMU_FAULT events of the device event queue name this engine */
+#define HPU_ROCE_EVENT_ENGINE		0xff
+
+/* Port RoCE registers */
+#define HPU_ROCE_PORT_CTRL		0x000	/* RW */
+#define   HPU_ROCE_PORT_ENABLE		0x00000001
+#define HPU_ROCE_PORT_GID(n)		(0x100 + 0x20 * (n))	/* RW: 4 words */
+#define   HPU_ROCE_PORT_GID_VALID_OFF	0x10
+#define   HPU_ROCE_PORT_GID_VALID	0x00000001
+#define   HPU_ROCE_PORT_GIDS		16
+#define HPU_ROCE_PORT_CNT(n)		(0x400 + 8 * (n))	/* RO: low word */
+#define HPU_ROCE_PORT_CNT_HI(n)		(0x404 + 8 * (n))
+#define   HPU_ROCE_CNT_TX_PKTS		0
+#define   HPU_ROCE_CNT_TX_BYTES		1
+#define   HPU_ROCE_CNT_RX_PKTS		2
+#define   HPU_ROCE_CNT_RX_BYTES		3
+#define   HPU_ROCE_CNT_RX_ICRC_ERR	4
+#define   HPU_ROCE_CNT_RX_MALFORMED	5
+#define   HPU_ROCE_CNT_RX_UNKNOWN_QP	6
+#define   HPU_ROCE_CNT_RX_DROPPED	7
+#define   HPU_ROCE_CNT_SEQ_NAK_SENT	8
+#define   HPU_ROCE_CNT_SEQ_NAK_RCVD	9
+#define   HPU_ROCE_CNT_RNR_NAK_SENT	10
+#define   HPU_ROCE_CNT_RNR_NAK_RCVD	11
+#define   HPU_ROCE_CNT_RETRANSMITS	12
+#define   HPU_ROCE_CNT_ACK_TIMEOUTS	13
+#define   HPU_ROCE_CNT_REM_ACCESS_ERR	14
+#define   HPU_ROCE_CNT_TX_DISCARDS	15
+#define   HPU_ROCE_CNT_DUP_REQUESTS	16
+#define   HPU_ROCE_NUM_COUNTERS		17
+
+/* RoCE v2 on the wire */
+#define HPU_ROCE_UDP_PORT		4791
+#define HPU_ROCE_UDP_SPORT_BASE		0xc000
+#define HPU_ROCE_PKEY			0xffff
+#define HPU_ROCE_ACKREQ_EVERY		16
+#define HPU_ROCE_MAX_INFLIGHT		128
 
 /* Soft reset completes this long after it is started (virtual time). */
 #define HPU_SOFT_RESET_NS		100000

@@ -16,7 +16,7 @@ import sys
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SPECS = [os.path.join(REPO, "Documentation/hw", f)
          for f in ("registers.md", "memory-and-queues.md", "errors-and-reset.md",
-                   "firmware-and-telemetry.md", "nic.md")]
+                   "firmware-and-telemetry.md", "nic.md", "roce.md")]
 HDR = os.path.join(REPO, "include/hw/hpu_regs.h")
 
 errors = []

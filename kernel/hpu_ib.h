@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hpu_ib: the ib_device of the HPU's RoCE v2 engine, an auxiliary driver
+ * of "hpu.rdma.<id>" (Documentation/driver/rdma.md).
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+#ifndef __HPU_IB_H__
+#define __HPU_IB_H__
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "hpu_regs.h"
+
+struct auxiliary_device;
+struct hpu_rdma_as;
+
+#ifndef HPU_ROCE_CMD_DATA
+/* Spec v7 part 2 (Documentation/hw/roce.md), until hpu_regs.h has them. */
+#define HPU_ROCE_MAX_QP			0x000
+#define HPU_ROCE_MAX_CQ			0x004
+#define HPU_ROCE_MAX_SRQ		0x008
+#define HPU_ROCE_MAX_MR			0x00c
+#define HPU_ROCE_MAX_WR			0x010
+#define HPU_ROCE_MAX_CQE		0x014
+#define HPU_ROCE_MAX_SGE		0x018
+#define HPU_ROCE_CTRL			0x020
+#define HPU_ROCE_CMD			0x040
+#define HPU_ROCE_CMD_INDEX		0x044
+#define HPU_ROCE_CMD_STATUS		0x048
+#define HPU_ROCE_CMD_DONE		0x04c
+#define HPU_ROCE_EQ_LO			0x080
+#define HPU_ROCE_EQ_HI			0x084
+#define HPU_ROCE_EQ_SIZE		0x088
+#define HPU_ROCE_EQ_PI			0x08c
+#define HPU_ROCE_EQ_CI			0x090
+#define HPU_ROCE_EQ_CTRL		0x094
+#define HPU_ROCE_EQ_DROPPED		0x098
+#define HPU_ROCE_DB_REFUSED_LO		0x0c0
+#define HPU_ROCE_DB_REFUSED_HI		0x0c4
+#define HPU_ROCE_CMD_DATA		0x100
+#define HPU_ROCE_PORT_CTRL		0x000
+#define HPU_ROCE_PORT_GID		0x100
+#define HPU_ROCE_PORT_CNT		0x400
+#endif
+
+/* Field values of the spec (roce.md), the driver's names. */
+#define HPU_IB_CTRL_ENABLE		BIT(0)
+#define HPU_IB_EQ_CTRL_ENABLE		BIT(0)
+#define HPU_IB_EQ_CTRL_IRQ		BIT(1)
+#define HPU_IB_CMD_BUSY			BIT(0)
+#define HPU_IB_CMD_RESULT		GENMASK(15, 8)
+#define HPU_IB_IMAGE_SIZE		256
+#define HPU_IB_GID_ENTRY(i)		(HPU_ROCE_PORT_GID + 0x20 * (i))
+#define HPU_IB_GID_VALID_REG		0x10
+#define HPU_IB_NUM_GIDS			16
+#define HPU_IB_EQE_SIZE			32
+#define HPU_IB_EQ_ENTRIES		256
+/* Host addresses the device reaches in ASID 0 carry bit 63 (nic.md). */
+#define HPU_IB_HOST_ADDR		BIT_ULL(63)
+/* CMD_STATUS polling: the spec promises < 10 ms; TCG guests are slower. */
+#define HPU_IB_CMD_TIMEOUT_US		200000
+
+enum hpu_ib_cmd_op {
+	HPU_IB_OP_CREATE = 1,
+	HPU_IB_OP_MODIFY = 2,
+	HPU_IB_OP_QUERY = 3,
+	HPU_IB_OP_DESTROY = 4,
+};
+
+enum hpu_ib_obj_type {
+	HPU_IB_OBJ_QP = 1,
+	HPU_IB_OBJ_CQ = 2,
+	HPU_IB_OBJ_SRQ = 3,
+	HPU_IB_OBJ_MR = 4,
+};
+
+enum hpu_ib_cmd_result {
+	HPU_IB_RES_OK = 0,
+	HPU_IB_RES_BAD_INDEX = 1,
+	HPU_IB_RES_BAD_IMAGE = 2,
+	HPU_IB_RES_BAD_STATE = 3,
+	HPU_IB_RES_BAD_OP = 4,
+};
+
+enum hpu_ib_event_type {
+	HPU_IB_EV_CQ_COMPLETION = 1,
+	HPU_IB_EV_QP_FATAL = 2,
+	HPU_IB_EV_QP_LAST_WQE_REACHED = 3,
+	HPU_IB_EV_SRQ_LIMIT = 4,
+	HPU_IB_EV_CQ_ERROR = 5,
+	HPU_IB_EV_PORT_ACTIVE = 6,
+	HPU_IB_EV_PORT_DOWN = 7,
+};
+
+/* Port counters, in the order of the spec's list (roce.md). */
+#define HPU_IB_NUM_COUNTERS		15
+
+/**
+ * struct hpu_ib_port - one port
+ * @regs: the port's RoCE registers.
+ * @cnt_lock: serialises counter reads (the low word latches the high one).
+ */
+struct hpu_ib_port {
+	void __iomem *regs;
+	spinlock_t cnt_lock;	/* counter latch */
+};
+
+/**
+ * struct hpu_ib_dev - the ib_device of one HPU
+ * @ibdev: the ib_device; must stay first (ib_alloc_device()).
+ * @adev: the auxiliary device bound.
+ * @dma_dev: the PCI function (DMA mapping, netdev matching).
+ * @regs: the engine's control block.
+ * @num_ports: ports.
+ * @ports: per port.
+ * @max_qp: QP table entries (QPNs 2..max_qp-1); @max_cq, @max_srq,
+ *	@max_mr, @max_wr, @max_cqe, @max_sge likewise from the capability
+ *	registers, constant after probe.
+ * @max_cq: see @max_qp.
+ * @max_srq: see @max_qp.
+ * @max_mr: see @max_qp.
+ * @max_wr: see @max_qp.
+ * @max_cqe: see @max_qp.
+ * @max_sge: see @max_qp.
+ * @num_db_pages: doorbell pages.
+ * @cmd_lock: serialises the command interface (CMD_DATA, CMD_INDEX, CMD,
+ *	CMD_STATUS) and protects @wedged.
+ * @wedged: a command did not complete in time: the engine may still be
+ *	running it, no further command is issued and objects whose DESTROY
+ *	did not complete keep their memory.
+ * @eq: the event ring (coherent DMA memory), @eq_dma its bus address,
+ *	@eq_ci the next entry to read: owned by the event thread.
+ * @eq_dma: see @eq.
+ * @eq_ci: see @eq.
+ * @irq: the event queue's interrupt.
+ * @nb: the netdevice notifier finding the ports' netdevs (hpu_en.ko's,
+ *	tied to the ports with ib_device_set_netdev(): ib_core keeps them).
+ * @registered: the ib_device is registered; under rtnl.
+ * @pd_ida: PD numbers; @db_ida doorbell pages; @qp_ida, @cq_ida,
+ *	@srq_ida, @mr_ida the table indexes (each IDA has its own lock).
+ * @db_ida: see @pd_ida.
+ * @qp_ida: see @pd_ida.
+ * @cq_ida: see @pd_ida.
+ * @srq_ida: see @pd_ida.
+ * @mr_ida: see @pd_ida.
+ * @qps: QPN -> &struct hpu_ib_qp, for events; @cqs, @srqs likewise. An
+ *	object is stored once CREATE succeeded and erased before its
+ *	memory goes (after DESTROY and synchronize_irq()).
+ * @cqs: see @qps.
+ * @srqs: see @qps.
+ * @mr_variant: per MR index, the variant of its next key, under the
+ *	index's ownership (only the holder of an index from @mr_ida
+ *	touches its byte).
+ */
+struct hpu_ib_dev {
+	struct ib_device ibdev;
+	struct auxiliary_device *adev;
+	struct device *dma_dev;
+	void __iomem *regs;
+	unsigned int num_ports;
+	struct hpu_ib_port ports[HPU_NIC_MAX_PORTS];
+	u32 max_qp, max_cq, max_srq, max_mr, max_wr, max_cqe, max_sge;
+	unsigned int num_db_pages;
+	/* see above */
+	struct mutex cmd_lock;
+	bool wedged;
+	void *eq;
+	dma_addr_t eq_dma;
+	u32 eq_ci;
+	int irq;
+	struct notifier_block nb;
+	bool registered;
+	struct ida pd_ida, db_ida, qp_ida, cq_ida, srq_ida, mr_ida;
+	struct xarray qps, cqs, srqs;
+	u8 *mr_variant;
+};
+
+/**
+ * struct hpu_ib_ucontext - a process's context
+ * @ibuc: the ib_ucontext.
+ * @as: its RDMA address space (ASID).
+ * @db_page: its doorbell page.
+ * @db_entry: the mmap entry of the doorbell page.
+ * @owner: the process's mm: only it may map the doorbell page.
+ * @leaked: an object's DESTROY did not complete: the engine may still
+ *	reach the address space, which is then quarantined.
+ * @n_qp: QPs of the context, against the ctx_max_qp parameter; @n_cq,
+ *	@n_srq, @n_mr likewise (atomics: no lock).
+ * @n_cq: see @n_qp.
+ * @n_srq: see @n_qp.
+ * @n_mr: see @n_qp.
+ *
+ * Constant after creation except @leaked (set once, read at teardown
+ * when no object is left) and the counts.
+ */
+struct hpu_ib_ucontext {
+	struct ib_ucontext ibuc;
+	struct hpu_rdma_as *as;
+	u32 db_page;
+	struct rdma_user_mmap_entry *db_entry;
+	struct mm_struct *owner;
+	bool leaked;
+	atomic_t n_qp, n_cq, n_srq, n_mr;
+};
+
+/**
+ * struct hpu_ib_mmap_entry - the doorbell page's mmap entry
+ * @rdma: the core's entry.
+ * @addr: the page's physical address.
+ */
+struct hpu_ib_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	phys_addr_t addr;
+};
+
+struct hpu_ib_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct hpu_ib_ah {
+	struct ib_ah ibah;
+};
+
+/**
+ * struct hpu_ib_umap - user memory pinned and mapped into the ASID
+ * @umem: the pinned pages, or NULL.
+ * @map_va: start of the mapping in the ASID.
+ * @dva: device address of the user address it was made for.
+ */
+struct hpu_ib_umap {
+	struct ib_umem *umem;
+	u64 map_va;
+	u64 dva;
+};
+
+struct hpu_ib_mr {
+	struct ib_mr ibmr;
+	struct hpu_ib_ucontext *uc;
+	u32 index;
+	struct hpu_ib_umap map;
+};
+
+struct hpu_ib_cq {
+	struct ib_cq ibcq;
+	struct hpu_ib_ucontext *uc;
+	u32 cqn;
+	struct hpu_ib_umap ring, db;
+};
+
+struct hpu_ib_srq {
+	struct ib_srq ibsrq;
+	struct hpu_ib_ucontext *uc;
+	u32 srqn;
+	u32 limit;
+	u32 max_wr, max_sge;
+	struct hpu_ib_umap ring, db;
+};
+
+/**
+ * struct hpu_ib_qp - a QP
+ * @ibqp: the ib_qp.
+ * @uc: its context.
+ * @qpn: its number, the table index.
+ * @sq, @rq, @db: its rings and doorbell record.
+ * @rq: see @sq.
+ * @db: see @sq.
+ * @cap: what it holds (for query_qp).
+ * @lock: protects @attr and @state (modify and query).
+ * @attr: the attributes last set.
+ * @state: the state last set.
+ */
+struct hpu_ib_qp {
+	struct ib_qp ibqp;
+	struct hpu_ib_ucontext *uc;
+	u32 qpn;
+	struct hpu_ib_umap sq, rq, db;
+	struct ib_qp_cap cap;
+	/* see above */
+	struct mutex lock;
+	struct ib_qp_attr attr;
+	enum ib_qp_state state;
+};
+
+static inline struct hpu_ib_dev *to_hdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct hpu_ib_dev, ibdev);
+}
+
+/* hpu_ib_cmd.c */
+int hpu_ib_cmd(struct hpu_ib_dev *dev, enum hpu_ib_cmd_op op,
+	       enum hpu_ib_obj_type type, u32 index, void *image);
+int hpu_ib_eq_init(struct hpu_ib_dev *dev);
+void hpu_ib_eq_fini(struct hpu_ib_dev *dev);
+
+/* hpu_ib_verbs.c */
+extern const struct ib_device_ops hpu_ib_verbs_ops;
+struct hpu_ib_ucontext *udata_huc(struct ib_udata *udata);
+int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
+		    size_t min_len);
+int hpu_ib_udata_out(struct ib_udata *udata, const void *resp, size_t len);
+int hpu_ib_quota_get(atomic_t *count, unsigned int max);
+int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		    u64 addr, size_t len, bool writable,
+		    struct hpu_ib_umap *map);
+void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		     struct hpu_ib_umap *map);
+bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			enum hpu_ib_obj_type type, u32 index);
+u32 to_pdn(struct ib_pd *ibpd);
+
+/* hpu_ib_qp.c */
+extern unsigned int hpu_ib_ctx_max_qp;
+int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		     struct ib_udata *udata);
+int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata);
+int hpu_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init);
+int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* hpu_ib_main.c */
+void hpu_ib_port_event(struct hpu_ib_dev *dev, unsigned int port,
+		       bool active);
+u64 hpu_ib_port_counter(struct hpu_ib_dev *dev, unsigned int port,
+			unsigned int i);
+
+#endif /* __HPU_IB_H__ */

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hpu_ib: verbs of user contexts: PDs, the doorbell page, memory regions,
+ * CQs, QPs, SRQs and address handles (Documentation/driver/rdma.md). Only
+ * user-space objects: the data path is the provider's, and no kernel ULP
+ * uses the device (no post_send, poll_cq...: kverbs_provider is false).
+ *
+ * Every ring and doorbell record is user memory (include/uapi/rdma/
+ * hpu-abi.h): pinned with ib_umem and mapped into the ucontext's RDMA
+ * address space, whose ASID the engine objects carry.
+ *
+ * Copyright (c) 2026 The hpu authors
+ */
+
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/unaligned.h>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "hpu_ib.h"
+#include "hpu_rdma.h"
+#include "hpu-abi.h"
+
+unsigned int hpu_ib_ctx_max_qp = 1024;
+module_param_named(ctx_max_qp, hpu_ib_ctx_max_qp, uint, 0644);
+MODULE_PARM_DESC(ctx_max_qp, "QPs one user context may hold (default 1024)");
+static unsigned int ctx_max_cq = 1024;
+module_param(ctx_max_cq, uint, 0644);
+MODULE_PARM_DESC(ctx_max_cq, "CQs one user context may hold (default 1024)");
+static unsigned int ctx_max_srq = 256;
+module_param(ctx_max_srq, uint, 0644);
+MODULE_PARM_DESC(ctx_max_srq, "SRQs one user context may hold (default 256)");
+static unsigned int ctx_max_mr = 16384;
+module_param(ctx_max_mr, uint, 0644);
+MODULE_PARM_DESC(ctx_max_mr, "memory regions one user context may hold (default 16384)");
+
+#define HPU_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ)
+/* Accepted (UCX asks for it) but never granted: the engine has no atomics. */
+#define HPU_IB_MR_ACCESS_OK	(HPU_IB_MR_ACCESS | IB_ACCESS_REMOTE_ATOMIC)
+
+static struct hpu_ib_ucontext *to_huc(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct hpu_ib_ucontext, ibuc);
+}
+
+struct hpu_ib_ucontext *udata_huc(struct ib_udata *udata)
+{
+	return rdma_udata_to_drv_context(udata, struct hpu_ib_ucontext, ibuc);
+}
+
+/*
+ * Driver data of a command: the first min(@len, inlen) bytes into @req;
+ * a shorter input than @min_len is refused, bytes past @len must be zero.
+ */
+int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
+			   size_t min_len)
+{
+	if (udata->inlen < min_len)
+		return -EINVAL;
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EINVAL;
+	return ib_copy_from_udata(req, udata, min(len, udata->inlen));
+}
+
+int hpu_ib_udata_out(struct ib_udata *udata, const void *resp,
+			    size_t len)
+{
+	return ib_copy_to_udata(udata, (void *)resp, min(len, udata->outlen));
+}
+
+/*
+ * Per-context object count: take one of @max. The counters are atomics
+ * of the ucontext; a limit lowered later applies to new objects only.
+ */
+int hpu_ib_quota_get(atomic_t *count, unsigned int max)
+{
+	if (atomic_inc_return(count) > READ_ONCE(max)) {
+		atomic_dec(count);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* Pin [addr, addr + len) and map it into the context's address space. */
+int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			   u64 addr, size_t len, bool writable,
+			   struct hpu_ib_umap *map)
+{
+	struct ib_umem *umem;
+	int ret;
+
+	umem = ib_umem_get(&dev->ibdev, addr, len,
+			   writable ? IB_ACCESS_LOCAL_WRITE : 0);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	ret = hpu_rdma_as_map_sgt(uc->as, &umem->sgt_append.sgt,
+				  (u64)ib_umem_num_pages(umem) << PAGE_SHIFT,
+				  writable, &map->map_va);
+	if (ret) {
+		if (ret == -EIO)
+			ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
+		else
+			ib_umem_release(umem);
+		return ret;
+	}
+	map->umem = umem;
+	map->dva = map->map_va + ib_umem_offset(umem);
+	return 0;
+}
+
+/* Undo hpu_ib_umap_get() (or a dma-buf mapping: no umem). */
+void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			    struct hpu_ib_umap *map)
+{
+	int ret;
+
+	if (!map->map_va)
+		return;
+	ret = hpu_rdma_as_unmap(uc->as, map->map_va);
+	map->map_va = 0;
+	if (ret == -EIO) {
+		ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
+		return;
+	}
+	ib_umem_release(map->umem);
+	map->umem = NULL;
+}
+
+/*
+ * DESTROY an object. A command that did not complete leaves the engine
+ * maybe still using the object's memory: it is then kept (the caller
+ * does not unmap) and the context's address space quarantined.
+ */
+bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
+			       struct hpu_ib_ucontext *uc,
+			       enum hpu_ib_obj_type type, u32 index)
+{
+	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	int ret;
+
+	ret = hpu_ib_cmd(dev, HPU_IB_OP_DESTROY, type, index, image);
+	if (ret == -ETIMEDOUT || ret == -EIO) {
+		uc->leaked = true;
+		return false;
+	}
+	if (ret)
+		ibdev_warn(&dev->ibdev, "DESTROY of object %u (type %u): %d\n",
+			   index, type, ret);
+	return true;
+}
+
+/* ucontext and the doorbell page */
+
+static int hpu_ib_alloc_ucontext(struct ib_ucontext *ibuc,
+				 struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibuc->device);
+	struct hpu_ib_ucontext *uc = to_huc(ibuc);
+	struct hpu_ib_alloc_ucontext_resp resp = {};
+	struct hpu_ib_alloc_ucontext_req req = {};
+	struct hpu_ib_mmap_entry *entry;
+	int ret;
+
+	ret = hpu_ib_udata_in(udata, &req, sizeof(req), 0);
+	if (ret)
+		return ret;
+	if (req.flags || req.reserved)
+		return -EINVAL;
+
+	ret = ida_alloc_max(&dev->db_ida, dev->num_db_pages - 1, GFP_KERNEL);
+	if (ret < 0)
+		return ret == -ENOSPC ? -EBUSY : ret;
+	uc->db_page = ret;
+
+	/* An ASID counted against the caller's limit of contexts. */
+	ret = hpu_rdma_as_create(dev->adev, &uc->as);
+	if (ret)
+		goto err_db;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		ret = -ENOMEM;
+		goto err_as;
+	}
+	entry->addr = hpu_rdma_db_page_addr(dev->adev, uc->db_page);
+	ret = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, PAGE_SIZE);
+	if (ret) {
+		kfree(entry);
+		goto err_as;
+	}
+	uc->db_entry = &entry->rdma;
+
+	resp.db_mmap_offset = rdma_user_mmap_get_offset(uc->db_entry);
+	resp.db_page = uc->db_page;
+	resp.cqe_size = HPU_IB_CQE_SIZE;
+	resp.max_inline = (1U << HPU_IB_SQ_LOG_STRIDE_MAX) - 64;
+	ret = hpu_ib_udata_out(udata, &resp, sizeof(resp));
+	if (ret)
+		goto err_entry;
+
+	uc->owner = current->mm;
+	mmgrab(uc->owner);
+	return 0;
+
+err_entry:
+	rdma_user_mmap_entry_remove(uc->db_entry);
+err_as:
+	hpu_rdma_as_destroy(uc->as, false);
+err_db:
+	ida_free(&dev->db_ida, uc->db_page);
+	return ret;
+}
+
+static void hpu_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibuc->device);
+	struct hpu_ib_ucontext *uc = to_huc(ibuc);
+
+	rdma_user_mmap_entry_remove(uc->db_entry);
+	/* Every object is destroyed: the engine no longer uses the ASID. */
+	hpu_rdma_as_destroy(uc->as, uc->leaked);
+	ida_free(&dev->db_ida, uc->db_page);
+	mmdrop(uc->owner);
+}
+
+static void hpu_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	/* The core zaps the doorbell mapping and destroys every object. */
+}
+
+static int hpu_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct hpu_ib_ucontext *uc = to_huc(ibuc);
+	struct rdma_user_mmap_entry *rentry;
+	struct hpu_ib_mmap_entry *entry;
+	int ret;
+
+	rentry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rentry)
+		return -EINVAL;
+	entry = container_of(rentry, struct hpu_ib_mmap_entry, rdma);
+	/*
+	 * The doorbell page is the owner's alone: not another process that
+	 * got hold of the file, not executable, not inherited by a fork.
+	 */
+	if (vma->vm_mm != uc->owner || (vma->vm_flags & VM_EXEC)) {
+		ret = -EPERM;
+		goto out;
+	}
+	vm_flags_set(vma, VM_DONTCOPY);
+	vm_flags_clear(vma, VM_MAYEXEC);
+	ret = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->addr), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot), rentry);
+out:
+	rdma_user_mmap_entry_put(rentry);
+	return ret;
+}
+
+static void hpu_ib_mmap_free(struct rdma_user_mmap_entry *rentry)
+{
+	kfree(container_of(rentry, struct hpu_ib_mmap_entry, rdma));
+}
+
+/* PDs: numbers only; the engine compares them. */
+
+static int hpu_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibpd->device);
+	struct hpu_ib_pd *pd = container_of(ibpd, struct hpu_ib_pd, ibpd);
+	int ret;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	ret = ida_alloc_range(&dev->pd_ida, 1, (1U << 24) - 1, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	pd->pdn = ret;
+	return 0;
+}
+
+static int hpu_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct hpu_ib_pd *pd = container_of(ibpd, struct hpu_ib_pd, ibpd);
+
+	ida_free(&to_hdev(ibpd->device)->pd_ida, pd->pdn);
+	return 0;
+}
+
+u32 to_pdn(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct hpu_ib_pd, ibpd)->pdn;
+}
+
+/* Memory regions */
+
+static int hpu_ib_mr_check(struct ib_udata *udata, int *access)
+{
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	*access &= ~IB_ACCESS_OPTIONAL;
+	if (*access & ~HPU_IB_MR_ACCESS_OK)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Take an index, CREATE the MR in the engine; the mapping is in @mr. */
+static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			    struct hpu_ib_mr *mr, struct ib_pd *pd, u64 iova,
+			    u64 length, int access)
+{
+	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u32 key;
+	int ret;
+
+	if (!length || length > BIT_ULL(48))
+		return -EINVAL;
+	ret = ida_alloc_range(&dev->mr_ida, 1, dev->max_mr - 1, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	mr->index = ret;
+	key = mr->index << 8 | ++dev->mr_variant[mr->index];
+
+	put_unaligned_le32(key, &image[0]);
+	put_unaligned_le32(to_pdn(pd), &image[4]);
+	put_unaligned_le16(hpu_rdma_as_asid(uc->as), &image[8]);
+	put_unaligned_le32(access & HPU_IB_MR_ACCESS, &image[12]);
+	put_unaligned_le64(iova, &image[16]);
+	put_unaligned_le64(length, &image[24]);
+	put_unaligned_le64(mr->map.dva, &image[32]);
+	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_MR, mr->index, image);
+	if (ret) {
+		ida_free(&dev->mr_ida, mr->index);
+		return ret;
+	}
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return 0;
+}
+
+static struct ib_mr *hpu_ib_reg_mr_common(struct ib_pd *pd, u64 start,
+					  u64 length, u64 iova, int fd,
+					  int access, struct ib_udata *udata,
+					  bool dmabuf)
+{
+	struct hpu_ib_dev *dev = to_hdev(pd->device);
+	bool writable = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	struct hpu_ib_ucontext *uc;
+	struct hpu_ib_mr *mr;
+	int ret;
+
+	ret = hpu_ib_mr_check(udata, &access);
+	if (ret)
+		return ERR_PTR(ret);
+	uc = udata_huc(udata);
+	ret = hpu_ib_quota_get(&uc->n_mr, ctx_max_mr);
+	if (ret)
+		return ERR_PTR(ret);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		ret = -ENOMEM;
+		goto err_quota;
+	}
+	mr->uc = uc;
+	if (dmabuf)
+		ret = hpu_rdma_as_map_dmabuf(uc->as, fd, start, length, writable,
+					     &mr->map.map_va, &mr->map.dva);
+	else
+		ret = hpu_ib_umap_get(dev, uc, start, length, writable,
+				      &mr->map);
+	if (ret)
+		goto err_free;
+	ret = hpu_ib_mr_create(dev, uc, mr, pd, iova, length, access);
+	if (ret)
+		goto err_unmap;
+	return &mr->ibmr;
+
+err_unmap:
+	hpu_ib_umap_put(dev, uc, &mr->map);
+err_free:
+	kfree(mr);
+err_quota:
+	atomic_dec(&uc->n_mr);
+	return ERR_PTR(ret);
+}
+
+static struct ib_mr *hpu_ib_reg_user_mr(struct ib_pd *pd, u64 start,
+					u64 length, u64 iova, int access,
+					struct ib_udata *udata)
+{
+	return hpu_ib_reg_mr_common(pd, start, length, iova, -1, access, udata,
+				    false);
+}
+
+static struct ib_mr *hpu_ib_reg_user_mr_dmabuf(struct ib_pd *pd, u64 offset,
+					       u64 length, u64 iova, int fd,
+					       int access,
+					       struct uverbs_attr_bundle *attrs)
+{
+	return hpu_ib_reg_mr_common(pd, offset, length, iova, fd, access,
+				    attrs ? &attrs->driver_udata : NULL, true);
+}
+
+static int hpu_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibmr->device);
+	struct hpu_ib_mr *mr = container_of(ibmr, struct hpu_ib_mr, ibmr);
+	struct hpu_ib_ucontext *uc = mr->uc;
+
+	if (hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_MR, mr->index)) {
+		hpu_ib_umap_put(dev, uc, &mr->map);
+		ida_free(&dev->mr_ida, mr->index);
+	}
+	atomic_dec(&uc->n_mr);
+	kfree(mr);
+	return 0;
+}
+
+/* CQs */
+
+static int hpu_ib_cq_check(struct hpu_ib_dev *dev,
+			   const struct hpu_ib_create_cq *req, int cqe)
+{
+	if (req->flags)
+		return -EINVAL;
+	if (req->log_entries < HPU_IB_CQ_LOG_ENTRIES_MIN ||
+	    req->log_entries > HPU_IB_CQ_LOG_ENTRIES_MAX ||
+	    BIT(req->log_entries) > dev->max_cqe || BIT(req->log_entries) < cqe)
+		return -EINVAL;
+	if (!req->buf_addr || !IS_ALIGNED(req->buf_addr, HPU_IB_CQE_SIZE) ||
+	    !req->db_addr || !IS_ALIGNED(req->db_addr, 8))
+		return -EINVAL;
+	return 0;
+}
+
+static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			    struct uverbs_attr_bundle *attrs)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibcq->device);
+	struct hpu_ib_cq *cq = container_of(ibcq, struct hpu_ib_cq, ibcq);
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	struct hpu_ib_create_cq_resp resp = {};
+	struct hpu_ib_create_cq req = {};
+	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	struct hpu_ib_ucontext *uc;
+	int ret;
+
+	uc = udata ? udata_huc(udata) : NULL;
+	if (!uc)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	ret = hpu_ib_udata_in(udata, &req, sizeof(req), sizeof(req));
+	if (ret)
+		return ret;
+	ret = hpu_ib_cq_check(dev, &req, attr->cqe);
+	if (ret)
+		return ret;
+	ret = hpu_ib_quota_get(&uc->n_cq, ctx_max_cq);
+	if (ret)
+		return ret;
+	cq->uc = uc;
+	ret = ida_alloc_max(&dev->cq_ida, dev->max_cq - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_quota;
+	cq->cqn = ret;
+	ret = hpu_ib_umap_get(dev, uc, req.buf_addr,
+			      HPU_IB_CQE_SIZE << req.log_entries, true, &cq->ring);
+	if (ret)
+		goto err_ida;
+	ret = hpu_ib_umap_get(dev, uc, req.db_addr, 8, false, &cq->db);
+	if (ret)
+		goto err_ring;
+	ret = xa_insert(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (ret)
+		goto err_db;
+
+	put_unaligned_le16(hpu_rdma_as_asid(uc->as), &image[0]);
+	put_unaligned_le16(uc->db_page, &image[2]);
+	image[4] = req.log_entries;
+	put_unaligned_le64(cq->ring.dva, &image[8]);
+	put_unaligned_le64(cq->db.dva, &image[16]);
+	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_CQ, cq->cqn, image);
+	if (ret)
+		goto err_xa;
+
+	ibcq->cqe = BIT(req.log_entries);
+	resp.cqn = cq->cqn;
+	ret = hpu_ib_udata_out(udata, &resp, sizeof(resp));
+	if (ret)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn)) {
+		xa_erase(&dev->cqs, cq->cqn);
+		return ret;	/* memory kept: the engine may use it */
+	}
+err_xa:
+	xa_erase(&dev->cqs, cq->cqn);
+	synchronize_irq(dev->irq);
+err_db:
+	hpu_ib_umap_put(dev, uc, &cq->db);
+err_ring:
+	hpu_ib_umap_put(dev, uc, &cq->ring);
+err_ida:
+	ida_free(&dev->cq_ida, cq->cqn);
+err_quota:
+	atomic_dec(&uc->n_cq);
+	return ret;
+}
+
+static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibcq->device);
+	struct hpu_ib_cq *cq = container_of(ibcq, struct hpu_ib_cq, ibcq);
+	struct hpu_ib_ucontext *uc = cq->uc;
+	bool gone;
+
+	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn);
+	xa_erase(&dev->cqs, cq->cqn);
+	/* No event handler still looks at the CQ. */
+	synchronize_irq(dev->irq);
+	if (gone) {
+		hpu_ib_umap_put(dev, uc, &cq->db);
+		hpu_ib_umap_put(dev, uc, &cq->ring);
+		ida_free(&dev->cq_ida, cq->cqn);
+	}
+	atomic_dec(&uc->n_cq);
+	return 0;
+}
+
+/* SRQs */
+
+static int hpu_ib_srq_check(struct hpu_ib_dev *dev,
+			    const struct hpu_ib_create_srq *req,
+			    const struct ib_srq_attr *attr)
+{
+	u32 stride = BIT(req->log_stride);
+
+	if (req->flags || req->reserved)
+		return -EINVAL;
+	if (req->log_entries < HPU_IB_WQ_LOG_ENTRIES_MIN ||
+	    req->log_entries > HPU_IB_WQ_LOG_ENTRIES_MAX ||
+	    req->log_stride < HPU_IB_RQ_LOG_STRIDE_MIN ||
+	    req->log_stride > HPU_IB_SRQ_LOG_STRIDE_MAX)
+		return -EINVAL;
+	if (BIT(req->log_entries) > dev->max_wr ||
+	    attr->max_wr > BIT(req->log_entries) ||
+	    attr->max_sge > dev->max_sge ||
+	    sizeof(struct hpu_ib_recv_wqe) +
+	    attr->max_sge * sizeof(struct hpu_ib_sge) > stride ||
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	if (!req->buf_addr || !IS_ALIGNED(req->buf_addr, stride) ||
+	    !req->db_addr || !IS_ALIGNED(req->db_addr, 8))
+		return -EINVAL;
+	return 0;
+}
+
+static int hpu_ib_create_srq(struct ib_srq *ibsrq,
+			     struct ib_srq_init_attr *init,
+			     struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
+	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
+	struct hpu_ib_create_srq_resp resp = {};
+	struct hpu_ib_create_srq req = {};
+	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	struct hpu_ib_ucontext *uc;
+	int ret;
+
+	uc = udata ? udata_huc(udata) : NULL;
+	if (!uc || !dev->max_srq)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	ret = hpu_ib_udata_in(udata, &req, sizeof(req), sizeof(req));
+	if (ret)
+		return ret;
+	ret = hpu_ib_srq_check(dev, &req, &init->attr);
+	if (ret)
+		return ret;
+	ret = hpu_ib_quota_get(&uc->n_srq, ctx_max_srq);
+	if (ret)
+		return ret;
+	srq->uc = uc;
+	ret = ida_alloc_max(&dev->srq_ida, dev->max_srq - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_quota;
+	srq->srqn = ret;
+	ret = hpu_ib_umap_get(dev, uc, req.buf_addr,
+			      (size_t)BIT(req.log_entries) << req.log_stride,
+			      false, &srq->ring);
+	if (ret)
+		goto err_ida;
+	ret = hpu_ib_umap_get(dev, uc, req.db_addr, 8, true, &srq->db);
+	if (ret)
+		goto err_ring;
+	ret = xa_insert(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (ret)
+		goto err_db;
+
+	srq->limit = init->attr.srq_limit;
+	srq->max_wr = BIT(req.log_entries);
+	srq->max_sge = (BIT(req.log_stride) - sizeof(struct hpu_ib_recv_wqe)) /
+		       sizeof(struct hpu_ib_sge);
+	srq->max_sge = min(srq->max_sge, dev->max_sge);
+	put_unaligned_le16(hpu_rdma_as_asid(uc->as), &image[0]);
+	put_unaligned_le16(uc->db_page, &image[2]);
+	put_unaligned_le32(to_pdn(ibsrq->pd), &image[4]);
+	image[8] = req.log_entries;
+	image[9] = req.log_stride;
+	put_unaligned_le32(srq->limit, &image[12]);
+	put_unaligned_le64(srq->ring.dva, &image[16]);
+	put_unaligned_le64(srq->db.dva, &image[24]);
+	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	if (ret)
+		goto err_xa;
+
+	init->attr.max_wr = srq->max_wr;
+	init->attr.max_sge = srq->max_sge;
+	resp.srqn = srq->srqn;
+	ret = hpu_ib_udata_out(udata, &resp, sizeof(resp));
+	if (ret)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn)) {
+		xa_erase(&dev->srqs, srq->srqn);
+		return ret;
+	}
+err_xa:
+	xa_erase(&dev->srqs, srq->srqn);
+	synchronize_irq(dev->irq);
+err_db:
+	hpu_ib_umap_put(dev, uc, &srq->db);
+err_ring:
+	hpu_ib_umap_put(dev, uc, &srq->ring);
+err_ida:
+	ida_free(&dev->srq_ida, srq->srqn);
+err_quota:
+	atomic_dec(&uc->n_srq);
+	return ret;
+}
+
+static int hpu_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
+	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
+	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	int ret;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;	/* no resize */
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->max_wr)
+		return -EINVAL;
+	put_unaligned_le32(attr->srq_limit, &image[12]);
+	ret = hpu_ib_cmd(dev, HPU_IB_OP_MODIFY, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	if (!ret)
+		WRITE_ONCE(srq->limit, attr->srq_limit);
+	return ret;
+}
+
+static int hpu_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
+
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
+	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
+	struct hpu_ib_ucontext *uc = srq->uc;
+	bool gone;
+
+	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn);
+	xa_erase(&dev->srqs, srq->srqn);
+	synchronize_irq(dev->irq);
+	if (gone) {
+		hpu_ib_umap_put(dev, uc, &srq->db);
+		hpu_ib_umap_put(dev, uc, &srq->ring);
+		ida_free(&dev->srq_ida, srq->srqn);
+	}
+	atomic_dec(&uc->n_srq);
+	return 0;
+}
+
+/* Address handles (UD): the provider needs the destination MAC. */
+
+static int hpu_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct hpu_ib_create_ah_resp resp = {};
+	struct rdma_ah_attr *attr = init->ah_attr;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	memcpy(resp.dmac, attr->roce.dmac, ETH_ALEN);
+	return hpu_ib_udata_out(udata, &resp, sizeof(resp));
+}
+
+static int hpu_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	return 0;
+}
+
+const struct ib_device_ops hpu_ib_verbs_ops = {
+	.alloc_ucontext = hpu_ib_alloc_ucontext,
+	.dealloc_ucontext = hpu_ib_dealloc_ucontext,
+	.disassociate_ucontext = hpu_ib_disassociate_ucontext,
+	.mmap = hpu_ib_mmap,
+	.mmap_free = hpu_ib_mmap_free,
+	.alloc_pd = hpu_ib_alloc_pd,
+	.dealloc_pd = hpu_ib_dealloc_pd,
+	.reg_user_mr = hpu_ib_reg_user_mr,
+	.reg_user_mr_dmabuf = hpu_ib_reg_user_mr_dmabuf,
+	.dereg_mr = hpu_ib_dereg_mr,
+	.create_cq = hpu_ib_create_cq,
+	.destroy_cq = hpu_ib_destroy_cq,
+	.create_srq = hpu_ib_create_srq,
+	.modify_srq = hpu_ib_modify_srq,
+	.query_srq = hpu_ib_query_srq,
+	.destroy_srq = hpu_ib_destroy_srq,
+	.create_ah = hpu_ib_create_ah,
+	.destroy_ah = hpu_ib_destroy_ah,
+	.create_qp = hpu_ib_create_qp,
+	.modify_qp = hpu_ib_modify_qp,
+	.query_qp = hpu_ib_query_qp,
+	.destroy_qp = hpu_ib_destroy_qp,
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, hpu_ib_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, hpu_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ah, hpu_ib_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, hpu_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_srq, hpu_ib_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, hpu_ib_qp, ibqp),
+};
