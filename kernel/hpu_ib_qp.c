@@ -177,7 +177,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
 	struct hpu_ib_create_qp_resp resp = {};
 	struct hpu_ib_create_qp req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -212,7 +212,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_unmap;
 
 	hpu_ib_qp_image(qp, &req, image);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_QP, qp->qpn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, qp->qpn, image);
 	if (ret)
 		goto err_xa;
 
@@ -226,7 +226,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_QP, qp->qpn)) {
+	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_QP, qp->qpn)) {
 		xa_erase(&dev->qps, qp->qpn);
 		return ret;	/* memory kept: the engine may use it */
 	}
@@ -272,7 +272,7 @@ static int hpu_ib_modify_check(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp,
 	if ((mask & IB_QP_AV) &&
 	    (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
 	     !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) ||
-	     rdma_ah_read_grh(&attr->ah_attr)->sgid_index >= HPU_IB_NUM_GIDS))
+	     rdma_ah_read_grh(&attr->ah_attr)->sgid_index >= HPU_ROCE_PORT_GIDS))
 		return -EINVAL;
 	return 0;
 }
@@ -323,7 +323,8 @@ static void hpu_ib_modify_image(struct hpu_ib_qp *qp, const struct ib_qp_attr *a
 	image[1] = qp->ibqp.qp_type;
 	image[2] = a->port_num ? a->port_num - 1 : 0;
 	image[3] = a->path_mtu;
-	put_unaligned_le32(mask & ~HPU_IB_QP_MASK_DRV, &image[4]);
+	/* STATE always set, as the engine wants. */
+	put_unaligned_le32((mask & ~HPU_IB_QP_MASK_DRV) | IB_QP_STATE, &image[4]);
 	put_unaligned_le32(a->qp_access_flags &
 			   (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ),
 			   &image[56]);
@@ -353,7 +354,7 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	enum ib_qp_state cur, new;
 	struct ib_qp_attr *merged;
 	int ret;
@@ -383,7 +384,7 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	rdma_copy_ah_attr(&merged->ah_attr, &qp->attr.ah_attr);
 	hpu_ib_modify_merge(qp, attr, mask);
 	hpu_ib_modify_image(qp, &qp->attr, new, mask, image);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_MODIFY, HPU_IB_OBJ_QP, qp->qpn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_QP, qp->qpn, image);
 	if (ret) {
 		/* The engine refused: the QP keeps its old attributes. */
 		rdma_destroy_ah_attr(&qp->attr.ah_attr);
@@ -403,11 +404,11 @@ int hpu_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 
 	mutex_lock(&qp->lock);
 	/* The engine moves a QP to ERR by itself: ask it. */
-	if (!hpu_ib_cmd(dev, HPU_IB_OP_QUERY, HPU_IB_OBJ_QP, qp->qpn, image) &&
+	if (!hpu_ib_cmd(dev, HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, qp->qpn, image) &&
 	    image[0] <= IB_QPS_ERR)
 		qp->state = image[0];
 	*attr = qp->attr;
@@ -435,7 +436,7 @@ int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct hpu_ib_ucontext *uc = qp->uc;
 	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_QP, qp->qpn);
+	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_QP, qp->qpn);
 	xa_erase(&dev->qps, qp->qpn);
 	synchronize_irq(dev->irq);
 	if (gone) {

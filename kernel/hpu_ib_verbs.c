@@ -137,12 +137,12 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
  */
 bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
 			       struct hpu_ib_ucontext *uc,
-			       enum hpu_ib_obj_type type, u32 index)
+			       u32 type, u32 index)
 {
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
 
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_DESTROY, type, index, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_DESTROY, type, index, image);
 	if (ret == -ETIMEDOUT || ret == -EIO) {
 		uc->leaked = true;
 		return false;
@@ -315,7 +315,7 @@ static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 			    struct hpu_ib_mr *mr, struct ib_pd *pd, u64 iova,
 			    u64 length, int access)
 {
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	u32 key;
 	int ret;
 
@@ -334,7 +334,7 @@ static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	put_unaligned_le64(iova, &image[16]);
 	put_unaligned_le64(length, &image[24]);
 	put_unaligned_le64(mr->map.dva, &image[32]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_MR, mr->index, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, mr->index, image);
 	if (ret) {
 		ida_free(&dev->mr_ida, mr->index);
 		return ret;
@@ -415,7 +415,7 @@ static int hpu_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct hpu_ib_mr *mr = container_of(ibmr, struct hpu_ib_mr, ibmr);
 	struct hpu_ib_ucontext *uc = mr->uc;
 
-	if (hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_MR, mr->index)) {
+	if (hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_MR, mr->index)) {
 		hpu_ib_umap_put(dev, uc, &mr->map);
 		ida_free(&dev->mr_ida, mr->index);
 	}
@@ -449,7 +449,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct hpu_ib_create_cq_resp resp = {};
 	struct hpu_ib_create_cq req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -488,7 +488,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	image[4] = req.log_entries;
 	put_unaligned_le64(cq->ring.dva, &image[8]);
 	put_unaligned_le64(cq->db.dva, &image[16]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_CQ, cq->cqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, cq->cqn, image);
 	if (ret)
 		goto err_xa;
 
@@ -500,7 +500,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn)) {
+	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_CQ, cq->cqn)) {
 		xa_erase(&dev->cqs, cq->cqn);
 		return ret;	/* memory kept: the engine may use it */
 	}
@@ -525,7 +525,7 @@ static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct hpu_ib_ucontext *uc = cq->uc;
 	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn);
+	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_CQ, cq->cqn);
 	xa_erase(&dev->cqs, cq->cqn);
 	/* No event handler still looks at the CQ. */
 	synchronize_irq(dev->irq);
@@ -574,7 +574,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
 	struct hpu_ib_create_srq_resp resp = {};
 	struct hpu_ib_create_srq req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -622,7 +622,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	put_unaligned_le32(srq->limit, &image[12]);
 	put_unaligned_le64(srq->ring.dva, &image[16]);
 	put_unaligned_le64(srq->db.dva, &image[24]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, srq->srqn, image);
 	if (ret)
 		goto err_xa;
 
@@ -635,7 +635,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn)) {
+	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_SRQ, srq->srqn)) {
 		xa_erase(&dev->srqs, srq->srqn);
 		return ret;
 	}
@@ -658,7 +658,7 @@ static int hpu_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
 
 	if (udata && udata->inlen &&
@@ -671,7 +671,7 @@ static int hpu_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (attr->srq_limit > srq->max_wr)
 		return -EINVAL;
 	put_unaligned_le32(attr->srq_limit, &image[12]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_MODIFY, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, srq->srqn, image);
 	if (!ret)
 		WRITE_ONCE(srq->limit, attr->srq_limit);
 	return ret;
@@ -694,7 +694,7 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct hpu_ib_ucontext *uc = srq->uc;
 	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn);
+	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_SRQ, srq->srqn);
 	xa_erase(&dev->srqs, srq->srqn);
 	synchronize_irq(dev->irq);
 	if (gone) {
