@@ -22,14 +22,12 @@
 struct auxiliary_device;
 struct hpu_rdma_as;
 
-
 /* The event ring: entries the driver gives it. */
 #define HPU_IB_EQ_ENTRIES		256
 /* Host addresses the device reaches in ASID 0 carry bit 63 (nic.md). */
 #define HPU_IB_HOST_ADDR		BIT_ULL(63)
 /* CMD_STATUS polling: the spec promises < 10 ms; TCG guests are slower. */
 #define HPU_IB_CMD_TIMEOUT_US		200000
-
 
 /**
  * struct hpu_ib_port - one port
@@ -198,9 +196,9 @@ struct hpu_ib_srq {
  * @ibqp: the ib_qp.
  * @uc: its context.
  * @qpn: its number, the table index.
- * @sq, @rq, @db: its rings and doorbell record.
- * @rq: see @sq.
- * @db: see @sq.
+ * @sq: its send queue, mapped.
+ * @rq: its receive queue, mapped (none with an SRQ).
+ * @db: its doorbell record, mapped.
  * @cap: what it holds (for query_qp).
  * @lock: protects @attr and @state (modify and query).
  * @attr: the attributes last set.

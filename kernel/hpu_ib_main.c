@@ -345,8 +345,8 @@ static int hpu_ib_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		hpu_ib_port_event(dev, port, netif_running(ndev) &&
-					     netif_carrier_ok(ndev));
+		hpu_ib_port_event(dev, port,
+				  netif_running(ndev) && netif_carrier_ok(ndev));
 		break;
 	default:
 		break;

@@ -56,7 +56,7 @@ struct hpu_ib_ucontext *udata_huc(struct ib_udata *udata)
  * a shorter input than @min_len is refused, bytes past @len must be zero.
  */
 int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
-			   size_t min_len)
+		    size_t min_len)
 {
 	if (udata->inlen < min_len)
 		return -EINVAL;
@@ -67,7 +67,7 @@ int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
 }
 
 int hpu_ib_udata_out(struct ib_udata *udata, const void *resp,
-			    size_t len)
+		     size_t len)
 {
 	return ib_copy_to_udata(udata, (void *)resp, min(len, udata->outlen));
 }
@@ -87,8 +87,8 @@ int hpu_ib_quota_get(atomic_t *count, unsigned int max)
 
 /* Pin [addr, addr + len) and map it into the context's address space. */
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			   u64 addr, size_t len, bool writable,
-			   struct hpu_ib_umap *map)
+		    u64 addr, size_t len, bool writable,
+		    struct hpu_ib_umap *map)
 {
 	struct ib_umem *umem;
 	int ret;
@@ -114,7 +114,7 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 
 /* Undo hpu_ib_umap_get() (or a dma-buf mapping: no umem). */
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			    struct hpu_ib_umap *map)
+		     struct hpu_ib_umap *map)
 {
 	int ret;
 
@@ -136,8 +136,8 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
  * does not unmap) and the context's address space quarantined.
  */
 bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
-			       struct hpu_ib_ucontext *uc,
-			       u32 type, u32 index)
+			struct hpu_ib_ucontext *uc,
+			u32 type, u32 index)
 {
 	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
