@@ -10,6 +10,7 @@
 #include <linux/etherdevice.h>
 #include <linux/unaligned.h>
 
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -107,6 +108,26 @@ static void hpu_ib_qp_caps(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp,
 	qp->cap = *cap;
 }
 
+/*
+ * A UD QP's path MTU is fixed at CREATE (no transition takes it): the
+ * smallest active MTU of the ports, whose netdevs it may send through.
+ */
+static enum ib_mtu hpu_ib_ud_mtu(struct hpu_ib_dev *dev)
+{
+	enum ib_mtu mtu = IB_MTU_4096;
+	struct net_device *ndev;
+	unsigned int p;
+
+	for (p = 1; p <= dev->num_ports; p++) {
+		ndev = ib_device_get_netdev(&dev->ibdev, p);
+		if (!ndev)
+			continue;
+		mtu = min_t(enum ib_mtu, mtu, iboe_get_mtu(READ_ONCE(ndev->mtu)) ?: IB_MTU_256);
+		dev_put(ndev);
+	}
+	return mtu;
+}
+
 /* The fixed part of a QP image: what CREATE sets. */
 static void hpu_ib_qp_image(struct hpu_ib_qp *qp, const struct hpu_ib_create_qp *req,
 			    u8 *image)
@@ -115,6 +136,7 @@ static void hpu_ib_qp_image(struct hpu_ib_qp *qp, const struct hpu_ib_create_qp 
 	struct hpu_ib_ucontext *uc = qp->uc;
 
 	image[1] = ibqp->qp_type;
+	image[3] = qp->attr.path_mtu;
 	put_unaligned_le16(hpu_rdma_as_asid(uc->as), &image[8]);
 	put_unaligned_le16(uc->db_page, &image[10]);
 	put_unaligned_le32(to_pdn(ibqp->pd), &image[12]);
@@ -211,6 +233,8 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_unmap;
 
+	if (init->qp_type == IB_QPT_UD)
+		qp->attr.path_mtu = hpu_ib_ud_mtu(dev);
 	hpu_ib_qp_image(qp, &req, image);
 	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, qp->qpn, image);
 	if (ret)

@@ -337,9 +337,9 @@ static void t_context(const char *dev, struct ctx *c)
 	result(err == EINVAL, "a context request with non-zero bytes past the structure is refused",
 	       "errno %d", err);
 	err = get_context(fd, NULL, 0, c);
-	result(!err && c->drv.cqe_size == HPU_IB_CQE_SIZE && c->drv.db_mmap_offset,
-	       "a context opens with its doorbell page's mmap offset", "errno %d cqe %u off %llx",
-	       err, c->drv.cqe_size, (unsigned long long)c->drv.db_mmap_offset);
+	result(!err && c->drv.cqe_size == HPU_IB_CQE_SIZE && c->drv.max_inline == 1024 - 64,
+	       "a context opens with its doorbell page and the CQE and inline sizes",
+	       "errno %d cqe %u inline %u", err, c->drv.cqe_size, c->drv.max_inline);
 }
 
 static void t_doorbell(const char *dev, struct ctx *c)
