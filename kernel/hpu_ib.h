@@ -69,7 +69,9 @@ struct hpu_ib_port {
  * @irq: the event queue's interrupt.
  * @nb: the netdevice notifier finding the ports' netdevs (hpu_en.ko's,
  *	tied to the ports with ib_device_set_netdev(): ib_core keeps them).
- * @registered: the ib_device is registered; under rtnl.
+ * @registered: the ib_device is registered: port events may be
+ *	dispatched. Written under rtnl (the notifier reads it under rtnl),
+ *	read with READ_ONCE() by the event thread.
  * @pd_ida: PD numbers; @db_ida doorbell pages; @qp_ida, @cq_ida,
  *	@srq_ida, @mr_ida the table indexes (each IDA has its own lock).
  * @db_ida: see @pd_ida.

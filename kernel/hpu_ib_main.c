@@ -72,7 +72,13 @@ void hpu_ib_port_event(struct hpu_ib_dev *dev, unsigned int port, bool active)
 		.event = active ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
 	};
 
-	ib_dispatch_event(&ev);
+	/*
+	 * Not before registration: ib_core's cache would query ports that
+	 * do not exist yet. Events after the unregistration began are
+	 * harmless (the ports stay until the device is freed).
+	 */
+	if (READ_ONCE(dev->registered))
+		ib_dispatch_event(&ev);
 }
 
 static int hpu_ib_query_device(struct ib_device *ibdev,
@@ -493,7 +499,7 @@ static int hpu_ib_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto err_nb;
 	rtnl_lock();
-	dev->registered = true;
+	WRITE_ONCE(dev->registered, true);
 	rtnl_unlock();
 	auxiliary_set_drvdata(adev, dev);
 	ibdev_info(&dev->ibdev, "%u ports, %u QPs, %u CQs, %u MRs, %u doorbell pages\n",
@@ -518,7 +524,7 @@ static void hpu_ib_remove(struct auxiliary_device *adev)
 	struct hpu_ib_dev *dev = auxiliary_get_drvdata(adev);
 
 	rtnl_lock();
-	dev->registered = false;
+	WRITE_ONCE(dev->registered, false);
 	rtnl_unlock();
 	/* Destroys every user object (DESTROY commands), then unregisters. */
 	ib_unregister_device(&dev->ibdev);

@@ -387,8 +387,11 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 	ret = hpu_ib_modify_check(dev, qp, attr, mask);
-	if (ret)
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "QP %u: modify mask %#x refused: %d\n",
+			  qp->qpn, mask, ret);
 		return ret;
+	}
 
 	merged = kmalloc(sizeof(*merged), GFP_KERNEL);
 	if (!merged)
@@ -397,6 +400,8 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		ibdev_dbg(&dev->ibdev, "QP %u: %u -> %u with mask %#x is not a transition\n",
+			  qp->qpn, cur, new, mask);
 		ret = -EINVAL;
 		goto out;
 	}

@@ -205,6 +205,44 @@ t_objects() {
 		fail "a user without privileges opens a context" "$out"
 }
 
+# GID index of the RoCE v2 GID $3 (sysfs form) on port $2 of $1.
+gid_index() {
+	local i
+	for i in $(seq 0 15); do
+		[ "$(cat "/sys/class/infiniband/$1/ports/$2/gids/$i" 2>/dev/null)" = "$3" ] &&
+			[ "$(cat "/sys/class/infiniband/$1/ports/$2/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			echo "$i" && return 0
+	done
+	return 1
+}
+
+# Data between ports 1 and 2 of the first device, which the wiring of
+# tests/run-tests.py joins (port 0 <-> port 1 of the first HPU).
+t_data() {
+	local dev nd1 g1 g2 out rc
+	dev=$(uverbs_of "$IB")
+	nd1=$(port_netdev "$BDF" 1) || { log "no second port: no data test"; return; }
+	ip link set "$nd1" up
+	ip addr add 192.0.2.52/32 dev "$nd1"
+	if ! wait_for 10 sh -c "[ \$(cat /sys/class/net/$ND/carrier) = 1 ] && [ \$(cat /sys/class/net/$nd1/carrier) = 1 ]"; then
+		log "ports 0 and 1 not wired to each other: no data test"
+		return
+	fi
+	wait_for 10 gid_index "$IB" 2 0000:0000:0000:0000:0000:ffff:c000:0234
+	g1=$(gid_index "$IB" 1 0000:0000:0000:0000:0000:ffff:c000:0233)
+	g2=$(gid_index "$IB" 2 0000:0000:0000:0000:0000:ffff:c000:0234)
+	log "GID indexes: port 1 $g1, port 2 $g2"
+	[ -e /sys/kernel/debug/dynamic_debug/control ] &&
+		echo "module hpu_ib +p" > /sys/kernel/debug/dynamic_debug/control
+	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
+	rdma statistic show link "$IB/1"
+	rdma statistic show link "$IB/2"
+}
+
 t_limits() {
 	local lim=/sys/bus/pci/devices/$BDF/limits/user_contexts old out dev
 	dev=$(uverbs_of "$IB")
@@ -262,6 +300,7 @@ if t_load "hpu_ib binds every hpu.rdma device and registers an ib device"; then
 	t_ibv "ibv_devices lists the device through the build tree's provider"
 	t_stats "rdma statistic shows the port counters"
 	t_objects
+	t_data
 	t_limits "an RDMA context counts against the user's limit of contexts (EBUSY beyond)"
 	t_reload "hpu_ib unloads with nothing left and loads again"
 	t_reset "a soft reset takes the ib device away and back; an open context dies with it" soft

@@ -11,6 +11,11 @@
  *   verbs-objects /dev/infiniband/uverbsN contexts N
  *	open N contexts, print how many opened and the errno of the first
  *	refusal ("opened K errno E")
+ *   verbs-objects /dev/infiniband/uverbsN data GID1 IP1 GID2 IP2
+ *	SEND, RDMA WRITE and READ between two RC QPs on ports 1 and 2 (GID
+ *	indexes GID1 and GID2 of the IPv4 addresses IP1 and IP2), posting
+ *	WQEs and polling CQEs in the device's formats; the completion
+ *	channel; another process's doorbell; a bad rkey
  *   verbs-objects /dev/infiniband/uverbsN hold
  *	open a context with a CQ, print "held", wait for a line on stdin,
  *	then print "after: <errno of ALLOC_PD>" (a reset took the device)
@@ -581,6 +586,282 @@ static void t_qp(struct ctx *c)
 	dealloc_pd(c->fd, pd);
 }
 
+
+/* ---- data: two RC QPs on ports 1 and 2 of one device, joined by a wire ---- */
+
+struct ep {
+	struct qp qp;
+	struct cq cq;
+	struct hpu_ib_create_qp rings;
+	uint8_t *cqring;
+	volatile uint32_t *cqdb, *qpdb;
+	uint32_t cq_ci, sq_pi, rq_pi;
+};
+
+static int create_cq_ch(int fd, unsigned int log, int channel, struct ep *e)
+{
+	struct {
+		struct ib_uverbs_create_cq core;
+		struct hpu_ib_create_cq drv;
+	} req = { .core = { .cqe = 1 << log, .comp_channel = channel } };
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct hpu_ib_create_cq_resp drv;
+	} resp = {};
+	int err;
+
+	e->cqring = ring(HPU_IB_CQE_SIZE << log);
+	e->cqdb = ring(64);
+	req.drv.buf_addr = (uintptr_t)e->cqring;
+	req.drv.db_addr = (uintptr_t)e->cqdb;
+	req.drv.log_entries = log;
+	err = cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req), &resp, sizeof(resp));
+	e->cq.handle = resp.core.cq_handle;
+	e->cq.cqn = resp.drv.cqn;
+	return err;
+}
+
+/* RESET -> INIT -> RTR -> RTS towards @peer_qpn at @dgid. */
+static int connect_qp(int fd, struct ep *e, int port, int sgid, const uint8_t *dgid,
+		      uint32_t peer_qpn)
+{
+	struct ib_uverbs_modify_qp m = {};
+	int err;
+
+	m.qp_state = 1;
+	m.port_num = port;
+	m.qp_access_flags = IB_UVERBS_ACCESS_REMOTE_WRITE | IB_UVERBS_ACCESS_REMOTE_READ;
+	m.attr_mask = (1 << 0) | (1 << 3) | (1 << 4) | (1 << 5);
+	err = modify_qp(fd, e->qp.handle, &m);
+	if (err)
+		return err;
+	memset(&m, 0, sizeof(m));
+	m.qp_state = 2;
+	memcpy(m.dest.dgid, dgid, 16);
+	m.dest.sgid_index = sgid;
+	m.dest.hop_limit = 64;
+	m.dest.is_global = 1;
+	m.dest.port_num = port;
+	m.path_mtu = 3;
+	m.dest_qp_num = peer_qpn;
+	m.rq_psn = 100;
+	m.max_dest_rd_atomic = 4;
+	m.min_rnr_timer = 12;
+	m.attr_mask = (1 << 0) | (1 << 7) | (1 << 8) | (1 << 20) | (1 << 12) | (1 << 17) | (1 << 15);
+	err = modify_qp(fd, e->qp.handle, &m);
+	if (err)
+		return 1000 + err;
+	memset(&m, 0, sizeof(m));
+	m.qp_state = 3;
+	m.sq_psn = 100;
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 4;
+	m.attr_mask = (1 << 0) | (1 << 16) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 13);
+	err = modify_qp(fd, e->qp.handle, &m);
+	return err ? 2000 + err : 0;
+}
+
+static void post_recv(struct ep *e, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+{
+	uint32_t n = 1u << e->rings.rq_log_entries;
+	uint8_t *slot = (uint8_t *)(uintptr_t)e->rings.rq_buf_addr +
+			((e->rq_pi % n) << e->rings.rq_log_stride);
+	struct hpu_ib_recv_wqe *w = (void *)slot;
+	struct hpu_ib_sge *sge = (void *)(slot + sizeof(*w));
+
+	memset(slot, 0, 1u << e->rings.rq_log_stride);
+	w->wr_id = wr_id;
+	w->num_sge = 1;
+	sge->addr = (uintptr_t)addr;
+	sge->length = len;
+	sge->lkey = lkey;
+	__sync_synchronize();
+	e->qpdb[1] = ++e->rq_pi;
+}
+
+/* Write a send WQE; @ring: also write the producer index and the doorbell. */
+static void post_send(struct ep *e, volatile uint32_t *dbpage, uint8_t op, uint64_t wr_id,
+		      void *addr, uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey,
+		      int ring_db)
+{
+	uint32_t n = 1u << e->rings.sq_log_entries;
+	uint8_t *slot = (uint8_t *)(uintptr_t)e->rings.sq_buf_addr +
+			((e->sq_pi % n) << e->rings.sq_log_stride);
+	struct hpu_ib_send_wqe *w = (void *)slot;
+	struct hpu_ib_sge *sge = (void *)(slot + sizeof(*w));
+
+	memset(slot, 0, 1u << e->rings.sq_log_stride);
+	w->opcode = op;
+	w->flags = HPU_IB_WQE_F_SIGNALED;
+	w->num_sge = 1;
+	w->wr_id = wr_id;
+	w->remote_addr = raddr;
+	w->rkey_or_qkey = rkey;
+	sge->addr = (uintptr_t)addr;
+	sge->length = len;
+	sge->lkey = lkey;
+	__sync_synchronize();
+	e->sq_pi++;
+	if (!ring_db)
+		return;
+	e->qpdb[0] = e->sq_pi;
+	__sync_synchronize();
+	dbpage[HPU_IB_DB_SQ / 4] = e->qp.qpn;
+}
+
+/* Wait up to @ms for the next CQE; copy it, consume it. 0 or ETIMEDOUT. */
+static int poll_cq(struct ep *e, unsigned int log, struct hpu_ib_cqe *out, int ms)
+{
+	uint32_t n = 1u << log, i = e->cq_ci;
+	volatile struct hpu_ib_cqe *c = (void *)(e->cqring + (i % n) * HPU_IB_CQE_SIZE);
+	uint8_t want = ((i / n) & 1) ? 0 : 1;
+
+	while ((c->owner & HPU_IB_CQE_OWNER) != want) {
+		if (ms-- <= 0)
+			return ETIMEDOUT;
+		usleep(1000);
+	}
+	__sync_synchronize();
+	memcpy(out, (void *)c, sizeof(*out));
+	e->cqdb[0] = ++e->cq_ci;
+	return 0;
+}
+
+static void gid_of(const char *ip4, uint8_t *gid)
+{
+	unsigned int a, b, c, d;
+
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	sscanf(ip4, "%u.%u.%u.%u", &a, &b, &c, &d);
+	gid[12] = a; gid[13] = b; gid[14] = c; gid[15] = d;
+}
+
+static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const char *ip2)
+{
+	struct ib_uverbs_create_comp_channel ch = {};
+	struct ib_uverbs_create_comp_channel_resp chr = {};
+	struct ib_uverbs_comp_event_desc ev;
+	struct ib_uverbs_reg_mr_resp mr;
+	struct ep a = {}, b = {};
+	volatile uint32_t *db;
+	uint8_t g1[16], g2[16];
+	struct hpu_ib_cqe cqe;
+	struct ctx c = {};
+	uint8_t *buf;
+	uint32_t pd;
+	int err, i, st;
+	pid_t pid;
+
+	gid_of(ip1, g1);
+	gid_of(ip2, g2);
+	err = open_ctx(dev, &c);
+	db = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, c.fd, c.drv.db_mmap_offset);
+	err = err ? err : (db == MAP_FAILED ? errno : 0);
+	err = err ? err : cmd(c.fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &ch, sizeof(ch), &chr,
+			      sizeof(chr));
+	err = err ? err : alloc_pd(c.fd, &pd);
+	buf = ring(1 << 16);
+	for (i = 0; i < 4096; i++)
+		buf[i] = i * 7 + 1;
+	err = err ? err : reg_mr(c.fd, pd, buf, 1 << 16, IB_UVERBS_ACCESS_LOCAL_WRITE |
+				 IB_UVERBS_ACCESS_REMOTE_WRITE | IB_UVERBS_ACCESS_REMOTE_READ, &mr);
+	err = err ? err : create_cq_ch(c.fd, 4, chr.fd, &a);
+	err = err ? err : create_cq_ch(c.fd, 4, -1, &b);
+	a.rings = qp_rings(0);
+	b.rings = qp_rings(0);
+	a.qpdb = (void *)(uintptr_t)a.rings.db_addr;
+	b.qpdb = (void *)(uintptr_t)b.rings.db_addr;
+	err = err ? err : create_qp(c.fd, pd, a.cq.handle, 0, 0, IB_UVERBS_QPT_RC, &a.rings, &a.qp);
+	err = err ? err : create_qp(c.fd, pd, b.cq.handle, 0, 0, IB_UVERBS_QPT_RC, &b.rings, &b.qp);
+	result(!err, "data: context, doorbell page, PD, MR, CQs and two RC QPs", "errno %d", err);
+	if (err)
+		return;
+	err = connect_qp(c.fd, &a, 1, sgid1, g2, b.qp.qpn);
+	err = err ? err : connect_qp(c.fd, &b, 2, sgid2, g1, a.qp.qpn);
+	result(!err, "data: two RC QPs on ports 1 and 2 connect (INIT, RTR with the AV, RTS)",
+	       "error %d", err);
+	if (err)
+		return;
+
+	/* SEND port 1 -> port 2, with the CQ armed for an event. */
+	post_recv(&b, 0xb0, buf + 4096, 1024, mr.lkey);
+	db[HPU_IB_DB_CQ_ARM / 4] = a.cq.cqn;
+	post_send(&a, db, HPU_IB_WQE_SEND, 0xa0, buf, 256, mr.lkey, 0, 0, 1);
+	err = poll_cq(&a, 4, &cqe, 20000);
+	result(!err && !cqe.status && cqe.wr_id == 0xa0,
+	       "data: a SEND completes on the sender's CQ", "errno %d status %u wr_id %llx",
+	       err, cqe.status, (unsigned long long)cqe.wr_id);
+	err = poll_cq(&b, 4, &cqe, 20000);
+	result(!err && !cqe.status && cqe.wr_id == 0xb0 && cqe.byte_len == 256 &&
+	       !memcmp(buf, buf + 4096, 256),
+	       "data: the SEND arrives whole in the receive buffer across the wire",
+	       "errno %d status %u wr_id %llx len %u", err, cqe.status,
+	       (unsigned long long)cqe.wr_id, cqe.byte_len);
+	fcntl(chr.fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 2000; i++) {
+		if (read(chr.fd, &ev, sizeof(ev)) == sizeof(ev))
+			break;
+		if (errno != EAGAIN)
+			break;
+		usleep(1000);
+	}
+	result(i < 2000 && ev.cq_handle == a.cq.handle,
+	       "data: the armed CQ's completion reaches its completion channel", "no event");
+
+	/* RDMA WRITE and READ. */
+	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa1, buf, 512, mr.lkey,
+		  (uintptr_t)buf + 8192, mr.rkey, 1);
+	err = poll_cq(&a, 4, &cqe, 20000);
+	result(!err && !cqe.status && !memcmp(buf, buf + 8192, 512),
+	       "data: an RDMA WRITE lands in the peer's MR", "errno %d status %u", err, cqe.status);
+	post_send(&b, db, HPU_IB_WQE_RDMA_READ, 0xb2, buf + 16384, 300, mr.lkey,
+		  (uintptr_t)buf + 100, mr.rkey, 1);
+	err = poll_cq(&b, 4, &cqe, 20000);
+	result(!err && !cqe.status && !memcmp(buf + 100, buf + 16384, 300),
+	       "data: an RDMA READ brings the peer's bytes", "errno %d status %u", err, cqe.status);
+
+	/* Another process rings its own doorbell page with our QPN: refused. */
+	post_send(&a, db, HPU_IB_WQE_SEND, 0xa3, buf, 16, mr.lkey, 0, 0, 0);
+	a.qpdb[0] = a.sq_pi;
+	__sync_synchronize();
+	pid = fork();
+	if (!pid) {
+		struct ctx o = {};
+		volatile uint32_t *odb;
+
+		if (open_ctx(dev, &o))
+			_exit(2);
+		odb = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, o.fd, o.drv.db_mmap_offset);
+		if (odb == MAP_FAILED)
+			_exit(3);
+		odb[HPU_IB_DB_SQ / 4] = a.qp.qpn;
+		usleep(200000);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	post_recv(&b, 0xb3, buf + 4096, 1024, mr.lkey);
+	err = poll_cq(&a, 4, &cqe, 2000);
+	result(WIFEXITED(st) && !WEXITSTATUS(st) && err == ETIMEDOUT,
+	       "data: another process's doorbell page cannot start our QP", "child %d, errno %d",
+	       st, err);
+	db[HPU_IB_DB_SQ / 4] = a.qp.qpn;
+	err = poll_cq(&a, 4, &cqe, 20000);
+	result(!err && cqe.wr_id == 0xa3, "data: our own doorbell then starts it",
+	       "errno %d wr_id %llx", err, (unsigned long long)cqe.wr_id);
+	poll_cq(&b, 4, &cqe, 20000);
+
+	/* A bad rkey: remote access error, the QP fails. */
+	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa4, buf, 64, mr.lkey,
+		  (uintptr_t)buf, mr.rkey ^ 0x100, 1);
+	err = poll_cq(&a, 4, &cqe, 30000);
+	result(!err && cqe.status == 10, "data: an RDMA WRITE with a bad rkey completes REM_ACCESS_ERR",
+	       "errno %d status %u", err, cqe.status);
+	close(c.fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev, *mode;
@@ -604,6 +885,10 @@ int main(int argc, char **argv)
 		}
 		printf("opened %d errno %d\n", i, err);
 		return 0;
+	}
+	if (!strcmp(mode, "data") && argc > 6) {
+		t_data(dev, atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
+		return failures > 100 ? 100 : failures;
 	}
 	if (!strcmp(mode, "hold")) {
 		struct cq cq;
