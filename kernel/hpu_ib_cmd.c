@@ -190,6 +190,12 @@ static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
 	u32 pi;
 
 	pi = hpu_ib_rd(dev, HPU_ROCE_EQ_PI);
+	if (pi - dev->eq_ci > HPU_IB_EQ_ENTRIES) {
+		/* Never from a device of the spec: do not loop on it. */
+		ibdev_err_ratelimited(&dev->ibdev, "event queue producer %u, consumer %u: resynchronised\n",
+				      pi, dev->eq_ci);
+		dev->eq_ci = pi;
+	}
 	/* Read the entries only after the producer index. */
 	dma_rmb();
 	while (dev->eq_ci != pi) {
@@ -203,6 +209,11 @@ static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
 /**
  * hpu_ib_eq_init() - allocate the event ring, start it, request its irq
  * @dev: the device, engine registers mapped
+ *
+ * The ring is enabled before the interrupt is requested: enabling resets
+ * the indexes, so an interrupt of an earlier user of the vector that is
+ * still pending finds the new indexes. An event between the two is seen
+ * at the next interrupt (at probe no object exists: only port events).
  *
  * Return: 0 or a negative error code; nothing is left set up on failure.
  */
@@ -218,19 +229,22 @@ int hpu_ib_eq_init(struct hpu_ib_dev *dev)
 		return -ENOMEM;
 	addr = dev->eq_dma | HPU_IB_HOST_ADDR;
 	dev->eq_ci = 0;
+	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
 	hpu_ib_wr(dev, HPU_ROCE_EQ_LO, lower_32_bits(addr));
 	hpu_ib_wr(dev, HPU_ROCE_EQ_HI, upper_32_bits(addr));
 	hpu_ib_wr(dev, HPU_ROCE_EQ_SIZE, HPU_IB_EQ_ENTRIES);
+	/* Enabling resets EQ_PI and EQ_CI to 0. */
+	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, HPU_ROCE_EQ_ENABLE | HPU_ROCE_EQ_IRQ);
 
 	ret = request_threaded_irq(dev->irq, NULL, hpu_ib_eq_thread,
 				   IRQF_ONESHOT, "hpu_ib-eq", dev);
 	if (ret) {
+		hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
+		hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL);
 		dma_free_coherent(dev->dma_dev, size, dev->eq, dev->eq_dma);
 		dev->eq = NULL;
 		return ret;
 	}
-	/* Enabling resets EQ_PI and EQ_CI to 0. */
-	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, HPU_ROCE_EQ_ENABLE | HPU_ROCE_EQ_IRQ);
 	return 0;
 }
 
