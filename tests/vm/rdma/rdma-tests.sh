@@ -223,7 +223,25 @@ t_data() {
 	dev=$(uverbs_of "$IB")
 	nd1=$(port_netdev "$BDF" 1) || { log "no second port: no data test"; return; }
 	ip link set "$nd1" up
+	ip addr del 192.0.2.51/24 dev "$ND" 2>/dev/null
+	ip addr add 192.0.2.51/32 dev "$ND"
 	ip addr add 192.0.2.52/32 dev "$nd1"
+	# Both ports in one namespace: the kernel would resolve each address
+	# to the other through lo. Locally generated traffic for the peer
+	# leaves through the other port instead (as tests/vm/rdma/
+	# rxe-baseline.sh does), so the destination MAC at RTR comes from ARP
+	# over the wire.
+	local k
+	ip link set lo up
+	for k in all default "$ND" "$nd1"; do
+		sysctl -qw net.ipv4.conf.$k.rp_filter=0 net.ipv4.conf.$k.accept_local=1 \
+			net.ipv4.conf.$k.arp_ignore=1 net.ipv4.conf.$k.arp_announce=2 2>/dev/null
+	done
+	ip route add 192.0.2.52/32 dev "$ND" src 192.0.2.51 table 10
+	ip route add 192.0.2.51/32 dev "$nd1" src 192.0.2.52 table 10
+	ip rule add pref 10 iif lo lookup 10
+	ip rule add pref 100 lookup local
+	ip rule del pref 0 lookup local
 	if ! wait_for 10 sh -c "[ \$(cat /sys/class/net/$ND/carrier) = 1 ] && [ \$(cat /sys/class/net/$nd1/carrier) = 1 ]"; then
 		log "ports 0 and 1 not wired to each other: no data test"
 		return
@@ -241,6 +259,9 @@ t_data() {
 	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
 	rdma statistic show link "$IB/1"
 	rdma statistic show link "$IB/2"
+	ip rule add pref 0 lookup local
+	ip rule del pref 100 lookup local
+	ip rule del pref 10 iif lo lookup 10
 }
 
 t_limits() {

@@ -603,7 +603,8 @@ static int create_cq_ch(int fd, unsigned int log, int channel, struct ep *e)
 	struct {
 		struct ib_uverbs_create_cq core;
 		struct hpu_ib_create_cq drv;
-	} req = { .core = { .cqe = 1 << log, .comp_channel = channel } };
+	} req = { .core = { .user_handle = 0xc0ffee00u + channel, .cqe = 1 << log,
+			    .comp_channel = channel } };
 	struct {
 		struct ib_uverbs_create_cq_resp core;
 		struct hpu_ib_create_cq_resp drv;
@@ -808,8 +809,10 @@ static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const
 			break;
 		usleep(1000);
 	}
-	result(i < 2000 && ev.cq_handle == a.cq.handle,
-	       "data: the armed CQ's completion reaches its completion channel", "no event");
+	/* The event names the CQ by the user handle it was created with. */
+	result(i < 2000 && ev.cq_handle == 0xc0ffee00u + chr.fd,
+	       "data: the armed CQ's completion reaches its completion channel",
+	       i < 2000 ? "handle %llx" : "no event", (unsigned long long)ev.cq_handle);
 
 	/* RDMA WRITE and READ. */
 	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa1, buf, 512, mr.lkey,
