@@ -7,6 +7,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
 
 #include "hpu_roce_rig.hpp"
 
@@ -586,4 +587,223 @@ TEST_CASE("RoCE: a soft reset mid-transfer destroys every object and nothing is 
           HPU_ROCE_RES_BAD_INDEX);
     CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_MR, 1, Bytes(256)) ==
           HPU_ROCE_RES_BAD_INDEX);
+}
+
+// Command validation: each rejected input its own case.
+
+namespace {
+
+struct CmdRig : RoceRig {
+    Cq cq;
+    CmdRig() { cq = make_cq(1); }
+    Bytes qp_img()
+    {
+        Qp q;
+        q.cq = 1;
+        return qp_image(q, 0);
+    }
+    Bytes mr_img(uint32_t idx)
+    {
+        Bytes d(256);
+        put32(&d[HPU_ROCE_MR_KEY], idx << 8 | 1);
+        put32(&d[HPU_ROCE_MR_ACCESS], 7);
+        put64(&d[HPU_ROCE_MR_VA], 0x1000);
+        put64(&d[HPU_ROCE_MR_LENGTH], 0x1000);
+        return d;
+    }
+};
+
+} // namespace
+
+TEST_CASE("RoCE commands: a good image of each type is accepted and queried back",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    Bytes q = r.qp_img(), m = r.mr_img(3);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, q) == HPU_ROCE_RES_OK);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, 3, m) == HPU_ROCE_RES_OK);
+    Bytes qq = r.query(HPU_ROCE_TYPE_QP, 2);
+    CHECK(Bytes(qq.begin() + 8, qq.begin() + 56) == Bytes(q.begin() + 8, q.begin() + 56));
+    CHECK(r.query(HPU_ROCE_TYPE_MR, 3) == m);
+    CHECK(r.crd(HPU_ROCE_CMD_DONE) == 5u);      // CQ, QP, MR, two queries
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_QP, 2, Bytes(256)) == 0);
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_CQ, 1, Bytes(256)) == 0);
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE commands: BAD_OP for unknown opcodes and types, high bits, CQ and MR MODIFY, engine off",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 7));
+    uint32_t op = HPU_ROCE_OP_QUERY, type = HPU_ROCE_TYPE_CQ, idx = 1;
+    CAPTURE(which);
+    switch (which) {
+    case 0: op = 0; break;
+    case 1: op = 5; break;
+    case 2: type = 0; break;
+    case 3: type = 5; break;
+    case 4: op = HPU_ROCE_OP_MODIFY; break;
+    case 5: op = HPU_ROCE_OP_MODIFY; type = HPU_ROCE_TYPE_MR; break;
+    case 6: r.cwr(HPU_ROCE_CTRL, 0); r.cwr(HPU_ROCE_CTRL, 1); idx = 1; break;
+    }
+    if (which == 6) {
+        // The CQ is gone with the disable; the engine on again: BAD_INDEX,
+        // while off: BAD_OP.
+        CHECK(r.cmd(op, type, idx, Bytes(256)) == HPU_ROCE_RES_BAD_INDEX);
+        r.cwr(HPU_ROCE_CTRL, 0);
+    }
+    CHECK(r.cmd(op, type, idx, Bytes(256)) == HPU_ROCE_RES_BAD_OP);
+    CHECK_FALSE(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE commands: CMD bits 31:16 set is BAD_OP", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    r.cwr(HPU_ROCE_CMD_INDEX, 1);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_QUERY | HPU_ROCE_TYPE_CQ << 8 | 0x10000);
+    r.pump();
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == HPU_ROCE_RES_BAD_OP << 8);
+}
+
+TEST_CASE("RoCE commands: BAD_INDEX for out of range, QPN 0 and 1, free and used indexes",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 8));
+    CAPTURE(which);
+    Bytes q = r.qp_img();
+    int res = -1;
+    switch (which) {
+    case 0: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 4096, q); break;
+    case 1: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 0, q); break;
+    case 2: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 1, q); break;
+    case 3: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, 4096, Bytes(256)); break;
+    case 4: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 1024, Bytes(256)); break;
+    case 5: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, 65536, Bytes(256)); break;
+    case 6: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, 1, Bytes(256)); break;
+    case 7: res = r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_QP, 5, Bytes(256)); break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_INDEX);
+}
+
+TEST_CASE("RoCE commands: BAD_STATE for transitions the state machine refuses and objects in use",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 5));
+    CAPTURE(which);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, r.qp_img()) == 0);
+    Bytes d(256);
+    int res = -1;
+    switch (which) {
+    case 0: res = r.modify(2, HPU_ROCE_QPS_RTR, 0, d); break;        // RESET -> RTR
+    case 1: res = r.modify(2, HPU_ROCE_QPS_SQD, 0, d); break;
+    case 2: res = r.modify(2, HPU_ROCE_QPS_SQE, 0, d); break;
+    case 3: res = r.modify(2, 7, 0, d); break;
+    case 4: res = r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_CQ, 1, d); break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_STATE);
+    CHECK(r.qp_state(2) == HPU_ROCE_QPS_RESET);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for each broken QP field", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 14));
+    CAPTURE(which);
+    Bytes d = r.qp_img();
+    switch (which) {
+    case 0: d[HPU_ROCE_QP_STATE] = HPU_ROCE_QPS_INIT; break;
+    case 1: d[HPU_ROCE_QP_TYPE] = 3; break;                    // UC
+    case 2: d[HPU_ROCE_QP_PORT] = 10; break;
+    case 3: put16(&d[HPU_ROCE_QP_ASID], 64); break;
+    case 4: put16(&d[HPU_ROCE_QP_DB_PAGE], 2048); break;
+    case 5: put32(&d[HPU_ROCE_QP_SEND_CQ], 9); break;          // no such CQ
+    case 6: d[HPU_ROCE_QP_SQ_LOG_STRIDE] = 5; break;
+    case 7: put64(&d[HPU_ROCE_QP_SQ_ADDR], get64(&d[HPU_ROCE_QP_SQ_ADDR]) + 8); break;
+    case 8: put32(&d[HPU_ROCE_QP_ACCESS], 8); break;            // REMOTE_ATOMIC
+    case 9: d[HPU_ROCE_QP_RETRY_CNT] = 8; break;
+    case 10: d[120] = 1; break;                                 // reserved
+    case 11: put32(&d[HPU_ROCE_QP_MASK], 1); break;
+    case 12: put32(&d[HPU_ROCE_QP_SRQ], 1); break;              // no such SRQ
+    case 13: put32(&d[HPU_ROCE_QP_SQ_PSN], 1u << 24); break;
+    }
+    CHECK(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, d) == HPU_ROCE_RES_BAD_IMAGE);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, 2, Bytes(256)) == HPU_ROCE_RES_BAD_INDEX);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for MODIFY masks: a required bit missing, a bit not allowed",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 4));
+    CAPTURE(which);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, r.qp_img()) == 0);
+    Bytes d(256);
+    int res = -1;
+    switch (which) {
+    case 0: res = r.modify(2, HPU_ROCE_QPS_INIT, 0, d); break;                 // no PORT
+    case 1: res = r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT |
+                           HPU_ROCE_QPM_SQ_PSN, d); break;                     // not allowed
+    case 2: res = r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT | (1u << 14), d); break;
+    case 3:
+        REQUIRE(r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT, d) == 0);
+        res = r.modify(2, HPU_ROCE_QPS_RTR, HPU_ROCE_QPM_AV, d);              // RC needs more
+        break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_IMAGE);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for each broken CQ, SRQ and MR field", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 10));
+    CAPTURE(which);
+    Bytes c = r.cq_image(r.cq, 16), m = r.mr_img(3), s(256);
+    s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;
+    s[HPU_ROCE_SRQ_LOG_STRIDE] = 5;
+    put64(&s[HPU_ROCE_SRQ_RING_ADDR], host_addr(r.halloc(512, 64)));
+    put64(&s[HPU_ROCE_SRQ_DBR_ADDR], host_addr(r.halloc(8, 8)));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 0, s) == 0);
+    uint32_t type = HPU_ROCE_TYPE_CQ, idx = 2;
+    Bytes *img = &c;
+    switch (which) {
+    case 0: c[HPU_ROCE_CQ_LOG_ENTRIES] = 0; break;
+    case 1: c[HPU_ROCE_CQ_LOG_ENTRIES] = 17; break;
+    case 2: put64(&c[HPU_ROCE_CQ_RING_ADDR], get64(&c[HPU_ROCE_CQ_RING_ADDR]) + 16); break;
+    case 3: c[40] = 1; break;
+    case 4: type = HPU_ROCE_TYPE_MR; img = &m; idx = 4; break;          // key index != 4
+    case 5: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put32(&m[HPU_ROCE_MR_ACCESS], 8); break;
+    case 6: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put32(&m[HPU_ROCE_MR_ACCESS], 2); break;
+    case 7: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put64(&m[HPU_ROCE_MR_LENGTH], 0); break;
+    case 8: type = HPU_ROCE_TYPE_SRQ; idx = 1; s[HPU_ROCE_SRQ_LOG_STRIDE] = 11; img = &s; break;
+    case 9:
+        s = Bytes(256);
+        put32(&s[HPU_ROCE_SRQ_LIMIT], 17);                   // above 16 entries
+        CHECK(r.cmd(HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, 0, s) == HPU_ROCE_RES_BAD_IMAGE);
+        put32(&s[HPU_ROCE_SRQ_LIMIT], 4);
+        s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;                     // not the limit
+        CHECK(r.cmd(HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, 0, s) == HPU_ROCE_RES_BAD_IMAGE);
+        return;
+    }
+    CHECK(r.cmd(HPU_ROCE_OP_CREATE, type, idx, *img) == HPU_ROCE_RES_BAD_IMAGE);
+}
+
+TEST_CASE("RoCE commands: run on the worker; writes while BUSY are dropped", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    r.cwr(HPU_ROCE_CMD_INDEX, 1);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_QUERY | HPU_ROCE_TYPE_CQ << 8);
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == HPU_ROCE_CMD_BUSY);     // not in the write
+    size_t errs = r.env.errors.size();
+    r.cwr(HPU_ROCE_CMD_INDEX, 7);
+    r.cwr(HPU_ROCE_CMD_DATA(0), 0xdead);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_DESTROY | HPU_ROCE_TYPE_CQ << 8);
+    CHECK(r.env.errors.size() == errs + 3);
+    CHECK(r.crd(HPU_ROCE_CMD_INDEX) == 1u);
+    r.pump();
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == 0u);
+    CHECK(r.crd(HPU_ROCE_CMD_DATA(HPU_ROCE_CQ_LOG_ENTRIES / 4)) != 0u);
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 1)[HPU_ROCE_CQ_LOG_ENTRIES] == 6);  // not destroyed
 }
