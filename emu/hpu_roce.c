@@ -546,6 +546,7 @@ static bool qp_transition(uint8_t type, uint8_t from, uint8_t to,
 
     *req = *opt = 0;
     if (to == HPU_ROCE_QPS_ERR || to == HPU_ROCE_QPS_RESET) {
+        *req = *opt = HPU_ROCE_QPM_STATE;
         return true;
     }
     if (from == HPU_ROCE_QPS_RESET && to == HPU_ROCE_QPS_INIT) {
@@ -1722,6 +1723,9 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
     case 0:                     /* PSN sequence error */
         port_count(c, qp->port, HPU_ROCE_CNT_SEQ_NAK_RCVD, 1);
         qp->cnt[HPU_ROCE_QPC_SEQ_NAK_RCVD]++;
+        if (qp->rnr_wait) {
+            return;             /* the RNR timer goes back anyway */
+        }
         if (!qp->retry_left) {
             rc_fail_head(c, qpn, HPU_ROCE_WC_RETRY_EXC_ERR,
                          HPU_ROCE_CAUSE_RETRY_EXC);
@@ -1729,6 +1733,7 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
         }
         qp->retry_left--;
         rc_rewind(qp, psn);
+        qp->sq_kick = true;
         qp_arm_retry(c, qp);
         return;
     case 1:
@@ -2496,6 +2501,9 @@ static bool roce_step_locked(HpuCore *c)
         if (r->qp[i] != qp) {
             continue;
         }
+        if (qp->state != HPU_ROCE_QPS_RTS) {
+            qp->sq_kick = false;        /* RTS sets it again */
+        }
         if (qp->state == HPU_ROCE_QPS_ERR && qp->flush) {
             qp_flush(c, i);
         } else if (qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS) {
@@ -2520,8 +2528,11 @@ static bool roce_step_locked(HpuCore *c)
         return true;
     }
     for (i = 0; i < HPU_ROCE_NUM_QP; i++) {
-        if (r->qp[i] && (r->qp[i]->sq_kick ||
-            (r->qp[i]->flush && r->qp[i]->state == HPU_ROCE_QPS_ERR))) {
+        HpuRoceQp *qp = r->qp[i];
+
+        if (qp && ((qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS &&
+                    !qp->rnr_wait) ||
+                   (qp->flush && qp->state == HPU_ROCE_QPS_ERR))) {
             return true;
         }
     }
