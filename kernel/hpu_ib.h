@@ -240,8 +240,8 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    struct hpu_ib_umap *map);
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map);
-bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			u32 type, u32 index);
+bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		       u32 type, struct xarray *xa, u32 index, bool created);
 u32 to_pdn(struct ib_pd *ibpd);
 
 /* hpu_ib_qp.c */

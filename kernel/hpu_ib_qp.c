@@ -250,13 +250,11 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_QP, qp->qpn)) {
-		xa_erase(&dev->qps, qp->qpn);
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true))
 		return ret;	/* memory kept: the engine may use it */
-	}
+	goto err_unmap;
 err_xa:
-	xa_erase(&dev->qps, qp->qpn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, false);
 err_unmap:
 	hpu_ib_qp_unmap(dev, qp);
 err_ida:
@@ -463,12 +461,8 @@ int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
 	struct hpu_ib_ucontext *uc = qp->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_QP, qp->qpn);
-	xa_erase(&dev->qps, qp->qpn);
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true)) {
 		hpu_ib_qp_unmap(dev, qp);
 		ida_free(&dev->qp_ida, qp->qpn);
 	}

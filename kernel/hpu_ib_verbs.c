@@ -135,9 +135,8 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
  * maybe still using the object's memory: it is then kept (the caller
  * does not unmap) and the context's address space quarantined.
  */
-bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
-			struct hpu_ib_ucontext *uc,
-			u32 type, u32 index)
+static bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
+			       struct hpu_ib_ucontext *uc, u32 type, u32 index)
 {
 	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
@@ -151,6 +150,30 @@ bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
 		ibdev_warn(&dev->ibdev, "DESTROY of object %u (type %u): %d\n",
 			   index, type, ret);
 	return true;
+}
+
+/**
+ * hpu_ib_obj_retire() - take a CQ, SRQ or QP out of the engine and the lookup
+ * @dev: the device
+ * @uc: its context
+ * @type: HPU_ROCE_TYPE_*
+ * @xa: the device's lookup of that type
+ * @index: the object's number
+ * @created: its CREATE succeeded: DESTROY it first
+ *
+ * After it no event handler looks at the object any more.
+ *
+ * Return: true if the object's memory may go; false if its DESTROY did
+ * not complete (the memory is kept, see hpu_ib_destroy_obj()).
+ */
+bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		       u32 type, struct xarray *xa, u32 index, bool created)
+{
+	bool gone = !created || hpu_ib_destroy_obj(dev, uc, type, index);
+
+	xa_erase(xa, index);
+	synchronize_irq(dev->irq);
+	return gone;
 }
 
 /* ucontext and the doorbell page */
@@ -500,13 +523,11 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_CQ, cq->cqn)) {
-		xa_erase(&dev->cqs, cq->cqn);
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true))
 		return ret;	/* memory kept: the engine may use it */
-	}
+	goto err_db;
 err_xa:
-	xa_erase(&dev->cqs, cq->cqn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, false);
 err_db:
 	hpu_ib_umap_put(dev, uc, &cq->db);
 err_ring:
@@ -523,13 +544,8 @@ static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibcq->device);
 	struct hpu_ib_cq *cq = container_of(ibcq, struct hpu_ib_cq, ibcq);
 	struct hpu_ib_ucontext *uc = cq->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_CQ, cq->cqn);
-	xa_erase(&dev->cqs, cq->cqn);
-	/* No event handler still looks at the CQ. */
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true)) {
 		hpu_ib_umap_put(dev, uc, &cq->db);
 		hpu_ib_umap_put(dev, uc, &cq->ring);
 		ida_free(&dev->cq_ida, cq->cqn);
@@ -635,13 +651,11 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_SRQ, srq->srqn)) {
-		xa_erase(&dev->srqs, srq->srqn);
-		return ret;
-	}
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true))
+		return ret;	/* memory kept: the engine may use it */
+	goto err_db;
 err_xa:
-	xa_erase(&dev->srqs, srq->srqn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, false);
 err_db:
 	hpu_ib_umap_put(dev, uc, &srq->db);
 err_ring:
@@ -692,12 +706,8 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
 	struct hpu_ib_ucontext *uc = srq->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_SRQ, srq->srqn);
-	xa_erase(&dev->srqs, srq->srqn);
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true)) {
 		hpu_ib_umap_put(dev, uc, &srq->db);
 		hpu_ib_umap_put(dev, uc, &srq->ring);
 		ida_free(&dev->srq_ida, srq->srqn);
