@@ -93,7 +93,7 @@ setup() {
 	[ -e /sys/module/hpu_en ] || insmod "$KO_EN" || { fail "hpu_en loaded" "insmod failed"; exit 0; }
 	if [ ! -x "$VO" ]; then
 		VO=/tmp/hpu-verbs-objects
-		gcc -O2 -Wall -I "$REPO/include/uapi" -o "$VO" "$REPO/tests/vm/rdma/verbs-objects.c" ||
+		gcc -O2 -Wall -I "$REPO/include/uapi" -I /usr/include/libdrm -o "$VO" "$REPO/tests/vm/rdma/verbs-objects.c" ||
 			fail "verbs-objects builds" "gcc failed"
 	fi
 	BDF=$(hpus | head -n1)
@@ -256,6 +256,7 @@ t_data() {
 	log "GID indexes: port 1 $g1, port 2 $g2"
 	[ -e /sys/kernel/debug/dynamic_debug/control ] &&
 		echo "module hpu_ib +p" > /sys/kernel/debug/dynamic_debug/control
+	[ -n "$HPU_RDMA_DEBUG" ] && echo 0x1ff > /sys/module/drm/parameters/debug
 	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 2>&1)
 	rc=$?
 	echo "$out"

@@ -33,13 +33,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <drm/drm.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/hpu-abi.h>
+#include <drm/hpu_accel.h>
 
 static int failures;
 
@@ -587,6 +592,61 @@ static void t_qp(struct ctx *c)
 }
 
 
+
+/* An HBM buffer of the first HPU as a dma-buf: its fd, or -errno. */
+static int hbm_dmabuf(size_t size)
+{
+	struct drm_hpu_bo_create bo = { .size = size, .flags = DRM_HPU_BO_HBM };
+	struct drm_prime_handle ph = {};
+	int fd = open("/dev/accel/accel0", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, DRM_IOCTL_HPU_BO_CREATE, &bo))
+		return -errno;
+	ph.handle = bo.handle;
+	ph.flags = DRM_CLOEXEC | DRM_RDWR;
+	if (ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph))
+		return -errno;
+	/* The dma-buf keeps the buffer; the device file may stay open. */
+	return ph.fd;
+}
+
+/* REG_DMABUF_MR through the ioctl interface (no write() command has it). */
+static int reg_dmabuf_mr(int fd, uint32_t pd, int dmabuf, uint64_t off, uint64_t len,
+			 uint64_t iova, uint32_t access, uint32_t *lkey, uint32_t *rkey)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr a[9];
+	} c = {};
+	struct ib_uverbs_attr *a = c.a;
+
+	c.hdr.length = sizeof(c);
+	c.hdr.object_id = UVERBS_OBJECT_MR;
+	c.hdr.method_id = UVERBS_METHOD_REG_DMABUF_MR;
+	c.hdr.num_attrs = 9;
+	a[0] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_HANDLE };
+	a[1] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE,
+					.data = pd };
+	a[2] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_OFFSET,
+					.len = 8, .data = off };
+	a[3] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_LENGTH,
+					.len = 8, .data = len };
+	a[4] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_IOVA,
+					.len = 8, .data = iova };
+	/* A raw fd is an s32 inline: len 4. */
+	a[5] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_FD,
+					.len = 4, .data = (uint32_t)dmabuf };
+	a[6] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+					.len = 4, .data = access };
+	a[7] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY,
+					.len = 4, .data = (uintptr_t)lkey };
+	a[8] = (struct ib_uverbs_attr){ .attr_id = UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY,
+					.len = 4, .data = (uintptr_t)rkey };
+	return ioctl(fd, RDMA_VERBS_IOCTL, &c) ? errno : 0;
+}
+
 /* ---- data: two RC QPs on ports 1 and 2 of one device, joined by a wire ---- */
 
 struct ep {
@@ -855,6 +915,44 @@ static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const
 	result(!err && cqe.wr_id == 0xa3, "data: our own doorbell then starts it",
 	       "errno %d wr_id %llx", err, (unsigned long long)cqe.wr_id);
 	poll_cq(&b, 4, &cqe, 20000);
+
+	/* An MR of HBM (a dma-buf of this HPU): WRITE into it, READ it back. */
+	{
+		uint64_t iova = 0x7e5700000000ull;
+		uint32_t hl = 0, hr = 0, x, y;
+		int dmabuf = hbm_dmabuf(2 << 20);
+
+		err = dmabuf < 0 ? -dmabuf : 0;
+		err = err ? err : reg_dmabuf_mr(c.fd, pd, c.fd, 0, 4096, iova,
+						IB_UVERBS_ACCESS_LOCAL_WRITE, &x, &y);
+		result(err == EBADF || err == EINVAL, "data: an MR of a file that is no dma-buf is refused",
+		       "errno %d", err);
+		err = dmabuf < 0 ? -dmabuf : reg_dmabuf_mr(c.fd, pd, dmabuf, 2 << 20, 4096, iova,
+							   IB_UVERBS_ACCESS_LOCAL_WRITE, &x, &y);
+		result(err == EINVAL, "data: an MR beyond the end of the dma-buf is refused",
+		       "errno %d", err);
+		err = dmabuf < 0 ? -dmabuf : reg_dmabuf_mr(c.fd, pd, dmabuf, 8192, 65536, iova,
+			IB_UVERBS_ACCESS_LOCAL_WRITE | IB_UVERBS_ACCESS_REMOTE_WRITE |
+			IB_UVERBS_ACCESS_REMOTE_READ, &hl, &hr);
+		result(!err && hl && hl == hr, "data: an MR of an HBM dma-buf of the same HPU registers",
+		       "errno %d", err);
+		if (!err) {
+			for (i = 0; i < 4096; i++)
+				buf[20480 + i] = i * 13 + 5;
+			post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa5, buf + 20480, 4096, mr.lkey,
+				  iova + 1000, hr, 1);
+			err = poll_cq(&a, 4, &cqe, 20000);
+			memset(buf + 24576, 0, 4096);
+			if (!err && !cqe.status) {
+				post_send(&a, db, HPU_IB_WQE_RDMA_READ, 0xa6, buf + 24576, 4096,
+					  mr.lkey, iova + 1000, hr, 1);
+				err = poll_cq(&a, 4, &cqe, 20000);
+			}
+			result(!err && !cqe.status && !memcmp(buf + 20480, buf + 24576, 4096),
+			       "data: an RDMA WRITE into HBM and a READ back carry the same bytes",
+			       "errno %d status %u", err, cqe.status);
+		}
+	}
 
 	/* A bad rkey: remote access error, the QP fails. */
 	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa4, buf, 64, mr.lkey,
