@@ -1197,8 +1197,10 @@ static HpuRoceSwqe *qp_win(HpuRoceQp *qp, uint32_t idx)
 static uint64_t qp_ring_at(HpuRoceQp *qp, bool sq, uint32_t i)
 {
     const uint8_t *d = qp->img;
-    uint8_t log = d[sq ? HPU_ROCE_QP_SQ_LOG_ENTRIES : HPU_ROCE_QP_RQ_LOG_ENTRIES];
-    uint8_t ls = d[sq ? HPU_ROCE_QP_SQ_LOG_STRIDE : HPU_ROCE_QP_RQ_LOG_STRIDE];
+    uint8_t log = d[sq ? HPU_ROCE_QP_SQ_LOG_ENTRIES :
+                    HPU_ROCE_QP_RQ_LOG_ENTRIES];
+    uint8_t ls = d[sq ? HPU_ROCE_QP_SQ_LOG_STRIDE :
+                   HPU_ROCE_QP_RQ_LOG_STRIDE];
 
     return hpum_le64(d + (sq ? HPU_ROCE_QP_SQ_ADDR : HPU_ROCE_QP_RQ_ADDR)) +
            ((uint64_t)(i & ((1u << log) - 1)) << ls);
@@ -2035,7 +2037,8 @@ static void rc_request(HpuCore *c, uint32_t qpn, const RocePkt *p)
     HpuRoceQp *qp = R(c)->qp[qpn];
     int32_t d = psn_diff(p->psn, qp->epsn);
     uint8_t op = p->op;
-    bool send = op <= OP_SEND_ONLY_IMM, write = !send && op <= OP_WRITE_ONLY_IMM;
+    bool send = op <= OP_SEND_ONLY_IMM;
+    bool write = !send && op <= OP_WRITE_ONLY_IMM;
     bool first = op == OP_SEND_FIRST || op == OP_SEND_ONLY ||
                  op == OP_SEND_ONLY_IMM || op == OP_WRITE_FIRST ||
                  op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
@@ -2631,30 +2634,70 @@ static HpuAccess roce_read(HpuCore *c, uint32_t offset, uint32_t *val)
         return HPU_ACCESS_UNMAPPED;
     }
     switch (reg) {
-    case HPU_ROCE_MAX_QP: *val = HPU_ROCE_NUM_QP; break;
-    case HPU_ROCE_MAX_CQ: *val = HPU_ROCE_NUM_CQ; break;
-    case HPU_ROCE_MAX_SRQ: *val = HPU_ROCE_NUM_SRQ; break;
-    case HPU_ROCE_MAX_MR: *val = HPU_ROCE_NUM_MR; break;
-    case HPU_ROCE_MAX_WR: *val = HPU_ROCE_NUM_WR; break;
-    case HPU_ROCE_MAX_CQE: *val = HPU_ROCE_NUM_CQE; break;
-    case HPU_ROCE_MAX_SGE: *val = HPU_ROCE_NUM_SGE; break;
-    case HPU_ROCE_CTRL: *val = r->ctrl; break;
-    case HPU_ROCE_CMD: *val = r->cmd; break;
-    case HPU_ROCE_CMD_INDEX: *val = r->cmd_index; break;
-    case HPU_ROCE_CMD_STATUS: *val = r->cmd_status; break;
-    case HPU_ROCE_CMD_DONE: *val = r->cmd_done; break;
-    case HPU_ROCE_EQ_LO: *val = (uint32_t)r->eq_base; break;
-    case HPU_ROCE_EQ_HI: *val = (uint32_t)(r->eq_base >> 32); break;
-    case HPU_ROCE_EQ_SIZE: *val = r->eq_size; break;
-    case HPU_ROCE_EQ_PI: *val = r->eq_pi; break;
-    case HPU_ROCE_EQ_CI: *val = r->eq_ci; break;
-    case HPU_ROCE_EQ_CTRL: *val = r->eq_ctrl; break;
-    case HPU_ROCE_EQ_DROPPED: *val = r->eq_dropped; break;
+    case HPU_ROCE_MAX_QP:
+        *val = HPU_ROCE_NUM_QP;
+        break;
+    case HPU_ROCE_MAX_CQ:
+        *val = HPU_ROCE_NUM_CQ;
+        break;
+    case HPU_ROCE_MAX_SRQ:
+        *val = HPU_ROCE_NUM_SRQ;
+        break;
+    case HPU_ROCE_MAX_MR:
+        *val = HPU_ROCE_NUM_MR;
+        break;
+    case HPU_ROCE_MAX_WR:
+        *val = HPU_ROCE_NUM_WR;
+        break;
+    case HPU_ROCE_MAX_CQE:
+        *val = HPU_ROCE_NUM_CQE;
+        break;
+    case HPU_ROCE_MAX_SGE:
+        *val = HPU_ROCE_NUM_SGE;
+        break;
+    case HPU_ROCE_CTRL:
+        *val = r->ctrl;
+        break;
+    case HPU_ROCE_CMD:
+        *val = r->cmd;
+        break;
+    case HPU_ROCE_CMD_INDEX:
+        *val = r->cmd_index;
+        break;
+    case HPU_ROCE_CMD_STATUS:
+        *val = r->cmd_status;
+        break;
+    case HPU_ROCE_CMD_DONE:
+        *val = r->cmd_done;
+        break;
+    case HPU_ROCE_EQ_LO:
+        *val = (uint32_t)r->eq_base;
+        break;
+    case HPU_ROCE_EQ_HI:
+        *val = (uint32_t)(r->eq_base >> 32);
+        break;
+    case HPU_ROCE_EQ_SIZE:
+        *val = r->eq_size;
+        break;
+    case HPU_ROCE_EQ_PI:
+        *val = r->eq_pi;
+        break;
+    case HPU_ROCE_EQ_CI:
+        *val = r->eq_ci;
+        break;
+    case HPU_ROCE_EQ_CTRL:
+        *val = r->eq_ctrl;
+        break;
+    case HPU_ROCE_EQ_DROPPED:
+        *val = r->eq_dropped;
+        break;
     case HPU_ROCE_DB_REFUSED_LO:
         *val = (uint32_t)r->db_refused;
         r->db_refused_hi = (uint32_t)(r->db_refused >> 32);
         break;
-    case HPU_ROCE_DB_REFUSED_HI: *val = r->db_refused_hi; break;
+    case HPU_ROCE_DB_REFUSED_HI:
+        *val = r->db_refused_hi;
+        break;
     default:
         if (reg >= HPU_ROCE_CMD_DATA(0) && reg < HPU_ROCE_CMD_DATA(64)) {
             *val = hpum_le32(r->data + (reg - HPU_ROCE_CMD_DATA(0)));
@@ -2700,14 +2743,18 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
         r->cmd_status = HPU_ROCE_CMD_BUSY;
         roce_kick(c);
         break;
-    case HPU_ROCE_CMD_INDEX: r->cmd_index = val; break;
+    case HPU_ROCE_CMD_INDEX:
+        r->cmd_index = val;
+        break;
     case HPU_ROCE_EQ_LO:
         r->eq_base = (r->eq_base & ~0xffffffffull) | val;
         break;
     case HPU_ROCE_EQ_HI:
         r->eq_base = (r->eq_base & 0xffffffffull) | (uint64_t)val << 32;
         break;
-    case HPU_ROCE_EQ_SIZE: r->eq_size = val; break;
+    case HPU_ROCE_EQ_SIZE:
+        r->eq_size = val;
+        break;
     case HPU_ROCE_EQ_CI:
         if (val - r->eq_ci > r->eq_pi - r->eq_ci) {
             HPU_LOG(c, "ROCE: EQ_CI 0x%x beyond EQ_PI 0x%x", val, r->eq_pi);
@@ -2715,7 +2762,9 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
             r->eq_ci = val;
         }
         break;
-    case HPU_ROCE_EQ_CTRL: roce_eq_enable(c, val); break;
+    case HPU_ROCE_EQ_CTRL:
+        roce_eq_enable(c, val);
+        break;
     default:
         if (reg >= HPU_ROCE_CMD_DATA(0) && reg < HPU_ROCE_CMD_DATA(64)) {
             hpum_put_le32(r->data + (reg - HPU_ROCE_CMD_DATA(0)), val);
@@ -2909,8 +2958,9 @@ bool hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
     if (be16(udp + 2) != HPU_ROCE_UDP_PORT) {
         return false;
     }
-    if (!(r->ctrl & HPU_ROCE_CTRL_ENABLE) || r->rxq_n == HPU_ROCE_RXQ ||
-        !(copy = malloc(len))) {
+    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) && r->rxq_n < HPU_ROCE_RXQ ?
+           malloc(len) : NULL;
+    if (!copy) {
         port_count(c, p, HPU_ROCE_CNT_RX_DROPPED, 1);
         return true;
     }
