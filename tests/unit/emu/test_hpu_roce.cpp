@@ -807,3 +807,114 @@ TEST_CASE("RoCE commands: run on the worker; writes while BUSY are dropped", "[e
     CHECK(r.crd(HPU_ROCE_CMD_DATA(HPU_ROCE_CQ_LOG_ENTRIES / 4)) != 0u);
     CHECK(r.query(HPU_ROCE_TYPE_CQ, 1)[HPU_ROCE_CQ_LOG_ENTRIES] == 6);  // not destroyed
 }
+
+TEST_CASE("RoCE: an SRQ feeds receives, publishes its consumer index and fires its limit once",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto ca = r.make_cq(1), cb = r.make_cq(2);
+    Bytes s(256);
+    uint64_t ring = r.halloc(16 * 64, 64), dbr = r.halloc(8, 8);
+    s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;
+    s[HPU_ROCE_SRQ_LOG_STRIDE] = 6;
+    put32(&s[HPU_ROCE_SRQ_PD], 1);
+    put16(&s[HPU_ROCE_SRQ_DB_PAGE], RoceRig::PAGE);
+    put32(&s[HPU_ROCE_SRQ_LIMIT], 2);
+    put64(&s[HPU_ROCE_SRQ_RING_ADDR], host_addr(ring));
+    put64(&s[HPU_ROCE_SRQ_DBR_ADDR], host_addr(dbr));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 0, s) == 0);
+    RoceRig::Qp a, b;
+    a.n = 10; a.cq = 1;
+    b.n = 20; b.cq = 2; b.srq = 1;
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 10, r.qp_image(a, 0)) == 0);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 20, r.qp_image(b, 1)) == 0);
+    r.connect_rc(a, 0, 20, 3);
+    r.connect_rc(b, 1, 10, 3);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    for (uint32_t i = 0; i < 4; i++) {
+        Bytes w(64);
+        put64(&w[0], 500 + i);
+        w[8] = 1;
+        put64(&w[16], dst.va + 64 * i);
+        put32(&w[24], 64);
+        put32(&w[28], dst.key);
+        r.hwrite(ring + 64 * i, w.data(), w.size());
+    }
+    uint8_t pi[4];
+    put32(pi, 4);
+    r.hwrite(dbr, pi, 4);
+    for (int i = 0; i < 3; i++) {
+        r.post_send(a, HPU_ROCE_WR_SEND, i, { { src.va, 16, src.key } });
+    }
+    r.pump();
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK(r.poll1(cb).wr_id == 500 + i);
+        CHECK(r.poll1(ca).status == HPU_ROCE_WC_SUCCESS);
+    }
+    CHECK(r.hrd32(dbr + 4) == 3u);
+    size_t limits = 0;
+    for (auto &e : r.events()) {
+        limits += e.type == HPU_ROCE_EV_SRQ_LIMIT && e.obj == 0;
+    }
+    CHECK(limits == 1);                         // 4 - 3 = 1 < 2, then disarmed
+    CHECK(r.query(HPU_ROCE_TYPE_SRQ, 0)[HPU_ROCE_SRQ_LIMIT] == 0);
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_SRQ, 0, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_STATE);
+}
+
+TEST_CASE("RoCE: CQ_ARM raises one CQ_COMPLETION, at once if a completion is unconsumed",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    const uint64_t arm = HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_CQ_ARM;
+
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    r.env.vectors.clear();
+    r.post_recv(p.b, 1, { { dst.va, 64, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 64, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 8, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 4, { { src.va, 8, src.key } });
+    r.pump();
+    auto ev = r.events();
+    REQUIRE(ev.size() == 1);                    // once per arm
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    CHECK(ev[0].obj == 2u);
+    CHECK(std::count(r.env.vectors.begin(), r.env.vectors.end(), HPU_VEC_ROCE) == 1);
+    // Two written, none consumed: arming again raises it at once.
+    r.wr(arm, 2);
+    r.pump();
+    ev = r.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    // Consumed: no event until the next completion.
+    r.poll1(p.cb);
+    r.poll1(p.cb);
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 2)[HPU_ROCE_CQ_Q_ARM] == HPU_ROCE_CQ_ARM_NEXT);
+}
+
+TEST_CASE("RoCE: a port whose link is down discards frames and its QP's retries exhaust",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 8, 1);
+    auto src = r.make_mr(4096);
+
+    r.set_link(0, HPU_NIC_LINK_ATTACHED);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    CHECK(r.wire.empty());
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 1);
+    r.wait(4096ull << 8);
+    r.wait(4096ull << 8);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 2);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_RETRY_EXC_ERR);
+}
