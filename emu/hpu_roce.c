@@ -955,6 +955,32 @@ static void qp_addr(HpuRoceQp *qp, RoceAddr *a)
     a->dgid = d + HPU_ROCE_QP_DGID;
 }
 
+/*
+ * Hand the queued frames to the wire now (the lock dropped around it), so
+ * that a long READ response never queues more than HPU_ROCE_OUTQ frames.
+ * The objects stay allocated while the worker is busy (a reset only marks
+ * them), but a reset that came meanwhile stops the frames.
+ */
+static void outq_flush(HpuCore *c)
+{
+    HpuRoce *r = R(c);
+    HpuRoceFrame *out = r->outq;
+    unsigned int n = r->outq_n, i;
+    bool send = !r->wipe && !c->dead;
+
+    r->outq = NULL;
+    r->outq_n = r->outq_cap = 0;
+    hpum_unlock(c);
+    for (i = 0; i < n; i++) {
+        if (send) {
+            c->ops->nic_send(c->opaque, out[i].port, out[i].buf, out[i].len);
+        }
+        free(out[i].buf);
+    }
+    free(out);
+    hpum_lock(c);
+}
+
 static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
                      uint32_t len)
 {
@@ -980,6 +1006,9 @@ static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
     r->outq[r->outq_n].len = len;
     r->outq[r->outq_n].buf = copy;
     r->outq_n++;
+    if (r->outq_n >= HPU_ROCE_OUTQ) {
+        outq_flush(c);
+    }
 }
 
 static uint16_t ip_csum(const uint8_t *h)
@@ -1850,7 +1879,7 @@ static int take_rwqe(HpuCore *c, uint32_t qpn)
     }
     qp->rwqe.wr_id = hpum_le64(b + HPU_ROCE_RWQE_WR_ID);
     qp->rwqe.nsge = b[HPU_ROCE_RWQE_NUM_SGE];
-    for (i = 0; i < qp->rwqe.nsge &&
+    for (i = 0; i < qp->rwqe.nsge && i < HPU_ROCE_NUM_SGE &&
          HPU_ROCE_RWQE_HDR_SIZE + HPU_ROCE_SGE_SIZE * (i + 1) <= stride; i++) {
         const uint8_t *e = b + HPU_ROCE_RWQE_HDR_SIZE + HPU_ROCE_SGE_SIZE * i;
 
@@ -1954,6 +1983,10 @@ static void resp_read(HpuCore *c, uint32_t qpn, uint32_t psn,
     HpuFault f;
     int rc;
 
+    if (len > HPU_ROCE_MSG_MAX) {
+        resp_fail(c, qpn, psn, 0, AETH_NAK_INV, HPU_ROCE_CAUSE_REM_INV_REQ);
+        return;
+    }
     if (len && (!(hpum_le32(qp->img + HPU_ROCE_QP_ACCESS) &
                   HPU_ROCE_ACCESS_REMOTE_READ) ||
                 !mr_check(c, qp, rkey, va, len, HPU_ROCE_ACCESS_REMOTE_READ,

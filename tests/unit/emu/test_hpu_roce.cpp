@@ -918,3 +918,64 @@ TEST_CASE("RoCE: a port whose link is down discards frames and its QP's retries 
     CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 2);
     CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_RETRY_EXC_ERR);
 }
+
+TEST_CASE("RoCE: mutated and truncated frames from the wire never break the engine",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(65536, 7), dst = r.make_mr(65536, 7);
+
+    for (int i = 0; i < 8; i++) {
+        r.post_recv(p.b, i, { { dst.va, 65536, dst.key } });
+    }
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 1, { { src.va, 600, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 3, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.pump();
+    std::vector<Bytes> seeds;
+    for (auto &k : r.wire) {
+        seeds.push_back(k.f);
+    }
+    REQUIRE(seeds.size() >= 5);
+    uint32_t x = 12345;
+    auto rnd = [&x]() { x = x * 1103515245u + 12345u; return x >> 8; };
+    for (int i = 0; i < 3000; i++) {
+        Bytes f = seeds[rnd() % seeds.size()];
+        // The UDP ports stay (else the frame takes the Ethernet path,
+        // whose ring has no buffers: the port would hold it).
+        size_t l4 = 14 + 20 + 4;
+        int flips = 1 + static_cast<int>(rnd() % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = l4 + rnd() % (f.size() - l4);
+            f[at] = static_cast<uint8_t>(rnd());
+        }
+        if (rnd() % 4 == 0) {
+            f.resize(62 + rnd() % (f.size() - 62));
+        }
+        if (f.size() > 14 + 20 + 8 + 12 + 4 && rnd() % 2) {
+            put32(f.data() + f.size() - 4, ref_icrc(f));       // passes the ICRC
+        }
+        r.inject(1, f);
+        r.inject(0, f);
+        r.pump();
+    }
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_ICRC_ERR) > 0);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_MALFORMED) + r.counter(1, HPU_ROCE_CNT_RX_UNKNOWN_QP) +
+          r.counter(1, HPU_ROCE_CNT_RX_DROPPED) > 0);
+    // The engine still works: a fresh pair on other QPNs talks.
+    r.loop = true;
+    r.drop = nullptr;
+    auto c = r.make_cq(5), d = r.make_cq(6);
+    auto a = r.make_qp(100, 0, 5), b = r.make_qp(200, 1, 6);
+    r.connect_rc(a, 0, 200, 3);
+    r.connect_rc(b, 1, 100, 3);
+    r.post_recv(b, 9, { { dst.va, 64, dst.key } });
+    r.post_send(a, HPU_ROCE_WR_SEND, 10, { { src.va, 64, src.key } });
+    r.pump();
+    CHECK(r.poll1(d).wr_id == 9u);
+    CHECK(r.poll1(c).status == HPU_ROCE_WC_SUCCESS);
+}
