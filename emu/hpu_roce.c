@@ -1714,9 +1714,7 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
     HpuRoceQp *qp = R(c)->qp[qpn];
 
     if (psn_diff(psn, qp->psn_una) < 0 || psn_diff(psn, qp->psn_next) >= 0) {
-        if (!(syn & 0x60)) {
-            return;             /* a stale or ghost ACK */
-        }
+        return;                 /* a stale or ghost ACK or NAK */
     }
     switch (syn >> 5) {
     case 0:                     /* ACK */
@@ -2414,7 +2412,6 @@ static void qp_timer(HpuCore *c, uint32_t qpn)
     }
     if (qp->rnr_wait) {
         qp->rnr_wait = false;
-        qp->psn_next = qp->psn_una;
         qp->sq_kick = true;
         qp_arm_retry(c, qp);
         return;
