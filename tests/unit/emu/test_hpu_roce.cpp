@@ -561,29 +561,46 @@ TEST_CASE("RoCE: an MMU fault on the send ring moves the QP to ERR with QP_FATAL
     CHECK(r.wire.empty());
 }
 
-TEST_CASE("RoCE: a soft reset mid-transfer destroys every object and nothing is written after",
+TEST_CASE("RoCE: a reset mid-transfer destroys every object and nothing is written after",
           "[emu][roce]")
 {
+    const int kind = GENERATE(0, 1, 2);     // soft, hard, power-on
     RoceRig r;
     auto p = r.pair(1);
     auto src = r.make_mr(65536), dst = r.make_mr(65536);
 
+    CAPTURE(kind);
     r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
     r.loop = false;
     r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 200 * 256, src.key } });
     r.pump();
     REQUIRE(r.wire.size() == 128);              // the window is full
-    r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    if (kind == 0) {
+        r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    } else if (kind == 1) {
+        r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    } else {
+        hpum_core_reset(&r.core);
+    }
     Bytes before(r.env.host.begin(), r.env.host.end());
+    size_t sent = r.wire.size();
     r.loop = true;
     for (size_t i = 0; i < 10; i++) {
         r.inject(1, r.wire[i].f);
     }
-    r.wait(HPU_SOFT_RESET_NS * 2);
+    r.wait(kind == 1 ? HPU_HARD_RESET_NS + 2 * HPU_SOFT_RESET_NS : 2 * HPU_SOFT_RESET_NS);
+    r.wait(4096ull << 20);                      // beyond any QP timer
     CHECK(Bytes(r.env.host.begin(), r.env.host.end()) == before);
+    CHECK(r.wire.size() == sent);               // nothing more on the wire
     CHECK(r.crd(HPU_ROCE_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_GID(0) +
+               HPU_ROCE_PORT_GID_VALID_OFF) == 0u);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_PKTS) == 0u);
     r.cwr(HPU_ROCE_CTRL, HPU_ROCE_CTRL_ENABLE);
     CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, 10, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_INDEX);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_CQ, 1, Bytes(256)) ==
           HPU_ROCE_RES_BAD_INDEX);
     CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_MR, 1, Bytes(256)) ==
           HPU_ROCE_RES_BAD_INDEX);
