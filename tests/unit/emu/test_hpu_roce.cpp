@@ -996,3 +996,34 @@ TEST_CASE("RoCE: mutated and truncated frames from the wire never break the engi
     CHECK(r.poll1(d).wr_id == 9u);
     CHECK(r.poll1(c).status == HPU_ROCE_WC_SUCCESS);
 }
+
+TEST_CASE("RoCE: a FENCE send waits for the RDMA READ before it", "[emu][roce]")
+{
+    const bool fence = GENERATE(false, true);
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(8192), remote = r.make_mr(8192);
+
+    CAPTURE(fence);
+    r.post_recv(p.b, 1, { { remote.va + 4096, 64, remote.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 2, { { local.va, 512, local.key } },
+                remote.va, remote.key);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { local.va + 4096, 8, local.key } }, 0, 0, 0,
+                static_cast<uint8_t>(HPU_ROCE_WQE_SIGNALED |
+                                     (fence ? HPU_ROCE_WQE_FENCE : 0)));
+    r.pump();
+    size_t send_at = 0, resp_at = 0;
+    for (size_t i = 0; i < r.wire.size(); i++) {
+        if (r.wire[i].op() == OP_SEND_ONLY) {
+            send_at = i;
+        }
+        if (r.wire[i].op() == OP_READ_RESP_ONLY) {
+            resp_at = i;
+        }
+    }
+    REQUIRE(send_at > 0);
+    REQUIRE(resp_at > 0);
+    CHECK((send_at > resp_at) == fence);
+    CHECK(r.poll1(p.ca).wr_id == 2u);
+    CHECK(r.poll1(p.ca).wr_id == 3u);
+}
