@@ -325,6 +325,7 @@ static int cq_post(HpuCore *c, uint32_t cqn, uint32_t qpn, const RoceCqe *e)
         }
         return rc;
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_CQE, cqn, qpn, e->status, pi);
     cq->pi++;
     if (cq->arm == HPU_ROCE_CQ_ARM_NEXT ||
         (cq->arm == HPU_ROCE_CQ_ARM_SOLICITED &&
@@ -342,6 +343,7 @@ static void qp_error(HpuCore *c, uint32_t qpn, uint8_t cause, uint64_t addr)
     if (qp->state == HPU_ROCE_QPS_ERR) {
         return;
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_QP_ERR, qpn, cause);
     qp->state = HPU_ROCE_QPS_ERR;
     qp->cause = cause;
     qp->flush = true;
@@ -918,6 +920,7 @@ static void roce_run_command(HpuCore *c)
         HPU_LOG(c, "ROCE: command 0x%x index %u failed: result %d",
                 r->cmd, r->cmd_index, res);
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_CMD, r->cmd, r->cmd_index, (uint32_t)res);
     r->cmd_pending = false;
     r->cmd_status = (uint32_t)res << HPU_ROCE_CMD_RESULT_SHIFT;
     r->cmd_done++;
@@ -1103,6 +1106,7 @@ static uint32_t roce_emit(HpuCore *c, const RoceAddr *a, uint32_t sqpn,
         memset(b + 12 + hlen + plen, 0, pad);
         hpum_put_le32(f + n - 4, roce_icrc(f + 14, f + n - 4));
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_TX, a->port, op, dqpn, psn & PSN_MASK, n);
     switch (hpum_nic_roce_tx(c, a->port, n)) {
     case HPU_NIC_ROCE_SEND:
         outq_add(c, a->port, f, n);
@@ -2254,6 +2258,13 @@ static void ud_receive(HpuCore *c, uint32_t qpn, const RocePkt *p)
 }
 
 /* Parse and check a frame; dispatch it.  Counters as roce.md says. */
+/* Count a received frame in @counter (and trace the verdict). */
+static void rx_verdict(HpuCore *c, const RocePkt *p, unsigned int counter)
+{
+    HPU_TRACE(c, HPU_TRACE_ROCE_RX, p->port, p->op, p->dqpn, p->psn, counter);
+    port_count(c, p->port, counter, 1);
+}
+
 static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
                           uint32_t len)
 {
@@ -2276,11 +2287,11 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     udp = ip + iph;
     ulen = be16(udp + 4);
     if (14 + iplen > len || iplen < iph + 8 + 12 + 4 || ulen != iplen - iph) {
-        port_count(c, port, HPU_ROCE_CNT_RX_MALFORMED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_MALFORMED);
         return;
     }
     if (hpum_le32(ip + iplen - 4) != roce_icrc(ip, ip + iplen - 4)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_ICRC_ERR, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_ICRC_ERR);
         return;
     }
     bth = udp + 8;
@@ -2295,7 +2306,7 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     if ((bth[1] & 0x0f) || be16(bth + 2) != HPU_ROCE_PKEY || el < 0 ||
         ulen < 8 + 12 + (uint32_t)el + pad + 4 ||
         (!op_has_payload(p.op) && ulen != 8 + 12 + (uint32_t)el + 4)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_MALFORMED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_MALFORMED);
         return;
     }
     p.ext = bth + 12;
@@ -2304,7 +2315,7 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     if (p.dqpn >= HPU_ROCE_NUM_QP || !r->qp[p.dqpn] ||
         r->qp[p.dqpn]->port != port ||
         (r->qp[p.dqpn]->type == HPU_ROCE_QPT_UD) != (p.op >= OP_UD_SEND_ONLY)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_UNKNOWN_QP, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_UNKNOWN_QP);
         return;
     }
     qp = r->qp[p.dqpn];
@@ -2316,10 +2327,10 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
           memcmp(ip + 8, qp->img + HPU_ROCE_QP_DGID, 16))) ||
         (qp->type == HPU_ROCE_QPT_UD &&
          be32(p.ext) != hpum_le32(qp->img + HPU_ROCE_QP_QKEY))) {
-        port_count(c, port, HPU_ROCE_CNT_RX_DROPPED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_DROPPED);
         return;
     }
-    port_count(c, port, HPU_ROCE_CNT_RX_PKTS, 1);
+    rx_verdict(c, &p, HPU_ROCE_CNT_RX_PKTS);
     port_count(c, port, HPU_ROCE_CNT_RX_BYTES, len);
     qp->cnt[HPU_ROCE_QPC_RX_PKTS]++;
     qp->cnt[HPU_ROCE_QPC_RX_BYTES] += len;
@@ -2821,6 +2832,7 @@ const HpuBlock hpum_roce_block = {
 static void db_refuse(HpuCore *c, uint32_t page, uint32_t reg, uint32_t val)
 {
     R(c)->db_refused++;
+    HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 1);
     HPU_LOG(c, "ROCE: doorbell 0x%x = 0x%x of page %u refused", reg, val,
             page);
 }
@@ -2850,6 +2862,7 @@ static HpuAccess roce_db_write(HpuCore *c, uint32_t offset, uint32_t val)
             db_refuse(c, page, reg, val);
             return HPU_ACCESS_OK;
         }
+        HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 0);
         qp->sq_kick = true;
         if (qp->state == HPU_ROCE_QPS_ERR) {
             qp->flush = true;
@@ -2867,6 +2880,7 @@ static HpuAccess roce_db_write(HpuCore *c, uint32_t offset, uint32_t val)
             cq->arm = (val & HPU_ROCE_DB_ARM_SOLICITED) ?
                       HPU_ROCE_CQ_ARM_SOLICITED : HPU_ROCE_CQ_ARM_NEXT;
         }
+        HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 0);
         cq->arm_check = true;
         roce_kick(c);
     } else {
