@@ -96,6 +96,13 @@ typedef enum HpuTraceId {
     HPU_TRACE_NIC_RX,           /* port, descriptor, bytes, code, rx_flags */
     HPU_TRACE_NIC_DROP,         /* port, HpuNicDrop, bytes */
     HPU_TRACE_NIC_LINK,         /* port, LINK, LINK_CHANGES */
+    /* Spec version 7 part 2 (hpu_roce.c) */
+    HPU_TRACE_ROCE_CMD,         /* CMD, CMD_INDEX, result */
+    HPU_TRACE_ROCE_DOORBELL,    /* page, offset, value, refused */
+    HPU_TRACE_ROCE_TX,          /* port, opcode, destination QPN, PSN, bytes */
+    HPU_TRACE_ROCE_RX,          /* port, opcode, QPN, PSN, counter counted */
+    HPU_TRACE_ROCE_CQE,         /* CQN, QPN, status, index */
+    HPU_TRACE_ROCE_QP_ERR,      /* QPN, cause */
     HPU_TRACE_COUNT
 } HpuTraceId;
 

@@ -431,6 +431,24 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_NIC_LINK:
         trace_hpu_nic_link(a[0], a[1], a[2]);
         break;
+    case HPU_TRACE_ROCE_CMD:
+        trace_hpu_roce_cmd(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_ROCE_DOORBELL:
+        trace_hpu_roce_doorbell(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_ROCE_TX:
+        trace_hpu_roce_tx(a[0], a[1], a[2], a[3], a[4]);
+        break;
+    case HPU_TRACE_ROCE_RX:
+        trace_hpu_roce_rx(a[0], a[1], a[2], a[3], a[4]);
+        break;
+    case HPU_TRACE_ROCE_CQE:
+        trace_hpu_roce_cqe(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_ROCE_QP_ERR:
+        trace_hpu_roce_qp_err(a[0], a[1]);
+        break;
     case HPU_TRACE_COUNT:
         break;
     }

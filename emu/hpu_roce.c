@@ -325,6 +325,7 @@ static int cq_post(HpuCore *c, uint32_t cqn, uint32_t qpn, const RoceCqe *e)
         }
         return rc;
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_CQE, cqn, qpn, e->status, pi);
     cq->pi++;
     if (cq->arm == HPU_ROCE_CQ_ARM_NEXT ||
         (cq->arm == HPU_ROCE_CQ_ARM_SOLICITED &&
@@ -342,6 +343,7 @@ static void qp_error(HpuCore *c, uint32_t qpn, uint8_t cause, uint64_t addr)
     if (qp->state == HPU_ROCE_QPS_ERR) {
         return;
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_QP_ERR, qpn, cause);
     qp->state = HPU_ROCE_QPS_ERR;
     qp->cause = cause;
     qp->flush = true;
@@ -918,6 +920,7 @@ static void roce_run_command(HpuCore *c)
         HPU_LOG(c, "ROCE: command 0x%x index %u failed: result %d",
                 r->cmd, r->cmd_index, res);
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_CMD, r->cmd, r->cmd_index, (uint32_t)res);
     r->cmd_pending = false;
     r->cmd_status = (uint32_t)res << HPU_ROCE_CMD_RESULT_SHIFT;
     r->cmd_done++;
@@ -955,6 +958,32 @@ static void qp_addr(HpuRoceQp *qp, RoceAddr *a)
     a->dgid = d + HPU_ROCE_QP_DGID;
 }
 
+/*
+ * Hand the queued frames to the wire now (the lock dropped around it), so
+ * that a long READ response never queues more than HPU_ROCE_OUTQ frames.
+ * The objects stay allocated while the worker is busy (a reset only marks
+ * them), but a reset that came meanwhile stops the frames.
+ */
+static void outq_flush(HpuCore *c)
+{
+    HpuRoce *r = R(c);
+    HpuRoceFrame *out = r->outq;
+    unsigned int n = r->outq_n, i;
+    bool send = !r->wipe && !c->dead;
+
+    r->outq = NULL;
+    r->outq_n = r->outq_cap = 0;
+    hpum_unlock(c);
+    for (i = 0; i < n; i++) {
+        if (send) {
+            c->ops->nic_send(c->opaque, out[i].port, out[i].buf, out[i].len);
+        }
+        free(out[i].buf);
+    }
+    free(out);
+    hpum_lock(c);
+}
+
 static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
                      uint32_t len)
 {
@@ -980,6 +1009,9 @@ static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
     r->outq[r->outq_n].len = len;
     r->outq[r->outq_n].buf = copy;
     r->outq_n++;
+    if (r->outq_n >= HPU_ROCE_OUTQ) {
+        outq_flush(c);
+    }
 }
 
 static uint16_t ip_csum(const uint8_t *h)
@@ -1074,6 +1106,7 @@ static uint32_t roce_emit(HpuCore *c, const RoceAddr *a, uint32_t sqpn,
         memset(b + 12 + hlen + plen, 0, pad);
         hpum_put_le32(f + n - 4, roce_icrc(f + 14, f + n - 4));
     }
+    HPU_TRACE(c, HPU_TRACE_ROCE_TX, a->port, op, dqpn, psn & PSN_MASK, n);
     switch (hpum_nic_roce_tx(c, a->port, n)) {
     case HPU_NIC_ROCE_SEND:
         outq_add(c, a->port, f, n);
@@ -1197,8 +1230,10 @@ static HpuRoceSwqe *qp_win(HpuRoceQp *qp, uint32_t idx)
 static uint64_t qp_ring_at(HpuRoceQp *qp, bool sq, uint32_t i)
 {
     const uint8_t *d = qp->img;
-    uint8_t log = d[sq ? HPU_ROCE_QP_SQ_LOG_ENTRIES : HPU_ROCE_QP_RQ_LOG_ENTRIES];
-    uint8_t ls = d[sq ? HPU_ROCE_QP_SQ_LOG_STRIDE : HPU_ROCE_QP_RQ_LOG_STRIDE];
+    uint8_t log = d[sq ? HPU_ROCE_QP_SQ_LOG_ENTRIES :
+                    HPU_ROCE_QP_RQ_LOG_ENTRIES];
+    uint8_t ls = d[sq ? HPU_ROCE_QP_SQ_LOG_STRIDE :
+                   HPU_ROCE_QP_RQ_LOG_STRIDE];
 
     return hpum_le64(d + (sq ? HPU_ROCE_QP_SQ_ADDR : HPU_ROCE_QP_RQ_ADDR)) +
            ((uint64_t)(i & ((1u << log) - 1)) << ls);
@@ -1683,9 +1718,7 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
     HpuRoceQp *qp = R(c)->qp[qpn];
 
     if (psn_diff(psn, qp->psn_una) < 0 || psn_diff(psn, qp->psn_next) >= 0) {
-        if (!(syn & 0x60)) {
-            return;             /* a stale or ghost ACK */
-        }
+        return;                 /* a stale or ghost ACK or NAK */
     }
     switch (syn >> 5) {
     case 0:                     /* ACK */
@@ -1848,7 +1881,7 @@ static int take_rwqe(HpuCore *c, uint32_t qpn)
     }
     qp->rwqe.wr_id = hpum_le64(b + HPU_ROCE_RWQE_WR_ID);
     qp->rwqe.nsge = b[HPU_ROCE_RWQE_NUM_SGE];
-    for (i = 0; i < qp->rwqe.nsge &&
+    for (i = 0; i < qp->rwqe.nsge && i < HPU_ROCE_NUM_SGE &&
          HPU_ROCE_RWQE_HDR_SIZE + HPU_ROCE_SGE_SIZE * (i + 1) <= stride; i++) {
         const uint8_t *e = b + HPU_ROCE_RWQE_HDR_SIZE + HPU_ROCE_SGE_SIZE * i;
 
@@ -1952,6 +1985,10 @@ static void resp_read(HpuCore *c, uint32_t qpn, uint32_t psn,
     HpuFault f;
     int rc;
 
+    if (len > HPU_ROCE_MSG_MAX) {
+        resp_fail(c, qpn, psn, 0, AETH_NAK_INV, HPU_ROCE_CAUSE_REM_INV_REQ);
+        return;
+    }
     if (len && (!(hpum_le32(qp->img + HPU_ROCE_QP_ACCESS) &
                   HPU_ROCE_ACCESS_REMOTE_READ) ||
                 !mr_check(c, qp, rkey, va, len, HPU_ROCE_ACCESS_REMOTE_READ,
@@ -2035,7 +2072,8 @@ static void rc_request(HpuCore *c, uint32_t qpn, const RocePkt *p)
     HpuRoceQp *qp = R(c)->qp[qpn];
     int32_t d = psn_diff(p->psn, qp->epsn);
     uint8_t op = p->op;
-    bool send = op <= OP_SEND_ONLY_IMM, write = !send && op <= OP_WRITE_ONLY_IMM;
+    bool send = op <= OP_SEND_ONLY_IMM;
+    bool write = !send && op <= OP_WRITE_ONLY_IMM;
     bool first = op == OP_SEND_FIRST || op == OP_SEND_ONLY ||
                  op == OP_SEND_ONLY_IMM || op == OP_WRITE_FIRST ||
                  op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM;
@@ -2220,6 +2258,13 @@ static void ud_receive(HpuCore *c, uint32_t qpn, const RocePkt *p)
 }
 
 /* Parse and check a frame; dispatch it.  Counters as roce.md says. */
+/* Count a received frame in @counter (and trace the verdict). */
+static void rx_verdict(HpuCore *c, const RocePkt *p, unsigned int counter)
+{
+    HPU_TRACE(c, HPU_TRACE_ROCE_RX, p->port, p->op, p->dqpn, p->psn, counter);
+    port_count(c, p->port, counter, 1);
+}
+
 static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
                           uint32_t len)
 {
@@ -2242,11 +2287,11 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     udp = ip + iph;
     ulen = be16(udp + 4);
     if (14 + iplen > len || iplen < iph + 8 + 12 + 4 || ulen != iplen - iph) {
-        port_count(c, port, HPU_ROCE_CNT_RX_MALFORMED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_MALFORMED);
         return;
     }
     if (hpum_le32(ip + iplen - 4) != roce_icrc(ip, ip + iplen - 4)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_ICRC_ERR, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_ICRC_ERR);
         return;
     }
     bth = udp + 8;
@@ -2261,7 +2306,7 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     if ((bth[1] & 0x0f) || be16(bth + 2) != HPU_ROCE_PKEY || el < 0 ||
         ulen < 8 + 12 + (uint32_t)el + pad + 4 ||
         (!op_has_payload(p.op) && ulen != 8 + 12 + (uint32_t)el + 4)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_MALFORMED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_MALFORMED);
         return;
     }
     p.ext = bth + 12;
@@ -2270,7 +2315,7 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
     if (p.dqpn >= HPU_ROCE_NUM_QP || !r->qp[p.dqpn] ||
         r->qp[p.dqpn]->port != port ||
         (r->qp[p.dqpn]->type == HPU_ROCE_QPT_UD) != (p.op >= OP_UD_SEND_ONLY)) {
-        port_count(c, port, HPU_ROCE_CNT_RX_UNKNOWN_QP, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_UNKNOWN_QP);
         return;
     }
     qp = r->qp[p.dqpn];
@@ -2282,10 +2327,10 @@ static void roce_rx_frame(HpuCore *c, unsigned int port, const uint8_t *f,
           memcmp(ip + 8, qp->img + HPU_ROCE_QP_DGID, 16))) ||
         (qp->type == HPU_ROCE_QPT_UD &&
          be32(p.ext) != hpum_le32(qp->img + HPU_ROCE_QP_QKEY))) {
-        port_count(c, port, HPU_ROCE_CNT_RX_DROPPED, 1);
+        rx_verdict(c, &p, HPU_ROCE_CNT_RX_DROPPED);
         return;
     }
-    port_count(c, port, HPU_ROCE_CNT_RX_PKTS, 1);
+    rx_verdict(c, &p, HPU_ROCE_CNT_RX_PKTS);
     port_count(c, port, HPU_ROCE_CNT_RX_BYTES, len);
     qp->cnt[HPU_ROCE_QPC_RX_PKTS]++;
     qp->cnt[HPU_ROCE_QPC_RX_BYTES] += len;
@@ -2378,7 +2423,6 @@ static void qp_timer(HpuCore *c, uint32_t qpn)
     }
     if (qp->rnr_wait) {
         qp->rnr_wait = false;
-        qp->psn_next = qp->psn_una;
         qp->sq_kick = true;
         qp_arm_retry(c, qp);
         return;
@@ -2631,30 +2675,70 @@ static HpuAccess roce_read(HpuCore *c, uint32_t offset, uint32_t *val)
         return HPU_ACCESS_UNMAPPED;
     }
     switch (reg) {
-    case HPU_ROCE_MAX_QP: *val = HPU_ROCE_NUM_QP; break;
-    case HPU_ROCE_MAX_CQ: *val = HPU_ROCE_NUM_CQ; break;
-    case HPU_ROCE_MAX_SRQ: *val = HPU_ROCE_NUM_SRQ; break;
-    case HPU_ROCE_MAX_MR: *val = HPU_ROCE_NUM_MR; break;
-    case HPU_ROCE_MAX_WR: *val = HPU_ROCE_NUM_WR; break;
-    case HPU_ROCE_MAX_CQE: *val = HPU_ROCE_NUM_CQE; break;
-    case HPU_ROCE_MAX_SGE: *val = HPU_ROCE_NUM_SGE; break;
-    case HPU_ROCE_CTRL: *val = r->ctrl; break;
-    case HPU_ROCE_CMD: *val = r->cmd; break;
-    case HPU_ROCE_CMD_INDEX: *val = r->cmd_index; break;
-    case HPU_ROCE_CMD_STATUS: *val = r->cmd_status; break;
-    case HPU_ROCE_CMD_DONE: *val = r->cmd_done; break;
-    case HPU_ROCE_EQ_LO: *val = (uint32_t)r->eq_base; break;
-    case HPU_ROCE_EQ_HI: *val = (uint32_t)(r->eq_base >> 32); break;
-    case HPU_ROCE_EQ_SIZE: *val = r->eq_size; break;
-    case HPU_ROCE_EQ_PI: *val = r->eq_pi; break;
-    case HPU_ROCE_EQ_CI: *val = r->eq_ci; break;
-    case HPU_ROCE_EQ_CTRL: *val = r->eq_ctrl; break;
-    case HPU_ROCE_EQ_DROPPED: *val = r->eq_dropped; break;
+    case HPU_ROCE_MAX_QP:
+        *val = HPU_ROCE_NUM_QP;
+        break;
+    case HPU_ROCE_MAX_CQ:
+        *val = HPU_ROCE_NUM_CQ;
+        break;
+    case HPU_ROCE_MAX_SRQ:
+        *val = HPU_ROCE_NUM_SRQ;
+        break;
+    case HPU_ROCE_MAX_MR:
+        *val = HPU_ROCE_NUM_MR;
+        break;
+    case HPU_ROCE_MAX_WR:
+        *val = HPU_ROCE_NUM_WR;
+        break;
+    case HPU_ROCE_MAX_CQE:
+        *val = HPU_ROCE_NUM_CQE;
+        break;
+    case HPU_ROCE_MAX_SGE:
+        *val = HPU_ROCE_NUM_SGE;
+        break;
+    case HPU_ROCE_CTRL:
+        *val = r->ctrl;
+        break;
+    case HPU_ROCE_CMD:
+        *val = r->cmd;
+        break;
+    case HPU_ROCE_CMD_INDEX:
+        *val = r->cmd_index;
+        break;
+    case HPU_ROCE_CMD_STATUS:
+        *val = r->cmd_status;
+        break;
+    case HPU_ROCE_CMD_DONE:
+        *val = r->cmd_done;
+        break;
+    case HPU_ROCE_EQ_LO:
+        *val = (uint32_t)r->eq_base;
+        break;
+    case HPU_ROCE_EQ_HI:
+        *val = (uint32_t)(r->eq_base >> 32);
+        break;
+    case HPU_ROCE_EQ_SIZE:
+        *val = r->eq_size;
+        break;
+    case HPU_ROCE_EQ_PI:
+        *val = r->eq_pi;
+        break;
+    case HPU_ROCE_EQ_CI:
+        *val = r->eq_ci;
+        break;
+    case HPU_ROCE_EQ_CTRL:
+        *val = r->eq_ctrl;
+        break;
+    case HPU_ROCE_EQ_DROPPED:
+        *val = r->eq_dropped;
+        break;
     case HPU_ROCE_DB_REFUSED_LO:
         *val = (uint32_t)r->db_refused;
         r->db_refused_hi = (uint32_t)(r->db_refused >> 32);
         break;
-    case HPU_ROCE_DB_REFUSED_HI: *val = r->db_refused_hi; break;
+    case HPU_ROCE_DB_REFUSED_HI:
+        *val = r->db_refused_hi;
+        break;
     default:
         if (reg >= HPU_ROCE_CMD_DATA(0) && reg < HPU_ROCE_CMD_DATA(64)) {
             *val = hpum_le32(r->data + (reg - HPU_ROCE_CMD_DATA(0)));
@@ -2700,14 +2784,18 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
         r->cmd_status = HPU_ROCE_CMD_BUSY;
         roce_kick(c);
         break;
-    case HPU_ROCE_CMD_INDEX: r->cmd_index = val; break;
+    case HPU_ROCE_CMD_INDEX:
+        r->cmd_index = val;
+        break;
     case HPU_ROCE_EQ_LO:
         r->eq_base = (r->eq_base & ~0xffffffffull) | val;
         break;
     case HPU_ROCE_EQ_HI:
         r->eq_base = (r->eq_base & 0xffffffffull) | (uint64_t)val << 32;
         break;
-    case HPU_ROCE_EQ_SIZE: r->eq_size = val; break;
+    case HPU_ROCE_EQ_SIZE:
+        r->eq_size = val;
+        break;
     case HPU_ROCE_EQ_CI:
         if (val - r->eq_ci > r->eq_pi - r->eq_ci) {
             HPU_LOG(c, "ROCE: EQ_CI 0x%x beyond EQ_PI 0x%x", val, r->eq_pi);
@@ -2715,7 +2803,9 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
             r->eq_ci = val;
         }
         break;
-    case HPU_ROCE_EQ_CTRL: roce_eq_enable(c, val); break;
+    case HPU_ROCE_EQ_CTRL:
+        roce_eq_enable(c, val);
+        break;
     default:
         if (reg >= HPU_ROCE_CMD_DATA(0) && reg < HPU_ROCE_CMD_DATA(64)) {
             hpum_put_le32(r->data + (reg - HPU_ROCE_CMD_DATA(0)), val);
@@ -2742,6 +2832,7 @@ const HpuBlock hpum_roce_block = {
 static void db_refuse(HpuCore *c, uint32_t page, uint32_t reg, uint32_t val)
 {
     R(c)->db_refused++;
+    HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 1);
     HPU_LOG(c, "ROCE: doorbell 0x%x = 0x%x of page %u refused", reg, val,
             page);
 }
@@ -2771,6 +2862,7 @@ static HpuAccess roce_db_write(HpuCore *c, uint32_t offset, uint32_t val)
             db_refuse(c, page, reg, val);
             return HPU_ACCESS_OK;
         }
+        HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 0);
         qp->sq_kick = true;
         if (qp->state == HPU_ROCE_QPS_ERR) {
             qp->flush = true;
@@ -2788,6 +2880,7 @@ static HpuAccess roce_db_write(HpuCore *c, uint32_t offset, uint32_t val)
             cq->arm = (val & HPU_ROCE_DB_ARM_SOLICITED) ?
                       HPU_ROCE_CQ_ARM_SOLICITED : HPU_ROCE_CQ_ARM_NEXT;
         }
+        HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 0);
         cq->arm_check = true;
         roce_kick(c);
     } else {
@@ -2909,8 +3002,9 @@ bool hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
     if (be16(udp + 2) != HPU_ROCE_UDP_PORT) {
         return false;
     }
-    if (!(r->ctrl & HPU_ROCE_CTRL_ENABLE) || r->rxq_n == HPU_ROCE_RXQ ||
-        !(copy = malloc(len))) {
+    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) && r->rxq_n < HPU_ROCE_RXQ ?
+           malloc(len) : NULL;
+    if (!copy) {
         port_count(c, p, HPU_ROCE_CNT_RX_DROPPED, 1);
         return true;
     }

@@ -18,6 +18,7 @@
 #define HPU_ROCE_DBQ            256     /* doorbells queued */
 #define HPU_ROCE_FRAME_MAX      HPU_NIC_FRAME_BUF
 #define HPU_ROCE_INLINE_MAX     1024
+#define HPU_ROCE_OUTQ           64      /* frames queued before a hand-over */
 
 typedef struct HpuRoceSge {
     uint64_t addr;

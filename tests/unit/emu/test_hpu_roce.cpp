@@ -561,29 +561,46 @@ TEST_CASE("RoCE: an MMU fault on the send ring moves the QP to ERR with QP_FATAL
     CHECK(r.wire.empty());
 }
 
-TEST_CASE("RoCE: a soft reset mid-transfer destroys every object and nothing is written after",
+TEST_CASE("RoCE: a reset mid-transfer destroys every object and nothing is written after",
           "[emu][roce]")
 {
+    const int kind = GENERATE(0, 1, 2);     // soft, hard, power-on
     RoceRig r;
     auto p = r.pair(1);
     auto src = r.make_mr(65536), dst = r.make_mr(65536);
 
+    CAPTURE(kind);
     r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
     r.loop = false;
     r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 200 * 256, src.key } });
     r.pump();
     REQUIRE(r.wire.size() == 128);              // the window is full
-    r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    if (kind == 0) {
+        r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    } else if (kind == 1) {
+        r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    } else {
+        hpum_core_reset(&r.core);
+    }
     Bytes before(r.env.host.begin(), r.env.host.end());
+    size_t sent = r.wire.size();
     r.loop = true;
     for (size_t i = 0; i < 10; i++) {
         r.inject(1, r.wire[i].f);
     }
-    r.wait(HPU_SOFT_RESET_NS * 2);
+    r.wait(kind == 1 ? HPU_HARD_RESET_NS + 2 * HPU_SOFT_RESET_NS : 2 * HPU_SOFT_RESET_NS);
+    r.wait(4096ull << 20);                      // beyond any QP timer
     CHECK(Bytes(r.env.host.begin(), r.env.host.end()) == before);
+    CHECK(r.wire.size() == sent);               // nothing more on the wire
     CHECK(r.crd(HPU_ROCE_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_GID(0) +
+               HPU_ROCE_PORT_GID_VALID_OFF) == 0u);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_PKTS) == 0u);
     r.cwr(HPU_ROCE_CTRL, HPU_ROCE_CTRL_ENABLE);
     CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, 10, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_INDEX);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_CQ, 1, Bytes(256)) ==
           HPU_ROCE_RES_BAD_INDEX);
     CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_MR, 1, Bytes(256)) ==
           HPU_ROCE_RES_BAD_INDEX);
@@ -806,4 +823,207 @@ TEST_CASE("RoCE commands: run on the worker; writes while BUSY are dropped", "[e
     CHECK(r.crd(HPU_ROCE_CMD_STATUS) == 0u);
     CHECK(r.crd(HPU_ROCE_CMD_DATA(HPU_ROCE_CQ_LOG_ENTRIES / 4)) != 0u);
     CHECK(r.query(HPU_ROCE_TYPE_CQ, 1)[HPU_ROCE_CQ_LOG_ENTRIES] == 6);  // not destroyed
+}
+
+TEST_CASE("RoCE: an SRQ feeds receives, publishes its consumer index and fires its limit once",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto ca = r.make_cq(1), cb = r.make_cq(2);
+    Bytes s(256);
+    uint64_t ring = r.halloc(16 * 64, 64), dbr = r.halloc(8, 8);
+    s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;
+    s[HPU_ROCE_SRQ_LOG_STRIDE] = 6;
+    put32(&s[HPU_ROCE_SRQ_PD], 1);
+    put16(&s[HPU_ROCE_SRQ_DB_PAGE], RoceRig::PAGE);
+    put32(&s[HPU_ROCE_SRQ_LIMIT], 2);
+    put64(&s[HPU_ROCE_SRQ_RING_ADDR], host_addr(ring));
+    put64(&s[HPU_ROCE_SRQ_DBR_ADDR], host_addr(dbr));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 0, s) == 0);
+    RoceRig::Qp a, b;
+    a.n = 10; a.cq = 1;
+    b.n = 20; b.cq = 2; b.srq = 1;
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 10, r.qp_image(a, 0)) == 0);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 20, r.qp_image(b, 1)) == 0);
+    r.connect_rc(a, 0, 20, 3);
+    r.connect_rc(b, 1, 10, 3);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    for (uint32_t i = 0; i < 4; i++) {
+        Bytes w(64);
+        put64(&w[0], 500 + i);
+        w[8] = 1;
+        put64(&w[16], dst.va + 64 * i);
+        put32(&w[24], 64);
+        put32(&w[28], dst.key);
+        r.hwrite(ring + 64 * i, w.data(), w.size());
+    }
+    uint8_t pi[4];
+    put32(pi, 4);
+    r.hwrite(dbr, pi, 4);
+    for (int i = 0; i < 3; i++) {
+        r.post_send(a, HPU_ROCE_WR_SEND, i, { { src.va, 16, src.key } });
+    }
+    r.pump();
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK(r.poll1(cb).wr_id == 500 + i);
+        CHECK(r.poll1(ca).status == HPU_ROCE_WC_SUCCESS);
+    }
+    CHECK(r.hrd32(dbr + 4) == 3u);
+    size_t limits = 0;
+    for (auto &e : r.events()) {
+        limits += e.type == HPU_ROCE_EV_SRQ_LIMIT && e.obj == 0;
+    }
+    CHECK(limits == 1);                         // 4 - 3 = 1 < 2, then disarmed
+    CHECK(r.query(HPU_ROCE_TYPE_SRQ, 0)[HPU_ROCE_SRQ_LIMIT] == 0);
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_SRQ, 0, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_STATE);
+}
+
+TEST_CASE("RoCE: CQ_ARM raises one CQ_COMPLETION, at once if a completion is unconsumed",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    const uint64_t arm = HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_CQ_ARM;
+
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    r.env.vectors.clear();
+    r.post_recv(p.b, 1, { { dst.va, 64, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 64, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 8, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 4, { { src.va, 8, src.key } });
+    r.pump();
+    auto ev = r.events();
+    REQUIRE(ev.size() == 1);                    // once per arm
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    CHECK(ev[0].obj == 2u);
+    CHECK(std::count(r.env.vectors.begin(), r.env.vectors.end(), HPU_VEC_ROCE) == 1);
+    // Two written, none consumed: arming again raises it at once.
+    r.wr(arm, 2);
+    r.pump();
+    ev = r.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    // Consumed: no event until the next completion.
+    r.poll1(p.cb);
+    r.poll1(p.cb);
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 2)[HPU_ROCE_CQ_Q_ARM] == HPU_ROCE_CQ_ARM_NEXT);
+}
+
+TEST_CASE("RoCE: a port whose link is down discards frames and its QP's retries exhaust",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 8, 1);
+    auto src = r.make_mr(4096);
+
+    r.set_link(0, HPU_NIC_LINK_ATTACHED);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    CHECK(r.wire.empty());
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 1);
+    r.wait(4096ull << 8);
+    r.wait(4096ull << 8);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 2);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_RETRY_EXC_ERR);
+}
+
+TEST_CASE("RoCE: mutated and truncated frames from the wire never break the engine",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(65536, 7), dst = r.make_mr(65536, 7);
+
+    for (int i = 0; i < 8; i++) {
+        r.post_recv(p.b, i, { { dst.va, 65536, dst.key } });
+    }
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 1, { { src.va, 600, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 3, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.pump();
+    std::vector<Bytes> seeds;
+    for (auto &k : r.wire) {
+        seeds.push_back(k.f);
+    }
+    REQUIRE(seeds.size() >= 5);
+    uint32_t x = 12345;
+    auto rnd = [&x]() { x = x * 1103515245u + 12345u; return x >> 8; };
+    for (int i = 0; i < 3000; i++) {
+        Bytes f = seeds[rnd() % seeds.size()];
+        // The UDP ports stay (else the frame takes the Ethernet path,
+        // whose ring has no buffers: the port would hold it).
+        size_t l4 = 14 + 20 + 4;
+        int flips = 1 + static_cast<int>(rnd() % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = l4 + rnd() % (f.size() - l4);
+            f[at] = static_cast<uint8_t>(rnd());
+        }
+        if (rnd() % 4 == 0) {
+            f.resize(62 + rnd() % (f.size() - 62));
+        }
+        if (f.size() > 14 + 20 + 8 + 12 + 4 && rnd() % 2) {
+            put32(f.data() + f.size() - 4, ref_icrc(f));       // passes the ICRC
+        }
+        r.inject(1, f);
+        r.inject(0, f);
+        r.pump();
+    }
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_ICRC_ERR) > 0);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_MALFORMED) + r.counter(1, HPU_ROCE_CNT_RX_UNKNOWN_QP) +
+          r.counter(1, HPU_ROCE_CNT_RX_DROPPED) > 0);
+    // The engine still works: a fresh pair on other QPNs talks.
+    r.loop = true;
+    r.drop = nullptr;
+    auto c = r.make_cq(5), d = r.make_cq(6);
+    auto a = r.make_qp(100, 0, 5), b = r.make_qp(200, 1, 6);
+    r.connect_rc(a, 0, 200, 3);
+    r.connect_rc(b, 1, 100, 3);
+    r.post_recv(b, 9, { { dst.va, 64, dst.key } });
+    r.post_send(a, HPU_ROCE_WR_SEND, 10, { { src.va, 64, src.key } });
+    r.pump();
+    CHECK(r.poll1(d).wr_id == 9u);
+    CHECK(r.poll1(c).status == HPU_ROCE_WC_SUCCESS);
+}
+
+TEST_CASE("RoCE: a FENCE send waits for the RDMA READ before it", "[emu][roce]")
+{
+    const bool fence = GENERATE(false, true);
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(8192), remote = r.make_mr(8192);
+
+    CAPTURE(fence);
+    r.post_recv(p.b, 1, { { remote.va + 4096, 64, remote.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 2, { { local.va, 512, local.key } },
+                remote.va, remote.key);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { local.va + 4096, 8, local.key } }, 0, 0, 0,
+                static_cast<uint8_t>(HPU_ROCE_WQE_SIGNALED |
+                                     (fence ? HPU_ROCE_WQE_FENCE : 0)));
+    r.pump();
+    size_t send_at = 0, resp_at = 0;
+    for (size_t i = 0; i < r.wire.size(); i++) {
+        if (r.wire[i].op() == OP_SEND_ONLY) {
+            send_at = i;
+        }
+        if (r.wire[i].op() == OP_READ_RESP_ONLY) {
+            resp_at = i;
+        }
+    }
+    REQUIRE(send_at > 0);
+    REQUIRE(resp_at > 0);
+    CHECK((send_at > resp_at) == fence);
+    CHECK(r.poll1(p.ca).wr_id == 2u);
+    CHECK(r.poll1(p.ca).wr_id == 3u);
 }
