@@ -98,7 +98,12 @@ setup() {
 	fi
 	BDF=$(hpus | head -n1)
 	[ -n "$BDF" ] || { fail "an HPU with NIC ports" "none found"; exit 0; }
+	# Page tables in use (every ASID has its root): back to this at the end.
+	PT_USED=/sys/bus/pci/devices/$BDF/limits/page_tables_used
+	PT0=$(cat "$PT_USED" 2>/dev/null)
 }
+
+pt_back() { [ "$(cat "$PT_USED")" = "$PT0" ]; }
 
 t_adev() {
 	local b bad=""
@@ -314,6 +319,8 @@ t_unload() {
 	local bad=""
 	rmmod hpu_ib || bad="rmmod failed;"
 	[ -z "$(ibdevs)" ] || bad="$bad devices left;"
+	[ -z "$PT0" ] || wait_for 10 pt_back ||
+		bad="$bad page tables in use $(cat "$PT_USED"), $PT0 before: an RDMA address space leaked;"
 	ls -d /sys/bus/pci/devices/"$BDF"/hpu.rdma.* >/dev/null 2>&1 || bad="$bad the auxiliary device went too;"
 	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
 }
@@ -332,5 +339,5 @@ if t_load "hpu_ib binds every hpu.rdma device and registers an ib device"; then
 	t_reset "a soft reset takes the ib device away and back; an open context dies with it" soft
 	t_reset "a hard reset takes the ib device away and back" hard
 fi
-t_unload "hpu_ib unloads cleanly and leaves the auxiliary devices"
+t_unload "hpu_ib unloads cleanly, every RDMA address space given back, the auxiliary devices left"
 exit 0
