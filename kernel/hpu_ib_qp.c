@@ -439,7 +439,8 @@ int hpu_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    image[0] <= IB_QPS_ERR)
 		qp->state = image[0];
 	*attr = qp->attr;
-	rdma_copy_ah_attr(&attr->ah_attr, &qp->attr.ah_attr);
+	/* ib_query_qp()'s callers hold no reference to the GID attribute. */
+	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->cap = qp->cap;
