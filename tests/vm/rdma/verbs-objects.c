@@ -846,6 +846,13 @@ static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const
 	       "error %d", err);
 	if (err)
 		return;
+	{
+		uint32_t inl;
+
+		err = query_qp_state(c.fd, a.qp.handle, &st, &inl);
+		result(!err && st == 3, "data: query_qp of a connected QP reports RTS",
+		       "errno %d state %d", err, st);
+	}
 
 	/* SEND port 1 -> port 2, with the CQ armed for an event. */
 	post_recv(&b, 0xb0, buf + 4096, 1024, mr.lkey);
