@@ -315,6 +315,52 @@ t_reset() {
 	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
 }
 
+# A function level reset by the PCI core, with a context open.
+t_flr() {
+	local dev bad="" reply m
+	dev=$(uverbs_of "$IB")
+	coproc HOLD { "$VO" "$dev" hold 2>&1; }
+	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
+	[ "$reply" = "held 0" ] || bad="holder: '$reply';"
+	m=$(cat /sys/bus/pci/devices/"$BDF"/reset_method)
+	echo flr > /sys/bus/pci/devices/"$BDF"/reset_method &&
+		echo 1 > /sys/bus/pci/devices/"$BDF"/reset || bad="$bad FLR failed;"
+	echo "$m" > /sys/bus/pci/devices/"$BDF"/reset_method
+	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the FLR;"
+	echo go >&"${HOLD[1]}"
+	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
+	case "$reply" in
+	"after: 5"|"after: 19") ;;
+	*) bad="$bad holder after the FLR: '$reply';" ;;
+	esac
+	wait "$HOLD_PID" 2>/dev/null
+	IB=$(ibdev_of "$BDF")
+	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+}
+
+# Unbind the HPU from hpu.ko with a context open, then bind it again.
+t_unbind() {
+	local dev bad="" reply
+	dev=$(uverbs_of "$IB")
+	coproc HOLD { "$VO" "$dev" hold 2>&1; }
+	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
+	[ "$reply" = "held 0" ] || bad="holder: '$reply';"
+	echo "$BDF" > /sys/bus/pci/drivers/hpu/unbind || bad="$bad unbind failed;"
+	ibdev_of "$BDF" >/dev/null && bad="$bad ib device still there;"
+	echo go >&"${HOLD[1]}"
+	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
+	case "$reply" in
+	"after: 5"|"after: 19") ;;
+	*) bad="$bad holder after the unbind: '$reply';" ;;
+	esac
+	wait "$HOLD_PID" 2>/dev/null
+	echo "$BDF" > /sys/bus/pci/drivers/hpu/bind || bad="$bad bind failed;"
+	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the bind;"
+	IB=$(ibdev_of "$BDF")
+	PT0=$(cat "$PT_USED" 2>/dev/null)
+	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+}
+
 t_unload() {
 	local bad=""
 	rmmod hpu_ib || bad="rmmod failed;"
@@ -338,6 +384,8 @@ if t_load "hpu_ib binds every hpu.rdma device and registers an ib device"; then
 	t_reload "hpu_ib unloads with nothing left and loads again"
 	t_reset "a soft reset takes the ib device away and back; an open context dies with it" soft
 	t_reset "a hard reset takes the ib device away and back" hard
+	t_flr "a function level reset takes the ib device away and back; an open context dies with it"
+	t_unbind "unbinding the HPU with a context open removes the ib device; binding brings it back"
 fi
 t_unload "hpu_ib unloads cleanly, every RDMA address space given back, the auxiliary devices left"
 exit 0
