@@ -267,6 +267,11 @@ t_data() {
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
+	if rdma link show "$IB/1" | grep -q "state ACTIVE"; then
+		pass "a port whose netdev is up with carrier is ACTIVE"
+	else
+		fail "a port whose netdev is up with carrier is ACTIVE" "$(rdma link show "$IB/1")"
+	fi
 	rdma statistic show link "$IB/1"
 	rdma statistic show link "$IB/2"
 	ip rule add pref 0 lookup local

@@ -97,6 +97,7 @@ static int cmd(int fd, uint32_t op, void *req, size_t reqlen, void *resp,
 
 struct ctx {
 	int fd;
+	int async_fd;
 	struct hpu_ib_alloc_ucontext_resp drv;
 };
 
@@ -117,6 +118,7 @@ static int get_context(int fd, const void *drv, size_t drvlen, struct ctx *c)
 		  sizeof(req.core) + drvlen, &resp, sizeof(resp));
 	if (!err && c) {
 		c->fd = fd;
+		c->async_fd = resp.core.async_fd;
 		c->drv = resp.drv;
 	}
 	return err;
@@ -232,6 +234,7 @@ static int create_qp(int fd, uint32_t pd, uint32_t cq, int srq, uint32_t srq_han
 		struct ib_uverbs_create_qp core;
 		struct hpu_ib_create_qp drv;
 	} req = { .core = {
+		.user_handle = 0x9900 + type,
 		.pd_handle = pd, .send_cq_handle = cq, .recv_cq_handle = cq,
 		.srq_handle = srq_handle, .max_send_wr = 16,
 		.max_recv_wr = srq ? 0 : 16, .max_send_sge = 2,
@@ -967,6 +970,20 @@ static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const
 	err = poll_cq(&a, 4, &cqe, 30000);
 	result(!err && cqe.status == 10, "data: an RDMA WRITE with a bad rkey completes REM_ACCESS_ERR",
 	       "errno %d status %u", err, cqe.status);
+	{
+		struct ib_uverbs_async_event_desc aev = {};
+
+		fcntl(c.async_fd, F_SETFL, O_NONBLOCK);
+		for (i = 0; i < 3000; i++) {
+			if (read(c.async_fd, &aev, sizeof(aev)) == sizeof(aev) &&
+			    aev.event_type == 1 /* IB_EVENT_QP_FATAL */)
+				break;
+			usleep(1000);
+		}
+		result(i < 3000 && aev.element == 0x9900 + IB_UVERBS_QPT_RC,
+		       "data: the failed QP's QP_FATAL reaches the context's async events",
+		       "event %u element %llx", aev.event_type, (unsigned long long)aev.element);
+	}
 	close(c.fd);
 }
 
