@@ -300,70 +300,65 @@ t_reload() {
 	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
 }
 
-t_reset() {
-	local dev kind=$2 bad="" reply
-	dev=$(uverbs_of "$IB")
-	coproc HOLD { "$VO" "$dev" hold 2>&1; }
+# A context with a CQ, held by verbs-objects in the background (HOLD).
+hold_start() {
+	local reply
+	coproc HOLD { "$VO" "$(uverbs_of "$IB")" hold 2>&1; }
 	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
-	[ "$reply" = "held 0" ] || bad="holder: '$reply';"
-	echo "$kind" > /sys/bus/pci/devices/"$BDF"/hpu_reset || bad="$bad $kind reset failed;"
-	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the reset;"
+	[ "$reply" = "held 0" ] || BAD="$BAD holder: '$reply';"
+}
+
+# The held context must be dead after $1: its next command fails EIO
+# (ENODEV accepted); then the device must be back ($2: 1 to wait for it).
+hold_end() {
+	local reply
 	echo go >&"${HOLD[1]}"
 	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
 	case "$reply" in
-	"after: 5"|"after: 19") ;;	# EIO, ENODEV: the context died with the device
-	*) bad="$bad holder after the reset: '$reply';" ;;
+	"after: 5"|"after: 19") ;;
+	*) BAD="$BAD holder after the $1: '$reply';" ;;
 	esac
 	wait "$HOLD_PID" 2>/dev/null
-	IB=$(ibdev_of "$BDF")
-	ND=$(port_netdev "$BDF" 0)
-	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+	if [ "$2" = 1 ]; then
+		wait_for 60 ibdev_of "$BDF" || BAD="$BAD no device after the $1;"
+		IB=$(ibdev_of "$BDF")
+		ND=$(port_netdev "$BDF" 0)
+	fi
+}
+
+t_reset() {
+	BAD=""
+	hold_start
+	echo "$2" > /sys/bus/pci/devices/"$BDF"/hpu_reset || BAD="$BAD $2 reset failed;"
+	hold_end "$2 reset" 1
+	[ -z "$BAD" ] && pass "$1" || fail "$1" "$BAD"
 }
 
 # A function level reset by the PCI core, with a context open.
 t_flr() {
-	local dev bad="" reply m
-	dev=$(uverbs_of "$IB")
-	coproc HOLD { "$VO" "$dev" hold 2>&1; }
-	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
-	[ "$reply" = "held 0" ] || bad="holder: '$reply';"
+	local m
+	BAD=""
+	hold_start
 	m=$(cat /sys/bus/pci/devices/"$BDF"/reset_method)
 	echo flr > /sys/bus/pci/devices/"$BDF"/reset_method &&
-		echo 1 > /sys/bus/pci/devices/"$BDF"/reset || bad="$bad FLR failed;"
+		echo 1 > /sys/bus/pci/devices/"$BDF"/reset || BAD="$BAD FLR failed;"
 	echo "$m" > /sys/bus/pci/devices/"$BDF"/reset_method
-	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the FLR;"
-	echo go >&"${HOLD[1]}"
-	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
-	case "$reply" in
-	"after: 5"|"after: 19") ;;
-	*) bad="$bad holder after the FLR: '$reply';" ;;
-	esac
-	wait "$HOLD_PID" 2>/dev/null
-	IB=$(ibdev_of "$BDF")
-	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+	hold_end FLR 1
+	[ -z "$BAD" ] && pass "$1" || fail "$1" "$BAD"
 }
 
 # Unbind the HPU from hpu.ko with a context open, then bind it again.
 t_unbind() {
-	local dev bad="" reply
-	dev=$(uverbs_of "$IB")
-	coproc HOLD { "$VO" "$dev" hold 2>&1; }
-	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
-	[ "$reply" = "held 0" ] || bad="holder: '$reply';"
-	echo "$BDF" > /sys/bus/pci/drivers/hpu/unbind || bad="$bad unbind failed;"
-	ibdev_of "$BDF" >/dev/null && bad="$bad ib device still there;"
-	echo go >&"${HOLD[1]}"
-	read -r -t $((60 * TS)) reply <&"${HOLD[0]}"
-	case "$reply" in
-	"after: 5"|"after: 19") ;;
-	*) bad="$bad holder after the unbind: '$reply';" ;;
-	esac
-	wait "$HOLD_PID" 2>/dev/null
-	echo "$BDF" > /sys/bus/pci/drivers/hpu/bind || bad="$bad bind failed;"
-	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the bind;"
+	BAD=""
+	hold_start
+	echo "$BDF" > /sys/bus/pci/drivers/hpu/unbind || BAD="$BAD unbind failed;"
+	ibdev_of "$BDF" >/dev/null && BAD="$BAD ib device still there;"
+	hold_end unbind 0
+	echo "$BDF" > /sys/bus/pci/drivers/hpu/bind || BAD="$BAD bind failed;"
+	wait_for 60 ibdev_of "$BDF" || BAD="$BAD no device after the bind;"
 	IB=$(ibdev_of "$BDF")
 	PT0=$(cat "$PT_USED" 2>/dev/null)
-	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+	[ -z "$BAD" ] && pass "$1" || fail "$1" "$BAD"
 }
 
 t_unload() {
