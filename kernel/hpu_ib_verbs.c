@@ -758,6 +758,7 @@ const struct ib_device_ops hpu_ib_verbs_ops = {
 	.query_srq = hpu_ib_query_srq,
 	.destroy_srq = hpu_ib_destroy_srq,
 	.create_ah = hpu_ib_create_ah,
+	.create_user_ah = hpu_ib_create_ah,
 	.destroy_ah = hpu_ib_destroy_ah,
 	.create_qp = hpu_ib_create_qp,
 	.modify_qp = hpu_ib_modify_qp,

@@ -262,7 +262,8 @@ t_data() {
 	[ -e /sys/kernel/debug/dynamic_debug/control ] &&
 		echo "module hpu_ib +p" > /sys/kernel/debug/dynamic_debug/control
 	[ -n "$HPU_RDMA_DEBUG" ] && echo 0x1ff > /sys/module/drm/parameters/debug
-	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 2>&1)
+	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 \
+		"$(cat /sys/class/net/"$nd1"/address)" 2>&1)
 	rc=$?
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"

@@ -11,11 +11,12 @@
  *   verbs-objects /dev/infiniband/uverbsN contexts N
  *	open N contexts, print how many opened and the errno of the first
  *	refusal ("opened K errno E")
- *   verbs-objects /dev/infiniband/uverbsN data GID1 IP1 GID2 IP2
+ *   verbs-objects /dev/infiniband/uverbsN data GID1 IP1 GID2 IP2 MAC2
  *	SEND, RDMA WRITE and READ between two RC QPs on ports 1 and 2 (GID
  *	indexes GID1 and GID2 of the IPv4 addresses IP1 and IP2), posting
  *	WQEs and polling CQEs in the device's formats; the completion
- *	channel; another process's doorbell; a bad rkey
+ *	channel; another process's doorbell; an HBM MR; UD through an AH
+ *	(MAC2: the MAC of port 2's netdev); a bad rkey
  *   verbs-objects /dev/infiniband/uverbsN hold
  *	open a context with a CQ, print "held", wait for a line on stdin,
  *	then print "after: <errno of ALLOC_PD>" (a reset took the device)
@@ -803,7 +804,106 @@ static void gid_of(const char *ip4, uint8_t *gid)
 	gid[12] = a; gid[13] = b; gid[14] = c; gid[15] = d;
 }
 
-static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const char *ip2)
+
+/* CREATE_AH towards @dgid from port @port, GID index @sgid: the resolved MAC. */
+static int create_ah(int fd, uint32_t pd, int port, int sgid, const uint8_t *dgid,
+		     uint8_t *dmac)
+{
+	struct ib_uverbs_create_ah req = { .pd_handle = pd };
+	struct {
+		struct ib_uverbs_create_ah_resp core;
+		struct hpu_ib_create_ah_resp drv;
+	} resp = {};
+	int err;
+
+	memcpy(req.attr.grh.dgid, dgid, 16);
+	req.attr.grh.sgid_index = sgid;
+	req.attr.grh.hop_limit = 64;
+	req.attr.is_global = 1;
+	req.attr.port_num = port;
+	err = cmd(fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req), &resp, sizeof(resp));
+	memcpy(dmac, resp.drv.dmac, 6);
+	return err;
+}
+
+/* UD: a datagram from port 1 to a UD QP on port 2 through an AH. */
+static void t_ud(int fd, volatile uint32_t *db, uint32_t pd, uint8_t *buf, uint32_t lkey,
+		 int sgid1, const uint8_t *g2, const char *mac2)
+{
+	struct ib_uverbs_modify_qp m = {};
+	struct ep a = {}, b = {};
+	struct hpu_ib_cqe cqe;
+	uint8_t dmac[6], want[6];
+	struct hpu_ib_ud_av *av;
+	uint8_t *slot;
+	int err, i;
+
+	sscanf(mac2, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &want[0], &want[1], &want[2], &want[3],
+	       &want[4], &want[5]);
+	err = create_ah(fd, pd, 1, sgid1, g2, dmac);
+	result(!err && !memcmp(dmac, want, 6),
+	       "ud: an AH gives the provider the destination MAC of the peer port",
+	       "errno %d mac %02x:%02x:%02x:%02x:%02x:%02x", err, dmac[0], dmac[1], dmac[2],
+	       dmac[3], dmac[4], dmac[5]);
+	err = err ? err : create_cq_ch(fd, 4, -1, &a);
+	err = err ? err : create_cq_ch(fd, 4, -1, &b);
+	a.rings = qp_rings(0);
+	b.rings = qp_rings(0);
+	a.qpdb = (void *)(uintptr_t)a.rings.db_addr;
+	b.qpdb = (void *)(uintptr_t)b.rings.db_addr;
+	err = err ? err : create_qp(fd, pd, a.cq.handle, 0, 0, IB_UVERBS_QPT_UD, &a.rings, &a.qp);
+	err = err ? err : create_qp(fd, pd, b.cq.handle, 0, 0, IB_UVERBS_QPT_UD, &b.rings, &b.qp);
+	for (i = 0; !err && i < 2; i++) {
+		struct ep *e = i ? &b : &a;
+
+		memset(&m, 0, sizeof(m));
+		m.qp_state = 1;
+		m.port_num = i + 1;
+		m.qkey = 0x1234;
+		m.attr_mask = (1 << 0) | (1 << 4) | (1 << 5) | (1 << 6);
+		err = modify_qp(fd, e->qp.handle, &m);
+		m.qp_state = 2;
+		m.attr_mask = 1;
+		err = err ? err : modify_qp(fd, e->qp.handle, &m);
+		m.qp_state = 3;
+		m.attr_mask = 1 | (1 << 16);
+		err = err ? err : modify_qp(fd, e->qp.handle, &m);
+	}
+	result(!err, "ud: two UD QPs on ports 1 and 2 reach RTS", "errno %d", err);
+	if (err)
+		return;
+	post_recv(&b, 0xd0, buf + 40960, 1024, lkey);
+	for (i = 0; i < 200; i++)
+		buf[36864 + i] = i ^ 0x5a;
+	post_send(&a, db, HPU_IB_WQE_SEND, 0xd1, buf + 36864, 200, lkey, 0, 0, 0);
+	slot = (uint8_t *)(uintptr_t)a.rings.sq_buf_addr;
+	((struct hpu_ib_send_wqe *)slot)->rkey_or_qkey = 0x1234;
+	((struct hpu_ib_send_wqe *)slot)->dest_qpn = b.qp.qpn;
+	/* The AV sits between the header and the SGEs: move the SGE. */
+	memmove(slot + sizeof(struct hpu_ib_send_wqe) + sizeof(*av),
+		slot + sizeof(struct hpu_ib_send_wqe), sizeof(struct hpu_ib_sge));
+	av = (void *)(slot + sizeof(struct hpu_ib_send_wqe));
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dmac, dmac, 6);
+	av->sgid_index = sgid1;
+	av->hop_limit = 64;
+	memcpy(av->dgid, g2, 16);
+	__sync_synchronize();
+	a.qpdb[0] = a.sq_pi;
+	__sync_synchronize();
+	db[HPU_IB_DB_SQ / 4] = a.qp.qpn;
+	err = poll_cq(&a, 4, &cqe, 20000);
+	result(!err && !cqe.status, "ud: the datagram's send completes", "errno %d status %u",
+	       err, cqe.status);
+	err = poll_cq(&b, 4, &cqe, 20000);
+	result(!err && !cqe.status && (cqe.flags & HPU_IB_CQE_F_GRH) &&
+	       cqe.src_qp == a.qp.qpn && !memcmp(buf + 40960 + 40, buf + 36864, 200),
+	       "ud: the datagram arrives after a GRH, with the source QPN",
+	       "errno %d status %u flags %x src %u len %u", err, cqe.status, cqe.flags,
+	       cqe.src_qp, cqe.byte_len);
+}
+
+static void t_data(const char *dev, const char *mac2, int sgid1, const char *ip1, int sgid2, const char *ip2)
 {
 	struct ib_uverbs_create_comp_channel ch = {};
 	struct ib_uverbs_create_comp_channel_resp chr = {};
@@ -964,6 +1064,8 @@ static void t_data(const char *dev, int sgid1, const char *ip1, int sgid2, const
 		}
 	}
 
+	t_ud(c.fd, db, pd, buf, mr.lkey, sgid1, g2, mac2);
+
 	/* A bad rkey: remote access error, the QP fails. */
 	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa4, buf, 64, mr.lkey,
 		  (uintptr_t)buf, mr.rkey ^ 0x100, 1);
@@ -1011,8 +1113,8 @@ int main(int argc, char **argv)
 		printf("opened %d errno %d\n", i, err);
 		return 0;
 	}
-	if (!strcmp(mode, "data") && argc > 6) {
-		t_data(dev, atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
+	if (!strcmp(mode, "data") && argc > 7) {
+		t_data(dev, argv[7], atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
 		return failures > 100 ? 100 : failures;
 	}
 	if (!strcmp(mode, "hold")) {
