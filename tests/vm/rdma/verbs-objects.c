@@ -903,6 +903,78 @@ static void t_ud(int fd, volatile uint32_t *db, uint32_t pd, uint8_t *buf, uint3
 	       cqe.src_qp, cqe.byte_len);
 }
 
+/* SRQ: an RC pair whose receiver takes its WQEs from an SRQ with a limit. */
+static void t_srq(int fd, int async_fd, volatile uint32_t *db, uint32_t pd, uint8_t *buf,
+		  uint32_t lkey, int sgid1, const uint8_t *g1, int sgid2, const uint8_t *g2)
+{
+	struct hpu_ib_create_srq sd = {
+		.buf_addr = (uintptr_t)ring(16 * 64), .db_addr = (uintptr_t)ring(64),
+		.log_entries = 4, .log_stride = 6,
+	};
+	struct {
+		struct ib_uverbs_modify_srq core;
+	} ms = {};
+	struct ib_uverbs_async_event_desc aev = {};
+	volatile uint32_t *sdb = (void *)(uintptr_t)sd.db_addr;
+	struct ep a = {}, b = {};
+	struct hpu_ib_cqe cqe;
+	uint32_t srq;
+	int err, i, got = 0;
+
+	err = create_srq(fd, pd, &sd, &srq);
+	err = err ? err : create_cq_ch(fd, 4, -1, &a);
+	err = err ? err : create_cq_ch(fd, 4, -1, &b);
+	a.rings = qp_rings(0);
+	b.rings = qp_rings(1);
+	a.qpdb = (void *)(uintptr_t)a.rings.db_addr;
+	b.qpdb = (void *)(uintptr_t)b.rings.db_addr;
+	err = err ? err : create_qp(fd, pd, a.cq.handle, 0, 0, IB_UVERBS_QPT_RC, &a.rings, &a.qp);
+	err = err ? err : create_qp(fd, pd, b.cq.handle, 1, srq, IB_UVERBS_QPT_RC, &b.rings, &b.qp);
+	err = err ? err : connect_qp(fd, &a, 1, sgid1, g2, b.qp.qpn);
+	err = err ? err : connect_qp(fd, &b, 2, sgid2, g1, a.qp.qpn);
+	result(!err, "srq: an RC pair whose receiver uses an SRQ connects", "error %d", err);
+	if (err)
+		return;
+	/* Four receive WQEs in the SRQ, limit 3: the second message crosses it. */
+	for (i = 0; i < 4; i++) {
+		uint8_t *slot = (uint8_t *)(uintptr_t)sd.buf_addr + (i << sd.log_stride);
+		struct hpu_ib_recv_wqe *w = (void *)slot;
+		struct hpu_ib_sge *sge = (void *)(slot + sizeof(*w));
+
+		w->wr_id = 0xe0 + i;
+		w->num_sge = 1;
+		sge->addr = (uintptr_t)buf + 49152 + 1024 * i;
+		sge->length = 1024;
+		sge->lkey = lkey;
+	}
+	__sync_synchronize();
+	sdb[0] = 4;
+	ms.core.srq_handle = srq;
+	ms.core.attr_mask = 1 << 1;	/* IB_SRQ_LIMIT */
+	ms.core.srq_limit = 3;
+	err = cmd(fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &ms, sizeof(ms), NULL, 0);
+	result(!err, "srq: the SRQ limit is armed (MODIFY_SRQ)", "errno %d", err);
+	for (i = 0; i < 2; i++) {
+		post_send(&a, db, HPU_IB_WQE_SEND, 0xe8 + i, buf, 100, lkey, 0, 0, 1);
+		err = poll_cq(&a, 4, &cqe, 20000);
+		err = err ? err : poll_cq(&b, 4, &cqe, 20000);
+		got += !err && !cqe.status && cqe.wr_id == 0xe0u + i;
+	}
+	result(got == 2 && sdb[1] == 2, "srq: two messages take the SRQ's first two WQEs in order",
+	       "%d taken, device consumer index %u", got, sdb[1]);
+	fcntl(async_fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 3000; i++) {
+		if (read(async_fd, &aev, sizeof(aev)) == sizeof(aev) &&
+		    aev.event_type == 15 /* IB_EVENT_SRQ_LIMIT_REACHED */)
+			break;
+		usleep(1000);
+	}
+	result(i < 3000, "srq: falling below the limit raises SRQ_LIMIT_REACHED", "no event");
+	destroy_qp(fd, b.qp.handle);
+	destroy_qp(fd, a.qp.handle);
+	result(!destroy_srq(fd, srq), "srq: the SRQ is destroyed after its QP", "errno");
+}
+
 static void t_data(const char *dev, const char *mac2, int sgid1, const char *ip1, int sgid2, const char *ip2)
 {
 	struct ib_uverbs_create_comp_channel ch = {};
@@ -1065,6 +1137,7 @@ static void t_data(const char *dev, const char *mac2, int sgid1, const char *ip1
 	}
 
 	t_ud(c.fd, db, pd, buf, mr.lkey, sgid1, g2, mac2);
+	t_srq(c.fd, c.async_fd, db, pd, buf, mr.lkey, sgid1, g1, sgid2, g2);
 
 	/* A bad rkey: remote access error, the QP fails. */
 	post_send(&a, db, HPU_IB_WQE_RDMA_WRITE, 0xa4, buf, 64, mr.lkey,
