@@ -1027,3 +1027,33 @@ TEST_CASE("RoCE: a FENCE send waits for the RDMA READ before it", "[emu][roce]")
     CHECK(r.poll1(p.ca).wr_id == 2u);
     CHECK(r.poll1(p.ca).wr_id == 3u);
 }
+
+TEST_CASE("RoCE: port events on vector 32; a full or disabled event ring drops and counts",
+          "[emu][roce]")
+{
+    RoceRig r;
+    // The rig enabled both ports with the ring disabled: two events lost.
+    CHECK(r.crd(HPU_ROCE_EQ_DROPPED) == 2u);
+    r.setup_roce_eq(16);
+    r.env.vectors.clear();
+    r.set_link(0, HPU_NIC_LINK_ATTACHED);
+    r.set_link(0, (HPU_NIC_LINK_ATTACHED | HPU_NIC_LINK_UP));
+    r.wr(HPU_ROCE_PORT_BASE(1) + HPU_ROCE_PORT_CTRL, 0);
+    auto ev = r.events();
+    REQUIRE(ev.size() == 3);
+    CHECK(ev[0].type == HPU_ROCE_EV_PORT_DOWN);
+    CHECK(ev[0].port == 0u);
+    CHECK(ev[1].type == HPU_ROCE_EV_PORT_ACTIVE);
+    CHECK(ev[2].type == HPU_ROCE_EV_PORT_DOWN);
+    CHECK(ev[2].obj == 1u);
+    CHECK(std::count(r.env.vectors.begin(), r.env.vectors.end(), HPU_VEC_ROCE) == 3);
+    for (int i = 0; i < 10; i++) {                  // 20 events, 16 slots
+        r.set_link(0, HPU_NIC_LINK_ATTACHED);
+        r.set_link(0, (HPU_NIC_LINK_ATTACHED | HPU_NIC_LINK_UP));
+    }
+    CHECK(r.crd(HPU_ROCE_EQ_PI) - r.crd(HPU_ROCE_EQ_CI) == 16u);
+    CHECK(r.crd(HPU_ROCE_EQ_DROPPED) == 6u);
+    // EQ_CI beyond EQ_PI is refused.
+    r.cwr(HPU_ROCE_EQ_CI, r.crd(HPU_ROCE_EQ_PI) + 1);
+    CHECK(r.crd(HPU_ROCE_EQ_CI) == 3u);
+}
