@@ -212,6 +212,10 @@ t_objects() {
 	out=$(asuser "$VO" "$dev" contexts 1 2>&1)
 	[ "$out" = "opened 1 errno 0" ] && pass "a user without privileges opens a context" ||
 		fail "a user without privileges opens a context" "$out"
+	# Pinned memory counts against RLIMIT_MEMLOCK (ib_umem).
+	out=$(asuser sh -c "ulimit -l 1024 && exec $VO $dev memlock" 2>&1)
+	[ "$out" = "memlock: 12" ] && pass "pinning beyond RLIMIT_MEMLOCK is refused (ENOMEM)" ||
+		fail "pinning beyond RLIMIT_MEMLOCK is refused (ENOMEM)" "$out"
 }
 
 # GID index of the RoCE v2 GID $3 (sysfs form) on port $2 of $1.

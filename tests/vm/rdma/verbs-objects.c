@@ -17,6 +17,9 @@
  *	WQEs and polling CQEs in the device's formats; the completion
  *	channel; another process's doorbell; an HBM MR; UD through an AH
  *	(MAC2: the MAC of port 2's netdev); a bad rkey
+ *   verbs-objects /dev/infiniband/uverbsN memlock
+ *	print "memlock: <errno>" of registering 4 MiB (run it under a small
+ *	RLIMIT_MEMLOCK)
  *   verbs-objects /dev/infiniband/uverbsN hold
  *	open a context with a CQ, print "held", wait for a line on stdin,
  *	then print "after: <errno of ALLOC_PD>" (a reset took the device)
@@ -1189,6 +1192,16 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "data") && argc > 7) {
 		t_data(dev, argv[7], atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
 		return failures > 100 ? 100 : failures;
+	}
+	if (!strcmp(mode, "memlock")) {
+		/* Under a small RLIMIT_MEMLOCK: 4 MiB cannot be pinned. */
+		void *big = ring(4 << 20);
+
+		err = open_ctx(dev, &c);
+		err = err ? err : alloc_pd(c.fd, &pd);
+		err = err ? err : reg_mr(c.fd, pd, big, 4 << 20, IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
+		printf("memlock: %d\n", err);
+		return 0;
 	}
 	if (!strcmp(mode, "hold")) {
 		struct cq cq;
