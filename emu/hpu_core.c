@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "hpu_internal.h"
+#include "hpu_roce.h"
 
 #define HPU_MISC_CAUSES         (HPU_IRQ_SELF_TEST | HPU_IRQ_RESET_DONE | \
                                  HPU_IRQ_FW_BOOT | HPU_IRQ_FLASH_DONE | \
@@ -520,6 +521,8 @@ static const HpuBlock *const hpum_blocks[] = {
     &hpum_qm_block,
     &hpum_sob_block,
     &hpum_nic_block,
+    &hpum_roce_block,
+    &hpum_roce_db_block,
 };
 
 static const HpuBlock *hpum_find_block(uint64_t addr)
@@ -743,7 +746,7 @@ static void hpum_soft_reset_done(HpuCore *c)
     if (!(c->ctrl.status & HPU_STATUS_RESET_BUSY)) {
         return;                 /* stale: the reset was abandoned */
     }
-    if (!hpum_qm_quiet(c) || !hpum_nic_quiet(c) ||
+    if (!hpum_qm_quiet(c) || !hpum_nic_quiet(c) || !hpum_roce_quiet(c) ||
         (c->mmu.scrub_status & HPU_SCRUB_BUSY)) {
         /*
          * Engines are still writing ABORTED records, or a scrub runs
@@ -811,6 +814,9 @@ void hpum_core_timer_expired(HpuCore *c)
         case HPU_TMR_MBOX:
         case HPU_TMR_SENSOR:
             hpum_fw_timer(c, (HpuTimerId)i);
+            break;
+        case HPU_TMR_ROCE:
+            hpum_roce_timer(c);
             break;
         case HPU_TMR_COUNT:
             break;

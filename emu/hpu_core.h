@@ -72,6 +72,7 @@
 #define HPU_NIC_FRAME_BUF       9240
 
 typedef struct HpuCore HpuCore;
+typedef struct HpuRoce HpuRoce;    /* hpu_roce.h */
 
 /*
  * Trace points of the core, passed to the environment (HpuCoreOps.trace)
@@ -95,6 +96,13 @@ typedef enum HpuTraceId {
     HPU_TRACE_NIC_RX,           /* port, descriptor, bytes, code, rx_flags */
     HPU_TRACE_NIC_DROP,         /* port, HpuNicDrop, bytes */
     HPU_TRACE_NIC_LINK,         /* port, LINK, LINK_CHANGES */
+    /* Spec version 7 part 2 (hpu_roce.c) */
+    HPU_TRACE_ROCE_CMD,         /* CMD, CMD_INDEX, result */
+    HPU_TRACE_ROCE_DOORBELL,    /* page, offset, value, refused */
+    HPU_TRACE_ROCE_TX,          /* port, opcode, destination QPN, PSN, bytes */
+    HPU_TRACE_ROCE_RX,          /* port, opcode, QPN, PSN, counter counted */
+    HPU_TRACE_ROCE_CQE,         /* CQN, QPN, status, index */
+    HPU_TRACE_ROCE_QP_ERR,      /* QPN, cause */
     HPU_TRACE_COUNT
 } HpuTraceId;
 
@@ -194,7 +202,8 @@ typedef struct HpuCoreOps {
     /*
      * Spec version 7 (nic.md).  Hand the frame @buf of @len bytes (at
      * least HPU_NIC_FRAME_PAD, padding included) to port @port's wire.
-     * Called without the core lock, from hpum_core_nic_tx() only.
+     * Called without the core lock, from hpum_core_nic_tx() and
+     * hpum_core_roce_step() only.
      */
     void (*nic_send)(void *opaque, unsigned int port, const uint8_t *buf,
                      uint32_t len);
@@ -217,6 +226,12 @@ typedef struct HpuCoreOps {
      * hpum_core_nic_link_changed(); reads state only.
      */
     uint32_t (*nic_link)(void *opaque, unsigned int port);
+    /*
+     * Spec version 7 part 2 (roce.md): the RoCE engine has work: call
+     * hpum_core_roce_step() soon (QEMU: a bottom half), not from inside
+     * this call.  Called with the lock held.
+     */
+    void (*roce_kick)(void *opaque);
 } HpuCoreOps;
 
 /* Device configuration, from the QEMU properties. */
@@ -323,6 +338,7 @@ typedef enum HpuTimerId {
     HPU_TMR_FLASH,              /* a flash write ends */
     HPU_TMR_MBOX,               /* the firmware answers the mailbox */
     HPU_TMR_SENSOR,             /* sensor period */
+    HPU_TMR_ROCE,               /* the RoCE engine's QP timers */
     HPU_TMR_COUNT
 } HpuTimerId;
 
@@ -648,6 +664,7 @@ struct HpuCore {
     HpuSensors sens;
     HpuBusy busy[HPU_H1_ENGINES];
     HpuNicPort nic[HPU_NIC_MAX_PORTS];  /* spec version 7: cfg.nic_ports */
+    HpuRoce *roce;                      /* spec version 7 part 2 */
     /*
      * TPC cores a launch is split across: ENGINES.TPC (HPU_H1_TPC_ENGINES)
      * from init; the unit tests lower it to compare splits.
@@ -858,5 +875,14 @@ bool hpum_core_nic_receive(HpuCore *c, unsigned int port,
 
 /* Port @port's back end changed its link: ask nic_link again. */
 void hpum_core_nic_link_changed(HpuCore *c, unsigned int port);
+
+/*
+ * Spec version 7 part 2 (roce.md).  Run the RoCE engine's worker once:
+ * the latched command, queued frames, doorbells and due timers, with the
+ * frames it builds handed to nic_send at the end (without the lock).
+ * Returns whether more work is ready (call again soon).  The environment
+ * calls it after roce_kick (QEMU: a bottom half); calls must not overlap.
+ */
+bool hpum_core_roce_step(HpuCore *c);
 
 #endif /* HPU_CORE_H */

@@ -748,7 +748,7 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
             hpum_unlock(c);
             return f->status;
         }
-        if (x.host && (c->inj.dma_fail & (1u << e))) {
+        if (x.host && e < 32 && (c->inj.dma_fail & (1u << e))) {
             c->inj.dma_fail &= ~(1u << e);      /* INJ_DMA_FAIL: used */
             inject = true;
         }
@@ -850,7 +850,7 @@ static int hpum_run_xlat(HpuCore *c, unsigned int e, uint16_t asid,
     }
     run->host = x.host;
     run->inject = false;
-    if (x.host && (c->inj.dma_fail & (1u << e))) {
+    if (x.host && e < 32 && (c->inj.dma_fail & (1u << e))) {
         c->inj.dma_fail &= ~(1u << e);          /* INJ_DMA_FAIL: used */
         run->inject = true;
     }

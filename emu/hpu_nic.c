@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hpu_internal.h"
+#include "hpu_roce.h"
 
 #define HPU_NIC_BASE            HPU_NIC_PORT_BASE(0)
 #define HPU_NIC_REG_END         (HPU_NIC_CNT_HI(HPU_NIC_NUM_COUNTERS - 1) + 4)
@@ -141,6 +142,7 @@ static void hpum_nic_link_update(HpuCore *c, unsigned int p)
     HPU_TRACE(c, HPU_TRACE_NIC_LINK, p, hpum_nic_link_reg(np),
               np->link_changes);
     hpum_nic_cause(c, p, HPU_NIC_IRQ_LINK);
+    hpum_roce_link(c, p, up);
 }
 
 void hpum_core_nic_link_changed(HpuCore *c, unsigned int port)
@@ -687,6 +689,9 @@ static int hpum_nic_rx_accept(HpuCore *c, unsigned int p, const uint8_t *buf,
             return hpum_nic_rx_dropped(c, p, HPU_NIC_DROP_FILTER,
                                        HPU_NIC_CNT_RX_FILTERED, len);
         }
+        if (hpum_roce_rx_steer(c, p, buf, len)) {
+            return HPU_NIC_RX_DROP;     /* taken by the RoCE engine */
+        }
     }
     if (np->rx.pi == np->rx.ci) {
         if (!np->rx_waiting) {
@@ -1005,12 +1010,25 @@ static HpuAccess hpum_nic_read_counter(HpuNicPort *np, uint32_t reg,
     return HPU_ACCESS_OK;
 }
 
+/* Port block offsets 0x1000-0x1fff: the port's RoCE registers. */
+static bool hpum_nic_roce_reg(HpuCore *c, uint32_t offset, unsigned int *p,
+                              uint32_t *reg)
+{
+    *p = (offset - HPU_NIC_BASE) / HPU_NIC_PORT_SIZE;
+    *reg = (offset - HPU_NIC_BASE) % HPU_NIC_PORT_SIZE - HPU_NIC_ROCE_OFFSET;
+    return *p < c->cfg.nic_ports && *reg < HPU_ROCE_PORT_SIZE;
+}
+
 static HpuAccess hpum_nic_read(HpuCore *c, uint32_t offset, uint32_t *val)
 {
     unsigned int p;
     uint32_t reg;
-    HpuNicPort *np = hpum_nic_port_at(c, offset, &p, &reg);
+    HpuNicPort *np;
 
+    if (hpum_nic_roce_reg(c, offset, &p, &reg)) {
+        return hpum_roce_port_read(c, p, reg, val);
+    }
+    np = hpum_nic_port_at(c, offset, &p, &reg);
     if (!np) {
         return HPU_ACCESS_UNMAPPED;
     }
@@ -1094,8 +1112,12 @@ static HpuAccess hpum_nic_write(HpuCore *c, uint32_t offset, uint32_t val)
 {
     unsigned int p;
     uint32_t reg;
-    HpuNicPort *np = hpum_nic_port_at(c, offset, &p, &reg);
+    HpuNicPort *np;
 
+    if (hpum_nic_roce_reg(c, offset, &p, &reg)) {
+        return hpum_roce_port_write(c, p, reg, val);
+    }
+    np = hpum_nic_port_at(c, offset, &p, &reg);
     if (!np) {
         return HPU_ACCESS_UNMAPPED;
     }
@@ -1198,6 +1220,8 @@ void hpum_nic_reset(HpuCore *c, HpuResetKind kind)
 {
     unsigned int p;
 
+    hpum_roce_reset(c);
+
     for (p = 0; p < c->cfg.nic_ports; p++) {
         if (kind == HPU_RESET_POWER_ON) {
             c->nic[p].backend = c->ops->nic_link(c->opaque, p);
@@ -1224,6 +1248,8 @@ void hpum_nic_stop(HpuCore *c)
 {
     unsigned int p;
 
+    hpum_roce_reset(c);
+
     for (p = 0; p < c->cfg.nic_ports; p++) {
         HpuNicPort *np = &c->nic[p];
 
@@ -1235,6 +1261,32 @@ void hpum_nic_stop(HpuCore *c)
         np->rx_waiting = false;
         c->ops->nic_rx_kick(c->opaque, p, true);
     }
+}
+
+/* RoCE frames (roce.md): the link, the MTU and INJ_CTRL.DROP_TX apply. */
+HpuNicRoceTx hpum_nic_roce_tx(HpuCore *c, unsigned int p, uint32_t len)
+{
+    HpuNicPort *np = &c->nic[p];
+    uint32_t drop = (np->inj & HPU_NIC_INJ_DROP_TX_MASK) >>
+                    HPU_NIC_INJ_DROP_TX_SHIFT;
+
+    if (!np->up || len > np->mtu + HPU_NIC_FRAME_OVERHEAD) {
+        return HPU_NIC_ROCE_DISCARD;
+    }
+    if (drop) {
+        np->inj = (np->inj & ~HPU_NIC_INJ_DROP_TX_MASK) |
+                  (drop - 1) << HPU_NIC_INJ_DROP_TX_SHIFT;
+        hpum_nic_count(np, HPU_NIC_CNT_INJ_DROPPED, 1);
+        return HPU_NIC_ROCE_INJ_DROP;
+    }
+    return HPU_NIC_ROCE_SEND;
+}
+
+void hpum_nic_cur_mac(HpuCore *c, unsigned int p, uint8_t mac[6])
+{
+    hpum_put_le32(mac, c->nic[p].mac_lo);
+    mac[4] = (uint8_t)c->nic[p].mac_hi;
+    mac[5] = (uint8_t)(c->nic[p].mac_hi >> 8);
 }
 
 bool hpum_nic_quiet(HpuCore *c)
@@ -1251,6 +1303,9 @@ bool hpum_nic_quiet(HpuCore *c)
 
 bool hpum_nic_init(HpuCore *c)
 {
+    if (!hpum_roce_init(c)) {
+        return false;
+    }
     unsigned int p;
 
     for (p = 0; p < c->cfg.nic_ports; p++) {
@@ -1265,6 +1320,7 @@ bool hpum_nic_init(HpuCore *c)
 
 void hpum_nic_fini(HpuCore *c)
 {
+    hpum_roce_fini(c);
     unsigned int p;
 
     for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {

@@ -181,6 +181,7 @@ struct HpuState {
     QemuThread fw_thread;       /* the boot ROM's worker */
     QemuCond fw_cond;           /* a job arrived; waited on with s->lock */
     QEMUBH *reset_bh;           /* finishes a power-on reset / FLR */
+    QEMUBH *roce_bh;            /* hpum_core_roce_step() */
     bool fw_quit;
     bool fw_started;
     HpuNicGlue nic[HPU_NIC_MAX_PORTS];
@@ -430,6 +431,24 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_NIC_LINK:
         trace_hpu_nic_link(a[0], a[1], a[2]);
         break;
+    case HPU_TRACE_ROCE_CMD:
+        trace_hpu_roce_cmd(a[0], a[1], a[2]);
+        break;
+    case HPU_TRACE_ROCE_DOORBELL:
+        trace_hpu_roce_doorbell(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_ROCE_TX:
+        trace_hpu_roce_tx(a[0], a[1], a[2], a[3], a[4]);
+        break;
+    case HPU_TRACE_ROCE_RX:
+        trace_hpu_roce_rx(a[0], a[1], a[2], a[3], a[4]);
+        break;
+    case HPU_TRACE_ROCE_CQE:
+        trace_hpu_roce_cqe(a[0], a[1], a[2], a[3]);
+        break;
+    case HPU_TRACE_ROCE_QP_ERR:
+        trace_hpu_roce_qp_err(a[0], a[1]);
+        break;
     case HPU_TRACE_COUNT:
         break;
     }
@@ -606,6 +625,26 @@ static uint32_t hpum_nic_link(void *opaque, unsigned int port)
         return 0;
     }
     return HPU_NIC_LINK_STATUS_ATTACHED | (nc->link_down ? 0 : HPU_NIC_LINK_STATUS_UP);
+}
+
+/* With the core lock held, on any thread: only schedule. */
+static void hpum_roce_kick(void *opaque)
+{
+    qemu_bh_schedule(HPU(opaque)->roce_bh);
+}
+
+static void hpum_roce_bh(void *opaque)
+{
+    HpuState *s = opaque;
+
+    if (qatomic_read(&s->dead)) {
+        return;
+    }
+    object_ref(OBJECT(s));      /* its DMA may unplug the device */
+    if (hpum_core_roce_step(&s->core)) {
+        qemu_bh_schedule(s->roce_bh);
+    }
+    object_unref(OBJECT(s));
 }
 
 static void hpum_nic_tx_bh(void *opaque)
@@ -804,6 +843,7 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .nic_kick_tx = hpum_nic_kick_tx,
     .nic_rx_kick = hpum_nic_rx_kick,
     .nic_link = hpum_nic_link,
+    .roce_kick = hpum_roce_kick,
 };
 
 /*
@@ -1227,6 +1267,8 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
                                     &DEVICE(pdev)->mem_reentrancy_guard);
     s->reset_bh = qemu_bh_new_guarded(hpum_reset_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
+    s->roce_bh = qemu_bh_new_guarded(hpum_roce_bh, s,
+                                     &DEVICE(pdev)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hpum_timer_cb, s);
     hpum_nic_create(s, &cfg);
     if (!hpum_core_init(&s->core, &hpum_pci_core_ops, s, &cfg)) {
@@ -1239,6 +1281,8 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         s->irq_bh = NULL;
         qemu_bh_delete(s->reset_bh);
         s->reset_bh = NULL;
+        qemu_bh_delete(s->roce_bh);
+        s->roce_bh = NULL;
         qemu_mutex_destroy(&s->lock);
         msix_unuse_all_vectors(pdev);
         msix_uninit(pdev, &s->msix_store, &s->msix_store);
@@ -1289,6 +1333,8 @@ static void hpum_instance_finalize(Object *obj)
     s->irq_bh = NULL;
     qemu_bh_delete(s->reset_bh);
     s->reset_bh = NULL;
+    qemu_bh_delete(s->roce_bh);
+    s->roce_bh = NULL;
     timer_free(s->timer);
     s->timer = NULL;
     for (e = 0; e < HPU_H1_ENGINES; e++) {

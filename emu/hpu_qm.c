@@ -753,7 +753,8 @@ static const char *const hpum_engine_names[HPU_H1_ENGINES] = {
 
 const char *hpum_engine_name(unsigned int e)
 {
-    return e < HPU_H1_ENGINES ? hpum_engine_names[e] : "?";
+    return e < HPU_H1_ENGINES ? hpum_engine_names[e] :
+           e == HPU_ROCE_EVENT_ENGINE ? "ROCE" : "?";
 }
 
 /*

@@ -22,86 +22,12 @@
 struct auxiliary_device;
 struct hpu_rdma_as;
 
-#ifndef HPU_ROCE_CMD_DATA
-/* Spec v7 part 2 (Documentation/hw/roce.md), until hpu_regs.h has them. */
-#define HPU_ROCE_MAX_QP			0x000
-#define HPU_ROCE_MAX_CQ			0x004
-#define HPU_ROCE_MAX_SRQ		0x008
-#define HPU_ROCE_MAX_MR			0x00c
-#define HPU_ROCE_MAX_WR			0x010
-#define HPU_ROCE_MAX_CQE		0x014
-#define HPU_ROCE_MAX_SGE		0x018
-#define HPU_ROCE_CTRL			0x020
-#define HPU_ROCE_CMD			0x040
-#define HPU_ROCE_CMD_INDEX		0x044
-#define HPU_ROCE_CMD_STATUS		0x048
-#define HPU_ROCE_CMD_DONE		0x04c
-#define HPU_ROCE_EQ_LO			0x080
-#define HPU_ROCE_EQ_HI			0x084
-#define HPU_ROCE_EQ_SIZE		0x088
-#define HPU_ROCE_EQ_PI			0x08c
-#define HPU_ROCE_EQ_CI			0x090
-#define HPU_ROCE_EQ_CTRL		0x094
-#define HPU_ROCE_EQ_DROPPED		0x098
-#define HPU_ROCE_DB_REFUSED_LO		0x0c0
-#define HPU_ROCE_DB_REFUSED_HI		0x0c4
-#define HPU_ROCE_CMD_DATA		0x100
-#define HPU_ROCE_PORT_CTRL		0x000
-#define HPU_ROCE_PORT_GID		0x100
-#define HPU_ROCE_PORT_CNT		0x400
-#endif
-
-/* Field values of the spec (roce.md), the driver's names. */
-#define HPU_IB_CTRL_ENABLE		BIT(0)
-#define HPU_IB_EQ_CTRL_ENABLE		BIT(0)
-#define HPU_IB_EQ_CTRL_IRQ		BIT(1)
-#define HPU_IB_CMD_BUSY			BIT(0)
-#define HPU_IB_CMD_RESULT		GENMASK(15, 8)
-#define HPU_IB_IMAGE_SIZE		256
-#define HPU_IB_GID_ENTRY(i)		(HPU_ROCE_PORT_GID + 0x20 * (i))
-#define HPU_IB_GID_VALID_REG		0x10
-#define HPU_IB_NUM_GIDS			16
-#define HPU_IB_EQE_SIZE			32
+/* The event ring: entries the driver gives it. */
 #define HPU_IB_EQ_ENTRIES		256
 /* Host addresses the device reaches in ASID 0 carry bit 63 (nic.md). */
 #define HPU_IB_HOST_ADDR		BIT_ULL(63)
 /* CMD_STATUS polling: the spec promises < 10 ms; TCG guests are slower. */
 #define HPU_IB_CMD_TIMEOUT_US		200000
-
-enum hpu_ib_cmd_op {
-	HPU_IB_OP_CREATE = 1,
-	HPU_IB_OP_MODIFY = 2,
-	HPU_IB_OP_QUERY = 3,
-	HPU_IB_OP_DESTROY = 4,
-};
-
-enum hpu_ib_obj_type {
-	HPU_IB_OBJ_QP = 1,
-	HPU_IB_OBJ_CQ = 2,
-	HPU_IB_OBJ_SRQ = 3,
-	HPU_IB_OBJ_MR = 4,
-};
-
-enum hpu_ib_cmd_result {
-	HPU_IB_RES_OK = 0,
-	HPU_IB_RES_BAD_INDEX = 1,
-	HPU_IB_RES_BAD_IMAGE = 2,
-	HPU_IB_RES_BAD_STATE = 3,
-	HPU_IB_RES_BAD_OP = 4,
-};
-
-enum hpu_ib_event_type {
-	HPU_IB_EV_CQ_COMPLETION = 1,
-	HPU_IB_EV_QP_FATAL = 2,
-	HPU_IB_EV_QP_LAST_WQE_REACHED = 3,
-	HPU_IB_EV_SRQ_LIMIT = 4,
-	HPU_IB_EV_CQ_ERROR = 5,
-	HPU_IB_EV_PORT_ACTIVE = 6,
-	HPU_IB_EV_PORT_DOWN = 7,
-};
-
-/* Port counters, in the order of the spec's list (roce.md). */
-#define HPU_IB_NUM_COUNTERS		15
 
 /**
  * struct hpu_ib_port - one port
@@ -143,7 +69,9 @@ struct hpu_ib_port {
  * @irq: the event queue's interrupt.
  * @nb: the netdevice notifier finding the ports' netdevs (hpu_en.ko's,
  *	tied to the ports with ib_device_set_netdev(): ib_core keeps them).
- * @registered: the ib_device is registered; under rtnl.
+ * @registered: the ib_device is registered: port events may be
+ *	dispatched. Written under rtnl (the notifier reads it under rtnl),
+ *	read with READ_ONCE() by the event thread.
  * @pd_ida: PD numbers; @db_ida doorbell pages; @qp_ida, @cq_ida,
  *	@srq_ida, @mr_ida the table indexes (each IDA has its own lock).
  * @db_ida: see @pd_ida.
@@ -270,9 +198,9 @@ struct hpu_ib_srq {
  * @ibqp: the ib_qp.
  * @uc: its context.
  * @qpn: its number, the table index.
- * @sq, @rq, @db: its rings and doorbell record.
- * @rq: see @sq.
- * @db: see @sq.
+ * @sq: its send queue, mapped.
+ * @rq: its receive queue, mapped (none with an SRQ).
+ * @db: its doorbell record, mapped.
  * @cap: what it holds (for query_qp).
  * @lock: protects @attr and @state (modify and query).
  * @attr: the attributes last set.
@@ -296,8 +224,7 @@ static inline struct hpu_ib_dev *to_hdev(struct ib_device *ibdev)
 }
 
 /* hpu_ib_cmd.c */
-int hpu_ib_cmd(struct hpu_ib_dev *dev, enum hpu_ib_cmd_op op,
-	       enum hpu_ib_obj_type type, u32 index, void *image);
+int hpu_ib_cmd(struct hpu_ib_dev *dev, u32 op, u32 type, u32 index, void *image);
 int hpu_ib_eq_init(struct hpu_ib_dev *dev);
 void hpu_ib_eq_fini(struct hpu_ib_dev *dev);
 
@@ -313,8 +240,8 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    struct hpu_ib_umap *map);
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map);
-bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			enum hpu_ib_obj_type type, u32 index);
+bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		       u32 type, struct xarray *xa, u32 index, bool created);
 u32 to_pdn(struct ib_pd *ibpd);
 
 /* hpu_ib_qp.c */

@@ -24,19 +24,18 @@ static void hpu_ib_wr(struct hpu_ib_dev *dev, u32 off, u32 val)
 	writel(val, dev->regs + off);
 }
 
-static int hpu_ib_cmd_errno(enum hpu_ib_obj_type type, enum hpu_ib_cmd_op op,
-			    u32 result)
+static int hpu_ib_cmd_errno(u32 op, u32 result)
 {
 	switch (result) {
-	case HPU_IB_RES_OK:
+	case HPU_ROCE_RES_OK:
 		return 0;
-	case HPU_IB_RES_BAD_STATE:
+	case HPU_ROCE_RES_BAD_STATE:
 		/* A CQ or SRQ still used by a QP; a QP transition refused. */
-		return op == HPU_IB_OP_DESTROY ? -EBUSY : -EINVAL;
-	case HPU_IB_RES_BAD_OP:
+		return op == HPU_ROCE_OP_DESTROY ? -EBUSY : -EINVAL;
+	case HPU_ROCE_RES_BAD_OP:
 		return -EOPNOTSUPP;
-	case HPU_IB_RES_BAD_INDEX:
-	case HPU_IB_RES_BAD_IMAGE:
+	case HPU_ROCE_RES_BAD_INDEX:
+	case HPU_ROCE_RES_BAD_IMAGE:
 	default:
 		return -EINVAL;
 	}
@@ -48,7 +47,7 @@ static int hpu_ib_cmd_errno(enum hpu_ib_obj_type type, enum hpu_ib_cmd_op op,
  * @op: CREATE, MODIFY, QUERY or DESTROY
  * @type: the object type
  * @index: the object's table index
- * @image: %HPU_IB_IMAGE_SIZE bytes: written to CMD_DATA before, and for
+ * @image: %HPU_ROCE_IMAGE_SIZE bytes: written to CMD_DATA before, and for
  *	QUERY replaced by CMD_DATA after
  *
  * Commands are serialised; each is polled for up to
@@ -58,8 +57,8 @@ static int hpu_ib_cmd_errno(enum hpu_ib_obj_type type, enum hpu_ib_cmd_op op,
  * Return: 0; -EINVAL (BAD_INDEX, BAD_IMAGE, BAD_STATE of a transition),
  * -EBUSY (BAD_STATE of a DESTROY), -EOPNOTSUPP (BAD_OP), -ETIMEDOUT, -EIO.
  */
-int hpu_ib_cmd(struct hpu_ib_dev *dev, enum hpu_ib_cmd_op op,
-	       enum hpu_ib_obj_type type, u32 index, void *image)
+int hpu_ib_cmd(struct hpu_ib_dev *dev, u32 op,
+	       u32 type, u32 index, void *image)
 {
 	__le32 *words = image;
 	u32 status;
@@ -70,12 +69,12 @@ int hpu_ib_cmd(struct hpu_ib_dev *dev, enum hpu_ib_cmd_op op,
 		ret = -EIO;
 		goto out;
 	}
-	for (i = 0; i < HPU_IB_IMAGE_SIZE / 4; i++)
-		hpu_ib_wr(dev, HPU_ROCE_CMD_DATA + 4 * i, le32_to_cpu(words[i]));
+	for (i = 0; i < HPU_ROCE_IMAGE_SIZE / 4; i++)
+		hpu_ib_wr(dev, HPU_ROCE_CMD_DATA(i), le32_to_cpu(words[i]));
 	hpu_ib_wr(dev, HPU_ROCE_CMD_INDEX, index);
-	hpu_ib_wr(dev, HPU_ROCE_CMD, op | type << 8);
+	hpu_ib_wr(dev, HPU_ROCE_CMD, op | type << HPU_ROCE_CMD_TYPE_SHIFT);
 	ret = readl_poll_timeout(dev->regs + HPU_ROCE_CMD_STATUS, status,
-				 !(status & HPU_IB_CMD_BUSY), 5,
+				 !(status & HPU_ROCE_CMD_BUSY), 5,
 				 HPU_IB_CMD_TIMEOUT_US);
 	if (ret) {
 		dev->wedged = true;
@@ -83,25 +82,28 @@ int hpu_ib_cmd(struct hpu_ib_dev *dev, enum hpu_ib_cmd_op op,
 			  op, type, index);
 		goto out;
 	}
-	ret = hpu_ib_cmd_errno(type, op, FIELD_GET(HPU_IB_CMD_RESULT, status));
+	ret = hpu_ib_cmd_errno(op, FIELD_GET(HPU_ROCE_CMD_RESULT_MASK, status));
 	if (ret)
-		ibdev_dbg(&dev->ibdev, "command %u type %u index %u: result %lu\n",
-			  op, type, index, FIELD_GET(HPU_IB_CMD_RESULT, status));
-	else if (op == HPU_IB_OP_QUERY)
-		for (i = 0; i < HPU_IB_IMAGE_SIZE / 4; i++)
-			words[i] = cpu_to_le32(hpu_ib_rd(dev, HPU_ROCE_CMD_DATA + 4 * i));
+		ibdev_dbg(&dev->ibdev, "command %u type %u index %u: result %u\n",
+			  op, type, index,
+			  (u32)FIELD_GET(HPU_ROCE_CMD_RESULT_MASK, status));
+	else if (op == HPU_ROCE_OP_QUERY)
+		for (i = 0; i < HPU_ROCE_IMAGE_SIZE / 4; i++)
+			words[i] = cpu_to_le32(hpu_ib_rd(dev, HPU_ROCE_CMD_DATA(i)));
 out:
 	mutex_unlock(&dev->cmd_lock);
 	return ret;
 }
 
-/* Layout of an event (32 bytes). */
+/* Layout of an event (HPU_ROCE_EQE_*, 32 bytes). */
 struct hpu_ib_eqe {
 	__le16 type;
 	__le16 port;
 	__le32 obj;
 	__le64 timestamp;
-	u8 detail[16];
+	__le32 cause;
+	__le32 reserved;
+	__le64 addr;
 };
 
 static void hpu_ib_qp_event(struct hpu_ib_dev *dev, u32 qpn,
@@ -151,26 +153,28 @@ static void hpu_ib_handle_event(struct hpu_ib_dev *dev,
 	u32 obj = le32_to_cpu(e->obj), port = le16_to_cpu(e->port);
 
 	switch (le16_to_cpu(e->type)) {
-	case HPU_IB_EV_CQ_COMPLETION:
+	case HPU_ROCE_EV_CQ_COMPLETION:
 		hpu_ib_cq_event(dev, obj, false);
 		break;
-	case HPU_IB_EV_CQ_ERROR:
+	case HPU_ROCE_EV_CQ_ERROR:
 		hpu_ib_cq_event(dev, obj, true);
 		break;
-	case HPU_IB_EV_QP_FATAL:
+	case HPU_ROCE_EV_QP_FATAL:
+		ibdev_dbg(&dev->ibdev, "QP %u fatal, cause %u\n", obj,
+			  le32_to_cpu(e->cause));
 		hpu_ib_qp_event(dev, obj, IB_EVENT_QP_FATAL);
 		break;
-	case HPU_IB_EV_QP_LAST_WQE_REACHED:
+	case HPU_ROCE_EV_QP_LAST_WQE_REACHED:
 		hpu_ib_qp_event(dev, obj, IB_EVENT_QP_LAST_WQE_REACHED);
 		break;
-	case HPU_IB_EV_SRQ_LIMIT:
+	case HPU_ROCE_EV_SRQ_LIMIT:
 		hpu_ib_srq_event(dev, obj);
 		break;
-	case HPU_IB_EV_PORT_ACTIVE:
-	case HPU_IB_EV_PORT_DOWN:
+	case HPU_ROCE_EV_PORT_ACTIVE:
+	case HPU_ROCE_EV_PORT_DOWN:
 		if (port < dev->num_ports)
 			hpu_ib_port_event(dev, port,
-					  le16_to_cpu(e->type) == HPU_IB_EV_PORT_ACTIVE);
+					  le16_to_cpu(e->type) == HPU_ROCE_EV_PORT_ACTIVE);
 		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "unknown event type %u\n",
@@ -186,6 +190,12 @@ static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
 	u32 pi;
 
 	pi = hpu_ib_rd(dev, HPU_ROCE_EQ_PI);
+	if (pi - dev->eq_ci > HPU_IB_EQ_ENTRIES) {
+		/* Never from a device of the spec: do not loop on it. */
+		ibdev_err_ratelimited(&dev->ibdev, "event queue producer %u, consumer %u: resynchronised\n",
+				      pi, dev->eq_ci);
+		dev->eq_ci = pi;
+	}
 	/* Read the entries only after the producer index. */
 	dma_rmb();
 	while (dev->eq_ci != pi) {
@@ -200,11 +210,16 @@ static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
  * hpu_ib_eq_init() - allocate the event ring, start it, request its irq
  * @dev: the device, engine registers mapped
  *
+ * The ring is enabled before the interrupt is requested: enabling resets
+ * the indexes, so an interrupt of an earlier user of the vector that is
+ * still pending finds the new indexes. An event between the two is seen
+ * at the next interrupt (at probe no object exists: only port events).
+ *
  * Return: 0 or a negative error code; nothing is left set up on failure.
  */
 int hpu_ib_eq_init(struct hpu_ib_dev *dev)
 {
-	size_t size = HPU_IB_EQ_ENTRIES * HPU_IB_EQE_SIZE;
+	size_t size = HPU_IB_EQ_ENTRIES * HPU_ROCE_EQE_SIZE;
 	u64 addr;
 	int ret;
 
@@ -214,21 +229,22 @@ int hpu_ib_eq_init(struct hpu_ib_dev *dev)
 		return -ENOMEM;
 	addr = dev->eq_dma | HPU_IB_HOST_ADDR;
 	dev->eq_ci = 0;
+	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
 	hpu_ib_wr(dev, HPU_ROCE_EQ_LO, lower_32_bits(addr));
 	hpu_ib_wr(dev, HPU_ROCE_EQ_HI, upper_32_bits(addr));
 	hpu_ib_wr(dev, HPU_ROCE_EQ_SIZE, HPU_IB_EQ_ENTRIES);
-	hpu_ib_wr(dev, HPU_ROCE_EQ_CI, hpu_ib_rd(dev, HPU_ROCE_EQ_PI));
-	dev->eq_ci = hpu_ib_rd(dev, HPU_ROCE_EQ_PI);
+	/* Enabling resets EQ_PI and EQ_CI to 0. */
+	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, HPU_ROCE_EQ_ENABLE | HPU_ROCE_EQ_IRQ);
 
 	ret = request_threaded_irq(dev->irq, NULL, hpu_ib_eq_thread,
 				   IRQF_ONESHOT, "hpu_ib-eq", dev);
 	if (ret) {
+		hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
+		hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL);
 		dma_free_coherent(dev->dma_dev, size, dev->eq, dev->eq_dma);
 		dev->eq = NULL;
 		return ret;
 	}
-	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL,
-		  HPU_IB_EQ_CTRL_ENABLE | HPU_IB_EQ_CTRL_IRQ);
 	return 0;
 }
 
@@ -242,7 +258,7 @@ void hpu_ib_eq_fini(struct hpu_ib_dev *dev)
 	/* Read back: the device writes no event after the disable lands. */
 	hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL);
 	free_irq(dev->irq, dev);
-	dma_free_coherent(dev->dma_dev, HPU_IB_EQ_ENTRIES * HPU_IB_EQE_SIZE,
+	dma_free_coherent(dev->dma_dev, HPU_IB_EQ_ENTRIES * HPU_ROCE_EQE_SIZE,
 			  dev->eq, dev->eq_dma);
 	dev->eq = NULL;
 }

@@ -41,7 +41,7 @@ static void hpu_ib_port_wr(struct hpu_ib_port *p, u32 off, u32 val)
  * hpu_ib_port_counter() - read one 64-bit port counter
  * @dev: the device
  * @port: the port (0-based)
- * @i: the counter, below %HPU_IB_NUM_COUNTERS
+ * @i: the counter, an HPU_ROCE_CNT_* index
  *
  * Return: the counter's value since the device's last reset.
  */
@@ -52,8 +52,8 @@ u64 hpu_ib_port_counter(struct hpu_ib_dev *dev, unsigned int port,
 	u32 lo, hi;
 
 	spin_lock(&p->cnt_lock);
-	lo = readl(p->regs + HPU_ROCE_PORT_CNT + 8 * i);
-	hi = readl(p->regs + HPU_ROCE_PORT_CNT + 8 * i + 4);
+	lo = readl(p->regs + HPU_ROCE_PORT_CNT(i));
+	hi = readl(p->regs + HPU_ROCE_PORT_CNT_HI(i));
 	spin_unlock(&p->cnt_lock);
 	return (u64)hi << 32 | lo;
 }
@@ -72,7 +72,13 @@ void hpu_ib_port_event(struct hpu_ib_dev *dev, unsigned int port, bool active)
 		.event = active ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
 	};
 
-	ib_dispatch_event(&ev);
+	/*
+	 * Not before registration: ib_core's cache would query ports that
+	 * do not exist yet. Events after the unregistration began are
+	 * harmless (the ports stay until the device is freed).
+	 */
+	if (READ_ONCE(dev->registered))
+		ib_dispatch_event(&ev);
 }
 
 static int hpu_ib_query_device(struct ib_device *ibdev,
@@ -135,7 +141,7 @@ static int hpu_ib_query_port(struct ib_device *ibdev, u32 port,
 	}
 
 	/* Zeroed by the core. */
-	attr->gid_tbl_len = HPU_IB_NUM_GIDS;
+	attr->gid_tbl_len = HPU_ROCE_PORT_GIDS;
 	attr->pkey_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = 1U << 31;
@@ -193,18 +199,18 @@ static void hpu_ib_write_gid(struct hpu_ib_dev *dev, u32 port, u32 index,
 			     const union ib_gid *gid)
 {
 	struct hpu_ib_port *p = &dev->ports[port];
-	u32 base = HPU_IB_GID_ENTRY(index), w;
+	u32 base = HPU_ROCE_PORT_GID(index), w;
 	int i;
 
 	/* Invalid first, so that no QP sends from a half-written entry. */
-	hpu_ib_port_wr(p, base + HPU_IB_GID_VALID_REG, 0);
+	hpu_ib_port_wr(p, base + HPU_ROCE_PORT_GID_VALID_OFF, 0);
 	for (i = 0; i < 4; i++) {
 		/* Byte 0 of the wire order in bits 7:0. */
 		w = gid ? get_unaligned_le32(&gid->raw[4 * i]) : 0;
 		hpu_ib_port_wr(p, base + 4 * i, w);
 	}
 	if (gid)
-		hpu_ib_port_wr(p, base + HPU_IB_GID_VALID_REG, 1);
+		hpu_ib_port_wr(p, base + HPU_ROCE_PORT_GID_VALID_OFF, 1);
 }
 
 static int hpu_ib_add_gid(const struct ib_gid_attr *attr, void **context)
@@ -213,7 +219,7 @@ static int hpu_ib_add_gid(const struct ib_gid_attr *attr, void **context)
 
 	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
-	if (attr->index >= HPU_IB_NUM_GIDS)
+	if (attr->index >= HPU_ROCE_PORT_GIDS)
 		return -EINVAL;
 	hpu_ib_write_gid(dev, attr->port_num - 1, attr->index, &attr->gid);
 	return 0;
@@ -223,35 +229,38 @@ static int hpu_ib_del_gid(const struct ib_gid_attr *attr, void **context)
 {
 	struct hpu_ib_dev *dev = to_hdev(attr->device);
 
-	if (attr->index >= HPU_IB_NUM_GIDS)
+	if (attr->index >= HPU_ROCE_PORT_GIDS)
 		return -EINVAL;
 	hpu_ib_write_gid(dev, attr->port_num - 1, attr->index, NULL);
 	return 0;
 }
 
-static const struct rdma_stat_desc hpu_ib_counter_descs[HPU_IB_NUM_COUNTERS] = {
-	{ .name = "tx_packets" },
-	{ .name = "tx_bytes" },
-	{ .name = "rx_packets" },
-	{ .name = "rx_bytes" },
-	{ .name = "rx_icrc_errors" },
-	{ .name = "rx_malformed" },
-	{ .name = "rx_unknown_qpn" },
-	{ .name = "seq_nak_sent" },
-	{ .name = "seq_nak_received" },
-	{ .name = "rnr_nak_sent" },
-	{ .name = "rnr_nak_received" },
-	{ .name = "retransmissions" },
-	{ .name = "local_ack_timeouts" },
-	{ .name = "remote_access_errors" },
-	{ .name = "doorbells_refused" },
+/* Port counters, by their HPU_ROCE_CNT_* index. */
+static const struct rdma_stat_desc hpu_ib_counter_descs[HPU_ROCE_NUM_COUNTERS] = {
+	[HPU_ROCE_CNT_TX_PKTS] = { .name = "tx_packets" },
+	[HPU_ROCE_CNT_TX_BYTES] = { .name = "tx_bytes" },
+	[HPU_ROCE_CNT_RX_PKTS] = { .name = "rx_packets" },
+	[HPU_ROCE_CNT_RX_BYTES] = { .name = "rx_bytes" },
+	[HPU_ROCE_CNT_RX_ICRC_ERR] = { .name = "rx_icrc_errors" },
+	[HPU_ROCE_CNT_RX_MALFORMED] = { .name = "rx_malformed" },
+	[HPU_ROCE_CNT_RX_UNKNOWN_QP] = { .name = "rx_unknown_qpn" },
+	[HPU_ROCE_CNT_RX_DROPPED] = { .name = "rx_dropped" },
+	[HPU_ROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_nak_sent" },
+	[HPU_ROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_nak_received" },
+	[HPU_ROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_nak_sent" },
+	[HPU_ROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_received" },
+	[HPU_ROCE_CNT_RETRANSMITS] = { .name = "retransmissions" },
+	[HPU_ROCE_CNT_ACK_TIMEOUTS] = { .name = "local_ack_timeouts" },
+	[HPU_ROCE_CNT_REM_ACCESS_ERR] = { .name = "remote_access_errors" },
+	[HPU_ROCE_CNT_TX_DISCARDS] = { .name = "tx_discards" },
+	[HPU_ROCE_CNT_DUP_REQUESTS] = { .name = "duplicate_requests" },
 };
 
 static struct rdma_hw_stats *hpu_ib_alloc_port_stats(struct ib_device *ibdev,
 						     u32 port)
 {
 	return rdma_alloc_hw_stats_struct(hpu_ib_counter_descs,
-					  HPU_IB_NUM_COUNTERS,
+					  HPU_ROCE_NUM_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -264,9 +273,9 @@ static int hpu_ib_get_hw_stats(struct ib_device *ibdev,
 
 	if (!port)
 		return 0;
-	for (i = 0; i < HPU_IB_NUM_COUNTERS; i++)
+	for (i = 0; i < HPU_ROCE_NUM_COUNTERS; i++)
 		stats->value[i] = hpu_ib_port_counter(dev, port - 1, i);
-	return HPU_IB_NUM_COUNTERS;
+	return HPU_ROCE_NUM_COUNTERS;
 }
 
 static const struct ib_device_ops hpu_ib_dev_ops = {
@@ -342,8 +351,8 @@ static int hpu_ib_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		hpu_ib_port_event(dev, port, netif_running(ndev) &&
-					     netif_carrier_ok(ndev));
+		hpu_ib_port_event(dev, port,
+				  netif_running(ndev) && netif_carrier_ok(ndev));
 		break;
 	default:
 		break;
@@ -375,10 +384,10 @@ static void hpu_ib_ports_enable(struct hpu_ib_dev *dev, bool on)
 	unsigned int p, i;
 
 	for (p = 0; p < dev->num_ports; p++) {
-		for (i = 0; on && i < HPU_IB_NUM_GIDS; i++)
+		for (i = 0; on && i < HPU_ROCE_PORT_GIDS; i++)
 			hpu_ib_write_gid(dev, p, i, NULL);
 		hpu_ib_port_wr(&dev->ports[p], HPU_ROCE_PORT_CTRL,
-			       on ? HPU_IB_CTRL_ENABLE : 0);
+			       on ? HPU_ROCE_CTRL_ENABLE : 0);
 	}
 }
 
@@ -473,7 +482,7 @@ static int hpu_ib_probe(struct auxiliary_device *adev,
 	}
 	hpu_ib_setup_ibdev(dev);
 
-	writel(HPU_IB_CTRL_ENABLE, dev->regs + HPU_ROCE_CTRL);
+	writel(HPU_ROCE_CTRL_ENABLE, dev->regs + HPU_ROCE_CTRL);
 	ret = hpu_ib_eq_init(dev);
 	if (ret)
 		goto err_disable;
@@ -490,7 +499,7 @@ static int hpu_ib_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto err_nb;
 	rtnl_lock();
-	dev->registered = true;
+	WRITE_ONCE(dev->registered, true);
 	rtnl_unlock();
 	auxiliary_set_drvdata(adev, dev);
 	ibdev_info(&dev->ibdev, "%u ports, %u QPs, %u CQs, %u MRs, %u doorbell pages\n",
@@ -515,7 +524,7 @@ static void hpu_ib_remove(struct auxiliary_device *adev)
 	struct hpu_ib_dev *dev = auxiliary_get_drvdata(adev);
 
 	rtnl_lock();
-	dev->registered = false;
+	WRITE_ONCE(dev->registered, false);
 	rtnl_unlock();
 	/* Destroys every user object (DESTROY commands), then unregisters. */
 	ib_unregister_device(&dev->ibdev);

@@ -10,6 +10,7 @@
 #include <linux/etherdevice.h>
 #include <linux/unaligned.h>
 
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -107,6 +108,26 @@ static void hpu_ib_qp_caps(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp,
 	qp->cap = *cap;
 }
 
+/*
+ * A UD QP's path MTU is fixed at CREATE (no transition takes it): the
+ * smallest active MTU of the ports, whose netdevs it may send through.
+ */
+static enum ib_mtu hpu_ib_ud_mtu(struct hpu_ib_dev *dev)
+{
+	enum ib_mtu mtu = IB_MTU_4096;
+	struct net_device *ndev;
+	unsigned int p;
+
+	for (p = 1; p <= dev->num_ports; p++) {
+		ndev = ib_device_get_netdev(&dev->ibdev, p);
+		if (!ndev)
+			continue;
+		mtu = min_t(enum ib_mtu, mtu, iboe_get_mtu(READ_ONCE(ndev->mtu)) ?: IB_MTU_256);
+		dev_put(ndev);
+	}
+	return mtu;
+}
+
 /* The fixed part of a QP image: what CREATE sets. */
 static void hpu_ib_qp_image(struct hpu_ib_qp *qp, const struct hpu_ib_create_qp *req,
 			    u8 *image)
@@ -115,6 +136,7 @@ static void hpu_ib_qp_image(struct hpu_ib_qp *qp, const struct hpu_ib_create_qp 
 	struct hpu_ib_ucontext *uc = qp->uc;
 
 	image[1] = ibqp->qp_type;
+	image[3] = qp->attr.path_mtu;
 	put_unaligned_le16(hpu_rdma_as_asid(uc->as), &image[8]);
 	put_unaligned_le16(uc->db_page, &image[10]);
 	put_unaligned_le32(to_pdn(ibqp->pd), &image[12]);
@@ -177,7 +199,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
 	struct hpu_ib_create_qp_resp resp = {};
 	struct hpu_ib_create_qp req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -211,8 +233,10 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_unmap;
 
+	if (init->qp_type == IB_QPT_UD)
+		qp->attr.path_mtu = hpu_ib_ud_mtu(dev);
 	hpu_ib_qp_image(qp, &req, image);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_QP, qp->qpn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, qp->qpn, image);
 	if (ret)
 		goto err_xa;
 
@@ -226,13 +250,11 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_QP, qp->qpn)) {
-		xa_erase(&dev->qps, qp->qpn);
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true))
 		return ret;	/* memory kept: the engine may use it */
-	}
+	goto err_unmap;
 err_xa:
-	xa_erase(&dev->qps, qp->qpn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, false);
 err_unmap:
 	hpu_ib_qp_unmap(dev, qp);
 err_ida:
@@ -272,7 +294,7 @@ static int hpu_ib_modify_check(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp,
 	if ((mask & IB_QP_AV) &&
 	    (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
 	     !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) ||
-	     rdma_ah_read_grh(&attr->ah_attr)->sgid_index >= HPU_IB_NUM_GIDS))
+	     rdma_ah_read_grh(&attr->ah_attr)->sgid_index >= HPU_ROCE_PORT_GIDS))
 		return -EINVAL;
 	return 0;
 }
@@ -323,7 +345,8 @@ static void hpu_ib_modify_image(struct hpu_ib_qp *qp, const struct ib_qp_attr *a
 	image[1] = qp->ibqp.qp_type;
 	image[2] = a->port_num ? a->port_num - 1 : 0;
 	image[3] = a->path_mtu;
-	put_unaligned_le32(mask & ~HPU_IB_QP_MASK_DRV, &image[4]);
+	/* STATE always set, as the engine wants. */
+	put_unaligned_le32((mask & ~HPU_IB_QP_MASK_DRV) | IB_QP_STATE, &image[4]);
 	put_unaligned_le32(a->qp_access_flags &
 			   (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ),
 			   &image[56]);
@@ -353,7 +376,7 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	enum ib_qp_state cur, new;
 	struct ib_qp_attr *merged;
 	int ret;
@@ -362,8 +385,11 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 	ret = hpu_ib_modify_check(dev, qp, attr, mask);
-	if (ret)
+	if (ret) {
+		ibdev_dbg(&dev->ibdev, "QP %u: modify mask %#x refused: %d\n",
+			  qp->qpn, mask, ret);
 		return ret;
+	}
 
 	merged = kmalloc(sizeof(*merged), GFP_KERNEL);
 	if (!merged)
@@ -372,6 +398,8 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		ibdev_dbg(&dev->ibdev, "QP %u: %u -> %u with mask %#x is not a transition\n",
+			  qp->qpn, cur, new, mask);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -383,7 +411,7 @@ int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	rdma_copy_ah_attr(&merged->ah_attr, &qp->attr.ah_attr);
 	hpu_ib_modify_merge(qp, attr, mask);
 	hpu_ib_modify_image(qp, &qp->attr, new, mask, image);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_MODIFY, HPU_IB_OBJ_QP, qp->qpn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_QP, qp->qpn, image);
 	if (ret) {
 		/* The engine refused: the QP keeps its old attributes. */
 		rdma_destroy_ah_attr(&qp->attr.ah_attr);
@@ -403,15 +431,16 @@ int hpu_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 
 	mutex_lock(&qp->lock);
 	/* The engine moves a QP to ERR by itself: ask it. */
-	if (!hpu_ib_cmd(dev, HPU_IB_OP_QUERY, HPU_IB_OBJ_QP, qp->qpn, image) &&
+	if (!hpu_ib_cmd(dev, HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, qp->qpn, image) &&
 	    image[0] <= IB_QPS_ERR)
 		qp->state = image[0];
 	*attr = qp->attr;
-	rdma_copy_ah_attr(&attr->ah_attr, &qp->attr.ah_attr);
+	/* ib_query_qp()'s callers hold no reference to the GID attribute. */
+	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->cap = qp->cap;
@@ -433,12 +462,8 @@ int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibqp->device);
 	struct hpu_ib_qp *qp = to_hqp(ibqp);
 	struct hpu_ib_ucontext *uc = qp->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_QP, qp->qpn);
-	xa_erase(&dev->qps, qp->qpn);
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true)) {
 		hpu_ib_qp_unmap(dev, qp);
 		ida_free(&dev->qp_ida, qp->qpn);
 	}

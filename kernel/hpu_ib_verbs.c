@@ -56,7 +56,7 @@ struct hpu_ib_ucontext *udata_huc(struct ib_udata *udata)
  * a shorter input than @min_len is refused, bytes past @len must be zero.
  */
 int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
-			   size_t min_len)
+		    size_t min_len)
 {
 	if (udata->inlen < min_len)
 		return -EINVAL;
@@ -67,7 +67,7 @@ int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
 }
 
 int hpu_ib_udata_out(struct ib_udata *udata, const void *resp,
-			    size_t len)
+		     size_t len)
 {
 	return ib_copy_to_udata(udata, (void *)resp, min(len, udata->outlen));
 }
@@ -87,8 +87,8 @@ int hpu_ib_quota_get(atomic_t *count, unsigned int max)
 
 /* Pin [addr, addr + len) and map it into the context's address space. */
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			   u64 addr, size_t len, bool writable,
-			   struct hpu_ib_umap *map)
+		    u64 addr, size_t len, bool writable,
+		    struct hpu_ib_umap *map)
 {
 	struct ib_umem *umem;
 	int ret;
@@ -114,7 +114,7 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 
 /* Undo hpu_ib_umap_get() (or a dma-buf mapping: no umem). */
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
-			    struct hpu_ib_umap *map)
+		     struct hpu_ib_umap *map)
 {
 	int ret;
 
@@ -135,14 +135,13 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
  * maybe still using the object's memory: it is then kept (the caller
  * does not unmap) and the context's address space quarantined.
  */
-bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
-			       struct hpu_ib_ucontext *uc,
-			       enum hpu_ib_obj_type type, u32 index)
+static bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
+			       struct hpu_ib_ucontext *uc, u32 type, u32 index)
 {
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
 
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_DESTROY, type, index, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_DESTROY, type, index, image);
 	if (ret == -ETIMEDOUT || ret == -EIO) {
 		uc->leaked = true;
 		return false;
@@ -151,6 +150,30 @@ bool hpu_ib_destroy_obj(struct hpu_ib_dev *dev,
 		ibdev_warn(&dev->ibdev, "DESTROY of object %u (type %u): %d\n",
 			   index, type, ret);
 	return true;
+}
+
+/**
+ * hpu_ib_obj_retire() - take a CQ, SRQ or QP out of the engine and the lookup
+ * @dev: the device
+ * @uc: its context
+ * @type: HPU_ROCE_TYPE_*
+ * @xa: the device's lookup of that type
+ * @index: the object's number
+ * @created: its CREATE succeeded: DESTROY it first
+ *
+ * After it no event handler looks at the object any more.
+ *
+ * Return: true if the object's memory may go; false if its DESTROY did
+ * not complete (the memory is kept, see hpu_ib_destroy_obj()).
+ */
+bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		       u32 type, struct xarray *xa, u32 index, bool created)
+{
+	bool gone = !created || hpu_ib_destroy_obj(dev, uc, type, index);
+
+	xa_erase(xa, index);
+	synchronize_irq(dev->irq);
+	return gone;
 }
 
 /* ucontext and the doorbell page */
@@ -315,7 +338,7 @@ static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 			    struct hpu_ib_mr *mr, struct ib_pd *pd, u64 iova,
 			    u64 length, int access)
 {
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	u32 key;
 	int ret;
 
@@ -334,7 +357,7 @@ static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	put_unaligned_le64(iova, &image[16]);
 	put_unaligned_le64(length, &image[24]);
 	put_unaligned_le64(mr->map.dva, &image[32]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_MR, mr->index, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, mr->index, image);
 	if (ret) {
 		ida_free(&dev->mr_ida, mr->index);
 		return ret;
@@ -415,7 +438,7 @@ static int hpu_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct hpu_ib_mr *mr = container_of(ibmr, struct hpu_ib_mr, ibmr);
 	struct hpu_ib_ucontext *uc = mr->uc;
 
-	if (hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_MR, mr->index)) {
+	if (hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_MR, mr->index)) {
 		hpu_ib_umap_put(dev, uc, &mr->map);
 		ida_free(&dev->mr_ida, mr->index);
 	}
@@ -449,7 +472,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct hpu_ib_create_cq_resp resp = {};
 	struct hpu_ib_create_cq req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -488,7 +511,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	image[4] = req.log_entries;
 	put_unaligned_le64(cq->ring.dva, &image[8]);
 	put_unaligned_le64(cq->db.dva, &image[16]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_CQ, cq->cqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, cq->cqn, image);
 	if (ret)
 		goto err_xa;
 
@@ -500,13 +523,11 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn)) {
-		xa_erase(&dev->cqs, cq->cqn);
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true))
 		return ret;	/* memory kept: the engine may use it */
-	}
+	goto err_db;
 err_xa:
-	xa_erase(&dev->cqs, cq->cqn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, false);
 err_db:
 	hpu_ib_umap_put(dev, uc, &cq->db);
 err_ring:
@@ -523,13 +544,8 @@ static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibcq->device);
 	struct hpu_ib_cq *cq = container_of(ibcq, struct hpu_ib_cq, ibcq);
 	struct hpu_ib_ucontext *uc = cq->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_CQ, cq->cqn);
-	xa_erase(&dev->cqs, cq->cqn);
-	/* No event handler still looks at the CQ. */
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true)) {
 		hpu_ib_umap_put(dev, uc, &cq->db);
 		hpu_ib_umap_put(dev, uc, &cq->ring);
 		ida_free(&dev->cq_ida, cq->cqn);
@@ -574,7 +590,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
 	struct hpu_ib_create_srq_resp resp = {};
 	struct hpu_ib_create_srq req = {};
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	struct hpu_ib_ucontext *uc;
 	int ret;
 
@@ -622,7 +638,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	put_unaligned_le32(srq->limit, &image[12]);
 	put_unaligned_le64(srq->ring.dva, &image[16]);
 	put_unaligned_le64(srq->db.dva, &image[24]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_CREATE, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, srq->srqn, image);
 	if (ret)
 		goto err_xa;
 
@@ -635,13 +651,11 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn)) {
-		xa_erase(&dev->srqs, srq->srqn);
-		return ret;
-	}
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true))
+		return ret;	/* memory kept: the engine may use it */
+	goto err_db;
 err_xa:
-	xa_erase(&dev->srqs, srq->srqn);
-	synchronize_irq(dev->irq);
+	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, false);
 err_db:
 	hpu_ib_umap_put(dev, uc, &srq->db);
 err_ring:
@@ -658,7 +672,7 @@ static int hpu_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
-	u8 image[HPU_IB_IMAGE_SIZE] = {};
+	u8 image[HPU_ROCE_IMAGE_SIZE] = {};
 	int ret;
 
 	if (udata && udata->inlen &&
@@ -671,7 +685,7 @@ static int hpu_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (attr->srq_limit > srq->max_wr)
 		return -EINVAL;
 	put_unaligned_le32(attr->srq_limit, &image[12]);
-	ret = hpu_ib_cmd(dev, HPU_IB_OP_MODIFY, HPU_IB_OBJ_SRQ, srq->srqn, image);
+	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, srq->srqn, image);
 	if (!ret)
 		WRITE_ONCE(srq->limit, attr->srq_limit);
 	return ret;
@@ -692,12 +706,8 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct hpu_ib_dev *dev = to_hdev(ibsrq->device);
 	struct hpu_ib_srq *srq = container_of(ibsrq, struct hpu_ib_srq, ibsrq);
 	struct hpu_ib_ucontext *uc = srq->uc;
-	bool gone;
 
-	gone = hpu_ib_destroy_obj(dev, uc, HPU_IB_OBJ_SRQ, srq->srqn);
-	xa_erase(&dev->srqs, srq->srqn);
-	synchronize_irq(dev->irq);
-	if (gone) {
+	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true)) {
 		hpu_ib_umap_put(dev, uc, &srq->db);
 		hpu_ib_umap_put(dev, uc, &srq->ring);
 		ida_free(&dev->srq_ida, srq->srqn);
@@ -748,6 +758,7 @@ const struct ib_device_ops hpu_ib_verbs_ops = {
 	.query_srq = hpu_ib_query_srq,
 	.destroy_srq = hpu_ib_destroy_srq,
 	.create_ah = hpu_ib_create_ah,
+	.create_user_ah = hpu_ib_create_ah,
 	.destroy_ah = hpu_ib_destroy_ah,
 	.create_qp = hpu_ib_create_qp,
 	.modify_qp = hpu_ib_modify_qp,

@@ -31,7 +31,6 @@
 #include "hpu_regs.h"
 #include "hpu_reset.h"
 
-
 /**
  * struct hpu_nic - NIC state of one HPU
  * @hdev: the device.

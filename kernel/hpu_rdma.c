@@ -70,11 +70,11 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_num_ports, HPU_RDMA);
  * Capabilities, command interface, event queue and counters (the
  * HPU_ROCE_* offsets), valid while the driver is bound to @adev.
  *
- * Return: the mapping of BAR0 + %HPU_RDMA_CTRL_BASE.
+ * Return: the mapping of BAR0 + %HPU_ROCE_BASE.
  */
 void __iomem *hpu_rdma_ctrl_regs(struct auxiliary_device *adev)
 {
-	return hpu_rdma_hdev(adev)->regs + HPU_RDMA_CTRL_BASE;
+	return hpu_rdma_hdev(adev)->regs + HPU_ROCE_BASE;
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_ctrl_regs, HPU_RDMA);
 
@@ -94,8 +94,7 @@ void __iomem *hpu_rdma_port_regs(struct auxiliary_device *adev,
 {
 	if (port >= hpu_rdma_num_ports(adev))
 		return NULL;
-	return hpu_rdma_hdev(adev)->regs + HPU_NIC_PORT_BASE(port) +
-	       HPU_NIC_ROCE_OFFSET;
+	return hpu_rdma_hdev(adev)->regs + HPU_ROCE_PORT_BASE(port);
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_port_regs, HPU_RDMA);
 
@@ -103,14 +102,14 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_port_regs, HPU_RDMA);
  * hpu_rdma_eq_irq() - Linux interrupt number of the engine's event queue
  * @adev: the auxiliary device hpu_ib.ko is bound to
  *
- * MSI-X vector %HPU_RDMA_VEC_EQ; the caller requests and frees it itself,
+ * MSI-X vector %HPU_VEC_ROCE; the caller requests and frees it itself,
  * while bound to @adev.
  *
  * Return: the interrupt number.
  */
 int hpu_rdma_eq_irq(struct auxiliary_device *adev)
 {
-	return pci_irq_vector(hpu_rdma_hdev(adev)->pdev, HPU_RDMA_VEC_EQ);
+	return pci_irq_vector(hpu_rdma_hdev(adev)->pdev, HPU_VEC_ROCE);
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_eq_irq, HPU_RDMA);
 
@@ -118,17 +117,17 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_eq_irq, HPU_RDMA);
  * hpu_rdma_num_db_pages() - doorbell pages of the engine
  * @adev: the auxiliary device hpu_ib.ko is bound to
  *
- * Return: the number of pages inside BAR0, at most %HPU_RDMA_DB_PAGES.
+ * Return: the number of pages inside BAR0, at most %HPU_ROCE_DB_PAGES.
  */
 unsigned int hpu_rdma_num_db_pages(struct auxiliary_device *adev)
 {
 	struct pci_dev *pdev = hpu_rdma_hdev(adev)->pdev;
 	resource_size_t len = pci_resource_len(pdev, HPU_BAR_REGS);
 
-	if (len <= HPU_RDMA_DB_BASE)
+	if (len <= HPU_ROCE_DB_BASE)
 		return 0;
-	return min_t(u64, (len - HPU_RDMA_DB_BASE) / HPU_RDMA_DB_PAGE_SIZE,
-		     HPU_RDMA_DB_PAGES);
+	return min_t(u64, (len - HPU_ROCE_DB_BASE) / HPU_ROCE_DB_PAGE_SIZE,
+		     HPU_ROCE_DB_PAGES);
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_num_db_pages, HPU_RDMA);
 
@@ -147,8 +146,7 @@ phys_addr_t hpu_rdma_db_page_addr(struct auxiliary_device *adev,
 {
 	struct pci_dev *pdev = hpu_rdma_hdev(adev)->pdev;
 
-	return pci_resource_start(pdev, HPU_BAR_REGS) + HPU_RDMA_DB_BASE +
-	       (phys_addr_t)page * HPU_RDMA_DB_PAGE_SIZE;
+	return pci_resource_start(pdev, HPU_BAR_REGS) + HPU_ROCE_DB_PAGE(page);
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_db_page_addr, HPU_RDMA);
 
@@ -387,8 +385,8 @@ bool hpu_rdma_usable(struct hpu_device *hdev)
 
 	if (hdev->id.spec_version < 7 || !hdev->id.num_nic)
 		return false;
-	if (len < HPU_RDMA_DB_BASE + HPU_RDMA_DB_PAGE_SIZE ||
-	    hdev->irq_vectors <= HPU_RDMA_VEC_EQ) {
+	if (len < HPU_ROCE_DB_BASE + HPU_ROCE_DB_PAGE_SIZE ||
+	    hdev->irq_vectors <= HPU_VEC_ROCE) {
 		drm_info(&hdev->drm, "no RDMA device: BAR0 %pa bytes, %d MSI-X vectors\n",
 			 &len, hdev->irq_vectors);
 		return false;

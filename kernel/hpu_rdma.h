@@ -20,14 +20,6 @@ struct sg_table;
 /* The auxiliary device's name: "hpu.rdma.<id>" on the auxiliary bus. */
 #define HPU_RDMA_ADEV_NAME	"rdma"
 
-/* Spec v7 part 2 (Documentation/hw/roce.md): where the engine is. */
-#define HPU_RDMA_CTRL_BASE	0x140000
-#define HPU_RDMA_CTRL_SIZE	0x200
-#define HPU_RDMA_DB_BASE	0x800000
-#define HPU_RDMA_DB_PAGE_SIZE	0x1000
-#define HPU_RDMA_DB_PAGES	2048
-#define HPU_RDMA_VEC_EQ		32
-
 /* What hpu.ko exports to the auxiliary driver. */
 unsigned int hpu_rdma_num_ports(struct auxiliary_device *adev);
 void __iomem *hpu_rdma_ctrl_regs(struct auxiliary_device *adev);

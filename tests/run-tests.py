@@ -81,6 +81,8 @@ def static_checks(build):
     checks = [
         ("check/register header matches the spec", ["python3", "tools/dev/check-regs.py"]),
         ("check/uapi header has no implicit padding", ["bash", "tools/dev/check-uapi-padding.sh"]),
+        ("check/rdma provider ABI header has no implicit padding",
+         ["bash", "tools/dev/check-uapi-padding.sh", os.path.join(REPO, "include/uapi/rdma/hpu-abi.h")]),
         ("check/Catch2 test names register with CTest", ["python3", "tools/dev/check-test-names.py"]),
         ("check/documentation file tables and licence texts", ["python3", "tools/dev/check-docs.py"]),
         ("check/kernel checkpatch --strict and sparse", ["bash", "tools/dev/check-kernel.sh"]),

@@ -364,6 +364,19 @@ grep -E "^(PASS|FAIL|NIC)" "$OUT/nic-tests.log"
 echo "nic-tests exit status $rc after $(( $(date +%s) - t0 )) s"
 if [ "$rc" = 0 ]; then pass "vm/nic/tests ran to the end"
 else fail "vm/nic/tests ran to the end" "exit $rc: killed at the time limit or crashed"; fi
+
+# The RDMA device (tests/vm/rdma/rdma-tests.sh): hpu.rdma, hpu_ib's
+# ib_device, ports and GIDs, ibv tools through the build tree's provider,
+# verbs objects and their refusals, limits, reload and resets; it loads
+# hpu_en again and ends by unloading hpu_ib.
+t0=$(date +%s)
+timeout -s KILL $(( 600 * ${HPU_TIME_SCALE:-1} )) bash "$REPO/tests/vm/rdma/rdma-tests.sh" > "$OUT/rdma-tests.log" 2>&1
+rc=$?
+grep -E "^(PASS|FAIL)" "$OUT/rdma-tests.log"
+echo "rdma-tests exit status $rc after $(( $(date +%s) - t0 )) s"
+if [ "$rc" = 0 ]; then pass "vm/rdma/tests ran to the end"
+else fail "vm/rdma/tests ran to the end" "exit $rc: killed at the time limit or crashed"; fi
+rmmod hpu_ib 2>/dev/null
 rmmod hpu_en 2>/dev/null
 
 # hpu-smi's table shows every device with its serial and HBM size in MiB:

@@ -6,9 +6,9 @@
 #   tools/dev/check-kernel.sh
 #
 # Runs, and fails (non-zero) on any finding of:
-#   - checkpatch.pl --strict on kernel/*.[ch] (hpu.ko and hpu_en.ko),
+#   - checkpatch.pl --strict on kernel/*.[ch] (hpu.ko, hpu_en.ko, hpu_ib.ko),
 #     kernel/tests/*.[ch] (the KUnit suites), kernel/Kbuild, kernel/Makefile and
-#     include/uapi/drm/hpu_accel.h;
+#     include/uapi/drm/hpu_accel.h and include/uapi/rdma/hpu-abi.h;
 #   - kernel-doc -Wall on the same C files;
 #   - a W=1 build of kernel/ with sparse on every file (C=2): any compiler
 #     or sparse warning fails;
@@ -51,7 +51,8 @@ sources=$(ls kernel/hpu_*.c kernel/hpu_*.h kernel/tests/*.c kernel/tests/*.h | g
 echo "check-kernel: checkpatch --strict"
 # shellcheck disable=SC2086
 if ! perl "$CHECKPATCH" --strict --no-tree --quiet --show-types -f \
-	$sources kernel/Kbuild kernel/Makefile include/uapi/drm/hpu_accel.h; then
+	$sources kernel/Kbuild kernel/Makefile include/uapi/drm/hpu_accel.h \
+	include/uapi/rdma/hpu-abi.h; then
 	echo "check-kernel: checkpatch: findings above" >&2
 	fail=1
 fi

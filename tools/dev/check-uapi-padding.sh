@@ -39,8 +39,8 @@ die() {
 [ -n "$DRM_INC" ] || die "drm.h not found: install libdrm-dev"
 command -v "$PAHOLE" >/dev/null || die "pahole not found: install dwarves"
 
-structs=$(sed -n 's/^struct \(drm_hpu_[A-Za-z0-9_]*\) {.*/\1/p' "$HEADER")
-[ -n "$structs" ] || die "no struct drm_hpu_* found in $HEADER"
+structs=$(sed -n 's/^struct \(drm_hpu_[A-Za-z0-9_]*\|hpu_ib_[A-Za-z0-9_]*\) {.*/\1/p' "$HEADER")
+[ -n "$structs" ] || die "no struct drm_hpu_* or hpu_ib_* found in $HEADER"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

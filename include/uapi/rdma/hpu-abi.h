@@ -232,7 +232,7 @@ struct hpu_ib_create_ah_resp {
 /* Doorbell page registers (32-bit writes). */
 #define HPU_IB_DB_SQ			0x000	/* write the QPN */
 #define HPU_IB_DB_CQ_ARM		0x008	/* CQN | solicited-only bit */
-#define HPU_IB_DB_CQ_ARM_SOLICITED	(1U << 31)
+#define HPU_IB_DB_CQ_ARM_SOLICITED	0x80000000U
 
 /* Send WQE opcodes and flags. */
 #define HPU_IB_WQE_SEND			0
@@ -240,10 +240,10 @@ struct hpu_ib_create_ah_resp {
 #define HPU_IB_WQE_RDMA_WRITE		2
 #define HPU_IB_WQE_RDMA_WRITE_IMM	3
 #define HPU_IB_WQE_RDMA_READ		4
-#define HPU_IB_WQE_F_SIGNALED		(1U << 0)
-#define HPU_IB_WQE_F_SOLICITED		(1U << 1)
-#define HPU_IB_WQE_F_FENCE		(1U << 2)
-#define HPU_IB_WQE_F_INLINE		(1U << 3)
+#define HPU_IB_WQE_F_SIGNALED		0x01
+#define HPU_IB_WQE_F_SOLICITED		0x02
+#define HPU_IB_WQE_F_FENCE		0x04
+#define HPU_IB_WQE_F_INLINE		0x08
 
 /**
  * struct hpu_ib_send_wqe - header of a send WQE (64 bytes)
@@ -322,9 +322,9 @@ struct hpu_ib_recv_wqe {
 	__u8 reserved[7];
 };
 
-#define HPU_IB_CQE_F_IMM		(1U << 0)
-#define HPU_IB_CQE_F_GRH		(1U << 1)
-#define HPU_IB_CQE_OWNER		(1U << 0)
+#define HPU_IB_CQE_F_IMM		0x01
+#define HPU_IB_CQE_F_GRH		0x02
+#define HPU_IB_CQE_OWNER		0x01
 
 /**
  * struct hpu_ib_cqe - completion queue entry (32 bytes)

@@ -103,6 +103,9 @@ struct Env {
     std::deque<std::vector<uint8_t>> rxq[HPU_NIC_MAX_PORTS];
     bool rx_disabled[HPU_NIC_MAX_PORTS] = {};
     bool nic_manual = false;                    // the test runs nic_bh()
+    bool roce_pending = false;                  // the RoCE bottom half
+    unsigned int roce_kicks = 0;
+    bool roce_manual = false;                   // the test runs roce_bh()
 
     Env()
     {
@@ -315,6 +318,17 @@ inline void env_nic_rx_kick(void *opaque, unsigned int port, bool purge)
     }
 }
 
+inline void env_roce_kick(void *opaque)
+{
+    auto *env = static_cast<Env *>(opaque);
+
+    if (!env->held_here()) {
+        env->lock_error = true;         // must be called with the lock
+    }
+    env->roce_kicks++;
+    env->roce_pending = true;
+}
+
 inline uint32_t env_nic_link(void *opaque, unsigned int port)
 {
     return static_cast<Env *>(opaque)->link[port];
@@ -339,6 +353,7 @@ inline const HpuCoreOps env_ops = {
     .nic_kick_tx = env_nic_kick_tx,
     .nic_rx_kick = env_nic_rx_kick,
     .nic_link = env_nic_link,
+    .roce_kick = env_roce_kick,
 };
 
 // Firmware images for the tests
@@ -502,7 +517,27 @@ struct Dev {
         if (!env.nic_manual) {
             nic_bh();
         }
+        if (!env.roce_manual) {
+            roce_bh();
+        }
     }
+    // Spec version 7 part 2: the RoCE engine's bottom half, while it has
+    // work.  Not re-entered.
+    void roce_bh()
+    {
+        if (roce_running) {
+            return;
+        }
+        roce_running = true;
+        while (env.roce_pending) {
+            env.roce_pending = false;
+            if (hpum_core_roce_step(&core)) {
+                env.roce_pending = true;
+            }
+        }
+        roce_running = false;
+    }
+    bool roce_running = false;
     // Spec version 7: run the NIC ports' bottom halves as QEMU's main loop
     // would: the transmit one while it has work, the receive kick (purge
     // the held frames, then offer them again).  Not re-entered.

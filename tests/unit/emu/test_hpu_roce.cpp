@@ -1,0 +1,1059 @@
+// SPDX-License-Identifier: MIT
+//
+// Host unit tests of the RoCE v2 engine (spec version 7 part 2,
+// Documentation/hw/roce.md): command validation, RC and UD transport
+// between two ports wired back to back, loss and recovery, errors, resets.
+//
+// Copyright (c) 2026 The hpu authors
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
+
+#include "hpu_roce_rig.hpp"
+
+using namespace hpu_test;
+
+namespace {
+
+Bytes pattern(size_t n, uint32_t seed) { return pattern_bytes(n, seed); }
+
+Bytes host_bytes(RoceRig &r, uint64_t bus, size_t n)
+{
+    return Bytes(r.hp(bus), r.hp(bus) + n);
+}
+
+} // namespace
+
+TEST_CASE("RoCE: RC SEND arrives in the receive buffer and completes both sides",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    Bytes data = pattern(700, 1);
+
+    r.hwrite(src.bus, data.data(), data.size());
+    r.post_recv(p.b, 0xb0b, { { dst.va, 4096, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 0xa0a, { { src.va, 700, src.key } });
+    r.pump();
+
+    Cqe32 s = r.poll1(p.ca), v = r.poll1(p.cb);
+    CHECK(s.wr_id == 0xa0au);
+    CHECK(s.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(s.op == HPU_ROCE_WC_SEND);
+    CHECK(s.qpn == 10u);
+    CHECK(v.wr_id == 0xb0bu);
+    CHECK(v.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(v.op == HPU_ROCE_WC_RECV);
+    CHECK(v.len == 700u);
+    CHECK(v.qpn == 20u);
+    CHECK(host_bytes(r, dst.bus, 700) == data);
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(p.ca, none));
+    CHECK_FALSE(r.poll(p.cb, none));
+    // One SEND_ONLY with AckReq, one ACK back.
+    REQUIRE(r.wire.size() == 2);
+    CHECK(r.wire[0].op() == OP_SEND_ONLY);
+    CHECK(r.wire[0].ackreq());
+    CHECK(r.wire[0].psn() == 0x100u);
+    CHECK(r.wire[0].dqpn() == 20u);
+    CHECK(r.wire[1].op() == OP_ACK);
+    CHECK(r.wire[1].psn() == 0x100u);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_PKTS) == 1);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_PKTS) == 1);
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE: SEND with immediate and RDMA WRITE with immediate", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(8192), dst = r.make_mr(8192);
+    Bytes data = pattern(3000, 2);
+
+    r.hwrite(src.bus, data.data(), data.size());
+    r.post_recv(p.b, 1, { { dst.va, 8192, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 8, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND_WITH_IMM, 11, { { src.va, 100, src.key } },
+                0, 0, 0x44332211u);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE_WITH_IMM, 12,
+                { { src.va, 3000, src.key } }, dst.va + 4096, dst.key, 0x88776655u);
+    r.pump();
+
+    Cqe32 a = r.poll1(p.cb), b = r.poll1(p.cb);
+    CHECK(a.wr_id == 1u);
+    CHECK(a.op == HPU_ROCE_WC_RECV);
+    CHECK((a.flags & HPU_ROCE_CQE_WITH_IMM) != 0);
+    CHECK(get32(a.imm) == 0x44332211u);
+    CHECK(a.len == 100u);
+    CHECK(b.wr_id == 2u);
+    CHECK(b.op == HPU_ROCE_WC_RECV_RDMA_WITH_IMM);
+    CHECK(get32(b.imm) == 0x88776655u);
+    CHECK(b.len == 3000u);
+    CHECK(host_bytes(r, dst.bus + 4096, 3000) == data);
+    CHECK(r.poll1(p.ca).wr_id == 11u);
+    CHECK(r.poll1(p.ca).op == HPU_ROCE_WC_RDMA_WRITE);
+}
+
+TEST_CASE("RoCE: RDMA WRITE and READ move data without receive WQEs", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(16384), remote = r.make_mr(16384);
+    Bytes w = pattern(5000, 3), rd = pattern(6000, 4);
+
+    r.hwrite(local.bus, w.data(), w.size());
+    r.hwrite(remote.bus + 8192, rd.data(), rd.size());
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 21, { { local.va, 5000, local.key } },
+                remote.va, remote.key);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 22, { { local.va + 8192, 6000, local.key } },
+                remote.va + 8192, remote.key);
+    r.pump();
+
+    Cqe32 a = r.poll1(p.ca), b = r.poll1(p.ca);
+    CHECK(a.wr_id == 21u);
+    CHECK(a.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(b.wr_id == 22u);
+    CHECK(b.op == HPU_ROCE_WC_RDMA_READ);
+    CHECK(b.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(b.len == 6000u);
+    CHECK(host_bytes(r, remote.bus, 5000) == w);
+    CHECK(host_bytes(r, local.bus + 8192, 6000) == rd);
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(p.cb, none));
+    CHECK(r.count_ops(OP_READ_REQ, 0) == 1);
+}
+
+TEST_CASE("RoCE: multi-packet messages are cut at the path MTU", "[emu][roce]")
+{
+    const uint8_t mtu = GENERATE(uint8_t{1}, uint8_t{3}, uint8_t{5});
+    const uint32_t bytes = 128u << mtu;
+    RoceRig r;
+    auto p = r.pair(mtu);
+    auto src = r.make_mr(65536), dst = r.make_mr(65536);
+    Bytes data = pattern(5 * bytes + 7, 5);
+
+    CAPTURE(mtu);
+    r.hwrite(src.bus, data.data(), data.size());
+    r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2,
+                { { src.va, static_cast<uint32_t>(data.size()), src.key } });
+    r.pump();
+    CHECK(r.poll1(p.cb).len == data.size());
+    CHECK(host_bytes(r, dst.bus, data.size()) == data);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+    std::vector<Pkt> req;
+    for (auto &k : r.wire) {
+        if (k.port == 0) {
+            req.push_back(k);
+        }
+    }
+    REQUIRE(req.size() == 6);
+    CHECK(req[0].op() == OP_SEND_FIRST);
+    CHECK(req[1].op() == OP_SEND_MIDDLE);
+    CHECK(req[5].op() == OP_SEND_LAST);
+    for (size_t i = 0; i < 5; i++) {
+        size_t hdr = req[i].bth() + 12;
+        CHECK(req[i].f.size() - hdr - 4 == bytes);      // exactly the MTU
+        CHECK(req[i].psn() == 0x100u + i);
+    }
+}
+
+TEST_CASE("RoCE: the responder acknowledges only AckReq packets (every 16th and the last)",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);             // 256-byte packets
+    auto src = r.make_mr(65536), dst = r.make_mr(65536);
+
+    r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 40 * 256, src.key } });
+    r.pump();
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+    size_t ackreq = 0;
+    for (auto &k : r.wire) {
+        if (k.port == 0 && k.ackreq()) {
+            ackreq++;
+            CHECK(((k.psn() - 0x100 + 1) % 16 == 0 || k.psn() == 0x100u + 39));
+        }
+    }
+    CHECK(ackreq == 3);
+    CHECK(r.count_ops(OP_ACK, 1) == 3);
+}
+
+TEST_CASE("RoCE: UD SEND delivers the payload after a 40-byte GRH", "[emu][roce]")
+{
+    const bool v6 = GENERATE(false, true);
+    RoceRig r;
+    auto ca = r.make_cq(1), cb = r.make_cq(2);
+    if (v6) {
+        r.set_gid(0, 1, RoceRig::ip6(0));
+        r.set_gid(1, 1, RoceRig::ip6(1));
+    }
+    auto a = r.make_qp(30, 0, 1, HPU_ROCE_QPT_UD), b = r.make_qp(40, 1, 2, HPU_ROCE_QPT_UD);
+    for (auto *q : { &a, &b }) {
+        Bytes d(256);
+        d[HPU_ROCE_QP_PORT] = q == &a ? 0 : 1;
+        put32(&d[HPU_ROCE_QP_QKEY], 0x1234);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT | HPU_ROCE_QPM_QKEY, d) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTR, 0) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTS, HPU_ROCE_QPM_SQ_PSN) == 0);
+    }
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    Bytes data = pattern(500, 6);
+    r.hwrite(src.bus, data.data(), data.size());
+    r.post_recv(b, 7, { { dst.va, 4096, dst.key } });
+    uint8_t av[32] = {};
+    Bytes m = r.mac(1), g = v6 ? RoceRig::ip6(1) : RoceRig::ip4(1);
+    std::memcpy(av, m.data(), 6);
+    av[HPU_ROCE_AV_SGID_INDEX] = v6 ? 1 : 0;
+    av[HPU_ROCE_AV_HOP_LIMIT] = 64;
+    std::memcpy(av + HPU_ROCE_AV_DGID, g.data(), 16);
+    r.post_send(a, HPU_ROCE_WR_SEND, 8, { { src.va, 500, src.key } }, 0, 0, 0,
+                HPU_ROCE_WQE_SIGNALED, av, 0x1234, 40);
+    r.pump();
+    Cqe32 e = r.poll1(cb);
+    CHECK(e.wr_id == 7u);
+    CHECK(e.len == 540u);
+    CHECK((e.flags & HPU_ROCE_CQE_GRH) != 0);
+    CHECK(e.src_qpn == 30u);
+    CHECK(host_bytes(r, dst.bus + 40, 500) == data);
+    REQUIRE(!r.wire.empty());
+    CHECK(r.wire[0].op() == OP_UD_SEND_ONLY);
+    if (v6) {
+        CHECK(r.hp(dst.bus)[0] >> 4 == 6);
+    } else {
+        CHECK(r.hp(dst.bus)[20] == 0x45);
+    }
+    CHECK(r.poll1(ca).wr_id == 8u);
+    // A wrong Q_Key is dropped and counted.
+    r.post_recv(b, 9, { { dst.va, 4096, dst.key } });
+    r.post_send(a, HPU_ROCE_WR_SEND, 10, { { src.va, 10, src.key } }, 0, 0, 0,
+                HPU_ROCE_WQE_SIGNALED, av, 0x9999, 40);
+    r.pump();
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(cb, none));
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_DROPPED) == 1);
+}
+
+TEST_CASE("RoCE: every emitted frame carries the ICRC an independent CRC computes",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(8192), dst = r.make_mr(8192);
+
+    r.post_recv(p.b, 1, { { dst.va, 8192, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 1001, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 3, { { src.va, 700, src.key } },
+                dst.va, dst.key);
+    r.pump();
+    REQUIRE(r.wire.size() > 6);
+    for (auto &k : r.wire) {
+        CHECK(k.icrc() == ref_icrc(k.f));
+        CHECK(k.f[12] == 0x08);
+        CHECK((k.f[14 + 6] & 0x40) != 0);       // DF
+        CHECK(k.f[14 + 20 + 2] == 0x12);        // UDP 4791
+        CHECK(k.f[14 + 20 + 3] == 0xb7);
+    }
+}
+
+TEST_CASE("RoCE: a frame with a bad ICRC is dropped and counted", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 64, src.key } });
+    r.pump();
+    REQUIRE(r.wire.size() == 1);
+    Bytes f = r.wire[0].f;
+    f[f.size() - 10] ^= 1;                      // a payload bit
+    r.inject(1, f);
+    r.pump();
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_ICRC_ERR) == 1);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_PKTS) == 0);
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(p.cb, none));
+    // The good frame is taken.
+    r.inject(1, r.wire[0].f);
+    r.pump();
+    CHECK(r.poll1(p.cb).len == 64u);
+}
+
+TEST_CASE("RoCE: a lost data packet draws a sequence NAK and go-back-N recovers",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(65536), dst = r.make_mr(65536);
+    Bytes data = pattern(10 * 256, 7);
+    bool dropped = false;
+
+    r.hwrite(src.bus, data.data(), data.size());
+    r.drop = [&](const Pkt &k) {
+        if (!dropped && k.port == 0 && k.psn() == 0x103) {
+            dropped = true;
+            return true;
+        }
+        return false;
+    };
+    r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 2560, src.key } });
+    r.pump();
+    CHECK(dropped);
+    CHECK(r.counter(1, HPU_ROCE_CNT_SEQ_NAK_SENT) == 1);
+    CHECK(r.counter(0, HPU_ROCE_CNT_SEQ_NAK_RCVD) == 1);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RETRANSMITS) >= 1);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+    CHECK(r.poll1(p.cb).len == 2560u);
+    CHECK(host_bytes(r, dst.bus, 2560) == data);
+}
+
+TEST_CASE("RoCE: a lost ACK is recovered by the local ACK timeout", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 10);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    int acks = 0;
+
+    r.drop = [&](const Pkt &k) { return k.op() == OP_ACK && acks++ == 0; };
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(p.ca, none));
+    CHECK(r.poll1(p.cb).len == 100u);
+    r.wait(4096ull << 10);
+    CHECK(r.counter(0, HPU_ROCE_CNT_ACK_TIMEOUTS) == 1);
+    CHECK(r.counter(1, HPU_ROCE_CNT_DUP_REQUESTS) == 1);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+    CHECK_FALSE(r.poll(p.cb, none));           // delivered once
+}
+
+TEST_CASE("RoCE: no receive WQE draws an RNR NAK; the retry succeeds once one is posted",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    CHECK(r.counter(1, HPU_ROCE_CNT_RNR_NAK_SENT) == 1);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RNR_NAK_RCVD) == 1);
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.wait(20000);                              // min RNR timer 1: 10 us
+    CHECK(r.poll1(p.cb).len == 100u);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+}
+
+TEST_CASE("RoCE: RNR retries exhaust into RNR_RETRY_EXC_ERR", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 14, 7, 2);
+    auto src = r.make_mr(4096);
+
+    r.setup_roce_eq();
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 100, src.key } });
+    r.pump();
+    for (int i = 0; i < 4; i++) {
+        r.wait(20000);
+    }
+    CHECK(r.counter(0, HPU_ROCE_CNT_RNR_NAK_RCVD) == 3);
+    Cqe32 e = r.poll1(p.ca);
+    CHECK(e.wr_id == 2u);
+    CHECK(e.status == HPU_ROCE_WC_RNR_RETRY_EXC_ERR);
+    Cqe32 f = r.poll1(p.ca);
+    CHECK(f.wr_id == 3u);
+    CHECK(f.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    auto ev = r.events();
+    REQUIRE(!ev.empty());
+    CHECK(ev[0].type == HPU_ROCE_EV_QP_FATAL);
+    CHECK(ev[0].obj == 10u);
+    CHECK(ev[0].cause == HPU_ROCE_CAUSE_RNR_RETRY_EXC);
+}
+
+TEST_CASE("RoCE: retries exhaust into RETRY_EXC_ERR when the peer never answers",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 8, 2);
+    auto src = r.make_mr(4096);
+
+    r.drop = [](const Pkt &) { return true; };
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    for (int i = 0; i < 3; i++) {
+        Cqe32 none{};
+        CHECK_FALSE(r.poll(p.ca, none));
+        r.wait(4096ull << 8);
+    }
+    CHECK(r.counter(0, HPU_ROCE_CNT_ACK_TIMEOUTS) == 3);
+    CHECK(r.count_ops(OP_SEND_ONLY, 0) == 3);   // first try and two retries
+    Cqe32 e = r.poll1(p.ca);
+    CHECK(e.status == HPU_ROCE_WC_RETRY_EXC_ERR);
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    CHECK(r.query(HPU_ROCE_TYPE_QP, 10)[HPU_ROCE_QP_Q_CAUSE] == HPU_ROCE_CAUSE_RETRY_EXC);
+}
+
+TEST_CASE("RoCE: a WRITE outside the remote MR is NAKed: REM_ACCESS_ERR, both QPs in ERR",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(4096), remote = r.make_mr(4096);
+
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { local.va, 100, local.key } },
+                remote.va + 4090, remote.key);
+    r.pump();
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_REM_ACCESS_ERR);
+    CHECK(r.counter(1, HPU_ROCE_CNT_REM_ACCESS_ERR) == 1);
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: a local SGE with a bad key completes LOC_PROT_ERR", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(4096);
+
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { local.va, 100, local.key ^ 1 } });
+    r.pump();
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_LOC_PROT_ERR);
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    CHECK(r.wire.empty());
+}
+
+TEST_CASE("RoCE: a full CQ overflows: CQ_ERROR event, the QP goes to ERR", "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    r.make_cq(1);
+    auto cb = r.make_cq(2, 2);
+    auto a = r.make_qp(10, 0, 1), b = r.make_qp(20, 1, 2);
+    r.connect_rc(a, 0, 20, 3);
+    r.connect_rc(b, 1, 10, 3);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    for (int i = 0; i < 3; i++) {
+        r.post_recv(b, 100 + i, { { dst.va, 4096, dst.key } });
+        r.post_send(a, HPU_ROCE_WR_SEND, i, { { src.va, 8, src.key } });
+    }
+    r.pump();
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 2)[HPU_ROCE_CQ_Q_ERROR] == 1);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+    bool cq_err = false;
+    for (auto &e : r.events()) {
+        cq_err |= e.type == HPU_ROCE_EV_CQ_ERROR && e.obj == 2 &&
+                  e.cause == HPU_ROCE_CAUSE_OVERFLOW;
+    }
+    CHECK(cq_err);
+    CHECK(r.poll1(cb).wr_id == 100u);
+    CHECK(r.poll1(cb).wr_id == 101u);
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(cb, none));              // nothing more is written
+}
+
+TEST_CASE("RoCE: a QP moved to ERR flushes its posted WQEs in order", "[emu][roce]")
+{
+    RoceRig r;
+    auto c = r.make_cq(1);
+    auto q = r.make_qp(10, 0, 1);
+    auto m = r.make_mr(4096);
+
+    r.post_recv(q, 1, { { m.va, 64, m.key } });
+    r.post_recv(q, 2, { { m.va, 64, m.key } });
+    Bytes d(256);
+    d[HPU_ROCE_QP_PORT] = 0;
+    REQUIRE(r.modify(10, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT, d) == 0);
+    r.post_send(q, HPU_ROCE_WR_SEND, 3, { { m.va, 64, m.key } }, 0, 0, 0, 0);
+    REQUIRE(r.modify(10, HPU_ROCE_QPS_ERR, 0) == 0);
+    r.pump();
+    Cqe32 e = r.poll1(c);
+    CHECK(e.wr_id == 3u);
+    CHECK(e.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(r.poll1(c).wr_id == 1u);
+    CHECK(r.poll1(c).wr_id == 2u);
+    // Posted later: flushed at the doorbell.
+    r.post_send(q, HPU_ROCE_WR_SEND, 4, { { m.va, 64, m.key } });
+    r.pump();
+    CHECK(r.poll1(c).wr_id == 4u);
+}
+
+TEST_CASE("RoCE: doorbells of another page, of missing objects or with reserved bits are refused",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096);
+    const uint32_t bad = GENERATE(0u, 1u, 2u, 3u);
+
+    r.post_recv(p.b, 1, { { src.va, 64, src.key } });
+    Bytes w(256);
+    w[HPU_ROCE_WQE_FLAGS] = HPU_ROCE_WQE_SIGNALED;
+    w[HPU_ROCE_WQE_NUM_SGE] = 1;
+    put64(&w[64], src.va);
+    put32(&w[72], 8);
+    put32(&w[76], src.key);
+    r.hwrite(p.a.sq, w.data(), w.size());
+    uint8_t pi[4];
+    put32(pi, 1);
+    r.hwrite(p.a.dbr, pi, 4);
+    uint64_t db = bad == 0 ? HPU_ROCE_DB_PAGE(RoceRig::PAGE + 1) + HPU_ROCE_DB_SQ_DB
+                           : HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_SQ_DB;
+    uint32_t val = bad == 1 ? 11u : bad == 2 ? (10u | 0x01000000u) : 10u;
+    if (bad == 3) {
+        r.cwr(HPU_ROCE_CTRL, 0);                // engine off: objects gone too
+    }
+    r.wr(db, val);
+    r.pump();
+    CHECK(r.crd(HPU_ROCE_DB_REFUSED_LO) == 1u);
+    CHECK(r.wire.empty());
+    if (bad != 3) {
+        Cqe32 none{};
+        CHECK_FALSE(r.poll(p.ca, none));
+        // The owner's own doorbell goes.
+        r.wr(HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_SQ_DB, 10);
+        r.pump();
+        CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);
+    }
+}
+
+TEST_CASE("RoCE: an MMU fault on the send ring moves the QP to ERR with QP_FATAL",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    r.setup_eq();
+    auto c = r.make_cq(1);
+    RoceRig::Qp q;
+    q.n = 10;
+    q.cq = 1;
+    Bytes d = r.qp_image(q, 0);
+    // ASID 1 has no page table: every access of the QP faults.
+    put16(&d[HPU_ROCE_QP_ASID], 1);
+    put64(&d[HPU_ROCE_QP_SQ_ADDR], 0x200000);
+    put64(&d[HPU_ROCE_QP_RQ_ADDR], 0x300000);
+    put64(&d[HPU_ROCE_QP_DBR_ADDR], 0x400000);
+    put32(&d[HPU_ROCE_QP_SEND_CQ], 3);
+    put32(&d[HPU_ROCE_QP_RECV_CQ], 3);
+    Bytes cimg = r.cq_image(c, 16);
+    put16(&cimg[HPU_ROCE_CQ_ASID], 1);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, 3, cimg) == 0);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 10, d) == 0);
+    r.connect_rc(q, 0, 20, 3);
+    r.wr(HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_SQ_DB, 10);
+    r.pump();
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    auto ev = r.events();
+    REQUIRE(!ev.empty());
+    CHECK(ev[0].type == HPU_ROCE_EV_QP_FATAL);
+    CHECK(ev[0].cause == HPU_ROCE_CAUSE_MMU_FAULT);
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) >= 1u);
+    CHECK(r.eqe(0).id == HPU_EVENT_MMU_FAULT);
+    CHECK(r.eqe(0).asid == 1u);
+    CHECK(r.wire.empty());
+}
+
+TEST_CASE("RoCE: a reset mid-transfer destroys every object and nothing is written after",
+          "[emu][roce]")
+{
+    const int kind = GENERATE(0, 1, 2);     // soft, hard, power-on
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(65536), dst = r.make_mr(65536);
+
+    CAPTURE(kind);
+    r.post_recv(p.b, 1, { { dst.va, 65536, dst.key } });
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 200 * 256, src.key } });
+    r.pump();
+    REQUIRE(r.wire.size() == 128);              // the window is full
+    if (kind == 0) {
+        r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
+    } else if (kind == 1) {
+        r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    } else {
+        hpum_core_reset(&r.core);
+    }
+    Bytes before(r.env.host.begin(), r.env.host.end());
+    size_t sent = r.wire.size();
+    r.loop = true;
+    for (size_t i = 0; i < 10; i++) {
+        r.inject(1, r.wire[i].f);
+    }
+    r.wait(kind == 1 ? HPU_HARD_RESET_NS + 2 * HPU_SOFT_RESET_NS : 2 * HPU_SOFT_RESET_NS);
+    r.wait(4096ull << 20);                      // beyond any QP timer
+    CHECK(Bytes(r.env.host.begin(), r.env.host.end()) == before);
+    CHECK(r.wire.size() == sent);               // nothing more on the wire
+    CHECK(r.crd(HPU_ROCE_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_CTRL) == 0u);
+    CHECK(r.rd(HPU_ROCE_PORT_BASE(0) + HPU_ROCE_PORT_GID(0) +
+               HPU_ROCE_PORT_GID_VALID_OFF) == 0u);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_PKTS) == 0u);
+    r.cwr(HPU_ROCE_CTRL, HPU_ROCE_CTRL_ENABLE);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, 10, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_INDEX);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_CQ, 1, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_INDEX);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_MR, 1, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_INDEX);
+}
+
+// Command validation: each rejected input its own case.
+
+namespace {
+
+struct CmdRig : RoceRig {
+    Cq cq;
+    CmdRig() { cq = make_cq(1); }
+    Bytes qp_img()
+    {
+        Qp q;
+        q.cq = 1;
+        return qp_image(q, 0);
+    }
+    Bytes mr_img(uint32_t idx)
+    {
+        Bytes d(256);
+        put32(&d[HPU_ROCE_MR_KEY], idx << 8 | 1);
+        put32(&d[HPU_ROCE_MR_ACCESS], 7);
+        put64(&d[HPU_ROCE_MR_VA], 0x1000);
+        put64(&d[HPU_ROCE_MR_LENGTH], 0x1000);
+        return d;
+    }
+};
+
+} // namespace
+
+TEST_CASE("RoCE commands: a good image of each type is accepted and queried back",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    Bytes q = r.qp_img(), m = r.mr_img(3);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, q) == HPU_ROCE_RES_OK);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, 3, m) == HPU_ROCE_RES_OK);
+    Bytes qq = r.query(HPU_ROCE_TYPE_QP, 2);
+    CHECK(Bytes(qq.begin() + 8, qq.begin() + 56) == Bytes(q.begin() + 8, q.begin() + 56));
+    CHECK(r.query(HPU_ROCE_TYPE_MR, 3) == m);
+    CHECK(r.crd(HPU_ROCE_CMD_DONE) == 5u);      // CQ, QP, MR, two queries
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_QP, 2, Bytes(256)) == 0);
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_CQ, 1, Bytes(256)) == 0);
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE commands: BAD_OP for unknown opcodes and types, high bits, CQ and MR MODIFY, engine off",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 7));
+    uint32_t op = HPU_ROCE_OP_QUERY, type = HPU_ROCE_TYPE_CQ, idx = 1;
+    CAPTURE(which);
+    switch (which) {
+    case 0: op = 0; break;
+    case 1: op = 5; break;
+    case 2: type = 0; break;
+    case 3: type = 5; break;
+    case 4: op = HPU_ROCE_OP_MODIFY; break;
+    case 5: op = HPU_ROCE_OP_MODIFY; type = HPU_ROCE_TYPE_MR; break;
+    case 6: r.cwr(HPU_ROCE_CTRL, 0); r.cwr(HPU_ROCE_CTRL, 1); idx = 1; break;
+    }
+    if (which == 6) {
+        // The CQ is gone with the disable; the engine on again: BAD_INDEX,
+        // while off: BAD_OP.
+        CHECK(r.cmd(op, type, idx, Bytes(256)) == HPU_ROCE_RES_BAD_INDEX);
+        r.cwr(HPU_ROCE_CTRL, 0);
+    }
+    CHECK(r.cmd(op, type, idx, Bytes(256)) == HPU_ROCE_RES_BAD_OP);
+    CHECK_FALSE(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE commands: CMD bits 31:16 set is BAD_OP", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    r.cwr(HPU_ROCE_CMD_INDEX, 1);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_QUERY | HPU_ROCE_TYPE_CQ << 8 | 0x10000);
+    r.pump();
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == HPU_ROCE_RES_BAD_OP << 8);
+}
+
+TEST_CASE("RoCE commands: BAD_INDEX for out of range, QPN 0 and 1, free and used indexes",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 8));
+    CAPTURE(which);
+    Bytes q = r.qp_img();
+    int res = -1;
+    switch (which) {
+    case 0: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 4096, q); break;
+    case 1: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 0, q); break;
+    case 2: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 1, q); break;
+    case 3: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, 4096, Bytes(256)); break;
+    case 4: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 1024, Bytes(256)); break;
+    case 5: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, 65536, Bytes(256)); break;
+    case 6: res = r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_CQ, 1, Bytes(256)); break;
+    case 7: res = r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_QP, 5, Bytes(256)); break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_INDEX);
+}
+
+TEST_CASE("RoCE commands: BAD_STATE for transitions the state machine refuses and objects in use",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 5));
+    CAPTURE(which);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, r.qp_img()) == 0);
+    Bytes d(256);
+    int res = -1;
+    switch (which) {
+    case 0: res = r.modify(2, HPU_ROCE_QPS_RTR, 0, d); break;        // RESET -> RTR
+    case 1: res = r.modify(2, HPU_ROCE_QPS_SQD, 0, d); break;
+    case 2: res = r.modify(2, HPU_ROCE_QPS_SQE, 0, d); break;
+    case 3: res = r.modify(2, 7, 0, d); break;
+    case 4: res = r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_CQ, 1, d); break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_STATE);
+    CHECK(r.qp_state(2) == HPU_ROCE_QPS_RESET);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for each broken QP field", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 14));
+    CAPTURE(which);
+    Bytes d = r.qp_img();
+    switch (which) {
+    case 0: d[HPU_ROCE_QP_STATE] = HPU_ROCE_QPS_INIT; break;
+    case 1: d[HPU_ROCE_QP_TYPE] = 3; break;                    // UC
+    case 2: d[HPU_ROCE_QP_PORT] = 10; break;
+    case 3: put16(&d[HPU_ROCE_QP_ASID], 64); break;
+    case 4: put16(&d[HPU_ROCE_QP_DB_PAGE], 2048); break;
+    case 5: put32(&d[HPU_ROCE_QP_SEND_CQ], 9); break;          // no such CQ
+    case 6: d[HPU_ROCE_QP_SQ_LOG_STRIDE] = 5; break;
+    case 7: put64(&d[HPU_ROCE_QP_SQ_ADDR], get64(&d[HPU_ROCE_QP_SQ_ADDR]) + 8); break;
+    case 8: put32(&d[HPU_ROCE_QP_ACCESS], 8); break;            // REMOTE_ATOMIC
+    case 9: d[HPU_ROCE_QP_RETRY_CNT] = 8; break;
+    case 10: d[120] = 1; break;                                 // reserved
+    case 11: put32(&d[HPU_ROCE_QP_MASK], 1); break;
+    case 12: put32(&d[HPU_ROCE_QP_SRQ], 1); break;              // no such SRQ
+    case 13: put32(&d[HPU_ROCE_QP_SQ_PSN], 1u << 24); break;
+    }
+    CHECK(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, d) == HPU_ROCE_RES_BAD_IMAGE);
+    CHECK(r.cmd(HPU_ROCE_OP_QUERY, HPU_ROCE_TYPE_QP, 2, Bytes(256)) == HPU_ROCE_RES_BAD_INDEX);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for MODIFY masks: a required bit missing, a bit not allowed",
+          "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 4));
+    CAPTURE(which);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 2, r.qp_img()) == 0);
+    Bytes d(256);
+    int res = -1;
+    switch (which) {
+    case 0: res = r.modify(2, HPU_ROCE_QPS_INIT, 0, d); break;                 // no PORT
+    case 1: res = r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT |
+                           HPU_ROCE_QPM_SQ_PSN, d); break;                     // not allowed
+    case 2: res = r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT | (1u << 14), d); break;
+    case 3:
+        REQUIRE(r.modify(2, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT, d) == 0);
+        res = r.modify(2, HPU_ROCE_QPS_RTR, HPU_ROCE_QPM_AV, d);              // RC needs more
+        break;
+    }
+    CHECK(res == HPU_ROCE_RES_BAD_IMAGE);
+}
+
+TEST_CASE("RoCE commands: BAD_IMAGE for each broken CQ, SRQ and MR field", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    const int which = GENERATE(Catch::Generators::range(0, 10));
+    CAPTURE(which);
+    Bytes c = r.cq_image(r.cq, 16), m = r.mr_img(3), s(256);
+    s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;
+    s[HPU_ROCE_SRQ_LOG_STRIDE] = 5;
+    put64(&s[HPU_ROCE_SRQ_RING_ADDR], host_addr(r.halloc(512, 64)));
+    put64(&s[HPU_ROCE_SRQ_DBR_ADDR], host_addr(r.halloc(8, 8)));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 0, s) == 0);
+    uint32_t type = HPU_ROCE_TYPE_CQ, idx = 2;
+    Bytes *img = &c;
+    switch (which) {
+    case 0: c[HPU_ROCE_CQ_LOG_ENTRIES] = 0; break;
+    case 1: c[HPU_ROCE_CQ_LOG_ENTRIES] = 17; break;
+    case 2: put64(&c[HPU_ROCE_CQ_RING_ADDR], get64(&c[HPU_ROCE_CQ_RING_ADDR]) + 16); break;
+    case 3: c[40] = 1; break;
+    case 4: type = HPU_ROCE_TYPE_MR; img = &m; idx = 4; break;          // key index != 4
+    case 5: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put32(&m[HPU_ROCE_MR_ACCESS], 8); break;
+    case 6: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put32(&m[HPU_ROCE_MR_ACCESS], 2); break;
+    case 7: type = HPU_ROCE_TYPE_MR; img = &m; idx = 3; put64(&m[HPU_ROCE_MR_LENGTH], 0); break;
+    case 8: type = HPU_ROCE_TYPE_SRQ; idx = 1; s[HPU_ROCE_SRQ_LOG_STRIDE] = 11; img = &s; break;
+    case 9:
+        s = Bytes(256);
+        put32(&s[HPU_ROCE_SRQ_LIMIT], 17);                   // above 16 entries
+        CHECK(r.cmd(HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, 0, s) == HPU_ROCE_RES_BAD_IMAGE);
+        put32(&s[HPU_ROCE_SRQ_LIMIT], 4);
+        s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;                     // not the limit
+        CHECK(r.cmd(HPU_ROCE_OP_MODIFY, HPU_ROCE_TYPE_SRQ, 0, s) == HPU_ROCE_RES_BAD_IMAGE);
+        return;
+    }
+    CHECK(r.cmd(HPU_ROCE_OP_CREATE, type, idx, *img) == HPU_ROCE_RES_BAD_IMAGE);
+}
+
+TEST_CASE("RoCE commands: run on the worker; writes while BUSY are dropped", "[emu][roce][cmd]")
+{
+    CmdRig r;
+    r.cwr(HPU_ROCE_CMD_INDEX, 1);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_QUERY | HPU_ROCE_TYPE_CQ << 8);
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == HPU_ROCE_CMD_BUSY);     // not in the write
+    size_t errs = r.env.errors.size();
+    r.cwr(HPU_ROCE_CMD_INDEX, 7);
+    r.cwr(HPU_ROCE_CMD_DATA(0), 0xdead);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_DESTROY | HPU_ROCE_TYPE_CQ << 8);
+    CHECK(r.env.errors.size() == errs + 3);
+    CHECK(r.crd(HPU_ROCE_CMD_INDEX) == 1u);
+    r.pump();
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == 0u);
+    CHECK(r.crd(HPU_ROCE_CMD_DATA(HPU_ROCE_CQ_LOG_ENTRIES / 4)) != 0u);
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 1)[HPU_ROCE_CQ_LOG_ENTRIES] == 6);  // not destroyed
+}
+
+TEST_CASE("RoCE: an SRQ feeds receives, publishes its consumer index and fires its limit once",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto ca = r.make_cq(1), cb = r.make_cq(2);
+    Bytes s(256);
+    uint64_t ring = r.halloc(16 * 64, 64), dbr = r.halloc(8, 8);
+    s[HPU_ROCE_SRQ_LOG_ENTRIES] = 4;
+    s[HPU_ROCE_SRQ_LOG_STRIDE] = 6;
+    put32(&s[HPU_ROCE_SRQ_PD], 1);
+    put16(&s[HPU_ROCE_SRQ_DB_PAGE], RoceRig::PAGE);
+    put32(&s[HPU_ROCE_SRQ_LIMIT], 2);
+    put64(&s[HPU_ROCE_SRQ_RING_ADDR], host_addr(ring));
+    put64(&s[HPU_ROCE_SRQ_DBR_ADDR], host_addr(dbr));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_SRQ, 0, s) == 0);
+    RoceRig::Qp a, b;
+    a.n = 10; a.cq = 1;
+    b.n = 20; b.cq = 2; b.srq = 1;
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 10, r.qp_image(a, 0)) == 0);
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 20, r.qp_image(b, 1)) == 0);
+    r.connect_rc(a, 0, 20, 3);
+    r.connect_rc(b, 1, 10, 3);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    for (uint32_t i = 0; i < 4; i++) {
+        Bytes w(64);
+        put64(&w[0], 500 + i);
+        w[8] = 1;
+        put64(&w[16], dst.va + 64 * i);
+        put32(&w[24], 64);
+        put32(&w[28], dst.key);
+        r.hwrite(ring + 64 * i, w.data(), w.size());
+    }
+    uint8_t pi[4];
+    put32(pi, 4);
+    r.hwrite(dbr, pi, 4);
+    for (int i = 0; i < 3; i++) {
+        r.post_send(a, HPU_ROCE_WR_SEND, i, { { src.va, 16, src.key } });
+    }
+    r.pump();
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK(r.poll1(cb).wr_id == 500 + i);
+        CHECK(r.poll1(ca).status == HPU_ROCE_WC_SUCCESS);
+    }
+    CHECK(r.hrd32(dbr + 4) == 3u);
+    size_t limits = 0;
+    for (auto &e : r.events()) {
+        limits += e.type == HPU_ROCE_EV_SRQ_LIMIT && e.obj == 0;
+    }
+    CHECK(limits == 1);                         // 4 - 3 = 1 < 2, then disarmed
+    CHECK(r.query(HPU_ROCE_TYPE_SRQ, 0)[HPU_ROCE_SRQ_LIMIT] == 0);
+    CHECK(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_SRQ, 0, Bytes(256)) ==
+          HPU_ROCE_RES_BAD_STATE);
+}
+
+TEST_CASE("RoCE: CQ_ARM raises one CQ_COMPLETION, at once if a completion is unconsumed",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    const uint64_t arm = HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_CQ_ARM;
+
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    r.env.vectors.clear();
+    r.post_recv(p.b, 1, { { dst.va, 64, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 64, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 8, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 4, { { src.va, 8, src.key } });
+    r.pump();
+    auto ev = r.events();
+    REQUIRE(ev.size() == 1);                    // once per arm
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    CHECK(ev[0].obj == 2u);
+    CHECK(std::count(r.env.vectors.begin(), r.env.vectors.end(), HPU_VEC_ROCE) == 1);
+    // Two written, none consumed: arming again raises it at once.
+    r.wr(arm, 2);
+    r.pump();
+    ev = r.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].type == HPU_ROCE_EV_CQ_COMPLETION);
+    // Consumed: no event until the next completion.
+    r.poll1(p.cb);
+    r.poll1(p.cb);
+    r.wr(arm, 2);
+    r.pump();
+    CHECK(r.events().empty());
+    CHECK(r.query(HPU_ROCE_TYPE_CQ, 2)[HPU_ROCE_CQ_Q_ARM] == HPU_ROCE_CQ_ARM_NEXT);
+}
+
+TEST_CASE("RoCE: a port whose link is down discards frames and its QP's retries exhaust",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(3, 8, 1);
+    auto src = r.make_mr(4096);
+
+    r.set_link(0, HPU_NIC_LINK_STATUS_ATTACHED);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 100, src.key } });
+    r.pump();
+    CHECK(r.wire.empty());
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 1);
+    r.wait(4096ull << 8);
+    r.wait(4096ull << 8);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_DISCARDS) == 2);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_RETRY_EXC_ERR);
+}
+
+TEST_CASE("RoCE: mutated and truncated frames from the wire never break the engine",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(65536, 7), dst = r.make_mr(65536, 7);
+
+    for (int i = 0; i < 8; i++) {
+        r.post_recv(p.b, i, { { dst.va, 65536, dst.key } });
+    }
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 1, { { src.va, 600, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 3, { { src.va, 600, src.key } },
+                dst.va, dst.key);
+    r.pump();
+    std::vector<Bytes> seeds;
+    for (auto &k : r.wire) {
+        seeds.push_back(k.f);
+    }
+    REQUIRE(seeds.size() >= 5);
+    uint32_t x = 12345;
+    auto rnd = [&x]() { x = x * 1103515245u + 12345u; return x >> 8; };
+    for (int i = 0; i < 3000; i++) {
+        Bytes f = seeds[rnd() % seeds.size()];
+        // The UDP ports stay (else the frame takes the Ethernet path,
+        // whose ring has no buffers: the port would hold it).
+        size_t l4 = 14 + 20 + 4;
+        int flips = 1 + static_cast<int>(rnd() % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = l4 + rnd() % (f.size() - l4);
+            f[at] = static_cast<uint8_t>(rnd());
+        }
+        if (rnd() % 4 == 0) {
+            f.resize(62 + rnd() % (f.size() - 62));
+        }
+        if (f.size() > 14 + 20 + 8 + 12 + 4 && rnd() % 2) {
+            put32(f.data() + f.size() - 4, ref_icrc(f));       // passes the ICRC
+        }
+        r.inject(1, f);
+        r.inject(0, f);
+        r.pump();
+    }
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_ICRC_ERR) > 0);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_MALFORMED) + r.counter(1, HPU_ROCE_CNT_RX_UNKNOWN_QP) +
+          r.counter(1, HPU_ROCE_CNT_RX_DROPPED) > 0);
+    // The engine still works: a fresh pair on other QPNs talks.
+    r.loop = true;
+    r.drop = nullptr;
+    auto c = r.make_cq(5), d = r.make_cq(6);
+    auto a = r.make_qp(100, 0, 5), b = r.make_qp(200, 1, 6);
+    r.connect_rc(a, 0, 200, 3);
+    r.connect_rc(b, 1, 100, 3);
+    r.post_recv(b, 9, { { dst.va, 64, dst.key } });
+    r.post_send(a, HPU_ROCE_WR_SEND, 10, { { src.va, 64, src.key } });
+    r.pump();
+    CHECK(r.poll1(d).wr_id == 9u);
+    CHECK(r.poll1(c).status == HPU_ROCE_WC_SUCCESS);
+}
+
+TEST_CASE("RoCE: a FENCE send waits for the RDMA READ before it", "[emu][roce]")
+{
+    const bool fence = GENERATE(false, true);
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(8192), remote = r.make_mr(8192);
+
+    CAPTURE(fence);
+    r.post_recv(p.b, 1, { { remote.va + 4096, 64, remote.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 2, { { local.va, 512, local.key } },
+                remote.va, remote.key);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { local.va + 4096, 8, local.key } }, 0, 0, 0,
+                static_cast<uint8_t>(HPU_ROCE_WQE_SIGNALED |
+                                     (fence ? HPU_ROCE_WQE_FENCE : 0)));
+    r.pump();
+    size_t send_at = 0, resp_at = 0;
+    for (size_t i = 0; i < r.wire.size(); i++) {
+        if (r.wire[i].op() == OP_SEND_ONLY) {
+            send_at = i;
+        }
+        if (r.wire[i].op() == OP_READ_RESP_ONLY) {
+            resp_at = i;
+        }
+    }
+    REQUIRE(send_at > 0);
+    REQUIRE(resp_at > 0);
+    CHECK((send_at > resp_at) == fence);
+    CHECK(r.poll1(p.ca).wr_id == 2u);
+    CHECK(r.poll1(p.ca).wr_id == 3u);
+}
+
+TEST_CASE("RoCE: port events on vector 32; a full or disabled event ring drops and counts",
+          "[emu][roce]")
+{
+    RoceRig r;
+    // The rig enabled both ports with the ring disabled: two events lost.
+    CHECK(r.crd(HPU_ROCE_EQ_DROPPED) == 2u);
+    r.setup_roce_eq(16);
+    r.env.vectors.clear();
+    r.set_link(0, HPU_NIC_LINK_STATUS_ATTACHED);
+    r.set_link(0, (HPU_NIC_LINK_STATUS_ATTACHED | HPU_NIC_LINK_STATUS_UP));
+    r.wr(HPU_ROCE_PORT_BASE(1) + HPU_ROCE_PORT_CTRL, 0);
+    auto ev = r.events();
+    REQUIRE(ev.size() == 3);
+    CHECK(ev[0].type == HPU_ROCE_EV_PORT_DOWN);
+    CHECK(ev[0].port == 0u);
+    CHECK(ev[1].type == HPU_ROCE_EV_PORT_ACTIVE);
+    CHECK(ev[2].type == HPU_ROCE_EV_PORT_DOWN);
+    CHECK(ev[2].obj == 1u);
+    CHECK(std::count(r.env.vectors.begin(), r.env.vectors.end(), HPU_VEC_ROCE) == 3);
+    for (int i = 0; i < 10; i++) {                  // 20 events, 16 slots
+        r.set_link(0, HPU_NIC_LINK_STATUS_ATTACHED);
+        r.set_link(0, (HPU_NIC_LINK_STATUS_ATTACHED | HPU_NIC_LINK_STATUS_UP));
+    }
+    CHECK(r.crd(HPU_ROCE_EQ_PI) - r.crd(HPU_ROCE_EQ_CI) == 16u);
+    CHECK(r.crd(HPU_ROCE_EQ_DROPPED) == 6u);
+    // EQ_CI beyond EQ_PI is refused.
+    r.cwr(HPU_ROCE_EQ_CI, r.crd(HPU_ROCE_EQ_PI) + 1);
+    CHECK(r.crd(HPU_ROCE_EQ_CI) == 3u);
+}
