@@ -272,6 +272,15 @@ t_data() {
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
+	# HBM as an MR through libibverbs, the provider and <hpu/hpu_rdma.h>.
+	local idx
+	idx=$(basename "$(ls -d /sys/bus/pci/devices/"$BDF"/accel/accel* | head -n1)")
+	out=$(RDMAV_DRIVERS=$PROV timeout -s KILL $((300 * TS)) "$BUILD/tests/vm/hpu-hbm-rdma" \
+		"${idx#accel}" 1 "$g1" 2 "$g2" 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	[ "$rc" -lt 100 ] || fail "hbm/hpu-hbm-rdma ran to the end" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 	if rdma link show "$IB/1" | grep -q "state ACTIVE"; then
 		pass "a port whose netdev is up with carrier is ACTIVE"
 	else

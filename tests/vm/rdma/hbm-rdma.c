@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hbm-rdma: RDMA into and out of HBM through libibverbs, the hpu provider
+ * and libhpu's <hpu/hpu_rdma.h> (run by tests/vm/rdma/rdma-tests.sh).
+ *
+ *   hpu-hbm-rdma HPU_INDEX PORT_A GID_A PORT_B GID_B
+ *
+ * Finds the ib_device of HPU HPU_INDEX with hpu_rdma_find_device(), connects
+ * an RC QP on port PORT_A to one on PORT_B (ib port numbers; the two ports
+ * wired to each other, GID_x the RoCE v2 GID index of each port's address),
+ * registers an HBM buffer with hpu_rdma_reg_buffer() and moves data between
+ * it and host memory over the wire:
+ *   - HBM filled by the DMA engine, RDMA READ into host memory: the bytes match;
+ *   - RDMA WRITE from host memory into HBM, copied back by the DMA engine:
+ *     the bytes match (the data really is in HBM);
+ * and checks the helpers' refusals. Each check prints PASS or FAIL; the exit
+ * status is the number of failures (100 and up: could not run).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hpu/hpu.h>
+#include <hpu/hpu_rdma.h>
+
+#define LEN 262144u
+#define HBM_SIZE (2u << 20)
+
+static int failures;
+
+static void check(int ok, const char *what, const char *why)
+{
+	if (ok) {
+		printf("PASS vm/rdma/hbm/%s\n", what);
+	} else {
+		printf("FAIL vm/rdma/hbm/%s: %s\n", what, why ? why : "");
+		failures++;
+	}
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "hbm-rdma: %s: %s\n", what, strerror(err));
+	exit(100);
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr a;
+	struct ibv_qp *qp;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = cq;
+	a.recv_cq = cq;
+	a.qp_type = IBV_QPT_RC;
+	a.sq_sig_all = 1;
+	a.cap.max_send_wr = 16;
+	a.cap.max_recv_wr = 16;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &a);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	return qp;
+}
+
+static void connect_qp(struct ibv_qp *qp, uint8_t port, int sgid, const union ibv_gid *dgid,
+		       uint32_t dqpn)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = port;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_LOCAL_WRITE;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		die("modify to INIT", ret);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = (uint8_t)sgid;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = port;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		die("modify to RTR", ret);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 18;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 100;
+	a.max_rd_atomic = 4;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				    IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		die("modify to RTS", ret);
+}
+
+/* One signalled RDMA READ or WRITE of LEN bytes; 0 or why not. */
+static const char *rdma_op(struct ibv_qp *qp, struct ibv_cq *cq, enum ibv_wr_opcode op,
+			   struct ibv_mr *local, uint64_t raddr, uint32_t rkey)
+{
+	static char why[128];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	time_t end = time(NULL) + 120;
+	int n;
+
+	sge.addr = (uintptr_t)local->addr;
+	sge.length = LEN;
+	sge.lkey = local->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = op;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	n = ibv_post_send(qp, &wr, &bad);
+	if (n) {
+		snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(n));
+		return why;
+	}
+	do {
+		n = ibv_poll_cq(cq, 1, &wc);
+	} while (n == 0 && time(NULL) < end);
+	if (n < 0)
+		return "ibv_poll_cq failed";
+	if (n == 0)
+		return "no completion in 120 s";
+	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)op) {
+		snprintf(why, sizeof(why), "completion status %s, wr_id %" PRIu64,
+			 ibv_wc_status_str(wc.status), wc.wr_id);
+		return why;
+	}
+	return NULL;
+}
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)((i * 131u + seed) ^ (i >> 9));
+}
+
+/* Copy @size bytes between device addresses on @q; 0 or a negative errno. */
+static int dev_copy(hpu_queue_t *q, uint64_t dst, uint64_t src, uint64_t size)
+{
+	hpu_fence_t *f = NULL;
+	int ret = hpu_queue_copy(q, dst, src, size, &f);
+
+	if (!ret)
+		ret = hpu_fence_wait(f, 60ull * 1000 * 1000 * 1000);
+	hpu_fence_destroy(f);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	hpu_buffer_t *hbm, *stage, *ro, *user;
+	struct ibv_mr *hbm_mr, *host_mr, *mr;
+	struct ibv_qp *qa, *qb;
+	struct ibv_device **list, *ibdev;
+	struct ibv_context *ctx;
+	union ibv_gid ga, gb;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	hpu_device_t *dev;
+	hpu_queue_t *q;
+	const char *why;
+	uint8_t *host, *want;
+	int pa, pb, ia, ib, ret, n;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s HPU_INDEX PORT_A GID_A PORT_B GID_B\n", argv[0]);
+		return 100;
+	}
+	pa = atoi(argv[2]);
+	ia = atoi(argv[3]);
+	pb = atoi(argv[4]);
+	ib = atoi(argv[5]);
+	ret = hpu_open_by_index((unsigned int)atoi(argv[1]), &dev);
+	if (ret)
+		die("hpu_open_by_index", -ret);
+	list = ibv_get_device_list(&n);
+	if (!list)
+		die("ibv_get_device_list", errno);
+	ibdev = hpu_rdma_find_device(list, dev);
+	check(ibdev && strncmp(ibv_get_device_name(ibdev), "hpu_", 4) == 0,
+	      "hpu_rdma_find_device finds the HPU's own ib_device", strerror(errno));
+	if (!ibdev)
+		return 100;
+	printf("hbm-rdma: HPU %s is %s\n", argv[1], ibv_get_device_name(ibdev));
+	ctx = ibv_open_device(ibdev);
+	if (!ctx)
+		die("ibv_open_device", errno);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	if (!pd || !cq)
+		die("PD or CQ", errno);
+	if (ibv_query_gid(ctx, (uint8_t)pa, ia, &ga) || ibv_query_gid(ctx, (uint8_t)pb, ib, &gb))
+		die("ibv_query_gid", errno);
+
+	/* Device memory, a staging host buffer the DMA engine reaches, a queue. */
+	if (hpu_buffer_create(dev, HBM_SIZE, 0, &hbm) ||
+	    hpu_buffer_create(dev, LEN, HPU_MEM_HOST, &stage) ||
+	    hpu_queue_create(dev, HPU_ENGINE_DMA, 0, &q))
+		die("libhpu buffers or queue", EIO);
+	host = aligned_alloc(4096, LEN);
+	want = malloc(LEN);
+	if (!host || !want)
+		die("malloc", ENOMEM);
+	host_mr = ibv_reg_mr(pd, host, LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!host_mr)
+		die("ibv_reg_mr", errno);
+
+	/* Refusals of the helper. */
+	errno = 0;
+	mr = hpu_rdma_reg_buffer(pd, hbm, HBM_SIZE - 4096, 8192, 0, IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno == EINVAL, "a range beyond the buffer is refused (EINVAL)",
+	      strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	if (hpu_buffer_from_user(dev, want, LEN, 0, &user))
+		die("hpu_buffer_from_user", EIO);
+	mr = hpu_rdma_reg_buffer(pd, user, 0, LEN, 0, IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno, "a user-pointer buffer is not exported (ibv_reg_mr is its way)",
+	      "registered");
+	if (mr)
+		ibv_dereg_mr(mr);
+	hpu_buffer_destroy(user);
+	if (hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_READONLY, &ro))
+		die("read-only buffer", EIO);
+	errno = 0;
+	mr = hpu_rdma_reg_buffer(pd, ro, 0, LEN, 0x1000,
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	check(!mr && errno == EACCES, "a read-only buffer with a write right is refused (EACCES)",
+	      mr ? "registered" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = hpu_rdma_reg_buffer(pd, ro, 0, LEN, 0x1000, IBV_ACCESS_REMOTE_READ);
+	check(mr != NULL, "a read-only buffer registers for remote reads", strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	hpu_buffer_destroy(ro);
+
+	hbm_mr = hpu_rdma_reg_buffer(pd, hbm, 4096, LEN, hpu_buffer_va(hbm) + 4096,
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_WRITE);
+	check(hbm_mr != NULL, "an HBM buffer registers as an MR", strerror(errno));
+	if (!hbm_mr)
+		return 100;
+
+	qa = make_qp(pd, cq);
+	qb = make_qp(pd, cq);
+	connect_qp(qa, (uint8_t)pa, ia, &gb, qb->qp_num);
+	connect_qp(qb, (uint8_t)pb, ib, &ga, qa->qp_num);
+
+	/* HBM written by the DMA engine, read over the wire. */
+	fill(hpu_buffer_host_ptr(stage), LEN, 7);
+	memcpy(want, hpu_buffer_host_ptr(stage), LEN);
+	ret = dev_copy(q, hpu_buffer_va(hbm) + 4096, hpu_buffer_va(stage), LEN);
+	if (ret)
+		die("DMA to HBM", -ret);
+	memset(host, 0, LEN);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, hpu_buffer_va(hbm) + 4096,
+		      hbm_mr->rkey);
+	check(!why && memcmp(host, want, LEN) == 0,
+	      "RDMA READ of HBM returns what the DMA engine wrote there",
+	      why ? why : "data differs");
+
+	/* Host memory written into HBM over the wire, read by the DMA engine. */
+	fill(host, LEN, 99);
+	memcpy(want, host, LEN);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, hpu_buffer_va(hbm) + 4096,
+		      hbm_mr->rkey);
+	memset(hpu_buffer_host_ptr(stage), 0, LEN);
+	ret = why ? 0 : dev_copy(q, hpu_buffer_va(stage), hpu_buffer_va(hbm) + 4096, LEN);
+	check(!why && !ret && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
+	      "RDMA WRITE into HBM lands in HBM (read back by the DMA engine)",
+	      why ? why : ret ? strerror(-ret) : "data differs");
+
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	check(ibv_dereg_mr(hbm_mr) == 0, "the HBM MR deregisters", strerror(errno));
+	ibv_dereg_mr(host_mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	hpu_queue_destroy(q);
+	hpu_buffer_destroy(stage);
+	hpu_buffer_destroy(hbm);
+	hpu_close(dev);
+	free(host);
+	free(want);
+	return failures;
+}
