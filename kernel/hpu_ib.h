@@ -71,7 +71,11 @@ struct hpu_ib_port {
  *	tied to the ports with ib_device_set_netdev(): ib_core keeps them).
  * @registered: the ib_device is registered: port events may be
  *	dispatched. Written under rtnl (the notifier reads it under rtnl),
- *	read with READ_ONCE() by the event thread.
+ *	read with READ_ONCE() by the event thread and @rescan_work.
+ * @rescan_work: re-reads every port's GIDs after a port's netdev
+ *	registered (rdma_roce_rescan_device() takes rtnl, which the notifier
+ *	holds); scheduled only while @registered, cancelled after it is
+ *	cleared.
  * @pd_ida: PD numbers; @db_ida doorbell pages; @qp_ida, @cq_ida,
  *	@srq_ida, @mr_ida the table indexes (each IDA has its own lock).
  * @db_ida: see @pd_ida.
@@ -106,6 +110,7 @@ struct hpu_ib_dev {
 	int irq;
 	struct notifier_block nb;
 	bool registered;
+	struct work_struct rescan_work;
 	struct ida pd_ida, db_ida, qp_ida, cq_ida, srq_ida, mr_ida;
 	struct xarray qps, cqs, srqs;
 	u8 *mr_variant;

@@ -213,14 +213,46 @@ static void hpu_ib_write_gid(struct hpu_ib_dev *dev, u32 port, u32 index,
 		hpu_ib_port_wr(p, base + HPU_ROCE_PORT_GID_VALID_OFF, 1);
 }
 
+/*
+ * The port of @dev whose netdev @ndev is: hpu_en.ko's netdevs are
+ * children of the Ethernet auxiliary device of the same PCI function,
+ * with dev_port the port. -1 if it is not one of ours.
+ */
+static int hpu_ib_netdev_port(struct hpu_ib_dev *dev, struct net_device *ndev)
+{
+	struct device *parent = ndev->dev.parent;
+
+	if (!parent || parent->parent != dev->dma_dev)
+		return -1;
+	if (!parent->bus || strcmp(parent->bus->name, "auxiliary") ||
+	    strncmp(dev_name(parent), "hpu.en.", 7))
+		return -1;
+	if (ndev->dev_port >= dev->num_ports)
+		return -1;
+	return ndev->dev_port;
+}
+
 static int hpu_ib_add_gid(const struct ib_gid_attr *attr, void **context)
 {
 	struct hpu_ib_dev *dev = to_hdev(attr->device);
+	struct net_device *ndev;
+	bool foreign;
 
 	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
 	if (attr->index >= HPU_ROCE_PORT_GIDS)
 		return -EINVAL;
+	/*
+	 * The engine sends untagged frames from the port's own MAC and
+	 * steers by it: addresses of VLAN or macvlan devices stacked on the
+	 * port's netdev cannot be used.
+	 */
+	rcu_read_lock();
+	ndev = rcu_dereference(attr->ndev);
+	foreign = ndev && hpu_ib_netdev_port(dev, ndev) != attr->port_num - 1;
+	rcu_read_unlock();
+	if (foreign)
+		return -EOPNOTSUPP;
 	hpu_ib_write_gid(dev, attr->port_num - 1, attr->index, &attr->gid);
 	return 0;
 }
@@ -293,25 +325,6 @@ static const struct ib_device_ops hpu_ib_dev_ops = {
 	.get_hw_stats = hpu_ib_get_hw_stats,
 };
 
-/*
- * The port of @dev whose netdev @ndev is: hpu_en.ko's netdevs are
- * children of the Ethernet auxiliary device of the same PCI function,
- * with dev_port the port. -1 if it is not one of ours.
- */
-static int hpu_ib_netdev_port(struct hpu_ib_dev *dev, struct net_device *ndev)
-{
-	struct device *parent = ndev->dev.parent;
-
-	if (!parent || parent->parent != dev->dma_dev)
-		return -1;
-	if (!parent->bus || strcmp(parent->bus->name, "auxiliary") ||
-	    strncmp(dev_name(parent), "hpu.en.", 7))
-		return -1;
-	if (ndev->dev_port >= dev->num_ports)
-		return -1;
-	return ndev->dev_port;
-}
-
 /* rtnl held: tie @ndev to its port, or untie it (@ndev NULL). */
 static void hpu_ib_set_netdev(struct hpu_ib_dev *dev, int port,
 			      struct net_device *ndev)
@@ -323,6 +336,15 @@ static void hpu_ib_set_netdev(struct hpu_ib_dev *dev, int port,
 	if (ret)
 		ibdev_warn(&dev->ibdev, "port %d: cannot set its netdev: %d\n",
 			   port + 1, ret);
+}
+
+/* The GIDs of a port whose netdev (hpu_en's) came after the ib_device. */
+static void hpu_ib_rescan_work(struct work_struct *work)
+{
+	struct hpu_ib_dev *dev = container_of(work, struct hpu_ib_dev, rescan_work);
+
+	if (READ_ONCE(dev->registered))
+		rdma_roce_rescan_device(&dev->ibdev);
 }
 
 static int hpu_ib_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -338,8 +360,9 @@ static int hpu_ib_netdev_event(struct notifier_block *nb, unsigned long event,
 	switch (event) {
 	case NETDEV_REGISTER:
 		hpu_ib_set_netdev(dev, port, ndev);
+		/* The rescan takes rtnl, which notifiers run under. */
 		if (dev->registered)
-			rdma_roce_rescan_device(&dev->ibdev);
+			schedule_work(&dev->rescan_work);
 		break;
 	case NETDEV_UNREGISTER:
 		/* ib_core holds a reference: drop it, or the netdev waits. */
@@ -418,6 +441,7 @@ static int hpu_ib_init_dev(struct hpu_ib_dev *dev, struct auxiliary_device *adev
 	dev->num_db_pages = hpu_rdma_num_db_pages(adev);
 	dev->irq = hpu_rdma_eq_irq(adev);
 	mutex_init(&dev->cmd_lock);
+	INIT_WORK(&dev->rescan_work, hpu_ib_rescan_work);
 	ida_init(&dev->pd_ida);
 	ida_init(&dev->db_ida);
 	ida_init(&dev->qp_ida);
@@ -435,6 +459,16 @@ static int hpu_ib_init_dev(struct hpu_ib_dev *dev, struct auxiliary_device *adev
 		return dev->irq;
 	if (!dev->num_db_pages)
 		return -ENODEV;
+	/*
+	 * A doorbell page is mapped whole into its one process: with pages
+	 * larger than the device's, the mapping would take in the doorbell
+	 * pages of other contexts.
+	 */
+	if (PAGE_SIZE != HPU_ROCE_DB_PAGE_SIZE) {
+		dev_err(&adev->dev, "%lu-byte pages: the doorbell pages are %u bytes, no RDMA device\n",
+			PAGE_SIZE, HPU_ROCE_DB_PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
 	return hpu_ib_read_caps(dev);
 }
 
@@ -526,6 +560,8 @@ static void hpu_ib_remove(struct auxiliary_device *adev)
 	rtnl_lock();
 	WRITE_ONCE(dev->registered, false);
 	rtnl_unlock();
+	/* Not scheduled again: the notifier saw registered false under rtnl. */
+	cancel_work_sync(&dev->rescan_work);
 	/* Destroys every user object (DESTROY commands), then unregisters. */
 	ib_unregister_device(&dev->ibdev);
 	unregister_netdevice_notifier(&dev->nb);

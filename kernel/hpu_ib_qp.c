@@ -62,9 +62,9 @@ static int hpu_ib_qp_check(struct hpu_ib_dev *dev,
 	    req->sq_log_stride > HPU_IB_SQ_LOG_STRIDE_MAX ||
 	    BIT(req->sq_log_entries) > dev->max_wr ||
 	    cap->max_send_wr > BIT(req->sq_log_entries) ||
-	    cap->max_send_sge > dev->max_sge ||
-	    hdr + max_t(u32, cap->max_send_sge * sizeof(struct hpu_ib_sge),
-			cap->max_inline_data) > sq_stride)
+	    cap->max_send_sge > dev->max_sge || hdr > sq_stride ||
+	    cap->max_send_sge * sizeof(struct hpu_ib_sge) > sq_stride - hdr ||
+	    cap->max_inline_data > sq_stride - hdr)
 		return -EINVAL;
 	if (!req->sq_buf_addr || !IS_ALIGNED(req->sq_buf_addr, sq_stride) ||
 	    !req->db_addr || !IS_ALIGNED(req->db_addr, 8))

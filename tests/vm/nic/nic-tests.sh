@@ -45,6 +45,8 @@ asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # coreutils echo: its write error names the errno.
 sysw() { /bin/echo "$1" > "$2"; }
 
+SMI=${HPU_SMI:-$REPO/build/tools/hpu-smi/hpu-smi}
+
 # Wait up to $1 seconds (times the scale) for a command to succeed.
 wait_for() {
 	local t=$(( $1 * 10 * TS )); shift
@@ -188,6 +190,47 @@ t_link() {
 		ethtool "$d" | grep -q "Speed: Unknown" || bad="$bad unwired $d: speed known;"
 		ip link set "$d" down
 	fi
+	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
+}
+
+# hpu-smi's NIC views against what the kernel shows, in the namespace
+# that holds port 0 (ip netns exec mounts that namespace's sysfs: the other
+# ports' interfaces are out of its view) and in the init namespace (port 3,
+# unwired and administratively down).
+t_smi() {
+	local name=$1 bad="" out mac mtu pfx st k v lo hi d
+	pfx="($BDF0) port"
+	out=$(nsx n0 "$SMI" -n link 2>&1) || bad="$bad -n link failed: $out;"
+	echo "$out" | grep -q "$pfx 0: hA0 up\$" || bad="$bad link view of port 0: $(echo "$out" | grep "$pfx 0:");"
+	echo "$out" | grep -q "$pfx 1: no interface" || bad="$bad port 1 seen from n0: $(echo "$out" | grep "$pfx 1:");"
+	mac=$(nsx n0 cat /sys/class/net/hA0/address)
+	mtu=$(nsx n0 cat /sys/class/net/hA0/mtu)
+	out=$(nsx n0 "$SMI" -n ports 2>&1) || bad="$bad -n ports failed: $out;"
+	echo "$out" | grep -q "$pfx 0: hA0 $mac MTU $mtu 100000 Mb/s\$" ||
+		bad="$bad ports view of port 0 (want $mac, MTU $mtu): $(echo "$out" | grep "$pfx 0:");"
+	# Counters: each within what sysfs read before and after the view.
+	for k in rx_packets rx_bytes tx_packets tx_bytes; do
+		eval "lo_$k=\$(nsx n0 cat /sys/class/net/hA0/statistics/$k)"
+	done
+	out=$(nsx n0 "$SMI" -n stats 2>&1) || bad="$bad -n stats failed: $out;"
+	st=$(echo "$out" | sed -n "/$pfx 0: hA0\$/,+2p")
+	for k in rx_packets rx_bytes tx_packets tx_bytes; do
+		hi=$(nsx n0 cat /sys/class/net/hA0/statistics/$k)
+		eval "lo=\$lo_$k"
+		case $k in
+		rx_packets) v=$(echo "$st" | sed -n 's/^ *RX: \([0-9]*\) packets.*/\1/p') ;;
+		rx_bytes) v=$(echo "$st" | sed -n 's/^ *RX: [0-9]* packets, \([0-9]*\) bytes.*/\1/p') ;;
+		tx_packets) v=$(echo "$st" | sed -n 's/^ *TX: \([0-9]*\) packets.*/\1/p') ;;
+		tx_bytes) v=$(echo "$st" | sed -n 's/^ *TX: [0-9]* packets, \([0-9]*\) bytes.*/\1/p') ;;
+		esac
+		if [ -z "$v" ] || [ "$v" -lt "$lo" ] || [ "$v" -gt "$hi" ]; then
+			bad="$bad $k '$v' not within $lo..$hi;"
+		fi
+	done
+	[ "${lo_rx_packets:-0}" -gt 0 ] || bad="$bad no traffic counted before the view;"
+	d=$(port_dev "$BDF0" 3)
+	out=$("$SMI" -n link 2>&1)
+	echo "$out" | grep -q "$pfx 3: $d unknown\$" || bad="$bad port 3 ($d, down): $(echo "$out" | grep "$pfx 3:");"
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
 }
 
@@ -631,7 +674,7 @@ t_unload() {
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "$bad"; fi
 }
 
-TESTS="bind link ping4 ping6 tcp counters mtu promisc mac rings nomem link_inject drop_inject virtio nonroot soft_reset hard_reset flr reload unload"
+TESTS="bind link ping4 ping6 tcp smi counters mtu promisc mac rings nomem link_inject drop_inject virtio nonroot soft_reset hard_reset flr reload unload"
 [ $# -gt 0 ] && TESTS="$*"
 
 if [ ! -e /sys/module/hpu_en ]; then
@@ -659,6 +702,7 @@ for t in $TESTS; do
 	ping4) t_ping4 "IPv4 ping between two ports of one HPU" ;;
 	ping6) t_ping6 "IPv6 link-local ping between two ports of one HPU" ;;
 	tcp) t_tcp "TCP transfers both ways arrive byte for byte" ;;
+	smi) t_smi "hpu-smi -n link, ports and stats show each port's interface, link, MAC, MTU, speed and counters as the kernel does" ;;
 	counters) t_counters "ip -s and ethtool -S agree with each other, with the traffic and across the wire" ;;
 	mtu) t_mtu "MTU 9000 carries a jumbo ping, out-of-range MTUs are refused, oversized frames are counted" ;;
 	promisc) t_promisc "frames for another MAC are filtered and counted unless promiscuous" ;;

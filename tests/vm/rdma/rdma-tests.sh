@@ -314,6 +314,21 @@ t_reload() {
 	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
 }
 
+# hpu_en reloaded under a bound hpu_ib: the ports get their new netdevs
+# and GIDs (the notifier's rescan once took rtnl inside rtnl: a hang).
+t_en_reload() {
+	local bad=""
+	rmmod hpu_en || bad="rmmod hpu_en failed;"
+	rdma link show "$IB/1" | grep -q " netdev " && bad="$bad port 1 keeps its netdev;"
+	insmod "$KO_EN" || bad="$bad insmod hpu_en failed;"
+	wait_for 10 port_netdev "$BDF" 0 || bad="$bad no netdev for port 0;"
+	ND=$(port_netdev "$BDF" 0)
+	ip link set "$ND" up && ip addr add 192.0.2.51/24 dev "$ND"
+	wait_for 10 has_gid || bad="$bad no RoCE v2 GID of 192.0.2.51: $(cat "$GIDS"/gids/* | sort -u | tr '\n' ' ');"
+	rdma link show "$IB/1" | grep -Eq "netdev $ND( |\$)" || bad="$bad port 1 not tied to $ND: $(rdma link show "$IB/1");"
+	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+}
+
 # A context with a CQ, held by verbs-objects in the background (HOLD).
 hold_start() {
 	local reply
@@ -396,6 +411,8 @@ if t_load "hpu_ib binds every hpu.rdma device and registers an ib device"; then
 	t_data
 	t_limits "an RDMA context counts against the user's limit of contexts (EBUSY beyond)"
 	t_reload "hpu_ib unloads with nothing left and loads again"
+	GIDS=/sys/class/infiniband/$IB/ports/1
+	t_en_reload "hpu_en reloaded under hpu_ib: the ports' new netdevs and their GIDs are taken up"
 	t_reset "a soft reset takes the ib device away and back; an open context dies with it" soft
 	t_reset "a hard reset takes the ib device away and back" hard
 	t_flr "a function level reset takes the ib device away and back; an open context dies with it"

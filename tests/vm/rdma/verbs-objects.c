@@ -231,6 +231,9 @@ struct qp {
 	uint32_t handle, qpn, max_inline;
 };
 
+/* max_inline_data of the next create_qp() (the refusal tests change it). */
+static uint32_t qp_inline = 64;
+
 static int create_qp(int fd, uint32_t pd, uint32_t cq, int srq, uint32_t srq_handle,
 		     uint8_t type, struct hpu_ib_create_qp *drv, struct qp *out)
 {
@@ -242,7 +245,7 @@ static int create_qp(int fd, uint32_t pd, uint32_t cq, int srq, uint32_t srq_han
 		.pd_handle = pd, .send_cq_handle = cq, .recv_cq_handle = cq,
 		.srq_handle = srq_handle, .max_send_wr = 16,
 		.max_recv_wr = srq ? 0 : 16, .max_send_sge = 2,
-		.max_recv_sge = srq ? 0 : 2, .max_inline_data = 64,
+		.max_recv_sge = srq ? 0 : 2, .max_inline_data = qp_inline,
 		.qp_type = type, .is_srq = srq,
 	}, .drv = *drv };
 	struct {
@@ -526,6 +529,10 @@ static void t_qp(struct ctx *c)
 	b.sq_log_stride = 6;
 	result(create_qp(c->fd, pd, cq.handle, 0, 0, IB_UVERBS_QPT_RC, &b, NULL) == EINVAL,
 	       "a send stride too small for the inline data is refused", "accepted");
+	qp_inline = 0xffffffa0; /* header + this wraps in 32 bits */
+	result(create_qp(c->fd, pd, cq.handle, 0, 0, IB_UVERBS_QPT_RC, &d, NULL) == EINVAL,
+	       "an inline size near 2^32 is refused (no wrap past the stride check)", "accepted");
+	qp_inline = 64;
 	b = d;
 	b.sq_buf_addr += 64;
 	result(create_qp(c->fd, pd, cq.handle, 0, 0, IB_UVERBS_QPT_RC, &b, NULL) == EINVAL,
