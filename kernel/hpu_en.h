@@ -174,9 +174,6 @@ struct hpu_en_dev;
  * @wedged: a ring did not stop: its memory is kept (the device may still
  *	reach it) and the port stays down until the device is reset. Under
  *	rtnl.
- * @ctrl_lock: serialises read-modify-writes of CTRL (set_rx_mode runs
- *	under the netdev's address lock, start and stop under rtnl).
- * @promisc: CTRL.PROMISC as set_rx_mode last asked. Under @ctrl_lock.
  * @cnt_lock: a counter's LO/HI register pair is read under it (reading LO
  *	latches HI).
  * @inj_lock: serialises read-modify-writes of INJ_CTRL (debugfs).
@@ -196,6 +193,9 @@ struct hpu_en_dev;
  *
  * Open, stop, MTU and ring changes and the restart work run under rtnl;
  * they stop NAPI and the transmit queue before they touch @tx or @rx.
+ * CTRL is written only there (under rtnl), never read-modify-written:
+ * the device clears its enable bits by itself, and PROMISC lives apart,
+ * in RX_FILTER, written by set_rx_mode alone.
  */
 struct hpu_en_port {
 	struct net_device *ndev;
@@ -211,9 +211,6 @@ struct hpu_en_port {
 	u32 rx_size;
 	bool running;
 	bool wedged;
-	/* CTRL read-modify-write */
-	spinlock_t ctrl_lock;
-	bool promisc;
 	/* counter LO/HI pairs */
 	spinlock_t cnt_lock;
 	/* INJ_CTRL read-modify-write */

@@ -226,25 +226,14 @@ static int hpu_en_set_mac_address(struct net_device *ndev, void *p)
 static void hpu_en_set_rx_mode(struct net_device *ndev)
 {
 	struct hpu_en_port *port = netdev_priv(ndev);
-	bool promisc = ndev->flags & IFF_PROMISC;
-	u32 ctrl;
 
-	spin_lock(&port->ctrl_lock);
-	if (promisc != port->promisc) {
-		port->promisc = promisc;
-		/*
-		 * Keep the enable bits as they read: the device clears them
-		 * itself on a fetch error, and setting one restarts its ring.
-		 */
-		ctrl = hpu_en_rd32(port, HPU_NIC_CTRL);
-		if (ctrl != U32_MAX) {
-			ctrl &= ~HPU_NIC_CTRL_PROMISC;
-			if (promisc)
-				ctrl |= HPU_NIC_CTRL_PROMISC;
-			hpu_en_wr32(port, HPU_NIC_CTRL, ctrl);
-		}
-	}
-	spin_unlock(&port->ctrl_lock);
+	/*
+	 * RX_FILTER is apart from CTRL's enable bits: no read-modify-write,
+	 * no ring restarted. The core calls this after every open, and
+	 * stopping the rings leaves the register as it is.
+	 */
+	hpu_en_wr32(port, HPU_NIC_RX_FILTER,
+		    ndev->flags & IFF_PROMISC ? HPU_NIC_RX_FILTER_PROMISC : 0);
 }
 
 static void hpu_en_tx_timeout(struct net_device *ndev, unsigned int txqueue)
@@ -355,7 +344,6 @@ static int hpu_en_port_probe(struct hpu_en_dev *edev, unsigned int idx)
 		 HPU_EN_DRIVER_NAME, idx, dev_name(edev->dma_dev));
 	port->tx_size = HPU_EN_TX_RING_DEFAULT;
 	port->rx_size = HPU_EN_RX_RING_DEFAULT;
-	spin_lock_init(&port->ctrl_lock);
 	spin_lock_init(&port->cnt_lock);
 	mutex_init(&port->inj_lock);
 	INIT_WORK(&port->restart_work, hpu_en_restart_work);

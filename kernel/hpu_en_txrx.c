@@ -20,6 +20,7 @@
 #include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
 
@@ -179,16 +180,15 @@ void hpu_en_ring_free(struct hpu_en_port *port, struct hpu_en_ring *ring,
 	memset(ring, 0, sizeof(*ring));
 }
 
-/* CTRL with the rings @on or off, PROMISC as asked. */
+/*
+ * CTRL with both rings @on or off. Written whole, never read back and
+ * modified: CTRL holds nothing but the enable bits. Caller holds rtnl.
+ */
 static void hpu_en_write_ctrl(struct hpu_en_port *port, bool on)
 {
-	u32 ctrl = port->promisc ? HPU_NIC_CTRL_PROMISC : 0;
-
-	if (on)
-		ctrl |= HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN;
-	spin_lock_bh(&port->ctrl_lock);
-	hpu_en_wr32(port, HPU_NIC_CTRL, ctrl);
-	spin_unlock_bh(&port->ctrl_lock);
+	ASSERT_RTNL();
+	hpu_en_wr32(port, HPU_NIC_CTRL,
+		    on ? HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN : 0);
 }
 
 /**
