@@ -51,12 +51,14 @@ static_assert(offsetof(struct hpu_en_rx_desc, flags) == HPU_NIC_RXD_FLAGS);
 /* Free transmit entries as ndo_start_xmit sees them (it owns @pi). */
 static u32 hpu_en_tx_free_xmit(const struct hpu_en_ring *ring)
 {
+	/* Pairs with the poll's release of @ci: its slots are empty. */
 	return ring->size - (ring->pi - smp_load_acquire(&ring->ci));
 }
 
 /* Free transmit entries as the poll sees them (it owns @ci). */
 static u32 hpu_en_tx_free_poll(const struct hpu_en_ring *ring)
 {
+	/* Pairs with xmit's release of @pi: its slots are filled. */
 	return ring->size - (smp_load_acquire(&ring->pi) - ring->ci);
 }
 
@@ -496,6 +498,7 @@ static void hpu_en_tx_clean(struct hpu_en_port *port, int budget)
 	struct hpu_en_napi_stats *st = &port->nstats;
 	struct device *dev = port->edev->dma_dev;
 	struct hpu_en_ring *ring = &port->tx;
+	/* Pairs with xmit's release of @pi: the slots before it are filled. */
 	u32 ci = ring->ci, pi = smp_load_acquire(&ring->pi);
 	unsigned int pkts = 0, bytes = 0;
 	u32 mask = ring->size - 1;
