@@ -272,6 +272,7 @@ typedef struct HpuNicPort {
     uint32_t mac_hi;
     uint32_t mtu;
     uint32_t ctrl;              /* as CTRL reads */
+    uint32_t rx_filter;         /* RX_FILTER */
     uint32_t irq_status;
     uint32_t irq_mask;
     uint32_t err_status;

@@ -25,8 +25,6 @@
 
 #define HPU_NIC_BASE            HPU_NIC_PORT_BASE(0)
 #define HPU_NIC_REG_END         (HPU_NIC_CNT_HI(HPU_NIC_NUM_COUNTERS - 1) + 4)
-#define HPU_NIC_CTRL_BITS       (HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN | \
-                                 HPU_NIC_CTRL_PROMISC)
 #define HPU_NIC_EN_BITS         (HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN)
 #define HPU_NIC_DESC_CODE(code) (HPU_NIC_DESC_DONE | \
                                  (code) << HPU_NIC_DESC_CODE_SHIFT)
@@ -544,6 +542,20 @@ static bool hpum_nic_tx_begin(HpuCore *c, unsigned int p, HpuNicTxFrame *f,
     return true;
 }
 
+/*
+ * A frame sent with the link down completes LINK_DOWN without its buffers
+ * being read (nic.md: the rule comes before BUS_ERROR); the link going
+ * down while they are read is caught again when the frame is decided.
+ */
+static void hpum_nic_tx_link_check(HpuCore *c, HpuNicTxFrame *f)
+{
+    hpum_lock(c);
+    if (!c->nic[f->w.port].up) {
+        f->code = HPU_NIC_DESC_LINK_DOWN;
+    }
+    hpum_unlock(c);
+}
+
 /* One frame of port @p: returns whether one was completed. */
 static bool hpum_nic_tx_frame(HpuCore *c, unsigned int p)
 {
@@ -567,6 +579,9 @@ static bool hpum_nic_tx_frame(HpuCore *c, unsigned int p)
         (f.total < HPU_NIC_FRAME_MIN ||
          f.total > mtu + HPU_NIC_FRAME_OVERHEAD)) {
         f.code = HPU_NIC_DESC_BAD_LEN;
+    }
+    if (r == HPU_NIC_GATHERED && f.code == HPU_NIC_DESC_OK) {
+        hpum_nic_tx_link_check(c, &f);
     }
     if (r == HPU_NIC_GATHERED) {
         r = hpum_nic_tx_send(c, &f);
@@ -684,7 +699,7 @@ static int hpum_nic_rx_accept(HpuCore *c, unsigned int p, const uint8_t *buf,
                                    HPU_NIC_CNT_RX_ERRORS, len);
     }
     if (!np->rx_waiting) {
-        if (!(np->ctrl & HPU_NIC_CTRL_PROMISC) && !(buf[0] & 1) &&
+        if (!(np->rx_filter & HPU_NIC_RX_FILTER_PROMISC) && !(buf[0] & 1) &&
             !hpum_nic_mac_match(np, buf)) {
             return hpum_nic_rx_dropped(c, p, HPU_NIC_DROP_FILTER,
                                        HPU_NIC_CNT_RX_FILTERED, len);
@@ -896,8 +911,6 @@ static void hpum_nic_write_ctrl(HpuCore *c, unsigned int p, uint32_t val)
 {
     HpuNicPort *np = &c->nic[p];
 
-    np->ctrl = (np->ctrl & ~HPU_NIC_CTRL_PROMISC) |
-               (val & HPU_NIC_CTRL_PROMISC);
     hpum_nic_enable(c, p, false, val & HPU_NIC_CTRL_TX_EN);
     hpum_nic_enable(c, p, true, val & HPU_NIC_CTRL_RX_EN);
     if ((np->ctrl & HPU_NIC_CTRL_TX_EN) && !np->tx.stop &&
@@ -1078,6 +1091,9 @@ static HpuAccess hpum_nic_read(HpuCore *c, uint32_t offset, uint32_t *val)
     case HPU_NIC_LINK_CHANGES:
         *val = np->link_changes;
         break;
+    case HPU_NIC_RX_FILTER:
+        *val = np->rx_filter;
+        break;
     case HPU_NIC_TX_BASE_LO:
     case HPU_NIC_RX_BASE_LO:
         *val = (uint32_t)hpum_nic_ring(np, reg == HPU_NIC_RX_BASE_LO)->base;
@@ -1133,6 +1149,9 @@ static HpuAccess hpum_nic_write(HpuCore *c, uint32_t offset, uint32_t val)
         break;
     case HPU_NIC_CTRL:
         hpum_nic_write_ctrl(c, p, val);
+        break;
+    case HPU_NIC_RX_FILTER:
+        np->rx_filter = val & HPU_NIC_RX_FILTER_PROMISC;
         break;
     case HPU_NIC_IRQ_STATUS:
         np->irq_status &= ~val;
@@ -1201,6 +1220,7 @@ static void hpum_nic_port_reset(HpuCore *c, unsigned int p)
     np->mac_hi = (uint32_t)(mac[4] | mac[5] << 8);
     np->mtu = HPU_NIC_MTU_DEFAULT;
     np->ctrl = np->irq_status = np->irq_mask = np->err_status = 0;
+    np->rx_filter = 0;
     np->link_changes = np->inj = 0;
     memset(&np->tx, 0, sizeof(np->tx));
     memset(&np->rx, 0, sizeof(np->rx));

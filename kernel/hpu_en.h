@@ -85,10 +85,13 @@ struct hpu_en_buf {
  * @bufs: one per descriptor slot.
  * @buf_size: receive only: the size of every buffer.
  * @pi: producer index, free running as the device's. Transmit: advanced
- *	by ndo_start_xmit (under the queue's xmit lock), read by the NAPI
- *	poll. Receive: NAPI poll only.
- * @ci: next descriptor to clean, free running. Written by the NAPI poll,
- *	read by ndo_start_xmit for the free space.
+ *	by ndo_start_xmit (under the queue's xmit lock) with
+ *	smp_store_release() once the slot and descriptor are written; the
+ *	NAPI poll reads it with smp_load_acquire(). Receive: NAPI poll only.
+ * @ci: next descriptor to clean, free running. Transmit: advanced by the
+ *	NAPI poll with smp_store_release() once the slots before it are
+ *	emptied; ndo_start_xmit reads it with smp_load_acquire() before it
+ *	reuses a slot. Receive: NAPI poll only.
  *
  * A ring is allocated whole (descriptors, slots, and for receive every
  * buffer) before it replaces another, and only touched by the NAPI poll
@@ -172,11 +175,9 @@ struct hpu_en_dev;
  * @rx_size: receive ring entries likewise. Under rtnl.
  * @running: the rings are allocated and the port is started. Under rtnl.
  * @wedged: a ring did not stop: its memory is kept (the device may still
- *	reach it) and the port stays down until the device is reset. Under
- *	rtnl.
- * @ctrl_lock: serialises read-modify-writes of CTRL (set_rx_mode runs
- *	under the netdev's address lock, start and stop under rtnl).
- * @promisc: CTRL.PROMISC as set_rx_mode last asked. Under @ctrl_lock.
+ *	reach it) and the port stays down until the device is reset. Written
+ *	under rtnl (WRITE_ONCE()); the transmit watchdog reads it with
+ *	READ_ONCE().
  * @cnt_lock: a counter's LO/HI register pair is read under it (reading LO
  *	latches HI).
  * @inj_lock: serialises read-modify-writes of INJ_CTRL (debugfs).
@@ -184,10 +185,11 @@ struct hpu_en_dev;
  *	the device stopped; takes rtnl.
  * @xstats: counters of ndo_start_xmit.
  * @nstats: counters of the NAPI poll.
- * @restarts: ring restarts (transmit timeouts, stopped rings). Written
- *	under rtnl, read with READ_ONCE().
- * @tx_timeouts: transmit timeouts. Written by the watchdog timer only,
- *	read with READ_ONCE().
+ * @restarts: ring restarts (transmit timeouts, stopped rings). Atomic:
+ *	a plain u64 could tear on a 32-bit machine, and it has no writer
+ *	that a u64_stats_sync would fit (rtnl, no per-CPU writer).
+ * @tx_timeouts: transmit timeouts, written by the watchdog timer. Atomic
+ *	as @restarts.
  * @hw_base: the device's counters when the netdev was created; the
  *	netdev's statistics count from there. Constant after probe.
  * @fail_ring_alloc: test only (debugfs): when N > 0, the N-th ring
@@ -196,6 +198,9 @@ struct hpu_en_dev;
  *
  * Open, stop, MTU and ring changes and the restart work run under rtnl;
  * they stop NAPI and the transmit queue before they touch @tx or @rx.
+ * CTRL is written only there (under rtnl), never read-modify-written:
+ * the device clears its enable bits by itself, and PROMISC lives apart,
+ * in RX_FILTER, written by set_rx_mode alone.
  */
 struct hpu_en_port {
 	struct net_device *ndev;
@@ -211,9 +216,6 @@ struct hpu_en_port {
 	u32 rx_size;
 	bool running;
 	bool wedged;
-	/* CTRL read-modify-write */
-	spinlock_t ctrl_lock;
-	bool promisc;
 	/* counter LO/HI pairs */
 	spinlock_t cnt_lock;
 	/* INJ_CTRL read-modify-write */
@@ -221,8 +223,8 @@ struct hpu_en_port {
 	struct work_struct restart_work;
 	struct hpu_en_xmit_stats xstats;
 	struct hpu_en_napi_stats nstats;
-	u64 restarts;
-	u64 tx_timeouts;
+	atomic64_t restarts;
+	atomic64_t tx_timeouts;
 	u64 hw_base[HPU_NIC_NUM_COUNTERS];
 	atomic_t fail_ring_alloc;
 	struct dentry *dbg;

@@ -210,8 +210,8 @@ static void hpu_en_get_ethtool_stats(struct net_device *ndev,
 	hpu_en_xmit_stats_read(port, &dropped, &busy);
 	*data++ = dropped;
 	*data++ = busy;
-	*data++ = READ_ONCE(port->tx_timeouts);
-	*data++ = READ_ONCE(port->restarts);
+	*data++ = atomic64_read(&port->tx_timeouts);
+	*data++ = atomic64_read(&port->restarts);
 }
 
 const struct ethtool_ops hpu_en_ethtool_ops = {

@@ -34,7 +34,11 @@ static int hpu_en_quiesce(struct hpu_en_port *port)
 
 /*
  * Start the rings again (or for the first time after a swap): NAPI
- * before the causes are unmasked. Caller holds rtnl. 0 or -EIO (logged).
+ * before the causes are unmasked. The carrier is read afresh: starting
+ * clears the LINK cause, so a link change while the rings were stopped
+ * would otherwise be lost. Caller holds rtnl. 0, or -EIO (logged) with the
+ * rings stopped, NAPI enabled and the queue stopped: the transmit
+ * watchdog retries.
  */
 static int hpu_en_resume(struct hpu_en_port *port)
 {
@@ -43,8 +47,11 @@ static int hpu_en_resume(struct hpu_en_port *port)
 	hpu_en_rings_reset(port);
 	napi_enable(&port->napi);
 	ret = hpu_en_hw_start(port);
+	if (ret)
+		return ret;
+	hpu_en_update_carrier(port);
 	netif_tx_wake_all_queues(port->ndev);
-	return ret;
+	return 0;
 }
 
 static int hpu_en_open(struct net_device *ndev)
@@ -80,8 +87,8 @@ static int hpu_en_open(struct net_device *ndev)
 	return 0;
 
 err_stop:
+	/* hpu_en_hw_start() stopped the rings again, or wedged the port. */
 	napi_disable(&port->napi);
-	ret = hpu_en_hw_stop(port) ?: ret;
 	free_irq(port->irq, port);
 	if (port->wedged)
 		return ret;	/* the device may still reach the rings */
@@ -111,6 +118,26 @@ static int hpu_en_stop(struct net_device *ndev)
 	return 0;
 }
 
+/*
+ * With the rings stopped and the transmit ring reclaimed: exchange the
+ * port's rings with @tx (if @new_tx) and @rx (if @new_rx), repost the
+ * receive ring the port keeps, and set the MTU. Caller holds rtnl.
+ */
+static void hpu_en_swap_rings(struct hpu_en_port *port,
+			      struct hpu_en_ring *tx, bool new_tx,
+			      struct hpu_en_ring *rx, bool new_rx,
+			      unsigned int mtu)
+{
+	hpu_en_tx_reclaim(port);
+	if (new_tx)
+		swap(port->tx, *tx);
+	if (new_rx)
+		swap(port->rx, *rx);
+	else
+		hpu_en_rx_repost(port);
+	WRITE_ONCE(port->ndev->mtu, mtu);
+}
+
 /**
  * hpu_en_reconfigure() - change ring sizes or MTU, new rings first
  * @port: the port
@@ -121,17 +148,21 @@ static int hpu_en_stop(struct net_device *ndev)
  * On a running port, the rings that change are allocated whole (the
  * receive ring with all its buffers) while the old ones keep running; only
  * then is the port stopped, the new rings swapped in and started, and the
- * old ones freed. If the allocation fails, nothing changes. A port that is
- * down only records the values. Caller holds rtnl.
+ * old ones freed. All or nothing: if the allocation fails, or the device
+ * refuses the new rings, the old rings and MTU are what the port runs
+ * with afterwards. A port that is down only records the values. Caller
+ * holds rtnl.
  *
- * Return: 0; -ENOMEM (nothing changed); -ETIMEDOUT if the old rings did
- * not stop (nothing changed, the port is wedged); -EIO if the device
- * refused the new rings (installed but stopped; the transmit watchdog
+ * Return: 0; -ENOMEM (nothing changed); -ETIMEDOUT if the rings did not
+ * stop (the port is wedged: down until the device is reset); -EIO if the
+ * device refused the new rings (nothing changed; if it then refused the
+ * old ones too, they are installed but stopped and the transmit watchdog
  * retries).
  */
 int hpu_en_reconfigure(struct hpu_en_port *port, u32 tx_size, u32 rx_size,
 		       unsigned int mtu)
 {
+	unsigned int old_mtu = port->ndev->mtu;
 	struct hpu_en_ring tx = {}, rx = {};
 	bool new_tx, new_rx;
 	int ret;
@@ -171,19 +202,25 @@ int hpu_en_reconfigure(struct hpu_en_port *port, u32 tx_size, u32 rx_size,
 		napi_enable(&port->napi);
 		return ret;
 	}
-	hpu_en_tx_reclaim(port);
-	if (new_tx)
-		swap(port->tx, tx);
-	if (new_rx)
-		swap(port->rx, rx);
-	else
-		hpu_en_rx_repost(port);
-	port->tx_size = tx_size;
-	port->rx_size = rx_size;
-	WRITE_ONCE(port->ndev->mtu, mtu);
+	hpu_en_swap_rings(port, &tx, new_tx, &rx, new_rx, mtu);
 	ret = hpu_en_resume(port);
+	if (ret && !port->wedged) {
+		/* Refused: back to the old rings, stopped by hw_start. */
+		netdev_err(port->ndev, "the port refused the new rings: keeping the old ones\n");
+		ret = hpu_en_quiesce(port);
+		if (ret) {
+			napi_enable(&port->napi);	/* wedged, as above */
+		} else {
+			hpu_en_swap_rings(port, &tx, new_tx, &rx, new_rx,
+					  old_mtu);
+			hpu_en_resume(port);
+			ret = -EIO;
+		}
+	}
+	port->tx_size = port->tx.size;
+	port->rx_size = port->rx.size;
 
-	/* The old rings, stopped and emptied. */
+	/* The rings not in use: the device was stopped on them. */
 	hpu_en_ring_free(port, &tx, false);
 	hpu_en_ring_free(port, &rx, true);
 	return ret;
@@ -226,37 +263,33 @@ static int hpu_en_set_mac_address(struct net_device *ndev, void *p)
 static void hpu_en_set_rx_mode(struct net_device *ndev)
 {
 	struct hpu_en_port *port = netdev_priv(ndev);
-	bool promisc = ndev->flags & IFF_PROMISC;
-	u32 ctrl;
 
-	spin_lock(&port->ctrl_lock);
-	if (promisc != port->promisc) {
-		port->promisc = promisc;
-		/*
-		 * Keep the enable bits as they read: the device clears them
-		 * itself on a fetch error, and setting one restarts its ring.
-		 */
-		ctrl = hpu_en_rd32(port, HPU_NIC_CTRL);
-		if (ctrl != U32_MAX) {
-			ctrl &= ~HPU_NIC_CTRL_PROMISC;
-			if (promisc)
-				ctrl |= HPU_NIC_CTRL_PROMISC;
-			hpu_en_wr32(port, HPU_NIC_CTRL, ctrl);
-		}
-	}
-	spin_unlock(&port->ctrl_lock);
+	/*
+	 * RX_FILTER is apart from CTRL's enable bits: no read-modify-write,
+	 * no ring restarted. The core calls this after every open, and
+	 * stopping the rings leaves the register as it is.
+	 */
+	hpu_en_wr32(port, HPU_NIC_RX_FILTER,
+		    ndev->flags & IFF_PROMISC ? HPU_NIC_RX_FILTER_PROMISC : 0);
 }
 
 static void hpu_en_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 {
 	struct hpu_en_port *port = netdev_priv(ndev);
 
-	WRITE_ONCE(port->tx_timeouts, port->tx_timeouts + 1);
-	netdev_warn(ndev, "transmit timeout: TX_PI %u, TX_CI %u (driver %u/%u), CTRL 0x%08x, ERR_STATUS 0x%08x; restarting the rings\n",
-		    hpu_en_rd32(port, HPU_NIC_TX_PI),
-		    hpu_en_rd32(port, HPU_NIC_TX_CI), READ_ONCE(port->tx.pi),
-		    READ_ONCE(port->tx.ci), hpu_en_rd32(port, HPU_NIC_CTRL),
-		    hpu_en_rd32(port, HPU_NIC_ERR_STATUS));
+	atomic64_inc(&port->tx_timeouts);
+	if (READ_ONCE(port->wedged)) {
+		/* The watchdog fires every period until the device is reset. */
+		netdev_warn_once(ndev, "transmit timeout on a wedged port: reset the device\n");
+		return;
+	}
+	if (net_ratelimit())
+		netdev_warn(ndev, "transmit timeout: TX_PI %u, TX_CI %u (driver %u/%u), CTRL 0x%08x, ERR_STATUS 0x%08x; restarting the rings\n",
+			    hpu_en_rd32(port, HPU_NIC_TX_PI),
+			    hpu_en_rd32(port, HPU_NIC_TX_CI),
+			    READ_ONCE(port->tx.pi), READ_ONCE(port->tx.ci),
+			    hpu_en_rd32(port, HPU_NIC_CTRL),
+			    hpu_en_rd32(port, HPU_NIC_ERR_STATUS));
 	schedule_work(&port->restart_work);
 }
 
@@ -272,7 +305,7 @@ static void hpu_en_restart_work(struct work_struct *work)
 
 	rtnl_lock();
 	if (port->running && !port->wedged) {
-		WRITE_ONCE(port->restarts, port->restarts + 1);
+		atomic64_inc(&port->restarts);
 		if (!hpu_en_quiesce(port)) {
 			hpu_en_tx_reclaim(port);
 			hpu_en_rx_repost(port);
@@ -355,7 +388,6 @@ static int hpu_en_port_probe(struct hpu_en_dev *edev, unsigned int idx)
 		 HPU_EN_DRIVER_NAME, idx, dev_name(edev->dma_dev));
 	port->tx_size = HPU_EN_TX_RING_DEFAULT;
 	port->rx_size = HPU_EN_RX_RING_DEFAULT;
-	spin_lock_init(&port->ctrl_lock);
 	spin_lock_init(&port->cnt_lock);
 	mutex_init(&port->inj_lock);
 	INIT_WORK(&port->restart_work, hpu_en_restart_work);

@@ -10,6 +10,15 @@
  * that write (hw/nic.md, "Interrupts"). Descriptors complete in order and
  * carry a DONE bit, so the poll reads no index register.
  *
+ * Transmit ring handoff (&struct hpu_en_ring): ndo_start_xmit fills a slot
+ * and its descriptor, then publishes the producer with a release; the poll
+ * acquires it, and reads a slot only after the device set its DONE bit
+ * (dma_rmb() between the two), then clears the status and publishes the
+ * consumer with a release, which ndo_start_xmit acquires before it reuses
+ * a slot. Stopping and waking the queue use the lockless helpers of
+ * <net/netdev_queues.h>, whose full barriers close the race between a
+ * full ring and a completion. The receive ring has one user, the poll.
+ *
  * Copyright (c) 2026 The hpu authors
  */
 
@@ -20,6 +29,7 @@
 #include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
 
@@ -38,9 +48,18 @@ static_assert(offsetof(struct hpu_en_rx_desc, flags) == HPU_NIC_RXD_FLAGS);
 /* The transmit queue is woken when a quarter of the ring is free. */
 #define HPU_EN_TX_WAKE(ring)	((ring)->size / 4)
 
-static u32 hpu_en_tx_free(const struct hpu_en_ring *ring)
+/* Free transmit entries as ndo_start_xmit sees them (it owns @pi). */
+static u32 hpu_en_tx_free_xmit(const struct hpu_en_ring *ring)
 {
-	return ring->size - (READ_ONCE(ring->pi) - READ_ONCE(ring->ci));
+	/* Pairs with the poll's release of @ci: its slots are empty. */
+	return ring->size - (ring->pi - smp_load_acquire(&ring->ci));
+}
+
+/* Free transmit entries as the poll sees them (it owns @ci). */
+static u32 hpu_en_tx_free_poll(const struct hpu_en_ring *ring)
+{
+	/* Pairs with xmit's release of @pi: its slots are filled. */
+	return ring->size - (smp_load_acquire(&ring->pi) - ring->ci);
 }
 
 static u8 hpu_en_desc_code(u8 status)
@@ -179,16 +198,15 @@ void hpu_en_ring_free(struct hpu_en_port *port, struct hpu_en_ring *ring,
 	memset(ring, 0, sizeof(*ring));
 }
 
-/* CTRL with the rings @on or off, PROMISC as asked. */
+/*
+ * CTRL with both rings @on or off. Written whole, never read back and
+ * modified: CTRL holds nothing but the enable bits. Caller holds rtnl.
+ */
 static void hpu_en_write_ctrl(struct hpu_en_port *port, bool on)
 {
-	u32 ctrl = port->promisc ? HPU_NIC_CTRL_PROMISC : 0;
-
-	if (on)
-		ctrl |= HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN;
-	spin_lock_bh(&port->ctrl_lock);
-	hpu_en_wr32(port, HPU_NIC_CTRL, ctrl);
-	spin_unlock_bh(&port->ctrl_lock);
+	ASSERT_RTNL();
+	hpu_en_wr32(port, HPU_NIC_CTRL,
+		    on ? HPU_NIC_CTRL_TX_EN | HPU_NIC_CTRL_RX_EN : 0);
 }
 
 /**
@@ -215,7 +233,8 @@ void hpu_en_rings_reset(struct hpu_en_port *port)
  * Caller holds rtnl and enabled NAPI first: an interrupt that finds NAPI
  * disabled leaves the causes masked for good.
  *
- * Return: 0, or -EIO if the device refused the configuration (logged).
+ * Return: 0, or -EIO if the device refused the configuration (logged); the
+ * rings are then stopped (hpu_en_hw_stop(): the port may be wedged).
  */
 int hpu_en_hw_start(struct hpu_en_port *port)
 {
@@ -242,7 +261,7 @@ int hpu_en_hw_start(struct hpu_en_port *port)
 		netdev_err(port->ndev, "the port refused its rings: CTRL 0x%08x, MTU %u (want %u), ERR_STATUS 0x%08x\n",
 			   ctrl, mtu, port->ndev->mtu,
 			   hpu_en_rd32(port, HPU_NIC_ERR_STATUS));
-		hpu_en_write_ctrl(port, false);
+		hpu_en_hw_stop(port);
 		return -EIO;
 	}
 	/* The descriptors are in memory: writel() orders them before this. */
@@ -276,7 +295,7 @@ int hpu_en_hw_stop(struct hpu_en_port *port)
 	if (ret) {
 		netdev_err(port->ndev, "the rings did not stop (CTRL 0x%08x): their memory stays allocated; reset the device\n",
 			   ctrl);
-		port->wedged = true;
+		WRITE_ONCE(port->wedged, true);
 	}
 	return ret;
 }
@@ -288,16 +307,17 @@ int hpu_en_hw_stop(struct hpu_en_port *port)
  *	NAPI disabled
  *
  * Frames the device completed are counted as the poll would; the others
- * were never sent and count as dropped. Leaves the ring empty.
+ * were never sent and count as dropped. Leaves the ring empty, every
+ * status byte clear (a restart begins at slot 0 again).
  */
 void hpu_en_tx_reclaim(struct hpu_en_port *port)
 {
 	struct hpu_en_ring *ring = &port->tx;
 	struct hpu_en_napi_stats *st = &port->nstats;
 	struct device *dev = port->edev->dma_dev;
+	u64 ok = 0, ok_bytes = 0, dropped = 0;
 	u32 mask = ring->size - 1;
 
-	u64_stats_update_begin(&st->syncp);
 	for (; ring->ci != ring->pi; ring->ci++) {
 		u32 i = ring->ci & mask;
 		struct hpu_en_tx_desc *d = (struct hpu_en_tx_desc *)ring->desc + i;
@@ -307,15 +327,26 @@ void hpu_en_tx_reclaim(struct hpu_en_port *port)
 		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
 		if ((status & HPU_NIC_DESC_DONE) &&
 		    hpu_en_desc_code(status) == HPU_NIC_DESC_OK) {
-			u64_stats_inc(&st->tx_packets);
-			u64_stats_add(&st->tx_bytes, buf->len);
+			ok++;
+			ok_bytes += buf->len;
 		} else {
-			u64_stats_inc(&st->tx_dropped);
+			dropped++;
 		}
+		WRITE_ONCE(d->status, 0);
 		dev_kfree_skb_any(buf->skb);
 		buf->skb = NULL;
 	}
+	/*
+	 * The poll is stopped, so this is the only writer; BHs off so that
+	 * a reader on this CPU never spins on a preempted writer (32-bit).
+	 */
+	local_bh_disable();
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_add(&st->tx_packets, ok);
+	u64_stats_add(&st->tx_bytes, ok_bytes);
+	u64_stats_add(&st->tx_dropped, dropped);
 	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
 	netdev_tx_reset_queue(netdev_get_tx_queue(port->ndev, 0));
 }
 
@@ -411,9 +442,13 @@ netdev_tx_t hpu_en_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	dma_addr_t dma;
 	u32 i;
 
-	if (unlikely(!hpu_en_tx_free(ring))) {
-		/* The queue is stopped before the ring fills; not here. */
-		netif_tx_stop_queue(txq);
+	/*
+	 * The queue is stopped before the ring fills; a false wake-up (the
+	 * helpers allow them) finds it full. try_stop re-reads the space
+	 * after its barrier, in case the poll freed a slot meanwhile.
+	 */
+	if (unlikely(!hpu_en_tx_free_xmit(ring)) &&
+	    !netif_txq_try_stop(txq, hpu_en_tx_free_xmit(ring), 1)) {
 		u64_stats_update_begin(&port->xstats.syncp);
 		u64_stats_inc(&port->xstats.busy);
 		u64_stats_update_end(&port->xstats.syncp);
@@ -442,10 +477,13 @@ netdev_tx_t hpu_en_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	d->status = 0;
 	d->rsvd = 0;
 	skb_tx_timestamp(skb);
-	/* After this the poll may complete and free @skb. */
-	WRITE_ONCE(ring->pi, ring->pi + 1);
+	/*
+	 * Publishes the slot and the descriptor to the poll (which acquires
+	 * @pi); after this it may complete and free @skb.
+	 */
+	smp_store_release(&ring->pi, ring->pi + 1);
 
-	netif_txq_maybe_stop(txq, hpu_en_tx_free(ring), 1,
+	netif_txq_maybe_stop(txq, hpu_en_tx_free_xmit(ring), 1,
 			     HPU_EN_TX_WAKE(ring));
 	/* writel() orders the descriptor before the doorbell. */
 	if (__netdev_tx_sent_queue(txq, len, netdev_xmit_more()))
@@ -460,7 +498,8 @@ static void hpu_en_tx_clean(struct hpu_en_port *port, int budget)
 	struct hpu_en_napi_stats *st = &port->nstats;
 	struct device *dev = port->edev->dma_dev;
 	struct hpu_en_ring *ring = &port->tx;
-	u32 ci = ring->ci, pi = READ_ONCE(ring->pi);
+	/* Pairs with xmit's release of @pi: the slots before it are filled. */
+	u32 ci = ring->ci, pi = smp_load_acquire(&ring->pi);
 	unsigned int pkts = 0, bytes = 0;
 	u32 mask = ring->size - 1;
 	u64 ok = 0, ok_bytes = 0, errors = 0, dropped = 0;
@@ -473,6 +512,8 @@ static void hpu_en_tx_clean(struct hpu_en_port *port, int budget)
 
 		if (!(status & HPU_NIC_DESC_DONE))
 			break;
+		/* The slot only after DONE (the device wrote it last). */
+		dma_rmb();
 		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
 		switch (hpu_en_desc_code(status)) {
 		case HPU_NIC_DESC_OK:
@@ -490,11 +531,14 @@ static void hpu_en_tx_clean(struct hpu_en_port *port, int budget)
 		bytes += buf->len;
 		napi_consume_skb(buf->skb, budget);
 		buf->skb = NULL;
+		/* No stale DONE for the slot's next frame to be taken for. */
+		WRITE_ONCE(d->status, 0);
 		ci++;
 	}
 	if (!pkts)
 		return;
-	WRITE_ONCE(ring->ci, ci);
+	/* Hands the emptied slots back to ndo_start_xmit. */
+	smp_store_release(&ring->ci, ci);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_add(&st->tx_packets, ok);
@@ -503,7 +547,7 @@ static void hpu_en_tx_clean(struct hpu_en_port *port, int budget)
 	u64_stats_add(&st->tx_dropped, dropped);
 	u64_stats_update_end(&st->syncp);
 
-	netif_txq_completed_wake(txq, pkts, bytes, hpu_en_tx_free(ring),
+	netif_txq_completed_wake(txq, pkts, bytes, hpu_en_tx_free_poll(ring),
 				 HPU_EN_TX_WAKE(ring));
 }
 

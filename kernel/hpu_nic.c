@@ -36,12 +36,16 @@
  * @hdev: the device.
  * @num_ports: ports the auxiliary driver may drive: those the device
  *	reports (ENGINES.NIC) that have a register block within BAR0 and an
- *	allocated MSI-X vector. Set by hpu_nic_init(), constant afterwards.
+ *	allocated MSI-X vector. Set once by hpu_nic_start() under @lock,
+ *	before any auxiliary device is added; read under @lock.
  * @rdma: the device has a RoCE engine (hpu_rdma_usable()): it gets the
- *	"rdma" auxiliary device too. Set by hpu_nic_start().
- * @lock: protects @adev, @suspended and @stopped. Taken inside
- *	&hpu_reset.lock; the device locks of the auxiliary devices and
- *	everything their drivers take (rtnl) are taken inside it.
+ *	"rdma" auxiliary device too. Set with @num_ports.
+ * @lock: protects @num_ports, @rdma, @adev, @suspended and @stopped.
+ *	Lock order: &hpu_reset.lock, then @lock; the device locks of the
+ *	auxiliary devices and everything their drivers take (rtnl) are
+ *	taken inside it. Whoever adds or deletes the auxiliary devices holds
+ *	both (hpu_nic_start(), the reset hooks), except hpu_nic_fini(),
+ *	which runs when no reset can any more.
  * @adev: the registered auxiliary devices, by &enum hpu_nic_adev_kind,
  *	or NULL.
  * @suspended: a reset deleted the devices; the end of the reset adds
@@ -279,24 +283,32 @@ int hpu_nic_init(struct hpu_device *hdev)
  *
  * Only for a usable device of spec version 7 or later with NIC ports. A
  * failure is logged and leaves the device without its netdevs: the
- * compute side does not depend on them. May sleep.
+ * compute side does not depend on them. Takes &hpu_reset.lock, so that the
+ * devices are never added while a reset (started by then: resets run from
+ * hpu_reset_start() on) has the device down; one that ran before found
+ * nothing to delete. May sleep.
  */
 void hpu_nic_start(struct hpu_device *hdev)
 {
 	struct hpu_nic *nic = hdev->nic;
+	unsigned int ports;
+	bool rdma;
 
 	if (hdev->id.spec_version < 7 || !hdev->id.num_nic)
 		return;
-	nic->num_ports = hpu_nic_usable_ports(hdev);
-	if (!nic->num_ports)
+	ports = hpu_nic_usable_ports(hdev);
+	if (!ports)
 		return;
-	nic->rdma = hpu_rdma_usable(hdev);
+	rdma = hpu_rdma_usable(hdev);
 
+	mutex_lock(&hdev->reset->lock);
 	mutex_lock(&nic->lock);
-	/* A reset that ran meanwhile found nothing to delete. */
+	nic->num_ports = ports;
+	nic->rdma = rdma;
 	if (!nic->stopped && !hpu_nic_added(nic) && !hpu_reset_unusable(hdev))
 		hpu_nic_add(nic);
 	mutex_unlock(&nic->lock);
+	mutex_unlock(&hdev->reset->lock);
 }
 
 /**

@@ -401,7 +401,7 @@
 #define HPU_NIC_PORT_BASE(p)		(0x100000 + 0x4000 * (p))
 #define HPU_NIC_PORT_SIZE		0x4000
 #define HPU_NIC_ROCE_OFFSET		0x1000
-#define HPU_NIC_BLOCK_END		0x140000	/* end of the ten blocks */
+#define HPU_NIC_BLOCK_END		0x128000	/* end of the ten blocks */
 /* Doorbell pages, reserved for the RoCE engine: one 4 KiB page each */
 #define HPU_DB_PAGE_BASE		0x800000
 #define HPU_DB_PAGE(d)			(0x800000 + 0x1000 * (d))
@@ -424,7 +424,6 @@
 #define HPU_NIC_CTRL			0x020	/* RW */
 #define   HPU_NIC_CTRL_TX_EN		0x00000001
 #define   HPU_NIC_CTRL_RX_EN		0x00000002
-#define   HPU_NIC_CTRL_PROMISC		0x00000004
 #define HPU_NIC_IRQ_STATUS		0x024	/* RW1C: pending causes */
 #define HPU_NIC_IRQ_MASK		0x028	/* RW: causes that raise the vector */
 #define   HPU_NIC_IRQ_TX		0x00000001
@@ -442,6 +441,8 @@
 #define   HPU_NIC_ERR_RX_FETCH		0x00000020
 #define   HPU_NIC_ERR_ALL		0x0000003f
 #define HPU_NIC_LINK_CHANGES		0x030	/* RO */
+#define HPU_NIC_RX_FILTER		0x034	/* RW: apart from CTRL's enable bits */
+#define   HPU_NIC_RX_FILTER_PROMISC	0x00000001
 #define HPU_NIC_TX_BASE_LO		0x040	/* RW: 64-byte aligned */
 #define HPU_NIC_TX_BASE_HI		0x044	/* RW */
 #define HPU_NIC_TX_SIZE			0x048	/* RW: entries */

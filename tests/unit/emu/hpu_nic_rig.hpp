@@ -77,7 +77,11 @@ struct NicRig : Rig {
         uint32_t size = 0;
         uint32_t pi = 0;
         std::vector<uint64_t> buf;      // receive buffers (bus), per slot
+        // every receive buffer posted (bus, size), for the guard check
+        std::vector<std::pair<uint64_t, uint16_t>> posted;
     };
+    // Bytes of 0xee after each receive buffer that no write may reach.
+    static constexpr size_t RX_GUARD = 64;
     Ring tx[HPU_NIC_MAX_PORTS], rx[HPU_NIC_MAX_PORTS];
     uint64_t hbm_next = 32 * MiB;       // HBM for buffers
 
@@ -218,7 +222,9 @@ struct NicRig : Rig {
     // A receive ring of @size descriptors in host memory, enabled.
     void rx_setup(unsigned int p, uint32_t size = 16)
     {
+        auto posted = std::move(rx[p].posted);    // still guarded
         rx[p] = Ring{};
+        rx[p].posted = std::move(posted);
         rx[p].bus = halloc(16 * size, 64);
         rx[p].size = size;
         rx[p].buf.assign(size, 0);
@@ -241,14 +247,16 @@ struct NicRig : Rig {
         std::memcpy(d + 8, &size, 2);
         std::memcpy(d + 14, &rsvd, 2);
     }
-    // Post @n host buffers of @size bytes (filled with 0xee) and RX_PI.
+    // Post @n host buffers of @size bytes (filled with 0xee, and followed
+    // by RX_GUARD bytes of 0xee) and RX_PI.
     void rx_post(unsigned int p, uint32_t n, uint16_t size = 2048,
                  bool doorbell = true)
     {
         for (uint32_t k = 0; k < n; k++) {
-            uint64_t b = halloc(size, 64);
-            std::memset(hp(b), 0xee, size);
+            uint64_t b = halloc(size + RX_GUARD, 64);
+            std::memset(hp(b), 0xee, size + RX_GUARD);
             rx[p].buf[rx[p].pi % rx[p].size] = b;
+            rx[p].posted.emplace_back(b, size);
             rxd_put(p, rx[p].pi++, host_addr(b), size);
         }
         if (doorbell) {
@@ -266,6 +274,17 @@ struct NicRig : Rig {
         r.flags = d[13];
         std::memcpy(&r.rsvd, d + 14, 2);
         return r;
+    }
+    // Whether no receive buffer of port @p was written beyond its size.
+    bool rx_guards_intact(unsigned int p)
+    {
+        for (const auto &[b, size] : rx[p].posted) {
+            const uint8_t *g = hp(b) + size;
+            if (std::any_of(g, g + RX_GUARD, [](uint8_t x) { return x != 0xee; })) {
+                return false;
+            }
+        }
+        return true;
     }
     Bytes rx_bytes(unsigned int p, uint32_t i, size_t n)
     {

@@ -62,6 +62,7 @@ TEST_CASE("NIC registers: identity, permanent MAC from the UUID, reset values", 
         CHECK(r.prd(p, HPU_NIC_SPEED) == 100000u);
         CHECK(r.prd(p, HPU_NIC_MTU) == 1500u);
         CHECK(r.prd(p, HPU_NIC_CTRL) == 0u);
+        CHECK(r.prd(p, HPU_NIC_RX_FILTER) == 0u);
         CHECK(r.prd(p, HPU_NIC_IRQ_MASK) == 0u);
         CHECK(r.prd(p, HPU_NIC_ERR_STATUS) == 0u);
         CHECK(r.prd(p, HPU_NIC_LINK_CHANGES) == 0u);
@@ -101,7 +102,7 @@ TEST_CASE("NIC registers: read-only registers, unstored bits and unmapped offset
         CHECK(r.env.errors.size() == 1);
     }
     SECTION("unmapped offsets in a port block") {
-        const uint32_t reg = GENERATE(0x034u, 0x03cu, 0x054u, 0x05cu, 0x074u,
+        const uint32_t reg = GENERATE(0x038u, 0x03cu, 0x054u, 0x05cu, 0x074u,
                                       0x084u, 0x0fcu, 0x160u, 0xffcu, 0x2000u,
                                       0x3ffcu);
         CAPTURE(reg);
@@ -125,13 +126,15 @@ TEST_CASE("NIC registers: read-only registers, unstored bits and unmapped offset
         CHECK(r.rd(off) == 0u);
         CHECK(r.error() == 0u);
     }
-    SECTION("MAC_HI keeps bits 15:0, CTRL bits 2:0, IRQ_MASK 4:0, INJ_CTRL its fields") {
+    SECTION("MAC_HI keeps bits 15:0, CTRL 1:0, RX_FILTER 0, IRQ_MASK 4:0, INJ_CTRL its fields") {
         r.pwr(p, HPU_NIC_MAC_LO, 0xdeadbeef);
         r.pwr(p, HPU_NIC_MAC_HI, 0xffff1234);
         CHECK(r.prd(p, HPU_NIC_MAC_LO) == 0xdeadbeefu);
         CHECK(r.prd(p, HPU_NIC_MAC_HI) == 0x1234u);
-        r.pwr(p, HPU_NIC_CTRL, 0xfffffff8 | HPU_NIC_CTRL_PROMISC);
-        CHECK(r.prd(p, HPU_NIC_CTRL) == HPU_NIC_CTRL_PROMISC);
+        r.pwr(p, HPU_NIC_CTRL, 0xfffffffc);
+        CHECK(r.prd(p, HPU_NIC_CTRL) == 0u);
+        r.pwr(p, HPU_NIC_RX_FILTER, 0xffffffff);
+        CHECK(r.prd(p, HPU_NIC_RX_FILTER) == HPU_NIC_RX_FILTER_PROMISC);
         r.pwr(p, HPU_NIC_IRQ_MASK, 0xffffffff);
         CHECK(r.prd(p, HPU_NIC_IRQ_MASK) == 0x1fu);
         r.pwr(p, HPU_NIC_INJ_CTRL, 0xfefe00fe);
@@ -431,7 +434,18 @@ TEST_CASE("NIC transmit: LINK_DOWN while the link is down, counted in TX_DROPS",
     SECTION("the back end's link is down") { r.set_link(p, HPU_NIC_LINK_STATUS_ATTACHED); }
     SECTION("no back end") { r.set_link(p, 0); }
     SECTION("forced down by INJ_CTRL") { r.pwr(p, HPU_NIC_INJ_CTRL, HPU_NIC_INJ_LINK_DOWN); }
-    CHECK(tx_one(r, p, 100) == done(HPU_NIC_DESC_LINK_DOWN));
+    const uint32_t i = r.send(p, eth_frame(OTHER, 100));
+    const uint64_t buf = r.txd_buf(p, i);
+    unsigned int buf_reads = 0;
+    r.env.on_dma_read = [&](uint64_t addr) {
+        if (addr == buf) {
+            buf_reads++;
+        }
+    };
+    r.run();
+    r.env.on_dma_read = nullptr;
+    CHECK(r.txd_status(p, i) == done(HPU_NIC_DESC_LINK_DOWN));
+    CHECK(buf_reads == 0u);                    // decided before the buffer
     CHECK(r.env.sent.empty());
     CHECK(r.counter(p, HPU_NIC_CNT_TX_DROPS) == 1u);
     CHECK(r.counter(p, HPU_NIC_CNT_TX_ERRORS) == 0u);
@@ -655,11 +669,43 @@ TEST_CASE("NIC receive: the filter, promiscuous mode, broadcast, multicast and V
     CHECK(r.counter(p, HPU_NIC_CNT_RX_FILTERED) == 3u);
 
     // promiscuous: everything
-    r.enable(p, HPU_NIC_CTRL_PROMISC);
+    r.pwr(p, HPU_NIC_RX_FILTER, HPU_NIC_RX_FILTER_PROMISC);
     CHECK(r.inject(p, eth_frame(r.mac(7).data(), 100)));
     CHECK(r.rxd(p, 4).status == done(HPU_NIC_DESC_OK));
     CHECK(r.counter(p, HPU_NIC_CNT_RX_FILTERED) == 3u);
     CHECK(r.counter(p, HPU_NIC_CNT_RX_FRAMES) == 5u);
+    r.pwr(p, HPU_NIC_RX_FILTER, 0);
+    CHECK(r.inject(p, eth_frame(r.mac(7).data(), 100)));
+    CHECK(r.counter(p, HPU_NIC_CNT_RX_FILTERED) == 4u);
+}
+
+TEST_CASE("NIC receive: RX_FILTER changes while the rings run and leaves them alone", "[emu][nic][rx]")
+{
+    NicRig r;
+    const unsigned int p = 0;
+    r.tx_setup(p);
+    r.rx_setup(p);
+    r.rx_post(p, 4);
+    r.send(p, eth_frame(OTHER, 100));
+    r.send(p, eth_frame(OTHER, 100));
+    r.run();
+    REQUIRE(r.prd(p, HPU_NIC_TX_CI) == 2u);
+
+    // A ring the device stopped stays stopped: CTRL is not written.
+    r.disable(p, HPU_NIC_CTRL_TX_EN);
+    r.pwr(p, HPU_NIC_RX_FILTER, HPU_NIC_RX_FILTER_PROMISC);
+    CHECK(r.prd(p, HPU_NIC_CTRL) == HPU_NIC_CTRL_RX_EN);
+    r.pwr(p, HPU_NIC_RX_FILTER, 0);
+    CHECK(r.prd(p, HPU_NIC_CTRL) == HPU_NIC_CTRL_RX_EN);
+    // Nor are the running ring's indices.
+    CHECK(r.inject(p, to_port(r, p, 100)));
+    r.pwr(p, HPU_NIC_RX_FILTER, HPU_NIC_RX_FILTER_PROMISC);
+    CHECK(r.prd(p, HPU_NIC_RX_CI) == 1u);
+    CHECK(r.prd(p, HPU_NIC_RX_PI) == 4u);
+    CHECK(r.inject(p, eth_frame(OTHER, 100)));
+    CHECK(r.prd(p, HPU_NIC_RX_CI) == 2u);
+    CHECK(r.error() == 0u);
+    CHECK(r.env.errors.empty());
 }
 
 TEST_CASE("NIC receive: runts, oversized frames and frames of any length", "[emu][nic][rx]")
@@ -1153,6 +1199,93 @@ TEST_CASE("NIC transmit: clearing TX_EN stops the ring at a frame boundary", "[e
     CHECK(r.sent(p).size() == 1);
 }
 
+TEST_CASE("NIC rings: setting an enable bit while its stop is pending cancels the stop", "[emu][nic][tx]")
+{
+    NicRig r;
+    const unsigned int p = 0;
+    r.tx_setup(p);
+    const Bytes a = eth_frame(OTHER, 100), b = eth_frame(OTHER, 200);
+    r.tx_post(p, { TxBuf{ a } });
+    r.tx_post(p, { TxBuf{ b } });
+    r.tx_doorbell(p);
+    const uint64_t abuf = r.txd_buf(p, 0);
+    uint32_t pi_during = 0;
+    bool once = false;
+
+    r.env.on_dma_read = [&](uint64_t addr) {
+        if (!once && addr == abuf) {
+            once = true;
+            r.pwr(p, HPU_NIC_CTRL, 0);                 // stop pending
+            r.pwr(p, HPU_NIC_CTRL, HPU_NIC_CTRL_TX_EN); // reads set: no reset
+            pi_during = r.prd(p, HPU_NIC_TX_PI);
+        }
+    };
+    r.run();
+    r.env.on_dma_read = nullptr;
+    CHECK(once);
+    CHECK(pi_during == 2u);                    // the indices were kept
+    CHECK(r.prd(p, HPU_NIC_CTRL) == HPU_NIC_CTRL_TX_EN);
+    r.run();
+    REQUIRE(r.sent(p).size() == 2);            // the ring went on
+    CHECK(r.sent(p)[1] == b);
+    CHECK(r.prd(p, HPU_NIC_TX_CI) == 2u);
+    CHECK(r.txd_status(p, 1) == done(HPU_NIC_DESC_OK));
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("NIC rings: a PI written while the ring is disabled starts nothing and enabling resets it", "[emu][nic]")
+{
+    NicRig r;
+    const unsigned int p = 1;
+    const bool rx = GENERATE(false, true);
+    CAPTURE(rx);
+    const uint32_t pi_reg = rx ? HPU_NIC_RX_PI : HPU_NIC_TX_PI;
+    const uint32_t en = rx ? HPU_NIC_CTRL_RX_EN : HPU_NIC_CTRL_TX_EN;
+    const uint64_t ring = r.halloc(16 * 16, 64);
+
+    std::memset(r.hp(ring), 0, 16 * 16);
+    r.ring_regs(p, rx, host_addr(ring), 16);
+    const unsigned int reads = r.env.dma_reads;
+    r.pwr(p, pi_reg, 3);
+    CHECK(r.prd(p, pi_reg) == 3u);             // stored, checked against CI
+    r.run();
+    if (rx) {
+        CHECK(r.inject(p, to_port(r, p, 100)));  // RX_EN clear: dropped
+    }
+    CHECK(r.env.dma_reads == reads);           // no descriptor read
+    r.pwr(p, pi_reg, 17);                      // more than SIZE ahead
+    CHECK(r.prd(p, HPU_NIC_ERR_STATUS) == HPU_NIC_ERR_BAD_PI);
+    r.pwr(p, HPU_NIC_ERR_STATUS, HPU_NIC_ERR_ALL);
+    r.pwr(p, HPU_NIC_CTRL, en);
+    CHECK(r.prd(p, pi_reg) == 0u);             // enabling resets it
+    r.run();
+    CHECK(r.env.dma_reads == reads);
+    CHECK(r.env.sent.empty());
+    CHECK(r.env.errors.size() == 1);           // the BAD_PI write
+}
+
+TEST_CASE("NIC receive: a frame before the first RX_PI after enabling waits, counted RX_NOBUF", "[emu][nic][rx][fifo]")
+{
+    NicRig r;
+    const unsigned int p = 0;
+    r.pwr(p, HPU_NIC_IRQ_MASK, HPU_NIC_IRQ_ALL);
+    const Bytes f = to_port(r, p, 100);
+
+    CHECK(r.inject(p, f));                     // RX_EN clear: gone, uncounted
+    r.rx_setup(p);                             // what open does first
+    CHECK(r.env.rxq[p].empty());               // the FIFO starts empty
+    CHECK_FALSE(r.inject(p, f));               // before the buffers
+    CHECK(r.counter(p, HPU_NIC_CNT_RX_NOBUF) == 1u);
+    CHECK(r.prd(p, HPU_NIC_IRQ_STATUS) == HPU_NIC_IRQ_RX_NOBUF);
+    CHECK(r.vectors_of(HPU_VEC_NIC(p)) == 1u);
+    r.rx_post(p, 4);                           // then open posts them
+    r.run();
+    CHECK(r.prd(p, HPU_NIC_RX_CI) == 1u);
+    CHECK(r.rx_bytes(p, 0, 100) == f);
+    CHECK(r.counter(p, HPU_NIC_CNT_RX_NOBUF) == 1u);
+    CHECK(r.counter(p, HPU_NIC_CNT_RX_FRAMES) == 1u);
+}
+
 TEST_CASE("NIC receive: clearing RX_EN lets the frame being written complete", "[emu][nic][rx]")
 {
     NicRig r;
@@ -1483,7 +1616,12 @@ TEST_CASE("NIC ports: random frames and register writes keep the rings consisten
     for (int step = 0; step < 3000; step++) {
         switch (rng() % 8) {
         case 0: {
-            Bytes f(rng() % 20000);
+            // Half of them short enough for the MTU, to reach the buffers,
+            // many about the size of the small buffers below.
+            const size_t len = rng() % 2   ? rng() % 20000
+                               : rng() % 2 ? 14 + rng() % 1505
+                                           : 60 + rng() % 48;
+            Bytes f(len);
             for (auto &b : f) {
                 b = static_cast<uint8_t>(rng());
             }
@@ -1493,11 +1631,13 @@ TEST_CASE("NIC ports: random frames and register writes keep the rings consisten
             r.inject(p, f);
             break;
         }
-        case 1:
+        case 1: {
             if (r.prd(p, HPU_NIC_RX_PI) - r.prd(p, HPU_NIC_RX_CI) < 60) {
-                r.rx_post(p, 1 + rng() % 3, static_cast<uint16_t>(64 + rng() % 2000));
+                const uint32_t size = rng() % 2 ? 64 + rng() % 2000 : 64 + rng() % 32;
+                r.rx_post(p, 1 + rng() % 3, static_cast<uint16_t>(size));
             }
             break;
+        }
         case 2:
             if (r.tx[p].pi - r.prd(p, HPU_NIC_TX_CI) < 40) {
                 r.send(p, eth_frame(OTHER, rng() % 1600), 1 + rng() % 4);
@@ -1506,9 +1646,19 @@ TEST_CASE("NIC ports: random frames and register writes keep the rings consisten
         case 3:
             r.pwr(p, static_cast<uint32_t>(rng() % 0x90) & ~3u, static_cast<uint32_t>(rng()));
             break;
-        case 4:
-            r.pwr(p, HPU_NIC_INJ_CTRL, static_cast<uint32_t>(rng()));
+        case 4: {
+            // Random, but with short drops and the link mostly up, so
+            // that frames still reach the buffers.
+            uint32_t inj = static_cast<uint32_t>(rng()) &
+                           ~(HPU_NIC_INJ_DROP_RX_MASK | HPU_NIC_INJ_DROP_TX_MASK);
+            inj |= (rng() % 4) << HPU_NIC_INJ_DROP_RX_SHIFT |
+                   (rng() % 4) << HPU_NIC_INJ_DROP_TX_SHIFT;
+            if (rng() % 4) {
+                inj &= ~HPU_NIC_INJ_LINK_DOWN;
+            }
+            r.pwr(p, HPU_NIC_INJ_CTRL, inj);
             break;
+        }
         default:
             r.run();
             break;
@@ -1521,6 +1671,13 @@ TEST_CASE("NIC ports: random frames and register writes keep the rings consisten
         }
         REQUIRE(r.prd(p, HPU_NIC_RX_PI) - r.prd(p, HPU_NIC_RX_CI) <= 64u);
         REQUIRE(r.prd(p, HPU_NIC_TX_PI) - r.prd(p, HPU_NIC_TX_CI) <= 64u);
+        if (step % 100 == 99) {
+            REQUIRE(r.rx_guards_intact(p));    // no write past a buffer
+        }
     }
+    CHECK(r.rx_guards_intact(p));
+    CAPTURE(r.counter(p, HPU_NIC_CNT_RX_ERRORS), r.counter(p, HPU_NIC_CNT_RX_FILTERED),
+            r.counter(p, HPU_NIC_CNT_INJ_DROPPED), r.counter(p, HPU_NIC_CNT_RX_NOBUF));
+    CHECK(r.counter(p, HPU_NIC_CNT_RX_FRAMES) > 0u);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
 }
