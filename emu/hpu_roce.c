@@ -349,6 +349,8 @@ static void qp_error(HpuCore *c, uint32_t qpn, uint8_t cause, uint64_t addr)
     qp->flush = true;
     qp->deadline = 0;
     qp->rnr_wait = false;
+    qp->rd_n = 0;
+    qp->ack_defer = false;
     if (cause != HPU_ROCE_CAUSE_MODIFY) {
         HPU_LOG(c, "ROCE: QP %u to ERR (cause %u)", qpn, cause);
         roce_event(c, HPU_ROCE_EV_QP_FATAL, qp->port, qpn, cause, addr);
@@ -473,6 +475,7 @@ static int qp_create_check(HpuCore *c, const uint8_t *d)
         !cq_ok_for(r, hpum_le32(d + HPU_ROCE_QP_SEND_CQ), asid) ||
         !cq_ok_for(r, hpum_le32(d + HPU_ROCE_QP_RECV_CQ), asid) ||
         sql < 1 || sql > 15 || sqs < 6 || sqs > 10 ||
+        (type == HPU_ROCE_QPT_UD && sqs < 7) ||
         !aligned(hpum_le64(d + HPU_ROCE_QP_SQ_ADDR), 1ull << sqs) ||
         !aligned(hpum_le64(d + HPU_ROCE_QP_DBR_ADDR), 8)) {
         return HPU_ROCE_RES_BAD_IMAGE;
@@ -507,6 +510,8 @@ static void qp_reset_state(HpuRoceQp *qp)
     qp->epsn = hpum_le32(d + HPU_ROCE_QP_RQ_PSN);
     qp->msn = 0;
     qp->nak_sent = qp->in_send = qp->in_write = qp->have_rwqe = false;
+    qp->rd_retry = qp->fail_set = qp->ack_defer = false;
+    qp->rd_head = qp->rd_n = 0;
 }
 
 static int qp_create(HpuCore *c, uint32_t qpn, const uint8_t *d)
@@ -926,6 +931,31 @@ static void roce_run_command(HpuCore *c)
     r->cmd_done++;
 }
 
+/*
+ * Between units of work: a command latched meanwhile runs now (unless a
+ * reset overtook the run), so that it waits for no more than one unit.
+ */
+static void roce_cmd_poll(HpuCore *c, uint32_t gen)
+{
+    HpuRoce *r = R(c);
+
+    if (r->cmd_pending && r->gen == gen && !r->wipe) {
+        roce_run_command(c);
+    }
+}
+
+/* The run's budget of packets and bytes is not used up. */
+static bool roce_budget_left(HpuRoce *r)
+{
+    return r->run_pkts && r->run_bytes;
+}
+
+static void roce_budget_use(HpuRoce *r, uint32_t pkts, uint32_t bytes)
+{
+    r->run_pkts -= HPU_MIN(pkts, r->run_pkts);
+    r->run_bytes -= HPU_MIN(bytes, r->run_bytes);
+}
+
 /* Frames */
 
 typedef struct RoceAddr {
@@ -1044,6 +1074,7 @@ static uint32_t roce_emit(HpuCore *c, const RoceAddr *a, uint32_t sqpn,
     bool v4;
     unsigned int i;
 
+    roce_budget_use(r, 1, plen);
     for (i = 0; i < 4; i++) {
         hpum_put_le32(sg + 4 * i, rp->gid[a->sgid][i]);
     }
@@ -1143,6 +1174,13 @@ static void send_aeth(HpuCore *c, HpuRoceQp *qp, uint32_t qpn, uint8_t syn,
 {
     uint8_t aeth[4];
 
+    if (qp->rd_n) {
+        /* after the READ responses before it: responses go in PSN order */
+        qp->ack_defer = true;
+        qp->ack_syn = syn;
+        qp->ack_psn = psn;
+        return;
+    }
     aeth[0] = syn;
     put_be24(aeth + 1, qp->msn);
     qp_emit(c, qp, qpn, OP_ACK, false, false, psn, aeth, 4, NULL, 0);
@@ -1255,15 +1293,29 @@ static int qp_read_pi(HpuCore *c, uint32_t qpn, bool sq, uint32_t *pi)
     return rc;
 }
 
-static void swqe_fail(HpuCore *c, uint32_t qpn, HpuRoceSwqe *w, uint8_t status,
+/*
+ * Send WQE @idx failed with @status: the QP goes to ERR.  The oldest
+ * completes now; a later one completes with @status when the flush
+ * reaches it, after the WQEs before it (in order, once each).
+ */
+static void swqe_fail(HpuCore *c, uint32_t qpn, uint32_t idx, uint8_t status,
                       uint8_t cause)
 {
+    HpuRoceQp *qp = R(c)->qp[qpn];
+    HpuRoceSwqe *w = qp_win(qp, idx);
     RoceCqe e = { .wr_id = w->wr_id, .op = wc_op_of(w->op),
                   .status = status };
 
+    if (idx != qp->sq_ci) {
+        if (!qp->fail_set && qp->state != HPU_ROCE_QPS_ERR) {
+            qp->fail_set = true;
+            qp->fail_idx = idx;
+            qp->fail_st = status;
+        }
+        qp_error(c, qpn, cause, 0);
+        return;
+    }
     if (qp_complete(c, qpn, true, &e) != HPU_XFER_STALE) {
-        HpuRoceQp *qp = R(c)->qp[qpn];
-
         qp->sq_ci++;
         if (qp->sq_next < qp->sq_ci) {
             qp->sq_next = qp->sq_ci;
@@ -1281,6 +1333,9 @@ static uint8_t swqe_parse(HpuCore *c, HpuRoceQp *qp, const uint8_t *b,
     uint64_t dva;
 
     memset(w, 0, offsetof(HpuRoceSwqe, sge));
+    if (stride < hdr) {
+        return HPU_ROCE_WC_LOC_QP_OP_ERR;
+    }
     w->op = b[HPU_ROCE_WQE_OPCODE];
     w->flags = b[HPU_ROCE_WQE_FLAGS];
     w->nsge = b[HPU_ROCE_WQE_NUM_SGE];
@@ -1377,7 +1432,7 @@ static void ud_send(HpuCore *c, uint32_t qpn, HpuRoceSwqe *w)
         return;
     }
     if (rc) {
-        swqe_fail(c, qpn, w, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
+        swqe_fail(c, qpn, qp->sq_ci, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
                   HPU_ROCE_CAUSE_MMU_FAULT : HPU_ROCE_CAUSE_LOC_PROT);
         return;
     }
@@ -1438,11 +1493,13 @@ static int rc_send_packet(HpuCore *c, uint32_t qpn, uint32_t idx, uint32_t k)
         port_count(c, qp->port, HPU_ROCE_CNT_RETRANSMITS, 1);
     }
     if (w->op == HPU_ROCE_WR_RDMA_READ) {
-        put_be64(h, w->raddr);
+        /* from the first response not received (all of it at first) */
+        off = w->got * mtu;
+        put_be64(h, w->raddr + off);
         put_be32(h + 8, w->rkey);
-        put_be32(h + 12, w->len);
-        w->got = 0;
-        qp_emit(c, qp, qpn, OP_READ_REQ, false, true, psn, h, 16, NULL, 0);
+        put_be32(h + 12, w->len - off);
+        qp_emit(c, qp, qpn, OP_READ_REQ, false, true,
+                psn_add(w->first_psn, w->got), h, 16, NULL, 0);
         return 0;
     }
     rc = swqe_gather(c, qp, w, off, n);
@@ -1473,17 +1530,18 @@ static int rc_send_packet(HpuCore *c, uint32_t qpn, uint32_t idx, uint32_t k)
     return 0;
 }
 
-static bool read_pending_before(HpuRoceQp *qp, uint32_t end)
+/* The RDMA READs before WQE @end that are not complete. */
+static uint32_t read_pending_before(HpuRoceQp *qp, uint32_t end)
 {
-    uint32_t i;
+    uint32_t i, n = 0;
 
     for (i = qp->sq_ci; i != end; i++) {
         if (qp_win(qp, i)->op == HPU_ROCE_WR_RDMA_READ &&
             !qp_win(qp, i)->acked) {
-            return true;
+            n++;
         }
     }
-    return false;
+    return n;
 }
 
 /* Take the next send WQE; false if there is none (or the QP failed). */
@@ -1495,6 +1553,7 @@ static bool rc_take_wqe(HpuCore *c, uint32_t qpn, uint32_t pi)
     HpuRoceSwqe *w = qp_win(qp, qp->sq_next);
     uint8_t *b = R(c)->pkt, st;
     HpuFault f = { 0 };
+    uint32_t idx;
     int rc;
 
     rc = roce_xfer(c, qp->asid, qp_ring_at(qp, true, qp->sq_next), b, stride,
@@ -1510,17 +1569,21 @@ static bool rc_take_wqe(HpuCore *c, uint32_t qpn, uint32_t pi)
         read_pending_before(qp, qp->sq_next)) {
         return false;           /* taken again once the READs complete */
     }
+    if (!st && w->op == HPU_ROCE_WR_RDMA_READ &&
+        read_pending_before(qp, qp->sq_next) >=
+        qp->img[HPU_ROCE_QP_MAX_RD_ATOMIC]) {
+        return false;           /* at most MAX_RD_ATOMIC READs in flight */
+    }
     if (st) {
         HPU_LOG(c, "ROCE: QP %u send WQE %u refused (status %u)", qpn,
                 qp->sq_next, st);
+        idx = qp->sq_next;
         if (qp->sq_ci == qp->sq_next) {
             qp->sq_next++;
             qp->cur = qp->sq_next;
-            swqe_fail(c, qpn, w, st, st == HPU_ROCE_WC_LOC_PROT_ERR ?
-                      HPU_ROCE_CAUSE_LOC_PROT : HPU_ROCE_CAUSE_BAD_WQE);
-        } else {
-            qp_error(c, qpn, HPU_ROCE_CAUSE_BAD_WQE, 0);
         }
+        swqe_fail(c, qpn, idx, st, st == HPU_ROCE_WC_LOC_PROT_ERR ?
+                  HPU_ROCE_CAUSE_LOC_PROT : HPU_ROCE_CAUSE_BAD_WQE);
         return false;
     }
     (void)pi;
@@ -1539,12 +1602,13 @@ static bool rc_take_wqe(HpuCore *c, uint32_t qpn, uint32_t pi)
 static void rc_requester(HpuCore *c, uint32_t qpn)
 {
     HpuRoceQp *qp = R(c)->qp[qpn];
-    uint32_t pi = 0, budget = 64;
+    uint32_t pi = 0;
     uint32_t n = 1u << qp->img[HPU_ROCE_QP_SQ_LOG_ENTRIES];
     bool have_pi = false;
     int rc;
 
-    while (budget-- && qp->state == HPU_ROCE_QPS_RTS && !qp->rnr_wait) {
+    while (roce_budget_left(R(c)) && qp->state == HPU_ROCE_QPS_RTS &&
+           !qp->rnr_wait) {
         if (qp->cur != qp->sq_next) {
             HpuRoceSwqe *w = qp_win(qp, qp->cur);
             uint32_t psn = psn_add(w->first_psn, qp->cur_pkt);
@@ -1557,7 +1621,7 @@ static void rc_requester(HpuCore *c, uint32_t qpn)
                 return;
             }
             if (rc) {
-                swqe_fail(c, qpn, w, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
+                swqe_fail(c, qpn, qp->cur, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
                           HPU_ROCE_CAUSE_MMU_FAULT : HPU_ROCE_CAUSE_LOC_PROT);
                 return;
             }
@@ -1646,10 +1710,18 @@ static void rc_rewind(HpuRoceQp *qp, uint32_t psn)
     qp->cur_pkt = 0;
 }
 
-/* Acknowledge every PSN before @psn (exclusive). */
-static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn)
+static void rc_fail_head(HpuCore *c, uint32_t qpn, uint8_t status,
+                         uint8_t cause);
+
+/*
+ * Acknowledge every PSN before @psn (exclusive), never beyond the oldest
+ * READ not complete.  Past it (@implied: an ACK or a response to a later
+ * request) its responses were lost: an implied NAK, sent again from there.
+ */
+static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn, bool implied)
 {
     HpuRoceQp *qp = R(c)->qp[qpn];
+    HpuRoceSwqe *rd = NULL;
     uint32_t i;
     bool progress = false;
 
@@ -1660,11 +1732,20 @@ static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn)
         if (w->acked) {
             continue;
         }
-        if (w->op == HPU_ROCE_WR_RDMA_READ || psn_diff(end, psn) > 0) {
+        if (w->op == HPU_ROCE_WR_RDMA_READ) {
+            rd = w;
+            break;
+        }
+        if (psn_diff(end, psn) > 0) {
             break;
         }
         w->acked = true;
         progress = true;
+    }
+    if (rd && psn_diff(psn, psn_add(rd->first_psn, rd->got)) > 0) {
+        psn = psn_add(rd->first_psn, rd->got);
+    } else {
+        implied = false;
     }
     if (psn_diff(psn, qp->psn_una) > 0 && psn_diff(psn, qp->psn_next) <= 0) {
         qp->psn_una = psn;
@@ -1677,21 +1758,20 @@ static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn)
         qp_arm_retry(c, qp);
     }
     rc_complete_ready(c, qpn);
-}
-
-static HpuRoceSwqe *rc_wqe_of_psn(HpuRoceQp *qp, uint32_t psn)
-{
-    uint32_t i;
-
-    for (i = qp->sq_ci; i != qp->sq_next; i++) {
-        HpuRoceSwqe *w = qp_win(qp, i);
-
-        if (psn_diff(psn, w->first_psn) >= 0 &&
-            psn_diff(psn, w->first_psn) < (int32_t)w->npkts) {
-            return w;
-        }
+    if (!implied || qp->rd_retry || qp->rnr_wait ||
+        qp->state != HPU_ROCE_QPS_RTS) {
+        return;                 /* one rewind until a response or timeout */
     }
-    return NULL;
+    if (!qp->retry_left) {
+        rc_fail_head(c, qpn, HPU_ROCE_WC_RETRY_EXC_ERR,
+                     HPU_ROCE_CAUSE_RETRY_EXC);
+        return;
+    }
+    qp->retry_left--;
+    qp->rd_retry = true;
+    rc_rewind(qp, psn);
+    qp->sq_kick = true;
+    qp_arm_retry(c, qp);
 }
 
 static const uint32_t rnr_us[32] = {
@@ -1710,7 +1790,7 @@ static void rc_fail_head(HpuCore *c, uint32_t qpn, uint8_t status,
         qp_error(c, qpn, cause, 0);
         return;
     }
-    swqe_fail(c, qpn, qp_win(qp, qp->sq_ci), status, cause);
+    swqe_fail(c, qpn, qp->sq_ci, status, cause);
 }
 
 static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
@@ -1722,12 +1802,12 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
     }
     switch (syn >> 5) {
     case 0:                     /* ACK */
-        rc_ack_upto(c, qpn, psn_add(psn, 1));
+        rc_ack_upto(c, qpn, psn_add(psn, 1), true);
         return;
     case 1:                     /* RNR NAK */
         port_count(c, qp->port, HPU_ROCE_CNT_RNR_NAK_RCVD, 1);
         qp->cnt[HPU_ROCE_QPC_RNR_NAK_RCVD]++;
-        rc_ack_upto(c, qpn, psn);
+        rc_ack_upto(c, qpn, psn, false);
         if (qp->state == HPU_ROCE_QPS_ERR) {
             return;
         }
@@ -1748,7 +1828,7 @@ static void rc_rx_ack(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t syn)
     default:
         return;
     }
-    rc_ack_upto(c, qpn, psn);
+    rc_ack_upto(c, qpn, psn, false);
     if (qp->state == HPU_ROCE_QPS_ERR) {
         return;
     }
@@ -1788,16 +1868,28 @@ static void rc_rx_read_resp(HpuCore *c, uint32_t qpn, uint8_t op,
                             uint32_t psn, const uint8_t *pay, uint32_t plen)
 {
     HpuRoceQp *qp = R(c)->qp[qpn];
-    HpuRoceSwqe *w = rc_wqe_of_psn(qp, psn);
-    uint32_t mtu = mtu_bytes(qp->img[HPU_ROCE_QP_MTU]), off;
+    HpuRoceSwqe *w = NULL;
+    uint32_t mtu = mtu_bytes(qp->img[HPU_ROCE_QP_MTU]), off, i;
     bool last = op == OP_READ_RESP_LAST || op == OP_READ_RESP_ONLY;
     int rc;
 
-    if (!w || w->op != HPU_ROCE_WR_RDMA_READ || w->acked ||
-        psn_diff(psn, w->first_psn) != (int32_t)w->got) {
-        return;                 /* out of order: the timer goes back */
+    /* only the oldest READ not complete takes responses, in order */
+    for (i = qp->sq_ci; i != qp->sq_next; i++) {
+        if (qp_win(qp, i)->op == HPU_ROCE_WR_RDMA_READ &&
+            !qp_win(qp, i)->acked) {
+            w = qp_win(qp, i);
+            break;
+        }
     }
-    rc_ack_upto(c, qpn, w->first_psn);
+    if (!w || psn_diff(psn, qp->psn_next) >= 0 ||
+        psn_diff(psn, psn_add(w->first_psn, w->got)) < 0) {
+        return;                 /* a duplicate or a ghost */
+    }
+    if (psn_diff(psn, psn_add(w->first_psn, w->got)) > 0) {
+        rc_ack_upto(c, qpn, psn, true);         /* responses were lost */
+        return;
+    }
+    rc_ack_upto(c, qpn, w->first_psn, false);
     if (qp->state == HPU_ROCE_QPS_ERR) {
         return;
     }
@@ -1812,11 +1904,12 @@ static void rc_rx_read_resp(HpuCore *c, uint32_t qpn, uint8_t op,
         return;
     }
     if (rc) {
-        swqe_fail(c, qpn, w, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
+        swqe_fail(c, qpn, i, HPU_ROCE_WC_LOC_PROT_ERR, rc == 2 ?
                   HPU_ROCE_CAUSE_MMU_FAULT : HPU_ROCE_CAUSE_LOC_PROT);
         return;
     }
     w->got++;
+    qp->rd_retry = false;
     qp->psn_una = psn_add(psn, 1);
     qp->retry_left = qp->img[HPU_ROCE_QP_RETRY_CNT];
     qp_arm_retry(c, qp);
@@ -1926,6 +2019,7 @@ static void resp_fail(HpuCore *c, uint32_t qpn, uint32_t psn, uint8_t st,
 {
     HpuRoceQp *qp = R(c)->qp[qpn];
 
+    qp->rd_n = 0;               /* the QP goes to ERR: no more responses */
     if (qp->have_rwqe) {
         RoceCqe e = { .wr_id = qp->rwqe.wr_id, .op = HPU_ROCE_WC_RECV,
                       .status = st };
@@ -1973,6 +2067,10 @@ static bool resp_scatter(HpuCore *c, uint32_t qpn, uint32_t psn,
     return true;
 }
 
+/*
+ * An RDMA READ request: checked now, answered by resp_read_run() as the
+ * runs' budget allows (responder resources: max_dest_rd_atomic READs).
+ */
 static void resp_read(HpuCore *c, uint32_t qpn, uint32_t psn,
                       const uint8_t *reth, bool dup)
 {
@@ -1980,46 +2078,100 @@ static void resp_read(HpuCore *c, uint32_t qpn, uint32_t psn,
     uint64_t va = be64(reth), dva = 0;
     uint32_t rkey = be32(reth + 8), len = be32(reth + 12);
     uint32_t mtu = mtu_bytes(qp->img[HPU_ROCE_QP_MTU]);
-    uint32_t np = len ? (len + mtu - 1) / mtu : 1, k;
-    uint8_t aeth[4];
-    HpuFault f;
-    int rc;
+    uint32_t np = len ? (len + mtu - 1) / mtu : 1;
+    HpuRoceRdResp *e;
 
     if (len > HPU_ROCE_MSG_MAX) {
-        resp_fail(c, qpn, psn, 0, AETH_NAK_INV, HPU_ROCE_CAUSE_REM_INV_REQ);
+        resp_fail(c, qpn, psn, HPU_ROCE_WC_REM_INV_REQ_ERR, AETH_NAK_INV,
+                  HPU_ROCE_CAUSE_REM_INV_REQ);
         return;
     }
     if (len && (!(hpum_le32(qp->img + HPU_ROCE_QP_ACCESS) &
                   HPU_ROCE_ACCESS_REMOTE_READ) ||
                 !mr_check(c, qp, rkey, va, len, HPU_ROCE_ACCESS_REMOTE_READ,
                           &dva))) {
-        resp_fail(c, qpn, psn, 0, AETH_NAK_ACC, HPU_ROCE_CAUSE_REM_ACCESS);
+        resp_fail(c, qpn, psn, HPU_ROCE_WC_REM_ACCESS_ERR, AETH_NAK_ACC,
+                  HPU_ROCE_CAUSE_REM_ACCESS);
+        return;
+    }
+    if (dup) {
+        /* the requester went back to @psn: drop what it asks again */
+        while (qp->rd_n) {
+            e = &qp->rd[(qp->rd_head + qp->rd_n - 1) % HPU_ROCE_MAX_RD];
+            if (psn_diff(psn_add(e->psn, e->npkts), psn) <= 0) {
+                break;
+            }
+            qp->rd_n--;
+        }
+    }
+    if (qp->rd_n >= qp->img[HPU_ROCE_QP_MAX_DEST_RD_ATOMIC]) {
+        HPU_LOG(c, "ROCE: QP %u: READ beyond its responder resources", qpn);
+        resp_fail(c, qpn, psn, HPU_ROCE_WC_REM_INV_REQ_ERR, AETH_NAK_INV,
+                  HPU_ROCE_CAUSE_REM_INV_REQ);
         return;
     }
     if (!dup) {
         qp->epsn = psn_add(psn, np);
         qp->msn = (qp->msn + 1) & PSN_MASK;
     }
-    for (k = 0; k < np; k++) {
-        uint32_t off = k * mtu, n = len ? HPU_MIN(mtu, len - off) : 0;
-        bool first = k == 0, last = k + 1 == np;
+    e = &qp->rd[(qp->rd_head + qp->rd_n) % HPU_ROCE_MAX_RD];
+    e->va = va;
+    e->rkey = rkey;
+    e->len = len;
+    e->psn = psn;
+    e->npkts = np;
+    e->k = 0;
+    qp->rd_n++;
+}
+
+/* Send READ response packets while the run's budget lasts. */
+static void resp_read_run(HpuCore *c, uint32_t qpn)
+{
+    HpuRoceQp *qp = R(c)->qp[qpn];
+    uint32_t mtu = mtu_bytes(qp->img[HPU_ROCE_QP_MTU]);
+    uint8_t aeth[4];
+    HpuFault f;
+    uint64_t dva = 0;
+    int rc;
+
+    while (qp->rd_n && roce_budget_left(R(c))) {
+        HpuRoceRdResp *e = &qp->rd[qp->rd_head];
+        uint32_t off = e->k * mtu, n = e->len ? HPU_MIN(mtu, e->len - off) : 0;
+        uint32_t psn = psn_add(e->psn, e->k);
+        bool first = e->k == 0, last = e->k + 1 == e->npkts;
         uint8_t op = first && last ? OP_READ_RESP_ONLY :
                      first ? OP_READ_RESP_FIRST :
                      last ? OP_READ_RESP_LAST : OP_READ_RESP_MIDDLE;
 
+        /* the MR is checked again for each packet: it may be gone */
+        if (n && !mr_check(c, qp, e->rkey, e->va + off, n,
+                           HPU_ROCE_ACCESS_REMOTE_READ, &dva)) {
+            resp_fail(c, qpn, psn, HPU_ROCE_WC_REM_ACCESS_ERR, AETH_NAK_ACC,
+                      HPU_ROCE_CAUSE_REM_ACCESS);
+            return;
+        }
         memset(&f, 0, sizeof(f));
-        rc = roce_xfer(c, qp->asid, dva + off, R(c)->bounce, n, false, &f);
+        rc = roce_xfer(c, qp->asid, dva, R(c)->bounce, n, false, &f);
         if (rc == HPU_XFER_STALE) {
             return;
         }
         if (rc) {
-            resp_fail(c, qpn, psn, 0, AETH_NAK_ACC, HPU_ROCE_CAUSE_MMU_FAULT);
+            resp_fail(c, qpn, psn, HPU_ROCE_WC_REM_ACCESS_ERR, AETH_NAK_ACC,
+                      HPU_ROCE_CAUSE_MMU_FAULT);
             return;
         }
         aeth[0] = AETH_ACK;
         put_be24(aeth + 1, qp->msn);
-        qp_emit(c, qp, qpn, op, false, false, psn_add(psn, k), aeth,
+        qp_emit(c, qp, qpn, op, false, false, psn, aeth,
                 first || last ? 4 : 0, R(c)->bounce, n);
+        if (++e->k == e->npkts) {
+            qp->rd_head = (qp->rd_head + 1) % HPU_ROCE_MAX_RD;
+            qp->rd_n--;
+        }
+    }
+    if (!qp->rd_n && qp->ack_defer) {
+        qp->ack_defer = false;
+        send_aeth(c, qp, qpn, qp->ack_syn, qp->ack_psn);
     }
 }
 
@@ -2105,13 +2257,14 @@ static void rc_request(HpuCore *c, uint32_t qpn, const RocePkt *p)
         return;
     }
     qp->nak_sent = false;
-    if (op == OP_READ_REQ) {
+    if (op == OP_READ_REQ && !qp->in_send && !qp->in_write) {
         resp_read(c, qpn, p->psn, p->ext, false);
         return;
     }
     /* opcode sequence and length rules */
     if ((send && first == qp->in_send) || (write && first == qp->in_write) ||
         (send && qp->in_write) || (write && qp->in_send) ||
+        op == OP_READ_REQ ||
         (!last && p->plen != mtu) || p->plen > mtu) {
         resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_INV_REQ_ERR, AETH_NAK_INV,
                   HPU_ROCE_CAUSE_REM_INV_REQ);
@@ -2144,20 +2297,35 @@ static void rc_request(HpuCore *c, uint32_t qpn, const RocePkt *p)
             uint64_t va = be64(p->ext);
             uint32_t rkey = be32(p->ext + 8), len = be32(p->ext + 12);
 
+            if (len > HPU_ROCE_MSG_MAX) {
+                resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_INV_REQ_ERR,
+                          AETH_NAK_INV, HPU_ROCE_CAUSE_REM_INV_REQ);
+                return;
+            }
             if (len && (!(hpum_le32(qp->img + HPU_ROCE_QP_ACCESS) &
                           HPU_ROCE_ACCESS_REMOTE_WRITE) ||
                         !mr_check(c, qp, rkey, va, len,
                                   HPU_ROCE_ACCESS_REMOTE_WRITE, &dva))) {
-                resp_fail(c, qpn, p->psn, 0, AETH_NAK_ACC,
-                          HPU_ROCE_CAUSE_REM_ACCESS);
+                resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_ACCESS_ERR,
+                          AETH_NAK_ACC, HPU_ROCE_CAUSE_REM_ACCESS);
                 return;
             }
-            qp->wr_va = dva;
+            qp->wr_va = va;
+            qp->wr_rkey = rkey;
             qp->wr_left = qp->wr_len = len;
         }
         if (p->plen > qp->wr_left || (last && p->plen != qp->wr_left)) {
-            resp_fail(c, qpn, p->psn, 0, AETH_NAK_INV,
-                      HPU_ROCE_CAUSE_REM_INV_REQ);
+            resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_INV_REQ_ERR,
+                      AETH_NAK_INV, HPU_ROCE_CAUSE_REM_INV_REQ);
+            return;
+        }
+        /* each packet: the MR may have gone since the first */
+        if (p->plen && (!(hpum_le32(qp->img + HPU_ROCE_QP_ACCESS) &
+                          HPU_ROCE_ACCESS_REMOTE_WRITE) ||
+                        !mr_check(c, qp, qp->wr_rkey, qp->wr_va, p->plen,
+                                  HPU_ROCE_ACCESS_REMOTE_WRITE, &dva))) {
+            resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_ACCESS_ERR,
+                      AETH_NAK_ACC, HPU_ROCE_CAUSE_REM_ACCESS);
             return;
         }
         if (imm && !qp->have_rwqe) {
@@ -2180,14 +2348,14 @@ static void rc_request(HpuCore *c, uint32_t qpn, const RocePkt *p)
             int rc;
 
             memcpy(R(c)->bounce, p->pay, p->plen);
-            rc = roce_xfer(c, qp->asid, qp->wr_va, R(c)->bounce, p->plen,
+            rc = roce_xfer(c, qp->asid, dva, R(c)->bounce, p->plen,
                            true, &f);
             if (rc == HPU_XFER_STALE) {
                 return;
             }
             if (rc) {
-                resp_fail(c, qpn, p->psn, 0, AETH_NAK_ACC,
-                          HPU_ROCE_CAUSE_MMU_FAULT);
+                resp_fail(c, qpn, p->psn, HPU_ROCE_WC_REM_ACCESS_ERR,
+                          AETH_NAK_ACC, HPU_ROCE_CAUSE_MMU_FAULT);
                 return;
             }
         }
@@ -2241,6 +2409,20 @@ static void ud_receive(HpuCore *c, uint32_t qpn, const RocePkt *p)
         memcpy(grh + 20, p->ip, 20);
     } else {
         memcpy(grh, p->ip, 40);
+    }
+    {
+        bool over;
+
+        if (sge_total(qp->rwqe.sge, qp->rwqe.nsge, &over) <
+            sizeof(grh) + p->plen) {
+            /* the datagram's fault, not the QP's: it stays in RTS */
+            e.wr_id = qp->rwqe.wr_id;
+            e.status = HPU_ROCE_WC_LOC_LEN_ERR;
+            e.flags = 0;
+            qp->have_rwqe = false;
+            qp_complete(c, qpn, false, &e);
+            return;
+        }
     }
     qp->rx_off = 0;
     if (!resp_scatter(c, qpn, p->psn, grh, sizeof(grh)) ||
@@ -2359,36 +2541,66 @@ static void qp_flush(HpuCore *c, uint32_t qpn)
     uint8_t *b = r->pkt;
     HpuFault f = { 0 };
 
-    qp->flush = false;
-    qp->have_rwqe = false;
+    /* a budget of CQEs per run: what is left goes on at the next run */
+    qp->flush = true;
     while (qp->sq_ci != qp->sq_next) {
         HpuRoceSwqe *w = qp_win(qp, qp->sq_ci);
         RoceCqe e = { .wr_id = w->wr_id, .op = wc_op_of(w->op),
-                      .status = HPU_ROCE_WC_WR_FLUSH_ERR };
+                      .status = qp->fail_set && qp->fail_idx == qp->sq_ci ?
+                      qp->fail_st : HPU_ROCE_WC_WR_FLUSH_ERR };
 
+        if (!roce_budget_left(r)) {
+            return;
+        }
+        roce_budget_use(r, 1, 0);
         if (cq_post(c, qp->scq, qpn, &e)) {
+            qp->flush = false;
             return;
         }
         qp->sq_ci++;
     }
+    qp->flush = false;
     if (qp_read_pi(c, qpn, true, &pi) || pi - qp->sq_ci > n) {
         return;
     }
+    qp->flush = true;
     while (qp->sq_ci != pi) {
-        RoceCqe e = { .status = HPU_ROCE_WC_WR_FLUSH_ERR };
+        RoceCqe e = { .status = qp->fail_set && qp->fail_idx == qp->sq_ci ?
+                      qp->fail_st : HPU_ROCE_WC_WR_FLUSH_ERR };
 
+        if (!roce_budget_left(r)) {
+            qp->sq_next = qp->cur = qp->sq_ci;
+            return;
+        }
+        roce_budget_use(r, 1, 0);
         if (roce_xfer(c, qp->asid, qp_ring_at(qp, true, qp->sq_ci), b, 16,
                       false, &f)) {
+            qp->flush = false;
             return;
         }
         e.wr_id = hpum_le64(b + HPU_ROCE_WQE_WR_ID);
         e.op = wc_op_of(b[HPU_ROCE_WQE_OPCODE]);
         if (cq_post(c, qp->scq, qpn, &e)) {
+            qp->flush = false;
             return;
         }
         qp->sq_ci++;
     }
     qp->sq_next = qp->cur = qp->sq_ci;
+    qp->fail_set = false;
+    if (qp->have_rwqe) {
+        /* the receive WQE a message was filling: taken, so flushed */
+        RoceCqe e = { .wr_id = qp->rwqe.wr_id, .op = HPU_ROCE_WC_RECV,
+                      .status = HPU_ROCE_WC_WR_FLUSH_ERR };
+
+        roce_budget_use(r, 1, 0);
+        if (cq_post(c, qp->rcq, qpn, &e)) {
+            qp->flush = false;
+            return;
+        }
+        qp->have_rwqe = false;
+    }
+    qp->flush = false;
     if (qp->srq) {
         return;
     }
@@ -2396,20 +2608,28 @@ static void qp_flush(HpuCore *c, uint32_t qpn)
     if (qp_read_pi(c, qpn, false, &pi) || pi - qp->rq_ci > n) {
         return;
     }
+    qp->flush = true;
     while (qp->rq_ci != pi) {
         RoceCqe e = { .op = HPU_ROCE_WC_RECV,
                       .status = HPU_ROCE_WC_WR_FLUSH_ERR };
 
+        if (!roce_budget_left(r)) {
+            return;
+        }
+        roce_budget_use(r, 1, 0);
         if (roce_xfer(c, qp->asid, qp_ring_at(qp, false, qp->rq_ci), b, 8,
                       false, &f)) {
+            qp->flush = false;
             return;
         }
         e.wr_id = hpum_le64(b);
         if (cq_post(c, qp->rcq, qpn, &e)) {
+            qp->flush = false;
             return;
         }
         qp->rq_ci++;
     }
+    qp->flush = false;
 }
 
 /* A QP's timer is due: retransmission or the end of an RNR wait. */
@@ -2438,6 +2658,7 @@ static void qp_timer(HpuCore *c, uint32_t qpn)
         return;
     }
     qp->retry_left--;
+    qp->rd_retry = false;
     rc_rewind(qp, qp->psn_una);
     qp->sq_kick = true;
     qp_arm_retry(c, qp);
@@ -2512,13 +2733,19 @@ static bool roce_step_locked(HpuCore *c)
 {
     HpuRoce *r = R(c);
     uint64_t now = hpum_now(c);
-    unsigned int i, n;
+    unsigned int i, k, n;
     uint32_t gen = r->gen;
+    bool starved = false;
 
-    if (r->cmd_pending) {
-        roce_run_command(c);
-    }
-    for (n = 0; n < 32 && r->rxq_n && r->gen == gen; n++) {
+    /*
+     * Bounded work per run (the run is a bottom half under the BQL): the
+     * frames queued when it starts, then the QPs, round robin, while the
+     * budget lasts; a command latched meanwhile runs between two units.
+     */
+    r->run_pkts = HPU_ROCE_RUN_PKTS;
+    r->run_bytes = HPU_ROCE_RUN_BYTES;
+    roce_cmd_poll(c, gen);
+    for (n = 0; n < HPU_ROCE_RXQ && r->rxq_n && r->gen == gen; n++) {
         HpuRoceFrame fr = r->rxq[r->rxq_head];
 
         r->rxq_head = (r->rxq_head + 1) % HPU_ROCE_RXQ;
@@ -2527,15 +2754,19 @@ static bool roce_step_locked(HpuCore *c)
             roce_rx_frame(c, fr.port, fr.buf, fr.len);
         }
         free(fr.buf);
+        roce_cmd_poll(c, gen);
     }
     for (i = 0; i < HPU_ROCE_NUM_CQ && r->gen == gen; i++) {
         if (r->cq[i].arm_check) {
             cq_arm_check(c, i);
         }
     }
-    for (i = 0; i < HPU_ROCE_NUM_QP && r->gen == gen; i++) {
-        HpuRoceQp *qp = r->qp[i];
+    for (k = 0; k < HPU_ROCE_NUM_QP && r->gen == gen; k++) {
+        HpuRoceQp *qp;
 
+        i = (r->qp_next + k) % HPU_ROCE_NUM_QP;
+        roce_cmd_poll(c, gen);
+        qp = r->qp[i];
         if (!qp) {
             continue;
         }
@@ -2548,17 +2779,31 @@ static bool roce_step_locked(HpuCore *c)
         if (qp->state != HPU_ROCE_QPS_RTS) {
             qp->sq_kick = false;        /* RTS sets it again */
         }
+        if (!roce_budget_left(r)) {
+            if (!starved) {
+                starved = true;
+                r->qp_next = i;         /* the next run starts here */
+            }
+            continue;
+        }
+        if (qp->rd_n && (qp->state == HPU_ROCE_QPS_RTR ||
+                         qp->state == HPU_ROCE_QPS_RTS)) {
+            resp_read_run(c, i);
+            if (r->gen != gen) {
+                break;
+            }
+        }
         if (qp->state == HPU_ROCE_QPS_ERR && qp->flush) {
             qp_flush(c, i);
         } else if (qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS) {
             qp->sq_kick = false;
             rc_requester(c, i);
             if (r->gen == gen && r->qp[i] == qp &&
-                qp->state == HPU_ROCE_QPS_RTS && qp->cur != qp->sq_next &&
-                !qp->rnr_wait &&
+                qp->state == HPU_ROCE_QPS_RTS && !qp->rnr_wait &&
+                (!roce_budget_left(r) || (qp->cur != qp->sq_next &&
                 psn_diff(psn_add(qp_win(qp, qp->cur)->first_psn,
                                  qp->cur_pkt), qp->psn_una) <
-                HPU_ROCE_MAX_INFLIGHT) {
+                HPU_ROCE_MAX_INFLIGHT))) {
                 qp->sq_kick = true;     /* budget used up: go on later */
             }
         }
@@ -2568,7 +2813,7 @@ static bool roce_step_locked(HpuCore *c)
         return false;
     }
     roce_arm_timer(c);
-    if (r->rxq_n || r->cmd_pending) {
+    if (r->rxq_n || r->cmd_pending || starved) {
         return true;
     }
     for (i = 0; i < HPU_ROCE_NUM_QP; i++) {
@@ -2576,7 +2821,9 @@ static bool roce_step_locked(HpuCore *c)
 
         if (qp && ((qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS &&
                     !qp->rnr_wait) ||
-                   (qp->flush && qp->state == HPU_ROCE_QPS_ERR))) {
+                   (qp->flush && qp->state == HPU_ROCE_QPS_ERR) ||
+                   (qp->rd_n && (qp->state == HPU_ROCE_QPS_RTR ||
+                                 qp->state == HPU_ROCE_QPS_RTS)))) {
             return true;
         }
     }
@@ -3055,8 +3302,8 @@ bool hpum_roce_init(HpuCore *c)
         return false;
     }
     r->mr = calloc(HPU_ROCE_NUM_MR, sizeof(*r->mr));
-    r->pkt = malloc(HPU_ROCE_FRAME_MAX + 64);
-    r->bounce = malloc(HPU_ROCE_FRAME_MAX + 64);
+    r->pkt = calloc(1, HPU_ROCE_FRAME_MAX + 64);
+    r->bounce = calloc(1, HPU_ROCE_FRAME_MAX + 64);
     c->roce = r;
     if (!r->mr || !r->pkt || !r->bounce) {
         hpum_roce_fini(c);

@@ -19,6 +19,8 @@
 #define HPU_ROCE_FRAME_MAX      HPU_NIC_FRAME_BUF
 #define HPU_ROCE_INLINE_MAX     1024
 #define HPU_ROCE_OUTQ           64      /* frames queued before a hand-over */
+#define HPU_ROCE_RUN_PKTS       32      /* packets or CQEs a worker run makes */
+#define HPU_ROCE_RUN_BYTES      (64 * 1024)     /* payload bytes a run sends */
 
 typedef struct HpuRoceSge {
     uint64_t addr;
@@ -46,6 +48,16 @@ typedef struct HpuRoceSwqe {
     HpuRoceSge sge[HPU_ROCE_NUM_SGE];
     uint8_t inl[HPU_ROCE_INLINE_MAX];
 } HpuRoceSwqe;
+
+/* An RDMA READ the responder answers (one of its responder resources). */
+typedef struct HpuRoceRdResp {
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t len;
+    uint32_t psn;               /* of its first response packet */
+    uint32_t npkts;
+    uint32_t k;                 /* next packet to send */
+} HpuRoceRdResp;
 
 /* A receive WQE being filled by a multi-packet message. */
 typedef struct HpuRoceRwqe {
@@ -81,6 +93,10 @@ typedef struct HpuRoceQp {
     bool flush;                 /* ERR: flush what is posted */
     bool rnr_wait;              /* waiting for the RNR timer */
     uint64_t deadline;          /* retransmit or RNR timer, 0 none */
+    bool rd_retry;              /* rewound to a READ on an implied NAK */
+    bool fail_set;              /* ERR: WQE fail_idx completes fail_st */
+    uint8_t fail_st;
+    uint32_t fail_idx;
     HpuRoceSwqe *win;           /* HPU_ROCE_WINDOW, by WQE index */
     /* responder */
     uint32_t rq_ci;
@@ -92,9 +108,16 @@ typedef struct HpuRoceQp {
     bool have_rwqe;
     HpuRoceRwqe rwqe;
     uint32_t rx_off;            /* bytes of the message so far */
-    uint64_t wr_va;             /* WRITE: next device VA */
+    uint64_t wr_va;             /* WRITE: next remote VA */
+    uint32_t wr_rkey;
     uint32_t wr_left;
     uint32_t wr_len;
+    HpuRoceRdResp rd[HPU_ROCE_MAX_RD];  /* READs to answer, oldest first */
+    uint8_t rd_head;
+    uint8_t rd_n;
+    bool ack_defer;             /* an ACK/NAK waits for the READ responses */
+    uint8_t ack_syn;
+    uint32_t ack_psn;
 } HpuRoceQp;
 
 typedef struct HpuRoceCq {
@@ -166,6 +189,9 @@ typedef struct HpuRoce {
     uint32_t db_refused_hi;
     uint32_t gen;               /* bumped when every object is destroyed */
     bool busy;                  /* the worker runs */
+    uint32_t run_pkts;          /* what is left of the run's budget */
+    uint32_t run_bytes;
+    unsigned int qp_next;       /* the QP the next run starts with */
     bool wipe;                  /* destroy all once the worker stops */
     uint32_t dbq[HPU_ROCE_DBQ][2];      /* page << 1 | arm?, value */
     unsigned int dbq_n;

@@ -144,7 +144,7 @@ static int hpu_ib_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = HPU_ROCE_PORT_GIDS;
 	attr->pkey_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->max_msg_sz = 1U << 31;
+	attr->max_msg_sz = 1U << 30;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = ndev ? iboe_get_mtu(mtu) : IB_MTU_1024;
 	if (!attr->active_mtu)

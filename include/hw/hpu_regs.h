@@ -794,7 +794,7 @@
 #define HPU_ROCE_RWQE_WR_ID		0	/* u64 */
 #define HPU_ROCE_RWQE_NUM_SGE		8	/* u8 */
 #define HPU_ROCE_RWQE_HDR_SIZE		16
-#define HPU_ROCE_MSG_MAX		0x80000000u
+#define HPU_ROCE_MSG_MAX		0x40000000u
 #define HPU_ROCE_GRH_SIZE		40
 
 /* CQE (32 bytes) */

@@ -179,22 +179,40 @@ struct RoceRig : Rig {
         return m;
     }
 
+    unsigned int runs = 0;                      // worker runs so far
+    bool record = true;                         // keep frames in wire
+
+    // One worker run (as QEMU's bottom half runs it, once per main loop
+    // iteration), then the wire: whether anything moved.
+    bool step()
+    {
+        if (env.roce_pending) {
+            env.roce_pending = false;
+            runs++;
+            if (hpum_core_roce_step(&core)) {
+                env.roce_pending = true;
+            }
+        }
+        std::vector<Env::Frame> out;
+        out.swap(env.sent);
+        for (auto &fr : out) {
+            Pkt k{ fr.port, fr.bytes };
+            bool lost = drop && drop(k);
+            if (record) {
+                wire.push_back(k);
+            }
+            if (loop && !lost) {
+                inject(fr.port ^ 1u, fr.bytes);
+            }
+        }
+        return !out.empty() || env.roce_pending;
+    }
     // The worker and the wire until nothing moves.
     void pump(unsigned int rounds = 10000)
     {
         for (unsigned int i = 0; i < rounds; i++) {
-            roce_bh();
-            std::vector<Env::Frame> out;
-            out.swap(env.sent);
-            if (out.empty() && !env.roce_pending) {
+            if (!step()) {
                 return;
-            }
-            for (auto &fr : out) {
-                Pkt k{ fr.port, fr.bytes };
-                wire.push_back(k);
-                if (loop && !(drop && drop(k))) {
-                    inject(fr.port ^ 1u, fr.bytes);
-                }
             }
         }
         FAIL("the RoCE engine never went quiet");

@@ -1057,3 +1057,391 @@ TEST_CASE("RoCE: port events on vector 32; a full or disabled event ring drops a
     r.cwr(HPU_ROCE_EQ_CI, r.crd(HPU_ROCE_EQ_PI) + 1);
     CHECK(r.crd(HPU_ROCE_EQ_CI) == 3u);
 }
+
+// Bounded work per worker run, and the defects of the 2026 review.
+
+namespace {
+
+// UD QPs 30 (port 0) and 40 (port 1) in RTS with Q_Key 0x1234, CQs 1 and 2.
+struct UdPair {
+    RoceRig::Cq ca, cb;
+    RoceRig::Qp a, b;
+    uint8_t av[32] = {};
+};
+
+UdPair ud_pair(RoceRig &r)
+{
+    UdPair u;
+    u.ca = r.make_cq(1);
+    u.cb = r.make_cq(2);
+    u.a = r.make_qp(30, 0, 1, HPU_ROCE_QPT_UD);
+    u.b = r.make_qp(40, 1, 2, HPU_ROCE_QPT_UD);
+    for (auto *q : { &u.a, &u.b }) {
+        Bytes d(256);
+        d[HPU_ROCE_QP_PORT] = q == &u.a ? 0 : 1;
+        put32(&d[HPU_ROCE_QP_QKEY], 0x1234);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT | HPU_ROCE_QPM_QKEY, d) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTR, 0) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTS, HPU_ROCE_QPM_SQ_PSN) == 0);
+    }
+    Bytes m = r.mac(1), g = RoceRig::ip4(1);
+    std::memcpy(u.av, m.data(), 6);
+    u.av[HPU_ROCE_AV_HOP_LIMIT] = 64;
+    std::memcpy(u.av + HPU_ROCE_AV_DGID, g.data(), 16);
+    return u;
+}
+
+// @f with its PSN set to @psn and its ICRC made good again.
+Bytes with_psn(const Pkt &k, uint32_t psn)
+{
+    Pkt c = k;
+    size_t b = c.bth() + 9;
+    c.f[b] = static_cast<uint8_t>(psn >> 16);
+    c.f[b + 1] = static_cast<uint8_t>(psn >> 8);
+    c.f[b + 2] = static_cast<uint8_t>(psn);
+    put32(c.f.data() + c.f.size() - 4, ref_icrc(c.f));
+    return c.f;
+}
+
+} // namespace
+
+TEST_CASE("RoCE: a 64 MiB READ at MTU 256 runs across many worker runs; a command meanwhile "
+          "completes within two runs", "[emu][roce]")
+{
+    RoceRig r;
+    const uint32_t len = 64u << 20;
+    r.env.host.resize(HOST_SIZE + 2 * len);    // room for both buffers
+    auto p = r.pair(1);
+    auto local = r.make_mr(len), remote = r.make_mr(len);
+    Bytes data(len);
+    for (uint32_t i = 0; i < len; i++) {
+        data[i] = static_cast<uint8_t>(i * 7 + (i >> 9) + (i >> 17));
+    }
+    r.hwrite(remote.bus, data.data(), len);
+    r.record = false;
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 1, { { local.va, len, local.key } },
+                remote.va, remote.key);
+    for (int i = 0; i < 50; i++) {
+        REQUIRE(r.step());
+    }
+    Cqe32 none{};
+    CHECK_FALSE(r.poll(p.ca, none));            // still going
+    r.cwr(HPU_ROCE_CMD_INDEX, 1);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_QUERY | HPU_ROCE_TYPE_CQ << HPU_ROCE_CMD_TYPE_SHIFT);
+    unsigned int at = r.runs;
+    while ((r.crd(HPU_ROCE_CMD_STATUS) & HPU_ROCE_CMD_BUSY) && r.runs - at < 10) {
+        r.step();
+    }
+    CHECK(r.runs - at <= 2);
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == 0u);
+    CHECK_FALSE(r.poll(p.ca, none));
+    r.pump(1000000);
+    Cqe32 e = r.poll1(p.ca);
+    CHECK(e.wr_id == 1u);
+    CHECK(e.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(e.len == len);
+    CHECK(std::memcmp(r.hp(local.bus), data.data(), len) == 0);
+    CHECK(r.runs > 1000);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RX_DROPPED) == 0);
+    CHECK(r.counter(1, HPU_ROCE_CNT_TX_PKTS) == (len >> 8));
+}
+
+TEST_CASE("RoCE: destroying the MR of a READ being answered stops its responses at once",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    const uint32_t len = 1u << 20;
+    auto local = r.make_mr(len), remote = r.make_mr(len);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 1, { { local.va, len, local.key } },
+                remote.va, remote.key);
+    for (int i = 0; i < 10; i++) {
+        REQUIRE(r.step());
+    }
+    r.cwr(HPU_ROCE_CMD_INDEX, remote.key >> 8);
+    r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_DESTROY | HPU_ROCE_TYPE_MR << HPU_ROCE_CMD_TYPE_SHIFT);
+    size_t seen = r.wire.size();
+    REQUIRE(r.step());
+    CHECK(r.crd(HPU_ROCE_CMD_STATUS) == 0u);   // done in that run
+    r.pump();
+    size_t later = 0, naks = 0;
+    for (size_t i = seen; i < r.wire.size(); i++) {
+        later += r.wire[i].port == 1 && r.wire[i].op() >= 0x0d && r.wire[i].op() <= 0x10;
+        naks += r.wire[i].port == 1 && r.wire[i].op() == OP_ACK &&
+                r.wire[i].syndrome() == 0x62;
+    }
+    CHECK(later == 0);
+    CHECK(naks == 1);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_REM_ACCESS_ERR);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: WRITE packets after the target MR is destroyed are NAKed and write nothing",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto local = r.make_mr(4096), remote = r.make_mr(4096);
+    Bytes data = pattern(1024, 21);
+
+    r.hwrite(local.bus, data.data(), data.size());
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 1, { { local.va, 1024, local.key } },
+                remote.va, remote.key);
+    r.pump();
+    REQUIRE(r.wire.size() == 4);
+    std::vector<Pkt> pk = r.wire;
+    r.inject(1, pk[0].f);
+    r.pump();
+    CHECK(host_bytes(r, remote.bus, 256) == Bytes(data.begin(), data.begin() + 256));
+    Bytes rest = host_bytes(r, remote.bus + 256, 768);
+    REQUIRE(r.cmd(HPU_ROCE_OP_DESTROY, HPU_ROCE_TYPE_MR, remote.key >> 8, Bytes(256)) == 0);
+    for (size_t i = 1; i < 4; i++) {
+        r.inject(1, pk[i].f);
+    }
+    r.pump();
+    CHECK(host_bytes(r, remote.bus + 256, 768) == rest);
+    CHECK(r.counter(1, HPU_ROCE_CNT_REM_ACCESS_ERR) == 1);
+    REQUIRE(r.wire.back().port == 1);
+    CHECK(r.wire.back().op() == OP_ACK);
+    CHECK(r.wire.back().syndrome() == 0x62);
+    CHECK(r.wire.back().psn() == 0x101u);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: a failing WQE behind one in flight completes after it, with its own status",
+          "[emu][roce]")
+{
+    RoceRig r;
+    r.setup_roce_eq();
+    auto p = r.pair();
+    auto local = r.make_mr(4096);
+
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 1, { { local.va, 100, local.key } },
+                local.va + 2048, local.key);
+    r.pump();
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { local.va, 100, local.key ^ 1 } });
+    r.pump();
+    Cqe32 a = r.poll1(p.ca), b = r.poll1(p.ca), none{};
+    CHECK(a.wr_id == 1u);
+    CHECK(a.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(a.op == HPU_ROCE_WC_RDMA_WRITE);
+    CHECK(b.wr_id == 2u);
+    CHECK(b.status == HPU_ROCE_WC_LOC_PROT_ERR);
+    CHECK(b.op == HPU_ROCE_WC_SEND);
+    CHECK_FALSE(r.poll(p.ca, none));
+    r.wr(HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_SQ_DB, 10);
+    r.pump();
+    CHECK_FALSE(r.poll(p.ca, none));            // each exactly once
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+    auto ev = r.events();
+    REQUIRE(!ev.empty());
+    CHECK(ev[0].type == HPU_ROCE_EV_QP_FATAL);
+    CHECK(ev[0].cause == HPU_ROCE_CAUSE_LOC_PROT);
+}
+
+TEST_CASE("RoCE: a lost READ response is asked again when a later ACK or response arrives",
+          "[emu][roce]")
+{
+    const bool two_reads = GENERATE(false, true);
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(8192), remote = r.make_mr(8192);
+    Bytes a = pattern(512, 31), b = pattern(300, 32);
+
+    CAPTURE(two_reads);
+    r.hwrite(remote.bus, a.data(), a.size());
+    r.hwrite(remote.bus + 1024, b.data(), b.size());
+    r.hwrite(local.bus + 4096, b.data(), b.size());
+    // The responder's first frame (the first READ response) is lost.
+    r.wr(HPU_NIC_PORT_BASE(1) + HPU_NIC_INJ_CTRL, 1u << HPU_NIC_INJ_DROP_TX_SHIFT);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 1, { { local.va, 512, local.key } },
+                remote.va, remote.key);
+    if (two_reads) {
+        r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 2, { { local.va + 1024, 300, local.key } },
+                    remote.va + 1024, remote.key);
+    } else {
+        r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { local.va + 4096, 300, local.key } },
+                    remote.va + 4096, remote.key);
+    }
+    r.pump();
+    CHECK(r.rd(HPU_NIC_PORT_BASE(1) + HPU_NIC_INJ_DROPPED_LO) == 1u);
+    Cqe32 x = r.poll1(p.ca), y = r.poll1(p.ca), none{};
+    CHECK(x.wr_id == 1u);
+    CHECK(x.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(x.len == 512u);
+    CHECK(y.wr_id == 2u);
+    CHECK(y.status == HPU_ROCE_WC_SUCCESS);
+    CHECK_FALSE(r.poll(p.ca, none));
+    CHECK(host_bytes(r, local.bus, 512) == a);
+    if (two_reads) {
+        CHECK(host_bytes(r, local.bus + 1024, 300) == b);
+    } else {
+        CHECK(host_bytes(r, remote.bus + 4096, 300) == b);
+    }
+    CHECK(r.count_ops(OP_READ_REQ, 0) == (two_reads ? 4u : 2u));
+    CHECK(r.counter(0, HPU_ROCE_CNT_ACK_TIMEOUTS) == 0);
+}
+
+TEST_CASE("RoCE: a UD QP's send stride must hold its header and address vector",
+          "[emu][roce][cmd]")
+{
+    const uint32_t stride = GENERATE(64u, 128u);
+    RoceRig r;
+    r.make_cq(1);
+    RoceRig::Qp q;
+    q.type = HPU_ROCE_QPT_UD;
+    q.cq = 1;
+    q.sq_stride = stride;
+    CAPTURE(stride);
+    CHECK(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_QP, 30, r.qp_image(q, 0)) ==
+          (stride == 64 ? HPU_ROCE_RES_BAD_IMAGE : HPU_ROCE_RES_OK));
+}
+
+TEST_CASE("RoCE: a receive WQE held by a multi-packet SEND is flushed when the QP enters ERR",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 4096, dst.key } });
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 600, src.key } });
+    r.pump();
+    REQUIRE(r.wire.size() == 3);
+    r.inject(1, r.wire[0].f);
+    r.pump();
+    REQUIRE(r.modify(20, HPU_ROCE_QPS_ERR, 0) == 0);
+    r.pump();
+    Cqe32 e1 = r.poll1(p.cb), e2 = r.poll1(p.cb), none{};
+    CHECK(e1.wr_id == 1u);
+    CHECK(e1.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(e1.op == HPU_ROCE_WC_RECV);
+    CHECK(e2.wr_id == 2u);
+    CHECK(e2.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK_FALSE(r.poll(p.cb, none));
+    // Posted while in ERR: flushed at the QP's next SQ_DB.
+    r.post_recv(p.b, 4, { { dst.va, 4096, dst.key } });
+    r.wr(HPU_ROCE_DB_PAGE(RoceRig::PAGE) + HPU_ROCE_DB_SQ_DB, 20);
+    r.pump();
+    Cqe32 e3 = r.poll1(p.cb);
+    CHECK(e3.wr_id == 4u);
+    CHECK(e3.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(e3.op == HPU_ROCE_WC_RECV);
+}
+
+TEST_CASE("RoCE: a READ request inside a multi-packet SEND is an invalid request", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 2, { { src.va, 600, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 3, { { src.va + 1024, 64, src.key } },
+                dst.va, dst.key);
+    r.pump();
+    REQUIRE(r.wire.size() == 4);
+    REQUIRE(r.wire[3].op() == OP_READ_REQ);
+    Bytes rd = with_psn(r.wire[3], 0x101);
+    size_t seen = r.wire.size();
+    r.inject(1, r.wire[0].f);
+    r.pump();
+    r.inject(1, rd);
+    r.pump();
+    size_t resp = 0, naks = 0;
+    for (size_t i = seen; i < r.wire.size(); i++) {
+        resp += r.wire[i].port == 1 && r.wire[i].op() == OP_READ_RESP_ONLY;
+        naks += r.wire[i].port == 1 && r.wire[i].op() == OP_ACK &&
+                r.wire[i].syndrome() == 0x61 && r.wire[i].psn() == 0x101;
+    }
+    CHECK(resp == 0);
+    CHECK(naks == 1);
+    Cqe32 e = r.poll1(p.cb);
+    CHECK(e.wr_id == 1u);
+    CHECK(e.status == HPU_ROCE_WC_REM_INV_REQ_ERR);
+    CHECK(e.op == HPU_ROCE_WC_RECV);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: a WRITE with immediate whose target faults completes its receive WQE in error",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    Bytes d(256);
+    const uint32_t idx = 40;
+    // An MR whose device address is beyond the host's memory.
+    put32(&d[HPU_ROCE_MR_KEY], idx << 8 | 1);
+    put32(&d[HPU_ROCE_MR_PD], 1);
+    put32(&d[HPU_ROCE_MR_ACCESS], 7);
+    put64(&d[HPU_ROCE_MR_VA], 0x5000000000ull);
+    put64(&d[HPU_ROCE_MR_LENGTH], 4096);
+    put64(&d[HPU_ROCE_MR_DVA], host_addr(HOST_BASE + (1ull << 40)));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, idx, d) == 0);
+    r.post_recv(p.b, 1, { { dst.va, 64, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE_WITH_IMM, 2, { { src.va, 64, src.key } },
+                0x5000000000ull, idx << 8 | 1, 0x1234);
+    r.pump();
+    Cqe32 e = r.poll1(p.cb);
+    CHECK(e.wr_id == 1u);
+    CHECK(e.status == HPU_ROCE_WC_REM_ACCESS_ERR);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_REM_ACCESS_ERR);
+    CHECK(r.qp_state(20) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: a UD datagram longer than the receive buffer completes LOC_LEN_ERR; "
+          "the QP stays in RTS", "[emu][roce]")
+{
+    RoceRig r;
+    auto u = ud_pair(r);
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_recv(u.b, 7, { { dst.va, 100, dst.key } });
+    r.post_send(u.a, HPU_ROCE_WR_SEND, 8, { { src.va, 500, src.key } }, 0, 0, 0,
+                HPU_ROCE_WQE_SIGNALED, u.av, 0x1234, 40);
+    r.pump();
+    Cqe32 e = r.poll1(u.cb);
+    CHECK(e.wr_id == 7u);
+    CHECK(e.status == HPU_ROCE_WC_LOC_LEN_ERR);
+    CHECK(e.op == HPU_ROCE_WC_RECV);
+    CHECK(r.qp_state(40) == HPU_ROCE_QPS_RTS);
+    r.post_recv(u.b, 9, { { dst.va, 4096, dst.key } });
+    r.post_send(u.a, HPU_ROCE_WR_SEND, 10, { { src.va, 500, src.key } }, 0, 0, 0,
+                HPU_ROCE_WQE_SIGNALED, u.av, 0x1234, 40);
+    r.pump();
+    Cqe32 f = r.poll1(u.cb);
+    CHECK(f.wr_id == 9u);
+    CHECK(f.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(f.len == 540u);
+}
+
+TEST_CASE("RoCE: a message longer than 2^30 bytes completes LOC_LEN_ERR", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair(1);
+    Bytes d(256);
+    const uint32_t idx = 40;
+    uint64_t buf = r.halloc(4096, 64);
+    put32(&d[HPU_ROCE_MR_KEY], idx << 8 | 1);
+    put32(&d[HPU_ROCE_MR_PD], 1);
+    put32(&d[HPU_ROCE_MR_ACCESS], 7);
+    put64(&d[HPU_ROCE_MR_VA], 0x5000000000ull);
+    put64(&d[HPU_ROCE_MR_LENGTH], 1ull << 32);
+    put64(&d[HPU_ROCE_MR_DVA], host_addr(buf));
+    REQUIRE(r.cmd(HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, idx, d) == 0);
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 1,
+                { { 0x5000000000ull, (1u << 30) + 1, idx << 8 | 1 } });
+    r.pump();
+    Cqe32 e = r.poll1(p.ca);
+    CHECK(e.wr_id == 1u);
+    CHECK(e.status == HPU_ROCE_WC_LOC_LEN_ERR);
+    CHECK(r.wire.empty());
+    CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+}
