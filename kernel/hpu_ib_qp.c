@@ -279,9 +279,13 @@ static int hpu_ib_modify_check(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp,
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
-	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > HPU_IB_MAX_RD_ATOMIC)
-		return -EINVAL;
+	/*
+	 * max_rd_atomic above HPU_IB_MAX_RD_ATOMIC is taken as the maximum
+	 * (hpu_ib_modify_merge()): perftest and others pass the peer's
+	 * responder depth (128 for rxe), and fewer READs in flight than the
+	 * peer allows is always safe. The responder's depth is a promise to
+	 * the peer and is refused beyond what the engine holds.
+	 */
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > HPU_IB_MAX_RD_ATOMIC)
 		return -EINVAL;
@@ -324,7 +328,7 @@ static void hpu_ib_modify_merge(struct hpu_ib_qp *qp,
 	if (mask & IB_QP_RQ_PSN)
 		a->rq_psn = attr->rq_psn;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		a->max_rd_atomic = attr->max_rd_atomic;
+		a->max_rd_atomic = min_t(u8, attr->max_rd_atomic, HPU_IB_MAX_RD_ATOMIC);
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		a->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_SQ_PSN)
