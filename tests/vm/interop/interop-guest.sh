@@ -29,6 +29,8 @@
 #   IX_BW_SIZE (65536), IX_LIMIT (each tool's time limit, 90 s; once a tool
 #   of a pair has timed out, the pair's later tools get IX_SHORT, 30 s),
 #   IX_SETUP_WAIT (how long to wait for the other guest's setup, 600 s),
+#   IX_ONLY (a bash regular expression: only the steps whose "pair/name"
+#   matches, e.g. 'hpu/ib_write_bw hpu->'),
 #   HPU_BUILD (the build directory: the provider), HPU_KO.
 # Writes $HPU_OUT/ix-results.txt:
 #   PLAN pair key server-role name
@@ -60,6 +62,7 @@ BW_SIZE=${IX_BW_SIZE:-65536}
 LIMIT=${IX_LIMIT:-90}
 SHORT=${IX_SHORT:-30}
 SETUP_WAIT=${IX_SETUP_WAIT:-600}
+ONLY=${IX_ONLY:-}
 GRACE=20
 KO=${HPU_KO:-$REPO/kernel/hpu.ko}
 KO_EN=$(dirname "$KO")/hpu_en.ko
@@ -133,9 +136,9 @@ addr() { # addr PAIR IFACE ADDR PEER
 # rxe_end PAIR GUEST MAC RXE ADDR PEER: rxe device RXE on the virtio-net NIC MAC.
 rxe_end() {
 	local i
-	i=$(ifname_of "$3") || { fail "$1/$2: virtio-net $3" "not found"; setup_ok=0; return 1; }
+	i=$(ifname_of "$3") || { fail "$1/$2 has virtio-net $3" "not found"; setup_ok=0; return 1; }
 	addr "$1" "$i" "$5" "$6"
-	rdma link add "$4" type rxe netdev "$i" || fail "$1/$2: rdma link add $4" "exit $?"
+	rdma link add "$4" type rxe netdev "$i" || fail "$1/$2 rdma link add $4" "exit $?"
 	DEV[$1]=$4
 }
 
@@ -152,12 +155,12 @@ for p in $PAIRS; do
 		export RDMAV_DRIVERS=$BUILD/rdma-provider/lib/libhpu
 		if ! modprobe -a drm drm_buddy drm_shmem_helper gpu-sched ||
 			! insmod "$KO" || ! insmod "$KO_EN" || ! insmod "$KO_IB"; then
-			fail "hpu/A: hpu.ko, hpu_en.ko, hpu_ib.ko load" "$(dmesg | tail -n 3 | tr '\n' ' ')"
+			fail "hpu/A loads hpu.ko, hpu_en.ko, hpu_ib.ko" "$(dmesg | tail -n 3 | tr '\n' ' ')"
 			setup_ok=0; continue
 		fi
-		pass "hpu/A: hpu.ko, hpu_en.ko, hpu_ib.ko load"
+		pass "hpu/A loads hpu.ko, hpu_en.ko, hpu_ib.ko"
 		if ! wait_for 30 hpu_port0 || ! wait_for 30 hpu_ibdev; then
-			fail "hpu/A: port 0 netdev and ib device" "netdevs: $(ls /sys/class/net | tr '\n' ' '), ib: $(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
+			fail "hpu/A has the port 0 netdev and the ib device" "netdevs: $(ls /sys/class/net | tr '\n' ' '), ib: $(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
 			setup_ok=0; continue
 		fi
 		i=$(hpu_port0)
@@ -171,14 +174,14 @@ done
 for p in $PAIRS; do
 	[ -n "${DEV[$p]:-}" ] || continue
 	if ! wait_for 30 port_active "${DEV[$p]}"; then
-		fail "$p/$ROLE: ${DEV[$p]} port 1 ACTIVE" "state $(cat /sys/class/infiniband/${DEV[$p]}/ports/1/state 2>&1), netdev ${IF[$p]} $(cat /sys/class/net/${IF[$p]}/operstate)"
+		fail "$p/${ROLE^^} ${DEV[$p]} port 1 ACTIVE" "state $(cat /sys/class/infiniband/${DEV[$p]}/ports/1/state 2>&1), netdev ${IF[$p]} $(cat /sys/class/net/${IF[$p]}/operstate)"
 	fi
 	for k in $(seq 1 100); do
 		GID[$p]=$(roce_v2_gid "${DEV[$p]}" "${IP[$p]}") && break
 		sleep 0.1
 	done
 	if [ -z "${GID[$p]:-}" ]; then
-		fail "$p/$ROLE: RoCE v2 GID of ${IP[$p]} on ${DEV[$p]}" "none: $(cat /sys/class/infiniband/${DEV[$p]}/ports/1/gids/* 2>/dev/null | sort -u | tr '\n' ' ')"
+		fail "$p/${ROLE^^} RoCE v2 GID of ${IP[$p]} on ${DEV[$p]}" "none: $(cat /sys/class/infiniband/${DEV[$p]}/ports/1/gids/* 2>/dev/null | sort -u | tr '\n' ' ')"
 		GID[$p]=0
 	fi
 	info "$p: ${DEV[$p]} on ${IF[$p]} ${IP[$p]}, RoCE v2 GID index ${GID[$p]}, peer ${PEER[$p]}"
@@ -230,6 +233,7 @@ step() {
 	role=client
 	[ "$srole" = "$ROLE" ] && role=server
 	[ "$port" = - ] && [ $role = server ] && return 0
+	[ -n "$ONLY" ] && ! [[ "$p/$name" =~ $ONLY ]] && return 0
 	if [ "$DRY" = 1 ]; then
 		echo "PLAN $p $key $srole $name" >> "$RES"
 		return 0
@@ -245,7 +249,8 @@ step() {
 	echo "# ${cmd[*]}" > "$out"
 	log "$key $name: $role: ${cmd[*]}"
 	if [ $role = server ]; then
-		timeout "$lim" "${cmd[@]}" >> "$out" 2>&1 &
+		# stdbuf: what a tool printed is kept when the time limit kills it
+		timeout "$lim" stdbuf -oL -eL "${cmd[@]}" >> "$out" 2>&1 &
 		pid=$!
 		k=0
 		while ! listening "$port"; do
@@ -282,7 +287,7 @@ step() {
 			echo "# the server did not listen (see the server's output)" >> "$out"
 			rc=254
 		else
-			timeout "$lim" "${cmd[@]}" >> "$out" 2>&1
+			timeout "$lim" stdbuf -oL -eL "${cmd[@]}" >> "$out" 2>&1
 			rc=$?
 		fi
 		touch "$SYNC/$key.cdone"

@@ -6,6 +6,7 @@
 #
 #   tests/vm/interop/run-interop.sh [--log DIR] [--pairs "rxe hpu"]
 #           [--bw-iters N] [--lat-iters N] [--limit S] [--smp N] [--keep-pcap]
+#           [--only REGEX] [--trace PATTERN]
 #
 # Guest A (tools/dev/vm/hpu-vm) holds, per pair, the end under test; guest B
 # (hpu-vm --hpus 0) the rxe peer, each end on its own wire:
@@ -28,6 +29,9 @@
 # iterations default to 200; S is each tool's time limit (default 90 s,
 # 30 s for the rest of a pair once one of its tools timed out); --smp the
 # vCPUs of each guest (default 1: two TCG guests share the host's cores).
+# --only: only the steps whose "pair/name" matches this bash regular
+# expression (a reproducer: --pairs hpu --only 'ib_write_bw hpu->' --keep-pcap).
+# --trace: QEMU trace events of guest A (e.g. 'hpu_roce*'), in DIR/a/trace.log.
 # The captures are deleted after the checks unless --keep-pcap (the first
 # 2000 frames of each stay as wire-<pair>-sample.pcap). Exit 1 on any failure.
 #
@@ -42,6 +46,8 @@ BW_ITERS=200
 LAT_ITERS=200
 LIMIT=90
 SMP=1
+QA=(--hpus 0)
+ONLY=
 KEEP=0
 BUILD=${HPU_BUILD:-$ROOT/build}
 while [ $# -gt 0 ]; do
@@ -52,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--lat-iters) LAT_ITERS=$2; shift ;;
 	--limit) LIMIT=$2; shift ;;
 	--smp) SMP=$2; shift ;;
+	--only) ONLY=$2; shift ;;
+	--trace) QA+=(--trace "$2"); shift ;;
 	--keep-pcap) KEEP=1 ;;
 	-h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	*) echo "run-interop: unknown argument $1" >&2; exit 2 ;;
@@ -90,8 +98,7 @@ SYNCARGS=(--qemu-arg=-fsdev "--qemu-arg=local,id=hpuix,path=$LOG/sync,security_m
 	  --qemu-arg=-device --qemu-arg=virtio-9p-pci,fsdev=hpuix,mount_tag=hpuix)
 ENVS=(--env "IX_PAIRS=$PAIRS" --env "IX_MAC_AR=$MAC_AR" --env "IX_MAC_BH=$MAC_BH"
       --env "IX_MAC_BR=$MAC_BR" --env "IX_BW_ITERS=$BW_ITERS" --env "IX_LAT_ITERS=$LAT_ITERS"
-      --env "IX_LIMIT=$LIMIT" --env "HPU_BUILD=$BUILD")
-QA=(--hpus 0)
+      --env "IX_LIMIT=$LIMIT" --env "IX_ONLY=$ONLY" --env "HPU_BUILD=$BUILD")
 QB=()
 for p in $PAIRS; do
 	QA+=(--qemu-arg=-netdev "--qemu-arg=stream,id=w$p,server=on,addr.type=unix,addr.path=$SOCKDIR/$p")
@@ -100,7 +107,7 @@ for p in $PAIRS; do
 	case $p in
 	hpu)
 		# One NIC port: the wire (the other ports would be unwired anyway).
-		QA=(--hpu "hbm-size=1G,nic-ports=1,port0=w$p" "${QA[@]:2}")
+		QA=(--hpu "hbm-size=1G,nic-ports=1,port0=w$p" "${QA[@]:2}")  # not --hpus 0
 		QB+=(--qemu-arg=-device "--qemu-arg=virtio-net-pci,netdev=w$p,mac=$MAC_BH,romfile=")
 		;;
 	rxe)
@@ -172,9 +179,9 @@ for p in $PAIRS; do
 		fi
 	fi
 	if /usr/bin/python3 "$ROOT/tests/vm/rdma/icrc-check.py" --expect-roce "$pcap" > "$LOG/icrc-check-$p.txt" 2>&1; then
-		pass "$p/icrc-check: every ICRC on the wire is correct"
+		pass "$p/icrc-check finds every ICRC on the wire correct"
 	else
-		fail "$p/icrc-check: every ICRC on the wire is correct" "$(head -n 1 "$LOG/icrc-check-$p.txt"); $(grep -m3 'frame [0-9]*:' "$LOG/icrc-check-$p.txt" | tr '\n' ' ')"
+		fail "$p/icrc-check finds every ICRC on the wire correct" "$(head -n 1 "$LOG/icrc-check-$p.txt"); $(grep -m3 'frame [0-9]*:' "$LOG/icrc-check-$p.txt" | tr '\n' ' ')"
 	fi
 	head -n 1 "$LOG/icrc-check-$p.txt"
 	editcap -r "$pcap" "$LOG/wire-$p-sample.pcap" 1-2000 2>/dev/null

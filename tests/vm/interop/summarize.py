@@ -37,9 +37,17 @@ def read_lines(path):
         return None
 
 
-def tail(path, n=2):
-    lines = [ln for ln in (read_lines(path) or []) if ln.strip() and not ln.startswith("# ")]
-    return " | ".join(ln.strip() for ln in lines[-n:])
+ERR = re.compile(r"fail|unable|couldn't|cannot|error|refused|mismatch|invalid|timed? ?out", re.I)
+
+
+def reason(path, n=2):
+    """The lines of a tool's output that say what went wrong: its error
+    messages if it printed any, else its last lines."""
+    lines = [ln.strip() for ln in (read_lines(path) or [])
+             if ln.strip() and not ln.startswith("# ") and not set(ln.strip()) <= set("-*")]
+    errs = [ln for ln in lines if ERR.search(ln)]
+    pick = errs[:n] if errs else lines[-n:]
+    return " | ".join(pick) if pick else "no output"
 
 
 def perf_row(lines, first):
@@ -128,9 +136,9 @@ def main():
             role, rc, s, fname = st
             secs = max(secs, s)
             if rc != 0:
-                why = RC_WHY.get(rc, "")
-                bad.append(f"{side} {role} exit {rc}{' (' + why + ')' if why else ''}: "
-                           f"{tail(os.path.join(log, g, fname))}")
+                what = RC_WHY.get(rc, "")
+                bad.append(f"{side} {role} exit {rc}{' (' + what + ')' if what else ''}: "
+                           f"{reason(os.path.join(log, g, fname))}")
         if bad:
             results.append(("FAIL", label, "; ".join(bad)))
             continue
