@@ -153,14 +153,17 @@ for p in $PAIRS; do
 		continue
 	fi
 	# One pass of tshark: every frame to or from UDP 4791, its protocol
-	# stack, its BTH opcode, its source MAC. (The protocol column is not
-	# the test: tshark's heuristic dissectors may claim a payload, e.g.
-	# ibv_rc_pingpong's, as CRTP or PPPMux above the BTH.)
-	tshark -r "$pcap" -Y 'udp.port == 4791' -T fields -E separator=' ' \
-		-e frame.protocols -e infiniband.bth.opcode -e eth.src 2>/dev/null > "$LOG/wire-$p.fields"
+	# stack, BTH opcode, source MAC, time, destination QP, PSN, AckReq and
+	# AETH (kept as wire-<pair>.fields for a look after the capture is
+	# gone). The protocol column is not the test: tshark's heuristic
+	# dissectors may claim a payload (ibv_rc_pingpong's) as CRTP or PPPMux.
+	tshark -r "$pcap" -Y 'udp.port == 4791' -T fields -E separator=/t \
+		-e frame.protocols -e infiniband.bth.opcode -e eth.src -e frame.time_relative \
+		-e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.bth.a \
+		-e infiniband.aeth.syndrome -e infiniband.aeth.msn 2>/dev/null > "$LOG/wire-$p.fields"
 	n_udp=$(wc -l < "$LOG/wire-$p.fields")
-	n_ib=$(awk '$1 ~ /:udp:infiniband/ && $2 != "" && NF == 3' "$LOG/wire-$p.fields" | wc -l)
-	awk '{ print $3 }' "$LOG/wire-$p.fields" | sort | uniq -c > "$LOG/wire-$p.senders"
+	n_ib=$(awk -F'\t' '$1 ~ /:udp:infiniband/ && $2 != ""' "$LOG/wire-$p.fields" | wc -l)
+	awk -F'\t' '{ print $3 }' "$LOG/wire-$p.fields" | sort | uniq -c > "$LOG/wire-$p.senders"
 	if [ "$n_udp" -gt 0 ] && [ "$n_ib" = "$n_udp" ]; then
 		pass "$p/tshark dissects all $n_ib frames of UDP 4791 as RoCE v2 (RRoCE)"
 	else
