@@ -188,6 +188,26 @@ def rdma_host(build):
         record("rdma/provider-load.sh ran", False, tail(r.stdout, 3))
 
 
+def record_file(path, prefix=None):
+    """Record the "PASS name" and "FAIL name: why" lines of a results file
+    (names vm/... renamed prefix/... when a prefix is given); how many, or
+    None when there is no such file."""
+    n = 0
+    try:
+        with open(path) as f:
+            for line in f:
+                word, _, rest = line.strip().partition(" ")
+                name, _, why = rest.partition(": ")
+                if word in ("PASS", "FAIL"):
+                    if prefix and name.startswith("vm/"):
+                        name = prefix + name[2:]
+                    record(name, word == "PASS", why)
+                    n += 1
+    except FileNotFoundError:
+        return None
+    return n
+
+
 def interop_tests(build):
     """Two guests on emulated wires (tests/vm/interop/run-interop.sh): the
     HPU's RoCE v2 against Linux rxe in another guest, and rxe against rxe
@@ -199,18 +219,8 @@ def interop_tests(build):
     r = run(["bash", "tests/vm/interop/run-interop.sh", "--log", logdir],
             env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
     print(f"(interop run took {time.monotonic() - t0:.0f} s)")
-    n = 0
-    try:
-        with open(os.path.join(logdir, "results.txt")) as f:
-            for line in f:
-                word, _, rest = line.strip().partition(" ")
-                name, _, why = rest.partition(": ")
-                if word in ("PASS", "FAIL"):
-                    n += 1
-                    record(name, word == "PASS", why)
-    except FileNotFoundError:
-        pass
-    if n == 0:
+    n = record_file(os.path.join(logdir, "results.txt"))
+    if not n:
         record("interop/run-interop.sh wrote its results", False,
                f"exit {r.returncode}: {tail(r.stdout, 5)}")
     elif r.returncode != 0 and not any(not ok for name, ok, _ in results
@@ -270,16 +280,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
             pass
     record(f"{prefix}/guest finished with a clean kernel log", r.returncode != 125,
            f"hpu-vm exit {r.returncode}, logs in {logdir}")
-    try:
-        with open(os.path.join(logdir, "results.txt")) as f:
-            for line in f:
-                word, _, rest = line.strip().partition(" ")
-                name, _, why = rest.partition(": ")
-                if word in ("PASS", "FAIL"):
-                    if name.startswith("vm/"):
-                        name = prefix + name[2:]
-                    record(name, word == "PASS", why)
-    except FileNotFoundError:
+    if record_file(os.path.join(logdir, "results.txt"), prefix) is None:
         record(f"{prefix}/suite results written", False, "no results.txt")
     # One JUnit file per group of in-guest tests (see tests/vm/guest-suite.sh);
     # the PyTorch backend's tests run in the plain boot only.
