@@ -5,6 +5,9 @@
 #                  view (hpu-smi, sensors, devlink), then training on the HPU, eager and
 #                  lazy, beside the same training on the host CPU (Documentation/training.md)
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
+#   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
+#                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS), part of
+#                  make test), logs and figures in $(BUILD)/interop/
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash
@@ -27,7 +30,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-debug kunit bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user rdma-provider
 
@@ -112,6 +115,10 @@ run-cnn: all
 
 test: all user-san
 	@python3 tests/run-tests.py --build $(BUILD) --build-san $(BUILD_SAN)
+
+# e.g. INTEROP_FLAGS="--pairs hpu --only 'ib_write_bw' --keep-pcap" (see the script's --help)
+test-interop: all
+	@HPU_BUILD=$(abspath $(BUILD)) bash tests/vm/interop/run-interop.sh --log $(BUILD)/interop $(INTEROP_FLAGS)
 
 # hpu.ko for the debug kernel is built in a copy of kernel/, so that the
 # work tree's module (for the reference kernel) stays as it is; with it

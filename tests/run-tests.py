@@ -13,6 +13,8 @@
 #      then a second guest runs it again with QEMU's intel-iommu in strict
 #      mode (test names vm-iommu/...); both with three NIC ports wired
 #      (nic_wiring(): the NIC tests, tests/vm/nic/)
+#   4. the interop run: two guests, the HPU's RoCE v2 against Linux rxe in
+#      the other guest, rxe against rxe beside it (tests/vm/interop/)
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -186,6 +188,51 @@ def rdma_host(build):
         record("rdma/provider-load.sh ran", False, tail(r.stdout, 3))
 
 
+def record_file(path, prefix=None):
+    """Record the "PASS name" and "FAIL name: why" lines of a results file
+    (names vm/... renamed prefix/... when a prefix is given); how many, or
+    None when there is no such file."""
+    n = 0
+    try:
+        with open(path) as f:
+            for line in f:
+                word, _, rest = line.strip().partition(" ")
+                name, _, why = rest.partition(": ")
+                if word in ("PASS", "FAIL"):
+                    if prefix and name.startswith("vm/"):
+                        name = prefix + name[2:]
+                    record(name, word == "PASS", why)
+                    n += 1
+    except FileNotFoundError:
+        return None
+    return n
+
+
+def interop_tests(build):
+    """Two guests on emulated wires (tests/vm/interop/run-interop.sh): the
+    HPU's RoCE v2 against Linux rxe in another guest, and rxe against rxe
+    (the harness check and the baseline of the same run); every step a
+    PASS/FAIL line (names interop/...), the wires checked with tshark and
+    icrc-check.py. Figures in build/interop/figures.txt."""
+    logdir = os.path.join(REPO, build, "interop")
+    t0 = time.monotonic()
+    r = run(["bash", "tests/vm/interop/run-interop.sh", "--log", logdir],
+            env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
+    print(f"(interop run took {time.monotonic() - t0:.0f} s)")
+    n = record_file(os.path.join(logdir, "results.txt"))
+    if not n:
+        record("interop/run-interop.sh wrote its results", False,
+               f"exit {r.returncode}: {tail(r.stdout, 5)}")
+    elif r.returncode != 0 and not any(not ok for name, ok, _ in results
+                                       if name.startswith("interop/")):
+        record("interop/run-interop.sh exit status", False, f"exit {r.returncode}")
+    try:
+        with open(os.path.join(logdir, "figures.txt")) as f:
+            print("interop figures:\n" + f.read().rstrip())
+    except FileNotFoundError:
+        pass
+
+
 def vm_tests(build, iommu=False, kernel=None, ko=None):
     """One guest boot running tests/vm/guest-suite.sh; names prefixed vm/ or
     (with intel-iommu, strict) vm-iommu/, or vm-debug/ on a given kernel
@@ -233,16 +280,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
             pass
     record(f"{prefix}/guest finished with a clean kernel log", r.returncode != 125,
            f"hpu-vm exit {r.returncode}, logs in {logdir}")
-    try:
-        with open(os.path.join(logdir, "results.txt")) as f:
-            for line in f:
-                word, _, rest = line.strip().partition(" ")
-                name, _, why = rest.partition(": ")
-                if word in ("PASS", "FAIL"):
-                    if name.startswith("vm/"):
-                        name = prefix + name[2:]
-                    record(name, word == "PASS", why)
-    except FileNotFoundError:
+    if record_file(os.path.join(logdir, "results.txt"), prefix) is None:
         record(f"{prefix}/suite results written", False, "no results.txt")
     # One JUnit file per group of in-guest tests (see tests/vm/guest-suite.sh);
     # the PyTorch backend's tests run in the plain boot only.
@@ -255,7 +293,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--build-san", default="build-san")
-    ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu"], action="append")
+    ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu", "interop"],
+                    action="append")
     ap.add_argument("--debug-kernel", metavar="VERSION",
                     help="run only the VM suite, on this kernel (make test-debug)")
     ap.add_argument("--ko", help="with --debug-kernel: the hpu.ko built for it")
@@ -267,7 +306,7 @@ def main():
         print(f"\n(make test-debug took {time.monotonic() - t0:.0f} s)")
         print(f"{npass} passed, {len(results) - npass} failed")
         return 1 if len(results) > npass else 0
-    only = set(a.only or ["static", "unit", "vm", "vm-iommu"])
+    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "interop"])
     t0 = time.monotonic()
     if "static" in only:
         static_checks(a.build)
@@ -282,6 +321,8 @@ def main():
         vm_tests(a.build)
     if "vm-iommu" in only:
         vm_tests(a.build, iommu=True)
+    if "interop" in only:
+        interop_tests(a.build)
     npass = sum(1 for r in results if r[1])
     nfail = len(results) - npass
     if nfail:

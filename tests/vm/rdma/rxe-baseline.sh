@@ -55,27 +55,8 @@ timed() { # timed NAME START: record the step's wall time
 	echo "TIME $1 $(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')" | tee -a "$RES"
 }
 
-ifname_of() { # the interface with this MAC address
-	local d
-	for d in /sys/class/net/*; do
-		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
-	done
-	return 1
-}
-
-# The RoCE v2 GID index of an rxe device for an IPv4 address (::ffff:a.b.c.d).
-roce_v2_gid() {
-	local dev=$1 ip=$2 want n g
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$ip" | tr . ' '))
-	for g in /sys/class/infiniband/$dev/ports/1/gids/*; do
-		n=${g##*/}
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat /sys/class/infiniband/$dev/ports/1/gid_attrs/types/$n 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$n"
-		return 0
-	done
-	return 1
-}
+# ifname_of, roce_v2_gid
+. "$(dirname "$0")/roce-lib.sh"
 
 # The RoCE v2 GID index of an rxe device for its IPv6 link-local address.
 roce_v2_gid_ll() {
