@@ -68,7 +68,12 @@ struct Rig : Dev {
         return a;
     }
     uint8_t *hp(uint64_t bus) { return env.host.data() + (bus - HOST_BASE); }
-    void hwrite(uint64_t bus, const void *p, size_t n) { std::memcpy(hp(bus), p, n); }
+    void hwrite(uint64_t bus, const void *p, size_t n)
+    {
+        if (n) { // an empty vector's data() may be null: memcpy's UB
+            std::memcpy(hp(bus), p, n);
+        }
+    }
     uint32_t hrd32(uint64_t bus)
     {
         uint32_t v;
