@@ -184,9 +184,18 @@ struct RoceRig : Rig {
     {
         for (unsigned int i = 0; i < rounds; i++) {
             roce_bh();
+            // Frames a port held (the engine's queue was full) and asked
+            // for again (nic_rx_kick): offered again, as QEMU would.
+            bool kicked = false;
+            for (unsigned int p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+                kicked |= env.rx_pending[p];
+            }
+            if (kicked && !env.nic_manual) {
+                nic_bh();
+            }
             std::vector<Env::Frame> out;
             out.swap(env.sent);
-            if (out.empty() && !env.roce_pending) {
+            if (out.empty() && !env.roce_pending && !kicked) {
                 return;
             }
             for (auto &fr : out) {
