@@ -1675,6 +1675,8 @@ static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn)
         qp->rnr_left = qp->img[HPU_ROCE_QP_RNR_RETRY];
         qp->deadline = 0;
         qp_arm_retry(c, qp);
+        /* the window of unacknowledged packets and WQEs opened */
+        qp->sq_kick = true;
     }
     rc_complete_ready(c, qpn);
 }
