@@ -105,7 +105,7 @@ selected() {
 pair() {
 	local name=$1 t0 srv=() cli=() spid rc src
 	shift
-	selected "$name" || return 1
+	selected "${name%.rev}" || return 1
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
@@ -311,22 +311,26 @@ else
 fi
 
 : > "$FIG"
-for t in write read send; do
-	if pair ib_${t}_bw ib_${t}_bw -d "$IB" -i 2 -x "$G2" -s 65536 -n "$BW_ITERS" -F -- \
-		ib_${t}_bw -d "$IB" -i 1 -x "$G1" -s 65536 -n "$BW_ITERS" -F $IP2; then
-		row=$(perf_row "$LOGD/ib_${t}_bw.client.txt" 65536)
-		[ -n "$row" ] && figure "ib_${t}_bw_64KiB_avg" "$(awk '{ print $4 }' <<< "$row")" "MB/s(perftest)"
+# perftest both ways: port 1 drives and port 2 serves, then the reverse
+# (runs and figures named .rev). Server port $1, client port $2.
+perf() {
+	local dir=$1 t=$2 kind=$3 size=$4 n=$5 sp cp gs gc ip name
+	if [ "$dir" = fwd ]; then sp=2; cp=1; gs=$G2; gc=$G1; ip=$IP2; name=ib_${t}_$kind
+	else sp=1; cp=2; gs=$G1; gc=$G2; ip=$IP1; name=ib_${t}_$kind.rev; fi
+	pair "$name" ib_${t}_$kind -d "$IB" -i $sp -x "$gs" -s "$size" -n "$n" -F -- \
+		ib_${t}_$kind -d "$IB" -i $cp -x "$gc" -s "$size" -n "$n" -F $ip || return
+	row=$(perf_row "$LOGD/$name.client.txt" "$size")
+	[ -n "$row" ] || { fail "$name figures" "no result row for $size bytes"; return; }
+	if [ "$kind" = bw ]; then
+		figure "${name}_64KiB_avg" "$(awk '{ print $4 }' <<< "$row")" "MB/s(perftest)"
+	else
+		figure "${name}_2B_typical" "$(awk '{ print $5 }' <<< "$row")" usec
+		figure "${name}_2B_avg" "$(awk '{ print $6 }' <<< "$row")" usec
 	fi
-done
-for t in write send read; do
-	if pair ib_${t}_lat ib_${t}_lat -d "$IB" -i 2 -x "$G2" -s 2 -n "$LAT_ITERS" -F -- \
-		ib_${t}_lat -d "$IB" -i 1 -x "$G1" -s 2 -n "$LAT_ITERS" -F $IP2; then
-		row=$(perf_row "$LOGD/ib_${t}_lat.client.txt" 2)
-		if [ -n "$row" ]; then
-			figure "ib_${t}_lat_2B_typical" "$(awk '{ print $5 }' <<< "$row")" usec
-			figure "ib_${t}_lat_2B_avg" "$(awk '{ print $6 }' <<< "$row")" usec
-		fi
-	fi
+}
+for dir in fwd rev; do
+	for t in write read send; do perf $dir $t bw 65536 "$BW_ITERS"; done
+	for t in write send read; do perf $dir $t lat 2 "$LAT_ITERS"; done
 done
 
 # The counters after all that: what went over the wire.
