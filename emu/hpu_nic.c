@@ -704,8 +704,13 @@ static int hpum_nic_rx_accept(HpuCore *c, unsigned int p, const uint8_t *buf,
             return hpum_nic_rx_dropped(c, p, HPU_NIC_DROP_FILTER,
                                        HPU_NIC_CNT_RX_FILTERED, len);
         }
-        if (hpum_roce_rx_steer(c, p, buf, len)) {
+        switch (hpum_roce_rx_steer(c, p, buf, len)) {
+        case HPU_ROCE_RX_TAKEN:
             return HPU_NIC_RX_DROP;     /* taken by the RoCE engine */
+        case HPU_ROCE_RX_HOLD:
+            return HPU_NIC_RX_HOLD;     /* offered again when it has room */
+        default:
+            break;
         }
     }
     if (np->rx.pi == np->rx.ci) {

@@ -1756,6 +1756,8 @@ static void rc_ack_upto(HpuCore *c, uint32_t qpn, uint32_t psn, bool implied)
         qp->rnr_left = qp->img[HPU_ROCE_QP_RNR_RETRY];
         qp->deadline = 0;
         qp_arm_retry(c, qp);
+        /* the window of unacknowledged packets and WQEs opened */
+        qp->sq_kick = true;
     }
     rc_complete_ready(c, qpn);
     if (!implied || qp->rd_retry || qp->rnr_wait ||
@@ -2686,6 +2688,23 @@ static void cq_arm_check(HpuCore *c, uint32_t cqn)
     }
 }
 
+/* The queue has room again: ports holding frames for it offer them again. */
+static void roce_rx_unhold(HpuCore *c)
+{
+    HpuRoce *r = R(c);
+    unsigned int p;
+
+    if (!r->rx_held || r->rxq_n >= HPU_ROCE_RXQ) {
+        return;
+    }
+    for (p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+        if (r->rx_held & (1u << p)) {
+            c->ops->nic_rx_kick(c->opaque, p, false);
+        }
+    }
+    r->rx_held = 0;
+}
+
 static void roce_wipe(HpuCore *c)
 {
     HpuRoce *r = R(c);
@@ -2702,6 +2721,7 @@ static void roce_wipe(HpuCore *c)
         free(r->rxq[(r->rxq_head + i) % HPU_ROCE_RXQ].buf);
     }
     r->rxq_n = r->rxq_head = 0;
+    roce_rx_unhold(c);
     for (i = 0; i < r->outq_n; i++) {
         free(r->outq[i].buf);
     }
@@ -2756,6 +2776,7 @@ static bool roce_step_locked(HpuCore *c)
         free(fr.buf);
         roce_cmd_poll(c, gen);
     }
+    roce_rx_unhold(c);
     for (i = 0; i < HPU_ROCE_NUM_CQ && r->gen == gen; i++) {
         if (r->cq[i].arm_check) {
             cq_arm_check(c, i);
@@ -3218,8 +3239,8 @@ void hpum_roce_link(HpuCore *c, unsigned int p, bool up)
     }
 }
 
-bool hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
-                        size_t len)
+int hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
+                       size_t len)
 {
     HpuRoce *r = R(c);
     uint8_t mac[6];
@@ -3227,40 +3248,43 @@ bool hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
     uint8_t *copy;
 
     if (!r || !(r->port[p].ctrl & HPU_ROCE_PORT_ENABLE) || len < 14 + 40 + 8) {
-        return false;
+        return HPU_ROCE_RX_NOT_ROCE;
     }
     hpum_nic_cur_mac(c, p, mac);
     if (memcmp(buf, mac, 6)) {
-        return false;
+        return HPU_ROCE_RX_NOT_ROCE;
     }
     if (be16(buf + 12) == 0x0800) {
         if (ip[0] != 0x45 || ip[9] != 17 || (be16(ip + 6) & 0x3fff)) {
-            return false;
+            return HPU_ROCE_RX_NOT_ROCE;
         }
         udp = ip + 20;
     } else if (be16(buf + 12) == 0x86dd) {
         if ((ip[0] >> 4) != 6 || ip[6] != 17 || len < 14 + 40 + 8) {
-            return false;
+            return HPU_ROCE_RX_NOT_ROCE;
         }
         udp = ip + 40;
     } else {
-        return false;
+        return HPU_ROCE_RX_NOT_ROCE;
     }
     if (be16(udp + 2) != HPU_ROCE_UDP_PORT) {
-        return false;
+        return HPU_ROCE_RX_NOT_ROCE;
     }
-    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) && r->rxq_n < HPU_ROCE_RXQ ?
-           malloc(len) : NULL;
+    if ((r->ctrl & HPU_ROCE_CTRL_ENABLE) && r->rxq_n >= HPU_ROCE_RXQ) {
+        r->rx_held |= 1u << p;          /* back-pressure, as a pause frame */
+        return HPU_ROCE_RX_HOLD;
+    }
+    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) ? malloc(len) : NULL;
     if (!copy) {
         port_count(c, p, HPU_ROCE_CNT_RX_DROPPED, 1);
-        return true;
+        return HPU_ROCE_RX_TAKEN;
     }
     memcpy(copy, buf, len);
     r->rxq[(r->rxq_head + r->rxq_n) % HPU_ROCE_RXQ] =
         (HpuRoceFrame){ .port = p, .len = (uint32_t)len, .buf = copy };
     r->rxq_n++;
     roce_kick(c);
-    return true;
+    return HPU_ROCE_RX_TAKEN;
 }
 
 void hpum_roce_timer(HpuCore *c)

@@ -198,6 +198,7 @@ typedef struct HpuRoce {
     HpuRoceFrame rxq[HPU_ROCE_RXQ];
     unsigned int rxq_head;
     unsigned int rxq_n;
+    uint32_t rx_held;           /* ports holding a frame for a full rxq */
     HpuRoceFrame *outq;         /* frames to hand to the wire */
     unsigned int outq_n;
     unsigned int outq_cap;
@@ -221,12 +222,21 @@ HpuAccess hpum_roce_port_read(HpuCore *c, unsigned int p, uint32_t reg,
                               uint32_t *val);
 HpuAccess hpum_roce_port_write(HpuCore *c, unsigned int p, uint32_t reg,
                                uint32_t val);
+/* What hpum_roce_rx_steer() did with a frame. */
+enum {
+    HPU_ROCE_RX_NOT_ROCE,       /* not the engine's: the Ethernet path */
+    HPU_ROCE_RX_TAKEN,          /* queued for the engine, or dropped */
+    HPU_ROCE_RX_HOLD,           /* the engine's queue is full: the port holds
+                                 * it (and those after it) until the engine
+                                 * kicks the port's receive path again */
+};
+
 /*
  * Under the lock, from the port's receive path once part 1's rules
- * passed: whether the frame is RoCE for the engine (then it is taken).
+ * passed: whether the frame is RoCE for the engine (HPU_ROCE_RX_*).
  */
-bool hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
-                        size_t len);
+int hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
+                       size_t len);
 /* The port's link changed (under the lock). */
 void hpum_roce_link(HpuCore *c, unsigned int p, bool up);
 /* HPU_TMR_ROCE fired (under the lock). */

@@ -56,8 +56,13 @@ VM_PLAIN_GROUPS = ("-torch",)
 # The NIC wiring of the VM boots (tests/vm/nic/nic-tests.sh): ports 0 and 1
 # of the first HPU joined to each other, its port 2 to a virtio-net NIC,
 # and two more virtio-net NICs joined to each other (the baseline of the
-# figures); each wire a pair of QEMU dgram back ends on the host's loopback.
+# figures); each wire a pair of QEMU dgram back ends on the host's loopback,
+# except ports 0 and 1: a QEMU hub (lossless, in the QEMU process) with a
+# third, passive virtio-net NIC (NIC_TAP_MAC) on which the RDMA tools test
+# (tests/vm/rdma/verbs-tools.sh) captures the RoCE frames, which never reach
+# the ports' own netdevs.
 NIC_VIRTIO_MACS = ("52:54:00:48:50:01", "52:54:00:48:50:02", "52:54:00:48:50:03")
+NIC_TAP_MAC = "52:54:00:48:50:ff"
 
 results = []
 
@@ -160,14 +165,16 @@ def nic_wiring():
                 f"remote.type=inet,remote.host=127.0.0.1,remote.port={pb}",
                 f"dgram,id={b},local.type=inet,local.host=127.0.0.1,local.port={pb},"
                 f"remote.type=inet,remote.host=127.0.0.1,remote.port={pa}"]
-    netdevs = wire("hpun0", "hpun1", p[0], p[1]) + wire("hpun2", "vnet0", p[2], p[3]) + \
-        wire("vnet1", "vnet2", p[4], p[5])
+    netdevs = [f"hubport,id={n},hubid=1" for n in ("hpun0", "hpun1", "vtap")] + \
+        wire("hpun2", "vnet0", p[2], p[3]) + wire("vnet1", "vnet2", p[4], p[5])
     args = []
     for nd in netdevs:
         args += ["--qemu-arg=-netdev", f"--qemu-arg={nd}"]
     for i, mac in enumerate(NIC_VIRTIO_MACS):
         args += ["--qemu-arg=-device",
                  f"--qemu-arg=virtio-net-pci,netdev=vnet{i},mac={mac},romfile="]
+    args += ["--qemu-arg=-device",
+             f"--qemu-arg=virtio-net-pci,netdev=vtap,mac={NIC_TAP_MAC},romfile="]
     return args, "port0=hpun0,port1=hpun1,port2=hpun2"
 
 
@@ -241,7 +248,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
     logdir = os.path.join(REPO, build, "vm-test-" + prefix[3:] if kernel or iommu else "vm-test")
     os.makedirs(logdir, exist_ok=True)
     for f in os.listdir(logdir):
-        if f in ("results.txt", "recovery.txt", "nic-figures.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
+        if f in ("results.txt", "recovery.txt", "nic-figures.txt", "rdma-figures.txt") or (f.startswith("hpu-vm-tests") and f.endswith(".xml")):
             os.unlink(os.path.join(logdir, f))
     expect = ";".join(f"{d['serial']}:{d['hbm']}:{d['nics']}:{d['uuid']}" for d in VM_HPUS)
     # 3 GiB of guest memory: the DMA tests move 1 GiB through a host buffer.
@@ -271,7 +278,8 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
     r = run(cmd)
     print(tail(r.stdout, 60))
     print(f"({prefix} suite took {time.monotonic() - t0:.0f} s)")
-    for fname, what in (("recovery.txt", "recovery times"), ("nic-figures.txt", "NIC figures")):
+    for fname, what in (("recovery.txt", "recovery times"), ("nic-figures.txt", "NIC figures"),
+                        ("rdma-figures.txt", "RDMA figures (perftest, ports 1 and 2)")):
         try:
             with open(os.path.join(logdir, fname)) as f:
                 print(f"{prefix}: {what} measured in the guest:")

@@ -376,6 +376,17 @@ grep -E "^(PASS|FAIL)" "$OUT/rdma-tests.log"
 echo "rdma-tests exit status $rc after $(( $(date +%s) - t0 )) s"
 if [ "$rc" = 0 ]; then pass "vm/rdma/tests ran to the end"
 else fail "vm/rdma/tests ran to the end" "exit $rc: killed at the time limit or crashed"; fi
+
+# Debian's verbs tools and perftest over ports 1 and 2 of the first HPU
+# (tests/vm/rdma/verbs-tools.sh), the wire captured and its ICRCs checked;
+# figures in $OUT/rdma-figures.txt.
+t0=$(date +%s)
+timeout -s KILL $(( 900 * ${HPU_TIME_SCALE:-1} )) bash "$REPO/tests/vm/rdma/verbs-tools.sh" > "$OUT/verbs-tools.log" 2>&1
+rc=$?
+grep -E "^(PASS|FAIL)" "$OUT/verbs-tools.log"
+echo "verbs-tools exit status $rc after $(( $(date +%s) - t0 )) s"
+if [ "$rc" = 0 ]; then pass "vm/rdma/tools ran to the end"
+else fail "vm/rdma/tools ran to the end" "exit $rc: killed at the time limit or crashed"; fi
 rmmod hpu_ib 2>/dev/null
 rmmod hpu_en 2>/dev/null
 

@@ -71,10 +71,11 @@ PKGS_MAIN="build-essential cmake ninja-build pkg-config git make gcc g++ python3
 # The NIC's RDMA side (Documentation/rdma.md): Debian's rdma-core 44 user space
 # (libibverbs and its providers, rxe's among them, the ibv_* tools, `rdma` is in
 # iproute2), perftest, the headers the provider build and tests use, the wire
-# tools (tshark, scapy for the ICRC checker), Open MPI and UCX for scale-out.
+# tools (tshark, tcpdump for the guests' captures, scapy for the ICRC checker),
+# Open MPI and UCX for scale-out.
 # VM guests share this root read-only, so what the guests run is installed here.
 PKGS_RDMA="rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	libibverbs-dev librdmacm-dev iputils-ping ethtool tshark python3-scapy
+	libibverbs-dev librdmacm-dev iputils-ping ethtool tshark tcpdump python3-scapy
 	openmpi-bin libopenmpi-dev libucx-dev ucx-utils"
 PKGS_BPO="linux-image-amd64 linux-headers-amd64 linux-source-6.12 meson python3-pycotap catch2"
 

@@ -64,8 +64,8 @@
 #define HPU_IB_SQ_LOG_STRIDE_MIN	6	/* 64 bytes */
 #define HPU_IB_SQ_LOG_STRIDE_MAX	10	/* 1024 bytes */
 #define HPU_IB_RQ_LOG_STRIDE_MIN	5	/* 32 bytes */
-#define HPU_IB_RQ_LOG_STRIDE_MAX	10	/* 1024 bytes (SRQ: 512) */
-#define HPU_IB_SRQ_LOG_STRIDE_MAX	9
+#define HPU_IB_RQ_LOG_STRIDE_MAX	10	/* 1024 bytes */
+#define HPU_IB_SRQ_LOG_STRIDE_MAX	10	/* 1024 bytes, as the RQ */
 #define HPU_IB_CQE_SIZE			32
 #define HPU_IB_DB_PAGE_SIZE		4096
 
@@ -100,7 +100,11 @@ struct hpu_ib_alloc_ucontext_resp {
 	__u32 db_page;
 	/** @cqe_size: Out: bytes of one CQE, %HPU_IB_CQE_SIZE. */
 	__u32 cqe_size;
-	/** @max_inline: Out: most inline bytes of a send WQE (stride 1024). */
+	/**
+	 * @max_inline: Out: most inline bytes of an RC send WQE (stride 1024
+	 * less the 64-byte header); a UD WQE carries 32 bytes fewer (its
+	 * address vector). The create_qp response gives each QP's own.
+	 */
 	__u32 max_inline;
 	/** @reserved: Out: 0. */
 	__u32 reserved;
@@ -196,7 +200,7 @@ struct hpu_ib_create_srq {
 	__u64 db_addr;
 	/** @log_entries: In: 1 to 15. */
 	__u8 log_entries;
-	/** @log_stride: In: 5 to 9. */
+	/** @log_stride: In: 5 to 10. */
 	__u8 log_stride;
 	/** @reserved: In: must be 0. */
 	__u16 reserved;

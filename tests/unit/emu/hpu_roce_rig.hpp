@@ -193,6 +193,15 @@ struct RoceRig : Rig {
                 env.roce_pending = true;
             }
         }
+        // Frames a port held (the engine's queue was full) and asked for
+        // again (nic_rx_kick): offered again, as QEMU would.
+        bool kicked = false;
+        for (unsigned int p = 0; p < HPU_NIC_MAX_PORTS; p++) {
+            kicked |= env.rx_pending[p];
+        }
+        if (kicked && !env.nic_manual) {
+            nic_bh();
+        }
         std::vector<Env::Frame> out;
         out.swap(env.sent);
         for (auto &fr : out) {
@@ -205,7 +214,7 @@ struct RoceRig : Rig {
                 inject(fr.port ^ 1u, fr.bytes);
             }
         }
-        return !out.empty() || env.roce_pending;
+        return !out.empty() || env.roce_pending || kicked;
     }
     // The worker and the wire until nothing moves.
     void pump(unsigned int rounds = 10000)

@@ -124,6 +124,70 @@ TEST_CASE("RoCE: RDMA WRITE and READ move data without receive WQEs", "[emu][roc
     CHECK(r.count_ops(OP_READ_REQ, 0) == 1);
 }
 
+TEST_CASE("RoCE: a burst beyond the engine's receive queue waits at the port, none is lost",
+          "[emu][roce]")
+{
+    // Four 64 KiB READs answered at once: 256 response packets reach port 0
+    // in one go, four times the engine's queue (ib_read_bw does this).
+    RoceRig r;
+    auto p = r.pair(3);
+    const uint32_t n = 4, len = 65536;
+    auto local = r.make_mr(n * len), remote = r.make_mr(n * len);
+    Bytes rd = pattern(n * len, 9);
+
+    r.hwrite(remote.bus, rd.data(), rd.size());
+    for (uint32_t i = 0; i < n; i++) {
+        r.post_send(p.a, HPU_ROCE_WR_RDMA_READ, 100 + i,
+                    { { local.va + i * len, len, local.key } }, remote.va + i * len,
+                    remote.key);
+    }
+    r.pump();
+
+    for (uint32_t i = 0; i < n; i++) {
+        Cqe32 e = r.poll1(p.ca);
+        CHECK(e.wr_id == 100u + i);
+        CHECK(e.status == HPU_ROCE_WC_SUCCESS);
+        CHECK(e.len == len);
+    }
+    CHECK(host_bytes(r, local.bus, n * len) == rd);
+    CHECK(r.count_ops(OP_READ_REQ, 0) == n);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RX_DROPPED) == 0);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RX_PKTS) == n * len / 1024);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RETRANSMITS) == 0);
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE: ACKs that open the requester's window send the rest of the queue",
+          "[emu][roce]")
+{
+    // Four 64 KiB WRITEs behind one doorbell each, posted before the engine
+    // runs: 256 packets, twice the 128 that may be unacknowledged. Only
+    // the ACKs can start the second half (ib_write_bw does this).
+    RoceRig r;
+    auto p = r.pair(3);
+    const uint32_t n = 4, len = 65536;
+    auto local = r.make_mr(n * len), remote = r.make_mr(n * len);
+    Bytes w = pattern(n * len, 10);
+
+    r.hwrite(local.bus, w.data(), w.size());
+    for (uint32_t i = 0; i < n; i++) {
+        r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 200 + i,
+                    { { local.va + i * len, len, local.key } }, remote.va + i * len,
+                    remote.key);
+    }
+    r.pump();
+
+    for (uint32_t i = 0; i < n; i++) {
+        Cqe32 e = r.poll1(p.ca);
+        CHECK(e.wr_id == 200u + i);
+        CHECK(e.status == HPU_ROCE_WC_SUCCESS);
+    }
+    CHECK(host_bytes(r, remote.bus, n * len) == w);
+    CHECK(r.counter(0, HPU_ROCE_CNT_TX_PKTS) == n * len / 1024);
+    CHECK(r.counter(0, HPU_ROCE_CNT_RETRANSMITS) == 0);
+    CHECK(r.counter(0, HPU_ROCE_CNT_ACK_TIMEOUTS) == 0);
+}
+
 TEST_CASE("RoCE: multi-packet messages are cut at the path MTU", "[emu][roce]")
 {
     const uint8_t mtu = GENERATE(uint8_t{1}, uint8_t{3}, uint8_t{5});
