@@ -6,8 +6,8 @@
 #                  lazy, beside the same training on the host CPU (Documentation/training.md)
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
-#                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS), part of
-#                  make test), logs and figures in $(BUILD)/interop/
+#                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); not yet
+#                  part of make test), logs and figures in $(BUILD)/interop/
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash
