@@ -13,8 +13,9 @@
 #      then a second guest runs it again with QEMU's intel-iommu in strict
 #      mode (test names vm-iommu/...); both with three NIC ports wired
 #      (nic_wiring(): the NIC tests, tests/vm/nic/)
-#   4. the interop run: two guests, the HPU's RoCE v2 against Linux rxe in
-#      the other guest, rxe against rxe beside it (tests/vm/interop/)
+#   4. the interop run (make test-interop; not yet in the default set):
+#      two guests, the HPU's RoCE v2 against Linux rxe in the other guest,
+#      rxe against rxe beside it (tests/vm/interop/)
 #
 # Copyright (c) 2026 The hpu authors
 
