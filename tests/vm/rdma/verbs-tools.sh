@@ -14,8 +14,9 @@
 # Checks: ibv_devinfo -v, ibv_rc_pingpong (-c: data checked) over the RoCE
 # v2 IPv4 GIDs and over the IPv6 link-local ones, ibv_ud_pingpong (-s 512
 # -c), perftest ib_write_bw, ib_read_bw, ib_send_bw (64 KiB), ib_write_lat,
-# ib_send_lat, ib_read_lat (2 bytes), the port counters afterwards (no
-# retransmission, ICRC error or drop on a wire that loses nothing), and the
+# ib_send_lat, ib_read_lat (2 bytes), the port counters afterwards (frames
+# received, none malformed or with a bad ICRC; retransmissions, NAKs and
+# drops are printed, not yet asserted), and the
 # wire itself: a capture by a passive virtio-net NIC on the same wire (the
 # RoCE frames never reach the ports' own netdevs) checked by icrc-check.py.
 #
