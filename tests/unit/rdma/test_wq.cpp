@@ -51,9 +51,10 @@ void put64(uint8_t *p, uint64_t v)
 
 bool all_zero(const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (p[i])
             return false;
+    }
     return true;
 }
 
@@ -71,7 +72,7 @@ struct Sq {
         hpu_sq_init(&wq, buf.data(), log_entries, log_stride, ud, &db[0], signaled.data());
         db[0] = 0;
     }
-    const uint8_t *slot(uint32_t i) const { return static_cast<const uint8_t *>(hpu_wq_slot(&wq, i)); }
+    [[nodiscard]] const uint8_t *slot(uint32_t i) const { return static_cast<const uint8_t *>(hpu_wq_slot(&wq, i)); }
     int post(const ibv_send_wr &wr, const hpu_ib_ud_av *av = nullptr)
     {
         hpu_sq_batch_start(&wq, &b);
@@ -107,7 +108,7 @@ struct Cq {
     void write(uint64_t wr_id, uint32_t qpn, uint8_t opcode, uint8_t status = 0, uint32_t len = 0,
                uint8_t flags = 0, uint32_t imm_wire = 0, uint32_t src_qp = 0)
     {
-        uint32_t n = uint32_t(ring.size());
+        auto n = uint32_t(ring.size());
         REQUIRE(pi - db[0] < n); // the device's own overflow rule
         auto *e = reinterpret_cast<uint8_t *>(&ring[pi & (n - 1)]);
         put64(e, wr_id);
@@ -470,7 +471,7 @@ TEST_CASE("rdma wq: error and flush completions free one send slot each")
 
 TEST_CASE("rdma wq: a receive WQE is wr_id, SGE count, 7 reserved bytes, then the SGEs")
 {
-    std::vector<uint8_t> buf(4 * 64, 0xa5);
+    std::vector<uint8_t> buf(size_t{4} * 64, 0xa5);
     uint32_t db[2] = {0, 0};
     hpu_wq rq{};
     hpu_rq_init(&rq, buf.data(), 2, 6, &db[1], nullptr);
@@ -509,7 +510,7 @@ TEST_CASE("rdma wq: a receive WQE is wr_id, SGE count, 7 reserved bytes, then th
 
 TEST_CASE("rdma wq: posting past the receive queue's depth fails with ENOMEM until receives complete")
 {
-    std::vector<uint8_t> buf(4 * 32);
+    std::vector<uint8_t> buf(size_t{4} * 32);
     uint32_t db[2] = {0, 0};
     hpu_wq rq{};
     hpu_rq_init(&rq, buf.data(), 2, 5, &db[1], nullptr);
@@ -531,7 +532,7 @@ TEST_CASE("rdma wq: posting past the receive queue's depth fails with ENOMEM unt
 
 TEST_CASE("rdma wq: an SRQ's room comes from the consumer index the device writes")
 {
-    std::vector<uint8_t> buf(2 * 32);
+    std::vector<uint8_t> buf(size_t{2} * 32);
     uint32_t db[2] = {0, 0}; // producer (provider), consumer (device)
     hpu_wq srq{};
     hpu_rq_init(&srq, buf.data(), 1, 5, &db[0], &db[1]);
@@ -593,7 +594,7 @@ TEST_CASE("rdma wq: a CQE becomes an ibv_wc field by field")
 {
     Cq c(2);
     const uint8_t imm_wire[4] = {1, 2, 3, 4};
-    uint32_t imm;
+    uint32_t imm = 0;
     std::memcpy(&imm, imm_wire, 4);
     c.write(0xabcdef0123456789ULL, 0x123, IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_SUCCESS, 4096,
             HPU_IB_CQE_F_IMM, imm, 0);
@@ -646,13 +647,13 @@ TEST_CASE("rdma wq: completions are polled by owner bit across many wraps, in pa
         CHECK_FALSE(hpu_cq_pending(&c.cq));
     }
     CHECK(expect == id);
-    CHECK(id > 8 * 4); // wrapped several times
+    CHECK(id > uint64_t{8} * 4); // wrapped several times
 }
 
 TEST_CASE("rdma wq: an empty CQ reports nothing and leaves the consumer index alone")
 {
     Cq c(1);
-    ibv_wc wc;
+    ibv_wc wc{};
     g_barriers.clear();
     CHECK(c.poll(&wc, 1) == 0);
     CHECK(g_barriers.empty());

@@ -191,6 +191,8 @@ int main(int argc, char **argv)
 	uint8_t *host, *want;
 	int pa, pb, ia, ib, ret, n;
 
+	/* Line by line, so that a reason on stderr follows the checks before it. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s HPU_INDEX PORT_A GID_A PORT_B GID_B\n", argv[0]);
 		return 100;

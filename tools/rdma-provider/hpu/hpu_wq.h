@@ -13,9 +13,12 @@
 #ifndef HPU_WQ_H
 #define HPU_WQ_H
 
+/* A C header (the provider is C); the host unit tests include it from C++. */
+/* NOLINTBEGIN(modernize-deprecated-headers) */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* NOLINTEND(modernize-deprecated-headers) */
 
 #include <infiniband/verbs.h>
 
