@@ -246,6 +246,13 @@ t_data() {
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "hbm/hpu-hbm-rdma ran to the end" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+	# The provider's own rules through libibverbs (provider-verbs.c).
+	out=$(RDMAV_DRIVERS=$PROV HPU_TIME_SCALE=$TS timeout -s KILL $((300 * TS)) \
+		"$BUILD/tests/vm/hpu-provider-verbs" "$IB" 1 "$g1" 2 "$g2" 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	[ "$rc" -lt 100 ] || fail "provider/hpu-provider-verbs ran to the end" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 	if rdma link show "$IB/1" | grep -q "state ACTIVE"; then
 		pass "a port whose netdev is up with carrier is ACTIVE"
 	else
