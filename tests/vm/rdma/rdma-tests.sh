@@ -17,6 +17,8 @@
 # device and only that is checked.
 #
 # Usage: rdma-tests.sh
+#   HPU_RDMA_PROVIDER: the provider to test (a path without -rdmav34.so;
+#   default the build tree's), e.g. an older build to show a test failing.
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -27,7 +29,7 @@ RES=$OUT/results.txt
 KO=${HPU_KO:-$REPO/kernel/hpu.ko}
 KO_EN=${HPU_EN_KO:-$(dirname "$KO")/hpu_en.ko}
 KO_IB=${HPU_IB_KO:-$(dirname "$KO")/hpu_ib.ko}
-PROV=$BUILD/rdma-provider/lib/libhpu
+PROV=${HPU_RDMA_PROVIDER:-$BUILD/rdma-provider/lib/libhpu}
 VO=$BUILD/tests/vm/hpu-verbs-objects
 TS=${HPU_TIME_SCALE:-1}
 # CQs one context may hold during the tests (hpu_ib's ctx_max_cq).
