@@ -264,6 +264,7 @@ typedef struct RoceCqe {
     uint8_t status;
     uint8_t flags;
     uint32_t src_qpn;
+    uint16_t wqe_idx;   /* with HPU_ROCE_CQE_WQE_IDX in flags */
     bool solicited;
 } RoceCqe;
 
@@ -311,6 +312,7 @@ static int cq_post(HpuCore *c, uint32_t cqn, uint32_t qpn, const RoceCqe *e)
                   qpn | (uint32_t)e->op << HPU_ROCE_CQE_OP_SHIFT);
     b[HPU_ROCE_CQE_STATUS] = e->status;
     b[HPU_ROCE_CQE_FLAGS] = e->flags;
+    hpum_put_le16(b + HPU_ROCE_CQE_WQE_IDX_OFF, e->wqe_idx);
     hpum_put_le32(b + HPU_ROCE_CQE_SRC_QPN, e->src_qpn);
     at = cq->ring + (uint64_t)HPU_ROCE_CQE_SIZE * (pi % n);
     rc = roce_xfer(c, cq->asid, at, b, HPU_ROCE_CQE_OWNER, true, &f);
@@ -360,11 +362,31 @@ static void qp_error(HpuCore *c, uint32_t qpn, uint8_t cause, uint64_t addr)
     }
 }
 
-/* A completion of QP @qpn; its failure moves the QP to ERR. */
+/* A send CQE names the index of its WQE, the one at sq_ci (roce.md). */
+static void sq_cqe_mark(const HpuRoceQp *qp, RoceCqe *e)
+{
+    e->wqe_idx = (uint16_t)qp->sq_ci;
+    e->flags |= HPU_ROCE_CQE_WQE_IDX;
+}
+
+/*
+ * A completion of QP @qpn; its failure moves the QP to ERR.  A send
+ * completion is always for the WQE at sq_ci (completions come in queue
+ * order) and names its index, so software frees the unsignaled WQEs
+ * before it too.
+ */
 static int qp_complete(HpuCore *c, uint32_t qpn, bool send, const RoceCqe *e)
 {
     HpuRoceQp *qp = R(c)->qp[qpn];
-    int rc = cq_post(c, send ? qp->scq : qp->rcq, qpn, e);
+    RoceCqe se;
+    int rc;
+
+    if (send) {
+        se = *e;
+        sq_cqe_mark(qp, &se);
+        e = &se;
+    }
+    rc = cq_post(c, send ? qp->scq : qp->rcq, qpn, e);
 
     if (rc == 1) {
         qp_error(c, qpn, HPU_ROCE_CAUSE_CQ_ERROR, 0);
@@ -2555,6 +2577,7 @@ static void qp_flush(HpuCore *c, uint32_t qpn)
             return;
         }
         roce_budget_use(r, 1, 0);
+        sq_cqe_mark(qp, &e);
         if (cq_post(c, qp->scq, qpn, &e)) {
             qp->flush = false;
             return;
@@ -2582,6 +2605,7 @@ static void qp_flush(HpuCore *c, uint32_t qpn)
         }
         e.wr_id = hpum_le64(b + HPU_ROCE_WQE_WR_ID);
         e.op = wc_op_of(b[HPU_ROCE_WQE_OPCODE]);
+        sq_cqe_mark(qp, &e);
         if (cq_post(c, qp->scq, qpn, &e)) {
             qp->flush = false;
             return;

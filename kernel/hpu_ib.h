@@ -83,6 +83,11 @@ struct hpu_ib_port {
  * @cq_ida: see @pd_ida.
  * @srq_ida: see @pd_ida.
  * @mr_ida: see @pd_ida.
+ * @next_qpn: where the next QPN search starts: QPNs are handed out
+ *	cyclically, so a QPN just freed is not reused at once (completions
+ *	of the old QP a process has not polled yet must not pass for the new
+ *	one's); read and written with READ_ONCE()/WRITE_ONCE(), a race only
+ *	moves the start.
  * @qps: QPN -> &struct hpu_ib_qp, for events; @cqs, @srqs likewise. An
  *	object is stored once CREATE succeeded and erased before its
  *	memory goes (after DESTROY and synchronize_irq()).
@@ -112,6 +117,7 @@ struct hpu_ib_dev {
 	bool registered;
 	struct work_struct rescan_work;
 	struct ida pd_ida, db_ida, qp_ida, cq_ida, srq_ida, mr_ida;
+	u32 next_qpn;
 	struct xarray qps, cqs, srqs;
 	u8 *mr_variant;
 };

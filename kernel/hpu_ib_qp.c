@@ -192,6 +192,26 @@ static void hpu_ib_qp_unmap(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp)
 	hpu_ib_umap_put(dev, qp->uc, &qp->sq);
 }
 
+/*
+ * A QPN from dev->next_qpn on, wrapping to 2 (QPNs 0 and 1 are the
+ * special QPs): cyclic, so a destroyed QP's number comes back only after
+ * every other one was handed out.
+ */
+static int hpu_ib_qpn_alloc(struct hpu_ib_dev *dev)
+{
+	u32 start = READ_ONCE(dev->next_qpn);
+	int ret;
+
+	if (start < 2 || start >= dev->max_qp)
+		start = 2;
+	ret = ida_alloc_range(&dev->qp_ida, start, dev->max_qp - 1, GFP_KERNEL);
+	if (ret == -ENOSPC && start > 2)
+		ret = ida_alloc_range(&dev->qp_ida, 2, start - 1, GFP_KERNEL);
+	if (ret >= 0)
+		WRITE_ONCE(dev->next_qpn, ret + 1 < dev->max_qp ? ret + 1 : 2);
+	return ret;
+}
+
 int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata)
 {
@@ -222,7 +242,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->uc = uc;
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
-	ret = ida_alloc_range(&dev->qp_ida, 2, dev->max_qp - 1, GFP_KERNEL);
+	ret = hpu_ib_qpn_alloc(dev);
 	if (ret < 0)
 		goto err_quota;
 	qp->qpn = ret;

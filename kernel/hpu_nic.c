@@ -141,6 +141,31 @@ struct device *hpu_nic_dma_device(struct auxiliary_device *adev)
 }
 EXPORT_SYMBOL_NS_GPL(hpu_nic_dma_device, HPU_NIC);
 
+/*
+ * The auxiliary bus puts MODALIAS in the uevent only, and rdma-core's
+ * libibverbs matches its providers against the file device/modalias of an
+ * ib_device: "auxiliary:hpu.rdma" lets the hpu provider claim hpu_ib's
+ * devices by their driver rather than by a name any RDMA device may take
+ * (Documentation/driver/rdma.md). The device's name is
+ * "<module>.<name>.<id>"; the alias drops the id.
+ */
+static ssize_t modalias_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	const char *name = dev_name(dev);
+	const char *dot = strrchr(name, '.');
+
+	return sysfs_emit(buf, "%s%.*s\n", AUXILIARY_MODULE_PREFIX,
+			  dot ? (int)(dot - name) : (int)strlen(name), name);
+}
+static DEVICE_ATTR_RO(modalias);
+
+static struct attribute *hpu_nic_adev_attrs[] = {
+	&dev_attr_modalias.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(hpu_nic_adev);
+
 static void hpu_nic_adev_release(struct device *dev)
 {
 	kfree(to_hpu_nic_adev(to_auxiliary_dev(dev)));
@@ -170,6 +195,7 @@ static int hpu_nic_add_one(struct hpu_nic *nic, enum hpu_nic_adev_kind kind)
 	na->adev.id = (u32)pci_domain_nr(pdev->bus) << 16 | pci_dev_id(pdev);
 	na->adev.dev.parent = &pdev->dev;
 	na->adev.dev.release = hpu_nic_adev_release;
+	na->adev.dev.groups = hpu_nic_adev_groups;
 
 	ret = auxiliary_device_init(&na->adev);
 	if (ret) {

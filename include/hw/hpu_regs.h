@@ -823,6 +823,8 @@
 #define HPU_ROCE_CQE_FLAGS		21	/* u8 */
 #define   HPU_ROCE_CQE_WITH_IMM		0x01
 #define   HPU_ROCE_CQE_GRH		0x02
+#define   HPU_ROCE_CQE_WQE_IDX		0x04	/* WQE_IDX holds the index */
+#define HPU_ROCE_CQE_WQE_IDX_OFF	22	/* u16: send WQE index, bits 15:0 */
 #define HPU_ROCE_CQE_SRC_QPN		24	/* u32, UD receives */
 #define HPU_ROCE_CQE_OWNER		31	/* u8: bit 0 */
 #define   HPU_ROCE_CQE_OWNER_BIT	0x01

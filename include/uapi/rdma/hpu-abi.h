@@ -49,12 +49,16 @@
 #define HPU_IB_UVERBS_ABI_VERSION	1
 
 /*
- * The ib_device name prefix the provider matches ("hpu_0", "hpu_1"...).
- * There is no RDMA_DRIVER_* id for an out-of-tree driver: the kernel
- * registers with RDMA_DRIVER_UNKNOWN (ib_device_ops.driver_id = 0), the
- * provider sends the same id in every ioctl and finds its devices by name.
+ * The ib_device name prefix ("hpu_0", "hpu_1"...). There is no
+ * RDMA_DRIVER_* id for an out-of-tree driver: the kernel registers with
+ * RDMA_DRIVER_UNKNOWN (ib_device_ops.driver_id = 0) and the provider sends
+ * the same id in every ioctl. The provider finds its devices by the
+ * modalias of their parent, the auxiliary device hpu.rdma
+ * (/sys/class/infiniband/hpu_N/device/modalias, which hpu.ko provides),
+ * not by name: another driver's device may be named "hpu0".
  */
 #define HPU_IB_DEVICE_NAME_PREFIX	"hpu"
+#define HPU_IB_MODALIAS			"auxiliary:hpu.rdma"
 
 /* Queue geometry limits (log2), as the device checks them (roce.md). */
 #define HPU_IB_CQ_LOG_ENTRIES_MIN	1
@@ -328,6 +332,7 @@ struct hpu_ib_recv_wqe {
 
 #define HPU_IB_CQE_F_IMM		0x01
 #define HPU_IB_CQE_F_GRH		0x02
+#define HPU_IB_CQE_F_WQE_IDX		0x04
 #define HPU_IB_CQE_OWNER		0x01
 
 /**
@@ -349,8 +354,12 @@ struct hpu_ib_cqe {
 	__u8 status;
 	/** @flags: HPU_IB_CQE_F_... */
 	__u8 flags;
-	/** @reserved0: 0. */
-	__u16 reserved0;
+	/**
+	 * @wqe_idx: with HPU_IB_CQE_F_WQE_IDX (every send completion), bits
+	 * 15:0 of the completed send WQE's index (the producer count at which
+	 * it was posted); 0 otherwise.
+	 */
+	__u16 wqe_idx;
 	/** @src_qp: UD receives: source QPN. */
 	__u32 src_qp;
 	/** @reserved1: 0. */

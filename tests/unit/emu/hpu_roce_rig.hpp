@@ -95,6 +95,7 @@ struct Cqe32 {
     uint8_t op;
     uint8_t status;
     uint8_t flags;
+    uint16_t wqe_idx;
     uint32_t src_qpn;
 };
 
@@ -483,6 +484,7 @@ struct RoceRig : Rig {
         e.op = p[19];
         e.status = p[20];
         e.flags = p[21];
+        e.wqe_idx = static_cast<uint16_t>(p[22] | p[23] << 8);
         e.src_qpn = get32(p + 24);
         c.ci++;
         uint8_t b[4];

@@ -550,6 +550,49 @@ TEST_CASE("RoCE: a QP moved to ERR flushes its posted WQEs in order", "[emu][roc
     CHECK(r.poll1(c).wr_id == 4u);
 }
 
+TEST_CASE("RoCE: every send CQE names its WQE's index, unsignaled WQEs before it counted",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto local = r.make_mr(4096), remote = r.make_mr(4096);
+
+    // Two unsignaled WRITEs that succeed, a signaled one, then two
+    // unsignaled and one whose remote range is bad: REM_ACCESS_ERR.
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 1, { { local.va, 8, local.key } },
+                remote.va, remote.key, 0, 0);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 2, { { local.va, 8, local.key } },
+                remote.va, remote.key, 0, 0);
+    r.post_recv(p.b, 9, { { remote.va, 64, remote.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { local.va, 8, local.key } });
+    r.pump();
+    Cqe32 e = r.poll1(p.cb);                    // receives carry no index
+    CHECK(e.wr_id == 9u);
+    CHECK((e.flags & HPU_ROCE_CQE_WQE_IDX) == 0);
+    CHECK(e.wqe_idx == 0);
+    e = r.poll1(p.ca);
+    CHECK(e.wr_id == 3u);
+    CHECK((e.flags & HPU_ROCE_CQE_WQE_IDX) != 0);
+    CHECK(e.wqe_idx == 2);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 4, { { local.va, 8, local.key } },
+                remote.va, remote.key, 0, 0);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 5, { { local.va, 8, local.key } },
+                remote.va, remote.key, 0, 0);
+    r.post_send(p.a, HPU_ROCE_WR_RDMA_WRITE, 6, { { local.va, 100, local.key } },
+                remote.va + 4090, remote.key, 0, 0);
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 7, { { local.va, 8, local.key } }, 0, 0, 0, 0);
+    r.pump();
+    e = r.poll1(p.ca);
+    CHECK(e.wr_id == 6u);
+    CHECK(e.status == HPU_ROCE_WC_REM_ACCESS_ERR);
+    CHECK((e.flags & HPU_ROCE_CQE_WQE_IDX) != 0);
+    CHECK(e.wqe_idx == 5);                      // 3 and 4 done before it, no CQE
+    e = r.poll1(p.ca);                          // the flush of the unsignaled SEND
+    CHECK(e.wr_id == 7u);
+    CHECK(e.status == HPU_ROCE_WC_WR_FLUSH_ERR);
+    CHECK(e.wqe_idx == 6);
+}
+
 TEST_CASE("RoCE: doorbells of another page, of missing objects or with reserved bits are refused",
           "[emu][roce]")
 {

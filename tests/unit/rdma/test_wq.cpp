@@ -105,8 +105,10 @@ struct Cq {
         std::memset(ring.data(), 0, ring.size() * sizeof(hpu_ib_cqe));
         hpu_cq_init(&cq, ring.data(), log_entries, &db[0]);
     }
+    // wqe_idx >= 0: a send CQE naming its WQE (flag WQE_IDX, bytes 22-23).
     void write(uint64_t wr_id, uint32_t qpn, uint8_t opcode, uint8_t status = 0, uint32_t len = 0,
-               uint8_t flags = 0, uint32_t imm_wire = 0, uint32_t src_qp = 0)
+               uint8_t flags = 0, uint32_t imm_wire = 0, uint32_t src_qp = 0,
+               int32_t wqe_idx = -1)
     {
         auto n = uint32_t(ring.size());
         REQUIRE(pi - db[0] < n); // the device's own overflow rule
@@ -116,7 +118,9 @@ struct Cq {
         std::memcpy(e + 12, &imm_wire, 4);
         put32(e + 16, (qpn & 0xffffff) | uint32_t(opcode) << 24);
         e[20] = status;
-        e[21] = flags;
+        e[21] = uint8_t(flags | (wqe_idx >= 0 ? HPU_IB_CQE_F_WQE_IDX : 0));
+        e[22] = uint8_t(wqe_idx >= 0 ? wqe_idx : 0);
+        e[23] = uint8_t(wqe_idx >= 0 ? wqe_idx >> 8 : 0);
         put32(e + 24, src_qp);
         e[31] = uint8_t(((pi / n) & 1) ^ 1);
         pi++;
@@ -370,7 +374,7 @@ TEST_CASE("rdma wq: posting past the send queue's depth fails with ENOMEM until 
     CHECK(sq.db[0] == 4);
 
     // The signaled 4th WQE completes: the 3 unsignaled before it are done too.
-    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS);
+    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS, 3);
     CHECK(sq.wq.tail == 4);
     for (int i = 0; i < 4; i++)
         CHECK(sq.post(wr) == 0);
@@ -451,22 +455,152 @@ TEST_CASE("rdma wq: the SGE list of a wr_* WQE replaces inline data set before i
     CHECK(get32(sq.slot(0) + 32) == 0);
 }
 
-TEST_CASE("rdma wq: error and flush completions free one send slot each")
+TEST_CASE("rdma wq: every send completion frees up to its WQE's index, errors after unsignaled WQEs too")
 {
+    Sq sq(2, 7, false); // 4 entries
+    ibv_sge sge = {0x1000, 8, 1};
+    ibv_send_wr wr = make_wr(IBV_WR_SEND, &sge, 1, 0);
+    for (int i = 0; i < 4; i++)
+        REQUIRE(sq.post(wr) == 0);
+    // WQEs 0 and 1 (unsignaled) succeeded without CQEs; 2 failed: its
+    // error CQE frees 0, 1 and 2 (the old model freed only one slot).
+    hpu_sq_completed(&sq.wq, IBV_WC_RETRY_EXC_ERR, 2);
+    CHECK(sq.wq.tail == 3);
+    CHECK(sq.post(wr) == 0);
+    CHECK(sq.post(wr) == 0);
+    CHECK(sq.post(wr) == 0);
+    CHECK(sq.post(wr) == ENOMEM);
+    // Flushes, one per WQE, each naming its own index.
+    for (uint32_t i = 3; i < 7; i++) {
+        hpu_sq_completed(&sq.wq, IBV_WC_WR_FLUSH_ERR, int32_t(i));
+        CHECK(sq.wq.tail == i + 1);
+    }
+    // An index outside what is outstanding (a stale or foreign CQE) frees nothing.
+    hpu_sq_completed(&sq.wq, IBV_WC_WR_FLUSH_ERR, 6);
+    CHECK(sq.wq.tail == 7);
+    REQUIRE(sq.post(wr) == 0);
+    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS, 9);
+    CHECK(sq.wq.tail == 7);
+    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS, 7);
+    CHECK(sq.wq.tail == 8);
+}
+
+TEST_CASE("rdma wq: the 16-bit WQE index of a CQE names the right WQE past 2^16 posts")
+{
+    Sq sq(15, 7, false); // 32768 entries, the most there are
+    ibv_sge sge = {0x1000, 8, 1};
+    ibv_send_wr wr = make_wr(IBV_WR_SEND, &sge, 1, 0);
+    uint32_t posted = 0;
+    for (int round = 0; round < 5; round++) {
+        while (sq.post(wr) == 0)
+            posted++;
+        CHECK(posted - sq.wq.tail == 32768);
+        // The device finished all but the last 5; an error CQE at that WQE.
+        uint32_t idx = posted - 6;
+        hpu_sq_completed(&sq.wq, IBV_WC_LOC_PROT_ERR, int32_t(idx & 0xffff));
+        CHECK(sq.wq.tail == idx + 1);
+        hpu_sq_completed(&sq.wq, IBV_WC_WR_FLUSH_ERR, int32_t((posted - 1) & 0xffff));
+        CHECK(sq.wq.tail == posted);
+    }
+    CHECK(posted > 0x10000 * 2);
+}
+
+TEST_CASE("rdma wq: without a WQE index error and flush completions free one send slot each")
+{
+    // A device that predates the index (no WQE_IDX flag: wqe_idx -1).
     Sq sq(2, 7, false);
     ibv_sge sge = {0x1000, 8, 1};
     ibv_send_wr wr = make_wr(IBV_WR_SEND, &sge, 1, 0);
     for (int i = 0; i < 4; i++)
         REQUIRE(sq.post(wr) == 0);
-    hpu_sq_completed(&sq.wq, IBV_WC_RETRY_EXC_ERR);
+    hpu_sq_completed(&sq.wq, IBV_WC_RETRY_EXC_ERR, -1);
     CHECK(sq.wq.tail == 1);
     for (int i = 0; i < 5; i++) // one more than outstanding: the tail stops at the head
-        hpu_sq_completed(&sq.wq, IBV_WC_WR_FLUSH_ERR);
+        hpu_sq_completed(&sq.wq, IBV_WC_WR_FLUSH_ERR, -1);
     CHECK(sq.wq.tail == 4);
     // A success with no signaled WQE outstanding frees everything posted.
     REQUIRE(sq.post(wr) == 0);
-    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS);
+    hpu_sq_completed(&sq.wq, IBV_WC_SUCCESS, -1);
     CHECK(sq.wq.tail == 5);
+}
+
+TEST_CASE("rdma wq: the poller hands on each CQE's WQE index, -1 when it has none")
+{
+    Cq c(2);
+    ibv_wc wc;
+    c.write(1, 5, IBV_WC_SEND, IBV_WC_REM_ACCESS_ERR, 0, 0, 0, 0, 0xbeef);
+    c.write(2, 5, IBV_WC_RECV);
+    REQUIRE(c.poll(&wc, 1) == 1);
+    CHECK(c.cq.wqe_idx == 0xbeef);
+    REQUIRE(c.poll(&wc, 1) == 1);
+    CHECK(c.cq.wqe_idx == -1);
+}
+
+TEST_CASE("rdma wq: cleaning a CQ of a QP drops its CQEs and keeps the others in order")
+{
+    Cq c(3); // 8 entries
+    ibv_wc wc[8];
+    // Wrap once first, so the kept entries cross passes.
+    for (int i = 0; i < 6; i++)
+        c.write(100 + i, 7, IBV_WC_SEND);
+    REQUIRE(c.poll(wc, 8) == 6);
+    const uint32_t qpns[7] = {5, 7, 5, 5, 9, 7, 5};
+    for (int i = 0; i < 7; i++)
+        c.write(uint64_t(i), qpns[i], IBV_WC_RECV);
+    g_barriers.clear();
+    CHECK(hpu_cq_clean(&c.cq, 5) == 4);
+    CHECK(c.cq.ci == 10);
+    CHECK(c.db[0] == 10); // the freed slots handed back to the device
+    CHECK(hpu_cq_clean(&c.cq, 5) == 0);
+    REQUIRE(c.poll(wc, 8) == 3);
+    CHECK(wc[0].wr_id == 1);
+    CHECK(wc[0].qp_num == 7);
+    CHECK(wc[1].wr_id == 4);
+    CHECK(wc[1].qp_num == 9);
+    CHECK(wc[2].wr_id == 5);
+    CHECK(c.poll(wc, 8) == 0);
+    // The ring goes on: the device writes into the freed room.
+    for (int i = 0; i < 8; i++)
+        c.write(uint64_t(200 + i), 9, IBV_WC_SEND);
+    REQUIRE(c.poll(wc, 8) == 8);
+    CHECK(wc[7].wr_id == 207);
+    // Everything of one QP: the CQ ends empty; nothing of it: untouched.
+    c.write(1, 3, IBV_WC_SEND);
+    c.write(2, 3, IBV_WC_SEND);
+    CHECK(hpu_cq_clean(&c.cq, 4) == 0);
+    CHECK(hpu_cq_clean(&c.cq, 3) == 2);
+    CHECK_FALSE(hpu_cq_pending(&c.cq));
+    CHECK(c.poll(wc, 8) == 0);
+}
+
+TEST_CASE("rdma wq: a full CQ cleaned of a QP")
+{
+    Cq c(2); // 4 entries
+    ibv_wc wc[4];
+    c.write(1, 5, IBV_WC_SEND);
+    c.write(2, 6, IBV_WC_SEND);
+    c.write(3, 5, IBV_WC_SEND);
+    c.write(4, 6, IBV_WC_SEND);
+    CHECK(hpu_cq_clean(&c.cq, 5) == 2);
+    c.write(5, 6, IBV_WC_SEND);
+    c.write(6, 6, IBV_WC_SEND);
+    REQUIRE(c.poll(wc, 4) == 4);
+    CHECK(wc[0].wr_id == 2);
+    CHECK(wc[1].wr_id == 4);
+    CHECK(wc[2].wr_id == 5);
+    CHECK(wc[3].wr_id == 6);
+}
+
+TEST_CASE("rdma wq: inline lengths whose sum wraps are refused")
+{
+    Sq sq(2, 7, false);
+    uint8_t data[8] = {};
+    ibv_data_buf bufs[2] = {{data, 8}, {data, SIZE_MAX - 7}}; // 8 + (2^64 - 8) wraps to 0
+    hpu_sq_batch_start(&sq.wq, &sq.b);
+    hpu_sq_wqe_start(&sq.wq, &sq.b, HPU_IB_WQE_SEND, 0, 1, 0);
+    hpu_sq_wqe_inline(&sq.wq, &sq.b, 2, bufs);
+    CHECK(hpu_sq_batch_commit(&sq.wq, &sq.b) == EINVAL);
+    CHECK(sq.db[0] == 0);
 }
 
 TEST_CASE("rdma wq: a receive WQE is wr_id, SGE count, 7 reserved bytes, then the SGEs")

@@ -26,6 +26,8 @@
 #include <hpu/hpu.h>
 #include <hpu/hpu_rdma.h>
 
+#include "rc-connect.h"
+
 #define LEN 262144u
 #define HBM_SIZE (2u << 20)
 
@@ -70,49 +72,16 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 static void connect_qp(struct ibv_qp *qp, uint8_t port, int sgid, const union ibv_gid *dgid,
 		       uint32_t dqpn)
 {
-	struct ibv_qp_attr a;
+	const char *step;
 	int ret;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = port;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_LOCAL_WRITE;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				    IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		die("modify to INIT", ret);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *dgid;
-	a.ah_attr.grh.sgid_index = (uint8_t)sgid;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = port;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		die("modify to RTR", ret);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 4;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				    IBV_QP_MAX_QP_RD_ATOMIC);
-	if (ret)
-		die("modify to RTS", ret);
+	ret = rc_connect(qp, port, sgid, dgid, dqpn,
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE,
+			 &step);
+	if (ret) {
+		fprintf(stderr, "modify to %s: ", step);
+		die("ibv_modify_qp", ret);
+	}
 }
 
 /* One signalled RDMA READ or WRITE of LEN bytes; 0 or why not. */

@@ -49,11 +49,17 @@ fails=0
 pass() { echo "PASS rdma/$1"; }
 fail() { echo "FAIL rdma/$1: $2"; fails=$((fails + 1)); }
 
-# fake_sysfs DIR IBDEV ABI: one uverbs0 device named IBDEV with uverbs ABI ABI.
+# fake_sysfs DIR IBDEV ABI [MODALIAS]: one uverbs0 device named IBDEV with
+# uverbs ABI ABI whose parent device has the modalias MODALIAS (none: no
+# device/modalias file, as for rxe or siw).
 fake_sysfs() {
 	local s=$1/sys
 	rm -rf "$1"
 	mkdir -p "$s/class/infiniband_verbs/uverbs0" "$s/class/infiniband/$2"
+	if [ -n "${4:-}" ]; then
+		mkdir -p "$s/class/infiniband/$2/device"
+		echo "$4" > "$s/class/infiniband/$2/device/modalias"
+	fi
 	echo 6 > "$s/class/infiniband_verbs/abi_version"
 	echo "$2" > "$s/class/infiniband_verbs/uverbs0/ibdev"
 	echo 231:192 > "$s/class/infiniband_verbs/uverbs0/dev"
@@ -75,7 +81,7 @@ in_ns() {
 }
 
 # 1. An hpu device: the provider is loaded, registers and claims it.
-fake_sysfs "$work/a" hpu_0 1
+fake_sysfs "$work/a" hpu_0 1 auxiliary:hpu.rdma
 out=$(in_ns "$work/a/sys" env RDMAV_DRIVERS="$prov" LD_DEBUG=files ibv_devices 2>&1)
 rc=$?
 if [ $rc = 99 ]; then
@@ -88,7 +94,7 @@ else
 	fail "libibverbs dlopens the provider from the build tree" "no 'calling init' for $prov-rdmav34.so: $(tail -n 3 <<< "$out")"
 fi
 if [ $rc = 0 ] && grep -qE '^\s+hpu_0\s+020000fffe000001$' <<< "$out"; then
-	pass "ibv_devices lists hpu_0 with its node GUID (matched by name)"
+	pass "ibv_devices lists hpu_0 with its node GUID (matched by its modalias auxiliary:hpu.rdma)"
 else
 	fail "ibv_devices lists hpu_0" "exit $rc: $(grep -v '^ *[0-9]*:' <<< "$out" | tail -n 3)"
 fi
@@ -113,8 +119,8 @@ else
 	fail "ibv_devinfo on a device that cannot be opened fails cleanly" "exit $rc: $out"
 fi
 
-# 4. Another uverbs ABI version: matched by name, refused by the ABI range.
-fake_sysfs "$work/b" hpu_1 2
+# 4. Another uverbs ABI version: matched by modalias, refused by the ABI range.
+fake_sysfs "$work/b" hpu_1 2 auxiliary:hpu.rdma
 out=$(in_ns "$work/b/sys" env RDMAV_DRIVERS="$prov" ibv_devices 2>&1)
 if ! grep -q 'hpu_1 ' <<< "$out" &&
 	grep -q 'Driver hpu does not support the kernel ABI of 2 (supports 1 to 1)' <<< "$out"; then
@@ -131,5 +137,18 @@ if grep -q vnic0 <<< "$out"; then
 else
 	pass "a device named otherwise is not claimed"
 fi
+
+# 6. Another driver's device named like ours (an rxe or siw link a user
+#    named hpu0: no device/modalias; a device of another auxiliary driver):
+#    not claimed.
+for alias in "" auxiliary:irdma.iwarp; do
+	fake_sysfs "$work/d" hpu0 1 "$alias"
+	out=$(in_ns "$work/d/sys" env RDMAV_DRIVERS="$prov" ibv_devices 2>&1)
+	if grep -q 'hpu0 ' <<< "$out"; then
+		fail "a device named hpu0 of another driver (modalias '${alias:-none}') is not claimed" "listed: $out"
+	else
+		pass "a device named hpu0 of another driver (modalias '${alias:-none}') is not claimed"
+	fi
+done
 
 [ $fails = 0 ]

@@ -17,6 +17,8 @@
 # device and only that is checked.
 #
 # Usage: rdma-tests.sh
+#   HPU_RDMA_PROVIDER: the provider to test (a path without -rdmav34.so;
+#   default the build tree's), e.g. an older build to show a test failing.
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -27,7 +29,7 @@ RES=$OUT/results.txt
 KO=${HPU_KO:-$REPO/kernel/hpu.ko}
 KO_EN=${HPU_EN_KO:-$(dirname "$KO")/hpu_en.ko}
 KO_IB=${HPU_IB_KO:-$(dirname "$KO")/hpu_ib.ko}
-PROV=$BUILD/rdma-provider/lib/libhpu
+PROV=${HPU_RDMA_PROVIDER:-$BUILD/rdma-provider/lib/libhpu}
 VO=$BUILD/tests/vm/hpu-verbs-objects
 TS=${HPU_TIME_SCALE:-1}
 # CQs one context may hold during the tests (hpu_ib's ctx_max_cq).
@@ -246,6 +248,13 @@ t_data() {
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "hbm/hpu-hbm-rdma ran to the end" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+	# The provider's own rules through libibverbs (provider-verbs.c).
+	out=$(RDMAV_DRIVERS=$PROV HPU_TIME_SCALE=$TS timeout -s KILL $((300 * TS)) \
+		"$BUILD/tests/vm/hpu-provider-verbs" "$IB" 1 "$g1" 2 "$g2" 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	[ "$rc" -lt 100 ] || fail "provider/hpu-provider-verbs ran to the end" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 	if rdma link show "$IB/1" | grep -q "state ACTIVE"; then
 		pass "a port whose netdev is up with carrier is ACTIVE"
 	else

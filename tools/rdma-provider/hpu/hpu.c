@@ -8,8 +8,8 @@
  * records in this process's memory, named by address; the doorbell page
  * mapped once per context), and the data path runs on the ring layer
  * (hpu_wq.c) under one spinlock per SQ, RQ, SRQ and CQ. The kernel's hpu
- * ib_devices are claimed by name (RDMA_DRIVER_UNKNOWN: there is no driver
- * id for an out-of-tree driver).
+ * ib_devices are claimed by the modalias of their auxiliary device
+ * (RDMA_DRIVER_UNKNOWN: there is no driver id for an out-of-tree driver).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -323,16 +323,38 @@ static int hpu_qp_table_set(struct hpu_context *ctx, uint32_t qpn,
 	return 0;
 }
 
-/* The completion's queue learns which of its slots are free again. */
-static void hpu_cq_account(struct hpu_qp *qp, const struct ibv_wc *wc)
+static void hpu_ring_sq(struct hpu_qp *qp);
+
+/*
+ * Does this completion show the QP in ERR? A flush always does; another
+ * error moves an RC QP to ERR, not a UD one (roce.md: a UD datagram that
+ * does not fit completes LOC_LEN_ERR and the QP stays in RTS).
+ */
+static bool hpu_wc_means_err(const struct hpu_qp *qp, enum ibv_wc_status st)
 {
-	if (wc->status != IBV_WC_SUCCESS)
-		qp->in_error = true;
+	return st == IBV_WC_WR_FLUSH_ERR || (st != IBV_WC_SUCCESS && !qp->ud);
+}
+
+/*
+ * The completion's queue learns which of its slots are free again
+ * (@wqe_idx: the CQE's send WQE index, or -1). The first completion that
+ * shows the device moved the QP to ERR on its own rings SQ_DB: receives
+ * posted since the device entered ERR, before the provider knew, are then
+ * flushed too (the device flushes an ERR QP's queues at each SQ_DB;
+ * hpu_post_recv rings it for the ones posted after).
+ */
+static void hpu_cq_account(struct hpu_qp *qp, const struct ibv_wc *wc,
+			   int32_t wqe_idx)
+{
+	if (hpu_wc_means_err(qp, wc->status) &&
+	    !__atomic_load_n(&qp->in_error, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(&qp->in_error, true, __ATOMIC_SEQ_CST))
+		hpu_ring_sq(qp);
 	if (wc->opcode & IBV_WC_RECV) {
 		if (!qp->has_srq)
 			hpu_rq_completed(&qp->rq);
 	} else {
-		hpu_sq_completed(&qp->sq, wc->status);
+		hpu_sq_completed(&qp->sq, wc->status, wqe_idx);
 	}
 }
 
@@ -351,7 +373,7 @@ static int hpu_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		/* A completion of a QP destroyed since: nobody to tell. */
 		if (!qp)
 			continue;
-		hpu_cq_account(qp, &wc[n]);
+		hpu_cq_account(qp, &wc[n], cq->ring.wqe_idx);
 		n++;
 	}
 	if (cq->ring.ci != ci0)
@@ -389,7 +411,7 @@ static bool hpu_cq_ex_next(struct hpu_cq *cq)
 
 		if (!qp)
 			continue;
-		hpu_cq_account(qp, &cq->cur);
+		hpu_cq_account(qp, &cq->cur, cq->ring.wqe_idx);
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 		cq->vcq.cq_ex.status = cq->cur.status;
 		return true;
@@ -406,6 +428,9 @@ static int hpu_cq_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *att
 {
 	struct hpu_cq *cq = hpu_cq_of_ex(cqx);
 
+	/* No ibv_poll_cq_attr comp_mask bit is defined: any is unknown. */
+	if (attr->comp_mask)
+		return EINVAL;
 	pthread_spin_lock(&cq->lock);
 	cq->poll_ci = cq->ring.ci;
 	if (hpu_cq_ex_next(cq))
@@ -481,8 +506,11 @@ static uint8_t hpu_cq_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return 0;
 }
 
-#define HPU_CQ_EX_FLAGS (IBV_CREATE_CQ_ATTR_SINGLE_THREADED | \
-			 IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+/*
+ * IGNORE_OVERRUN is refused: the device puts an overrun CQ in error
+ * (roce.md), it cannot ignore the overrun.
+ */
+#define HPU_CQ_EX_FLAGS IBV_CREATE_CQ_ATTR_SINGLE_THREADED
 
 static struct ibv_cq_ex *hpu_create_cq_ex(struct ibv_context *ibctx,
 					  struct ibv_cq_init_attr_ex *attr)
@@ -696,9 +724,12 @@ static int hpu_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	err = hpu_post_wq_recv(&qp->rq, &qp->rq_lock, wr, bad_wr);
 	/* An ERR QP flushes what is posted once its doorbell rings (the RQ
-	 * has none of its own).
+	 * has none of its own). The producer index store comes before the
+	 * load of in_error: either this thread sees the flag, or the poller
+	 * that sets it rings after the index is visible (hpu_cq_account).
 	 */
-	if (qp->in_error)
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&qp->in_error, __ATOMIC_RELAXED))
 		hpu_ring_sq(qp);
 	return err;
 }
@@ -1044,32 +1075,6 @@ static void hpu_qp_unlock_all(struct hpu_qp *qp)
 	pthread_spin_unlock(&qp->sq_lock);
 }
 
-static int hpu_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
-			 int mask)
-{
-	struct hpu_qp *qp = hpu_qp(ibqp);
-	struct ibv_modify_qp cmd = {};
-	int ret;
-
-	ret = ibv_cmd_modify_qp(ibqp, attr, mask, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	if (mask & IBV_QP_QKEY)
-		qp->qkey = attr->qkey;
-	if (!(mask & IBV_QP_STATE))
-		return 0;
-	hpu_qp_lock_all(qp);
-	qp->in_error = attr->qp_state == IBV_QPS_ERR;
-	/* RESET empties the queues without completions: start over at 0. */
-	if (attr->qp_state == IBV_QPS_RESET) {
-		hpu_wq_reset(&qp->sq);
-		if (!qp->has_srq)
-			hpu_wq_reset(&qp->rq);
-	}
-	hpu_qp_unlock_all(qp);
-	return 0;
-}
-
 static void hpu_cq_lock_pair(struct hpu_qp *qp, bool lock)
 {
 	struct hpu_cq *scq = hpu_cq(qp->vqp.qp.send_cq);
@@ -1093,6 +1098,55 @@ static void hpu_cq_lock_pair(struct hpu_qp *qp, bool lock)
 	}
 }
 
+/* Caller holds both CQ locks (hpu_cq_lock_pair). */
+static void hpu_qp_clean_cqs(struct hpu_qp *qp)
+{
+	struct hpu_cq *scq = hpu_cq(qp->vqp.qp.send_cq);
+	struct hpu_cq *rcq = qp->vqp.qp.recv_cq ? hpu_cq(qp->vqp.qp.recv_cq) : NULL;
+
+	hpu_cq_clean(&scq->ring, qp->qpn);
+	if (rcq && rcq != scq)
+		hpu_cq_clean(&rcq->ring, qp->qpn);
+}
+
+static int hpu_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			 int mask)
+{
+	struct hpu_qp *qp = hpu_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (mask & IBV_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (!(mask & IBV_QP_STATE))
+		return 0;
+	if (attr->qp_state != IBV_QPS_RESET) {
+		hpu_qp_lock_all(qp);
+		__atomic_store_n(&qp->in_error, attr->qp_state == IBV_QPS_ERR,
+				 __ATOMIC_SEQ_CST);
+		hpu_qp_unlock_all(qp);
+		return 0;
+	}
+	/*
+	 * RESET empties the queues without completions: start over at 0, and
+	 * drop the QP's completions still in its CQs, under the CQs' locks
+	 * so no poller counts them against the new queues.
+	 */
+	hpu_cq_lock_pair(qp, true);
+	hpu_qp_lock_all(qp);
+	__atomic_store_n(&qp->in_error, false, __ATOMIC_SEQ_CST);
+	hpu_qp_clean_cqs(qp);
+	hpu_wq_reset(&qp->sq);
+	if (!qp->has_srq)
+		hpu_wq_reset(&qp->rq);
+	hpu_qp_unlock_all(qp);
+	hpu_cq_lock_pair(qp, false);
+	return 0;
+}
+
 static int hpu_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct hpu_context *ctx = hpu_ctx(ibqp->context);
@@ -1100,13 +1154,20 @@ static int hpu_destroy_qp(struct ibv_qp *ibqp)
 	uint32_t qpn = ibqp->qp_num;
 	int ret;
 
+	/*
+	 * A failure (the kernel's -EIO when the device did not confirm the
+	 * destroy) keeps the QP and its rings: the device may still write
+	 * them. The QP stays usable for nothing but another destroy.
+	 */
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	/* No poller is inside the QP while it leaves the table; its
-	 * completions still in the CQs are dropped when polled.
+	/* No poller is inside the QP while it leaves the table, and its
+	 * completions still in the CQs go with it: a later QP given the
+	 * same QPN must not count them.
 	 */
 	hpu_cq_lock_pair(qp, true);
+	hpu_qp_clean_cqs(qp);
 	hpu_qp_table_set(ctx, qpn, NULL);
 	hpu_cq_lock_pair(qp, false);
 	hpu_qp_free(qp);
@@ -1208,15 +1269,17 @@ static struct verbs_context *hpu_alloc_context(struct ibv_device *ibdev,
 	struct hpu_context *ctx;
 	int err;
 
+	/* Fails with errno set; every path below sets errno too. */
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 
-	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp))) {
-		err = errno;
+	/* The ibv_cmd_* calls return the error (errno is not theirs to set). */
+	err = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err) {
 		verbs_err(&ctx->vctx, "hpu: %s: GET_CONTEXT failed: %s\n",
 			  ibdev->name, strerror(err));
 		goto err_free;
@@ -1265,9 +1328,13 @@ static void hpu_uninit_device(struct verbs_device *vdev)
 	free(container_of(vdev, struct hpu_device, vdev));
 }
 
-/* Matched by name only (see the header comment): "hpu" then anything. */
+/*
+ * Matched by the parent's modalias (hpu-abi.h), never by name: an rxe or
+ * siw device a user named "hpu0" is not ours. No driver id exists for an
+ * out-of-tree driver (RDMA_DRIVER_UNKNOWN).
+ */
 static const struct verbs_match_ent hpu_match_table[] = {
-	VERBS_NAME_MATCH(HPU_IB_DEVICE_NAME_PREFIX, NULL),
+	VERBS_MODALIAS_MATCH(HPU_IB_MODALIAS, NULL),
 	{}
 };
 

@@ -73,7 +73,7 @@ struct hpu_qp {
 	bool ud;
 	bool has_srq;
 	bool sq_sig_all;		/* every send WQE signaled */
-	bool in_error;			/* the provider saw it go to ERR */
+	bool in_error;			/* seen in ERR: __atomic_* only */
 };
 
 struct hpu_ah {

@@ -271,12 +271,13 @@ void hpu_sq_wqe_inline(const struct hpu_wq *sq, struct hpu_sq_batch *b,
 		batch_fail(b, EINVAL);
 		return;
 	}
+	/* len <= max_inline throughout: the sum cannot wrap. */
 	for (i = 0; i < num_buf; i++) {
-		len += bufs[i].length;
-		if (len > sq->max_inline) {
+		if (bufs[i].length > sq->max_inline - len) {
 			batch_fail(b, EINVAL);
 			return;
 		}
+		len += bufs[i].length;
 	}
 	at = (uint8_t *)b->wqe + sq->hdr;
 	for (i = 0; i < num_buf; i++) {
@@ -392,14 +393,26 @@ int hpu_sq_batch_commit(struct hpu_wq *sq, struct hpu_sq_batch *b)
 
 /*
  * A send completion of this queue was polled. Completions come in queue
- * order but unsignaled WQEs write none: a successful one frees every slot
- * up to and including the next signaled WQE. An error or flush completion
- * is written for every WQE (signaled or not), so it frees one slot.
+ * order but unsignaled WQEs that succeed write none. A CQE that names its
+ * WQE's index (@wqe_idx >= 0, roce.md: every send CQE does) frees every
+ * slot up to and including that WQE, whatever its status: the device may
+ * have finished unsignaled WQEs before a failing one. Without an index
+ * (@wqe_idx < 0, a device that predates it): a success frees up to the
+ * next signaled WQE, an error or flush one slot.
  */
-void hpu_sq_completed(struct hpu_wq *sq, enum ibv_wc_status status)
+void hpu_sq_completed(struct hpu_wq *sq, enum ibv_wc_status status,
+		      int32_t wqe_idx)
 {
 	uint32_t t = LOAD(&sq->tail), head = LOAD(&sq->head);
 
+	if (wqe_idx >= 0) {
+		/* Queues hold at most 2^15 WQEs: 16 bits name one. */
+		uint32_t d = ((uint32_t)wqe_idx - t) & 0xffff;
+
+		if (d < head - t)
+			STORE(&sq->tail, t + d + 1);
+		return;
+	}
 	if (status != IBV_WC_SUCCESS) {
 		if (t != head)
 			STORE(&sq->tail, t + 1);
@@ -479,19 +492,21 @@ void hpu_cq_init(struct hpu_cq_ring *cq, void *buf, uint32_t log_entries,
 	cq->log_entries = log_entries;
 	cq->entries = 1U << log_entries;
 	cq->db_ci = db_ci;
+	cq->wqe_idx = -1;
 }
 
-/* The device writes the inverse of the pass bit (ci / entries) & 1. */
-static bool cqe_ready(const struct hpu_cq_ring *cq, const struct hpu_ib_cqe *cqe)
+/* The device writes the inverse of the pass bit (idx / entries) & 1. */
+static bool cqe_ready_at(const struct hpu_cq_ring *cq, uint32_t idx)
 {
+	const struct hpu_ib_cqe *cqe = &cq->buf[idx & (cq->entries - 1)];
 	uint8_t owner = LOAD(&cqe->owner) & HPU_IB_CQE_OWNER;
 
-	return owner != ((cq->ci >> cq->log_entries) & 1);
+	return owner != ((idx >> cq->log_entries) & 1);
 }
 
 bool hpu_cq_pending(const struct hpu_cq_ring *cq)
 {
-	return cqe_ready(cq, &cq->buf[cq->ci & (cq->entries - 1)]);
+	return cqe_ready_at(cq, cq->ci);
 }
 
 static void cqe_to_wc(const struct hpu_ib_cqe *cqe, struct ibv_wc *wc)
@@ -513,6 +528,11 @@ static void cqe_to_wc(const struct hpu_ib_cqe *cqe, struct ibv_wc *wc)
 		wc->wc_flags |= IBV_WC_GRH;
 }
 
+static uint32_t cqe_qpn(const struct hpu_ib_cqe *cqe)
+{
+	return le32toh(cqe->qpn_opcode) & 0xffffff;
+}
+
 /*
  * The next completion into *wc, if the device wrote one. The consumer
  * index moves in memory only (hpu_cq_publish tells the device).
@@ -521,11 +541,13 @@ bool hpu_cq_next(struct hpu_cq_ring *cq, struct ibv_wc *wc)
 {
 	const struct hpu_ib_cqe *cqe = &cq->buf[cq->ci & (cq->entries - 1)];
 
-	if (!cqe_ready(cq, cqe))
+	if (!cqe_ready_at(cq, cq->ci))
 		return false;
 	/* The rest of the entry is read after its owner bit. */
 	udma_from_device_barrier();
 	cqe_to_wc(cqe, wc);
+	cq->wqe_idx = (cqe->flags & HPU_IB_CQE_F_WQE_IDX) ?
+		      (int32_t)le16toh(cqe->wqe_idx) : -1;
 	cq->ci++;
 	return true;
 }
@@ -539,4 +561,40 @@ void hpu_cq_publish(struct hpu_cq_ring *cq)
 {
 	udma_from_device_barrier();
 	STORE(cq->db_ci, htole32(cq->ci));
+}
+
+/*
+ * Drop every completion of QP @qpn that the device wrote and software has
+ * not polled yet (its QP is destroyed or reset: a new QP with the same QPN
+ * must not see them). Only while the device writes no more CQEs for @qpn.
+ * The others move towards the producer, in order, each keeping the owner
+ * byte of the slot it lands in; the consumer index then skips the freed
+ * slots and is published. The caller holds the CQ's lock. Returns how
+ * many were dropped.
+ */
+uint32_t hpu_cq_clean(struct hpu_cq_ring *cq, uint32_t qpn)
+{
+	uint32_t mask = cq->entries - 1, pi, i, n = 0;
+
+	for (pi = cq->ci; pi - cq->ci < cq->entries; pi++)
+		if (!cqe_ready_at(cq, pi))
+			break;
+	/* The entries' bytes are read after their owner bits. */
+	udma_from_device_barrier();
+	for (i = pi; i != cq->ci; ) {
+		struct hpu_ib_cqe *cqe = &cq->buf[--i & mask];
+
+		if (cqe_qpn(cqe) == (qpn & 0xffffff)) {
+			n++;
+		} else if (n) {
+			struct hpu_ib_cqe *to = &cq->buf[(i + n) & mask];
+
+			memcpy(to, cqe, offsetof(struct hpu_ib_cqe, owner));
+		}
+	}
+	if (n) {
+		cq->ci += n;
+		hpu_cq_publish(cq);
+	}
+	return n;
 }

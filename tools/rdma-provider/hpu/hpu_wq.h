@@ -63,6 +63,7 @@ struct hpu_cq_ring {
 	uint32_t log_entries;
 	uint32_t ci;		/* consumer index, free running */
 	uint32_t *db_ci;	/* consumer index in the doorbell record (LE) */
+	int32_t wqe_idx;	/* the last CQE polled: its send WQE index, or -1 */
 };
 
 /* Geometry: what a queue of the given capabilities needs. */
@@ -116,7 +117,9 @@ void hpu_cq_init(struct hpu_cq_ring *cq, void *buf, uint32_t log_entries,
 bool hpu_cq_next(struct hpu_cq_ring *cq, struct ibv_wc *wc);
 void hpu_cq_publish(struct hpu_cq_ring *cq);
 bool hpu_cq_pending(const struct hpu_cq_ring *cq);
-void hpu_sq_completed(struct hpu_wq *sq, enum ibv_wc_status status);
+uint32_t hpu_cq_clean(struct hpu_cq_ring *cq, uint32_t qpn);
+void hpu_sq_completed(struct hpu_wq *sq, enum ibv_wc_status status,
+		      int32_t wqe_idx);
 void hpu_rq_completed(struct hpu_wq *rq);
 
 #ifdef __cplusplus
