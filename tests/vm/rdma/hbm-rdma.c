@@ -193,10 +193,15 @@ int main(int argc, char **argv)
 		die("ibv_query_gid", errno);
 
 	/* Device memory, a staging host buffer the DMA engine reaches, a queue. */
-	if (hpu_buffer_create(dev, HBM_SIZE, 0, &hbm) ||
-	    hpu_buffer_create(dev, LEN, HPU_MEM_HOST, &stage) ||
-	    hpu_queue_create(dev, HPU_ENGINE_DMA, 0, &q))
-		die("libhpu buffers or queue", EIO);
+	ret = hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_DEVICE, &hbm);
+	if (ret)
+		die("hpu_buffer_create (HBM)", -ret);
+	ret = hpu_buffer_create(dev, LEN, HPU_MEM_HOST, &stage);
+	if (ret)
+		die("hpu_buffer_create (host)", -ret);
+	ret = hpu_queue_create(dev, HPU_ENGINE_DMA, 0, &q);
+	if (ret)
+		die("hpu_queue_create", -ret);
 	host = aligned_alloc(4096, LEN);
 	want = malloc(LEN);
 	if (!host || !want)
@@ -213,16 +218,18 @@ int main(int argc, char **argv)
 	if (mr)
 		ibv_dereg_mr(mr);
 	errno = 0;
-	if (hpu_buffer_from_user(dev, want, LEN, 0, &user))
-		die("hpu_buffer_from_user", EIO);
+	ret = hpu_buffer_from_user(dev, want, LEN, 0, &user);
+	if (ret)
+		die("hpu_buffer_from_user", -ret);
 	mr = hpu_rdma_reg_buffer(pd, user, 0, LEN, 0, IBV_ACCESS_LOCAL_WRITE);
 	check(!mr && errno, "a user-pointer buffer is not exported (ibv_reg_mr is its way)",
 	      "registered");
 	if (mr)
 		ibv_dereg_mr(mr);
 	hpu_buffer_destroy(user);
-	if (hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_READONLY, &ro))
-		die("read-only buffer", EIO);
+	ret = hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_DEVICE | HPU_MEM_READONLY, &ro);
+	if (ret)
+		die("hpu_buffer_create (read-only HBM)", -ret);
 	errno = 0;
 	mr = hpu_rdma_reg_buffer(pd, ro, 0, LEN, 0x1000,
 				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);

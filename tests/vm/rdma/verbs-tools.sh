@@ -240,22 +240,31 @@ cap_start() {
 	CAPPID=$!
 	wait_for 10 grep -q "listening on" "$LOGD/$1.tcpdump.txt"
 }
+# cap_count WHAT NAME: tcpdump's last count of WHAT ("captured", "received
+# by filter"): printed at SIGUSR1 as "tcpdump: N packets captured, N ...",
+# at exit one count per line.
+cap_count() {
+	grep -Eo "[0-9]+ packets $1" "$LOGD/$2.tcpdump.txt" | tail -n 1 | cut -d' ' -f1
+}
 # cap_check NAME WHAT: stop the capture, every frame's ICRC must be right.
 cap_check() {
-	local out rc n=0 s0=-1 s1 got seen
+	local out rc n=0 s0=-1 got seen
 	[ -n "$TAP" ] || return 0
-	# The tools are done: once the file stops growing tcpdump has
-	# written every frame the filter took (it drops the rest at SIGINT).
-	while [ $n -lt $((60 * TS)) ]; do
+	# The tools are done. tcpdump (-U) writes each frame as it takes it;
+	# SIGUSR1 makes it print its counts without stopping: wait until it
+	# has taken every frame its filter received, then stop it.
+	while [ $n -lt $((120 * TS)) ]; do
+		kill -USR1 "$CAPPID" 2>/dev/null
 		sleep 0.5
-		s1=$(stat -c %s "$LOGD/$1.pcap" 2>/dev/null || echo 0)
-		[ "$s1" = "$s0" ] && break
-		s0=$s1; n=$((n + 1))
+		got=$(cap_count captured "$1")
+		seen=$(cap_count "received by filter" "$1")
+		[ -n "$got" ] && [ "$got" = "$seen" ] && [ "$got" = "$s0" ] && break
+		s0=$got; n=$((n + 1))
 	done
 	kill -INT "$CAPPID" 2>/dev/null
 	wait "$CAPPID" 2>/dev/null
-	got=$(awk '/packets captured/ { print $1 }' "$LOGD/$1.tcpdump.txt")
-	seen=$(awk '/packets received by filter/ { print $1 }' "$LOGD/$1.tcpdump.txt")
+	got=$(cap_count captured "$1")
+	seen=$(cap_count "received by filter" "$1")
 	out=$(python3 "$REPO/tests/vm/rdma/icrc-check.py" --expect-roce "$LOGD/$1.pcap" 2>&1)
 	rc=$?
 	echo "$out" > "$LOGD/$1.icrc.txt"
