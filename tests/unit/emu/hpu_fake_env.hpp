@@ -78,6 +78,8 @@ struct Env {
     unsigned int drained = 0;            // reset_drained calls
     // Trace points hit, per HpuTraceId (atomic: engine threads trace too)
     unsigned int traces[HPU_TRACE_COUNT] = {};
+    // The arguments of each trace point's last hit (as the call passed them)
+    uint64_t trace_args[HPU_TRACE_COUNT][HPU_TRACE_ARGS] = {};
     // Called (without the core lock) before each host read: lets a test
     // act while an engine is in the middle of a step.
     std::function<void(uint64_t addr)> on_dma_read;
@@ -267,14 +269,17 @@ inline void env_reset_drained(void *opaque)
     env->drained++;
 }
 
-// A trace point: counted; the arguments are checked for range only.
+// A trace point: counted, its arguments kept (the last hit's).
 inline void env_trace(void *opaque, HpuTraceId id, const uint64_t *arg)
 {
     auto *env = static_cast<Env *>(opaque);
 
-    (void)arg;
     if (id < HPU_TRACE_COUNT) {
         __atomic_fetch_add(&env->traces[id], 1u, __ATOMIC_RELAXED);
+        for (unsigned int i = 0; i < HPU_TRACE_ARGS; i++) {
+            __atomic_store_n(&env->trace_args[id][i], arg[i],
+                             __ATOMIC_RELAXED);
+        }
     }
 }
 

@@ -9,6 +9,9 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 
+#include <fstream>
+#include <string>
+
 #include "hpu_roce_rig.hpp"
 
 using namespace hpu_test;
@@ -1551,4 +1554,49 @@ TEST_CASE("RoCE: a message longer than 2^30 bytes completes LOC_LEN_ERR", "[emu]
     CHECK(e.status == HPU_ROCE_WC_LOC_LEN_ERR);
     CHECK(r.wire.empty());
     CHECK(r.qp_state(10) == HPU_ROCE_QPS_ERR);
+}
+
+TEST_CASE("RoCE: the trace event hpu_roce_cqe prints each argument under its own name",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+
+    r.post_recv(p.b, 1, { { dst.va, 4096, dst.key } });
+    r.post_recv(p.b, 2, { { dst.va, 4096, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 3, { { src.va, 100, src.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 4, { { src.va, 100, src.key } });
+    r.pump();
+    // The last CQE: the second SEND's (after the last ACK), CQ 1, QP 10,
+    // status 0, ring entry 1.
+    REQUIRE(r.poll1(p.cb).wr_id == 1u);
+    REQUIRE(r.poll1(p.cb).wr_id == 2u);
+    REQUIRE(r.poll1(p.ca).wr_id == 3u);
+    REQUIRE(r.poll1(p.ca).wr_id == 4u);
+    const uint64_t *a = r.env.trace_args[HPU_TRACE_ROCE_CQE];
+
+    // QEMU prints the format of emu/trace-events with the call's arguments
+    // in the prototype's order: each value must follow its own word.
+    std::ifstream in(HPU_EMU_DIR "/trace-events");
+    std::string line, fmt;
+    while (std::getline(in, line)) {
+        if (line.rfind("hpu_roce_cqe(", 0) == 0) {
+            size_t q = line.find('"');
+            fmt = line.substr(q + 1, line.rfind('"') - q - 1);
+        }
+    }
+    REQUIRE_FALSE(fmt.empty());
+    std::string out;
+    unsigned int k = 0;
+    for (size_t i = 0; i < fmt.size(); i++) {
+        if (fmt.compare(i, 2, "%u") == 0 && k < 4) {
+            out += std::to_string(a[k++]);
+            i++;
+        } else {
+            out += fmt[i];
+        }
+    }
+    CHECK(k == 4);
+    CHECK(out == "ROCE CQ 1 QP 10 status 0 entry 1");
 }
