@@ -527,7 +527,7 @@ TEST_CASE("rdma wq: without a WQE index error and flush completions free one sen
 TEST_CASE("rdma wq: the poller hands on each CQE's WQE index, -1 when it has none")
 {
     Cq c(2);
-    ibv_wc wc;
+    ibv_wc wc{};
     c.write(1, 5, IBV_WC_SEND, IBV_WC_REM_ACCESS_ERR, 0, 0, 0, 0, 0xbeef);
     c.write(2, 5, IBV_WC_RECV);
     REQUIRE(c.poll(&wc, 1) == 1);
@@ -561,7 +561,7 @@ TEST_CASE("rdma wq: cleaning a CQ of a QP drops its CQEs and keeps the others in
     CHECK(c.poll(wc, 8) == 0);
     // The ring goes on: the device writes into the freed room.
     for (int i = 0; i < 8; i++)
-        c.write(uint64_t(200 + i), 9, IBV_WC_SEND);
+        c.write(uint64_t{200} + uint64_t(i), 9, IBV_WC_SEND);
     REQUIRE(c.poll(wc, 8) == 8);
     CHECK(wc[7].wr_id == 207);
     // Everything of one QP: the CQ ends empty; nothing of it: untouched.
