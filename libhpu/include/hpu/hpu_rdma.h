@@ -88,9 +88,9 @@ static inline struct ibv_device *hpu_rdma_find_device(struct ibv_device **list,
 /**
  * hpu_rdma_reg_buffer() - register part of an HPU buffer as a memory region.
  * @pd: a protection domain of the HPU's own ib_device (hpu_rdma_find_device()).
- * @buf: a buffer of device memory or a host buffer created by
- *	hpu_buffer_create() (anything hpu_buffer_export_fd() exports; user
- *	pointers are registered with ibv_reg_mr() on their address instead).
+ * @buf: any buffer hpu_buffer_export_fd() exports: device memory, host
+ *	buffers, user pointers (those can also be registered with
+ *	ibv_reg_mr() on their address).
  * @offset, @length: the registered bytes, within hpu_buffer_size().
  * @iova: the address remote peers use for the first registered byte
  *	(hpu_buffer_va(@buf) + @offset is a natural choice).
@@ -102,9 +102,10 @@ static inline struct ibv_device *hpu_rdma_find_device(struct ibv_device **list,
  * the buffer is destroyed.
  *
  * Return: the MR, or NULL with errno: EINVAL for a range outside the
- * buffer, the export's error (EINVAL for a user-pointer buffer), or that
- * of ibv_reg_dmabuf_mr() (e.g. for another HPU's HBM, which this RDMA
- * device cannot reach, or EACCES for a write right on a read-only buffer).
+ * buffer, the export's error, or that of ibv_reg_dmabuf_mr() (e.g. for
+ * another HPU's HBM, which this RDMA device cannot reach, or EACCES for a
+ * write right on a read-only user-pointer buffer; HPU_MEM_READONLY on
+ * hpu_buffer_create() limits only the creator's own device mapping).
  */
 static inline struct ibv_mr *hpu_rdma_reg_buffer(struct ibv_pd *pd, hpu_buffer_t *buf,
 						 uint64_t offset, size_t length,

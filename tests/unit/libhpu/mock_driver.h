@@ -495,8 +495,6 @@ private:
         const auto it = gem.find(req.handle);
         if (it == gem.end())
             return -ENOENT;
-        if (it->second->userptr)
-            return -EINVAL;
         if ((req.flags & ~static_cast<__u32>(DRM_CLOEXEC | DRM_RDWR)) != 0)
             return -EINVAL;
         req.fd = new_fd();

@@ -222,23 +222,29 @@ int main(int argc, char **argv)
 	if (ret)
 		die("hpu_buffer_from_user", -ret);
 	mr = hpu_rdma_reg_buffer(pd, user, 0, LEN, 0, IBV_ACCESS_LOCAL_WRITE);
-	check(!mr && errno, "a user-pointer buffer is not exported (ibv_reg_mr is its way)",
-	      "registered");
+	check(mr != NULL, "a user-pointer buffer registers through its dma-buf",
+	      strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	hpu_buffer_destroy(user);
-	ret = hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_DEVICE | HPU_MEM_READONLY, &ro);
+	/*
+	 * Read-only holds through the export: pages the process may only read
+	 * (HPU_MEM_READONLY on HBM limits the creator's own mapping only).
+	 */
+	ret = hpu_buffer_from_user(dev, want, LEN, HPU_MEM_READONLY, &ro);
 	if (ret)
-		die("hpu_buffer_create (read-only HBM)", -ret);
+		die("hpu_buffer_from_user (read-only)", -ret);
 	errno = 0;
 	mr = hpu_rdma_reg_buffer(pd, ro, 0, LEN, 0x1000,
 				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	check(!mr && errno == EACCES, "a read-only buffer with a write right is refused (EACCES)",
+	check(!mr && errno == EACCES,
+	      "a read-only user-pointer buffer with a write right is refused (EACCES)",
 	      mr ? "registered" : strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	mr = hpu_rdma_reg_buffer(pd, ro, 0, LEN, 0x1000, IBV_ACCESS_REMOTE_READ);
-	check(mr != NULL, "a read-only buffer registers for remote reads", strerror(errno));
+	check(mr != NULL, "a read-only user-pointer buffer registers for remote reads",
+	      strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
 	hpu_buffer_destroy(ro);
