@@ -68,18 +68,8 @@ static void settle(void)
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {
-	struct ibv_qp_init_attr a;
-	struct ibv_qp *qp;
+	struct ibv_qp *qp = rc_create_qp(pd, cq, 4, 0);
 
-	memset(&a, 0, sizeof(a));
-	a.send_cq = cq;
-	a.recv_cq = cq;
-	a.qp_type = IBV_QPT_RC;
-	a.cap.max_send_wr = 4;
-	a.cap.max_recv_wr = 4;
-	a.cap.max_send_sge = 1;
-	a.cap.max_recv_sge = 1;
-	qp = ibv_create_qp(pd, &a);
 	if (!qp)
 		die("ibv_create_qp", errno);
 	return qp;

@@ -14,6 +14,27 @@
 
 #include <infiniband/verbs.h>
 
+/*
+ * An RC QP on one CQ, @depth WRs and one SGE each way, every send signalled
+ * or only those that ask (@sig_all). NULL with errno on failure.
+ */
+static inline struct ibv_qp *rc_create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+					  uint32_t depth, int sig_all)
+{
+	struct ibv_qp_init_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = cq;
+	a.recv_cq = cq;
+	a.qp_type = IBV_QPT_RC;
+	a.sq_sig_all = sig_all;
+	a.cap.max_send_wr = depth;
+	a.cap.max_recv_wr = depth;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	return ibv_create_qp(pd, &a);
+}
+
 /* 0, or the error of the step named in *step ("INIT", "RTR", "RTS"). */
 static inline int rc_connect(struct ibv_qp *qp, uint8_t port, int sgid, const union ibv_gid *dgid,
 			     uint32_t dqpn, unsigned int access, const char **step)
