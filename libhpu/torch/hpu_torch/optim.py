@@ -38,6 +38,93 @@ def _require(ok, what):
         raise ValueError(what)
 
 
+def _flat_ok(p):
+    """Whether p can live in a flat buffer: a dense contiguous float32/bfloat16 HPU tensor."""
+    return p.device.type == "hpu" and p.dtype in _DTYPES and p.layout == torch.strided and p.is_contiguous()
+
+
+class _Kind:
+    """The parameters of one group that share a device, a dtype and master weights (or not),
+    laid out one after the other in flat 1-D HBM buffers: 'param' (the parameters' data are
+    views of it), 'grad' (their .grad are made views of it) and one per state tensor
+    ('master_weight' and the state: FP32 with master weights, else the parameters' dtype)."""
+
+    def __init__(self, params, device, dtype, master, state_names):
+        self.params, self.device, self.dtype, self.master = params, device, dtype, master
+        self.offsets, n = [], 0
+        for p in params:
+            self.offsets.append(n)
+            n += p.numel()
+        sdt = torch.float32 if master else dtype
+        names = (["master_weight"] if master else []) + list(state_names)
+        self.flats = {"param": torch.empty(n, dtype=dtype, device=device),
+                      "grad": torch.zeros(n, dtype=dtype, device=device)}
+        for name in names:
+            self.flats[name] = torch.empty(n, dtype=sdt, device=device)
+        self.views = {k: [f[o:o + p.numel()].view(p.shape) for o, p in zip(self.offsets, params)]
+                      for k, f in self.flats.items()}
+
+    @staticmethod
+    def _home(t, v):
+        return (t is v or (t is not None and t.data_ptr() == v.data_ptr() and t.dtype == v.dtype
+                           and t.shape == v.shape and t.is_contiguous()))
+
+    def home_params(self):
+        """Makes every parameter's data its view of the flat parameter buffer (one copy each
+        parameter that is elsewhere: the first step, or after param.data was replaced)."""
+        for p, v in zip(self.params, self.views["param"]):
+            if not self._home(p.data, v):
+                v.copy_(p.data)
+                p.data = v
+
+    def grad_home(self, i):
+        g = self.params[i].grad
+        return g is not None and self._home(g, self.views["grad"][i])
+
+    def home_grad(self, i):
+        """Makes parameter i's .grad its view of the flat gradient buffer: autograd then
+        accumulates into it in place. A gradient elsewhere (the first backward, a .grad
+        assigned or made anew after zero_grad(set_to_none=True)) is copied in once."""
+        p, v = self.params[i], self.views["grad"][i]
+        if not self._home(p.grad, v):
+            v.copy_(p.grad)
+            p.grad = v
+
+    def home_state(self, i, state, name, fill):
+        """Makes state[name] of parameter i its view of the flat buffer name: a tensor made
+        elsewhere (load_state_dict) is copied in, a missing one made (fill, or for
+        'master_weight' the parameter widened)."""
+        v = self.views[name][i]
+        t = state.get(name)
+        if t is None:
+            if name == "master_weight":
+                v.copy_(self.params[i].data)
+            else:
+                v.fill_(fill)
+            state[name] = v
+        elif not self._home(t, v):
+            v.copy_(t)
+            state[name] = v
+
+
+class _Layout:
+    """A parameter group's flat buffers: one _Kind per (device, dtype, master weights)."""
+
+    @staticmethod
+    def signature(opt, group):
+        return (tuple(opt._state_names(group)),) + tuple((id(p), str(p.device), p.dtype, tuple(p.shape), opt._master(group, p))
+                     for p in group["params"] if _flat_ok(p))
+
+    def __init__(self, opt, group, sig, old=None):
+        self.group, self.sig = group, sig
+        by_kind = {}
+        for p in group["params"]:
+            if _flat_ok(p):
+                by_kind.setdefault((str(p.device), p.dtype, opt._master(group, p)), []).append(p)
+        names = opt._state_names(group)
+        self.kinds = [_Kind(ps, ps[0].device, dt, m, names) for (_, dt, m), ps in by_kind.items()]
+
+
 class _Fused(torch.optim.Optimizer):
     """What the fused optimizers share: option and parameter checks, step()."""
 
@@ -89,7 +176,7 @@ class _Fused(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
-        """Performs one optimization step (one fused launch per parameter; LAMB three).
+        """Performs one optimization step: one fused launch per parameter group (LAMB: three per parameter).
 
         closure, if given, reevaluates the model and returns the loss,
         which step() returns.
@@ -98,11 +185,112 @@ class _Fused(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        self._prune_layouts()
         for gi, group in enumerate(self.param_groups):
             params = self._with_grads(gi, group)
             if params:
                 self._step_group(group, params)
         return loss
+
+    @torch.no_grad()
+    def zero_grad(self, set_to_none=False):
+        """torch.optim.Optimizer.zero_grad; gradients that are views of a group's flat gradient
+        buffer are zeroed by one fill of the buffer (per kind), the others one by one."""
+        if set_to_none or not self._FLAT:
+            return super().zero_grad(set_to_none)
+        for group in self.param_groups:
+            layout = self._layouts().get(id(group))
+            home = set()
+            if layout is not None and layout.group is group:
+                for kind in layout.kinds:
+                    if any(kind.grad_home(i) for i in range(len(kind.params))):
+                        kind.flats["grad"].zero_()
+                        home.update(id(p) for i, p in enumerate(kind.params) if kind.grad_home(i))
+            for p in group["params"]:
+                if p.grad is None or id(p) in home:
+                    continue
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
+        return None
+
+    # --- The flat buffers (FusedSGD, FusedAdamW, FusedAdagrad) ---
+
+    _FLAT = True  # FusedLamb: False (per-parameter norms, launches per parameter)
+
+    def _layouts(self):
+        """id(group) -> _Layout; made on demand (not part of the pickled or saved state)."""
+        try:
+            return self.__dict__["_flat_layouts"]
+        except KeyError:
+            self.__dict__["_flat_layouts"] = {}
+            return self.__dict__["_flat_layouts"]
+
+    def _prune_layouts(self):
+        """Drops the layouts (and their buffers) of groups no longer in param_groups."""
+        live = {id(g) for g in self.param_groups}
+        layouts = self._layouts()
+        for k in [k for k, v in layouts.items() if k not in live or v.group not in self.param_groups]:
+            del layouts[k]
+
+    def _layout(self, group):
+        """group's _Layout, rebuilt when its parameters (set, device, dtype, shape, master) changed."""
+        layouts = self._layouts()
+        sig = _Layout.signature(self, group)
+        layout = layouts.get(id(group))
+        if layout is None or layout.group is not group or layout.sig != sig:
+            layout = _Layout(self, group, sig, old=layout)
+            layouts[id(group)] = layout
+        return layout
+
+    def _state_names(self, group):
+        """The names of the state tensors (besides 'master_weight') that the step keeps per parameter."""
+        raise NotImplementedError
+
+    def _state_fill(self, group, name):
+        """The value a new state tensor name starts with."""
+        return 0.0
+
+    def _flat_step(self, group, params, op, scalars, steps=None):
+        """Steps params (the parameters of group with a gradient) over the group's flat buffers:
+        op(params, grads, *states, [steps,] *scalars, masters) once per kind and run of
+        consecutive stepped parameters with equal step counts (one launch per group when every
+        parameter has a gradient and the same step count). steps: parameter -> step count."""
+        layout = self._layout(group)
+        stepped = {id(p) for p in params}
+        names = self._state_names(group)
+        for kind in layout.kinds:
+            idx = [i for i, p in enumerate(kind.params) if id(p) in stepped]
+            if not idx:
+                continue
+            kind.home_params()
+            for i in idx:
+                kind.home_grad(i)
+                state = self.state[kind.params[i]]
+                if kind.master:
+                    kind.home_state(i, state, "master_weight", None)
+                for name in names:
+                    kind.home_state(i, state, name, self._state_fill(group, name))
+            runs, cur, last = [], [], None
+            for i in idx:
+                key = steps[id(kind.params[i])] if steps is not None else None
+                if cur and (i != cur[-1] + 1 or key != last):
+                    runs.append(cur)
+                    cur = []
+                cur.append(i)
+                last = key
+            runs.append(cur)
+            for run in runs:
+                lo, hi = kind.offsets[run[0]], kind.offsets[run[-1]] + kind.params[run[-1]].numel()
+                args = [[kind.flats["param"][lo:hi]], [kind.flats["grad"][lo:hi]]]
+                args += [[kind.flats[name][lo:hi]] for name in names]
+                if steps is not None:
+                    args.append([steps[id(kind.params[run[0]])]])
+                args += scalars
+                args.append([kind.flats["master_weight"][lo:hi]] if kind.master else [])
+                op(*args)
 
     def _master(self, group, p):
         """Whether p is a BF16 parameter kept as an FP32 master copy (master_weights=True)."""
@@ -156,11 +344,11 @@ class _Fused(torch.optim.Optimizer):
 
     def _steps(self, params):
         """Advances the host step count of each parameter: the new counts (1 on the first step)."""
-        out = []
+        out = {}
         for p in params:
             step = self.state[p]["step"]
             step += 1
-            out.append(int(step.item()))
+            out[id(p)] = int(step.item())
         return out
 
     def _moments(self, group, params):
@@ -171,8 +359,9 @@ class _Fused(torch.optim.Optimizer):
                 state["step"] = torch.tensor(0.0)
                 state["exp_avg"] = self._state_like(group, p)
                 state["exp_avg_sq"] = self._state_like(group, p)
+        steps = self._steps(params)
         return [[self.state[p]["exp_avg"] for p in params], [self.state[p]["exp_avg_sq"] for p in params],
-                self._steps(params)]
+                [steps[id(p)] for p in params]]
 
     def _check_betas(self, group):
         b1, b2 = group["betas"]
@@ -212,18 +401,20 @@ class FusedSGD(_Fused):
                  f"FusedSGD: dampening={group['dampening']} is not supported (the fused kernels compute "
                  f"buf = momentum buf + g); use dampening=0")
 
+    def _state_names(self, group):
+        return ["momentum_buffer"] if group["momentum"] != 0 else []
+
     def _step_group(self, group, params):
-        bufs = []
-        for p in params:
-            state = self.state[p]
-            if group["momentum"] == 0:
-                state["momentum_buffer"] = None
-            else:
-                if state.get("momentum_buffer") is None:
-                    state["momentum_buffer"] = self._state_like(group, p)
-                bufs.append(state["momentum_buffer"])
-        self._launch(_ops.fused_sgd, group, params, [bufs], group["lr"], group["momentum"], group["weight_decay"],
-                     group["nesterov"])
+        if group["momentum"] == 0:
+            for p in params:
+                self.state[p]["momentum_buffer"] = None
+
+            def op(ps, gs, *rest):
+                _ops.fused_sgd(ps, gs, [], *rest)
+        else:
+            op = _ops.fused_sgd  # a momentum_buffer None (momentum was 0) is made anew, zero
+        self._flat_step(group, params, op, [group["lr"], group["momentum"], group["weight_decay"],
+                                            group["nesterov"]])
 
 
 class FusedAdamW(_Fused):
@@ -249,10 +440,15 @@ class FusedAdamW(_Fused):
         _require(not group["amsgrad"], "FusedAdamW: amsgrad=True is not supported (no fused kernel keeps "
                  "max_exp_avg_sq); use amsgrad=False")
 
+    def _state_names(self, group):
+        return ["exp_avg", "exp_avg_sq"]
+
     def _step_group(self, group, params):
         b1, b2 = group["betas"]
-        self._launch(_ops.fused_adamw, group, params, self._moments(group, params), group["lr"], b1, b2,
-                     group["eps"], group["weight_decay"])
+        for p in params:
+            self.state[p].setdefault("step", torch.tensor(0.0))
+        self._flat_step(group, params, _ops.fused_adamw, [group["lr"], b1, b2, group["eps"], group["weight_decay"]],
+                        steps=self._steps(params))
 
 
 class FusedAdagrad(_Fused):
@@ -283,10 +479,17 @@ class FusedAdagrad(_Fused):
                  f"Invalid initial_accumulator_value value: {group['initial_accumulator_value']}")
         _require(group["eps"] >= 0.0, f"Invalid epsilon value: {group['eps']}")
 
+    def _state_names(self, group):
+        return ["sum"]
+
+    def _state_fill(self, group, name):
+        return group["initial_accumulator_value"]
+
     def _step_group(self, group, params):
-        sums = [self.state[p]["sum"] for p in params]
-        self._launch(_ops.fused_adagrad, group, params, [sums, self._steps(params)], group["lr"],
-                     group["lr_decay"], group["weight_decay"], group["eps"])
+        for p in params:
+            self.state[p].setdefault("step", torch.tensor(0.0))
+        self._flat_step(group, params, _ops.fused_adagrad, [group["lr"], group["lr_decay"], group["weight_decay"],
+                                                            group["eps"]], steps=self._steps(params))
 
 
 class FusedLamb(_Fused):
@@ -301,6 +504,8 @@ class FusedLamb(_Fused):
     State: 'step', 'exp_avg', 'exp_avg_sq' (AdamW's names). maximize is
     refused.
     """
+
+    _FLAT = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01, *, maximize=False):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
