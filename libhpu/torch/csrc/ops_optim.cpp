@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // ops_optim.cpp - the fused optimizer steps of hpu_torch.optim as custom
 // ops (torch.ops.hpu_torch.fused_sgd, fused_adamw, fused_adagrad,
-// fused_lamb): each parameter's whole update is one launch of the kernel
-// library's optimizer kernels (libhpu/kernels/README.md, "sgd_*",
+// fused_lamb): each listed tensor's whole update is one launch of the
+// kernel library's optimizer kernels (libhpu/kernels/README.md, "sgd_*",
 // "adamw_*", "adagrad_*"), or LAMB's three (moments and direction, the two
 // squared norms, the trust-ratio step). Parameters and their state are
 // described as flat 1-D tensors, so one launch covers a whole contiguous
-// tensor. BF16 parameters with an FP32 master copy (master_weights) use
+// tensor: hpu_torch.optim passes FusedSGD's, FusedAdamW's and
+// FusedAdagrad's flat per-group buffers (one tensor per list), so a
+// group's step is one launch; FusedLamb passes its parameters one by one. BF16 parameters with an FP32 master copy (master_weights) use
 // the *_master_bf16 kernels: the FP32 master and state updated, the BF16
 // parameter written as the master rounded, in the same launch. The jobs go
 // through DeviceContext::submit(): issued at once in

@@ -6,8 +6,12 @@ groups, state names and state_dict()/load_state_dict() of the PyTorch
 optimizer it replaces (torch.optim.SGD, AdamW, Adagrad; LAMB has none in
 PyTorch and keeps AdamW's state names). step() updates every parameter of
 a group with one TPC launch of the kernel library's fused optimizer kernel
-(LAMB: three), through the custom ops torch.ops.hpu_torch.fused_*: no
-per-element host work and no CPU fallback. In lazy mode the launches are
+(LAMB: three per parameter), through the custom ops
+torch.ops.hpu_torch.fused_*: no per-element host work and no CPU fallback.
+FusedSGD, FusedAdamW and FusedAdagrad keep each group's parameters,
+gradients and state in flat HBM buffers (the tensors are views of them;
+see _Kind), so the launch covers the whole group; parameters without a
+gradient or with a different step count split it into runs. In lazy mode the launches are
 recorded into the step's graph; the learning rate and the bias corrections
 are launch scalars, so changing them does not build a new graph.
 
@@ -418,7 +422,7 @@ class FusedSGD(_Fused):
 
 
 class FusedAdamW(_Fused):
-    """torch.optim.AdamW on the HPU: one adamw_* launch per parameter.
+    """torch.optim.AdamW on the HPU: one adamw_* launch per parameter group (over its flat buffers).
 
     With t the parameter's step, c1 = 1 / (1 - beta1^t), c2 = 1 / (1 - beta2^t)
     (computed in double on the host, passed as FP32 scalars):
@@ -452,7 +456,7 @@ class FusedAdamW(_Fused):
 
 
 class FusedAdagrad(_Fused):
-    """torch.optim.Adagrad on the HPU: one adagrad_* launch per parameter.
+    """torch.optim.Adagrad on the HPU: one adagrad_* launch per parameter group (over its flat buffers).
 
     clr = lr / (1 + (t - 1) lr_decay) (host, double); g' = g + weight_decay w;
     sum = sum + g'^2; w = w - clr g' / (sqrt(sum) + eps). State 'step'
@@ -494,6 +498,9 @@ class FusedAdagrad(_Fused):
 
 class FusedLamb(_Fused):
     """LAMB (You et al., 2019) on the HPU: lamb_update_*, reduce_sum_f32, lamb_apply_* per parameter.
+
+    The trust ratio needs each parameter's norms, so LAMB keeps no flat
+    buffers and launches per parameter tensor.
 
     With t the parameter's step and c1 = 1 / (1 - beta1^t), c2 = 1 / (1 - beta2^t)
     (bias correction always on, as the kernel library defines it):
