@@ -8,7 +8,8 @@
 // described as flat 1-D tensors, so one launch covers a whole contiguous
 // tensor: hpu_torch.optim passes FusedSGD's, FusedAdamW's and
 // FusedAdagrad's flat per-group buffers (one tensor per list), so a
-// group's step is one launch; FusedLamb passes its parameters one by one. BF16 parameters with an FP32 master copy (master_weights) use
+// group's step is one launch; FusedLamb passes its parameters one by one.
+// BF16 parameters with an FP32 master copy (master_weights) use
 // the *_master_bf16 kernels: the FP32 master and state updated, the BF16
 // parameter written as the master rounded, in the same launch. The jobs go
 // through DeviceContext::submit(): issued at once in

@@ -116,10 +116,13 @@ class _Layout:
 
     @staticmethod
     def signature(opt, group):
-        return (tuple(opt._state_names(group)),) + tuple((id(p), str(p.device), p.dtype, tuple(p.shape), opt._master(group, p))
-                     for p in group["params"] if _flat_ok(p))
+        """What the layout depends on: the state names, and each parameter that can be laid out
+        (its identity, device, dtype, shape, master weights)."""
+        params = tuple((id(p), str(p.device), p.dtype, tuple(p.shape), opt._master(group, p))
+                       for p in group["params"] if _flat_ok(p))
+        return (tuple(opt._state_names(group)),) + params
 
-    def __init__(self, opt, group, sig, old=None):
+    def __init__(self, opt, group, sig):
         self.group, self.sig = group, sig
         by_kind = {}
         for p in group["params"]:
@@ -245,7 +248,7 @@ class _Fused(torch.optim.Optimizer):
         sig = _Layout.signature(self, group)
         layout = layouts.get(id(group))
         if layout is None or layout.group is not group or layout.sig != sig:
-            layout = _Layout(self, group, sig, old=layout)
+            layout = _Layout(self, group, sig)
             layouts[id(group)] = layout
         return layout
 
