@@ -11,7 +11,9 @@
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/xarray.h>
 
 #include <rdma/ib_umem.h>
@@ -28,6 +30,37 @@ struct hpu_rdma_as;
 #define HPU_IB_HOST_ADDR		BIT_ULL(63)
 /* CMD_STATUS polling: the spec promises < 10 ms; TCG guests are slower. */
 #define HPU_IB_CMD_TIMEOUT_US		200000
+
+/**
+ * enum hpu_ib_quota_kind - the objects counted against the per-context and
+ *	per-user limits (module parameters ctx_max_* and user_max_*)
+ * @HPU_IB_QUOTA_QP: queue pairs.
+ * @HPU_IB_QUOTA_CQ: completion queues.
+ * @HPU_IB_QUOTA_SRQ: shared receive queues.
+ * @HPU_IB_QUOTA_MR: memory regions.
+ * @HPU_IB_QUOTA_KINDS: how many kinds.
+ */
+enum hpu_ib_quota_kind {
+	HPU_IB_QUOTA_QP,
+	HPU_IB_QUOTA_CQ,
+	HPU_IB_QUOTA_SRQ,
+	HPU_IB_QUOTA_MR,
+	HPU_IB_QUOTA_KINDS
+};
+
+/**
+ * struct hpu_ib_user - what one user id holds of the device through all of
+ *	its contexts
+ * @uid: the effective user id that opened the contexts.
+ * @ref: contexts counted against it; taken and dropped under
+ *	&hpu_ib_dev.users_lock, which also keeps it in &hpu_ib_dev.users.
+ * @n: objects per &enum hpu_ib_quota_kind (atomics: no lock).
+ */
+struct hpu_ib_user {
+	kuid_t uid;
+	refcount_t ref;
+	atomic_t n[HPU_IB_QUOTA_KINDS];
+};
 
 /**
  * struct hpu_ib_port - one port
@@ -96,6 +129,9 @@ struct hpu_ib_port {
  * @mr_variant: per MR index, the variant of its next key, under the
  *	index's ownership (only the holder of an index from @mr_ida
  *	touches its byte).
+ * @users_lock: protects @users and the references of its entries.
+ * @users: user id (in the initial namespace) -> &struct hpu_ib_user, for
+ *	every user with a counted context open.
  */
 struct hpu_ib_dev {
 	struct ib_device ibdev;
@@ -120,6 +156,8 @@ struct hpu_ib_dev {
 	u32 next_qpn;
 	struct xarray qps, cqs, srqs;
 	u8 *mr_variant;
+	struct mutex users_lock;	/* protects users */
+	struct xarray users;
 };
 
 /**
@@ -131,11 +169,10 @@ struct hpu_ib_dev {
  * @owner: the process's mm: only it may map the doorbell page.
  * @leaked: an object's DESTROY did not complete: the engine may still
  *	reach the address space, which is then quarantined.
- * @n_qp: QPs of the context, against the ctx_max_qp parameter; @n_cq,
- *	@n_srq, @n_mr likewise (atomics: no lock).
- * @n_cq: see @n_qp.
- * @n_srq: see @n_qp.
- * @n_mr: see @n_qp.
+ * @user: the user the context counts against, or NULL (opened with
+ *	CAP_SYS_ADMIN, as hpu.ko's own context limits).
+ * @n: objects of the context per &enum hpu_ib_quota_kind, against the
+ *	ctx_max_* parameters (atomics: no lock).
  *
  * Constant after creation except @leaked (set once, read at teardown
  * when no object is left) and the counts.
@@ -147,7 +184,8 @@ struct hpu_ib_ucontext {
 	struct rdma_user_mmap_entry *db_entry;
 	struct mm_struct *owner;
 	bool leaked;
-	atomic_t n_qp, n_cq, n_srq, n_mr;
+	struct hpu_ib_user *user;
+	atomic_t n[HPU_IB_QUOTA_KINDS];
 };
 
 /**
@@ -245,7 +283,9 @@ struct hpu_ib_ucontext *udata_huc(struct ib_udata *udata);
 int hpu_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
 		    size_t min_len);
 int hpu_ib_udata_out(struct ib_udata *udata, const void *resp, size_t len);
-int hpu_ib_quota_get(atomic_t *count, unsigned int max);
+int hpu_ib_quota_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		     enum hpu_ib_quota_kind kind);
+void hpu_ib_quota_put(struct hpu_ib_ucontext *uc, enum hpu_ib_quota_kind kind);
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    u64 addr, size_t len, bool writable,
 		    struct hpu_ib_umap *map);
@@ -256,7 +296,6 @@ bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 u32 to_pdn(struct ib_pd *ibpd);
 
 /* hpu_ib_qp.c */
-extern unsigned int hpu_ib_ctx_max_qp;
 int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata);
 int hpu_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

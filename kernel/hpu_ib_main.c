@@ -423,6 +423,9 @@ static void hpu_ib_free(struct hpu_ib_dev *dev)
 	ida_destroy(&dev->cq_ida);
 	ida_destroy(&dev->srq_ida);
 	ida_destroy(&dev->mr_ida);
+	WARN_ON(!xa_empty(&dev->users));
+	xa_destroy(&dev->users);
+	mutex_destroy(&dev->users_lock);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->srqs);
@@ -451,6 +454,8 @@ static int hpu_ib_init_dev(struct hpu_ib_dev *dev, struct auxiliary_device *adev
 	xa_init(&dev->qps);
 	xa_init(&dev->cqs);
 	xa_init(&dev->srqs);
+	mutex_init(&dev->users_lock);
+	xa_init(&dev->users);
 	for (p = 0; p < dev->num_ports; p++) {
 		dev->ports[p].regs = hpu_rdma_port_regs(adev, p);
 		spin_lock_init(&dev->ports[p].cnt_lock);

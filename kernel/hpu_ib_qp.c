@@ -236,7 +236,7 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = hpu_ib_qp_check(dev, &req, init);
 	if (ret)
 		return ret;
-	ret = hpu_ib_quota_get(&uc->n_qp, hpu_ib_ctx_max_qp);
+	ret = hpu_ib_quota_get(dev, uc, HPU_IB_QUOTA_QP);
 	if (ret)
 		return ret;
 	qp->uc = uc;
@@ -281,7 +281,7 @@ err_ida:
 	ida_free(&dev->qp_ida, qp->qpn);
 err_quota:
 	mutex_destroy(&qp->lock);
-	atomic_dec(&uc->n_qp);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
 	return ret;
 }
 
@@ -493,6 +493,6 @@ int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	mutex_destroy(&qp->lock);
-	atomic_dec(&uc->n_qp);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
 	return 0;
 }

@@ -23,18 +23,39 @@
 #include "hpu_rdma.h"
 #include "hpu-abi.h"
 
-unsigned int hpu_ib_ctx_max_qp = 1024;
-module_param_named(ctx_max_qp, hpu_ib_ctx_max_qp, uint, 0644);
+/*
+ * Limits on the objects of one context (ctx_max_*) and of one user through
+ * all of its contexts (user_max_*), per &enum hpu_ib_quota_kind. Written by
+ * root through the module parameters, read with READ_ONCE(): a change
+ * applies to new objects only. Callers with CAP_SYS_ADMIN are not counted
+ * against the per-user limits.
+ */
+static unsigned int ctx_max[HPU_IB_QUOTA_KINDS] = { 1024, 1024, 256, 16384 };
+static unsigned int user_max[HPU_IB_QUOTA_KINDS] = { 2048, 2048, 512, 32768 };
+static const char * const quota_name[HPU_IB_QUOTA_KINDS] = {
+	"QPs", "CQs", "SRQs", "memory regions"
+};
+
+static const char * const quota_param[HPU_IB_QUOTA_KINDS] = {
+	"qp", "cq", "srq", "mr"
+};
+
+module_param_named(ctx_max_qp, ctx_max[HPU_IB_QUOTA_QP], uint, 0644);
 MODULE_PARM_DESC(ctx_max_qp, "QPs one user context may hold (default 1024)");
-static unsigned int ctx_max_cq = 1024;
-module_param(ctx_max_cq, uint, 0644);
+module_param_named(ctx_max_cq, ctx_max[HPU_IB_QUOTA_CQ], uint, 0644);
 MODULE_PARM_DESC(ctx_max_cq, "CQs one user context may hold (default 1024)");
-static unsigned int ctx_max_srq = 256;
-module_param(ctx_max_srq, uint, 0644);
+module_param_named(ctx_max_srq, ctx_max[HPU_IB_QUOTA_SRQ], uint, 0644);
 MODULE_PARM_DESC(ctx_max_srq, "SRQs one user context may hold (default 256)");
-static unsigned int ctx_max_mr = 16384;
-module_param(ctx_max_mr, uint, 0644);
+module_param_named(ctx_max_mr, ctx_max[HPU_IB_QUOTA_MR], uint, 0644);
 MODULE_PARM_DESC(ctx_max_mr, "memory regions one user context may hold (default 16384)");
+module_param_named(user_max_qp, user_max[HPU_IB_QUOTA_QP], uint, 0644);
+MODULE_PARM_DESC(user_max_qp, "QPs one user may hold in all of its contexts of a device, CAP_SYS_ADMIN not counted (default 2048)");
+module_param_named(user_max_cq, user_max[HPU_IB_QUOTA_CQ], uint, 0644);
+MODULE_PARM_DESC(user_max_cq, "CQs one user may hold in all of its contexts of a device (default 2048)");
+module_param_named(user_max_srq, user_max[HPU_IB_QUOTA_SRQ], uint, 0644);
+MODULE_PARM_DESC(user_max_srq, "SRQs one user may hold in all of its contexts of a device (default 512)");
+module_param_named(user_max_mr, user_max[HPU_IB_QUOTA_MR], uint, 0644);
+MODULE_PARM_DESC(user_max_mr, "memory regions one user may hold in all of its contexts of a device (default 32768)");
 
 #define HPU_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
@@ -72,17 +93,98 @@ int hpu_ib_udata_out(struct ib_udata *udata, const void *resp,
 	return ib_copy_to_udata(udata, (void *)resp, min(len, udata->outlen));
 }
 
-/*
- * Per-context object count: take one of @max. The counters are atomics
- * of the ucontext; a limit lowered later applies to new objects only.
- */
-int hpu_ib_quota_get(atomic_t *count, unsigned int max)
+static bool hpu_ib_count_get(atomic_t *count, unsigned int max)
 {
-	if (atomic_inc_return(count) > READ_ONCE(max)) {
+	if (atomic_inc_return(count) > max) {
 		atomic_dec(count);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Count a new object of @kind against its context's limit and then its
+ * user's: -ENOSPC naming the limit reached, nothing taken.
+ */
+int hpu_ib_quota_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+		     enum hpu_ib_quota_kind kind)
+{
+	unsigned int max = READ_ONCE(ctx_max[kind]);
+
+	if (!hpu_ib_count_get(&uc->n[kind], max)) {
+		ibdev_dbg(&dev->ibdev, "context holds %u %s, its limit (ctx_max_%s)\n",
+			  max, quota_name[kind], quota_param[kind]);
+		return -ENOSPC;
+	}
+	if (!uc->user)
+		return 0;
+	max = READ_ONCE(user_max[kind]);
+	if (!hpu_ib_count_get(&uc->user->n[kind], max)) {
+		atomic_dec(&uc->n[kind]);
+		ibdev_dbg(&dev->ibdev, "uid %u holds %u %s, its limit (user_max_%s)\n",
+			  from_kuid(&init_user_ns, uc->user->uid), max,
+			  quota_name[kind], quota_param[kind]);
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+/* Uncount an object of @kind (destroyed, or its creation failed). */
+void hpu_ib_quota_put(struct hpu_ib_ucontext *uc, enum hpu_ib_quota_kind kind)
+{
+	atomic_dec(&uc->n[kind]);
+	if (uc->user)
+		atomic_dec(&uc->user->n[kind]);
+}
+
+/*
+ * The user a new context counts against: the caller's effective uid, or
+ * none for a caller with CAP_SYS_ADMIN (as hpu.ko's context limits).
+ */
+static int hpu_ib_user_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc)
+{
+	kuid_t uid = current_euid();
+	unsigned long index = from_kuid(&init_user_ns, uid);
+	struct hpu_ib_user *user;
+	int ret = 0;
+
+	uc->user = NULL;
+	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	mutex_lock(&dev->users_lock);
+	user = xa_load(&dev->users, index);
+	if (user) {
+		refcount_inc(&user->ref);
+	} else {
+		user = kzalloc(sizeof(*user), GFP_KERNEL);
+		if (!user) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		user->uid = uid;
+		refcount_set(&user->ref, 1);
+		ret = xa_insert(&dev->users, index, user, GFP_KERNEL);
+		if (ret) {
+			kfree(user);
+			goto out;
+		}
+	}
+	uc->user = user;
+out:
+	mutex_unlock(&dev->users_lock);
+	return ret;
+}
+
+static void hpu_ib_user_put(struct hpu_ib_dev *dev, struct hpu_ib_user *user)
+{
+	if (!user)
+		return;
+	mutex_lock(&dev->users_lock);
+	if (refcount_dec_and_test(&user->ref)) {
+		xa_erase(&dev->users, from_kuid(&init_user_ns, user->uid));
+		kfree(user);
+	}
+	mutex_unlock(&dev->users_lock);
 }
 
 /* Pin [addr, addr + len) and map it into the context's address space. */
@@ -194,9 +296,15 @@ static int hpu_ib_alloc_ucontext(struct ib_ucontext *ibuc,
 	if (req.flags || req.reserved)
 		return -EINVAL;
 
+	ret = hpu_ib_user_get(dev, uc);
+	if (ret)
+		return ret;
 	ret = ida_alloc_max(&dev->db_ida, dev->num_db_pages - 1, GFP_KERNEL);
-	if (ret < 0)
-		return ret == -ENOSPC ? -EBUSY : ret;
+	if (ret < 0) {
+		if (ret == -ENOSPC)
+			ret = -EBUSY;
+		goto err_user;
+	}
 	uc->db_page = ret;
 
 	/* An ASID counted against the caller's limit of contexts. */
@@ -235,6 +343,8 @@ err_as:
 	hpu_rdma_as_destroy(uc->as, false);
 err_db:
 	ida_free(&dev->db_ida, uc->db_page);
+err_user:
+	hpu_ib_user_put(dev, uc->user);
 	return ret;
 }
 
@@ -247,6 +357,7 @@ static void hpu_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 	/* Every object is destroyed: the engine no longer uses the ASID. */
 	hpu_rdma_as_destroy(uc->as, uc->leaked);
 	ida_free(&dev->db_ida, uc->db_page);
+	hpu_ib_user_put(dev, uc->user);
 	mmdrop(uc->owner);
 }
 
@@ -384,7 +495,7 @@ static struct ib_mr *hpu_ib_reg_mr_common(struct ib_pd *pd, u64 start,
 	if (ret)
 		return ERR_PTR(ret);
 	uc = udata_huc(udata);
-	ret = hpu_ib_quota_get(&uc->n_mr, ctx_max_mr);
+	ret = hpu_ib_quota_get(dev, uc, HPU_IB_QUOTA_MR);
 	if (ret)
 		return ERR_PTR(ret);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -411,7 +522,7 @@ err_unmap:
 err_free:
 	kfree(mr);
 err_quota:
-	atomic_dec(&uc->n_mr);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_MR);
 	return ERR_PTR(ret);
 }
 
@@ -442,7 +553,7 @@ static int hpu_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		hpu_ib_umap_put(dev, uc, &mr->map);
 		ida_free(&dev->mr_ida, mr->index);
 	}
-	atomic_dec(&uc->n_mr);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_MR);
 	kfree(mr);
 	return 0;
 }
@@ -487,7 +598,7 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	ret = hpu_ib_cq_check(dev, &req, attr->cqe);
 	if (ret)
 		return ret;
-	ret = hpu_ib_quota_get(&uc->n_cq, ctx_max_cq);
+	ret = hpu_ib_quota_get(dev, uc, HPU_IB_QUOTA_CQ);
 	if (ret)
 		return ret;
 	cq->uc = uc;
@@ -535,7 +646,7 @@ err_ring:
 err_ida:
 	ida_free(&dev->cq_ida, cq->cqn);
 err_quota:
-	atomic_dec(&uc->n_cq);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
 	return ret;
 }
 
@@ -550,7 +661,7 @@ static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		hpu_ib_umap_put(dev, uc, &cq->ring);
 		ida_free(&dev->cq_ida, cq->cqn);
 	}
-	atomic_dec(&uc->n_cq);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
 	return 0;
 }
 
@@ -605,7 +716,7 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	ret = hpu_ib_srq_check(dev, &req, &init->attr);
 	if (ret)
 		return ret;
-	ret = hpu_ib_quota_get(&uc->n_srq, ctx_max_srq);
+	ret = hpu_ib_quota_get(dev, uc, HPU_IB_QUOTA_SRQ);
 	if (ret)
 		return ret;
 	srq->uc = uc;
@@ -663,7 +774,7 @@ err_ring:
 err_ida:
 	ida_free(&dev->srq_ida, srq->srqn);
 err_quota:
-	atomic_dec(&uc->n_srq);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
 	return ret;
 }
 
@@ -712,7 +823,7 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		hpu_ib_umap_put(dev, uc, &srq->ring);
 		ida_free(&dev->srq_ida, srq->srqn);
 	}
-	atomic_dec(&uc->n_srq);
+	hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
 	return 0;
 }
 

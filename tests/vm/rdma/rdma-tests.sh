@@ -179,6 +179,14 @@ t_objects() {
 	out=$(asuser "$VO" "$dev" contexts 1 2>&1)
 	[ "$out" = "opened 1 errno 0" ] && pass "a user without privileges opens a context" ||
 		fail "a user without privileges opens a context" "$out"
+	# What one user holds through all its contexts (user_max_cq).
+	echo 12 > /sys/module/hpu_ib/parameters/user_max_cq
+	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" userlimit $MAX_CQ 12 2>&1)
+	rc=$?
+	echo 2048 > /sys/module/hpu_ib/parameters/user_max_cq
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	echo "$out"
+	[ "$rc" -lt 100 ] || fail "verbs-objects userlimit ran to the end" "exit $rc"
 	# Pinned memory counts against RLIMIT_MEMLOCK (ib_umem).
 	out=$(asuser sh -c "ulimit -l 1024 && exec $VO $dev memlock" 2>&1)
 	[ "$out" = "memlock: 12" ] && pass "pinning beyond RLIMIT_MEMLOCK is refused (ENOMEM)" ||

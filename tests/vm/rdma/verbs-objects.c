@@ -20,6 +20,11 @@
  *   verbs-objects /dev/infiniband/uverbsN memlock
  *	print "memlock: <errno>" of registering 4 MiB (run it under a small
  *	RLIMIT_MEMLOCK)
+ *   verbs-objects /dev/infiniband/uverbsN userlimit MAX_CQ USER_MAX_CQ
+ *	as root, with hpu_ib's ctx_max_cq at MAX_CQ and user_max_cq at
+ *	USER_MAX_CQ (less than 3 x MAX_CQ): what one user holds through
+ *	several contexts is bounded, other users and CAP_SYS_ADMIN are not
+ *	held back by it, and what is freed counts no longer
  *   verbs-objects /dev/infiniband/uverbsN hold
  *	open a context with a CQ, print "held", wait for a line on stdin,
  *	then print "after: <errno of ALLOC_PD>" (a reset took the device)
@@ -1174,6 +1179,136 @@ static void t_data(const char *dev, const char *mac2, int sgid1, const char *ip1
 	close(c.fd);
 }
 
+/* Users the userlimit checks run as (nobody, and the uid below it). */
+#define UL_UID_A	65534
+#define UL_UID_B	65533
+#define UL_CTXS		3
+#define UL_MAX		64
+
+static void drop_to(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		perror("setresuid");
+		_exit(99);
+	}
+}
+
+/*
+ * Create CQs round robin over @nctx contexts until one is refused: how
+ * many were made, the refusal's errno in *@err, the CQs in @cqs and the
+ * context of each in @owner.
+ */
+static int fill_cqs(struct ctx *ctxs, int nctx, struct cq *cqs, int *owner, int *err)
+{
+	int n;
+
+	*err = 0;
+	for (n = 0; n < UL_MAX; n++) {
+		*err = create_cq(ctxs[n % nctx].fd, 1, &cqs[n]);
+		if (*err)
+			break;
+		owner[n] = n % nctx;
+	}
+	return n;
+}
+
+static int open_ctxs(const char *dev, struct ctx *ctxs, int n)
+{
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		err = open_ctx(dev, &ctxs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void t_userlimit(const char *dev, int max_cq, int user_max)
+{
+	struct ctx ctxs[UL_CTXS] = {};
+	int owner[UL_MAX], to_a[2], from_a[2], msg[3], st, n, i, err;
+	struct cq cqs[UL_MAX];
+	pid_t a, b;
+
+	if (user_max <= 0 || user_max >= UL_CTXS * max_cq || UL_CTXS * max_cq > UL_MAX ||
+	    pipe(to_a) || pipe(from_a)) {
+		result(0, "userlimit arguments", "MAX_CQ %d USER_MAX_CQ %d", max_cq, user_max);
+		return;
+	}
+	a = fork();
+	if (a == 0) {
+		/* User A: fill, report, wait, free one, make one again. */
+		drop_to(UL_UID_A);
+		msg[0] = open_ctxs(dev, ctxs, UL_CTXS);
+		n = msg[0] ? 0 : fill_cqs(ctxs, UL_CTXS, cqs, owner, &msg[1]);
+		msg[2] = n;
+		if (write(from_a[1], msg, sizeof(msg)) != sizeof(msg) ||
+		    read(to_a[0], &st, 1) != 1)
+			_exit(98);
+		msg[0] = n ? destroy_cq(ctxs[owner[n - 1]].fd, cqs[n - 1].handle) : -1;
+		msg[1] = n ? create_cq(ctxs[owner[n - 1]].fd, 1, &cqs[n - 1]) : -1;
+		msg[2] = n ? create_cq(ctxs[0].fd, 1, &cqs[0]) : -1;
+		if (write(from_a[1], msg, sizeof(msg)) != sizeof(msg))
+			_exit(98);
+		_exit(0);
+	}
+	if (a < 0 || read(from_a[0], msg, sizeof(msg)) != sizeof(msg)) {
+		result(0, "one user cannot hold more CQs than user_max_cq in all its contexts",
+		       "the first user's process failed");
+		return;
+	}
+	result(!msg[0] && msg[2] == user_max && msg[1] == ENOSPC,
+	       "one user cannot hold more CQs than user_max_cq in all its contexts",
+	       "open errno %d, %d created over %d contexts, errno %d", msg[0], msg[2],
+	       UL_CTXS, msg[1]);
+
+	b = fork();
+	if (b == 0) {
+		/* User B, while A holds its limit. */
+		drop_to(UL_UID_B);
+		err = open_ctx(dev, &ctxs[0]);
+		_exit(err ? err : create_cq(ctxs[0].fd, 1, &cqs[0]));
+	}
+	st = -1;
+	if (b > 0)
+		waitpid(b, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "another user creates CQs while one user holds its limit", "status %#x", st);
+
+	/* Root (CAP_SYS_ADMIN) is not counted: its contexts' own limits only. */
+	err = open_ctxs(dev, ctxs, UL_CTXS);
+	n = err ? 0 : fill_cqs(ctxs, UL_CTXS, cqs, owner, &err);
+	result(n == UL_CTXS * max_cq && err == ENOSPC,
+	       "CAP_SYS_ADMIN's CQs count against ctx_max_cq, not user_max_cq",
+	       "%d created over %d contexts, errno %d", n, UL_CTXS, err);
+	for (i = 0; i < UL_CTXS; i++)
+		if (ctxs[i].fd > 0)
+			close(ctxs[i].fd);
+
+	if (write(to_a[1], "x", 1) != 1 || read(from_a[0], msg, sizeof(msg)) != sizeof(msg))
+		msg[0] = msg[1] = msg[2] = -1;
+	result(!msg[0] && !msg[1] && msg[2] == ENOSPC,
+	       "a CQ the user destroyed no longer counts against user_max_cq",
+	       "destroy %d, create %d, one more %d", msg[0], msg[1], msg[2]);
+	waitpid(a, &st, 0);
+
+	/* All of A's contexts closed: nothing of A's is counted any more. */
+	a = fork();
+	if (a == 0) {
+		drop_to(UL_UID_A);
+		err = open_ctxs(dev, ctxs, UL_CTXS);
+		n = err ? -1 : fill_cqs(ctxs, UL_CTXS, cqs, owner, &err);
+		_exit(n == user_max && err == ENOSPC ? 0 : 1);
+	}
+	st = -1;
+	if (a > 0)
+		waitpid(a, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "a user's closed contexts leave nothing counted against user_max_cq",
+	       "status %#x", st);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev, *mode;
@@ -1200,6 +1335,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "data") && argc > 7) {
 		t_data(dev, argv[7], atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
+		return failures > 100 ? 100 : failures;
+	}
+	if (!strcmp(mode, "userlimit") && argc > 4) {
+		t_userlimit(dev, atoi(argv[3]), atoi(argv[4]));
 		return failures > 100 ? 100 : failures;
 	}
 	if (!strcmp(mode, "memlock")) {
