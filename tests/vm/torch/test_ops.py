@@ -23,9 +23,9 @@
 #
 # Known fallbacks (by design, each allowed only in its case and named in
 # pytorch.md, "Ops on the device"): log-softmax of an empty tensor, max along
-# a dim of an empty tensor, a GEMM with k = 0, argmax over all elements of a non-contiguous tensor, int64 <-> float
-# casts (host casts, counted as "copy Long -> Float"). Any other fallback
-# fails the case.
+# a dim of an empty tensor, a GEMM with k = 0, argmax of a 0-dim tensor or
+# over all elements of a non-contiguous one, int64 <-> float casts (host
+# casts, counted as "copy Long -> Float"). Any other fallback fails the case.
 #
 # Copyright (c) 2026 The hpu authors
 import sys
@@ -254,7 +254,7 @@ def _extrema(self):
             self.run_case(f"max {dt} {case}", torch.max, [x], dt)
             self.run_case(f"min {dt} {case}", torch.min, [x], dt)
             self.run_case(f"argmax {dt} {case}", torch.argmax, [x], dt,
-                          allowed=() if x.is_contiguous() else ("aten::argmax.out",))  # known
+                          allowed=() if x.is_contiguous() and x.dim() > 0 else ("aten::argmax.out",))  # known
             self.run_case(f"all {dt} {case}", lambda t: torch.all(t > -3), [x], dt)
             self.run_case(f"any {dt} {case}", lambda t: torch.any(t > 1), [x], dt)
             if x.dim() > 0:
