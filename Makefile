@@ -2,8 +2,11 @@
 #
 # hpu: one entry point.
 #   make run       set up what is missing, build, boot a guest with two HPUs: the operator's
-#                  view (hpu-smi, sensors, devlink), then training on the HPU, eager and
-#                  lazy, beside the same training on the host CPU (Documentation/training.md)
+#                  view (hpu-smi, sensors, devlink), then the PyTorch guide's getting-started
+#                  script (tools/hpu-train/getting_started_hpu.py: the seed's model on
+#                  Fashion-MNIST, lazy mode) beside its CPU twin run on the host, loss per
+#                  epoch and test accuracy side by side (Documentation/pytorch.md);
+#                  make run-libhpu: the libhpu C++ trainer instead (Documentation/training.md)
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
 #                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); not yet
@@ -69,15 +72,16 @@ check: all
 # The CPU reference of the training demo runs natively on the host (the
 # guest's CPU is emulated), once per build of hpu-train; the guest compares.
 # make run: the operator's view, then the getting-started PyTorch script
-# (tools/hpu-train/torch_fashion_mnist.py, Documentation/pytorch.md) trains
-# the seed's model on the HPU in lazy mode, beside the same script on the
-# host's CPU (run natively, cached until the script changes). make
+# (tools/hpu-train/getting_started_hpu.py, Documentation/pytorch.md) trains
+# the seed's model on the HPU in lazy mode, beside its CPU twin
+# getting_started_cpu.py run on the host (natively, cached until the
+# script changes). make
 # run-libhpu: the operator's view, then the libhpu C++ trainer
 # (Documentation/training.md), its dataset inflated once on the host (the
 # guest would take seconds). make run-torch is make run.
 TRAIN := $(BUILD)/tools/hpu-train/hpu-train
 TRAIN_DATA := $(BUILD)/train/data
-TORCH_DEMO := tools/hpu-train/torch_fashion_mnist.py
+TORCH_DEMO := tools/hpu-train/getting_started_cpu.py
 run-libhpu: all
 	@mkdir -p $(TRAIN_DATA) && for f in /usr/share/datasets/fashion-mnist/*-ubyte.gz; do \
 		o=$(TRAIN_DATA)/$$(basename $$f .gz); [ -s $$o ] || { gzip -dc $$f > $$o.tmp && mv $$o.tmp $$o; } || exit 1; \
@@ -94,8 +98,8 @@ run-torch: run
 run: all
 	@mkdir -p $(BUILD)/train && f=$(BUILD)/train/torch-cpu.txt; \
 	if [ ! "$$f" -nt $(TORCH_DEMO) ]; then \
-		echo "torch_fashion_mnist.py --device cpu (on the host: the reference for the HPU run)"; \
-		set -o pipefail; /usr/bin/python3 $(TORCH_DEMO) --device cpu | tee $$f.tmp && mv $$f.tmp $$f || exit 1; \
+		echo "getting_started_cpu.py (on the host: the reference for the HPU run)"; \
+		set -o pipefail; /usr/bin/python3 $(TORCH_DEMO) | tee $$f.tmp && mv $$f.tmp $$f || exit 1; \
 	fi
 	@tools/dev/vm/hpu-vm $(RUN_HPUS) --mem 3G --timeout 900 --env HPU_BUILD=$(abspath $(BUILD)) -- tests/vm/demo.sh torch
 

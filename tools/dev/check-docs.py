@@ -7,7 +7,13 @@
 #    are listed there too if present), and that of
 #    Documentation/hw/device-model.md exactly the files of emu/;
 #  - every SPDX-License-Identifier in the tree names a licence whose text
-#    is in LICENSES/ (LICENSES/<id>.txt).
+#    is in LICENSES/ (LICENSES/<id>.txt);
+#  - the PyTorch getting-started pair (tools/hpu-train/getting_started_cpu.py
+#    and getting_started_hpu.py) differs by exactly the lines the guide's
+#    first python block in Documentation/pytorch.md shows: every line of that
+#    block naming hpu (import hpu_torch, the mark_step import, the device
+#    "hpu", mark_step()) added to the HPU file, the device line's "cpu" form
+#    removed, mark_step() right after optimizer.step(), nothing else.
 # A file table is a Markdown table whose first column holds file names in
 # backquotes, e.g. "| `hpu_drv.c`, `hpu_drv.h` | ... |".  Files are those
 # git tracks (build products do not count).
@@ -108,11 +114,62 @@ def check_licences():
     return errors
 
 
+GUIDE = "Documentation/pytorch.md"
+GS_CPU, GS_HPU = "tools/hpu-train/getting_started_cpu.py", "tools/hpu-train/getting_started_hpu.py"
+
+
+def guide_hpu_lines(doc=GUIDE):
+    """The lines of the guide's first python block that name hpu or
+    mark_step (whitespace-normalised)."""
+    with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+        m = re.search(r"^```python\n(.*?)^```", f.read(), re.M | re.S)
+    if not m:
+        return None
+    return [" ".join(ln.split()) for ln in m.group(1).splitlines() if "hpu" in ln or "mark_step" in ln]
+
+
+def check_getting_started(cpu=GS_CPU, hpu=GS_HPU, doc=GUIDE):
+    import difflib
+    want = guide_hpu_lines(doc)
+    if not want:
+        return [f"{doc}: no python block with the HPU lines"]
+    try:
+        with open(os.path.join(ROOT, cpu), encoding="utf-8") as f:
+            a = f.read().splitlines()
+        with open(os.path.join(ROOT, hpu), encoding="utf-8") as f:
+            b = f.read().splitlines()
+    except FileNotFoundError as e:
+        return [f"getting-started pair: {e}"]
+    norm = lambda ln: " ".join(ln.split())  # noqa: E731
+    added, removed = [], []
+    for ln in difflib.ndiff(a, b):
+        if ln.startswith("+ "):
+            added.append(norm(ln[2:]))
+        elif ln.startswith("- "):
+            removed.append(norm(ln[2:]))
+    errors = []
+    cpu_forms = [w.replace('"hpu"', '"cpu"') for w in want if '"hpu"' in w]
+    for r in removed:
+        if r not in cpu_forms:
+            errors.append(f"{cpu}: line {r!r} is not in {hpu} (only the device line may differ)")
+    for x in added:
+        if x not in want:
+            errors.append(f"{hpu}: line {x!r} is not one of the guide's HPU lines ({doc})")
+    for w in want:
+        if w not in added:
+            errors.append(f"{hpu}: the guide's line {w!r} is missing (or already in {cpu})")
+    for i, ln in enumerate(b):
+        if norm(ln).startswith("mark_step()") and (i == 0 or norm(b[i - 1]) != "optimizer.step()"):
+            errors.append(f"{hpu}:{i + 1}: mark_step() does not follow optimizer.step()")
+    return errors
+
+
 def main():
     errors = []
     for doc, directory, prefix, glue in TABLES:
         errors += check_table(doc, directory, prefix, glue)
     errors += check_licences()
+    errors += check_getting_started()
     for e in errors:
         print(f"check-docs: {e}")
     if errors:

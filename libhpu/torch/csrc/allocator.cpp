@@ -262,9 +262,18 @@ public:
                 g.unlock();
                 TORCH_CHECK(out_of_memory(e), "HPU ", device, ": allocating a slab of ", slab_size,
                             " bytes failed: ", e.what());
-                TORCH_CHECK(false, "HPU ", device, " out of memory: tried to allocate ", nbytes,
-                            " bytes (a slab of ", slab_size, " bytes): ", e.what(), "; ", st.allocated,
-                            " bytes allocated, ", st.reserved, " reserved by the caching allocator");
+                // What the device has left (all processes), for the message.
+                std::string hbm = "free HBM unknown";
+                try {
+                    const hpu_memory_info mi = ctx.device().memory_info();
+                    const std::uint64_t free = mi.hbm_total > mi.hbm_used ? mi.hbm_total - mi.hbm_used : 0;
+                    hbm = std::to_string(free) + " bytes of HBM free of " + std::to_string(mi.hbm_total) +
+                          " (this process holds " + std::to_string(mi.hbm_ctx_used) + ")";
+                } catch (const hpu::Error &) { // NOLINT(bugprone-empty-catch): the message says unknown
+                }
+                TORCH_CHECK(false, "HPU ", device, " out of memory (HBM exhausted): tried to allocate ", nbytes,
+                            " bytes (a slab of ", slab_size, " bytes); ", hbm, "; ", st.allocated,
+                            " bytes allocated, ", st.reserved, " reserved by the caching allocator: ", e.what());
             }
         }
         Slab *s = slab.get();

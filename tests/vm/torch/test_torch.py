@@ -793,7 +793,8 @@ class TestAllocator(DeviceTest):
 
 class TestErrors(DeviceTest):
     def test_hbm_exhausted(self):
-        with self.assertRaisesRegex(RuntimeError, "out of memory"):
+        with self.assertRaisesRegex(RuntimeError, "out of memory \\(HBM exhausted\\): tried to allocate 4398046511104 "
+                                    "bytes .* bytes of HBM free of"):
             torch.empty(1 << 40, device=HPU)
         self.assertTrue(torch.equal((torch.ones(4, device=HPU) * 3).cpu(), torch.full((4,), 3.0)))
 
@@ -816,13 +817,19 @@ class TestErrors(DeviceTest):
         hpu.synchronize()
         with open(attr, "w") as f:
             f.write("hard\n")
-        # The first use after the reset fails, naming the loss; then the
-        # device works again with a fresh context.
-        with self.assertRaisesRegex(RuntimeError, "HPU"):
+        # The first use after the reset fails, naming the reset; then the
+        # device works again with a fresh context: new tensors, training
+        # as on the CPU.
+        with self.assertRaisesRegex(RuntimeError, "HPU 0: .*the device was reset") as cm:
             for _ in range(3):
                 (x + 1).cpu()
+        print(f"\n  {str(cm.exception).splitlines()[0][:300]}", file=sys.stderr)
         y = torch.arange(6.0).to(HPU) * 2
         self.assertTrue(torch.equal(y.cpu(), torch.arange(6.0) * 2))
+        data = batches(2)
+        lh, _ = train(seed_model(), lambda p: torch.optim.SGD(p, lr=0.01), HPU, data)
+        lc, _ = train(seed_model(), lambda p: torch.optim.SGD(p, lr=0.01), "cpu", data)
+        torch.testing.assert_close(torch.tensor(lh), torch.tensor(lc), rtol=1e-5, atol=1e-5)
         del x
 
 
@@ -1002,6 +1009,10 @@ from test_models import *  # noqa: E402,F401,F403
 from test_fusion import *  # noqa: E402,F401,F403
 # The fused optimizers (test_optim.py).
 from test_optim import *  # noqa: E402,F401,F403
+# Every registered aten op against the CPU, and the table's coverage (test_ops.py).
+from test_ops import *  # noqa: E402,F401,F403
+# HBM exhaustion, a DMA bus error, nothing live at exit, hpu:1 (test_device.py).
+from test_device import *  # noqa: E402,F401,F403
 
 
 class JUnitResult(unittest.TextTestResult):
