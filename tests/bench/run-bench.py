@@ -11,6 +11,10 @@
 #   NOP jobs/s at depth 64      vs  NVMe 4 KiB read IOPS at depth 64
 #   hpu-smi -q over 8 HPUs      vs  reading the same sysfs and hwmon files
 #                                   (hpu-bench-sysfs-floor), per run
+# RDMA (issue 13; a guest of its own, tests/bench/guest-rdma-bench.sh):
+#   perftest ib_write_bw 64 KiB and ib_send_lat 2 B between the HPU's ports 1
+#   and 2 (one in-QEMU hub)     vs  the same between two rxe devices on two
+#                                   virtio-net NICs (a hub of their own)
 # Compute (issue 11; libhpu's 1.5 API, operands in HBM, each result checked
 # once against the host; hpu-bench-compute in the guest, hpu-bench-host-compute
 # on the host):
@@ -185,10 +189,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=1500)
     ap.add_argument("--qemu", help="QEMU binary for tools/dev/vm/hpu-vm (default: its own)")
     ap.add_argument("--only-smi", action="store_true", help="only the hpu-smi benchmark")
+    ap.add_argument("--only-rdma", action="store_true", help="only the RDMA benchmark")
     a = ap.parse_args()
-    if a.only_smi:
-        rows, errors = smi_bench(a.build, a.timeout, a.qemu)
-        print_smi(rows)
+    if a.only_smi or a.only_rdma:
+        bench, show = (smi_bench, print_smi) if a.only_smi else (rdma_bench, print_rdma)
+        rows, errors = bench(a.build, a.timeout, a.qemu)
+        show(rows)
         for e in errors:
             print(f"  error: {e}")
         return 1 if errors else 0
@@ -277,6 +283,9 @@ How to read the ratios:
   paths on equal terms; absolute microseconds are not those of real silicon.""")
     print_compute(guest, host)
     print_torch(guest)
+    rdma_rows, e = rdma_bench(build, a.timeout, a.qemu)
+    errors += e
+    print_rdma(rdma_rows)
     smi_rows, e = smi_bench(build, a.timeout, a.qemu)
     errors += e
     print_smi(smi_rows)
@@ -315,23 +324,24 @@ natively inside the device model. Lazy mode should not be slower than eager
 (aim >= 1: eager ms / lazy ms).""")
 
 
-def smi_bench(build, timeout, qemu):
-    """hpu-smi -q over eight HPUs against the floor of reading the same
-    sysfs and hwmon files (tests/bench/guest-smi-bench.sh), in one guest."""
-    logdir = os.path.join(REPO, build, "bench-smi")
+def guest_bench(build, timeout, qemu, name, script, res_name, args):
+    """Boot one guest (tools/dev/vm/hpu-vm with @args) running @script and
+    read the "BENCH"/"ERROR" lines it leaves in @res_name of its log
+    directory build/@name: (values, errors)."""
+    logdir = os.path.join(REPO, build, name)
     os.makedirs(logdir, exist_ok=True)
-    res = os.path.join(logdir, "bench-smi.txt")
+    res = os.path.join(logdir, res_name)
     if os.path.exists(res):
         os.unlink(res)
     cmd = ["tools/dev/vm/hpu-vm", "--timeout", str(timeout), "--log", logdir, "--mem", "2G",
-           "--hpus", "8", "--env", f"HPU_BUILD={os.path.join(REPO, build)}"]
+           "--env", f"HPU_BUILD={os.path.join(REPO, build)}"] + args
     if qemu:
         cmd += ["--qemu", qemu]
-    cmd += ["--", "tests/bench/guest-smi-bench.sh"]
+    cmd += ["--", script]
     r = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     errors = []
     if r.returncode != 0:
-        errors.append(f"hpu-smi bench: hpu-vm exit {r.returncode} (logs in {logdir})")
+        errors.append(f"{name}: hpu-vm exit {r.returncode} (logs in {logdir})")
         print("\n".join(r.stdout.rstrip().splitlines()[-30:]))
     try:
         with open(res) as f:
@@ -341,6 +351,55 @@ def smi_bench(build, timeout, qemu):
         vals = {}
         errors.append(f"the guest wrote no {res}")
     return vals, errors
+
+
+def smi_bench(build, timeout, qemu):
+    """hpu-smi -q over eight HPUs against the floor of reading the same
+    sysfs and hwmon files (tests/bench/guest-smi-bench.sh), in one guest."""
+    return guest_bench(build, timeout, qemu, "bench-smi", "tests/bench/guest-smi-bench.sh",
+                       "bench-smi.txt", ["--hpus", "8"])
+
+
+# The RDMA bench's virtio-net NICs (rxe's).
+RDMA_BENCH_MACS = ("52:54:00:48:51:01", "52:54:00:48:51:02")
+
+
+def rdma_bench(build, timeout, qemu):
+    """perftest between the HPU's ports 1 and 2 against the same between two
+    rxe devices, one guest (tests/bench/guest-rdma-bench.sh): the HPU's two
+    ports on one in-QEMU hub, the two virtio-net NICs on another."""
+    args = ["--env", f"RXE_MAC_A={RDMA_BENCH_MACS[0]}", "--env", f"RXE_MAC_B={RDMA_BENCH_MACS[1]}",
+            "--hpu", "hbm-size=1G,serial=HPU-BENCH-NIC,nic-ports=2,port0=hpun0,port1=hpun1"]
+    for nd in ("hpun0,hubid=1", "hpun1,hubid=1", "rxen0,hubid=2", "rxen1,hubid=2"):
+        args += ["--qemu-arg=-netdev", f"--qemu-arg=hubport,id={nd}"]
+    for i, mac in enumerate(RDMA_BENCH_MACS):
+        args += ["--qemu-arg=-device", f"--qemu-arg=virtio-net-pci,netdev=rxen{i},mac={mac},romfile="]
+    return guest_bench(build, timeout, qemu, "bench-rdma", "tests/bench/guest-rdma-bench.sh",
+                       "rdma-bench.txt", args)
+
+
+def print_rdma(v):
+    khz = v.get("tsc_khz")
+    for side in ("hpu", "rxe"):
+        c = v.get(f"{side}_send_lat_cycles")
+        v[f"{side}_send_lat_us"] = c * 1000.0 / khz if c and khz else None
+    rows = [("ib_write_bw 64 KiB", v.get("hpu_write_bw_mbs"), "MB/s", "rxe, same guest",
+             v.get("rxe_write_bw_mbs"), "MB/s", ratio(v.get("hpu_write_bw_mbs"), v.get("rxe_write_bw_mbs"))),
+            ("ib_send_lat 2 B typical", v.get("hpu_send_lat_us"), "us", "rxe, same guest",
+             v.get("rxe_send_lat_us"), "us", ratio(v.get("hpu_send_lat_us"), v.get("rxe_send_lat_us")))]
+    print("\nRDMA (perftest, Debian's, unchanged: HPU ports 1 -> 2 through the hpu provider, "
+          "against rxe0 -> rxe1)\n")
+    print_table(rows)
+    print("""
+How to read the RDMA rows: both pairs run in one guest, each on an in-QEMU
+hub of its own, with the same perftest options and iterations. The HPU's
+transport runs in the device model (native code in QEMU), rxe's in the
+guest kernel (under TCG), so the ratio says how much faster the HPU path is
+than the software RoCE a host without the NIC would use, on this platform.
+Bandwidth: above 1, the HPU is faster; latency: below 1, the HPU is faster.
+Latencies are perftest's typical round trip / 2 in the guest's TSC cycles
+(-C), shown in microseconds at the guest kernel's TSC frequency; the ratio
+is of the cycles, so it does not depend on that frequency.""")
 
 
 def print_smi(v):

@@ -22,6 +22,13 @@
 #   RXE_LIMIT             time limit of each tool in seconds (default 300)
 #   RXE_PERF_FLAGS        more perftest options for both sides (e.g. -e: sleep
 #                         on completion events instead of polling)
+#   RXE_LAT_FLAGS         more perftest options for ib_send_lat (e.g. -C:
+#                         report cycles)
+#   RXE_ONLY              the names of the steps to run after the set-up
+#                         (ibv_rc_pingpong, ibv_ud_pingpong,
+#                         ibv_rc_pingpong_ipv6, ib_write_bw, ib_read_bw,
+#                         ib_send_lat), separated by spaces or commas;
+#                         default all (make bench runs two of them)
 #   HPU_RDMA_PROVIDER     the hpu provider (path without -rdmav34.so): when set,
 #                         also check that libibverbs loads it beside real
 #                         kernel devices
@@ -95,9 +102,16 @@ wait_listen() {
 
 # pair NAME SERVER-CMD... -- CLIENT-CMD...: the server in namespace B (rxe1),
 # then the client in namespace A (rxe0); both outputs kept in $OUT/NAME.*.txt.
+selected() {
+	[ -z "${RXE_ONLY:-}" ] && return 0
+	case " ${RXE_ONLY//,/ } " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 pair() {
 	local name=$1 t0 srv=() cli=() spid rc src
 	shift
+	selected "$name" || return 1
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
@@ -291,8 +305,8 @@ if pair ib_read_bw ib_read_bw -d rxe1 -x "$GB" -s 65536 -n "$BW_ITERS" -F $PERF_
 	row=$(perf_row "$OUT/ib_read_bw.client.txt" 65536)
 	[ -n "$row" ] && figure ib_read_bw_64KiB_avg "$(awk '{ print $4 }' <<< "$row")" "MB/s(perftest)"
 fi
-if pair ib_send_lat ib_send_lat -d rxe1 -x "$GB" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS -- \
-	ib_send_lat -d rxe0 -x "$GA" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS $IP_B; then
+if pair ib_send_lat ib_send_lat -d rxe1 -x "$GB" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS ${RXE_LAT_FLAGS:-} -- \
+	ib_send_lat -d rxe0 -x "$GA" -s 2 -n "$LAT_ITERS" -F $PERF_FLAGS ${RXE_LAT_FLAGS:-} $IP_B; then
 	row=$(perf_row "$OUT/ib_send_lat.client.txt" 2)
 	if [ -n "$row" ]; then
 		figure ib_send_lat_2B_typical "$(awk '{ print $5 }' <<< "$row")" usec

@@ -23,7 +23,8 @@
 # Environment: HPU_OUT (required), HPU_BUILD, HPU_KO, HPU_EN_KO, HPU_IB_KO,
 # HPU_TIME_SCALE; VT_BW_ITERS, VT_LAT_ITERS (default 500), VT_TAP_MAC (the
 # passive NIC, default 52:54:00:48:50:ff), VT_ONLY (the names of the tools
-# to run, separated by spaces or commas; default all).
+# to run, separated by spaces or commas; default all), VT_LAT_FLAGS (more
+# perftest options for both sides of the latency tests, e.g. -C: cycles).
 #
 # Copyright (c) 2026 The hpu authors
 set -u
@@ -327,8 +328,10 @@ perf() {
 	local dir=$1 t=$2 kind=$3 size=$4 n=$5 sp cp gs gc ip name
 	if [ "$dir" = fwd ]; then sp=2; cp=1; gs=$G2; gc=$G1; ip=$IP2; name=ib_${t}_$kind
 	else sp=1; cp=2; gs=$G1; gc=$G2; ip=$IP1; name=ib_${t}_$kind.rev; fi
-	pair "$name" ib_${t}_$kind -d "$IB" -i $sp -x "$gs" -s "$size" -n "$n" -F -- \
-		ib_${t}_$kind -d "$IB" -i $cp -x "$gc" -s "$size" -n "$n" -F $ip || return
+	local more=()
+	[ "$kind" = lat ] && read -r -a more <<< "${VT_LAT_FLAGS:-}"
+	pair "$name" ib_${t}_$kind -d "$IB" -i $sp -x "$gs" -s "$size" -n "$n" -F "${more[@]}" -- \
+		ib_${t}_$kind -d "$IB" -i $cp -x "$gc" -s "$size" -n "$n" -F "${more[@]}" $ip || return
 	row=$(perf_row "$LOGD/$name.client.txt" "$size")
 	[ -n "$row" ] || { fail "$name figures" "no result row for $size bytes"; return; }
 	if [ "$kind" = bw ]; then
