@@ -378,10 +378,12 @@ TEST_CASE_METHOD(OneHpu, "C++ graphs: nodes, scalars, launches, errors", "[cxx][
         CHECK(f1.wait());
         g.set_scalar(act, 0, 0.125F);
         auto f2 = g.launch({&f1});
-        CHECK(m.jobs.back().in.size() == 2); // f1 and the previous launch's join
+        // The join (the last job is its release job): f1 and the previous launch's join.
+        CHECK(m.jobs[m.jobs.size() - 2].in.size() == 2);
         // Launch 2 is of parity 0 again: its descriptor has the new scalar.
         auto f3 = g.launch();
-        const Bytes &cb = m.jobs[m.jobs.size() - 3].cb; // launch 2's jobs: TPC, MME0, the DMA join
+        // Launch 2's jobs: TPC, MME0 and the DMA join, each followed by its release job.
+        const Bytes &cb = m.jobs[m.jobs.size() - 6].cb;
         std::size_t off = 0;
         while (off < cb.size() && get_le(cb, off, 4) != 0x06)
             off += 16;
