@@ -319,6 +319,38 @@ static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_quarantine);
 
+/*
+ * One line per stream of every engine: "<engine> <stream> pushed <n> pi <n>",
+ * n the jobs put on the stream since probe and its ring's producer index.
+ * Both change under the stream's lock with the doorbell write, so a test
+ * that sees pushed grow knows its job is on the ring (tests/vm).
+ */
+static int hpu_debugfs_streams_show(struct seq_file *m, void *unused)
+{
+	struct hpu_debugfs *dbg = m->private;
+	struct hpu_qm *qm = dbg->hdev->qm;
+	unsigned int e, s;
+
+	for (e = 0; e < qm->num_engines; e++) {
+		for (s = 0; s < HPU_QM_STREAMS; s++) {
+			struct hpu_stream *stream = &qm->engines[e].streams[s];
+			unsigned long flags;
+			u64 seq;
+			u32 pi;
+
+			spin_lock_irqsave(&stream->lock, flags);
+			seq = stream->seq;
+			pi = stream->pi;
+			spin_unlock_irqrestore(&stream->lock, flags);
+			seq_printf(m, "%s %u pushed %llu pi %u\n",
+				   hpu_stream_engine_name(qm->engines[e].index),
+				   s, seq, pi);
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_streams);
+
 static int hpu_debugfs_errors_show(struct seq_file *m, void *unused)
 {
 	struct hpu_debugfs *dbg = m->private;
@@ -467,4 +499,6 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_errors_fops);
 	debugfs_create_file("retired_pages", 0444, root, dbg,
 			    &hpu_debugfs_retired_fops);
+	debugfs_create_file("streams", 0444, root, dbg,
+			    &hpu_debugfs_streams_fops);
 }

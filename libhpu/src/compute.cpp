@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -455,21 +454,19 @@ HPU_EXPORT int hpu_kernel_load_file(hpu_device_t *dev, const char *path, hpu_ker
         return set_error(-EINVAL, "hpu_kernel_load_file: path or out is NULL");
     *out = nullptr;
     return guarded([&]() {
-        std::ifstream f(path, std::ios::binary);
-        if (!f)
-            return set_error(-ENOENT, std::string("kernel binary ") + path + ": cannot be opened");
-        f.seekg(0, std::ios::end);
-        const std::streamoff len = f.tellg();
-        f.seekg(0, std::ios::beg);
-        if (len < 0 || !f)
-            return set_error(-EIO, std::string("kernel binary ") + path + ": cannot be read");
-        if (static_cast<std::uint64_t>(len) > HPU_TPC_MAX_BINARY) {
-            return set_error(-ENOEXEC, std::string("kernel binary ") + path + ": " + std::to_string(len) +
-                                           " bytes (BIN_SIZE: at most 1 MiB)");
+        if (dev == nullptr)
+            return set_error(-EINVAL, "hpu_kernel_load_file: dev is NULL");
+        // Through the OS layer, which stops reading once past the limit.
+        std::string bytes;
+        const int rerr = dev->os().read_file_max(path, bytes, HPU_TPC_MAX_BINARY);
+        if (rerr == -EFBIG) {
+            return set_error(-ENOEXEC, std::string("kernel binary ") + path + ": more than " +
+                                           std::to_string(HPU_TPC_MAX_BINARY) + " bytes (BIN_SIZE: at most 1 MiB)");
         }
-        std::vector<char> bytes(static_cast<std::size_t>(len));
-        if (!f.read(bytes.data(), len))
-            return set_error(-EIO, std::string("kernel binary ") + path + ": read error");
+        if (rerr < 0) {
+            return set_error(rerr, std::string("kernel binary ") + path + ": cannot be opened or read (errno " +
+                                       std::to_string(-rerr) + ")");
+        }
         const int err = hpu_kernel_load(dev, bytes.data(), bytes.size(), out);
         if (err < 0 && !g_last_error.empty())
             (void)set_error(err, std::string(path) + ": " + g_last_error);

@@ -35,6 +35,36 @@ int query_status(hpu_fence *f)
 
 } // namespace
 
+namespace {
+
+// The state of one syncobj of f: 0 and st (0 signalled OK, 1 pending, or
+// its job's negative errno), or a system call's negative errno.
+int handle_state(hpu_fence *f, std::uint32_t handle, int &st)
+{
+    int fd = -1;
+    if (const int err = f->dev->kmd.syncobj_export_sync_file(handle, fd); err < 0)
+        return err;
+    std::int32_t status = 0;
+    const int err = f->dev->kmd.sync_file_status(fd, status);
+    (void)f->dev->os().close(fd);
+    if (err < 0)
+        return err;
+    st = status == 0 ? 1 : (status > 0 ? 0 : status);
+    return 0;
+}
+
+// Caches st as f's final state; a member's error names that member's job.
+void settle(hpu_fence *f, int st, const hpu_fence_member *m)
+{
+    if (m != nullptr) {
+        f->queue_id = m->queue_id;
+        f->seq = m->seq;
+    }
+    f->status.store(st, std::memory_order_release);
+}
+
+} // namespace
+
 int fence_state(hpu_fence *f, int &job_status)
 {
     if (const int cached = f->status.load(std::memory_order_acquire); cached != hpu_fence::kUnknown) {
@@ -43,22 +73,53 @@ int fence_state(hpu_fence *f, int &job_status)
     }
     if (stale(f->dev, f->epoch))
         return -ENODEV;
-    int fd = -1;
-    if (const int err = f->dev->kmd.syncobj_export_sync_file(f->handle, fd); err < 0)
+    // A failed member fails the launch at once, whatever the join's state.
+    bool pending = false;
+    for (const hpu_fence_member &m : f->members) {
+        int st = 0;
+        if (const int err = handle_state(f, m.handle, st); err < 0)
+            return err;
+        if (st < 0) {
+            settle(f, st, &m);
+            job_status = st;
+            return 0;
+        }
+        pending = pending || st == 1;
+    }
+    int st = 0;
+    if (const int err = handle_state(f, f->handle, st); err < 0)
         return err;
-    std::int32_t status = 0;
-    const int err = f->dev->kmd.sync_file_status(fd, status);
-    (void)f->dev->os().close(fd);
-    if (err < 0)
-        return err;
-    if (status == 0) {
+    if (st == 1 || (st == 0 && pending)) {
         job_status = 1;
         return 0;
     }
-    const int st = status > 0 ? 0 : status;
-    f->status.store(st, std::memory_order_release);
+    settle(f, st, nullptr);
     job_status = st;
     return 0;
+}
+
+int fence_wait(hpu_fence *f, std::int64_t deadline)
+{
+    // The members first, each checked as soon as it signals: a failed job
+    // ends the wait with its error (the launch's release jobs let the
+    // join finish soon after; graph.cpp).
+    for (const hpu_fence_member &m : f->members) {
+        if (const int err = f->dev->kmd.syncobj_wait(m.handle, deadline); err < 0)
+            return err;
+        int st = 0;
+        if (const int err = handle_state(f, m.handle, st); err < 0)
+            return err;
+        if (st < 0) {
+            settle(f, st, &m);
+            return st;
+        }
+    }
+    if (const int err = f->dev->kmd.syncobj_wait(f->handle, deadline); err < 0)
+        return err;
+    int st = 0;
+    if (const int err = fence_state(f, st); err < 0)
+        return err;
+    return st > 0 ? -EPROTO : st; // signalled: never "pending" (1) here
 }
 
 std::int64_t deadline_after(Os &os, std::uint64_t timeout_ns)
@@ -84,11 +145,7 @@ HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns)
         return -ENODEV;
     // An interrupted wait is restarted with the same absolute deadline.
     const std::int64_t deadline = hpu::detail::deadline_after(f->dev->os(), timeout_ns);
-    if (const int err = f->dev->kmd.syncobj_wait(f->handle, deadline); err < 0)
-        return err;
-    const int st = hpu::detail::query_status(f);
-    // Signalled: never "pending" (1) here.
-    return st > 0 ? -EPROTO : st;
+    return hpu::detail::fence_wait(f, deadline);
 }
 
 HPU_EXPORT int hpu_fence_status(hpu_fence_t *f)
@@ -141,7 +198,14 @@ HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f)
     if (f == nullptr)
         return 0;
     // The syncobj of a file reopened since died with that file.
-    const int err = hpu::detail::stale(f->dev, f->epoch) ? 0 : f->dev->kmd.syncobj_destroy(f->handle);
+    int err = 0;
+    if (!hpu::detail::stale(f->dev, f->epoch)) {
+        err = f->dev->kmd.syncobj_destroy(f->handle);
+        for (const hpu_fence_member &m : f->members) {
+            const int e = f->dev->kmd.syncobj_destroy(m.handle);
+            err = err < 0 ? err : e;
+        }
+    }
     delete f; // NOLINT(cppcoreguidelines-owning-memory)
     return err;
 }

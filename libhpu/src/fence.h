@@ -8,12 +8,21 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <vector>
 
 #include "hpu/hpu.h"
 #include "os.h"
 
-// A fence: one binary drm_syncobj. status caches a final state (kUnknown
-// until the fence is seen signalled).
+// A fence: one binary drm_syncobj, or for a graph launch the join job's
+// plus one per other job of the launch (members). status caches a final
+// state (kUnknown until the fence is seen signalled, or a member failed:
+// then queue_id and seq become that member's, for hpu_fence_error_info).
+struct hpu_fence_member {
+    std::uint32_t handle = 0;
+    std::uint32_t queue_id = 0;
+    std::uint64_t seq = 0;
+};
+
 struct hpu_fence {
     static constexpr int kUnknown = INT_MIN;
     hpu_device *dev = nullptr;
@@ -22,6 +31,7 @@ struct hpu_fence {
     std::uint32_t queue_id = 0;    // of the job (0: imported)
     std::uint64_t seq = 0;         // the kernel's sequence number of the job
     std::atomic<int> status{kUnknown};
+    std::vector<hpu_fence_member> members; // a graph launch's jobs but the join
 };
 
 namespace hpu::detail {
@@ -30,6 +40,11 @@ namespace hpu::detail {
 // pending, or the job's negative errno), or the negative errno of a failed
 // system call.
 int fence_state(hpu_fence *f, int &job_status);
+
+// Waits until the absolute deadline for f: 0, the job's negative errno (a
+// graph launch's: the first failed member's as soon as it is seen), or a
+// system call's.
+int fence_wait(hpu_fence *f, std::int64_t deadline);
 
 // Absolute CLOCK_MONOTONIC deadline (os's clock) timeout_ns from now,
 // saturating (UINT64_MAX: forever).

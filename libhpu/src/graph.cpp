@@ -16,6 +16,14 @@
 //    other parity to 0. Launch L's jobs wait (in the kernel) for launch
 //    L - 1's join, which waited for every read of that parity's objects in
 //    L - 1, and launch L + 1 waits for L's join, after those resets.
+//  - A failed job stops before its slot's last ADDs, and the jobs waiting
+//    for them would wait until their job timeout. So each launch puts,
+//    behind every job whose slot's object another job waits for, a release
+//    job on the same queue that SETs the object to its final count: a no-op
+//    after a job that ran to its end, the release of the waiters after one
+//    that failed (they run on, and the launch's fence fails with the failed
+//    job's error). The launch's fence holds every job's syncobj (members);
+//    a wait returns a member's error as soon as that member signals.
 //  - Each parity has its own command lists and descriptors, so the
 //    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
 //    hpu_graph_set_seed) once launch
@@ -36,6 +44,7 @@
 #include "common.h"
 #include "compute.h"
 #include "device.h"
+#include "fence.h"
 #include "kmd.h"
 #include "queue.h"
 
@@ -90,6 +99,7 @@ struct hpu_graph {
     unsigned int join = 0;            // slot of the join job
     std::array<std::uint32_t, hpu::detail::kSlots> signals{}; // nodes of each slot that signal
     std::array<std::array<hpu::detail::ListPtr, hpu::detail::kSlots>, 2> lists;
+    std::array<std::array<hpu::detail::ListPtr, hpu::detail::kSlots>, 2> release; // per slot, or none
     std::array<std::array<std::uint32_t, hpu::detail::kSlots>, 2> sob{};
     std::vector<std::uint32_t> sobs_held; // reserved through hpu_sob_alloc
     std::array<hpu_queue, hpu::detail::kSlots> queues{};
@@ -252,6 +262,24 @@ int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl
     return 0;
 }
 
+// The release job of slot s, parity p (graph.cpp's head): SETs the slot's
+// sync object to its count at the end of the slot's job, when another slot
+// waits for it.
+int record_release(hpu_graph *g, unsigned int s, unsigned int p)
+{
+    g->release.at(p).at(s).reset();
+    if (std::popcount(g->used) <= 1)
+        return 0;
+    const std::uint32_t final_count = s == g->join ? g->signals.at(s) : g->signals.at(s) + 1;
+    if (final_count == 0)
+        return 0;
+    hpu_cmdlist *cl = nullptr;
+    if (const int err = cmdlist_new(g->dev, cl); err < 0)
+        return err;
+    g->release.at(p).at(s).reset(cl);
+    return hpu_cmd_sob_update(cl, g->sob.at(p).at(s), HPU_SOB_SET, final_count);
+}
+
 int compile(hpu_graph *g)
 {
     if (const int err = wait_idle(g); err < 0)
@@ -295,6 +323,8 @@ int compile(hpu_graph *g)
                 return err;
             g->lists.at(p).at(s).reset(cl);
             if (const int err = record_slot(g, s, p, cl); err < 0)
+                return err;
+            if (const int err = record_release(g, s, p); err < 0)
                 return err;
         }
     }
@@ -383,20 +413,43 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     }
     std::array<SyncPoint, 1> prev{};
     prev[0].handle = g->done.at(1 - p); // launch L - 1's join (or the reset job)
+    std::vector<hpu_fence_member> members;
+    // A member's syncobj is destroyed with the launch's fence, or here when
+    // there is none (or the launch fails half way: its jobs run on).
+    auto drop = [&](int err) {
+        for (const hpu_fence_member &m : members)
+            (void)g->dev->kmd.syncobj_destroy(m.handle);
+        return err;
+    };
     for (unsigned int s = 0; s < kSlots; ++s) {
         if ((g->used & (1U << s)) == 0 || s == g->join)
             continue;
+        hpu_fence_t *f = nullptr;
         if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, {}, 0,
-                                       nullptr);
+                                       out != nullptr ? &f : nullptr);
             err < 0)
-            return err;
+            return drop(err);
+        if (f != nullptr) {
+            members.push_back({f->handle, f->queue_id, f->seq});
+            delete f; // NOLINT(cppcoreguidelines-owning-memory): its syncobj lives on in members
+        }
+        if (hpu_cmdlist *rel = g->release.at(p).at(s).get(); rel != nullptr) {
+            if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, {}, 0, nullptr); err < 0)
+                return drop(err);
+        }
     }
     std::array<SyncPoint, 1> sig{};
     sig[0].handle = g->done.at(p);
     if (const int err = submit_raw(&g->queues.at(g->join), g->lists.at(p).at(g->join).get(), waits, num_waits, prev,
                                    sig, 0, out);
         err < 0)
-        return err;
+        return drop(err);
+    if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr) {
+        // The join's fence is out already: a failure here leaves it valid.
+        (void)submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, {}, 0, nullptr);
+    }
+    if (out != nullptr && *out != nullptr)
+        (*out)->members = std::move(members);
     ++g->launches;
     return 0;
 }
@@ -410,6 +463,10 @@ int graph_free(hpu_graph *g) noexcept
     for (auto &per : g->lists) {
         for (auto &l : per)
             l.reset(); // waits for its jobs
+    }
+    for (auto &per : g->release) {
+        for (auto &l : per)
+            l.reset();
     }
     if (!dead) {
         for (const std::uint32_t s : g->sobs_held)

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <ctime>
 #include <memory>
 
@@ -56,6 +57,11 @@ public:
 
     int read_file(const std::string &path, std::string &out) override
     {
+        return read_file_max(path, out, SIZE_MAX);
+    }
+
+    int read_file_max(const std::string &path, std::string &out, std::size_t max) override
+    {
         const int fd = open(path, O_RDONLY);
         if (fd < 0)
             return fd;
@@ -72,6 +78,10 @@ public:
             }
             if (n == 0)
                 break;
+            if (static_cast<std::size_t>(n) > max - out.size()) {
+                err = -EFBIG;
+                break;
+            }
             out.append(buf.data(), static_cast<size_t>(n));
         }
         ::close(fd);

@@ -43,6 +43,10 @@ public:
     virtual int ioctl(int fd, unsigned long request, void *arg) = 0;
     // Reads a whole (small) file into out. Returns 0 or a negative errno.
     virtual int read_file(const std::string &path, std::string &out) = 0;
+    // Reads a whole file of at most max bytes into out; -EFBIG (and out
+    // undefined) once it holds more, without reading the rest. Returns 0 or
+    // a negative errno.
+    virtual int read_file_max(const std::string &path, std::string &out, std::size_t max) = 0;
     // Lists the entries of a directory, without "." and "..", in no
     // particular order. Returns 0 or a negative errno value.
     virtual int list_dir(const std::string &path, std::vector<std::string> &out) = 0;

@@ -2,7 +2,8 @@
 // The compute engines' queues (issue 11, spec version 6): queues on the TPC
 // engine and the MMEs through the raw uapi and libhpu, the packets they run
 // and refuse, cross-engine sync with the DMA engines, the completion errors
-// of TPC_LAUNCH and MME_GEMM with their events (to the guilty context only),
+// of TPC_LAUNCH and MME_GEMM with their events (to the guilty context only;
+// a GEMM descriptor the device refuses while another context's GEMMs run),
 // a hung compute stream recovered by disabling it (no reset), engine counts
 // in INFO DEVICE, and the MME's busy time in INFO TELEMETRY and fdinfo.
 //
@@ -14,12 +15,14 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -482,6 +485,127 @@ TEST_CASE("MME GEMM: the result, and the engine's busy time in INFO TELEMETRY an
     std::uint32_t w = 0;
     std::memcpy(&w, d.ptr, 4);
     CHECK(w == 0xffffffffU);
+}
+
+TEST_CASE("MME GEMM with a descriptor the device refuses (D overlaps A, rule 16): BAD_LAUNCH to the guilty "
+          "context only, while another context's GEMMs on the same MME stay exact",
+          "[compute]")
+{
+    const std::string path = node(0);
+    const auto e0 = errors_now(path);
+    constexpr std::uint32_t kM = 64;
+    constexpr std::uint64_t kMat = std::uint64_t{kM} * kM * 4;
+    Ctx a(path);
+    Ctx b(path);
+    REQUIRE(enable_events(a.fd(), DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO) == 0);
+    REQUIRE(enable_events(b.fd(), DRM_HPU_EVENTS_ENABLE | DRM_HPU_EVENTS_ERROR_INFO) == 0);
+
+    // The bystander (context b, MME0): D = A x B with A = (r + 1) I and B
+    // integers, so D = (r + 1) B exactly, round after round. Everything
+    // that asserts is made here; the thread only submits, waits and counts.
+    std::uint32_t qb = 0;
+    REQUIRE(b.queue_create(0, qb, DRM_HPU_ENGINE_MME) == 0);
+    const auto ba = b.host_buf(kMat);
+    const auto bb = b.host_buf(kMat);
+    const auto bd = b.host_buf(kMat);
+    const auto bdesc = b.host_buf(4 * KiB);
+    put_gemm_desc(bdesc.ptr, kM, kM, kM, ba.va, bb.va, bd.va);
+    Cb bcb;
+    const std::uint64_t bcb_va = b.put_cb(desc_packet(bcb, HPU_PKT_MME_GEMM, bdesc.va));
+    std::uint32_t bso = 0;
+    REQUIRE(syncobj_create(b.fd(), bso) == 0);
+    std::atomic<bool> stop{false};
+    std::atomic<int> good{0};
+    std::atomic<int> bad{0};
+    auto mat = [](const Ctx::HostBuf &m) { return reinterpret_cast<float *>(m.ptr); }; // NOLINT
+    std::thread by([&] {
+        for (int round = 0; !stop || round < 3; ++round) {
+            for (std::uint32_t i = 0; i < kM * kM; ++i) {
+                mat(ba)[i] = i % (kM + 1) == 0 ? static_cast<float>(round + 1) : 0.0F;
+                mat(bb)[i] = static_cast<float>(static_cast<int>(i % 97) - 48);
+                mat(bd)[i] = -1.0F;
+            }
+            if (b.submit(qb, bcb_va, bcb.bytes(), bso) != 0 || syncobj_wait(b.fd(), bso, 60000000000ULL) != 0 ||
+                syncobj_status(b.fd(), bso) != 1) {
+                ++bad;
+                continue;
+            }
+            bool ok = true;
+            for (std::uint32_t i = 0; i < kM * kM; ++i)
+                ok = ok && mat(bd)[i] == static_cast<float>(round + 1) * mat(bb)[i];
+            ok ? ++good : ++bad;
+        }
+    });
+    auto rounds = [&] { return good + bad; };
+    auto wait_rounds = [&](int n) {
+        const std::uint64_t t0 = now_ns();
+        while (rounds() < n && ms_since(t0) < 60000)
+            ::usleep(5000);
+    };
+    wait_rounds(1); // the bystander runs when the fault comes
+
+    // The guilty context: the same kind of GEMM on MME0, D placed on A.
+    // libhpu refuses this itself (mme.md rule 16); the device must too.
+    std::uint32_t qa = 0;
+    REQUIRE(a.queue_create(0, qa, DRM_HPU_ENGINE_MME) == 0);
+    const auto aa = a.host_buf(kMat);
+    const auto ab = a.host_buf(kMat);
+    const auto desc = a.host_buf(4 * KiB);
+    const auto out = a.host_buf(4 * KiB);
+    std::memset(aa.ptr, 0x5a, kMat);
+    put_gemm_desc(desc.ptr, kM, kM, kM, aa.va, ab.va, aa.va + 4ULL * kM); // D overlaps A
+    Cb cb;
+    desc_packet(cb, HPU_PKT_MME_GEMM, desc.va).write_value(out.va, 1); // not run after the failure
+    CHECK(a.run(qa, cb) == -ENOEXEC);
+    std::uint32_t after = 0;
+    std::memcpy(&after, out.ptr, 4);
+    CHECK(after == 0);
+    std::size_t changed = 0;
+    for (std::uint64_t i = 0; i < kMat; ++i)
+        changed += aa.ptr[i] != 0x5a ? 1U : 0U; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    CHECK(changed == 0); // nothing of D was written
+
+    // The job's event and the device's (descriptor, rule), naming the job.
+    std::vector<Event> ev;
+    bool job_ev = false;
+    bool dev_ev = false;
+    read_events_until(a.fd(), ev, 3000, [&](const Event &e) {
+        job_ev = job_ev || (is_error(e, DRM_HPU_ERROR_BAD_LAUNCH) && e.err.queue_id == qa);
+        dev_ev = dev_ev || (is_error(e, DRM_HPU_ERROR_BAD_LAUNCH) && e.err.queue_id == 0);
+        return job_ev && dev_ev;
+    });
+    INFO("events: " << describe(ev));
+    CHECK(job_ev);
+    CHECK(dev_ev);
+    for (const auto &e : ev) {
+        if (!is_error(e, DRM_HPU_ERROR_BAD_LAUNCH))
+            continue;
+        CHECK(e.err.engine == DRM_HPU_ENGINE_INDEX_MME(0));
+        CHECK(e.err.errno_value == ENOEXEC);
+        if (e.err.queue_id == 0) {
+            CHECK(e.err.address == desc.va);
+            CHECK(e.err.info == 16);
+            CHECK(e.err.job_queue_id == qa);
+        }
+    }
+
+    // The bystander ran on, exact, and heard nothing; the guilty queue
+    // runs its next job.
+    const int seen = rounds();
+    wait_rounds(seen + 2);
+    stop = true;
+    by.join();
+    CHECK(rounds() >= seen + 2);
+    CHECK(good >= 3);
+    CHECK(bad == 0);
+    syncobj_destroy(b.fd(), bso);
+    std::vector<Event> bev;
+    CHECK_FALSE(read_events_until(b.fd(), bev, 500, [](const Event &) { return true; }));
+    INFO("bystander's events: " << describe(bev));
+    CHECK(bev.empty());
+    CHECK(a.run(qa, Cb().write_value(out.va + 8, 3)) == 1);
+    const auto e1 = errors_now(path);
+    CHECK(e1.soft_resets == e0.soft_resets);
 }
 
 TEST_CASE("a hung TPC stream is disabled and restarted: no reset, other contexts unaffected", "[compute]")

@@ -3,10 +3,13 @@
 // libhpu 1.5 (issue 11, "Tests"): a kernel storing outside its context's
 // mappings (MMU_FAULT with the address), a kernel's assert (TPC_ASSERT with
 // its value: a bad cross-entropy label), an endless kernel (the watchdog's
-// ENGINE_HANG); each time another context launches on the same engines
+// ENGINE_HANG), an illegal bundle (TPC_ILLEGAL with the bundle and the
+// reason); each time another context launches on the same engines
 // meanwhile and gets exact results, and the faulting context's queue runs
-// its next launch. Two contexts running GEMMs and kernels at once on
-// buffers at the same device addresses each see only their own data.
+// its next launch. A graph whose TPC node fails, joined on the DMA queue,
+// fails its launch at once with that node's error. Two contexts running
+// GEMMs and kernels at once on buffers at the same device addresses each
+// see only their own data.
 //
 //   [compute]   (hpu-vm-tests-compute in guest-suite.sh)
 //
@@ -315,6 +318,115 @@ again:
     CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
     CHECK(f32(t)[0] > 0.0F); // it did run
     after_fault(dev, q, by);
+}
+
+namespace {
+
+// A kernel the assembler takes but the device refuses when a member runs
+// it: the store to local memory at byte 4096 lies beyond its 16 bytes of
+// SLM (tpc.md, "Local memory": TPC_ILLEGAL, reason LOCAL) in its second
+// bundle.
+constexpr const char *kBadLocalSource = R"(
+.kernel bad_local
+.tensors 1
+.index_dims 1
+.tensor 0, f32
+.slm 16
+        mov s1, 4096
+        st.l [s1], s1
+        halt
+)";
+constexpr std::uint32_t kIllegalLocal = 8; // tpc.md, "TPC_ILLEGAL and TPC_ASSERT"
+
+} // namespace
+
+TEST_CASE("TPC: an illegal bundle (TPC_ILLEGAL) reaches its context with the bundle and reason; others run on",
+          "[compute]")
+{
+    auto dev = open_dev();
+    Bystander by;
+    by.wait_running();
+    auto q = hpu::Queue::create(dev, 0, HPU_ENGINE_CLASS_TPC);
+    const Kernel bad(dev, kBadLocalSource, "bad_local");
+    auto t = hpu::Buffer::create(dev, kBytes, HPU_MEM_HOST);
+    const auto f = launch(q, bad, {vec(t.va(), kN)}, {}, 1);
+    CHECK(wait(f) == -EILSEQ);
+    const hpu_error_info i = error_info(f, true);
+    INFO("kind " << hpu_error_kind_name(i.kind) << " info 0x" << std::hex << i.info << " address 0x" << i.address);
+    CHECK(i.kind == HPU_ERROR_TPC_ILLEGAL);
+    CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
+    CHECK(i.error == -EILSEQ);
+    CHECK(i.address != 0);                        // the second bundle's offset in the code
+    CHECK(((i.info >> 8U) & 0xffU) == kIllegalLocal); // [15:8] the reason
+    after_fault(dev, q, by);
+}
+
+TEST_CASE("a graph whose TPC node fails, joined on the DMA queue: the launch fails at once with the node's error; "
+          "the next launch of a good graph runs",
+          "[compute]")
+{
+    auto dev = open_dev();
+    const Kernel bad(dev, kBadLocalSource, "bad_local");
+    const Kernel add(dev, "add_f32");
+    auto src = hpu::Buffer::create(dev, kBytes, HPU_MEM_HOST);
+    auto dst = hpu::Buffer::create(dev, kBytes, HPU_MEM_HOST);
+    auto work = hpu::Buffer::create(dev, kBytes, HPU_MEM_DEVICE);
+    for (std::uint32_t i = 0; i < kN; ++i)
+        f32(src)[i] = static_cast<float>(i);
+    std::memset(dst.host_ptr(), 0, kBytes);
+    // copy in (DMA) -> launch (TPC) -> copy out (DMA: the join, the slot
+    // of the last node).
+    auto make = [&](const Kernel &k, std::uint32_t num_tensors) {
+        hpu_graph_t *g = nullptr;
+        REQUIRE(hpu_graph_create(dev.get(), &g) == 0);
+        REQUIRE(hpu_graph_add_copy(g, work.va(), src.va(), kBytes, nullptr, 0) == 0);
+        const hpu_tensor ts[3] = {vec(work.va(), kN), vec(work.va(), kN), vec(work.va(), kN)};
+        hpu_launch l{};
+        l.size = sizeof(l);
+        l.num_tensors = num_tensors;
+        l.tensors = static_cast<const hpu_tensor *>(ts);
+        l.index_size[0] = kN / 256;
+        const std::uint32_t d0 = 0;
+        INFO(hpu_last_error());
+        REQUIRE(hpu_graph_add_launch(g, k.k, &l, &d0, 1) == 1);
+        const std::uint32_t d1 = 1;
+        REQUIRE(hpu_graph_add_copy(g, dst.va(), work.va(), kBytes, &d1, 1) == 2);
+        return g;
+    };
+    hpu_graph_t *bad_g = make(bad, 1);
+    const auto t0 = Clock::now();
+    hpu_fence_t *bf = nullptr;
+    REQUIRE(hpu_graph_launch(bad_g, nullptr, 0, &bf) == 0);
+    const hpu::Fence bad_done{bf};
+    CHECK(wait(bad_done) == -EILSEQ);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    // The join's job would fail at the 10 s job timeout, -ETIMEDOUT.
+    INFO("failed graph launch returned after " << s << " s");
+    CHECK(s < 5.0);
+    const hpu_error_info i = error_info(bad_done, true);
+    INFO("kind " << hpu_error_kind_name(i.kind) << " engine " << i.engine);
+    CHECK(i.kind == HPU_ERROR_TPC_ILLEGAL);
+    CHECK(i.engine == HPU_ENGINE_INDEX_TPC);
+    CHECK(((i.info >> 8U) & 0xffU) == kIllegalLocal);
+    CHECK(hpu_graph_destroy(bad_g) == 0);
+
+    // A good graph on the same (the device's shared) queues, twice: both
+    // parities.
+    hpu_graph_t *good_g = make(add, 3);
+    for (int round = 0; round < 2; ++round) {
+        std::memset(dst.host_ptr(), 0, kBytes);
+        hpu_fence_t *gf = nullptr;
+        REQUIRE(hpu_graph_launch(good_g, nullptr, 0, &gf) == 0);
+        const hpu::Fence good_done{gf};
+        const auto t1 = Clock::now();
+        REQUIRE(wait(good_done) == 0);
+        INFO("good launch " << round << " took " << std::chrono::duration<double>(Clock::now() - t1).count() << " s");
+        std::uint32_t bad_values = 0;
+        for (std::uint32_t e = 0; e < kN; ++e)
+            bad_values += f32(dst)[e] != 2.0F * static_cast<float>(e) ? 1U : 0U;
+        CHECK(bad_values == 0);
+    }
+    CHECK(hpu_graph_destroy(good_g) == 0);
 }
 
 TEST_CASE("two contexts' GEMMs and kernels at once, at the same device addresses, see only their own data",

@@ -20,7 +20,12 @@
 // put on the other streams. The engine takes streams in round robin at
 // packet boundaries (hw/memory-and-queues.md), starting after the gate's
 // stream, so which sibling has fetched its descriptor, run a packet or
-// nothing when the hanging launch starts is known. The hanging launch is
+// nothing when the hanging launch starts is known. Nothing here sleeps for
+// the device or the driver: the gate is known to run when its kernel has
+// marked its word, and the jobs submitted meanwhile to be on their rings
+// when debugfs `streams` counts them pushed (errors.md); the soft reset of
+// the last test is asked for once INFO ERRORS counts the job timeout it
+// must follow. The hanging launch is
 // the same spin kernel on a flag the test never (or later) sets: one index
 // member that never ends makes no progress (hw/compute.md, "Watchdog").
 // Queues are placed on the stream with the fewest queues, ties to the
@@ -32,12 +37,11 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -57,11 +61,15 @@ constexpr std::uint32_t kTpcIndex = DRM_HPU_ENGINE_INDEX_TPC;
 // The guest suite loads the driver with the default watchdog period.
 constexpr int kWdtMs = 2000;
 
-// One member that loads the i32 of tensor 0 until it is not zero.
+// One member that marks tensor 1 (it runs: the engine is held), then loads
+// the i32 of tensor 0 until it is not zero.
 constexpr const char *kSpinSource = R"(.kernel spin_until_set
-.tensors 1
+.tensors 2
 .index_dims 1
 .tensor 0, i32
+.tensor 1, i32
+        mov s2, 1
+        st.ts.i32 t1, i0, s2
 again:  ld.ts.i32 s1, t0, i0
         cmp.eq.i32 sp1, s1, 0
         (sp1) jmp again
@@ -81,7 +89,7 @@ class Rig {
 public:
     static constexpr unsigned kFlags = 8;
 
-    explicit Rig(const std::string &path) : path_(path), c_(path)
+    explicit Rig(const std::string &path) : path_(path), c_(path), streams_(debugfs_dir(path) + "/streams")
     {
         REQUIRE(enable_events(c_.fd()) == 0);
         mem_ = c_.host_buf(64 * KiB);
@@ -116,6 +124,12 @@ public:
         return __atomic_load_n(reinterpret_cast<const std::uint32_t *>(mem_.ptr + kWordOff + 4ULL * i), // NOLINT
                                __ATOMIC_ACQUIRE);
     }
+    // Whether a launch on flag f has started (its kernel marked its word).
+    [[nodiscard]] bool running(unsigned f) const
+    {
+        return __atomic_load_n(reinterpret_cast<const std::uint32_t *>(mem_.ptr + kRunOff + 64ULL * f), // NOLINT
+                               __ATOMIC_ACQUIRE) != 0;
+    }
     // Lets the launches that spin on flag f end.
     void set_flag(unsigned f) const
     {
@@ -125,7 +139,7 @@ public:
     // cb with a TPC_LAUNCH of the spin kernel on flag f appended.
     [[nodiscard]] Cb launch(Cb cb, unsigned f) const
     {
-        const std::uint64_t d = mem_.va + kDescOff + 256ULL * f;
+        const std::uint64_t d = mem_.va + kDescOff + kDescStride * f;
         cb.raw(HPU_PKT_TPC_LAUNCH, 0).raw(static_cast<std::uint32_t>(d), static_cast<std::uint32_t>(d >> 32));
         return cb;
     }
@@ -138,7 +152,27 @@ public:
         REQUIRE(syncobj_create(c_.fd(), so) == 0);
         syncobjs_.push_back(so);
         REQUIRE(c_.submit(q, va, cb.bytes(), so, {}, timeout_ms) == 0);
+        ++submitted_;
         return so;
+    }
+    // Jobs put on the TPC engine's rings since probe (debugfs `streams`).
+    [[nodiscard]] std::uint64_t tpc_pushed() const
+    {
+        const auto t = read_text(streams_);
+        REQUIRE(t.has_value());
+        std::istringstream in(*t);
+        std::string engine;
+        std::string word;
+        std::string pi_word;
+        unsigned stream = 0;
+        std::uint64_t pushed = 0;
+        std::uint32_t pi = 0;
+        std::uint64_t sum = 0;
+        while (in >> engine >> stream >> word >> pushed >> pi_word >> pi) {
+            if (engine == "tpc")
+                sum += pushed;
+        }
+        return sum;
     }
     // Waits for a job and returns its fence status (1 OK, negative errno).
     int result(std::uint32_t so)
@@ -148,20 +182,33 @@ public:
     }
 
     // Starts the gate on stream g: a launch spinning on kGate once it has
-    // written word kStarted. Returns when the engine spins in it.
+    // written word kStarted. Returns when the engine spins in it: its
+    // kernel has marked its word, so the engine takes no other stream.
     void gate(unsigned g)
     {
         Cb cb;
         cb.write_value(word_va(kStarted), 1);
+        const std::uint64_t pushed0 = tpc_pushed();
+        submitted_ = 0;
         gate_so_ = submit(q_.at(g), launch(cb, kGate));
-        REQUIRE(eventually([&] { return word(kStarted) == 1; }, 10000));
-        ::usleep(100000); // the launch runs: the engine takes no other stream
+        REQUIRE(eventually([&] { return word(kStarted) == 1 && running(kGate); }, 10000));
+        gate_pushed_ = pushed0;
     }
     // Lets the gate end once the jobs submitted meanwhile are on their
-    // rings: the engine then fetches them, in stream order after the gate's.
+    // rings (debugfs counts them pushed): the engine then fetches them, in
+    // stream order after the gate's.
     void release()
     {
-        ::usleep(300000);
+        const std::uint64_t want = gate_pushed_ + submitted_;
+        std::uint64_t got = 0;
+        const bool on_rings = eventually(
+            [&] {
+                got = tpc_pushed();
+                return got >= want;
+            },
+            10000);
+        INFO("TPC jobs pushed since the gate: " << got - gate_pushed_ << " of " << submitted_);
+        REQUIRE(on_rings);
         set_flag(kGate);
         REQUIRE(result(gate_so_) == 1);
     }
@@ -218,18 +265,21 @@ public:
     static constexpr unsigned kGate = 0;
 
 private:
-    static constexpr std::uint64_t kDescOff = 4096;
+    static constexpr std::uint64_t kDescOff = 4096; // kFlags descriptors of 512 bytes
+    static constexpr std::uint64_t kDescStride = 512;
     static constexpr std::uint64_t kFlagOff = 8192;
     static constexpr std::uint64_t kWordOff = 12288;
+    static constexpr std::uint64_t kRunOff = 16384;
 
-    // Launch descriptor f: the spin kernel, one member, tensor 0 = flag f.
+    // Launch descriptor f: the spin kernel, one member, tensor 0 = flag f,
+    // tensor 1 = its running mark.
     void put_launch(unsigned f) const
     {
         hpu_tpc_launch_desc d{};
         d.magic = HPU_TPC_LAUNCH_MAGIC;
         d.binary = mem_.va;
         d.binary_size = bin_size_;
-        d.num_tensors = 1;
+        d.num_tensors = 2;
         for (auto &s : d.index_size)
             s = 1;
         hpu_tpc_tensor_desc t{};
@@ -238,9 +288,13 @@ private:
         t.ndims = 1;
         t.size[0] = 1;
         t.stride[0] = 1;
-        unsigned char *p = mem_.ptr + kDescOff + 256ULL * f; // NOLINT
+        hpu_tpc_tensor_desc run = t;
+        run.base = mem_.va + kRunOff + 64ULL * f;
+        static_assert(sizeof(d) + 2 * sizeof(t) <= kDescStride);
+        unsigned char *p = mem_.ptr + kDescOff + kDescStride * f; // NOLINT
         std::memcpy(p, &d, sizeof(d));
-        std::memcpy(p + sizeof(d), &t, sizeof(t)); // NOLINT
+        std::memcpy(p + sizeof(d), &t, sizeof(t));                // NOLINT
+        std::memcpy(p + sizeof(d) + sizeof(t), &run, sizeof(run)); // NOLINT
     }
 
     std::string path_;
@@ -249,7 +303,10 @@ private:
     std::uint32_t bin_size_ = 0;
     std::array<std::uint32_t, 4> q_{};
     std::uint32_t dma_q_ = 0;
+    std::string streams_; // debugfs `streams`
     std::uint32_t gate_so_ = 0;
+    std::uint64_t gate_pushed_ = 0; // TPC jobs pushed before the gate's
+    std::uint64_t submitted_ = 0;   // jobs submitted since the gate's, the gate's included
     std::vector<std::uint32_t> syncobjs_;
     std::vector<Event> ev_;
 };
@@ -392,45 +449,47 @@ TEST_CASE("a soft reset while a TPC engine hangs fails only the job holding the 
 {
     // Gate on stream 3; round robin from stream 0: X (0), Y (1) and H (2)
     // fetch, X and Y run a packet, H's launch hangs the engine. X has a
-    // 1.6 s timeout: its timeout work disables X, which waits for the
+    // 1.5 s timeout: its timeout work disables X, which waits for the
     // engine, and holds the reset lock (read) for the 1 s stop timeout.
     // Meanwhile an operator soft reset is asked for (it waits for the lock)
     // and the watchdog finds Y and H hung: the engine's recovery now waits
     // behind the reset, which finds both hung streams.
     //
-    //   t(gate released)  +1.3 s X times out   +1.65 s operator reset
-    //   +2.0 s watchdog: Y, H hung             +2.3 s X given up: the reset runs
+    //   t(gate released)  +1.5 s X times out, then at once the operator reset
+    //   +2.0 s watchdog: Y, H hung             +2.5 s X given up: the reset runs
+    //
+    // The reset is asked for once INFO ERRORS counts X's timeout (counted
+    // as the timeout work starts, holding the lock), not at a set time; the
+    // watchdog comes 0.5 s after X's timeout and 0.5 s before X is given up
+    // (the gate is released as soon as X, Y and H are on their rings).
     Rig r(node(0));
     const std::string path = node(0);
     const auto e0 = r.errors();
     r.gate(3);
     const std::uint64_t t_x = now_ns();
-    const std::uint32_t so_x = r.submit(r.queue(0), Cb().nop().nop().write_value(r.word_va(2), 1), 1600);
+    const std::uint32_t so_x = r.submit(r.queue(0), Cb().nop().nop().write_value(r.word_va(2), 1), 1500);
     Cb y;
     y.nop().sob_update(6, 1, HPU_SOB_OP_ADD).write_value(r.word_va(3), 1);
     const std::uint32_t so_y = r.submit(r.queue(1), y);
     const std::uint32_t so_h = r.submit(r.queue(2), r.launch(Cb(), 1));
-    // The gate goes 300 ms after X's submission (release() waits 300 ms).
+    // The gate goes as soon as X, Y and H are on their rings.
     r.release();
     const std::uint64_t t_g = now_ns();
     INFO("gate released " << ms_since(t_x) << " ms after X's submission");
 
+    // X's timeout work runs (and holds the reset lock): ask for the reset.
     const std::string attr = reset_attr(path);
-    std::atomic<int> reset_err{-1};
-    std::thread op([&] {
-        const std::uint64_t at = t_g + 1650ULL * 1000000ULL;
-        const std::uint64_t now = now_ns();
-        if (at > now)
-            ::usleep(static_cast<useconds_t>((at - now) / 1000));
-        reset_err = write_text(attr, "soft");
-    });
-    op.join();
+    REQUIRE(eventually([&] { return errors_now(path).job_timeouts >= e0.job_timeouts + 1; }, 20000));
+    const double x_timed_out_ms = ms_since(t_g);
+    const int reset_err = write_text(attr, "soft"); // returns once the reset ran
+    INFO("after the gate: X's timeout seen and the reset asked at " << x_timed_out_ms << " ms, the reset done at "
+                                                                  << ms_since(t_g) << " ms");
 
     const int st_h = r.result(so_h);
     const int st_y = r.result(so_y);
     const int st_x = r.result(so_x);
     const auto e1 = r.errors();
-    INFO("reset write " << reset_err.load() << "; H " << st_h << ", Y " << st_y << ", X " << st_x << "; hangs "
+    INFO("reset write " << reset_err << "; H " << st_h << ", Y " << st_y << ", X " << st_x << "; hangs "
                         << e1.engine_hangs - e0.engine_hangs << ", soft resets " << e1.soft_resets - e0.soft_resets
                         << ", timeouts " << e1.job_timeouts - e0.job_timeouts << "; events: " << describe(r.events()));
     CHECK(reset_err == 0);

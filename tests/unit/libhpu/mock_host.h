@@ -5,6 +5,7 @@
 #ifndef HPU_TESTS_MOCK_HOST_H
 #define HPU_TESTS_MOCK_HOST_H
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -101,6 +102,18 @@ public:
             return -ENOENT;
         out = it->second;
         return 0;
+    }
+
+    // read_file_max(): files as read_file(); a path in read_short yields only
+    // that many bytes (a file cut short while read).
+    std::map<std::string, std::size_t> read_short;
+    int read_file_max(const std::string &path, std::string &out, std::size_t max) override
+    {
+        if (const int err = read_file(path, out); err < 0)
+            return err;
+        if (auto it = read_short.find(path); it != read_short.end() && it->second < out.size())
+            out.resize(it->second);
+        return out.size() > max ? -EFBIG : 0;
     }
 
     int list_dir(const std::string &path, std::vector<std::string> &out) override

@@ -462,25 +462,56 @@ TEST_CASE("every call starts with hpu_last_error() empty, not with an older call
     fx.check_clean();
 }
 
-TEST_CASE("a kernel binary from a file", "[libhpu][compute]")
+TEST_CASE("a kernel binary from a file, read through the OS layer", "[libhpu][compute]")
 {
     Fixture fx;
     Bytes bin = tpc_binary(unit_spec());
-    const hpu::test::TempFile file(bin);
-    REQUIRE(!file.path().empty());
+    const std::string path = "/opt/kernels/k.bin";
+    fx.m.files[path] = std::string(bin.begin(), bin.end());
     hpu_kernel_t *k = nullptr;
-    REQUIRE(hpu_kernel_load_file(fx.dev, file.path().c_str(), &k) == 0);
+    REQUIRE(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == 0);
+    CHECK(fx.m.read_calls_by_path[path] == 1);
     CHECK(va_holding(fx.m, bin) != 0);
     CHECK(hpu_kernel_destroy(k) == 0);
 
-    bin[bin_off::kMagic] ^= 1U;
-    REQUIRE(file.write(bin));
-    CHECK(hpu_kernel_load_file(fx.dev, file.path().c_str(), &k) == -ENOEXEC);
-    CHECK_THAT(hpu_last_error(), StartsWith(file.path() + ": kernel binary: rule BIN_MAGIC broken"));
-    file.remove();
-    CHECK(hpu_kernel_load_file(fx.dev, file.path().c_str(), &k) == -ENOENT);
-    CHECK_THAT(hpu_last_error(), ContainsSubstring("cannot be opened"));
+    SECTION("a binary that breaks a rule: -ENOEXEC, the path in the message")
+    {
+        bin[bin_off::kMagic] ^= 1U;
+        fx.m.files[path] = std::string(bin.begin(), bin.end());
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -ENOEXEC);
+        CHECK_THAT(hpu_last_error(), StartsWith(path + ": kernel binary: rule BIN_MAGIC broken"));
+    }
+    SECTION("a missing file: -ENOENT")
+    {
+        fx.m.files.erase(path);
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -ENOENT);
+        CHECK_THAT(hpu_last_error(), ContainsSubstring("cannot be opened"));
+    }
+    SECTION("a file that cannot be read: its errno")
+    {
+        fx.m.read_fail[path] = -EACCES;
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -EACCES);
+        CHECK_THAT(hpu_last_error(), ContainsSubstring(path));
+        fx.m.read_fail[path] = -EIO;
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -EIO);
+    }
+    SECTION("a short read (the file cut while read): refused by the binary's own sizes")
+    {
+        fx.m.read_short[path] = bin.size() - 4;
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -ENOEXEC);
+        CHECK_THAT(hpu_last_error(), StartsWith(path + ": kernel binary: "));
+        fx.m.read_short[path] = 0;
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -ENOEXEC);
+    }
+    SECTION("a file larger than 1 MiB: -ENOEXEC without loading it")
+    {
+        fx.m.files[path] = std::string((std::size_t{1} << 20U) + 1, '\0'); // BIN_SIZE: at most 1 MiB
+        CHECK(hpu_kernel_load_file(fx.dev, path.c_str(), &k) == -ENOEXEC);
+        CHECK_THAT(hpu_last_error(), ContainsSubstring("BIN_SIZE: at most 1 MiB"));
+    }
+    CHECK(k == nullptr);
     CHECK(hpu_kernel_load_file(fx.dev, nullptr, &k) == -EINVAL);
+    CHECK(hpu_kernel_load_file(nullptr, path.c_str(), &k) == -EINVAL);
     fx.check_clean();
 }
 

@@ -128,10 +128,10 @@ TEST_CASE_METHOD(OneHpu, "C++ kernels: by name, from memory and from a file, des
         }
         CHECK(m.gem.size() == objects);
 
-        const hpu::test::TempFile file(bin);
-        REQUIRE(!file.path().empty());
-        CHECK(hpu::Kernel::load_file(dev, file.path()).name() == "pair");
-        file.remove();
+        const std::string file = "/opt/kernels/pair.bin";
+        m.files[file] = std::string(bin.begin(), bin.end());
+        CHECK(hpu::Kernel::load_file(dev, file).name() == "pair");
+        m.files.erase(file);
 
         const std::string nope = what_of([&] { (void)hpu::Kernel::by_name(dev, "nope"); }, ENOENT);
         CHECK_THAT(nope, StartsWith("getting TPC kernel nope: No such file or directory"));
@@ -142,7 +142,7 @@ TEST_CASE_METHOD(OneHpu, "C++ kernels: by name, from memory and from a file, des
         const std::string malformed = what_of([&] { (void)hpu::Kernel::load(dev, bad.data(), bad.size()); }, ENOEXEC);
         CHECK_THAT(malformed, EndsWith(std::string(": ") + hpu_last_error()));
         CHECK_THAT(malformed, ContainsSubstring("rule BIN_MAGIC broken"));
-        CHECK_THROWS_AS(hpu::Kernel::load_file(dev, file.path()), hpu::Error);
+        CHECK_THROWS_AS(hpu::Kernel::load_file(dev, file), hpu::Error);
         const hpu::Kernel none;
         CHECK_THROWS_AS(none.info(), hpu::Error);
     }
@@ -378,10 +378,12 @@ TEST_CASE_METHOD(OneHpu, "C++ graphs: nodes, scalars, launches, errors", "[cxx][
         CHECK(f1.wait());
         g.set_scalar(act, 0, 0.125F);
         auto f2 = g.launch({&f1});
-        CHECK(m.jobs.back().in.size() == 2); // f1 and the previous launch's join
+        // The join (the last job is its release job): f1 and the previous launch's join.
+        CHECK(m.jobs[m.jobs.size() - 2].in.size() == 2);
         // Launch 2 is of parity 0 again: its descriptor has the new scalar.
         auto f3 = g.launch();
-        const Bytes &cb = m.jobs[m.jobs.size() - 3].cb; // launch 2's jobs: TPC, MME0, the DMA join
+        // Launch 2's jobs: TPC, MME0 and the DMA join, each followed by its release job.
+        const Bytes &cb = m.jobs[m.jobs.size() - 6].cb;
         std::size_t off = 0;
         while (off < cb.size() && get_le(cb, off, 4) != 0x06)
             off += 16;

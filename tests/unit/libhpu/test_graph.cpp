@@ -140,8 +140,8 @@ struct GraphFixture : Fixture {
         (void)hpu_kernel_destroy(k);
     }
 
-    // Launches the graph; the jobs it submitted.
-    std::vector<MockOs::Job> launch()
+    // Launches the graph; every job it submitted.
+    std::vector<MockOs::Job> launch_all()
     {
         const std::size_t before = m.jobs.size();
         hpu_fence_t *f = nullptr;
@@ -149,6 +149,24 @@ struct GraphFixture : Fixture {
         REQUIRE(f != nullptr);
         CHECK(hpu_fence_destroy(f) == 0);
         return {m.jobs.begin() + static_cast<std::ptrdiff_t>(before), m.jobs.end()};
+    }
+    // Launches the graph; the jobs it submitted but the release jobs
+    // (checked on their own below).
+    std::vector<MockOs::Job> launch()
+    {
+        std::vector<MockOs::Job> out;
+        for (MockOs::Job &j : launch_all()) {
+            if (!is_release(j))
+                out.push_back(std::move(j));
+        }
+        return out;
+    }
+    // A release job: one SOB_UPDATE SET to a count above 0.
+    static bool is_release(const MockOs::Job &j)
+    {
+        const Lines p = packets(j.cb);
+        return p.size() == 1 && p[0].rfind("SOB_UPDATE ", 0) == 0 && p[0].find(" SET ") != std::string::npos &&
+               p[0].substr(p[0].size() - 2) != " 0";
     }
     // (engine class, engine) of a job's queue.
     [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> engine(const MockOs::Job &j) const
@@ -253,6 +271,105 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
         CHECK(waits_for(l2[i], after_reset));
     }
     CHECK(l2[2].out.back().handle == done0);
+
+    // Launch 3 (parity 1) in full: behind each job whose slot's object
+    // another waits for, a release job on the same queue SETs it to the
+    // job's final count (graph.cpp: a no-op after a job that ran to its end,
+    // the release of the waiters after one that failed).
+    const auto l3 = fx.launch_all();
+    REQUIRE(l3.size() == 6);
+    CHECK(fx.engine(l3[0]) == kTpc);
+    CHECK(l3[0].cb == l1[0].cb);
+    CHECK(fx.engine(l3[1]) == kTpc);
+    CHECK(packets(l3[1].cb) == Lines{"SOB_UPDATE 28 SET 2"});
+    CHECK(l3[1].in.empty());
+    CHECK(fx.engine(l3[2]) == kMme0);
+    CHECK(fx.engine(l3[3]) == kMme0);
+    CHECK(packets(l3[3].cb) == Lines{"SOB_UPDATE 26 SET 2"});
+    CHECK(fx.engine(l3[4]) == kDma);
+    CHECK(l3[4].cb == l1[2].cb);
+    CHECK(fx.engine(l3[5]) == kDma); // the join's: its copy-in is waited for
+    CHECK(packets(l3[5].cb) == Lines{"SOB_UPDATE 30 SET 1"});
+    fx.close_clean();
+}
+
+TEST_CASE("a graph launch whose node fails on another queue than the join's fails at once with that node's error",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    // copy in (DMA) -> launch (TPC) -> copy out (DMA, the join).
+    REQUIRE(hpu_graph_add_copy(fx.g, kHbm, kHost, 4096, nullptr, 0) == 0);
+    const std::array<std::uint32_t, 1> d0{0};
+    REQUIRE(hpu_graph_add_launch(fx.g, fx.k, &fx.l, d0.data(), 1) == 1);
+    const std::array<std::uint32_t, 1> d1{1};
+    REQUIRE(hpu_graph_add_copy(fx.g, kHost, kHbm, 4096, d1.data(), 1) == 2);
+    fx.m.auto_complete = false;
+    const std::size_t before = fx.m.jobs.size();
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f) == 0);
+    REQUIRE(f != nullptr);
+    // The reset, TPC and its release, the join on DMA and its release.
+    REQUIRE(fx.m.jobs.size() - before == 5);
+    auto &tpc = fx.m.jobs[before + 1];
+    const auto &join = fx.m.jobs[before + 3];
+    REQUIRE(fx.engine(tpc) == kTpc);
+    REQUIRE(fx.engine(join) == kDma);
+    CHECK(packets(fx.m.jobs[before + 2].cb) == Lines{"SOB_UPDATE 29 SET 2"});
+    CHECK(fx.engine(fx.m.jobs[before + 2]) == kTpc);
+    CHECK(packets(fx.m.jobs[before + 4].cb) == Lines{"SOB_UPDATE 31 SET 1"});
+    CHECK(hpu_fence_status(f) == 1);
+
+    SECTION("the TPC job fails: the launch fails with its error while the join still runs")
+    {
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        CHECK(hpu_fence_status(f) == -EDOM);
+        const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+        CHECK(hpu_fence_wait(f, 1000000000ULL) == -EDOM);
+        CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits); // cached: no wait for the join
+        CHECK_FALSE(join.fence->signalled);
+        hpu_error_info i{};
+        i.size = sizeof(i);
+        REQUIRE(hpu_fence_error_info(f, &i) == 0);
+        CHECK(i.error == -EDOM);
+        CHECK(i.queue_id == tpc.req.queue_id); // the failed node's job, not the join's
+        CHECK(i.queue_id != join.req.queue_id);
+    }
+    SECTION("the TPC job fails while a wait is under way: the wait returns its error, the join pending")
+    {
+        fx.m.on_wait = [&tpc]() {
+            tpc.fence->signalled = true;
+            tpc.fence->error = -EFAULT;
+        };
+        CHECK(hpu_fence_wait(f, 1000000000ULL) == -EFAULT);
+        fx.m.on_wait = nullptr;
+        CHECK_FALSE(join.fence->signalled);
+        CHECK(hpu_fence_status(f) == -EFAULT);
+    }
+    SECTION("every job ends well: success once the join has too")
+    {
+        tpc.fence->signalled = true;
+        CHECK(hpu_fence_status(f) == 1);
+        CHECK(hpu_fence_wait(f, 1000) == -ETIME); // the join is pending
+        fx.m.complete_jobs();
+        CHECK(hpu_fence_status(f) == 0);
+        CHECK(hpu_fence_wait(f, 1000) == 0);
+    }
+    SECTION("the join fails: its error")
+    {
+        tpc.fence->signalled = true;
+        join.fence->signalled = true;
+        join.fence->error = -EIO;
+        CHECK(hpu_fence_wait(f, 1000) == -EIO);
+    }
+    fx.m.complete_jobs();
+    CHECK(hpu_fence_destroy(f) == 0); // its member syncobjs with it (check_clean)
+    fx.m.auto_complete = true;
+    // The next launch works (parity 1).
+    hpu_fence_t *f2 = nullptr;
+    REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f2) == 0);
+    CHECK(hpu_fence_wait(f2, 1000) == 0);
+    CHECK(hpu_fence_destroy(f2) == 0);
     fx.close_clean();
 }
 

@@ -57,6 +57,16 @@ TEST_CASE("real OS layer", "[os]")
     REQUIRE(os.read_file((dir.path / "vendor").string(), text) == 0);
     CHECK(text == "0x1234\n");
     CHECK(os.read_file((dir.path / "missing").string(), text) == -ENOENT);
+    // read_file_max: the whole file up to the limit, -EFBIG past it.
+    {
+        std::ofstream(dir.path / "sub" / "big") << std::string(10000, 'x');
+    }
+    REQUIRE(os.read_file_max((dir.path / "sub" / "big").string(), text, 10000) == 0);
+    CHECK(text.size() == 10000);
+    CHECK(os.read_file_max((dir.path / "sub" / "big").string(), text, 9999) == -EFBIG);
+    CHECK(os.read_file_max((dir.path / "sub" / "big").string(), text, 0) == -EFBIG);
+    CHECK(os.read_file_max((dir.path / "missing").string(), text, 10) == -ENOENT);
+    CHECK(os.read_file_max(dir.path.string(), text, 10) == -EISDIR);
 
     std::vector<std::string> names;
     REQUIRE(os.list_dir(dir.path.string(), names) == 0);

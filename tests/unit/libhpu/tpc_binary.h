@@ -9,12 +9,7 @@
 
 #include <array>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <ios>
 #include <string>
-
-#include <unistd.h>
 
 #include "spec_bytes.h"
 
@@ -88,43 +83,6 @@ inline void put_le(Bytes &b, std::size_t off, std::uint64_t v, unsigned int n)
     for (unsigned int i = 0; i < n; ++i)
         b.at(off + i) = static_cast<std::uint8_t>(v >> (8U * i));
 }
-
-// A temporary file (for hpu_kernel_load_file()), removed with the object.
-class TempFile {
-public:
-    // A fresh file holding b; path() is empty if it could not be made.
-    explicit TempFile(const Bytes &b)
-    {
-        std::string p = "/tmp/hpu-kernel-XXXXXX";
-        const int fd = mkstemp(p.data());
-        if (fd < 0)
-            return;
-        (void)close(fd);
-        path_ = p;
-        if (!write(b))
-            path_.clear();
-    }
-    TempFile(const TempFile &) = delete;
-    TempFile &operator=(const TempFile &) = delete;
-    TempFile(TempFile &&) = delete;
-    TempFile &operator=(TempFile &&) = delete;
-    ~TempFile() { remove(); }
-
-    // Replaces the contents with b.
-    [[nodiscard]] bool write(const Bytes &b) const
-    {
-        std::ofstream f(path_, std::ios::binary | std::ios::trunc);
-        f.write(reinterpret_cast<const char *>(b.data()), static_cast<std::streamsize>(b.size()));
-        f.close();
-        return f.good();
-    }
-    // Removes the file now (path() stays, naming a missing file).
-    void remove() const { (void)unlink(path_.c_str()); }
-    [[nodiscard]] const std::string &path() const { return path_; }
-
-private:
-    std::string path_;
-};
 
 } // namespace hpu::test
 
