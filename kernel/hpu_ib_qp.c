@@ -270,8 +270,11 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true))
-		return ret;	/* memory kept: the engine may use it */
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true)) {
+		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
+		return ret;
+	}
 	goto err_unmap;
 err_xa:
 	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, false);

@@ -634,8 +634,11 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true))
-		return ret;	/* memory kept: the engine may use it */
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true)) {
+		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
+		return ret;
+	}
 	goto err_db;
 err_xa:
 	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, false);
@@ -762,8 +765,11 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 	return 0;
 
 err_destroy:
-	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true))
-		return ret;	/* memory kept: the engine may use it */
+	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true)) {
+		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
+		return ret;
+	}
 	goto err_db;
 err_xa:
 	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, false);

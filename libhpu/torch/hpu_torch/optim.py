@@ -149,6 +149,10 @@ class _Fused(torch.optim.Optimizer):
 
     def _check_group(self, group):
         """Raises ValueError for an option of group the kernels do not honour."""
+        ids = [id(p) for p in group["params"]]
+        _require(len(set(ids)) == len(ids),
+                 f"{type(self).__name__}: a parameter appears more than once in a group (each would be "
+                 f"stepped twice with one state)")
         _require(group["lr"] >= 0.0, f"Invalid learning rate: {group['lr']}")
         _require(group["weight_decay"] >= 0.0, f"Invalid weight_decay value: {group['weight_decay']}")
         _require(not group.get("maximize", False),
@@ -192,11 +196,12 @@ class _Fused(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
-        self._prune_layouts()
         for gi, group in enumerate(self.param_groups):
             params = self._with_grads(gi, group)
             if params:
                 self._step_group(group, params)
+        # After the groups took theirs: a group replaced by an equal one reuses its buffers.
+        self._prune_layouts()
         return loss
 
     @torch.no_grad()
@@ -236,20 +241,34 @@ class _Fused(torch.optim.Optimizer):
             return self.__dict__["_flat_layouts"]
 
     def _prune_layouts(self):
-        """Drops the layouts (and their buffers) of groups no longer in param_groups."""
-        live = {id(g) for g in self.param_groups}
+        """Drops the layouts (and their buffers) of groups no longer in param_groups (by identity:
+        group dicts compare by value, and comparing their parameter lists compares tensors)."""
+        live = {id(g): g for g in self.param_groups}
         layouts = self._layouts()
-        for k in [k for k, v in layouts.items() if k not in live or v.group not in self.param_groups]:
+        for k in [k for k, v in layouts.items() if live.get(k) is not v.group]:
             del layouts[k]
 
     def _layout(self, group):
-        """group's _Layout, rebuilt when its parameters (set, device, dtype, shape, master) changed."""
+        """group's _Layout, rebuilt when its parameters (set, device, dtype, shape, master) changed.
+
+        A group replaced by one with the same parameters (load_state_dict() makes new group
+        dicts) keeps the buffers of the one it replaced instead of a second set."""
         layouts = self._layouts()
         sig = _Layout.signature(self, group)
         layout = layouts.get(id(group))
-        if layout is None or layout.group is not group or layout.sig != sig:
-            layout = _Layout(self, group, sig)
-            layouts[id(group)] = layout
+        if layout is not None and layout.group is group and layout.sig == sig:
+            return layout
+        live = {id(g): g for g in self.param_groups}
+        for k, old in list(layouts.items()):
+            if old.sig == sig and live.get(k) is not old.group:
+                del layouts[k]
+                old.group = group
+                layouts[id(group)] = old
+                return old
+        # The group's old buffers go before the new ones are made.
+        layouts.pop(id(group), None)
+        layout = _Layout(self, group, sig)
+        layouts[id(group)] = layout
         return layout
 
     def _state_names(self, group):

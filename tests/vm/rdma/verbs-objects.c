@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1185,12 +1187,17 @@ static void t_data(const char *dev, const char *mac2, int sgid1, const char *ip1
 #define UL_CTXS		3
 #define UL_MAX		64
 
+/* A child: become @uid, and die with the parent (set after the change of
+ * credentials, which clears it). */
 static void drop_to(uid_t uid)
 {
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL)) {
 		perror("setresuid");
 		_exit(99);
 	}
+	if (getppid() == 1)
+		_exit(97);
 }
 
 /*
@@ -1239,6 +1246,8 @@ static void t_userlimit(const char *dev, int max_cq, int user_max)
 	a = fork();
 	if (a == 0) {
 		/* User A: fill, report, wait, free one, make one again. */
+		close(to_a[1]);
+		close(from_a[0]);
 		drop_to(UL_UID_A);
 		msg[0] = open_ctxs(dev, ctxs, UL_CTXS);
 		n = msg[0] ? 0 : fill_cqs(ctxs, UL_CTXS, cqs, owner, &msg[1]);
@@ -1253,6 +1262,9 @@ static void t_userlimit(const char *dev, int max_cq, int user_max)
 			_exit(98);
 		_exit(0);
 	}
+	/* A's ends closed here: an A that dies early is an end of file. */
+	close(to_a[0]);
+	close(from_a[1]);
 	if (a < 0 || read(from_a[0], msg, sizeof(msg)) != sizeof(msg)) {
 		result(0, "one user cannot hold more CQs than user_max_cq in all its contexts",
 		       "the first user's process failed");

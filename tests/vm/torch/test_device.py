@@ -92,6 +92,12 @@ class TestErrorPaths(unittest.TestCase):
         hpu.synchronize()
         chunk = 64 << 20  # bytes per tensor
         live = []
+
+        def give_back():  # also when an assertion fails: the later tests need the HBM
+            live.clear()
+            hpu.synchronize()
+            hpu.empty_cache()
+        self.addCleanup(give_back)
         with self.assertRaises(RuntimeError) as cm:
             for _ in range(4096):
                 live.append(torch.empty(chunk // 4, device=HPU))
@@ -110,9 +116,6 @@ class TestErrorPaths(unittest.TestCase):
         got = seed_losses(HPU)
         want = seed_losses("cpu")
         torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-5, atol=1e-5)
-        del live
-        hpu.synchronize()
-        hpu.empty_cache()
 
     def test_dma_bus_error_is_named_and_the_process_goes_on(self):
         # A device fault other than a kernel assert: the driver's debugfs
@@ -172,12 +175,13 @@ class TestExitReleases(unittest.TestCase):
         self.assertGreater(during, base, "the child held no HBM")
         after = hbm_used(0)
         for _ in range(50):  # the driver frees as the file closes
-            if after == base:
+            if after <= base:
                 break
             time.sleep(0.1)
             after = hbm_used(0)
         print(f"\n  hbm_used: before {base}, child running {during}, after exit {after}", file=sys.stderr)
-        self.assertEqual(after, base, "HBM left in use after the child exited")
+        # (Below base if HBM another process held was freed meanwhile.)
+        self.assertLessEqual(after, base, "HBM left in use after the child exited")
         listed, out = smi_lists(child.pid)
         self.assertFalse(listed, f"hpu-smi still lists the exited child {child.pid}:\n{out}")
 

@@ -110,12 +110,15 @@ class TestEveryOp(unittest.TestCase):
         core.reset_fallback_counts()
 
     def run_case(self, what, fn, args, dtype=F32, tol=EW, allowed=(), ref32=False):
+        # The device's operands first: an in-place op (fill_, zero_) run for the reference
+        # changes args, and a device op that did nothing would then still agree.
+        dev = [to_dev(a) for a in args]
         if ref32:  # the CPU in FP32 on the same values, rounded once
             want = fn(*[a.float() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
                         for a in args]).to(dtype)
         else:
             want = fn(*args)
-        got = fn(*[to_dev(a) for a in args])
+        got = fn(*dev)
         self.cmp(got, want, what, tol[dtype])
         self.no_fallback(what, allowed)
 

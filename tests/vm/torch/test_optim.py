@@ -300,6 +300,38 @@ class TestFusedOptim(OptimTest):
                 self.assertEqual([jobs[1], jobs[2], jobs[4], jobs[5]], [2, 3, lag, lag], f"{name}: jobs {jobs}")
         self.assert_on_device()
 
+    def test_equal_groups_and_a_reload_keep_their_buffers(self):
+        # Groups with the same options and as many parameters compare equal as dicts until
+        # their tensors are compared: the layouts are told apart by identity. A state_dict
+        # loaded back (new group dicts, the same parameters) keeps the flat buffers.
+        for name, cls, ref_cls, opts in (CASES[2], CASES[4], CASES[5]):
+            with self.subTest(name):
+                vals = params_for(8, F32)[:4]
+                a, r = leaves(vals, HPU), leaves(vals, "cpu")
+                groups = lambda ps: [{"params": ps[:2]}, {"params": ps[2:]}]  # noqa: E731
+                opt, ropt = cls(groups(a), **opts), ref_cls(groups(r), **opts)
+                at = None
+                for s in range(4):
+                    for p, q, g in zip(a, r, grads_for(s, F32)):
+                        p.grad, q.grad = g.to(HPU), g.clone()
+                    opt.step()
+                    ropt.step()
+                    if s == 1:
+                        at = [p.data_ptr() for p in a]
+                        opt.load_state_dict(opt.state_dict())
+                        ropt.load_state_dict(ropt.state_dict())
+                self.assertEqual([p.data_ptr() for p in a], at, f"{name}: new buffers after the reload")
+                for i, (p, q) in enumerate(zip(a, r)):
+                    torch.testing.assert_close(p.detach().cpu(), q.detach(), msg=lambda m: f"{name} {i}: {m}",
+                                               **F32_TOL)
+        self.assert_on_device()
+
+    def test_a_parameter_twice_in_a_group_refused(self):
+        a = leaves(params_for(9, F32)[:1], HPU)[0]
+        for cls in (FusedSGD, FusedAdamW, FusedAdagrad, FusedLamb):
+            with self.subTest(cls.__name__), self.assertRaisesRegex(ValueError, "more than once in a group"):
+                cls([a, a], lr=0.1)
+
     def test_param_groups_zero_grad_closure_and_params_without_grad(self):
         a, b, c = leaves(params_for(5, F32)[:3], HPU)
         opt = FusedSGD([{"params": [a]}, {"params": [b, c], "lr": 0.5}], lr=0.1, momentum=0.9)
