@@ -1631,8 +1631,9 @@ static unsigned int hpum_tpc_xop(const HpuTpcLaunch *L, unsigned int slot,
             return HPU_TPC_X_HALT;
         case HPU_TPC_OP_IID:
             return HPU_TPC_X_IID;
-        case HPU_TPC_OP_IMOV: case HPU_TPC_OP_ISET: case HPU_TPC_OP_IADD:
-        case HPU_TPC_OP_IMUL:
+        case HPU_TPC_OP_IADD:
+            return o->d == o->a ? HPU_TPC_X_IADD : HPU_TPC_X_IDX;
+        case HPU_TPC_OP_IMOV: case HPU_TPC_OP_ISET: case HPU_TPC_OP_IMUL:
             return HPU_TPC_X_IDX;
         default:
             return HPU_TPC_X_SLOT;
@@ -1874,7 +1875,7 @@ static bool hpum_tpc_fold_step(const HpuTpcLaunch *L, HpuTpcFold *f,
         }
         f->ixdirty[o->d] = true;
         return true;
-    case HPU_TPC_X_IDX:
+    case HPU_TPC_X_IDX: case HPU_TPC_X_IADD:
         return hpum_tpc_fold_idx(f, o);
     default:
         return false;
@@ -1906,7 +1907,7 @@ static bool hpum_tpc_fold_keep(HpuTpcFold *f, const HpuTpcUop *u,
         ix = true;
         reads_b = false;
         break;
-    case HPU_TPC_X_IDX:
+    case HPU_TPC_X_IDX: case HPU_TPC_X_IADD:
         ix = true;
         hpum_tpc_fold_iput(f, o->a);
         break;
@@ -2468,6 +2469,10 @@ hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u, const HpuTpcUop **to)
         break;
     case HPU_TPC_X_IDX:
         hpum_tpc_idx(k, o);
+        break;
+    case HPU_TPC_X_IADD:
+        k->ir[o->d][o->c] = (int32_t)((uint32_t)k->ir[o->d][o->c] +
+                                      hpum_tpc_sxb(k, o));
         break;
     case HPU_TPC_X_VF32:
         hpum_tpc_vf32(k, o);

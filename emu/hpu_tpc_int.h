@@ -50,6 +50,7 @@ enum {
     HPU_TPC_X_HALT,
     HPU_TPC_X_IID,
     HPU_TPC_X_IDX,              /* imov, iset, iadd, imul */
+    HPU_TPC_X_IADD,             /* iadd in place: iD = iD + B in one component */
     HPU_TPC_X_VF32,             /* f32 elementwise arithmetic, no lane guard */
     HPU_TPC_X_PSET,             /* spD = imm: the prologue's predicates */
     HPU_TPC_X_IAFF,             /* iD = HpuTpcLaunch.pro_aff[imm] */
