@@ -2155,7 +2155,8 @@ bool hpum_tpc_host_avx2(void)
  * The f32 vector instructions of HPU_TPC_X_VF32 (no lane guard), as
  * hpum_tpc_vector() computes them.
  */
-static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
+static inline __attribute__((always_inline)) void
+hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
 {
     const float *a = k->v[o->a].f, *b = NULL, *c = k->v[o->d].f;
     float *d = k->v[o->d].f, x = 0;
@@ -2503,8 +2504,10 @@ static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
 {
     const HpuTpcLaunch *L = k->L;
     const HpuTpcUop *to = NULL;
-    uint32_t i, x;
+    uint32_t i, x, m[HPU_TPC_DIMS + 1];
 
+    memcpy(m, k->m, sizeof(k->m));
+    m[HPU_TPC_DIMS] = 0;                /* a constant component: b only */
     for (i = 0; i < L->npro; i++) {
         const HpuTpcOp *o = &L->pro[i].o;
         const HpuTpcAff *aff;
@@ -2517,8 +2520,8 @@ static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
         } else if (o->xop == HPU_TPC_X_IAFF) {
             aff = &L->pro_aff[o->imm];
             for (x = 0; x < HPU_TPC_DIMS; x++) {
-                k->ir[o->d][x] = (int32_t)(aff->src[x] < HPU_TPC_DIMS ?
-                    k->m[aff->src[x]] * aff->a[x] + aff->b[x] : aff->b[x]);
+                k->ir[o->d][x] = (int32_t)(m[aff->src[x]] * aff->a[x] +
+                                           aff->b[x]);
             }
         } else {
             hpum_tpc_step(k, &L->pro[i], &to);
@@ -2583,27 +2586,27 @@ static int hpum_tpc_steps_run(HpuTpcCore *k)
 /* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
 static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
 {
-    static const HpuTpcVec zero;
     HpuTpcLaunch *L = k->L;
     uint32_t m;
 
     /* the registers a member can read: those its code names */
     for (m = L->vmask; m; m &= m - 1) {
-        k->v[__builtin_ctz(m)] = zero;
+        memset(&k->v[__builtin_ctz(m)], 0, sizeof(k->v[0]));
     }
-    for (m = L->smask; m; m &= m - 1) {
-        k->s[__builtin_ctz(m)] = 0;
-    }
-    for (m = L->imask; m; m &= m - 1) {
-        memset(k->ir[__builtin_ctz(m)], 0, sizeof(k->ir[0]));
-    }
+    /* all of them, in fewer stores: the others are never read */
+    memset(k->s, 0, sizeof(k->s));
+    memset(k->ir, 0, sizeof(k->ir));
     for (m = L->qmask & ~1u; m; m &= m - 1) {
         memset(k->vp[__builtin_ctz(m)], 0, sizeof(k->vp[0]));
     }
     memset(k->sp, 0, sizeof(k->sp));
     k->sp[0] = 1;
-    memset(k->slm, 0, L->slm_size);
-    memset(k->vlm, 0, L->vlm_size);
+    if (L->slm_size) {
+        memset(k->slm, 0, L->slm_size);
+    }
+    if (L->vlm_size) {
+        memset(k->vlm, 0, L->vlm_size);
+    }
     k->draw = 0;
     k->lin = lin;
     return hpum_tpc_steps_run(k);
