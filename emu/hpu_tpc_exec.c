@@ -2500,31 +2500,40 @@ hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u, const HpuTpcUop **to)
  * The member's prologue (hpum_tpc_fold()): register writes only, which
  * neither fail nor branch.
  */
+#if HPU_TPC_DIMS != 5
+#error "hpum_tpc_pro_run() writes the five components of an index register"
+#endif
 static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
 {
     const HpuTpcLaunch *L = k->L;
-    const HpuTpcUop *to = NULL;
-    uint32_t i, x, m[HPU_TPC_DIMS + 1];
+    const HpuTpcUop *u = L->pro, *end = u + L->npro, *to = NULL;
+    uint32_t m[HPU_TPC_DIMS + 1];
 
     memcpy(m, k->m, sizeof(k->m));
     m[HPU_TPC_DIMS] = 0;                /* a constant component: b only */
-    for (i = 0; i < L->npro; i++) {
-        const HpuTpcOp *o = &L->pro[i].o;
-        const HpuTpcAff *aff;
+    for (; u < end; u++) {
+        const HpuTpcOp *o = &u->o;
+        const HpuTpcAff *f;
+        int32_t *ir;
 
-        if (!(k->sp[o->greg] ^ o->gneg)) {
-            continue;
-        }
-        if (o->xop == HPU_TPC_X_PSET) {
+        switch (o->xop) {
+        case HPU_TPC_X_PSET:
             k->sp[o->d] = (uint8_t)o->imm;
-        } else if (o->xop == HPU_TPC_X_IAFF) {
-            aff = &L->pro_aff[o->imm];
-            for (x = 0; x < HPU_TPC_DIMS; x++) {
-                k->ir[o->d][x] = (int32_t)(m[aff->src[x]] * aff->a[x] +
-                                           aff->b[x]);
+            break;
+        case HPU_TPC_X_IAFF:
+            f = &L->pro_aff[o->imm];
+            ir = k->ir[o->d];
+            ir[0] = (int32_t)(m[f->src[0]] * f->a[0] + f->b[0]);
+            ir[1] = (int32_t)(m[f->src[1]] * f->a[1] + f->b[1]);
+            ir[2] = (int32_t)(m[f->src[2]] * f->a[2] + f->b[2]);
+            ir[3] = (int32_t)(m[f->src[3]] * f->a[3] + f->b[3]);
+            ir[4] = (int32_t)(m[f->src[4]] * f->a[4] + f->b[4]);
+            break;
+        default:
+            if (k->sp[o->greg] ^ o->gneg) {
+                hpum_tpc_step(k, u, &to);
             }
-        } else {
-            hpum_tpc_step(k, &L->pro[i], &to);
+            break;
         }
     }
 }
