@@ -1703,114 +1703,40 @@ static unsigned int hpum_tpc_steps(const HpuTpcLaunch *L, uint32_t pc,
 /*
  * The member's prologue.  Every member begins in the same start state
  * (tpc.md "Members": registers zero, sp0 true) and differs from the others
- * only by its coordinate (iid) and what it reads from memory, so the first
- * steps from the entry compute, from the launch's constants, values that
- * are the same in every member (tsize, ldarg, mov, integer scalar
+ * only by its coordinate (iid) and what it reads from memory, so the
+ * steps from the entry that compute, from the launch's constants, values
+ * that are the same in every member (tsize, ldarg, mov, integer scalar
  * arithmetic, compares) or the same function of the coordinate (iid and
- * the index arithmetic on it, HpuTpcAff).  Those are computed here once,
- * and a step whose guard is known false is left out.  What remains of
- * those bundles is the prologue: the steps it cannot compute here (a
- * scalar or index step on a value it does not know), each after writes of
- * the known values it reads, then writes of every value the registers
- * must hold at its end.  The prologue ends before the first step it
- * cannot hold (a memory access, a vector instruction, a branch, a halt, a
- * bundle run whole), which may be in the middle of a bundle.  Its steps
- * write registers only, so a member cannot fail nor be stopped within it:
- * it counts for its whole bundles in the checks of hpum_tpc_steps_run().
+ * the index arithmetic on it, HpuTpcAff) are computed here once, and a
+ * step whose guard is false is left out.  They end before the first step
+ * that computes anything else (a memory access, a vector instruction, a
+ * branch, a halt, f32 scalar arithmetic, a bundle run whole), which may
+ * be in the middle of a bundle.  The prologue is then the writes of the
+ * registers those steps leave different from the start state: it cannot
+ * fail nor be stopped, and it counts for its whole bundles in the checks
+ * of hpum_tpc_steps_run().
  */
 #define HPU_TPC_PRO_BUNDLES     64      /* below HPU_TPC_CHECK_BUNDLES */
-#define HPU_TPC_PRO_STEPS       (4 * HPU_TPC_PRO_BUNDLES)
-#define HPU_TPC_AFF_UNKNOWN     0xff
 
 typedef struct HpuTpcFold {
-    /* scalar registers, then predicates */
-    bool known[HPU_TPC_SREGS + HPU_TPC_PREGS];
-    bool dirty[HPU_TPC_SREGS + HPU_TPC_PREGS];  /* known, not yet written */
-    uint32_t val[HPU_TPC_SREGS + HPU_TPC_PREGS];
+    uint32_t val[HPU_TPC_SREGS + HPU_TPC_PREGS];   /* then predicates */
     HpuTpcAff ix[HPU_TPC_IREGS];
-    bool ixdirty[HPU_TPC_IREGS];
-    HpuTpcUop *out;
-    uint32_t n;
-    HpuTpcAff *aff;
-    uint32_t naff;
+    bool ixset[HPU_TPC_IREGS];
 } HpuTpcFold;
 
-/* Scalar register @r, or predicate @r - HPU_TPC_SREGS, written if pending. */
-static void hpum_tpc_fold_put(HpuTpcFold *f, unsigned int r)
+/* Scalar operand B of @o. */
+static uint32_t hpum_tpc_fold_b(const HpuTpcFold *f, const HpuTpcOp *o)
 {
-    HpuTpcUop *u;
-
-    if (!f->dirty[r]) {
-        return;
-    }
-    u = &f->out[f->n++];
-    memset(u, 0, sizeof(*u));
-    if (r < HPU_TPC_SREGS) {
-        u->o.xop = HPU_TPC_X_MOV;
-        u->o.form = HPU_TPC_FORM_IMM;
-        u->o.d = (uint8_t)r;
-    } else {
-        u->o.xop = HPU_TPC_X_PSET;
-        u->o.d = (uint8_t)(r - HPU_TPC_SREGS);
-    }
-    u->o.imm = f->val[r];
-    f->dirty[r] = false;
+    return o->form == HPU_TPC_FORM_S ? f->val[o->b] : o->imm;
 }
 
-/* Index register @r written if pending. */
-static void hpum_tpc_fold_iput(HpuTpcFold *f, unsigned int r)
+/* The index step @o (hpum_tpc_idx()). */
+static void hpum_tpc_fold_idx(HpuTpcFold *f, const HpuTpcOp *o)
 {
-    HpuTpcUop *u;
+    const uint32_t x = hpum_tpc_fold_b(f, o);
+    HpuTpcAff r = f->ix[o->a];
+    const unsigned int c = o->c;
 
-    if (!f->ixdirty[r]) {
-        return;
-    }
-    f->aff[f->naff] = f->ix[r];
-    u = &f->out[f->n++];
-    memset(u, 0, sizeof(*u));
-    u->o.xop = HPU_TPC_X_IAFF;
-    u->o.d = (uint8_t)r;
-    u->o.imm = f->naff++;
-    f->ixdirty[r] = false;
-}
-
-/* Register @r now holds @x, known at prepare time. */
-static void hpum_tpc_fold_set(HpuTpcFold *f, unsigned int r, uint32_t x)
-{
-    f->dirty[r] = !(f->known[r] && !f->dirty[r] && f->val[r] == x);
-    f->known[r] = true;
-    f->val[r] = x;
-}
-
-/* Scalar operand B of @o: known (*@x its value) or not. */
-static bool hpum_tpc_fold_b(const HpuTpcFold *f, const HpuTpcOp *o,
-                            uint32_t *x)
-{
-    if (o->form != HPU_TPC_FORM_S) {
-        *x = o->imm;
-        return true;
-    }
-    *x = f->val[o->b];
-    return f->known[o->b];
-}
-
-/* The index step @o (hpum_tpc_idx()) on known values: true if it is one. */
-static bool hpum_tpc_fold_idx(HpuTpcFold *f, const HpuTpcOp *o)
-{
-    HpuTpcAff r;
-    uint32_t x;
-    unsigned int c;
-
-    if (!hpum_tpc_fold_b(f, o, &x)) {
-        return false;
-    }
-    r = f->ix[o->a];
-    for (c = 0; c < HPU_TPC_DIMS; c++) {
-        if (r.src[c] == HPU_TPC_AFF_UNKNOWN) {
-            return false;
-        }
-    }
-    c = o->c;
     if (o->op == HPU_TPC_OP_ISET) {
         r.src[c] = HPU_TPC_DIMS;
         r.a[c] = 0;
@@ -1822,50 +1748,44 @@ static bool hpum_tpc_fold_idx(HpuTpcFold *f, const HpuTpcOp *o)
         r.b[c] *= x;
     }
     f->ix[o->d] = r;
-    f->ixdirty[o->d] = true;
-    return true;
+    f->ixset[o->d] = true;
 }
 
 /*
- * Fold step @o (guard known true) if its result is known: true.  Only
- * steps of the scalar, predicate and index registers whose short paths in
- * hpum_tpc_step() read nothing else.
+ * Step @o (guard true) computed into @f: false if it is not one the
+ * prologue computes.  Only steps of the scalar, predicate and index
+ * registers whose short paths in hpum_tpc_step() read nothing else.
  */
 static bool hpum_tpc_fold_step(const HpuTpcLaunch *L, HpuTpcFold *f,
                                const HpuTpcOp *o)
 {
+    const uint32_t b = hpum_tpc_fold_b(f, o);
+    uint32_t a;
     unsigned int c;
-    uint32_t b;
 
     switch (o->xop) {
     case HPU_TPC_X_TSIZE:
-        hpum_tpc_fold_set(f, o->d, L->t[o->a].size[o->c]);
+        f->val[o->d] = L->t[o->a].size[o->c];
         return true;
     case HPU_TPC_X_LDARG:
-        hpum_tpc_fold_set(f, o->d, L->scalars[o->imm]);
+        f->val[o->d] = L->scalars[o->imm];
         return true;
     case HPU_TPC_X_MOV:
-        if (!hpum_tpc_fold_b(f, o, &b)) {
-            return false;
-        }
-        hpum_tpc_fold_set(f, o->d, b);
+        f->val[o->d] = b;
         return true;
     case HPU_TPC_X_SALU:
         /* f32 arithmetic is left to the cores (their floating-point state) */
-        if (o->dt == HPU_TPC_DT_F32 || !f->known[o->a] ||
-            !hpum_tpc_fold_b(f, o, &b)) {
+        if (o->dt == HPU_TPC_DT_F32) {
             return false;
         }
-        hpum_tpc_fold_set(f, o->d, hpum_tpc_salu(o, f->val[o->a], b));
+        f->val[o->d] = hpum_tpc_salu(o, f->val[o->a], b);
         return true;
     case HPU_TPC_X_CMP:
-        if (!f->known[o->a] || !hpum_tpc_fold_b(f, o, &b)) {
-            return false;
-        }
-        hpum_tpc_fold_set(f, HPU_TPC_SREGS + o->d, o->dt == HPU_TPC_DT_F32 ?
-            hpum_cmp_f(o->mod, b2f(f->val[o->a]), b2f(b)) :
-            hpum_cmp_i(o->mod, hpum_int_value(o->dt, f->val[o->a]),
-                       hpum_int_value(o->dt, b)));
+        a = f->val[o->a];
+        f->val[HPU_TPC_SREGS + o->d] = o->dt == HPU_TPC_DT_F32 ?
+            hpum_cmp_f(o->mod, b2f(a), b2f(b)) :
+            hpum_cmp_i(o->mod, hpum_int_value(o->dt, a),
+                       hpum_int_value(o->dt, b));
         return true;
     case HPU_TPC_X_IID:
         for (c = 0; c < HPU_TPC_DIMS; c++) {
@@ -1873,73 +1793,14 @@ static bool hpum_tpc_fold_step(const HpuTpcLaunch *L, HpuTpcFold *f,
             f->ix[o->d].a[c] = 1;
             f->ix[o->d].b[c] = 0;
         }
-        f->ixdirty[o->d] = true;
+        f->ixset[o->d] = true;
         return true;
     case HPU_TPC_X_IDX: case HPU_TPC_X_IADD:
-        return hpum_tpc_fold_idx(f, o);
+        hpum_tpc_fold_idx(f, o);
+        return true;
     default:
         return false;
     }
-}
-
-/*
- * Keep step @u in the prologue, after writing the known values it reads
- * (and its destination's, in case its guard is false): true if it is one
- * the prologue can hold.
- */
-static bool hpum_tpc_fold_keep(HpuTpcFold *f, const HpuTpcUop *u,
-                               bool guard_known)
-{
-    const HpuTpcOp *o = &u->o;
-    unsigned int c;
-    bool ix = false, reads_a = false, reads_b = o->form == HPU_TPC_FORM_S;
-
-    switch (o->xop) {
-    case HPU_TPC_X_TSIZE: case HPU_TPC_X_LDARG:
-        reads_b = false;
-        break;
-    case HPU_TPC_X_MOV:
-        break;
-    case HPU_TPC_X_SALU: case HPU_TPC_X_CMP:
-        reads_a = true;
-        break;
-    case HPU_TPC_X_IID:
-        ix = true;
-        reads_b = false;
-        break;
-    case HPU_TPC_X_IDX: case HPU_TPC_X_IADD:
-        ix = true;
-        hpum_tpc_fold_iput(f, o->a);
-        break;
-    default:
-        return false;
-    }
-    hpum_tpc_fold_put(f, HPU_TPC_SREGS + o->greg);
-    if (reads_a) {
-        hpum_tpc_fold_put(f, o->a);
-    }
-    if (reads_b) {
-        hpum_tpc_fold_put(f, o->b);
-    }
-    if (ix) {
-        if (!guard_known) {
-            hpum_tpc_fold_iput(f, o->d);
-        }
-        for (c = 0; c < HPU_TPC_DIMS; c++) {
-            f->ix[o->d].src[c] = HPU_TPC_AFF_UNKNOWN;
-        }
-        f->ixdirty[o->d] = false;
-    } else {
-        c = o->xop == HPU_TPC_X_CMP ? HPU_TPC_SREGS + o->d : o->d;
-        if (!guard_known) {
-            hpum_tpc_fold_put(f, c);
-        }
-        f->known[c] = false;
-        f->dirty[c] = false;
-    }
-    f->out[f->n] = *u;
-    f->out[f->n++].last = false;
-    return true;
 }
 
 /* L->pro and the rest of the prologue's fields; false: no host memory. */
@@ -1949,56 +1810,52 @@ static bool hpum_tpc_fold(HpuTpcLaunch *L)
     /* the sentinel bundle past the code is one step, run whole */
     const HpuTpcUop *end = &L->uops[L->first[L->nb] + 1];
     HpuTpcFold f;
-    uint32_t bundles = 0, r;
+    HpuTpcUop *p;
+    uint32_t bundles = 0, n = 0, r;
 
     memset(&f, 0, sizeof(f));
-    for (r = 0; r < HPU_TPC_SREGS + HPU_TPC_PREGS; r++) {
-        f.known[r] = true;              /* the start state: zero */
-    }
     f.val[HPU_TPC_SREGS] = 1;           /* sp0 */
     for (r = 0; r < HPU_TPC_IREGS; r++) {
         memset(f.ix[r].src, HPU_TPC_DIMS, sizeof(f.ix[r].src));
     }
-    /* a step writes one register: at most one write of it follows */
-    f.out = calloc(2 * HPU_TPC_PRO_STEPS + HPU_TPC_SREGS + HPU_TPC_PREGS +
-                   HPU_TPC_IREGS, sizeof(*f.out));
-    f.aff = calloc(HPU_TPC_PRO_STEPS + HPU_TPC_IREGS, sizeof(*f.aff));
-    if (!f.out || !f.aff) {
-        free(f.out);
-        free(f.aff);
-        return false;
-    }
     for (; u < end && bundles < HPU_TPC_PRO_BUNDLES; u++) {
-        const unsigned int g = HPU_TPC_SREGS + u->o.greg;
-        const bool gk = f.known[g];
+        const uint32_t g = f.val[HPU_TPC_SREGS + u->o.greg] ^ u->o.gneg;
 
-        if (u->o.xop == HPU_TPC_X_END) {
-            ;                           /* four NOPs */
-        } else if (u->o.xop == HPU_TPC_X_BUNDLE) {
-            break;
-        } else if (gk && !(f.val[g] ^ u->o.gneg)) {
-            ;                           /* guard false: the step does nothing */
-        } else if (!(gk && hpum_tpc_fold_step(L, &f, &u->o)) &&
-                   !hpum_tpc_fold_keep(&f, u, gk)) {
+        if (u->o.xop == HPU_TPC_X_BUNDLE ||
+            (u->o.xop != HPU_TPC_X_END && g &&
+             !hpum_tpc_fold_step(L, &f, &u->o))) {
             break;
         }
-        bundles += u->last;
-    }
-    /* the registers as the prologue's bundles leave them */
-    for (r = 0; r < HPU_TPC_SREGS + HPU_TPC_PREGS; r++) {
-        hpum_tpc_fold_put(&f, r);
-    }
-    for (r = 0; r < HPU_TPC_IREGS; r++) {
-        hpum_tpc_fold_iput(&f, r);
+        bundles += u->last;             /* four NOPs, a false guard: nothing */
     }
     if (!bundles) {
-        free(f.out);
-        free(f.aff);
         return true;
     }
-    L->pro = f.out;
-    L->pro_aff = f.aff;
-    L->npro = f.n;
+    L->pro = calloc(HPU_TPC_SREGS + HPU_TPC_PREGS + HPU_TPC_IREGS,
+                    sizeof(*L->pro));
+    L->pro_aff = calloc(HPU_TPC_IREGS, sizeof(*L->pro_aff));
+    if (!L->pro || !L->pro_aff) {
+        return false;                   /* freed with the launch */
+    }
+    /* the registers as those bundles leave them: what differs from zero */
+    for (r = 0; r < HPU_TPC_SREGS + HPU_TPC_PREGS; r++) {
+        if (f.val[r] != (r == HPU_TPC_SREGS)) {
+            p = &L->pro[n++];
+            p->o.xop = r < HPU_TPC_SREGS ? HPU_TPC_X_MOV : HPU_TPC_X_PSET;
+            p->o.d = (uint8_t)(r < HPU_TPC_SREGS ? r : r - HPU_TPC_SREGS);
+            p->o.imm = f.val[r];
+        }
+    }
+    for (r = 0; r < HPU_TPC_IREGS; r++) {
+        if (f.ixset[r]) {
+            p = &L->pro[n++];
+            p->o.xop = HPU_TPC_X_IAFF;
+            p->o.d = (uint8_t)r;
+            p->o.imm = r;
+            L->pro_aff[r] = f.ix[r];
+        }
+    }
+    L->npro = n;
     L->pro_bundles = bundles;
     L->pro_next = (uint32_t)(u - L->uops);
     return true;
@@ -2506,7 +2363,7 @@ hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u, const HpuTpcUop **to)
 static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
 {
     const HpuTpcLaunch *L = k->L;
-    const HpuTpcUop *u = L->pro, *end = u + L->npro, *to = NULL;
+    const HpuTpcUop *u = L->pro, *end = u + L->npro;
     uint32_t m[HPU_TPC_DIMS + 1];
 
     memcpy(m, k->m, sizeof(k->m));
@@ -2516,11 +2373,11 @@ static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
         const HpuTpcAff *f;
         int32_t *ir;
 
-        switch (o->xop) {
-        case HPU_TPC_X_PSET:
+        if (o->xop == HPU_TPC_X_MOV) {
+            k->s[o->d] = o->imm;
+        } else if (o->xop == HPU_TPC_X_PSET) {
             k->sp[o->d] = (uint8_t)o->imm;
-            break;
-        case HPU_TPC_X_IAFF:
+        } else {
             f = &L->pro_aff[o->imm];
             ir = k->ir[o->d];
             ir[0] = (int32_t)(m[f->src[0]] * f->a[0] + f->b[0]);
@@ -2528,12 +2385,6 @@ static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
             ir[2] = (int32_t)(m[f->src[2]] * f->a[2] + f->b[2]);
             ir[3] = (int32_t)(m[f->src[3]] * f->a[3] + f->b[3]);
             ir[4] = (int32_t)(m[f->src[4]] * f->a[4] + f->b[4]);
-            break;
-        default:
-            if (k->sp[o->greg] ^ o->gneg) {
-                hpum_tpc_step(k, u, &to);
-            }
-            break;
         }
     }
 }

@@ -130,9 +130,9 @@ typedef struct HpuTpcLaunch {
     HpuTpcUop *uops;            /* the code's steps (hpum_tpc_prepare()) */
     uint32_t *first;            /* per bundle, and the sentinel past them */
     /*
-     * The member's prologue (hpum_tpc_prepare()): the steps of the first
-     * pro_bundles bundles from the entry with the launch's constants
-     * folded, then uops[pro_next] on; pro NULL: none.
+     * The member's prologue (hpum_tpc_prepare()): the register writes that
+     * stand for the first pro_bundles bundles from the entry, computed
+     * once per launch; then uops[pro_next] on.  pro NULL: none.
      */
     HpuTpcUop *pro;
     HpuTpcAff *pro_aff;         /* the index registers it writes */
