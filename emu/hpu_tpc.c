@@ -751,6 +751,8 @@ int hpum_tpc_launch(const HpuPacket *k)
     free(L->code);
     free(L->uops);
     free(L->first);
+    free(L->pro);
+    free(L->pro_aff);
     free(L);
     return r;
 }

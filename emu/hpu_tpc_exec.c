@@ -1631,8 +1631,9 @@ static unsigned int hpum_tpc_xop(const HpuTpcLaunch *L, unsigned int slot,
             return HPU_TPC_X_HALT;
         case HPU_TPC_OP_IID:
             return HPU_TPC_X_IID;
-        case HPU_TPC_OP_IMOV: case HPU_TPC_OP_ISET: case HPU_TPC_OP_IADD:
-        case HPU_TPC_OP_IMUL:
+        case HPU_TPC_OP_IADD:
+            return o->d == o->a ? HPU_TPC_X_IADD : HPU_TPC_X_IDX;
+        case HPU_TPC_OP_IMOV: case HPU_TPC_OP_ISET: case HPU_TPC_OP_IMUL:
             return HPU_TPC_X_IDX;
         default:
             return HPU_TPC_X_SLOT;
@@ -1699,6 +1700,167 @@ static unsigned int hpum_tpc_steps(const HpuTpcLaunch *L, uint32_t pc,
     return n;
 }
 
+/*
+ * The member's prologue.  Every member begins in the same start state
+ * (tpc.md "Members": registers zero, sp0 true) and differs from the others
+ * only by its coordinate (iid) and what it reads from memory, so the
+ * steps from the entry that compute, from the launch's constants, values
+ * that are the same in every member (tsize, ldarg, mov, integer scalar
+ * arithmetic, compares) or the same function of the coordinate (iid and
+ * the index arithmetic on it, HpuTpcAff) are computed here once, and a
+ * step whose guard is false is left out.  They end before the first step
+ * that computes anything else (a memory access, a vector instruction, a
+ * branch, a halt, f32 scalar arithmetic, a bundle run whole), which may
+ * be in the middle of a bundle.  The prologue is then the writes of the
+ * registers those steps leave different from the start state: it cannot
+ * fail nor be stopped, and it counts for its whole bundles in the checks
+ * of hpum_tpc_steps_run().
+ */
+#define HPU_TPC_PRO_BUNDLES     64      /* below HPU_TPC_CHECK_BUNDLES */
+
+typedef struct HpuTpcFold {
+    uint32_t val[HPU_TPC_SREGS + HPU_TPC_PREGS];   /* then predicates */
+    HpuTpcAff ix[HPU_TPC_IREGS];
+    bool ixset[HPU_TPC_IREGS];
+} HpuTpcFold;
+
+/* Scalar operand B of @o. */
+static uint32_t hpum_tpc_fold_b(const HpuTpcFold *f, const HpuTpcOp *o)
+{
+    return o->form == HPU_TPC_FORM_S ? f->val[o->b] : o->imm;
+}
+
+/* The index step @o (hpum_tpc_idx()). */
+static void hpum_tpc_fold_idx(HpuTpcFold *f, const HpuTpcOp *o)
+{
+    const uint32_t x = hpum_tpc_fold_b(f, o);
+    HpuTpcAff r = f->ix[o->a];
+    const unsigned int c = o->c;
+
+    if (o->op == HPU_TPC_OP_ISET) {
+        r.src[c] = HPU_TPC_DIMS;
+        r.a[c] = 0;
+        r.b[c] = x;
+    } else if (o->op == HPU_TPC_OP_IADD) {
+        r.b[c] += x;
+    } else if (o->op == HPU_TPC_OP_IMUL) {
+        r.a[c] *= x;
+        r.b[c] *= x;
+    }
+    f->ix[o->d] = r;
+    f->ixset[o->d] = true;
+}
+
+/*
+ * Step @o (guard true) computed into @f: false if it is not one the
+ * prologue computes.  Only steps of the scalar, predicate and index
+ * registers whose short paths in hpum_tpc_step() read nothing else.
+ */
+static bool hpum_tpc_fold_step(const HpuTpcLaunch *L, HpuTpcFold *f,
+                               const HpuTpcOp *o)
+{
+    const uint32_t b = hpum_tpc_fold_b(f, o);
+    uint32_t a;
+    unsigned int c;
+
+    switch (o->xop) {
+    case HPU_TPC_X_TSIZE:
+        f->val[o->d] = L->t[o->a].size[o->c];
+        return true;
+    case HPU_TPC_X_LDARG:
+        f->val[o->d] = L->scalars[o->imm];
+        return true;
+    case HPU_TPC_X_MOV:
+        f->val[o->d] = b;
+        return true;
+    case HPU_TPC_X_SALU:
+        /* f32 arithmetic is left to the cores (their floating-point state) */
+        if (o->dt == HPU_TPC_DT_F32) {
+            return false;
+        }
+        f->val[o->d] = hpum_tpc_salu(o, f->val[o->a], b);
+        return true;
+    case HPU_TPC_X_CMP:
+        a = f->val[o->a];
+        f->val[HPU_TPC_SREGS + o->d] = o->dt == HPU_TPC_DT_F32 ?
+            hpum_cmp_f(o->mod, b2f(a), b2f(b)) :
+            hpum_cmp_i(o->mod, hpum_int_value(o->dt, a),
+                       hpum_int_value(o->dt, b));
+        return true;
+    case HPU_TPC_X_IID:
+        for (c = 0; c < HPU_TPC_DIMS; c++) {
+            f->ix[o->d].src[c] = (uint8_t)c;
+            f->ix[o->d].a[c] = 1;
+            f->ix[o->d].b[c] = 0;
+        }
+        f->ixset[o->d] = true;
+        return true;
+    case HPU_TPC_X_IDX: case HPU_TPC_X_IADD:
+        hpum_tpc_fold_idx(f, o);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* L->pro and the rest of the prologue's fields; false: no host memory. */
+static bool hpum_tpc_fold(HpuTpcLaunch *L)
+{
+    const HpuTpcUop *u = &L->uops[L->first[L->entry]];
+    /* the sentinel bundle past the code is one step, run whole */
+    const HpuTpcUop *end = &L->uops[L->first[L->nb] + 1];
+    HpuTpcFold f;
+    HpuTpcUop *p;
+    uint32_t bundles = 0, n = 0, r;
+
+    memset(&f, 0, sizeof(f));
+    f.val[HPU_TPC_SREGS] = 1;           /* sp0 */
+    for (r = 0; r < HPU_TPC_IREGS; r++) {
+        memset(f.ix[r].src, HPU_TPC_DIMS, sizeof(f.ix[r].src));
+    }
+    for (; u < end && bundles < HPU_TPC_PRO_BUNDLES; u++) {
+        const uint32_t g = f.val[HPU_TPC_SREGS + u->o.greg] ^ u->o.gneg;
+
+        if (u->o.xop == HPU_TPC_X_BUNDLE ||
+            (u->o.xop != HPU_TPC_X_END && g &&
+             !hpum_tpc_fold_step(L, &f, &u->o))) {
+            break;
+        }
+        bundles += u->last;             /* four NOPs, a false guard: nothing */
+    }
+    if (!bundles) {
+        return true;
+    }
+    L->pro = calloc(HPU_TPC_SREGS + HPU_TPC_PREGS + HPU_TPC_IREGS,
+                    sizeof(*L->pro));
+    L->pro_aff = calloc(HPU_TPC_IREGS, sizeof(*L->pro_aff));
+    if (!L->pro || !L->pro_aff) {
+        return false;                   /* freed with the launch */
+    }
+    /* the registers as those bundles leave them: what differs from zero */
+    for (r = 0; r < HPU_TPC_SREGS + HPU_TPC_PREGS; r++) {
+        if (f.val[r] != (r == HPU_TPC_SREGS)) {
+            p = &L->pro[n++];
+            p->o.xop = r < HPU_TPC_SREGS ? HPU_TPC_X_MOV : HPU_TPC_X_PSET;
+            p->o.d = (uint8_t)(r < HPU_TPC_SREGS ? r : r - HPU_TPC_SREGS);
+            p->o.imm = f.val[r];
+        }
+    }
+    for (r = 0; r < HPU_TPC_IREGS; r++) {
+        if (f.ixset[r]) {
+            p = &L->pro[n++];
+            p->o.xop = HPU_TPC_X_IAFF;
+            p->o.d = (uint8_t)r;
+            p->o.imm = r;
+            L->pro_aff[r] = f.ix[r];
+        }
+    }
+    L->npro = n;
+    L->pro_bundles = bundles;
+    L->pro_next = (uint32_t)(u - L->uops);
+    return true;
+}
+
 bool hpum_tpc_prepare(HpuTpcLaunch *L)
 {
     uint32_t pc, n = 0, i;
@@ -1722,7 +1884,7 @@ bool hpum_tpc_prepare(HpuTpcLaunch *L)
             u->to = L->first[u->o.imm];     /* below nb: the decoder checked */
         }
     }
-    return true;
+    return hpum_tpc_fold(L);
 }
 
 /*
@@ -1850,7 +2012,8 @@ bool hpum_tpc_host_avx2(void)
  * The f32 vector instructions of HPU_TPC_X_VF32 (no lane guard), as
  * hpum_tpc_vector() computes them.
  */
-static void hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
+static inline __attribute__((always_inline)) void
+hpum_tpc_vf32(HpuTpcCore *k, const HpuTpcOp *o)
 {
     const float *a = k->v[o->a].f, *b = NULL, *c = k->v[o->d].f;
     float *d = k->v[o->d].f, x = 0;
@@ -2096,8 +2259,8 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
  * Step @u (its guard true): HPU_TPC_NEXT, HPU_TPC_HALT (the member ends
  * after the bundle) or HPU_TPC_FAIL; *@to gets the step a branch goes to.
  */
-static inline int hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u,
-                                const HpuTpcUop **to)
+static inline __attribute__((always_inline)) int
+hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u, const HpuTpcUop **to)
 {
     HpuTpcLaunch *L = k->L;
     const HpuTpcOp *o = &u->o;
@@ -2165,6 +2328,10 @@ static inline int hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u,
     case HPU_TPC_X_IDX:
         hpum_tpc_idx(k, o);
         break;
+    case HPU_TPC_X_IADD:
+        k->ir[o->d][o->c] = (int32_t)((uint32_t)k->ir[o->d][o->c] +
+                                      hpum_tpc_sxb(k, o));
+        break;
     case HPU_TPC_X_VF32:
         hpum_tpc_vf32(k, o);
         break;
@@ -2187,6 +2354,42 @@ static inline int hpum_tpc_step(HpuTpcCore *k, const HpuTpcUop *u,
 }
 
 /*
+ * The member's prologue (hpum_tpc_fold()): register writes only, which
+ * neither fail nor branch.
+ */
+#if HPU_TPC_DIMS != 5
+#error "hpum_tpc_pro_run() writes the five components of an index register"
+#endif
+static HPU_TPC_SLOW void hpum_tpc_pro_run(HpuTpcCore *k)
+{
+    const HpuTpcLaunch *L = k->L;
+    const HpuTpcUop *u = L->pro, *end = u + L->npro;
+    uint32_t m[HPU_TPC_DIMS + 1];
+
+    memcpy(m, k->m, sizeof(k->m));
+    m[HPU_TPC_DIMS] = 0;                /* a constant component: b only */
+    for (; u < end; u++) {
+        const HpuTpcOp *o = &u->o;
+        const HpuTpcAff *f;
+        int32_t *ir;
+
+        if (o->xop == HPU_TPC_X_MOV) {
+            k->s[o->d] = o->imm;
+        } else if (o->xop == HPU_TPC_X_PSET) {
+            k->sp[o->d] = (uint8_t)o->imm;
+        } else {
+            f = &L->pro_aff[o->imm];
+            ir = k->ir[o->d];
+            ir[0] = (int32_t)(m[f->src[0]] * f->a[0] + f->b[0]);
+            ir[1] = (int32_t)(m[f->src[1]] * f->a[1] + f->b[1]);
+            ir[2] = (int32_t)(m[f->src[2]] * f->a[2] + f->b[2]);
+            ir[3] = (int32_t)(m[f->src[3]] * f->a[3] + f->b[3]);
+            ir[4] = (int32_t)(m[f->src[4]] * f->a[4] + f->b[4]);
+        }
+    }
+}
+
+/*
  * Run the member's steps from the entry bundle: a direct bundle's slots
  * one after the other, each with its own guard (read before anything of
  * the bundle is written: only the scalar slot writes predicates, and a
@@ -2202,6 +2405,14 @@ static int hpum_tpc_steps_run(HpuTpcCore *k)
     bool halt = false;
     int r;
 
+    if (L->pro) {
+        hpum_tpc_pro_run(k);
+        if (__atomic_load_n(&L->stop, __ATOMIC_RELAXED)) {
+            return HPU_TPC_FAIL;
+        }
+        n -= L->pro_bundles;            /* fewer than HPU_TPC_CHECK_BUNDLES */
+        u = &L->uops[L->pro_next];
+    }
     for (;;) {
         if (k->sp[u->o.greg] ^ u->o.gneg) {
             r = hpum_tpc_step(k, u, &to);
@@ -2235,27 +2446,27 @@ static int hpum_tpc_steps_run(HpuTpcCore *k)
 /* Member @lin (coordinate k->m) from its start state; HALT or FAIL. */
 static int hpum_tpc_member(HpuTpcCore *k, uint64_t lin)
 {
-    static const HpuTpcVec zero;
     HpuTpcLaunch *L = k->L;
     uint32_t m;
 
     /* the registers a member can read: those its code names */
     for (m = L->vmask; m; m &= m - 1) {
-        k->v[__builtin_ctz(m)] = zero;
+        memset(&k->v[__builtin_ctz(m)], 0, sizeof(k->v[0]));
     }
-    for (m = L->smask; m; m &= m - 1) {
-        k->s[__builtin_ctz(m)] = 0;
-    }
-    for (m = L->imask; m; m &= m - 1) {
-        memset(k->ir[__builtin_ctz(m)], 0, sizeof(k->ir[0]));
-    }
+    /* all of them, in fewer stores: the others are never read */
+    memset(k->s, 0, sizeof(k->s));
+    memset(k->ir, 0, sizeof(k->ir));
     for (m = L->qmask & ~1u; m; m &= m - 1) {
         memset(k->vp[__builtin_ctz(m)], 0, sizeof(k->vp[0]));
     }
     memset(k->sp, 0, sizeof(k->sp));
     k->sp[0] = 1;
-    memset(k->slm, 0, L->slm_size);
-    memset(k->vlm, 0, L->vlm_size);
+    if (L->slm_size) {
+        memset(k->slm, 0, L->slm_size);
+    }
+    if (L->vlm_size) {
+        memset(k->vlm, 0, L->vlm_size);
+    }
     k->draw = 0;
     k->lin = lin;
     return hpum_tpc_steps_run(k);

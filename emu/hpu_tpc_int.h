@@ -50,8 +50,21 @@ enum {
     HPU_TPC_X_HALT,
     HPU_TPC_X_IID,
     HPU_TPC_X_IDX,              /* imov, iset, iadd, imul */
+    HPU_TPC_X_IADD,             /* iadd in place: iD = iD + B in one component */
     HPU_TPC_X_VF32,             /* f32 elementwise arithmetic, no lane guard */
+    HPU_TPC_X_PSET,             /* spD = imm: the prologue's predicates */
+    HPU_TPC_X_IAFF,             /* iD = HpuTpcLaunch.pro_aff[imm] */
 };
+
+/*
+ * An index register as a function of the member's coordinate m: component
+ * c is m[src[c]] * a[c] + b[c] (32-bit wrapping), or b[c] if src[c] is
+ * HPU_TPC_DIMS.
+ */
+typedef struct HpuTpcAff {
+    uint8_t src[HPU_TPC_DIMS];
+    uint32_t a[HPU_TPC_DIMS], b[HPU_TPC_DIMS];
+} HpuTpcAff;
 
 /* One decoded slot. */
 typedef struct HpuTpcOp {
@@ -116,6 +129,14 @@ typedef struct HpuTpcLaunch {
     uint32_t vmask, smask, imask, qmask;
     HpuTpcUop *uops;            /* the code's steps (hpum_tpc_prepare()) */
     uint32_t *first;            /* per bundle, and the sentinel past them */
+    /*
+     * The member's prologue (hpum_tpc_prepare()): the register writes that
+     * stand for the first pro_bundles bundles from the entry, computed
+     * once per launch; then uops[pro_next] on.  pro NULL: none.
+     */
+    HpuTpcUop *pro;
+    HpuTpcAff *pro_aff;         /* the index registers it writes */
+    uint32_t npro, pro_bundles, pro_next;
     bool avx2;                  /* f32 arithmetic with the host's AVX2, FMA */
     unsigned int cores;
     int stop;                   /* atomic: a core failed or the job ended */

@@ -693,3 +693,52 @@ TEST_CASE("TPC: lane predicates start at zero in every member of a core, vp0 all
         CHECK(o[64 * m + 2] == 256u);               // vp0 every lane
     }
 }
+
+TEST_CASE("TPC: the prologue computed once per launch leaves each member's registers as running "
+          "it would (coordinate arithmetic, tsize, ldarg, guards known at launch)",
+          "[emu][tpc][fast]")
+{
+    // Everything before the first vmov is computed once per launch
+    // (device-model.md, "Prologue"): i0 = (0, 2 m1 + 1, m2), i1 = (0, 2 m1,
+    // m2), s3 = 7 + 5, sp2 true; the prologue ends in the middle of the
+    // bundle of the last iadd, whose vmov then runs.
+    const char *src = R"(
+.kernel pro
+.tensors 1
+.index_dims 3
+.scalars 1
+        ldarg s1, 0 ; iid i0
+        tsize s2, t0, 1 ; imul i0, i0, 1, 2
+        cmp.eq.u32 sp1, s2, 6
+        (sp1) mov s3, 7
+        (!sp1) mov s3, 9
+        (sp1) iadd i0, i0, 1, 1
+        (!sp1) iadd i0, i0, 1, 3
+        cmp.lt.u32 sp2, s1, 6
+        (sp2) add.u32 s3, s3, s1
+        mov s4, 0xffffffff
+        imov i1, i0
+        iadd i1, i1, 1, s4 ; vmov.u32 v0, s3
+        vmov.u32 v1, s1
+        (sp2) st.t.u32 t0, i0, v0
+        (sp1) st.t.u32 t0, i1, v1
+        halt
+)";
+    const unsigned cores = GENERATE(1u, 8u);
+    Rig r;
+    r.core.tpc_cores = cores;
+    Space s(r, 0, false);
+    const uint64_t t0 = s.alloc(64 * 6 * 2 * 4);
+    LaunchDesc ld;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {64, 6, 2})};
+    ld.scalars = {5};
+    ld.index[1] = 3;
+    ld.index[2] = 2;
+    REQUIRE(r.run_cb(tpc_cb(place_launch(s, tpc_asm(src), ld)), 0, TPC_E, 0).status ==
+            HPU_CQ_OK);
+    auto o = get_elems<uint32_t>(s, t0, 64 * 6 * 2);
+    for (uint32_t i = 0; i < 64 * 6 * 2; i++) {
+        INFO("cores " << cores << " element " << i);
+        CHECK(o[i] == ((i / 64) % 2 ? 12u : 5u));
+    }
+}
