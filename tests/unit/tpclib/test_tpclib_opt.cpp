@@ -339,8 +339,9 @@ TEST_CASE("tpclib LAMB over segments (lamb_norms_f32): padded parameters in one 
                 REQUIRE(L.launch("lamb_update_" + sfx, {jw, jg, jm, jv, ju, jp}, sc, {pj, 1, 1, 1, 1}) ==
                         HPU_CQ_OK);
                 const auto pp = L.read(jp);
-                for (int c = 0; c < 2; c++) {
-                    want_part[c].insert(want_part[c].end(), pp.begin() + c * pj, pp.begin() + (c + 1) * pj);
+                for (size_t c = 0; c < 2; c++) {
+                    const auto first = static_cast<std::ptrdiff_t>(c * pj);
+                    want_part[c].insert(want_part[c].end(), pp.begin() + first, pp.begin() + first + pj);
                 }
             }
             REQUIRE(L.launch("lamb_update_" + sfx, {tw, tg, tm, tv, tu, tp}, sc, idx) == HPU_CQ_OK);
