@@ -4,12 +4,13 @@
 // lamb_update_*'s per-member partials, written to every member of the
 // parameter. The flat buffer holds each parameter padded with zeros to a
 // multiple of 256 elements, so no member straddles two parameters and
-// parameter j covers members seg[j] .. seg[j + 1] - 1. Member j of the
-// launch sums rows seg[j] .. seg[j + 1] - 1 of part in order (sequential
+// parameter j covers members seg[j] - seg[0] .. seg[j + 1] - seg[0] - 1
+// (seg[0] the base: a slice of a longer table serves). Member j of the
+// launch sums those rows of part in order (sequential
 // FP32 additions from +0, columns 0 and 1 separately) and stores the two
 // sums into the same rows of out; lamb_apply_* then reads its own row.
 // Tensors: t0 = part [P, 2], t1 = seg i32 [S + 1] (ascending member
-// offsets, seg[0] = 0, seg[S] = P), t2 = out [P, 2]. Index space: (S).
+// offsets, seg[S] - seg[0] = P), t2 = out [P, 2]. Index space: (S).
 // A segment of no members stores nothing.
 .kernel lamb_norms_f32
 .tensors 3
@@ -21,9 +22,12 @@
 .include "opt.inc"
 
         iid i0
+        iset i3, i0, 0, 0
+        ld.ts.i32 s8, t1, i3
         ld.ts.i32 s1, t1, i0 ; iadd i0, i0, 0, 1
         ld.ts.i32 s2, t1, i0
         sub.i32 s3, s2, s1
+        sub.i32 s1, s1, s8
         cmp.le.i32 sp1, s3, 0
         (sp1) halt
         iset i1, i0, 0, s1

@@ -310,7 +310,12 @@ TEST_CASE("tpclib LAMB over segments (lamb_norms_f32): padded parameters in one 
         std::vector<float> m(n, 0.0f), v(n, 0.0f);
         Tensor tw = L.tensor(dt, {n}, w), tg = L.tensor(dt, {n}), tm = L.tensor(dt, {n}), tv = L.tensor(dt, {n});
         Tensor tu = L.tensor(F32, {n}), tp = L.tensor(F32, {parts, 2}), tn = L.tensor(F32, {parts, 2});
-        Tensor ts = L.tensor(I32, {segs + 1}, seg);
+        // the table with a base of 5 (a slice of a longer table)
+        std::vector<uint32_t> table(seg);
+        for (auto &x : table) {
+            x += 5;
+        }
+        Tensor ts = L.tensor(I32, {segs + 1}, table);
         for (int t = 1; t <= 3; t++) {
             CAPTURE(t);
             p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
