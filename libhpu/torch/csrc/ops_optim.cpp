@@ -298,7 +298,7 @@ TORCH_LIBRARY_FRAGMENT(hpu_torch, m)
           &op_fused_adagrad);
     m.def("fused_lamb(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
           "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, "
-          "Tensor[] master_weights, Tensor[] segments=[]) -> ()",
+          "Tensor[] master_weights, Tensor[] segments) -> ()",
           &op_fused_lamb);
 }
 
