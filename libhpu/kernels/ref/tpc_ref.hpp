@@ -421,6 +421,25 @@ inline double lamb_ratio(double wsq, double usq)
     return wsq > 0 && usq > 0 ? std::sqrt(wsq) / std::sqrt(usq) : 1.0;
 }
 
+// Launch 2 over segments (lamb_norms_f32): partials part[first] ..
+// part[end - 1] summed in order in FP32 from +0.
+inline float lamb_seg_sum(const float *part, uint32_t first, uint32_t end)
+{
+    float s = 0.0f;
+    for (uint32_t k = first; k < end; k++) {
+        s += part[k];
+    }
+    return s;
+}
+
+// Launch 3 for one element in lamb_apply_*'s FP32 operations: the ratio
+// from the FP32 squared norms, w + u * -(lr r) rounded once.
+inline float lamb_apply(float w, float u, float wsq, float usq, float lr)
+{
+    const float r = wsq > 0 && usq > 0 ? std::sqrt(wsq) / std::sqrt(usq) : 1.0f;
+    return std::fma(u, -(r * lr), w);
+}
+
 // ---- NCHW tensors, 2-D windows: conv2d by im2col, max-pool, batch norm ----
 // Dense row-major [N, C, H, W] arrays (the kernels' [W, H, C, N] in
 // descriptor order).

@@ -8,7 +8,10 @@
 // described as flat 1-D tensors, so one launch covers a whole contiguous
 // tensor: hpu_torch.optim passes FusedSGD's, FusedAdamW's and
 // FusedAdagrad's flat per-group buffers (one tensor per list), so a
-// group's step is one launch; FusedLamb passes its parameters one by one.
+// group's step is one launch; FusedLamb passes its flat buffers (each
+// parameter padded to whole 256-element members) with a segment table of
+// the parameters' first members, so a group's step is LAMB's three
+// launches (lamb_norms_f32 the per-parameter norms).
 // BF16 parameters with an FP32 master copy (master_weights) use
 // the *_master_bf16 kernels: the FP32 master and state updated, the BF16
 // parameter written as the master rounded, in the same launch. The jobs go
@@ -216,20 +219,42 @@ void op_fused_adagrad(at::TensorList params, at::TensorList grads, at::TensorLis
 
 void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs,
                    c10::ArrayRef<std::int64_t> steps, double lr, double beta1, double beta2, double eps,
-                   double weight_decay, at::TensorList masters)
+                   double weight_decay, at::TensorList masters, at::TensorList segments)
 {
     TORCH_CHECK_VALUE(masters.empty(), "hpu_torch.optim: LAMB has no master-weight kernel (master_weights must be [])");
+    TORCH_CHECK_VALUE(segments.empty() || segments.size() == params.size(), "hpu_torch.optim: ", params.size(),
+                      " parameters but ", segments.size(), " segment tables");
     for_each_param(
         params, grads, {exp_avgs, exp_avg_sqs}, {"exp_avg", "exp_avg_sq"}, {},
         [&](DeviceContext &ctx, const Slot &s, std::size_t i) {
             const double t = step_of(steps, i);
             const std::int64_t n = s.p.numel();
             const std::uint32_t parts = members(n);
+            // segments[i]: params[i] is a flat buffer of several parameters,
+            // each padded with zeros to whole members; the table holds their
+            // first members and the end (int32 [S + 1], ascending, from 0 to
+            // parts). Without it params[i] is one parameter.
+            const bool seg = !segments.empty();
+            std::uint32_t nseg = 1;
+            if (seg) {
+                const at::Tensor &st = segments[i];
+                TORCH_CHECK_VALUE(n % kLanes == 0, "hpu_torch.optim: LAMB's flat buffer ", i, " has ", n,
+                                  " elements, not a multiple of ", kLanes, " (each parameter padded to members)");
+                TORCH_CHECK_VALUE(st.defined() && st.device() == s.p.device() && st.dim() == 1 &&
+                                      st.numel() >= 2 && st.is_contiguous(),
+                                  "hpu_torch.optim: the segment table of LAMB's flat buffer ", i,
+                                  " must be a contiguous 1-D tensor of at least 2 offsets on the buffer's device");
+                TORCH_CHECK_TYPE(st.scalar_type() == c10::ScalarType::Int, "hpu_torch.optim: the segment table of ",
+                                 "LAMB's flat buffer ", i, " is ", st.scalar_type(), ", expected Int");
+                nseg = static_cast<std::uint32_t>(st.numel() - 1);
+            }
             // FP32 scratch (BF16 parameters too): the direction u, the
-            // members' partial squared norms [P, 2] and the norms [1, 2].
+            // members' partial squared norms [P, 2] and the norms: [1, 2],
+            // or per member [P, 2] (each its parameter's) with segments.
+            const std::uint32_t rows = seg ? parts : 1;
             const at::Tensor u = empty_hpu({n}, c10::ScalarType::Float, s.p.device());
             const at::Tensor part = empty_hpu({2, parts}, c10::ScalarType::Float, s.p.device());
-            const at::Tensor norms = empty_hpu({2}, c10::ScalarType::Float, s.p.device());
+            const at::Tensor norms = empty_hpu({2, rows}, c10::ScalarType::Float, s.p.device());
             hpu_tensor pd = flat(part, HPU_DTYPE_FP32);
             pd.ndims = 2;
             pd.sizes[0] = parts;
@@ -237,9 +262,9 @@ void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList e
             pd.strides[1] = parts;
             hpu_tensor nd = flat(norms, HPU_DTYPE_FP32);
             nd.ndims = 2;
-            nd.sizes[0] = 1;
+            nd.sizes[0] = rows;
             nd.sizes[1] = 2;
-            nd.strides[1] = 1;
+            nd.strides[1] = rows;
             const std::string sfx = dtype_suffix(s.dtype);
             const hpu_tensor w = flat(s.p, s.dtype);
             const hpu_tensor ud = flat(u, HPU_DTYPE_FP32);
@@ -248,7 +273,11 @@ void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList e
                    {fword(beta1), fword(beta2), fword(eps), fword(weight_decay), fword(correction(beta1, t)),
                     fword(correction(beta2, t))},
                    {parts});
-            launch(ctx, "reduce_sum_f32", {pd, nd}, {}, {1, 2});
+            if (seg) {
+                launch(ctx, "lamb_norms_f32", {pd, flat(segments[i], HPU_DTYPE_INT32), nd}, {}, {nseg});
+            } else {
+                launch(ctx, "reduce_sum_f32", {pd, nd}, {}, {1, 2});
+            }
             launch(ctx, "lamb_apply_" + sfx, {w, ud, nd}, {fword(lr)}, {parts});
         });
 }
@@ -269,7 +298,7 @@ TORCH_LIBRARY_FRAGMENT(hpu_torch, m)
           &op_fused_adagrad);
     m.def("fused_lamb(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
           "int[] steps, float lr, float beta1, float beta2, float eps, float weight_decay, "
-          "Tensor[] master_weights) -> ()",
+          "Tensor[] master_weights, Tensor[] segments) -> ()",
           &op_fused_lamb);
 }
 

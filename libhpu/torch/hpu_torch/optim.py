@@ -6,12 +6,15 @@ groups, state names and state_dict()/load_state_dict() of the PyTorch
 optimizer it replaces (torch.optim.SGD, AdamW, Adagrad; LAMB has none in
 PyTorch and keeps AdamW's state names). step() updates every parameter of
 a group with one TPC launch of the kernel library's fused optimizer kernel
-(LAMB: three per parameter), through the custom ops
-torch.ops.hpu_torch.fused_*: no per-element host work and no CPU fallback.
-FusedSGD, FusedAdamW and FusedAdagrad keep each group's parameters,
-gradients and state in flat HBM buffers (the tensors are views of them;
-see _Kind), so the launch covers the whole group; parameters without a
-gradient or with a different step count split it into runs. In lazy mode the launches are
+(LAMB: three), through the custom ops torch.ops.hpu_torch.fused_*: no
+per-element host work and no CPU fallback. The optimizers keep each
+group's parameters, gradients and state in flat HBM buffers (the tensors
+are views of them; see _Kind), so the launch covers the whole group;
+parameters without a gradient or with a different step count split it into
+runs. FusedLamb pads each parameter in its buffers with zeros to whole
+256-element members, so that the kernels' per-member partial norms belong
+to one parameter, and passes a segment table of the parameters' first
+members (lamb_norms_f32 sums each parameter's partials). In lazy mode the launches are
 recorded into the step's graph; the learning rate and the bias corrections
 are launch scalars, so changing them does not build a new graph.
 
@@ -53,18 +56,25 @@ class _Kind:
     views of it), 'grad' (their .grad are made views of it) and one per state tensor
     ('master_weight' and the state: FP32 with master weights, else the parameters' dtype)."""
 
-    def __init__(self, params, device, dtype, master, state_names):
+    def __init__(self, params, device, dtype, master, state_names, align=1):
         self.params, self.device, self.dtype, self.master = params, device, dtype, master
-        self.offsets, n = [], 0
+        self.align, self.offsets, self.ends, n = align, [], [], 0
         for p in params:
             self.offsets.append(n)
-            n += p.numel()
+            n += -(-p.numel() // align) * align
+            self.ends.append(n)  # the end of p's padded segment
         sdt = torch.float32 if master else dtype
         names = (["master_weight"] if master else []) + list(state_names)
-        self.flats = {"param": torch.empty(n, dtype=dtype, device=device),
+        # padded (align > 1, FusedLamb): every buffer made zeros, so the padding stays zero
+        new = torch.zeros if align > 1 else torch.empty
+        self.flats = {"param": new(n, dtype=dtype, device=device),
                       "grad": torch.zeros(n, dtype=dtype, device=device)}
         for name in names:
-            self.flats[name] = torch.empty(n, dtype=sdt, device=device)
+            self.flats[name] = new(n, dtype=sdt, device=device)
+        # FusedLamb: each parameter's first member and the end (int32, on the device), made
+        # once; a run of parameters takes its slice (lamb_norms_f32 subtracts the first entry)
+        self.segment_table = (torch.tensor([o // align for o in self.offsets] + [n // align], dtype=torch.int32)
+                              .to(device) if align > 1 else None)
         self.views = {k: [f[o:o + p.numel()].view(p.shape) for o, p in zip(self.offsets, params)]
                       for k, f in self.flats.items()}
 
@@ -110,6 +120,11 @@ class _Kind:
             v.copy_(t)
             state[name] = v
 
+    def segments(self, run):
+        """The segment table of run, consecutive parameters (FusedLamb): the slice of the
+        kind's table from the run's first parameter to its end."""
+        return self.segment_table[run[0]:run[-1] + 2]
+
 
 class _Layout:
     """A parameter group's flat buffers: one _Kind per (device, dtype, master weights)."""
@@ -129,7 +144,7 @@ class _Layout:
             if _flat_ok(p):
                 by_kind.setdefault((str(p.device), p.dtype, opt._master(group, p)), []).append(p)
         names = opt._state_names(group)
-        self.kinds = [_Kind(ps, ps[0].device, dt, m, names) for (_, dt, m), ps in by_kind.items()]
+        self.kinds = [_Kind(ps, ps[0].device, dt, m, names, opt._ALIGN) for (_, dt, m), ps in by_kind.items()]
 
 
 class _Fused(torch.optim.Optimizer):
@@ -187,7 +202,7 @@ class _Fused(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
-        """Performs one optimization step: one fused launch per parameter group (LAMB: three per parameter).
+        """Performs one optimization step: one fused launch per parameter group (LAMB: three).
 
         closure, if given, reevaluates the model and returns the loss,
         which step() returns.
@@ -208,7 +223,7 @@ class _Fused(torch.optim.Optimizer):
     def zero_grad(self, set_to_none=False):
         """torch.optim.Optimizer.zero_grad; gradients that are views of a group's flat gradient
         buffer are zeroed by one fill of the buffer (per kind), the others one by one."""
-        if set_to_none or not self._FLAT:
+        if set_to_none:
             return super().zero_grad(set_to_none)
         for group in self.param_groups:
             layout = self._layouts().get(id(group))
@@ -228,9 +243,9 @@ class _Fused(torch.optim.Optimizer):
                 p.grad.zero_()
         return None
 
-    # --- The flat buffers (FusedSGD, FusedAdamW, FusedAdagrad) ---
+    # --- The flat buffers ---
 
-    _FLAT = True  # FusedLamb: False (per-parameter norms, launches per parameter)
+    _ALIGN = 1  # FusedLamb: 256, each parameter padded to whole members of the kernels
 
     def _layouts(self):
         """id(group) -> _Layout; made on demand (not part of the pickled or saved state)."""
@@ -279,11 +294,12 @@ class _Fused(torch.optim.Optimizer):
         """The value a new state tensor name starts with."""
         return 0.0
 
-    def _flat_step(self, group, params, op, scalars, steps=None):
+    def _flat_step(self, group, params, op, scalars, steps=None, segments=False):
         """Steps params (the parameters of group with a gradient) over the group's flat buffers:
-        op(params, grads, *states, [steps,] *scalars, masters) once per kind and run of
-        consecutive stepped parameters with equal step counts (one launch per group when every
-        parameter has a gradient and the same step count). steps: parameter -> step count."""
+        op(params, grads, *states, [steps,] *scalars, masters[, segment tables]) once per kind
+        and run of consecutive stepped parameters with equal step counts (one call per group
+        when every parameter has a gradient and the same step count). steps: parameter -> step
+        count; segments: pass the run's segment table (FusedLamb)."""
         layout = self._layout(group)
         stepped = {id(p) for p in params}
         names = self._state_names(group)
@@ -309,13 +325,15 @@ class _Fused(torch.optim.Optimizer):
                 last = key
             runs.append(cur)
             for run in runs:
-                lo, hi = kind.offsets[run[0]], kind.offsets[run[-1]] + kind.params[run[-1]].numel()
+                lo, hi = kind.offsets[run[0]], kind.ends[run[-1]]
                 args = [[kind.flats["param"][lo:hi]], [kind.flats["grad"][lo:hi]]]
                 args += [[kind.flats[name][lo:hi]] for name in names]
                 if steps is not None:
                     args.append([steps[id(kind.params[run[0]])]])
                 args += scalars
                 args.append([kind.flats["master_weight"][lo:hi]] if kind.master else [])
+                if segments:
+                    args.append([kind.segments(run)])
                 op(*args)
 
     def _master(self, group, p):
@@ -326,31 +344,6 @@ class _Fused(torch.optim.Optimizer):
         """A new state tensor for p filled with value: FP32 with master weights, else p's dtype."""
         dtype = torch.float32 if self._master(group, p) else p.dtype
         return torch.full_like(p, value, dtype=dtype, memory_format=torch.contiguous_format)
-
-    def _launch(self, op, group, params, per_param, *scalars):
-        """op(params, grads, *per_param, *scalars, master_weights) for params.
-
-        per_param are lists of one value per parameter (state tensors, step
-        counts; an empty list stays empty). BF16 parameters with master
-        weights (made here on their first step) go in a call of their own.
-        """
-        plain, mastered = [], []
-        for i, p in enumerate(params):
-            if self._master(group, p):
-                state = self.state[p]
-                if "master_weight" not in state:
-                    state["master_weight"] = p.detach().float()  # widened on the device, exact
-                mastered.append(i)
-            else:
-                plain.append(i)
-        for idx, masters in ((plain, None), (mastered, "master_weight")):
-            if not idx:
-                continue
-            args = [[params[i] for i in idx], [params[i].grad for i in idx]]
-            args += [[lst[i] for i in idx] if lst else [] for lst in per_param]
-            args += scalars
-            args.append([self.state[params[i]][masters] for i in idx] if masters else [])
-            op(*args)
 
     def load_state_dict(self, state_dict):
         """torch.optim.Optimizer.load_state_dict, but FP32 state of master-weight parameters stays FP32.
@@ -376,18 +369,6 @@ class _Fused(torch.optim.Optimizer):
             step += 1
             out[id(p)] = int(step.item())
         return out
-
-    def _moments(self, group, params):
-        """AdamW's and LAMB's state: step, exp_avg, exp_avg_sq (made on the first step)."""
-        for p in params:
-            state = self.state[p]
-            if "step" not in state:
-                state["step"] = torch.tensor(0.0)
-                state["exp_avg"] = self._state_like(group, p)
-                state["exp_avg_sq"] = self._state_like(group, p)
-        steps = self._steps(params)
-        return [[self.state[p]["exp_avg"] for p in params], [self.state[p]["exp_avg_sq"] for p in params],
-                [steps[id(p)] for p in params]]
 
     def _check_betas(self, group):
         b1, b2 = group["betas"]
@@ -519,10 +500,14 @@ class FusedAdagrad(_Fused):
 
 
 class FusedLamb(_Fused):
-    """LAMB (You et al., 2019) on the HPU: lamb_update_*, reduce_sum_f32, lamb_apply_* per parameter.
+    """LAMB (You et al., 2019) on the HPU: lamb_update_*, lamb_norms_f32, lamb_apply_* per parameter group.
 
-    The trust ratio needs each parameter's norms, so LAMB keeps no flat
-    buffers and launches per parameter tensor.
+    The trust ratio needs each parameter's norms: the flat buffers hold
+    each parameter padded with zeros to whole 256-element members, so
+    lamb_update_*'s per-member partial norms each belong to one parameter;
+    lamb_norms_f32 sums them per parameter (the segment table of the
+    parameters' first members) and lamb_apply_* reads its member's. Three
+    launches per group and step, whatever the number of parameters.
 
     With t the parameter's step and c1 = 1 / (1 - beta1^t), c2 = 1 / (1 - beta2^t)
     (bias correction always on, as the kernel library defines it):
@@ -534,7 +519,7 @@ class FusedLamb(_Fused):
     refused.
     """
 
-    _FLAT = False
+    _ALIGN = 256
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01, *, maximize=False):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
@@ -544,7 +529,12 @@ class FusedLamb(_Fused):
         super()._check_group(group)
         self._check_betas(group)
 
+    def _state_names(self, group):
+        return ["exp_avg", "exp_avg_sq"]
+
     def _step_group(self, group, params):
         b1, b2 = group["betas"]
-        self._launch(_ops.fused_lamb, group, params, self._moments(group, params), group["lr"], b1, b2,
-                     group["eps"], group["weight_decay"])
+        for p in params:
+            self.state[p].setdefault("step", torch.tensor(0.0))
+        self._flat_step(group, params, _ops.fused_lamb, [group["lr"], b1, b2, group["eps"], group["weight_decay"]],
+                        steps=self._steps(params), segments=True)

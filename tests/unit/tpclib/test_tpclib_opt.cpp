@@ -6,6 +6,8 @@
 // corrections, Adagrad.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
+
 #include <catch2/catch_test_macros.hpp>
 
 #include "tpclib_rig.hpp"
@@ -270,4 +272,134 @@ TEST_CASE("tpclib LAMB on BF16 (lamb_update_bf16, lamb_apply_bf16): the FP32 ker
     }
     report("lamb_apply_bf16 w", worst, "BF16 ulp of max(|w'|, |w|)");
     CHECK(worst <= 1);
+}
+
+TEST_CASE("tpclib LAMB over segments (lamb_norms_f32): padded parameters in one flat buffer, "
+          "three launches, bit-exact; the per-member partials those of per-parameter launches",
+          "[tpclib][opt]")
+{
+    Lib L;
+    const uint8_t F32 = HPU_TPC_DT_F32, I32 = HPU_TPC_DT_I32, BF16 = HPU_TPC_DT_BF16;
+    // odd lengths, an empty parameter, one exactly a member
+    const std::vector<uint32_t> lens = {1, 255, 257, 0, 3, 256, 1000, 513};
+    std::vector<uint32_t> off, seg = {0};
+    uint32_t n = 0;
+    for (uint32_t len : lens) {
+        off.push_back(n);
+        n += (len + 255) / 256 * 256;
+        seg.push_back(n / 256);
+    }
+    const uint32_t parts = n / 256, segs = static_cast<uint32_t>(lens.size());
+    const std::array<uint32_t, 5> idx = {parts, 1, 1, 1, 1};
+    const float lr = 0.01f;
+    kref::Lamb p{0.9f, 0.999f, 1e-6f, 0.01f, 0, 0};
+    for (const bool bf16 : {false, true}) {
+        CAPTURE(bf16);
+        const uint8_t dt = bf16 ? BF16 : F32;
+        const std::string sfx = bf16 ? "bf16" : "f32";
+        // padding zero, as hpu_torch.optim keeps it
+        auto pad = [&](const std::vector<uint32_t> &v) {
+            std::vector<uint32_t> f(n, 0);
+            for (size_t j = 0; j < lens.size(); j++) {
+                std::copy(v.begin() + off[j], v.begin() + off[j] + lens[j], f.begin() + off[j]);
+            }
+            return f;
+        };
+        auto val = [&](uint32_t bits) { return elem_f32(bits, bf16); };
+        std::vector<uint32_t> w = pad(rand_f32(n, 77 + bf16, -1, 1, bf16));
+        std::vector<float> m(n, 0.0f), v(n, 0.0f);
+        Tensor tw = L.tensor(dt, {n}, w), tg = L.tensor(dt, {n}), tm = L.tensor(dt, {n}), tv = L.tensor(dt, {n});
+        Tensor tu = L.tensor(F32, {n}), tp = L.tensor(F32, {parts, 2}), tn = L.tensor(F32, {parts, 2});
+        // the table with a base of 5 (a slice of a longer table)
+        std::vector<uint32_t> table(seg);
+        for (auto &x : table) {
+            x += 5;
+        }
+        Tensor ts = L.tensor(I32, {segs + 1}, table);
+        for (int t = 1; t <= 3; t++) {
+            CAPTURE(t);
+            p.c1 = static_cast<float>(1.0 / (1.0 - std::pow(0.9, t)));
+            p.c2 = static_cast<float>(1.0 / (1.0 - std::pow(0.999, t)));
+            const std::vector<uint32_t> sc = {fb(p.b1), fb(p.b2), fb(p.eps), fb(p.wd), fb(p.c1), fb(p.c2)};
+            const auto g = pad(rand_f32(n, 91 * t + bf16, -1, 1, bf16));
+            const auto m0 = L.read(tm), v0 = L.read(tv);
+            if (bf16) {
+                L.s.write(tg.d.base, std::vector<uint16_t>(g.begin(), g.end()).data(), 2ull * n);
+            } else {
+                L.s.write(tg.d.base, g.data(), 4ull * n);
+            }
+            // the per-parameter launches (the per-tensor path) on copies
+            std::vector<std::vector<uint32_t>> want_part(2);
+            for (size_t j = 0; j < lens.size(); j++) {
+                if (lens[j] == 0) {
+                    continue;
+                }
+                auto sub = [&](const std::vector<uint32_t> &a) {
+                    return std::vector<uint32_t>(a.begin() + off[j], a.begin() + off[j] + lens[j]);
+                };
+                const uint32_t pj = (lens[j] + 255) / 256;
+                Tensor jw = L.tensor(dt, {lens[j]}, sub(w)), jg = L.tensor(dt, {lens[j]}, sub(g));
+                Tensor jm = L.tensor(dt, {lens[j]}, sub(m0)), jv = L.tensor(dt, {lens[j]}, sub(v0));
+                Tensor ju = L.tensor(F32, {lens[j]}), jp = L.tensor(F32, {pj, 2});
+                REQUIRE(L.launch("lamb_update_" + sfx, {jw, jg, jm, jv, ju, jp}, sc, {pj, 1, 1, 1, 1}) ==
+                        HPU_CQ_OK);
+                const auto pp = L.read(jp);
+                for (size_t c = 0; c < 2; c++) {
+                    const auto first = static_cast<std::ptrdiff_t>(c * pj);
+                    want_part[c].insert(want_part[c].end(), pp.begin() + first, pp.begin() + first + pj);
+                }
+            }
+            REQUIRE(L.launch("lamb_update_" + sfx, {tw, tg, tm, tv, tu, tp}, sc, idx) == HPU_CQ_OK);
+            REQUIRE(L.launch("lamb_norms_f32", {tp, ts, tn}, {}, {segs, 1, 1, 1, 1}) == HPU_CQ_OK);
+            REQUIRE(L.launch("lamb_apply_" + sfx, {tw, tu, tn}, {fb(lr)}, idx) == HPU_CQ_OK);
+            // moments and direction: the reference on every element, padding included
+            std::vector<float> u(n);
+            for (uint32_t i = 0; i < n; i++) {
+                float mi = val(m0[i]), vi = val(v0[i]);
+                u[i] = kref::lamb_update(val(w[i]), val(g[i]), mi, vi, p);
+                m[i] = bf16 ? kref::bf16_to_f32(kref::f32_to_bf16(mi)) : mi;
+                v[i] = bf16 ? kref::bf16_to_f32(kref::f32_to_bf16(vi)) : vi;
+            }
+            const auto gm = L.read(tm), gv = L.read(tv);
+            size_t bad = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                bad += val(gm[i]) != m[i] || val(gv[i]) != v[i];
+            }
+            CHECK(bad == 0);
+            CHECK(mismatches(L.read(tu), u) == 0);
+            const auto part = L.read(tp);
+            CHECK(std::vector<uint32_t>(part.begin(), part.begin() + parts) == want_part[0]);
+            CHECK(std::vector<uint32_t>(part.begin() + parts, part.end()) == want_part[1]);
+            // the norms: each parameter's partials summed in order, in each of its members' rows
+            const auto pf = floats(part);
+            const auto norms = floats(L.read(tn));
+            std::vector<float> wsq(parts), usq(parts);
+            bad = 0;
+            for (size_t j = 0; j < lens.size(); j++) {
+                const float a = kref::lamb_seg_sum(pf.data(), seg[j], seg[j + 1]);
+                const float b = kref::lamb_seg_sum(pf.data() + parts, seg[j], seg[j + 1]);
+                for (uint32_t k = seg[j]; k < seg[j + 1]; k++) {
+                    wsq[k] = a;
+                    usq[k] = b;
+                    bad += fb(norms[k]) != fb(a) || fb(norms[parts + k]) != fb(b);
+                }
+            }
+            CHECK(bad == 0);
+            // the step: every element with its member's norms, padding staying 0
+            const auto gw = L.read(tw);
+            bad = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const float want = kref::lamb_apply(val(w[i]), u[i], wsq[i / 256], usq[i / 256], lr);
+                bad += gw[i] != (bf16 ? kref::f32_to_bf16(want) : fb(want));
+            }
+            CHECK(bad == 0);
+            for (size_t j = 0; j < lens.size(); j++) {
+                for (uint32_t i = off[j] + lens[j]; i < (j + 1 < lens.size() ? off[j + 1] : n); i++) {
+                    bad += gw[i] != 0;
+                }
+            }
+            CHECK(bad == 0);
+            w = gw;
+        }
+    }
 }

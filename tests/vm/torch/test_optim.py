@@ -181,8 +181,9 @@ class TestFusedOptim(OptimTest):
         for (k, a), (_, b) in zip(got_state, want_state):
             torch.testing.assert_close(a, b, msg=lambda m: f"{name} state {k}: {m}", **F32_TOL)
         # After the first step (state made, tensors moved into the flat buffers), the group is
-        # one launch; LAMB three per parameter.
-        per = 3 * len(SHAPES) if cls is FusedLamb else 1
+        # one launch; LAMB three (lamb_update_*, lamb_norms_f32, lamb_apply_*) whatever the number of
+        # parameters.
+        per = 3 if cls is FusedLamb else 1
         self.assertEqual(jobs[1:], [per] * (STEPS - 1), f"{name}: jobs per step {jobs}")
 
     def check_bf16(self, name, cls, ref_cls, opts):
@@ -263,8 +264,9 @@ class TestFusedOptim(OptimTest):
     def test_groups_one_launch_each_in_place_grads_and_differing_steps(self):
         # Two groups, a parameter without a gradient in one step (its step count then lags the
         # others'), gradients from autograd: against torch.optim on the CPU, one launch per
-        # group in steady steps, and backward accumulating into the flat gradient in place.
-        for name, cls, ref_cls, opts in (CASES[2], CASES[4], CASES[5]):
+        # group in steady steps (LAMB three), and backward accumulating into the flat gradient in
+        # place; LAMB's runs each with their own segment table.
+        for name, cls, ref_cls, opts in (CASES[2], CASES[4], CASES[5], CASES[6]):
             with self.subTest(name):
                 vals = params_for(7, F32)
                 a, r = leaves(vals, HPU), leaves(vals, "cpu")
@@ -295,9 +297,12 @@ class TestFusedOptim(OptimTest):
                     torch.testing.assert_close(x, y, msg=lambda m: f"{name} state {k}: {m}", **F32_TOL)
                 # Step 1: one launch per group. Step 2: parameter 1 skipped, its neighbours are two
                 # runs. Steps 4 and 5: parameter 1 one step behind (AdamW, Adagrad: bias
-                # correction, lr decay) splits group 0 into three runs; SGD has no step count.
+                # correction, lr decay) splits group 0 into three runs; SGD has no step count. LAMB:
+                # three launches a run.
                 lag = 2 if cls is FusedSGD else 4
-                self.assertEqual([jobs[1], jobs[2], jobs[4], jobs[5]], [2, 3, lag, lag], f"{name}: jobs {jobs}")
+                per = 3 if cls is FusedLamb else 1
+                self.assertEqual([jobs[1], jobs[2], jobs[4], jobs[5]], [2 * per, 3 * per, lag * per, lag * per],
+                                 f"{name}: jobs {jobs}")
         self.assert_on_device()
 
     def test_equal_groups_and_a_reload_keep_their_buffers(self):
@@ -619,7 +624,10 @@ class TestFusedOptimArguments(DeviceTest):
             torch.ops.hpu_torch.fused_sgd([p], [], [], 0.1, 0.0, 0.0, False, [])
         with self.assertRaisesRegex(ValueError, r"parameter 0 has no valid step count"):
             torch.ops.hpu_torch.fused_lamb([p], [p.grad], [torch.zeros_like(p)], [torch.zeros_like(p)], [0],
-                                           1e-3, 0.9, 0.999, 1e-6, 0.0, [])
+                                           1e-3, 0.9, 0.999, 1e-6, 0.0, [], [])
+        with self.assertRaisesRegex(ValueError, r"1 parameters but 2 segment tables"):
+            torch.ops.hpu_torch.fused_lamb([p], [p.grad], [torch.zeros_like(p)], [torch.zeros_like(p)], [1],
+                                           1e-3, 0.9, 0.999, 1e-6, 0.0, [], [p, p])
 
     def test_op_checks_gradient(self):
         p = self.param(device=HPU)
