@@ -485,10 +485,10 @@ struct SobDevice {
             std::uint32_t id = 0;
             std::uint32_t v = 0;
             in >> op >> id >> mode >> v;
+            if (op == "WAIT" && sob.at(id) < v)
+                return false;
             if (op == "SOB_UPDATE")
                 sob.at(id) = mode == "ADD" ? sob.at(id) + v : v;
-            else if (op == "WAIT" && sob.at(id) < v)
-                return false;
         }
         return true;
     }
@@ -526,7 +526,7 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
     GraphFixture fx;
     fx.add_copy_launch_copy();
     SobDevice dev;
-    const auto runs = [&fx](const std::vector<MockOs::Job> &jobs, std::vector<std::uint32_t> &queue) {
+    const auto runs = [](const std::vector<MockOs::Job> &jobs, std::vector<std::uint32_t> &queue) {
         std::vector<SobDevice::Run> out;
         for (const auto &j : jobs) {
             out.push_back({packets(j.cb), 0, false});
