@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 
+#include <poll.h>
+
 #include "common.h"
 #include "device.h"
 #include "kmd.h"
@@ -152,6 +154,14 @@ int export_launch(hpu_fence *f, int &fd)
             return err;
         merged = next;
     }
+    // A merged fence (a dma_fence_array) keeps its parts' errors only once
+    // signalling is enabled on it: a status read after every part has
+    // signalled would otherwise find no error (6.12's
+    // dma_fence_array_signaled() clears the pending one). A zero-timeout
+    // poll adds the callback that enables it, for parts signalled already
+    // and later ones alike.
+    pollfd pfd{merged, POLLIN, 0};
+    (void)os.poll(&pfd, 1, 0);
     // The first failed job, as fence_state() orders them (0: none).
     const auto first_failed = [f](std::uint32_t &handle) {
         handle = 0;

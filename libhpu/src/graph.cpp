@@ -481,8 +481,11 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr) {
         // It signals done[p] too: the next launch starts after its reset of
         // the join slot's other parity (head comment). The join's fence is
-        // out already: a failure here leaves it, and done[p] the join's.
-        (void)submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, sig, 0, nullptr);
+        // out already: when this submission fails, the next launch starts
+        // by resetting every sync object behind the join (reset_sobs() on
+        // the join's queue), so that no count of this launch survives it.
+        if (submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, sig, 0, nullptr) < 0)
+            g->initialised = false;
     }
     if (out != nullptr && *out != nullptr)
         (*out)->members = std::move(members);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -245,7 +246,13 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     std::copy(extra_waits.begin(), extra_waits.end(), in.begin() + static_cast<std::ptrdiff_t>(n_in));
     std::unique_ptr<hpu_fence> fence;
     if (out != nullptr) {
-        fence = std::make_unique<hpu_fence>();
+        // Before any system call, and never thrown out of here: a graph
+        // launch submits several jobs in a row and must be able to unwind.
+        try {
+            fence = std::make_unique<hpu_fence>();
+        } catch (const std::bad_alloc &) {
+            return -ENOMEM;
+        }
         fence->dev = q->dev;
         fence->epoch = q->dev->epoch;
         fence->queue_id = q->id;
