@@ -408,11 +408,19 @@ TEST_CASE("a graph whose TPC node fails, joined on the DMA queue: the launch fai
     int sync_fd = -1;
     REQUIRE(hpu_fence_export_fd(bf, &sync_fd) == 0);
     CHECK(wait(bad_done) == -EILSEQ);
-    pollfd pfd{sync_fd, POLLIN, 0};
-    CHECK(::poll(&pfd, 1, 10000) == 1);
+    // Its status read before any poll(2) of ours (which would enable the
+    // merged fence's signalling itself): 0 while pending, then the error.
     sync_file_info sfi{};
-    REQUIRE(::ioctl(sync_fd, SYNC_IOC_FILE_INFO, &sfi) == 0);
+    const auto until = Clock::now() + std::chrono::seconds(10);
+    do {
+        sfi = {};
+        REQUIRE(::ioctl(sync_fd, SYNC_IOC_FILE_INFO, &sfi) == 0);
+        if (sfi.status == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } while (sfi.status == 0 && Clock::now() < until);
     CHECK(sfi.status == -EILSEQ);
+    pollfd pfd{sync_fd, POLLIN, 0};
+    CHECK(::poll(&pfd, 1, 0) == 1);
     ::close(sync_fd);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     // The join's job would fail at the 10 s job timeout, -ETIMEDOUT.
