@@ -272,10 +272,11 @@ void free_block(void *ctx)
     {
         const std::lock_guard<std::mutex> g(p.mutex);
         if (b->slab->generation == p.generation) {
-            if (fences.empty())
+            if (fences.empty()) {
                 p.give_back(b);
-            else
+            } else {
                 p.held.push_back({b, std::move(fences)});
+            }
             return;
         }
     }

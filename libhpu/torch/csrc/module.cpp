@@ -182,17 +182,13 @@ public:
     void record(std::int64_t device, std::int64_t id)
     {
         const c10::Stream s = stream_of(device, id);
-        const c10::DeviceIndex mine = event_ == nullptr ? -1 : static_cast<c10::DeviceIndex>(ev()->device);
+        const auto mine = static_cast<c10::DeviceIndex>(event_ == nullptr ? -1 : ev()->device);
         guard().record(&event_, s, mine,
                        timing_ ? c10::EventFlag::BACKEND_DEFAULT : c10::EventFlag::PYTORCH_DEFAULT);
     }
     void block(std::int64_t device, std::int64_t id)
     {
-        const c10::Stream s = stream_of(device, id);
-        if (event_ != nullptr)
-            TORCH_CHECK(ev()->device == s.device_index(), "Event device index ", ev()->device,
-                        " does not match blocking stream's device index ", static_cast<int>(s.device_index()));
-        guard().block(event_, s);
+        guard().block(event_, stream_of(device, id)); // raises for another HPU's event
     }
     bool query() const { return guard().queryEvent(event_); }
     void synchronize() const
