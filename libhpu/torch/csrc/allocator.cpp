@@ -267,6 +267,12 @@ void free_block(void *ctx)
         const std::lock_guard<std::mutex> g(p.mutex);
         uses = b->uses;
     }
+    // Freed by a thread whose current stream is not the block's: that
+    // stream's jobs may still read it (PyTorch 1.13's autograd runs every
+    // HPU backward op on the worker's current stream, the default one,
+    // whatever stream the forward ran on; and resize() frees so too).
+    if (const int here = current_stream(device); here != b->slab->stream)
+        uses |= 1U << static_cast<unsigned int>(here);
     // Outside the pool's lock: the context's lock comes first (allocate()).
     std::vector<std::shared_ptr<hpu::Fence>> fences = fences_of(device, uses);
     {

@@ -299,6 +299,32 @@ class TestRecordStream(StreamCase):
         hpu.synchronize()
         hpu.empty_cache()
 
+    def test_a_block_freed_on_another_stream_waits_for_that_streams_work(self):
+        # As autograd does on PyTorch 1.13: made on a side stream, read and
+        # freed while the default stream is current.
+        hpu.synchronize()
+        hpu.empty_cache()
+        side = hpu.Stream()
+        n = (3 << 20) // 4 + 128  # a large-pool request: a fresh slab of side's
+        with hpu.stream(side):
+            t = torch.ones(n, device=HPU)
+            ptr = t.data_ptr()
+        hpu.default_stream(HPU).wait_stream(side)
+        with Held(hpu.default_stream(HPU)) as h:
+            t.add_(1.0)  # on the held default stream
+            del t  # freed with the default stream current
+            with hpu.stream(side):
+                u = torch.empty(n, device=HPU)
+                self.assertNotEqual(u.data_ptr(), ptr, "a block the default stream's held work uses was handed out")
+            h.release()
+        hpu.synchronize()
+        with hpu.stream(side):
+            v = torch.empty(n, device=HPU)
+            self.assertEqual(v.data_ptr(), ptr, "the block did not come back once the default stream's work ended")
+        del u, v
+        hpu.synchronize()
+        hpu.empty_cache()
+
     def test_record_stream_of_another_device_is_refused(self):
         if hpu.device_count() < 2:
             self.skipTest("one HPU")
