@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <ios>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -150,17 +151,24 @@ struct GraphFixture : Fixture {
         CHECK(hpu_fence_destroy(f) == 0);
         return {m.jobs.begin() + static_cast<std::ptrdiff_t>(before), m.jobs.end()};
     }
-    // Launches the graph; the jobs it submitted but the release jobs
-    // (checked on their own below).
+    // Launches the graph; the jobs it submitted but the release jobs and
+    // the finish job (checked on their own below).
     std::vector<MockOs::Job> launch()
     {
         std::vector<MockOs::Job> out;
+        finish.reset();
         for (MockOs::Job &j : launch_all()) {
-            if (!is_release(j))
+            if (is_finish(j)) {
+                finish = j;
+            } else if (!is_release(j)) {
                 out.push_back(std::move(j));
+            }
         }
         return out;
     }
+    std::optional<MockOs::Job> finish; // launch()'s finish job, if any
+    // The finish job: a NOP that waits for other slots' last jobs.
+    static bool is_finish(const MockOs::Job &j) { return packets(j.cb) == Lines{"NOP"} && !j.in.empty(); }
     // A release job: SOB_UPDATE SET to 0 of the other parity's object,
     // then SET to a count above 0.
     static bool is_release(const MockOs::Job &j)
@@ -254,11 +262,16 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
     CHECK(packets(l0[3].cb) == Lines{"SOB_UPDATE 30 SET 0", "LIN_DMA 0x200000000 <- 0x100000000",
                                      "SOB_UPDATE 31 ADD 1", "WAIT 29 GE 1", "LIN_DMA 0x100000000 <- 0x200000000",
                                      "WAIT 29 GE 2", "WAIT 27 GE 2"});
-    // Every job of launch 0 waits for the reset job's syncobj; the join
-    // signals the launch's own (the last out-sync of each).
+    // Every job of launch 0 waits for the reset job's syncobj; the finish
+    // job, after the join on its queue, waits for the last jobs of TPC and
+    // MME0 (their release jobs) and signals the launch's own.
     const std::uint32_t after_reset = l0[0].out.back().handle;
-    const std::uint32_t done0 = l0[3].out.back().handle;
+    REQUIRE(fx.finish);
+    CHECK(fx.engine(*fx.finish) == kDma);
+    CHECK(fx.finish->in.size() == 2);
+    const std::uint32_t done0 = fx.finish->out.back().handle;
     CHECK(after_reset != done0);
+    CHECK(l0[3].out.back().handle != done0); // not the join
     for (std::size_t i = 1; i < l0.size(); ++i)
         CHECK(waits_for(l0[i], after_reset));
 
@@ -277,8 +290,9 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
                                      "WAIT 28 GE 2", "WAIT 26 GE 2"});
     for (const auto &j : l1)
         CHECK(waits_for(j, done0));
-    // Launch 1's join signals the syncobj the reset job did: launch 2 waits for it.
-    CHECK(l1[2].out.back().handle == after_reset);
+    // Launch 1's finish job signals the syncobj the reset job did: launch 2 waits for it.
+    REQUIRE(fx.finish);
+    CHECK(fx.finish->out.back().handle == after_reset);
 
     // Launch 2: parity 0 again, the very same command buffers as launch 0's.
     const auto l2 = fx.launch();
@@ -288,14 +302,15 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
         CHECK(l2[i].req.cb_va == l0[i + 1].req.cb_va);
         CHECK(waits_for(l2[i], after_reset));
     }
-    CHECK(l2[2].out.back().handle == done0);
+    REQUIRE(fx.finish);
+    CHECK(fx.finish->out.back().handle == done0);
 
     // Launch 3 (parity 1) in full: behind each job whose slot's object
     // another waits for, a release job on the same queue SETs it to the
     // job's final count (graph.cpp: a no-op after a job that ran to its end,
     // the release of the waiters after one that failed).
     const auto l3 = fx.launch_all();
-    REQUIRE(l3.size() == 6);
+    REQUIRE(l3.size() == 7);
     CHECK(fx.engine(l3[0]) == kTpc);
     CHECK(l3[0].cb == l1[0].cb);
     CHECK(fx.engine(l3[1]) == kTpc);
@@ -308,10 +323,18 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
     CHECK(l3[4].cb == l1[2].cb);
     CHECK(fx.engine(l3[5]) == kDma); // the join's: its copy-in is waited for
     CHECK(packets(l3[5].cb) == Lines{"SOB_UPDATE 31 SET 0", "SOB_UPDATE 30 SET 1"});
-    // The join's release signals the launch's syncobj after the join: the
-    // next launch waits for it (graph.cpp's head).
-    CHECK(l3[4].out.back().handle == after_reset);
-    CHECK(l3[5].out.back().handle == after_reset);
+    // The finish job, after the join's release on its queue, waits for the
+    // TPC and MME0 releases (the last out-sync of each: the slot's tail)
+    // and signals the launch's syncobj: the next launch waits for it
+    // (graph.cpp's head).
+    CHECK(fx.engine(l3[6]) == kDma);
+    CHECK(packets(l3[6].cb) == Lines{"NOP"});
+    CHECK(waits_for(l3[6], l3[1].out.back().handle));
+    CHECK(waits_for(l3[6], l3[3].out.back().handle));
+    CHECK(l3[1].out.back().handle == l3[0].out.back().handle); // the TPC slot's tail, job then release
+    CHECK(l3[6].out.back().handle == after_reset);
+    CHECK(l3[4].out.back().handle != after_reset);
+    CHECK(l3[5].out.back().handle != after_reset);
     const auto l4 = fx.launch();
     for (const auto &j : l4)
         CHECK(waits_for(j, after_reset));
@@ -328,8 +351,8 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
     hpu_fence_t *f = nullptr;
     REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f) == 0);
     REQUIRE(f != nullptr);
-    // The reset, TPC and its release, the join on DMA and its release.
-    REQUIRE(fx.m.jobs.size() - before == 5);
+    // The reset, TPC and its release, the join on DMA and its release, the finish job.
+    REQUIRE(fx.m.jobs.size() - before == 6);
     auto &tpc = fx.m.jobs[before + 1];
     const auto &join = fx.m.jobs[before + 3];
     REQUIRE(fx.engine(tpc) == kTpc);
@@ -446,7 +469,7 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
         REQUIRE(hpu_queue_gemm(q, &fx.gemm, w.data(), 1, nullptr) == 0);
         const auto &after = fx.m.jobs.back();
         CHECK(waits_for(after, join.out.at(1).handle)); // the fence's (then done[p])
-        CHECK(waits_for(after, tpc.out.back().handle));
+        CHECK(waits_for(after, tpc.out.at(1).handle)); // the member's (then its slot's tail)
         fx.m.complete_jobs();
         CHECK(hpu_queue_destroy(q) == 0);
     }
@@ -534,10 +557,10 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         }
         return out;
     };
-    // Launch 0 (the reset, TPC and its release, DMA and its release) runs
-    // to its end: parity 0's objects keep its final counts.
+    // Launch 0 (the reset, TPC and its release, DMA and its release, the
+    // finish job) runs to its end: parity 0's objects keep its final counts.
     const auto l0 = fx.launch_all();
-    REQUIRE(l0.size() == 5);
+    REQUIRE(l0.size() == 6);
     std::vector<std::uint32_t> q0;
     auto r0 = runs(l0, q0);
     REQUIRE(dev.run(r0, q0).empty());
@@ -549,7 +572,7 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         // Launch 1: its TPC job fails before its first packet (the reset of
         // TPC's parity-0 object); its release lets the join finish.
         const auto l1 = fx.launch_all();
-        REQUIRE(l1.size() == 4);
+        REQUIRE(l1.size() == 5);
         REQUIRE(fx.engine(l1[0]) == kTpc);
         std::vector<std::uint32_t> q1;
         auto r1 = runs(l1, q1);
@@ -559,7 +582,7 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         // run before its TPC job (another queue). Its copy out must wait
         // for this launch's TPC node, not pass on launch 0's count.
         const auto l2 = fx.launch_all();
-        REQUIRE(l2.size() == 4);
+        REQUIRE(l2.size() == 5);
         REQUIRE(fx.engine(l2[2]) == kDma);
         std::vector<SobDevice::Run> dma{{packets(l2[2].cb), 0, false}};
         CHECK(dev.run(dma, {l2[2].req.queue_id}) == std::vector<std::size_t>{0});
@@ -572,28 +595,67 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
     SECTION("the join's job")
     {
         // Launch 1: the join (DMA) fails before its first packet (the reset
-        // of DMA's parity-0 object); its release runs after it and signals
-        // the launch's syncobj, which launch 2 waits for.
+        // of DMA's parity-0 object); its release runs after it, then the
+        // finish job signals the launch's syncobj, which launch 2 waits for.
         const auto l1 = fx.launch_all();
-        REQUIRE(l1.size() == 4);
+        REQUIRE(l1.size() == 5);
         REQUIRE(fx.engine(l1[2]) == kDma);
         REQUIRE(GraphFixture::is_release_of(l1[3], l1[2]));
         std::vector<std::uint32_t> q1;
         auto r1 = runs(l1, q1);
         r1[2].failed = true;
         REQUIRE(dev.run(r1, q1).empty());
-        const std::uint32_t done1 = l1[3].out.back().handle;
-        CHECK(done1 == l1[2].out.back().handle);
+        REQUIRE(GraphFixture::is_finish(l1[4]));
+        const std::uint32_t done1 = l1[4].out.back().handle;
+        CHECK(waits_for(l1[4], l1[1].out.back().handle)); // the TPC slot's tail
         // Launch 2's TPC job may run before its DMA job: its WAIT for the
         // copy in must not pass on launch 0's count.
         const auto l2 = fx.launch_all();
-        REQUIRE(l2.size() == 4);
+        REQUIRE(l2.size() == 5);
         for (const auto &j : l2)
-            CHECK((GraphFixture::is_release(j) || waits_for(j, done1)));
+            CHECK((GraphFixture::is_release(j) || GraphFixture::is_finish(j) || waits_for(j, done1)));
         REQUIRE(fx.engine(l2[0]) == kTpc);
         std::vector<SobDevice::Run> tpc{{packets(l2[0].cb), 0, false}};
         CHECK(dev.run(tpc, {l2[0].req.queue_id}) == std::vector<std::size_t>{0});
         CHECK(tpc[0].p.at(tpc[0].pc) == "WAIT 31 GE 1");
+    }
+    fx.close_clean();
+}
+
+TEST_CASE("a launch whose submissions fail half way makes the next one reset every sync object after its jobs",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all(); // launch 0 ends
+    // Launch 1: the TPC job and its release go in, the join's submission
+    // fails (-EBUSY, the per-file job limit).
+    const std::size_t before = fx.m.jobs.size();
+    fx.m.fail_errno = -EBUSY;
+    fx.m.fail_at = fx.m.acquire_calls + 3;
+    CHECK(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == -EBUSY);
+    fx.m.fail_at = 0;
+    REQUIRE(fx.m.jobs.size() - before == 2);
+    const MockOs::Job tpc = fx.m.jobs[before];
+    const MockOs::Job rel = fx.m.jobs[before + 1];
+    REQUIRE(fx.engine(tpc) == kTpc);
+    REQUIRE(GraphFixture::is_release_of(rel, tpc));
+    const std::uint32_t tail = rel.out.back().handle;
+    CHECK(tpc.out.back().handle == tail);
+    // The retry (parity 1 again) starts with a reset of every sync object,
+    // on the join's queue, after the abandoned jobs (their slot's tail):
+    // their counts cannot reach the retry's consumers.
+    const auto l = fx.launch_all();
+    REQUIRE(!l.empty());
+    CHECK(fx.engine(l[0]) == kDma);
+    CHECK(waits_for(l[0], tail));
+    const Lines reset = packets(l[0].cb);
+    REQUIRE(reset.size() == 4); // two slots, two parities
+    for (const std::string &p : reset)
+        CHECK(p.substr(p.size() - 6) == " SET 0");
+    for (std::size_t i = 1; i < l.size(); ++i) {
+        CHECK((GraphFixture::is_release(l[i]) || GraphFixture::is_finish(l[i]) ||
+               waits_for(l[i], l[0].out.back().handle)));
     }
     fx.close_clean();
 }
