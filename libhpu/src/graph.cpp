@@ -359,13 +359,14 @@ int compile(hpu_graph *g)
                 return err;
         }
     }
-    if (!g->finish) {
-        hpu_cmdlist *cl = nullptr;
-        if (const int err = cmdlist_new(g->dev, cl); err < 0)
+    if (!g->finish && slots > 1) {
+        hpu_cmdlist *raw = nullptr;
+        if (const int err = cmdlist_new(g->dev, raw); err < 0)
             return err;
-        g->finish.reset(cl);
-        if (const int err = hpu_cmd_nop(cl); err < 0)
+        ListPtr cl(raw);
+        if (const int err = hpu_cmd_nop(cl.get()); err < 0)
             return err;
+        g->finish = std::move(cl);
     }
     g->dirty = {false, false};
     g->initialised = false; // the sync objects may be new: set them to 0 first
@@ -470,10 +471,12 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     // counts in the sync objects of parity p, which the next launch uses
     // again: it first resets them all, after every job so far (reset_sobs()
     // waits for the live tails).
+    bool submitted = false; // a job of this launch is in
     auto drop = [&](int err) {
         for (const hpu_fence_member &m : members)
             (void)g->dev->kmd.syncobj_destroy(m.handle);
-        g->initialised = false;
+        if (submitted)
+            g->initialised = false;
         return err;
     };
     // The finish job waits for these: every other slot's last job.
@@ -490,6 +493,7 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
                                        0, out != nullptr ? &raw : nullptr);
             err < 0)
             return drop(err);
+        submitted = true;
         g->tails_live |= 1U << s;
         if (const std::unique_ptr<hpu_fence> f(raw); f) // its syncobj lives on in members
             members.push_back({f->handle, f->queue_id, f->seq}); // reserved: does not throw
@@ -524,8 +528,11 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         // wait_idle() (both on done[p]) cannot pass early.
         for (std::size_t i = 0; i < n_tails; ++i)
             (void)g->dev->kmd.syncobj_wait(tails.at(i).handle, INT64_MAX);
-        const hpu_cmdlist *jl = g->lists.at(p).at(g->join).get(); // the join: its list's last submission
-        (void)g->dev->kmd.syncobj_timeline_wait(jl->timeline, jl->submitted, INT64_MAX);
+        // The join and its release: their lists' last submissions.
+        for (const hpu_cmdlist *jl : {g->lists.at(p).at(g->join).get(), g->release.at(p).at(g->join).get()}) {
+            if (jl != nullptr && jl->submitted != 0)
+                (void)g->dev->kmd.syncobj_timeline_wait(jl->timeline, jl->submitted, INT64_MAX);
+        }
         g->initialised = false;
     }
     if (out != nullptr && *out != nullptr)
@@ -609,8 +616,12 @@ HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out)
             handles.at(i) = &g->done.at(i);
         for (std::size_t i = 0; i < g->tail.size(); ++i)
             handles.at(g->done.size() + i) = &g->tail.at(i);
-        for (std::uint32_t *h : handles) {
-            if (const int err = dev->kmd.syncobj_create(*h); err < 0) {
+        // done[] signalled from the start: a launch whose finish job was
+        // refused leaves done[p] as it was, which wait_idle() and the
+        // scalar patch may wait for (that launch waited on the host).
+        for (std::size_t i = 0; i < handles.size(); ++i) {
+            std::uint32_t *h = handles.at(i);
+            if (const int err = dev->kmd.syncobj_create(*h, i < g->done.size()); err < 0) {
                 for (const std::uint32_t *o : handles) {
                     if (*o != 0)
                         (void)dev->kmd.syncobj_destroy(*o);
