@@ -242,19 +242,29 @@ void delete_orphan_block(Block *b)
     }
 }
 
-// The fences a block used on the streams of mask waits for when freed
-// (none if the device is gone or failing: its jobs have ended then).
+// The fences a block used on the streams of mask waits for when freed:
+// none only when the context is lost (its jobs ended with the reset) or
+// was never opened. A deleter: the context is looked up, not opened or
+// recovered. When running the recorded jobs fails, the streams' last jobs
+// issued; when even that fails (no memory), a host wait for them.
 std::vector<std::shared_ptr<hpu::Fence>> fences_of(int device, std::uint32_t mask) noexcept
 {
-    try {
-        if (mask == 0 || !DeviceContext::opened(device))
-            return {};
-        DeviceContext &ctx = DeviceContext::get(device);
-        auto lock = ctx.lock();
-        return ctx.stream_fences(mask);
-    } catch (...) {
+    DeviceContext *ctx = mask == 0 ? nullptr : DeviceContext::find(device);
+    if (ctx == nullptr)
         return {};
+    auto lock = ctx->lock();
+    if (ctx->lost())
+        return {};
+    try {
+        return ctx->stream_fences(mask);
+    } catch (...) { // NOLINT(bugprone-empty-catch): the recorded step's failure is its stream's to report
     }
+    try {
+        return ctx->stream_tails(mask);
+    } catch (...) { // NOLINT(bugprone-empty-catch): no memory for the list: wait instead
+    }
+    ctx->wait_tails(mask);
+    return {};
 }
 
 void free_block(void *ctx)

@@ -215,7 +215,8 @@ void check_stream(int device, std::int64_t stream)
 void record_event(StreamEvent &ev, int device, int stream)
 {
     check_stream(device, stream);
-    TORCH_CHECK(ev.device < 0 || ev.device == device, "Event device index ", ev.device,
+    const int ev_device = ev.state().device;
+    TORCH_CHECK(ev_device < 0 || ev_device == device, "Event device index ", ev_device,
                 " does not match recording stream's device index ", device);
     DeviceContext &ctx = DeviceContext::get(device);
     auto lock = ctx.lock();
@@ -225,9 +226,10 @@ void record_event(StreamEvent &ev, int device, int stream)
 void block_event(const StreamEvent &ev, int device, int stream)
 {
     check_stream(device, stream);
-    if (!ev.recorded)
+    const StreamEvent::State e = ev.state();
+    if (!e.recorded)
         return; // as CUDA: an event never recorded is complete
-    TORCH_CHECK(ev.device == device, "Event device index ", ev.device, " does not match blocking stream's device index ",
+    TORCH_CHECK(e.device == device, "Event device index ", e.device, " does not match blocking stream's device index ",
                 device);
     DeviceContext &ctx = DeviceContext::get(device);
     auto lock = ctx.lock();
@@ -236,16 +238,23 @@ void block_event(const StreamEvent &ev, int device, int stream)
 
 bool query_event(const StreamEvent &ev)
 {
-    return !ev.fence || hpu_fence_status(ev.fence->get()) != 1; // issued when recorded (lazy mode too)
+    const StreamEvent::State e = ev.state(); // a copy: another thread may record ev meanwhile
+    return !e.fence || hpu_fence_status(e.fence->get()) != 1; // issued when recorded (lazy mode too)
 }
 
 void synchronize_event(const StreamEvent &ev)
 {
-    if (!ev.fence)
+    const StreamEvent::State e = ev.state();
+    if (!e.fence)
         return;
-    const int r = hpu_fence_wait(ev.fence->get(), HPU_TIMEOUT_INFINITE);
-    TORCH_CHECK(r == 0, "HPU ", ev.device, ": the job before the event ('", ev.what, "') failed: ",
-                hpu_strerror(r));
+    // Waited for without the context's lock (other threads' ops go on);
+    // a failure is then reported by the context.
+    (void)hpu_fence_wait(e.fence->get(), HPU_TIMEOUT_INFINITE);
+    if (!e.job || hpu_fence_status(e.job->get()) == 0)
+        return;
+    DeviceContext &ctx = DeviceContext::get(e.device);
+    auto lock = ctx.lock();
+    ctx.synchronize_event(e);
 }
 
 C10_REGISTER_GUARD_IMPL(HPU, HpuGuardImpl);

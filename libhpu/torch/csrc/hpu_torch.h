@@ -53,14 +53,37 @@ void check_stream(int device, std::int64_t stream);
  * What a c10 event of the HPU points to: the fence of the last job of the
  * stream it was recorded on (a marker job's with timing), shared with the
  * stream's pending list. No fence: never recorded, or recorded on a
- * stream with nothing issued (complete, as CUDA's).
+ * stream with nothing issued (complete, as CUDA's). Recorded by one
+ * thread while others may query or wait for it: its state is read and
+ * written as a whole under its own mutex (state(), set()).
  */
 struct StreamEvent {
-    int device = -1;         // -1 until first recorded
-    bool timing = false;
-    bool recorded = false;
-    std::shared_ptr<hpu::Fence> fence;
-    std::string what;        // the job it follows, for errors
+    struct State {
+        int device = -1; // -1 until first recorded
+        int stream = 0;
+        bool recorded = false;
+        std::shared_ptr<hpu::Fence> fence; // what query() and synchronize() wait for
+        // The job the event follows, whose failure synchronize() reports:
+        // fence's own job, or with timing the job before the marker.
+        std::shared_ptr<hpu::Fence> job;
+        std::string what; // that job, for errors
+    };
+    bool timing = false; // set once, before the first record
+
+    [[nodiscard]] State state() const
+    {
+        const std::lock_guard<std::mutex> g(mutex_);
+        return state_;
+    }
+    void set(State s)
+    {
+        const std::lock_guard<std::mutex> g(mutex_);
+        state_ = std::move(s);
+    }
+
+private:
+    mutable std::mutex mutex_;
+    State state_;
 };
 /** Records ev on stream of device (raises for a stream of another device than ev's). */
 void record_event(StreamEvent &ev, int device, int stream);
@@ -131,6 +154,14 @@ public:
     static DeviceContext &get(int index);
     /** Whether the context of index was opened (nothing is opened by asking). */
     static bool opened(int index) noexcept;
+    /**
+     * The context of index if it was opened, else nullptr: neither opened
+     * nor recovered (the allocator's deleter, which must not reopen a
+     * lost device).
+     */
+    static DeviceContext *find(int index) noexcept;
+    /** Whether the device was lost (a reset): every job of the context has ended. Under lock(). */
+    [[nodiscard]] bool lost() const noexcept;
 
     DeviceContext(const DeviceContext &) = delete;
     DeviceContext &operator=(const DeviceContext &) = delete;
@@ -164,7 +195,11 @@ public:
      * the last job of each of those streams.
      */
     void flush();
-    /** Runs the recorded jobs, then waits for every job of every stream; throws c10::Error naming the first that failed. */
+    /**
+     * Runs the recorded jobs, then waits for every job of every stream;
+     * throws c10::Error naming the failed job of the lowest stream id that
+     * has one (the streams are synchronised in id order).
+     */
     void synchronize();
 
     // Streams and events (the device guard's; stream ids 0 .. kStreams - 1).
@@ -174,14 +209,24 @@ public:
     bool query_stream(int stream);
     /** Points ev at stream's last job (a new marker job with timing); runs the recorded jobs first. */
     void record_event(StreamEvent &ev, int stream);
-    /** Makes stream's later jobs wait (in the driver's scheduler) for ev's job: a marker job. */
+    /**
+     * Makes stream's later jobs wait (in the driver's scheduler) for ev's
+     * job: a marker job, whose pending entry keeps ev's job so that the
+     * stream's synchronisation reports that job's failure too.
+     */
     void block_event(const StreamEvent &ev, int stream);
+    /** Waits for ev (recorded on this device); raises naming its job if that failed. */
+    void synchronize_event(const StreamEvent::State &ev);
     /**
      * The fences of the last jobs of the streams in mask (bit s: stream s)
      * that have not ended, for the allocator's record_stream; runs the
      * recorded jobs first.
      */
     std::vector<std::shared_ptr<hpu::Fence>> stream_fences(std::uint32_t mask);
+    /** As stream_fences() without running the recorded jobs (when that failed). */
+    [[nodiscard]] std::vector<std::shared_ptr<hpu::Fence>> stream_tails(std::uint32_t mask) const;
+    /** Waits on the host for the last jobs of the streams in mask (a failure is theirs to report). */
+    void wait_tails(std::uint32_t mask) const noexcept;
     /**
      * Tests only: stream's later jobs wait until release_stream(handle):
      * a job blocked in a WAIT on a sync object of the context. Returns the handle.
@@ -242,6 +287,11 @@ private:
         std::shared_ptr<hpu::Fence> fence;
         std::string what;
         std::uint64_t seq = 0; // jobs() once it was issued (a lazy graph: its last recorded job)
+        // An event wait's marker: the event's job (a failed fence signals
+        // all the same, so the marker succeeds): its failure is the
+        // waiting stream's too, reported naming that job.
+        std::shared_ptr<hpu::Fence> waited;
+        std::string waited_what;
     };
     /** One job issued: its stream, number and fence (staging buffers remember their last). */
     struct JobRef {
@@ -255,11 +305,15 @@ private:
         // The last job issued on the stream (a lazy graph's may sit in
         // another stream's pending list); reset once known to have ended.
         std::shared_ptr<hpu::Fence> tail;
+        std::string tail_what;       // tail's job, for errors
         bool in_step = false;        // lazy mode: an op of the recorded step was recorded on it
     };
 
     friend class LazyRecorder;
-    void issue(Job job, int stream, const std::vector<const hpu::Fence *> &extra_waits = {});
+    /** Issues job on stream after its last job (and after waited, an event's job: a marker's). */
+    void issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited = {}, const std::string &waited_what = {});
+    /** The pending entry of fence in any stream's list (nullptr when retired); its stream in *stream. */
+    const Pending *find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const;
     /** Waits for stream's oldest pending job and forgets it; throws if it failed. */
     void retire_front(int stream);
     /** Waits for the jobs of stream up to number seq. */

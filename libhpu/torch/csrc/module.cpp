@@ -182,7 +182,7 @@ public:
     void record(std::int64_t device, std::int64_t id)
     {
         const c10::Stream s = stream_of(device, id);
-        const auto mine = static_cast<c10::DeviceIndex>(event_ == nullptr ? -1 : ev()->device);
+        const auto mine = static_cast<c10::DeviceIndex>(event_ == nullptr ? -1 : ev()->state().device);
         guard().record(&event_, s, mine,
                        timing_ ? c10::EventFlag::BACKEND_DEFAULT : c10::EventFlag::PYTORCH_DEFAULT);
     }
@@ -203,7 +203,7 @@ public:
                     "Both events must be recorded before calculating elapsed time");
         return event_elapsed_ms(*ev(), *end->ev());
     }
-    std::int64_t device() const { return event_ == nullptr ? -1 : ev()->device; }
+    std::int64_t device() const { return event_ == nullptr ? -1 : ev()->state().device; }
     bool timing() const { return timing_; }
 
 private:

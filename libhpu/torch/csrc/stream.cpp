@@ -22,9 +22,13 @@
 // A failed job's fence is signalled all the same, so the jobs after it
 // run; every fence is therefore kept until it is known to have succeeded,
 // and the first failure is reported (as a c10::Error naming the op) by
-// the next synchronisation of its stream (or of the device). In lazy mode
-// the jobs are recorded instead (lazy.cpp) and a recorded step's graph
-// launch takes its place in the streams.
+// the next synchronisation of its stream (or of the device). A marker
+// waiting for an event keeps the event's job: a failed job's fence counts
+// as signalled, so the marker succeeds, and the waiting stream's
+// synchronisation reports the producer's failure too. A timing event keeps
+// the job before its marker, whose failure its synchronize() reports. In
+// lazy mode the jobs are recorded instead (lazy.cpp) and a recorded step's
+// graph launch takes its place in the streams.
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
@@ -143,6 +147,16 @@ bool DeviceContext::opened(int index) noexcept
     return g_contexts.at(static_cast<std::size_t>(index)) != nullptr;
 }
 
+DeviceContext *DeviceContext::find(int index) noexcept
+{
+    const std::lock_guard<std::mutex> g(g_contexts_mutex);
+    if (index < 0 || static_cast<std::size_t>(index) >= g_contexts.size())
+        return nullptr;
+    return g_contexts.at(static_cast<std::size_t>(index));
+}
+
+bool DeviceContext::lost() const noexcept { return lost_ || !dev_ || dev_.is_lost(); }
+
 void DeviceContext::open()
 {
     guarded("opening the HPU", [this] {
@@ -220,11 +234,20 @@ void DeviceContext::retire_front(int stream)
     StreamState &st = streams_.at(static_cast<std::size_t>(stream));
     const Pending p = st.pending.front();
     st.pending.pop_front();
-    if (st.tail == p.fence)
-        st.tail.reset();
-    const std::string what = "job '" + p.what + "'";
+    // Known to have ended (and a failure reported here): a lazy graph may
+    // be the last job of other streams too.
+    for (StreamState &other : streams_) {
+        if (other.tail == p.fence)
+            other.tail.reset();
+    }
+    std::string what = "job '" + p.what + "'";
     try {
         (void)p.fence->wait();
+        if (p.waited) {
+            // An event wait's marker ended; the job it waited for has too.
+            what = "job '" + p.waited_what + "' (an event this stream waited for)";
+            (void)p.waited->wait();
+        }
     } catch (const hpu::Error &e) {
         // The jobs after it ran on what it failed to write: let them end
         // (they may still read staging buffers and blocks) and forget them.
@@ -292,11 +315,13 @@ void DeviceContext::step_launched(int stream, const std::shared_ptr<hpu::Fence> 
 {
     for (std::size_t s = 0; s < streams_.size(); ++s) {
         StreamState &st = streams_[s];
-        if (st.in_step || s == static_cast<std::size_t>(stream))
+        if (st.in_step || s == static_cast<std::size_t>(stream)) {
             st.tail = fence;
+            st.tail_what = what;
+        }
         st.in_step = false;
     }
-    streams_.at(static_cast<std::size_t>(stream)).pending.push_back({fence, std::move(what), jobs_});
+    streams_.at(static_cast<std::size_t>(stream)).pending.push_back({fence, std::move(what), jobs_, {}, {}});
     last_ = {stream, jobs_, fence};
 }
 
@@ -306,11 +331,13 @@ std::vector<std::string> DeviceContext::lazy_last_step() const
     return lazy_ ? lazy_->last_step() : std::vector<std::string>{};
 }
 
-void DeviceContext::issue(Job job, int stream, const std::vector<const hpu::Fence *> &extra_waits)
+void DeviceContext::issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited, const std::string &waited_what)
 {
     make_room(stream);
     StreamState &st = streams_.at(static_cast<std::size_t>(stream));
-    std::vector<const hpu::Fence *> waits = extra_waits;
+    std::vector<const hpu::Fence *> waits;
+    if (waited)
+        waits.push_back(waited.get());
     if (st.tail)
         waits.push_back(st.tail.get());
     const std::string what = "issuing '" + job.what + "'";
@@ -345,7 +372,8 @@ void DeviceContext::issue(Job job, int stream, const std::vector<const hpu::Fenc
     ++jobs_;
     auto fence = std::make_shared<hpu::Fence>(std::move(f));
     st.tail = fence;
-    st.pending.push_back({fence, std::move(job.what), jobs_});
+    st.tail_what = job.what;
+    st.pending.push_back({fence, std::move(job.what), jobs_, waited, waited_what});
     last_ = {stream, jobs_, std::move(fence)};
 }
 
@@ -362,11 +390,24 @@ void DeviceContext::synchronize_stream(int stream)
     StreamState &st = streams_.at(static_cast<std::size_t>(stream));
     while (!st.pending.empty())
         retire_front(stream);
-    // A lazy graph run for another stream too: its failure is that
-    // stream's to report.
+    // A lazy graph run for another stream too (its pending entry is in
+    // that stream's list): this stream's data came from it, so its failure
+    // is reported here unless that stream has reported it already (which
+    // retired it: the tails it was are reset).
     if (st.tail) {
-        (void)hpu_fence_wait(st.tail->get(), HPU_TIMEOUT_INFINITE);
+        const std::shared_ptr<hpu::Fence> tail = st.tail;
+        int owner = 0;
+        if (const Pending *p = find_pending(tail, &owner); p != nullptr)
+            retire_through(owner, p->seq); // raises as the owner's synchronisation would
         st.tail.reset();
+        const std::string what = "job '" + st.tail_what + "'";
+        try {
+            (void)tail->wait();
+        } catch (const hpu::Error &e) {
+            if (lazy_)
+                lazy_->failed();
+            fail(what.c_str(), e);
+        }
     }
 }
 
@@ -380,33 +421,81 @@ bool DeviceContext::query_stream(int stream)
 void DeviceContext::record_event(StreamEvent &ev, int stream)
 {
     flush();
+    StreamEvent::State state;
+    const StreamState &st = streams_.at(static_cast<std::size_t>(stream));
+    // The job the event follows (with timing, the one before its marker).
+    state.job = st.tail;
+    state.what = st.tail_what;
     if (ev.timing) {
         Job marker;
         marker.kind = Job::Kind::Marker;
         marker.what = "event marker";
         issue(std::move(marker), stream);
     }
-    const StreamState &st = streams_.at(static_cast<std::size_t>(stream));
-    ev.fence = st.tail;
-    ev.what = st.pending.empty() ? std::string() : st.pending.back().what;
-    ev.device = index_;
-    ev.recorded = true;
+    state.fence = st.tail;
+    state.device = index_;
+    state.stream = stream;
+    state.recorded = true;
+    ev.set(std::move(state));
 }
 
 void DeviceContext::block_event(const StreamEvent &ev, int stream)
 {
     flush();
-    if (!ev.fence || hpu_fence_status(ev.fence->get()) != 1)
-        return; // nothing to wait for: ended (a failure is its own stream's to report)
+    const StreamEvent::State e = ev.state();
+    // Nothing to wait for: no job, or it ended well. A job that failed
+    // (ended or not) is waited for all the same, so that this stream's
+    // synchronisation reports it: its data is this stream's input.
+    if (!e.job || hpu_fence_status(e.job->get()) == 0)
+        return;
     Job marker;
     marker.kind = Job::Kind::Marker;
     marker.what = "event wait";
-    issue(std::move(marker), stream, {ev.fence.get()});
+    issue(std::move(marker), stream, e.job, e.what);
+}
+
+const DeviceContext::Pending *DeviceContext::find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const
+{
+    for (std::size_t s = 0; s < streams_.size(); ++s) {
+        for (const Pending &p : streams_[s].pending) {
+            if (p.fence == fence) {
+                *stream = static_cast<int>(s);
+                return &p;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void DeviceContext::synchronize_event(const StreamEvent::State &ev)
+{
+    if (!ev.fence)
+        return;
+    (void)hpu_fence_wait(ev.fence->get(), HPU_TIMEOUT_INFINITE);
+    if (!ev.job || hpu_fence_status(ev.job->get()) == 0)
+        return;
+    // The job failed. While it is pending, its stream retires it (and the
+    // jobs before it), raising as that stream's synchronisation would:
+    // the failure is not raised a second time there.
+    int stream = 0;
+    if (const Pending *p = find_pending(ev.job, &stream); p != nullptr)
+        retire_through(stream, p->seq);
+    const std::string what = "job '" + ev.what + "' (before the event)";
+    try {
+        (void)ev.job->wait();
+    } catch (const hpu::Error &e) {
+        fail(what.c_str(), e);
+    }
 }
 
 std::vector<std::shared_ptr<hpu::Fence>> DeviceContext::stream_fences(std::uint32_t mask)
 {
     flush();
+    return stream_tails(mask);
+}
+
+std::vector<std::shared_ptr<hpu::Fence>> DeviceContext::stream_tails(std::uint32_t mask) const
+{
     std::vector<std::shared_ptr<hpu::Fence>> out;
     for (std::size_t s = 0; s < streams_.size(); ++s) {
         const StreamState &st = streams_[s];
@@ -414,6 +503,15 @@ std::vector<std::shared_ptr<hpu::Fence>> DeviceContext::stream_fences(std::uint3
             out.push_back(st.tail);
     }
     return out;
+}
+
+void DeviceContext::wait_tails(std::uint32_t mask) const noexcept
+{
+    for (std::size_t s = 0; s < streams_.size(); ++s) {
+        const StreamState &st = streams_[s];
+        if ((mask & (1U << s)) != 0 && st.tail)
+            (void)hpu_fence_wait(st.tail->get(), HPU_TIMEOUT_INFINITE);
+    }
 }
 
 int DeviceContext::hold_stream(int stream)
@@ -449,7 +547,8 @@ int DeviceContext::hold_stream(int stream)
             queue(stream, HPU_ENGINE_DMA).submit(cl_, std::chrono::milliseconds(kHoldTimeoutMs), waits));
         ++jobs_;
         st.tail = h.fence;
-        st.pending.push_back({h.fence, "held stream", jobs_});
+        st.tail_what = "held stream";
+        st.pending.push_back({h.fence, "held stream", jobs_, {}, {}});
         last_ = {stream, jobs_, h.fence};
         const int handle = next_hold_++;
         holds_.emplace(handle, std::move(h));
@@ -566,14 +665,15 @@ std::uint64_t signal_time_ns(const hpu::Fence &f)
 double event_elapsed_ms(const StreamEvent &start, const StreamEvent &end)
 {
     TORCH_CHECK(start.timing && end.timing, "Both events must be created with enable_timing=True");
-    TORCH_CHECK(start.recorded && end.recorded, "Both events must be recorded before calculating elapsed time");
-    TORCH_CHECK(start.device == end.device, "The events are on different HPUs (", start.device, " and ", end.device,
-                ")");
+    const StreamEvent::State s = start.state();
+    const StreamEvent::State e = end.state();
+    TORCH_CHECK(s.recorded && e.recorded, "Both events must be recorded before calculating elapsed time");
+    TORCH_CHECK(s.device == e.device, "The events are on different HPUs (", s.device, " and ", e.device, ")");
     TORCH_CHECK(query_event(start) && query_event(end),
                 "Both events must be completed before calculating elapsed time (synchronize() the end event first)");
-    TORCH_CHECK(start.fence && end.fence, "HPU: a timing event without its marker job");
-    const std::uint64_t a = signal_time_ns(*start.fence);
-    const std::uint64_t b = signal_time_ns(*end.fence);
+    TORCH_CHECK(s.fence && e.fence, "HPU: a timing event without its marker job");
+    const std::uint64_t a = signal_time_ns(*s.fence);
+    const std::uint64_t b = signal_time_ns(*e.fence);
     return (static_cast<double>(b) - static_cast<double>(a)) / 1e6;
 }
 

@@ -6,18 +6,27 @@
 #   TestStreamApi     current / default / pool streams, the stream()
 #                     context manager, set_stream, priority, ids.
 #   TestStreamOrder   ops run on the current stream's queues: a held stream
-#                     leaves the default stream running; a producer on one
+#                     leaves the default stream running, and its write
+#                     into a tensor read meanwhile on the default stream
+#                     has not happened; a producer on one
 #                     stream and a consumer on another after wait_event get
 #                     the producer's data (held, so a missing dependency is
 #                     certain to show: without the wait the consumer reads
 #                     the old data); the same with a long GEMM (no hold);
 #                     query() false while held, true after; Stream,
-#                     Event and device synchronize; lazy mode.
+#                     Event and device synchronize; wait_stream; lazy mode.
 #   TestRecordStream  a block freed while another stream still uses it
 #                     (record_stream) is not reused until that stream's
-#                     work has ended; without record_stream it is at once.
+#                     work has ended; without record_stream it is at once;
+#                     a block freed while another stream is current waits
+#                     for that stream's work too.
 #   TestEventTiming   elapsed_time between two timing events lies between
 #                     the host's bounds; its errors.
+#   TestStreamFailures  a job failing on a stream (the driver's DMA bus
+#                     error injection): a stream that waited for an event
+#                     after it raises naming it; a timing event's
+#                     synchronize() raises for the job before its marker,
+#                     once.
 #   TestStreamErrors  an event of hpu:0 waited on or recorded on an hpu:1
 #                     stream, record_stream with another device's stream,
 #                     a bad stream id: RuntimeError.
@@ -27,6 +36,7 @@
 # handle) (a test hook): what runs before what is then certain, no timing.
 #
 # Copyright (c) 2026 The hpu authors
+import os
 import sys
 import time
 import unittest
@@ -153,14 +163,20 @@ class TestStreamApi(StreamCase):
 class TestStreamOrder(StreamCase):
     def test_ops_run_on_the_current_streams_queues(self):
         x = torch.arange(1000, dtype=torch.float32, device=HPU)
+        y0 = torch.full((1000,), -1.0, device=HPU)  # written on s below
         s = hpu.Stream()
         s.wait_stream(hpu.current_stream())
         with Held(s) as h:
             with hpu.stream(s):
                 y = x * 2 + 1
+                torch.mul(x, 2, out=y0)
             self.assertFalse(s.query())
-            # The default stream is not held: its ops and a read run.
+            # The default stream is not held: its ops and a read run, and
+            # the held stream's write has not happened (an op that ignored
+            # the current stream would have run on the default stream).
             z = (x - 1).cpu()
+            old = y0.cpu()
+            self.assertEqual(old.unique().tolist(), [-1.0], "an op on the held stream ran")
             self.assertTrue(hpu.default_stream().query())
             self.assertFalse(s.query())
             h.release()
@@ -168,6 +184,7 @@ class TestStreamOrder(StreamCase):
         self.assertTrue(s.query())
         torch.testing.assert_close(z, torch.arange(1000, dtype=torch.float32) - 1)
         torch.testing.assert_close(y.cpu(), torch.arange(1000, dtype=torch.float32) * 2 + 1)
+        torch.testing.assert_close(y0.cpu(), torch.arange(1000, dtype=torch.float32) * 2)
 
     def test_wait_event_orders_producer_and_consumer(self):
         y = self.producer_consumer(HPU, wait=True)
@@ -262,6 +279,7 @@ class TestStreamOrder(StreamCase):
             z = steps(True)
             h.release()
         self.assertEqual(z.cpu().unique().tolist(), [7.0])
+
 
 class TestRecordStream(StreamCase):
     def test_a_block_used_on_another_stream_waits_for_its_work(self):
@@ -368,6 +386,70 @@ class TestEventTiming(StreamCase):
             c.elapsed_time(d)
         with self.assertRaises(ValueError):
             hpu.Event(interprocess=True)
+
+
+class TestStreamFailures(StreamCase):
+    """A job failed on the device (the driver's DMA bus error injection, as test_device.py's)."""
+
+    def tearDown(self):
+        # What a failed assertion left unreported must not fail the next tests.
+        try:
+            hpu.synchronize()
+        except RuntimeError:
+            pass
+        super().tearDown()
+
+    def arm(self, stream):
+        """The next job on stream's DMA engine fails (stream s: DMA engine s modulo the engines)."""
+        from test_device import debugfs_dir
+        d = debugfs_dir(0)
+        if os.geteuid() != 0 or d is None:
+            self.skipTest("needs root and the driver's debugfs fault injection")
+        path = os.path.join(d, "inject_dma_fail")
+
+        def disarm():  # if it was not used
+            with open(path, "w") as f:
+                f.write("0\n")
+        self.addCleanup(disarm)
+        with open(path, "w") as f:
+            f.write(f"{1 << stream.stream_id}\n")  # an engine mask
+
+    def test_a_failed_producer_is_reported_to_the_waiting_stream(self):
+        x = torch.zeros(4096, device=HPU)
+        hpu.synchronize()
+        s = hpu.Stream()
+        self.arm(s)
+        with hpu.stream(s):
+            x.fill_(7.0)  # a DMA memset on s's engine: fails
+            ev = s.record_event()
+        hpu.current_stream().wait_event(ev)
+        # The default stream's read follows the failed job: its result is
+        # garbage, and the default stream says so, naming the job.
+        with self.assertRaisesRegex(RuntimeError, r"HPU 0: job 'fill \(DMA memset\)' \(an event") as cm:
+            x.cpu()
+        print(f"\n  {str(cm.exception).splitlines()[0][:300]}", file=sys.stderr)
+        self.assertRegex(str(cm.exception), "dma-bus")
+        # The producer's own stream reports it too.
+        with self.assertRaisesRegex(RuntimeError, r"job 'fill \(DMA memset\)'"):
+            s.synchronize()
+        hpu.synchronize()
+        self.assertEqual(x.cpu().unique().tolist(), [0.0])
+
+    def test_a_timing_event_raises_for_the_failed_job_it_follows(self):
+        x = torch.zeros(4096, device=HPU)
+        hpu.synchronize()
+        s = hpu.Stream()
+        self.arm(s)
+        ev = hpu.Event(enable_timing=True)
+        with hpu.stream(s):
+            x.fill_(7.0)  # fails; the event's marker after it does not
+            ev.record()
+        with self.assertRaisesRegex(RuntimeError, r"HPU 0: job 'fill \(DMA memset\)'") as cm:
+            ev.synchronize()
+        self.assertRegex(str(cm.exception), "dma-bus")
+        self.assertTrue(ev.query())
+        s.synchronize()  # reported once: the stream's entry was retired
+        hpu.synchronize()
 
 
 class TestStreamErrors(StreamCase):
