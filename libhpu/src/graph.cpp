@@ -34,11 +34,22 @@
 //    which waits for the release), whichever job failed and wherever.
 //  - A launch whose submissions fail half way (e.g. -EBUSY at the per-file
 //    job limit) leaves jobs running with counts of parity p; so does one
-//    whose finish job could not be submitted (done[p] would not be its
-//    end; that launch then waits for its jobs on the host before it
-//    returns). The next launch then starts with a job on the join's queue
-//    that waits for every slot's last job (tail) and SETs every sync object
-//    to 0 (reset_sobs(), as the first launch after compiling does).
+//    whose join's release or finish job could not be submitted (done[p]
+//    would not be its end; that launch then waits for its jobs on the host
+//    before it returns). The next launch then starts with the reset job, on
+//    the join's queue, which waits for every slot's last job (tail) and
+//    SETs every sync object to 0 (reset_sobs(), as the first launch after
+//    compiling does); the launch waits for it on the host and fails with
+//    its error if it failed (the counts would be stale). Abandoned jobs may
+//    WAIT for counts that never come, until their job timeout; every host
+//    wait is made without graph_mu.
+//  - No deadlock across graphs: each launch's jobs are submitted under the
+//    device's graph_mu, so the shared queues see all graphs' launches in one
+//    order, and a launch's WAITs are for its own jobs only. The finish and
+//    reset jobs wait in the kernel (holding their queue, not a stream: they
+//    have no WAIT), but only for jobs submitted before them, so nothing
+//    behind them on the join's queue can be waited for by what they wait
+//    for.
 //  - The launch's fence holds every job's syncobj (members). A wait (and
 //    hpu_fence_status) settles only once every job of the launch ended:
 //    the first failed member's error, else the join's state. Exported as a
@@ -48,8 +59,8 @@
 //    (fence.cpp, queue.cpp).
 //  - Each parity has its own command lists and descriptors, so the
 //    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
-//    hpu_graph_set_seed) once launch
-//    L - 2 is known to have ended, while L - 1 may run.
+//    hpu_graph_set_seed) once every job submitted from p's lists (launch
+//    L - 2, or an abandoned launch's) has ended, while L - 1 may run.
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
@@ -132,6 +143,7 @@ struct hpu_graph {
     std::array<std::uint32_t, hpu::detail::kSlots> tail{};
     unsigned int tails_live = 0;
     hpu::detail::ListPtr finish; // a NOP: the finish job, on the join's queue
+    hpu::detail::ListPtr reset;  // SETs every sync object to 0 (reset_sobs()); recorded by compile
     bool initialised = false;         // the sync objects were set to 0 since compiled
     std::array<bool, 2> dirty{};      // scalars changed since parity p was written
     std::uint64_t launches = 0;
@@ -359,6 +371,22 @@ int compile(hpu_graph *g)
                 return err;
         }
     }
+    // The reset job's list: its packets change only with sobs_held.
+    {
+        hpu_cmdlist *raw = nullptr;
+        if (const int err = cmdlist_new(g->dev, raw); err < 0)
+            return err;
+        ListPtr cl(raw);
+        if (g->sobs_held.empty()) {
+            if (const int err = hpu_cmd_nop(cl.get()); err < 0)
+                return err;
+        }
+        for (const std::uint32_t s : g->sobs_held) {
+            if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
+                return err;
+        }
+        g->reset = std::move(cl);
+    }
     if (!g->finish && slots > 1) {
         hpu_cmdlist *raw = nullptr;
         if (const int err = cmdlist_new(g->dev, raw); err < 0)
@@ -374,22 +402,12 @@ int compile(hpu_graph *g)
     return 0;
 }
 
-// A job on the join slot that sets every sync object of the graph to 0;
-// it signals done[1 - p], which the next launch (parity p) waits for.
-int reset_sobs(hpu_graph *g, unsigned int p)
+// Submits the reset job (g->reset, compiled) on the join's slot: it sets
+// every sync object of the graph to 0 and signals done[1 - p], which the
+// next launch (parity p) waits for. Under graph_mu; the caller waits for
+// *out without it.
+int reset_sobs(hpu_graph *g, unsigned int p, hpu_fence_t **out)
 {
-    hpu_cmdlist *raw = nullptr;
-    if (const int err = cmdlist_new(g->dev, raw); err < 0)
-        return err;
-    const ListPtr cl(raw);
-    if (g->sobs_held.empty()) {
-        if (const int err = hpu_cmd_nop(cl.get()); err < 0)
-            return err;
-    }
-    for (const std::uint32_t s : g->sobs_held) {
-        if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
-            return err;
-    }
     // After every job of the launches so far: the join's queue runs its
     // own in order, the other slots' last jobs are waited for.
     std::array<SyncPoint, kSlots> after{};
@@ -400,12 +418,22 @@ int reset_sobs(hpu_graph *g, unsigned int p)
     }
     std::array<SyncPoint, 1> sig{};
     sig[0].handle = g->done.at(1 - p);
-    if (const int err = submit_raw(&g->queues.at(g->join), cl.get(), nullptr, 0,
-                                   std::span<const SyncPoint>(after.data(), n_after), sig, 0, nullptr);
-        err < 0)
-        return err;
-    g->initialised = true;
-    return 0; // cl is freed after its job (cmdlist_free waits)
+    return submit_raw(&g->queues.at(g->join), g->reset.get(), nullptr, 0,
+                      std::span<const SyncPoint>(after.data(), n_after), sig, 0, out);
+}
+
+// Waits for every job submitted from parity p's lists, an abandoned
+// launch's too (the drop path in launch()), so their descriptors can be
+// rewritten.
+int wait_parity(hpu_graph *g, unsigned int p)
+{
+    for (const ListPtr &cl : g->lists.at(p)) {
+        if (cl && cl->submitted != 0) {
+            if (const int err = g->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, INT64_MAX); err < 0)
+                return err;
+        }
+    }
+    return 0;
 }
 
 void patch_scalars(hpu_graph *g, unsigned int p)
@@ -447,19 +475,29 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     }
     const auto p = static_cast<unsigned int>(g->launches % 2);
     if (g->dirty.at(p)) {
-        if (g->launches >= 2) {
-            if (const int err = g->dev->kmd.syncobj_wait(g->done.at(p), INT64_MAX); err < 0)
-                return err;
-        }
+        if (const int err = wait_parity(g, p); err < 0)
+            return err;
         patch_scalars(g, p);
         g->dirty.at(p) = false;
     }
     // One order of graph jobs on every shared queue (no two launches'
     // jobs cross, which could deadlock their waits).
-    const std::lock_guard<std::mutex> lock(g->dev->graph_mu);
+    std::unique_lock<std::mutex> lock(g->dev->graph_mu);
     if (!g->initialised) {
-        if (const int err = reset_sobs(g, p); err < 0)
+        // The reset is waited for without the lock: behind abandoned jobs
+        // it may take until their job timeout. Failed (e.g. by its stream
+        // before it ran), the counts are still the old ones: no launch.
+        hpu_fence_t *raw = nullptr;
+        if (const int err = reset_sobs(g, p, &raw); err < 0)
             return err;
+        const std::unique_ptr<hpu_fence> rf(raw);
+        lock.unlock();
+        const int err = fence_wait(rf.get(), INT64_MAX);
+        (void)g->dev->kmd.syncobj_destroy(rf->handle);
+        if (err < 0)
+            return set_error(err, "graph: the job setting its sync objects to 0 failed");
+        g->initialised = true;
+        lock.lock();
     }
     std::array<SyncPoint, 1> prev{};
     prev[0].handle = g->done.at(1 - p); // launch L - 1's join (or the reset job)
@@ -524,8 +562,9 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     if (!sound) {
         // done[p] is not this launch's end: the next launch first resets
         // every sync object after every job so far (reset_sobs()). Until
-        // then, wait here, so that launch L + 2's scalar patch and
-        // wait_idle() (both on done[p]) cannot pass early.
+        // then, wait here (without the lock), so that wait_idle() (on
+        // done[p]) cannot pass early.
+        lock.unlock();
         for (std::size_t i = 0; i < n_tails; ++i)
             (void)g->dev->kmd.syncobj_wait(tails.at(i).handle, INT64_MAX);
         // The join and its release: their lists' last submissions.
@@ -556,6 +595,7 @@ int graph_free(hpu_graph *g) noexcept
             l.reset();
     }
     g->finish.reset();
+    g->reset.reset();
     if (!dead) {
         for (const std::uint32_t s : g->sobs_held)
             (void)hpu_sob_free(g->dev, s);

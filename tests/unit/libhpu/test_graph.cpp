@@ -6,10 +6,13 @@
 // between launches, and the argument rules.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
 #include <ios>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -19,6 +22,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "device.h"
 #include "drm/hpu_accel.h"
 #include "fixture.h"
 #include "hpu/hpu.h"
@@ -179,6 +183,17 @@ struct GraphFixture : Fixture {
         };
         return p.size() == 2 && set(p[0]) && set(p[1]) && p[0].substr(p[0].size() - 2) == " 0" &&
                p[1].substr(p[1].size() - 2) != " 0";
+    }
+    // A launch whose nth submission (from 1) is refused with -EBUSY (the
+    // per-file job limit); the number of jobs before it.
+    std::size_t launch_refused_at(int nth)
+    {
+        const std::size_t before = m.jobs.size();
+        m.fail_errno = -EBUSY;
+        m.submit_fail_at = m.submit_calls + nth;
+        CHECK(hpu_graph_launch(g, nullptr, 0, nullptr) == -EBUSY);
+        m.submit_fail_at = 0;
+        return before;
     }
     // Nodes copy in (DMA) -> launch (TPC) -> copy out (DMA, the join).
     void add_copy_launch_copy()
@@ -349,7 +364,9 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
     fx.m.auto_complete = false;
     const std::size_t before = fx.m.jobs.size();
     hpu_fence_t *f = nullptr;
+    fx.m.on_wait = [&fx]() { fx.m.complete_jobs(); }; // the reset, waited for before the other jobs go in
     REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f) == 0);
+    fx.m.on_wait = nullptr;
     REQUIRE(f != nullptr);
     // The reset, TPC and its release, the join on DMA and its release, the finish job.
     REQUIRE(fx.m.jobs.size() - before == 6);
@@ -630,11 +647,7 @@ TEST_CASE("a launch whose submissions fail half way makes the next one reset eve
     (void)fx.launch_all(); // launch 0 ends
     // Launch 1: the TPC job and its release go in, the join's submission
     // fails (-EBUSY, the per-file job limit).
-    const std::size_t before = fx.m.jobs.size();
-    fx.m.fail_errno = -EBUSY;
-    fx.m.fail_at = fx.m.acquire_calls + 3;
-    CHECK(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == -EBUSY);
-    fx.m.fail_at = 0;
+    const std::size_t before = fx.launch_refused_at(3);
     REQUIRE(fx.m.jobs.size() - before == 2);
     const MockOs::Job tpc = fx.m.jobs[before];
     const MockOs::Job rel = fx.m.jobs[before + 1];
@@ -657,6 +670,250 @@ TEST_CASE("a launch whose submissions fail half way makes the next one reset eve
         CHECK((GraphFixture::is_release(l[i]) || GraphFixture::is_finish(l[i]) ||
                waits_for(l[i], l[0].out.back().handle)));
     }
+    fx.close_clean();
+}
+
+namespace {
+
+// Scalar 0 of the descriptor of the first TPC_LAUNCH in a command buffer,
+// as the device would read it now.
+std::uint32_t scalar0_of(const MockOs &m, const Bytes &cb)
+{
+    for (std::size_t off = 0; off < cb.size(); off += 16) {
+        if (get_le(cb, off, 4) == 0x06)
+            return static_cast<std::uint32_t>(get_le(m.read_va(get_le(cb, off + 8, 8), 192), 64, 4));
+    }
+    FAIL("no TPC_LAUNCH");
+    return 0U;
+}
+
+// Whether graph_mu is held (by the thread in the library, during a mock wait).
+bool graph_mu_held(hpu_device_t *dev)
+{
+    if (!dev->graph_mu.try_lock())
+        return true;
+    dev->graph_mu.unlock();
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("a retry after a launch that failed half way rewrites changed scalars only once the abandoned jobs ended",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all(); // launch 0 ends
+    // Launch 1: the TPC job and its release go in and run on (pending), the
+    // join's submission is refused.
+    fx.m.auto_complete = false;
+    const std::size_t before = fx.launch_refused_at(3);
+    REQUIRE(fx.m.jobs.size() - before == 2);
+    REQUIRE(fx.engine(fx.m.jobs[before]) == kTpc);
+    const std::shared_ptr<MockOs::Fence> abandoned = fx.m.jobs[before].fence;
+    const Bytes tpc_cb = fx.m.jobs[before].cb;
+    REQUIRE(scalar0_of(fx.m, tpc_cb) == 1);
+    REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 5) == 0);
+    // The retry (parity 1 again) rewrites the descriptor the abandoned TPC
+    // job reads: only after waiting for that job's list, on the host, and
+    // without the device's graph lock.
+    unsigned long first_wait = 0;
+    bool pending_then = false;
+    std::uint32_t value_then = 0;
+    bool locked = false;
+    fx.m.on_wait = [&]() {
+        if (first_wait == 0) {
+            first_wait = fx.m.last_request;
+            pending_then = !abandoned->signalled;
+            value_then = scalar0_of(fx.m, tpc_cb);
+        }
+        locked = locked || graph_mu_held(fx.dev);
+        fx.m.complete_jobs(); // the abandoned jobs end
+    };
+    fx.m.auto_complete = true;
+    const auto l = fx.launch_all();
+    fx.m.on_wait = nullptr;
+    CHECK(first_wait == DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT);
+    CHECK(pending_then);
+    CHECK(value_then == 1);
+    CHECK_FALSE(locked);
+    std::size_t tpc_jobs = 0;
+    for (const MockOs::Job &j : l) {
+        if (fx.engine(j) == kTpc && !GraphFixture::is_release(j)) {
+            ++tpc_jobs;
+            CHECK(j.cb == tpc_cb);
+        }
+    }
+    CHECK(tpc_jobs == 1);
+    CHECK(scalar0_of(fx.m, tpc_cb) == 5);
+    fx.close_clean();
+}
+
+TEST_CASE("a launch whose finish job is refused waits for its jobs without the graph lock; nothing waits forever after",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    // Launch 0: the reset, TPC and its release, DMA (the join) and its
+    // release go in; the finish job (the 6th submission) is refused.
+    fx.m.auto_complete = false;
+    bool locked = false;
+    fx.m.on_wait = [&]() {
+        locked = locked || graph_mu_held(fx.dev);
+        fx.m.complete_jobs();
+    };
+    fx.m.fail_errno = -EBUSY;
+    fx.m.submit_fail_at = fx.m.submit_calls + 6;
+    const std::size_t before = fx.m.jobs.size();
+    REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == 0);
+    fx.m.submit_fail_at = 0;
+    fx.m.on_wait = nullptr;
+    fx.m.auto_complete = true;
+    REQUIRE(fx.m.jobs.size() - before == 5);
+    // Every job of the launch ended before it returned (the waits for them
+    // ran after the reset's, which was the only one before they went in).
+    for (std::size_t i = before; i < fx.m.jobs.size(); ++i)
+        CHECK(fx.m.jobs[i].fence->signalled);
+    CHECK_FALSE(locked);
+    const std::uint32_t tpc_tail = fx.m.jobs[before + 2].out.back().handle;
+    REQUIRE(fx.engine(fx.m.jobs[before + 2]) == kTpc);
+
+    SECTION("adding a node and destroying the graph return (they wait for launch 0's done syncobj)")
+    {
+        CHECK(hpu_graph_add_copy(fx.g, kHost, kHbm, 64, nullptr, 0) == 3);
+    }
+    SECTION("the next launch first resets every sync object after launch 0's jobs")
+    {
+        const auto l = fx.launch_all();
+        REQUIRE(l.size() == 6);
+        CHECK(fx.engine(l[0]) == kDma);
+        CHECK(waits_for(l[0], tpc_tail));
+        for (const std::string &p : packets(l[0].cb))
+            CHECK(p.substr(p.size() - 6) == " SET 0");
+        for (std::size_t i = 1; i < l.size(); ++i) {
+            CHECK((GraphFixture::is_release(l[i]) || GraphFixture::is_finish(l[i]) ||
+                   waits_for(l[i], l[0].out.back().handle)));
+        }
+    }
+    fx.close_clean();
+}
+
+TEST_CASE("a reset job that fails fails the launch before any of its jobs; the next launch resets again",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all();
+    // A launch that fails half way, so that the next one resets.
+    (void)fx.launch_refused_at(3);
+    // The reset fails (e.g. by its stream before it ran): the counts may be
+    // stale, so no job of the launch may go in.
+    std::size_t before = fx.m.jobs.size();
+    fx.m.job_error = -EIO;
+    CHECK(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == -EIO);
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("sync objects to 0 failed"));
+    fx.m.job_error = 0;
+    REQUIRE(fx.m.jobs.size() - before == 1);
+    const Bytes reset = fx.m.jobs[before].cb;
+    const std::uint64_t reset_va = fx.m.jobs[before].req.cb_va;
+    // The retry resets again, with the same list (kept by the graph), then
+    // launches.
+    before = fx.m.jobs.size();
+    const auto l = fx.launch_all();
+    REQUIRE(l.size() == 6);
+    CHECK(l[0].cb == reset);
+    CHECK(l[0].req.cb_va == reset_va);
+    CHECK(packets(reset).size() == 4);
+    fx.close_clean();
+}
+
+TEST_CASE("hpu_graph_create unwinds every syncobj when one cannot be made", "[libhpu][graph]")
+{
+    Fixture fx;
+    const int start = fx.m.acquire_calls;
+    const int creates = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE];
+    fx.m.fail_at = 1000000; // counts the acquiring calls, fails none
+    hpu_graph_t *g = nullptr;
+    REQUIRE(hpu_graph_create(fx.dev, &g) == 0);
+    const int calls = fx.m.acquire_calls - start;
+    // done[2] and tail[4], the last acquiring calls (after the engine query).
+    REQUIRE(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE] - creates == 6);
+    REQUIRE(calls >= 6);
+    REQUIRE(hpu_graph_destroy(g) == 0);
+    const std::size_t syncobjs = fx.m.syncobjs.size();
+    for (int k = calls - 5; k <= calls; ++k) {
+        fx.m.acquire_calls = 0;
+        fx.m.fail_at = k;
+        g = nullptr;
+        CHECK(hpu_graph_create(fx.dev, &g) == -ENOMEM);
+        CHECK(g == nullptr);
+        CHECK(fx.m.syncobjs.size() == syncobjs);
+        if (g != nullptr)
+            (void)hpu_graph_destroy(g);
+    }
+    fx.m.fail_at = 0;
+    CHECK(fx.m.misuse == 0);
+}
+
+TEST_CASE("two graphs launched alternately: each finish job waits only for earlier jobs of its own launch",
+          "[libhpu][graph]")
+{
+    GraphFixture fx; // graph A: copy -> launch -> copy, the join on DMA
+    fx.add_copy_launch_copy();
+    hpu_graph_t *b = nullptr; // graph B: copy -> launch, the join on TPC
+    REQUIRE(hpu_graph_create(fx.dev, &b) == 0);
+    REQUIRE(hpu_graph_add_copy(b, kHbm + 0x8000, kHost, 64, nullptr, 0) == 0);
+    const std::array<std::uint32_t, 1> d0{0};
+    REQUIRE(hpu_graph_add_launch(b, fx.k, &fx.l, d0.data(), 1) == 1);
+    const auto launch_b = [&]() {
+        const std::size_t before = fx.m.jobs.size();
+        REQUIRE(hpu_graph_launch(b, nullptr, 0, nullptr) == 0);
+        return std::vector<MockOs::Job>(fx.m.jobs.begin() + static_cast<std::ptrdiff_t>(before), fx.m.jobs.end());
+    };
+    // The finish job of one launch: its in-syncs are out-syncs of jobs of
+    // that launch submitted before it, on other queues than its own.
+    const auto check_finish = [&fx](const std::vector<MockOs::Job> &jobs, std::pair<std::uint32_t, std::uint32_t> join) {
+        std::size_t finishes = 0;
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            if (!GraphFixture::is_finish(jobs[i]))
+                continue;
+            ++finishes;
+            CHECK(fx.engine(jobs[i]) == join);
+            for (const drm_hpu_sync &in : jobs[i].in) {
+                bool own = false;
+                for (std::size_t k = 0; k < i; ++k) {
+                    for (const drm_hpu_sync &o : jobs[k].out)
+                        own = own || (o.handle == in.handle && fx.engine(jobs[k]) != join);
+                }
+                CHECK(own);
+            }
+        }
+        CHECK(finishes == 1);
+    };
+    std::vector<std::uint32_t> a_tails;
+    std::vector<std::uint32_t> b_tails;
+    for (int round = 0; round < 3; ++round) {
+        const auto la = fx.launch_all();
+        check_finish(la, kDma);
+        const auto lb = launch_b();
+        check_finish(lb, kTpc);
+        for (const auto &j : la) {
+            if (GraphFixture::is_finish(j)) {
+                for (const drm_hpu_sync &in : j.in)
+                    a_tails.push_back(in.handle);
+            }
+        }
+        for (const auto &j : lb) {
+            if (GraphFixture::is_finish(j)) {
+                for (const drm_hpu_sync &in : j.in)
+                    b_tails.push_back(in.handle);
+            }
+        }
+    }
+    // Neither graph's finish job waits for the other's jobs.
+    for (const std::uint32_t h : a_tails)
+        CHECK(std::find(b_tails.begin(), b_tails.end(), h) == b_tails.end());
+    CHECK(hpu_graph_destroy(b) == 0);
     fx.close_clean();
 }
 
@@ -686,16 +943,16 @@ TEST_CASE("set_scalar rewrites each parity's descriptor before its next launch, 
     CHECK(scalar0(l0[2]) == 1);
     CHECK(scalar0(l1[1]) == 1);
 
-    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT];
     REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 1) == 0); // the same value: nothing to do
     (void)fx.launch();
     (void)fx.launch();
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits);
 
     REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 5) == 0);
     const auto l4 = fx.launch(); // parity 0
     // It waited for launch 2 (parity 0) before rewriting, not for launch 3.
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits + 2); // its DMA and TPC lists
     CHECK(scalar0(l4[1]) == 5);
     CHECK(scalar0(l1[1]) == 1); // parity 1's descriptor: launch 3 may still read it
     CHECK(l4[1].cb == l0[2].cb); // the same list: nothing was recompiled
@@ -730,15 +987,15 @@ TEST_CASE("set_seed rewrites a launch's key in each parity's descriptor, recompi
     const auto l1 = fx.launch();
     REQUIRE(fx.engine(l1[0]) == kTpc);
 
-    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT];
     REQUIRE(hpu_graph_set_seed(fx.g, 0, 0x1122334455667788ULL) == 0); // unchanged: nothing to do
     (void)fx.launch();
     (void)fx.launch();
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits);
 
     REQUIRE(hpu_graph_set_seed(fx.g, 0, 0xdeadbeef00000001ULL) == 0);
     const auto l4 = fx.launch(); // parity 0, after launch 2 ended
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits + 2); // its TPC and DMA lists
     CHECK(seed(l4[0]) == 0xdeadbeef00000001ULL);
     CHECK(seed(l1[0]) == 0x1122334455667788ULL); // parity 1 not yet: launch 3 may read it
     CHECK(l4[0].cb == l0[1].cb);                 // the same list
