@@ -13,10 +13,12 @@
 //    the join job WAITs for those last counts, so its fence is the launch's.
 //  - Counts restart at 0 every launch: launch L uses the sync objects of
 //    parity L % 2 and each of its jobs first SETs its slot's object of the
-//    other parity to 0. Launch L's jobs wait (in the kernel) for launch
-//    L - 1's join, which waited for every read of that parity's objects in
-//    L - 1, and launch L + 1 waits for L's join (or the join's release
-//    job, below), after those resets.
+//    other parity to 0. Launch L's jobs wait (in the kernel) for done[1 - p],
+//    the end of launch L - 1: its finish job, a NOP on the join's queue that
+//    waits for the last job of every other slot (and follows the join and
+//    its release on their queue), so every job of L - 1, every read and every
+//    reset of a count, is over before any job of L runs. (A graph on one
+//    slot has no finish job: its join, on the only queue, is the end.)
 //  - A failed job stops before its slot's last ADDs, and the jobs waiting
 //    for them would wait until their job timeout. So each launch puts,
 //    behind every job whose slot's object another job waits for, a release
@@ -26,29 +28,28 @@
 //    after one that failed (they run on, and the launch's fence fails with
 //    the failed job's error). The first SET covers a job that failed before
 //    its first packet (cancelled, or its stream failed before it ran): that
-//    packet, the reset of sob[1 - p][s], never ran, and launch L + 1 (parity
-//    1 - p) would find launch L - 1's counts there and its consumers pass
-//    before slot s of L + 1 signalled. The order is safe:
-//      * not too early: the release runs on slot s's queue after L's job
-//        of slot s, which waited for L - 1's join (the kernel runs or fails
-//        a job only once its dependencies signalled), so every read of
-//        parity 1 - p in L - 1 is over (as for the job's own first packet);
-//      * not too late: L + 1's job of slot s, the only writer of
-//        sob[1 - p][s] in L + 1, is behind the release on the same queue;
-//      * before L + 1's readers: they wait for done[p]. For a slot s other
-//        than the join's, L's join WAITs for sob[p][s] to reach its final
-//        count, which the slot's job (after its own reset of sob[1 - p][s])
-//        or the release (after its SET 0, packets run in order) sets; so
-//        done[p] follows the reset either way. The join does not wait for
-//        its own slot's object: so the join's release job, when there is
-//        one, signals done[p] too (submitted after the join, it replaces
-//        the join's fence in that syncobj), and L + 1 starts only after it.
-//    One case is left to the job timeout: a join that fails part way does
-//    not wait for the other slots, so L + 1 may start while a job of L on
-//    another slot has yet to pass a WAIT for a count of the join's slot
-//    (parity p), which L + 1's job on the join's slot resets to 0 first;
-//    that job (of a launch that failed already), and the jobs behind it on
-//    its queue, wait until its timeout.
+//    packet, the reset of sob[1 - p][s], never ran. Both SETs run after every
+//    job of L - 1 (the release follows L's job of slot s, which waited for
+//    done[1 - p]) and before any of L + 1 (which waits for L's finish job,
+//    which waits for the release), whichever job failed and wherever.
+//  - A launch whose submissions fail half way (e.g. -EBUSY at the per-file
+//    job limit) leaves jobs running with counts of parity p; so does one
+//    whose join's release or finish job could not be submitted (done[p]
+//    would not be its end; that launch then waits for its jobs on the host
+//    before it returns). The next launch then starts with the reset job, on
+//    the join's queue, which waits for every slot's last job (tail) and
+//    SETs every sync object to 0 (reset_sobs(), as the first launch after
+//    compiling does); the launch waits for it on the host and fails with
+//    its error if it failed (the counts would be stale). Abandoned jobs may
+//    WAIT for counts that never come, until their job timeout; every host
+//    wait is made without graph_mu.
+//  - No deadlock across graphs: each launch's jobs are submitted under the
+//    device's graph_mu, so the shared queues see all graphs' launches in one
+//    order, and a launch's WAITs are for its own jobs only. The finish and
+//    reset jobs wait in the kernel (holding their queue, not a stream: they
+//    have no WAIT), but only for jobs submitted before them, so nothing
+//    behind them on the join's queue can be waited for by what they wait
+//    for.
 //  - The launch's fence holds every job's syncobj (members). A wait (and
 //    hpu_fence_status) settles only once every job of the launch ended:
 //    the first failed member's error, else the join's state. Exported as a
@@ -58,8 +59,8 @@
 //    (fence.cpp, queue.cpp).
 //  - Each parity has its own command lists and descriptors, so the
 //    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
-//    hpu_graph_set_seed) once launch
-//    L - 2 is known to have ended, while L - 1 may run.
+//    hpu_graph_set_seed) once every job submitted from p's lists (launch
+//    L - 2, or an abandoned launch's) has ended, while L - 1 may run.
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
@@ -135,7 +136,14 @@ struct hpu_graph {
     std::array<std::array<std::uint32_t, hpu::detail::kSlots>, 2> sob{};
     std::vector<std::uint32_t> sobs_held; // reserved through hpu_sob_alloc
     std::array<hpu_queue, hpu::detail::kSlots> queues{};
-    std::array<std::uint32_t, 2> done{}; // syncobj: the join of the last launch of each parity
+    std::array<std::uint32_t, 2> done{}; // syncobj: the end of the last launch of each parity
+    // Syncobjs: the last job of each slot but the join's in the last launch
+    // (its release job, or the slot's job without one); tails_live bit s:
+    // tail[s] holds a fence (a syncobj never signalled cannot be waited for).
+    std::array<std::uint32_t, hpu::detail::kSlots> tail{};
+    unsigned int tails_live = 0;
+    hpu::detail::ListPtr finish; // a NOP: the finish job, on the join's queue
+    hpu::detail::ListPtr reset;  // SETs every sync object to 0 (reset_sobs()); recorded by compile
     bool initialised = false;         // the sync objects were set to 0 since compiled
     std::array<bool, 2> dirty{};      // scalars changed since parity p was written
     std::uint64_t launches = 0;
@@ -363,34 +371,69 @@ int compile(hpu_graph *g)
                 return err;
         }
     }
+    // The reset job's list: its packets change only with sobs_held.
+    {
+        hpu_cmdlist *raw = nullptr;
+        if (const int err = cmdlist_new(g->dev, raw); err < 0)
+            return err;
+        ListPtr cl(raw);
+        if (g->sobs_held.empty()) {
+            if (const int err = hpu_cmd_nop(cl.get()); err < 0)
+                return err;
+        }
+        for (const std::uint32_t s : g->sobs_held) {
+            if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
+                return err;
+        }
+        g->reset = std::move(cl);
+    }
+    if (!g->finish && slots > 1) {
+        hpu_cmdlist *raw = nullptr;
+        if (const int err = cmdlist_new(g->dev, raw); err < 0)
+            return err;
+        ListPtr cl(raw);
+        if (const int err = hpu_cmd_nop(cl.get()); err < 0)
+            return err;
+        g->finish = std::move(cl);
+    }
     g->dirty = {false, false};
     g->initialised = false; // the sync objects may be new: set them to 0 first
     g->compiled = true;
     return 0;
 }
 
-// A job on the join slot that sets every sync object of the graph to 0;
-// it signals done[1 - p], which the next launch (parity p) waits for.
-int reset_sobs(hpu_graph *g, unsigned int p)
+// Submits the reset job (g->reset, compiled) on the join's slot: it sets
+// every sync object of the graph to 0 and signals done[1 - p], which the
+// next launch (parity p) waits for. Under graph_mu; the caller waits for
+// *out without it.
+int reset_sobs(hpu_graph *g, unsigned int p, hpu_fence_t **out)
 {
-    hpu_cmdlist *raw = nullptr;
-    if (const int err = cmdlist_new(g->dev, raw); err < 0)
-        return err;
-    const ListPtr cl(raw);
-    if (g->sobs_held.empty()) {
-        if (const int err = hpu_cmd_nop(cl.get()); err < 0)
-            return err;
-    }
-    for (const std::uint32_t s : g->sobs_held) {
-        if (const int err = hpu_cmd_sob_update(cl.get(), s, HPU_SOB_SET, 0); err < 0)
-            return err;
+    // After every job of the launches so far: the join's queue runs its
+    // own in order, the other slots' last jobs are waited for.
+    std::array<SyncPoint, kSlots> after{};
+    std::size_t n_after = 0;
+    for (unsigned int s = 0; s < kSlots; ++s) {
+        if ((g->tails_live & (1U << s)) != 0)
+            after.at(n_after++).handle = g->tail.at(s);
     }
     std::array<SyncPoint, 1> sig{};
     sig[0].handle = g->done.at(1 - p);
-    if (const int err = submit_raw(&g->queues.at(g->join), cl.get(), nullptr, 0, {}, sig, 0, nullptr); err < 0)
-        return err;
-    g->initialised = true;
-    return 0; // cl is freed after its job (cmdlist_free waits)
+    return submit_raw(&g->queues.at(g->join), g->reset.get(), nullptr, 0,
+                      std::span<const SyncPoint>(after.data(), n_after), sig, 0, out);
+}
+
+// Waits for every job submitted from parity p's lists, an abandoned
+// launch's too (the drop path in launch()), so their descriptors can be
+// rewritten.
+int wait_parity(hpu_graph *g, unsigned int p)
+{
+    for (const ListPtr &cl : g->lists.at(p)) {
+        if (cl && cl->submitted != 0) {
+            if (const int err = g->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, INT64_MAX); err < 0)
+                return err;
+        }
+    }
+    return 0;
 }
 
 void patch_scalars(hpu_graph *g, unsigned int p)
@@ -432,19 +475,29 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     }
     const auto p = static_cast<unsigned int>(g->launches % 2);
     if (g->dirty.at(p)) {
-        if (g->launches >= 2) {
-            if (const int err = g->dev->kmd.syncobj_wait(g->done.at(p), INT64_MAX); err < 0)
-                return err;
-        }
+        if (const int err = wait_parity(g, p); err < 0)
+            return err;
         patch_scalars(g, p);
         g->dirty.at(p) = false;
     }
     // One order of graph jobs on every shared queue (no two launches'
     // jobs cross, which could deadlock their waits).
-    const std::lock_guard<std::mutex> lock(g->dev->graph_mu);
+    std::unique_lock<std::mutex> lock(g->dev->graph_mu);
     if (!g->initialised) {
-        if (const int err = reset_sobs(g, p); err < 0)
+        // The reset is waited for without the lock: behind abandoned jobs
+        // it may take until their job timeout. Failed (e.g. by its stream
+        // before it ran), the counts are still the old ones: no launch.
+        hpu_fence_t *raw = nullptr;
+        if (const int err = reset_sobs(g, p, &raw); err < 0)
             return err;
+        const std::unique_ptr<hpu_fence> rf(raw);
+        lock.unlock();
+        const int err = fence_wait(rf.get(), INT64_MAX);
+        (void)g->dev->kmd.syncobj_destroy(rf->handle);
+        if (err < 0)
+            return set_error(err, "graph: the job setting its sync objects to 0 failed");
+        g->initialised = true;
+        lock.lock();
     }
     std::array<SyncPoint, 1> prev{};
     prev[0].handle = g->done.at(1 - p); // launch L - 1's join (or the reset job)
@@ -452,40 +505,74 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     members.reserve(kSlots); // nothing below throws once jobs are submitted
     // A member's syncobj is destroyed with the launch's fence, or here when
     // there is none (or the launch fails half way: its jobs run on).
+    // A launch that fails half way leaves its jobs running, and their
+    // counts in the sync objects of parity p, which the next launch uses
+    // again: it first resets them all, after every job so far (reset_sobs()
+    // waits for the live tails).
+    bool submitted = false; // a job of this launch is in
     auto drop = [&](int err) {
         for (const hpu_fence_member &m : members)
             (void)g->dev->kmd.syncobj_destroy(m.handle);
+        if (submitted)
+            g->initialised = false;
         return err;
     };
+    // The finish job waits for these: every other slot's last job.
+    std::array<SyncPoint, kSlots> tails{};
+    std::size_t n_tails = 0;
     for (unsigned int s = 0; s < kSlots; ++s) {
         if ((g->used & (1U << s)) == 0 || s == g->join)
             continue;
+        hpu_cmdlist *rel = g->release.at(p).at(s).get();
+        std::array<SyncPoint, 1> tail{};
+        tail[0].handle = g->tail.at(s);
         hpu_fence_t *raw = nullptr;
-        if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, {}, 0,
-                                       out != nullptr ? &raw : nullptr);
+        if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, tail,
+                                       0, out != nullptr ? &raw : nullptr);
             err < 0)
             return drop(err);
+        submitted = true;
+        g->tails_live |= 1U << s;
         if (const std::unique_ptr<hpu_fence> f(raw); f) // its syncobj lives on in members
             members.push_back({f->handle, f->queue_id, f->seq}); // reserved: does not throw
-        if (hpu_cmdlist *rel = g->release.at(p).at(s).get(); rel != nullptr) {
-            if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, {}, 0, nullptr); err < 0)
+        // The release replaces the job's fence in tail[s] with its own.
+        if (rel != nullptr) {
+            if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, tail, 0, nullptr); err < 0)
                 return drop(err);
         }
+        tails.at(n_tails++) = tail[0];
     }
+    // done[p]: the finish job's fence when other slots have jobs (it waits
+    // for their last jobs, so the next launch starts once all of this one
+    // ended), else the join's (and its release's).
     std::array<SyncPoint, 1> sig{};
     sig[0].handle = g->done.at(p);
+    const std::span<const SyncPoint> join_sig = n_tails == 0 ? std::span<const SyncPoint>(sig) : std::span<const SyncPoint>();
     if (const int err = submit_raw(&g->queues.at(g->join), g->lists.at(p).at(g->join).get(), waits, num_waits, prev,
-                                   sig, 0, out);
+                                   join_sig, 0, out);
         err < 0)
         return drop(err);
-    if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr) {
-        // It signals done[p] too: the next launch starts after its reset of
-        // the join slot's other parity (head comment). The join's fence is
-        // out already: when this submission fails, the next launch starts
-        // by resetting every sync object behind the join (reset_sobs() on
-        // the join's queue), so that no count of this launch survives it.
-        if (submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, sig, 0, nullptr) < 0)
-            g->initialised = false;
+    bool sound = true;
+    if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr)
+        sound = submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, join_sig, 0, nullptr) >= 0;
+    if (n_tails != 0) {
+        sound = sound && submit_raw(&g->queues.at(g->join), g->finish.get(), nullptr, 0,
+                                    std::span<const SyncPoint>(tails.data(), n_tails), sig, 0, nullptr) >= 0;
+    }
+    if (!sound) {
+        // done[p] is not this launch's end: the next launch first resets
+        // every sync object after every job so far (reset_sobs()). Until
+        // then, wait here (without the lock), so that wait_idle() (on
+        // done[p]) cannot pass early.
+        lock.unlock();
+        for (std::size_t i = 0; i < n_tails; ++i)
+            (void)g->dev->kmd.syncobj_wait(tails.at(i).handle, INT64_MAX);
+        // The join and its release: their lists' last submissions.
+        for (const hpu_cmdlist *jl : {g->lists.at(p).at(g->join).get(), g->release.at(p).at(g->join).get()}) {
+            if (jl != nullptr && jl->submitted != 0)
+                (void)g->dev->kmd.syncobj_timeline_wait(jl->timeline, jl->submitted, INT64_MAX);
+        }
+        g->initialised = false;
     }
     if (out != nullptr && *out != nullptr)
         (*out)->members = std::move(members);
@@ -507,10 +594,15 @@ int graph_free(hpu_graph *g) noexcept
         for (auto &l : per)
             l.reset();
     }
+    g->finish.reset();
+    g->reset.reset();
     if (!dead) {
         for (const std::uint32_t s : g->sobs_held)
             (void)hpu_sob_free(g->dev, s);
-        for (const std::uint32_t h : g->done) {
+        std::array<std::uint32_t, 2 + kSlots> handles{};
+        std::copy(g->done.begin(), g->done.end(), handles.begin());
+        std::copy(g->tail.begin(), g->tail.end(), handles.begin() + 2);
+        for (const std::uint32_t h : handles) {
             if (h != 0) {
                 const int e = g->dev->kmd.syncobj_destroy(h);
                 err = err < 0 ? err : e;
@@ -559,11 +651,20 @@ HPU_EXPORT int hpu_graph_create(hpu_device_t *dev, hpu_graph_t **out)
         g->epoch = dev->epoch;
         const int mmes = hpu_device_engines(dev, HPU_ENGINE_CLASS_MME);
         g->num_mme = mmes > 1 ? 2 : 1;
-        for (std::uint32_t &h : g->done) {
-            if (const int err = dev->kmd.syncobj_create(h); err < 0) {
-                for (const std::uint32_t o : g->done) {
-                    if (o != 0)
-                        (void)dev->kmd.syncobj_destroy(o);
+        std::array<std::uint32_t *, 2 + kSlots> handles{};
+        for (std::size_t i = 0; i < g->done.size(); ++i)
+            handles.at(i) = &g->done.at(i);
+        for (std::size_t i = 0; i < g->tail.size(); ++i)
+            handles.at(g->done.size() + i) = &g->tail.at(i);
+        // done[] signalled from the start: a launch whose finish job was
+        // refused leaves done[p] as it was, which wait_idle() and the
+        // scalar patch may wait for (that launch waited on the host).
+        for (std::size_t i = 0; i < handles.size(); ++i) {
+            std::uint32_t *h = handles.at(i);
+            if (const int err = dev->kmd.syncobj_create(*h, i < g->done.size()); err < 0) {
+                for (const std::uint32_t *o : handles) {
+                    if (*o != 0)
+                        (void)dev->kmd.syncobj_destroy(*o);
                 }
                 return err;
             }

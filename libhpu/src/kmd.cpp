@@ -361,9 +361,10 @@ int Kmd::prime_export(std::uint32_t handle, int &fd)
     return err;
 }
 
-int Kmd::syncobj_create(std::uint32_t &handle)
+int Kmd::syncobj_create(std::uint32_t &handle, bool signalled)
 {
     drm_syncobj_create req{};
+    req.flags = signalled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0U;
     const int err = call("SYNCOBJ_CREATE", DRM_IOCTL_SYNCOBJ_CREATE, &req, kNothing,
                          [&](Trace &t) { t.u("handle", req.handle); });
     if (err < 0)

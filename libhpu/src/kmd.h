@@ -90,7 +90,8 @@ public:
     int prime_export(std::uint32_t handle, int &fd);
 
     // DRM_IOCTL_SYNCOBJ_CREATE / _DESTROY.
-    int syncobj_create(std::uint32_t &handle);
+    // signalled: the new syncobj holds a signalled fence (DRM_SYNCOBJ_CREATE_SIGNALED).
+    int syncobj_create(std::uint32_t &handle, bool signalled = false);
     int syncobj_destroy(std::uint32_t handle);
     // DRM_IOCTL_SYNCOBJ_WAIT on one binary syncobj until the absolute
     // CLOCK_MONOTONIC deadline (-ETIME); waits for a fence to be attached.

@@ -84,6 +84,8 @@ public:
     int fail_errno = -ENOMEM;
     int acquire_calls = 0;
     std::map<unsigned long, int> request_fail; // request -> errno (every call)
+    int submit_fail_at = 0;  // the submit_fail_at-th SUBMIT (counted from 1) returns fail_errno
+    int submit_calls = 0;    // the SUBMITs seen
 
     // Observations.
     std::map<unsigned long, int> request_calls;
@@ -430,6 +432,8 @@ private:
 
     int do_submit(drm_hpu_submit &req)
     {
+        if (++submit_calls == submit_fail_at)
+            return fail_errno;
         if (req.flags != 0 || req.timeout_ms > 3600000U || queues.count(req.queue_id) == 0 || (req.cb_va & 7U) != 0 ||
             req.cb_size < 8 || (req.cb_size & 7U) != 0 || req.cb_size > (1U << 20) ||
             req.num_in_syncs > DRM_HPU_MAX_SYNCS || req.num_out_syncs > DRM_HPU_MAX_SYNCS)
@@ -445,8 +449,14 @@ private:
         for (const auto &s : job.in) {
             if (s.flags != 0)
                 return -EINVAL;
-            if (syncobjs.count(s.handle) == 0)
+            const auto it = syncobjs.find(s.handle);
+            if (it == syncobjs.end())
                 return -ENOENT;
+            // As drm_syncobj_find_fence() without WAIT_FOR_SUBMIT
+            // (hpu_job.c): no fence (at the point) yet is -EINVAL.
+            const auto &pts = it->second.points;
+            if (s.point == 0 ? !it->second.fence : (pts.empty() || pts.rbegin()->first < s.point))
+                return -EINVAL;
         }
         for (const auto &s : job.out) {
             if (s.flags != 0)

@@ -80,10 +80,14 @@ public:
 protected:
     int do_syncobj_create(drm_syncobj_create &req)
     {
-        if (req.flags != 0)
+        if ((req.flags & ~DRM_SYNCOBJ_CREATE_SIGNALED) != 0)
             return -EINVAL;
         req.handle = next_syncobj_++;
         syncobjs[req.handle] = Syncobj{};
+        if ((req.flags & DRM_SYNCOBJ_CREATE_SIGNALED) != 0) {
+            syncobjs[req.handle].fence = std::make_shared<Fence>();
+            syncobjs[req.handle].fence->signalled = true;
+        }
         return 0;
     }
 

@@ -378,14 +378,15 @@ TEST_CASE_METHOD(OneHpu, "C++ graphs: nodes, scalars, launches, errors", "[cxx][
         CHECK(f1.wait());
         g.set_scalar(act, 0, 0.125F);
         auto f2 = g.launch({&f1});
-        // The join (the last job is its release job): every job of f1 (the
-        // join's and its TPC and MME0 members' syncobjs) and the previous
-        // launch's join.
-        CHECK(m.jobs[m.jobs.size() - 2].in.size() == 4);
+        // The join (the last jobs are its release job and the finish job):
+        // every job of f1 (the join's and its TPC and MME0 members'
+        // syncobjs) and the previous launch's end.
+        CHECK(m.jobs[m.jobs.size() - 3].in.size() == 4);
         // Launch 2 is of parity 0 again: its descriptor has the new scalar.
         auto f3 = g.launch();
-        // Launch 2's jobs: TPC, MME0 and the DMA join, each followed by its release job.
-        const Bytes &cb = m.jobs[m.jobs.size() - 6].cb;
+        // Launch 2's jobs: TPC, MME0 and the DMA join, each followed by its
+        // release job, then the finish job.
+        const Bytes &cb = m.jobs[m.jobs.size() - 7].cb;
         std::size_t off = 0;
         while (off < cb.size() && get_le(cb, off, 4) != 0x06)
             off += 16;

@@ -6,10 +6,14 @@
 // between launches, and the argument rules.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
 #include <ios>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -18,6 +22,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "device.h"
 #include "drm/hpu_accel.h"
 #include "fixture.h"
 #include "hpu/hpu.h"
@@ -150,17 +155,24 @@ struct GraphFixture : Fixture {
         CHECK(hpu_fence_destroy(f) == 0);
         return {m.jobs.begin() + static_cast<std::ptrdiff_t>(before), m.jobs.end()};
     }
-    // Launches the graph; the jobs it submitted but the release jobs
-    // (checked on their own below).
+    // Launches the graph; the jobs it submitted but the release jobs and
+    // the finish job (checked on their own below).
     std::vector<MockOs::Job> launch()
     {
         std::vector<MockOs::Job> out;
+        finish.reset();
         for (MockOs::Job &j : launch_all()) {
-            if (!is_release(j))
+            if (is_finish(j)) {
+                finish = j;
+            } else if (!is_release(j)) {
                 out.push_back(std::move(j));
+            }
         }
         return out;
     }
+    std::optional<MockOs::Job> finish; // launch()'s finish job, if any
+    // The finish job: a NOP that waits for other slots' last jobs.
+    static bool is_finish(const MockOs::Job &j) { return packets(j.cb) == Lines{"NOP"} && !j.in.empty(); }
     // A release job: SOB_UPDATE SET to 0 of the other parity's object,
     // then SET to a count above 0.
     static bool is_release(const MockOs::Job &j)
@@ -171,6 +183,17 @@ struct GraphFixture : Fixture {
         };
         return p.size() == 2 && set(p[0]) && set(p[1]) && p[0].substr(p[0].size() - 2) == " 0" &&
                p[1].substr(p[1].size() - 2) != " 0";
+    }
+    // A launch whose nth submission (from 1) is refused with -EBUSY (the
+    // per-file job limit); the number of jobs before it.
+    std::size_t launch_refused_at(int nth)
+    {
+        const std::size_t before = m.jobs.size();
+        m.fail_errno = -EBUSY;
+        m.submit_fail_at = m.submit_calls + nth;
+        CHECK(hpu_graph_launch(g, nullptr, 0, nullptr) == -EBUSY);
+        m.submit_fail_at = 0;
+        return before;
     }
     // Nodes copy in (DMA) -> launch (TPC) -> copy out (DMA, the join).
     void add_copy_launch_copy()
@@ -254,11 +277,16 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
     CHECK(packets(l0[3].cb) == Lines{"SOB_UPDATE 30 SET 0", "LIN_DMA 0x200000000 <- 0x100000000",
                                      "SOB_UPDATE 31 ADD 1", "WAIT 29 GE 1", "LIN_DMA 0x100000000 <- 0x200000000",
                                      "WAIT 29 GE 2", "WAIT 27 GE 2"});
-    // Every job of launch 0 waits for the reset job's syncobj; the join
-    // signals the launch's own (the last out-sync of each).
+    // Every job of launch 0 waits for the reset job's syncobj; the finish
+    // job, after the join on its queue, waits for the last jobs of TPC and
+    // MME0 (their release jobs) and signals the launch's own.
     const std::uint32_t after_reset = l0[0].out.back().handle;
-    const std::uint32_t done0 = l0[3].out.back().handle;
+    REQUIRE(fx.finish);
+    CHECK(fx.engine(*fx.finish) == kDma);
+    CHECK(fx.finish->in.size() == 2);
+    const std::uint32_t done0 = fx.finish->out.back().handle;
     CHECK(after_reset != done0);
+    CHECK(l0[3].out.back().handle != done0); // not the join
     for (std::size_t i = 1; i < l0.size(); ++i)
         CHECK(waits_for(l0[i], after_reset));
 
@@ -277,8 +305,9 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
                                      "WAIT 28 GE 2", "WAIT 26 GE 2"});
     for (const auto &j : l1)
         CHECK(waits_for(j, done0));
-    // Launch 1's join signals the syncobj the reset job did: launch 2 waits for it.
-    CHECK(l1[2].out.back().handle == after_reset);
+    // Launch 1's finish job signals the syncobj the reset job did: launch 2 waits for it.
+    REQUIRE(fx.finish);
+    CHECK(fx.finish->out.back().handle == after_reset);
 
     // Launch 2: parity 0 again, the very same command buffers as launch 0's.
     const auto l2 = fx.launch();
@@ -288,14 +317,15 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
         CHECK(l2[i].req.cb_va == l0[i + 1].req.cb_va);
         CHECK(waits_for(l2[i], after_reset));
     }
-    CHECK(l2[2].out.back().handle == done0);
+    REQUIRE(fx.finish);
+    CHECK(fx.finish->out.back().handle == done0);
 
     // Launch 3 (parity 1) in full: behind each job whose slot's object
     // another waits for, a release job on the same queue SETs it to the
     // job's final count (graph.cpp: a no-op after a job that ran to its end,
     // the release of the waiters after one that failed).
     const auto l3 = fx.launch_all();
-    REQUIRE(l3.size() == 6);
+    REQUIRE(l3.size() == 7);
     CHECK(fx.engine(l3[0]) == kTpc);
     CHECK(l3[0].cb == l1[0].cb);
     CHECK(fx.engine(l3[1]) == kTpc);
@@ -308,10 +338,18 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
     CHECK(l3[4].cb == l1[2].cb);
     CHECK(fx.engine(l3[5]) == kDma); // the join's: its copy-in is waited for
     CHECK(packets(l3[5].cb) == Lines{"SOB_UPDATE 31 SET 0", "SOB_UPDATE 30 SET 1"});
-    // The join's release signals the launch's syncobj after the join: the
-    // next launch waits for it (graph.cpp's head).
-    CHECK(l3[4].out.back().handle == after_reset);
-    CHECK(l3[5].out.back().handle == after_reset);
+    // The finish job, after the join's release on its queue, waits for the
+    // TPC and MME0 releases (the last out-sync of each: the slot's tail)
+    // and signals the launch's syncobj: the next launch waits for it
+    // (graph.cpp's head).
+    CHECK(fx.engine(l3[6]) == kDma);
+    CHECK(packets(l3[6].cb) == Lines{"NOP"});
+    CHECK(waits_for(l3[6], l3[1].out.back().handle));
+    CHECK(waits_for(l3[6], l3[3].out.back().handle));
+    CHECK(l3[1].out.back().handle == l3[0].out.back().handle); // the TPC slot's tail, job then release
+    CHECK(l3[6].out.back().handle == after_reset);
+    CHECK(l3[4].out.back().handle != after_reset);
+    CHECK(l3[5].out.back().handle != after_reset);
     const auto l4 = fx.launch();
     for (const auto &j : l4)
         CHECK(waits_for(j, after_reset));
@@ -326,10 +364,12 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
     fx.m.auto_complete = false;
     const std::size_t before = fx.m.jobs.size();
     hpu_fence_t *f = nullptr;
+    fx.m.on_wait = [&fx]() { fx.m.complete_jobs(); }; // the reset, waited for before the other jobs go in
     REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f) == 0);
+    fx.m.on_wait = nullptr;
     REQUIRE(f != nullptr);
-    // The reset, TPC and its release, the join on DMA and its release.
-    REQUIRE(fx.m.jobs.size() - before == 5);
+    // The reset, TPC and its release, the join on DMA and its release, the finish job.
+    REQUIRE(fx.m.jobs.size() - before == 6);
     auto &tpc = fx.m.jobs[before + 1];
     const auto &join = fx.m.jobs[before + 3];
     REQUIRE(fx.engine(tpc) == kTpc);
@@ -446,7 +486,7 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
         REQUIRE(hpu_queue_gemm(q, &fx.gemm, w.data(), 1, nullptr) == 0);
         const auto &after = fx.m.jobs.back();
         CHECK(waits_for(after, join.out.at(1).handle)); // the fence's (then done[p])
-        CHECK(waits_for(after, tpc.out.back().handle));
+        CHECK(waits_for(after, tpc.out.at(1).handle)); // the member's (then its slot's tail)
         fx.m.complete_jobs();
         CHECK(hpu_queue_destroy(q) == 0);
     }
@@ -534,10 +574,10 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         }
         return out;
     };
-    // Launch 0 (the reset, TPC and its release, DMA and its release) runs
-    // to its end: parity 0's objects keep its final counts.
+    // Launch 0 (the reset, TPC and its release, DMA and its release, the
+    // finish job) runs to its end: parity 0's objects keep its final counts.
     const auto l0 = fx.launch_all();
-    REQUIRE(l0.size() == 5);
+    REQUIRE(l0.size() == 6);
     std::vector<std::uint32_t> q0;
     auto r0 = runs(l0, q0);
     REQUIRE(dev.run(r0, q0).empty());
@@ -549,7 +589,7 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         // Launch 1: its TPC job fails before its first packet (the reset of
         // TPC's parity-0 object); its release lets the join finish.
         const auto l1 = fx.launch_all();
-        REQUIRE(l1.size() == 4);
+        REQUIRE(l1.size() == 5);
         REQUIRE(fx.engine(l1[0]) == kTpc);
         std::vector<std::uint32_t> q1;
         auto r1 = runs(l1, q1);
@@ -559,7 +599,7 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
         // run before its TPC job (another queue). Its copy out must wait
         // for this launch's TPC node, not pass on launch 0's count.
         const auto l2 = fx.launch_all();
-        REQUIRE(l2.size() == 4);
+        REQUIRE(l2.size() == 5);
         REQUIRE(fx.engine(l2[2]) == kDma);
         std::vector<SobDevice::Run> dma{{packets(l2[2].cb), 0, false}};
         CHECK(dev.run(dma, {l2[2].req.queue_id}) == std::vector<std::size_t>{0});
@@ -572,29 +612,308 @@ TEST_CASE("a graph job that fails before its first packet leaves no stale count 
     SECTION("the join's job")
     {
         // Launch 1: the join (DMA) fails before its first packet (the reset
-        // of DMA's parity-0 object); its release runs after it and signals
-        // the launch's syncobj, which launch 2 waits for.
+        // of DMA's parity-0 object); its release runs after it, then the
+        // finish job signals the launch's syncobj, which launch 2 waits for.
         const auto l1 = fx.launch_all();
-        REQUIRE(l1.size() == 4);
+        REQUIRE(l1.size() == 5);
         REQUIRE(fx.engine(l1[2]) == kDma);
         REQUIRE(GraphFixture::is_release_of(l1[3], l1[2]));
         std::vector<std::uint32_t> q1;
         auto r1 = runs(l1, q1);
         r1[2].failed = true;
         REQUIRE(dev.run(r1, q1).empty());
-        const std::uint32_t done1 = l1[3].out.back().handle;
-        CHECK(done1 == l1[2].out.back().handle);
+        REQUIRE(GraphFixture::is_finish(l1[4]));
+        const std::uint32_t done1 = l1[4].out.back().handle;
+        CHECK(waits_for(l1[4], l1[1].out.back().handle)); // the TPC slot's tail
         // Launch 2's TPC job may run before its DMA job: its WAIT for the
         // copy in must not pass on launch 0's count.
         const auto l2 = fx.launch_all();
-        REQUIRE(l2.size() == 4);
+        REQUIRE(l2.size() == 5);
         for (const auto &j : l2)
-            CHECK((GraphFixture::is_release(j) || waits_for(j, done1)));
+            CHECK((GraphFixture::is_release(j) || GraphFixture::is_finish(j) || waits_for(j, done1)));
         REQUIRE(fx.engine(l2[0]) == kTpc);
         std::vector<SobDevice::Run> tpc{{packets(l2[0].cb), 0, false}};
         CHECK(dev.run(tpc, {l2[0].req.queue_id}) == std::vector<std::size_t>{0});
         CHECK(tpc[0].p.at(tpc[0].pc) == "WAIT 31 GE 1");
     }
+    fx.close_clean();
+}
+
+TEST_CASE("a launch whose submissions fail half way makes the next one reset every sync object after its jobs",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all(); // launch 0 ends
+    // Launch 1: the TPC job and its release go in, the join's submission
+    // fails (-EBUSY, the per-file job limit).
+    const std::size_t before = fx.launch_refused_at(3);
+    REQUIRE(fx.m.jobs.size() - before == 2);
+    const MockOs::Job tpc = fx.m.jobs[before];
+    const MockOs::Job rel = fx.m.jobs[before + 1];
+    REQUIRE(fx.engine(tpc) == kTpc);
+    REQUIRE(GraphFixture::is_release_of(rel, tpc));
+    const std::uint32_t tail = rel.out.back().handle;
+    CHECK(tpc.out.back().handle == tail);
+    // The retry (parity 1 again) starts with a reset of every sync object,
+    // on the join's queue, after the abandoned jobs (their slot's tail):
+    // their counts cannot reach the retry's consumers.
+    const auto l = fx.launch_all();
+    REQUIRE(!l.empty());
+    CHECK(fx.engine(l[0]) == kDma);
+    CHECK(waits_for(l[0], tail));
+    const Lines reset = packets(l[0].cb);
+    REQUIRE(reset.size() == 4); // two slots, two parities
+    for (const std::string &p : reset)
+        CHECK(p.substr(p.size() - 6) == " SET 0");
+    for (std::size_t i = 1; i < l.size(); ++i) {
+        CHECK((GraphFixture::is_release(l[i]) || GraphFixture::is_finish(l[i]) ||
+               waits_for(l[i], l[0].out.back().handle)));
+    }
+    fx.close_clean();
+}
+
+namespace {
+
+// Scalar 0 of the descriptor of the first TPC_LAUNCH in a command buffer,
+// as the device would read it now.
+std::uint32_t scalar0_of(const MockOs &m, const Bytes &cb)
+{
+    for (std::size_t off = 0; off < cb.size(); off += 16) {
+        if (get_le(cb, off, 4) == 0x06)
+            return static_cast<std::uint32_t>(get_le(m.read_va(get_le(cb, off + 8, 8), 192), 64, 4));
+    }
+    FAIL("no TPC_LAUNCH");
+    return 0U;
+}
+
+// Whether graph_mu is held (by the thread in the library, during a mock wait).
+bool graph_mu_held(hpu_device_t *dev)
+{
+    if (!dev->graph_mu.try_lock())
+        return true;
+    dev->graph_mu.unlock();
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("a retry after a launch that failed half way rewrites changed scalars only once the abandoned jobs ended",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all(); // launch 0 ends
+    // Launch 1: the TPC job and its release go in and run on (pending), the
+    // join's submission is refused.
+    fx.m.auto_complete = false;
+    const std::size_t before = fx.launch_refused_at(3);
+    REQUIRE(fx.m.jobs.size() - before == 2);
+    REQUIRE(fx.engine(fx.m.jobs[before]) == kTpc);
+    const std::shared_ptr<MockOs::Fence> abandoned = fx.m.jobs[before].fence;
+    const Bytes tpc_cb = fx.m.jobs[before].cb;
+    REQUIRE(scalar0_of(fx.m, tpc_cb) == 1);
+    REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 5) == 0);
+    // The retry (parity 1 again) rewrites the descriptor the abandoned TPC
+    // job reads: only after waiting for that job's list, on the host, and
+    // without the device's graph lock.
+    unsigned long first_wait = 0;
+    bool pending_then = false;
+    std::uint32_t value_then = 0;
+    bool locked = false;
+    fx.m.on_wait = [&]() {
+        if (first_wait == 0) {
+            first_wait = fx.m.last_request;
+            pending_then = !abandoned->signalled;
+            value_then = scalar0_of(fx.m, tpc_cb);
+        }
+        locked = locked || graph_mu_held(fx.dev);
+        fx.m.complete_jobs(); // the abandoned jobs end
+    };
+    fx.m.auto_complete = true;
+    const auto l = fx.launch_all();
+    fx.m.on_wait = nullptr;
+    CHECK(first_wait == DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT);
+    CHECK(pending_then);
+    CHECK(value_then == 1);
+    CHECK_FALSE(locked);
+    std::size_t tpc_jobs = 0;
+    for (const MockOs::Job &j : l) {
+        if (fx.engine(j) == kTpc && !GraphFixture::is_release(j)) {
+            ++tpc_jobs;
+            CHECK(j.cb == tpc_cb);
+        }
+    }
+    CHECK(tpc_jobs == 1);
+    CHECK(scalar0_of(fx.m, tpc_cb) == 5);
+    fx.close_clean();
+}
+
+TEST_CASE("a launch whose finish job is refused waits for its jobs without the graph lock; nothing waits forever after",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    // Launch 0: the reset, TPC and its release, DMA (the join) and its
+    // release go in; the finish job (the 6th submission) is refused.
+    fx.m.auto_complete = false;
+    bool locked = false;
+    fx.m.on_wait = [&]() {
+        locked = locked || graph_mu_held(fx.dev);
+        fx.m.complete_jobs();
+    };
+    fx.m.fail_errno = -EBUSY;
+    fx.m.submit_fail_at = fx.m.submit_calls + 6;
+    const std::size_t before = fx.m.jobs.size();
+    REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == 0);
+    fx.m.submit_fail_at = 0;
+    fx.m.on_wait = nullptr;
+    fx.m.auto_complete = true;
+    REQUIRE(fx.m.jobs.size() - before == 5);
+    // Every job of the launch ended before it returned (the waits for them
+    // ran after the reset's, which was the only one before they went in).
+    for (std::size_t i = before; i < fx.m.jobs.size(); ++i)
+        CHECK(fx.m.jobs[i].fence->signalled);
+    CHECK_FALSE(locked);
+    const std::uint32_t tpc_tail = fx.m.jobs[before + 2].out.back().handle;
+    REQUIRE(fx.engine(fx.m.jobs[before + 2]) == kTpc);
+
+    SECTION("adding a node and destroying the graph return (they wait for launch 0's done syncobj)")
+    {
+        CHECK(hpu_graph_add_copy(fx.g, kHost, kHbm, 64, nullptr, 0) == 3);
+    }
+    SECTION("the next launch first resets every sync object after launch 0's jobs")
+    {
+        const auto l = fx.launch_all();
+        REQUIRE(l.size() == 6);
+        CHECK(fx.engine(l[0]) == kDma);
+        CHECK(waits_for(l[0], tpc_tail));
+        for (const std::string &p : packets(l[0].cb))
+            CHECK(p.substr(p.size() - 6) == " SET 0");
+        for (std::size_t i = 1; i < l.size(); ++i) {
+            CHECK((GraphFixture::is_release(l[i]) || GraphFixture::is_finish(l[i]) ||
+                   waits_for(l[i], l[0].out.back().handle)));
+        }
+    }
+    fx.close_clean();
+}
+
+TEST_CASE("a reset job that fails fails the launch before any of its jobs; the next launch resets again",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    (void)fx.launch_all();
+    // A launch that fails half way, so that the next one resets.
+    (void)fx.launch_refused_at(3);
+    // The reset fails (e.g. by its stream before it ran): the counts may be
+    // stale, so no job of the launch may go in.
+    std::size_t before = fx.m.jobs.size();
+    fx.m.job_error = -EIO;
+    CHECK(hpu_graph_launch(fx.g, nullptr, 0, nullptr) == -EIO);
+    CHECK_THAT(hpu_last_error(), ContainsSubstring("sync objects to 0 failed"));
+    fx.m.job_error = 0;
+    REQUIRE(fx.m.jobs.size() - before == 1);
+    const Bytes reset = fx.m.jobs[before].cb;
+    const std::uint64_t reset_va = fx.m.jobs[before].req.cb_va;
+    // The retry resets again, with the same list (kept by the graph), then
+    // launches.
+    before = fx.m.jobs.size();
+    const auto l = fx.launch_all();
+    REQUIRE(l.size() == 6);
+    CHECK(l[0].cb == reset);
+    CHECK(l[0].req.cb_va == reset_va);
+    CHECK(packets(reset).size() == 4);
+    fx.close_clean();
+}
+
+TEST_CASE("hpu_graph_create unwinds every syncobj when one cannot be made", "[libhpu][graph]")
+{
+    Fixture fx;
+    const int start = fx.m.acquire_calls;
+    const int creates = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE];
+    fx.m.fail_at = 1000000; // counts the acquiring calls, fails none
+    hpu_graph_t *g = nullptr;
+    REQUIRE(hpu_graph_create(fx.dev, &g) == 0);
+    const int calls = fx.m.acquire_calls - start;
+    // done[2] and tail[4], the last acquiring calls (after the engine query).
+    REQUIRE(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE] - creates == 6);
+    REQUIRE(calls >= 6);
+    REQUIRE(hpu_graph_destroy(g) == 0);
+    const std::size_t syncobjs = fx.m.syncobjs.size();
+    for (int k = calls - 5; k <= calls; ++k) {
+        fx.m.acquire_calls = 0;
+        fx.m.fail_at = k;
+        g = nullptr;
+        CHECK(hpu_graph_create(fx.dev, &g) == -ENOMEM);
+        CHECK(g == nullptr);
+        CHECK(fx.m.syncobjs.size() == syncobjs);
+        if (g != nullptr)
+            (void)hpu_graph_destroy(g);
+    }
+    fx.m.fail_at = 0;
+    CHECK(fx.m.misuse == 0);
+}
+
+TEST_CASE("two graphs launched alternately: each finish job waits only for earlier jobs of its own launch",
+          "[libhpu][graph]")
+{
+    GraphFixture fx; // graph A: copy -> launch -> copy, the join on DMA
+    fx.add_copy_launch_copy();
+    hpu_graph_t *b = nullptr; // graph B: copy -> launch, the join on TPC
+    REQUIRE(hpu_graph_create(fx.dev, &b) == 0);
+    REQUIRE(hpu_graph_add_copy(b, kHbm + 0x8000, kHost, 64, nullptr, 0) == 0);
+    const std::array<std::uint32_t, 1> d0{0};
+    REQUIRE(hpu_graph_add_launch(b, fx.k, &fx.l, d0.data(), 1) == 1);
+    const auto launch_b = [&]() {
+        const std::size_t before = fx.m.jobs.size();
+        REQUIRE(hpu_graph_launch(b, nullptr, 0, nullptr) == 0);
+        return std::vector<MockOs::Job>(fx.m.jobs.begin() + static_cast<std::ptrdiff_t>(before), fx.m.jobs.end());
+    };
+    // The finish job of one launch: its in-syncs are out-syncs of jobs of
+    // that launch submitted before it, on other queues than its own.
+    const auto check_finish = [&fx](const std::vector<MockOs::Job> &jobs, std::pair<std::uint32_t, std::uint32_t> join) {
+        std::size_t finishes = 0;
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            if (!GraphFixture::is_finish(jobs[i]))
+                continue;
+            ++finishes;
+            CHECK(fx.engine(jobs[i]) == join);
+            for (const drm_hpu_sync &in : jobs[i].in) {
+                bool own = false;
+                for (std::size_t k = 0; k < i; ++k) {
+                    for (const drm_hpu_sync &o : jobs[k].out)
+                        own = own || (o.handle == in.handle && fx.engine(jobs[k]) != join);
+                }
+                CHECK(own);
+            }
+        }
+        CHECK(finishes == 1);
+    };
+    std::vector<std::uint32_t> a_tails;
+    std::vector<std::uint32_t> b_tails;
+    for (int round = 0; round < 3; ++round) {
+        const auto la = fx.launch_all();
+        check_finish(la, kDma);
+        const auto lb = launch_b();
+        check_finish(lb, kTpc);
+        for (const auto &j : la) {
+            if (GraphFixture::is_finish(j)) {
+                for (const drm_hpu_sync &in : j.in)
+                    a_tails.push_back(in.handle);
+            }
+        }
+        for (const auto &j : lb) {
+            if (GraphFixture::is_finish(j)) {
+                for (const drm_hpu_sync &in : j.in)
+                    b_tails.push_back(in.handle);
+            }
+        }
+    }
+    // Neither graph's finish job waits for the other's jobs.
+    for (const std::uint32_t h : a_tails)
+        CHECK(std::find(b_tails.begin(), b_tails.end(), h) == b_tails.end());
+    CHECK(hpu_graph_destroy(b) == 0);
     fx.close_clean();
 }
 
@@ -624,16 +943,16 @@ TEST_CASE("set_scalar rewrites each parity's descriptor before its next launch, 
     CHECK(scalar0(l0[2]) == 1);
     CHECK(scalar0(l1[1]) == 1);
 
-    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT];
     REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 1) == 0); // the same value: nothing to do
     (void)fx.launch();
     (void)fx.launch();
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits);
 
     REQUIRE(hpu_graph_set_scalar(fx.g, 1, 0, 5) == 0);
     const auto l4 = fx.launch(); // parity 0
     // It waited for launch 2 (parity 0) before rewriting, not for launch 3.
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits + 2); // its DMA and TPC lists
     CHECK(scalar0(l4[1]) == 5);
     CHECK(scalar0(l1[1]) == 1); // parity 1's descriptor: launch 3 may still read it
     CHECK(l4[1].cb == l0[2].cb); // the same list: nothing was recompiled
@@ -668,15 +987,15 @@ TEST_CASE("set_seed rewrites a launch's key in each parity's descriptor, recompi
     const auto l1 = fx.launch();
     REQUIRE(fx.engine(l1[0]) == kTpc);
 
-    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
+    const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT];
     REQUIRE(hpu_graph_set_seed(fx.g, 0, 0x1122334455667788ULL) == 0); // unchanged: nothing to do
     (void)fx.launch();
     (void)fx.launch();
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits);
 
     REQUIRE(hpu_graph_set_seed(fx.g, 0, 0xdeadbeef00000001ULL) == 0);
     const auto l4 = fx.launch(); // parity 0, after launch 2 ended
-    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits + 1);
+    CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT] == waits + 2); // its TPC and DMA lists
     CHECK(seed(l4[0]) == 0xdeadbeef00000001ULL);
     CHECK(seed(l1[0]) == 0x1122334455667788ULL); // parity 1 not yet: launch 3 may read it
     CHECK(l4[0].cb == l0[1].cb);                 // the same list
