@@ -520,6 +520,8 @@ typedef struct HpuHbm {
     uint64_t size;
     size_t nchunks;
     uint8_t **chunks;           /* atomic loads/stores; set under the lock */
+    uint8_t *base;              /* all chunks' memory reserved, or NULL */
+    uint64_t direct;            /* hpum_job_direct() accesses (under lock) */
     /*
      * Engine copies in progress outside the lock (atomic).  While it is
      * non-zero the scrubber zeroes chunks instead of freeing them.

@@ -355,6 +355,28 @@ bool hpum_job_stopped_locked(const HpuPacket *k);
 int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
                        uint64_t rows, uint64_t row_len, void *buf,
                        bool write);
+/*
+ * Direct access for packet @k's job to the @rows rows of @row_len bytes at
+ * @va + r * @stride (an engine that computes in place instead of copying,
+ * the MMEs): every byte of the rows is translated under the lock for a
+ * read or, with @write, a write (page by page, as hpum_job_xfer_rows()
+ * would translate them; the gaps between rows are not), after the checks
+ * that begin a batch of hpum_job_xfer_rows().  If the rows are all in HBM
+ * at offsets that follow their addresses, inside one backed chunk (for
+ * @write allocated if needed; or backed chunks that follow each other in
+ * hbm.base) that no ECC poison touches, the access is
+ * then in flight (hpum_dma_begin(), hbm.users raised) and *@p is the host
+ * address of @va: the rows are at *@p + r * @stride until
+ * hpum_job_direct_end().  Otherwise *@p is NULL and nothing is latched or
+ * begun: the caller takes hpum_job_xfer_rows(), which reports what it
+ * finds.  Returns HPU_CQ_OK, or HPU_XFER_STALE / HPU_STEP_ABORT as that
+ * would (*@p NULL).
+ */
+int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
+                    uint64_t rows, uint64_t row_len, bool write,
+                    uint8_t **p);
+/* The end of a direct access that hpum_job_direct() began. */
+void hpum_job_direct_end(const HpuPacket *k);
 /* Fail the packet BAD_PACKET with @why in the guest-error log. */
 int hpum_pkt_bad(const HpuPacket *k, const char *why);
 /*

@@ -38,18 +38,22 @@
 _Static_assert(HPU_TLB_ENTRIES == 4096, "TLB index is 12 bits");
 
 /*
- * Backing memory of one chunk: a 2 MiB-aligned anonymous mapping, so the
- * host can back it with one transparent huge page.  First-touch page
- * faults dominate the cost of writing fresh HBM otherwise (512 faults per
- * chunk instead of one).  Anonymous memory reads as zeros.
+ * @len bytes of 2 MiB-aligned anonymous memory, so the host can back each
+ * chunk with one transparent huge page.  First-touch page faults dominate
+ * the cost of writing fresh HBM otherwise (512 faults per chunk instead of
+ * one).  Anonymous memory reads as zeros.  MAP_NORESERVE: only the pages
+ * written take memory.
  */
-static uint8_t *hbm_chunk_mem_alloc(void)
+static uint8_t *hbm_mem_map(size_t len)
 {
     size_t sz = HPU_HBM_CHUNK_SIZE;
     uint8_t *raw, *p;
     uintptr_t head;
 
-    raw = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE,
+    if (len > SIZE_MAX - sz) {
+        return NULL;
+    }
+    raw = mmap(NULL, len + sz, PROT_READ | PROT_WRITE,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED) {
         return NULL;
@@ -59,22 +63,47 @@ static uint8_t *hbm_chunk_mem_alloc(void)
     if (head) {
         munmap(raw, head);
     }
-    munmap(p + sz, sz - head);
+    munmap(p + len, sz - head);
 #ifdef MADV_HUGEPAGE
-    madvise(p, sz, MADV_HUGEPAGE);
+    madvise(p, len, MADV_HUGEPAGE);
 #endif
     return p;
 }
 
-static void hbm_chunk_mem_free(uint8_t *p)
+/*
+ * Backing memory of chunk @i: its place in the reservation of the whole
+ * HBM (hbm.base, zero filled: never written or dropped with
+ * MADV_DONTNEED), or a mapping of its own when there is none.
+ */
+static uint8_t *hbm_chunk_mem_alloc(HpuCore *c, size_t i)
 {
-    if (p) {
+    if (c->hbm.base) {
+        return c->hbm.base + (i << HPU_HBM_CHUNK_SHIFT);
+    }
+    return hbm_mem_map(HPU_HBM_CHUNK_SIZE);
+}
+
+static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
+{
+    if (!p) {
+        return;
+    }
+    if (c->hbm.base) {
+        /* the memory goes back to the host and reads as zeros again */
+        madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED);
+    } else {
         munmap(p, HPU_HBM_CHUNK_SIZE);
     }
 }
 
 /* HBM store */
 
+/*
+ * The chunks are reserved as one range of host address space when the
+ * host allows it (no memory is taken until a chunk is written), so that
+ * HBM offsets that follow each other are host addresses that do too
+ * (hpum_job_direct()); else each chunk is mapped on its first write.
+ */
 bool hpum_hbm_init(HpuCore *c)
 {
     c->hbm.size = c->cfg.hbm_size;
@@ -82,6 +111,10 @@ bool hpum_hbm_init(HpuCore *c)
                               HPU_HBM_CHUNK_SHIFT);
     c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
     c->hbm.poison = calloc(c->hbm.nchunks, 1);
+    c->hbm.base = NULL;
+    if (c->hbm.nchunks && c->hbm.nchunks <= SIZE_MAX >> HPU_HBM_CHUNK_SHIFT) {
+        c->hbm.base = hbm_mem_map(c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
+    }
     return c->hbm.chunks != NULL && c->hbm.poison != NULL;
 }
 
@@ -94,8 +127,13 @@ void hpum_hbm_fini(HpuCore *c)
     if (!c->hbm.chunks) {
         return;
     }
-    for (i = 0; i < c->hbm.nchunks; i++) {
-        hbm_chunk_mem_free(c->hbm.chunks[i]);
+    if (c->hbm.base) {
+        munmap(c->hbm.base, c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
+        c->hbm.base = NULL;
+    } else {
+        for (i = 0; i < c->hbm.nchunks; i++) {
+            hbm_chunk_mem_free(c, c->hbm.chunks[i]);
+        }
     }
     free(c->hbm.chunks);
     c->hbm.chunks = NULL;
@@ -160,7 +198,7 @@ static void hbm_chunk_drop(HpuCore *c, size_t i)
         memset(p, 0, HPU_HBM_CHUNK_SIZE);
     } else {
         __atomic_store_n(&c->hbm.chunks[i], NULL, __ATOMIC_RELEASE);
-        hbm_chunk_mem_free(p);
+        hbm_chunk_mem_free(c, p);
     }
 }
 
@@ -254,7 +292,7 @@ static uint8_t *hbm_chunk_alloc(HpuCore *c, uint64_t off, bool locked)
     }
     p = hbm_chunk(c, i);
     if (!p) {
-        p = hbm_chunk_mem_alloc();
+        p = hbm_chunk_mem_alloc(c, i);
         if (p) {
             __atomic_store_n(&c->hbm.chunks[i], p, __ATOMIC_RELEASE);
         }
@@ -1025,6 +1063,100 @@ int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
 {
     return hpum_xfer_rows(k->c, k->e, k->j->epoch, k->j->asid, k, va,
                           stride, rows, row_len, buf, write, k->f);
+}
+
+/*
+ * Under the lock: the HBM offset of @va if every byte of the rows maps to
+ * HBM at offsets that follow their addresses (hpum_job_direct()).  Those
+ * are in one chunk, or in chunks that follow each other in hbm.base.
+ */
+static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
+                             uint64_t stride, uint64_t rows,
+                             uint64_t row_len, bool write, uint64_t *off)
+{
+    uint64_t r, at, end, run = 0, run_end = 0;
+    HpuXlat x;
+
+    for (r = 0; r < rows; r++) {
+        at = va + r * stride;
+        end = at + row_len;
+        while (at < end) {
+            if (at >= run && at < run_end) {
+                at = HPU_MIN(end, run_end);     /* same page run */
+                continue;
+            }
+            if (hpum_xlat(c, asid, at, write, &x) || x.host) {
+                return false;
+            }
+            if (r == 0 && at == va) {
+                *off = x.addr;
+            } else if (x.addr != *off + (at - va)) {
+                return false;
+            }
+            run = at;
+            run_end = at + x.len;
+        }
+    }
+    return true;
+}
+
+int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
+                    uint64_t rows, uint64_t row_len, bool write,
+                    uint8_t **p)
+{
+    HpuCore *c = k->c;
+    uint64_t off = 0, span = (rows - 1) * stride + row_len, in;
+    uint8_t *chunk;
+
+    *p = NULL;
+    if (!rows || !row_len) {
+        return HPU_CQ_OK;
+    }
+    hpum_lock(c);
+    if (c->dead || k->j->epoch != c->epoch) {
+        hpum_unlock(c);
+        return HPU_XFER_STALE;
+    }
+    if (hpum_job_stopped_locked(k)) {
+        hpum_unlock(c);
+        return HPU_STEP_ABORT;
+    }
+    if (!hpum_direct_xlat(c, k->j->asid, va, stride, rows, row_len, write,
+                          &off) ||
+        (!c->hbm.base &&
+         span > HPU_HBM_CHUNK_SIZE - (off & (HPU_HBM_CHUNK_SIZE - 1))) ||
+        hbm_any_poisoned(c, off, span)) {
+        hpum_unlock(c);
+        return HPU_CQ_OK;               /* the copying path decides */
+    }
+    /* every chunk of the span backed (for a write: allocated) */
+    for (in = off & ~(HPU_HBM_CHUNK_SIZE - 1); in < off + span;
+         in += HPU_HBM_CHUNK_SIZE) {
+        chunk = write ? hbm_chunk_alloc(c, in, true)
+                      : hbm_chunk(c, (size_t)(in >> HPU_HBM_CHUNK_SHIFT));
+        if (!chunk) {
+            hpum_unlock(c);
+            return HPU_CQ_OK;           /* unbacked: reads as zeros */
+        }
+    }
+    chunk = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+    in = off & (HPU_HBM_CHUNK_SIZE - 1);
+    __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_dma_begin(c, k->j->epoch);     /* checked above, lock held since */
+    c->hbm.direct++;
+    hpum_unlock(c);
+    *p = chunk + in;
+    return HPU_CQ_OK;
+}
+
+void hpum_job_direct_end(const HpuPacket *k)
+{
+    HpuCore *c = k->c;
+
+    __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_lock(c);
+    hpum_dma_end(c, k->j->epoch);
+    hpum_unlock(c);
 }
 
 /* MMU block registers (BAR0 + 0x1000) */

@@ -5,22 +5,29 @@
  *
  * A GEMM runs on the host's OpenBLAS: D is computed by panels of at most
  * HPU_MME_PANEL x HPU_MME_PANEL elements (whole 128 x 128 output tiles).
- * For each HPU_MME_SLICE-deep slice of K the panel's slices of A and B are
- * gathered as stored through the device MMU (hpum_mem_xfer_rows(): page
- * runs translated in batches, memcpy from HBM chunks, one DMA per host
- * run), BF16 widened to FP32 exactly (so the products and the FP32
- * accumulation are those of a BF16 GEMM), and cblas_sgemm accumulates
- * their product into the panel.  The epilogue (alpha, beta * C, bias,
- * activation, conversion) then runs per output tile, which is scattered
- * to D.  The job is checked before every panel, after every slice (which
+ * For each HPU_MME_SLICE-deep slice of K (1024: one product for K up to
+ * 1024) cblas_sgemm accumulates the product of the panel's slices of A
+ * and B into the panel.  An FP32 slice whose rows are in HBM at offsets
+ * that follow their addresses (hpum_job_direct(): every byte of its rows
+ * translated and checked through the device MMU first) is multiplied in
+ * place, with the descriptor's leading dimension; any other slice is
+ * gathered as stored (hpum_mem_xfer_rows(): page runs translated in
+ * batches, memcpy from HBM chunks, one DMA per host run), BF16 widened to
+ * FP32 exactly (so the products and the FP32 accumulation are those of a
+ * BF16 GEMM).  Either way the product sees the same numbers with the same
+ * shapes, so the result is the same bytes.  The epilogue (alpha, beta * C,
+ * bias, activation, conversion) then runs per output tile, in place in D
+ * when D is FP32 in HBM the same way, else into a tile buffer that is
+ * stored.  The job is checked before every panel, after every slice (which
  * also counts as progress for the watchdog: the tiles of a panel are only
  * stored once all its slices are done) and before every tile store; a
- * stored tile is progress.
+ * stored tile is progress.  An in-place slice or tile is an access in
+ * flight for the time of its product or epilogue: a reset waits for it.
  *
  * Host memory per engine is bounded whatever the GEMM: a 4 MiB FP32
- * accumulator, two 1 MiB slices, a 512 KiB BF16 staging buffer and three
- * small tile buffers (about 6.6 MiB), allocated at the engine's first GEMM
- * and kept until teardown.
+ * accumulator, two 4 MiB slices, a 2 MiB BF16 staging buffer and three
+ * small tile buffers (about 14.1 MiB), allocated at the engine's first
+ * GEMM and kept until teardown.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -38,7 +45,7 @@
 
 #define HPU_MME_PANEL           1024    /* rows / columns of a panel of D */
 #define HPU_MME_PANEL_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_PANEL)
-#define HPU_MME_SLICE           256     /* depth (K) of one product */
+#define HPU_MME_SLICE           1024    /* depth (K) of one product */
 #define HPU_MME_SLICE_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_SLICE)
 #define HPU_MME_TILE_ELEMS      ((size_t)HPU_MME_TILE * HPU_MME_TILE)
 
@@ -406,6 +413,41 @@ static void hpum_mme_encode(const float *f, size_t n, unsigned int sz,
 #endif
 }
 
+/*
+ * An operand's rows [@r0, @r0 + @nr) and columns [@c0, @c0 + @nc) as
+ * stored at @va (@sz bytes per element, @ld per row), for a product: FP32
+ * in one HBM chunk in place (*@direct set: hpum_job_direct_end() after the
+ * product), else gathered into @buf (dense, FP32).  *@m and *@ldm get the
+ * matrix and its leading dimension in elements.
+ */
+static int hpum_mme_operand(const HpuMmeRun *x, uint64_t va, uint32_t ld,
+                            unsigned int sz, uint64_t r0, uint64_t nr,
+                            uint64_t c0, uint64_t nc, float *buf,
+                            const float **m, int *ldm, bool *direct)
+{
+    *direct = false;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (sz == 4) {
+        uint8_t *p;
+        int r = hpum_job_direct(x->k, va + (r0 * ld + c0) * sz,
+                                (uint64_t)ld * sz, nr, nc * sz, false, &p);
+
+        if (r) {
+            return r;
+        }
+        if (p) {
+            *m = (const float *)p;
+            *ldm = (int)ld;
+            *direct = true;
+            return HPU_CQ_OK;
+        }
+    }
+#endif
+    *m = buf;
+    *ldm = (int)nc;
+    return hpum_mme_gather(x, va, ld, sz, r0, nr, c0, nc, buf);
+}
+
 /* acc = op(A) x op(B) for rows @m0.. (@mc) and columns @n0.. (@nc). */
 static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                           uint32_t mc, uint32_t n0, uint32_t nc)
@@ -413,8 +455,10 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     const HpuGemm *g = x->g;
     uint64_t a = g->a + (uint64_t)bt * g->sa * g->in_sz;
     uint64_t b = g->b + (uint64_t)bt * g->sb * g->in_sz;
+    const float *ma, *mb;
+    bool da, db;
+    int r, lda, ldb;
     uint32_t k0, kc;
-    int r;
 
     r = hpum_job_check(x->k);
     if (r) {
@@ -422,28 +466,36 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     }
     for (k0 = 0; k0 < g->k; k0 += kc) {
         kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_SLICE);
-        r = g->ta ? hpum_mme_gather(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
-                                    x->bf->a)
-                  : hpum_mme_gather(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
-                                    x->bf->a);
+        r = g->ta ? hpum_mme_operand(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
+                                     x->bf->a, &ma, &lda, &da)
+                  : hpum_mme_operand(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
+                                     x->bf->a, &ma, &lda, &da);
         if (r) {
             return r;
         }
-        r = g->tb ? hpum_mme_gather(x, b, g->ldb, g->in_sz, n0, nc, k0, kc,
-                                    x->bf->b)
-                  : hpum_mme_gather(x, b, g->ldb, g->in_sz, k0, kc, n0, nc,
-                                    x->bf->b);
+        r = g->tb ? hpum_mme_operand(x, b, g->ldb, g->in_sz, n0, nc, k0, kc,
+                                     x->bf->b, &mb, &ldb, &db)
+                  : hpum_mme_operand(x, b, g->ldb, g->in_sz, k0, kc, n0, nc,
+                                     x->bf->b, &mb, &ldb, &db);
         if (r) {
+            if (da) {
+                hpum_job_direct_end(x->k);
+            }
             return r;
         }
         /* one product at a time in the process: see hpum_mme_setup() */
         pthread_mutex_lock(&hpum_blas_lock);
         cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
                     g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc,
-                    (int)kc, 1.0f, x->bf->a, (int)(g->ta ? mc : kc),
-                    x->bf->b, (int)(g->tb ? kc : nc), k0 ? 1.0f : 0.0f,
+                    (int)kc, 1.0f, ma, lda, mb, ldb, k0 ? 1.0f : 0.0f,
                     x->bf->acc, (int)nc);
         pthread_mutex_unlock(&hpum_blas_lock);
+        if (db) {
+            hpum_job_direct_end(x->k);
+        }
+        if (da) {
+            hpum_job_direct_end(x->k);
+        }
         if (k0 + kc < g->k) {
             /* a slice of the panel's tiles: progress (device-model.md) */
             r = hpum_job_progress(x->k);
@@ -455,7 +507,57 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     return HPU_CQ_OK;
 }
 
-/* Epilogue and store of the tile at (@tm0, @tn0) of the panel. */
+/*
+ * The epilogue of @tm x @tn results at @acc (@lda apart) with C at @cin
+ * (@tn apart, if used) and the panel's bias from column @tn0, into @out
+ * (FP32, @ldo apart).
+ */
+static void hpum_mme_epilogue(const HpuGemm *g, const HpuMmeBufs *bf,
+                              const float *acc, size_t lda, const float *cin,
+                              uint32_t tn0, uint32_t tm, uint32_t tn,
+                              float *out, size_t ldo)
+{
+    const float *bias = bf->bias + tn0;
+    uint32_t i, j;
+
+    for (i = 0; i < tm; i++, acc += lda, cin += tn, out += ldo) {
+        float *o = out;
+
+        /* one pass per step, in mme.md's order, so that they vectorize */
+        if (g->alpha == 1.0f) {
+            memcpy(o, acc, tn * sizeof(float));     /* 1 * x is x */
+        } else {
+            for (j = 0; j < tn; j++) {
+                o[j] = g->alpha * acc[j];
+            }
+        }
+        if (g->use_c) {
+            for (j = 0; j < tn; j++) {
+                o[j] += g->beta * cin[j];
+            }
+        }
+        if (g->bias) {
+            for (j = 0; j < tn; j++) {
+                o[j] += bias[j];
+            }
+        }
+        if (g->act == HPU_MME_ACT_RELU) {
+            for (j = 0; j < tn; j++) {
+                o[j] = o[j] > 0.0f ? o[j] : 0.0f;
+            }
+        } else if (g->act != HPU_MME_ACT_NONE) {
+            for (j = 0; j < tn; j++) {
+                o[j] = hpum_act(g->act, o[j]);
+            }
+        }
+    }
+}
+
+/*
+ * Epilogue and store of the tile at (@tm0, @tn0) of the panel: computed
+ * in place in D when D is FP32 in one HBM chunk (hpum_job_direct()), else
+ * into a tile buffer that is then stored.
+ */
 static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                          uint32_t n0, uint32_t nc, uint32_t tm0,
                          uint32_t tm, uint32_t tn0, uint32_t tn)
@@ -465,8 +567,8 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     HpuMmeBufs *bf = x->bf;
     uint64_t row = m0 + tm0, col = n0 + tn0;
     uint64_t d = g->d + (uint64_t)bt * g->sd * g->out_sz;
+    const float *acc = bf->acc + (size_t)tm0 * nc + tn0;
     float *out = (float *)bf->out;
-    uint32_t i, j;
     int r;
 
     if (g->use_c) {
@@ -476,39 +578,33 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
             return r;
         }
     }
-    for (i = 0; i < tm; i++) {
-        const float *acc = bf->acc + (size_t)(tm0 + i) * nc + tn0;
-        const float *cin = bf->c + (size_t)i * tn;
-        float *o = out + (size_t)i * tn;
+    d += (row * g->ldd + col) * g->out_sz;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (g->out_sz == 4) {
+        uint8_t *p;
 
-        /* one pass per step, in mme.md's order, so that they vectorize */
-        for (j = 0; j < tn; j++) {
-            o[j] = g->alpha * acc[j];
+        /* the job is checked as at the start of a store's batch */
+        r = hpum_job_direct(k, d, (uint64_t)g->ldd * 4, tm,
+                            (uint64_t)tn * 4, true, &p);
+        if (r) {
+            return r;
         }
-        if (g->use_c) {
-            for (j = 0; j < tn; j++) {
-                o[j] += g->beta * cin[j];
-            }
-        }
-        if (g->bias) {
-            for (j = 0; j < tn; j++) {
-                o[j] += bf->bias[tn0 + j];
-            }
-        }
-        if (g->act != HPU_MME_ACT_NONE) {
-            for (j = 0; j < tn; j++) {
-                o[j] = hpum_act(g->act, o[j]);
-            }
+        if (p) {
+            hpum_mme_epilogue(g, bf, acc, nc, bf->c, tn0, tm, tn,
+                              (float *)p, g->ldd);
+            hpum_job_direct_end(k);
+            return HPU_CQ_OK;
         }
     }
+#endif
+    hpum_mme_epilogue(g, bf, acc, nc, bf->c, tn0, tm, tn, out, tn);
     hpum_mme_encode(out, (size_t)tm * tn, g->out_sz, bf->out);
     r = hpum_job_check(k);
     if (r) {
         return r;
     }
     /* each batch of the store begins only while the job may go on */
-    return hpum_job_xfer_rows(k, d + (row * g->ldd + col) * g->out_sz,
-                              (uint64_t)g->ldd * g->out_sz, tm,
+    return hpum_job_xfer_rows(k, d, (uint64_t)g->ldd * g->out_sz, tm,
                               (uint64_t)tn * g->out_sz, bf->out, true);
 }
 

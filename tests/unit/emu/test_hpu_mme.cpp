@@ -25,6 +25,8 @@
 
 #include "hpu_mme_rig.hpp"
 
+#include <algorithm>
+
 using namespace hpu_test;
 
 namespace {
@@ -190,12 +192,12 @@ TEST_CASE("MME GEMM with FP32 and BF16 inputs and outputs", "[emu][mme][bf16]")
     run_case(c);
 }
 
-TEST_CASE("MME GEMM with BF16 inputs and K over several 256-deep slices", "[emu][mme][bf16]")
+TEST_CASE("MME GEMM with BF16 inputs and K over several 1024-deep slices", "[emu][mme][bf16]")
 {
     Case c;
     c.m = 37;
     c.n = 70;
-    c.k = GENERATE(257u, 600u, 1030u);
+    c.k = GENERATE(257u, 1030u, 2100u);
     c.in_t = HPU_MME_TYPE_BF16;
     c.out_t = GENERATE(HPU_MME_TYPE_FP32, HPU_MME_TYPE_BF16);
     c.tb = GENERATE(false, true);
@@ -603,5 +605,286 @@ TEST_CASE("MME GEMM with an MMU fault in the middle of a batch", "[emu][mme][bat
             }
             CHECK(val(g.d + 4ULL * (2 * g.sd + i * 64 + j)) == 0.0f);
         }
+    }
+}
+
+// ---- In place and copied operands --------------------------------------
+//
+// The MME multiplies FP32 operands in HBM in place, and computes an FP32
+// D in place, when their rows map to HBM that follows their addresses
+// (hpum_job_direct()); otherwise it copies them. Both must give the same
+// bytes, and every access must still be translated and checked.
+
+namespace {
+
+enum class Layout { Follow, Reverse, Host };
+
+// Operands of context kCtx on 4 KiB pages at fresh VAs: HBM pages that
+// follow the addresses (across the 2 MiB chunk boundary at 64 MiB),
+// HBM pages in reverse order, or host memory.
+struct Pages {
+    static constexpr unsigned kCtx = 3;
+    Rig &r;
+    Layout lay;
+    uint64_t va_next = 1ULL << 40;
+    uint64_t hbm_next = 64 * MiB - 256 * 1024;
+
+    struct Operand {
+        uint64_t va = 0;
+        std::vector<uint64_t> pa;   // per page: HBM offset or host bus address
+    };
+
+    Operand put(const std::vector<uint8_t> &img)
+    {
+        Operand o;
+        const uint64_t pages = (img.size() + PG - 1) / PG;
+        o.va = va_next;
+        va_next += (pages + 1) * PG;
+        for (uint64_t i = 0; i < pages; i++) {
+            uint64_t pa;
+            if (lay == Layout::Host) {
+                pa = r.halloc(PG, PG);
+            } else {
+                pa = hbm_next + (lay == Layout::Follow ? i : pages - 1 - i) * PG;
+            }
+            o.pa.push_back(pa);
+            r.map(kCtx, o.va + i * PG, pa,
+                  HPU_PTE_WRITE | (lay == Layout::Host ? HPU_PTE_HOST : 0));
+        }
+        if (lay != Layout::Host) {
+            hbm_next += pages * PG;
+        }
+        std::vector<uint8_t> bytes = img;
+        copy(o, 0, bytes.data(), bytes.size(), true);
+        return o;
+    }
+    // Copy @n bytes at byte @at of @o to (@write) or from @p.
+    void copy(const Operand &o, uint64_t at, uint8_t *p, uint64_t n, bool write)
+    {
+        for (uint64_t done = 0; done < n;) {
+            const uint64_t x = at + done;
+            const uint64_t len = std::min<uint64_t>(n - done, PG - (x & (PG - 1)));
+            const uint64_t pa = o.pa[x / PG] + (x & (PG - 1));
+            if (lay == Layout::Host) {
+                std::memcpy(write ? r.hp(pa) : p + done, write ? p + done : r.hp(pa), len);
+            } else if (write) {
+                r.bwrite(pa, p + done, len);
+            } else {
+                auto v = r.bread(pa, len);
+                std::memcpy(p + done, v.data(), len);
+            }
+            done += len;
+        }
+    }
+    std::vector<uint8_t> read(const Operand &o, uint64_t n)
+    {
+        std::vector<uint8_t> v(n);
+        copy(o, 0, v.data(), n, false);
+        return v;
+    }
+};
+
+std::vector<uint8_t> image(const Matrix &m)
+{
+    std::vector<uint8_t> img(m.bytes(), 0xee);
+    for (uint32_t i = 0; i < m.rows; i++) {
+        for (uint32_t j = 0; j < m.cols; j++) {
+            float f = m.at(0, i, j);
+            std::memcpy(&img[4 * (static_cast<uint64_t>(i) * m.ld + j)], &f, 4);
+        }
+    }
+    return img;
+}
+
+Matrix dense(uint32_t rows, uint32_t cols, uint32_t pad, uint32_t seed)
+{
+    Matrix m;
+    m.rows = rows;
+    m.cols = cols;
+    m.ld = cols + pad;
+    m.v = values(static_cast<size_t>(rows) * cols, seed, false);
+    return m;
+}
+
+struct LayoutGemm {
+    Gemm g;
+    Matrix a, b, c;
+    std::vector<float> bias;
+
+    // M 200, N 150, K 1100 (two K slices), padded rows, C, bias and ReLU
+    LayoutGemm(bool ta, bool tb)
+    {
+        g.m = 200;
+        g.n = 150;
+        g.k = 1100;
+        g.flags = (ta ? HPU_MME_F_TRANS_A : 0) | (tb ? HPU_MME_F_TRANS_B : 0) | HPU_MME_F_BIAS |
+                  HPU_MME_ACT_RELU << HPU_MME_F_ACT_SHIFT;
+        g.alpha = 0.75f;
+        g.beta = -1.5f;
+        a = dense(g.a_rows(), g.a_cols(), 3, 1);
+        b = dense(g.b_rows(), g.b_cols(), 5, 2);
+        c = dense(g.m, g.n, 0, 3);
+        bias = values(g.n, 4, false);
+        g.lda = a.ld;
+        g.ldb = b.ld;
+        g.ldc = c.ld;
+        g.ldd = g.n + 2;
+    }
+    uint64_t d_bytes() const { return 4 * (static_cast<uint64_t>(g.m - 1) * g.ldd + g.n); }
+};
+
+struct LayoutRun {
+    Cqe cqe{};
+    std::vector<uint8_t> d;
+    uint64_t direct = 0;
+    uint64_t d_va = 0;
+    uint64_t fault_va = 0;
+    uint32_t fault_count = 0, fault_info = 0;
+};
+
+// Run @lg with its operands laid out as @lay; @before(pages, a, b, d) may
+// change the mappings first.
+template <typename F>
+LayoutRun layout_run(const LayoutGemm &lg, Layout lay, F &&before)
+{
+    Rig r;
+    r.setup_eq();
+    Pages pg{r, lay};
+    Gemm g = lg.g;
+    auto a = pg.put(image(lg.a));
+    auto b = pg.put(image(lg.b));
+    auto c = pg.put(image(lg.c));
+    std::vector<uint8_t> bias(4 * lg.bias.size());
+    std::memcpy(bias.data(), lg.bias.data(), bias.size());
+    auto bv = pg.put(bias);
+    auto d = pg.put(std::vector<uint8_t>(lg.d_bytes(), 0));
+    g.a = a.va;
+    g.b = b.va;
+    g.c = c.va;
+    g.bias = bv.va;
+    g.d = d.va;
+    auto db = g.bytes();
+    auto desc = pg.put(std::vector<uint8_t>(db.begin(), db.end()));
+    before(pg, a, b, d);
+    LayoutRun out;
+    const uint64_t direct0 = r.core.hbm.direct;
+    out.cqe = r.run_cb(gemm_cb(desc.va), Pages::kCtx, HPU_ENGINE_MME0, 0);
+    out.direct = r.core.hbm.direct - direct0;
+    out.d = pg.read(d, lg.d_bytes());
+    out.d_va = d.va;
+    out.fault_count = r.rd(HPU_REG_FAULT_COUNT);
+    out.fault_info = r.rd(HPU_REG_FAULT_INFO);
+    if (out.cqe.status != HPU_CQ_OK) {
+        out.fault_va = r.eqe(0).addr;
+    }
+    return out;
+}
+
+LayoutRun layout_run(const LayoutGemm &lg, Layout lay)
+{
+    return layout_run(lg, lay, [](Pages &, auto &, auto &, auto &) {});
+}
+
+} // namespace
+
+TEST_CASE("MME GEMM: operands in place and copied give the same bytes", "[emu][mme][direct]")
+{
+    const bool ta = GENERATE(false, true);
+    const bool tb = GENERATE(false, true);
+    CAPTURE(ta, tb);
+    LayoutGemm lg(ta, tb);
+    LayoutRun follow = layout_run(lg, Layout::Follow);
+    LayoutRun reverse = layout_run(lg, Layout::Reverse);
+    LayoutRun host = layout_run(lg, Layout::Host);
+    REQUIRE(follow.cqe.status == HPU_CQ_OK);
+    REQUIRE(reverse.cqe.status == HPU_CQ_OK);
+    REQUIRE(host.cqe.status == HPU_CQ_OK);
+    // in place: A and B per K slice (2 each), D per output tile (4); the
+    // reversed pages and host memory are copied
+    CHECK(follow.direct == 2 + 2 + 4);
+    CHECK(reverse.direct == 0);
+    CHECK(host.direct == 0);
+    const bool same_reverse = follow.d == reverse.d, same_host = follow.d == host.d;
+    CHECK(same_reverse);
+    CHECK(same_host);
+    // and they are right
+    Ref ref = reference(lg.g, lg.a, lg.b, &lg.c, &lg.bias);
+    size_t bad = 0;
+    for (uint32_t i = 0; i < lg.g.m; i++) {
+        for (uint32_t j = 0; j < lg.g.n; j++) {
+            float got;
+            std::memcpy(&got, &follow.d[4 * (static_cast<uint64_t>(i) * lg.g.ldd + j)], 4);
+            const size_t o = static_cast<size_t>(i) * lg.g.n + j;
+            bad += !(std::fabs(got - ref.d[o]) <= ref.bound[o]);
+        }
+    }
+    CHECK(bad == 0);
+    // the gaps between D's rows are not written
+    for (uint32_t i = 0; i + 1 < lg.g.m; i++) {
+        for (uint32_t j = lg.g.n; j < lg.g.ldd; j++) {
+            for (unsigned x = 0; x < 4; x++) {
+                CHECK(follow.d[4 * (static_cast<uint64_t>(i) * lg.g.ldd + j) + x] == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("MME GEMM: a fault in the middle of an operand that would be used in place",
+          "[emu][mme][direct][mmu]")
+{
+    LayoutGemm lg(false, false);
+    const LayoutRun good = layout_run(lg, Layout::Follow);
+    REQUIRE(good.cqe.status == HPU_CQ_OK);
+    auto zero = [](const std::vector<uint8_t> &v) {
+        return static_cast<size_t>(std::count(v.begin(), v.end(), 0)) == v.size();
+    };
+
+    SECTION("a page of A not present: MMU_FAULT there, nothing stored")
+    {
+        uint64_t hole = 0;
+        LayoutRun run = layout_run(lg, Layout::Follow, [&](Pages &p, auto &a, auto &, auto &) {
+            hole = a.va + 40 * PG;      // in row 37 of 200
+            p.r.bwrite64(p.r.pte_slot(Pages::kCtx, hole, 3), 0);
+        });
+        CHECK(run.cqe.status == HPU_CQ_MMU_FAULT);
+        CHECK(run.fault_va == hole);
+        CHECK(run.fault_count == 1);
+        CHECK((run.fault_info & HPU_FAULT_WRITE) == 0);
+        CHECK(run.direct == 0);
+        CHECK(zero(run.d));
+    }
+    SECTION("a page of B not present (A in place): MMU_FAULT there, nothing stored")
+    {
+        uint64_t hole = 0;
+        LayoutRun run = layout_run(lg, Layout::Follow, [&](Pages &p, auto &, auto &b, auto &) {
+            hole = b.va + 100 * PG;     // in K row 656 of 1100
+            p.r.bwrite64(p.r.pte_slot(Pages::kCtx, hole, 3), 0);
+        });
+        CHECK(run.cqe.status == HPU_CQ_MMU_FAULT);
+        CHECK(run.fault_va == hole);
+        CHECK(run.fault_count == 1);
+        CHECK(run.direct == 1);         // A's first slice
+        CHECK(zero(run.d));
+    }
+    SECTION("a read-only page of D: MMU_FAULT there, the bytes before it stored")
+    {
+        // D's rows are 608 bytes; the first tile's rows 0..127 are its
+        // first 512 bytes each: row 33 runs into page 5, which faults
+        const uint64_t at = 5 * PG;
+        LayoutRun run = layout_run(lg, Layout::Follow, [&](Pages &p, auto &, auto &, auto &d) {
+            p.r.map(Pages::kCtx, d.va + at, d.pa[5], 0);
+        });
+        CHECK(run.cqe.status == HPU_CQ_MMU_FAULT);
+        CHECK(run.fault_va == run.d_va + at);
+        CHECK(run.fault_count == 1);
+        CHECK((run.fault_info & HPU_FAULT_WRITE) != 0);
+        CHECK(run.direct == 4);         // A and B, both slices
+        size_t wrong = 0;
+        for (uint64_t o = 0; o < run.d.size(); o++) {
+            const uint64_t row = o / (4 * lg.g.ldd), col = o % (4 * lg.g.ldd);
+            const bool stored = o < at && row < HPU_MME_TILE && col < 4 * HPU_MME_TILE;
+            wrong += run.d[o] != (stored ? good.d[o] : 0);
+        }
+        CHECK(wrong == 0);
     }
 }
