@@ -83,14 +83,38 @@ static uint8_t *hbm_chunk_mem_alloc(HpuCore *c, size_t i)
     return hbm_mem_map(HPU_HBM_CHUNK_SIZE);
 }
 
+/*
+ * Chunk memory at @p back to the host, reading as zeros again (its next
+ * allocation is the same place).  MADV_DONTNEED refuses some memory (a
+ * locked page, for one): then fresh anonymous memory replaces the chunk
+ * in the reservation, or failing that it is zeroed.  No old byte may
+ * survive into another allocation.
+ */
+static void hbm_chunk_mem_zero(uint8_t *p)
+{
+    void *q;
+
+    if (!madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED)) {
+        return;
+    }
+    q = mmap(p, HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE,
+             MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (q == (void *)p) {
+#ifdef MADV_HUGEPAGE
+        madvise(p, HPU_HBM_CHUNK_SIZE, MADV_HUGEPAGE);
+#endif
+        return;
+    }
+    memset(p, 0, HPU_HBM_CHUNK_SIZE);
+}
+
 static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
 {
     if (!p) {
         return;
     }
     if (c->hbm.base) {
-        /* the memory goes back to the host and reads as zeros again */
-        madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED);
+        hbm_chunk_mem_zero(p);
     } else {
         munmap(p, HPU_HBM_CHUNK_SIZE);
     }
@@ -112,10 +136,13 @@ bool hpum_hbm_init(HpuCore *c)
     c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
     c->hbm.poison = calloc(c->hbm.nchunks, 1);
     c->hbm.base = NULL;
+    if (!c->hbm.chunks || !c->hbm.poison) {
+        return false;           /* hpum_hbm_fini() frees what there is */
+    }
     if (c->hbm.nchunks && c->hbm.nchunks <= SIZE_MAX >> HPU_HBM_CHUNK_SHIFT) {
         c->hbm.base = hbm_mem_map(c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
     }
-    return c->hbm.chunks != NULL && c->hbm.poison != NULL;
+    return true;
 }
 
 void hpum_hbm_fini(HpuCore *c)
@@ -124,13 +151,10 @@ void hpum_hbm_fini(HpuCore *c)
 
     free(c->hbm.poison);
     c->hbm.poison = NULL;
-    if (!c->hbm.chunks) {
-        return;
-    }
     if (c->hbm.base) {
         munmap(c->hbm.base, c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
         c->hbm.base = NULL;
-    } else {
+    } else if (c->hbm.chunks) {
         for (i = 0; i < c->hbm.nchunks; i++) {
             hbm_chunk_mem_free(c, c->hbm.chunks[i]);
         }
@@ -1067,14 +1091,16 @@ int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
 
 /*
  * Under the lock: the HBM offset of @va if every byte of the rows maps to
- * HBM at offsets that follow their addresses (hpum_job_direct()).  Those
- * are in one chunk, or in chunks that follow each other in hbm.base.
+ * HBM at offsets that follow their addresses (hpum_job_direct()), in at
+ * most HPU_DIRECT_XLAT_MAX translations.  Those are in one chunk, or in
+ * chunks that follow each other in hbm.base.
  */
 static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
                              uint64_t stride, uint64_t rows,
                              uint64_t row_len, bool write, uint64_t *off)
 {
     uint64_t r, at, end, run = 0, run_end = 0;
+    unsigned int n = 0;
     HpuXlat x;
 
     for (r = 0; r < rows; r++) {
@@ -1085,7 +1111,8 @@ static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
                 at = HPU_MIN(end, run_end);     /* same page run */
                 continue;
             }
-            if (hpum_xlat(c, asid, at, write, &x) || x.host) {
+            if (++n > HPU_DIRECT_XLAT_MAX ||
+                hpum_xlat(c, asid, at, write, &x) || x.host) {
                 return false;
             }
             if (r == 0 && at == va) {
@@ -1102,16 +1129,21 @@ static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
 
 int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
                     uint64_t rows, uint64_t row_len, bool write,
-                    uint8_t **p)
+                    HpuDirect *d)
 {
     HpuCore *c = k->c;
-    uint64_t off = 0, span = (rows - 1) * stride + row_len, in;
+    uint16_t asid = k->j->asid;
+    uint64_t off = 0, span, in;
     uint8_t *chunk;
 
-    *p = NULL;
-    if (!rows || !row_len) {
-        return HPU_CQ_OK;
+    memset(d, 0, sizeof(*d));
+    if (!rows || !row_len || asid >= HPU_MMU_NUM_ASIDS ||
+        row_len > HPU_DIRECT_SPAN_MAX ||
+        (stride &&
+         rows - 1 > (HPU_DIRECT_SPAN_MAX - row_len) / stride)) {
+        return HPU_CQ_OK;               /* nothing, or copied: too wide */
     }
+    span = (rows - 1) * stride + row_len;
     hpum_lock(c);
     if (c->dead || k->j->epoch != c->epoch) {
         hpum_unlock(c);
@@ -1121,8 +1153,7 @@ int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
         hpum_unlock(c);
         return HPU_STEP_ABORT;
     }
-    if (!hpum_direct_xlat(c, k->j->asid, va, stride, rows, row_len, write,
-                          &off) ||
+    if (!hpum_direct_xlat(c, asid, va, stride, rows, row_len, write, &off) ||
         (!c->hbm.base &&
          span > HPU_HBM_CHUNK_SIZE - (off & (HPU_HBM_CHUNK_SIZE - 1))) ||
         hbm_any_poisoned(c, off, span)) {
@@ -1144,19 +1175,88 @@ int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
     __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
     hpum_dma_begin(c, k->j->epoch);     /* checked above, lock held since */
     c->hbm.direct++;
+    c->hbm.dir_cur[asid]++;
+    d->gen = c->hbm.inv_gen[asid];
     hpum_unlock(c);
-    *p = chunk + in;
+    d->p = chunk + in;
+    d->va = va;
+    d->off = off;
+    d->stride = stride;
+    d->rows = rows;
+    d->row_len = row_len;
+    d->asid = asid;
+    d->write = write;
     return HPU_CQ_OK;
 }
 
-void hpum_job_direct_end(const HpuPacket *k)
+/*
+ * Under the lock: the VA of the first byte of direct access @d's rows in
+ * a poisoned page, if there is one.
+ */
+static bool hpum_direct_poisoned(HpuCore *c, const HpuDirect *d,
+                                 uint64_t *va)
+{
+    uint64_t r, o, p;
+
+    for (r = 0; r < d->rows; r++) {
+        o = d->off + r * d->stride;
+        for (p = o & ~(HPU_HBM_CHUNK_SIZE - 1); p < o + d->row_len;
+             p += HPU_HBM_CHUNK_SIZE) {
+            if (hpum_hbm_poisoned(c, p)) {
+                *va = d->va + r * d->stride + (p > o ? p - o : 0);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+int hpum_job_direct_end(const HpuPacket *k, HpuDirect *d)
 {
     HpuCore *c = k->c;
+    uint64_t va;
+    int r = HPU_CQ_OK;
 
+    if (!d->p) {
+        return HPU_CQ_OK;
+    }
+    d->p = NULL;
     __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
     hpum_lock(c);
+    if (d->gen == c->hbm.inv_gen[d->asid]) {
+        c->hbm.dir_cur[d->asid]--;
+    } else {
+        c->hbm.dir_stale--;             /* an MMU_INV waited for it */
+    }
+    /* poisoned during the read: what the copy would have met */
+    if (!d->write && k->j->epoch == c->epoch && !c->dead &&
+        hpum_direct_poisoned(c, d, &va)) {
+        hpum_ecc_error(c, k->e, d->asid, va,
+                       "read in place of a page poisoned during the read",
+                       k->f);
+        r = k->f->status;
+    }
     hpum_dma_end(c, k->j->epoch);
     hpum_unlock(c);
+    return r;
+}
+
+/*
+ * MMU_INV of @asid (or @all): the direct accesses of those ASIDs in
+ * flight translated before it; it completes (MMU_INV_STATUS) when they
+ * end.
+ */
+static void hpum_direct_invalidate(HpuCore *c, bool all, uint16_t asid)
+{
+    unsigned int a;
+
+    for (a = 0; a < HPU_MMU_NUM_ASIDS; a++) {
+        if (all || a == asid) {
+            c->hbm.dir_stale += c->hbm.dir_cur[a];
+            c->hbm.dir_cur[a] = 0;
+            c->hbm.inv_gen[a]++;
+        }
+    }
 }
 
 /* MMU block registers (BAR0 + 0x1000) */
@@ -1182,8 +1282,12 @@ static HpuAccess hpum_mmu_read(HpuCore *c, uint32_t offset,
         *val = 0;               /* write-only */
         break;
     case HPU_REG_MMU_INV_STATUS:
-        /* Synchronous, but INJ_MMU_INV keeps a written one pending. */
-        *val = m->inv_stuck ? HPU_MMU_INV_BUSY : 0;
+        /*
+         * Done at once for the TLB, but INJ_MMU_INV keeps a written one
+         * pending, and an invalidation waits for the direct accesses
+         * (hpum_job_direct()) of its ASIDs begun before it.
+         */
+        *val = m->inv_stuck || c->hbm.dir_stale ? HPU_MMU_INV_BUSY : 0;
         break;
     case HPU_REG_MMU_INV_COUNT:
         *val = m->inv_count;
@@ -1271,6 +1375,8 @@ static HpuAccess hpum_mmu_write(HpuCore *c, uint32_t offset,
         }
         hpum_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
                             val & HPU_MMU_INV_ASID_MASK);
+        hpum_direct_invalidate(c, val & HPU_MMU_INV_ALL,
+                               val & HPU_MMU_INV_ASID_MASK);
         m->inv_count++;
         break;
     case HPU_REG_FAULT_INFO:

@@ -22,7 +22,8 @@
  * also counts as progress for the watchdog: the tiles of a panel are only
  * stored once all its slices are done) and before every tile store; a
  * stored tile is progress.  An in-place slice or tile is an access in
- * flight for the time of its product or epilogue: a reset waits for it.
+ * flight for the time of its product or epilogue: a reset, and an
+ * MMU_INV of its ASID (MMU_INV_STATUS), wait for it.
  *
  * Host memory per engine is bounded whatever the GEMM: a 4 MiB FP32
  * accumulator, two 4 MiB slices, a 2 MiB BF16 staging buffer and three
@@ -33,6 +34,7 @@
  *
  * Copyright (c) 2026 The hpu authors
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -80,6 +82,8 @@ typedef struct HpuGemm {
  * engine thread itself and OpenBLAS starts no pool).  So the MMEs never
  * take more than that many host cores for products, however many GEMMs
  * run, and OpenBLAS's spinning pool, if it has one, serves one caller.
+ * Operands used in place begin under it (hpum_mme_slice()); it is taken
+ * before the core lock, never with it held, and never held over a copy.
  */
 static pthread_mutex_t hpum_blas_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -414,38 +418,190 @@ static void hpum_mme_encode(const float *f, size_t n, unsigned int sz,
 }
 
 /*
- * An operand's rows [@r0, @r0 + @nr) and columns [@c0, @c0 + @nc) as
- * stored at @va (@sz bytes per element, @ld per row), for a product: FP32
- * in one HBM chunk in place (*@direct set: hpum_job_direct_end() after the
- * product), else gathered into @buf (dense, FP32).  *@m and *@ldm get the
- * matrix and its leading dimension in elements.
+ * An operand of a slice's product: rows [@r0, @r0 + @nr) and columns
+ * [@c0, @c0 + @nc) of the matrix stored at @va (@sz bytes per element,
+ * @ld per row).  It is used in place (@d.p set), or gathered into @buf
+ * (dense, FP32; @gathered).  @copy: not tried in place (it cannot be, or
+ * an earlier slice was not), gathered first.
  */
-static int hpum_mme_operand(const HpuMmeRun *x, uint64_t va, uint32_t ld,
-                            unsigned int sz, uint64_t r0, uint64_t nr,
-                            uint64_t c0, uint64_t nc, float *buf,
-                            const float **m, int *ldm, bool *direct)
-{
-    *direct = false;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (sz == 4) {
-        uint8_t *p;
-        int r = hpum_job_direct(x->k, va + (r0 * ld + c0) * sz,
-                                (uint64_t)ld * sz, nr, nc * sz, false, &p);
+typedef struct HpuMmeOperand {
+    uint64_t va;
+    uint32_t ld;
+    unsigned int sz;
+    uint64_t r0, nr, c0, nc;
+    float *buf;
+    HpuDirect d;
+    bool gathered;
+    bool copy;
+} HpuMmeOperand;
 
+/*
+ * Whether @o may be used in place: FP32 (on a little-endian host) with a
+ * leading dimension that cblas_sgemm takes, an int (the span of its rows,
+ * at most HPU_DIRECT_SPAN_MAX, keeps every offset in one too).
+ */
+static bool hpum_mme_may_direct(const HpuMmeOperand *o)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return o->sz == 4 && o->ld <= INT_MAX;
+#else
+    return false;
+#endif
+}
+
+/*
+ * Begin @o in place if hpum_job_direct() finds its rows in HBM; else
+ * @o->d.p stays NULL and later slices copy it first.
+ */
+static int hpum_mme_try_direct(const HpuMmeRun *x, HpuMmeOperand *o)
+{
+    int r = hpum_job_direct(x->k, o->va + (o->r0 * o->ld + o->c0) * 4,
+                            (uint64_t)o->ld * 4, o->nr, o->nc * 4, false,
+                            &o->d);
+
+    o->copy = !r && !o->d.p;
+    return r;
+}
+
+static int hpum_mme_gather_op(const HpuMmeRun *x, HpuMmeOperand *o)
+{
+    int r = hpum_mme_gather(x, o->va, o->ld, o->sz, o->r0, o->nr, o->c0,
+                            o->nc, o->buf);
+
+    o->gathered = !r;
+    return r;
+}
+
+/* The matrix that the product takes for @o, and its leading dimension. */
+static const float *hpum_mme_matrix(const HpuMmeOperand *o, int *ld)
+{
+    if (o->d.p) {
+        *ld = (int)o->ld;       /* at most INT_MAX: hpum_mme_try_direct() */
+        return (const float *)o->d.p;
+    }
+    *ld = (int)o->nc;
+    return o->buf;
+}
+
+/*
+ * Whether cblas_sgemm takes these arguments (row major): it refuses any
+ * other with a line on stderr and computes nothing, which would leave the
+ * accumulator's old contents for D.
+ */
+static bool hpum_mme_blas_ok(bool ta, bool tb, uint32_t m, uint32_t n,
+                             uint32_t k, int lda, int ldb, int ldc)
+{
+    uint32_t ac = ta ? m : k, bc = tb ? k : n;
+
+    return m && n && k && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX &&
+           lda > 0 && (uint32_t)lda >= ac && ldb > 0 &&
+           (uint32_t)ldb >= bc && ldc > 0 && (uint32_t)ldc >= n;
+}
+
+/*
+ * The end of the operands' direct accesses (either may be none); with
+ * @read, the first error, A's before B's, as the copies would have met
+ * them (a product that did not run read nothing).
+ */
+static int hpum_mme_operands_end(const HpuMmeRun *x, HpuMmeOperand *a,
+                                 HpuMmeOperand *b, bool read)
+{
+    int r, rb;
+
+    if (!read) {
+        a->d.write = b->d.write = true;     /* nothing to check */
+    }
+    r = hpum_job_direct_end(x->k, &a->d);
+    if (r) {
+        b->d.write = true;      /* no check: it would replace A's report */
+    }
+    rb = hpum_job_direct_end(x->k, &b->d);
+    return r ? r : rb;
+}
+
+/*
+ * acc (+)= op(A) x op(B) for one slice: @a and @b in place or gathered.
+ *
+ * hpum_blas_lock is taken before an operand begins in place, so that none
+ * is in flight (a reset waiting for it) while the engine waits for the
+ * lock behind other products.  It is never held over a copy (a DMA may
+ * wait for QEMU's BQL, whose holder may want the lock: hpum_mme_setup())
+ * nor taken with the core lock held: hpum_job_direct() takes the core
+ * lock inside it.  So an operand that is copied is copied first, and the
+ * direct accesses are tried under the lock; if one misses, whatever began
+ * is ended, the lock dropped, that operand copied (and in the following
+ * slices copied first), and the other tried again; on a second miss
+ * everything is copied.
+ */
+static int hpum_mme_slice(const HpuMmeRun *x, HpuMmeOperand *a,
+                          HpuMmeOperand *b, uint32_t mc, uint32_t nc,
+                          uint32_t kc, bool first)
+{
+    const HpuGemm *g = x->g;
+    const float *ma, *mb;
+    int r, lda, ldb;
+    unsigned int round;
+
+    a->d.p = b->d.p = NULL;
+    a->gathered = b->gathered = false;
+    a->copy |= !hpum_mme_may_direct(a);
+    b->copy |= !hpum_mme_may_direct(b);
+    r = a->copy ? hpum_mme_gather_op(x, a) : HPU_CQ_OK;
+    if (!r && b->copy) {
+        r = hpum_mme_gather_op(x, b);
+    }
+    if (r) {
+        return r;
+    }
+    for (round = 0;; round++) {
+        bool miss_a, miss_b = false;
+
+        pthread_mutex_lock(&hpum_blas_lock);
+        r = a->gathered ? HPU_CQ_OK : hpum_mme_try_direct(x, a);
+        miss_a = !r && !a->gathered && !a->d.p;
+        if (!r && !miss_a && !b->gathered) {
+            /* (else A is copied first, and B tried after it) */
+            r = hpum_mme_try_direct(x, b);
+            miss_b = !r && !b->d.p;
+        }
+        if (!r && !miss_a && !miss_b && (b->gathered || b->d.p)) {
+            break;                      /* the lock held */
+        }
+        pthread_mutex_unlock(&hpum_blas_lock);
+        hpum_mme_operands_end(x, a, b, false);
         if (r) {
             return r;
         }
-        if (p) {
-            *m = (const float *)p;
-            *ldm = (int)ld;
-            *direct = true;
-            return HPU_CQ_OK;
+        if (miss_a || (round && !a->gathered)) {
+            r = hpum_mme_gather_op(x, a);
+            if (r) {
+                return r;
+            }
+        }
+        if (miss_b || (round && !b->gathered)) {
+            r = hpum_mme_gather_op(x, b);
+            if (r) {
+                return r;
+            }
         }
     }
-#endif
-    *m = buf;
-    *ldm = (int)nc;
-    return hpum_mme_gather(x, va, ld, sz, r0, nr, c0, nc, buf);
+    ma = hpum_mme_matrix(a, &lda);
+    mb = hpum_mme_matrix(b, &ldb);
+    if (!hpum_mme_blas_ok(g->ta, g->tb, mc, nc, kc, lda, ldb, (int)nc)) {
+        pthread_mutex_unlock(&hpum_blas_lock);
+        hpum_mme_operands_end(x, a, b, false);
+        HPU_LOG(x->k->c, "%s.%u: internal error: cblas_sgemm would refuse "
+                "%ux%ux%u with lda %d, ldb %d", hpum_engine_name(x->k->e),
+                x->k->s, mc, nc, kc, lda, ldb);
+        return HPU_CQ_BUS_ERROR;
+    }
+    /* one product at a time in the process: see hpum_mme_setup() */
+    cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
+                g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc, (int)kc,
+                1.0f, ma, lda, mb, ldb, first ? 0.0f : 1.0f, x->bf->acc,
+                (int)nc);
+    pthread_mutex_unlock(&hpum_blas_lock);
+    return hpum_mme_operands_end(x, a, b, true);
 }
 
 /* acc = op(A) x op(B) for rows @m0.. (@mc) and columns @n0.. (@nc). */
@@ -453,12 +609,16 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                           uint32_t mc, uint32_t n0, uint32_t nc)
 {
     const HpuGemm *g = x->g;
-    uint64_t a = g->a + (uint64_t)bt * g->sa * g->in_sz;
-    uint64_t b = g->b + (uint64_t)bt * g->sb * g->in_sz;
-    const float *ma, *mb;
-    bool da, db;
-    int r, lda, ldb;
+    HpuMmeOperand a = {
+        .va = g->a + (uint64_t)bt * g->sa * g->in_sz,
+        .ld = g->lda, .sz = g->in_sz, .buf = x->bf->a,
+    };
+    HpuMmeOperand b = {
+        .va = g->b + (uint64_t)bt * g->sb * g->in_sz,
+        .ld = g->ldb, .sz = g->in_sz, .buf = x->bf->b,
+    };
     uint32_t k0, kc;
+    int r;
 
     r = hpum_job_check(x->k);
     if (r) {
@@ -466,35 +626,18 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     }
     for (k0 = 0; k0 < g->k; k0 += kc) {
         kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_SLICE);
-        r = g->ta ? hpum_mme_operand(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
-                                     x->bf->a, &ma, &lda, &da)
-                  : hpum_mme_operand(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
-                                     x->bf->a, &ma, &lda, &da);
+        /* A is M x K stored (K x M transposed), B K x N (N x K) */
+        a.r0 = g->ta ? k0 : m0;
+        a.nr = g->ta ? kc : mc;
+        a.c0 = g->ta ? m0 : k0;
+        a.nc = g->ta ? mc : kc;
+        b.r0 = g->tb ? n0 : k0;
+        b.nr = g->tb ? nc : kc;
+        b.c0 = g->tb ? k0 : n0;
+        b.nc = g->tb ? kc : nc;
+        r = hpum_mme_slice(x, &a, &b, mc, nc, kc, k0 == 0);
         if (r) {
             return r;
-        }
-        r = g->tb ? hpum_mme_operand(x, b, g->ldb, g->in_sz, n0, nc, k0, kc,
-                                     x->bf->b, &mb, &ldb, &db)
-                  : hpum_mme_operand(x, b, g->ldb, g->in_sz, k0, kc, n0, nc,
-                                     x->bf->b, &mb, &ldb, &db);
-        if (r) {
-            if (da) {
-                hpum_job_direct_end(x->k);
-            }
-            return r;
-        }
-        /* one product at a time in the process: see hpum_mme_setup() */
-        pthread_mutex_lock(&hpum_blas_lock);
-        cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
-                    g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc,
-                    (int)kc, 1.0f, ma, lda, mb, ldb, k0 ? 1.0f : 0.0f,
-                    x->bf->acc, (int)nc);
-        pthread_mutex_unlock(&hpum_blas_lock);
-        if (db) {
-            hpum_job_direct_end(x->k);
-        }
-        if (da) {
-            hpum_job_direct_end(x->k);
         }
         if (k0 + kc < g->k) {
             /* a slice of the panel's tiles: progress (device-model.md) */
@@ -581,19 +724,22 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     d += (row * g->ldd + col) * g->out_sz;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (g->out_sz == 4) {
-        uint8_t *p;
+        HpuDirect dd;
 
-        /* the job is checked as at the start of a store's batch */
-        r = hpum_job_direct(k, d, (uint64_t)g->ldd * 4, tm,
-                            (uint64_t)tn * 4, true, &p);
+        /* the job is checked before every store, in place or not */
+        r = hpum_job_check(k);
         if (r) {
             return r;
         }
-        if (p) {
+        r = hpum_job_direct(k, d, (uint64_t)g->ldd * 4, tm,
+                            (uint64_t)tn * 4, true, &dd);
+        if (r) {
+            return r;
+        }
+        if (dd.p) {
             hpum_mme_epilogue(g, bf, acc, nc, bf->c, tn0, tm, tn,
-                              (float *)p, g->ldd);
-            hpum_job_direct_end(k);
-            return HPU_CQ_OK;
+                              (float *)dd.p, g->ldd);
+            return hpum_job_direct_end(k, &dd);
         }
     }
 #endif
