@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <condition_variable>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -109,6 +111,8 @@ void note_event(hpu_device *dev, const hpu_event &e)
         dev->ev.errors.push_back(e);
         if (dev->ev.errors.size() > HPU_ERROR_HISTORY)
             dev->ev.errors.pop_front();
+        ++dev->ev.errors_noted;
+        dev->ev.noted_cv.notify_all();
     }
     dev->ev.pending.push_back(e);
     if (dev->ev.pending.size() > HPU_ERROR_HISTORY)
@@ -406,6 +410,62 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, hpu_error_info *out)
         }
         fill_sized(info, out);
         return 0;
+    });
+}
+
+namespace {
+
+// Whether a failed job's info still lacks what its device event brings.
+bool detail_missing(const hpu_error_info &i)
+{
+    return i.error < 0 && detail_in_device_event(i.kind) && i.address == 0 && i.info == 0;
+}
+
+} // namespace
+
+// Asks again until the device event arrives or the time is up. Whoever
+// reads the file (hpu_fence_error_info here, the callback thread, another
+// caller) notes errors under store_mu and notifies noted_cv. While a
+// callback thread runs, this one waits on noted_cv rather than the fd (the
+// thread may take the event first); otherwise it polls the fd. Each wait
+// lasts at most 50 ms, so a thread started or stopped meanwhile costs one
+// such slice at most.
+HPU_EXPORT int hpu_fence_error_info_wait(hpu_fence_t *f, hpu_error_info *out, uint64_t timeout_ns)
+{
+    hpu::detail::clear_error();
+    if (f == nullptr || out == nullptr || out->size < sizeof(out->size))
+        return -EINVAL;
+    return guarded([&]() {
+        using clock = std::chrono::steady_clock;
+        constexpr std::uint64_t kMaxWaitNs = 3600ULL * 1000000000ULL; // an hour: no overflow below
+        const auto end = clock::now() + std::chrono::nanoseconds(std::min(timeout_ns, kMaxWaitNs));
+        hpu_device *dev = f->dev;
+        hpu_error_info mine{};
+        mine.size = sizeof(mine);
+        for (;;) {
+            std::uint64_t noted = 0;
+            {
+                const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
+                noted = dev->ev.errors_noted;
+            }
+            if (const int err = hpu_fence_error_info(f, &mine); err < 0)
+                return err;
+            const auto now = clock::now();
+            if (!detail_missing(mine) || now >= end || !dev->ev.enabled.load(std::memory_order_acquire) ||
+                stale(dev, f->epoch))
+                break;
+            const auto slice = std::min<clock::duration>(end - now, std::chrono::milliseconds(50));
+            if (dev->ev.thread_id.load(std::memory_order_acquire) != std::thread::id()) {
+                std::unique_lock<std::mutex> lock(dev->ev.store_mu);
+                (void)dev->ev.noted_cv.wait_for(lock, slice, [&]() { return dev->ev.errors_noted != noted; });
+            } else {
+                pollfd p{dev->fd(), POLLIN, 0};
+                const auto ms = std::chrono::ceil<std::chrono::milliseconds>(slice).count();
+                (void)dev->os().poll(&p, 1, static_cast<int>(ms));
+            }
+        }
+        // The answer in the caller's structure (its size honoured).
+        return hpu_fence_error_info(f, out);
     });
 }
 

@@ -8,6 +8,7 @@
 #define HPU_SRC_EVENTS_H
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -29,6 +30,8 @@ struct EventState {
     std::mutex store_mu;               // guards errors, pending and wake_fd
     std::deque<hpu_event> errors;      // the last HPU_ERROR_HISTORY error events
     std::deque<hpu_event> pending;     // events read but not yet delivered
+    std::uint64_t errors_noted = 0;    // error events ever noted (guarded by store_mu)
+    std::condition_variable noted_cv;  // notified (store_mu) when an error is noted
     int wake_fd = -1;                  // eventfd of the running thread
     // Set while no thread runs (the thread reads them).
     hpu_event_fn cb = nullptr;

@@ -11,6 +11,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+
+#include <poll.h>
 
 #include "common.h"
 #include "device.h"
@@ -53,9 +56,15 @@ int handle_state(hpu_fence *f, std::uint32_t handle, int &st)
     return 0;
 }
 
-// Caches st as f's final state; a member's error names that member's job.
+// Caches st as f's final state (once: a second caller, who saw the same
+// final states, changes nothing); a member's error names that member's
+// job. Under f->mu: queue_id and seq are written only here, before status
+// is published, so a reader that saw status settled reads them race-free.
 void settle(hpu_fence *f, int st, const hpu_fence_member *m)
 {
+    const std::lock_guard<std::mutex> lock(f->mu);
+    if (f->status.load(std::memory_order_relaxed) != hpu_fence::kUnknown)
+        return;
     if (m != nullptr) {
         f->queue_id = m->queue_id;
         f->seq = m->seq;
@@ -73,46 +82,41 @@ int fence_state(hpu_fence *f, int &job_status)
     }
     if (stale(f->dev, f->epoch))
         return -ENODEV;
-    // A failed member fails the launch at once, whatever the join's state.
+    // A launch is done once every job has ended (a failed one lets the
+    // others run on: graph.cpp); then the first failed member's error,
+    // else the join's state.
     bool pending = false;
+    const hpu_fence_member *failed = nullptr;
+    int failed_st = 0;
     for (const hpu_fence_member &m : f->members) {
         int st = 0;
         if (const int err = handle_state(f, m.handle, st); err < 0)
             return err;
-        if (st < 0) {
-            settle(f, st, &m);
-            job_status = st;
-            return 0;
-        }
         pending = pending || st == 1;
+        if (st < 0 && failed == nullptr) {
+            failed = &m;
+            failed_st = st;
+        }
     }
     int st = 0;
     if (const int err = handle_state(f, f->handle, st); err < 0)
         return err;
-    if (st == 1 || (st == 0 && pending)) {
+    if (st == 1 || pending) {
         job_status = 1;
         return 0;
     }
-    settle(f, st, nullptr);
-    job_status = st;
+    settle(f, failed != nullptr ? failed_st : st, failed);
+    job_status = f->status.load(std::memory_order_acquire);
     return 0;
 }
 
 int fence_wait(hpu_fence *f, std::int64_t deadline)
 {
-    // The members first, each checked as soon as it signals: a failed job
-    // ends the wait with its error (the launch's release jobs let the
-    // join finish soon after; graph.cpp).
+    // Every job of a launch: a failed member's error is the launch's only
+    // once all have ended (its release job lets the others run on soon).
     for (const hpu_fence_member &m : f->members) {
         if (const int err = f->dev->kmd.syncobj_wait(m.handle, deadline); err < 0)
             return err;
-        int st = 0;
-        if (const int err = handle_state(f, m.handle, st); err < 0)
-            return err;
-        if (st < 0) {
-            settle(f, st, &m);
-            return st;
-        }
     }
     if (const int err = f->dev->kmd.syncobj_wait(f->handle, deadline); err < 0)
         return err;
@@ -121,6 +125,79 @@ int fence_wait(hpu_fence *f, std::int64_t deadline)
         return err;
     return st > 0 ? -EPROTO : st; // signalled: never "pending" (1) here
 }
+
+namespace {
+
+// The fence of a launch (f with members) as one sync_file: the join's and
+// the members' merged. The kernel's merge leaves out fences signalled
+// already, with their errors; so when a job has failed by the time of the
+// merge (checked after it: a failure after the merge is in the merged
+// fence), the launch is waited for and the fd is the failed job's own
+// sync_file (signalled, in error), the one hpu_fence_status() names.
+int export_launch(hpu_fence *f, int &fd)
+{
+    Kmd &kmd = f->dev->kmd;
+    Os &os = f->dev->os();
+    int merged = -1;
+    if (const int err = kmd.syncobj_export_sync_file(f->handle, merged); err < 0)
+        return err;
+    for (const hpu_fence_member &m : f->members) {
+        int one = -1;
+        int next = -1;
+        int err = kmd.syncobj_export_sync_file(m.handle, one);
+        if (err >= 0) {
+            err = kmd.sync_file_merge(merged, one, next);
+            (void)os.close(one);
+        }
+        (void)os.close(merged);
+        if (err < 0)
+            return err;
+        merged = next;
+    }
+    // A merged fence (a dma_fence_array) keeps its parts' errors only once
+    // signalling is enabled on it: a status read after every part has
+    // signalled would otherwise find no error (6.12's
+    // dma_fence_array_signaled() clears the pending one). A zero-timeout
+    // poll adds the callback that enables it, for parts signalled already
+    // and later ones alike.
+    pollfd pfd{merged, POLLIN, 0};
+    (void)os.poll(&pfd, 1, 0);
+    // The first failed job, as fence_state() orders them (0: none).
+    const auto first_failed = [f](std::uint32_t &handle) {
+        handle = 0;
+        for (const hpu_fence_member &m : f->members) {
+            int st = 0;
+            if (const int err = handle_state(f, m.handle, st); err < 0)
+                return err;
+            if (st < 0) {
+                handle = m.handle;
+                return 0;
+            }
+        }
+        int st = 0;
+        if (const int err = handle_state(f, f->handle, st); err < 0)
+            return err;
+        handle = st < 0 ? f->handle : 0;
+        return 0;
+    };
+    std::uint32_t failed = 0;
+    if (const int err = first_failed(failed); err < 0) {
+        (void)os.close(merged);
+        return err;
+    }
+    if (failed == 0) {
+        fd = merged;
+        return 0;
+    }
+    (void)os.close(merged);
+    if (const int err = fence_wait(f, INT64_MAX); err < 0 && err != -EPROTO && f->status.load() == hpu_fence::kUnknown)
+        return err; // a system call's
+    if (const int err = first_failed(failed); err < 0)
+        return err;
+    return kmd.syncobj_export_sync_file(failed != 0 ? failed : f->handle, fd);
+}
+
+} // namespace
 
 std::int64_t deadline_after(Os &os, std::uint64_t timeout_ns)
 {
@@ -166,6 +243,8 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
         return -EINVAL;
     if (hpu::detail::stale(f->dev, f->epoch))
         return -ENODEV;
+    if (!f->members.empty())
+        return guarded([&]() { return hpu::detail::export_launch(f, *fd); });
     return f->dev->kmd.syncobj_export_sync_file(f->handle, *fd);
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "hpu/hpu.h"
@@ -15,8 +16,10 @@
 
 // A fence: one binary drm_syncobj, or for a graph launch the join job's
 // plus one per other job of the launch (members). status caches a final
-// state (kUnknown until the fence is seen signalled, or a member failed:
-// then queue_id and seq become that member's, for hpu_fence_error_info).
+// state (kUnknown until the fence, and every member, is seen signalled;
+// a failed member's error then, whose queue_id and seq become the
+// fence's, for hpu_fence_error_info). They are written once, under mu,
+// before status is published.
 struct hpu_fence_member {
     std::uint32_t handle = 0;
     std::uint32_t queue_id = 0;
@@ -31,6 +34,7 @@ struct hpu_fence {
     std::uint32_t queue_id = 0;    // of the job (0: imported)
     std::uint64_t seq = 0;         // the kernel's sequence number of the job
     std::atomic<int> status{kUnknown};
+    std::mutex mu;                 // settling status (with queue_id, seq): fence.cpp
     std::vector<hpu_fence_member> members; // a graph launch's jobs but the join
 };
 
@@ -42,8 +46,8 @@ namespace hpu::detail {
 int fence_state(hpu_fence *f, int &job_status);
 
 // Waits until the absolute deadline for f: 0, the job's negative errno (a
-// graph launch's: the first failed member's as soon as it is seen), or a
-// system call's.
+// graph launch's: once every job ended, the first failed member's, else
+// the join's), or a system call's.
 int fence_wait(hpu_fence *f, std::int64_t deadline);
 
 // Absolute CLOCK_MONOTONIC deadline (os's clock) timeout_ns from now,

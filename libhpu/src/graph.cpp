@@ -15,15 +15,47 @@
 //    parity L % 2 and each of its jobs first SETs its slot's object of the
 //    other parity to 0. Launch L's jobs wait (in the kernel) for launch
 //    L - 1's join, which waited for every read of that parity's objects in
-//    L - 1, and launch L + 1 waits for L's join, after those resets.
+//    L - 1, and launch L + 1 waits for L's join (or the join's release
+//    job, below), after those resets.
 //  - A failed job stops before its slot's last ADDs, and the jobs waiting
 //    for them would wait until their job timeout. So each launch puts,
 //    behind every job whose slot's object another job waits for, a release
-//    job on the same queue that SETs the object to its final count: a no-op
-//    after a job that ran to its end, the release of the waiters after one
-//    that failed (they run on, and the launch's fence fails with the failed
-//    job's error). The launch's fence holds every job's syncobj (members);
-//    a wait returns a member's error as soon as that member signals.
+//    job on the same queue that first SETs the slot's object of the other
+//    parity to 0, then SETs its object of this parity to the final count:
+//    no-ops after a job that ran to its end, the release of the waiters
+//    after one that failed (they run on, and the launch's fence fails with
+//    the failed job's error). The first SET covers a job that failed before
+//    its first packet (cancelled, or its stream failed before it ran): that
+//    packet, the reset of sob[1 - p][s], never ran, and launch L + 1 (parity
+//    1 - p) would find launch L - 1's counts there and its consumers pass
+//    before slot s of L + 1 signalled. The order is safe:
+//      * not too early: the release runs on slot s's queue after L's job
+//        of slot s, which waited for L - 1's join (the kernel runs or fails
+//        a job only once its dependencies signalled), so every read of
+//        parity 1 - p in L - 1 is over (as for the job's own first packet);
+//      * not too late: L + 1's job of slot s, the only writer of
+//        sob[1 - p][s] in L + 1, is behind the release on the same queue;
+//      * before L + 1's readers: they wait for done[p]. For a slot s other
+//        than the join's, L's join WAITs for sob[p][s] to reach its final
+//        count, which the slot's job (after its own reset of sob[1 - p][s])
+//        or the release (after its SET 0, packets run in order) sets; so
+//        done[p] follows the reset either way. The join does not wait for
+//        its own slot's object: so the join's release job, when there is
+//        one, signals done[p] too (submitted after the join, it replaces
+//        the join's fence in that syncobj), and L + 1 starts only after it.
+//    One case is left to the job timeout: a join that fails part way does
+//    not wait for the other slots, so L + 1 may start while a job of L on
+//    another slot has yet to pass a WAIT for a count of the join's slot
+//    (parity p), which L + 1's job on the join's slot resets to 0 first;
+//    that job (of a launch that failed already), and the jobs behind it on
+//    its queue, wait until its timeout.
+//  - The launch's fence holds every job's syncobj (members). A wait (and
+//    hpu_fence_status) settles only once every job of the launch ended:
+//    the first failed member's error, else the join's state. Exported as a
+//    sync_file it is the join's and the members' fences merged
+//    (SYNC_IOC_MERGE), which signals when all did, in error if any failed;
+//    as a wait of another submission, every job's syncobj is waited for
+//    (fence.cpp, queue.cpp).
 //  - Each parity has its own command lists and descriptors, so the
 //    scalars and seeds of parity p are rewritten (hpu_graph_set_scalar,
 //    hpu_graph_set_seed) once launch
@@ -262,9 +294,10 @@ int record_slot(hpu_graph *g, unsigned int slot, unsigned int p, hpu_cmdlist *cl
     return 0;
 }
 
-// The release job of slot s, parity p (graph.cpp's head): SETs the slot's
-// sync object to its count at the end of the slot's job, when another slot
-// waits for it.
+// The release job of slot s, parity p (graph.cpp's head), when another
+// slot waits for s's sync object: SETs s's object of the other parity to 0
+// (in case the slot's job failed before its first packet, which does
+// that), then s's object of parity p to its count at the end of the job.
 int record_release(hpu_graph *g, unsigned int s, unsigned int p)
 {
     g->release.at(p).at(s).reset();
@@ -277,6 +310,8 @@ int record_release(hpu_graph *g, unsigned int s, unsigned int p)
     if (const int err = cmdlist_new(g->dev, cl); err < 0)
         return err;
     g->release.at(p).at(s).reset(cl);
+    if (const int err = hpu_cmd_sob_update(cl, g->sob.at(1 - p).at(s), HPU_SOB_SET, 0); err < 0)
+        return err;
     return hpu_cmd_sob_update(cl, g->sob.at(p).at(s), HPU_SOB_SET, final_count);
 }
 
@@ -414,6 +449,7 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     std::array<SyncPoint, 1> prev{};
     prev[0].handle = g->done.at(1 - p); // launch L - 1's join (or the reset job)
     std::vector<hpu_fence_member> members;
+    members.reserve(kSlots); // nothing below throws once jobs are submitted
     // A member's syncobj is destroyed with the launch's fence, or here when
     // there is none (or the launch fails half way: its jobs run on).
     auto drop = [&](int err) {
@@ -424,15 +460,13 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     for (unsigned int s = 0; s < kSlots; ++s) {
         if ((g->used & (1U << s)) == 0 || s == g->join)
             continue;
-        hpu_fence_t *f = nullptr;
+        hpu_fence_t *raw = nullptr;
         if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, {}, 0,
-                                       out != nullptr ? &f : nullptr);
+                                       out != nullptr ? &raw : nullptr);
             err < 0)
             return drop(err);
-        if (f != nullptr) {
-            members.push_back({f->handle, f->queue_id, f->seq});
-            delete f; // NOLINT(cppcoreguidelines-owning-memory): its syncobj lives on in members
-        }
+        if (const std::unique_ptr<hpu_fence> f(raw); f) // its syncobj lives on in members
+            members.push_back({f->handle, f->queue_id, f->seq}); // reserved: does not throw
         if (hpu_cmdlist *rel = g->release.at(p).at(s).get(); rel != nullptr) {
             if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, {}, 0, nullptr); err < 0)
                 return drop(err);
@@ -445,8 +479,13 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         err < 0)
         return drop(err);
     if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr) {
-        // The join's fence is out already: a failure here leaves it valid.
-        (void)submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, {}, 0, nullptr);
+        // It signals done[p] too: the next launch starts after its reset of
+        // the join slot's other parity (head comment). The join's fence is
+        // out already: when this submission fails, the next launch starts
+        // by resetting every sync object behind the join (reset_sobs() on
+        // the join's queue), so that no count of this launch survives it.
+        if (submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, sig, 0, nullptr) < 0)
+            g->initialised = false;
     }
     if (out != nullptr && *out != nullptr)
         (*out)->members = std::move(members);

@@ -492,30 +492,54 @@ int Kmd::events(std::uint32_t flags)
         "EVENTS", DRM_IOCTL_HPU_EVENTS, &req, [&](Trace &t) { t.x("flags", flags); }, kNothing);
 }
 
-int Kmd::sync_file_status(int fd, std::int32_t &status)
+// An ioctl on a sync_file fd, traced as such (not on fd_: -ENODEV there
+// says nothing about the device); out adds the results to the trace line.
+template <typename Out>
+int Kmd::sync_file_call(int fd, const char *name, unsigned long request, void *arg, Out &&out)
 {
-    sync_file_info info{};
-    // On the sync_file, not on fd_: traced as such, and -ENODEV there says
-    // nothing about the device.
-    std::int64_t ns = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    const int err = ioctl(fd, SYNC_IOC_FILE_INFO, &info);
-    ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    const int err = ioctl(fd, request, arg);
+    const std::int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
     if (trace_ != nullptr) {
         try {
-            Trace t("hpu: ioctl fd=" + std::to_string(fd) + " SYNC_IOC_FILE_INFO");
+            Trace t("hpu: ioctl fd=" + std::to_string(fd) + " " + name);
             t.result(err);
             if (err >= 0)
-                t.i("status", info.status);
+                out(t);
             t.finish(ns, trace_);
         } catch (...) { // NOLINT(bugprone-empty-catch)
             // No memory for the trace line: the call was made all the same.
         }
     }
+    return err;
+}
+
+int Kmd::sync_file_status(int fd, std::int32_t &status)
+{
+    sync_file_info info{};
+    const int err = sync_file_call(fd, "SYNC_IOC_FILE_INFO", SYNC_IOC_FILE_INFO, &info,
+                                   [&](Trace &t) { t.i("status", info.status); });
     if (err < 0)
         return err;
     status = info.status;
     return err;
+}
+
+int Kmd::sync_file_merge(int fd, int fd2, int &merged)
+{
+    sync_merge_data req{};
+    std::memcpy(req.name, "hpu-merge", sizeof("hpu-merge"));
+    req.fd2 = fd2;
+    req.fence = -1;
+    const int err = sync_file_call(fd, "SYNC_IOC_MERGE", SYNC_IOC_MERGE, &req,
+                                   [&](Trace &t) { t.i("fd2", fd2).i("fence", req.fence); });
+    if (err < 0)
+        return err;
+    if (req.fence < 0)
+        return -EPROTO;
+    merged = req.fence;
+    return 0;
 }
 
 } // namespace hpu::detail

@@ -116,12 +116,18 @@ public:
     // active, or the fence's negative error). Not this device's file: an
     // error there does not mark the device lost.
     int sync_file_status(int fd, std::int32_t &status);
+    // SYNC_IOC_MERGE on sync_file fd with fd2: a new sync_file in merged
+    // that signals when both have, in error if a fence of them pending at
+    // the call fails (the kernel leaves signalled fences out, errors too).
+    int sync_file_merge(int fd, int fd2, int &merged);
 
 private:
     class Trace;
     template <typename In, typename Out>
     int call(const char *name, unsigned long request, void *arg, In &&in, Out &&out);
     int ioctl(int fd, unsigned long request, void *arg);
+    template <typename Out>
+    int sync_file_call(int fd, const char *name, unsigned long request, void *arg, Out &&out);
 
     Os *os_;
     int fd_;

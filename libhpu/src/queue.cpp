@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -224,7 +225,10 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
         return -EXDEV;
     if (stale(q->dev, q->epoch) || stale(cl->dev, cl->epoch))
         return -ENODEV;
+    // A graph launch's fence is waited for as every job of the launch (the
+    // join's syncobj and its members'): the waiter starts once all ended.
     std::array<SyncPoint, DRM_HPU_MAX_SYNCS> in{};
+    std::size_t n_in = 0;
     for (size_t i = 0; i < num_waits; ++i) {
         const hpu_fence *w = waits[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (w == nullptr)
@@ -233,12 +237,22 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
             return -EXDEV;
         if (stale(w->dev, w->epoch))
             return -ENODEV;
-        in.at(i).handle = w->handle;
+        if (n_in + 1 + w->members.size() + extra_waits.size() > DRM_HPU_MAX_SYNCS)
+            return -EINVAL;
+        in.at(n_in++).handle = w->handle;
+        for (const hpu_fence_member &m : w->members)
+            in.at(n_in++).handle = m.handle;
     }
-    std::copy(extra_waits.begin(), extra_waits.end(), in.begin() + static_cast<std::ptrdiff_t>(num_waits));
+    std::copy(extra_waits.begin(), extra_waits.end(), in.begin() + static_cast<std::ptrdiff_t>(n_in));
     std::unique_ptr<hpu_fence> fence;
     if (out != nullptr) {
-        fence = std::make_unique<hpu_fence>();
+        // Before any system call, and never thrown out of here: a graph
+        // launch submits several jobs in a row and must be able to unwind.
+        try {
+            fence = std::make_unique<hpu_fence>();
+        } catch (const std::bad_alloc &) {
+            return -ENOMEM;
+        }
         fence->dev = q->dev;
         fence->epoch = q->dev->epoch;
         fence->queue_id = q->id;
@@ -258,7 +272,7 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     args.queue_id = q->id;
     args.cb_va = cl->buf->map_va;
     args.cb_size = static_cast<std::uint32_t>(cl->used);
-    args.waits = std::span<const SyncPoint>(in.data(), num_waits + extra_waits.size());
+    args.waits = std::span<const SyncPoint>(in.data(), n_in + extra_waits.size());
     args.signals = std::span<const SyncPoint>(outs.data(), n_out);
     args.timeout_ms = timeout_ms;
     std::uint64_t seq = 0;

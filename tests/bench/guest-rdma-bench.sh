@@ -19,6 +19,18 @@ RES=$OUT/rdma-bench.txt
 ITERS=${RDMA_BENCH_ITERS:-1000}
 : > "$RES"
 
+# take SIDE LOG FILE WHO: appends "BENCH SIDE_write_bw_mbs=" and
+# "BENCH SIDE_send_lat_cycles=" from FILE's figure lines ("name value",
+# or "FIGURE name value"), and when either is missing an ERROR line naming
+# WHO and quoting LOG's first failures.
+take() {
+	awk -v side="$1" '{ if ($1 == "FIGURE") $0 = substr($0, 8) }
+		$1 == "ib_write_bw_64KiB_avg" { print "BENCH " side "_write_bw_mbs=" $2; bw = 1 }
+		$1 == "ib_send_lat_2B_typical" { print "BENCH " side "_send_lat_cycles=" $2; lat = 1 }
+		END { exit !(bw && lat) }' "$3" >> "$RES" 2>/dev/null ||
+		echo "ERROR the $4 perftest runs gave no figure: $(grep FAIL "$2" | head -n 2 | tr '\n' ' ')" >> "$RES"
+}
+
 modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && insmod "$REPO/kernel/hpu.ko" ||
 	echo "ERROR hpu.ko does not load" >> "$RES"
 
@@ -26,11 +38,7 @@ modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && insmod "$REPO/kernel/hpu
 VT_ONLY="ib_write_bw ib_send_lat" VT_BW_ITERS=$ITERS VT_LAT_ITERS=$ITERS VT_LAT_FLAGS=-C \
 	bash "$REPO/tests/vm/rdma/verbs-tools.sh" > "$OUT/verbs-tools.log" 2>&1
 cat "$OUT/verbs-tools.log"
-awk '$1 == "ib_write_bw_64KiB_avg" { print "BENCH hpu_write_bw_mbs=" $2 }
-     $1 == "ib_send_lat_2B_typical" { print "BENCH hpu_send_lat_cycles=" $2 }' \
-	"$OUT/rdma-figures.txt" >> "$RES" 2>/dev/null
-grep -q hpu_write_bw "$RES" && grep -q hpu_send_lat "$RES" ||
-	echo "ERROR the HPU's perftest runs gave no figure: $(grep FAIL "$OUT/verbs-tools.log" | head -n 2 | tr '\n' ' ')" >> "$RES"
+take hpu "$OUT/verbs-tools.log" "$OUT/rdma-figures.txt" "HPU's"
 rmmod hpu_ib hpu_en 2>/dev/null
 
 # rxe on the two virtio NICs, rxe0 drives and rxe1 serves.
@@ -38,11 +46,8 @@ RXE_MAC_A=${RXE_MAC_A:?} RXE_MAC_B=${RXE_MAC_B:?} RXE_ONLY="ib_write_bw ib_send_
 	RXE_BW_ITERS=$ITERS RXE_LAT_ITERS=$ITERS \
 	bash "$REPO/tests/vm/rdma/rxe-baseline.sh" > "$OUT/rxe-baseline.log" 2>&1
 cat "$OUT/rxe-baseline.log"
-awk '$1 == "FIGURE" && $2 == "ib_write_bw_64KiB_avg" { print "BENCH rxe_write_bw_mbs=" $3 }
-     $1 == "FIGURE" && $2 == "ib_send_lat_2B_typical" { print "BENCH rxe_send_lat_cycles=" $3 }' \
-	"$OUT/rxe-results.txt" >> "$RES" 2>/dev/null
-grep -q rxe_write_bw "$RES" && grep -q rxe_send_lat "$RES" ||
-	echo "ERROR the rxe perftest runs gave no figure: $(grep FAIL "$OUT/rxe-baseline.log" | head -n 2 | tr '\n' ' ')" >> "$RES"
+take rxe "$OUT/rxe-baseline.log" "$OUT/rxe-results.txt" rxe
+
 # Latencies are taken in TSC cycles (perftest -C): perftest's own conversion
 # to microseconds calibrates the clock against gettimeofday() and gives up
 # (inf) when a loaded TCG guest's samples scatter; both sides' cycles are

@@ -23,6 +23,11 @@
 #include <thread>
 #include <vector>
 
+#include <linux/sync_file.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <catch2/catch_test_macros.hpp>
 
 #include "hpu/hpu.hpp"
@@ -398,7 +403,25 @@ TEST_CASE("a graph whose TPC node fails, joined on the DMA queue: the launch fai
     hpu_fence_t *bf = nullptr;
     REQUIRE(hpu_graph_launch(bad_g, nullptr, 0, &bf) == 0);
     const hpu::Fence bad_done{bf};
+    // Exported at once (before or after the TPC job failed): a sync_file
+    // that signals once the launch ended, in error.
+    int sync_fd = -1;
+    REQUIRE(hpu_fence_export_fd(bf, &sync_fd) == 0);
     CHECK(wait(bad_done) == -EILSEQ);
+    // Its status read before any poll(2) of ours (which would enable the
+    // merged fence's signalling itself): 0 while pending, then the error.
+    sync_file_info sfi{};
+    const auto until = Clock::now() + std::chrono::seconds(10);
+    do {
+        sfi = {};
+        REQUIRE(::ioctl(sync_fd, SYNC_IOC_FILE_INFO, &sfi) == 0);
+        if (sfi.status == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } while (sfi.status == 0 && Clock::now() < until);
+    CHECK(sfi.status == -EILSEQ);
+    pollfd pfd{sync_fd, POLLIN, 0};
+    CHECK(::poll(&pfd, 1, 0) == 1);
+    ::close(sync_fd);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     // The join's job would fail at the 10 s job timeout, -ETIMEDOUT.
     INFO("failed graph launch returned after " << s << " s");

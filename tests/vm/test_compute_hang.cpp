@@ -58,8 +58,22 @@ using namespace vmt;
 namespace {
 
 constexpr std::uint32_t kTpcIndex = DRM_HPU_ENGINE_INDEX_TPC;
-// The guest suite loads the driver with the default watchdog period.
-constexpr int kWdtMs = 2000;
+// How long the driver waits for a disabled stream to stop
+// (HPU_STREAM_STOP_TIMEOUT_US, a constant of hpu_stream.c).
+constexpr int kStopMs = 1000;
+// Beyond a period of the device or the driver: how late the guest (under
+// TCG, on a shared host) may run the interrupt and work that report it.
+constexpr int kLatencyMs = 8000;
+
+// The engine watchdog's period: the wdt_ms module parameter (a stream
+// that completes no packet for that long is hung).
+int wdt_ms()
+{
+    const auto v = read_u64("/sys/module/hpu/parameters/wdt_ms");
+    REQUIRE(v.has_value());
+    REQUIRE(*v > 0); // 0: the watchdog is off, nothing here can happen
+    return static_cast<int>(*v);
+}
 
 // One member that marks tensor 1 (it runs: the engine is held), then loads
 // the i32 of tensor 0 until it is not zero.
@@ -394,7 +408,7 @@ TEST_CASE("a hung TPC engine: a sibling stopped after part of it ran fails -ECAN
     const std::uint32_t so_h = r.submit(r.queue(3), r.launch(Cb(), 1).nop());
     const std::uint32_t so_w = r.submit(r.queue(0), Cb().write_value(r.word_va(3), 1));
     r.release();
-    REQUIRE(r.hangs_reported(e0.engine_hangs, 1, kWdtMs + 8000));
+    REQUIRE(r.hangs_reported(e0.engine_hangs, 1, wdt_ms() + kLatencyMs));
     r.set_flag(1);
 
     const int st_h = r.result(so_h);
@@ -426,7 +440,7 @@ TEST_CASE("a hung TPC engine whose hung job finishes while a sibling is being st
     Rig r(node(0));
     const auto e0 = r.errors();
     const auto w = hang_with_waiting_sibling(r);
-    REQUIRE(r.hangs_reported(e0.engine_hangs, 1, kWdtMs + 8000));
+    REQUIRE(r.hangs_reported(e0.engine_hangs, 1, wdt_ms() + kLatencyMs));
     const std::uint64_t t_hang = now_ns();
     r.set_flag(1);
 
@@ -449,25 +463,34 @@ TEST_CASE("a soft reset while a TPC engine hangs fails only the job holding the 
 {
     // Gate on stream 3; round robin from stream 0: X (0), Y (1) and H (2)
     // fetch, X and Y run a packet, H's launch hangs the engine. X has a
-    // 1.5 s timeout: its timeout work disables X, which waits for the
-    // engine, and holds the reset lock (read) for the 1 s stop timeout.
-    // Meanwhile an operator soft reset is asked for (it waits for the lock)
-    // and the watchdog finds Y and H hung: the engine's recovery now waits
-    // behind the reset, which finds both hung streams.
+    // timeout of T = W - S/2 (W the watchdog period, wdt_ms; S the driver's
+    // 1 s stop timeout): its timeout work disables X, which waits for the
+    // engine, and holds the reset lock (read) for S. Meanwhile an operator
+    // soft reset is asked for (it waits for the lock) and the watchdog
+    // finds Y and H hung: the engine's recovery now waits behind the
+    // reset, which finds both hung streams. With the default W = 2 s:
     //
-    //   t(gate released)  +1.5 s X times out, then at once the operator reset
-    //   +2.0 s watchdog: Y, H hung             +2.5 s X given up: the reset runs
+    //   t(gate released)  <= +1.5 s X times out, then at once the operator reset
+    //   >= +2.0 s watchdog: Y, H hung     <= +2.5 s X given up: the reset runs
     //
-    // The reset is asked for once INFO ERRORS counts X's timeout (counted
-    // as the timeout work starts, holding the lock), not at a set time; the
-    // watchdog comes 0.5 s after X's timeout and 0.5 s before X is given up
-    // (the gate is released as soon as X, Y and H are on their rings).
+    // X's timeout runs from when X was put on its ring, before the gate's
+    // release (which waits for X, Y and H to be on their rings): so it
+    // comes up to that wait earlier than T after the release. The watchdog
+    // counts W from Y's and H's last packet, which come just after the
+    // release. So the watchdog comes at least S/2 after X's timeout and,
+    // as long as the release took less than S/2, before X is given up. The
+    // reset is asked for once INFO ERRORS counts X's timeout (counted as
+    // the timeout work starts, holding the lock), not at a set time.
+    const int wdt = wdt_ms();
+    if (wdt <= kStopMs)
+        SKIP("wdt_ms " << wdt << " is not above the " << kStopMs << " ms stop timeout");
+    const auto x_timeout = static_cast<std::uint32_t>(wdt - kStopMs / 2);
     Rig r(node(0));
     const std::string path = node(0);
     const auto e0 = r.errors();
     r.gate(3);
     const std::uint64_t t_x = now_ns();
-    const std::uint32_t so_x = r.submit(r.queue(0), Cb().nop().nop().write_value(r.word_va(2), 1), 1500);
+    const std::uint32_t so_x = r.submit(r.queue(0), Cb().nop().nop().write_value(r.word_va(2), 1), x_timeout);
     Cb y;
     y.nop().sob_update(6, 1, HPU_SOB_OP_ADD).write_value(r.word_va(3), 1);
     const std::uint32_t so_y = r.submit(r.queue(1), y);
@@ -475,11 +498,13 @@ TEST_CASE("a soft reset while a TPC engine hangs fails only the job holding the 
     // The gate goes as soon as X, Y and H are on their rings.
     r.release();
     const std::uint64_t t_g = now_ns();
-    INFO("gate released " << ms_since(t_x) << " ms after X's submission");
+    INFO("gate released " << ms_since(t_x) << " ms after X's submission (X's timeout " << x_timeout << " ms, wdt "
+                          << wdt << " ms)");
 
     // X's timeout work runs (and holds the reset lock): ask for the reset.
     const std::string attr = reset_attr(path);
-    REQUIRE(eventually([&] { return errors_now(path).job_timeouts >= e0.job_timeouts + 1; }, 20000));
+    REQUIRE(eventually([&] { return errors_now(path).job_timeouts >= e0.job_timeouts + 1; },
+                       static_cast<int>(x_timeout) + 2 * kLatencyMs));
     const double x_timed_out_ms = ms_since(t_g);
     const int reset_err = write_text(attr, "soft"); // returns once the reset ran
     INFO("after the gate: X's timeout seen and the reset asked at " << x_timed_out_ms << " ms, the reset done at "

@@ -80,13 +80,13 @@ PKGS_RDMA="rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 PKGS_BPO="linux-image-amd64 linux-headers-amd64 linux-source-6.12 meson python3-pycotap catch2"
 
 # tshark's package asks whether non-root users may capture: answer no.
-if ! dpkg-query -W -f='${Status}' wireshark-common 2>/dev/null | grep -q 'install ok installed'; then
+if ! [[ $(dpkg-query -W -f='${Status}' wireshark-common 2>/dev/null) == *'install ok installed'* ]]; then
 	echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections \
 		|| die "debconf-set-selections (wireshark-common/install-setuid)"
 fi
 missing=""
 for p in $PKGS_MAIN $PKGS_RDMA; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
 	say "installing from bookworm:$missing"
@@ -94,7 +94,7 @@ if [ -n "$missing" ]; then
 fi
 missing=""
 for p in $PKGS_BPO; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing="$missing $p"
 done
 if ! ls /boot/vmlinuz-6.12* >/dev/null 2>&1; then
 	missing="$missing linux-image-amd64"

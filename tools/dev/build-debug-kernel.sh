@@ -47,7 +47,7 @@ esac
 # Build dependencies of a kernel beyond what tools/dev/bootstrap.sh installs.
 need=""
 for p in libelf-dev libssl-dev bc; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need="$need $p"
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || need="$need $p"
 done
 if [ -n "$need" ]; then
 	say "installing$need"

@@ -190,12 +190,20 @@ endif" "$tree/meson.build"
 
 # Copy emu/* and include/hw/*.h into hw/misc/hpu/ where the content changed,
 # so ninja rebuilds only what is affected; drop files no longer in emu/.
+# Wanted names are looked up in an associative array: `printf "$want" |
+# grep -qxF` fails under pipefail when grep exits on its match before
+# printf has written the rest (SIGPIPE), which removed a wanted file.
 sync_model() {
-	local dst=$tree/hw/misc/hpu f rel want
+	local dst=$tree/hw/misc/hpu f rel files
+	local -a want
+	local -A wanted=()
 
 	mkdir -p "$dst"
-	want=$(model_files | sed 's|^emu/||'; hw_headers | sed 's|^include/hw/||')
-	for rel in $want; do
+	files=$(model_files | sed 's|^emu/||'; hw_headers | sed 's|^include/hw/||') &&
+		[ -n "$files" ] || die "cannot list emu/ and include/hw/"
+	mapfile -t want <<< "$files"
+	for rel in "${want[@]}"; do
+		wanted[$rel]=1
 		if [ -f "$ROOT/include/hw/$rel" ]; then
 			f=$ROOT/include/hw/$rel
 		else
@@ -207,10 +215,10 @@ sync_model() {
 			cp "$f" "$dst/$rel"
 		fi
 	done
-	(cd "$dst" && find . -type f | sed 's|^\./||') | while read -r rel; do
-		if ! printf '%s\n' "$want" | grep -qxF "$rel"; then
+	(cd "$dst" && find . -type f | sed 's|^\./||') | while IFS= read -r rel; do
+		if [ -z "${wanted[$rel]+set}" ]; then
 			say "remove stale $rel"
-			rm -f "$dst/$rel"
+			rm -f -- "$dst/$rel"
 		fi
 	done
 }

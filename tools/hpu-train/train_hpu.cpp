@@ -17,8 +17,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <poll.h>
-
 #include "hpu/hpu.hpp"
 
 namespace hpu_train {
@@ -206,33 +204,12 @@ std::string device_errors(const hpu::Device &dev)
     return out;
 }
 
-// The kinds whose address and info the driver sends in a second event of
-// the device, which may reach the file after the failed job's own event
-// (Documentation/driver/errors.md, "Pairing": both arrive, in either order).
-bool detail_in_device_event(std::uint32_t kind)
-{
-    return kind == HPU_ERROR_MMU_FAULT || kind == HPU_ERROR_BAD_LAUNCH || kind == HPU_ERROR_TPC_ILLEGAL ||
-           kind == HPU_ERROR_TPC_ASSERT;
-}
-
 // f's error information, waiting up to 2 s for the device event with the
-// address and info when the job's own event came first.
-hpu_error_info error_info_complete(const hpu::Device &dev, const hpu::Fence &f)
+// address and info of a compute error or MMU fault, which may reach the
+// file after the job's own (Documentation/driver/errors.md, "Pairing").
+hpu_error_info error_info_complete(const hpu::Fence &f)
 {
-    hpu_error_info info = f.error_info();
-    if (!detail_in_device_event(info.kind) || info.info != 0 || info.address != 0)
-        return info;
-    const int fd = hpu_device_event_fd(dev.get());
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (fd >= 0 && info.info == 0 && info.address == 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
-        if (left.count() <= 0)
-            break;
-        pollfd p{fd, POLLIN, 0};
-        (void)::poll(&p, 1, static_cast<int>(left.count()));
-        info = f.error_info();
-    }
-    return info;
+    return f.error_info(std::chrono::seconds(2));
 }
 
 // The jobs (or graph launches) not yet known to have succeeded, oldest
@@ -255,7 +232,7 @@ public:
                 return;
             if (st < 0) {
                 const Pending p = pending_.front();
-                const hpu_error_info info = error_info_complete(dev_, *p.fence);
+                const hpu_error_info info = error_info_complete(*p.fence);
                 const std::string dev = device_errors(dev_);
                 pending_.clear();
                 throw hpu::Error(st, "HPU job '" + p.what + "'" + (dev.empty() ? "" : " [device: " + dev + "]"), info);

@@ -137,21 +137,37 @@ tree=$OUT/rdma-core-$version-$tree_key
 
 # Copy providers/hpu where the content changed (ninja then rebuilds only
 # that), the uapi header beside the sources; drop files no longer there.
+# The wanted names are looked up in an associative array, not with
+# `printf "$want" | grep -qxF`: under pipefail that pipeline fails when grep
+# exits on its match before printf (one write() per line) has written the
+# rest, and printf's SIGPIPE then deleted a wanted file (hpu_wq.c once, on
+# a loaded host: configure could not find it).
 sync_provider() {
-	local dst=$tree/providers/hpu rel want
+	local dst=$tree/providers/hpu rel f files
+	local -a want
+	local -A wanted=()
 
 	mkdir -p "$dst"
-	want=$(provider_files; echo hpu-abi.h)
-	for rel in $want; do
-		local f=$SRC/$rel
+	files=$(provider_files) && [ -n "$files" ] || die "cannot list $SRC"
+	mapfile -t want <<< "$files"
+	want+=(hpu-abi.h)
+	for rel in "${want[@]}"; do
+		wanted[$rel]=1
+		f=$SRC/$rel
 		[ "$rel" = hpu-abi.h ] && f=$ABI
 		mkdir -p "$(dirname "$dst/$rel")"
 		if ! cmp -s "$f" "$dst/$rel"; then
 			cp "$f" "$dst/$rel"
 		fi
 	done
-	(cd "$dst" && find . -type f | sed 's|^\./||') | while read -r rel; do
-		printf '%s\n' "$want" | grep -qxF "$rel" || rm -f "$dst/$rel"
+	(cd "$dst" && find . -type f | sed 's|^\./||') | while IFS= read -r rel; do
+		[ -n "${wanted[$rel]+set}" ] || rm -f -- "$dst/$rel"
+	done
+	# What configure and ninja will see: every wanted file, current.
+	for rel in "${want[@]}"; do
+		f=$SRC/$rel
+		[ "$rel" = hpu-abi.h ] && f=$ABI
+		cmp -s "$f" "$dst/$rel" || die "providers/hpu/$rel did not sync from $f"
 	done
 }
 

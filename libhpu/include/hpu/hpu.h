@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 7
+#define HPU_API_VERSION_MINOR 8
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -573,6 +573,24 @@ struct hpu_error_info {
  * kind and engine that names no job, else @address and @info stay 0.
  */
 HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, struct hpu_error_info *out);
+
+/**
+ * hpu_fence_error_info_wait() - hpu_fence_error_info(), waiting a bounded
+ * time for the second half of a compute error or MMU fault.
+ * @timeout_ns: how long to wait at most for the device event
+ *
+ * The driver sends the address and info of an MMU fault or compute error
+ * (HPU_ERROR_MMU_FAULT, _BAD_LAUNCH, _TPC_ILLEGAL, _TPC_ASSERT) in a
+ * device event that may reach the file after the failed job's own event.
+ * When the job failed with such a kind and neither @address nor @info is
+ * known yet, this reads events (or waits for the callback thread to read
+ * them) until that event arrives or @timeout_ns has passed, then fills
+ * @out as hpu_fence_error_info() does. Returns at once in every other
+ * case, and without events enabled (nothing would arrive). Returns what
+ * hpu_fence_error_info() returns; the time running out is not an error
+ * (@address and @info stay 0). Since 1.8.
+ */
+HPU_EXPORT int hpu_fence_error_info_wait(hpu_fence_t *f, struct hpu_error_info *out, uint64_t timeout_ns);
 
 /**
  * hpu_device_event_fd() - enable error events on @dev and return the fd to
@@ -1214,10 +1232,12 @@ HPU_EXPORT int hpu_graph_set_scalar(hpu_graph_t *g, uint32_t node, uint32_t inde
 HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed);
 /**
  * hpu_graph_launch() - submit the graph once, after @waits; @out (may be
- * NULL) signals when every node has run, or with the error of the first
- * job that failed: hpu_fence_wait() and hpu_fence_status() give a failed
- * node's error as soon as its job has ended, and hpu_fence_error_info()
- * names that job (libhpu-compute.md, "Graphs"). -EINVAL for an empty graph.
+ * NULL) signals when every job of the launch has ended: hpu_fence_wait()
+ * and hpu_fence_status() then give the first failed job's error (else 0),
+ * and hpu_fence_error_info() names that job. Exported with
+ * hpu_fence_export_fd() it is a sync_file of all the jobs' fences, in
+ * error if one failed; as a wait of another submission, all the jobs
+ * (libhpu-compute.md, "Graphs"). -EINVAL for an empty graph.
  */
 HPU_EXPORT int hpu_graph_launch(hpu_graph_t *g, const hpu_fence_t *const *waits, size_t num_waits,
 				hpu_fence_t **out);

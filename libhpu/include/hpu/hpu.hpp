@@ -501,6 +501,9 @@ class Fence : public detail::Owner<hpu_fence_t, hpu_fence_destroy> {
 public:
     using Owner::Owner;
 
+    /** How long wait() waits for a failed job's device event (error_info(std::chrono::nanoseconds)). */
+    static constexpr std::uint64_t detail_wait_ns = 2000000000ULL;
+
     /** A fence of dev from a sync_file fd (the caller keeps fd). */
     static Fence import_fd(const Device &dev, int fd)
     {
@@ -512,7 +515,8 @@ public:
     /**
      * Waits at most timeout for the job. Returns true when it completed,
      * false when the time ran out; throws hpu::Error with the job's error
-     * when the device failed it.
+     * when the device failed it (its information as error_info(detail_wait)
+     * gives it: up to 2 s more for the device event of a compute error).
      */
     [[nodiscard]] bool wait(std::chrono::nanoseconds timeout = std::chrono::nanoseconds::max()) const
     {
@@ -525,7 +529,7 @@ public:
         if (r < 0) {
             hpu_error_info i{};
             i.size = sizeof(i);
-            if (hpu_fence_error_info(get(), &i) == 0 && i.error == r)
+            if (hpu_fence_error_info_wait(get(), &i, detail_wait_ns) == 0 && i.error == r)
                 throw Error(r, "HPU job", i);
             throw Error(r, "HPU job");
         }
@@ -537,6 +541,19 @@ public:
         hpu_error_info i{};
         i.size = sizeof(i);
         detail::check(hpu_fence_error_info(get(), &i), "HPU fence error info");
+        return i;
+    }
+    /**
+     * Why the job failed, waiting at most detail_wait for the device event
+     * that brings a compute error's address and info
+     * (hpu_fence_error_info_wait); throws hpu::Error (-EBUSY while pending).
+     */
+    [[nodiscard]] hpu_error_info error_info(std::chrono::nanoseconds detail_wait) const
+    {
+        hpu_error_info i{};
+        i.size = sizeof(i);
+        const std::uint64_t ns = detail_wait.count() <= 0 ? 0 : static_cast<std::uint64_t>(detail_wait.count());
+        detail::check(hpu_fence_error_info_wait(get(), &i, ns), "HPU fence error info");
         return i;
     }
     /** 0 done, 1 pending, or the job's negative errno (never throws for those). */

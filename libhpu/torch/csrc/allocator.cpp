@@ -7,13 +7,20 @@
 // every step makes no buffer object after its first step. Two pools, by
 // size class: requests of at most 1 MiB come from 2 MiB slabs (512-byte
 // granules), larger ones from slabs of at least 20 MiB (or the request
-// rounded to 2 MiB, HBM's page size). A block is reused by later ops of the
-// same device only; since every job of a device runs after the jobs issued
-// before it (one stream), a job that still reads a freed block has always
-// finished before a new owner's job writes it. Slabs go back to libhpu only
-// in empty_cache() (after waiting for the device) and when HBM runs out.
+// rounded to 2 MiB, HBM's page size). Every slab belongs to one stream of
+// its device, the calling thread's current stream when it was made, and
+// serves only allocations made while that stream is current (as CUDA's
+// caching allocator): a freed block is reused by later ops of its own
+// stream only, and since every job of a stream runs after the jobs issued
+// on it before, a job that still reads a freed block has always finished
+// before a new owner's job writes it. A block used on other streams too
+// (record_stream) is held back when freed, with the fences of those
+// streams' last jobs at that moment, until they have all signalled. Slabs
+// go back to libhpu only in empty_cache() (after waiting for the device)
+// and when HBM runs out.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <set>
@@ -41,6 +48,7 @@ struct Block {
     std::uint64_t va = 0;
     std::uint64_t size = 0;
     bool free = true;
+    std::uint32_t uses = 0; // streams other than the slab's it was recorded on (bit s: stream s)
     Block *prev = nullptr; // neighbours within the slab, by address
     Block *next = nullptr;
 };
@@ -50,16 +58,24 @@ struct Slab {
     std::uint64_t size = 0;
     bool small = false;
     int device = 0;
+    int stream = 0; // the stream whose allocations it serves
     std::uint64_t generation = 0;
     std::size_t live = 0; // blocks in use
     Block *first = nullptr;
 };
 
+// Free blocks by stream, then size: a search stays within one stream's.
 struct BySize {
     bool operator()(const Block *a, const Block *b) const
     {
-        return std::tie(a->size, a->va) < std::tie(b->size, b->va);
+        return std::tie(a->slab->stream, a->size, a->va) < std::tie(b->slab->stream, b->size, b->va);
     }
+};
+
+// A freed block held back until the jobs of the other streams that used it end.
+struct Held {
+    Block *block = nullptr;
+    std::vector<std::shared_ptr<hpu::Fence>> fences;
 };
 
 class Pool {
@@ -69,20 +85,40 @@ public:
     std::vector<std::unique_ptr<Slab>> slabs;
     std::uint64_t generation = 0;
     MemoryStats stats;
+    std::vector<Held> held; // freed, waiting for other streams' jobs
 
     std::set<Block *, BySize> &free_of(const Slab *s) { return s->small ? free_small : free_large; }
 
-    // The smallest free block of the pool that holds size, or nullptr.
-    Block *find(std::set<Block *, BySize> &set, std::uint64_t size)
+    // The smallest free block of stream's that holds size, or nullptr.
+    Block *find(std::set<Block *, BySize> &set, int stream, std::uint64_t size)
     {
+        Slab key_slab;
+        key_slab.stream = stream;
         Block key;
+        key.slab = &key_slab;
         key.size = size;
         auto it = set.lower_bound(&key);
-        if (it == set.end())
+        if (it == set.end() || (*it)->slab->stream != stream)
             return nullptr;
         Block *b = *it;
         set.erase(it);
         return b;
+    }
+
+    // Gives back the held blocks whose fences have all signalled (all of them with force).
+    void collect(bool force)
+    {
+        for (auto it = held.begin(); it != held.end();) {
+            const bool done = force || std::all_of(it->fences.begin(), it->fences.end(), [](const auto &f) {
+                                  return hpu_fence_status(f->get()) != 1;
+                              });
+            if (!done) {
+                ++it;
+                continue;
+            }
+            give_back(it->block);
+            it = held.erase(it);
+        }
     }
 
     // Takes size bytes from the front of the free block b (not in a set).
@@ -135,6 +171,7 @@ public:
         ++stats.frees;
         --s->live;
         b->free = true;
+        b->uses = 0;
         auto &set = free_of(s);
         if (b->prev != nullptr && b->prev->free) {
             Block *p = b->prev;
@@ -205,14 +242,57 @@ void delete_orphan_block(Block *b)
     }
 }
 
+// The fences a block used on the streams of mask waits for when freed:
+// none only when the context is lost (its jobs ended with the reset) or
+// was never opened. A deleter: the context is looked up, not opened or
+// recovered. When running the recorded jobs fails, the streams' last jobs
+// issued; when even that fails (no memory), a host wait for them.
+std::vector<std::shared_ptr<hpu::Fence>> fences_of(int device, std::uint32_t mask) noexcept
+{
+    DeviceContext *ctx = mask == 0 ? nullptr : DeviceContext::find(device);
+    if (ctx == nullptr)
+        return {};
+    auto lock = ctx->lock();
+    if (ctx->lost())
+        return {};
+    try {
+        return ctx->stream_fences(mask);
+    } catch (...) { // NOLINT(bugprone-empty-catch): the recorded step's failure is its stream's to report
+    }
+    try {
+        return ctx->stream_tails(mask);
+    } catch (...) { // NOLINT(bugprone-empty-catch): no memory for the list: wait instead
+    }
+    ctx->wait_tails(mask);
+    return {};
+}
+
 void free_block(void *ctx)
 {
     auto *b = static_cast<Block *>(ctx);
-    Pool &p = pool(b->slab->device);
+    const int device = b->slab->device;
+    Pool &p = pool(device);
+    std::uint32_t uses = 0;
+    {
+        const std::lock_guard<std::mutex> g(p.mutex);
+        uses = b->uses;
+    }
+    // Freed by a thread whose current stream is not the block's: that
+    // stream's jobs may still read it (PyTorch 1.13's autograd runs every
+    // HPU backward op on the worker's current stream, the default one,
+    // whatever stream the forward ran on; and resize() frees so too).
+    if (const int here = current_stream(device); here != b->slab->stream)
+        uses |= 1U << static_cast<unsigned int>(here);
+    // Outside the pool's lock: the context's lock comes first (allocate()).
+    std::vector<std::shared_ptr<hpu::Fence>> fences = fences_of(device, uses);
     {
         const std::lock_guard<std::mutex> g(p.mutex);
         if (b->slab->generation == p.generation) {
-            p.give_back(b);
+            if (fences.empty()) {
+                p.give_back(b);
+            } else {
+                p.held.push_back({b, std::move(fences)});
+            }
             return;
         }
     }
@@ -226,6 +306,7 @@ public:
     [[nodiscard]] c10::DataPtr allocate(size_t nbytes) const override
     {
         const int device = current_device();
+        const int stream = current_stream(device);
         const c10::Device where(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(device));
         if (nbytes == 0)
             return {nullptr, where};
@@ -235,7 +316,8 @@ public:
         const std::uint64_t size = round_up(nbytes, kGranule);
         const bool small = size <= kSmallLimit;
         std::unique_lock<std::mutex> g(p.mutex);
-        if (Block *b = p.find(small ? p.free_small : p.free_large, size); b != nullptr) {
+        p.collect(false);
+        if (Block *b = p.find(small ? p.free_small : p.free_large, stream, size); b != nullptr) {
             ++p.stats.cache_hits;
             b = p.take(b, size);
             return {reinterpret_cast<void *>(b->va), b, &free_block, where}; // NOLINT(performance-no-int-to-ptr)
@@ -245,6 +327,7 @@ public:
         slab->size = slab_size;
         slab->small = small;
         slab->device = device;
+        slab->stream = stream;
         slab->generation = p.generation;
         for (int attempt = 0; !slab->buf; ++attempt) {
             try {
@@ -255,6 +338,7 @@ public:
                     g.unlock();
                     ctx.synchronize();
                     g.lock();
+                    p.collect(true);
                     p.release_free_slabs();
                     continue;
                 }
@@ -278,7 +362,7 @@ public:
         }
         Slab *s = slab.get();
         p.add_slab(std::move(slab));
-        Block *b = p.find(p.free_of(s), size);
+        Block *b = p.find(p.free_of(s), stream, size);
         b = p.take(b, size);
         return {reinterpret_cast<void *>(b->va), b, &free_block, where}; // NOLINT(performance-no-int-to-ptr)
     }
@@ -329,6 +413,7 @@ void empty_cache(int device)
     ctx.synchronize(); // no job may use a slab that goes
     Pool &p = pool(device);
     const std::lock_guard<std::mutex> g(p.mutex);
+    p.collect(true);
     p.release_free_slabs();
 }
 
@@ -356,6 +441,7 @@ void drop_device_memory(int device, std::uint64_t generation)
     if (p.generation != generation)
         return;
     ++p.generation;
+    p.collect(true); // their jobs are gone with the context
     const std::lock_guard<std::mutex> go(g_orphans_mutex);
     for (auto &s : p.slabs) {
         s->buf.reset(); // stale after the reset: frees without a system call
@@ -376,6 +462,20 @@ void drop_device_memory(int device, std::uint64_t generation)
     p.stats.active_blocks = 0;
     p.stats.reserved = 0;
     p.stats.slabs = 0;
+}
+
+void record_stream(const c10::DataPtr &data_ptr, int device, int stream)
+{
+    check_stream(device, stream);
+    if (data_ptr.get_deleter() != &free_block || data_ptr.get_context() == nullptr)
+        return; // not a block of ours (an empty tensor)
+    auto *b = static_cast<Block *>(data_ptr.get_context());
+    TORCH_CHECK(b->slab->device == device, "record_stream: the memory is on hpu:", b->slab->device,
+                ", the stream on hpu:", device);
+    Pool &p = pool(device);
+    const std::lock_guard<std::mutex> g(p.mutex);
+    if (stream != b->slab->stream)
+        b->uses |= 1U << static_cast<unsigned int>(stream);
 }
 
 REGISTER_ALLOCATOR(c10::DeviceType::HPU, &g_allocator);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // hpu_torch.h - the PyTorch backend's internal interfaces: per-device
-// contexts and their stream (stream.cpp), the caching allocator
-// (allocator.cpp), the CPU fallback (fallback.cpp) and the helpers the op
-// files share.
+// contexts and their streams and events (stream.cpp, device.cpp), the
+// caching allocator (allocator.cpp), the CPU fallback (fallback.cpp) and
+// the helpers the op files share.
 //
 // Copyright (c) 2026 The hpu authors
 #ifndef HPU_TORCH_H
@@ -14,6 +14,7 @@
 #include <c10/core/Allocator.h>
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -34,13 +35,78 @@ int current_device() noexcept;
 /** Sets the calling thread's current HPU index. */
 void set_current_device(int index);
 
+// ---- streams ---------------------------------------------------------------
+
+/** Streams of a device: 0 is the default stream, 1 .. kPoolStreams the pool. */
+constexpr int kPoolStreams = 4;
+constexpr int kStreams = 1 + kPoolStreams;
+/** The calling thread's current stream (its id) on HPU device. */
+int current_stream(int device) noexcept;
+/** Makes stream the calling thread's current stream on device; returns the previous one. */
+int exchange_stream(int device, int stream) noexcept;
+/** A stream of device's pool, round robin (as CUDA's getStreamFromPool). */
+int pool_stream(int device) noexcept;
+/** Raises unless stream is a stream id of HPU device (0 .. kStreams - 1). */
+void check_stream(int device, std::int64_t stream);
+
+/**
+ * What a c10 event of the HPU points to: the fence of the last job of the
+ * stream it was recorded on (a marker job's with timing), shared with the
+ * stream's pending list. No fence: never recorded, or recorded on a
+ * stream with nothing issued (complete, as CUDA's). Recorded by one
+ * thread while others may query or wait for it: its state is read and
+ * written as a whole under its own mutex (state(), set()).
+ */
+struct StreamEvent {
+    struct State {
+        int device = -1; // -1 until first recorded
+        int stream = 0;
+        bool recorded = false;
+        std::shared_ptr<hpu::Fence> fence; // what query() and synchronize() wait for
+        // The job the event follows, whose failure synchronize() reports:
+        // fence's own job, or with timing the job before the marker.
+        std::shared_ptr<hpu::Fence> job;
+        std::string what; // that job, for errors
+    };
+    bool timing = false; // set once, before the first record
+
+    [[nodiscard]] State state() const
+    {
+        const std::lock_guard<std::mutex> g(mutex_);
+        return state_;
+    }
+    void set(State s)
+    {
+        const std::lock_guard<std::mutex> g(mutex_);
+        state_ = std::move(s);
+    }
+
+private:
+    mutable std::mutex mutex_;
+    State state_;
+};
+/** Records ev on stream of device (raises for a stream of another device than ev's). */
+void record_event(StreamEvent &ev, int device, int stream);
+/** Makes stream of device wait for ev (nothing if never recorded; raises for another device's event). */
+void block_event(const StreamEvent &ev, int device, int stream);
+/** Whether ev's job has ended (true if never recorded). */
+bool query_event(const StreamEvent &ev);
+/** Waits for ev's job; raises if it failed. */
+void synchronize_event(const StreamEvent &ev);
+/**
+ * Milliseconds from start's job to end's (timing events, both ended):
+ * the driver's completion times of their marker jobs (CLOCK_MONOTONIC,
+ * from the fences' sync_files). Raises otherwise.
+ */
+double event_elapsed_ms(const StreamEvent &start, const StreamEvent &end);
+
 /**
  * One device operation as the stream executes it. Eager mode issues each
  * one as a job at once; a recorder (lazy mode) can capture the same values
  * into an hpu::Graph instead.
  */
 struct Job {
-    enum class Kind { Copy, Memset, Launch, Gemm };
+    enum class Kind { Copy, Memset, Launch, Gemm, Marker }; // Marker: a NOP (events; never recorded)
     Kind kind = Kind::Copy;
     std::string what;              // for error messages: the op and the step
     std::uint64_t dst = 0;         // Copy, Memset
@@ -75,11 +141,12 @@ bool lazy_mode() noexcept;
 void set_lazy_mode(bool on);
 
 /**
- * An opened HPU: its libhpu device, queues, kernels by name and its one
- * logical stream. Every op locks it (lock()) for its whole body, so the
- * autograd engine's thread and the Python thread never interleave jobs.
- * Opened lazily by get(); after a hard reset (device lost) the next get()
- * reopens it with a fresh context.
+ * An opened HPU: its libhpu device, kernels by name and its streams (each
+ * with a DMA, a TPC and an MME queue of its own, made on first use). Every
+ * op locks it (lock()) for its whole body, so the autograd engine's thread
+ * and the Python thread never interleave jobs. Opened lazily by get();
+ * after a hard reset (device lost) the next get() reopens it with a fresh
+ * context.
  */
 class DeviceContext {
 public:
@@ -87,6 +154,14 @@ public:
     static DeviceContext &get(int index);
     /** Whether the context of index was opened (nothing is opened by asking). */
     static bool opened(int index) noexcept;
+    /**
+     * The context of index if it was opened, else nullptr: neither opened
+     * nor recovered (the allocator's deleter, which must not reopen a
+     * lost device).
+     */
+    static DeviceContext *find(int index) noexcept;
+    /** Whether the device was lost (a reset): every job of the context has ended. Under lock(). */
+    [[nodiscard]] bool lost() const noexcept;
 
     DeviceContext(const DeviceContext &) = delete;
     DeviceContext &operator=(const DeviceContext &) = delete;
@@ -106,16 +181,58 @@ public:
     static bool has_kernel(const std::string &name);
 
     /**
-     * Issues job after every job issued before it (stream order); in lazy
-     * mode records it for the step's graph instead. Throws c10::Error.
+     * Issues job on the calling thread's current stream of the device,
+     * after every job issued on that stream before it (stream order); in
+     * lazy mode records it for the step's graph instead. Throws c10::Error.
      */
     void submit(Job job);
     /** Issues job at once even in lazy mode (after flush()). Throws c10::Error. */
     void submit_now(Job job);
-    /** Lazy mode: runs the jobs recorded so far as one graph (nothing recorded: nothing). */
+    /**
+     * Lazy mode: runs the jobs recorded so far as one graph (nothing
+     * recorded: nothing), after the work of every stream an op of the
+     * step was recorded on and of the current stream; the graph is then
+     * the last job of each of those streams.
+     */
     void flush();
-    /** Runs the recorded jobs, then waits for every job; throws c10::Error naming the first that failed. */
+    /**
+     * Runs the recorded jobs, then waits for every job of every stream;
+     * throws c10::Error naming the failed job of the lowest stream id that
+     * has one (the streams are synchronised in id order).
+     */
     void synchronize();
+
+    // Streams and events (the device guard's; stream ids 0 .. kStreams - 1).
+    /** Runs the recorded jobs, waits for the jobs of stream; throws as synchronize(). */
+    void synchronize_stream(int stream);
+    /** Whether every job issued on stream has ended (runs the recorded jobs first). */
+    bool query_stream(int stream);
+    /** Points ev at stream's last job (a new marker job with timing); runs the recorded jobs first. */
+    void record_event(StreamEvent &ev, int stream);
+    /**
+     * Makes stream's later jobs wait (in the driver's scheduler) for ev's
+     * job: a marker job, whose pending entry keeps ev's job so that the
+     * stream's synchronisation reports that job's failure too.
+     */
+    void block_event(const StreamEvent &ev, int stream);
+    /** Waits for ev (recorded on this device); raises naming its job if that failed. */
+    void synchronize_event(const StreamEvent::State &ev);
+    /**
+     * The fences of the last jobs of the streams in mask (bit s: stream s)
+     * that have not ended, for the allocator's record_stream; runs the
+     * recorded jobs first.
+     */
+    std::vector<std::shared_ptr<hpu::Fence>> stream_fences(std::uint32_t mask);
+    /** As stream_fences() without running the recorded jobs (when that failed). */
+    [[nodiscard]] std::vector<std::shared_ptr<hpu::Fence>> stream_tails(std::uint32_t mask) const;
+    /** Waits on the host for the last jobs of the streams in mask (a failure is theirs to report). */
+    void wait_tails(std::uint32_t mask) const noexcept;
+    /**
+     * Tests only: stream's later jobs wait until release_stream(handle):
+     * a job blocked in a WAIT on a sync object of the context. Returns the handle.
+     */
+    int hold_stream(int stream);
+    void release_stream(int handle);
     /** Lazy mode's counters. */
     [[nodiscard]] LazyStats lazy_stats() const;
     /** What the last lazy step's graph ran, one entry per node (fused chains as "fused(a+b)"). */
@@ -123,10 +240,8 @@ public:
     /** Jobs issued since the context was opened. */
     [[nodiscard]] std::uint64_t jobs() const noexcept { return jobs_; }
 
-    /** Jobs known to have ended (the first retired() of jobs() issued). */
-    [[nodiscard]] std::uint64_t retired() const noexcept { return retired_; }
-    /** Waits for the jobs up to number seq (1-based, jobs() after issuing one); throws as synchronize(). */
-    void wait_for(std::uint64_t seq);
+    /** Waits for the last job issued (and its stream's jobs before it); throws as synchronize(). */
+    void wait_last();
 
     /** A staging buffer: host memory mapped into the device. */
     struct Staging {
@@ -167,16 +282,48 @@ private:
     [[noreturn]] void fail(const char *what, const hpu::Error &e);
     void open();
     void recover();
-    void retire_front();
-
-    friend class LazyRecorder;
-    void issue(Job job);
 
     struct Pending {
         std::shared_ptr<hpu::Fence> fence;
         std::string what;
         std::uint64_t seq = 0; // jobs() once it was issued (a lazy graph: its last recorded job)
+        // An event wait's marker: the event's job (a failed fence signals
+        // all the same, so the marker succeeds): its failure is the
+        // waiting stream's too, reported naming that job.
+        std::shared_ptr<hpu::Fence> waited;
+        std::string waited_what;
     };
+    /** One job issued: its stream, number and fence (staging buffers remember their last). */
+    struct JobRef {
+        int stream = 0;
+        std::uint64_t seq = 0;
+        std::shared_ptr<hpu::Fence> fence;
+    };
+    struct StreamState {
+        hpu::Queue dma, tpc, mme; // made on first use
+        std::deque<Pending> pending; // issued, not known to have ended; seq ascending
+        // The last job issued on the stream (a lazy graph's may sit in
+        // another stream's pending list); reset once known to have ended.
+        std::shared_ptr<hpu::Fence> tail;
+        std::string tail_what;       // tail's job, for errors
+        bool in_step = false;        // lazy mode: an op of the recorded step was recorded on it
+    };
+
+    friend class LazyRecorder;
+    /** Issues job on stream after its last job (and after waited, an event's job: a marker's). */
+    void issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited = {}, const std::string &waited_what = {});
+    /** The pending entry of fence in any stream's list (nullptr when retired); its stream in *stream. */
+    const Pending *find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const;
+    /** Waits for stream's oldest pending job and forgets it; throws if it failed. */
+    void retire_front(int stream);
+    /** Waits for the jobs of stream up to number seq. */
+    void retire_through(int stream, std::uint64_t seq);
+    /** Retires stream's oldest job when it has too many pending. */
+    void make_room(int stream);
+    hpu::Queue &queue(int stream, std::uint32_t engine_class);
+    // Lazy mode's graph launch (lazy.cpp): what it waits for, and its fence made the streams' last job.
+    std::vector<const hpu::Fence *> step_waits(int stream);
+    void step_launched(int stream, const std::shared_ptr<hpu::Fence> &fence, std::string what);
 
     int index_;
     std::recursive_mutex mutex_;
@@ -186,15 +333,22 @@ private:
     std::map<std::string, hpu::Kernel> kernels_;
     struct StagingBuffer {
         hpu::Buffer buf;
-        std::uint64_t last_use = 0; // the number of the last job that used it
+        JobRef last_use; // the last job that used it
     };
     std::vector<StagingBuffer> staging_;
-    // Queues after the buffers: a queue's destruction waits for its jobs.
-    hpu::Queue dma_, tpc_, mme_;
+    // Streams (their queues) after the buffers: a queue's destruction waits for its jobs.
+    std::array<StreamState, kStreams> streams_;
     hpu::CommandList cl_;
-    std::deque<Pending> pending_; // issued, not known to have ended; seq ascending
+    JobRef last_;                 // the last job issued
     std::uint64_t jobs_ = 0;
-    std::uint64_t retired_ = 0;
+    // Tests' held streams: the sync object each waits on, and the queue that releases them.
+    struct Hold {
+        hpu::SyncObject sob;
+        std::shared_ptr<hpu::Fence> fence; // the held job
+    };
+    std::map<int, Hold> holds_;
+    int next_hold_ = 1;
+    hpu::Queue control_;
     // Lazy mode's recording, graph cache and staging areas (lazy.cpp);
     // after the queues: its graphs wait for their launches when destroyed.
     std::unique_ptr<LazyRecorder> lazy_;
@@ -231,6 +385,12 @@ void empty_cache(int device);
 bool memory_in_use(int device, std::uint64_t lo, std::uint64_t hi);
 /** Forgets every slab of a lost device (the buffers are stale). */
 void drop_device_memory(int device, std::uint64_t generation);
+/**
+ * record_stream: the block of data_ptr (an HPU allocation) is used by
+ * stream of its device too; when freed, it is reused only after the jobs
+ * issued on that stream by then have ended. Other data pointers: nothing.
+ */
+void record_stream(const c10::DataPtr &data_ptr, int device, int stream);
 
 // ---- tensors and ops -------------------------------------------------------
 

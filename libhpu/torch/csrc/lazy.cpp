@@ -25,7 +25,9 @@
 // step, a block freed and reused by later jobs is ordered as in eager
 // mode: the node dependencies cover every read/write, write/read and
 // write/write overlap of the memory the jobs touch. Across steps, each
-// launch waits for the fence of the work issued before it.
+// launch waits for the last job of every stream an op of the step was
+// recorded on and of the stream current at the flush (the step's graph
+// then is the last job of each of them).
 //
 // Host staging. A recorded host->device copy reads its source from a host
 // area of the step (an arena, bump-allocated); an arena is reused only by a
@@ -57,7 +59,6 @@ namespace hpu_torch {
 
 namespace {
 
-constexpr std::size_t kMaxPending = 64;      // as stream.cpp's
 constexpr std::size_t kArenas = 3;           // staging areas in use at once
 constexpr std::uint64_t kArenaSize = 4ULL << 20U;
 constexpr std::uint64_t kAlign = 512;
@@ -162,6 +163,8 @@ std::vector<Range> accesses(const Job &job)
         add_matrix(out, g.d, g.m, g.n, g.ldd, batch, g.stride_d, g.out_dtype, true);
         break;
     }
+    case Job::Kind::Marker: // never recorded
+        break;
     }
     return out;
 }
@@ -210,6 +213,8 @@ void LazyRecorder::record(Job job)
     case Job::Kind::Gemm:
         put(key_, job.gemm);
         break;
+    case Job::Kind::Marker: // never recorded
+        break;
     }
     jobs_.push_back(std::move(job));
     ++stats_.recorded;
@@ -250,6 +255,8 @@ LazyRecorder::Entry &LazyRecorder::build(DeviceContext &ctx, const std::string &
             (void)hpu::detail::check_why(hpu_graph_add_gemm(g.get(), &job.gemm, deps.data(), deps.size()),
                                          "adding a GEMM");
             break;
+        case Job::Kind::Marker: // never recorded
+            break;
         }
     }
     while (cache_.size() >= cache_size() && evict_one(nullptr)) {
@@ -288,11 +295,9 @@ void LazyRecorder::apply_values(Entry &e, const std::vector<Job> &jobs)
     }
 }
 
-hpu::Fence LazyRecorder::launch(Entry &e, DeviceContext &ctx)
+hpu::Fence LazyRecorder::launch(Entry &e, DeviceContext &ctx, int stream)
 {
-    std::vector<const hpu::Fence *> waits;
-    if (!ctx.pending_.empty())
-        waits.push_back(ctx.pending_.back().fence.get());
+    const std::vector<const hpu::Fence *> waits = ctx.step_waits(stream);
     for (;;) {
         try {
             return e.graph.launch(waits);
@@ -326,8 +331,8 @@ void LazyRecorder::flush(DeviceContext &ctx)
     const int arena = arena_;
     arena_ = -1;
     const std::uint64_t step = ++step_;
-    if (ctx.pending_.size() >= kMaxPending)
-        ctx.retire_front();
+    const int stream = current_stream(ctx.index());
+    ctx.make_room(stream);
     std::string what = describe(step, jobs);
     const std::string doing = "running " + what;
     auto fence = ctx.guarded(doing.c_str(), [&] {
@@ -340,14 +345,14 @@ void LazyRecorder::flush(DeviceContext &ctx)
         } else {
             e = &build(ctx, key, jobs);
         }
-        return std::make_shared<hpu::Fence>(launch(*e, ctx));
+        return std::make_shared<hpu::Fence>(launch(*e, ctx, stream));
     });
     if (arena >= 0) {
         Arena &a = arenas_.at(static_cast<std::size_t>(arena));
         a.fence = fence;
         a.step = step;
     }
-    ctx.pending_.push_back({fence, std::move(what), ctx.jobs_});
+    ctx.step_launched(stream, fence, std::move(what));
     ++stats_.launches;
     ++stats_.flushes;
 }
@@ -402,6 +407,8 @@ int LazyRecorder::pick_arena(DeviceContext &ctx, std::uint64_t need)
     }
     return static_cast<int>(pick);
 }
+
+bool LazyRecorder::evict_graph() { return evict_one(nullptr); }
 
 void LazyRecorder::failed()
 {

@@ -52,10 +52,16 @@ public:
 
     /** Adds job to the step. */
     void record(Job job);
-    /** Runs the step as one graph (built or found in the cache), its fence pending on ctx. */
+    /**
+     * Runs the step as one graph (built or found in the cache) on the
+     * calling thread's current stream, after the streams the step's ops
+     * were recorded on; its fence pending on ctx.
+     */
     void flush(DeviceContext &ctx);
     /** Host memory of the step's staging area for one recorded host->device copy. */
     void *upload_staging(DeviceContext &ctx, std::uint64_t bytes, std::uint64_t *va);
+    /** Drops the least recently used cached graph (its sync objects go back); false when none. */
+    bool evict_graph();
     /** A lazy step failed on the device: its graphs go (they are rebuilt when needed). */
     void failed();
     [[nodiscard]] LazyStats stats() const;
@@ -77,7 +83,7 @@ private:
 
     Entry &build(DeviceContext &ctx, const std::string &key, const std::vector<Job> &jobs);
     bool evict_one(const hpu::Graph *keep);
-    hpu::Fence launch(Entry &e, DeviceContext &ctx);
+    hpu::Fence launch(Entry &e, DeviceContext &ctx, int stream);
     static void apply_values(Entry &e, const std::vector<Job> &jobs);
     int pick_arena(DeviceContext &ctx, std::uint64_t need);
     // lazy_fusion.cpp: jobs with each fusable elementwise chain made one

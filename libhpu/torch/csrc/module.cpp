@@ -4,6 +4,8 @@
 // hpu_torch.core).
 //
 // Copyright (c) 2026 The hpu authors
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/custom_class.h>
 #include <torch/library.h>
 
 #include "hpu_torch.h"
@@ -111,6 +113,105 @@ std::tuple<std::vector<std::string>, std::vector<std::int64_t>> op_fallback_coun
 
 void op_reset_fallback_counts() { reset_fallback_counts(); }
 
+// ---- streams and events (hpu_torch.hpu.Stream, Event) ----------------------
+// Streams travel as (device, id); the guard's functions do the work, so
+// that Python goes through the same code as c10's stream and event users.
+
+const c10::impl::DeviceGuardImplInterface &guard() { return *c10::impl::getDeviceGuardImpl(c10::DeviceType::HPU); }
+
+c10::Stream stream_of(std::int64_t device, std::int64_t id)
+{
+    const int d = resolve(device);
+    check_stream(d, id);
+    return c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(d)),
+                       static_cast<c10::StreamId>(id));
+}
+
+std::int64_t op_current_stream(std::int64_t device)
+{
+    const int d = resolve(device);
+    check_stream(d, 0);
+    return guard().getStream(c10::Device(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(d))).id();
+}
+
+// Makes (device, id) the thread's current stream of device; returns the previous id.
+std::int64_t op_exchange_stream(std::int64_t device, std::int64_t id)
+{
+    return guard().exchangeStream(stream_of(device, id)).id();
+}
+
+std::int64_t op_pool_stream(std::int64_t device, bool high_priority)
+{
+    const int d = resolve(device);
+    check_stream(d, 0);
+    return guard()
+        .getStreamFromGlobalPool(c10::Device(c10::DeviceType::HPU, static_cast<c10::DeviceIndex>(d)), high_priority)
+        .id();
+}
+
+bool op_query_stream(std::int64_t device, std::int64_t id) { return guard().queryStream(stream_of(device, id)); }
+void op_synchronize_stream(std::int64_t device, std::int64_t id) { guard().synchronizeStream(stream_of(device, id)); }
+
+// Tests only: holds a stream's later jobs until op_release_stream (a job
+// blocked on a sync object), so that what runs before what is certain.
+std::int64_t op_hold_stream(std::int64_t device, std::int64_t id)
+{
+    const c10::Stream s = stream_of(device, id);
+    DeviceContext &ctx = DeviceContext::get(s.device_index());
+    auto lock = ctx.lock();
+    return ctx.hold_stream(static_cast<int>(id));
+}
+
+void op_release_stream(std::int64_t device, std::int64_t handle)
+{
+    DeviceContext &ctx = DeviceContext::get(resolve(device));
+    auto lock = ctx.lock();
+    ctx.release_stream(static_cast<int>(handle));
+}
+
+/** torch.classes.hpu_torch.Event: a c10 event of the HPU (the guard's record/block/query). */
+class EventHolder : public torch::CustomClassHolder {
+public:
+    explicit EventHolder(bool timing) : timing_(timing) {}
+    EventHolder(const EventHolder &) = delete;
+    EventHolder &operator=(const EventHolder &) = delete;
+    EventHolder(EventHolder &&) = delete;
+    EventHolder &operator=(EventHolder &&) = delete;
+    ~EventHolder() override { guard().destroyEvent(event_, -1); }
+
+    void record(std::int64_t device, std::int64_t id)
+    {
+        const c10::Stream s = stream_of(device, id);
+        const auto mine = static_cast<c10::DeviceIndex>(event_ == nullptr ? -1 : ev()->state().device);
+        guard().record(&event_, s, mine,
+                       timing_ ? c10::EventFlag::BACKEND_DEFAULT : c10::EventFlag::PYTORCH_DEFAULT);
+    }
+    void block(std::int64_t device, std::int64_t id)
+    {
+        guard().block(event_, stream_of(device, id)); // raises for another HPU's event
+    }
+    bool query() const { return guard().queryEvent(event_); }
+    void synchronize() const
+    {
+        if (event_ != nullptr)
+            synchronize_event(*ev());
+    }
+    double elapsed_time(const c10::intrusive_ptr<EventHolder> &end) const
+    {
+        TORCH_CHECK(timing_ && end->timing_, "Both events must be created with enable_timing=True");
+        TORCH_CHECK(event_ != nullptr && end->event_ != nullptr,
+                    "Both events must be recorded before calculating elapsed time");
+        return event_elapsed_ms(*ev(), *end->ev());
+    }
+    std::int64_t device() const { return event_ == nullptr ? -1 : ev()->state().device; }
+    bool timing() const { return timing_; }
+
+private:
+    [[nodiscard]] StreamEvent *ev() const { return static_cast<StreamEvent *>(event_); }
+    bool timing_;
+    void *event_ = nullptr;
+};
+
 // At exit (hpu_torch registers it with atexit): waits for every opened
 // device and returns the slabs no tensor uses; failures are not reported
 // any more. The driver releases the rest when the process closes the
@@ -147,6 +248,22 @@ TORCH_LIBRARY(hpu_torch, m)
     m.def("fallback_counts() -> (str[], int[])", &op_fallback_counts);
     m.def("reset_fallback_counts() -> ()", &op_reset_fallback_counts);
     m.def("shutdown() -> ()", &op_shutdown);
+    m.def("current_stream(int device=-1) -> int", &op_current_stream);
+    m.def("exchange_stream(int device, int stream) -> int", &op_exchange_stream);
+    m.def("pool_stream(int device=-1, bool high_priority=False) -> int", &op_pool_stream);
+    m.def("query_stream(int device, int stream) -> bool", &op_query_stream);
+    m.def("synchronize_stream(int device, int stream) -> ()", &op_synchronize_stream);
+    m.def("_hold_stream(int device, int stream) -> int", &op_hold_stream);
+    m.def("_release_stream(int device, int handle) -> ()", &op_release_stream);
+    m.class_<EventHolder>("Event")
+        .def(torch::init<bool>())
+        .def("record", &EventHolder::record)
+        .def("block", &EventHolder::block)
+        .def("query", &EventHolder::query)
+        .def("synchronize", &EventHolder::synchronize)
+        .def("elapsed_time", &EventHolder::elapsed_time)
+        .def("device", &EventHolder::device)
+        .def("timing", &EventHolder::timing);
 }
 
 } // namespace hpu_torch

@@ -237,7 +237,7 @@ void download(DeviceContext &ctx, void *dst, std::uint64_t src, std::uint64_t by
         job.size = n;
         ctx.submit_now(std::move(job)); // lazy mode: after the recorded step
         ctx.staging_used(st.slot);
-        ctx.wait_for(ctx.jobs());
+        ctx.wait_last();
         std::memcpy(p + done, st.host, n); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         done += n;
     }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <linux/sync_file.h>
@@ -29,7 +30,26 @@ public:
     struct Fence {
         bool signalled = false;
         int error = 0; // negative errno of a failed job
+        // A merged fence (SYNC_IOC_MERGE): the fences that were pending
+        // when it was made, as the kernel's dma_fence_unwrap_merge() keeps
+        // them (signalled and error come from these then).
+        std::vector<std::shared_ptr<Fence>> parts;
     };
+    // f's state: signalled, and its error (a merged fence: when all its
+    // parts are, with the first part's error, as a dma_fence_array).
+    static std::pair<bool, int> state(const Fence &f)
+    {
+        if (f.parts.empty())
+            return {f.signalled, f.error};
+        int err = 0;
+        for (const auto &p : f.parts) {
+            const auto [sig, e] = state(*p);
+            if (!sig)
+                return {false, 0};
+            err = err != 0 ? err : e;
+        }
+        return {true, err};
+    }
     struct Bo {
         std::uint64_t size = 0;
         std::uint32_t flags = 0;      // DRM_HPU_BO_*, 0 for userptr
@@ -55,6 +75,7 @@ public:
     std::deque<int> wait_script;           // results of the next waits (e.g. -EINTR)
     std::int64_t wait_advance_ns = 0;      // the clock moves this much per wait
     std::function<void()> on_wait;         // runs inside each wait
+    int merges = 0;                        // the SYNC_IOC_MERGE calls seen
 
 protected:
     int do_syncobj_create(drm_syncobj_create &req)
@@ -105,15 +126,48 @@ protected:
         return 0;
     }
 
-    static int aux_ioctl(Aux &aux, unsigned long request, void *arg)
+    int aux_ioctl(const Aux &aux, unsigned long request, void *arg)
     {
-        if (request != SYNC_IOC_FILE_INFO || !aux.fence)
+        if (!aux.fence)
+            return -ENOTTY;
+        if (request == SYNC_IOC_MERGE)
+            return merge(aux, *static_cast<sync_merge_data *>(arg));
+        if (request != SYNC_IOC_FILE_INFO)
             return -ENOTTY;
         auto &info = *static_cast<sync_file_info *>(arg);
         if (info.flags != 0 || info.pad != 0)
             return -EINVAL;
-        info.status = !aux.fence->signalled ? 0 : (aux.fence->error != 0 ? aux.fence->error : 1);
+        const auto [sig, err] = state(*aux.fence);
+        info.status = !sig ? 0 : (err != 0 ? err : 1);
         info.num_fences = 1;
+        return 0;
+    }
+
+    // SYNC_IOC_MERGE as the kernel does it: the fences of both that are
+    // still pending (a signalled one is left out, its error too).
+    int merge(const Aux &a, sync_merge_data &req)
+    {
+        ++merges;
+        const auto b = aux_fds.find(req.fd2);
+        if (req.flags != 0 || req.pad != 0 || b == aux_fds.end() || !b->second.fence)
+            return -EINVAL;
+        auto m = std::make_shared<Fence>();
+        const auto take = [&m](const std::shared_ptr<Fence> &f) {
+            const auto add = [&m](const std::shared_ptr<Fence> &one) {
+                if (!state(*one).first)
+                    m->parts.push_back(one);
+            };
+            if (f->parts.empty())
+                add(f);
+            for (const auto &p : f->parts)
+                add(p);
+        };
+        take(a.fence);
+        take(b->second.fence);
+        if (m->parts.empty())
+            m->signalled = true; // a signalled stub, without error
+        req.fence = new_fd();
+        aux_fds[req.fence] = Aux{nullptr, m};
         return 0;
     }
 
@@ -152,7 +206,7 @@ protected:
                     return -ENOENT;
                 if (!it->second.fence && (req.flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT) == 0)
                     return -EINVAL;
-                if (!it->second.fence || !it->second.fence->signalled)
+                if (!it->second.fence || !state(*it->second.fence).first)
                     return 1;
             }
             return 0;

@@ -378,8 +378,10 @@ TEST_CASE_METHOD(OneHpu, "C++ graphs: nodes, scalars, launches, errors", "[cxx][
         CHECK(f1.wait());
         g.set_scalar(act, 0, 0.125F);
         auto f2 = g.launch({&f1});
-        // The join (the last job is its release job): f1 and the previous launch's join.
-        CHECK(m.jobs[m.jobs.size() - 2].in.size() == 2);
+        // The join (the last job is its release job): every job of f1 (the
+        // join's and its TPC and MME0 members' syncobjs) and the previous
+        // launch's join.
+        CHECK(m.jobs[m.jobs.size() - 2].in.size() == 4);
         // Launch 2 is of parity 0 again: its descriptor has the new scalar.
         auto f3 = g.launch();
         // Launch 2's jobs: TPC, MME0 and the DMA join, each followed by its release job.

@@ -559,6 +559,143 @@ TEST_CASE("fence error information", "[libhpu][events][fence]")
     }
 }
 
+TEST_CASE("fence error information, waiting for the device event", "[libhpu][events][fence]")
+{
+    using clock = std::chrono::steady_clock;
+    Fixture fx;
+    hpu_error_info info{};
+    info.size = sizeof(info);
+    constexpr std::uint64_t kLong = 20ULL * 1000000000ULL; // never reached when the code is right
+
+    SECTION("argument checks; a pending job is -EBUSY at once")
+    {
+        Job job(fx);
+        CHECK(hpu_fence_error_info_wait(nullptr, &info, 0) == -EINVAL);
+        CHECK(hpu_fence_error_info_wait(job.f, nullptr, 0) == -EINVAL);
+        hpu_error_info tiny{};
+        tiny.size = 2;
+        CHECK(hpu_fence_error_info_wait(job.f, &tiny, 0) == -EINVAL);
+        CHECK(hpu_fence_error_info_wait(job.f, &info, kLong) == -EBUSY);
+    }
+    SECTION("the job's own event first, the device event later: waits for it")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EDOM);
+        fx.m.push_read(fx.fd(), MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC, req.queue_id, EDOM,
+                                                    req.seq, 0, 5));
+        // Without waiting, the device event's half is not there yet.
+        REQUIRE(hpu_fence_error_info(job.f, &info) == 0);
+        CHECK(info.kind == HPU_ERROR_TPC_ASSERT);
+        CHECK(info.info == 0);
+        std::thread late([&]() {
+            std::this_thread::sleep_for(std::chrono::milliseconds(120)); // longer than one 50 ms slice
+            fx.m.push_read(fx.fd(), assert_event(0x40, 0xabcd, req.queue_id, req.seq));
+        });
+        const auto t0 = clock::now();
+        const int r = hpu_fence_error_info_wait(job.f, &info, kLong);
+        const auto took = clock::now() - t0;
+        late.join();
+        REQUIRE(r == 0);
+        CHECK(info.error == -EDOM);
+        CHECK(info.kind == HPU_ERROR_TPC_ASSERT);
+        CHECK(info.address == 0x40);
+        CHECK(info.info == 0xabcd);
+        CHECK(took < std::chrono::nanoseconds(kLong));
+    }
+    SECTION("the same while the callback thread reads the file")
+    {
+        Sink sink;
+        REQUIRE(hpu_device_set_error_callback(fx.dev, &Sink::cb, &sink) == 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EDOM);
+        fx.m.push_read(fx.fd(), MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC, req.queue_id, EDOM,
+                                                    req.seq, 0, 5));
+        REQUIRE(sink.wait_for(1)); // the thread has taken the job's event
+        std::thread late([&]() {
+            std::this_thread::sleep_for(std::chrono::milliseconds(120));
+            fx.m.push_read(fx.fd(), assert_event(0x80, 7, req.queue_id, req.seq));
+        });
+        const int r = hpu_fence_error_info_wait(job.f, &info, kLong);
+        late.join();
+        REQUIRE(r == 0);
+        CHECK(info.address == 0x80);
+        CHECK(info.info == 7);
+        REQUIRE(sink.wait_for(2));
+        REQUIRE(hpu_device_set_error_callback(fx.dev, nullptr, nullptr) == 0);
+    }
+    SECTION("the device event never comes: 0 after the timeout, address and info 0")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        Job job(fx);
+        const auto &req = fx.m.jobs.at(0).req;
+        fx.m.complete_jobs(-EFAULT);
+        fx.m.push_read(fx.fd(), MockOs::error_event(HPU_ERROR_MMU_FAULT, 5, req.queue_id, EFAULT, req.seq, 0, 9));
+        const auto t0 = clock::now();
+        REQUIRE(hpu_fence_error_info_wait(job.f, &info, 150000000ULL) == 0);
+        CHECK(clock::now() - t0 >= std::chrono::milliseconds(150));
+        CHECK(info.kind == HPU_ERROR_MMU_FAULT);
+        CHECK(info.address == 0);
+        CHECK(info.info == 0);
+    }
+    SECTION("nothing to wait for: other kinds, a success, events off")
+    {
+        const auto t0 = clock::now();
+        {
+            REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+            Job job(fx);
+            const auto &req = fx.m.jobs.at(0).req;
+            fx.m.complete_jobs(-EPERM);
+            fx.m.push_read(fx.fd(), err_ev(HPU_ERROR_PRIV, req.queue_id, req.seq, EPERM));
+            REQUIRE(hpu_fence_error_info_wait(job.f, &info, kLong) == 0);
+            CHECK(info.kind == HPU_ERROR_PRIV);
+        }
+        {
+            Job ok(fx);
+            fx.m.complete_jobs(0);
+            REQUIRE(hpu_fence_error_info_wait(ok.f, &info, kLong) == 0);
+            CHECK(info.error == 0);
+        }
+        CHECK(clock::now() - t0 < std::chrono::nanoseconds(kLong));
+    }
+    SECTION("C++: error_info(wait) and wait() carry the device event's info")
+    {
+        REQUIRE(hpu_device_event_fd(fx.dev) >= 0);
+        fx.m.auto_complete = false;
+        hpu_queue_t *q = nullptr;
+        hpu_cmdlist_t *cl = nullptr;
+        fx.queue_and_nop(q, cl);
+        {
+            hpu_fence_t *raw = nullptr;
+            REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, &raw) == 0);
+            const hpu::Fence f{raw};
+            const auto &req = fx.m.jobs.at(0).req;
+            fx.m.complete_jobs(-EDOM);
+            fx.m.push_read(fx.fd(), MockOs::error_event(HPU_ERROR_TPC_ASSERT, HPU_ENGINE_INDEX_TPC, req.queue_id,
+                                                        EDOM, req.seq, 0, 5));
+            std::thread late([&]() {
+                std::this_thread::sleep_for(std::chrono::milliseconds(80));
+                fx.m.push_read(fx.fd(), assert_event(0x100, 99, req.queue_id, req.seq));
+            });
+            bool threw = false;
+            try {
+                (void)f.wait();
+            } catch (const hpu::Error &e) {
+                threw = true;
+                CHECK(e.info().info == 99);
+                CHECK(e.info().address == 0x100);
+            }
+            late.join();
+            CHECK(threw);
+            CHECK(f.error_info(std::chrono::seconds(1)).info == 99);
+        }
+        hpu_cmdlist_destroy(cl);
+        hpu_queue_destroy(q);
+    }
+}
+
 TEST_CASE("per-submission timeout", "[libhpu][fence]")
 {
     Fixture fx;

@@ -161,12 +161,30 @@ struct GraphFixture : Fixture {
         }
         return out;
     }
-    // A release job: one SOB_UPDATE SET to a count above 0.
+    // A release job: SOB_UPDATE SET to 0 of the other parity's object,
+    // then SET to a count above 0.
     static bool is_release(const MockOs::Job &j)
     {
         const Lines p = packets(j.cb);
-        return p.size() == 1 && p[0].rfind("SOB_UPDATE ", 0) == 0 && p[0].find(" SET ") != std::string::npos &&
-               p[0].substr(p[0].size() - 2) != " 0";
+        const auto set = [](const std::string &l) {
+            return l.rfind("SOB_UPDATE ", 0) == 0 && l.find(" SET ") != std::string::npos;
+        };
+        return p.size() == 2 && set(p[0]) && set(p[1]) && p[0].substr(p[0].size() - 2) == " 0" &&
+               p[1].substr(p[1].size() - 2) != " 0";
+    }
+    // Nodes copy in (DMA) -> launch (TPC) -> copy out (DMA, the join).
+    void add_copy_launch_copy()
+    {
+        REQUIRE(hpu_graph_add_copy(g, kHbm, kHost, 4096, nullptr, 0) == 0);
+        const std::array<std::uint32_t, 1> d0{0};
+        REQUIRE(hpu_graph_add_launch(g, k, &l, d0.data(), 1) == 1);
+        const std::array<std::uint32_t, 1> d1{1};
+        REQUIRE(hpu_graph_add_copy(g, kHost, kHbm, 4096, d1.data(), 1) == 2);
+    }
+    // r is the release job of job j: on j's queue, a release.
+    static bool is_release_of(const MockOs::Job &r, const MockOs::Job &j)
+    {
+        return r.req.queue_id == j.req.queue_id && is_release(r);
     }
     // (engine class, engine) of a job's queue.
     [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> engine(const MockOs::Job &j) const
@@ -281,15 +299,22 @@ TEST_CASE("a graph across DMA, MME and TPC compiles into per-slot lists with SOB
     CHECK(fx.engine(l3[0]) == kTpc);
     CHECK(l3[0].cb == l1[0].cb);
     CHECK(fx.engine(l3[1]) == kTpc);
-    CHECK(packets(l3[1].cb) == Lines{"SOB_UPDATE 28 SET 2"});
+    CHECK(packets(l3[1].cb) == Lines{"SOB_UPDATE 29 SET 0", "SOB_UPDATE 28 SET 2"});
     CHECK(l3[1].in.empty());
     CHECK(fx.engine(l3[2]) == kMme0);
     CHECK(fx.engine(l3[3]) == kMme0);
-    CHECK(packets(l3[3].cb) == Lines{"SOB_UPDATE 26 SET 2"});
+    CHECK(packets(l3[3].cb) == Lines{"SOB_UPDATE 27 SET 0", "SOB_UPDATE 26 SET 2"});
     CHECK(fx.engine(l3[4]) == kDma);
     CHECK(l3[4].cb == l1[2].cb);
     CHECK(fx.engine(l3[5]) == kDma); // the join's: its copy-in is waited for
-    CHECK(packets(l3[5].cb) == Lines{"SOB_UPDATE 30 SET 1"});
+    CHECK(packets(l3[5].cb) == Lines{"SOB_UPDATE 31 SET 0", "SOB_UPDATE 30 SET 1"});
+    // The join's release signals the launch's syncobj after the join: the
+    // next launch waits for it (graph.cpp's head).
+    CHECK(l3[4].out.back().handle == after_reset);
+    CHECK(l3[5].out.back().handle == after_reset);
+    const auto l4 = fx.launch();
+    for (const auto &j : l4)
+        CHECK(waits_for(j, after_reset));
     fx.close_clean();
 }
 
@@ -297,12 +322,7 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
           "[libhpu][graph]")
 {
     GraphFixture fx;
-    // copy in (DMA) -> launch (TPC) -> copy out (DMA, the join).
-    REQUIRE(hpu_graph_add_copy(fx.g, kHbm, kHost, 4096, nullptr, 0) == 0);
-    const std::array<std::uint32_t, 1> d0{0};
-    REQUIRE(hpu_graph_add_launch(fx.g, fx.k, &fx.l, d0.data(), 1) == 1);
-    const std::array<std::uint32_t, 1> d1{1};
-    REQUIRE(hpu_graph_add_copy(fx.g, kHost, kHbm, 4096, d1.data(), 1) == 2);
+    fx.add_copy_launch_copy();
     fx.m.auto_complete = false;
     const std::size_t before = fx.m.jobs.size();
     hpu_fence_t *f = nullptr;
@@ -314,36 +334,45 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
     const auto &join = fx.m.jobs[before + 3];
     REQUIRE(fx.engine(tpc) == kTpc);
     REQUIRE(fx.engine(join) == kDma);
-    CHECK(packets(fx.m.jobs[before + 2].cb) == Lines{"SOB_UPDATE 29 SET 2"});
+    CHECK(packets(fx.m.jobs[before + 2].cb) == Lines{"SOB_UPDATE 28 SET 0", "SOB_UPDATE 29 SET 2"});
     CHECK(fx.engine(fx.m.jobs[before + 2]) == kTpc);
-    CHECK(packets(fx.m.jobs[before + 4].cb) == Lines{"SOB_UPDATE 31 SET 1"});
+    CHECK(packets(fx.m.jobs[before + 4].cb) == Lines{"SOB_UPDATE 30 SET 0", "SOB_UPDATE 31 SET 1"});
     CHECK(hpu_fence_status(f) == 1);
 
-    SECTION("the TPC job fails: the launch fails with its error while the join still runs")
+    SECTION("the TPC job fails: the launch fails with its error once the join has ended too")
     {
         tpc.fence->signalled = true;
         tpc.fence->error = -EDOM;
-        CHECK(hpu_fence_status(f) == -EDOM);
-        const int waits = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT];
-        CHECK(hpu_fence_wait(f, 1000000000ULL) == -EDOM);
-        CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_WAIT] == waits); // cached: no wait for the join
-        CHECK_FALSE(join.fence->signalled);
+        // Pending while the join runs: a waiter must not reuse what the
+        // launch's other jobs still touch.
+        CHECK(hpu_fence_status(f) == 1);
+        CHECK(hpu_fence_wait(f, 1000) == -ETIME);
         hpu_error_info i{};
         i.size = sizeof(i);
+        CHECK(hpu_fence_error_info(f, &i) == -EBUSY);
+        join.fence->signalled = true; // released, it ran on
+        CHECK(hpu_fence_status(f) == -EDOM);
+        CHECK(hpu_fence_wait(f, 1000000000ULL) == -EDOM);
         REQUIRE(hpu_fence_error_info(f, &i) == 0);
         CHECK(i.error == -EDOM);
         CHECK(i.queue_id == tpc.req.queue_id); // the failed node's job, not the join's
         CHECK(i.queue_id != join.req.queue_id);
     }
-    SECTION("the TPC job fails while a wait is under way: the wait returns its error, the join pending")
+    SECTION("the TPC job fails while a wait is under way: the wait returns its error when the join has ended")
     {
-        fx.m.on_wait = [&tpc]() {
-            tpc.fence->signalled = true;
-            tpc.fence->error = -EFAULT;
+        int calls = 0;
+        fx.m.on_wait = [&]() {
+            if (++calls == 1) { // the wait for the TPC job
+                tpc.fence->signalled = true;
+                tpc.fence->error = -EFAULT;
+            } else {
+                CHECK_FALSE(hpu_fence_status(f) == -EFAULT); // not settled while the join runs
+                join.fence->signalled = true;
+            }
         };
         CHECK(hpu_fence_wait(f, 1000000000ULL) == -EFAULT);
         fx.m.on_wait = nullptr;
-        CHECK_FALSE(join.fence->signalled);
+        CHECK(calls == 2); // the join was waited for too
         CHECK(hpu_fence_status(f) == -EFAULT);
     }
     SECTION("every job ends well: success once the join has too")
@@ -362,6 +391,65 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
         join.fence->error = -EIO;
         CHECK(hpu_fence_wait(f, 1000) == -EIO);
     }
+    SECTION("both fail: the member's error (the first failed job of the launch)")
+    {
+        join.fence->signalled = true;
+        join.fence->error = -EIO;
+        CHECK(hpu_fence_status(f) == 1); // the TPC job runs
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        CHECK(hpu_fence_wait(f, 1000) == -EDOM);
+    }
+    SECTION("exported while every job runs: the join's and the member's fences merged, in error if the TPC job fails")
+    {
+        int fd = -1;
+        REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+        CHECK(fx.m.merges == 1);
+        const auto &exported = *fx.m.aux_fds.at(fd).fence;
+        CHECK_FALSE(MockOs::state(exported).first);
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        CHECK_FALSE(MockOs::state(exported).first); // the join runs on
+        join.fence->signalled = true;
+        CHECK(MockOs::state(exported) == std::pair<bool, int>{true, -EDOM});
+        CHECK(fx.m.close(fd) == 0);
+    }
+    SECTION("exported after the TPC job failed: once the launch ended, the failed job's fence")
+    {
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        fx.m.on_wait = [&]() { join.fence->signalled = true; };
+        int fd = -1;
+        REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+        fx.m.on_wait = nullptr;
+        CHECK(join.fence->signalled); // it waited for the join
+        CHECK(fx.m.aux_fds.at(fd).fence == tpc.fence);
+        CHECK(MockOs::state(*fx.m.aux_fds.at(fd).fence) == std::pair<bool, int>{true, -EDOM});
+        CHECK(fx.m.close(fd) == 0);
+    }
+    SECTION("exported, all end well: a fence signalled without error once all did")
+    {
+        int fd = -1;
+        REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+        const auto &exported = *fx.m.aux_fds.at(fd).fence;
+        tpc.fence->signalled = true;
+        CHECK_FALSE(MockOs::state(exported).first);
+        join.fence->signalled = true;
+        CHECK(MockOs::state(exported) == std::pair<bool, int>{true, 0});
+        CHECK(fx.m.close(fd) == 0);
+    }
+    SECTION("used as a wait: the submission waits for every job of the launch")
+    {
+        hpu_queue_t *q = nullptr;
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_MME, 0, &q) == 0);
+        const std::array<const hpu_fence_t *, 1> w{f};
+        REQUIRE(hpu_queue_gemm(q, &fx.gemm, w.data(), 1, nullptr) == 0);
+        const auto &after = fx.m.jobs.back();
+        CHECK(waits_for(after, join.out.at(1).handle)); // the fence's (then done[p])
+        CHECK(waits_for(after, tpc.out.back().handle));
+        fx.m.complete_jobs();
+        CHECK(hpu_queue_destroy(q) == 0);
+    }
     fx.m.complete_jobs();
     CHECK(hpu_fence_destroy(f) == 0); // its member syncobjs with it (check_clean)
     fx.m.auto_complete = true;
@@ -370,6 +458,143 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
     REQUIRE(hpu_graph_launch(fx.g, nullptr, 0, &f2) == 0);
     CHECK(hpu_fence_wait(f2, 1000) == 0);
     CHECK(hpu_fence_destroy(f2) == 0);
+    fx.close_clean();
+}
+
+namespace {
+
+// The device's sync objects as the jobs' SOB_UPDATE and WAIT packets use
+// them (nothing else is run): enough to replay launches in one order the
+// device may choose and see which WAITs pass.
+struct SobDevice {
+    std::array<std::uint32_t, 32> sob{};
+    struct Run {
+        Lines p;
+        std::size_t pc = 0;
+        bool failed = false; // failed before its first packet: runs nothing
+    };
+    // Runs r from its packet pc on, up to a WAIT not met; true when done.
+    bool step(Run &r)
+    {
+        if (r.failed)
+            return true;
+        for (; r.pc < r.p.size(); ++r.pc) {
+            std::istringstream in(r.p[r.pc]);
+            std::string op;
+            std::string mode;
+            std::uint32_t id = 0;
+            std::uint32_t v = 0;
+            in >> op >> id >> mode >> v;
+            if (op == "WAIT" && sob.at(id) < v)
+                return false;
+            if (op == "SOB_UPDATE")
+                sob.at(id) = mode == "ADD" ? sob.at(id) + v : v;
+        }
+        return true;
+    }
+    // Runs jobs, each queue's in the order given, as far as they go: the
+    // jobs not done (blocked at a WAIT, or behind one on its queue).
+    std::vector<std::size_t> run(std::vector<Run> &jobs, const std::vector<std::uint32_t> &queue)
+    {
+        std::vector<bool> done(jobs.size(), false);
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+                bool head = !done[i];
+                for (std::size_t k = 0; k < i && head; ++k)
+                    head = done[k] || queue[k] != queue[i];
+                if (head && step(jobs[i])) {
+                    done[i] = true;
+                    progress = true;
+                }
+            }
+        }
+        std::vector<std::size_t> left;
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            if (!done[i])
+                left.push_back(i);
+        }
+        return left;
+    }
+};
+
+} // namespace
+
+TEST_CASE("a graph job that fails before its first packet leaves no stale count for the next launch of its parity",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    SobDevice dev;
+    const auto runs = [](const std::vector<MockOs::Job> &jobs, std::vector<std::uint32_t> &queue) {
+        std::vector<SobDevice::Run> out;
+        for (const auto &j : jobs) {
+            out.push_back({packets(j.cb), 0, false});
+            queue.push_back(j.req.queue_id);
+        }
+        return out;
+    };
+    // Launch 0 (the reset, TPC and its release, DMA and its release) runs
+    // to its end: parity 0's objects keep its final counts.
+    const auto l0 = fx.launch_all();
+    REQUIRE(l0.size() == 5);
+    std::vector<std::uint32_t> q0;
+    auto r0 = runs(l0, q0);
+    REQUIRE(dev.run(r0, q0).empty());
+    REQUIRE(fx.engine(l0[1]) == kTpc);
+    REQUIRE(fx.engine(l0[3]) == kDma);
+
+    SECTION("a job on another slot than the join's")
+    {
+        // Launch 1: its TPC job fails before its first packet (the reset of
+        // TPC's parity-0 object); its release lets the join finish.
+        const auto l1 = fx.launch_all();
+        REQUIRE(l1.size() == 4);
+        REQUIRE(fx.engine(l1[0]) == kTpc);
+        std::vector<std::uint32_t> q1;
+        auto r1 = runs(l1, q1);
+        r1[0].failed = true;
+        REQUIRE(dev.run(r1, q1).empty());
+        // Launch 2 (parity 0) starts after launch 1's join: its DMA job may
+        // run before its TPC job (another queue). Its copy out must wait
+        // for this launch's TPC node, not pass on launch 0's count.
+        const auto l2 = fx.launch_all();
+        REQUIRE(l2.size() == 4);
+        REQUIRE(fx.engine(l2[2]) == kDma);
+        std::vector<SobDevice::Run> dma{{packets(l2[2].cb), 0, false}};
+        CHECK(dev.run(dma, {l2[2].req.queue_id}) == std::vector<std::size_t>{0});
+        CHECK(dma[0].p.at(dma[0].pc) == "WAIT 29 GE 1");
+        // Then the rest runs through.
+        std::vector<std::uint32_t> q2;
+        auto r2 = runs(l2, q2);
+        CHECK(dev.run(r2, q2).empty());
+    }
+    SECTION("the join's job")
+    {
+        // Launch 1: the join (DMA) fails before its first packet (the reset
+        // of DMA's parity-0 object); its release runs after it and signals
+        // the launch's syncobj, which launch 2 waits for.
+        const auto l1 = fx.launch_all();
+        REQUIRE(l1.size() == 4);
+        REQUIRE(fx.engine(l1[2]) == kDma);
+        REQUIRE(GraphFixture::is_release_of(l1[3], l1[2]));
+        std::vector<std::uint32_t> q1;
+        auto r1 = runs(l1, q1);
+        r1[2].failed = true;
+        REQUIRE(dev.run(r1, q1).empty());
+        const std::uint32_t done1 = l1[3].out.back().handle;
+        CHECK(done1 == l1[2].out.back().handle);
+        // Launch 2's TPC job may run before its DMA job: its WAIT for the
+        // copy in must not pass on launch 0's count.
+        const auto l2 = fx.launch_all();
+        REQUIRE(l2.size() == 4);
+        for (const auto &j : l2)
+            CHECK((GraphFixture::is_release(j) || waits_for(j, done1)));
+        REQUIRE(fx.engine(l2[0]) == kTpc);
+        std::vector<SobDevice::Run> tpc{{packets(l2[0].cb), 0, false}};
+        CHECK(dev.run(tpc, {l2[0].req.queue_id}) == std::vector<std::size_t>{0});
+        CHECK(tpc[0].p.at(tpc[0].pc) == "WAIT 31 GE 1");
+    }
     fx.close_clean();
 }
 

@@ -10,7 +10,8 @@
 # broadcasting, FP32 and BF16, empty and odd shapes), and that it ran on the
 # device (jobs issued, no fallback); a few training steps of the seed's model
 # and an MLP against the CPU's losses; the CPU fallback; the allocator; the
-# error paths (HBM exhausted, a failing job, a hard reset); hpu:1.
+# error paths (HBM exhausted, a failing job, a hard reset); hpu:1; streams
+# and events.
 #
 # Copyright (c) 2026 The hpu authors
 import json
@@ -1013,6 +1014,8 @@ from test_optim import *  # noqa: E402,F401,F403
 from test_ops import *  # noqa: E402,F401,F403
 # HBM exhaustion, a DMA bus error, nothing live at exit, hpu:1 (test_device.py).
 from test_device import *  # noqa: E402,F401,F403
+# Streams, events and record_stream (test_streams.py).
+from test_streams import *  # noqa: E402,F401,F403
 
 
 class JUnitResult(unittest.TextTestResult):
