@@ -520,7 +520,12 @@ typedef struct HpuHbm {
     uint64_t size;
     size_t nchunks;
     uint8_t **chunks;           /* atomic loads/stores; set under the lock */
-    uint8_t *base;              /* all chunks' memory reserved, or NULL */
+    /*
+     * All chunks' address space reserved (PROT_NONE, a chunk made
+     * accessible when allocated), or NULL; a chunk the host would not
+     * make accessible there has a mapping of its own.
+     */
+    uint8_t *base;
     uint64_t direct;            /* hpum_job_direct() accesses (under lock) */
     /*
      * Direct accesses in flight per ASID, and invalidations (under the

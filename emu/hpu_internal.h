@@ -382,7 +382,9 @@ typedef struct HpuDirect {
  * at offsets that follow their addresses, inside one backed chunk (for
  * @write allocated if needed; or backed chunks that follow each other in
  * hbm.base) that no ECC poison touches, within HPU_DIRECT_SPAN_MAX and
- * HPU_DIRECT_XLAT_MAX, the access is then in flight (hpum_dma_begin(),
+ * HPU_DIRECT_XLAT_MAX (translations, and rows: at most that many, and
+ * none overlapping the next, so the lock is held for a bounded walk),
+ * the access is then in flight (hpum_dma_begin(),
  * hbm.users raised, counted for MMU_INV_STATUS) and @d->p is the host
  * address of @va: the rows are at @d->p + r * @stride until
  * hpum_job_direct_end().  Otherwise @d->p is NULL and nothing is latched

@@ -42,9 +42,12 @@ _Static_assert(HPU_TLB_ENTRIES == 4096, "TLB index is 12 bits");
  * chunk with one transparent huge page.  First-touch page faults dominate
  * the cost of writing fresh HBM otherwise (512 faults per chunk instead of
  * one).  Anonymous memory reads as zeros.  MAP_NORESERVE: only the pages
- * written take memory.
+ * written take memory.  @prot PROT_NONE reserves address space only: no
+ * page is charged against strict overcommit, nor faulted in and locked
+ * under mlockall(MCL_FUTURE) (-overcommit mem-lock=on), until a chunk of
+ * it is made accessible (hbm_chunk_mem_alloc()).
  */
-static uint8_t *hbm_mem_map(size_t len)
+static uint8_t *hbm_mem_map(size_t len, int prot)
 {
     size_t sz = HPU_HBM_CHUNK_SIZE;
     uint8_t *raw, *p;
@@ -53,7 +56,7 @@ static uint8_t *hbm_mem_map(size_t len)
     if (len > SIZE_MAX - sz) {
         return NULL;
     }
-    raw = mmap(NULL, len + sz, PROT_READ | PROT_WRITE,
+    raw = mmap(NULL, len + sz, prot,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED) {
         return NULL;
@@ -70,42 +73,49 @@ static uint8_t *hbm_mem_map(size_t len)
     return p;
 }
 
+/* Chunk @i's place in the reservation of the whole HBM (hbm.base). */
+static uint8_t *hbm_chunk_place(HpuCore *c, size_t i)
+{
+    return c->hbm.base + (i << HPU_HBM_CHUNK_SHIFT);
+}
+
+/* Whether chunk memory @p is in the reservation (else a mapping of its own). */
+static bool hbm_chunk_reserved(HpuCore *c, const uint8_t *p)
+{
+    return c->hbm.base && p >= c->hbm.base &&
+           (size_t)(p - c->hbm.base) < c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT;
+}
+
 /*
- * Backing memory of chunk @i: its place in the reservation of the whole
- * HBM (hbm.base, zero filled: never written or dropped with
- * MADV_DONTNEED), or a mapping of its own when there is none.
+ * Backing memory of chunk @i (lock held): its place in the reservation,
+ * made readable and writable (zero filled: never written, or dropped with
+ * MADV_DONTNEED or zeroed), or a mapping of its own when there is no
+ * reservation or the host refuses the mprotect().
  */
 static uint8_t *hbm_chunk_mem_alloc(HpuCore *c, size_t i)
 {
     if (c->hbm.base) {
-        return c->hbm.base + (i << HPU_HBM_CHUNK_SHIFT);
+        uint8_t *p = hbm_chunk_place(c, i);
+
+        if (!mprotect(p, HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE)) {
+            return p;
+        }
     }
-    return hbm_mem_map(HPU_HBM_CHUNK_SIZE);
+    return hbm_mem_map(HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE);
 }
 
 /*
- * Chunk memory at @p back to the host, reading as zeros again (its next
- * allocation is the same place).  MADV_DONTNEED refuses some memory (a
- * locked page, for one): then fresh anonymous memory replaces the chunk
- * in the reservation, or failing that it is zeroed.  No old byte may
+ * Chunk memory at @p in the reservation back to the host, reading as
+ * zeros again (its next allocation is the same place; it stays accessible
+ * and, under strict overcommit, charged).  MADV_DONTNEED refuses some
+ * memory (locked pages, for one): then it is zeroed.  No old byte may
  * survive into another allocation.
  */
 static void hbm_chunk_mem_zero(uint8_t *p)
 {
-    void *q;
-
-    if (!madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED)) {
-        return;
+    if (madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED)) {
+        memset(p, 0, HPU_HBM_CHUNK_SIZE);
     }
-    q = mmap(p, HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE,
-             MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (q == (void *)p) {
-#ifdef MADV_HUGEPAGE
-        madvise(p, HPU_HBM_CHUNK_SIZE, MADV_HUGEPAGE);
-#endif
-        return;
-    }
-    memset(p, 0, HPU_HBM_CHUNK_SIZE);
 }
 
 static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
@@ -113,7 +123,7 @@ static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
     if (!p) {
         return;
     }
-    if (c->hbm.base) {
+    if (hbm_chunk_reserved(c, p)) {
         hbm_chunk_mem_zero(p);
     } else {
         munmap(p, HPU_HBM_CHUNK_SIZE);
@@ -124,9 +134,10 @@ static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
 
 /*
  * The chunks are reserved as one range of host address space when the
- * host allows it (no memory is taken until a chunk is written), so that
- * HBM offsets that follow each other are host addresses that do too
- * (hpum_job_direct()); else each chunk is mapped on its first write.
+ * host allows it (inaccessible: no memory is taken or charged until a
+ * chunk is written), so that HBM offsets that follow each other are host
+ * addresses that do too (hpum_job_direct()); else, or if a chunk cannot
+ * be made accessible there, each chunk is mapped on its first write.
  */
 bool hpum_hbm_init(HpuCore *c)
 {
@@ -140,7 +151,8 @@ bool hpum_hbm_init(HpuCore *c)
         return false;           /* hpum_hbm_fini() frees what there is */
     }
     if (c->hbm.nchunks && c->hbm.nchunks <= SIZE_MAX >> HPU_HBM_CHUNK_SHIFT) {
-        c->hbm.base = hbm_mem_map(c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
+        c->hbm.base = hbm_mem_map(c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT,
+                                  PROT_NONE);
     }
     return true;
 }
@@ -151,13 +163,16 @@ void hpum_hbm_fini(HpuCore *c)
 
     free(c->hbm.poison);
     c->hbm.poison = NULL;
+    if (c->hbm.chunks) {
+        for (i = 0; i < c->hbm.nchunks; i++) {
+            if (!hbm_chunk_reserved(c, c->hbm.chunks[i])) {
+                hbm_chunk_mem_free(c, c->hbm.chunks[i]);
+            }
+        }
+    }
     if (c->hbm.base) {
         munmap(c->hbm.base, c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
         c->hbm.base = NULL;
-    } else if (c->hbm.chunks) {
-        for (i = 0; i < c->hbm.nchunks; i++) {
-            hbm_chunk_mem_free(c, c->hbm.chunks[i]);
-        }
     }
     free(c->hbm.chunks);
     c->hbm.chunks = NULL;
@@ -1138,7 +1153,8 @@ int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
 
     memset(d, 0, sizeof(*d));
     if (!rows || !row_len || asid >= HPU_MMU_NUM_ASIDS ||
-        row_len > HPU_DIRECT_SPAN_MAX ||
+        row_len > HPU_DIRECT_SPAN_MAX || rows > HPU_DIRECT_XLAT_MAX ||
+        (rows > 1 && stride < row_len) ||
         (stride &&
          rows - 1 > (HPU_DIRECT_SPAN_MAX - row_len) / stride)) {
         return HPU_CQ_OK;               /* nothing, or copied: too wide */
@@ -1168,6 +1184,11 @@ int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
         if (!chunk) {
             hpum_unlock(c);
             return HPU_CQ_OK;           /* unbacked: reads as zeros */
+        }
+        if (span > HPU_HBM_CHUNK_SIZE - (off & (HPU_HBM_CHUNK_SIZE - 1)) &&
+            chunk != hbm_chunk_place(c, (size_t)(in >> HPU_HBM_CHUNK_SHIFT))) {
+            hpum_unlock(c);
+            return HPU_CQ_OK;           /* not where its neighbours are */
         }
     }
     chunk = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
