@@ -418,9 +418,16 @@ int hpum_tpc_launch(const HpuPacket *k);
 int hpum_mme_gemm(const HpuPacket *k);
 /*
  * Set OpenBLAS's (process-wide) thread count for the MMEs' products:
- * @threads (0: 1).  Products of all MMEs are serialised (hpu_mme.c).
+ * @threads (0: 1), applied before the next product.  Products of all MMEs
+ * are serialised (hpu_mme.c).  Takes no lock: it runs under the BQL.
  */
 void hpum_mme_setup(unsigned int threads);
+/*
+ * Unit tests only (NULL otherwise): called for packet @k just before each
+ * product, with the process's BLAS lock held and the operands used in
+ * place in flight.
+ */
+extern void (*hpum_mme_test_hook)(const HpuPacket *k);
 /* Free an engine's MME work buffers (teardown). */
 void hpum_mme_free(HpuMmeBufs *b);
 

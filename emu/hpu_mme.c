@@ -84,14 +84,32 @@ typedef struct HpuGemm {
  * run, and OpenBLAS's spinning pool, if it has one, serves one caller.
  * Operands used in place begin under it (hpum_mme_slice()); it is taken
  * before the core lock, never with it held, and never held over a copy.
+ * Nothing takes it under QEMU's BQL: a device's thread count
+ * (hpum_mme_setup(), at realize) is only stored, and the next product
+ * applies it under the lock.
  */
 static pthread_mutex_t hpum_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int hpum_blas_threads_want = 1;     /* atomic */
+static unsigned int hpum_blas_threads;  /* OpenBLAS's, 0 unset (BLAS lock) */
+
+void (*hpum_mme_test_hook)(const HpuPacket *k);
 
 void hpum_mme_setup(unsigned int threads)
 {
-    pthread_mutex_lock(&hpum_blas_lock);
-    openblas_set_num_threads(threads ? (int)threads : 1);
-    pthread_mutex_unlock(&hpum_blas_lock);
+    __atomic_store_n(&hpum_blas_threads_want, threads ? threads : 1,
+                     __ATOMIC_RELAXED);
+}
+
+/* The thread count last asked for, before a product (BLAS lock held). */
+static void hpum_blas_threads_apply(void)
+{
+    unsigned int t = __atomic_load_n(&hpum_blas_threads_want,
+                                     __ATOMIC_RELAXED);
+
+    if (t != hpum_blas_threads) {
+        openblas_set_num_threads(t > INT_MAX ? INT_MAX : (int)t);
+        hpum_blas_threads = t;
+    }
 }
 
 void hpum_mme_free(HpuMmeBufs *b)
@@ -525,9 +543,9 @@ static int hpum_mme_operands_end(const HpuMmeRun *x, HpuMmeOperand *a,
  * hpum_blas_lock is taken before an operand begins in place, so that none
  * is in flight (a reset waiting for it) while the engine waits for the
  * lock behind other products.  It is never held over a copy (a DMA may
- * wait for QEMU's BQL, whose holder may want the lock: hpum_mme_setup())
- * nor taken with the core lock held: hpum_job_direct() takes the core
- * lock inside it.  So an operand that is copied is copied first, and the
+ * wait for QEMU's BQL, and every other MME would wait with it) nor taken
+ * with the core lock held: hpum_job_direct() takes the core lock inside
+ * it.  So an operand that is copied is copied first, and the
  * direct accesses are tried under the lock; if one misses, whatever began
  * is ended, the lock dropped, that operand copied (and in the following
  * slices copied first), and the other tried again; on a second miss
@@ -595,7 +613,11 @@ static int hpum_mme_slice(const HpuMmeRun *x, HpuMmeOperand *a,
                 x->k->s, mc, nc, kc, lda, ldb);
         return HPU_CQ_BUS_ERROR;
     }
-    /* one product at a time in the process: see hpum_mme_setup() */
+    /* one product at a time in the process: see hpum_blas_lock */
+    hpum_blas_threads_apply();
+    if (hpum_mme_test_hook) {
+        hpum_mme_test_hook(x->k);
+    }
     cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
                 g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc, (int)kc,
                 1.0f, ma, lda, mb, ldb, first ? 0.0f : 1.0f, x->bf->acc,

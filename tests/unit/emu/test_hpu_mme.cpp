@@ -30,7 +30,10 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <optional>
+#include <string>
 
 using namespace hpu_test;
 
@@ -1082,6 +1085,121 @@ TEST_CASE("hpum_job_direct: ECC poison injected during a read is an ECC error at
     // and a new access does not begin in place on the poisoned page
     REQUIRE(hpum_job_direct(&dp.k, o.va, PG, 4, 256, write, &d) == HPU_CQ_OK);
     CHECK(d.p == nullptr);
+}
+
+namespace {
+
+// hpum_mme_test_hook for the life of one object: @fn runs before each
+// product, the BLAS lock held and the operands used in place in flight
+struct ProductHook {
+    static inline std::function<void()> fn;
+
+    explicit ProductHook(std::function<void()> f)
+    {
+        fn = std::move(f);
+        hpum_mme_test_hook = [](const HpuPacket *) { fn(); };
+    }
+    ~ProductHook()
+    {
+        hpum_mme_test_hook = nullptr;
+        fn = nullptr;
+    }
+    ProductHook(const ProductHook &) = delete;
+    ProductHook &operator=(const ProductHook &) = delete;
+};
+
+} // namespace
+
+TEST_CASE("MME GEMM: MMU_INV during a product in place is BUSY until the product is done",
+          "[emu][mme][direct][mmu]")
+{
+    LayoutGemm lg(GENERATE(false, true), false);
+    Rig *rig = nullptr;
+    unsigned int products = 0, busy = 0;
+    ProductHook hook([&] {
+        products++;
+        rig->wr(HPU_REG_MMU_INV, Pages::kCtx);
+        busy += rig->rd(HPU_REG_MMU_INV_STATUS) == HPU_MMU_INV_BUSY;
+    });
+    LayoutRun run = layout_run(lg, Layout::Follow, [&](Pages &p, LayoutOps &) { rig = &p.r; });
+    REQUIRE(run.cqe.status == HPU_CQ_OK);
+    CHECK(products == 2);                       // two K slices
+    if (!run.reserved) {
+        SKIP("the host refused the HBM reservation: no operand in place");
+    }
+    // A and B of each product in place and still in flight; once they end,
+    // BUSY reads 0 (layout_run() checks it)
+    CHECK(busy == 2);
+    CHECK(wrong_d(lg, run) == 0);
+}
+
+TEST_CASE("MME GEMM: ECC poison injected on A in place during the product is an ECC error",
+          "[emu][mme][direct][ecc]")
+{
+    // one K slice: nothing of D is stored before the product
+    LayoutGemm lg(false, false, 1000);
+    Rig *rig = nullptr;
+    uint64_t a_pa = 0, a_va = 0;
+    unsigned int products = 0;
+    ProductHook hook([&] {
+        if (!products++) {
+            rig->wr(HPU_REG_INJ_ECC_ADDR_LO, static_cast<uint32_t>(a_pa));
+            rig->wr(HPU_REG_INJ_ECC_ADDR_HI, static_cast<uint32_t>(a_pa >> 32));
+            rig->wr(HPU_REG_INJ_ECC_CTRL, HPU_INJ_ECC_UE);
+        }
+    });
+    std::vector<std::string> log;
+    LayoutRun run = layout_run(
+        lg, Layout::Follow,
+        [&](Pages &p, LayoutOps &o) {
+            rig = &p.r;
+            a_pa = o.a.pa[0];
+            a_va = o.a.va;
+        },
+        [&](Rig &r) { log = r.env.errors; });
+    REQUIRE(products == 1);
+    if (!run.reserved) {
+        SKIP("the host refused the HBM reservation: A is copied before the product");
+    }
+    REQUIRE(run.done);
+    CHECK(run.cqe.status == HPU_CQ_ECC);
+    // ECC_UE at the poisoned page; the read reported at A's first row
+    CHECK(run.fault_va == (a_pa & ~(2 * MiB - 1)));
+    char at[64];
+    std::snprintf(at, sizeof(at), "read at 0x%llx: read in place of a page poisoned",
+                  static_cast<unsigned long long>(a_va));
+    CHECK(std::any_of(log.begin(), log.end(),
+                      [&](const std::string &l) { return l.find(at) != std::string::npos; }));
+    CHECK(std::all_of(run.d.begin(), run.d.end(), [](uint8_t x) { return x == 0; }));
+}
+
+TEST_CASE("hpum_job_direct: more rows than HPU_DIRECT_XLAT_MAX, or rows overlapping, are copied",
+          "[emu][mme][direct]")
+{
+    Rig r;
+    Pages pg{r, Layout::Follow};
+    pg.hbm_next = 8 * MiB;          // inside one chunk: no reservation needed
+    const auto o = pg.put(std::vector<uint8_t>(1 * MiB, 0x5a));
+    DirectPacket dp(r);
+    HpuDirect d;
+    // 256-byte rows back to back: 16 per page, so few translations
+    REQUIRE(hpum_job_direct(&dp.k, o.va, 256, HPU_DIRECT_XLAT_MAX, 256, false, &d) ==
+            HPU_CQ_OK);
+    CHECK(d.p != nullptr);
+    CHECK(hpum_job_direct_end(&dp.k, &d) == HPU_CQ_OK);
+    REQUIRE(hpum_job_direct(&dp.k, o.va, 256, HPU_DIRECT_XLAT_MAX + 1, 256, false, &d) ==
+            HPU_CQ_OK);
+    CHECK(d.p == nullptr);
+    // a stride below the row length (0 included), and one row whatever the stride
+    REQUIRE(hpum_job_direct(&dp.k, o.va, 255, 4, 256, false, &d) == HPU_CQ_OK);
+    CHECK(d.p == nullptr);
+    REQUIRE(hpum_job_direct(&dp.k, o.va, 0, 4, 256, false, &d) == HPU_CQ_OK);
+    CHECK(d.p == nullptr);
+    REQUIRE(hpum_job_direct(&dp.k, o.va, 0, 1, 256, false, &d) == HPU_CQ_OK);
+    CHECK(d.p != nullptr);
+    CHECK(hpum_job_direct_end(&dp.k, &d) == HPU_CQ_OK);
+    CHECK(r.core.hbm.users == 0);
+    CHECK(r.core.inflight == 0);
 }
 
 TEST_CASE("hpum_job_direct: rows spanning more than HPU_DIRECT_SPAN_MAX of HBM are copied",
