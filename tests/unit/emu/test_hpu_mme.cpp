@@ -1054,6 +1054,41 @@ TEST_CASE("hpum_job_direct: MMU_INV of the ASID is BUSY until the accesses begun
     CHECK(r.core.hbm.dir_stale == 0);
 }
 
+TEST_CASE("hpum_job_direct: a power-on reset during an access completes when the access ends",
+          "[emu][mme][direct][reset]")
+{
+    Rig r;
+    Pages pg{r, Layout::Follow};
+    pg.hbm_next = 8 * MiB;
+    const auto o = pg.put(std::vector<uint8_t>(4 * PG, 0x5a));
+    DirectPacket dp(r);
+    HpuDirect d;
+    REQUIRE(hpum_job_direct(&dp.k, o.va, PG, 4, 256, false, &d) == HPU_CQ_OK);
+    REQUIRE(d.p != nullptr);
+    r.wr(HPU_REG_MMU_INV, Pages::kCtx);
+    CHECK(r.rd(HPU_REG_MMU_INV_STATUS) == HPU_MMU_INV_BUSY);
+    const unsigned int drained = r.env.drained;
+    hpum_core_reset(&r.core);
+    // the reset waits for the access, which keeps its memory and counts
+    CHECK(hpum_core_in_reset(&r.core));
+    CHECK(r.core.inflight_old == 1);
+    CHECK(r.core.hbm.users == 1);
+    CHECK(r.core.hbm.dir_stale == 1);
+    CHECK(d.p[3 * PG] == 0x5a);
+    // its end checks nothing (the job is of an earlier epoch) and drains the reset
+    CHECK(hpum_job_direct_end(&dp.k, &d) == HPU_CQ_OK);
+    CHECK(dp.f.status == HPU_CQ_OK);
+    CHECK(r.env.drained == drained + 1);
+    hpum_core_reset_finish(&r.core);
+    CHECK_FALSE(hpum_core_in_reset(&r.core));
+    CHECK(r.core.hbm.users == 0);
+    CHECK(r.core.inflight == 0);
+    CHECK(r.core.inflight_old == 0);
+    CHECK(r.core.hbm.dir_stale == 0);
+    CHECK(r.core.hbm.dir_cur[Pages::kCtx] == 0);
+    CHECK(r.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+}
+
 TEST_CASE("hpum_job_direct: ECC poison injected during a read is an ECC error at its end",
           "[emu][mme][direct][ecc]")
 {
