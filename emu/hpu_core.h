@@ -521,6 +521,24 @@ typedef struct HpuHbm {
     size_t nchunks;
     uint8_t **chunks;           /* atomic loads/stores; set under the lock */
     /*
+     * All chunks' address space reserved (PROT_NONE, a chunk made
+     * accessible when allocated), or NULL; a chunk the host would not
+     * make accessible there has a mapping of its own.
+     */
+    uint8_t *base;
+    uint64_t direct;            /* hpum_job_direct() accesses (under lock) */
+    /*
+     * Direct accesses in flight per ASID, and invalidations (under the
+     * lock): an access counts in @dir_cur[asid] while its ASID's
+     * @inv_gen is the one it began with; an MMU_INV of the ASID moves
+     * them to @dir_stale (its translations may be stale) and bumps
+     * @inv_gen.  MMU_INV_STATUS is BUSY while @dir_stale is non-zero.
+     * Kept over resets (the accesses end whatever the resets do).
+     */
+    uint32_t inv_gen[HPU_MMU_NUM_ASIDS];
+    uint32_t dir_cur[HPU_MMU_NUM_ASIDS];
+    uint32_t dir_stale;
+    /*
      * Engine copies in progress outside the lock (atomic).  While it is
      * non-zero the scrubber zeroes chunks instead of freeing them.
      */

@@ -355,6 +355,53 @@ bool hpum_job_stopped_locked(const HpuPacket *k);
 int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
                        uint64_t rows, uint64_t row_len, void *buf,
                        bool write);
+/* A direct access (hpum_job_direct()) while it is in flight. */
+typedef struct HpuDirect {
+    uint8_t *p;                 /* host address of @va, or NULL: copy */
+    uint64_t va, off, stride, rows, row_len;
+    uint32_t gen;               /* its ASID's hbm.inv_gen when it began */
+    uint16_t asid;
+    bool write;
+} HpuDirect;
+
+/*
+ * Bounds of a direct access: the HBM span it covers (first to last byte
+ * of its rows) and the page translations it may take under the lock.
+ * Above either, the engine copies.
+ */
+#define HPU_DIRECT_SPAN_MAX     (256ULL << 20)
+#define HPU_DIRECT_XLAT_MAX     2048
+
+/*
+ * Direct access for packet @k's job to the @rows rows of @row_len bytes at
+ * @va + r * @stride (an engine that computes in place instead of copying,
+ * the MMEs): every byte of the rows is translated under the lock for a
+ * read or, with @write, a write (page by page, as hpum_job_xfer_rows()
+ * would translate them; the gaps between rows are not), after the checks
+ * that begin a batch of hpum_job_xfer_rows().  If the rows are all in HBM
+ * at offsets that follow their addresses, inside one backed chunk (for
+ * @write allocated if needed; or backed chunks that follow each other in
+ * hbm.base) that no ECC poison touches, within HPU_DIRECT_SPAN_MAX and
+ * HPU_DIRECT_XLAT_MAX (translations, and rows: at most that many, and
+ * none overlapping the next, so the lock is held for a bounded walk),
+ * the access is then in flight (hpum_dma_begin(),
+ * hbm.users raised, counted for MMU_INV_STATUS) and @d->p is the host
+ * address of @va: the rows are at @d->p + r * @stride until
+ * hpum_job_direct_end().  Otherwise @d->p is NULL and nothing is latched
+ * or begun: the caller takes hpum_job_xfer_rows(), which reports what it
+ * finds.  Returns HPU_CQ_OK, or HPU_XFER_STALE / HPU_STEP_ABORT as that
+ * would (@d->p NULL).
+ */
+int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
+                    uint64_t rows, uint64_t row_len, bool write,
+                    HpuDirect *d);
+/*
+ * The end of a direct access that hpum_job_direct() began (@d->p set; it
+ * is cleared).  A read whose HBM was poisoned meanwhile is an ECC error,
+ * as the copy would have been (HPU_CQ_ECC, latched at its first poisoned
+ * byte); else HPU_CQ_OK.  A write's bytes stay where they landed.
+ */
+int hpum_job_direct_end(const HpuPacket *k, HpuDirect *d);
 /* Fail the packet BAD_PACKET with @why in the guest-error log. */
 int hpum_pkt_bad(const HpuPacket *k, const char *why);
 /*
@@ -371,9 +418,16 @@ int hpum_tpc_launch(const HpuPacket *k);
 int hpum_mme_gemm(const HpuPacket *k);
 /*
  * Set OpenBLAS's (process-wide) thread count for the MMEs' products:
- * @threads (0: 1).  Products of all MMEs are serialised (hpu_mme.c).
+ * @threads (0: 1), applied before the next product.  Products of all MMEs
+ * are serialised (hpu_mme.c).  Takes no lock: it runs under the BQL.
  */
 void hpum_mme_setup(unsigned int threads);
+/*
+ * Unit tests only (NULL otherwise): called for packet @k just before each
+ * product, with the process's BLAS lock held and the operands used in
+ * place in flight.
+ */
+extern void (*hpum_mme_test_hook)(const HpuPacket *k);
 /* Free an engine's MME work buffers (teardown). */
 void hpum_mme_free(HpuMmeBufs *b);
 

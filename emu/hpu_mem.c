@@ -38,18 +38,25 @@
 _Static_assert(HPU_TLB_ENTRIES == 4096, "TLB index is 12 bits");
 
 /*
- * Backing memory of one chunk: a 2 MiB-aligned anonymous mapping, so the
- * host can back it with one transparent huge page.  First-touch page
- * faults dominate the cost of writing fresh HBM otherwise (512 faults per
- * chunk instead of one).  Anonymous memory reads as zeros.
+ * @len bytes of 2 MiB-aligned anonymous memory, so the host can back each
+ * chunk with one transparent huge page.  First-touch page faults dominate
+ * the cost of writing fresh HBM otherwise (512 faults per chunk instead of
+ * one).  Anonymous memory reads as zeros.  MAP_NORESERVE: only the pages
+ * written take memory.  @prot PROT_NONE reserves address space only: no
+ * page is charged against strict overcommit, nor faulted in and locked
+ * under mlockall(MCL_FUTURE) (-overcommit mem-lock=on), until a chunk of
+ * it is made accessible (hbm_chunk_mem_alloc()).
  */
-static uint8_t *hbm_chunk_mem_alloc(void)
+static uint8_t *hbm_mem_map(size_t len, int prot)
 {
     size_t sz = HPU_HBM_CHUNK_SIZE;
     uint8_t *raw, *p;
     uintptr_t head;
 
-    raw = mmap(NULL, 2 * sz, PROT_READ | PROT_WRITE,
+    if (len > SIZE_MAX - sz) {
+        return NULL;
+    }
+    raw = mmap(NULL, len + sz, prot,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED) {
         return NULL;
@@ -59,22 +66,79 @@ static uint8_t *hbm_chunk_mem_alloc(void)
     if (head) {
         munmap(raw, head);
     }
-    munmap(p + sz, sz - head);
+    munmap(p + len, sz - head);
 #ifdef MADV_HUGEPAGE
-    madvise(p, sz, MADV_HUGEPAGE);
+    madvise(p, len, MADV_HUGEPAGE);
 #endif
     return p;
 }
 
-static void hbm_chunk_mem_free(uint8_t *p)
+/* Chunk @i's place in the reservation of the whole HBM (hbm.base). */
+static uint8_t *hbm_chunk_place(HpuCore *c, size_t i)
 {
-    if (p) {
+    return c->hbm.base + (i << HPU_HBM_CHUNK_SHIFT);
+}
+
+/* Whether chunk memory @p is in the reservation (else a mapping of its own). */
+static bool hbm_chunk_reserved(HpuCore *c, const uint8_t *p)
+{
+    return c->hbm.base && p >= c->hbm.base &&
+           (size_t)(p - c->hbm.base) < c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT;
+}
+
+/*
+ * Backing memory of chunk @i (lock held): its place in the reservation,
+ * made readable and writable (zero filled: never written, or dropped with
+ * MADV_DONTNEED or zeroed), or a mapping of its own when there is no
+ * reservation or the host refuses the mprotect().
+ */
+static uint8_t *hbm_chunk_mem_alloc(HpuCore *c, size_t i)
+{
+    if (c->hbm.base) {
+        uint8_t *p = hbm_chunk_place(c, i);
+
+        if (!mprotect(p, HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE)) {
+            return p;
+        }
+    }
+    return hbm_mem_map(HPU_HBM_CHUNK_SIZE, PROT_READ | PROT_WRITE);
+}
+
+/*
+ * Chunk memory at @p in the reservation back to the host, reading as
+ * zeros again (its next allocation is the same place; it stays accessible
+ * and, under strict overcommit, charged).  MADV_DONTNEED refuses some
+ * memory (locked pages, for one): then it is zeroed.  No old byte may
+ * survive into another allocation.
+ */
+static void hbm_chunk_mem_zero(uint8_t *p)
+{
+    if (madvise(p, HPU_HBM_CHUNK_SIZE, MADV_DONTNEED)) {
+        memset(p, 0, HPU_HBM_CHUNK_SIZE);
+    }
+}
+
+static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
+{
+    if (!p) {
+        return;
+    }
+    if (hbm_chunk_reserved(c, p)) {
+        hbm_chunk_mem_zero(p);
+    } else {
         munmap(p, HPU_HBM_CHUNK_SIZE);
     }
 }
 
 /* HBM store */
 
+/*
+ * The chunks are reserved as one range of host address space when the
+ * host allows it (inaccessible: no memory is taken or charged until a
+ * chunk is written), so that HBM offsets that follow each other are host
+ * addresses that do too (hpum_job_direct()); else, or if a chunk cannot
+ * be made accessible there, each chunk is mapped on its first write.
+ */
 bool hpum_hbm_init(HpuCore *c)
 {
     c->hbm.size = c->cfg.hbm_size;
@@ -82,7 +146,15 @@ bool hpum_hbm_init(HpuCore *c)
                               HPU_HBM_CHUNK_SHIFT);
     c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
     c->hbm.poison = calloc(c->hbm.nchunks, 1);
-    return c->hbm.chunks != NULL && c->hbm.poison != NULL;
+    c->hbm.base = NULL;
+    if (!c->hbm.chunks || !c->hbm.poison) {
+        return false;           /* hpum_hbm_fini() frees what there is */
+    }
+    if (c->hbm.nchunks && c->hbm.nchunks <= SIZE_MAX >> HPU_HBM_CHUNK_SHIFT) {
+        c->hbm.base = hbm_mem_map(c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT,
+                                  PROT_NONE);
+    }
+    return true;
 }
 
 void hpum_hbm_fini(HpuCore *c)
@@ -91,11 +163,16 @@ void hpum_hbm_fini(HpuCore *c)
 
     free(c->hbm.poison);
     c->hbm.poison = NULL;
-    if (!c->hbm.chunks) {
-        return;
+    if (c->hbm.chunks) {
+        for (i = 0; i < c->hbm.nchunks; i++) {
+            if (!hbm_chunk_reserved(c, c->hbm.chunks[i])) {
+                hbm_chunk_mem_free(c, c->hbm.chunks[i]);
+            }
+        }
     }
-    for (i = 0; i < c->hbm.nchunks; i++) {
-        hbm_chunk_mem_free(c->hbm.chunks[i]);
+    if (c->hbm.base) {
+        munmap(c->hbm.base, c->hbm.nchunks << HPU_HBM_CHUNK_SHIFT);
+        c->hbm.base = NULL;
     }
     free(c->hbm.chunks);
     c->hbm.chunks = NULL;
@@ -160,7 +237,7 @@ static void hbm_chunk_drop(HpuCore *c, size_t i)
         memset(p, 0, HPU_HBM_CHUNK_SIZE);
     } else {
         __atomic_store_n(&c->hbm.chunks[i], NULL, __ATOMIC_RELEASE);
-        hbm_chunk_mem_free(p);
+        hbm_chunk_mem_free(c, p);
     }
 }
 
@@ -254,7 +331,7 @@ static uint8_t *hbm_chunk_alloc(HpuCore *c, uint64_t off, bool locked)
     }
     p = hbm_chunk(c, i);
     if (!p) {
-        p = hbm_chunk_mem_alloc();
+        p = hbm_chunk_mem_alloc(c, i);
         if (p) {
             __atomic_store_n(&c->hbm.chunks[i], p, __ATOMIC_RELEASE);
         }
@@ -1027,6 +1104,182 @@ int hpum_job_xfer_rows(const HpuPacket *k, uint64_t va, uint64_t stride,
                           stride, rows, row_len, buf, write, k->f);
 }
 
+/*
+ * Under the lock: the HBM offset of @va if every byte of the rows maps to
+ * HBM at offsets that follow their addresses (hpum_job_direct()), in at
+ * most HPU_DIRECT_XLAT_MAX translations.  Those are in one chunk, or in
+ * chunks that follow each other in hbm.base.
+ */
+static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
+                             uint64_t stride, uint64_t rows,
+                             uint64_t row_len, bool write, uint64_t *off)
+{
+    uint64_t r, at, end, run = 0, run_end = 0;
+    unsigned int n = 0;
+    HpuXlat x;
+
+    for (r = 0; r < rows; r++) {
+        at = va + r * stride;
+        end = at + row_len;
+        while (at < end) {
+            if (at >= run && at < run_end) {
+                at = HPU_MIN(end, run_end);     /* same page run */
+                continue;
+            }
+            if (++n > HPU_DIRECT_XLAT_MAX ||
+                hpum_xlat(c, asid, at, write, &x) || x.host) {
+                return false;
+            }
+            if (r == 0 && at == va) {
+                *off = x.addr;
+            } else if (x.addr != *off + (at - va)) {
+                return false;
+            }
+            run = at;
+            run_end = at + x.len;
+        }
+    }
+    return true;
+}
+
+int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
+                    uint64_t rows, uint64_t row_len, bool write,
+                    HpuDirect *d)
+{
+    HpuCore *c = k->c;
+    uint16_t asid = k->j->asid;
+    uint64_t off = 0, span, in;
+    uint8_t *chunk;
+
+    memset(d, 0, sizeof(*d));
+    if (!rows || !row_len || asid >= HPU_MMU_NUM_ASIDS ||
+        row_len > HPU_DIRECT_SPAN_MAX || rows > HPU_DIRECT_XLAT_MAX ||
+        (rows > 1 && stride < row_len) ||
+        (stride &&
+         rows - 1 > (HPU_DIRECT_SPAN_MAX - row_len) / stride)) {
+        return HPU_CQ_OK;               /* nothing, or copied: too wide */
+    }
+    span = (rows - 1) * stride + row_len;
+    hpum_lock(c);
+    if (c->dead || k->j->epoch != c->epoch) {
+        hpum_unlock(c);
+        return HPU_XFER_STALE;
+    }
+    if (hpum_job_stopped_locked(k)) {
+        hpum_unlock(c);
+        return HPU_STEP_ABORT;
+    }
+    if (!hpum_direct_xlat(c, asid, va, stride, rows, row_len, write, &off) ||
+        (!c->hbm.base &&
+         span > HPU_HBM_CHUNK_SIZE - (off & (HPU_HBM_CHUNK_SIZE - 1))) ||
+        hbm_any_poisoned(c, off, span)) {
+        hpum_unlock(c);
+        return HPU_CQ_OK;               /* the copying path decides */
+    }
+    /* every chunk of the span backed (for a write: allocated) */
+    for (in = off & ~(HPU_HBM_CHUNK_SIZE - 1); in < off + span;
+         in += HPU_HBM_CHUNK_SIZE) {
+        chunk = write ? hbm_chunk_alloc(c, in, true)
+                      : hbm_chunk(c, (size_t)(in >> HPU_HBM_CHUNK_SHIFT));
+        if (!chunk) {
+            hpum_unlock(c);
+            return HPU_CQ_OK;           /* unbacked: reads as zeros */
+        }
+        if (span > HPU_HBM_CHUNK_SIZE - (off & (HPU_HBM_CHUNK_SIZE - 1)) &&
+            chunk != hbm_chunk_place(c, (size_t)(in >> HPU_HBM_CHUNK_SHIFT))) {
+            hpum_unlock(c);
+            return HPU_CQ_OK;           /* not where its neighbours are */
+        }
+    }
+    chunk = hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT));
+    in = off & (HPU_HBM_CHUNK_SIZE - 1);
+    __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_dma_begin(c, k->j->epoch);     /* checked above, lock held since */
+    c->hbm.direct++;
+    c->hbm.dir_cur[asid]++;
+    d->gen = c->hbm.inv_gen[asid];
+    hpum_unlock(c);
+    d->p = chunk + in;
+    d->va = va;
+    d->off = off;
+    d->stride = stride;
+    d->rows = rows;
+    d->row_len = row_len;
+    d->asid = asid;
+    d->write = write;
+    return HPU_CQ_OK;
+}
+
+/*
+ * Under the lock: the VA of the first byte of direct access @d's rows in
+ * a poisoned page, if there is one.
+ */
+static bool hpum_direct_poisoned(HpuCore *c, const HpuDirect *d,
+                                 uint64_t *va)
+{
+    uint64_t r, o, p;
+
+    for (r = 0; r < d->rows; r++) {
+        o = d->off + r * d->stride;
+        for (p = o & ~(HPU_HBM_CHUNK_SIZE - 1); p < o + d->row_len;
+             p += HPU_HBM_CHUNK_SIZE) {
+            if (hpum_hbm_poisoned(c, p)) {
+                *va = d->va + r * d->stride + (p > o ? p - o : 0);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+int hpum_job_direct_end(const HpuPacket *k, HpuDirect *d)
+{
+    HpuCore *c = k->c;
+    uint64_t va;
+    int r = HPU_CQ_OK;
+
+    if (!d->p) {
+        return HPU_CQ_OK;
+    }
+    d->p = NULL;
+    __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_lock(c);
+    if (d->gen == c->hbm.inv_gen[d->asid]) {
+        c->hbm.dir_cur[d->asid]--;
+    } else {
+        c->hbm.dir_stale--;             /* an MMU_INV waited for it */
+    }
+    /* poisoned during the read: what the copy would have met */
+    if (!d->write && k->j->epoch == c->epoch && !c->dead &&
+        hpum_direct_poisoned(c, d, &va)) {
+        hpum_ecc_error(c, k->e, d->asid, va,
+                       "read in place of a page poisoned during the read",
+                       k->f);
+        r = k->f->status;
+    }
+    hpum_dma_end(c, k->j->epoch);
+    hpum_unlock(c);
+    return r;
+}
+
+/*
+ * MMU_INV of @asid (or @all): the direct accesses of those ASIDs in
+ * flight translated before it; it completes (MMU_INV_STATUS) when they
+ * end.
+ */
+static void hpum_direct_invalidate(HpuCore *c, bool all, uint16_t asid)
+{
+    unsigned int a;
+
+    for (a = 0; a < HPU_MMU_NUM_ASIDS; a++) {
+        if (all || a == asid) {
+            c->hbm.dir_stale += c->hbm.dir_cur[a];
+            c->hbm.dir_cur[a] = 0;
+            c->hbm.inv_gen[a]++;
+        }
+    }
+}
+
 /* MMU block registers (BAR0 + 0x1000) */
 
 static HpuAccess hpum_mmu_read(HpuCore *c, uint32_t offset,
@@ -1050,8 +1303,12 @@ static HpuAccess hpum_mmu_read(HpuCore *c, uint32_t offset,
         *val = 0;               /* write-only */
         break;
     case HPU_REG_MMU_INV_STATUS:
-        /* Synchronous, but INJ_MMU_INV keeps a written one pending. */
-        *val = m->inv_stuck ? HPU_MMU_INV_BUSY : 0;
+        /*
+         * Done at once for the TLB, but INJ_MMU_INV keeps a written one
+         * pending, and an invalidation waits for the direct accesses
+         * (hpum_job_direct()) of its ASIDs begun before it.
+         */
+        *val = m->inv_stuck || c->hbm.dir_stale ? HPU_MMU_INV_BUSY : 0;
         break;
     case HPU_REG_MMU_INV_COUNT:
         *val = m->inv_count;
@@ -1139,6 +1396,8 @@ static HpuAccess hpum_mmu_write(HpuCore *c, uint32_t offset,
         }
         hpum_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
                             val & HPU_MMU_INV_ASID_MASK);
+        hpum_direct_invalidate(c, val & HPU_MMU_INV_ALL,
+                               val & HPU_MMU_INV_ASID_MASK);
         m->inv_count++;
         break;
     case HPU_REG_FAULT_INFO:

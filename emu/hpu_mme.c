@@ -5,27 +5,36 @@
  *
  * A GEMM runs on the host's OpenBLAS: D is computed by panels of at most
  * HPU_MME_PANEL x HPU_MME_PANEL elements (whole 128 x 128 output tiles).
- * For each HPU_MME_SLICE-deep slice of K the panel's slices of A and B are
- * gathered as stored through the device MMU (hpum_mem_xfer_rows(): page
- * runs translated in batches, memcpy from HBM chunks, one DMA per host
- * run), BF16 widened to FP32 exactly (so the products and the FP32
- * accumulation are those of a BF16 GEMM), and cblas_sgemm accumulates
- * their product into the panel.  The epilogue (alpha, beta * C, bias,
- * activation, conversion) then runs per output tile, which is scattered
- * to D.  The job is checked before every panel, after every slice (which
+ * For each HPU_MME_SLICE-deep slice of K (1024: one product for K up to
+ * 1024) cblas_sgemm accumulates the product of the panel's slices of A
+ * and B into the panel.  An FP32 slice whose rows are in HBM at offsets
+ * that follow their addresses (hpum_job_direct(): every byte of its rows
+ * translated and checked through the device MMU first) is multiplied in
+ * place, with the descriptor's leading dimension; any other slice is
+ * gathered as stored (hpum_mem_xfer_rows(): page runs translated in
+ * batches, memcpy from HBM chunks, one DMA per host run), BF16 widened to
+ * FP32 exactly (so the products and the FP32 accumulation are those of a
+ * BF16 GEMM).  Either way the product sees the same numbers with the same
+ * shapes, so the result is the same bytes.  The epilogue (alpha, beta * C,
+ * bias, activation, conversion) then runs per output tile, in place in D
+ * when D is FP32 in HBM the same way, else into a tile buffer that is
+ * stored.  The job is checked before every panel, after every slice (which
  * also counts as progress for the watchdog: the tiles of a panel are only
  * stored once all its slices are done) and before every tile store; a
- * stored tile is progress.
+ * stored tile is progress.  An in-place slice or tile is an access in
+ * flight for the time of its product or epilogue: a reset, and an
+ * MMU_INV of its ASID (MMU_INV_STATUS), wait for it.
  *
  * Host memory per engine is bounded whatever the GEMM: a 4 MiB FP32
- * accumulator, two 1 MiB slices, a 512 KiB BF16 staging buffer and three
- * small tile buffers (about 6.6 MiB), allocated at the engine's first GEMM
- * and kept until teardown.
+ * accumulator, two 4 MiB slices, a 2 MiB BF16 staging buffer and three
+ * small tile buffers (about 14.1 MiB), allocated at the engine's first
+ * GEMM and kept until teardown.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
  * Copyright (c) 2026 The hpu authors
  */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -38,7 +47,7 @@
 
 #define HPU_MME_PANEL           1024    /* rows / columns of a panel of D */
 #define HPU_MME_PANEL_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_PANEL)
-#define HPU_MME_SLICE           256     /* depth (K) of one product */
+#define HPU_MME_SLICE           1024    /* depth (K) of one product */
 #define HPU_MME_SLICE_ELEMS     ((size_t)HPU_MME_PANEL * HPU_MME_SLICE)
 #define HPU_MME_TILE_ELEMS      ((size_t)HPU_MME_TILE * HPU_MME_TILE)
 
@@ -73,14 +82,34 @@ typedef struct HpuGemm {
  * engine thread itself and OpenBLAS starts no pool).  So the MMEs never
  * take more than that many host cores for products, however many GEMMs
  * run, and OpenBLAS's spinning pool, if it has one, serves one caller.
+ * Operands used in place begin under it (hpum_mme_slice()); it is taken
+ * before the core lock, never with it held, and never held over a copy.
+ * Nothing takes it under QEMU's BQL: a device's thread count
+ * (hpum_mme_setup(), at realize) is only stored, and the next product
+ * applies it under the lock.
  */
 static pthread_mutex_t hpum_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int hpum_blas_threads_want = 1;     /* atomic */
+static unsigned int hpum_blas_threads;  /* OpenBLAS's, 0 unset (BLAS lock) */
+
+void (*hpum_mme_test_hook)(const HpuPacket *k);
 
 void hpum_mme_setup(unsigned int threads)
 {
-    pthread_mutex_lock(&hpum_blas_lock);
-    openblas_set_num_threads(threads ? (int)threads : 1);
-    pthread_mutex_unlock(&hpum_blas_lock);
+    __atomic_store_n(&hpum_blas_threads_want, threads ? threads : 1,
+                     __ATOMIC_RELAXED);
+}
+
+/* The thread count last asked for, before a product (BLAS lock held). */
+static void hpum_blas_threads_apply(void)
+{
+    unsigned int t = __atomic_load_n(&hpum_blas_threads_want,
+                                     __ATOMIC_RELAXED);
+
+    if (t != hpum_blas_threads) {
+        openblas_set_num_threads(t > INT_MAX ? INT_MAX : (int)t);
+        hpum_blas_threads = t;
+    }
 }
 
 void hpum_mme_free(HpuMmeBufs *b)
@@ -406,13 +435,210 @@ static void hpum_mme_encode(const float *f, size_t n, unsigned int sz,
 #endif
 }
 
+/*
+ * An operand of a slice's product: rows [@r0, @r0 + @nr) and columns
+ * [@c0, @c0 + @nc) of the matrix stored at @va (@sz bytes per element,
+ * @ld per row).  It is used in place (@d.p set), or gathered into @buf
+ * (dense, FP32; @gathered).  @copy: not tried in place (it cannot be, or
+ * an earlier slice was not), gathered first.
+ */
+typedef struct HpuMmeOperand {
+    uint64_t va;
+    uint32_t ld;
+    unsigned int sz;
+    uint64_t r0, nr, c0, nc;
+    float *buf;
+    HpuDirect d;
+    bool gathered;
+    bool copy;
+} HpuMmeOperand;
+
+/*
+ * Whether @o may be used in place: FP32 (on a little-endian host) with a
+ * leading dimension that cblas_sgemm takes, an int (the span of its rows,
+ * at most HPU_DIRECT_SPAN_MAX, keeps every offset in one too).
+ */
+static bool hpum_mme_may_direct(const HpuMmeOperand *o)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return o->sz == 4 && o->ld <= INT_MAX;
+#else
+    return false;
+#endif
+}
+
+/*
+ * Begin @o in place if hpum_job_direct() finds its rows in HBM; else
+ * @o->d.p stays NULL and later slices copy it first.
+ */
+static int hpum_mme_try_direct(const HpuMmeRun *x, HpuMmeOperand *o)
+{
+    int r = hpum_job_direct(x->k, o->va + (o->r0 * o->ld + o->c0) * 4,
+                            (uint64_t)o->ld * 4, o->nr, o->nc * 4, false,
+                            &o->d);
+
+    o->copy = !r && !o->d.p;
+    return r;
+}
+
+static int hpum_mme_gather_op(const HpuMmeRun *x, HpuMmeOperand *o)
+{
+    int r = hpum_mme_gather(x, o->va, o->ld, o->sz, o->r0, o->nr, o->c0,
+                            o->nc, o->buf);
+
+    o->gathered = !r;
+    return r;
+}
+
+/* The matrix that the product takes for @o, and its leading dimension. */
+static const float *hpum_mme_matrix(const HpuMmeOperand *o, int *ld)
+{
+    if (o->d.p) {
+        *ld = (int)o->ld;       /* at most INT_MAX: hpum_mme_try_direct() */
+        return (const float *)o->d.p;
+    }
+    *ld = (int)o->nc;
+    return o->buf;
+}
+
+/*
+ * Whether cblas_sgemm takes these arguments (row major): it refuses any
+ * other with a line on stderr and computes nothing, which would leave the
+ * accumulator's old contents for D.
+ */
+static bool hpum_mme_blas_ok(bool ta, bool tb, uint32_t m, uint32_t n,
+                             uint32_t k, int lda, int ldb, int ldc)
+{
+    uint32_t ac = ta ? m : k, bc = tb ? k : n;
+
+    return m && n && k && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX &&
+           lda > 0 && (uint32_t)lda >= ac && ldb > 0 &&
+           (uint32_t)ldb >= bc && ldc > 0 && (uint32_t)ldc >= n;
+}
+
+/*
+ * The end of the operands' direct accesses (either may be none); with
+ * @read, the first error, A's before B's, as the copies would have met
+ * them (a product that did not run read nothing).
+ */
+static int hpum_mme_operands_end(const HpuMmeRun *x, HpuMmeOperand *a,
+                                 HpuMmeOperand *b, bool read)
+{
+    int r, rb;
+
+    if (!read) {
+        a->d.write = b->d.write = true;     /* nothing to check */
+    }
+    r = hpum_job_direct_end(x->k, &a->d);
+    if (r) {
+        b->d.write = true;      /* no check: it would replace A's report */
+    }
+    rb = hpum_job_direct_end(x->k, &b->d);
+    return r ? r : rb;
+}
+
+/*
+ * acc (+)= op(A) x op(B) for one slice: @a and @b in place or gathered.
+ *
+ * hpum_blas_lock is taken before an operand begins in place, so that none
+ * is in flight (a reset waiting for it) while the engine waits for the
+ * lock behind other products.  It is never held over a copy (a DMA may
+ * wait for QEMU's BQL, and every other MME would wait with it) nor taken
+ * with the core lock held: hpum_job_direct() takes the core lock inside
+ * it.  So an operand that is copied is copied first, and the
+ * direct accesses are tried under the lock; if one misses, whatever began
+ * is ended, the lock dropped, that operand copied (and in the following
+ * slices copied first), and the other tried again; on a second miss
+ * everything is copied.
+ */
+static int hpum_mme_slice(const HpuMmeRun *x, HpuMmeOperand *a,
+                          HpuMmeOperand *b, uint32_t mc, uint32_t nc,
+                          uint32_t kc, bool first)
+{
+    const HpuGemm *g = x->g;
+    const float *ma, *mb;
+    int r, lda, ldb;
+    unsigned int round;
+
+    a->d.p = b->d.p = NULL;
+    a->gathered = b->gathered = false;
+    a->copy |= !hpum_mme_may_direct(a);
+    b->copy |= !hpum_mme_may_direct(b);
+    r = a->copy ? hpum_mme_gather_op(x, a) : HPU_CQ_OK;
+    if (!r && b->copy) {
+        r = hpum_mme_gather_op(x, b);
+    }
+    if (r) {
+        return r;
+    }
+    for (round = 0;; round++) {
+        bool miss_a, miss_b = false;
+
+        pthread_mutex_lock(&hpum_blas_lock);
+        r = a->gathered ? HPU_CQ_OK : hpum_mme_try_direct(x, a);
+        miss_a = !r && !a->gathered && !a->d.p;
+        if (!r && !miss_a && !b->gathered) {
+            /* (else A is copied first, and B tried after it) */
+            r = hpum_mme_try_direct(x, b);
+            miss_b = !r && !b->d.p;
+        }
+        if (!r && !miss_a && !miss_b && (b->gathered || b->d.p)) {
+            break;                      /* the lock held */
+        }
+        pthread_mutex_unlock(&hpum_blas_lock);
+        hpum_mme_operands_end(x, a, b, false);
+        if (r) {
+            return r;
+        }
+        if (miss_a || (round && !a->gathered)) {
+            r = hpum_mme_gather_op(x, a);
+            if (r) {
+                return r;
+            }
+        }
+        if (miss_b || (round && !b->gathered)) {
+            r = hpum_mme_gather_op(x, b);
+            if (r) {
+                return r;
+            }
+        }
+    }
+    ma = hpum_mme_matrix(a, &lda);
+    mb = hpum_mme_matrix(b, &ldb);
+    if (!hpum_mme_blas_ok(g->ta, g->tb, mc, nc, kc, lda, ldb, (int)nc)) {
+        pthread_mutex_unlock(&hpum_blas_lock);
+        hpum_mme_operands_end(x, a, b, false);
+        HPU_LOG(x->k->c, "%s.%u: internal error: cblas_sgemm would refuse "
+                "%ux%ux%u with lda %d, ldb %d", hpum_engine_name(x->k->e),
+                x->k->s, mc, nc, kc, lda, ldb);
+        return HPU_CQ_BUS_ERROR;
+    }
+    /* one product at a time in the process: see hpum_blas_lock */
+    hpum_blas_threads_apply();
+    if (hpum_mme_test_hook) {
+        hpum_mme_test_hook(x->k);
+    }
+    cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
+                g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc, (int)kc,
+                1.0f, ma, lda, mb, ldb, first ? 0.0f : 1.0f, x->bf->acc,
+                (int)nc);
+    pthread_mutex_unlock(&hpum_blas_lock);
+    return hpum_mme_operands_end(x, a, b, true);
+}
+
 /* acc = op(A) x op(B) for rows @m0.. (@mc) and columns @n0.. (@nc). */
 static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                           uint32_t mc, uint32_t n0, uint32_t nc)
 {
     const HpuGemm *g = x->g;
-    uint64_t a = g->a + (uint64_t)bt * g->sa * g->in_sz;
-    uint64_t b = g->b + (uint64_t)bt * g->sb * g->in_sz;
+    HpuMmeOperand a = {
+        .va = g->a + (uint64_t)bt * g->sa * g->in_sz,
+        .ld = g->lda, .sz = g->in_sz, .buf = x->bf->a,
+    };
+    HpuMmeOperand b = {
+        .va = g->b + (uint64_t)bt * g->sb * g->in_sz,
+        .ld = g->ldb, .sz = g->in_sz, .buf = x->bf->b,
+    };
     uint32_t k0, kc;
     int r;
 
@@ -422,28 +648,19 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     }
     for (k0 = 0; k0 < g->k; k0 += kc) {
         kc = HPU_MIN(g->k - k0, (uint32_t)HPU_MME_SLICE);
-        r = g->ta ? hpum_mme_gather(x, a, g->lda, g->in_sz, k0, kc, m0, mc,
-                                    x->bf->a)
-                  : hpum_mme_gather(x, a, g->lda, g->in_sz, m0, mc, k0, kc,
-                                    x->bf->a);
+        /* A is M x K stored (K x M transposed), B K x N (N x K) */
+        a.r0 = g->ta ? k0 : m0;
+        a.nr = g->ta ? kc : mc;
+        a.c0 = g->ta ? m0 : k0;
+        a.nc = g->ta ? mc : kc;
+        b.r0 = g->tb ? n0 : k0;
+        b.nr = g->tb ? nc : kc;
+        b.c0 = g->tb ? k0 : n0;
+        b.nc = g->tb ? kc : nc;
+        r = hpum_mme_slice(x, &a, &b, mc, nc, kc, k0 == 0);
         if (r) {
             return r;
         }
-        r = g->tb ? hpum_mme_gather(x, b, g->ldb, g->in_sz, n0, nc, k0, kc,
-                                    x->bf->b)
-                  : hpum_mme_gather(x, b, g->ldb, g->in_sz, k0, kc, n0, nc,
-                                    x->bf->b);
-        if (r) {
-            return r;
-        }
-        /* one product at a time in the process: see hpum_mme_setup() */
-        pthread_mutex_lock(&hpum_blas_lock);
-        cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
-                    g->tb ? CblasTrans : CblasNoTrans, (int)mc, (int)nc,
-                    (int)kc, 1.0f, x->bf->a, (int)(g->ta ? mc : kc),
-                    x->bf->b, (int)(g->tb ? kc : nc), k0 ? 1.0f : 0.0f,
-                    x->bf->acc, (int)nc);
-        pthread_mutex_unlock(&hpum_blas_lock);
         if (k0 + kc < g->k) {
             /* a slice of the panel's tiles: progress (device-model.md) */
             r = hpum_job_progress(x->k);
@@ -455,7 +672,57 @@ static int hpum_mme_panel(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     return HPU_CQ_OK;
 }
 
-/* Epilogue and store of the tile at (@tm0, @tn0) of the panel. */
+/*
+ * The epilogue of @tm x @tn results at @acc (@lda apart) with C at @cin
+ * (@tn apart, if used) and the panel's bias from column @tn0, into @out
+ * (FP32, @ldo apart).
+ */
+static void hpum_mme_epilogue(const HpuGemm *g, const HpuMmeBufs *bf,
+                              const float *acc, size_t lda, const float *cin,
+                              uint32_t tn0, uint32_t tm, uint32_t tn,
+                              float *out, size_t ldo)
+{
+    const float *bias = bf->bias + tn0;
+    uint32_t i, j;
+
+    for (i = 0; i < tm; i++, acc += lda, cin += tn, out += ldo) {
+        float *o = out;
+
+        /* one pass per step, in mme.md's order, so that they vectorize */
+        if (g->alpha == 1.0f) {
+            memcpy(o, acc, tn * sizeof(float));     /* 1 * x is x */
+        } else {
+            for (j = 0; j < tn; j++) {
+                o[j] = g->alpha * acc[j];
+            }
+        }
+        if (g->use_c) {
+            for (j = 0; j < tn; j++) {
+                o[j] += g->beta * cin[j];
+            }
+        }
+        if (g->bias) {
+            for (j = 0; j < tn; j++) {
+                o[j] += bias[j];
+            }
+        }
+        if (g->act == HPU_MME_ACT_RELU) {
+            for (j = 0; j < tn; j++) {
+                o[j] = o[j] > 0.0f ? o[j] : 0.0f;
+            }
+        } else if (g->act != HPU_MME_ACT_NONE) {
+            for (j = 0; j < tn; j++) {
+                o[j] = hpum_act(g->act, o[j]);
+            }
+        }
+    }
+}
+
+/*
+ * Epilogue and store of the tile at (@tm0, @tn0) of the panel: computed
+ * in place in D when D is FP32 in one HBM chunk (hpum_job_direct()), else
+ * into a tile buffer that is then stored.
+ */
 static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
                          uint32_t n0, uint32_t nc, uint32_t tm0,
                          uint32_t tm, uint32_t tn0, uint32_t tn)
@@ -465,8 +732,8 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
     HpuMmeBufs *bf = x->bf;
     uint64_t row = m0 + tm0, col = n0 + tn0;
     uint64_t d = g->d + (uint64_t)bt * g->sd * g->out_sz;
+    const float *acc = bf->acc + (size_t)tm0 * nc + tn0;
     float *out = (float *)bf->out;
-    uint32_t i, j;
     int r;
 
     if (g->use_c) {
@@ -476,39 +743,36 @@ static int hpum_mme_tile(const HpuMmeRun *x, uint32_t bt, uint32_t m0,
             return r;
         }
     }
-    for (i = 0; i < tm; i++) {
-        const float *acc = bf->acc + (size_t)(tm0 + i) * nc + tn0;
-        const float *cin = bf->c + (size_t)i * tn;
-        float *o = out + (size_t)i * tn;
+    d += (row * g->ldd + col) * g->out_sz;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (g->out_sz == 4) {
+        HpuDirect dd;
 
-        /* one pass per step, in mme.md's order, so that they vectorize */
-        for (j = 0; j < tn; j++) {
-            o[j] = g->alpha * acc[j];
+        /* the job is checked before every store, in place or not */
+        r = hpum_job_check(k);
+        if (r) {
+            return r;
         }
-        if (g->use_c) {
-            for (j = 0; j < tn; j++) {
-                o[j] += g->beta * cin[j];
-            }
+        r = hpum_job_direct(k, d, (uint64_t)g->ldd * 4, tm,
+                            (uint64_t)tn * 4, true, &dd);
+        if (r) {
+            return r;
         }
-        if (g->bias) {
-            for (j = 0; j < tn; j++) {
-                o[j] += bf->bias[tn0 + j];
-            }
-        }
-        if (g->act != HPU_MME_ACT_NONE) {
-            for (j = 0; j < tn; j++) {
-                o[j] = hpum_act(g->act, o[j]);
-            }
+        if (dd.p) {
+            hpum_mme_epilogue(g, bf, acc, nc, bf->c, tn0, tm, tn,
+                              (float *)dd.p, g->ldd);
+            return hpum_job_direct_end(k, &dd);
         }
     }
+#endif
+    hpum_mme_epilogue(g, bf, acc, nc, bf->c, tn0, tm, tn, out, tn);
     hpum_mme_encode(out, (size_t)tm * tn, g->out_sz, bf->out);
     r = hpum_job_check(k);
     if (r) {
         return r;
     }
     /* each batch of the store begins only while the job may go on */
-    return hpum_job_xfer_rows(k, d + (row * g->ldd + col) * g->out_sz,
-                              (uint64_t)g->ldd * g->out_sz, tm,
+    return hpum_job_xfer_rows(k, d, (uint64_t)g->ldd * g->out_sz, tm,
                               (uint64_t)tn * g->out_sz, bf->out, true);
 }
 

@@ -25,8 +25,14 @@
 #include "hpu_mmu.h"
 #include "hpu_reg.h"
 
-/* How long an invalidation may take before the driver gives up. */
-#define HPU_MMU_INV_TIMEOUT_US		1000000U
+/*
+ * How long an invalidation may take before the driver gives up.  BUSY
+ * lasts while an engine access translated before it is in flight (in the
+ * device model, at most one in-place MME product, which takes longer on a
+ * loaded host: memory-and-queues.md); a timeout quarantines memory and
+ * escalates to a hard reset, so the bound is generous.
+ */
+#define HPU_MMU_INV_TIMEOUT_US		5000000U
 
 /* The page-table area: at most the window, an eighth of HBM otherwise. */
 #define HPU_PT_AREA_MAX			SZ_64M

@@ -37,18 +37,6 @@ namespace ref = hpu::kernels::ref;
 
 namespace {
 
-uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 10) : def;
-}
-
-bool want(const char *what)
-{
-    const char *v = std::getenv("HPU_BENCH_WHAT");
-    return !v || !*v || std::string(v) == what;
-}
-
 constexpr unsigned kAsid = 1;
 
 // A rig with @hbm bytes of HBM and every tensor of @bytes mapped in kAsid.
@@ -58,7 +46,7 @@ struct Model {
 
     explicit Model(uint64_t hbm) : r(opts(hbm))
     {
-        r.core.tpc_cores = static_cast<unsigned>(env_u64("HPU_BENCH_CORES", r.core.tpc_cores));
+        r.core.tpc_cores = static_cast<unsigned>(bench::env_u64("HPU_BENCH_CORES", r.core.tpc_cores));
     }
     static DevOpts opts(uint64_t hbm)
     {
@@ -129,7 +117,7 @@ TDesc vec(uint64_t va, uint64_t n)
 
 void bench_add(int runs)
 {
-    const uint64_t n = env_u64("HPU_BENCH_ELEMS", bc::kAddElems);
+    const uint64_t n = bench::env_u64("HPU_BENCH_ELEMS", bc::kAddElems);
     Model m(1ULL << 30);
     auto fa = [](uint64_t i) { return bc::unit(bc::kAddA, i); };
     auto fb = [](uint64_t i) { return 4.0F * bc::unit(bc::kAddB, i); };
@@ -155,7 +143,7 @@ void bench_add(int runs)
 
 void bench_adamw(int runs)
 {
-    const uint64_t n = env_u64("HPU_BENCH_PARAMS", bc::kAdamParams);
+    const uint64_t n = bench::env_u64("HPU_BENCH_PARAMS", bc::kAdamParams);
     Model m(1ULL << 30);
     uint64_t ow = 0, om = 0, ov = 0;
     const uint64_t w = m.tensor(n, bc::adam_w, &ow), g = m.tensor(n, bc::adam_g);
@@ -189,11 +177,11 @@ void bench_adamw(int runs)
 
 TEST_CASE("TPC model bench", "[bench]")
 {
-    const int runs = static_cast<int>(env_u64("HPU_BENCH_RUNS", 5));
-    if (want("add")) {
+    const int runs = static_cast<int>(bench::env_u64("HPU_BENCH_RUNS", 5));
+    if (bench::want("add")) {
         bench_add(runs);
     }
-    if (want("adamw")) {
+    if (bench::want("adamw")) {
         bench_adamw(runs);
     }
 }

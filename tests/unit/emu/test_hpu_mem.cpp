@@ -10,6 +10,13 @@
 
 #include "hpu_rig.hpp"
 
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 using namespace hpu_test;
 
 TEST_CASE("HBM is sparse and reads zero where never written", "[emu][hbm]")
@@ -119,6 +126,77 @@ TEST_CASE("the scrubber zeroes HBM and frees its backing", "[emu][hbm][scrub]")
         r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
         CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
     }
+}
+
+namespace {
+
+// The protection of the host mapping holding @p, from /proc/self/maps
+// ("rw-p", "---p"), or "" if none does.
+std::string host_prot(const void *p)
+{
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        unsigned long lo, hi;
+        char prot[5] = {};
+        if (std::sscanf(line.c_str(), "%lx-%lx %4s", &lo, &hi, prot) == 3 && at >= lo &&
+            at < hi) {
+            return prot;
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("the HBM reservation is inaccessible but for the chunks allocated", "[emu][hbm]")
+{
+    Rig r(1ULL << 30);
+    if (!r.core.hbm.base) {
+        SKIP("the host refused the HBM reservation: chunks are mapped one by one");
+    }
+    // reserved address space only: nothing faulted in or locked, nothing
+    // charged against strict overcommit (device-model.md)
+    CHECK(host_prot(r.core.hbm.base) == "---p");
+    CHECK(host_prot(r.core.hbm.base + (1ULL << 30) - 1) == "---p");
+    const uint8_t one = 1;
+    r.bwrite(4 * MiB + 5, &one, 1);
+    REQUIRE(r.core.hbm.chunks[2] == r.core.hbm.base + 4 * MiB);
+    CHECK(host_prot(r.core.hbm.base + 4 * MiB) == "rw-p");
+    CHECK(host_prot(r.core.hbm.base + 6 * MiB - 1) == "rw-p");
+    CHECK(host_prot(r.core.hbm.base + 4 * MiB - 1) == "---p");
+    CHECK(host_prot(r.core.hbm.base + 6 * MiB) == "---p");
+    CHECK(r.bread(4 * MiB + 5, 1)[0] == 1);
+}
+
+TEST_CASE("a chunk freed in the HBM reservation reads zeros even where the host refuses "
+          "MADV_DONTNEED", "[emu][hbm][scrub]")
+{
+    Rig r(1ULL << 30);
+    if (!r.core.hbm.base) {
+        SKIP("the host refused the HBM reservation: chunks are unmapped when freed");
+    }
+    auto fill = pattern_bytes(2 * MiB, 7);
+    r.bwrite(4 * MiB, fill.data(), fill.size());
+    uint8_t *chunk = r.core.hbm.chunks[2];
+    REQUIRE(chunk == r.core.hbm.base + 4 * MiB);
+    // a locked page: MADV_DONTNEED fails with EINVAL on it
+    if (mlock(chunk, 4096) != 0) {
+        SKIP("mlock() refused (RLIMIT_MEMLOCK)");
+    }
+    r.wr(HPU_REG_SCRUB_ADDR_LO, 4 * MiB);
+    r.wr(HPU_REG_SCRUB_SIZE_LO, 2 * MiB);
+    r.wr(HPU_REG_SCRUB_CTRL, HPU_SCRUB_START);
+    CHECK(r.rd(HPU_REG_SCRUB_STATUS) == 0u);
+    CHECK(hpum_core_hbm_backed(&r.core) == 0);
+    // the chunk's next allocation is the same memory: no old byte in it
+    const uint8_t one = 1;
+    r.bwrite(6 * MiB - 1, &one, 1);
+    CHECK(r.core.hbm.chunks[2] == chunk);
+    auto b = r.bread(4 * MiB, 8192);
+    CHECK(std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; }));
+    munlock(chunk, 4096);
 }
 
 namespace {
