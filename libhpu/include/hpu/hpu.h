@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 8
+#define HPU_API_VERSION_MINOR 9
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -125,7 +125,12 @@ struct hpu_device_info {
 	char pci_addr[HPU_PCI_ADDR_MAX];
 	/* Since 1.4: */
 	uint8_t class_engines[HPU_MAX_ENGINE_CLASSES]; /* queue engines per HPU_ENGINE_* class (hpu_device_engines()) */
+	/* Since 1.9: */
+	uint64_t caps;              /* HPU_DEVICE_CAP_* (0 from a driver without them) */
 };
+
+/** hpu_device_info.caps: device memory maps into processes (hpu_buffer_map()). */
+#define HPU_DEVICE_CAP_HBM_MMAP (1ULL << 0)
 
 /** Version of the library at run time, packed as HPU_MAKE_VERSION(). */
 HPU_EXPORT uint32_t hpu_get_version(void);
@@ -344,8 +349,34 @@ HPU_EXPORT int hpu_buffer_destroy(hpu_buffer_t *buf);
 HPU_EXPORT uint64_t hpu_buffer_va(const hpu_buffer_t *buf);
 /** hpu_buffer_size() - bytes usable from hpu_buffer_va() (0 for NULL). */
 HPU_EXPORT uint64_t hpu_buffer_size(const hpu_buffer_t *buf);
-/** hpu_buffer_host_ptr() - caller's address of a host or user-pointer buffer, else NULL. */
+/**
+ * hpu_buffer_host_ptr() - caller's address of a host or user-pointer buffer,
+ * or of a device-memory buffer once hpu_buffer_map() mapped it; else NULL.
+ */
 HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
+
+/**
+ * hpu_buffer_map() - map a buffer into the caller and return its address.
+ * @ptr: Out: the address of the buffer's first byte (hpu_buffer_va()'s).
+ *
+ * Device memory (HPU_MEM_DEVICE) is mapped through the device's HBM BAR,
+ * write-combining, once: later calls, and hpu_buffer_host_ptr(), return
+ * the same address until hpu_buffer_destroy(). CPU accesses to it cross
+ * PCIe, so they are slow next to the DMA engines (use them for bulk data);
+ * the mapping is for code that must take a CPU pointer, such as an RDMA
+ * stack registering memory (ibv_reg_mr() of the range registers the HBM
+ * itself) or MPI. Writes are ordered against jobs as the device's BAR is:
+ * complete them (a fence wait returns after the job's writes; this call's
+ * stores are flushed before a later submission) before a job reads them.
+ * Host and user-pointer buffers return the mapping they have. Safe to
+ * call from several threads at once.
+ *
+ * Returns 0, -EOPNOTSUPP when the device cannot map its memory into a
+ * process (hardware before spec version 8; hpu_device_info.caps lacks
+ * HPU_DEVICE_CAP_HBM_MMAP), -ENODEV for a buffer of a file reopened since,
+ * -EINVAL for a NULL argument, or another negative errno value. Since 1.9.
+ */
+HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr);
 
 /**
  * hpu_queue_create() - create a queue on an engine.
