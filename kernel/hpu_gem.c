@@ -246,9 +246,10 @@ static vm_fault_t hpu_bo_hbm_fault(struct vm_fault *vmf)
 	struct drm_gem_object *obj = vma->vm_private_data;
 	struct hpu_device *hdev = to_hpu_device(obj->dev);
 	unsigned long first = drm_vma_node_start(&obj->vma_node);
-	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct hpu_mmu *mmu = hdev->mmu;
 	u64 off, lo, hi, hbm, len;
 	unsigned long addr;
+	vm_fault_t ret;
 	int idx;
 
 	if (vmf->pgoff < first ||
@@ -256,6 +257,10 @@ static vm_fault_t hpu_bo_hbm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	if (!drm_dev_enter(obj->dev, &idx))
 		return VM_FAULT_SIGBUS;
+	down_read(&mmu->user_map_sem);
+	ret = VM_FAULT_SIGBUS;
+	if (mmu->user_map_off)
+		goto out;
 
 	/*
 	 * Buffer offsets: the faulting page's, and the 2 MiB around it
@@ -263,22 +268,29 @@ static vm_fault_t hpu_bo_hbm_fault(struct vm_fault *vmf)
 	 * what the mapping covers.
 	 */
 	off = (u64)(vmf->pgoff - first) << PAGE_SHIFT;
+	hbm = hpu_bo_hbm_addr(hdev, to_hpu_bo(obj), off, &len);
+	if (!len)
+		goto out;
+	ret = vmf_insert_pfn(vma, vmf->address,
+			     (mmu->bar_start + hbm) >> PAGE_SHIFT);
+	if (ret & VM_FAULT_ERROR)
+		goto out;
+	/* The rest of the 2 MiB: best effort, the faulting page is in. */
 	lo = max(ALIGN_DOWN(off, SZ_2M),
 		 off - (vmf->address - vma->vm_start));
 	hi = min(ALIGN_DOWN(off, SZ_2M) + SZ_2M,
 		 off + (vma->vm_end - vmf->address));
-	hbm = hpu_bo_hbm_addr(hdev, to_hpu_bo(obj), lo, &len);
-	if (!len)
-		goto out;
-	hi = min(hi, lo + len);
+	hbm -= off - lo;
 	addr = vmf->address - (unsigned long)(off - lo);
 	for (; lo < hi; lo += PAGE_SIZE, addr += PAGE_SIZE, hbm += PAGE_SIZE) {
-		ret = vmf_insert_pfn(vma, addr,
-				     (hdev->mmu->bar_start + hbm) >> PAGE_SHIFT);
-		if (ret & VM_FAULT_ERROR)
+		if (lo == off)
+			continue;
+		if (vmf_insert_pfn(vma, addr, (mmu->bar_start + hbm) >> PAGE_SHIFT) &
+		    VM_FAULT_ERROR)
 			break;
 	}
 out:
+	up_read(&mmu->user_map_sem);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -304,6 +316,7 @@ static int hpu_bo_hbm_mmap(struct drm_gem_object *obj,
 	}
 	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	vma->vm_page_prot = pgprot_decrypted(vma->vm_page_prot);
 	return 0;
 }
 
@@ -361,6 +374,38 @@ struct drm_gem_object *hpu_gem_vma_object(struct hpu_device *hdev,
 void hpu_gem_unmap_all(struct hpu_device *hdev)
 {
 	unmap_mapping_range(hdev->drm.anon_inode->i_mapping, 0, 0, 1);
+}
+
+/**
+ * hpu_gem_user_map_off() - take BAR4 away from processes for a while
+ * @hdev: the device, about to stop decoding memory (function level reset)
+ *
+ * Zaps every CPU mapping of the device file; until hpu_gem_user_map_on(),
+ * a fault on an HBM mapping gets SIGBUS instead of a page of a BAR that
+ * does not answer (an access to it would be an Unsupported Request, fatal
+ * on some platforms). May sleep.
+ */
+void hpu_gem_user_map_off(struct hpu_device *hdev)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+
+	down_write(&mmu->user_map_sem);
+	mmu->user_map_off = true;
+	hpu_gem_unmap_all(hdev);
+	up_write(&mmu->user_map_sem);
+}
+
+/**
+ * hpu_gem_user_map_on() - let processes map BAR4 again
+ * @hdev: the device, decoding memory again
+ */
+void hpu_gem_user_map_on(struct hpu_device *hdev)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+
+	down_write(&mmu->user_map_sem);
+	mmu->user_map_off = false;
+	up_write(&mmu->user_map_sem);
 }
 
 /**

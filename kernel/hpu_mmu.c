@@ -133,6 +133,27 @@ int hpu_mmu_init(struct hpu_device *hdev)
 		drm_err(drm, "cannot map BAR%d: %d\n", HPU_BAR_HBM, ret);
 		return ret;
 	}
+	init_rwsem(&mmu->user_map_sem);
+	/*
+	 * The rest of BAR4 (HBM buffers, never the page tables) is mapped
+	 * into processes write-combining: reserve that memory type, after
+	 * the uncached mapping of the page-table area, whose range it must
+	 * not overlap (the PAT would then make both uncached).
+	 */
+	if (mmu->hbm_mappable && mmu->win_size > mmu->pt_size) {
+		ret = devm_arch_io_reserve_memtype_wc(&pdev->dev,
+						      mmu->bar_start + mmu->pt_size,
+						      mmu->win_size - mmu->pt_size);
+		if (!ret)
+			ret = devm_arch_phys_wc_add(&pdev->dev,
+						    mmu->bar_start + mmu->pt_size,
+						    mmu->win_size - mmu->pt_size);
+		if (ret) {
+			drm_warn(drm, "BAR%d: no write-combining for HBM mappings (%d): HBM buffers are not mapped into processes\n",
+				 HPU_BAR_HBM, ret);
+			mmu->hbm_mappable = false;
+		}
+	}
 	mmu->pt_count = mmu->pt_size / HPU_PT_SIZE;
 
 	mmu->pt_map = bitmap_zalloc(mmu->pt_count, GFP_KERNEL);

@@ -37,6 +37,10 @@ struct hpu_device;
  * @hbm_mappable: BAR4 covers all of HBM (spec version 8), so HBM buffers
  *	can be mapped into processes at @bar_start + their HBM offset.
  *	Constant after probe.
+ * @user_map_sem: protects @user_map_off; held for reading while a
+ *	fault maps BAR4 pages into a process (hpu_gem.c).
+ * @user_map_off: BAR4 is not to be mapped into processes (a function level
+ *	reset runs: the device decodes no memory); faults get SIGBUS.
  * @pt_size: bytes at the start of HBM reserved for page tables, a
  *	multiple of 2 MiB, at most @win_size. Constant after probe.
  * @pt_count: page tables in the reserved area (@pt_size / 4 KiB).
@@ -62,6 +66,8 @@ struct hpu_mmu {
 	u64 win_size;
 	resource_size_t bar_start;
 	bool hbm_mappable;
+	struct rw_semaphore user_map_sem;
+	bool user_map_off;
 	u64 pt_size;
 	unsigned int pt_count;
 	struct mutex pt_lock;	/* protects pt_map, pt_used, pt_asid */

@@ -355,7 +355,8 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_dmabuf, HPU_RDMA);
  *
  * Return: 0; -ENOENT when @addr is not in such a mapping (the caller
  * pins user memory then); -EINVAL for a range that leaves the mapping or
- * the buffer; -EACCES for a writable range of a read-only mapping;
+ * the buffer; -EACCES for a range of a mapping without read access, or a
+ * writable range of a read-only mapping;
  * -EOPNOTSUPP for a mapping of another device's buffer; the errors of
  * hpu_rdma_as_map_sgt().
  */
@@ -385,7 +386,8 @@ int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
 	}
 	if (addr + size > vma->vm_end)
 		ret = -EINVAL;
-	else if (writable && !(vma->vm_flags & VM_WRITE))
+	else if (!(vma->vm_flags & VM_READ) ||
+		 (writable && !(vma->vm_flags & VM_WRITE)))
 		ret = -EACCES;
 	else
 		ret = 0;

@@ -269,6 +269,7 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf)
 
 HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr)
 {
+    hpu::detail::clear_error();
     if (buf == nullptr || ptr == nullptr)
         return -EINVAL;
     *ptr = nullptr;
@@ -279,6 +280,7 @@ HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr)
     hpu_device *dev = buf->dev;
     if (hpu::detail::stale(dev, buf->epoch) || buf->handle == 0)
         return -ENODEV;
+    // The mutex cannot throw here (no error checking, not recursive).
     const std::lock_guard lock(buf->map_mu);
     if (buf->cpu_map.load() == nullptr) {
         std::uint64_t offset = 0;

@@ -381,15 +381,45 @@ TEST_CASE("HBM buffers map into the process through BAR4", "[uapi-mem][hbm-mmap]
         // A fresh buffer reads zero through the mapping too.
         CHECK(*m.words(kSize - 8) == 0);
     }
-    SECTION("the mapping holds the buffer after its handle is closed") {
+    SECTION("the CPU mapping alone holds the buffer once its handle and device mapping are gone") {
         auto m = std::make_unique<BoMap>(c, hbm, kSize);
         *m->words(4096) = 0x0123456789abcdefULL;
-        REQUIRE(c.gem_close(hbm) == 0);
-        CHECK(*m->words(4096) == 0x0123456789abcdefULL);
         const std::uint64_t used = memory_used(c, &drm_hpu_info_memory::hbm_ctx_used);
         REQUIRE(c.unmap(dva) == 0);
+        REQUIRE(c.gem_close(hbm) == 0);
+        // Nothing but the CPU mapping refers to it: still allocated, and
+        // its bytes still there (also in a page not touched before).
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used);
+        CHECK(*m->words(4096) == 0x0123456789abcdefULL);
+        CHECK(*m->words(3 * MiB) == 0);
         m.reset();
         CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used - kSize);
+    }
+    SECTION("the second half of a mapping whose first half was unmapped maps the right bytes") {
+        fill_words(reinterpret_cast<std::uint64_t *>(host.ptr), 2 * kRun / 8, 0x33); // NOLINT
+        Cb in;
+        in.lin_dma(host.va, dva + 3 * MiB, 2 * kRun);
+        REQUIRE(c.run(q, in) == 1);
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        auto *p = static_cast<unsigned char *>(
+            ::mmap(nullptr, kSize, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset)));
+        REQUIRE(p != MAP_FAILED);
+        REQUIRE(::munmap(p, 2 * MiB + kHostPage) == 0);
+        const auto *w = reinterpret_cast<const std::uint64_t *>(p + 3 * MiB); // NOLINT
+        CHECK(check_words(w, 2 * kRun / 8, 0x33) == 2 * kRun / 8);
+        ::munmap(p + 2 * MiB + kHostPage, kSize - 2 * MiB - kHostPage); // NOLINT
+    }
+    SECTION("a mapping that starts inside the buffer: EINVAL") {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        void *p = ::mmap(nullptr, 2 * MiB, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset + 2 * MiB));
+        CHECK(p == MAP_FAILED);
+        CHECK(errno == EINVAL);
+        if (p != MAP_FAILED)
+            ::munmap(p, 2 * MiB);
     }
     SECTION("private mappings are refused: EINVAL") {
         drm_hpu_bo_mmap_offset o{};
@@ -407,6 +437,7 @@ TEST_CASE("HBM buffers map into the process through BAR4", "[uapi-mem][hbm-mmap]
         REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
         void *p = ::mmap(nullptr, kSize + kHostPage, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset));
         CHECK(p == MAP_FAILED);
+        CHECK(errno == EINVAL);
         if (p != MAP_FAILED)
             ::munmap(p, kSize + kHostPage);
     }
@@ -417,6 +448,7 @@ TEST_CASE("HBM buffers map into the process through BAR4", "[uapi-mem][hbm-mmap]
         const Ctx d(node());
         void *p = ::mmap(nullptr, kSize, PROT_READ, MAP_SHARED, d.fd(), static_cast<off_t>(o.offset));
         CHECK(p == MAP_FAILED);
+        CHECK(errno == EACCES);
         if (p != MAP_FAILED)
             ::munmap(p, kSize);
     }

@@ -365,16 +365,24 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
  * PCIe, so they are slow next to the DMA engines (use them for bulk data);
  * the mapping is for code that must take a CPU pointer, such as an RDMA
  * stack registering memory (ibv_reg_mr() of the range registers the HBM
- * itself) or MPI. Writes are ordered against jobs as the device's BAR is:
- * complete them (a fence wait returns after the job's writes; this call's
- * stores are flushed before a later submission) before a job reads them.
- * Host and user-pointer buffers return the mapping they have. Safe to
- * call from several threads at once.
+ * itself) or MPI. Ordering: what a job wrote is visible through the
+ * mapping once its fence signalled; CPU stores through it are
+ * write-combined, so a caller that has a job read them right after must
+ * make them globally visible first (on x86 an sfence, e.g.
+ * __builtin_ia32_sfence(), before hpu_queue_submit()). Host and
+ * user-pointer buffers return the mapping they have. Safe to call from
+ * several threads at once. The mapping of a buffer whose device file was
+ * reopened since (hpu_device_reopen()) stays until hpu_buffer_destroy(),
+ * and no new one is made. Kernel paths that pin user pages (O_DIRECT,
+ * process_vm_readv, a debugger reading the process's memory) cannot use
+ * the range; RDMA registration through the HPU's own ib_device can.
  *
  * Returns 0, -EOPNOTSUPP when the device cannot map its memory into a
- * process (hardware before spec version 8; hpu_device_info.caps lacks
- * HPU_DEVICE_CAP_HBM_MMAP), -ENODEV for a buffer of a file reopened since,
- * -EINVAL for a NULL argument, or another negative errno value. Since 1.9.
+ * process (hardware before spec version 8, or no write-combining for its
+ * BAR; hpu_device_info.caps lacks HPU_DEVICE_CAP_HBM_MMAP), -ENODEV for a
+ * buffer of a file reopened since, -EINVAL for a NULL argument, -ENOMEM
+ * when the process is out of address space, or the errno of the kernel's
+ * DRM_IOCTL_HPU_BO_MMAP_OFFSET or of mmap(2). Since 1.9.
  */
 HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr);
 

@@ -702,13 +702,14 @@ def main():
         check(q.cfg_read(0x08) == R["HPU_PCI_CLASS"] << 16 | R["HPU_PCI_REVISION"],
               "class 0x1200, revision 1")
         check(q.cfg_read(0x20) & 0xF == 0xC, "BAR4 is 64-bit prefetchable memory")
-        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096),
-                          (4, R["HPU_BAR_HBM_SIZE"])]:
+        # BAR4 covers the 6 GiB of HBM: 8 GiB (spec version 8)
+        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096), (4, 8 << 30)]:
             reg = 0x10 + 4 * bar
             check(q.cfg_read(reg) & 0x7 == 0x4, f"BAR{bar} is 64-bit memory")
             q.cfg_write(reg, 0xFFFFFFFF)
-            check((~(q.cfg_read(reg) & ~0xF) & 0xFFFFFFFF) + 1 == size,
-                  f"BAR{bar} size {size:#x}")
+            q.cfg_write(reg + 4, 0xFFFFFFFF)
+            mask = (q.cfg_read(reg + 4) << 32) | (q.cfg_read(reg) & ~0xF)
+            check((~mask & (2 ** 64 - 1)) + 1 == size, f"BAR{bar} size {size:#x}")
         program_bars(q)
 
         # the boot ROM: ROM_INIT for 10 ms after power-on, then WAIT_IMAGE

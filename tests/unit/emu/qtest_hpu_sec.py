@@ -124,6 +124,11 @@ class QTest(base.QTest):
     def setup_bridge(self):
         self.cfg_wr(RP, 0x18, 0x00010100)          # primary 0, secondary 1, subordinate 1
         self.cfg_wr(RP, 0x20, 0xDFF0C000)          # memory window 0xc0000000-0xdfffffff
+        # 64-bit prefetchable window 64 GiB - 96 GiB: where qtest_hpu's
+        # program_bars() puts BAR4 (the hot-plug fuzzer uses it)
+        self.cfg_wr(RP, 0x24, 0xFFF10001)
+        self.cfg_wr(RP, 0x28, 0x10)
+        self.cfg_wr(RP, 0x2C, 0x17)
         self.cfg_wr(RP, 0x04, 0x6, 2)              # memory + bus master
 
     def setup_dev(self):
