@@ -305,11 +305,25 @@ int main(int argc, char **argv)
 	      "the CPU reads the RDMA WRITE's bytes through the mapping", "data differs");
 	memset(host, 0, LEN);
 	memcpy((uint8_t *)cpu + 8192, "written by the CPU", 19);
+	memcpy(want + 4096, "written by the CPU", 19);
 	why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, (uintptr_t)cpu + 4096, map_mr->rkey);
 	check(!why && memcmp(host + 4096, "written by the CPU", 19) == 0,
 	      "RDMA READ of the mapping's MR returns what the CPU wrote there",
 	      why ? why : "data differs");
 	check(ibv_dereg_mr(map_mr) == 0, "the mapping's MR deregisters", strerror(errno));
+
+	/* A host buffer's mapping (VM_PFNMAP too) registers as its buffer. */
+	map_mr = ibv_reg_mr(pd, hpu_buffer_host_ptr(stage), LEN, IBV_ACCESS_LOCAL_WRITE);
+	check(map_mr != NULL, "ibv_reg_mr of a host buffer's mapping registers", strerror(errno));
+	if (map_mr) {
+		memset(hpu_buffer_host_ptr(stage), 0, LEN);
+		why = rdma_op(qa, cq, IBV_WR_RDMA_READ, map_mr, hpu_buffer_va(hbm) + 4096,
+			      hbm_mr->rkey);
+		check(!why && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
+		      "RDMA READ of HBM into a host buffer's mapping",
+		      why ? why : "data differs");
+		check(ibv_dereg_mr(map_mr) == 0, "the host buffer's MR deregisters", strerror(errno));
+	}
 	errno = 0;
 	mr = ibv_reg_mr(pd, (uint8_t *)cpu + HBM_SIZE - 4096, 8192, IBV_ACCESS_LOCAL_WRITE);
 	check(!mr && errno == EINVAL, "an MR running past the end of the mapping is refused (EINVAL)",
