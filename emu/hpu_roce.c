@@ -1075,12 +1075,47 @@ static void outq_flush(HpuCore *c)
     hpum_lock(c);
 }
 
+static void roce_kick(HpuCore *c);
+
+/*
+ * A frame addressed to the port's own MAC (a QP or AH aimed at one of the
+ * port's own GIDs) goes back into the port's receive queue, as a NIC's
+ * internal loopback does, never onto the wire (the peer would drop it).
+ * With the receive queue full it is dropped and counted, as on the wire.
+ */
+static bool roce_loopback(HpuCore *c, unsigned int port, const uint8_t *f,
+                          uint32_t len)
+{
+    HpuRoce *r = R(c);
+    uint8_t mac[6];
+    uint8_t *copy;
+
+    hpum_nic_cur_mac(c, port, mac);
+    if (memcmp(f, mac, 6)) {
+        return false;
+    }
+    copy = r->rxq_n < HPU_ROCE_RXQ ? malloc(len) : NULL;
+    if (!copy) {
+        port_count(c, port, HPU_ROCE_CNT_RX_DROPPED, 1);
+        return true;
+    }
+    memcpy(copy, f, len);
+    r->rxq[(r->rxq_head + r->rxq_n) % HPU_ROCE_RXQ] =
+        (HpuRoceFrame){ .port = port, .len = len, .buf = copy };
+    r->rxq_n++;
+    roce_kick(c);
+    return true;
+}
+
 static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
                      uint32_t len)
 {
     HpuRoce *r = R(c);
     uint8_t *copy;
 
+    if (roce_loopback(c, port, f, len)) {
+        return;
+    }
     if (r->outq_n == r->outq_cap) {
         unsigned int cap = r->outq_cap ? 2 * r->outq_cap : 64;
         HpuRoceFrame *q = realloc(r->outq, cap * sizeof(*q));

@@ -7,7 +7,7 @@
 # soft-RoCE (rxe) on virtio-net, in one boot of the two guests.
 #
 #   tests/vm/mpi/run-mpi.sh [--log DIR] [--cases "hpu:hbm hpu:host rxe:host"]
-#           [--sizes MIN:MAX] [--iters N] [--limit S] [--smp N]
+#           [--sizes MIN:MAX] [--iters N] [--limit S] [--smp N] [--pcap]
 #
 # Guests A and B (tools/dev/vm/hpu-vm) each get an HPU (hbm-size=1G,
 # nic-ports=1) whose port 0 is on the HPU wire, a virtio-net NIC on the
@@ -16,7 +16,8 @@
 # them up; A runs mpirun once per case. Results: DIR/results.txt (PASS and
 # FAIL lines of both guests), DIR/figures.txt (the allreduce figures).
 # DIR defaults to build/mpi; sizes 4:1M, 3 timed iterations, 900 s per
-# mpirun. Exit 1 on any failure.
+# mpirun. --pcap: capture the HPU wire on B's side (DIR/wire-hpu.pcap).
+# Exit 1 on any failure.
 #
 # Copyright (c) 2026 The hpu authors
 set -uo pipefail
@@ -29,6 +30,7 @@ SIZES=4:1M
 ITERS=3
 LIMIT=900
 SMP=1
+PCAP=0
 BUILD=${HPU_BUILD:-$ROOT/build}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--iters) ITERS=$2; shift ;;
 	--limit) LIMIT=$2; shift ;;
 	--smp) SMP=$2; shift ;;
+	--pcap) PCAP=1 ;;
 	-h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	*) echo "run-mpi: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -80,7 +83,12 @@ wires() {
 		echo "--qemu-arg=-netdev"
 		echo "--qemu-arg=stream,id=w$w,$srv,addr.type=unix,addr.path=$SOCKDIR/$w"
 		case $w in
-		hpu) continue ;;
+		hpu)
+			if [ "$1" = b ] && [ $PCAP = 1 ]; then
+				echo "--qemu-arg=-object"
+				echo "--qemu-arg=filter-dump,id=dhpu,netdev=whpu,file=$LOG/wire-hpu.pcap"
+			fi
+			continue ;;
 		rxe) mac=$([ "$1" = a ] && echo $MAC_RA || echo $MAC_RB) ;;
 		ctl) mac=$([ "$1" = a ] && echo $MAC_CA || echo $MAC_CB) ;;
 		esac
