@@ -811,9 +811,15 @@ void hpum_core_write(HpuCore *c, uint64_t addr, uint64_t val,
 void hpum_core_timer_expired(HpuCore *c);
 
 /*
+ * The size of BAR4 for @hbm_size bytes of HBM (spec version 8): the least
+ * power of two that covers HBM, at least HPU_BAR_HBM_SIZE (64 MiB).
+ */
+uint64_t hpum_hbm_bar_size(uint64_t hbm_size);
+
+/*
  * BAR4, the HBM window: an access of @size bytes (1..8, any alignment) at
- * @addr, reaching HBM at HBM_WIN_BASE + @addr.  Bytes beyond HBM read as 0,
- * are not written, and set ERROR.BAD_ACCESS.
+ * @addr (< hpum_hbm_bar_size()), reaching HBM at HBM_WIN_BASE + @addr.
+ * Bytes beyond HBM read as 0, are not written, and set ERROR.BAD_ACCESS.
  */
 uint64_t hpum_core_hbm_window_read(HpuCore *c, uint64_t addr,
                                    unsigned int size);

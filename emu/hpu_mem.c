@@ -426,18 +426,29 @@ uint64_t hpum_core_hbm_backed(HpuCore *c)
 
 /* BAR4: the HBM window */
 
+uint64_t hpum_hbm_bar_size(uint64_t hbm_size)
+{
+    uint64_t size = HPU_BAR_HBM_SIZE;
+
+    while (size < hbm_size) {
+        size <<= 1;
+    }
+    return size;
+}
+
 static bool hpum_window_check(HpuCore *c, uint64_t addr,
                               unsigned int size, const char *what,
                               uint64_t *off)
 {
+    uint64_t bar = hpum_hbm_bar_size(c->hbm.size);
+
     if (c->hard_resetting) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx during a hard reset: %s",
                 size, what, (unsigned long long)addr,
                 what[0] == 'r' ? "reads 0" : "dropped");
         return false;
     }
-    if (size < 1 || size > 8 || addr >= HPU_BAR_HBM_SIZE ||
-        size > HPU_BAR_HBM_SIZE - addr) {
+    if (size < 1 || size > 8 || addr >= bar || size > bar - addr) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx: outside the window", size,
                 what, (unsigned long long)addr);
         hpum_set_error(c, HPU_ERROR_BAD_ACCESS);

@@ -1257,7 +1257,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
     }
 
     memory_region_init_io(&s->hbm_win, OBJECT(s), &hpum_hbm_win_ops, s,
-                          "hpu-hbm-window", HPU_BAR_HBM_SIZE);
+                          "hpu-hbm-window", hpum_hbm_bar_size(s->hbm_size));
     pci_register_bar(pdev, HPU_BAR_HBM, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);

@@ -446,29 +446,57 @@ static bool aligned(uint64_t v, uint64_t a)
     return !(v & (a - 1));
 }
 
-/* The QP fields CREATE and MODIFY check the ranges of. */
-static bool qp_values_ok(HpuCore *c, const uint8_t *d)
+/*
+ * The QP fields CREATE and MODIFY check the ranges of: NULL when they are
+ * all in range, else the name of the first that is not (for the log).
+ */
+static const char *qp_bad_value(HpuCore *c, const uint8_t *d)
 {
-    uint8_t mtu = d[HPU_ROCE_QP_MTU];
+    static const struct {
+        unsigned int off;
+        uint8_t max;
+        const char *name;
+    } bytes[] = {
+        { HPU_ROCE_QP_MTU, HPU_ROCE_MTU_MAX, "path MTU" },
+        { HPU_ROCE_QP_TIMEOUT, 31, "timeout" },
+        { HPU_ROCE_QP_RETRY_CNT, 7, "retry count" },
+        { HPU_ROCE_QP_RNR_RETRY, 7, "RNR retry" },
+        { HPU_ROCE_QP_MIN_RNR_TIMER, 31, "minimum RNR timer" },
+        { HPU_ROCE_QP_MAX_RD_ATOMIC, HPU_ROCE_MAX_RD, "initiator depth" },
+        { HPU_ROCE_QP_MAX_DEST_RD_ATOMIC, HPU_ROCE_MAX_RD, "responder depth" },
+        { HPU_ROCE_QP_SGID_INDEX, HPU_ROCE_PORT_GIDS - 1, "source GID index" },
+    };
+    size_t i;
 
-    return d[HPU_ROCE_QP_PORT] < c->cfg.nic_ports &&
-           mtu <= HPU_ROCE_MTU_MAX &&
-           !(hpum_le32(d + HPU_ROCE_QP_ACCESS) &
-             ~(uint32_t)(HPU_ROCE_ACCESS_REMOTE_WRITE |
-                         HPU_ROCE_ACCESS_REMOTE_READ)) &&
-           hpum_le32(d + HPU_ROCE_QP_DEST_QPN) <= PSN_MASK &&
-           hpum_le32(d + HPU_ROCE_QP_SQ_PSN) <= PSN_MASK &&
-           hpum_le32(d + HPU_ROCE_QP_RQ_PSN) <= PSN_MASK &&
-           d[HPU_ROCE_QP_TIMEOUT] <= 31 && d[HPU_ROCE_QP_RETRY_CNT] <= 7 &&
-           d[HPU_ROCE_QP_RNR_RETRY] <= 7 &&
-           d[HPU_ROCE_QP_MIN_RNR_TIMER] <= 31 &&
-           d[HPU_ROCE_QP_MAX_RD_ATOMIC] <= HPU_ROCE_MAX_RD &&
-           d[HPU_ROCE_QP_MAX_DEST_RD_ATOMIC] <= HPU_ROCE_MAX_RD &&
-           d[HPU_ROCE_QP_SGID_INDEX] < HPU_ROCE_PORT_GIDS &&
-           hpum_le32(d + HPU_ROCE_QP_FLOW_LABEL) <= 0xfffff &&
-           !d[85] && !d[86] && !d[87] && !d[98] && !d[99] &&
-           all_zero(d + HPU_ROCE_QP_CFG_END,
-                    HPU_ROCE_IMAGE_SIZE - HPU_ROCE_QP_CFG_END);
+    if (d[HPU_ROCE_QP_PORT] >= c->cfg.nic_ports) {
+        return "port";
+    }
+    for (i = 0; i < HPU_ARRAY_LEN(bytes); i++) {
+        if (d[bytes[i].off] > bytes[i].max) {
+            return bytes[i].name;
+        }
+    }
+    if (hpum_le32(d + HPU_ROCE_QP_ACCESS) &
+        ~(uint32_t)(HPU_ROCE_ACCESS_REMOTE_WRITE |
+                    HPU_ROCE_ACCESS_REMOTE_READ)) {
+        return "access flags";
+    }
+    if (hpum_le32(d + HPU_ROCE_QP_DEST_QPN) > PSN_MASK) {
+        return "destination QPN";
+    }
+    if (hpum_le32(d + HPU_ROCE_QP_SQ_PSN) > PSN_MASK ||
+        hpum_le32(d + HPU_ROCE_QP_RQ_PSN) > PSN_MASK) {
+        return "PSN";
+    }
+    if (hpum_le32(d + HPU_ROCE_QP_FLOW_LABEL) > 0xfffff) {
+        return "flow label";
+    }
+    if (d[85] || d[86] || d[87] || d[98] || d[99] ||
+        !all_zero(d + HPU_ROCE_QP_CFG_END,
+                  HPU_ROCE_IMAGE_SIZE - HPU_ROCE_QP_CFG_END)) {
+        return "reserved bytes";
+    }
+    return NULL;
 }
 
 static bool cq_ok_for(HpuRoce *r, uint32_t cqn, uint16_t asid)
@@ -492,7 +520,7 @@ static int qp_create_check(HpuCore *c, const uint8_t *d)
         (type != HPU_ROCE_QPT_RC && type != HPU_ROCE_QPT_UD) ||
         asid >= HPU_MMU_NUM_ASIDS ||
         le16(d + HPU_ROCE_QP_DB_PAGE) >= HPU_ROCE_DB_PAGES ||
-        !qp_values_ok(c, d) ||
+        qp_bad_value(c, d) ||
         (type == HPU_ROCE_QPT_UD && !d[HPU_ROCE_QP_MTU]) ||
         !cq_ok_for(r, hpum_le32(d + HPU_ROCE_QP_SEND_CQ), asid) ||
         !cq_ok_for(r, hpum_le32(d + HPU_ROCE_QP_RECV_CQ), asid) ||
@@ -636,6 +664,7 @@ static int qp_modify(HpuCore *c, uint32_t qpn, const uint8_t *d)
     HpuRoceQp *qp = R(c)->qp[qpn];
     uint8_t to = d[HPU_ROCE_QP_STATE], img[HPU_ROCE_IMAGE_SIZE];
     uint32_t mask = hpum_le32(d + HPU_ROCE_QP_MASK), req, opt;
+    const char *bad;
     size_t i;
 
     if (to > HPU_ROCE_QPS_ERR ||
@@ -643,6 +672,9 @@ static int qp_modify(HpuCore *c, uint32_t qpn, const uint8_t *d)
         return HPU_ROCE_RES_BAD_STATE;
     }
     if ((mask & req) != req || (mask & ~opt)) {
+        HPU_LOG(c, "ROCE: MODIFY of QP %u from state %u to %u: mask 0x%x, "
+                "required 0x%x, allowed 0x%x", qpn, qp->state, to, mask, req,
+                opt);
         return HPU_ROCE_RES_BAD_IMAGE;
     }
     memcpy(img, qp->img, sizeof(img));
@@ -652,9 +684,16 @@ static int qp_modify(HpuCore *c, uint32_t qpn, const uint8_t *d)
                    qp_mask_fields[i].len);
         }
     }
-    if (!qp_values_ok(c, img) || !all_zero(d + HPU_ROCE_QP_CFG_END,
-        HPU_ROCE_IMAGE_SIZE - HPU_ROCE_QP_CFG_END) ||
-        (to == HPU_ROCE_QPS_RTR && !img[HPU_ROCE_QP_MTU])) {
+    bad = qp_bad_value(c, img);
+    if (!bad && !all_zero(d + HPU_ROCE_QP_CFG_END,
+                          HPU_ROCE_IMAGE_SIZE - HPU_ROCE_QP_CFG_END)) {
+        bad = "reserved bytes";
+    }
+    if (!bad && to == HPU_ROCE_QPS_RTR && !img[HPU_ROCE_QP_MTU]) {
+        bad = "path MTU (none set for RTR)";
+    }
+    if (bad) {
+        HPU_LOG(c, "ROCE: MODIFY of QP %u refused: bad %s", qpn, bad);
         return HPU_ROCE_RES_BAD_IMAGE;
     }
     memcpy(qp->img, img, sizeof(img));
@@ -1036,12 +1075,47 @@ static void outq_flush(HpuCore *c)
     hpum_lock(c);
 }
 
+static void roce_kick(HpuCore *c);
+
+/*
+ * A frame addressed to the port's own MAC (a QP or AH aimed at one of the
+ * port's own GIDs) goes back into the port's receive queue, as a NIC's
+ * internal loopback does, never onto the wire (the peer would drop it).
+ * With the receive queue full it is dropped and counted, as on the wire.
+ */
+static bool roce_loopback(HpuCore *c, unsigned int port, const uint8_t *f,
+                          uint32_t len)
+{
+    HpuRoce *r = R(c);
+    uint8_t mac[6];
+    uint8_t *copy;
+
+    hpum_nic_cur_mac(c, port, mac);
+    if (memcmp(f, mac, 6)) {
+        return false;
+    }
+    copy = r->rxq_n < HPU_ROCE_RXQ ? malloc(len) : NULL;
+    if (!copy) {
+        port_count(c, port, HPU_ROCE_CNT_RX_DROPPED, 1);
+        return true;
+    }
+    memcpy(copy, f, len);
+    r->rxq[(r->rxq_head + r->rxq_n) % HPU_ROCE_RXQ] =
+        (HpuRoceFrame){ .port = port, .len = len, .buf = copy };
+    r->rxq_n++;
+    roce_kick(c);
+    return true;
+}
+
 static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
                      uint32_t len)
 {
     HpuRoce *r = R(c);
     uint8_t *copy;
 
+    if (roce_loopback(c, port, f, len)) {
+        return;
+    }
     if (r->outq_n == r->outq_cap) {
         unsigned int cap = r->outq_cap ? 2 * r->outq_cap : 64;
         HpuRoceFrame *q = realloc(r->outq, cap * sizeof(*q));

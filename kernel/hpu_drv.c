@@ -462,6 +462,8 @@ static void hpu_remove(struct pci_dev *pdev)
 	/* A failed hard reset or firmware boot unplugged it already. */
 	if (!drm_dev_is_unplugged(&hdev->drm))
 		drm_dev_unplug(&hdev->drm);
+	/* BAR4 goes with the device: no process keeps a mapping of it. */
+	hpu_gem_unmap_all(hdev);
 	/* Quiet or cut off the bus now: what was kept can go. */
 	hpu_reset_quarantine_fini(hdev);
 	hpu_eq_fini(hdev);

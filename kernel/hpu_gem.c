@@ -12,6 +12,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
+#include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -28,6 +29,7 @@
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
+#include "hpu_mmu.h"
 #include "hpu_vm.h"
 
 /* Pages pinned per call, so that a fatal signal is seen in between. */
@@ -207,11 +209,204 @@ static struct sg_table *hpu_bo_hbm_get_sg_table(struct drm_gem_object *obj)
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+/*
+ * hpu_bo_hbm_addr() - HBM offset of byte @off of an HBM buffer, and how
+ * many bytes from there on are contiguous in HBM (to the end of its
+ * block). The blocks of &hpu_bo.blocks back the buffer in list order and
+ * do not change while it lives.
+ */
+static u64 hpu_bo_hbm_addr(struct hpu_device *hdev, struct hpu_bo *bo,
+			   u64 off, u64 *len)
+{
+	struct drm_buddy_block *block;
+	u64 size;
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		size = hpu_hbm_block_size(hdev, block);
+		if (off < size) {
+			*len = size - off;
+			return hpu_hbm_block_addr(hdev, block) + off;
+		}
+		off -= size;
+	}
+	*len = 0;
+	return 0;
+}
+
+/*
+ * &vm_operations_struct.fault of an HBM buffer's CPU mapping: maps the
+ * 2 MiB of BAR4 around the faulting page (what is left of it in the
+ * mapping and the block). The mapping holds the buffer, so its HBM stays
+ * allocated; once the device is unplugged, faults get SIGBUS and the
+ * remove path has zapped what was mapped (hpu_gem_unmap_all()).
+ */
+static vm_fault_t hpu_bo_hbm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct hpu_device *hdev = to_hpu_device(obj->dev);
+	unsigned long first = drm_vma_node_start(&obj->vma_node);
+	struct hpu_mmu *mmu = hdev->mmu;
+	u64 off, lo, hi, hbm, len;
+	unsigned long addr;
+	vm_fault_t ret;
+	int idx;
+
+	if (vmf->pgoff < first ||
+	    vmf->pgoff - first >= obj->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	if (!drm_dev_enter(obj->dev, &idx))
+		return VM_FAULT_SIGBUS;
+	down_read(&mmu->user_map_sem);
+	ret = VM_FAULT_SIGBUS;
+	if (mmu->user_map_off)
+		goto out;
+
+	/*
+	 * Buffer offsets: the faulting page's, and the 2 MiB around it
+	 * (HBM pages are 2 MiB at least, so one block holds them), cut to
+	 * what the mapping covers.
+	 */
+	off = (u64)(vmf->pgoff - first) << PAGE_SHIFT;
+	hbm = hpu_bo_hbm_addr(hdev, to_hpu_bo(obj), off, &len);
+	if (!len)
+		goto out;
+	ret = vmf_insert_pfn(vma, vmf->address,
+			     (mmu->bar_start + hbm) >> PAGE_SHIFT);
+	if (ret & VM_FAULT_ERROR)
+		goto out;
+	/* The rest of the 2 MiB: best effort, the faulting page is in. */
+	lo = max(ALIGN_DOWN(off, SZ_2M),
+		 off - (vmf->address - vma->vm_start));
+	hi = min(ALIGN_DOWN(off, SZ_2M) + SZ_2M,
+		 off + (vma->vm_end - vmf->address));
+	hbm -= off - lo;
+	addr = vmf->address - (unsigned long)(off - lo);
+	for (; lo < hi; lo += PAGE_SIZE, addr += PAGE_SIZE, hbm += PAGE_SIZE) {
+		if (lo == off)
+			continue;
+		if (vmf_insert_pfn(vma, addr, (mmu->bar_start + hbm) >> PAGE_SHIFT) &
+		    VM_FAULT_ERROR)
+			break;
+	}
+out:
+	up_read(&mmu->user_map_sem);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct hpu_bo_hbm_vm_ops = {
+	.fault = hpu_bo_hbm_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+/*
+ * &drm_gem_object_funcs.mmap of an HBM buffer (through the device file
+ * only: the dma-buf's mmap refuses HBM, hpu_gem_dmabuf_mmap()). Shared
+ * mappings only: a private one would have to copy device memory on
+ * write.
+ */
+static int hpu_bo_hbm_mmap(struct drm_gem_object *obj,
+			   struct vm_area_struct *vma)
+{
+	if (is_cow_mapping(vma->vm_flags)) {
+		drm_dbg(obj->dev, "mmap: an HBM buffer maps MAP_SHARED only\n");
+		return -EINVAL;
+	}
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	vma->vm_page_prot = pgprot_decrypted(vma->vm_page_prot);
+	return 0;
+}
+
 static const struct drm_gem_object_funcs hpu_bo_hbm_funcs = {
 	.free = hpu_bo_hbm_free,
 	.export = hpu_gem_prime_export,
 	.get_sg_table = hpu_bo_hbm_get_sg_table,
+	.mmap = hpu_bo_hbm_mmap,
+	.vm_ops = &hpu_bo_hbm_vm_ops,
 };
+
+/**
+ * hpu_gem_vma_object() - the buffer a CPU mapping of this device maps
+ * @hdev: the device
+ * @vma: a mapping of the calling process; its mmap lock held
+ * @addr: an address inside @vma
+ * @offset: Out: the buffer offset @addr maps
+ *
+ * Recognises the mappings of HBM and host buffers made through this
+ * device's file (hpu_bo_hbm_mmap(), drm_gem_shmem's mmap with
+ * hpu_bo_host_vm_ops), for a registration that cannot pin their pages
+ * (they are VM_PFNMAP) and maps the buffer itself instead.
+ *
+ * Return: the buffer with a reference taken; ERR_PTR(-ENOENT) when @vma
+ * is not such a mapping; ERR_PTR(-EOPNOTSUPP) for another device's.
+ */
+struct drm_gem_object *hpu_gem_vma_object(struct hpu_device *hdev,
+					  struct vm_area_struct *vma,
+					  unsigned long addr, u64 *offset)
+{
+	struct drm_gem_object *obj;
+	unsigned long first;
+
+	if (vma->vm_ops != &hpu_bo_hbm_vm_ops &&
+	    vma->vm_ops != &hpu_bo_host_vm_ops)
+		return ERR_PTR(-ENOENT);
+	obj = vma->vm_private_data;
+	if (obj->dev != &hdev->drm)
+		return ERR_PTR(-EOPNOTSUPP);
+	first = drm_vma_node_start(&obj->vma_node);
+	*offset = ((u64)(vma->vm_pgoff - first) << PAGE_SHIFT) +
+		  (addr - vma->vm_start);
+	drm_gem_object_get(obj);
+	return obj;
+}
+
+/**
+ * hpu_gem_unmap_all() - zap every CPU mapping of the device's buffers
+ * @hdev: the device, unplugged (drm_dev_unplug() returned)
+ *
+ * HBM buffers are mapped through BAR4, which goes away with the device:
+ * no process may keep a page-table entry for it. Host buffers fault
+ * their pages back in.
+ */
+void hpu_gem_unmap_all(struct hpu_device *hdev)
+{
+	unmap_mapping_range(hdev->drm.anon_inode->i_mapping, 0, 0, 1);
+}
+
+/**
+ * hpu_gem_user_map_off() - take BAR4 away from processes for a while
+ * @hdev: the device, about to stop decoding memory (function level reset)
+ *
+ * Zaps every CPU mapping of the device file; until hpu_gem_user_map_on(),
+ * a fault on an HBM mapping gets SIGBUS instead of a page of a BAR that
+ * does not answer (an access to it would be an Unsupported Request, fatal
+ * on some platforms). May sleep.
+ */
+void hpu_gem_user_map_off(struct hpu_device *hdev)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+
+	down_write(&mmu->user_map_sem);
+	mmu->user_map_off = true;
+	hpu_gem_unmap_all(hdev);
+	up_write(&mmu->user_map_sem);
+}
+
+/**
+ * hpu_gem_user_map_on() - let processes map BAR4 again
+ * @hdev: the device, decoding memory again
+ */
+void hpu_gem_user_map_on(struct hpu_device *hdev)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+
+	down_write(&mmu->user_map_sem);
+	mmu->user_map_off = false;
+	up_write(&mmu->user_map_sem);
+}
 
 /**
  * hpu_bo_create_hbm() - create an HBM buffer
@@ -464,8 +659,10 @@ static struct sg_table *hpu_gem_map_dma_buf(struct dma_buf_attachment *attach,
  * through the device file (drm_gem_prime_mmap() with the buffer's fake
  * offset, which it needs to exist: hpu_bo_host_fault() subtracts it).
  * Accel devices have no primary minor, so drm_gem_prime_mmap() must not
- * fall back to the device file's mmap for the other kinds: HBM has no
- * CPU mapping, and a user pointer's pages are mapped by their owner
+ * fall back to the device file's mmap for the other kinds. HBM maps
+ * through the device file only: those mappings are zapped when the device
+ * goes away (hpu_gem_unmap_all()), which a mapping of the dma-buf's own
+ * file would escape. A user pointer's pages are mapped by their owner
  * already (another route to them could carry more rights than it had).
  */
 static int hpu_gem_dmabuf_mmap(struct dma_buf *dmabuf,
@@ -791,9 +988,10 @@ out:
  * @data: the &struct drm_hpu_bo_mmap_offset copied in by the DRM core
  * @file: the DRM file
  *
- * Return: 0; -EINVAL for a non-zero pad or a buffer that is not a host
- * buffer (HBM and user-pointer buffers cannot be mapped); -ENOENT for an
- * unknown handle; -ENODEV once the device is unplugged.
+ * Return: 0; -EINVAL for a non-zero pad or a user-pointer buffer;
+ * -EOPNOTSUPP for an HBM buffer on a device whose BAR4 does not cover HBM
+ * (before spec version 8); -ENOENT for an unknown handle; -ENODEV once the
+ * device is unplugged.
  */
 int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file)
@@ -819,8 +1017,18 @@ int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
 		goto out_put;
 	}
 
-	if (to_hpu_bo(obj)->kind != HPU_BO_HOST) {
-		drm_dbg(drm, "BO_MMAP_OFFSET: handle %u is not a host buffer\n",
+	switch (to_hpu_bo(obj)->kind) {
+	case HPU_BO_HOST:
+		break;
+	case HPU_BO_HBM:
+		if (to_hpu_device(drm)->mmu->hbm_mappable)
+			break;
+		drm_dbg(drm, "BO_MMAP_OFFSET: handle %u is HBM, which this device's BAR4 does not cover\n",
+			args->handle);
+		ret = -EOPNOTSUPP;
+		goto out;
+	default:
+		drm_dbg(drm, "BO_MMAP_OFFSET: handle %u is a user-pointer buffer (map the memory itself)\n",
 			args->handle);
 		ret = -EINVAL;
 		goto out;

@@ -90,6 +90,12 @@ int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);
+void hpu_gem_unmap_all(struct hpu_device *hdev);
+void hpu_gem_user_map_off(struct hpu_device *hdev);
+void hpu_gem_user_map_on(struct hpu_device *hdev);
+struct drm_gem_object *hpu_gem_vma_object(struct hpu_device *hdev,
+					  struct vm_area_struct *vma,
+					  unsigned long addr, u64 *offset);
 int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 

@@ -393,7 +393,12 @@ static void hpu_ib_modify_image(struct hpu_ib_qp *qp, const struct ib_qp_attr *a
 	image[82] = grh->sgid_index;
 	image[83] = grh->hop_limit;
 	image[84] = grh->traffic_class;
-	put_unaligned_le32(grh->flow_label, &image[88]);
+	/*
+	 * A flow label is 20 bits; callers pass more (UCX sets the
+	 * complement of its path index, all ones for the first path, and
+	 * relies on rdma-core's and rxe's use of the low 20 bits only).
+	 */
+	put_unaligned_le32(grh->flow_label & IB_GRH_FLOWLABEL_MASK, &image[88]);
 	ether_addr_copy(&image[92], a->ah_attr.roce.dmac);
 	memcpy(&image[100], grh->dgid.raw, sizeof(grh->dgid.raw));
 }

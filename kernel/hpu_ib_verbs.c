@@ -504,12 +504,22 @@ static struct ib_mr *hpu_ib_reg_mr_common(struct ib_pd *pd, u64 start,
 		goto err_quota;
 	}
 	mr->uc = uc;
-	if (dmabuf)
+	if (dmabuf) {
 		ret = hpu_rdma_as_map_dmabuf(uc->as, fd, start, length, writable,
 					     &mr->map.map_va, &mr->map.dva);
-	else
-		ret = hpu_ib_umap_get(dev, uc, start, length, writable,
-				      &mr->map);
+	} else {
+		/*
+		 * The process's mapping of an hpu buffer (HBM through BAR4,
+		 * or a host buffer) is VM_PFNMAP: ib_umem_get() cannot pin
+		 * it, so the buffer itself is registered, as a dma-buf of
+		 * it would be. Any other memory is pinned.
+		 */
+		ret = hpu_rdma_as_map_user(uc->as, start, length, writable,
+					   &mr->map.map_va, &mr->map.dva);
+		if (ret == -ENOENT)
+			ret = hpu_ib_umap_get(dev, uc, start, length, writable,
+					      &mr->map);
+	}
 	if (ret)
 		goto err_free;
 	ret = hpu_ib_mr_create(dev, uc, mr, pd, iova, length, access);

@@ -27,6 +27,7 @@
 #include "hpu_stream.h"
 #include "hpu_telemetry.h"
 #include "hpu_info.h"
+#include "hpu_mmu.h"
 #include "hpu_vm.h"
 
 static_assert(sizeof(((struct drm_hpu_info_device *)0)->serial) >
@@ -73,6 +74,8 @@ static void hpu_info_device(struct hpu_device *hdev,
 	out->reset_count = hpu_hw_reset_count(hdev);
 	for (c = 0; c < HPU_ENGINE_CLASSES; c++)
 		out->class_engines[c] = hdev->qm->class_count[c];
+	if (hdev->mmu->hbm_mappable)
+		out->caps |= DRM_HPU_CAP_HBM_MMAP;
 }
 
 static void hpu_info_memory(struct hpu_device *hdev,

@@ -108,13 +108,10 @@ int hpu_mmu_init(struct hpu_device *hdev)
 		return -ENODEV;
 	}
 
-	mmu->win = pcim_iomap_region(pdev, HPU_BAR_HBM, HPU_DRIVER_NAME "-hbm");
-	if (IS_ERR(mmu->win)) {
-		ret = PTR_ERR(mmu->win);
-		drm_err(drm, "cannot map BAR%d: %d\n", HPU_BAR_HBM, ret);
-		return ret;
-	}
 	mmu->win_size = len;
+	mmu->bar_start = pci_resource_start(pdev, HPU_BAR_HBM);
+	mmu->hbm_mappable = hdev->id.spec_version >= HPU_SPEC_VERSION_HBM_BAR &&
+			    len >= hdev->id.hbm_size;
 
 	mmu->pt_size = min3((u64)HPU_PT_AREA_MAX, mmu->win_size,
 			    hdev->id.hbm_size / 8);
@@ -123,6 +120,45 @@ int hpu_mmu_init(struct hpu_device *hdev)
 		drm_err(drm, "HBM of %llu bytes is too small for page tables\n",
 			hdev->id.hbm_size);
 		return -ENODEV;
+	}
+
+	/*
+	 * The whole BAR is claimed (nothing else may map it); the kernel
+	 * maps only the page-table area: BAR4 is as large as HBM from spec
+	 * version 8, and user mappings of HBM buffers go through their own
+	 * page tables (hpu_gem.c).
+	 */
+	ret = pcim_request_region(pdev, HPU_BAR_HBM, HPU_DRIVER_NAME "-hbm");
+	if (ret) {
+		drm_err(drm, "cannot claim BAR%d: %d\n", HPU_BAR_HBM, ret);
+		return ret;
+	}
+	mmu->win = pcim_iomap_range(pdev, HPU_BAR_HBM, 0, mmu->pt_size);
+	if (IS_ERR(mmu->win)) {
+		ret = PTR_ERR(mmu->win);
+		drm_err(drm, "cannot map BAR%d: %d\n", HPU_BAR_HBM, ret);
+		return ret;
+	}
+	init_rwsem(&mmu->user_map_sem);
+	/*
+	 * The rest of BAR4 (HBM buffers, never the page tables) is mapped
+	 * into processes write-combining: reserve that memory type, after
+	 * the uncached mapping of the page-table area, whose range it must
+	 * not overlap (the PAT would then make both uncached).
+	 */
+	if (mmu->hbm_mappable && mmu->win_size > mmu->pt_size) {
+		ret = devm_arch_io_reserve_memtype_wc(&pdev->dev,
+						      mmu->bar_start + mmu->pt_size,
+						      mmu->win_size - mmu->pt_size);
+		if (!ret)
+			ret = devm_arch_phys_wc_add(&pdev->dev,
+						    mmu->bar_start + mmu->pt_size,
+						    mmu->win_size - mmu->pt_size);
+		if (ret) {
+			drm_warn(drm, "BAR%d: no write-combining for HBM mappings (%d): HBM buffers are not mapped into processes\n",
+				 HPU_BAR_HBM, ret);
+			mmu->hbm_mappable = false;
+		}
 	}
 	mmu->pt_count = mmu->pt_size / HPU_PT_SIZE;
 
@@ -142,8 +178,9 @@ int hpu_mmu_init(struct hpu_device *hdev)
 	if (ret)
 		return ret;
 
-	drm_dbg_driver(drm, "MMU: %llu MiB of HBM for %u page tables, window %llu MiB\n",
-		       mmu->pt_size >> 20, mmu->pt_count, mmu->win_size >> 20);
+	drm_dbg_driver(drm, "MMU: %llu MiB of HBM for %u page tables, window %llu MiB%s\n",
+		       mmu->pt_size >> 20, mmu->pt_count, mmu->win_size >> 20,
+		       mmu->hbm_mappable ? ", HBM mappable" : "");
 	return 0;
 }
 

@@ -30,7 +30,17 @@ struct hpu_device;
  *	so the page-table area is reachable through it. Valid while the
  *	device is bound: use only inside drm_dev_enter()/drm_dev_exit() or
  *	from probe and remove.
- * @win_size: bytes of the window mapped at @win.
+ * @win_size: bytes of BAR4 (the whole window; only @pt_size of it is
+ *	mapped at @win).
+ * @bar_start: bus address of BAR4 as the CPU reaches it (for mappings of
+ *	HBM buffers into processes). Constant after probe.
+ * @hbm_mappable: BAR4 covers all of HBM (spec version 8), so HBM buffers
+ *	can be mapped into processes at @bar_start + their HBM offset.
+ *	Constant after probe.
+ * @user_map_sem: protects @user_map_off; held for reading while a
+ *	fault maps BAR4 pages into a process (hpu_gem.c).
+ * @user_map_off: BAR4 is not to be mapped into processes (a function level
+ *	reset runs: the device decodes no memory); faults get SIGBUS.
  * @pt_size: bytes at the start of HBM reserved for page tables, a
  *	multiple of 2 MiB, at most @win_size. Constant after probe.
  * @pt_count: page tables in the reserved area (@pt_size / 4 KiB).
@@ -48,9 +58,16 @@ struct hpu_device;
  *	completion, so that an invalidation is never reported done before
  *	it is.
  */
+/* The first register map whose BAR4 covers all of HBM. */
+#define HPU_SPEC_VERSION_HBM_BAR	8
+
 struct hpu_mmu {
 	void __iomem *win;
 	u64 win_size;
+	resource_size_t bar_start;
+	bool hbm_mappable;
+	struct rw_semaphore user_map_sem;
+	bool user_map_off;
 	u64 pt_size;
 	unsigned int pt_count;
 	struct mutex pt_lock;	/* protects pt_map, pt_used, pt_asid */

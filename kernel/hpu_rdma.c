@@ -18,6 +18,8 @@
 
 #include <linux/auxiliary_bus.h>
 #include <linux/dma-buf.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 
@@ -259,6 +261,32 @@ int hpu_rdma_as_map_sgt(struct hpu_rdma_as *as, struct sg_table *sgt,
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_sgt, HPU_RDMA);
 
+/*
+ * Map [@offset, @offset + @size) of a buffer of this device as it is (HBM
+ * through HBM page-table entries), whole device pages of it; the mapping
+ * takes its own reference to @obj. Inside drm_dev_enter().
+ */
+static int hpu_rdma_map_obj(struct hpu_rdma_as *as, struct drm_gem_object *obj,
+			    u64 offset, u64 size, bool writable, u64 *map_va,
+			    u64 *va)
+{
+	struct hpu_bo *bo = to_hpu_bo(obj);
+	u64 start, end;
+	int ret;
+
+	if (!size || offset >= obj->size || size > obj->size - offset)
+		return -EINVAL;
+	if (writable && bo->readonly)
+		return -EACCES;
+	start = ALIGN_DOWN(offset, bo->page_size);
+	end = ALIGN(offset + size, bo->page_size);
+	ret = hpu_vm_map(as->vm, obj, start, end - start, map_va, false,
+			 !writable);
+	if (!ret)
+		*va = *map_va + (offset - start);
+	return ret;
+}
+
 /**
  * hpu_rdma_as_map_dmabuf() - map a range of a dma-buf
  * @as: the address space
@@ -285,8 +313,6 @@ int hpu_rdma_as_map_dmabuf(struct hpu_rdma_as *as, int fd, u64 offset,
 	struct hpu_device *hdev = as->hdev;
 	struct drm_gem_object *obj;
 	struct dma_buf *dmabuf;
-	u64 start, end;
-	struct hpu_bo *bo;
 	int idx, ret;
 
 	dmabuf = dma_buf_get(fd);
@@ -301,22 +327,7 @@ int hpu_rdma_as_map_dmabuf(struct hpu_rdma_as *as, int fd, u64 offset,
 		ret = PTR_ERR(obj);
 		goto out_exit;
 	}
-	bo = to_hpu_bo(obj);
-	if (!size || offset >= obj->size || size > obj->size - offset) {
-		ret = -EINVAL;
-		goto out_put_obj;
-	}
-	if (writable && bo->readonly) {
-		ret = -EACCES;
-		goto out_put_obj;
-	}
-	start = ALIGN_DOWN(offset, bo->page_size);
-	end = ALIGN(offset + size, bo->page_size);
-	ret = hpu_vm_map(as->vm, obj, start, end - start, map_va, false,
-			 !writable);
-	if (!ret)
-		*va = *map_va + (offset - start);
-out_put_obj:
+	ret = hpu_rdma_map_obj(as, obj, offset, size, writable, map_va, va);
 	drm_gem_object_put(obj);
 out_exit:
 	drm_dev_exit(idx);
@@ -325,6 +336,75 @@ out_put_buf:
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_dmabuf, HPU_RDMA);
+
+/**
+ * hpu_rdma_as_map_user() - map a range of the caller's mapping of a buffer
+ * @as: the address space
+ * @addr: start of the range in the calling process
+ * @size: bytes of the range, not zero
+ * @writable: the device may write the range
+ * @map_va: Out: start of the mapping, for hpu_rdma_as_unmap()
+ * @va: Out: the device address of @addr
+ *
+ * For a range the process mapped from a buffer of this device through
+ * the device file (an HBM buffer through BAR4, or a host buffer): such
+ * mappings are VM_PFNMAP, so their pages cannot be pinned as user memory
+ * is; the buffer itself is mapped instead, as hpu_rdma_as_map_dmabuf()
+ * does, HBM through HBM page-table entries. The mapping holds the buffer
+ * (not the process's mapping of it) until it is unmapped. May sleep.
+ *
+ * Return: 0; -ENOENT when @addr is not in such a mapping (the caller
+ * pins user memory then); -EINVAL for a range that leaves the mapping or
+ * the buffer; -EACCES for a range of a mapping without read access, or a
+ * writable range of a read-only mapping;
+ * -EOPNOTSUPP for a mapping of another device's buffer; the errors of
+ * hpu_rdma_as_map_sgt().
+ */
+int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
+			 bool writable, u64 *map_va, u64 *va)
+{
+	struct hpu_device *hdev = as->hdev;
+	struct mm_struct *mm = current->mm;
+	struct drm_gem_object *obj;
+	struct vm_area_struct *vma;
+	u64 offset;
+	int idx, ret;
+
+	if (!size || addr + size < addr)
+		return -EINVAL;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		mmap_read_unlock(mm);
+		return -ENOENT;
+	}
+	obj = hpu_gem_vma_object(hdev, vma, addr, &offset);
+	if (IS_ERR(obj)) {
+		mmap_read_unlock(mm);
+		return PTR_ERR(obj);
+	}
+	if (addr + size > vma->vm_end)
+		ret = -EINVAL;
+	else if (!(vma->vm_flags & VM_READ) ||
+		 (writable && !(vma->vm_flags & VM_WRITE)))
+		ret = -EACCES;
+	else
+		ret = 0;
+	mmap_read_unlock(mm);
+	if (ret)
+		goto out_put;
+	if (!drm_dev_enter(&hdev->drm, &idx)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
+	ret = hpu_rdma_map_obj(as, obj, offset, size, writable, map_va, va);
+	drm_dev_exit(idx);
+out_put:
+	drm_gem_object_put(obj);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_user, HPU_RDMA);
 
 /**
  * hpu_rdma_as_unmap() - remove a mapping

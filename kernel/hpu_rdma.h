@@ -38,6 +38,8 @@ int hpu_rdma_as_map_sgt(struct hpu_rdma_as *as, struct sg_table *sgt,
 			u64 size, bool writable, u64 *va);
 int hpu_rdma_as_map_dmabuf(struct hpu_rdma_as *as, int fd, u64 offset,
 			   u64 size, bool writable, u64 *map_va, u64 *va);
+int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
+			 bool writable, u64 *map_va, u64 *va);
 int hpu_rdma_as_unmap(struct hpu_rdma_as *as, u64 map_va);
 void hpu_rdma_as_destroy(struct hpu_rdma_as *as, bool reachable);
 

@@ -34,6 +34,7 @@
 
 #include "hpu_devlink.h"
 #include "hpu_drv.h"
+#include "hpu_gem.h"
 #include "hpu_eq.h"
 #include "hpu_notify.h"
 #include "hpu_fw.h"
@@ -733,6 +734,8 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	}
 
 	hpu_hb_stop(r);
+	/* The function decodes no memory while it is reset. */
+	hpu_gem_user_map_off(hdev);
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
 	hpu_streams_reset_prepare(hdev, true);
@@ -771,6 +774,7 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
 		wake_up_all(&r->flr_wq);
 		hpu_reset_do(hdev, HPU_RESET_HARD, "function level reset", true);
 		r->flr_in_reset = false;
+		hpu_gem_user_map_on(hdev);
 	}
 	mutex_unlock(&r->lock);
 }

@@ -21,6 +21,7 @@
 #define HPU_BAR_REGS_SIZE		0x1000000	/* 16 MiB, spec version 7 */
 #define HPU_BAR_MSIX			2	/* 64-bit, MSI-X table + PBA */
 #define HPU_BAR_HBM			4	/* 64-bit prefetchable, HBM window */
+/* BAR4 up to spec version 7; from 8 the least power of two >= HBM_SIZE */
 #define HPU_BAR_HBM_SIZE		0x4000000
 #define HPU_MSIX_VECTORS		64
 
@@ -43,7 +44,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000007
+#define   HPU_SPEC_VERSION_VALUE	0x00000008
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */

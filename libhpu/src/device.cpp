@@ -148,6 +148,7 @@ HPU_EXPORT int hpu_device_get_info(hpu_device_t *dev, hpu_device_info *out)
     info.driver_patch = answer.driver_patch;
     info.msix_vectors = answer.msix_vectors;
     info.reset_count = answer.reset_count;
+    info.caps = (answer.caps & DRM_HPU_CAP_HBM_MMAP) != 0 ? HPU_DEVICE_CAP_HBM_MMAP : 0;
     static_assert(sizeof(info.class_engines) == sizeof(answer.class_engines));
     std::memcpy(static_cast<uint8_t *>(info.class_engines), static_cast<const uint8_t *>(answer.class_engines),
                 sizeof(info.class_engines));

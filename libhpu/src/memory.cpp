@@ -83,6 +83,10 @@ int buffer_free(hpu_buffer *buf) noexcept
         const int e = buf->dev->os().munmap(buf->mmap_addr, buf->mmap_len);
         err = err < 0 ? err : e;
     }
+    if (void *m = buf->cpu_map.load(); m != nullptr) {
+        const int e = buf->dev->os().munmap(m, buf->map_size);
+        err = err < 0 ? err : e;
+    }
     if (buf->handle != 0 && !dead) {
         const int e = gem_unref(buf->dev, buf->handle);
         err = err < 0 ? err : e;
@@ -255,7 +259,42 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf)
 {
     if (buf == nullptr)
         return nullptr;
-    return buf->user_ptr != nullptr ? buf->user_ptr : buf->mmap_addr;
+    if (buf->user_ptr != nullptr)
+        return buf->user_ptr;
+    if (buf->mmap_addr != nullptr)
+        return buf->mmap_addr;
+    void *m = buf->cpu_map.load(std::memory_order_acquire);
+    return m != nullptr ? static_cast<std::uint8_t *>(m) + buf->offset : nullptr; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr)
+{
+    hpu::detail::clear_error();
+    if (buf == nullptr || ptr == nullptr)
+        return -EINVAL;
+    *ptr = nullptr;
+    if (void *p = hpu_buffer_host_ptr(buf); p != nullptr) {
+        *ptr = p;
+        return 0;
+    }
+    hpu_device *dev = buf->dev;
+    if (hpu::detail::stale(dev, buf->epoch) || buf->handle == 0)
+        return -ENODEV;
+    // The mutex cannot throw here (no error checking, not recursive).
+    const std::lock_guard lock(buf->map_mu);
+    if (buf->cpu_map.load() == nullptr) {
+        std::uint64_t offset = 0;
+        if (const int err = dev->kmd.bo_mmap_offset(buf->handle, offset); err < 0)
+            return err;
+        void *m = nullptr;
+        if (const int err = dev->os().mmap(buf->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd(),
+                                           static_cast<std::int64_t>(offset), &m);
+            err < 0)
+            return err;
+        buf->cpu_map.store(m, std::memory_order_release);
+    }
+    *ptr = hpu_buffer_host_ptr(buf);
+    return 0;
 }
 
 HPU_EXPORT int hpu_device_memory_info(hpu_device_t *dev, hpu_memory_info *out)

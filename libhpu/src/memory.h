@@ -6,9 +6,11 @@
 #ifndef HPU_SRC_MEMORY_H
 #define HPU_SRC_MEMORY_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "hpu/hpu.h"
 
@@ -24,6 +26,11 @@ struct hpu_buffer {
     void *mmap_addr = nullptr;    // host mapping of a HOST buffer (owned)
     std::size_t mmap_len = 0;
     void *user_ptr = nullptr;     // the caller's memory of a user-pointer buffer
+    // hpu_buffer_map() of a buffer with no host mapping (HBM through the
+    // device's BAR): made once under map_mu, read without it; owned, of
+    // map_size bytes.
+    std::mutex map_mu;
+    std::atomic<void *> cpu_map{nullptr};
 };
 
 namespace hpu::detail {

@@ -216,6 +216,11 @@ class HotplugFuzzer(Fuzzer):
         self.enable_mmcfg()                        # a system reset clears it
         self.setup_bridge()
         qt.program_bars(self)
+        # BAR4 (spec version 8: 1 GiB here) must be inside the root port's
+        # windows, or the fuzzer's BAR4 actions reach nothing.
+        self.cmd(f"writeq {BAR4 + 0x1000:#x} 0x5a5aa5a512345678")
+        if self.cmd(f"readq {BAR4 + 0x1000:#x}") != 0x5a5aa5a512345678:
+            raise RuntimeError("BAR4 does not answer behind the root port")
 
     def present(self):
         return self.cfg_rd(DEV, 0) != 0xFFFFFFFF

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <sys/mman.h>
@@ -98,6 +99,45 @@ std::uint64_t memory_used(const Ctx &c, __u64 drm_hpu_info_memory::*field)
     REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_INFO, &req) == 0);
     return m.*field;
 }
+
+std::uint64_t device_caps(const Ctx &c)
+{
+    drm_hpu_info_device d{};
+    drm_hpu_info req{};
+    req.op = DRM_HPU_INFO_DEVICE;
+    req.ptr = reinterpret_cast<std::uintptr_t>(&d); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    req.size = sizeof(d);
+    REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_INFO, &req) == 0);
+    REQUIRE(req.size >= sizeof(d));
+    return d.caps;
+}
+
+// A shared read-write CPU mapping of a buffer through BO_MMAP_OFFSET,
+// unmapped on scope exit.
+class BoMap {
+public:
+    BoMap(const Ctx &c, std::uint32_t handle, std::size_t size) : size_(size)
+    {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = handle;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        p_ = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset));
+        REQUIRE(p_ != MAP_FAILED);
+    }
+    BoMap(const BoMap &) = delete;
+    BoMap &operator=(const BoMap &) = delete;
+    BoMap(BoMap &&) = delete;
+    BoMap &operator=(BoMap &&) = delete;
+    ~BoMap() { ::munmap(p_, size_); }
+    [[nodiscard]] std::uint64_t *words(std::size_t byte_off) const
+    {
+        return reinterpret_cast<std::uint64_t *>(static_cast<unsigned char *>(p_) + byte_off); // NOLINT
+    }
+
+private:
+    std::size_t size_;
+    void *p_;
+};
 
 } // namespace
 
@@ -274,8 +314,17 @@ TEST_CASE("BO_MMAP_OFFSET rejects bad input", "[uapi-mem]")
         o.handle = 0;
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == ENOENT);
     }
-    SECTION("HBM buffer: EINVAL") {
+    SECTION("HBM buffer: an offset (the device's BAR4 covers HBM, spec version 8)") {
+        REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
         o.handle = hbm;
+        CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        CHECK(o.offset % kHostPage == 0);
+    }
+    SECTION("user-pointer buffer: EINVAL") {
+        const Anon mem(1, PROT_READ | PROT_WRITE);
+        std::uint32_t up = 0;
+        REQUIRE(c.userptr(mem.at(0), kHostPage, up) == 0);
+        o.handle = up;
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EINVAL);
     }
     SECTION("non-zero pad: EINVAL") {
@@ -295,6 +344,113 @@ TEST_CASE("BO_MMAP_OFFSET rejects bad input", "[uapi-mem]")
         CHECK(p == MAP_FAILED);
         if (p != MAP_FAILED)
             ::munmap(p, 2 * kHostPage);
+    }
+}
+
+TEST_CASE("HBM buffers map into the process through BAR4", "[uapi-mem][hbm-mmap]")
+{
+    Ctx c(node());
+    REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+    constexpr std::uint64_t kSize = 4 * MiB;
+    // A run of words on each side of the 2 MiB page boundary (each CPU
+    // access is an MMIO access of the emulated BAR: keep them few).
+    constexpr std::uint64_t kRun = 64 * KiB;
+    constexpr std::uint64_t kAt = 2 * MiB - kRun;
+    std::uint32_t hbm = 0;
+    std::uint64_t sz = 0;
+    REQUIRE(c.bo_create(kSize, DRM_HPU_BO_HBM, hbm, 0, &sz) == 0);
+    std::uint64_t dva = 0;
+    REQUIRE(c.map(hbm, 0, kSize, dva) == 0);
+    const std::uint32_t q = make_queue(c);
+    const auto host = c.host_buf(2 * kRun);
+
+    SECTION("what the CPU writes the engine reads, and the other way round") {
+        const BoMap m(c, hbm, kSize);
+        fill_words(m.words(kAt), 2 * kRun / 8, 0x11);
+        Cb out;
+        out.lin_dma(dva + kAt, host.va, 2 * kRun);
+        REQUIRE(c.run(q, out) == 1);
+        CHECK(check_words(reinterpret_cast<const std::uint64_t *>(host.ptr), 2 * kRun / 8, 0x11) == // NOLINT
+              2 * kRun / 8);
+
+        fill_words(reinterpret_cast<std::uint64_t *>(host.ptr), 2 * kRun / 8, 0x22); // NOLINT
+        Cb in;
+        in.lin_dma(host.va, dva + 3 * MiB, 2 * kRun);
+        REQUIRE(c.run(q, in) == 1);
+        CHECK(check_words(m.words(3 * MiB), 2 * kRun / 8, 0x22) == 2 * kRun / 8);
+        // A fresh buffer reads zero through the mapping too.
+        CHECK(*m.words(kSize - 8) == 0);
+    }
+    SECTION("the CPU mapping alone holds the buffer once its handle and device mapping are gone") {
+        auto m = std::make_unique<BoMap>(c, hbm, kSize);
+        *m->words(4096) = 0x0123456789abcdefULL;
+        const std::uint64_t used = memory_used(c, &drm_hpu_info_memory::hbm_ctx_used);
+        REQUIRE(c.unmap(dva) == 0);
+        REQUIRE(c.gem_close(hbm) == 0);
+        // Nothing but the CPU mapping refers to it: still allocated, and
+        // its bytes still there (also in a page not touched before).
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used);
+        CHECK(*m->words(4096) == 0x0123456789abcdefULL);
+        CHECK(*m->words(3 * MiB) == 0);
+        m.reset();
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used - kSize);
+    }
+    SECTION("the second half of a mapping whose first half was unmapped maps the right bytes") {
+        fill_words(reinterpret_cast<std::uint64_t *>(host.ptr), 2 * kRun / 8, 0x33); // NOLINT
+        Cb in;
+        in.lin_dma(host.va, dva + 3 * MiB, 2 * kRun);
+        REQUIRE(c.run(q, in) == 1);
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        auto *p = static_cast<unsigned char *>(
+            ::mmap(nullptr, kSize, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset)));
+        REQUIRE(p != MAP_FAILED);
+        REQUIRE(::munmap(p, 2 * MiB + kHostPage) == 0);
+        const auto *w = reinterpret_cast<const std::uint64_t *>(p + 3 * MiB); // NOLINT
+        CHECK(check_words(w, 2 * kRun / 8, 0x33) == 2 * kRun / 8);
+        ::munmap(p + 2 * MiB + kHostPage, kSize - 2 * MiB - kHostPage); // NOLINT
+    }
+    SECTION("a mapping that starts inside the buffer: EINVAL") {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        void *p = ::mmap(nullptr, 2 * MiB, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset + 2 * MiB));
+        CHECK(p == MAP_FAILED);
+        CHECK(errno == EINVAL);
+        if (p != MAP_FAILED)
+            ::munmap(p, 2 * MiB);
+    }
+    SECTION("private mappings are refused: EINVAL") {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        void *p = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, c.fd(), static_cast<off_t>(o.offset));
+        CHECK(p == MAP_FAILED);
+        CHECK(errno == EINVAL);
+        if (p != MAP_FAILED)
+            ::munmap(p, kSize);
+    }
+    SECTION("a mapping larger than the buffer fails") {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        void *p = ::mmap(nullptr, kSize + kHostPage, PROT_READ, MAP_SHARED, c.fd(), static_cast<off_t>(o.offset));
+        CHECK(p == MAP_FAILED);
+        CHECK(errno == EINVAL);
+        if (p != MAP_FAILED)
+            ::munmap(p, kSize + kHostPage);
+    }
+    SECTION("another file cannot map it through the offset") {
+        drm_hpu_bo_mmap_offset o{};
+        o.handle = hbm;
+        REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+        const Ctx d(node());
+        void *p = ::mmap(nullptr, kSize, PROT_READ, MAP_SHARED, d.fd(), static_cast<off_t>(o.offset));
+        CHECK(p == MAP_FAILED);
+        CHECK(errno == EACCES);
+        if (p != MAP_FAILED)
+            ::munmap(p, kSize);
     }
 }
 

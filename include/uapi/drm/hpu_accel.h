@@ -155,7 +155,21 @@ struct drm_hpu_info_device {
 	 * Drivers before this field answer with a shorter size.
 	 */
 	__u8 class_engines[DRM_HPU_MAX_ENGINE_CLASSES];
+	/**
+	 * @caps: DRM_HPU_CAP_* bits, what this device and driver offer
+	 * beyond the base ABI. Drivers before this field answer with a
+	 * shorter size (read it as 0).
+	 */
+	__u64 caps;
 };
+
+/**
+ * DRM_HPU_CAP_HBM_MMAP: &drm_hpu_info_device.caps bit: HBM buffers can be
+ * mapped into the process (DRM_IOCTL_HPU_BO_MMAP_OFFSET, then mmap(2) of
+ * the device file), through the device's HBM BAR (hardware spec version 8,
+ * where the BAR covers all of HBM).
+ */
+#define DRM_HPU_CAP_HBM_MMAP		(1ULL << 0)
 
 /**
  * struct drm_hpu_info_memory - answer to %DRM_HPU_INFO_MEMORY
@@ -375,10 +389,19 @@ struct drm_hpu_bo_userptr {
 };
 
 /**
- * struct drm_hpu_bo_mmap_offset - where to mmap(2) a host buffer object
+ * struct drm_hpu_bo_mmap_offset - where to mmap(2) a buffer object
+ *
+ * Host buffers map cached. HBM buffers map write-combining through the
+ * device's HBM BAR when &drm_hpu_info_device.caps has
+ * %DRM_HPU_CAP_HBM_MMAP, shared only (a private mapping is refused with
+ * EINVAL); CPU accesses then go over PCIe, so bulk data is still best
+ * moved with the DMA engines. User-pointer buffers are not mapped here.
  */
 struct drm_hpu_bo_mmap_offset {
-	/** @handle: In: GEM handle of a DRM_HPU_BO_HOST buffer. */
+	/**
+	 * @handle: In: GEM handle of a DRM_HPU_BO_HOST buffer, or of a
+	 * DRM_HPU_BO_HBM buffer on a device with %DRM_HPU_CAP_HBM_MMAP.
+	 */
 	__u32 handle;
 	/** @pad: In: must be zero. */
 	__u32 pad;

@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 8
+#define HPU_API_VERSION_MINOR 9
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -125,7 +125,12 @@ struct hpu_device_info {
 	char pci_addr[HPU_PCI_ADDR_MAX];
 	/* Since 1.4: */
 	uint8_t class_engines[HPU_MAX_ENGINE_CLASSES]; /* queue engines per HPU_ENGINE_* class (hpu_device_engines()) */
+	/* Since 1.9: */
+	uint64_t caps;              /* HPU_DEVICE_CAP_* (0 from a driver without them) */
 };
+
+/** hpu_device_info.caps: device memory maps into processes (hpu_buffer_map()). */
+#define HPU_DEVICE_CAP_HBM_MMAP (1ULL << 0)
 
 /** Version of the library at run time, packed as HPU_MAKE_VERSION(). */
 HPU_EXPORT uint32_t hpu_get_version(void);
@@ -344,8 +349,42 @@ HPU_EXPORT int hpu_buffer_destroy(hpu_buffer_t *buf);
 HPU_EXPORT uint64_t hpu_buffer_va(const hpu_buffer_t *buf);
 /** hpu_buffer_size() - bytes usable from hpu_buffer_va() (0 for NULL). */
 HPU_EXPORT uint64_t hpu_buffer_size(const hpu_buffer_t *buf);
-/** hpu_buffer_host_ptr() - caller's address of a host or user-pointer buffer, else NULL. */
+/**
+ * hpu_buffer_host_ptr() - caller's address of a host or user-pointer buffer,
+ * or of a device-memory buffer once hpu_buffer_map() mapped it; else NULL.
+ */
 HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
+
+/**
+ * hpu_buffer_map() - map a buffer into the caller and return its address.
+ * @ptr: Out: the address of the buffer's first byte (hpu_buffer_va()'s).
+ *
+ * Device memory (HPU_MEM_DEVICE) is mapped through the device's HBM BAR,
+ * write-combining, once: later calls, and hpu_buffer_host_ptr(), return
+ * the same address until hpu_buffer_destroy(). CPU accesses to it cross
+ * PCIe, so they are slow next to the DMA engines (use them for bulk data);
+ * the mapping is for code that must take a CPU pointer, such as an RDMA
+ * stack registering memory (ibv_reg_mr() of the range registers the HBM
+ * itself) or MPI. Ordering: what a job wrote is visible through the
+ * mapping once its fence signalled; CPU stores through it are
+ * write-combined, so a caller that has a job read them right after must
+ * make them globally visible first (on x86 an sfence, e.g.
+ * __builtin_ia32_sfence(), before hpu_queue_submit()). Host and
+ * user-pointer buffers return the mapping they have. Safe to call from
+ * several threads at once. The mapping of a buffer whose device file was
+ * reopened since (hpu_device_reopen()) stays until hpu_buffer_destroy(),
+ * and no new one is made. Kernel paths that pin user pages (O_DIRECT,
+ * process_vm_readv, a debugger reading the process's memory) cannot use
+ * the range; RDMA registration through the HPU's own ib_device can.
+ *
+ * Returns 0, -EOPNOTSUPP when the device cannot map its memory into a
+ * process (hardware before spec version 8, or no write-combining for its
+ * BAR; hpu_device_info.caps lacks HPU_DEVICE_CAP_HBM_MMAP), -ENODEV for a
+ * buffer of a file reopened since, -EINVAL for a NULL argument, -ENOMEM
+ * when the process is out of address space, or the errno of the kernel's
+ * DRM_IOCTL_HPU_BO_MMAP_OFFSET or of mmap(2). Since 1.9.
+ */
+HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr);
 
 /**
  * hpu_queue_create() - create a queue on an engine.

@@ -487,6 +487,13 @@ public:
     [[nodiscard]] std::uint64_t va() const noexcept { return hpu_buffer_va(get()); }
     [[nodiscard]] std::uint64_t size() const noexcept { return hpu_buffer_size(get()); }
     [[nodiscard]] void *host_ptr() const noexcept { return hpu_buffer_host_ptr(get()); }
+    /** The buffer mapped into the caller (hpu_buffer_map()): device memory through the BAR. Throws hpu::Error. */
+    [[nodiscard]] void *map() const
+    {
+        void *p = nullptr;
+        detail::check(hpu_buffer_map(get(), &p), "mapping an HPU buffer into the process");
+        return p;
+    }
     /** A new dma-buf fd, owned by the caller. Throws hpu::Error. */
     [[nodiscard]] int export_fd() const
     {

@@ -61,7 +61,7 @@ MS = 1000000
 FW = ["-L", "/usr/share/seabios", "-L", "/usr/share/qemu"]
 BAR0 = 0xC0000000
 BAR2 = 0xC1000000       # above BAR0 (16 MiB, spec version 7)
-BAR4 = 0xC4000000           # 64 MiB, naturally aligned
+BAR4 = 1 << 36             # 64-bit: aligned for any BAR4 size (up to 32 GiB, spec version 8)
 MSI_TARGET = 0x00100000     # guest RAM the MSI-X messages are written to
 FAILS = []
 
@@ -154,8 +154,8 @@ def program_bars(q):
     q.cfg_write(0x14, 0)
     q.cfg_write(0x18, BAR2)
     q.cfg_write(0x1C, 0)
-    q.cfg_write(0x20, BAR4)
-    q.cfg_write(0x24, 0)
+    q.cfg_write(0x20, BAR4 & 0xFFFFFFFF)
+    q.cfg_write(0x24, BAR4 >> 32)
     q.cfg_write(0x04, 0x6, 2)     # memory space + bus master
 
 
@@ -166,8 +166,14 @@ def hbm_window(q):
     q.cmd(f"writeb {BAR4 + 0x1003:#x} 0xab")
     check(q.cmd(f"readq {BAR4 + 0x1000:#x}") == 0x11223344AB667788, "BAR4 64/8-bit write, read back")
     check(q.cmd(f"readw {BAR4 + 0x1003:#x}") == 0x44AB, "BAR4 unaligned 16-bit read")
-    q.mem_write(BAR4 + 0x3FFFFF0, b"window-end-16byt")
-    check(q.mem_read(BAR4 + 0x3FFFFF0, 16) == b"window-end-16byt", "BAR4 last bytes")
+    # spec version 8: BAR4 covers HBM (6 GiB here: an 8 GiB BAR), one to one
+    q.mem_write(BAR4 + 0x4000000, b"past-64MiB-16byt")
+    check(q.mem_read(BAR4 + 0x4000000, 16) == b"past-64MiB-16byt", "BAR4 beyond its old 64 MiB")
+    q.mem_write(BAR4 + (6 << 30) - 16, b"hbm-end-16bytes!")
+    check(q.mem_read(BAR4 + (6 << 30) - 16, 16) == b"hbm-end-16bytes!", "BAR4 reaches the last HBM bytes")
+    check(q.cmd(f"readq {BAR4 + (6 << 30):#x}") == 0 and
+          q.rd(R["HPU_REG_ERROR"]) == R["HPU_ERROR_BAD_ACCESS"], "BAR4 past HBM flagged")
+    q.wr(R["HPU_REG_ERROR"], R["HPU_ERROR_BAD_ACCESS"])
     # move the window up 64 MiB: offset 0x1000 of the first window is gone
     q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0x4000000)
     check(q.cmd(f"readq {BAR4 + 0x1000:#x}") == 0, "window base moves the window")
@@ -696,13 +702,14 @@ def main():
         check(q.cfg_read(0x08) == R["HPU_PCI_CLASS"] << 16 | R["HPU_PCI_REVISION"],
               "class 0x1200, revision 1")
         check(q.cfg_read(0x20) & 0xF == 0xC, "BAR4 is 64-bit prefetchable memory")
-        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096),
-                          (4, R["HPU_BAR_HBM_SIZE"])]:
+        # BAR4 covers the 6 GiB of HBM: 8 GiB (spec version 8)
+        for bar, size in [(0, R["HPU_BAR_REGS_SIZE"]), (2, 4096), (4, 8 << 30)]:
             reg = 0x10 + 4 * bar
             check(q.cfg_read(reg) & 0x7 == 0x4, f"BAR{bar} is 64-bit memory")
             q.cfg_write(reg, 0xFFFFFFFF)
-            check((~(q.cfg_read(reg) & ~0xF) & 0xFFFFFFFF) + 1 == size,
-                  f"BAR{bar} size {size:#x}")
+            q.cfg_write(reg + 4, 0xFFFFFFFF)
+            mask = (q.cfg_read(reg + 4) << 32) | (q.cfg_read(reg) & ~0xF)
+            check((~mask & (2 ** 64 - 1)) + 1 == size, f"BAR{bar} size {size:#x}")
         program_bars(q)
 
         # the boot ROM: ROM_INIT for 10 ms after power-on, then WAIT_IMAGE
@@ -724,7 +731,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 7, "SPEC_VERSION 7")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 8, "SPEC_VERSION 8")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 64, "MSIX_VECTORS 64")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")

@@ -46,7 +46,7 @@ RP = (0, 2, 0)              # the root port
 DEV = (1, 0, 0)             # the HPU behind it
 BAR0 = 0xC0000000
 BAR2 = 0xC1000000       # above BAR0 (16 MiB, spec version 7)
-BAR4 = 0xC4000000
+BAR4 = 0xD0000000          # 256 MiB of HBM: a 256 MiB BAR4 (spec version 8)
 HOST = 1 << 63
 MS = 1000000
 
@@ -123,7 +123,12 @@ class QTest(base.QTest):
 
     def setup_bridge(self):
         self.cfg_wr(RP, 0x18, 0x00010100)          # primary 0, secondary 1, subordinate 1
-        self.cfg_wr(RP, 0x20, 0xC7F0C000)          # memory window 0xc0000000-0xc7ffffff
+        self.cfg_wr(RP, 0x20, 0xDFF0C000)          # memory window 0xc0000000-0xdfffffff
+        # 64-bit prefetchable window 64 GiB - 96 GiB: where qtest_hpu's
+        # program_bars() puts BAR4 (the hot-plug fuzzer uses it)
+        self.cfg_wr(RP, 0x24, 0xFFF10001)
+        self.cfg_wr(RP, 0x28, 0x10)
+        self.cfg_wr(RP, 0x2C, 0x17)
         self.cfg_wr(RP, 0x04, 0x6, 2)              # memory + bus master
 
     def setup_dev(self):

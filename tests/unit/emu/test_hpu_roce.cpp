@@ -303,6 +303,41 @@ TEST_CASE("RoCE: UD SEND delivers the payload after a 40-byte GRH", "[emu][roce]
     CHECK(r.counter(1, HPU_ROCE_CNT_RX_DROPPED) == 1);
 }
 
+TEST_CASE("RoCE: a UD SEND to the port's own MAC loops back inside the port, never on the wire",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto ca = r.make_cq(1), cc = r.make_cq(3);
+    auto a = r.make_qp(30, 0, 1, HPU_ROCE_QPT_UD), c = r.make_qp(50, 0, 3, HPU_ROCE_QPT_UD);
+    for (auto *q : { &a, &c }) {
+        Bytes d(256);
+        d[HPU_ROCE_QP_PORT] = 0;
+        put32(&d[HPU_ROCE_QP_QKEY], 0x1234);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_INIT, HPU_ROCE_QPM_PORT | HPU_ROCE_QPM_QKEY, d) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTR, 0) == 0);
+        REQUIRE(r.modify(q->n, HPU_ROCE_QPS_RTS, HPU_ROCE_QPM_SQ_PSN) == 0);
+    }
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    Bytes data = pattern(300, 9);
+    r.hwrite(src.bus, data.data(), data.size());
+    r.post_recv(c, 11, { { dst.va, 4096, dst.key } });
+    uint8_t av[32] = {};
+    Bytes m = r.mac(0), g = RoceRig::ip4(0);
+    std::memcpy(av, m.data(), 6);
+    av[HPU_ROCE_AV_HOP_LIMIT] = 64;
+    std::memcpy(av + HPU_ROCE_AV_DGID, g.data(), 16);
+    r.post_send(a, HPU_ROCE_WR_SEND, 12, { { src.va, 300, src.key } }, 0, 0, 0,
+                HPU_ROCE_WQE_SIGNALED, av, 0x1234, 50);
+    r.pump();
+    Cqe32 e = r.poll1(cc);
+    CHECK(e.wr_id == 11u);
+    CHECK(e.len == 340u);
+    CHECK(e.src_qpn == 30u);
+    CHECK(host_bytes(r, dst.bus + 40, 300) == data);
+    CHECK(r.poll1(ca).wr_id == 12u);
+    CHECK(r.wire.empty());
+}
+
 TEST_CASE("RoCE: every emitted frame carries the ICRC an independent CRC computes",
           "[emu][roce]")
 {

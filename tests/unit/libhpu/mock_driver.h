@@ -77,6 +77,7 @@ public:
     drm_hpu_info_firmware firmware_answer{};
     bool has_telemetry = true;   // false: INFO TELEMETRY is -EINVAL (an older driver)
     bool has_firmware = true;
+    bool hbm_mmap = true;        // false: HBM buffers cannot be mapped (before spec version 8)
 
     // Failure injection: the fail_at-th "acquiring" call (ioctl other than a
     // release, or mmap; counted from 1) returns fail_errno.
@@ -358,8 +359,14 @@ private:
         const auto it = gem.find(req.handle);
         if (it == gem.end())
             return -ENOENT;
-        if ((it->second->flags & DRM_HPU_BO_HOST) == 0)
+        if (it->second->userptr)
             return -EINVAL;
+        if ((it->second->flags & DRM_HPU_BO_HBM) != 0) {
+            if (!hbm_mmap)
+                return -EOPNOTSUPP;
+            // The BAR's bytes, backed here by host memory.
+            it->second->mem.resize(it->second->size);
+        }
         if (it->second->mmap_offset == 0)
             it->second->mmap_offset = (static_cast<std::uint64_t>(req.handle) + 1) << 32;
         req.offset = it->second->mmap_offset;

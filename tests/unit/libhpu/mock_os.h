@@ -70,6 +70,7 @@ inline drm_hpu_info_device make_answer(const char *serial, __u64 hbm, __u8 bus, 
     a.class_engines[DRM_HPU_ENGINE_DMA] = 8;
     a.class_engines[DRM_HPU_ENGINE_TPC] = 1;
     a.class_engines[DRM_HPU_ENGINE_MME] = 2;
+    a.caps = DRM_HPU_CAP_HBM_MMAP;
     return a;
 }
 

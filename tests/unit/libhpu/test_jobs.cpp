@@ -335,6 +335,60 @@ TEST_CASE("buffers: create, map, host mapping, destroy", "[libhpu][buffer]")
         CHECK(fx.m.mmap_calls == 0);
         CHECK(hpu_buffer_destroy(b) == 0);
     }
+    SECTION("hpu_buffer_map maps device memory once, unmapped at destroy")
+    {
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 2 * kMiB, HPU_MEM_DEVICE, &b) == 0);
+        void *p = nullptr;
+        REQUIRE(hpu_buffer_map(b, &p) == 0);
+        REQUIRE(p != nullptr);
+        CHECK(p == fx.m.gem.begin()->second->mem.data());
+        CHECK(hpu_buffer_host_ptr(b) == p);
+        void *again = nullptr;
+        REQUIRE(hpu_buffer_map(b, &again) == 0);
+        CHECK(again == p);
+        CHECK(fx.m.mmap_calls == 1);
+        CHECK(fx.m.mmaps.size() == 1);
+        CHECK(hpu_buffer_destroy(b) == 0);
+        CHECK(fx.m.munmap_calls == 1);
+        CHECK(fx.m.mmaps.empty());
+        hpu_device_info info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+        CHECK(info.caps == HPU_DEVICE_CAP_HBM_MMAP);
+    }
+    SECTION("hpu_buffer_map: a device that cannot map HBM, a failed mmap, bad arguments")
+    {
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 2 * kMiB, HPU_MEM_DEVICE, &b) == 0);
+        void *p = &fx;
+        fx.m.hbm_mmap = false;
+        CHECK(hpu_buffer_map(b, &p) == -EOPNOTSUPP);
+        CHECK(p == nullptr);
+        CHECK(hpu_buffer_host_ptr(b) == nullptr);
+        fx.m.hbm_mmap = true;
+        fx.m.fail_at = fx.m.acquire_calls + 2; // the mmap after BO_MMAP_OFFSET
+        fx.m.fail_errno = -ENOMEM;
+        CHECK(hpu_buffer_map(b, &p) == -ENOMEM);
+        CHECK(hpu_buffer_host_ptr(b) == nullptr);
+        fx.m.fail_at = 0;
+        REQUIRE(hpu_buffer_map(b, &p) == 0);
+        CHECK(p != nullptr);
+        CHECK(hpu_buffer_map(nullptr, &p) == -EINVAL);
+        CHECK(hpu_buffer_map(b, nullptr) == -EINVAL);
+        CHECK(hpu_buffer_destroy(b) == 0);
+        CHECK(fx.m.mmaps.empty());
+    }
+    SECTION("hpu_buffer_map of a host buffer returns its mapping")
+    {
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_HOST, &b) == 0);
+        void *p = nullptr;
+        REQUIRE(hpu_buffer_map(b, &p) == 0);
+        CHECK(p == hpu_buffer_host_ptr(b));
+        CHECK(fx.m.mmap_calls == 1);
+        CHECK(hpu_buffer_destroy(b) == 0);
+    }
     SECTION("host memory is mapped into the caller")
     {
         hpu_buffer_t *b = nullptr;

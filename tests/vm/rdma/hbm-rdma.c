@@ -13,6 +13,10 @@
  *   - HBM filled by the DMA engine, RDMA READ into host memory: the bytes match;
  *   - RDMA WRITE from host memory into HBM, copied back by the DMA engine:
  *     the bytes match (the data really is in HBM);
+ * then maps the HBM buffer into the process (hpu_buffer_map(), through the
+ * device's BAR) and registers that mapping with plain ibv_reg_mr(), as
+ * UCX and MPI do with any pointer: the MR is the HBM itself (RDMA WRITE
+ * into it is read back by the DMA engine and through the mapping);
  * and checks the helpers' refusals. Each check prints PASS or FAIL; the exit
  * status is the number of failures (100 and up: could not run).
  */
@@ -136,7 +140,7 @@ static int dev_copy(hpu_queue_t *q, uint64_t dst, uint64_t src, uint64_t size)
 int main(int argc, char **argv)
 {
 	hpu_buffer_t *hbm, *stage, *ro, *user;
-	struct ibv_mr *hbm_mr, *host_mr, *mr;
+	struct ibv_mr *hbm_mr, *host_mr, *map_mr, *mr;
 	struct ibv_qp *qa, *qb;
 	struct ibv_device **list, *ibdev;
 	struct ibv_context *ctx;
@@ -147,6 +151,7 @@ int main(int argc, char **argv)
 	hpu_queue_t *q;
 	const char *why;
 	uint8_t *host, *want;
+	void *cpu = NULL;
 	int pa, pb, ia, ib, ret, n;
 
 	/* Line by line, so that a reason on stderr follows the checks before it. */
@@ -273,6 +278,58 @@ int main(int argc, char **argv)
 	check(!why && !ret && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
 	      "RDMA WRITE into HBM lands in HBM (read back by the DMA engine)",
 	      why ? why : ret ? strerror(-ret) : "data differs");
+
+	/* The same HBM through the process's mapping of it and ibv_reg_mr(). */
+	ret = hpu_buffer_map(hbm, &cpu);
+	check(!ret && cpu == hpu_buffer_host_ptr(hbm),
+	      "hpu_buffer_map maps the HBM buffer into the process", strerror(-ret));
+	if (ret)
+		return 100;
+	map_mr = ibv_reg_mr(pd, (uint8_t *)cpu + 4096, LEN,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_WRITE);
+	check(map_mr != NULL, "ibv_reg_mr of the HBM mapping registers (the buffer, not pinned pages)",
+	      strerror(errno));
+	if (!map_mr)
+		return 100;
+	fill(host, LEN, 55);
+	memcpy(want, host, LEN);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, (uintptr_t)cpu + 4096, map_mr->rkey);
+	memset(hpu_buffer_host_ptr(stage), 0, LEN);
+	ret = why ? 0 : dev_copy(q, hpu_buffer_va(stage), hpu_buffer_va(hbm) + 4096, LEN);
+	check(!why && !ret && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
+	      "RDMA WRITE into the mapping's MR lands in HBM (read back by the DMA engine)",
+	      why ? why : ret ? strerror(-ret) : "data differs");
+	check(!why && memcmp((uint8_t *)cpu + 4096, want, 4096) == 0 &&
+	      memcmp((uint8_t *)cpu + 4096 + LEN - 4096, want + LEN - 4096, 4096) == 0,
+	      "the CPU reads the RDMA WRITE's bytes through the mapping", "data differs");
+	memset(host, 0, LEN);
+	memcpy((uint8_t *)cpu + 8192, "written by the CPU", 19);
+	memcpy(want + 4096, "written by the CPU", 19);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, (uintptr_t)cpu + 4096, map_mr->rkey);
+	check(!why && memcmp(host + 4096, "written by the CPU", 19) == 0,
+	      "RDMA READ of the mapping's MR returns what the CPU wrote there",
+	      why ? why : "data differs");
+	check(ibv_dereg_mr(map_mr) == 0, "the mapping's MR deregisters", strerror(errno));
+
+	/* A host buffer's mapping (VM_PFNMAP too) registers as its buffer. */
+	map_mr = ibv_reg_mr(pd, hpu_buffer_host_ptr(stage), LEN, IBV_ACCESS_LOCAL_WRITE);
+	check(map_mr != NULL, "ibv_reg_mr of a host buffer's mapping registers", strerror(errno));
+	if (map_mr) {
+		memset(hpu_buffer_host_ptr(stage), 0, LEN);
+		why = rdma_op(qa, cq, IBV_WR_RDMA_READ, map_mr, hpu_buffer_va(hbm) + 4096,
+			      hbm_mr->rkey);
+		check(!why && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
+		      "RDMA READ of HBM into a host buffer's mapping",
+		      why ? why : "data differs");
+		check(ibv_dereg_mr(map_mr) == 0, "the host buffer's MR deregisters", strerror(errno));
+	}
+	errno = 0;
+	mr = ibv_reg_mr(pd, (uint8_t *)cpu + HBM_SIZE - 4096, 8192, IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno == EINVAL, "an MR running past the end of the mapping is refused (EINVAL)",
+	      mr ? "registered" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
