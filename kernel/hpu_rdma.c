@@ -391,6 +391,11 @@ int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
 		ret = -EACCES;
 	else
 		ret = 0;
+	if (ret)
+		drm_dbg(&hdev->drm, "RDMA: %#llx + %#llx of a buffer mapping [%#lx, %#lx) (flags %#lx, %s) refused: %d\n",
+			addr, size, vma->vm_start, vma->vm_end,
+			(unsigned long)vma->vm_flags,
+			writable ? "writable" : "read-only", ret);
 	mmap_read_unlock(mm);
 	if (ret)
 		goto out_put;
@@ -399,6 +404,9 @@ int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
 		goto out_put;
 	}
 	ret = hpu_rdma_map_obj(as, obj, offset, size, writable, map_va, va);
+	if (ret)
+		drm_dbg(&hdev->drm, "RDMA: %#llx + %#llx, buffer offset %#llx of %zu bytes: map failed: %d\n",
+			addr, size, offset, obj->size, ret);
 	drm_dev_exit(idx);
 out_put:
 	drm_gem_object_put(obj);

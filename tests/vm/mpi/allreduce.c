@@ -101,6 +101,8 @@ static void setup(struct bufs *b, size_t max)
 	if (ret)
 		die("hpu_buffer_map (receive)", -ret);
 	b->recv = p;
+	fprintf(stderr, "hpu-mpi-allreduce[%d]: HBM send buffer mapped at %p, receive buffer at %p, %zu bytes each\n",
+		rank, (void *)b->send, (void *)b->recv, max);
 }
 
 /* The send buffer's first @n values: rank's pattern. */

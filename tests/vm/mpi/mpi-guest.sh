@@ -136,6 +136,7 @@ info "$ROLE: setup took $(since "$t") s"
 if [ "${MPI_DYNDBG:-0}" = 1 ]; then
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	echo 'module hpu_ib +p' > /sys/kernel/debug/dynamic_debug/control
+	echo 0x2 > /sys/module/drm/parameters/debug     # hpu.ko's drm_dbg (DRM_UT_DRIVER)
 fi
 
 # What UCX and Open MPI need on both sides (section 1 of
