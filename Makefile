@@ -11,9 +11,9 @@
 #   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
 #                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); not yet
 #                  part of make test), logs and figures in $(BUILD)/interop/
-#   make test-mpi  only the MPI run: Open MPI + UCX across two HPU guests, an allreduce of
-#                  HBM buffers (tests/vm/mpi/run-mpi.sh $(MPI_FLAGS); not yet part of make
-#                  test), logs and figures in $(BUILD)/mpi/
+#   make test-mpi  only the MPI run (also part of make test): Open MPI + UCX across two HPU
+#                  guests, an allreduce of HBM buffers (tests/vm/mpi/run-mpi.sh $(MPI_FLAGS)),
+#                  logs and figures in $(BUILD)/mpi/
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash

@@ -16,9 +16,8 @@
 #   4. the interop run (make test-interop; not yet in the default set):
 #      two guests, the HPU's RoCE v2 against Linux rxe in the other guest,
 #      rxe against rxe beside it (tests/vm/interop/)
-#   5. the MPI run (make test-mpi; not yet in the default set): Open MPI
-#      with UCX across two HPU guests, an allreduce of HBM buffers
-#      (tests/vm/mpi/)
+#   5. the MPI run (also alone: make test-mpi): Open MPI with UCX across
+#      two HPU guests, an allreduce of HBM buffers (tests/vm/mpi/)
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -344,8 +343,7 @@ def main():
         return 1 if len(results) > npass else 0
     # The interop run is not yet in the default set: HPU steps against rxe
     # still failed in the last runs (Documentation/rdma.md); make test-interop.
-    # Nor the MPI run (make test-mpi): it first ran clean on 2026-12-04.
-    only = set(a.only or ["static", "unit", "vm", "vm-iommu"])
+    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "mpi"])
     t0 = time.monotonic()
     if "static" in only:
         static_checks(a.build)
