@@ -11,6 +11,9 @@
 #   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
 #                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); not yet
 #                  part of make test), logs and figures in $(BUILD)/interop/
+#   make test-mpi  only the MPI run (also part of make test): Open MPI + UCX across two HPU
+#                  guests, an allreduce of HBM buffers (tests/vm/mpi/run-mpi.sh $(MPI_FLAGS)),
+#                  logs and figures in $(BUILD)/mpi/
 #   make bench     benchmarks
 #   make test-debug the VM suite on a debug kernel (KASAN, lockdep, kmemleak, DMA-API
 #                  debug, failslab) built from linux-source-6.12, cached by hash
@@ -33,7 +36,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-mpi test-debug kunit bench fuzz vm-shell clean
 
 all: bootstrap qemu kernel user rdma-provider
 
@@ -123,6 +126,10 @@ test: all user-san
 # e.g. INTEROP_FLAGS="--pairs hpu --only 'ib_write_bw' --keep-pcap" (see the script's --help)
 test-interop: all
 	@HPU_BUILD=$(abspath $(BUILD)) bash tests/vm/interop/run-interop.sh --log $(BUILD)/interop $(INTEROP_FLAGS)
+
+# e.g. MPI_FLAGS="--cases hpu:hbm --sizes 1M:64M --iters 2" (see the script's --help)
+test-mpi: all
+	@HPU_BUILD=$(abspath $(BUILD)) bash tests/vm/mpi/run-mpi.sh --log $(BUILD)/mpi $(MPI_FLAGS)
 
 # hpu.ko for the debug kernel is built in a copy of kernel/, so that the
 # work tree's module (for the reference kernel) stays as it is; with it

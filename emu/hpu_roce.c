@@ -3345,7 +3345,8 @@ int hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
     const uint8_t *ip = buf + 14, *udp;
     uint8_t *copy;
 
-    if (!r || !(r->port[p].ctrl & HPU_ROCE_PORT_ENABLE) || len < 14 + 40 + 8) {
+    /* The shortest: Ethernet, IPv4 without options, UDP (IPv6 below). */
+    if (!r || !(r->port[p].ctrl & HPU_ROCE_PORT_ENABLE) || len < 14 + 20 + 8) {
         return HPU_ROCE_RX_NOT_ROCE;
     }
     hpum_nic_cur_mac(c, p, mac);
@@ -3358,7 +3359,7 @@ int hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
         }
         udp = ip + 20;
     } else if (be16(buf + 12) == 0x86dd) {
-        if ((ip[0] >> 4) != 6 || ip[6] != 17 || len < 14 + 40 + 8) {
+        if ((ip[0] >> 4) != 6 || ip[6] != 17 || len < 14 + 20 + 8) {
             return HPU_ROCE_RX_NOT_ROCE;
         }
         udp = ip + 40;

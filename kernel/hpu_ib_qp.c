@@ -338,8 +338,18 @@ static void hpu_ib_modify_merge(struct hpu_ib_qp *qp,
 		a->port_num = attr->port_num;
 	if (mask & IB_QP_QKEY)
 		a->qkey = attr->qkey;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		rdma_replace_ah_attr(&a->ah_attr, &attr->ah_attr);
+		/*
+		 * A flow label is 20 bits; callers pass more (UCX sets the
+		 * complement of its path index, all ones for the first path,
+		 * and relies on rdma-core's and rxe's use of the low 20 bits).
+		 * Kept as used, and as QUERY reports it.
+		 */
+		if (rdma_ah_get_ah_flags(&a->ah_attr) & IB_AH_GRH)
+			rdma_ah_retrieve_grh(&a->ah_attr)->flow_label &=
+				IB_GRH_FLOWLABEL_MASK;
+	}
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
@@ -393,12 +403,7 @@ static void hpu_ib_modify_image(struct hpu_ib_qp *qp, const struct ib_qp_attr *a
 	image[82] = grh->sgid_index;
 	image[83] = grh->hop_limit;
 	image[84] = grh->traffic_class;
-	/*
-	 * A flow label is 20 bits; callers pass more (UCX sets the
-	 * complement of its path index, all ones for the first path, and
-	 * relies on rdma-core's and rxe's use of the low 20 bits only).
-	 */
-	put_unaligned_le32(grh->flow_label & IB_GRH_FLOWLABEL_MASK, &image[88]);
+	put_unaligned_le32(grh->flow_label, &image[88]);
 	ether_addr_copy(&image[92], a->ah_attr.roce.dmac);
 	memcpy(&image[100], grh->dgid.raw, sizeof(grh->dgid.raw));
 }

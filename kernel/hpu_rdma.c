@@ -337,6 +337,36 @@ out_put_buf:
 }
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_dmabuf, HPU_RDMA);
 
+/*
+ * [@addr, @addr + @size) lies in the mapping of @obj that @vma starts, as
+ * that mapping is now: madvise() (libibverbs' MADV_DONTFORK, for one) and
+ * mprotect() split one mmap(2) into several VMAs, each then a mapping of
+ * the next part of the same object. Every part must allow reading, and
+ * writing when @writable. Under the mmap lock.
+ */
+static int hpu_rdma_user_range_ok(struct drm_gem_object *obj,
+				  struct vm_area_struct *vma, u64 addr,
+				  u64 size, bool writable)
+{
+	const struct vm_operations_struct *ops = vma->vm_ops;
+	struct vm_area_struct *next;
+	u64 end = addr + size;
+
+	for (;;) {
+		if (!(vma->vm_flags & VM_READ) ||
+		    (writable && !(vma->vm_flags & VM_WRITE)))
+			return -EACCES;
+		if (end <= vma->vm_end)
+			return 0;
+		next = find_vma(vma->vm_mm, vma->vm_end);
+		if (!next || next->vm_start != vma->vm_end ||
+		    next->vm_ops != ops || next->vm_private_data != obj ||
+		    next->vm_pgoff != vma->vm_pgoff + vma_pages(vma))
+			return -EINVAL;
+		vma = next;
+	}
+}
+
 /**
  * hpu_rdma_as_map_user() - map a range of the caller's mapping of a buffer
  * @as: the address space
@@ -354,8 +384,9 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_map_dmabuf, HPU_RDMA);
  * (not the process's mapping of it) until it is unmapped. May sleep.
  *
  * Return: 0; -ENOENT when @addr is not in such a mapping (the caller
- * pins user memory then); -EINVAL for a range that leaves the mapping or
- * the buffer; -EACCES for a range of a mapping without read access, or a
+ * pins user memory then); -EINVAL for a range that leaves the mapping (a
+ * mapping split by madvise() or mprotect() still counts as one) or the
+ * buffer; -EACCES for a range of a mapping without read access, or a
  * writable range of a read-only mapping;
  * -EOPNOTSUPP for a mapping of another device's buffer; the errors of
  * hpu_rdma_as_map_sgt().
@@ -384,13 +415,12 @@ int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
 		mmap_read_unlock(mm);
 		return PTR_ERR(obj);
 	}
-	if (addr + size > vma->vm_end)
-		ret = -EINVAL;
-	else if (!(vma->vm_flags & VM_READ) ||
-		 (writable && !(vma->vm_flags & VM_WRITE)))
-		ret = -EACCES;
-	else
-		ret = 0;
+	ret = hpu_rdma_user_range_ok(obj, vma, addr, size, writable);
+	if (ret)
+		drm_dbg(&hdev->drm, "RDMA: %#llx + %#llx of a buffer mapping [%#lx, %#lx) (flags %#lx, %s) refused: %d\n",
+			addr, size, vma->vm_start, vma->vm_end,
+			(unsigned long)vma->vm_flags,
+			writable ? "writable" : "read-only", ret);
 	mmap_read_unlock(mm);
 	if (ret)
 		goto out_put;
@@ -399,6 +429,9 @@ int hpu_rdma_as_map_user(struct hpu_rdma_as *as, u64 addr, u64 size,
 		goto out_put;
 	}
 	ret = hpu_rdma_map_obj(as, obj, offset, size, writable, map_va, va);
+	if (ret)
+		drm_dbg(&hdev->drm, "RDMA: %#llx + %#llx, buffer offset %#llx of %zu bytes: map failed: %d\n",
+			addr, size, offset, obj->size, ret);
 	drm_dev_exit(idx);
 out_put:
 	drm_gem_object_put(obj);

@@ -16,6 +16,8 @@
 #   4. the interop run (make test-interop; not yet in the default set):
 #      two guests, the HPU's RoCE v2 against Linux rxe in the other guest,
 #      rxe against rxe beside it (tests/vm/interop/)
+#   5. the MPI run (also alone: make test-mpi): Open MPI with UCX across
+#      two HPU guests, an allreduce of HBM buffers (tests/vm/mpi/)
 #
 # Copyright (c) 2026 The hpu authors
 
@@ -241,6 +243,30 @@ def interop_tests(build):
         pass
 
 
+def mpi_tests(build):
+    """Open MPI with UCX across two HPU guests (tests/vm/mpi/run-mpi.sh): an
+    allreduce of HBM buffers and of host buffers over the HPUs' RoCE, and of
+    host buffers over rxe; every size a PASS/FAIL line (names mpi/...).
+    Figures in build/mpi/figures.txt."""
+    logdir = os.path.join(REPO, build, "mpi")
+    t0 = time.monotonic()
+    r = run(["bash", "tests/vm/mpi/run-mpi.sh", "--log", logdir],
+            env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
+    print(f"(MPI run took {time.monotonic() - t0:.0f} s)")
+    n = record_file(os.path.join(logdir, "results.txt"))
+    if not n:
+        record("mpi/run-mpi.sh wrote its results", False,
+               f"exit {r.returncode}: {tail(r.stdout, 5)}")
+    elif r.returncode != 0 and not any(not ok for name, ok, _ in results
+                                       if name.startswith("mpi/")):
+        record("mpi/run-mpi.sh exit status", False, f"exit {r.returncode}")
+    try:
+        with open(os.path.join(logdir, "figures.txt")) as f:
+            print("MPI figures:\n" + f.read().rstrip())
+    except FileNotFoundError:
+        pass
+
+
 def vm_tests(build, iommu=False, kernel=None, ko=None):
     """One guest boot running tests/vm/guest-suite.sh; names prefixed vm/ or
     (with intel-iommu, strict) vm-iommu/, or vm-debug/ on a given kernel
@@ -302,7 +328,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--build-san", default="build-san")
-    ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu", "interop"],
+    ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu", "interop", "mpi"],
                     action="append")
     ap.add_argument("--debug-kernel", metavar="VERSION",
                     help="run only the VM suite, on this kernel (make test-debug)")
@@ -317,7 +343,7 @@ def main():
         return 1 if len(results) > npass else 0
     # The interop run is not yet in the default set: HPU steps against rxe
     # still failed in the last runs (Documentation/rdma.md); make test-interop.
-    only = set(a.only or ["static", "unit", "vm", "vm-iommu"])
+    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "mpi"])
     t0 = time.monotonic()
     if "static" in only:
         static_checks(a.build)
@@ -334,6 +360,8 @@ def main():
         vm_tests(a.build, iommu=True)
     if "interop" in only:
         interop_tests(a.build)
+    if "mpi" in only:
+        mpi_tests(a.build)
     npass = sum(1 for r in results if r[1])
     nfail = len(results) - npass
     if nfail:

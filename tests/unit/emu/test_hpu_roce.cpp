@@ -67,6 +67,26 @@ TEST_CASE("RoCE: RC SEND arrives in the receive buffer and completes both sides"
     CHECK(r.env.errors.empty());
 }
 
+TEST_CASE("RoCE: a zero-length RC SEND over IPv4 (a 58-byte frame) crosses the wire",
+          "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto dst = r.make_mr(4096);
+
+    r.post_recv(p.b, 0xb1, { { dst.va, 4096, dst.key } });
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 0xa1, {});
+    r.pump();
+    REQUIRE(!r.wire.empty());
+    CHECK(r.wire[0].op() == OP_SEND_ONLY);
+    CHECK(r.wire[0].f.size() == 58u);
+    Cqe32 s = r.poll1(p.ca), v = r.poll1(p.cb);
+    CHECK(s.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(v.wr_id == 0xb1u);
+    CHECK(v.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(v.len == 0u);
+}
+
 TEST_CASE("RoCE: SEND with immediate and RDMA WRITE with immediate", "[emu][roce]")
 {
     RoceRig r;

@@ -50,6 +50,7 @@ static void die(const char *what, int err)
 	exit(100);
 }
 
+/* Non-negative, so every sum of up to 128 ranks is (no -1 - k poison). */
 static int32_t value(int r, size_t i)
 {
 	return (int32_t)((i * 7 + (size_t)r * 1000003u) & 0xffffff);
@@ -101,6 +102,8 @@ static void setup(struct bufs *b, size_t max)
 	if (ret)
 		die("hpu_buffer_map (receive)", -ret);
 	b->recv = p;
+	fprintf(stderr, "hpu-mpi-allreduce[%d]: HBM send buffer mapped at %p, receive buffer at %p, %zu bytes each\n",
+		rank, (void *)b->send, (void *)b->recv, max);
 }
 
 /* The send buffer's first @n values: rank's pattern. */
@@ -112,6 +115,17 @@ static void fill(struct bufs *b, size_t n)
 		dst[i] = value(rank, i);
 	if (b->hbm)
 		dev_copy(b, hpu_buffer_va(b->hs), hpu_buffer_va(b->stage), n * 4);
+}
+
+/* The receive buffer's first @n values: a pattern no correct sum has. */
+static void poison(struct bufs *b, size_t n)
+{
+	int32_t *dst = b->hbm ? hpu_buffer_host_ptr(b->stage) : b->recv;
+
+	for (size_t i = 0; i < n; i++)
+		dst[i] = -1 - (int32_t)(i & 0xffff);
+	if (b->hbm)
+		dev_copy(b, hpu_buffer_va(b->hr), hpu_buffer_va(b->stage), n * 4);
 }
 
 /* Index of the first wrong value of the result, or @n. */
@@ -178,7 +192,7 @@ int main(int argc, char **argv)
 		int ok, all;
 
 		fill(&b, n);
-		memset(b.recv, 0, 4);
+		poison(&b, n);
 		MPI_Barrier(MPI_COMM_WORLD);
 		MPI_Allreduce(b.send, b.recv, (int)n, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
 		bad = check(&b, n);

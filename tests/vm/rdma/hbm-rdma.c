@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/mman.h>
+
 #include <hpu/hpu.h>
 #include <hpu/hpu_rdma.h>
 
@@ -330,6 +332,31 @@ int main(int argc, char **argv)
 	      mr ? "registered" : strerror(errno));
 	if (mr)
 		ibv_dereg_mr(mr);
+	/*
+	 * madvise() splits the mapping into several VMAs (libibverbs'
+	 * fork protection does exactly this to registered ranges): still one
+	 * mapping of the buffer to register across. A part made read-only
+	 * refuses a writable MR across it.
+	 */
+	ret = madvise((uint8_t *)cpu + 65536, 65536, MADV_DONTFORK);
+	mr = ret ? NULL : ibv_reg_mr(pd, cpu, 262144, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	check(mr != NULL, "an MR across a mapping split by madvise registers",
+	      ret ? "madvise failed" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	ret = mprotect((uint8_t *)cpu + 131072, 4096, PROT_READ);
+	errno = 0;
+	mr = ret ? NULL : ibv_reg_mr(pd, cpu, 262144, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	check(!ret && !mr && errno == EACCES,
+	      "a writable MR across a read-only part of the mapping is refused (EACCES)",
+	      ret ? "mprotect failed" : mr ? "registered" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ret ? NULL : ibv_reg_mr(pd, cpu, 262144, IBV_ACCESS_REMOTE_READ);
+	check(mr != NULL, "a read-only MR across it registers", strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	mprotect((uint8_t *)cpu + 131072, 4096, PROT_READ | PROT_WRITE);
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
