@@ -218,29 +218,36 @@ def record_file(path, prefix=None):
     return n
 
 
+def two_guest_run(build, prefix, what, script):
+    """A run of two guests (tests/vm/<prefix>/<script>): its PASS/FAIL
+    lines (names <prefix>/...) from build/<prefix>/results.txt, its figures
+    from build/<prefix>/figures.txt."""
+    logdir = os.path.join(REPO, build, prefix)
+    t0 = time.monotonic()
+    r = run(["bash", f"tests/vm/{prefix}/{script}", "--log", logdir],
+            env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
+    print(f"({what} run took {time.monotonic() - t0:.0f} s)")
+    n = record_file(os.path.join(logdir, "results.txt"))
+    if not n:
+        record(f"{prefix}/{script} wrote its results", False,
+               f"exit {r.returncode}: {tail(r.stdout, 5)}")
+    elif r.returncode != 0 and not any(not ok for name, ok, _ in results
+                                       if name.startswith(prefix + "/")):
+        record(f"{prefix}/{script} exit status", False, f"exit {r.returncode}")
+    try:
+        with open(os.path.join(logdir, "figures.txt")) as f:
+            print(f"{what} figures:\n" + f.read().rstrip())
+    except FileNotFoundError:
+        pass
+
+
 def interop_tests(build):
     """Two guests on emulated wires (tests/vm/interop/run-interop.sh): the
     HPU's RoCE v2 against Linux rxe in another guest, and rxe against rxe
     (the harness check and the baseline of the same run); every step a
     PASS/FAIL line (names interop/...), the wires checked with tshark and
     icrc-check.py. Figures in build/interop/figures.txt."""
-    logdir = os.path.join(REPO, build, "interop")
-    t0 = time.monotonic()
-    r = run(["bash", "tests/vm/interop/run-interop.sh", "--log", logdir],
-            env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
-    print(f"(interop run took {time.monotonic() - t0:.0f} s)")
-    n = record_file(os.path.join(logdir, "results.txt"))
-    if not n:
-        record("interop/run-interop.sh wrote its results", False,
-               f"exit {r.returncode}: {tail(r.stdout, 5)}")
-    elif r.returncode != 0 and not any(not ok for name, ok, _ in results
-                                       if name.startswith("interop/")):
-        record("interop/run-interop.sh exit status", False, f"exit {r.returncode}")
-    try:
-        with open(os.path.join(logdir, "figures.txt")) as f:
-            print("interop figures:\n" + f.read().rstrip())
-    except FileNotFoundError:
-        pass
+    two_guest_run(build, "interop", "interop", "run-interop.sh")
 
 
 def mpi_tests(build):
@@ -248,23 +255,7 @@ def mpi_tests(build):
     allreduce of HBM buffers and of host buffers over the HPUs' RoCE, and of
     host buffers over rxe; every size a PASS/FAIL line (names mpi/...).
     Figures in build/mpi/figures.txt."""
-    logdir = os.path.join(REPO, build, "mpi")
-    t0 = time.monotonic()
-    r = run(["bash", "tests/vm/mpi/run-mpi.sh", "--log", logdir],
-            env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
-    print(f"(MPI run took {time.monotonic() - t0:.0f} s)")
-    n = record_file(os.path.join(logdir, "results.txt"))
-    if not n:
-        record("mpi/run-mpi.sh wrote its results", False,
-               f"exit {r.returncode}: {tail(r.stdout, 5)}")
-    elif r.returncode != 0 and not any(not ok for name, ok, _ in results
-                                       if name.startswith("mpi/")):
-        record("mpi/run-mpi.sh exit status", False, f"exit {r.returncode}")
-    try:
-        with open(os.path.join(logdir, "figures.txt")) as f:
-            print("MPI figures:\n" + f.read().rstrip())
-    except FileNotFoundError:
-        pass
+    two_guest_run(build, "mpi", "MPI", "run-mpi.sh")
 
 
 def vm_tests(build, iommu=False, kernel=None, ko=None):

@@ -80,7 +80,7 @@ info() { echo "INFO $*" | tee -a "$RES"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# ifname_of, roce_v2_gid
+# ifname_of, roce_v2_gid, hpu_port0, hpu_ibdev, port_active
 . "$REPO/tests/vm/rdma/roce-lib.sh"
 
 wait_for() { # wait_for SECONDS COMMAND...
@@ -92,26 +92,7 @@ wait_for() { # wait_for SECONDS COMMAND...
 	return 1
 }
 
-port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
 listening() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
-
-# The netdev of port 0 of the first HPU (hpu_en), and the ib device of that HPU.
-hpu_port0() {
-	local n dev
-	for n in /sys/class/net/*; do
-		dev=$(readlink -f "$n/device" 2>/dev/null) || continue
-		case "${dev##*/}" in hpu.en.*) ;; *) continue ;; esac
-		[ "$(cat "$n/dev_port")" = 0 ] && { echo "${n##*/}"; return 0; }
-	done
-	return 1
-}
-hpu_ibdev() {
-	local i
-	for i in /sys/class/infiniband/hpu_*; do
-		[ -e "$i" ] && { echo "${i##*/}"; return 0; }
-	done
-	return 1
-}
 
 # ---- setup ----
 # Per pair P on this guest: IF_P (netdev), DEV_P (RDMA device), IP_P,

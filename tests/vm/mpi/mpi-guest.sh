@@ -55,23 +55,7 @@ wait_for() { # wait_for SECONDS COMMAND...
 	done
 	return 1
 }
-. "$REPO/tests/vm/rdma/roce-lib.sh"     # ifname_of, roce_v2_gid
-hpu_port0() {
-	local n dev
-	for n in /sys/class/net/*; do
-		dev=$(readlink -f "$n/device" 2>/dev/null) || continue
-		case "${dev##*/}" in hpu.en.*) ;; *) continue ;; esac
-		[ "$(cat "$n/dev_port")" = 0 ] && { echo "${n##*/}"; return 0; }
-	done
-	return 1
-}
-hpu_ibdev() {
-	local i
-	for i in /sys/class/infiniband/hpu_*; do
-		[ -e "$i" ] && { echo "${i##*/}"; return 0; }
-	done
-	return 1
-}
+. "$REPO/tests/vm/rdma/roce-lib.sh"     # ifname_of, roce_v2_gid, hpu_port0, hpu_ibdev, port_active
 # dump_procs FILE: what the MPI processes of this guest are doing (a run
 # that outlived its limit): each thread's state, wait channel, kernel stack.
 dump_procs() {
@@ -86,7 +70,6 @@ dump_procs() {
 	rdma statistic show > "$1.rdma" 2>&1
 	rdma resource show qp > "$1.qp" 2>&1
 }
-port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
 addr() { # addr IFACE ADDR
 	sysctl -qw net.ipv4.conf."$1".rp_filter=0 net.ipv4.conf.all.rp_filter=0 2>/dev/null
 	ip addr add "$2/26" dev "$1" && ip link set "$1" up

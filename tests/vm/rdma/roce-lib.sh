@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Shell helpers shared by the guest scripts of the rxe baseline
-# (rxe-baseline.sh) and the interop run (tests/vm/interop/interop-guest.sh).
+# (rxe-baseline.sh), the interop run (tests/vm/interop/interop-guest.sh) and
+# the MPI run (tests/vm/mpi/mpi-guest.sh).
 # Sourced, not run.
 #
 # Copyright (c) 2026 The hpu authors
@@ -29,3 +30,26 @@ roce_v2_gid() {
 	done
 	return 1
 }
+
+# hpu_port0: the netdev of port 0 of the first HPU (hpu_en).
+hpu_port0() {
+	local n dev
+	for n in /sys/class/net/*; do
+		dev=$(readlink -f "$n/device" 2>/dev/null) || continue
+		case "${dev##*/}" in hpu.en.*) ;; *) continue ;; esac
+		[ "$(cat "$n/dev_port")" = 0 ] && { echo "${n##*/}"; return 0; }
+	done
+	return 1
+}
+
+# hpu_ibdev: the first HPU's RDMA device (hpu_ib).
+hpu_ibdev() {
+	local i
+	for i in /sys/class/infiniband/hpu_*; do
+		[ -e "$i" ] && { echo "${i##*/}"; return 0; }
+	done
+	return 1
+}
+
+# port_active DEV: port 1 of an RDMA device is ACTIVE.
+port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
