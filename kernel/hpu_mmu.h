@@ -24,6 +24,9 @@ struct hpu_device;
 /* Size of one page table in HBM. */
 #define HPU_PT_SIZE		SZ_4K
 
+/* The first register map whose BAR4 covers all of HBM. */
+#define HPU_SPEC_VERSION_HBM_BAR	8
+
 /**
  * struct hpu_mmu - device MMU state of one device
  * @win: mapping of the BAR4 HBM window; the window base is HBM offset 0,
@@ -58,9 +61,6 @@ struct hpu_device;
  *	completion, so that an invalidation is never reported done before
  *	it is.
  */
-/* The first register map whose BAR4 covers all of HBM. */
-#define HPU_SPEC_VERSION_HBM_BAR	8
-
 struct hpu_mmu {
 	void __iomem *win;
 	u64 win_size;
