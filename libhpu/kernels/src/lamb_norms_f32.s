@@ -11,7 +11,9 @@
 // sums into the same rows of out; lamb_apply_* then reads its own row.
 // Tensors: t0 = part [P, 2], t1 = seg i32 [S + 1] (ascending member
 // offsets, seg[S] - seg[0] = P), t2 = out [P, 2]. Index space: (S).
-// A segment of no members stores nothing.
+// A segment of no members stores nothing. A table that is not ascending
+// or whose span is not P gives unspecified norms, but each member reads
+// and writes only rows 0 .. P - 1 and runs at most P iterations.
 .kernel lamb_norms_f32
 .tensors 3
 .index_dims 1
@@ -30,6 +32,16 @@
         sub.i32 s1, s1, s8
         cmp.le.i32 sp1, s3, 0
         (sp1) halt
+        // A table that breaks the rules cannot make a member run away: its
+        // rows are clamped to part's (a first row outside 0 .. P - 1 stores
+        // nothing, a segment ends at P at the latest).
+        tsize s9, t0, 0
+        cmp.lt.i32 sp1, s1, 0
+        (sp1) halt
+        cmp.ge.i32 sp1, s1, s9
+        (sp1) halt
+        sub.i32 s10, s9, s1
+        min.i32 s3, s3, s10
         iset i1, i0, 0, s1
         iset i2, i1, 1, 1
         mov s4, 0.0

@@ -403,3 +403,45 @@ TEST_CASE("tpclib LAMB over segments (lamb_norms_f32): padded parameters in one 
         }
     }
 }
+
+TEST_CASE("tpclib lamb_norms_f32 with a table that breaks the rules: rows clamped to part's, "
+          "no runaway member, nothing outside a clamped segment written",
+          "[tpclib][opt]")
+{
+    Lib L;
+    const uint8_t F32 = HPU_TPC_DT_F32, I32 = HPU_TPC_DT_I32;
+    const uint32_t P = 4;
+    // part [P, 2]: column 0 = 1, 2, 4, 8; column 1 = 16, 32, 64, 128
+    const std::vector<uint32_t> part = {fb(1), fb(2), fb(4), fb(8), fb(16), fb(32), fb(64), fb(128)};
+    const uint32_t sentinel = 0x7fc0dead;
+    struct Case {
+        const char *what;
+        std::vector<uint32_t> table;
+        std::vector<float> want; // per row, column 0 (column 1 is 16 times it); < 0: untouched
+    };
+    const std::vector<Case> cases = {
+        {"a span of 2^31 - 1 rows: clamped to P", {0, 0x7fffffff}, {15, 15, 15, 15}},
+        {"a span past P: ends at P, a first row past P stores nothing", {0, 1, 100, 200}, {1, 14, 14, 14}},
+        {"descending and below the base: nothing stored", {5, 2, 7}, {-1, -1, -1, -1}},
+        {"a base past every row (negative offsets): nothing stored", {0x7fffffff, 0, 3}, {-1, -1, -1, -1}},
+    };
+    for (const Case &c : cases) {
+        CAPTURE(c.what);
+        Tensor tp = L.tensor(F32, {P, 2}, part);
+        Tensor ts = L.tensor(I32, {static_cast<uint32_t>(c.table.size())}, c.table);
+        Tensor tn = L.tensor(F32, {P, 2}, std::vector<uint32_t>(2 * P, sentinel));
+        const auto segs = static_cast<uint32_t>(c.table.size() - 1);
+        REQUIRE(L.launch("lamb_norms_f32", {tp, ts, tn}, {}, {segs, 1, 1, 1, 1}) == HPU_CQ_OK);
+        const auto got = L.read(tn);
+        for (uint32_t r = 0; r < P; r++) {
+            CAPTURE(r);
+            if (c.want[r] < 0) {
+                CHECK(got[r] == sentinel);
+                CHECK(got[P + r] == sentinel);
+            } else {
+                CHECK(got[r] == fb(c.want[r]));
+                CHECK(got[P + r] == fb(16 * c.want[r]));
+            }
+        }
+    }
+}
