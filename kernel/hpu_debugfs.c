@@ -310,6 +310,39 @@ static ssize_t hpu_debugfs_quiesce_read(struct file *f, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
+/*
+ * "hold": the event queue's interrupt handler leaves the ring alone, as if
+ * its interrupts came late; "release": handle what is there and go on.
+ */
+static ssize_t hpu_debugfs_eq_hold_write(struct file *f,
+					 const char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	struct hpu_debugfs *dbg = file_inode(f)->i_private;
+	struct hpu_device *hdev = dbg->hdev;
+	char buf[HPU_DEBUGFS_INPUT_MAX], *s;
+	bool hold;
+	int ret, idx;
+
+	ret = hpu_debugfs_input(ubuf, count, buf, sizeof(buf), &s);
+	if (ret)
+		return ret;
+	if (!strcmp(s, "hold")) {
+		hold = true;
+	} else if (!strcmp(s, "release")) {
+		hold = false;
+	} else {
+		drm_notice(&hdev->drm, "debugfs inject_eq_hold: \"%s\" is neither hold nor release\n",
+			   s);
+		return -EINVAL;
+	}
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return -ENODEV;
+	hpu_eq_hold(hdev, hold);
+	drm_dev_exit(idx);
+	return count;
+}
+
 static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
 {
 	struct hpu_debugfs *dbg = m->private;
@@ -447,6 +480,13 @@ static const struct file_operations hpu_debugfs_mmu_inv_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_eq_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_eq_hold_write,
+	.llseek = noop_llseek,
+};
+
 static const struct file_operations hpu_debugfs_quiesce_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -491,6 +531,8 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_flash_fops);
 	debugfs_create_file("inject_mmu_inv", 0200, root, dbg,
 			    &hpu_debugfs_mmu_inv_fops);
+	debugfs_create_file("inject_eq_hold", 0200, root, dbg,
+			    &hpu_debugfs_eq_hold_fops);
 	debugfs_create_file("inject_quiesce", 0600, root, dbg,
 			    &hpu_debugfs_quiesce_fops);
 	debugfs_create_file("quarantine", 0444, root, dbg,

@@ -299,20 +299,23 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 	}
 }
 
-static irqreturn_t hpu_eq_irq(int irq, void *arg)
+/*
+ * Handle every entry the device has written; eq->lock held. Resets the
+ * entries ask for are collected in @want.
+ */
+static void hpu_eq_drain_locked(struct hpu_eq *eq, unsigned int *want)
 {
-	struct hpu_eq *eq = arg;
 	struct hpu_device *hdev = eq->hdev;
-	unsigned int want = 0;
 	u32 pi, dropped;
 
-	spin_lock(&eq->lock);
+	lockdep_assert_held(&eq->lock);
+
 	if (!eq->enabled)
-		goto out;
+		return;
 
 	pi = hpu_rd32(hdev, HPU_REG_EQ_PI);
 	if (pi == U32_MAX)
-		goto out;	/* the device is gone */
+		return;	/* the device is gone */
 	if (pi - eq->ci > HPU_EQ_ENTRIES) {
 		dev_err_ratelimited(hdev->drm.dev,
 				    "event queue: EQ_PI %u is more than a ring ahead of %u\n",
@@ -323,7 +326,7 @@ static irqreturn_t hpu_eq_irq(int irq, void *arg)
 	/* Read the entries only after EQ_PI says they are there. */
 	dma_rmb();
 	while (eq->ci != pi) {
-		hpu_eq_handle(eq, &eq->ring[eq->ci % HPU_EQ_ENTRIES], &want);
+		hpu_eq_handle(eq, &eq->ring[eq->ci % HPU_EQ_ENTRIES], want);
 		eq->ci++;
 	}
 	hpu_wr32(hdev, HPU_REG_EQ_CI, eq->ci);
@@ -335,15 +338,79 @@ static irqreturn_t hpu_eq_irq(int irq, void *arg)
 				     dropped - eq->dropped);
 		eq->dropped = dropped;
 	}
-out:
-	spin_unlock(&eq->lock);
+}
 
+/* Schedule the resets hpu_eq_drain_locked() collected; no lock held. */
+static void hpu_eq_want(struct hpu_device *hdev, unsigned int want)
+{
 	/* A hard reset includes everything a soft one does. */
 	if (want & HPU_EQ_WANT_HARD_RESET)
 		hpu_reset_schedule_fw(hdev, "firmware fatal error");
 	else if (want & HPU_EQ_WANT_SOFT_RESET)
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT, "engine hang");
+}
+
+static irqreturn_t hpu_eq_irq(int irq, void *arg)
+{
+	struct hpu_eq *eq = arg;
+	unsigned int want = 0;
+
+	spin_lock(&eq->lock);
+	/* Held for a test (debugfs inject_eq_hold): a late interrupt. */
+	if (!eq->held)
+		hpu_eq_drain_locked(eq, &want);
+	spin_unlock(&eq->lock);
+	hpu_eq_want(eq->hdev, want);
 	return IRQ_HANDLED;
+}
+
+/**
+ * hpu_eq_sync() - handle every event the device has written so far
+ * @hdev: the device
+ *
+ * Does in the caller's context what the event queue's interrupt handler
+ * does, without waiting for the interrupt. Before an ASID is given to the
+ * next context, the events its last context's jobs raised (the device
+ * writes a job's event before its completion) must have been handled,
+ * or a late interrupt would tell the next owner about them (see
+ * hpu_notify_asid_gone()). Nothing happens once the queue is disabled
+ * (hpu_eq_fini()). Callable from any context.
+ */
+void hpu_eq_sync(struct hpu_device *hdev)
+{
+	struct hpu_eq *eq = hdev->eq;
+	unsigned int want = 0;
+	unsigned long flags;
+
+	if (!eq)
+		return;
+	spin_lock_irqsave(&eq->lock, flags);
+	hpu_eq_drain_locked(eq, &want);
+	spin_unlock_irqrestore(&eq->lock, flags);
+	hpu_eq_want(hdev, want);
+}
+
+/**
+ * hpu_eq_hold() - hold back or release the event queue's interrupt handler
+ * @hdev: the device
+ * @hold: true: the handler leaves the entries in the ring (as if the
+ *	interrupt came late); false: handle what is there and go on
+ *
+ * For tests (debugfs inject_eq_hold). hpu_eq_sync() handles entries even
+ * while held. Callable from any context.
+ */
+void hpu_eq_hold(struct hpu_device *hdev, bool hold)
+{
+	struct hpu_eq *eq = hdev->eq;
+	unsigned long flags;
+
+	if (!eq)
+		return;
+	spin_lock_irqsave(&eq->lock, flags);
+	eq->held = hold;
+	spin_unlock_irqrestore(&eq->lock, flags);
+	if (!hold)
+		hpu_eq_sync(hdev);
 }
 
 /* Program and enable the ring; eq->lock held. */

@@ -57,9 +57,11 @@ static_assert(sizeof(struct hpu_eqe) == HPU_EQE_SIZE);
  * @hdev: the device.
  * @ring: the ring (@HPU_EQ_ENTRIES entries, coherent DMA, device-managed).
  * @ring_dma: bus address of @ring.
- * @lock: protects @enabled, @ci, @dropped and the @ue_* backlog; taken
+ * @lock: protects @enabled, @held, @ci, @dropped and the @ue_* backlog; taken
  *	in hard interrupt context, so elsewhere with interrupts off.
  * @enabled: the ring is programmed and enabled.
+ * @held: the interrupt handler leaves the ring alone (hpu_eq_hold(), for
+ *	tests).
  * @ci: entries consumed (free running, mirrors EQ_CI).
  * @dropped: last EQ_DROPPED value reported.
  * @mmu_faults: MMU_FAULT events since probe.
@@ -91,9 +93,10 @@ struct hpu_eq {
 	struct hpu_device *hdev;
 	struct hpu_eqe *ring;
 	dma_addr_t ring_dma;
-	/* protects enabled, ci, dropped; irq-safe */
+	/* protects enabled, held, ci, dropped; irq-safe */
 	spinlock_t lock;
 	bool enabled;
+	bool held;
 	u32 ci;
 	u32 dropped;
 	atomic64_t mmu_faults;
@@ -123,5 +126,7 @@ int hpu_eq_init(struct hpu_device *hdev);
 void hpu_eq_fini(struct hpu_device *hdev);
 void hpu_eq_wdt_program(struct hpu_device *hdev);
 void hpu_eq_hw_restart(struct hpu_device *hdev);
+void hpu_eq_sync(struct hpu_device *hdev);
+void hpu_eq_hold(struct hpu_device *hdev, bool hold);
 
 #endif /* __HPU_EQ_H__ */

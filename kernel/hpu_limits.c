@@ -29,7 +29,9 @@
 
 #include "hpu_drv.h"
 #include "hpu_kunit.h"
+#include "hpu_eq.h"
 #include "hpu_limits.h"
+#include "hpu_notify.h"
 #include "hpu_mmu.h"
 #include "hpu_queue.h"
 #include "hpu_stream.h"
@@ -276,11 +278,17 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_limits_asid_get);
  * @hdev: the device
  * @asid: an ASID from hpu_limits_asid_get(), whose root has been cleared
  *	and invalidated (or whose device is gone)
+ *
+ * The events the device wrote for the context are handled, and what waits
+ * to be told to it dropped, before the ASID can pass to another context.
+ * May sleep.
  */
 void hpu_limits_asid_put(struct hpu_device *hdev, u32 asid)
 {
 	struct hpu_ctx_limits *lim = hdev->limits;
 
+	hpu_eq_sync(hdev);
+	hpu_notify_asid_gone(hdev, asid);
 	mutex_lock(&lim->users_lock);
 	__clear_bit(asid, lim->counted);
 	hpu_mmu_asid_free(hdev, asid);

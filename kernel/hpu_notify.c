@@ -502,6 +502,35 @@ static void hpu_notify_half_work(struct work_struct *work)
 }
 
 /**
+ * hpu_notify_asid_gone() - forget what waits for a context that ended
+ * @hdev: the device
+ * @asid: the ASID of the context, about to be given to the next one
+ *
+ * Drops the halves of @asid's device error reports: device events
+ * waiting for their job and jobs waiting for their device event. Sent
+ * later, they would reach whichever file has the ASID by then, naming
+ * the old context's jobs, addresses and assert values. The caller first
+ * handled every event the device wrote for the context (hpu_eq_sync()),
+ * so none of them comes after this. Callable from any context.
+ */
+void hpu_notify_asid_gone(struct hpu_device *hdev, u32 asid)
+{
+	struct hpu_notify *notify = hdev->notify;
+	unsigned long flags;
+	unsigned int e, i;
+
+	if (!notify || !asid || asid >= HPU_MMU_NUM_ASIDS)
+		return;
+	spin_lock_irqsave(&notify->half_lock, flags);
+	for (e = 0; e < HPU_NUM_ENGINES; e++)
+		for (i = 0; i < HPU_NOTIFY_HALVES; i++)
+			if (notify->halves[e][i].kind &&
+			    notify->halves[e][i].asid == asid)
+				notify->halves[e][i].kind = 0;
+	spin_unlock_irqrestore(&notify->half_lock, flags);
+}
+
+/**
  * hpu_notify_reset() - tell every file that the device was reset
  * @hdev: the device
  * @hard: a hard reset (device state lost) rather than a soft one

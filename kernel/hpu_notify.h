@@ -89,6 +89,7 @@ void hpu_notify_device_error(struct hpu_device *hdev, u32 asid, u32 kind,
 			     u32 engine, int err, u64 address, u32 info);
 void hpu_notify_job_detail(struct hpu_device *hdev, u32 asid, u32 kind,
 			   u32 engine, u32 queue_id, u64 seq);
+void hpu_notify_asid_gone(struct hpu_device *hdev, u32 asid);
 void hpu_notify_reset(struct hpu_device *hdev, bool hard, u64 gen);
 
 int hpu_notify_ioctl(struct drm_device *drm, void *data,

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/wait.h>
@@ -18,6 +20,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "err_util.h"
 #include "vm_util.h"
 
 using namespace vmt;
@@ -235,4 +238,80 @@ TEST_CASE("HBM freed by one context reads back as zeros to the next", "[isolatio
         INFO("pages " << first << " to " << first + n);
         CHECK(nonzero == 0);
     }
+}
+
+namespace {
+
+// The ASID of a context, from its file's fdinfo (hpu-asid).
+std::uint32_t fdinfo_asid(int fd)
+{
+    const auto t = read_text("/proc/self/fdinfo/" + std::to_string(fd));
+    REQUIRE(t.has_value());
+    const auto p = t->find("hpu-asid:");
+    REQUIRE(p != std::string::npos);
+    return static_cast<std::uint32_t>(std::stoul(t->substr(p + 9)));
+}
+
+// Holds the event queue's interrupt handler back (debugfs inject_eq_hold)
+// for a scope, as if its interrupts came late; release() handles what
+// waits in the ring before it returns.
+class EqHold {
+public:
+    explicit EqHold(std::string path) : path_(std::move(path)) { inject(path_, "inject_eq_hold", "hold"); }
+    EqHold(const EqHold &) = delete;
+    EqHold &operator=(const EqHold &) = delete;
+    EqHold(EqHold &&) = delete;
+    EqHold &operator=(EqHold &&) = delete;
+    ~EqHold()
+    {
+        if (held_)
+            (void)write_text(debugfs_dir(path_) + "/inject_eq_hold", "release");
+    }
+    void release()
+    {
+        inject(path_, "inject_eq_hold", "release");
+        held_ = false;
+    }
+
+private:
+    std::string path_;
+    bool held_ = true;
+};
+
+} // namespace
+
+TEST_CASE("a context's device events that come late never reach the next owner of its ASID", "[isolation]")
+{
+    // Context A's DMA job faults: the device writes the MMU_FAULT event,
+    // then the completion. The event's interrupt comes late (held): the
+    // job's completion is handled first and waits for its event; A closes
+    // and its ASID passes to B. When the interrupt comes, the event must
+    // not be told to B (it names A's job, its queue and the address).
+    const std::string path = node();
+    const std::uint64_t faults0 = errors_now(path).mmu_faults;
+    EqHold hold(path);
+    std::uint32_t asid_a = 0;
+    {
+        Ctx a(path);
+        asid_a = fdinfo_asid(a.fd());
+        REQUIRE(enable_events(a.fd()) == 0);
+        std::uint32_t q = 0;
+        REQUIRE(a.queue_create(0, q) == 0);
+        const auto src = a.host_buf(64 * KiB);
+        const std::uint64_t nowhere = a.mem().va_start + 512 * MiB; // mapped by nobody
+        CHECK(a.run(q, Cb().lin_dma(src.va, nowhere, 4 * KiB)) == -EFAULT);
+    }
+    Ctx b(path);
+    INFO("ASID of A " << asid_a);
+    REQUIRE(fdinfo_asid(b.fd()) == asid_a);
+    REQUIRE(enable_events(b.fd()) == 0);
+    hold.release();
+    // The fault was handled (at A's close, or at the release at the latest).
+    CHECK(errors_now(path).mmu_faults == faults0 + 1);
+    // A device event that found A's job goes at once; one alone after
+    // 100 ms: nothing may come.
+    std::vector<Event> ev;
+    (void)read_events_until(b.fd(), ev, 500, [](const Event &) { return true; });
+    INFO("events of B: " << describe(ev));
+    CHECK(ev.empty());
 }
