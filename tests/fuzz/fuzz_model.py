@@ -80,6 +80,8 @@ HANG_S = 60
 # qtest_hpu_sec.py (whose MMCONFIG helpers HotplugFuzzer shares)
 RP, DEV = sec.RP, sec.DEV
 SLOT_OFF = 0x07C0           # Slot Control: power off, both indicators off
+SLTCTL_EIC = 0x0800         # Slot Control: toggle the electromechanical interlock
+SLTSTA_EIS = 0x0080         # Slot Status: the interlock is engaged
 NIC_PORTS = 3
 NIC_REGS = list(range(0, 0x160, 4)) + [0x1000, 0x3FFC]
 NIC_RING = ARENA + 0x1C0000 # the NIC rings' part of the arena (16 KiB per port)
@@ -252,6 +254,13 @@ class HotplugFuzzer(Fuzzer):
         if self.present():
             self.setup()
             return
+        # The fuzzer's own writes to slot control may have engaged the
+        # electromechanical interlock (writing EIC toggles it): a locked
+        # slot takes no new device, so it is released first, as an
+        # operator would before plugging a card in.
+        if self.cfg_rd(RP, self.rp_exp + 0x1A, 2) & SLTSTA_EIS:
+            sltctl = self.cfg_rd(RP, self.rp_exp + 0x18, 2)
+            self.cfg_wr(RP, self.rp_exp + 0x18, sltctl | SLTCTL_EIC, 2)
         msg = self.qmp_cmd("device_add", **self.device_args())
         if "error" in msg:
             raise RuntimeError(f"device_add: {msg['error']}")
