@@ -320,6 +320,8 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	hdev->pdev = pdev;
 	init_completion(&hdev->irq_test_done);
+	spin_lock_init(&hdev->dma_bos_lock);
+	INIT_LIST_HEAD(&hdev->dma_bos);
 	pci_set_drvdata(pdev, hdev);
 
 	ret = hpu_pci_init(hdev);
@@ -468,6 +470,8 @@ static void hpu_remove(struct pci_dev *pdev)
 	hpu_gem_unmap_all(hdev);
 	/* Quiet or cut off the bus now: what was kept can go. */
 	hpu_reset_quarantine_fini(hdev);
+	/* No DMA mapping of the device outlives its driver. */
+	hpu_gem_dma_release_all(hdev);
 	hpu_eq_fini(hdev);
 	hpu_hw_fini(hdev);
 	hpu_hbm_fini(hdev);

@@ -119,6 +119,10 @@ struct hpu_identity {
  * @nic: the NIC ports' auxiliary device (hpu_nic.c). Set at probe right
  *	after @reset, freed with the DRM device; the auxiliary device itself
  *	is deleted at remove.
+ * @dma_bos_lock: protects @dma_bos and &hpu_bo.dma_link.
+ * @dma_bos: the buffers whose pages are mapped for this device's DMA
+ *	(host buffers once mapped, user pointers, imports), so that removal
+ *	can unmap those that outlive it (hpu_gem_dma_release_all()).
  *
  * All per-device state lives here; nothing is global, so any number of
  * devices can be bound at once.
@@ -144,6 +148,9 @@ struct hpu_device {
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;
 	struct hpu_nic *nic;
+	/* protects dma_bos and every hpu_bo.dma_link */
+	spinlock_t dma_bos_lock;
+	struct list_head dma_bos;
 };
 
 /*

@@ -62,12 +62,112 @@ static void hpu_bo_uncharge(struct hpu_bo *bo)
 	bo->owner = NULL;
 }
 
+/* DMA mappings that must not outlive the device's driver */
+
+/* @bo's pages are mapped for the device's DMA now: list it. */
+static void hpu_bo_dma_track(struct hpu_bo *bo)
+{
+	struct hpu_device *hdev = to_hpu_device(bo->base.base.dev);
+
+	spin_lock(&hdev->dma_bos_lock);
+	if (list_empty(&bo->dma_link))
+		list_add_tail(&bo->dma_link, &hdev->dma_bos);
+	spin_unlock(&hdev->dma_bos_lock);
+}
+
+/* @bo is being freed: off the list, before its mapping goes. */
+static void hpu_bo_dma_untrack(struct hpu_bo *bo)
+{
+	struct hpu_device *hdev = to_hpu_device(bo->base.base.dev);
+
+	spin_lock(&hdev->dma_bos_lock);
+	list_del_init(&bo->dma_link);
+	spin_unlock(&hdev->dma_bos_lock);
+}
+
+/*
+ * Unmap what @bo has mapped for the device, the device being removed; the
+ * caller holds a reference. The pages themselves stay until the buffer is
+ * freed (a process may still map them); the device cannot reach them any
+ * more (quiet, or cut off the bus, and never bound again with this
+ * mapping).
+ */
+static void hpu_bo_dma_release(struct hpu_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	struct drm_gem_shmem_object *shmem = &bo->base;
+
+	if (bo->kind == HPU_BO_USERPTR) {
+		dma_unmap_sgtable(obj->dev->dev, bo->sgt,
+				  bo->readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL,
+				  0);
+		bo->dma_released = true;
+		return;
+	}
+
+	dma_resv_lock(obj->resv, NULL);
+	if (obj->import_attach && shmem->sgt) {
+		/* drm_prime_gem_destroy() then only detaches. */
+		dma_buf_unmap_attachment(obj->import_attach, shmem->sgt,
+					 bo->readonly ? DMA_TO_DEVICE :
+							DMA_BIDIRECTIONAL);
+		shmem->sgt = NULL;
+	} else if (shmem->sgt) {
+		/* The mapping and the page reference of get_pages_sgt(). */
+		dma_unmap_sgtable(obj->dev->dev, shmem->sgt, DMA_BIDIRECTIONAL,
+				  0);
+		sg_free_table(shmem->sgt);
+		kfree(shmem->sgt);
+		shmem->sgt = NULL;
+		drm_gem_shmem_put_pages(shmem);
+	}
+	bo->dma_released = true;
+	dma_resv_unlock(obj->resv);
+}
+
+/**
+ * hpu_gem_dma_release_all() - unmap the DMA of buffers that outlive removal
+ * @hdev: the device, being removed: unplugged, its engines quiet or bus
+ *	mastering off
+ *
+ * Buffers may outlive the driver's binding (a process keeps its file and
+ * its handles, another driver its import); their DMA mappings for this
+ * device must not (the DMA API requires it, and an IOMMU would keep the
+ * pages reachable through the device's domain). Each listed buffer still
+ * alive is unmapped now; one being freed meanwhile unmaps itself. May
+ * sleep.
+ */
+void hpu_gem_dma_release_all(struct hpu_device *hdev)
+{
+	struct hpu_bo *bo;
+
+	for (;;) {
+		spin_lock(&hdev->dma_bos_lock);
+		bo = list_first_entry_or_null(&hdev->dma_bos, struct hpu_bo,
+					      dma_link);
+		if (bo) {
+			list_del_init(&bo->dma_link);
+			if (!kref_get_unless_zero(&bo->base.base.refcount))
+				bo = NULL;	/* its free path has it */
+		}
+		spin_unlock(&hdev->dma_bos_lock);
+		if (!bo) {
+			if (list_empty_careful(&hdev->dma_bos))
+				break;
+			continue;
+		}
+		hpu_bo_dma_release(bo);
+		drm_gem_object_put(&bo->base.base);
+	}
+}
+
 /* Host (shmem) buffers */
 
 static void hpu_bo_host_free(struct drm_gem_object *obj)
 {
 	struct hpu_bo *bo = to_hpu_bo(obj);
 
+	hpu_bo_dma_untrack(bo);
 	hpu_bo_uncharge(bo);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -155,6 +255,7 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 	bo->kind = HPU_BO_HOST;
 	bo->page_size = HPU_HOST_PAGE_SIZE;
 	INIT_LIST_HEAD(&bo->blocks);
+	INIT_LIST_HEAD(&bo->dma_link);
 	/* The device snoops host memory: user space maps it cached. */
 	bo->base.map_wc = false;
 	bo->base.base.funcs = &hpu_bo_host_funcs;
@@ -436,6 +537,7 @@ static int hpu_bo_create_hbm(struct hpu_device *hdev, struct hpu_vm *owner,
 	bo->kind = HPU_BO_HBM;
 	bo->page_size = page_size;
 	INIT_LIST_HEAD(&bo->blocks);
+	INIT_LIST_HEAD(&bo->dma_link);
 
 	ret = hpu_hbm_alloc(hdev, size, page_size, contiguous, &bo->blocks);
 	if (ret) {
@@ -465,8 +567,10 @@ static void hpu_bo_userptr_free(struct drm_gem_object *obj)
 	struct hpu_bo *bo = to_hpu_bo(obj);
 	enum dma_data_direction dir;
 
+	hpu_bo_dma_untrack(bo);
 	dir = bo->readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
-	dma_unmap_sgtable(obj->dev->dev, bo->sgt, dir, 0);
+	if (!bo->dma_released)
+		dma_unmap_sgtable(obj->dev->dev, bo->sgt, dir, 0);
 	sg_free_table(bo->sgt);
 	kfree(bo->sgt);
 	hpu_bo_userptr_unpin(bo, bo->npages);
@@ -539,6 +643,7 @@ static int hpu_bo_create_userptr(struct hpu_device *hdev,
 	bo->readonly = readonly;
 	bo->npages = size >> PAGE_SHIFT;
 	INIT_LIST_HEAD(&bo->blocks);
+	INIT_LIST_HEAD(&bo->dma_link);
 
 	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages),
 				   GFP_KERNEL_ACCOUNT);
@@ -600,6 +705,7 @@ static int hpu_bo_create_userptr(struct hpu_device *hdev,
 	bo->base.base.funcs = &hpu_bo_userptr_funcs;
 	drm_gem_private_object_init(drm, &bo->base.base, size);
 	hpu_bo_charge(bo, owner);
+	hpu_bo_dma_track(bo);
 	*out = bo;
 	return 0;
 
@@ -626,11 +732,20 @@ err_free_bo:
  */
 struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo)
 {
+	struct sg_table *sgt;
+
 	if (bo->kind == HPU_BO_USERPTR)
 		return bo->sgt;
-	if (bo->kind == HPU_BO_HOST)
-		return drm_gem_shmem_get_pages_sgt(&bo->base);
-	return ERR_PTR(-EINVAL);
+	if (bo->kind != HPU_BO_HOST)
+		return ERR_PTR(-EINVAL);
+	if (bo->base.base.import_attach) {
+		/* Mapped at import; unmapped only when the device was removed. */
+		return bo->base.sgt ?: ERR_PTR(-ENODEV);
+	}
+	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	if (!IS_ERR(sgt))
+		hpu_bo_dma_track(bo);
+	return sgt;
 }
 
 /* PRIME */
@@ -784,17 +899,19 @@ struct drm_gem_object *hpu_gem_prime_import(struct drm_device *drm,
 {
 	struct drm_gem_object *obj = dmabuf->priv;
 
-	if (dmabuf->ops != &hpu_dmabuf_ops)
-		return drm_gem_prime_import(drm, dmabuf);
-
-	if (obj->dev == drm) {
+	if (dmabuf->ops == &hpu_dmabuf_ops && obj->dev == drm) {
 		/* As drm_gem_prime_import_dev() does for its own dma-bufs. */
 		drm_gem_object_get(obj);
 		return obj;
 	}
-	if (to_hpu_bo(obj)->readonly)
-		return hpu_gem_prime_import_readonly(drm, dmabuf);
-	return drm_gem_prime_import(drm, dmabuf);
+	if (dmabuf->ops == &hpu_dmabuf_ops && to_hpu_bo(obj)->readonly)
+		obj = hpu_gem_prime_import_readonly(drm, dmabuf);
+	else
+		obj = drm_gem_prime_import(drm, dmabuf);
+	/* The attachment is mapped for the device until the object goes. */
+	if (!IS_ERR(obj) && obj->import_attach)
+		hpu_bo_dma_track(to_hpu_bo(obj));
+	return obj;
 }
 
 /* ioctls */

@@ -57,9 +57,15 @@ enum hpu_bo_kind {
  *	pinned for device reads only, or the %HPU_BO_HOST import of another
  *	HPU's read-only buffer. VM_BIND maps it only read-only, its dma-buf
  *	is mapped for other devices only DMA_TO_DEVICE.
+ * @dma_link: in &hpu_device.dma_bos while the pages are mapped for the
+ *	device's DMA (hpu_gem.c); under &hpu_device.dma_bos_lock.
+ * @dma_released: the device was removed before the buffer was freed, and
+ *	its DMA mapping went then (hpu_gem_dma_release_all()): a
+ *	%HPU_BO_USERPTR's @sgt is no longer mapped. Set once, at removal,
+ *	while the remover holds a reference; read by the free path after.
  *
- * Every field is set before the object gets a handle and constant until
- * it is freed, so none needs a lock; the shmem part has its own
+ * The other fields are set before the object gets a handle and constant
+ * until it is freed, so none needs a lock; the shmem part has its own
  * (the GEM object's reservation lock).
  */
 struct hpu_bo {
@@ -73,6 +79,8 @@ struct hpu_bo {
 	struct sg_table *sgt;
 	struct mm_struct *mm;
 	bool readonly;
+	struct list_head dma_link;
+	bool dma_released;
 };
 
 static inline struct hpu_bo *to_hpu_bo(struct drm_gem_object *obj)
@@ -91,6 +99,7 @@ int hpu_bo_create_ioctl(struct drm_device *drm, void *data,
 int hpu_bo_userptr_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);
 void hpu_gem_unmap_all(struct hpu_device *hdev);
+void hpu_gem_dma_release_all(struct hpu_device *hdev);
 void hpu_gem_user_map_off(struct hpu_device *hdev);
 void hpu_gem_user_map_on(struct hpu_device *hdev);
 struct drm_gem_object *hpu_gem_vma_object(struct hpu_device *hdev,

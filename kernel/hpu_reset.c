@@ -501,6 +501,9 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 		return -ENODEV;
 	}
 
+	/* Outside the signalling section: hpu_streams_sched_stop(). */
+	if (!prepared)
+		hpu_streams_sched_stop(hdev);
 	fence_cookie = dma_fence_begin_signalling();
 	if (prepared) {
 		ret = hpu_reset_hard(hdev, reason, true);
@@ -736,6 +739,7 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	hpu_hb_stop(r);
 	/* The function decodes no memory while it is reset. */
 	hpu_gem_user_map_off(hdev);
+	hpu_streams_sched_stop(hdev);
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
 	hpu_streams_reset_prepare(hdev, true);

@@ -892,13 +892,36 @@ void hpu_stream_cancel_queue(struct hpu_stream *stream,
 }
 
 /**
+ * hpu_streams_sched_stop() - stop the schedulers' submission work
+ * @hdev: the device, inside drm_dev_enter(); a reset follows
+ *
+ * Waits for each stream's submission work (drm_sched_wqueue_stop()) and
+ * keeps it from running again until hpu_streams_reset_finish(). Called by
+ * a reset before it enters its fence-signalling section and takes
+ * &hpu_reset.sem: the submission work signals fences itself (a job that
+ * cannot run), and a signalling section must not wait for another; the
+ * work never waits for a reset (hpu_sched_run_job() takes no lock a reset
+ * holds and does not sleep), so it ends. May sleep.
+ */
+void hpu_streams_sched_stop(struct hpu_device *hdev)
+{
+	struct hpu_qm *qm = hdev->qm;
+	unsigned int e, s;
+
+	for (e = 0; e < qm->num_engines; e++)
+		for (s = 0; s < HPU_QM_STREAMS; s++)
+			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
+}
+
+/**
  * hpu_streams_reset_prepare() - stop every stream before a reset
  * @hdev: the device; the caller holds &hpu_reset.sem for writing and is
- *	inside drm_dev_enter()
+ *	inside drm_dev_enter(), the submission work stopped
+ *	(hpu_streams_sched_stop())
  * @hard: a hard reset follows (nothing is waited for: it stops the
  *	streams at once).
  *
- * Stops the schedulers' submission work and halts every stream. For a
+ * Halts every stream. For a
  * soft reset, first finds the job that holds each hung compute engine
  * (hpu_engine_probe(): only that job is guilty, not those of the other
  * streams waiting for the engine), then, once their completions are
@@ -914,10 +937,6 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 	unsigned long flags;
 
 	lockdep_assert_held_write(&hdev->reset->sem);
-
-	for (e = 0; e < qm->num_engines; e++)
-		for (s = 0; s < HPU_QM_STREAMS; s++)
-			drm_sched_wqueue_stop(&qm->engines[e].streams[s].sched);
 
 	for (e = 0; e < qm->num_engines && !hard; e++)
 		if (qm->engines[e].klass != DRM_HPU_ENGINE_DMA)

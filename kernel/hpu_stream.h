@@ -229,6 +229,7 @@ bool hpu_stream_engine_present(const struct hpu_device *hdev,
 unsigned int hpu_stream_engine_limit(const struct hpu_device *hdev);
 const char *hpu_stream_engine_name(unsigned int index);
 
+void hpu_streams_sched_stop(struct hpu_device *hdev);
 void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard);
 void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 
