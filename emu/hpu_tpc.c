@@ -633,15 +633,14 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
 /* ---- Failures ----------------------------------------------------------- */
 
 /*
- * Record the launch's first failure (any thread; takes the lock): @st is
+ * Under the lock: record the launch's first failure (any thread): @st is
  * a status; for ILLEGAL and ASSERT @addr and @info go to the event.
  */
-void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
-                   uint32_t info, const HpuFault *f)
+void hpum_tpc_fail_locked(HpuTpcLaunch *L, int st, uint16_t ev,
+                          uint64_t addr, uint32_t info, const HpuFault *f)
 {
     HpuCore *c = L->k->c;
 
-    hpum_lock(c);
     if (!L->status) {
         L->status = st;
         L->ev_id = ev;
@@ -664,8 +663,18 @@ void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                     (unsigned long long)addr, L->k->j->asid, info);
         }
     }
-    hpum_unlock(c);
     __atomic_store_n(&L->stop, 1, __ATOMIC_RELEASE);
+}
+
+/* hpum_tpc_fail_locked(), taking the lock. */
+void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
+                   uint32_t info, const HpuFault *f)
+{
+    HpuCore *c = L->k->c;
+
+    hpum_lock(c);
+    hpum_tpc_fail_locked(L, st, ev, addr, info, f);
+    hpum_unlock(c);
 }
 
 /* ---- Cores -------------------------------------------------------------- */

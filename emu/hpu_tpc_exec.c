@@ -329,10 +329,22 @@ static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
         want = ~va + 1;
     }
     hpum_lock(c);
+    if (L->status) {
+        /*
+         * The launch failed on another core: this one stops as at the
+         * bundle's end, without translating (a fault of its own would
+         * latch FAULT_* with no MMU_FAULT event to release it).
+         */
+        hpum_unlock(c);
+        return NULL;
+    }
     r = hpum_mem_run(c, L->k->e, L->k->j->asid, va, want, write, &run, &f);
+    if (r) {
+        /* the latched fault and the launch's failure are the same one */
+        hpum_tpc_fail_locked(L, r, 0, 0, 0, &f);
+    }
     hpum_unlock(c);
     if (r) {
-        hpum_tpc_fail(L, r, 0, 0, 0, &f);
         return NULL;
     }
     if (run.inject) {

@@ -214,6 +214,9 @@ typedef struct HpuTpcCore {
 /* hpu_tpc.c: record the launch's first failure and stop its cores. */
 void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                    uint32_t info, const HpuFault *f);
+/* hpu_tpc.c: hpum_tpc_fail() with the core lock held. */
+void hpum_tpc_fail_locked(HpuTpcLaunch *L, int st, uint16_t ev,
+                          uint64_t addr, uint32_t info, const HpuFault *f);
 /* hpu_tpc_exec.c: whether the host has AVX2 and FMA. */
 bool hpum_tpc_host_avx2(void);
 /*

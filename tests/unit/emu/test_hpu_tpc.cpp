@@ -955,6 +955,81 @@ again:
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
 }
 
+// ---- a fault on one core after the launch failed on another -------------------
+
+TEST_CASE("TPC: a core that faults after another core failed the launch latches nothing",
+          "[emu][tpc][mmu][threads]")
+{
+    // Member 0 loads, then asserts; member 1 loads and stores to an
+    // unmapped address in the same bundle (its guard keeps member 0 from
+    // storing).  The host reads are held so that member 1's store comes
+    // after member 0's assert, on another core.
+    const char *src = R"(
+.kernel late
+.tensors 2
+.index_dims 1
+.tensor 0, u32
+.tensor 1, u32
+        iid i0
+        iget s0, i0, 0
+        cmp.ne.u32 sp1, s0, 0
+        ld.t.u32 v0, t0, i0 ; (sp1) st.t.u32 t1, i0, v1
+        assert sp1, 0xbad
+        halt
+)";
+    Rig r(th_dev());
+    r.setup_eq();
+    r.core.tpc_cores = 2;                           // member 0 and member 1 on cores of their own
+    struct {
+        std::mutex m;
+        std::condition_variable cv;
+        bool asserted = false;                      // member 0's assert is recorded
+        bool reading = false;                       // member 1 is in its host read
+    } w;
+    r.env.on_log = [&](const char *msg) {           // under the lock that records it
+        if (std::strstr(msg, "assert failed")) {
+            std::lock_guard<std::mutex> g(w.m);
+            w.asserted = true;
+            w.cv.notify_all();
+        }
+    };
+    const unsigned A = 6;
+    Space s(r, A, false), h(r, A, true);
+    uint64_t t0 = h.alloc(4ULL * 128), t0_bus = 0;
+    REQUIRE(h.phys(t0, &t0_bus));
+    LaunchDesc ld;
+    ld.index[0] = 2;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {128}),
+                  TDesc::dense(HPU_TPC_DT_U32, s.hbm_base + Space::WINDOW, {128})};
+    uint64_t desc = place_launch(s, tpc_asm(src), ld);
+    std::atomic<bool> timed_out{false};
+    r.env.on_dma_read = [&](uint64_t addr) {
+        std::unique_lock<std::mutex> g(w.m);
+        if (addr == t0_bus) {                       // member 0: after member 1 is in its read
+            if (!w.cv.wait_for(g, std::chrono::seconds(30), [&] { return w.reading; })) {
+                timed_out = true;
+            }
+        } else if (addr == t0_bus + 4) {            // member 1: after member 0's assert
+            w.reading = true;
+            w.cv.notify_all();
+            if (!w.cv.wait_for(g, std::chrono::seconds(30), [&] { return w.asserted; })) {
+                timed_out = true;
+            }
+        }
+    };
+    Cqe c = r.run_cb(tpc_cb(desc), A, TPC_E, 0);
+    r.env.on_dma_read = nullptr;
+    r.env.on_log = nullptr;
+    CHECK_FALSE(timed_out);
+    CHECK(c.status == HPU_CQ_TPC_ASSERT);
+    auto ev = all_events(r);
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].id == HPU_EVENT_TPC_ASSERT);
+    // member 1's store was not translated: no fault counted or latched
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 0u);
+    CHECK((r.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_VALID) == 0u);
+}
+
 // ---- throughput --------------------------------------------------------------
 
 TEST_CASE("TPC bench: elementwise add of 64 MiB tensors against memcpy", "[emu][tpc][bench]")
