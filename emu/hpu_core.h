@@ -528,12 +528,13 @@ typedef struct HpuHbm {
     uint8_t *base;
     uint64_t direct;            /* hpum_job_direct() accesses (under lock) */
     /*
-     * Direct accesses in flight per ASID, and invalidations (under the
-     * lock): an access counts in @dir_cur[asid] while its ASID's
-     * @inv_gen is the one it began with; an MMU_INV of the ASID moves
-     * them to @dir_stale (its translations may be stale) and bumps
-     * @inv_gen.  MMU_INV_STATUS is BUSY while @dir_stale is non-zero.
-     * Kept over resets (the accesses end whatever the resets do).
+     * Translations held per ASID, and invalidations (under the lock;
+     * hpum_xlat_hold_locked(): direct accesses, TPC cores' slices): a
+     * holder counts in @dir_cur[asid] while its ASID's @inv_gen is the
+     * one it began with; an MMU_INV of the ASID moves them to @dir_stale
+     * (their translations may be stale) and bumps @inv_gen.
+     * MMU_INV_STATUS is BUSY while @dir_stale is non-zero.  Kept over
+     * resets (the holders let go whatever the resets do).
      */
     uint32_t inv_gen[HPU_MMU_NUM_ASIDS];
     uint32_t dir_cur[HPU_MMU_NUM_ASIDS];
@@ -719,7 +720,8 @@ struct HpuCore {
     bool dead;
     /*
      * Bumped (under the lock, read atomically) whenever something a job's
-     * check looks at changes: hpum_job_alert().
+     * check looks at changes, or an MMU_INV waits for translations held:
+     * hpum_job_alert().
      */
     uint32_t job_alert;
 };

@@ -198,6 +198,22 @@ typedef struct HpuMemRun {
  */
 int hpum_mem_run(HpuCore *c, unsigned int e, uint16_t asid, uint64_t va,
                  uint64_t want, bool write, HpuMemRun *out, HpuFault *f);
+
+/*
+ * Under the lock: translations of @asid that an engine keeps using from
+ * now on (a direct access, a TPC core's slice): an MMU_INV of the ASID
+ * stays BUSY (MMU_INV_STATUS) until they are let go
+ * (hpum_xlat_release_locked()).  Returns the generation to let them go
+ * with.  An ASID out of range holds nothing (its accesses fault).
+ */
+uint32_t hpum_xlat_hold_locked(HpuCore *c, uint16_t asid);
+/*
+ * Under the lock: let go of translations of @asid held since generation
+ * @gen; true if an MMU_INV of the ASID came since (they may be stale,
+ * and that invalidation no longer waits for them).
+ */
+bool hpum_xlat_release_locked(HpuCore *c, uint16_t asid, uint32_t gen);
+
 /* Whether HBM offset @off lies in an ECC-poisoned 2 MiB page (no lock). */
 static inline bool hpum_hbm_poisoned(HpuCore *c, uint64_t off)
 {
@@ -308,10 +324,11 @@ void hpum_job_note_progress(const HpuPacket *k);
 int hpum_job_check_locked(const HpuPacket *k, bool progress);
 /*
  * Under the lock: something hpum_job_check() looks at changed (a stream's
- * control or generation, a reset, the epoch, INJ_HANG).  Compute cores
- * that found their job going on may read job_alert without the lock
- * instead of checking again, as long as it stays the same
- * (hpum_job_unchanged()).
+ * control or generation, a reset, the epoch, INJ_HANG), or an MMU_INV
+ * waits for translations held (hpum_xlat_hold_locked()).  Compute cores
+ * that found their job going on, with their translations current, may
+ * read job_alert without the lock instead of checking again, as long as
+ * it stays the same (hpum_job_unchanged()).
  */
 static inline void hpum_job_alert(HpuCore *c)
 {

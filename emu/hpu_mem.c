@@ -1153,6 +1153,28 @@ static bool hpum_direct_xlat(HpuCore *c, uint16_t asid, uint64_t va,
     return true;
 }
 
+uint32_t hpum_xlat_hold_locked(HpuCore *c, uint16_t asid)
+{
+    if (asid >= HPU_MMU_NUM_ASIDS) {
+        return 0;
+    }
+    c->hbm.dir_cur[asid]++;
+    return c->hbm.inv_gen[asid];
+}
+
+bool hpum_xlat_release_locked(HpuCore *c, uint16_t asid, uint32_t gen)
+{
+    if (asid >= HPU_MMU_NUM_ASIDS) {
+        return false;
+    }
+    if (gen == c->hbm.inv_gen[asid]) {
+        c->hbm.dir_cur[asid]--;
+        return false;
+    }
+    c->hbm.dir_stale--;                 /* an MMU_INV waited for them */
+    return true;
+}
+
 int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
                     uint64_t rows, uint64_t row_len, bool write,
                     HpuDirect *d)
@@ -1207,8 +1229,7 @@ int hpum_job_direct(const HpuPacket *k, uint64_t va, uint64_t stride,
     __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
     hpum_dma_begin(c, k->j->epoch);     /* checked above, lock held since */
     c->hbm.direct++;
-    c->hbm.dir_cur[asid]++;
-    d->gen = c->hbm.inv_gen[asid];
+    d->gen = hpum_xlat_hold_locked(c, asid);
     hpum_unlock(c);
     d->p = chunk + in;
     d->va = va;
@@ -1255,11 +1276,7 @@ int hpum_job_direct_end(const HpuPacket *k, HpuDirect *d)
     d->p = NULL;
     __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
     hpum_lock(c);
-    if (d->gen == c->hbm.inv_gen[d->asid]) {
-        c->hbm.dir_cur[d->asid]--;
-    } else {
-        c->hbm.dir_stale--;             /* an MMU_INV waited for it */
-    }
+    hpum_xlat_release_locked(c, d->asid, d->gen);
     /* poisoned during the read: what the copy would have met */
     if (!d->write && k->j->epoch == c->epoch && !c->dead &&
         hpum_direct_poisoned(c, d, &va)) {
@@ -1274,20 +1291,27 @@ int hpum_job_direct_end(const HpuPacket *k, HpuDirect *d)
 }
 
 /*
- * MMU_INV of @asid (or @all): the direct accesses of those ASIDs in
- * flight translated before it; it completes (MMU_INV_STATUS) when they
- * end.
+ * MMU_INV of @asid (or @all): the translations of those ASIDs held
+ * (hpum_xlat_hold_locked(): direct accesses, TPC cores' slices) were made
+ * before it; it completes (MMU_INV_STATUS) when they are let go.  The
+ * compute cores' job check is alerted, so that a TPC core's next slice
+ * renewal sees the invalidation (hpum_tpc_slice_next()).
  */
-static void hpum_direct_invalidate(HpuCore *c, bool all, uint16_t asid)
+static void hpum_xlat_invalidate(HpuCore *c, bool all, uint16_t asid)
 {
+    uint32_t held = 0;
     unsigned int a;
 
     for (a = 0; a < HPU_MMU_NUM_ASIDS; a++) {
         if (all || a == asid) {
-            c->hbm.dir_stale += c->hbm.dir_cur[a];
+            held += c->hbm.dir_cur[a];
             c->hbm.dir_cur[a] = 0;
             c->hbm.inv_gen[a]++;
         }
+    }
+    if (held) {
+        c->hbm.dir_stale += held;
+        hpum_job_alert(c);
     }
 }
 
@@ -1316,8 +1340,9 @@ static HpuAccess hpum_mmu_read(HpuCore *c, uint32_t offset,
     case HPU_REG_MMU_INV_STATUS:
         /*
          * Done at once for the TLB, but INJ_MMU_INV keeps a written one
-         * pending, and an invalidation waits for the direct accesses
-         * (hpum_job_direct()) of its ASIDs begun before it.
+         * pending, and an invalidation waits for the translations of its
+         * ASIDs held since before it (hpum_xlat_hold_locked(): direct
+         * accesses, TPC cores' slices).
          */
         *val = m->inv_stuck || c->hbm.dir_stale ? HPU_MMU_INV_BUSY : 0;
         break;
@@ -1407,8 +1432,8 @@ static HpuAccess hpum_mmu_write(HpuCore *c, uint32_t offset,
         }
         hpum_tlb_invalidate(c, val & HPU_MMU_INV_ALL,
                             val & HPU_MMU_INV_ASID_MASK);
-        hpum_direct_invalidate(c, val & HPU_MMU_INV_ALL,
-                               val & HPU_MMU_INV_ASID_MASK);
+        hpum_xlat_invalidate(c, val & HPU_MMU_INV_ALL,
+                             val & HPU_MMU_INV_ASID_MASK);
         m->inv_count++;
         break;
     case HPU_REG_FAULT_INFO:

@@ -14,15 +14,17 @@
  * with the interpreter of hpu_tpc_exec.c.
  *
  * Memory: a core translates tensor addresses per page run through
- * hpum_mem_run() into a small translation cache of its own, emptied at
- * every launch, keeps per tensor the run and HBM chunk of its last access,
- * and copies with memcpy from HBM chunks or dma_read / dma_write for host
- * pages.  A core's members run as one access in flight (hpum_dma_begin()
- * .. hpum_dma_end(), hbm.users raised), renewed at every member's end and
- * every HPU_TPC_CHECK_BUNDLES bundles, when the core also checks that the
- * job may go on (hpum_job_check_locked(): stream disabled, reset,
- * INJ_HANG).  So a reset waits for at most that slice of one member per
- * core, and nothing is stored after it.
+ * hpum_mem_run() into a small translation cache of its own, keeps per
+ * tensor the run and HBM chunk of its last access, and copies with memcpy
+ * from HBM chunks or dma_read / dma_write for host pages.  A core's
+ * members run as one access in flight (hpum_dma_begin() .. hpum_dma_end(),
+ * hbm.users raised, its translations held for MMU_INV), renewed at every
+ * member's end and every HPU_TPC_CHECK_BUNDLES bundles, when the core also
+ * checks that the job may go on (hpum_job_check_locked(): stream disabled,
+ * reset, INJ_HANG) and, if an MMU_INV of its ASID came, forgets its
+ * translations.  So a reset or an MMU_INV waits for at most that slice of
+ * one member per core, and nothing is stored after it through a
+ * translation made before it.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -631,15 +633,14 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
 /* ---- Failures ----------------------------------------------------------- */
 
 /*
- * Record the launch's first failure (any thread; takes the lock): @st is
+ * Under the lock: record the launch's first failure (any thread): @st is
  * a status; for ILLEGAL and ASSERT @addr and @info go to the event.
  */
-void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
-                   uint32_t info, const HpuFault *f)
+void hpum_tpc_fail_locked(HpuTpcLaunch *L, int st, uint16_t ev,
+                          uint64_t addr, uint32_t info, const HpuFault *f)
 {
     HpuCore *c = L->k->c;
 
-    hpum_lock(c);
     if (!L->status) {
         L->status = st;
         L->ev_id = ev;
@@ -662,8 +663,18 @@ void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                     (unsigned long long)addr, L->k->j->asid, info);
         }
     }
-    hpum_unlock(c);
     __atomic_store_n(&L->stop, 1, __ATOMIC_RELEASE);
+}
+
+/* hpum_tpc_fail_locked(), taking the lock. */
+void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
+                   uint32_t info, const HpuFault *f)
+{
+    HpuCore *c = L->k->c;
+
+    hpum_lock(c);
+    hpum_tpc_fail_locked(L, st, ev, addr, info, f);
+    hpum_unlock(c);
 }
 
 /* ---- Cores -------------------------------------------------------------- */
@@ -688,12 +699,7 @@ static void hpum_tpc_core_main(void *arg, unsigned int i)
         hpum_tpc_fail(L, HPU_CQ_BUS_ERROR, 0, 0, 0, &f);
         return;
     }
-    memset(k->xc_valid, 0, sizeof(k->xc_valid));
-    memset(k->tr, 0, sizeof(k->tr));
-    memset(k->win, 0, sizeof(k->win));
     memset(k->vp[0], 0xff, sizeof(k->vp[0]));  /* vp0: never written */
-    k->xc_next = 0;
-    k->xc_last = 0;
     k->inflight = false;
     k->L = L;
     k->index = i;

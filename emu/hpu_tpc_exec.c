@@ -329,10 +329,22 @@ static const HpuMemRun *hpum_tpc_xc(HpuTpcCore *k, uint64_t va, bool write)
         want = ~va + 1;
     }
     hpum_lock(c);
+    if (L->status) {
+        /*
+         * The launch failed on another core: this one stops as at the
+         * bundle's end, without translating (a fault of its own would
+         * latch FAULT_* with no MMU_FAULT event to release it).
+         */
+        hpum_unlock(c);
+        return NULL;
+    }
     r = hpum_mem_run(c, L->k->e, L->k->j->asid, va, want, write, &run, &f);
+    if (r) {
+        /* the latched fault and the launch's failure are the same one */
+        hpum_tpc_fail_locked(L, r, 0, 0, 0, &f);
+    }
     hpum_unlock(c);
     if (r) {
-        hpum_tpc_fail(L, r, 0, 0, 0, &f);
         return NULL;
     }
     if (run.inject) {
@@ -2164,9 +2176,20 @@ static HPU_TPC_SLOW int hpum_tpc_bundle(HpuTpcCore *k, uint32_t *pc)
 
 /* ---- Members ----------------------------------------------------------- */
 
+/* Forget the translations the core keeps (xc, tr, win). */
+static void hpum_tpc_xlat_forget(HpuTpcCore *k)
+{
+    memset(k->xc_valid, 0, sizeof(k->xc_valid));
+    memset(k->tr, 0, sizeof(k->tr));
+    memset(k->win, 0, sizeof(k->win));
+    k->xc_next = 0;
+    k->xc_last = 0;
+}
+
 /*
  * Begin a slice of the core's work: the job may go on, and its accesses
- * count as in flight (hpum_dma_begin(), hbm.users raised) until
+ * count as in flight (hpum_dma_begin(), hbm.users raised) and its
+ * translations as held for MMU_INV (hpum_xlat_hold_locked()) until
  * hpum_tpc_slice_end().  False: stop (recorded).
  */
 static bool hpum_tpc_slice_begin(HpuTpcCore *k)
@@ -2179,12 +2202,14 @@ static bool hpum_tpc_slice_begin(HpuTpcCore *k)
     if (__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE)) {
         return false;
     }
+    hpum_tpc_xlat_forget(k);
     hpum_lock(c);
     r = hpum_job_check_locked(p, false);
     k->alert = c->job_alert;
     if (r == HPU_CQ_OK) {
         if (hpum_dma_begin(c, p->j->epoch)) {
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+            k->inv_gen = hpum_xlat_hold_locked(c, p->j->asid);
             k->inflight = true;
         } else {
             r = HPU_STEP_ABORT;
@@ -2204,6 +2229,7 @@ static void hpum_tpc_slice_end_locked(HpuTpcCore *k)
     HpuCore *c = p->c;
 
     k->inflight = false;
+    hpum_xlat_release_locked(c, p->j->asid, k->inv_gen);
     __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
     hpum_dma_end(c, p->j->epoch);
 }
@@ -2222,17 +2248,21 @@ static void hpum_tpc_slice_end(HpuTpcCore *k)
  * (@progress: a member ended, which is the engine's progress).  While the
  * job may go on, the epoch is the one the slice began in, so the access
  * simply stays in flight: the same as ending it and beginning another.
- * Nothing the check looks at changed since it last found the job going on
- * (HpuCore.job_alert, bumped in the critical section of every change):
- * then it would find the same, and the lock is not taken; the check is the
- * same as one made just before the change.  False: stop (recorded; the
- * slice ended).
+ * If an MMU_INV of the job's ASID came during the slice, it waited for
+ * the slice's translations: they are let go of (the invalidation may
+ * complete) and forgotten, and the next slice translates afresh.
+ * Nothing the check looks at changed and no MMU_INV waits for the slice
+ * since the job was last found going on (HpuCore.job_alert, bumped in the
+ * critical section of every such change): then the check would find the
+ * same, and the lock is not taken; the check is the same as one made just
+ * before the change.  False: stop (recorded; the slice ended).
  */
 static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
 {
     HpuTpcLaunch *L = k->L;
     const HpuPacket *p = L->k;
     HpuCore *c = p->c;
+    bool stale = false;
     int r;
 
     if (hpum_job_unchanged(c, k->alert)) {
@@ -2246,11 +2276,17 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     k->alert = c->job_alert;
     if (r != HPU_CQ_OK) {
         hpum_tpc_slice_end_locked(k);
+    } else if (hpum_xlat_release_locked(c, p->j->asid, k->inv_gen)) {
+        k->inv_gen = hpum_xlat_hold_locked(c, p->j->asid);
+        stale = true;
     }
     hpum_unlock(c);
     if (r != HPU_CQ_OK) {
         hpum_tpc_fail(L, r, 0, 0, 0, NULL);
         return false;
+    }
+    if (stale) {
+        hpum_tpc_xlat_forget(k);
     }
     return !__atomic_load_n(&L->stop, __ATOMIC_ACQUIRE);
 }

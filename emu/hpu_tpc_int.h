@@ -183,6 +183,11 @@ typedef struct HpuTpcCore {
     uint32_t draw;
     HpuTpcLaunch *L;
     unsigned int index;
+    /*
+     * The translations the core keeps (xc, tr, win): emptied when its
+     * work begins and at its first slice renewal after an MMU_INV of its
+     * ASID (hpum_tpc_slice_next()).
+     */
     HpuMemRun xc[HPU_TPC_XC_ENTRIES];
     unsigned int xc_next;       /* the entry the next translation replaces */
     unsigned int xc_last;       /* the entry of the last hit */
@@ -197,13 +202,21 @@ typedef struct HpuTpcCore {
      */
     HpuTpcWin win[HPU_TPC_MAX_TENSORS][2];
     uint64_t gmask[HPU_TPC_SLOTS][4];   /* lane guards of the bundle */
-    bool inflight;              /* a slice's access is in flight */
+    /*
+     * A slice's access is in flight, its translations (xc, tr, win) held
+     * for MMU_INV since generation inv_gen (hpum_xlat_hold_locked()).
+     */
+    bool inflight;
+    uint32_t inv_gen;
     uint32_t alert;             /* HpuCore.job_alert when the job was checked */
 } HpuTpcCore;
 
 /* hpu_tpc.c: record the launch's first failure and stop its cores. */
 void hpum_tpc_fail(HpuTpcLaunch *L, int st, uint16_t ev, uint64_t addr,
                    uint32_t info, const HpuFault *f);
+/* hpu_tpc.c: hpum_tpc_fail() with the core lock held. */
+void hpum_tpc_fail_locked(HpuTpcLaunch *L, int st, uint16_t ev,
+                          uint64_t addr, uint32_t info, const HpuFault *f);
 /* hpu_tpc_exec.c: whether the host has AVX2 and FMA. */
 bool hpum_tpc_host_avx2(void);
 /*

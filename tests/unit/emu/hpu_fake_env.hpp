@@ -85,6 +85,9 @@ struct Env {
     std::function<void(uint64_t addr)> on_dma_read;
     // The same before each host write (before the bytes land).
     std::function<void(uint64_t addr)> on_dma_write;
+    // Called with each guest error logged (under the core lock, so it must
+    // not take it).
+    std::function<void(const char *msg)> on_log;
 
     // Spec version 7: the NIC ports' back ends
     struct Frame {
@@ -147,7 +150,11 @@ inline void env_log(void *opaque, const char *fmt, ...)
     va_start(ap, fmt);
     std::vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    static_cast<Env *>(opaque)->errors.emplace_back(buf);
+    auto *env = static_cast<Env *>(opaque);
+    env->errors.emplace_back(buf);
+    if (env->on_log) {
+        env->on_log(buf);
+    }
 }
 
 inline void env_arm_timer(void *opaque, uint64_t ns)

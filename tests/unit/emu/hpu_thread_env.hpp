@@ -4,8 +4,9 @@
 // TPC's cores on worker threads (HpuCoreOps.run_parallel) while other
 // threads step engines or reset the device: a real core lock (the fake
 // environment's lock checks run under it), host memory without those
-// checks, guest errors logged under the core lock, and run_parallel on
-// std::threads made for each call.
+// checks (Env.on_dma_read / on_dma_write are called, from any thread),
+// guest errors logged under the core lock (Env.on_log too), and
+// run_parallel on std::threads made for each call.
 //
 // Copyright (c) 2026 The hpu authors
 #pragma once
@@ -38,6 +39,10 @@ inline void thread_env_unlock(void *opaque)
 inline int thread_env_dma(void *opaque, uint64_t addr, void *buf, uint64_t len, bool write)
 {
     auto *env = static_cast<Env *>(opaque);
+    const auto &hook = write ? env->on_dma_write : env->on_dma_read;
+    if (hook) {
+        hook(addr);
+    }
     if (!env->host_range(addr, len)) {
         return -1;
     }
@@ -72,25 +77,12 @@ inline void thread_env_parallel(void *, void (*fn)(void *, unsigned), void *arg,
     }
 }
 
-// Called with the core lock held (HPU_LOG), so the vector is not shared.
-inline void thread_env_log(void *opaque, const char *fmt, ...)
-{
-    auto *env = static_cast<Env *>(opaque);
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    env->errors.emplace_back(buf);
-}
-
 inline const HpuCoreOps thread_env_ops = [] {
     HpuCoreOps o = env_ops;
     o.lock = thread_env_lock;
     o.unlock = thread_env_unlock;
     o.dma_read = thread_env_read;
     o.dma_write = thread_env_write;
-    o.log_guest_error = thread_env_log;
     o.run_parallel = thread_env_parallel;
     return o;
 }();

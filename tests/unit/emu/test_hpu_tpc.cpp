@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -653,6 +654,177 @@ TEST_CASE("TPC: two contexts' launches on the engine stay isolated", "[emu][tpc]
     CHECK(r.run_cb(tpc_cb(jb.desc), 8, TPC_E, 2).status == HPU_CQ_MMU_FAULT);
 }
 
+// ---- MMU_INV during a launch --------------------------------------------------
+
+namespace {
+
+// An endless member: each iteration stores its number to tensor 0 (HBM, a
+// 2 MiB page of its own) and the next number to tensor 1 (host memory, so
+// that on_dma_write counts iterations).  Two bundles an iteration.
+const char *const kSpin = R"(
+.kernel spin
+.tensors 2
+.index_dims 1
+.tensor 0, u32
+.tensor 1, u32
+again:
+        vadd.u32 v0, v0, 1 ; st.t.u32 t0, i0, v0
+        jmp again ; st.t.u32 t1, i0, v0
+)";
+
+// tpc.md "Precisions": a core sees a change within 1024 bundles of a member
+constexpr uint64_t kSliceIters = 1024 / 2;
+
+uint32_t lane0(const std::vector<uint8_t> &b)
+{
+    uint32_t v = 0;
+    std::memcpy(&v, b.data(), 4);
+    return v;
+}
+
+// A launch of kSpin on one core in context 5, its tensor 0 at VA va in
+// HBM page OLD; NEW is another free 2 MiB page of HBM.
+struct SpinLaunch {
+    static constexpr unsigned A = 5;
+    static constexpr uint64_t OLD = 160 * MiB, NEW = 192 * MiB;
+    Rig &r;
+    Space s, h;
+    uint64_t va = 0, t1 = 0, t1_bus = 0, desc = 0;
+
+    explicit SpinLaunch(Rig &rig) : r(rig), s(rig, A, false), h(rig, A, true)
+    {
+        r.core.tpc_cores = 1;
+        std::vector<uint8_t> z(256);
+        r.bwrite(OLD, z.data(), z.size());          // backed: stored in place
+        r.bwrite(NEW, z.data(), z.size());
+        va = r.map_hbm(A, OLD, HUGE_PG);
+        t1 = h.alloc(256);
+        REQUIRE(h.phys(t1, &t1_bus));
+        LaunchDesc ld;
+        ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, va, {64}),
+                      TDesc::dense(HPU_TPC_DT_U32, t1, {64})};
+        desc = place_launch(s, tpc_asm(kSpin), ld);
+        r.setup_stream(TPC_E, 0);
+    }
+    bool busy() { return r.rd(HPU_REG_MMU_INV_STATUS) == HPU_MMU_INV_BUSY; }
+    void stop() { r.wr(r.qreg(TPC_E, 0, HPU_QS_CTRL), 0); }
+};
+
+} // namespace
+
+TEST_CASE("TPC: MMU_INV waits for at most one slice of a launch; no store lands through a "
+          "translation made before it once it completes", "[emu][tpc][mmu][inv]")
+{
+    const bool unmap = GENERATE(false, true);
+    CAPTURE(unmap);
+    Rig r;
+    r.setup_eq();
+    SpinLaunch sl(r);
+    const uint64_t n_inv = 100;
+    uint64_t n = 0, n_clear = 0;
+    bool busy_at_inv = false, stopped = false;
+    std::vector<uint8_t> old_at_clear, old_later, new_later;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr != sl.t1_bus) {
+            return;
+        }
+        n++;                        // iteration n - 1 stored n - 1 to tensor 0
+        if (n == n_inv) {
+            if (unmap) {
+                r.bwrite64(r.pte_slot(SpinLaunch::A, sl.va, 2), 0);
+            } else {
+                r.map(SpinLaunch::A, sl.va, SpinLaunch::NEW, HPU_PTE_WRITE, true);
+            }
+            r.wr(HPU_REG_MMU_INV, SpinLaunch::A);
+            busy_at_inv = sl.busy();
+        } else if (n > n_inv && !n_clear && !sl.busy()) {
+            n_clear = n;
+            old_at_clear = r.bread(SpinLaunch::OLD, 256);
+        } else if (n_clear && n == n_clear + 3 * kSliceIters) {
+            old_later = r.bread(SpinLaunch::OLD, 256);
+            new_later = r.bread(SpinLaunch::NEW, 256);
+            sl.stop();
+            stopped = true;
+        }
+        if (!stopped && n == n_inv + 20 * kSliceIters) {
+            sl.stop();              // the kernel never ends by itself
+            stopped = true;
+        }
+    };
+    r.submit(TPC_E, 0, tpc_cb(sl.desc), SpinLaunch::A, 0x42);
+    r.run();
+    r.env.on_dma_write = nullptr;
+    REQUIRE(r.cq_pi(TPC_E, 0) == 1u);
+    // the invalidation waited for the core's slice, and for no more
+    CHECK(busy_at_inv);
+    CHECK_FALSE(sl.busy());
+    CHECK(r.core.hbm.dir_stale == 0u);
+    CHECK(r.core.hbm.dir_cur[SpinLaunch::A] == 0u);
+    // the last store to the old page: within the slice of the invalidation
+    const uint32_t old_last = lane0(r.bread(SpinLaunch::OLD, 256));
+    CHECK(old_last < n_inv + kSliceIters);
+    if (unmap) {
+        // the first store after the slice faults at the unmapped address
+        CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_MMU_FAULT);
+        auto ev = all_events(r);
+        REQUIRE(ev.size() == 1);
+        CHECK(ev[0].id == HPU_EVENT_MMU_FAULT);
+        CHECK(ev[0].asid == SpinLaunch::A);
+        CHECK(ev[0].addr == sl.va);
+        CHECK(n <= n_inv + kSliceIters + 1);
+        CHECK(lane0(r.bread(SpinLaunch::NEW, 256)) == 0u);
+        return;
+    }
+    CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+    // BUSY cleared within one slice, while the kernel ran on
+    REQUIRE(n_clear != 0u);
+    CHECK(n_clear <= n_inv + kSliceIters + 1);
+    // three slices later: nothing more in the old page, the stores in the new one
+    REQUIRE(old_later.size() == 256u);
+    CHECK(old_later == old_at_clear);
+    CHECK(lane0(old_at_clear) == old_last);
+    CHECK(lane0(new_later) == n_clear + 3 * kSliceIters - 1);
+}
+
+TEST_CASE("TPC: MMU_INV of another ASID does not wait for a launch; MMU_INV_ALL does",
+          "[emu][tpc][mmu][inv]")
+{
+    Rig r;
+    SpinLaunch sl(r);
+    uint64_t n = 0, n_clear = 0;
+    bool busy_other = true, busy_all = false;
+    uint32_t alert = 0;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr != sl.t1_bus) {
+            return;
+        }
+        n++;
+        if (n == 10) {
+            alert = r.core.job_alert;
+            r.wr(HPU_REG_MMU_INV, SpinLaunch::A + 1);
+            busy_other = sl.busy();
+            CHECK(r.core.job_alert == alert);       // the cores' fast path stays
+            r.wr(HPU_REG_MMU_INV, HPU_MMU_INV_ALL);
+            busy_all = sl.busy();
+        } else if (n > 10 && !n_clear && !sl.busy()) {
+            n_clear = n;
+            sl.stop();
+        } else if (n == 10 + 20 * kSliceIters) {
+            sl.stop();
+        }
+    };
+    r.submit(TPC_E, 0, tpc_cb(sl.desc), SpinLaunch::A);
+    r.run();
+    r.env.on_dma_write = nullptr;
+    CHECK_FALSE(busy_other);
+    CHECK(busy_all);
+    REQUIRE(n_clear != 0u);
+    CHECK(n_clear <= 10 + kSliceIters + 1);
+    CHECK(r.rd(HPU_REG_MMU_INV_COUNT) == 2u);
+    CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(r.core.hbm.dir_stale == 0u);
+}
+
 // ---- threads: the watchdog, stream disable, a soft reset -------------------
 
 namespace {
@@ -781,6 +953,81 @@ again:
     CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
     r.advance(HPU_SOFT_RESET_NS);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+}
+
+// ---- a fault on one core after the launch failed on another -------------------
+
+TEST_CASE("TPC: a core that faults after another core failed the launch latches nothing",
+          "[emu][tpc][mmu][threads]")
+{
+    // Member 0 loads, then asserts; member 1 loads and stores to an
+    // unmapped address in the same bundle (its guard keeps member 0 from
+    // storing).  The host reads are held so that member 1's store comes
+    // after member 0's assert, on another core.
+    const char *src = R"(
+.kernel late
+.tensors 2
+.index_dims 1
+.tensor 0, u32
+.tensor 1, u32
+        iid i0
+        iget s0, i0, 0
+        cmp.ne.u32 sp1, s0, 0
+        ld.t.u32 v0, t0, i0 ; (sp1) st.t.u32 t1, i0, v1
+        assert sp1, 0xbad
+        halt
+)";
+    Rig r(th_dev());
+    r.setup_eq();
+    r.core.tpc_cores = 2;                           // member 0 and member 1 on cores of their own
+    struct {
+        std::mutex m;
+        std::condition_variable cv;
+        bool asserted = false;                      // member 0's assert is recorded
+        bool reading = false;                       // member 1 is in its host read
+    } w;
+    r.env.on_log = [&](const char *msg) {           // under the lock that records it
+        if (std::strstr(msg, "assert failed")) {
+            std::lock_guard<std::mutex> g(w.m);
+            w.asserted = true;
+            w.cv.notify_all();
+        }
+    };
+    const unsigned A = 6;
+    Space s(r, A, false), h(r, A, true);
+    uint64_t t0 = h.alloc(4ULL * 128), t0_bus = 0;
+    REQUIRE(h.phys(t0, &t0_bus));
+    LaunchDesc ld;
+    ld.index[0] = 2;
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_U32, t0, {128}),
+                  TDesc::dense(HPU_TPC_DT_U32, s.hbm_base + Space::WINDOW, {128})};
+    uint64_t desc = place_launch(s, tpc_asm(src), ld);
+    std::atomic<bool> timed_out{false};
+    r.env.on_dma_read = [&](uint64_t addr) {
+        std::unique_lock<std::mutex> g(w.m);
+        if (addr == t0_bus) {                       // member 0: after member 1 is in its read
+            if (!w.cv.wait_for(g, std::chrono::seconds(30), [&] { return w.reading; })) {
+                timed_out = true;
+            }
+        } else if (addr == t0_bus + 4) {            // member 1: after member 0's assert
+            w.reading = true;
+            w.cv.notify_all();
+            if (!w.cv.wait_for(g, std::chrono::seconds(30), [&] { return w.asserted; })) {
+                timed_out = true;
+            }
+        }
+    };
+    Cqe c = r.run_cb(tpc_cb(desc), A, TPC_E, 0);
+    r.env.on_dma_read = nullptr;
+    r.env.on_log = nullptr;
+    CHECK_FALSE(timed_out);
+    CHECK(c.status == HPU_CQ_TPC_ASSERT);
+    auto ev = all_events(r);
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].id == HPU_EVENT_TPC_ASSERT);
+    // member 1's store was not translated: no fault counted or latched
+    CHECK(r.rd(HPU_REG_FAULT_COUNT) == 0u);
+    CHECK((r.rd(HPU_REG_FAULT_INFO) & HPU_FAULT_VALID) == 0u);
 }
 
 // ---- throughput --------------------------------------------------------------
