@@ -220,6 +220,7 @@ int graph_queue(hpu_graph *g, unsigned int slot)
     q.dev = dev;
     q.epoch = dev->epoch;
     q.id = dev->graph_queues.at(slot);
+    q.engine_class = slot == kSlotTpc ? HPU_ENGINE_CLASS_TPC : slot >= kSlotMme ? HPU_ENGINE_CLASS_MME : HPU_ENGINE_CLASS_DMA;
     return 0;
 }
 

@@ -422,7 +422,8 @@ HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fen
 
 /**
  * Eager commands: each records a one-shot command list (from a pool the
- * queue recycles) and submits it. @out may be NULL.
+ * queue recycles) and submits it. @out may be NULL. Copy and memset need a
+ * DMA queue: on another one they are -EINVAL, with hpu_last_error().
  */
 HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size,
 			      hpu_fence_t **out);
@@ -1212,7 +1213,8 @@ HPU_EXPORT int hpu_cmd_gemm(hpu_cmdlist_t *cl, const struct hpu_gemm *g);
 /**
  * hpu_queue_launch() / hpu_queue_gemm() - eager: record and submit one
  * launch (TPC queue) or GEMM (MME queue) after @waits, like
- * hpu_queue_submit(). @out may be NULL.
+ * hpu_queue_submit(). @out may be NULL. On a queue of another engine class
+ * -EINVAL, with hpu_last_error() (the device would refuse the packet).
  */
 HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const struct hpu_launch *l,
 				const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out);
