@@ -1274,8 +1274,9 @@ HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed);
 /**
  * hpu_graph_launch() - submit the graph once, after @waits; @out (may be
  * NULL) signals when every job of the launch has ended: hpu_fence_wait()
- * and hpu_fence_status() then give the first failed job's error (else 0),
- * and hpu_fence_error_info() names that job. Exported with
+ * and hpu_fence_status() then give the error of the job that failed first
+ * (the earliest end; else 0), and hpu_fence_error_info() names that job.
+ * Exported with
  * hpu_fence_export_fd() it is a sync_file of all the jobs' fences, in
  * error if one failed; as a wait of another submission, all the jobs
  * (libhpu-compute.md, "Graphs"). -EINVAL for an empty graph.
