@@ -949,16 +949,28 @@ class Assembler
         if (pass_ == 1)
             return;
         if (word == ".kernel") {
-            std::string n(rest.text);
-            if (n.empty() || n.size() >= HPU_TPC_NAME_SIZE ||
-                !std::all_of(n.begin(), n.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-                })) {
-                error(l, rest.col, ".kernel needs a name of 1-31 letters, digits, '_', '.', '-'");
+            // A bare name of the common characters, or any name a binary
+            // may hold (printable ASCII) as a string: the disassembler
+            // quotes the others.
+            std::optional<std::string> n;
+            if (!rest.text.empty() && rest.text.front() == '"') {
+                n = string_lit(l, rest);
+                if (n && (n->empty() || n->size() >= HPU_TPC_NAME_SIZE)) {
+                    error(l, rest.col, ".kernel needs a name of 1-31 characters");
+                    n.reset();
+                }
+            } else if (kernel_name_bare(rest.text)) {
+                n = std::string(rest.text);
+            } else {
+                error(l, rest.col,
+                      ".kernel needs a name of 1-31 letters, digits, '_', '.', '-' (others in double quotes)");
+            }
+            if (!n) {
+                // reported
             } else if (have_kernel_) {
                 error(l, col, ".kernel given twice");
             } else {
-                kernel_.name = n;
+                kernel_.name = *n;
                 have_kernel_ = true;
             }
         } else if (word == ".tensors") {
