@@ -332,11 +332,19 @@ int encode_gemm(const hpu_gemm *g, std::uint8_t *d)
                                       std::to_string(static_cast<std::uint64_t>(g->m - 1) * ldd + g->n) +
                                       ", mme.md rule 15)");
     }
-    const bool c_is_d = has_c && g->c == g->d && ec == ed;
+    // C is exactly D only with the very same layout (mme.md): the same address,
+    // ldc == ldd and, with a batch, stride_c == stride_d. Equal extents are not
+    // enough: with m == 1 any two leading dimensions give the same extent.
+    const bool c_is_d = has_c && g->c == g->d && ldc == ldd && (batch == 1 || g->stride_c == g->stride_d);
     if (overlaps(g->d, ed, g->a, ea) || overlaps(g->d, ed, g->b, eb) ||
-        (bias_bytes != 0 && overlaps(g->d, ed, g->bias, bias_bytes)) ||
-        (has_c && !c_is_d && overlaps(g->d, ed, g->c, ec)))
+        (bias_bytes != 0 && overlaps(g->d, ed, g->bias, bias_bytes)))
         return set_error(-EINVAL, "gemm: D overlaps an input (mme.md rule 16; C may be exactly D)");
+    if (has_c && !c_is_d && overlaps(g->d, ed, g->c, ec)) {
+        return set_error(-EINVAL, "gemm: D overlaps an input (mme.md rule 16): C overlaps D without being exactly D "
+                                  "(c == d, ldc == ldd and, with a batch, stride_c == stride_d; here ldc " +
+                                      std::to_string(ldc) + ", ldd " + std::to_string(ldd) + ", stride_c " +
+                                      std::to_string(g->stride_c) + ", stride_d " + std::to_string(g->stride_d) + ")");
+    }
     std::uint32_t flags = in_type | (out_type << HPU_MME_F_OUT_TYPE_SHIFT) | (g->act << HPU_MME_F_ACT_SHIFT);
     if (ta)
         flags |= HPU_MME_F_TRANS_A;

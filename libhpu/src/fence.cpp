@@ -41,19 +41,59 @@ int query_status(hpu_fence *f)
 namespace {
 
 // The state of one syncobj of f: 0 and st (0 signalled OK, 1 pending, or
-// its job's negative errno), or a system call's negative errno.
-int handle_state(hpu_fence *f, std::uint32_t handle, int &st)
+// its job's negative errno), or a system call's negative errno. With
+// timestamp_ns, also when its job's fence signalled (0: pending).
+int handle_state(hpu_fence *f, std::uint32_t handle, int &st, std::uint64_t *timestamp_ns = nullptr)
 {
     int fd = -1;
     if (const int err = f->dev->kmd.syncobj_export_sync_file(handle, fd); err < 0)
         return err;
     std::int32_t status = 0;
-    const int err = f->dev->kmd.sync_file_status(fd, status);
+    const int err = f->dev->kmd.sync_file_status(fd, status, timestamp_ns);
     (void)f->dev->os().close(fd);
     if (err < 0)
         return err;
     st = status == 0 ? 1 : (status > 0 ? 0 : status);
     return 0;
+}
+
+// The failed job of a fence that ended first (none: handle 0).
+struct FirstFailed {
+    std::uint32_t handle = 0;
+    int st = 0;                              // its negative errno
+    const hpu_fence_member *member = nullptr; // null: the join (f's own job)
+};
+
+// Every job of f (a launch's members and its join): 0, with pending (a job
+// has not ended) and first, the failed job that ended first: the earliest
+// SYNC_IOC_FILE_INFO timestamp, equal ones in graph order (the job of the
+// earlier first node); or a system call's negative errno. A fence with
+// no members is just its own job.
+int scan_jobs(hpu_fence *f, bool &pending, FirstFailed &first)
+{
+    pending = false;
+    first = FirstFailed{};
+    const bool launch = !f->members.empty();
+    std::uint64_t first_ts = 0;
+    std::uint32_t first_node = 0;
+    const auto one = [&](std::uint32_t handle, const hpu_fence_member *m, std::uint32_t node) {
+        int st = 0;
+        std::uint64_t ts = 0;
+        if (const int err = handle_state(f, handle, st, launch ? &ts : nullptr); err < 0)
+            return err;
+        pending = pending || st == 1;
+        if (st < 0 && (first.handle == 0 || ts < first_ts || (ts == first_ts && node < first_node))) {
+            first = FirstFailed{handle, st, m};
+            first_ts = ts;
+            first_node = node;
+        }
+        return 0;
+    };
+    for (const hpu_fence_member &m : f->members) {
+        if (const int err = one(m.handle, &m, m.first_node); err < 0)
+            return err;
+    }
+    return one(f->handle, nullptr, f->first_node);
 }
 
 // Caches st as f's final state (once: a second caller, who saw the same
@@ -83,29 +123,18 @@ int fence_state(hpu_fence *f, int &job_status)
     if (stale(f->dev, f->epoch))
         return -ENODEV;
     // A launch is done once every job has ended (a failed one lets the
-    // others run on: graph.cpp); then the first failed member's error,
-    // else the join's state.
+    // others run on: graph.cpp); then the error of the failed job that
+    // ended first (the cause; later failures may be its consequences),
+    // else success.
     bool pending = false;
-    const hpu_fence_member *failed = nullptr;
-    int failed_st = 0;
-    for (const hpu_fence_member &m : f->members) {
-        int st = 0;
-        if (const int err = handle_state(f, m.handle, st); err < 0)
-            return err;
-        pending = pending || st == 1;
-        if (st < 0 && failed == nullptr) {
-            failed = &m;
-            failed_st = st;
-        }
-    }
-    int st = 0;
-    if (const int err = handle_state(f, f->handle, st); err < 0)
+    FirstFailed first;
+    if (const int err = scan_jobs(f, pending, first); err < 0)
         return err;
-    if (st == 1 || pending) {
+    if (pending) {
         job_status = 1;
         return 0;
     }
-    settle(f, failed != nullptr ? failed_st : st, failed);
+    settle(f, first.handle != 0 ? first.st : 0, first.member);
     job_status = f->status.load(std::memory_order_acquire);
     return 0;
 }
@@ -162,23 +191,13 @@ int export_launch(hpu_fence *f, int &fd)
     // and later ones alike.
     pollfd pfd{merged, POLLIN, 0};
     (void)os.poll(&pfd, 1, 0);
-    // The first failed job, as fence_state() orders them (0: none).
+    // The failed job that ended first, as fence_state() chooses (0: none).
     const auto first_failed = [f](std::uint32_t &handle) {
-        handle = 0;
-        for (const hpu_fence_member &m : f->members) {
-            int st = 0;
-            if (const int err = handle_state(f, m.handle, st); err < 0)
-                return err;
-            if (st < 0) {
-                handle = m.handle;
-                return 0;
-            }
-        }
-        int st = 0;
-        if (const int err = handle_state(f, f->handle, st); err < 0)
-            return err;
-        handle = st < 0 ? f->handle : 0;
-        return 0;
+        bool pending = false;
+        FirstFailed first;
+        const int err = scan_jobs(f, pending, first);
+        handle = first.handle;
+        return err;
     };
     std::uint32_t failed = 0;
     if (const int err = first_failed(failed); err < 0) {

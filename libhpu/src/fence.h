@@ -24,6 +24,7 @@ struct hpu_fence_member {
     std::uint32_t handle = 0;
     std::uint32_t queue_id = 0;
     std::uint64_t seq = 0;
+    std::uint32_t first_node = 0; // the first graph node of its job (orders equal end times)
 };
 
 struct hpu_fence {
@@ -36,6 +37,7 @@ struct hpu_fence {
     std::atomic<int> status{kUnknown};
     std::mutex mu;                 // settling status (with queue_id, seq): fence.cpp
     std::vector<hpu_fence_member> members; // a graph launch's jobs but the join
+    std::uint32_t first_node = 0;  // a graph launch: the join job's first graph node
 };
 
 namespace hpu::detail {
@@ -46,8 +48,8 @@ namespace hpu::detail {
 int fence_state(hpu_fence *f, int &job_status);
 
 // Waits until the absolute deadline for f: 0, the job's negative errno (a
-// graph launch's: once every job ended, the first failed member's, else
-// the join's), or a system call's.
+// graph launch's: once every job ended, the error of the failed job that
+// ended first, the join or a member), or a system call's.
 int fence_wait(hpu_fence *f, std::int64_t deadline);
 
 // Absolute CLOCK_MONOTONIC deadline (os's clock) timeout_ns from now,

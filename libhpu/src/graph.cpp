@@ -52,7 +52,9 @@
 //    for.
 //  - The launch's fence holds every job's syncobj (members). A wait (and
 //    hpu_fence_status) settles only once every job of the launch ended:
-//    the first failed member's error, else the join's state. Exported as a
+//    the error of the failed job that ended first (the earliest fence
+//    timestamp of SYNC_IOC_FILE_INFO, the join's or a member's; equal ones
+//    in graph order, by the job's first node), else success. Exported as a
 //    sync_file it is the join's and the members' fences merged
 //    (SYNC_IOC_MERGE), which signals when all did, in error if any failed;
 //    as a wait of another submission, every job's syncobj is waited for
@@ -220,6 +222,7 @@ int graph_queue(hpu_graph *g, unsigned int slot)
     q.dev = dev;
     q.epoch = dev->epoch;
     q.id = dev->graph_queues.at(slot);
+    q.engine_class = slot == kSlotTpc ? HPU_ENGINE_CLASS_TPC : slot >= kSlotMme ? HPU_ENGINE_CLASS_MME : HPU_ENGINE_CLASS_DMA;
     return 0;
 }
 
@@ -517,6 +520,12 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
             g->initialised = false;
         return err;
     };
+    // Each slot's first node: failed jobs of the launch that ended at the
+    // same time are ordered by it (fence.cpp).
+    std::array<std::uint32_t, kSlots> first_node{};
+    first_node.fill(UINT32_MAX);
+    for (std::size_t i = g->nodes.size(); i-- > 0;)
+        first_node.at(g->nodes[i].slot) = static_cast<std::uint32_t>(i);
     // The finish job waits for these: every other slot's last job.
     std::array<SyncPoint, kSlots> tails{};
     std::size_t n_tails = 0;
@@ -534,7 +543,7 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         submitted = true;
         g->tails_live |= 1U << s;
         if (const std::unique_ptr<hpu_fence> f(raw); f) // its syncobj lives on in members
-            members.push_back({f->handle, f->queue_id, f->seq}); // reserved: does not throw
+            members.push_back({f->handle, f->queue_id, f->seq, first_node.at(s)}); // reserved: does not throw
         // The release replaces the job's fence in tail[s] with its own.
         if (rel != nullptr) {
             if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, tail, 0, nullptr); err < 0)
@@ -574,8 +583,10 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         }
         g->initialised = false;
     }
-    if (out != nullptr && *out != nullptr)
+    if (out != nullptr && *out != nullptr) {
         (*out)->members = std::move(members);
+        (*out)->first_node = first_node.at(g->join);
+    }
     ++g->launches;
     return 0;
 }

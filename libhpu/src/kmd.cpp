@@ -516,14 +516,24 @@ int Kmd::sync_file_call(int fd, const char *name, unsigned long request, void *a
     return err;
 }
 
-int Kmd::sync_file_status(int fd, std::int32_t &status)
+int Kmd::sync_file_status(int fd, std::int32_t &status, std::uint64_t *timestamp_ns)
 {
     sync_file_info info{};
-    const int err = sync_file_call(fd, "SYNC_IOC_FILE_INFO", SYNC_IOC_FILE_INFO, &info,
-                                   [&](Trace &t) { t.i("status", info.status); });
+    sync_fence_info fence{};
+    if (timestamp_ns != nullptr) {
+        info.num_fences = 1;
+        info.sync_fence_info = reinterpret_cast<std::uintptr_t>(&fence); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    }
+    const int err = sync_file_call(fd, "SYNC_IOC_FILE_INFO", SYNC_IOC_FILE_INFO, &info, [&](Trace &t) {
+        t.i("status", info.status);
+        if (timestamp_ns != nullptr)
+            t.i("timestamp_ns", static_cast<std::int64_t>(fence.timestamp_ns));
+    });
     if (err < 0)
         return err;
     status = info.status;
+    if (timestamp_ns != nullptr)
+        *timestamp_ns = fence.timestamp_ns;
     return err;
 }
 

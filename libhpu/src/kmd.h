@@ -115,8 +115,11 @@ public:
 
     // SYNC_IOC_FILE_INFO on a sync_file fd: its status (1 signalled, 0
     // active, or the fence's negative error). Not this device's file: an
-    // error there does not mark the device lost.
-    int sync_file_status(int fd, std::int32_t &status);
+    // error there does not mark the device lost. With timestamp_ns, the
+    // fd must hold one fence (a job's): *timestamp_ns gets the
+    // CLOCK_MONOTONIC time it signalled (0 while active), from the fence's
+    // struct sync_fence_info.
+    int sync_file_status(int fd, std::int32_t &status, std::uint64_t *timestamp_ns = nullptr);
     // SYNC_IOC_MERGE on sync_file fd with fd2: a new sync_file in merged
     // that signals when both have, in error if a fence of them pending at
     // the call fails (the kernel leaves signalled fences out, errors too).

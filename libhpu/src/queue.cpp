@@ -370,6 +370,21 @@ constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
     return engine_class;
 }
 
+// -EINVAL with a message when q (not null) is not of engine class want: the
+// device would refuse the packet (BAD_PACKET) only when the job runs.
+int check_class(const hpu_queue *q, std::uint32_t want, const char *packet, hpu_fence_t **out)
+{
+    if (q == nullptr || q->engine_class == want)
+        return 0;
+    if (out != nullptr)
+        *out = nullptr;
+    constexpr auto name = [](std::uint32_t c) {
+        return c == HPU_ENGINE_CLASS_DMA ? "a DMA" : c == HPU_ENGINE_CLASS_TPC ? "a TPC" : "an MME";
+    };
+    return set_error(-EINVAL, std::string(packet) + " on " + name(q->engine_class) + " queue: it runs only on " +
+                                  name(want) + " queue");
+}
+
 // Records a TPC_LAUNCH or MME_GEMM packet and its descriptor desc, copied
 // into the list's data (64-byte aligned, never moved); returns the copy's
 // host address. On failure the list is as before.
@@ -453,6 +468,7 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
         auto q = std::make_unique<hpu_queue>();
         q->dev = dev;
         q->epoch = dev->epoch;
+        q->engine_class = engine_class;
         if (const int err = dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id); err < 0)
             return err;
         *out = q.release();
@@ -495,6 +511,8 @@ HPU_EXPORT int hpu_queue_submit_timeout(hpu_queue_t *q, hpu_cmdlist_t *cl, const
 HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size, hpu_fence_t **out)
 {
     hpu::detail::clear_error();
+    if (const int err = check_class(q, HPU_ENGINE_CLASS_DMA, "copy (LIN_DMA)", out); err < 0)
+        return err;
     if (!range_ok(dst_va, size) || !range_ok(src_va, size)) {
         if (out != nullptr)
             *out = nullptr;
@@ -506,6 +524,8 @@ HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)
 {
     hpu::detail::clear_error();
+    if (const int err = check_class(q, HPU_ENGINE_CLASS_DMA, "memset (LIN_DMA)", out); err < 0)
+        return err;
     if (!range_ok(dst_va, size)) {
         if (out != nullptr)
             *out = nullptr;
@@ -636,6 +656,8 @@ HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const str
                                 const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out)
 {
     clear_error();
+    if (const int err = check_class(q, HPU_ENGINE_CLASS_TPC, "launch (TPC_LAUNCH)", out); err < 0)
+        return err;
     return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_launch(cl, k, l, nullptr); });
 }
 
@@ -643,6 +665,8 @@ HPU_EXPORT int hpu_queue_gemm(hpu_queue_t *q, const struct hpu_gemm *g, const hp
                               size_t num_waits, hpu_fence_t **out)
 {
     clear_error();
+    if (const int err = check_class(q, HPU_ENGINE_CLASS_MME, "gemm (MME_GEMM)", out); err < 0)
+        return err;
     return eager(q, waits, num_waits, out, [&](hpu_cmdlist *cl) { return record_gemm(cl, g); });
 }
 

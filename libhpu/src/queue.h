@@ -61,6 +61,7 @@ struct hpu_queue {
     hpu_device *dev = nullptr;
     std::uint64_t epoch = 0;         // dev->epoch when made
     std::uint32_t id = 0;
+    std::uint32_t engine_class = 0;  // HPU_ENGINE_CLASS_*
     std::deque<hpu_cmdlist *> eager; // owned
 };
 

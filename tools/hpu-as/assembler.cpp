@@ -38,6 +38,11 @@ namespace
 {
 
 constexpr unsigned kMaxDepth = 64; // nested includes and macro expansions
+// Lines processed in a pass, macro bodies and included files counted each
+// time they are expanded: macros calling each other twice per level, or
+// files including each other twice, would expand without bound otherwise.
+constexpr size_t kMaxLines = 1000000;
+constexpr unsigned kMaxExprDepth = 256; // nested parentheses and unary operators
 
 // An error at a column (0-based offset into the line's text).
 struct LineError {
@@ -182,7 +187,30 @@ class ExprParser
     bool pass1_;
     size_t p_ = 0;
 
+    unsigned depth_ = 0; // unary() calls under way (parentheses and unary operators nest through it)
+
     [[noreturn]] void fail(const std::string &m) const { throw LineError{col_ + p_, m}; }
+
+    // One level of nesting while alive: deep nesting is an error, not a
+    // stack overflow.
+    class Nest
+    {
+      public:
+        explicit Nest(ExprParser &e) : e_(e)
+        {
+            if (e_.depth_ >= kMaxExprDepth)
+                e_.fail("expression nested too deeply (more than " + std::to_string(kMaxExprDepth) + " levels)");
+            e_.depth_++;
+        }
+        Nest(const Nest &) = delete;
+        Nest &operator=(const Nest &) = delete;
+        Nest(Nest &&) = delete;
+        Nest &operator=(Nest &&) = delete;
+        ~Nest() { e_.depth_--; }
+
+      private:
+        ExprParser &e_;
+    };
 
     void skip()
     {
@@ -286,6 +314,7 @@ class ExprParser
 
     Val unary()
     {
+        const Nest nest(*this);
         skip();
         if (p_ < s_.size() && std::strchr("-+~", s_[p_])) {
             char c = s_[p_++];
@@ -620,6 +649,8 @@ class Assembler
     std::vector<std::string> macro_stack_;
     std::vector<Placed> placed_;
     uint32_t num_bundles_ = 0;
+    size_t lines_ = 0;   // lines processed in this pass (kMaxLines)
+    bool stopped_ = false; // too many lines or bundles: nothing more is processed
     unsigned serial_ = 0;
     Kernel kernel_;
     bool have_kernel_ = false;
@@ -645,6 +676,8 @@ class Assembler
 }
         macros_.clear();
         placed_.clear();
+        lines_ = 0;
+        stopped_ = false;
         serial_ = 0;
         kernel_ = {};
         have_kernel_ = false;
@@ -699,8 +732,15 @@ class Assembler
 
     void process_lines(const std::vector<Line> &lines)
     {
-        for (size_t i = 0; i < lines.size(); i++) {
+        for (size_t i = 0; i < lines.size() && !stopped_; i++) {
             const Line &l = lines[i];
+            if (++lines_ > kMaxLines) {
+                error(l, 0,
+                      "more than " + std::to_string(kMaxLines) +
+                          " lines after expanding macros and includes (macros or includes expanding without bound?)");
+                stopped_ = true;
+                return;
+            }
             std::string code = strip_comment(l.text);
             Piece p = trim(Piece{code, 0});
             if (p.text.substr(0, 6) == ".macro" &&
@@ -949,16 +989,28 @@ class Assembler
         if (pass_ == 1)
             return;
         if (word == ".kernel") {
-            std::string n(rest.text);
-            if (n.empty() || n.size() >= HPU_TPC_NAME_SIZE ||
-                !std::all_of(n.begin(), n.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-                })) {
-                error(l, rest.col, ".kernel needs a name of 1-31 letters, digits, '_', '.', '-'");
+            // A bare name of the common characters, or any name a binary
+            // may hold (printable ASCII) as a string: the disassembler
+            // quotes the others.
+            std::optional<std::string> n;
+            if (!rest.text.empty() && rest.text.front() == '"') {
+                n = string_lit(l, rest);
+                if (n && (n->empty() || n->size() >= HPU_TPC_NAME_SIZE)) {
+                    error(l, rest.col, ".kernel needs a name of 1-31 characters");
+                    n.reset();
+                }
+            } else if (kernel_name_bare(rest.text)) {
+                n = std::string(rest.text);
+            } else {
+                error(l, rest.col,
+                      ".kernel needs a name of 1-31 letters, digits, '_', '.', '-' (others in double quotes)");
+            }
+            if (!n) {
+                // reported
             } else if (have_kernel_) {
                 error(l, col, ".kernel given twice");
             } else {
-                kernel_.name = n;
+                kernel_.name = *n;
                 have_kernel_ = true;
             }
         } else if (word == ".tensors") {
@@ -1091,6 +1143,11 @@ class Assembler
 
     void bundle(const Line &l, Piece p)
     {
+        if (placed_.size() > HPU_TPC_MAX_BUNDLES) {
+            // finish() reports it; nothing more is kept.
+            stopped_ = true;
+            return;
+        }
         Placed pl;
         pl.src = l;
         if (pass_ == 1) {
@@ -1558,7 +1615,7 @@ class Assembler
         if (placed_.empty() && errors_.empty())
             error(top, 0, "no code: a kernel needs at least one bundle");
         if (placed_.size() > HPU_TPC_MAX_BUNDLES)
-            error(top, 0, "too many bundles (" + std::to_string(placed_.size()) + ", at most 16384)");
+            error(top, 0, "too many bundles (more than " + std::to_string(HPU_TPC_MAX_BUNDLES) + ")");
         for (const auto &[n, l] : tensor_pin_line_) {
             if (n >= kernel_.num_tensors) {
                 error(l, 0, ".tensor " + std::to_string(n) + " but .tensors is " +

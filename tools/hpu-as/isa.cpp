@@ -6,6 +6,7 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -582,7 +583,26 @@ void put64(Bytes &b, size_t off, uint64_t v)
     put32(b, off + 4, static_cast<uint32_t>(v >> 32));
 }
 
+// s as an assembler string: in double quotes, '"' and '\\' escaped.
+std::string quoted(const std::string &s)
+{
+    std::string t = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            t += '\\';
+        t += c;
+    }
+    return t + "\"";
+}
+
 } // namespace
+
+bool kernel_name_bare(std::string_view name)
+{
+    return !name.empty() && name.size() < HPU_TPC_NAME_SIZE && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+    });
+}
 
 Bytes encode_binary(const Kernel &k)
 {
@@ -714,7 +734,7 @@ std::string disassemble(std::span<const uint8_t> bin)
         if (d && (d->flags & HPU_TPC_IF_BRANCH))
             target[F(s.hi, IMM)] = true;
     }
-    std::string t = "// disassembled by hpu-as\n.kernel " + k.name + "\n";
+    std::string t = "// disassembled by hpu-as\n.kernel " + (kernel_name_bare(k.name) ? k.name : quoted(k.name)) + "\n";
     t += ".tensors " + std::to_string(k.num_tensors) + "\n";
     t += ".scalars " + std::to_string(k.num_scalars) + "\n";
     t += ".index_dims " + std::to_string(k.index_dims) + "\n";
@@ -728,15 +748,8 @@ std::string disassemble(std::span<const uint8_t> bin)
         t += ".vlm " + std::to_string(k.vlm_size) + "\n";
     if (k.entry)
         t += ".entry L" + std::to_string(k.entry) + "\n";
-    for (const auto &m : k.meta) {
-        t += ".meta \"";
-        for (char c : m) {
-            if (c == '"' || c == '\\')
-                t += '\\';
-            t += c;
-        }
-        t += "\"\n";
-    }
+    for (const auto &m : k.meta)
+        t += ".meta " + quoted(m) + "\n";
     for (size_t i = 0; i < k.code.size(); i++) {
         if (target[i])
             t += "L" + std::to_string(i) + ":\n";

@@ -61,6 +61,10 @@ const hpu_tpc_insn_desc *find_insn(unsigned slot, unsigned opcode);
 const hpu_tpc_insn_desc *find_mnemonic(std::string_view mnemonic);
 std::span<const hpu_tpc_insn_desc> insn_table();
 
+// Whether a kernel name may stand bare after .kernel: 1-31 of A-Za-z0-9_.-
+// (any other printable name is written as a string in double quotes).
+bool kernel_name_bare(std::string_view name);
+
 std::string_view dtype_name(unsigned dt); // "f32", ... ("" for none)
 unsigned dtype_from_name(std::string_view s); // 0 if unknown
 

@@ -28,7 +28,7 @@ const char *const kUsage =
     "  --epochs N             5;  --batch N  128\n"
     "  --limit N              use only the first N training images (0: all)\n"
     "  --test-limit N         use only the first N test images (0: all)\n"
-    "  --max-steps N          at most N steps per epoch (0: all)\n"
+    "  --max-steps N          (hpu) at most N steps per epoch (0: all); not with --compare\n"
     "  --data DIR             the dataset; /usr/share/datasets/fashion-mnist\n"
     "  --hpu N                the HPU's index (/dev/accel/accelN); 0\n"
     "  --seed N               initial parameters and batch order; 2026\n"
@@ -138,6 +138,12 @@ Args parse(int argc, char **argv)
             usage_error("unknown option " + o);
         }
     }
+    // A run cut short is not the training a --compare FILE (a whole CPU
+    // training) describes, and the CPU reference always trains whole epochs.
+    if (a.max_steps != 0 && !a.compare.empty())
+        usage_error("--max-steps with --compare: the HPU run would stop early, the CPU result is of whole epochs");
+    if (a.max_steps != 0 && a.device == "cpu")
+        usage_error("--max-steps: the CPU reference trains whole epochs (--device hpu only)");
     return a;
 }
 

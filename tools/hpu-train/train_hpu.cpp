@@ -169,9 +169,10 @@ void wait_quiet(const FencePtr &f) noexcept
         (void)hpu_fence_wait(f->get(), HPU_TIMEOUT_INFINITE);
 }
 
-// The device's error events waiting to be read, as text: what failed
-// first inside a graph launch, whose own fence fails later (its other jobs
-// time out waiting for the failed node's sync object).
+// The device's error events waiting to be read, as text: the engine,
+// address and info of what failed (inside a graph launch too, whose fence
+// fails, once all its jobs have ended, with the error of the job that
+// failed first).
 std::string device_errors(const hpu::Device &dev)
 {
     std::vector<std::string> seen;

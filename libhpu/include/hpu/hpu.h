@@ -422,7 +422,8 @@ HPU_EXPORT int hpu_queue_submit(hpu_queue_t *q, hpu_cmdlist_t *cl, const hpu_fen
 
 /**
  * Eager commands: each records a one-shot command list (from a pool the
- * queue recycles) and submits it. @out may be NULL.
+ * queue recycles) and submits it. @out may be NULL. Copy and memset need a
+ * DMA queue: on another one they are -EINVAL, with hpu_last_error().
  */
 HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size,
 			      hpu_fence_t **out);
@@ -1212,7 +1213,8 @@ HPU_EXPORT int hpu_cmd_gemm(hpu_cmdlist_t *cl, const struct hpu_gemm *g);
 /**
  * hpu_queue_launch() / hpu_queue_gemm() - eager: record and submit one
  * launch (TPC queue) or GEMM (MME queue) after @waits, like
- * hpu_queue_submit(). @out may be NULL.
+ * hpu_queue_submit(). @out may be NULL. On a queue of another engine class
+ * -EINVAL, with hpu_last_error() (the device would refuse the packet).
  */
 HPU_EXPORT int hpu_queue_launch(hpu_queue_t *q, const hpu_kernel_t *k, const struct hpu_launch *l,
 				const hpu_fence_t *const *waits, size_t num_waits, hpu_fence_t **out);
@@ -1272,8 +1274,9 @@ HPU_EXPORT int hpu_graph_set_seed(hpu_graph_t *g, uint32_t node, uint64_t seed);
 /**
  * hpu_graph_launch() - submit the graph once, after @waits; @out (may be
  * NULL) signals when every job of the launch has ended: hpu_fence_wait()
- * and hpu_fence_status() then give the first failed job's error (else 0),
- * and hpu_fence_error_info() names that job. Exported with
+ * and hpu_fence_status() then give the error of the job that failed first
+ * (the earliest end; else 0), and hpu_fence_error_info() names that job.
+ * Exported with
  * hpu_fence_export_fd() it is a sync_file of all the jobs' fences, in
  * error if one failed; as a wait of another submission, all the jobs
  * (libhpu-compute.md, "Graphs"). -EINVAL for an empty graph.

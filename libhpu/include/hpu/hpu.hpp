@@ -1021,13 +1021,13 @@ public:
     Fence copy(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size)
     {
         hpu_fence_t *out = nullptr;
-        detail::check(hpu_queue_copy(get(), dst_va, src_va, size, &out), "submitting a copy");
+        detail::check_why(hpu_queue_copy(get(), dst_va, src_va, size, &out), "submitting a copy");
         return Fence{out};
     }
     Fence memset(std::uint64_t dst_va, std::uint64_t pattern, std::uint64_t size)
     {
         hpu_fence_t *out = nullptr;
-        detail::check(hpu_queue_memset(get(), dst_va, pattern, size, &out), "submitting a memset");
+        detail::check_why(hpu_queue_memset(get(), dst_va, pattern, size, &out), "submitting a memset");
         return Fence{out};
     }
     Fence write_value(std::uint64_t va, std::uint32_t value)

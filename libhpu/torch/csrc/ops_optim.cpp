@@ -274,6 +274,13 @@ void op_fused_lamb(at::TensorList params, at::TensorList grads, at::TensorList e
                     fword(correction(beta2, t))},
                    {parts});
             if (seg) {
+                // Zeros first: rows no segment covers (a table not spanning
+                // 0..parts, which the op cannot check on the device) are
+                // never written by lamb_norms_f32; left uninitialised they
+                // would hand lamb_apply stale norms. Zero norms give those
+                // members trust ratio 1 (README), deterministic. A TPC fill,
+                // on the queue of the launches around it.
+                launch_ew(ctx, "fill_b32", norms.sizes(), {operand_as(norms, norms.sizes(), HPU_DTYPE_UINT32)}, {0});
                 launch(ctx, "lamb_norms_f32", {pd, flat(segments[i], HPU_DTYPE_INT32), nd}, {}, {nseg});
             } else {
                 launch(ctx, "reduce_sum_f32", {pd, nd}, {}, {1, 2});

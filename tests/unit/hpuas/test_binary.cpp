@@ -184,6 +184,43 @@ TEST_CASE("the disassembler refuses a layout the assembler would not write", "[b
     CHECK_THROWS_WITH(disassemble(b), Catch::Matchers::ContainsSubstring("layout"));
 }
 
+TEST_CASE("a kernel name of any printable characters disassembles to text that assembles back", "[binary]")
+{
+    // Valid binaries (the header allows any printable ASCII name) whose
+    // names the bare .kernel syntax cannot write: quoted, with escapes.
+    for (const std::string name : {"my kernel", "a+b", "x/y", "a // b", "q\"uote", "back\\slash", "semi;colon",
+                                   " lead", "trail ", "~", "0123456789 123456789 123456789 "}) {
+        INFO(name);
+        Kernel k = decode_binary(sample());
+        k.name = name;
+        const Bytes b = encode_binary(k);
+        REQUIRE(check_binary(b) == HPU_TPC_BL_OK);
+        const std::string text = disassemble(b);
+        CHECK_THAT(text, Catch::Matchers::ContainsSubstring(".kernel \""));
+        const Result r = assemble(text, "d.s");
+        INFO(r.error_text());
+        CHECK(r.binary == b);
+        CHECK(r.kernel.name == name);
+    }
+    // A bare name stays bare.
+    CHECK_THAT(disassemble(sample()), Catch::Matchers::ContainsSubstring(".kernel sample\n"));
+}
+
+TEST_CASE(".kernel takes a quoted name of 1-31 printable characters", "[binary]")
+{
+    CHECK(must_assemble("halt\n", ".kernel \"a b\"\n").kernel.name == "a b");
+    CHECK(must_assemble("halt\n", ".kernel \"plain\"\n").binary == must_assemble("halt\n", ".kernel plain\n").binary);
+    for (const char *bad : {".kernel \"\"\n", ".kernel \"0123456789012345678901234567890x\"\n"}) {
+        INFO(bad);
+        const Diagnostic d = only_error("halt\n", bad);
+        CHECK_THAT(d.message, Catch::Matchers::ContainsSubstring(".kernel needs a name of 1-31 characters"));
+    }
+    CHECK_THAT(only_error("halt\n", ".kernel a b\n").message,
+               Catch::Matchers::ContainsSubstring("(others in double quotes)"));
+    CHECK_THAT(only_error("halt\n", ".kernel \"a\tb\"\n").message,
+               Catch::Matchers::ContainsSubstring("printable ASCII"));
+}
+
 namespace
 {
 

@@ -190,6 +190,20 @@ TEST_CASE("expression errors are refused", "[errors]")
     expect_error("vmov.i32 v1, v2 + 1\n", 4, 14, "register 'v2' in an expression");
 }
 
+TEST_CASE("an expression nested too deeply is refused, not a stack overflow", "[errors]")
+{
+    // 256 levels are fine; the limit counts parentheses and unary operators.
+    const std::string ok = std::string(255, '(') + "1" + std::string(255, ')');
+    CHECK(must_assemble("vmov.i32 v1, " + ok + "\n").kernel.code.size() == 1);
+    for (const std::string &deep : {std::string(100000, '(') + "1" + std::string(100000, ')'),
+                                    std::string(256, '(') + "1" + std::string(256, ')'), std::string(100000, '-') + "1",
+                                    std::string(300, '~') + "1", "bits(" + std::string(300, '(') + "1"}) {
+        const Diagnostic d = only_error("vmov.i32 v1, " + deep + "\n");
+        CHECK(d.line == 4);
+        CHECK_THAT(d.message, ContainsSubstring("expression nested too deeply (more than 256 levels)"));
+    }
+}
+
 TEST_CASE("constant expressions follow C precedence", "[expressions]")
 {
     Result r = must_assemble(".set A, 3\nmov s1, 1 + 2 * A << 1 | 1\nmov s2, -(A - 5) % 4\nmov s3, ~0 ^ 0xf0\n"
@@ -357,6 +371,46 @@ TEST_CASE("a recursive include is refused", "[errors]")
     CHECK(r.errors[0].file == "b.inc");
     CHECK(r.errors[0].line == 2);
     CHECK_THAT(r.errors[0].message, ContainsSubstring("recursive .include of \"a.inc\""));
+}
+
+TEST_CASE("macros or includes expanding without bound are refused after a million lines", "[errors]")
+{
+    // m25 expands to 2^25 lines (each macro calls the one below twice):
+    // stopped at the limit, with one error, in both passes.
+    std::string src = ".macro m0\n// a line\n.endm\n";
+    for (int i = 1; i <= 25; i++)
+        src += ".macro m" + std::to_string(i) + "\nm" + std::to_string(i - 1) + "\nm" + std::to_string(i - 1) + "\n.endm\n";
+    src += "halt\nm25\n";
+    Diagnostic d = only_error(src);
+    CHECK_THAT(d.message, ContainsSubstring("more than 1000000 lines after expanding macros and includes"));
+    CHECK_THAT(d.message, ContainsSubstring("in macro 'm1'"));
+    // The same with files including the next file twice.
+    std::map<std::string, std::string> m{{"k.s", ".kernel k\nhalt\n.include \"f25.inc\"\n"}, {"f0.inc", "// x\n"}};
+    for (int i = 1; i <= 25; i++) {
+        const std::string inc = ".include \"f" + std::to_string(i - 1) + ".inc\"\n";
+        m["f" + std::to_string(i) + ".inc"] = inc + inc;
+    }
+    Result r = assemble_file("k.s", files(m));
+    REQUIRE(r.errors.size() == 1);
+    CHECK_THAT(r.errors[0].message, ContainsSubstring("more than 1000000 lines after expanding"));
+    CHECK(r.binary.empty());
+}
+
+TEST_CASE("too many bundles are refused without keeping them all", "[errors]")
+{
+    // 2^20 bundles: refused once past 16384 (the lines after are not read).
+    std::string src = ".macro b0\nnop\n.endm\n";
+    for (int i = 1; i <= 20; i++)
+        src += ".macro b" + std::to_string(i) + "\nb" + std::to_string(i - 1) + "\nb" + std::to_string(i - 1) + "\n.endm\n";
+    Diagnostic d = only_error(src + "b20\n");
+    CHECK_THAT(d.message, ContainsSubstring("too many bundles (more than 16384)"));
+    // 16384 are fine, 16385 are not.
+    Result r = assemble_text(src + "b14\n");
+    INFO(r.error_text());
+    CHECK(r.ok());
+    CHECK(r.kernel.code.size() == 16384);
+    d = only_error(src + "b14\nnop\n");
+    CHECK_THAT(d.message, ContainsSubstring("too many bundles (more than 16384)"));
 }
 
 TEST_CASE("a missing include file is refused", "[errors]")

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,7 @@ public:
     struct Fence {
         bool signalled = false;
         int error = 0; // negative errno of a failed job
+        std::uint64_t timestamp_ns = 0; // when it signalled (SYNC_IOC_FILE_INFO's per fence)
         // A merged fence (SYNC_IOC_MERGE): the fences that were pending
         // when it was made, as the kernel's dma_fence_unwrap_merge() keeps
         // them (signalled and error come from these then).
@@ -143,7 +145,26 @@ protected:
             return -EINVAL;
         const auto [sig, err] = state(*aux.fence);
         info.status = !sig ? 0 : (err != 0 ? err : 1);
-        info.num_fences = 1;
+        // The fences, as the kernel unwraps a merged one: with num_fences,
+        // each one's status and timestamp (0 while pending).
+        std::vector<const Fence *> fences;
+        if (aux.fence->parts.empty())
+            fences.push_back(aux.fence.get());
+        for (const auto &p : aux.fence->parts)
+            fences.push_back(p.get());
+        if (info.num_fences != 0) {
+            if (info.num_fences < fences.size() || info.sync_fence_info == 0)
+                return -EINVAL;
+            const std::span<sync_fence_info> out(static_cast<sync_fence_info *>(ptr(info.sync_fence_info)),
+                                                 fences.size());
+            for (std::size_t i = 0; i < fences.size(); ++i) {
+                const auto [s1, e1] = state(*fences[i]);
+                out[i] = sync_fence_info{};
+                out[i].status = !s1 ? 0 : (e1 != 0 ? e1 : 1);
+                out[i].timestamp_ns = s1 ? fences[i]->timestamp_ns : 0;
+            }
+        }
+        info.num_fences = static_cast<std::uint32_t>(fences.size());
         return 0;
     }
 

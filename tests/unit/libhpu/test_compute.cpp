@@ -834,8 +834,8 @@ TEST_CASE("every GEMM rule libhpu enforces is -EINVAL with a message, before any
         constexpr const char *kAlign = "gemm: an address is not aligned to its element size";
         constexpr const char *kRange = "gemm: an operand runs past the end of the address space (mme.md rule 14)";
         constexpr const char *kOverlap = "gemm: D overlaps an input (mme.md rule 16";
-        // mme.md's rules 1 (descriptor alignment) and 14-16 (extents and
-        // overlaps, which need the addresses' meaning) are the device's.
+        // mme.md's rule 1 (descriptor alignment) is the device's; whether the
+        // addresses are mapped is the device's too.
         const std::vector<Case> cases = {
             {"gemm: size 4 below sizeof(struct hpu_gemm)", [](hpu_gemm &g) { g.size = 4; }},
             {"gemm: undefined flags 0x8", [](hpu_gemm &g) { g.flags = 0x8; }},
@@ -919,6 +919,30 @@ TEST_CASE("every GEMM rule libhpu enforces is -EINVAL with a message, before any
                  g.beta = 1.0F;
                  g.c = g.d + 4;
              }},
+            // C at D's address is exactly D only with the same layout: the
+            // same extent (m == 1) with another leading dimension is not.
+            {"C overlaps D without being exactly D (c == d, ldc == ldd and, with a batch, stride_c == stride_d; "
+             "here ldc 4, ldd 8, stride_c 0, stride_d 0)",
+             [](hpu_gemm &g) {
+                 g.m = 1;
+                 g.n = g.k = 4;
+                 g.beta = 1.0F;
+                 g.c = g.d;
+                 g.ldc = 0; // read as n, 4
+                 g.ldd = 8;
+             }},
+            // Nor is a batch whose C and D share the extent with other strides:
+            // (batch - 1)(stride_c - stride_d) == (m - 1)(ldd - ldc).
+            {"here ldc 2, ldd 4, stride_c 10, stride_d 8)",
+             [](hpu_gemm &g) {
+                 g.batch = g.m = g.n = g.k = 2;
+                 g.stride_a = g.stride_b = g.ldd = 4;
+                 g.beta = 1.0F;
+                 g.c = g.d;
+                 g.ldc = 2;
+                 g.stride_c = 10;
+                 g.stride_d = 8;
+             }},
         };
         const int calls = fx.m.ioctl_calls;
         const int creates = fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE];
@@ -938,8 +962,67 @@ TEST_CASE("every GEMM rule libhpu enforces is -EINVAL with a message, before any
         CHECK(fx.m.request_calls[DRM_IOCTL_SYNCOBJ_CREATE] == creates + 1);
         CHECK(hpu_cmd_gemm(t.cl, &good) == 0);
         CHECK(std::string(hpu_last_error()).empty());
+        // C exactly D (accumulating in place) is allowed: ldc read as n,
+        // and with a batch the same strides.
+        hpu_gemm acc = base_gemm();
+        acc.beta = 1.0F;
+        acc.c = acc.d;
+        acc.ldd = 6;
+        CHECK(hpu_cmd_gemm(t.cl, &acc) == 0);
+        acc.batch = 3;
+        acc.stride_a = acc.stride_b = 64;
+        acc.stride_c = acc.stride_d = 24;
+        CHECK(hpu_cmd_gemm(t.cl, &acc) == 0);
     } // the targets go first
     fx.check_clean();
+}
+
+TEST_CASE("an eager launch, GEMM, copy or memset on a queue of another engine class is -EINVAL at the call",
+          "[libhpu][compute]")
+{
+    KernelFixture fx;
+    {
+        const LaunchArgs args;
+        const hpu_gemm g = base_gemm();
+        hpu_queue_t *dma = nullptr;
+        hpu_queue_t *tpc = nullptr;
+        hpu_queue_t *mme = nullptr;
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_DMA, 0, &dma) == 0);
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_TPC, 0, &tpc) == 0);
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_CLASS_MME, 0, &mme) == 0);
+        const int calls = fx.m.ioctl_calls;
+        for (hpu_queue_t *q : {dma, mme}) {
+            refused_eager([&](hpu_fence_t **f) { return hpu_queue_launch(q, fx.k, &args.l, nullptr, 0, f); },
+                          q == dma ? "launch (TPC_LAUNCH) on a DMA queue: it runs only on a TPC queue"
+                                   : "launch (TPC_LAUNCH) on an MME queue: it runs only on a TPC queue");
+        }
+        for (hpu_queue_t *q : {dma, tpc}) {
+            refused_eager([&](hpu_fence_t **f) { return hpu_queue_gemm(q, &g, nullptr, 0, f); },
+                          q == dma ? "gemm (MME_GEMM) on a DMA queue: it runs only on an MME queue"
+                                   : "gemm (MME_GEMM) on a TPC queue: it runs only on an MME queue");
+        }
+        for (hpu_queue_t *q : {tpc, mme}) {
+            const std::string cls = q == tpc ? "a TPC" : "an MME";
+            refused_eager([&](hpu_fence_t **f) { return hpu_queue_copy(q, 0x1000, 0x2000, 64, f); },
+                          ("copy (LIN_DMA) on " + cls + " queue: it runs only on a DMA queue").c_str());
+            refused_eager([&](hpu_fence_t **f) { return hpu_queue_memset(q, 0x1000, 0, 64, f); },
+                          ("memset (LIN_DMA) on " + cls + " queue: it runs only on a DMA queue").c_str());
+        }
+        // Refused before any system call; nothing was submitted.
+        CHECK(fx.m.ioctl_calls == calls);
+        CHECK(fx.m.jobs.empty());
+        // The right class still takes each.
+        CHECK(hpu_queue_launch(tpc, fx.k, &args.l, nullptr, 0, nullptr) == 0);
+        CHECK(hpu_queue_gemm(mme, &g, nullptr, 0, nullptr) == 0);
+        CHECK(hpu_queue_copy(dma, 0x1000, 0x2000, 64, nullptr) == 0);
+        CHECK(hpu_queue_memset(dma, 0x1000, 0, 64, nullptr) == 0);
+        CHECK(std::string(hpu_last_error()).empty());
+        CHECK(fx.m.jobs.size() == 4);
+        CHECK(hpu_queue_destroy(dma) == 0);
+        CHECK(hpu_queue_destroy(tpc) == 0);
+        CHECK(hpu_queue_destroy(mme) == 0);
+    }
+    fx.release_and_check();
 }
 
 TEST_CASE("sync objects are reserved from the top, run out, and come back", "[libhpu][compute]")

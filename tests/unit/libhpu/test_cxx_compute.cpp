@@ -311,6 +311,18 @@ TEST_CASE_METHOD(OneHpu, "C++ launches and GEMMs on command lists and queues", "
         CHECK(what_of([&] { (void)mme.gemm(hpu::Gemm(0, 4, 4)); }, EINVAL) ==
               "submitting a GEMM: Invalid argument: gemm: m is 0 (1 to 65536)");
         CHECK_THROWS_AS(mcl.gemm(hpu::Gemm(4, 4, 4).types(HPU_DTYPE_INT8, HPU_DTYPE_FP32)), hpu::Error);
+        // A queue of another engine class: refused at the call, the class named.
+        const std::size_t jobs = m.jobs.size();
+        CHECK(what_of([&] { (void)tpc.gemm(g); }, EINVAL) ==
+              "submitting a GEMM: Invalid argument: gemm (MME_GEMM) on a TPC queue: it runs only on an MME queue");
+        CHECK(what_of([&] { (void)mme.launch(k, l); }, EINVAL) ==
+              "submitting a TPC launch: Invalid argument: launch (TPC_LAUNCH) on an MME queue: it runs only on a TPC "
+              "queue");
+        CHECK(what_of([&] { (void)tpc.copy(hbm.va(), hbm.va() + 4096, 64); }, EINVAL) ==
+              "submitting a copy: Invalid argument: copy (LIN_DMA) on a TPC queue: it runs only on a DMA queue");
+        CHECK(what_of([&] { (void)mme.memset(hbm.va(), 0, 64); }, EINVAL) ==
+              "submitting a memset: Invalid argument: memset (LIN_DMA) on an MME queue: it runs only on a DMA queue");
+        CHECK(m.jobs.size() == jobs);
     }
     check_clean();
 }

@@ -431,14 +431,52 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
         join.fence->error = -EIO;
         CHECK(hpu_fence_wait(f, 1000) == -EIO);
     }
-    SECTION("both fail: the member's error (the first failed job of the launch)")
+    SECTION("both fail, the join first: the join's error, not the member's that failed later")
     {
         join.fence->signalled = true;
         join.fence->error = -EIO;
+        join.fence->timestamp_ns = 1000;
         CHECK(hpu_fence_status(f) == 1); // the TPC job runs
         tpc.fence->signalled = true;
         tpc.fence->error = -EDOM;
+        tpc.fence->timestamp_ns = 2000;
+        CHECK(hpu_fence_wait(f, 1000) == -EIO);
+        hpu_error_info i{};
+        i.size = sizeof(i);
+        REQUIRE(hpu_fence_error_info(f, &i) == 0);
+        CHECK(i.error == -EIO);
+        CHECK(i.queue_id == join.req.queue_id); // the job that failed first
+        int fd = -1;
+        REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+        CHECK(fx.m.aux_fds.at(fd).fence == join.fence); // the same job, exported
+        CHECK(fx.m.close(fd) == 0);
+    }
+    SECTION("both fail, the member first: the member's error")
+    {
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        tpc.fence->timestamp_ns = 1000;
+        join.fence->signalled = true;
+        join.fence->error = -EIO;
+        join.fence->timestamp_ns = 2000;
         CHECK(hpu_fence_wait(f, 1000) == -EDOM);
+        hpu_error_info i{};
+        i.size = sizeof(i);
+        REQUIRE(hpu_fence_error_info(f, &i) == 0);
+        CHECK(i.queue_id == tpc.req.queue_id);
+        int fd = -1;
+        REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+        CHECK(fx.m.aux_fds.at(fd).fence == tpc.fence);
+        CHECK(fx.m.close(fd) == 0);
+    }
+    SECTION("both fail at the same time: graph order, the join's job holding node 0")
+    {
+        join.fence->signalled = true;
+        join.fence->error = -EIO;
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        join.fence->timestamp_ns = tpc.fence->timestamp_ns = 5000;
+        CHECK(hpu_fence_wait(f, 1000) == -EIO);
     }
     SECTION("exported while every job runs: the join's and the member's fences merged, in error if the TPC job fails")
     {

@@ -629,6 +629,30 @@ class TestFusedOptimArguments(DeviceTest):
             torch.ops.hpu_torch.fused_lamb([p], [p.grad], [torch.zeros_like(p)], [torch.zeros_like(p)], [1],
                                            1e-3, 0.9, 0.999, 1e-6, 0.0, [], [p, p])
 
+    def test_lamb_members_no_segment_covers_get_trust_ratio_one(self):
+        # A flat buffer of 5 members (256 elements each) with a table covering members 0-2
+        # only: lamb_norms_f32 writes no norms for members 3 and 4, which the op zeroes
+        # first (r = 1), rather than leaving what the allocator held there. NaN-filled
+        # blocks of the norms' size are freed first, so stale memory would show.
+        n, lr, b1, b2, eps, wd = 5 * 256, 1e-2, 0.9, 0.99, 1e-6, 0.01
+        for _ in range(4):
+            torch.full((2, 5), float("nan"), device=HPU)  # freed at once
+        g = torch.Generator().manual_seed(11)
+        w0, grad = torch.randn(n, generator=g), torch.randn(n, generator=g)
+        w = w0.to(HPU)
+        seg = torch.tensor([0, 3], dtype=torch.int32, device=HPU)
+        torch.ops.hpu_torch.fused_lamb([w], [grad.to(HPU)], [torch.zeros(n, device=HPU)], [torch.zeros(n, device=HPU)],
+                                       [1], lr, b1, b2, eps, wd, [], [seg])
+        m, v = (1 - b1) * grad, (1 - b2) * grad * grad
+        u = (m / (1 - b1)) / ((v / (1 - b2)).sqrt() + eps) + wd * w0
+        want = w0 - lr * u  # members 3 and 4: r = 1
+        head = slice(0, 3 * 256)
+        r = float(w0[head].double().norm() / u[head].double().norm())
+        want[head] = w0[head] - lr * r * u[head]
+        got = w.cpu()
+        self.assertFalse(got.isnan().any())
+        torch.testing.assert_close(got, want, **F32_TOL)
+
     def test_op_checks_gradient(self):
         p = self.param(device=HPU)
         with self.assertRaisesRegex(TypeError, r"the gradient of parameter 0 is BFloat16, the parameter Float"):
