@@ -576,10 +576,10 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
         L->scalars[i] = hpum_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i);
     }
     L->seed = hpum_le64(d + HPU_TPC_LAUNCH_OFF(seed));
-    L->members = 1;
+    /* at most 2^48: the product hpu_tpc_check_launch_args() bounded */
+    L->members = hpu_tpc_launch_members(d);
     for (dd = 0; dd < HPU_TPC_DIMS; dd++) {
         L->isize[dd] = hpum_le32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * dd);
-        L->members *= L->isize[dd];
     }
     for (i = 0; i < L->nt; i++) {
         HpuTpcTensor *t = &L->t[i];

@@ -697,12 +697,32 @@ static inline uint32_t hpu_tpc_check_launch_fixed(const uint8_t *d)
 }
 
 /*
+ * The number of members of the index space of the launch descriptor @d:
+ * the product of its index_size[], or 0 when a size is 0 or the product
+ * passes HPU_TPC_MAX_MEMBERS (2^48).  Each factor is checked before it is
+ * multiplied in, so the product never wraps around 2^64.
+ */
+static inline uint64_t hpu_tpc_launch_members(const uint8_t *d)
+{
+	uint64_t members = 1;
+	uint32_t i;
+
+	for (i = 0; i < HPU_TPC_DIMS; i++) {
+		uint32_t s = hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * i);
+
+		if (s == 0 || s > HPU_TPC_MAX_MEMBERS / members)
+			return 0;
+		members *= s;
+	}
+	return members;
+}
+
+/*
  * After the binary's header @h passed: the descriptor's counts against it
  * and the index space against the binary's index_dims.
  */
 static inline uint32_t hpu_tpc_check_launch_args(const uint8_t *d, const uint8_t *h)
 {
-	uint64_t members = 1;
 	uint32_t nd = h[HPU_TPC_BIN_OFF(index_dims)], i;
 
 	if (d[HPU_TPC_LAUNCH_OFF(num_tensors)] != h[HPU_TPC_BIN_OFF(num_tensors)] ||
@@ -713,10 +733,9 @@ static inline uint32_t hpu_tpc_check_launch_args(const uint8_t *d, const uint8_t
 
 		if (s == 0 || s > HPU_TPC_MAX_DIM_SIZE || (i >= nd && s != 1))
 			return HPU_TPC_BL_INDEX_SPACE;
-		members *= s;
-		if (members > HPU_TPC_MAX_MEMBERS)
-			return HPU_TPC_BL_INDEX_SPACE;
 	}
+	if (!hpu_tpc_launch_members(d))
+		return HPU_TPC_BL_INDEX_SPACE;
 	return HPU_TPC_BL_OK;
 }
 

@@ -392,6 +392,18 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
         {"index size 0", HPU_TPC_BL_INDEX_SPACE, 0, [](auto &, auto &ld) { ld.index[1] = 0; }},
         {"index above dims", HPU_TPC_BL_INDEX_SPACE, 0,
          [](auto &, auto &ld) { ld.index[2] = 2; }},
+        {"index space of 2^64 members (the product wrapped to 0)", HPU_TPC_BL_INDEX_SPACE, 0,
+         [](auto &b, auto &ld) {
+             b[34] = 3;
+             ld.index[0] = ld.index[1] = 1u << 24;
+             ld.index[2] = 1u << 16;
+         }},
+        {"index space of 2^64 + 2^48 members (wrapped to 2^48)", HPU_TPC_BL_INDEX_SPACE, 0,
+         [](auto &b, auto &ld) {
+             b[34] = 3;
+             ld.index[0] = ld.index[1] = 1u << 24;
+             ld.index[2] = (1u << 16) + 1;
+         }},
         {"tensor dtype", HPU_TPC_BL_TENSOR_DTYPE, 0,
          [](auto &, auto &ld) { ld.tensors[0].dtype = HPU_TPC_DT_I32; }},
         {"tensor ndims", HPU_TPC_BL_TENSOR_SHAPE, 0,

@@ -266,6 +266,36 @@ TEST_CASE("the launch's counts and index space are checked against the binary", 
     CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_OK);
 }
 
+TEST_CASE("an index space whose product passes 2^64 is INDEX_SPACE, not a wrapped count",
+          "[launch]")
+{
+    Bytes b = sample();
+    b[34] = 3; // index_dims 3
+    REQUIRE(check_binary(b) == HPU_TPC_BL_OK);
+    auto space = [&](uint32_t s0, uint32_t s1, uint32_t s2) {
+        Launch l;
+        set32(l.d, 24, s0);
+        set32(l.d, 28, s1);
+        set32(l.d, 32, s2);
+        return l;
+    };
+    const Launch max = space(1u << 24, 1u << 24, 1); // exactly 2^48 members
+    CHECK(hpu_tpc_check_launch_args(max.d.data(), b.data()) == HPU_TPC_BL_OK);
+    CHECK(hpu_tpc_launch_members(max.d.data()) == 1ULL << 48);
+    const Launch over = space(1u << 24, 1u << 24, 2);
+    CHECK(hpu_tpc_check_launch_args(over.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    const Launch wrap0 = space(1u << 24, 1u << 24, 1u << 16); // 2^64: wrapped to 0
+    CHECK(hpu_tpc_check_launch_args(wrap0.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    CHECK(hpu_tpc_launch_members(wrap0.d.data()) == 0);
+    const Launch wrap48 = space(1u << 24, 1u << 24, (1u << 16) + 1); // wrapped to 2^48
+    CHECK(hpu_tpc_check_launch_args(wrap48.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    CHECK(hpu_tpc_launch_members(wrap48.d.data()) == 0);
+    const Launch big = space(0x7fffffffu, 0x7fffffffu, 0x7fffffffu);
+    CHECK(hpu_tpc_check_launch_args(big.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    const Launch small = space(10, 10, 3);
+    CHECK(hpu_tpc_launch_members(small.d.data()) == 300);
+}
+
 TEST_CASE("tensor descriptors are checked rule by rule", "[launch]")
 {
     CHECK(Tensor().check() == HPU_TPC_BL_OK);

@@ -620,6 +620,18 @@ TEST_CASE("every launch rule libhpu enforces is -EINVAL with a message, before a
                  a.l.index_size[0] = 0x7fffffffU;
                  a.l.index_size[1] = 0x7fffffffU;
              }},
+            {"rule INDEX_SPACE broken (index space 16777216x16777216x65536x0x0", // 2^64: wraps to 0
+             [](LaunchArgs &a) {
+                 a.l.index_size[0] = 1U << 24;
+                 a.l.index_size[1] = 1U << 24;
+                 a.l.index_size[2] = 1U << 16;
+             }},
+            {"rule INDEX_SPACE broken (index space 16777216x16777216x65537x0x0", // wraps to 2^48
+             [](LaunchArgs &a) {
+                 a.l.index_size[0] = 1U << 24;
+                 a.l.index_size[1] = 1U << 24;
+                 a.l.index_size[2] = (1U << 16) + 1;
+             }},
             {"tensor 0: rule TENSOR_DTYPE broken (the kernel wants dtype 1, got 3)",
              [](LaunchArgs &a) { a.tensors[0].dtype = HPU_DTYPE_INT32; }},
             {"tensor 0: rule TENSOR_SHAPE broken (ndims 2, sizes 5x0x0x0x0",
