@@ -750,6 +750,7 @@ static inline uint32_t hpu_tpc_check_tensor(const uint8_t *t, uint32_t want)
 	uint64_t base = hpu_tpc_le64(t + HPU_TPC_TENSOR_OFF(base));
 	uint64_t span = 0;
 	uint32_t es, pad, i;
+	int wraps = 0;
 
 	if (hpu_tpc_le16(t + HPU_TPC_TENSOR_OFF(flags)) ||
 	    hpu_tpc_le64(t + HPU_TPC_TENSOR_OFF(reserved)))
@@ -766,14 +767,20 @@ static inline uint32_t hpu_tpc_check_tensor(const uint8_t *t, uint32_t want)
 			return HPU_TPC_BL_TENSOR_SHAPE;
 		if (i >= nd && (s || st))
 			return HPU_TPC_BL_TENSOR_SHAPE;
-		if (i < nd)
-			span += (uint64_t)(s - 1) * st;	/* < 2^31 * 2^32 * 5: no overflow */
+		if (i < nd) {
+			/* each term is below 2^31 * 2^32; their sum may pass 2^64 */
+			uint64_t term = (uint64_t)(s - 1) * st;
+
+			if (span > ~(uint64_t)0 - term)
+				wraps = 1;
+			span += term;
+		}
 	}
 	es = hpu_tpc_dtype_size(dt);
 	if (base % es)
 		return HPU_TPC_BL_TENSOR_ALIGN;
 	/* the last byte, base + es * span + es - 1, must not pass 2^64 - 1 */
-	if (span > (~(uint64_t)0 - (es - 1)) / es ||
+	if (wraps || span > (~(uint64_t)0 - (es - 1)) / es ||
 	    base > ~(uint64_t)0 - (es * span + es - 1))
 		return HPU_TPC_BL_TENSOR_RANGE;
 	pad = hpu_tpc_le32(t + HPU_TPC_TENSOR_OFF(pad));

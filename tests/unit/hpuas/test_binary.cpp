@@ -343,6 +343,19 @@ TEST_CASE("tensor descriptors are checked rule by rule", "[launch]")
     set32(t.t, 4, 0xffffffffu); // base near 2^64: the last element wraps
     set32(t.t, 40, 0x10000000u);
     CHECK(t.check() == HPU_TPC_BL_TENSOR_RANGE);
+    t = Tensor(); // a span past 2^64 at base 0: 3 * (2^31 - 2) * (2^32 - 1) bytes
+    set32(t.t, 0, 0);
+    t.t[8] = HPU_TPC_DT_U8;
+    t.t[9] = 3;
+    for (uint32_t d = 0; d < 3; d++) {
+        set32(t.t, 16 + 4 * d, 0x7fffffffu);
+        set32(t.t, 36 + 4 * d, 0xffffffffu);
+    }
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_RANGE);
+    t.t[9] = 2; // two such dimensions end below 2^64
+    set32(t.t, 24, 0);
+    set32(t.t, 44, 0);
+    CHECK(t.check() == HPU_TPC_BL_OK);
     t = Tensor();
     set32(t.t, 12, 0xff800000u); // -inf padding for f32
     CHECK(t.check() == HPU_TPC_BL_OK);

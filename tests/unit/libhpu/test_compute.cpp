@@ -642,6 +642,12 @@ TEST_CASE("every launch rule libhpu enforces is -EINVAL with a message, before a
             {"tensor 0: rule TENSOR_ALIGN broken (va 0x20000042)", [](LaunchArgs &a) { a.tensors[0].va = 0x20000042; }},
             {"tensor 2: rule TENSOR_RANGE broken (va 0xfffffffffffffff0)",
              [](LaunchArgs &a) { a.tensors[2].va = 0xfffffffffffffff0ULL; }},
+            {"tensor 1: rule TENSOR_RANGE broken (va 0x30000001)", // a span past 2^64
+             [](LaunchArgs &a) {
+                 hpu_tensor &t = a.tensors[1];
+                 t.sizes[0] = t.sizes[1] = t.sizes[2] = 0x7fffffffU;
+                 t.strides[0] = t.strides[1] = t.strides[2] = 0xffffffffU;
+             }},
             {"tensor 2: rule TENSOR_PAD broken", [](LaunchArgs &a) { a.tensors[2].pad = 0x10000; }},
             {"tensor 1: rule TENSOR_PAD broken", [](LaunchArgs &a) { a.tensors[1].pad = 0x100; }},
         };
