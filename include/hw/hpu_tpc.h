@@ -559,7 +559,9 @@ static inline int hpu_tpc_all_zero(const uint8_t *p, uint32_t n)
 
 /*
  * The 128-byte header @h of a binary of @avail bytes (the launch's
- * binary_size; the device reads the header first, then the rest).
+ * binary_size; the device reads the header first, then the rest).  The
+ * checks run in the order of tpc.md's table (field by field, by offset),
+ * so the rule returned is the first one broken in that order.
  */
 static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 {
@@ -574,9 +576,7 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	total = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(total_size));
 	if (total < HPU_TPC_BIN_HEADER_SIZE || total > HPU_TPC_MAX_BINARY || total != avail)
 		return HPU_TPC_BL_BIN_SIZE;
-	if (hpu_tpc_le32(h + HPU_TPC_BIN_OFF(flags)) || h[HPU_TPC_BIN_OFF(reserved0)] ||
-	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved1), 12) ||
-	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved2), 16))
+	if (hpu_tpc_le32(h + HPU_TPC_BIN_OFF(flags)))
 		return HPU_TPC_BL_BIN_RESERVED;
 	off = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(code_offset));
 	size = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(code_size));
@@ -594,11 +594,25 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	if (nt > HPU_TPC_MAX_TENSORS || ns > HPU_TPC_MAX_SCALARS || nd < 1 ||
 	    nd > HPU_TPC_DIMS)
 		return HPU_TPC_BL_BIN_COUNTS;
+	if (h[HPU_TPC_BIN_OFF(reserved0)])
+		return HPU_TPC_BL_BIN_RESERVED;
 	slm = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(slm_size));
 	vlm = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(vlm_size));
 	if (slm % 4 || slm > HPU_TPC_SLM_SIZE || vlm % HPU_TPC_VBYTES ||
 	    vlm > HPU_TPC_VLM_SIZE)
 		return HPU_TPC_BL_BIN_LOCAL;
+	moff = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_offset));
+	msize = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_size));
+	end = off + size;
+	if (msize == 0) {
+		if (moff)
+			return HPU_TPC_BL_BIN_META;
+	} else if (moff < HPU_TPC_BIN_HEADER_SIZE || moff > total || msize > total - moff ||
+		   (moff < end && moff + msize > off)) {
+		return HPU_TPC_BL_BIN_META;
+	}
+	if (!hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved1), 12))
+		return HPU_TPC_BL_BIN_RESERVED;
 	for (i = 0; i < HPU_TPC_MAX_TENSORS; i++) {
 		uint32_t dt = h[HPU_TPC_BIN_OFF(tensor_dtype) + i];
 
@@ -616,16 +630,8 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	if (i == 0 || i == HPU_TPC_NAME_SIZE ||
 	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(name) + i, HPU_TPC_NAME_SIZE - i))
 		return HPU_TPC_BL_BIN_NAME;
-	moff = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_offset));
-	msize = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_size));
-	end = off + size;
-	if (msize == 0) {
-		if (moff)
-			return HPU_TPC_BL_BIN_META;
-	} else if (moff < HPU_TPC_BIN_HEADER_SIZE || moff > total || msize > total - moff ||
-		   (moff < end && moff + msize > off)) {
-		return HPU_TPC_BL_BIN_META;
-	}
+	if (!hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved2), 16))
+		return HPU_TPC_BL_BIN_RESERVED;
 	return HPU_TPC_BL_OK;
 }
 
@@ -667,8 +673,8 @@ static inline uint32_t hpu_tpc_check_binary(const uint8_t *b, uint32_t size)
 
 /*
  * The fixed 192 bytes of a launch descriptor @d (the device reads them
- * first): magic, flags and reserved fields, unused scalars zero, counts
- * within the limits, the binary's alignment.  Then the device reads and
+ * first), in tpc.md's order: magic, flags and reserved fields, unused
+ * scalars zero, counts within the limits, the binary's alignment.  Then the device reads and
  * checks the binary (hpu_tpc_check_binary()), then the counts and the
  * index space against it (hpu_tpc_check_launch_args()), then each tensor
  * descriptor (hpu_tpc_check_tensor()).
@@ -685,12 +691,12 @@ static inline uint32_t hpu_tpc_check_launch_fixed(const uint8_t *d)
 	    hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(reserved1)) ||
 	    hpu_tpc_le64(d + HPU_TPC_LAUNCH_OFF(reserved2)))
 		return HPU_TPC_BL_DESC_RESERVED;
+	for (i = ns; i < HPU_TPC_MAX_SCALARS; i++)	/* none when ns > 32 */
+		if (hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i))
+			return HPU_TPC_BL_DESC_RESERVED;
 	if (d[HPU_TPC_LAUNCH_OFF(num_tensors)] > HPU_TPC_MAX_TENSORS ||
 	    ns > HPU_TPC_MAX_SCALARS)
 		return HPU_TPC_BL_ARG_COUNT;
-	for (i = ns; i < HPU_TPC_MAX_SCALARS; i++)
-		if (hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i))
-			return HPU_TPC_BL_DESC_RESERVED;
 	if (hpu_tpc_le64(d + HPU_TPC_LAUNCH_OFF(binary)) % HPU_TPC_LAUNCH_ALIGN)
 		return HPU_TPC_BL_BIN_ADDR;
 	return HPU_TPC_BL_OK;

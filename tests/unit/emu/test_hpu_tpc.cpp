@@ -414,6 +414,29 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
          [](auto &, auto &ld) { ld.tensors[0].base += 2; }},
         {"tensor range", HPU_TPC_BL_TENSOR_RANGE, 0,
          [](auto &, auto &ld) { ld.tensors[0].base = ~0ULL - 3; ld.tensors[0].size[0] = 2; }},
+        {"tensor span past 2^64", HPU_TPC_BL_TENSOR_RANGE, 0,
+         [](auto &b, auto &ld) {
+             b[64] = 0; // tensor 0 unpinned: bytes
+             TDesc &t = ld.tensors[0];
+             t.dtype = HPU_TPC_DT_U8;
+             t.ndims = 3;
+             for (unsigned d = 0; d < 3; d++) {
+                 t.size[d] = 0x7fffffffu;
+                 t.stride[d] = 0xffffffffu;
+             }
+         }},
+        // two rules broken: the first in tpc.md's order (the review's examples)
+        {"code offset before reserved[4]", HPU_TPC_BL_BIN_CODE, 0,
+         [](auto &b, auto &) { set32(b, 16, 0); b[112] = 1; }},
+        {"meta offset before the name", HPU_TPC_BL_BIN_META, 0,
+         [](auto &b, auto &) { set32(b, 44, 200); b[80] = 0; }},
+        {"unused scalar before the counts", HPU_TPC_BL_DESC_RESERVED, 0,
+         [](auto &, auto &ld) {
+             ld.num_tensors = 17;
+             ld.num_scalars = 0;
+             ld.scalars.clear();
+             ld.extra_scalars = {0, 0, 0, 1};
+         }},
         {"tensor flags", HPU_TPC_BL_TENSOR_RESERVED, 0,
          [](auto &, auto &ld) { ld.tensors[0].flags = 1; }},
     };

@@ -150,6 +150,51 @@ TEST_CASE("the header checks give each rule its BAD_LAUNCH code", "[binary]")
     }
 }
 
+TEST_CASE("the header checks run in the order of tpc.md's table: the first rule broken wins",
+          "[binary]")
+{
+    // Two rules broken at once, one pair per neighbouring rows of the table
+    // (the first two are the review's examples: the reserved fields were
+    // checked right after flags and the metadata last).
+    struct Pair {
+        const char *what;
+        uint32_t off1, v1, off2, v2; // u32 fields at multiples of 4 below 64 but 32;
+                                     // else a byte (the counts at 32-35, from 64 on)
+        uint32_t want;
+    };
+    const Pair pairs[] = {
+        {"code_offset 0, reserved[4]", 16, 0, 112, 1, HPU_TPC_BL_BIN_CODE},
+        {"meta_offset, empty name", 44, 200, 80, 0, HPU_TPC_BL_BIN_META},
+        {"flags, code", 12, 1, 16, 0, HPU_TPC_BL_BIN_RESERVED},
+        {"entry, reserved byte 35", 28, 2, 35, 1, HPU_TPC_BL_BIN_ENTRY},
+        {"counts, reserved byte 35", 34, 0, 35, 1, HPU_TPC_BL_BIN_COUNTS},
+        {"reserved byte 35, slm", 35, 1, 36, 62, HPU_TPC_BL_BIN_RESERVED},
+        {"slm, meta", 36, 62, 44, 200, HPU_TPC_BL_BIN_LOCAL},
+        {"vlm, reserved[3]", 40, 300, 52, 1, HPU_TPC_BL_BIN_LOCAL},
+        {"meta, reserved[3]", 44, 200, 56, 1, HPU_TPC_BL_BIN_META},
+        {"reserved[3], dtype", 60, 1, 64, 9, HPU_TPC_BL_BIN_RESERVED},
+        {"dtype, name", 66, 1, 81, 7, HPU_TPC_BL_BIN_DTYPE},
+        {"name, reserved[4]", 81, 7, 127, 1, HPU_TPC_BL_BIN_NAME},
+        {"reserved[4], metadata's last byte", 120, 1, 265, 'x', HPU_TPC_BL_BIN_RESERVED},
+    };
+    const Bytes b = sample();
+    REQUIRE(b.size() == 266);
+    auto put = [](Bytes &c, uint32_t off, uint32_t v) {
+        if (off % 4 == 0 && off < 64 && off != 32) {
+            set32(c, off, v);
+        } else {
+            c[off] = static_cast<uint8_t>(v);
+        }
+    };
+    for (const Pair &p : pairs) {
+        CAPTURE(p.what);
+        Bytes c = b;
+        put(c, p.off1, p.v1);
+        put(c, p.off2, p.v2);
+        CHECK(check_binary(c) == p.want);
+    }
+}
+
 TEST_CASE("rule names come from the header's table", "[binary]")
 {
     CHECK(launch_rule_name(HPU_TPC_BL_BIN_META) == "BIN_META");
@@ -236,6 +281,15 @@ TEST_CASE("the launch descriptor's fixed part is checked rule by rule", "[launch
     CHECK(with(8, 0x10020) == HPU_TPC_BL_BIN_ADDR);
     Launch x;
     x.d[20] = 17;
+    CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_ARG_COUNT);
+    // tpc.md's order: unused scalars before the counts (the review's example)
+    x.d[21] = 0;
+    set32(x.d, 64 + 4 * 3, 1);
+    CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_DESC_RESERVED);
+    // the counts before the binary's alignment
+    x = Launch();
+    x.d[21] = 33;
+    set32(x.d, 8, 0x10020);
     CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_ARG_COUNT);
 }
 
