@@ -527,6 +527,17 @@ static int hpum_tpc_refuse(const HpuPacket *k, uint64_t desc, uint32_t rule,
 }
 
 /*
+ * The model ran out of host memory for @what: the launch broke no rule,
+ * the engine could not run it (BUS_ERROR, no event, as the MME's buffers;
+ * compute.md).
+ */
+static int hpum_tpc_no_memory(const HpuPacket *k, const char *what)
+{
+    HPU_LOG(k->c, "TPC.%u: out of host memory for %s", k->s, what);
+    return HPU_CQ_BUS_ERROR;
+}
+
+/*
  * Read and check everything the launch names; fill @L (its code
  * decoded).  Returns HPU_CQ_OK or the packet's status.
  */
@@ -554,8 +565,7 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     }
     b = malloc(size);
     if (!b) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_SIZE, 0,
-                               "binary (no host memory for it)");
+        return hpum_tpc_no_memory(k, "the binary");
     }
     *binp = b;
     r = hpum_tpc_read(k, bin, b, size);
@@ -614,16 +624,14 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     /* one more: running past the last bundle reaches it (PC_RANGE) */
     L->code = calloc(L->nb + 1, sizeof(HpuTpcBundle));
     if (!L->code) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
-                               "code (no host memory to decode it)");
+        return hpum_tpc_no_memory(k, "the decoded code");
     }
     for (i = 0; i < L->nb; i++) {
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
     L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
     if (!hpum_tpc_prepare(L)) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
-                               "code (no host memory to decode it)");
+        return hpum_tpc_no_memory(k, "the decoded code");
     }
     return HPU_CQ_OK;
 }
@@ -720,8 +728,7 @@ int hpum_tpc_launch(const HpuPacket *k)
     }
     L = calloc(1, sizeof(*L));
     if (!L) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_DESC_MAGIC, 0,
-                               "launch (no host memory for it)");
+        return hpum_tpc_no_memory(k, "the launch");
     }
     L->k = k;
     r = hpum_tpc_load(k, desc, L, &bin);

@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include "hpu_alloc_fail.hpp"
 #include "hpu_thread_env.hpp"
 #include "hpu_tpc_rig.hpp"
 
@@ -463,6 +464,36 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
         CHECK(ev[0].addr == desc);
         CHECK(ev[0].info == HPU_TPC_BL_INFO(rc.rule, rc.tensor));
     }
+}
+
+TEST_CASE("TPC_LAUNCH out of host memory: BUS_ERROR with no event, never BAD_LAUNCH",
+          "[emu][tpc][bad]")
+{
+    Rig r;
+    r.setup_eq();
+    Space s(r, 4, false);
+    auto bin = tpc_asm(kTiny);
+    LaunchDesc ld;
+    ld.scalars = {1, 2};
+    ld.index[0] = 3;
+    ld.index[1] = 5; // members on several cores
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_F32, s.alloc(64), {16})};
+    const uint64_t desc = place_launch(s, bin, ld);
+    alloc_fail_at(0);
+    REQUIRE(r.run_cb(tpc_cb(desc), 4, TPC_E, 0).status == HPU_CQ_OK);
+    // the launch, the binary, the decoded code, its steps, the cores' state
+    const unsigned long n = alloc_count();
+    REQUIRE(n >= 8);
+    for (unsigned long k = 1; k <= n; k++) {
+        CAPTURE(k);
+        const uint32_t events = r.rd(HPU_REG_EQ_PI);
+        alloc_fail_at(k);
+        const Cqe c = r.run_cb(tpc_cb(desc), 4, TPC_E, 0);
+        alloc_fail_at(0);
+        CHECK(c.status == HPU_CQ_BUS_ERROR);
+        CHECK(r.rd(HPU_REG_EQ_PI) == events);
+    }
+    CHECK(r.run_cb(tpc_cb(desc), 4, TPC_E, 0).status == HPU_CQ_OK);
 }
 
 TEST_CASE("TPC_LAUNCH refusals: a tensor's rule names the tensor; a packet's fields",
