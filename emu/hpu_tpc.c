@@ -529,6 +529,17 @@ static int hpum_tpc_refuse(const HpuPacket *k, uint64_t desc, uint32_t rule,
 }
 
 /*
+ * The model ran out of host memory for @what: the launch broke no rule,
+ * the engine could not run it (BUS_ERROR, no event, as the MME's buffers;
+ * compute.md).
+ */
+static int hpum_tpc_no_memory(const HpuPacket *k, const char *what)
+{
+    HPU_LOG(k->c, "TPC.%u: out of host memory for %s", k->s, what);
+    return HPU_CQ_BUS_ERROR;
+}
+
+/*
  * Read and check everything the launch names; fill @L (its code
  * decoded).  Returns HPU_CQ_OK or the packet's status.
  */
@@ -556,8 +567,7 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     }
     b = malloc(size);
     if (!b) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_SIZE, 0,
-                               "binary (no host memory for it)");
+        return hpum_tpc_no_memory(k, "the binary");
     }
     *binp = b;
     r = hpum_tpc_read(k, bin, b, size);
@@ -578,10 +588,10 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
         L->scalars[i] = hpum_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i);
     }
     L->seed = hpum_le64(d + HPU_TPC_LAUNCH_OFF(seed));
-    L->members = 1;
+    /* at most 2^48: the product hpu_tpc_check_launch_args() bounded */
+    L->members = hpu_tpc_launch_members(d);
     for (dd = 0; dd < HPU_TPC_DIMS; dd++) {
         L->isize[dd] = hpum_le32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * dd);
-        L->members *= L->isize[dd];
     }
     for (i = 0; i < L->nt; i++) {
         HpuTpcTensor *t = &L->t[i];
@@ -616,16 +626,14 @@ static int hpum_tpc_load(const HpuPacket *k, uint64_t desc, HpuTpcLaunch *L,
     /* one more: running past the last bundle reaches it (PC_RANGE) */
     L->code = calloc(L->nb + 1, sizeof(HpuTpcBundle));
     if (!L->code) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
-                               "code (no host memory to decode it)");
+        return hpum_tpc_no_memory(k, "the decoded code");
     }
     for (i = 0; i < L->nb; i++) {
         hpum_tpc_decode_bundle(L, i, b + off + (size_t)HPU_TPC_BUNDLE_SIZE * i);
     }
     L->code[L->nb].ill = HPU_TPC_ILL_PC_RANGE;
     if (!hpum_tpc_prepare(L)) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_BIN_CODE, 0,
-                               "code (no host memory to decode it)");
+        return hpum_tpc_no_memory(k, "the decoded code");
     }
     return HPU_CQ_OK;
 }
@@ -726,8 +734,7 @@ int hpum_tpc_launch(const HpuPacket *k)
     }
     L = calloc(1, sizeof(*L));
     if (!L) {
-        return hpum_tpc_refuse(k, desc, HPU_TPC_BL_DESC_MAGIC, 0,
-                               "launch (no host memory for it)");
+        return hpum_tpc_no_memory(k, "the launch");
     }
     L->k = k;
     r = hpum_tpc_load(k, desc, L, &bin);

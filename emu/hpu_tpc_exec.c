@@ -781,8 +781,13 @@ static void hpum_tpc_fop(unsigned int op, float *restrict d, const float *a,
         }
         break;
     case HPU_TPC_OP_VSIGMOID:
+        /*
+         * In double, rounded once: within 0.5 ulp and a hair, also where
+         * expf(-x) would overflow (x <= -88.72) but the result is a
+         * subnormal (down to x = -103.97).
+         */
         for (l = 0; l < n; l++) {
-            d[l] = 1.0f / (1.0f + expf(-a[l]));
+            d[l] = (float)(1.0 / (1.0 + exp(-(double)a[l])));
         }
         break;
     case HPU_TPC_OP_VERF:

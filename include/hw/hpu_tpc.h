@@ -559,7 +559,9 @@ static inline int hpu_tpc_all_zero(const uint8_t *p, uint32_t n)
 
 /*
  * The 128-byte header @h of a binary of @avail bytes (the launch's
- * binary_size; the device reads the header first, then the rest).
+ * binary_size; the device reads the header first, then the rest).  The
+ * checks run in the order of tpc.md's table (field by field, by offset),
+ * so the rule returned is the first one broken in that order.
  */
 static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 {
@@ -574,9 +576,7 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	total = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(total_size));
 	if (total < HPU_TPC_BIN_HEADER_SIZE || total > HPU_TPC_MAX_BINARY || total != avail)
 		return HPU_TPC_BL_BIN_SIZE;
-	if (hpu_tpc_le32(h + HPU_TPC_BIN_OFF(flags)) || h[HPU_TPC_BIN_OFF(reserved0)] ||
-	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved1), 12) ||
-	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved2), 16))
+	if (hpu_tpc_le32(h + HPU_TPC_BIN_OFF(flags)))
 		return HPU_TPC_BL_BIN_RESERVED;
 	off = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(code_offset));
 	size = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(code_size));
@@ -594,11 +594,25 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	if (nt > HPU_TPC_MAX_TENSORS || ns > HPU_TPC_MAX_SCALARS || nd < 1 ||
 	    nd > HPU_TPC_DIMS)
 		return HPU_TPC_BL_BIN_COUNTS;
+	if (h[HPU_TPC_BIN_OFF(reserved0)])
+		return HPU_TPC_BL_BIN_RESERVED;
 	slm = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(slm_size));
 	vlm = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(vlm_size));
 	if (slm % 4 || slm > HPU_TPC_SLM_SIZE || vlm % HPU_TPC_VBYTES ||
 	    vlm > HPU_TPC_VLM_SIZE)
 		return HPU_TPC_BL_BIN_LOCAL;
+	moff = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_offset));
+	msize = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_size));
+	end = off + size;
+	if (msize == 0) {
+		if (moff)
+			return HPU_TPC_BL_BIN_META;
+	} else if (moff < HPU_TPC_BIN_HEADER_SIZE || moff > total || msize > total - moff ||
+		   (moff < end && moff + msize > off)) {
+		return HPU_TPC_BL_BIN_META;
+	}
+	if (!hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved1), 12))
+		return HPU_TPC_BL_BIN_RESERVED;
 	for (i = 0; i < HPU_TPC_MAX_TENSORS; i++) {
 		uint32_t dt = h[HPU_TPC_BIN_OFF(tensor_dtype) + i];
 
@@ -616,16 +630,8 @@ static inline uint32_t hpu_tpc_check_header(const uint8_t *h, uint32_t avail)
 	if (i == 0 || i == HPU_TPC_NAME_SIZE ||
 	    !hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(name) + i, HPU_TPC_NAME_SIZE - i))
 		return HPU_TPC_BL_BIN_NAME;
-	moff = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_offset));
-	msize = hpu_tpc_le32(h + HPU_TPC_BIN_OFF(meta_size));
-	end = off + size;
-	if (msize == 0) {
-		if (moff)
-			return HPU_TPC_BL_BIN_META;
-	} else if (moff < HPU_TPC_BIN_HEADER_SIZE || moff > total || msize > total - moff ||
-		   (moff < end && moff + msize > off)) {
-		return HPU_TPC_BL_BIN_META;
-	}
+	if (!hpu_tpc_all_zero(h + HPU_TPC_BIN_OFF(reserved2), 16))
+		return HPU_TPC_BL_BIN_RESERVED;
 	return HPU_TPC_BL_OK;
 }
 
@@ -667,8 +673,8 @@ static inline uint32_t hpu_tpc_check_binary(const uint8_t *b, uint32_t size)
 
 /*
  * The fixed 192 bytes of a launch descriptor @d (the device reads them
- * first): magic, flags and reserved fields, unused scalars zero, counts
- * within the limits, the binary's alignment.  Then the device reads and
+ * first), in tpc.md's order: magic, flags and reserved fields, unused
+ * scalars zero, counts within the limits, the binary's alignment.  Then the device reads and
  * checks the binary (hpu_tpc_check_binary()), then the counts and the
  * index space against it (hpu_tpc_check_launch_args()), then each tensor
  * descriptor (hpu_tpc_check_tensor()).
@@ -685,15 +691,36 @@ static inline uint32_t hpu_tpc_check_launch_fixed(const uint8_t *d)
 	    hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(reserved1)) ||
 	    hpu_tpc_le64(d + HPU_TPC_LAUNCH_OFF(reserved2)))
 		return HPU_TPC_BL_DESC_RESERVED;
+	for (i = ns; i < HPU_TPC_MAX_SCALARS; i++)	/* none when ns > 32 */
+		if (hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i))
+			return HPU_TPC_BL_DESC_RESERVED;
 	if (d[HPU_TPC_LAUNCH_OFF(num_tensors)] > HPU_TPC_MAX_TENSORS ||
 	    ns > HPU_TPC_MAX_SCALARS)
 		return HPU_TPC_BL_ARG_COUNT;
-	for (i = ns; i < HPU_TPC_MAX_SCALARS; i++)
-		if (hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(scalars) + 4 * i))
-			return HPU_TPC_BL_DESC_RESERVED;
 	if (hpu_tpc_le64(d + HPU_TPC_LAUNCH_OFF(binary)) % HPU_TPC_LAUNCH_ALIGN)
 		return HPU_TPC_BL_BIN_ADDR;
 	return HPU_TPC_BL_OK;
+}
+
+/*
+ * The number of members of the index space of the launch descriptor @d:
+ * the product of its index_size[], or 0 when a size is 0 or the product
+ * passes HPU_TPC_MAX_MEMBERS (2^48).  Each factor is checked before it is
+ * multiplied in, so the product never wraps around 2^64.
+ */
+static inline uint64_t hpu_tpc_launch_members(const uint8_t *d)
+{
+	uint64_t members = 1;
+	uint32_t i;
+
+	for (i = 0; i < HPU_TPC_DIMS; i++) {
+		uint32_t s = hpu_tpc_le32(d + HPU_TPC_LAUNCH_OFF(index_size) + 4 * i);
+
+		if (s == 0 || s > HPU_TPC_MAX_MEMBERS / members)
+			return 0;
+		members *= s;
+	}
+	return members;
 }
 
 /*
@@ -702,7 +729,6 @@ static inline uint32_t hpu_tpc_check_launch_fixed(const uint8_t *d)
  */
 static inline uint32_t hpu_tpc_check_launch_args(const uint8_t *d, const uint8_t *h)
 {
-	uint64_t members = 1;
 	uint32_t nd = h[HPU_TPC_BIN_OFF(index_dims)], i;
 
 	if (d[HPU_TPC_LAUNCH_OFF(num_tensors)] != h[HPU_TPC_BIN_OFF(num_tensors)] ||
@@ -713,10 +739,9 @@ static inline uint32_t hpu_tpc_check_launch_args(const uint8_t *d, const uint8_t
 
 		if (s == 0 || s > HPU_TPC_MAX_DIM_SIZE || (i >= nd && s != 1))
 			return HPU_TPC_BL_INDEX_SPACE;
-		members *= s;
-		if (members > HPU_TPC_MAX_MEMBERS)
-			return HPU_TPC_BL_INDEX_SPACE;
 	}
+	if (!hpu_tpc_launch_members(d))
+		return HPU_TPC_BL_INDEX_SPACE;
 	return HPU_TPC_BL_OK;
 }
 
@@ -731,6 +756,7 @@ static inline uint32_t hpu_tpc_check_tensor(const uint8_t *t, uint32_t want)
 	uint64_t base = hpu_tpc_le64(t + HPU_TPC_TENSOR_OFF(base));
 	uint64_t span = 0;
 	uint32_t es, pad, i;
+	int wraps = 0;
 
 	if (hpu_tpc_le16(t + HPU_TPC_TENSOR_OFF(flags)) ||
 	    hpu_tpc_le64(t + HPU_TPC_TENSOR_OFF(reserved)))
@@ -747,14 +773,20 @@ static inline uint32_t hpu_tpc_check_tensor(const uint8_t *t, uint32_t want)
 			return HPU_TPC_BL_TENSOR_SHAPE;
 		if (i >= nd && (s || st))
 			return HPU_TPC_BL_TENSOR_SHAPE;
-		if (i < nd)
-			span += (uint64_t)(s - 1) * st;	/* < 2^31 * 2^32 * 5: no overflow */
+		if (i < nd) {
+			/* each term is below 2^31 * 2^32; their sum may pass 2^64 */
+			uint64_t term = (uint64_t)(s - 1) * st;
+
+			if (span > ~(uint64_t)0 - term)
+				wraps = 1;
+			span += term;
+		}
 	}
 	es = hpu_tpc_dtype_size(dt);
 	if (base % es)
 		return HPU_TPC_BL_TENSOR_ALIGN;
 	/* the last byte, base + es * span + es - 1, must not pass 2^64 - 1 */
-	if (span > (~(uint64_t)0 - (es - 1)) / es ||
+	if (wraps || span > (~(uint64_t)0 - (es - 1)) / es ||
 	    base > ~(uint64_t)0 - (es * span + es - 1))
 		return HPU_TPC_BL_TENSOR_RANGE;
 	pad = hpu_tpc_le32(t + HPU_TPC_TENSOR_OFF(pad));

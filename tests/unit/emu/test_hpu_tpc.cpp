@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include "hpu_alloc_fail.hpp"
 #include "hpu_thread_env.hpp"
 #include "hpu_tpc_rig.hpp"
 
@@ -393,6 +394,18 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
         {"index size 0", HPU_TPC_BL_INDEX_SPACE, 0, [](auto &, auto &ld) { ld.index[1] = 0; }},
         {"index above dims", HPU_TPC_BL_INDEX_SPACE, 0,
          [](auto &, auto &ld) { ld.index[2] = 2; }},
+        {"index space of 2^64 members (the product wrapped to 0)", HPU_TPC_BL_INDEX_SPACE, 0,
+         [](auto &b, auto &ld) {
+             b[34] = 3;
+             ld.index[0] = ld.index[1] = 1u << 24;
+             ld.index[2] = 1u << 16;
+         }},
+        {"index space of 2^64 + 2^48 members (wrapped to 2^48)", HPU_TPC_BL_INDEX_SPACE, 0,
+         [](auto &b, auto &ld) {
+             b[34] = 3;
+             ld.index[0] = ld.index[1] = 1u << 24;
+             ld.index[2] = (1u << 16) + 1;
+         }},
         {"tensor dtype", HPU_TPC_BL_TENSOR_DTYPE, 0,
          [](auto &, auto &ld) { ld.tensors[0].dtype = HPU_TPC_DT_I32; }},
         {"tensor ndims", HPU_TPC_BL_TENSOR_SHAPE, 0,
@@ -403,6 +416,29 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
          [](auto &, auto &ld) { ld.tensors[0].base += 2; }},
         {"tensor range", HPU_TPC_BL_TENSOR_RANGE, 0,
          [](auto &, auto &ld) { ld.tensors[0].base = ~0ULL - 3; ld.tensors[0].size[0] = 2; }},
+        {"tensor span past 2^64", HPU_TPC_BL_TENSOR_RANGE, 0,
+         [](auto &b, auto &ld) {
+             b[64] = 0; // tensor 0 unpinned: bytes
+             TDesc &t = ld.tensors[0];
+             t.dtype = HPU_TPC_DT_U8;
+             t.ndims = 3;
+             for (unsigned d = 0; d < 3; d++) {
+                 t.size[d] = 0x7fffffffu;
+                 t.stride[d] = 0xffffffffu;
+             }
+         }},
+        // two rules broken: the first in tpc.md's order (the review's examples)
+        {"code offset before reserved[4]", HPU_TPC_BL_BIN_CODE, 0,
+         [](auto &b, auto &) { set32(b, 16, 0); b[112] = 1; }},
+        {"meta offset before the name", HPU_TPC_BL_BIN_META, 0,
+         [](auto &b, auto &) { set32(b, 44, 200); b[80] = 0; }},
+        {"unused scalar before the counts", HPU_TPC_BL_DESC_RESERVED, 0,
+         [](auto &, auto &ld) {
+             ld.num_tensors = 17;
+             ld.num_scalars = 0;
+             ld.scalars.clear();
+             ld.extra_scalars = {0, 0, 0, 1};
+         }},
         {"tensor flags", HPU_TPC_BL_TENSOR_RESERVED, 0,
          [](auto &, auto &ld) { ld.tensors[0].flags = 1; }},
     };
@@ -429,6 +465,36 @@ TEST_CASE("TPC_LAUNCH refusals: each broken rule is BAD_LAUNCH with its code", "
         CHECK(ev[0].addr == desc);
         CHECK(ev[0].info == HPU_TPC_BL_INFO(rc.rule, rc.tensor));
     }
+}
+
+TEST_CASE("TPC_LAUNCH out of host memory: BUS_ERROR with no event, never BAD_LAUNCH",
+          "[emu][tpc][bad]")
+{
+    Rig r;
+    r.setup_eq();
+    Space s(r, 4, false);
+    auto bin = tpc_asm(kTiny);
+    LaunchDesc ld;
+    ld.scalars = {1, 2};
+    ld.index[0] = 3;
+    ld.index[1] = 5; // members on several cores
+    ld.tensors = {TDesc::dense(HPU_TPC_DT_F32, s.alloc(64), {16})};
+    const uint64_t desc = place_launch(s, bin, ld);
+    alloc_fail_at(0);
+    REQUIRE(r.run_cb(tpc_cb(desc), 4, TPC_E, 0).status == HPU_CQ_OK);
+    // the launch, the binary, the decoded code, its steps, the cores' state
+    const unsigned long n = alloc_count();
+    REQUIRE(n >= 8);
+    for (unsigned long k = 1; k <= n; k++) {
+        CAPTURE(k);
+        const uint32_t events = r.rd(HPU_REG_EQ_PI);
+        alloc_fail_at(k);
+        const Cqe c = r.run_cb(tpc_cb(desc), 4, TPC_E, 0);
+        alloc_fail_at(0);
+        CHECK(c.status == HPU_CQ_BUS_ERROR);
+        CHECK(r.rd(HPU_REG_EQ_PI) == events);
+    }
+    CHECK(r.run_cb(tpc_cb(desc), 4, TPC_E, 0).status == HPU_CQ_OK);
 }
 
 TEST_CASE("TPC_LAUNCH refusals: a tensor's rule names the tensor; a packet's fields",

@@ -395,7 +395,8 @@ TEST_CASE("TPC fast paths: f32 arithmetic on the host's AVX2 and FMA gives the p
                          "vfma.f32 v3, v0, v1, v2", "vsqrt.f32 v3, v0", "vrsqrt.f32 v3, v0",
                          "vmin.f32 v3, v0, v1",  "vmax.f32 v3, v0, v1", "vexp.f32 v3, v0",
                          "vadd.f32 v3, v0, s5",  "vmul.f32 v3, v0, -0.0",
-                         "vmov.f32 v3, v2\n        vmac.f32 v3, v0, s5", "vdiv.f32 v3, v0, 3.0"};
+                         "vmov.f32 v3, v2\n        vmac.f32 v3, v0, s5", "vdiv.f32 v3, v0, 3.0",
+                         "vsigmoid.f32 v3, v0"};
     std::vector<float> x(3 * 64);
     const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -1e-40f,
                         3.4e38f, -3.4e38f, 1.0f, -1.0f, 1e-30f, -2.5f, 16777217.0f, 0.1f};

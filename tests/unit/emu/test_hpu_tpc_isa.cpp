@@ -23,7 +23,8 @@ namespace {
 // vector (256 bytes) per tensor; tensors of dtype @dt (t3 of @dt_out).
 std::vector<uint8_t> run_vec(const std::string &body, unsigned dt, unsigned dt_out,
                              const std::vector<uint8_t> &a, const std::vector<uint8_t> &b,
-                             const std::vector<uint8_t> &c, uint64_t seed = 0)
+                             const std::vector<uint8_t> &c, uint64_t seed = 0,
+                             bool host_simd = true)
 {
     std::string tn(hpu::tpc::dtype_name(dt)), to(hpu::tpc::dtype_name(dt_out));
     std::string src = ".kernel isa\n.tensors 4\n.index_dims 1\n"
@@ -33,6 +34,7 @@ std::vector<uint8_t> run_vec(const std::string &body, unsigned dt, unsigned dt_o
                       "        st.t." + to + " t3, i0, v3\n"
                       "        halt\n";
     Rig r;
+    r.core.tpc_host_simd = host_simd;
     Space s(r, 0, false);
     unsigned es = hpu_tpc_dtype_size(dt), eo = hpu_tpc_dtype_size(dt_out);
     uint64_t ta = s.alloc(256), tb = s.alloc(256), tc = s.alloc(256), td = s.alloc(256);
@@ -199,6 +201,65 @@ TEST_CASE("TPC special functions within their ULP bounds", "[emu][tpc][isa]")
             double ulp = std::ldexp(1.0, std::max(std::ilogb(w), -126) - 23);
             if (std::fabs(static_cast<double>(out[l]) - want) > fn.ulps * ulp) {
                 FAIL("lane " << l << ": f(" << a[l] << ") = " << out[l] << " want " << want);
+            }
+        }
+    }
+}
+
+TEST_CASE("vsigmoid within its 4 ulp over its whole range, subnormal results included",
+          "[emu][tpc][isa]")
+{
+    // Where exp(-x) overflows FP32 (x <= -88.72) the result is still a
+    // subnormal down to x = -103.97 (FP32) or -92 (BF16): not +0.
+    auto exact = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+    std::vector<float> xs;
+    for (int i = 0; i < 16 * 64; i++) {          // (-104, -88) by 1/64
+        xs.push_back(-104.0f + static_cast<float>(i + 1) / 64.0f);
+    }
+    for (int i = 0; i < 36 * 64; i++) {          // [-112, 32) by 1/16
+        xs.push_back(-112.0f + static_cast<float>(i) / 16.0f);
+    }
+    xs.insert(xs.end(), {-88.8f, -95.0f, -100.0f, -103.9f, -103.98f, -88.72f, -88.73f,
+                         -745.0f, 1e-40f, -1e-40f, 0.0f, -0.0f});
+    xs.resize((xs.size() + 63) / 64 * 64, -1.0f);
+    for (bool simd : {false, true}) {
+        CAPTURE(simd);
+        for (size_t v = 0; v < xs.size(); v += 64) {
+            std::vector<float> a(xs.begin() + static_cast<ptrdiff_t>(v),
+                                 xs.begin() + static_cast<ptrdiff_t>(v + 64));
+            auto out = of_bytes<float>(run_vec("vsigmoid.f32 v3, v0", HPU_TPC_DT_F32,
+                                               HPU_TPC_DT_F32, bytes_of(a), bytes_of(a),
+                                               bytes_of(a), 0, simd));
+            for (size_t l = 0; l < 64; l++) {
+                double want = exact(static_cast<double>(a[l]));
+                // ulps of the result; of the smallest normal for subnormal results
+                double ulp = std::ldexp(1.0, std::max(std::ilogb(want), -126) - 23);
+                if (!(std::fabs(static_cast<double>(out[l]) - want) <= 4 * ulp)) {
+                    FAIL("sigmoid(" << a[l] << ") = " << out[l] << " want " << want);
+                }
+            }
+        }
+    }
+    // BF16: within 1 ulp of bfloat16 (subnormals down to 2^-133 kept)
+    std::vector<uint16_t> hs;
+    for (uint32_t h = 0xc2b0; h <= 0xc2d0; h++) {  // -88 to -104, every BF16 value
+        hs.push_back(static_cast<uint16_t>(h));
+    }
+    for (int i = 0; i < 7 * 128; i++) {            // [-112, 28) by 5/32, rounded to BF16
+        hs.push_back(ref_bf16(-112.0f + static_cast<float>(i) * 5.0f / 32.0f));
+    }
+    hs.resize((hs.size() + 127) / 128 * 128, ref_bf16(-1.0f));
+    for (size_t v = 0; v < hs.size(); v += 128) {
+        std::vector<uint16_t> a(hs.begin() + static_cast<ptrdiff_t>(v),
+                                hs.begin() + static_cast<ptrdiff_t>(v + 128));
+        auto out = of_bytes<uint16_t>(run_vec("vsigmoid.bf16 v3, v0", HPU_TPC_DT_BF16,
+                                              HPU_TPC_DT_BF16, bytes_of(a), bytes_of(a),
+                                              bytes_of(a)));
+        for (size_t l = 0; l < 128; l++) {
+            double x = bf16_f32(a[l]), want = exact(x);
+            double ulp = std::ldexp(1.0, std::max(std::ilogb(want), -126) - 7);
+            if (!(std::fabs(static_cast<double>(bf16_f32(out[l])) - want) <= ulp)) {
+                FAIL("bf16 sigmoid(" << x << ") = " << bf16_f32(out[l]) << " want " << want);
             }
         }
     }

@@ -150,6 +150,51 @@ TEST_CASE("the header checks give each rule its BAD_LAUNCH code", "[binary]")
     }
 }
 
+TEST_CASE("the header checks run in the order of tpc.md's table: the first rule broken wins",
+          "[binary]")
+{
+    // Two rules broken at once, one pair per neighbouring rows of the table
+    // (the first two are the review's examples: the reserved fields were
+    // checked right after flags and the metadata last).
+    struct Pair {
+        const char *what;
+        uint32_t off1, v1, off2, v2; // u32 fields at multiples of 4 below 64 but 32;
+                                     // else a byte (the counts at 32-35, from 64 on)
+        uint32_t want;
+    };
+    const Pair pairs[] = {
+        {"code_offset 0, reserved[4]", 16, 0, 112, 1, HPU_TPC_BL_BIN_CODE},
+        {"meta_offset, empty name", 44, 200, 80, 0, HPU_TPC_BL_BIN_META},
+        {"flags, code", 12, 1, 16, 0, HPU_TPC_BL_BIN_RESERVED},
+        {"entry, reserved byte 35", 28, 2, 35, 1, HPU_TPC_BL_BIN_ENTRY},
+        {"counts, reserved byte 35", 34, 0, 35, 1, HPU_TPC_BL_BIN_COUNTS},
+        {"reserved byte 35, slm", 35, 1, 36, 62, HPU_TPC_BL_BIN_RESERVED},
+        {"slm, meta", 36, 62, 44, 200, HPU_TPC_BL_BIN_LOCAL},
+        {"vlm, reserved[3]", 40, 300, 52, 1, HPU_TPC_BL_BIN_LOCAL},
+        {"meta, reserved[3]", 44, 200, 56, 1, HPU_TPC_BL_BIN_META},
+        {"reserved[3], dtype", 60, 1, 64, 9, HPU_TPC_BL_BIN_RESERVED},
+        {"dtype, name", 66, 1, 81, 7, HPU_TPC_BL_BIN_DTYPE},
+        {"name, reserved[4]", 81, 7, 127, 1, HPU_TPC_BL_BIN_NAME},
+        {"reserved[4], metadata's last byte", 120, 1, 265, 'x', HPU_TPC_BL_BIN_RESERVED},
+    };
+    const Bytes b = sample();
+    REQUIRE(b.size() == 266);
+    auto put = [](Bytes &c, uint32_t off, uint32_t v) {
+        if (off % 4 == 0 && off < 64 && off != 32) {
+            set32(c, off, v);
+        } else {
+            c[off] = static_cast<uint8_t>(v);
+        }
+    };
+    for (const Pair &p : pairs) {
+        CAPTURE(p.what);
+        Bytes c = b;
+        put(c, p.off1, p.v1);
+        put(c, p.off2, p.v2);
+        CHECK(check_binary(c) == p.want);
+    }
+}
+
 TEST_CASE("rule names come from the header's table", "[binary]")
 {
     CHECK(launch_rule_name(HPU_TPC_BL_BIN_META) == "BIN_META");
@@ -274,6 +319,15 @@ TEST_CASE("the launch descriptor's fixed part is checked rule by rule", "[launch
     Launch x;
     x.d[20] = 17;
     CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_ARG_COUNT);
+    // tpc.md's order: unused scalars before the counts (the review's example)
+    x.d[21] = 0;
+    set32(x.d, 64 + 4 * 3, 1);
+    CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_DESC_RESERVED);
+    // the counts before the binary's alignment
+    x = Launch();
+    x.d[21] = 33;
+    set32(x.d, 8, 0x10020);
+    CHECK(hpu_tpc_check_launch_fixed(x.d.data()) == HPU_TPC_BL_ARG_COUNT);
 }
 
 TEST_CASE("the launch's counts and index space are checked against the binary", "[launch]")
@@ -301,6 +355,36 @@ TEST_CASE("the launch's counts and index space are checked against the binary", 
     CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
     set32(l.d, 28, 0x10000u);
     CHECK(hpu_tpc_check_launch_args(l.d.data(), b.data()) == HPU_TPC_BL_OK);
+}
+
+TEST_CASE("an index space whose product passes 2^64 is INDEX_SPACE, not a wrapped count",
+          "[launch]")
+{
+    Bytes b = sample();
+    b[34] = 3; // index_dims 3
+    REQUIRE(check_binary(b) == HPU_TPC_BL_OK);
+    auto space = [&](uint32_t s0, uint32_t s1, uint32_t s2) {
+        Launch l;
+        set32(l.d, 24, s0);
+        set32(l.d, 28, s1);
+        set32(l.d, 32, s2);
+        return l;
+    };
+    const Launch max = space(1u << 24, 1u << 24, 1); // exactly 2^48 members
+    CHECK(hpu_tpc_check_launch_args(max.d.data(), b.data()) == HPU_TPC_BL_OK);
+    CHECK(hpu_tpc_launch_members(max.d.data()) == 1ULL << 48);
+    const Launch over = space(1u << 24, 1u << 24, 2);
+    CHECK(hpu_tpc_check_launch_args(over.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    const Launch wrap0 = space(1u << 24, 1u << 24, 1u << 16); // 2^64: wrapped to 0
+    CHECK(hpu_tpc_check_launch_args(wrap0.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    CHECK(hpu_tpc_launch_members(wrap0.d.data()) == 0);
+    const Launch wrap48 = space(1u << 24, 1u << 24, (1u << 16) + 1); // wrapped to 2^48
+    CHECK(hpu_tpc_check_launch_args(wrap48.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    CHECK(hpu_tpc_launch_members(wrap48.d.data()) == 0);
+    const Launch big = space(0x7fffffffu, 0x7fffffffu, 0x7fffffffu);
+    CHECK(hpu_tpc_check_launch_args(big.d.data(), b.data()) == HPU_TPC_BL_INDEX_SPACE);
+    const Launch small = space(10, 10, 3);
+    CHECK(hpu_tpc_launch_members(small.d.data()) == 300);
 }
 
 TEST_CASE("tensor descriptors are checked rule by rule", "[launch]")
@@ -350,6 +434,19 @@ TEST_CASE("tensor descriptors are checked rule by rule", "[launch]")
     set32(t.t, 4, 0xffffffffu); // base near 2^64: the last element wraps
     set32(t.t, 40, 0x10000000u);
     CHECK(t.check() == HPU_TPC_BL_TENSOR_RANGE);
+    t = Tensor(); // a span past 2^64 at base 0: 3 * (2^31 - 2) * (2^32 - 1) bytes
+    set32(t.t, 0, 0);
+    t.t[8] = HPU_TPC_DT_U8;
+    t.t[9] = 3;
+    for (uint32_t d = 0; d < 3; d++) {
+        set32(t.t, 16 + 4 * d, 0x7fffffffu);
+        set32(t.t, 36 + 4 * d, 0xffffffffu);
+    }
+    CHECK(t.check() == HPU_TPC_BL_TENSOR_RANGE);
+    t.t[9] = 2; // two such dimensions end below 2^64
+    set32(t.t, 24, 0);
+    set32(t.t, 44, 0);
+    CHECK(t.check() == HPU_TPC_BL_OK);
     t = Tensor();
     set32(t.t, 12, 0xff800000u); // -inf padding for f32
     CHECK(t.check() == HPU_TPC_BL_OK);

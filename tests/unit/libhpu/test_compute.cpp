@@ -620,6 +620,18 @@ TEST_CASE("every launch rule libhpu enforces is -EINVAL with a message, before a
                  a.l.index_size[0] = 0x7fffffffU;
                  a.l.index_size[1] = 0x7fffffffU;
              }},
+            {"rule INDEX_SPACE broken (index space 16777216x16777216x65536x0x0", // 2^64: wraps to 0
+             [](LaunchArgs &a) {
+                 a.l.index_size[0] = 1U << 24;
+                 a.l.index_size[1] = 1U << 24;
+                 a.l.index_size[2] = 1U << 16;
+             }},
+            {"rule INDEX_SPACE broken (index space 16777216x16777216x65537x0x0", // wraps to 2^48
+             [](LaunchArgs &a) {
+                 a.l.index_size[0] = 1U << 24;
+                 a.l.index_size[1] = 1U << 24;
+                 a.l.index_size[2] = (1U << 16) + 1;
+             }},
             {"tensor 0: rule TENSOR_DTYPE broken (the kernel wants dtype 1, got 3)",
              [](LaunchArgs &a) { a.tensors[0].dtype = HPU_DTYPE_INT32; }},
             {"tensor 0: rule TENSOR_SHAPE broken (ndims 2, sizes 5x0x0x0x0",
@@ -630,6 +642,12 @@ TEST_CASE("every launch rule libhpu enforces is -EINVAL with a message, before a
             {"tensor 0: rule TENSOR_ALIGN broken (va 0x20000042)", [](LaunchArgs &a) { a.tensors[0].va = 0x20000042; }},
             {"tensor 2: rule TENSOR_RANGE broken (va 0xfffffffffffffff0)",
              [](LaunchArgs &a) { a.tensors[2].va = 0xfffffffffffffff0ULL; }},
+            {"tensor 1: rule TENSOR_RANGE broken (va 0x30000001)", // a span past 2^64
+             [](LaunchArgs &a) {
+                 hpu_tensor &t = a.tensors[1];
+                 t.sizes[0] = t.sizes[1] = t.sizes[2] = 0x7fffffffU;
+                 t.strides[0] = t.strides[1] = t.strides[2] = 0xffffffffU;
+             }},
             {"tensor 2: rule TENSOR_PAD broken", [](LaunchArgs &a) { a.tensors[2].pad = 0x10000; }},
             {"tensor 1: rule TENSOR_PAD broken", [](LaunchArgs &a) { a.tensors[1].pad = 0x100; }},
         };
