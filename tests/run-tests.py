@@ -48,6 +48,13 @@ VM_HPUS = [
 # guest) match none of hpu-vm's patterns, so this list is empty.
 VM_ALLOW = []
 
+# Reports of the debug kernel (make test-debug) let through with their call
+# trace: the one known Linux 6.12 bug the fault-injection sweep reaches
+# outside hpu.ko (msix_capability_init() unmaps the MSI-X table a second
+# time when an allocation of its setup fails: iounmap(NULL) warns).
+# tests/vm/fault-inject.sh tells it from any other report.
+DEBUG_ALLOW_REPORTS = [r"WARNING: CPU: \d+ PID: \d+ at arch/x86/mm/ioremap\.c:\d+ iounmap\+"]
+
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
              "-telemetry", "-smi", "-firmware", "-security", "-hard-reset", "-compute", "-train")
@@ -281,6 +288,8 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
         # KASAN and lockdep make everything several times slower.
         cmd += ["--kernel", kernel, "--env", f"HPU_KO={ko}", "--env", "HPU_TIME_SCALE=4",
                 "--timeout", "7200"]
+        for r in DEBUG_ALLOW_REPORTS:
+            cmd += ["--allow-report", r]
     for a in VM_ALLOW:
         cmd += ["--allow", a]
     nic_args, nic_props = nic_wiring()

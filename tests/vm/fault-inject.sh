@@ -38,6 +38,23 @@ fi_off() {
 # Kernel reports (not the allocator's own report of a failed allocation,
 # which comes with a call trace by design).
 bugs() { dmesg | grep -cE "BUG:|WARNING:|Oops|kernel BUG|general protection fault"; }
+# A report from after line $1 of the kernel log that is the one known bug
+# of Linux 6.12 the probe sweep reaches outside hpu.ko: when an allocation
+# in msix_setup_interrupts() fails, its error path (pci_free_msi_irqs())
+# unmaps the MSI-X table and clears dev->msix_base, and then
+# msix_capability_init() calls iounmap() on that NULL again, which warns
+# (arch/x86/mm/ioremap.c) and returns. The driver's own unwinding after
+# pci_alloc_irq_vectors() fails is still checked (the bind must fail
+# cleanly, and every other report counts). hpu-vm --allow-report lets the
+# same report through its scan of the log.
+MSIX_BUG='WARNING: CPU: [0-9]+ PID: [0-9]+ at arch/x86/mm/ioremap.c:[0-9]+ iounmap'
+known_bug_since() {
+	local new
+	new=$(dmesg | tail -n +$(( $1 + 1 )))
+	[ "$(echo "$new" | grep -cE "BUG:|WARNING:|Oops|kernel BUG|general protection fault")" = 1 ] &&
+		echo "$new" | grep -qE "$MSIX_BUG" &&
+		echo "$new" | grep -q "__pci_enable_msix_range"
+}
 
 # The text of hpu.ko: lowest and highest address of its code symbols,
 # plus a page for the length of the last function.
@@ -90,12 +107,17 @@ bdf=$(ls -d "$drv"/0000:* | sort | tail -n 1); bdf=${bdf##*/}
 FI_DEV=$bdf
 b0=$(bugs); t0=$(date +%s)
 echo "$bdf" > "$drv/unbind"
-n=1; failed=0; tolerated=0; why=""
+n=1; failed=0; tolerated=0; known=0; why=""
 while :; do
+	lines=$(dmesg | wc -l)
 	r=$(sh -c "echo $n > /proc/self/fail-nth; echo $bdf > $drv/bind 2>/dev/null; rc=\$?;
 		read left < /proc/self/fail-nth; echo 0 > /proc/self/fail-nth; echo \$rc \$left")
 	rc=${r% *}; left=${r#* }
 	bound=0; [ -e "$drv/$bdf" ] && bound=1
+	if [ "$(bugs)" != "$b0" ] && [ "$bound" = 0 ] && known_bug_since "$lines"; then
+		known=$((known + 1)); b0=$(bugs)
+		echo "FAULT-INJECT site $n: Linux 6.12's MSI-X double iounmap (known, outside hpu.ko); the bind failed cleanly" >> "$OUT/recovery.txt"
+	fi
 	if [ "$(bugs)" != "$b0" ]; then why="kernel report with allocation $n failing"; break; fi
 	if [ "$left" != 0 ]; then
 		# Fewer than n allocations: nothing failed, so the bind must work.
@@ -115,7 +137,7 @@ while :; do
 done
 [ -e "$drv/$bdf" ] || echo "$bdf" > "$drv/bind"
 took=$(( $(date +%s) - t0 ))
-echo "FAULT-INJECT probe of $bdf: $((n - 1)) allocation sites in $took s ($failed binds failed, $tolerated tolerated)" |
+echo "FAULT-INJECT probe of $bdf: $((n - 1)) allocation sites in $took s ($failed binds failed, $tolerated tolerated, $known with the known MSI-X report)" |
 	tee -a "$OUT/recovery.txt"
 if [ -z "$why" ] && [ "$n" -gt 1 ]; then
 	pass "vm/fault-inject: every allocation of probe fails cleanly ($((n - 1)) sites)"
