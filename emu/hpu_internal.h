@@ -213,6 +213,11 @@ uint32_t hpum_xlat_hold_locked(HpuCore *c, uint16_t asid);
  * and that invalidation no longer waits for them).
  */
 bool hpum_xlat_release_locked(HpuCore *c, uint16_t asid, uint32_t gen);
+/*
+ * Under the lock: whether an MMU_INV of @asid came since generation @gen
+ * (translations held since then wait to be let go; nothing is changed).
+ */
+bool hpum_xlat_stale_locked(HpuCore *c, uint16_t asid, uint32_t gen);
 
 /* Whether HBM offset @off lies in an ECC-poisoned 2 MiB page (no lock). */
 static inline bool hpum_hbm_poisoned(HpuCore *c, uint64_t off)

@@ -1162,6 +1162,11 @@ uint32_t hpum_xlat_hold_locked(HpuCore *c, uint16_t asid)
     return c->hbm.inv_gen[asid];
 }
 
+bool hpum_xlat_stale_locked(HpuCore *c, uint16_t asid, uint32_t gen)
+{
+    return asid < HPU_MMU_NUM_ASIDS && gen != c->hbm.inv_gen[asid];
+}
+
 bool hpum_xlat_release_locked(HpuCore *c, uint16_t asid, uint32_t gen)
 {
     if (asid >= HPU_MMU_NUM_ASIDS) {

@@ -2281,7 +2281,8 @@ static bool hpum_tpc_slice_next(HpuTpcCore *k, bool progress)
     k->alert = c->job_alert;
     if (r != HPU_CQ_OK) {
         hpum_tpc_slice_end_locked(k);
-    } else if (hpum_xlat_release_locked(c, p->j->asid, k->inv_gen)) {
+    } else if (hpum_xlat_stale_locked(c, p->j->asid, k->inv_gen)) {
+        hpum_xlat_release_locked(c, p->j->asid, k->inv_gen);
         k->inv_gen = hpum_xlat_hold_locked(c, p->j->asid);
         stale = true;
     }

@@ -891,6 +891,46 @@ TEST_CASE("TPC: MMU_INV of another ASID does not wait for a launch; MMU_INV_ALL 
     CHECK(r.core.hbm.dir_stale == 0u);
 }
 
+TEST_CASE("TPC: a core's slow path without an MMU_INV keeps its hold; the launch gives back "
+          "exactly what it held", "[emu][tpc][mmu][inv]")
+{
+    // The slice renewal takes its slow path whenever job_alert moved: here
+    // for another stream's disable, not for an invalidation. The hold must
+    // stay (an MMU_INV then still waits for the slice) and go once at the
+    // end (a hold let go twice wrapped the count, and every MMU_INV of the
+    // context after the launch stayed BUSY: seen as TLB invalidation
+    // timeouts in the VM suite's compute hang tests).
+    Rig r;
+    SpinLaunch sl(r);
+    r.setup_stream(TPC_E, 1);
+    uint64_t n = 0;
+    bool busy_after_alert = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr != sl.t1_bus) {
+            return;
+        }
+        n++;
+        if (n == 10) {
+            r.wr(r.qreg(TPC_E, 1, HPU_QS_CTRL), 0);   // moves job_alert
+        } else if (n == 10 + 2 * kSliceIters) {
+            CHECK(r.core.hbm.dir_cur[SpinLaunch::A] == 1u);
+            r.wr(HPU_REG_MMU_INV, SpinLaunch::A);
+            busy_after_alert = sl.busy();
+        } else if (n == 10 + 6 * kSliceIters) {
+            sl.stop();
+        }
+    };
+    r.submit(TPC_E, 0, tpc_cb(sl.desc), SpinLaunch::A);
+    r.run();
+    r.env.on_dma_write = nullptr;
+    CHECK(busy_after_alert);
+    CHECK(r.cqe(TPC_E, 0, 0).status == HPU_CQ_ABORTED);
+    CHECK(r.core.hbm.dir_cur[SpinLaunch::A] == 0u);
+    CHECK(r.core.hbm.dir_stale == 0u);
+    r.wr(HPU_REG_MMU_INV, SpinLaunch::A);
+    CHECK_FALSE(sl.busy());
+}
+
 // ---- threads: the watchdog, stream disable, a soft reset -------------------
 
 namespace {
