@@ -949,6 +949,87 @@ class TestReviewFindings(DeviceTest):
         with self.assertRaisesRegex(RuntimeError, "can't be cast"):
             torch.arange(4, dtype=torch.int32).to(HPU).add_(1.5)
 
+
+class TestReviewOfIssue12(DeviceTest):
+    """Defects the review of issue 12 found, each fixed: each raises as the
+    CPU does, or gives the CPU's result."""
+
+    def assert_both_raise(self, regex, cpu_fn, hpu_fn):
+        with self.assertRaisesRegex(RuntimeError, regex):
+            cpu_fn()
+        with self.assertRaisesRegex(RuntimeError, regex):
+            hpu_fn()
+
+    def test_cat_out_of_a_0dim_tensor_raises(self):
+        for pos in (0, 1):
+            def run(dev):
+                a, b = torch.tensor(1.0, device=dev), torch.ones(1, device=dev)
+                torch.cat([a, b] if pos == 0 else [b, a], out=torch.empty(2, device=dev))
+            self.assert_both_raise(rf"zero-dimensional tensor \(at position {pos}\) cannot be concatenated",
+                                   lambda: run("cpu"), lambda: run(HPU))
+        o = torch.empty(3, device=HPU)
+        torch.cat([torch.ones(1, device=HPU), torch.arange(2.0).to(HPU)], out=o)
+        self.assertTrue(torch.equal(o.cpu(), torch.tensor([1.0, 0.0, 1.0])))
+
+    def test_copy_checks_that_the_source_broadcasts(self):
+        cases = (((2, 3), (2,), "must match the size of tensor b"),
+                 ((1, 3), (2, 3), r"output with shape \[1, 3\] doesn't match the broadcast shape \[2, 3\]"),
+                 ((3,), (1, 3), r"output with shape \[3\] doesn't match the broadcast shape \[1, 3\]"))
+        for dshape, sshape, regex in cases:
+            for dtype in (F32, BF16):  # the DMA or copy kernel, and a cast
+                src = torch.arange(float(torch.Size(sshape).numel())).reshape(sshape)
+                d = torch.full(dshape, 7.0, device=HPU)
+                self.assert_both_raise(regex, lambda: torch.zeros(dshape).copy_(src.to(dtype)),
+                                       lambda: d.copy_(src.to(dtype).to(HPU)))
+                self.assertTrue(torch.equal(d.cpu(), torch.full(dshape, 7.0)), "the destination changed")
+        # What does broadcast is copied as on the CPU.
+        for dshape, sshape in (((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), ())):
+            src = rnd(*sshape) if sshape else torch.tensor(2.5)
+            d = torch.zeros(dshape, device=HPU)
+            d.copy_(src.to(HPU))
+            self.assertTrue(torch.equal(d.cpu(), torch.zeros(dshape).copy_(src)), (dshape, sshape))
+        self.assert_on_device()
+
+    def test_copy_between_overlapping_views_raises(self):
+        single = "single memory location"
+        for dtype, itype in ((F32, torch.int32), (BF16, torch.int16)):
+            src = torch.arange(16.0).reshape(4, 4).to(dtype)
+            a, c = src.to(HPU), src.clone()
+            self.assert_both_raise(single, lambda: c.copy_(c.t()), lambda: a.copy_(a.t()))
+            self.assert_both_raise(single, lambda: c.t().copy_(c), lambda: a.t().copy_(a))
+            x, y = torch.arange(8.0).to(dtype).to(HPU), torch.arange(8.0).to(dtype)
+            self.assert_both_raise(single, lambda: y[1:].copy_(y[:-1]), lambda: x[1:].copy_(x[:-1]))
+            # A cast between overlapping views of one storage.
+            w, v = x.view(itype), y.view(itype)
+            self.assert_both_raise(single, lambda: y[1:].copy_(v[:-1]), lambda: x[1:].copy_(w[:-1]))
+            # An expanded destination writes elements twice.
+            e, f = torch.zeros(4, device=HPU), torch.zeros(4)
+            self.assert_both_raise(single, lambda: f.expand(3, 4).copy_(rnd(3, 4)),
+                                   lambda: e.expand(3, 4).copy_(rnd(3, 4).to(HPU)))
+            self.assertTrue(torch.equal(a.cpu(), src), "the destination changed")
+            self.assertTrue(torch.equal(x.cpu(), y), "the destination changed")
+            # The same elements (a full overlap) are fine.
+            a.copy_(a.view(16).view(4, 4))
+            a.t().copy_(a.t())
+            self.assertTrue(torch.equal(a.cpu(), src))
+
+    def test_resize_to_the_same_sizes_keeps_the_strides(self):
+        c = torch.arange(6.0).reshape(2, 3).t()
+        a = c.to(HPU).t().contiguous().t()  # sizes (3, 2), strides (1, 3) as c's
+        self.assertEqual(a.stride(), c.stride())
+        a.resize_(3, 2)
+        c.resize_(3, 2)
+        self.assertEqual(a.stride(), c.stride())
+        self.assertTrue(torch.equal(a.cpu(), c))
+        a.resize_(3, 2, memory_format=torch.contiguous_format)  # a format restrides, as on the CPU
+        c.resize_(3, 2, memory_format=torch.contiguous_format)
+        self.assertEqual(a.stride(), c.stride())
+        self.assertTrue(torch.equal(a.cpu(), c))
+        keep = torch.preserve_format
+        self.assert_both_raise("Unsupported memory format", lambda: c.resize_(3, 2, memory_format=keep),
+                               lambda: a.resize_(3, 2, memory_format=keep))
+
+
 class TestTwoProcesses(DeviceTest):
     """Two processes train on one HPU at once (two_procs.py): each gets its
     own context and memory, both see the CPU's losses, and hpu-smi lists
