@@ -1029,6 +1029,43 @@ class TestReviewOfIssue12(DeviceTest):
         self.assert_both_raise("Unsupported memory format", lambda: c.resize_(3, 2, memory_format=keep),
                                lambda: a.resize_(3, 2, memory_format=keep))
 
+    def test_out_of_a_wider_type_computes_in_the_inputs_type(self):
+        # int32 results wrap before the cast to out's float.
+        a = torch.tensor([2 ** 31 - 1, 1 << 20, -(2 ** 31)], dtype=torch.int32)
+        b = torch.tensor([1, 1 << 12, 1], dtype=torch.int32)
+        for op in (torch.mul, torch.add, torch.sub):
+            want = op(a, b, out=torch.empty(3))
+            got = op(a.to(HPU), b.to(HPU), out=torch.empty(3, device=HPU))
+            self.assertTrue(torch.equal(got.cpu(), want), (op.__name__, got, want))
+        # BF16 results are rounded to BF16, then widened.
+        x, y = torch.tensor([1.0, 3.0], dtype=BF16), torch.tensor([2.0 ** -9, 2.0 ** -6], dtype=BF16)
+        for op in (torch.add, torch.sub, torch.mul):  # exact in FP32, rounded once
+            want = op(x, y, out=torch.empty(2))
+            got = op(x.to(HPU), y.to(HPU), out=torch.empty(2, device=HPU))
+            self.assertTrue(torch.equal(got.cpu(), want), (op.__name__, got, want))
+        ops = ((torch.div, (x, y)), (torch.exp, (x,)), (torch.sqrt, (x,)), (torch.tanh, (x,)),
+               (torch.sigmoid, (x,)), (lambda *t, out: torch.addcmul(*t, value=0.5, out=out), (x, x, y)))
+        for op, args in ops:
+            got = op(*[t.to(HPU) for t in args], out=torch.empty(2, device=HPU)).cpu()
+            self.assertTrue(torch.equal(got, got.to(BF16).float()), (op, got, "not a BF16 value"))
+            self.close(got, op(*args, out=torch.empty(2)), BF16, what=str(op))
+        # In place, an FP32 operand into a BF16 tensor: added in FP32, rounded once.
+        b, f = torch.tensor([1.0], dtype=BF16), torch.tensor([2.0 ** -8 + 2.0 ** -16])
+        d = b.to(HPU)
+        d.add_(f.to(HPU))
+        self.assertTrue(torch.equal(d.cpu(), b.clone().add_(f)), (d, b.clone().add_(f)))
+        self.assert_on_device()
+        # An op of one type (neg) takes an out of another as the CPU does.
+        try:
+            want = torch.neg(x, out=torch.empty(2))
+        except RuntimeError as e:
+            want = e
+        if isinstance(want, RuntimeError):
+            with self.assertRaises(RuntimeError):
+                torch.neg(x.to(HPU), out=torch.empty(2, device=HPU))
+        else:
+            self.assertTrue(torch.equal(torch.neg(x.to(HPU), out=torch.empty(2, device=HPU)).cpu(), want))
+
 
 class TestTwoProcesses(DeviceTest):
     """Two processes train on one HPU at once (two_procs.py): each gets its
