@@ -525,10 +525,22 @@ void fill_hpu(const at::Tensor &dst, const c10::Scalar &value)
     if (!dense(dst)) // a dense scalar, broadcast into the strided view
         target = empty_hpu({1}, dst.scalar_type(), dst.device());
     Job job;
-    job.kind = Job::Kind::Memset;
-    job.what = "fill (DMA memset)";
+    if (lazy_mode() && target.nbytes() <= sizeof(pattern)) {
+        // Lazy mode: a scalar (a Python number an op takes, such as an
+        // optimizer's bias correction) is uploaded from the step's staging
+        // area, whose address is the graph's key where a memset's pattern
+        // would be: a cached graph copies each step's value.
+        const DeviceContext::Staging st = ctx.upload_staging(target.nbytes());
+        std::memcpy(st.host, &pattern, target.nbytes());
+        job.kind = Job::Kind::Copy;
+        job.what = "fill (scalar upload)";
+        job.src = st.va;
+    } else {
+        job.kind = Job::Kind::Memset;
+        job.what = "fill (DMA memset)";
+        job.pattern = pattern;
+    }
     job.dst = va_of(target);
-    job.pattern = pattern;
     job.size = target.nbytes();
     ctx.submit(std::move(job));
     if (!dense(dst))
