@@ -1081,6 +1081,16 @@ class TestReviewOfIssue12(DeviceTest):
         else:
             self.assertTrue(torch.equal(torch.neg(x.to(HPU), out=torch.empty(2, device=HPU)).cpu(), want))
 
+    def test_host_cast_warns_under_log_fallback(self):
+        d = (rnd(5) * 10).to(HPU)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            d.to(torch.int64)
+            d.to(torch.int64)
+        msgs = [str(m.message) for m in w if "copy Float -> Long" in str(m.message)]
+        self.assertEqual(len(msgs), 1, msgs)
+        self.assertEqual(core.fallback_counts().get("copy Float -> Long"), 2)
+
 
 class TestTwoProcesses(DeviceTest):
     """Two processes train on one HPU at once (two_procs.py): each gets its
