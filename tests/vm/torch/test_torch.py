@@ -47,6 +47,17 @@ def rnd(*shape, dtype=F32, seed=0):
     return torch.randn(*shape, generator=g).to(dtype)
 
 
+def child(env, code):
+    """Runs code in a new python3 with env's variables added to ours: the
+    last line it printed (it must exit with 0)."""
+    e = dict(os.environ)
+    e.update(env)
+    r = subprocess.run([sys.executable, "-c", code], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    assert r.returncode == 0, f"the child with {env} failed: {r.stderr[-2000:]}"
+    return r.stdout.strip().splitlines()[-1]
+
+
 class DeviceTest(unittest.TestCase):
     """Helpers: run on the device, assert device work and no fallback."""
 
@@ -615,7 +626,13 @@ class TestLazy(LazyModeTest):
             self.assertTrue(torch.equal(pe, pl), "parameters differ")
 
     def test_env_sets_the_mode(self):
-        self.assertEqual(self.was_lazy, os.environ.get("PT_HPU_LAZY_MODE") == "1")
+        # A new process reads PT_HPU_LAZY_MODE when hpu_torch loads: lazy,
+        # the ops wait for item(), which runs them as one graph launch.
+        code = ("import torch, hpu_torch\nfrom hpu_torch import core\n"
+                "x = torch.ones(4, device='hpu') * 2\ns0 = core.lazy_stats(0)['launches']\nv = x.sum().item()\n"
+                "print(core.is_lazy(), core.lazy_stats(0)['launches'] - s0, v)")
+        self.assertEqual(child({"PT_HPU_LAZY_MODE": "1"}, code), "True 1 8.0")
+        self.assertEqual(child({"PT_HPU_LAZY_MODE": "0"}, code), "False 0 8.0")
 
     def test_seed_model_sgd_identical_to_eager(self):
         eager, lazy = self.run_both(seed_model, lambda p: torch.optim.SGD(p, lr=0.01), 4)
