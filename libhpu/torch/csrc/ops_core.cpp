@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "launch.h"
+#include "lazy.h"
 
 namespace hpu_torch {
 
@@ -527,14 +528,15 @@ void fill_hpu(const at::Tensor &dst, const c10::Scalar &value)
     Job job;
     if (lazy_mode() && target.nbytes() <= sizeof(pattern)) {
         // Lazy mode: a scalar (a Python number an op takes, such as an
-        // optimizer's bias correction) is uploaded from the step's staging
-        // area, whose address is the graph's key where a memset's pattern
-        // would be: a cached graph copies each step's value.
-        const DeviceContext::Staging st = ctx.upload_staging(target.nbytes());
-        std::memcpy(st.host, &pattern, target.nbytes());
+        // optimizer's bias correction) is uploaded from a slot of the
+        // step's scalar pool, whose address is the graph's key where a
+        // memset's pattern would be: a cached graph copies each step's value.
+        std::uint64_t va = 0;
+        void *host = LazyRecorder::scalar_staging(ctx, target.nbytes(), &va);
+        std::memcpy(host, &pattern, target.nbytes());
         job.kind = Job::Kind::Copy;
         job.what = "fill (scalar upload)";
-        job.src = st.va;
+        job.src = va;
     } else {
         job.kind = Job::Kind::Memset;
         job.what = "fill (DMA memset)";
