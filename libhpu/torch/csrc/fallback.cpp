@@ -169,8 +169,13 @@ void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
 
 void count_fallback(const std::string &name)
 {
-    const std::lock_guard<std::mutex> g(g_counts_mutex);
-    ++g_counts[name];
+    bool first = false;
+    {
+        const std::lock_guard<std::mutex> g(g_counts_mutex);
+        first = g_counts[name]++ == 0;
+    }
+    if (first && log_fallback())
+        TORCH_WARN("HPU: ", name, " has no exact HPU kernel; it runs on the CPU (its tensors are copied to the host and back)");
 }
 
 std::map<std::string, std::int64_t> fallback_counts()

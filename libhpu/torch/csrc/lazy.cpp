@@ -61,6 +61,7 @@ namespace {
 
 constexpr std::size_t kArenas = 3;           // staging areas in use at once
 constexpr std::uint64_t kArenaSize = 4ULL << 20U;
+constexpr std::uint64_t kPoolSize = 1ULL << 20U; // a scalar pool: 2048 scalars of a step
 constexpr std::uint64_t kAlign = 512;
 constexpr std::size_t kNamesInWhat = 6;
 
@@ -330,6 +331,8 @@ void LazyRecorder::flush(DeviceContext &ctx)
     }
     const int arena = arena_;
     arena_ = -1;
+    const int pool = pool_;
+    pool_ = -1;
     const std::uint64_t step = ++step_;
     const int stream = current_stream(ctx.index());
     ctx.make_room(stream);
@@ -352,6 +355,8 @@ void LazyRecorder::flush(DeviceContext &ctx)
         a.fence = fence;
         a.step = step;
     }
+    if (pool >= 0)
+        pools_.at(static_cast<std::size_t>(pool)).fence = fence;
     ctx.step_launched(stream, fence, std::move(what));
     ++stats_.launches;
     ++stats_.flushes;
@@ -371,6 +376,38 @@ void *LazyRecorder::upload_staging(DeviceContext &ctx, std::uint64_t bytes, std:
     *va = a.buf.va() + a.used;
     void *host = static_cast<std::uint8_t *>(a.buf.host_ptr()) + a.used; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
     a.used += need;
+    return host;
+}
+
+void *LazyRecorder::scalar_staging(DeviceContext &ctx, std::uint64_t bytes, std::uint64_t *va)
+{
+    if (!ctx.lazy_)
+        ctx.lazy_ = std::make_unique<LazyRecorder>();
+    LazyRecorder &r = *ctx.lazy_;
+    const std::uint64_t need = (bytes + kAlign - 1) / kAlign * kAlign;
+    if (r.pool_ >= 0 && r.pool_used_ + need > kPoolSize) // the step's pool is full: run it, go on in the other
+        ctx.flush();
+    if (r.pool_ < 0) {
+        r.pool_ = r.next_pool_;
+        r.next_pool_ ^= 1;
+        r.pool_used_ = 0;
+        ScalarPool &p = r.pools_.at(static_cast<std::size_t>(r.pool_));
+        if (p.fence) {
+            // The step before last that had scalars: its graph has
+            // usually run (its error, if any, is the stream's to report).
+            try {
+                (void)p.fence->wait();
+            } catch (const hpu::Error &) { // NOLINT(bugprone-empty-catch): reported by synchronize()
+            }
+            p.fence.reset();
+        }
+        if (!p.buf)
+            ctx.guarded("creating a lazy scalar pool", [&] { p.buf = hpu::Buffer::create(ctx.device(), kPoolSize, HPU_MEM_HOST); });
+    }
+    ScalarPool &p = r.pools_.at(static_cast<std::size_t>(r.pool_));
+    *va = p.buf.va() + r.pool_used_;
+    void *host = static_cast<std::uint8_t *>(p.buf.host_ptr()) + r.pool_used_; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    r.pool_used_ += need;
     return host;
 }
 

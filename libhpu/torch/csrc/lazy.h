@@ -7,6 +7,7 @@
 #ifndef HPU_TORCH_LAZY_H
 #define HPU_TORCH_LAZY_H
 
+#include <array>
 #include <list>
 #include <map>
 #include <set>
@@ -60,6 +61,15 @@ public:
     void flush(DeviceContext &ctx);
     /** Host memory of the step's staging area for one recorded host->device copy. */
     void *upload_staging(DeviceContext &ctx, std::uint64_t bytes, std::uint64_t *va);
+    /**
+     * Host memory for the value of one scalar the step uploads (fill_hpu
+     * in lazy mode; at most 8 bytes), made ctx's recorder first: the next
+     * slot of one of two scalar pools that the steps with scalars take in
+     * turn, whatever the device's timing. The k-th scalar of a steady step
+     * is thus read from one of two addresses (two cached graphs at most),
+     * and a pool is written only once the last step that used it has run.
+     */
+    static void *scalar_staging(DeviceContext &ctx, std::uint64_t bytes, std::uint64_t *va);
     /** Drops the least recently used cached graph (its sync objects go back); false when none. */
     bool evict_graph();
     /** A lazy step failed on the device: its graphs go (they are rebuilt when needed). */
@@ -73,6 +83,10 @@ private:
     struct Entry {
         hpu::Graph graph;
         std::list<std::string>::iterator lru;
+    };
+    struct ScalarPool {
+        hpu::Buffer buf;
+        std::shared_ptr<hpu::Fence> fence; // of the last step that used it
     };
     struct Arena {
         hpu::Buffer buf;
@@ -103,6 +117,10 @@ private:
     std::unordered_map<std::string, Entry> cache_;
     std::vector<Arena> arenas_;
     int arena_ = -1; // the recorded step's staging area
+    std::array<ScalarPool, 2> pools_;
+    int pool_ = -1;          // the recorded step's scalar pool
+    int next_pool_ = 0;      // the pool of the next step with scalars
+    std::uint64_t pool_used_ = 0;
     std::uint64_t step_ = 0;
     LazyStats stats_;
 };

@@ -6,6 +6,8 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <ATen/EmptyTensor.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/Operators.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
@@ -21,6 +23,7 @@
 #include <cstring>
 
 #include "launch.h"
+#include "lazy.h"
 
 namespace hpu_torch {
 
@@ -322,13 +325,31 @@ at::Tensor empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef stride, c
                                              dtype.value_or(at::get_default_dtype_as_scalartype()));
 }
 
+// What the CPU's copy_ checks in its TensorIterator (ATen re-dispatches
+// to _copy_from before it): src broadcasts to dst's shape, no element of
+// dst is written twice, and dst and src on one HPU are the same elements
+// or disjoint (a copy between two overlapping views would read what it
+// already wrote).
+void check_copy(const at::Tensor &dst, const at::Tensor &src)
+{
+    const std::vector<std::int64_t> shape = at::infer_size(dst.sizes(), src.sizes());
+    TORCH_CHECK(at::IntArrayRef(shape) == dst.sizes(), "output with shape ", dst.sizes(),
+                " doesn't match the broadcast shape ", at::IntArrayRef(shape));
+    if (!is_hpu(dst))
+        return;
+    at::assert_no_internal_overlap(dst);
+    if (is_hpu(src) && src.device() == dst.device())
+        at::assert_no_partial_overlap(dst, src);
+}
+
 at::Tensor copy_from(const at::Tensor &self, const at::Tensor &dst, bool /*non_blocking*/)
 {
+    check_copy(dst, self);
     if (dst.numel() == 0)
         return dst;
     if (is_hpu(dst) && is_hpu(self)) {
         if (dst.device() == self.device()) {
-            copy_into(dst, self);
+            copy_into(dst, self.expand(dst.sizes()));
         } else { // between two HPUs: through the host
             from_host(dst, self.cpu());
         }
@@ -381,11 +402,9 @@ at::Tensor &zero(at::Tensor &self)
 }
 
 // Grows the storage on the device (the old bytes copied by DMA), then
-// restrides: what out= arguments of the wrong size need.
-const at::Tensor &resize(const at::Tensor &self, c10::SymIntArrayRef size,
-                         c10::optional<at::MemoryFormat> memory_format)
+// restrides contiguously: what out= arguments of the wrong size need.
+void grow_and_restride(const at::Tensor &self, at::IntArrayRef sizes)
 {
-    const at::IntArrayRef sizes = c10::asIntArrayRefSlow(size);
     auto *impl = self.unsafeGetTensorImpl();
     std::int64_t numel = 1;
     for (const std::int64_t s : sizes)
@@ -412,8 +431,20 @@ const at::Tensor &resize(const at::Tensor &self, c10::SymIntArrayRef size,
         storage->set_nbytes(needed);
     }
     impl->set_sizes_contiguous(sizes);
-    if (memory_format && *memory_format != at::MemoryFormat::Preserve)
-        impl->empty_tensor_restride(*memory_format);
+}
+
+const at::Tensor &resize(const at::Tensor &self, c10::SymIntArrayRef size,
+                         c10::optional<at::MemoryFormat> memory_format)
+{
+    const at::IntArrayRef sizes = c10::asIntArrayRefSlow(size);
+    TORCH_CHECK(!memory_format || *memory_format != at::MemoryFormat::Preserve, "Unsupported memory format",
+                *memory_format);
+    // As the CPU's resize_: the same sizes keep the strides (a transposed
+    // tensor stays one); only a memory format restrides.
+    if (self.sizes() != sizes)
+        grow_and_restride(self, sizes);
+    if (memory_format)
+        self.unsafeGetTensorImpl()->empty_tensor_restride(*memory_format);
     return self;
 }
 
@@ -495,10 +526,23 @@ void fill_hpu(const at::Tensor &dst, const c10::Scalar &value)
     if (!dense(dst)) // a dense scalar, broadcast into the strided view
         target = empty_hpu({1}, dst.scalar_type(), dst.device());
     Job job;
-    job.kind = Job::Kind::Memset;
-    job.what = "fill (DMA memset)";
+    if (lazy_mode() && target.nbytes() <= sizeof(pattern)) {
+        // Lazy mode: a scalar (a Python number an op takes, such as an
+        // optimizer's bias correction) is uploaded from a slot of the
+        // step's scalar pool, whose address is the graph's key where a
+        // memset's pattern would be: a cached graph copies each step's value.
+        std::uint64_t va = 0;
+        void *host = LazyRecorder::scalar_staging(ctx, target.nbytes(), &va);
+        std::memcpy(host, &pattern, target.nbytes());
+        job.kind = Job::Kind::Copy;
+        job.what = "fill (scalar upload)";
+        job.src = va;
+    } else {
+        job.kind = Job::Kind::Memset;
+        job.what = "fill (DMA memset)";
+        job.pattern = pattern;
+    }
     job.dst = va_of(target);
-    job.pattern = pattern;
     job.size = target.nbytes();
     ctx.submit(std::move(job));
     if (!dense(dst))

@@ -34,6 +34,10 @@ bool skipped(const at::Tensor &t) { return t.dim() == 1 && t.size(0) == 0; }
 at::Tensor &cat_out(const at::ITensorListRef &tensors, std::int64_t dim, at::Tensor &out)
 {
     const std::vector<at::Tensor> ts(tensors.begin(), tensors.end());
+    // As ATen's cat meta function, which cat.out's callers bypass.
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+        TORCH_CHECK(ts[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    }
     const at::Tensor *first = nullptr;
     bool ok = is_hpu(out);
     for (const at::Tensor &t : ts) {

@@ -12,6 +12,7 @@
 #include <ATen/ScalarOps.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/TypeProperties.h>
 #include <ATen/ops/dropout_native.h>
 #include <torch/library.h>
 
@@ -97,6 +98,40 @@ void check_out_type(const at::Tensor &out, const at::Tensor &a, const at::Tensor
                 out.scalar_type());
 }
 
+// The type PyTorch computes an elementwise op in: its inputs' common
+// type (out= excluded), an integral one made the default float type for
+// ops that promote integers (true division, exp, ...).
+c10::ScalarType common_type(std::initializer_list<const at::Tensor *> in, bool int_to_float = false)
+{
+    at::native::ResultTypeState state{};
+    for (const at::Tensor *t : in)
+        state = at::native::update_result_type_state(*t, state);
+    const c10::ScalarType t = at::native::result_type(state);
+    if (int_to_float && at::isIntegralType(t, /*includeBool=*/true))
+        return c10::typeMetaToScalarType(at::get_default_dtype());
+    return t;
+}
+
+// TensorIterator computes in the common type and casts the result to out
+// (cast_common_dtype_to_outputs): when out's type is another, run(tmp)
+// computes into a temporary of type common, which is then cast into out
+// (int32 products wrap, BF16 results are rounded, as on the CPU). False
+// when out already has that type, or out is not on an HPU: the caller
+// computes in place.
+template <class Fn>
+bool via_common_type(c10::ScalarType common, at::IntArrayRef shape, const at::Tensor &out, Fn &&run)
+{
+    if (!is_hpu(out) || common == out.scalar_type())
+        return false;
+    at::Tensor tmp = empty_hpu(shape, common, out.device());
+    run(tmp);
+    DeviceContext &ctx = context_of(out);
+    auto lock = ctx.lock();
+    fit(out, shape);
+    copy_into(out, tmp);
+    return true;
+}
+
 // out = kernel(a, b) elementwise, a and b broadcast to out.
 void binary(DeviceContext &ctx, const std::string &k, const at::Tensor &a, const at::Tensor &b, const at::Tensor &out)
 {
@@ -124,6 +159,10 @@ at::Tensor &add_sub(const char *base, float sign, const at::Tensor &self, const 
                     const c10::Scalar &alpha, at::Tensor &out)
 {
     check_out_type(out, self, other);
+    if (placeable(out, {&self, &other}) &&
+        via_common_type(common_type({&self, &other}), broadcast({&self, &other}), out,
+                        [&](at::Tensor &t) { add_sub<Op>(base, sign, self, other, alpha, t); }))
+        return out;
     const bool one = alpha.equal(1);
     if (out.scalar_type() == c10::ScalarType::Long && alpha.isIntegral(false) &&
         add_int64(self, other, sign < 0 ? c10::Scalar(-alpha.toLong()) : alpha, out))
@@ -155,6 +194,9 @@ at::Tensor &sub_out(const at::Tensor &self, const at::Tensor &other, const c10::
 at::Tensor &mul_out(const at::Tensor &self, const at::Tensor &other, at::Tensor &out)
 {
     check_out_type(out, self, other);
+    if (placeable(out, {&self, &other}) && via_common_type(common_type({&self, &other}), broadcast({&self, &other}),
+                                                           out, [&](at::Tensor &t) { mul_out(self, other, t); }))
+        return out;
     const std::string k = kernel_for("mul", out.scalar_type());
     if (k.empty() || !placeable(out, {&self, &other}))
         return Fallback<ATEN_OP2(mul, out)>::call(self, other, out);
@@ -170,6 +212,10 @@ at::Tensor &div_out(const at::Tensor &self, const at::Tensor &other, at::Tensor 
     // Integer division is true division in PyTorch (a float out): only
     // the float kernels apply.
     check_out_type(out, self, other);
+    if (placeable(out, {&self, &other}) &&
+        via_common_type(common_type({&self, &other}, true), broadcast({&self, &other}), out,
+                        [&](at::Tensor &t) { div_out(self, other, t); }))
+        return out;
     const std::string k = at::isFloatingType(out.scalar_type()) ? kernel_for("div", out.scalar_type()) : "";
     if (k.empty() || !placeable(out, {&self, &other}))
         return Fallback<ATEN_OP2(div, out)>::call(self, other, out);
@@ -203,6 +249,9 @@ at::Tensor &addcmul_out(const at::Tensor &self, const at::Tensor &t1, const at::
 {
     if (float_suffix(out.scalar_type()).empty() || !placeable(out, {&self, &t1, &t2}))
         return Fallback<ATEN_OP2(addcmul, out)>::call(self, t1, t2, value, out);
+    if (via_common_type(common_type({&self, &t1, &t2}), broadcast({&self, &t1, &t2}), out,
+                        [&](at::Tensor &t) { addcmul_out(self, t1, t2, value, t); }))
+        return out;
     return addc("addcmul", self, t1, t2, value, out);
 }
 
@@ -211,6 +260,9 @@ at::Tensor &addcdiv_out(const at::Tensor &self, const at::Tensor &t1, const at::
 {
     if (float_suffix(out.scalar_type()).empty() || !placeable(out, {&self, &t1, &t2}))
         return Fallback<ATEN_OP2(addcdiv, out)>::call(self, t1, t2, value, out);
+    if (via_common_type(common_type({&self, &t1, &t2}), broadcast({&self, &t1, &t2}), out,
+                        [&](at::Tensor &t) { addcdiv_out(self, t1, t2, value, t); }))
+        return out;
     return addc("addcdiv", self, t1, t2, value, out);
 }
 
@@ -246,6 +298,9 @@ at::Tensor &threshold_backward_out(const at::Tensor &grad, const at::Tensor &sel
                               : kernel_for("relu_grad", grad_input.scalar_type());
     if (k.empty() || !threshold.equal(0) || !placeable(grad_input, {&grad, &self}))
         return Fallback<ATEN_OP2(threshold_backward, grad_input)>::call(grad, self, threshold, grad_input);
+    if (via_common_type(common_type({&grad, &self}), broadcast({&grad, &self}), grad_input,
+                        [&](at::Tensor &t) { threshold_backward_out(grad, self, threshold, t); }))
+        return grad_input;
     DeviceContext &ctx = context_of(grad_input);
     auto lock = ctx.lock();
     fit(grad_input, broadcast({&grad, &self}));
@@ -259,12 +314,21 @@ at::Tensor &threshold_backward_out(const at::Tensor &grad, const at::Tensor &sel
 // ---- unary math and comparisons ------------------------------------------
 
 // out = kernel(self) elementwise, for the float types the library covers;
-// false when no kernel applies (the caller falls back).
-bool unary(const char *base, const at::Tensor &self, at::Tensor &out)
+// false when no kernel applies (the caller falls back). A floating op
+// (exp, ...) computes in self's type (integers as the default float type)
+// and casts into out; the others (neg, abs, sign, GELU) take an out of
+// self's type only, as on the CPU (whose error the fallback raises).
+bool unary(const char *base, const at::Tensor &self, at::Tensor &out, bool floating)
 {
     const std::string k = float_suffix(out.scalar_type()).empty() ? "" : kernel_for(base, out.scalar_type());
     if (k.empty() || !placeable(out, {&self}) || host_scalar(self))
         return false;
+    const c10::ScalarType common = common_type({&self}, floating);
+    if (common != out.scalar_type()) {
+        if (!floating || float_suffix(common).empty() || kernel_for(base, common).empty())
+            return false;
+        return via_common_type(common, self.sizes(), out, [&](at::Tensor &t) { (void)unary(base, self, t, true); });
+    }
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
     fit(out, self.sizes());
@@ -273,29 +337,29 @@ bool unary(const char *base, const at::Tensor &self, at::Tensor &out)
     return true;
 }
 
-#define HPU_UNARY(name)                                                                                              \
+#define HPU_UNARY(name, floating)                                                                                    \
     at::Tensor &name##_out(const at::Tensor &self, at::Tensor &out)                                                  \
     {                                                                                                                \
-        if (!unary(#name, self, out))                                                                                \
-            return Fallback<ATEN_OP2(name, out)>::call(self, out);                                                  \
+        if (!unary(#name, self, out, floating))                                                                      \
+            return Fallback<ATEN_OP2(name, out)>::call(self, out);                                                   \
         return out;                                                                                                  \
     }
-HPU_UNARY(neg)
-HPU_UNARY(abs)
-HPU_UNARY(sign)
-HPU_UNARY(exp)
-HPU_UNARY(log)
-HPU_UNARY(sqrt)
-HPU_UNARY(rsqrt)
-HPU_UNARY(reciprocal)
-HPU_UNARY(tanh)
-HPU_UNARY(sigmoid)
+HPU_UNARY(neg, false)
+HPU_UNARY(abs, false)
+HPU_UNARY(sign, false)
+HPU_UNARY(exp, true)
+HPU_UNARY(log, true)
+HPU_UNARY(sqrt, true)
+HPU_UNARY(rsqrt, true)
+HPU_UNARY(reciprocal, true)
+HPU_UNARY(tanh, true)
+HPU_UNARY(sigmoid, true)
 #undef HPU_UNARY
 
 at::Tensor &gelu_out(const at::Tensor &self, c10::string_view approximate, at::Tensor &out)
 {
     // The library's GELU is the erf form.
-    if (approximate != "none" || !unary("gelu", self, out))
+    if (approximate != "none" || !unary("gelu", self, out, false))
         return Fallback<ATEN_OP2(gelu, out)>::call(self, approximate, out);
     return out;
 }
@@ -307,6 +371,13 @@ bool activation_grad(const char *base, const at::Tensor &first, const at::Tensor
     const std::string k = float_suffix(dx.scalar_type()).empty() ? "" : kernel_for(base, dx.scalar_type());
     if (k.empty() || !placeable(dx, {&first, &dy}) || host_scalar(first) || host_scalar(dy))
         return false;
+    const c10::ScalarType common = common_type({&first, &dy});
+    if (common != dx.scalar_type()) {
+        if (float_suffix(common).empty() || kernel_for(base, common).empty())
+            return false;
+        return via_common_type(common, broadcast({&first, &dy}), dx,
+                               [&](at::Tensor &t) { (void)activation_grad(base, first, dy, t); });
+    }
     DeviceContext &ctx = context_of(dx);
     auto lock = ctx.lock();
     fit(dx, broadcast({&first, &dy}));
@@ -343,7 +414,10 @@ at::Tensor &clamp_out(const at::Tensor &self, const c10::optional<c10::Scalar> &
                       const c10::optional<c10::Scalar> &max, at::Tensor &out)
 {
     const std::string k = float_suffix(out.scalar_type()).empty() ? "" : kernel_for("clamp", out.scalar_type());
-    if (k.empty() || !placeable(out, {&self}) || host_scalar(self) || (!min.has_value() && !max.has_value()))
+    // An out of another type than self's: the CPU's rules (type promotion
+    // with the bounds, an error for others), there.
+    if (k.empty() || !placeable(out, {&self}) || host_scalar(self) || (!min.has_value() && !max.has_value()) ||
+        self.scalar_type() != out.scalar_type())
         return Fallback<ATEN_OP2(clamp, out)>::call(self, min, max, out);
     DeviceContext &ctx = context_of(out);
     auto lock = ctx.lock();
@@ -372,7 +446,8 @@ at::Tensor &where_out(const at::Tensor &condition, const at::Tensor &self, const
     const std::size_t esize = out.element_size();
     const bool ok = (esize == 4 || esize == 2) && device_dtype(out.scalar_type()) != 0 &&
                     condition.scalar_type() == c10::ScalarType::Bool && is_hpu(condition) &&
-                    placeable(out, {&condition, &self, &other});
+                    placeable(out, {&condition, &self, &other}) &&
+                    at::result_type(self, other) == out.scalar_type(); // else the CPU's error
     if (!ok)
         return Fallback<ATEN_OP2(where, self_out)>::call(condition, self, other, out);
     DeviceContext &ctx = context_of(out);

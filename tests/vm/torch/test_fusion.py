@@ -11,7 +11,6 @@
 #   PYTHONPATH=build/python PT_HPU_LAZY_MODE=1 /usr/bin/python3 tests/vm/torch/test_fusion.py
 #
 # Copyright (c) 2026 The hpu authors
-import os
 import sys
 import time
 
@@ -98,7 +97,14 @@ class TestFusion(LazyModeTest):
         return ds_on, nodes
 
     def test_switch(self):
-        self.assertEqual(self.was_fusion, os.environ.get("PT_HPU_LAZY_FUSION", "1") != "0")
+        # PT_HPU_LAZY_FUSION is read when hpu_torch loads: new processes.
+        code = ("import torch, hpu_torch\nfrom hpu_torch import core\n"
+                "x, y = torch.rand(1000).to('hpu'), torch.rand(1000).to('hpu')\ncore.mark_step()\n"
+                "f0 = core.lazy_stats(0)['fused']\nz = torch.relu(x + y)\ncore.mark_step()\n"
+                "print(core.lazy_fusion(), core.lazy_stats(0)['fused'] - f0, "
+                "torch.equal(z.cpu(), torch.relu(x.cpu() + y.cpu())))")
+        for value, want in (("0", "False 0 True"), ("1", "True 1 True")):
+            self.assertEqual(_main.child({"PT_HPU_LAZY_MODE": "1", "PT_HPU_LAZY_FUSION": value}, code), want)
 
     def test_relu_of_mul_add_bit_identical(self):
         ds, nodes = self.check_modes(lambda x, y: torch.relu(x * 2 + y), specials(1000, 37, seed=1),
