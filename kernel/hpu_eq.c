@@ -317,10 +317,19 @@ static void hpu_eq_drain_locked(struct hpu_eq *eq, unsigned int *want)
 	if (pi == U32_MAX)
 		return;	/* the device is gone */
 	if (pi - eq->ci > HPU_EQ_ENTRIES) {
-		dev_err_ratelimited(hdev->drm.dev,
-				    "event queue: EQ_PI %u is more than a ring ahead of %u\n",
-				    pi, eq->ci);
-		eq->ci = pi - HPU_EQ_ENTRIES;
+		/*
+		 * The device never writes more than a ring ahead (it drops
+		 * and counts instead): EQ_PI went back, as a hard reset
+		 * sets it (hpu_eq_sync() may run in that window, before
+		 * hpu_eq_hw_restart()). The ring holds old entries: take
+		 * none of them again.
+		 */
+		dev_dbg(hdev->drm.dev,
+			"event queue: EQ_PI %u is behind %u (reset): nothing to handle\n",
+			pi, eq->ci);
+		eq->ci = pi;
+		hpu_wr32(hdev, HPU_REG_EQ_CI, eq->ci);
+		return;
 	}
 
 	/* Read the entries only after EQ_PI says they are there. */
