@@ -429,7 +429,7 @@ TEST_CASE("tpclib lamb_norms_f32 with a table that breaks the rules: rows clampe
         CAPTURE(c.what);
         Tensor tp = L.tensor(F32, {P, 2}, part);
         Tensor ts = L.tensor(I32, {static_cast<uint32_t>(c.table.size())}, c.table);
-        Tensor tn = L.tensor(F32, {P, 2}, std::vector<uint32_t>(2 * P, sentinel));
+        Tensor tn = L.tensor(F32, {P, 2}, std::vector<uint32_t>(std::size_t{2} * P, sentinel));
         const auto segs = static_cast<uint32_t>(c.table.size() - 1);
         REQUIRE(L.launch("lamb_norms_f32", {tp, ts, tn}, {}, {segs, 1, 1, 1, 1}) == HPU_CQ_OK);
         const auto got = L.read(tn);
