@@ -9,8 +9,9 @@
 #                  make run-libhpu: the libhpu C++ trainer instead (Documentation/training.md)
 #   make test      every check and test (host and VM), ending with "N passed, N failed"
 #   make test-interop only the interop run: the HPU's RoCE v2 against Linux rxe in a
-#                  second guest (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); not yet
-#                  part of make test), logs and figures in $(BUILD)/interop/
+#                  second guest, and rxe against rxe beside it for the figures
+#                  (tests/vm/interop/run-interop.sh $(INTEROP_FLAGS); make test runs
+#                  the HPU pair), logs and figures in $(BUILD)/interop/
 #   make test-mpi  only the MPI run (also part of make test): Open MPI + UCX across two HPU
 #                  guests, an allreduce of HBM buffers (tests/vm/mpi/run-mpi.sh $(MPI_FLAGS)),
 #                  logs and figures in $(BUILD)/mpi/

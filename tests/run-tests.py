@@ -13,9 +13,9 @@
 #      then a second guest runs it again with QEMU's intel-iommu in strict
 #      mode (test names vm-iommu/...); both with three NIC ports wired
 #      (nic_wiring(): the NIC tests, tests/vm/nic/)
-#   4. the interop run (make test-interop; not yet in the default set):
-#      two guests, the HPU's RoCE v2 against Linux rxe in the other guest,
-#      rxe against rxe beside it (tests/vm/interop/)
+#   4. the interop run: two guests, the HPU's RoCE v2 against Linux rxe in
+#      the other guest (tests/vm/interop/; make test-interop also runs rxe
+#      against rxe beside it, the baseline of its figures)
 #   5. the MPI run (also alone: make test-mpi): Open MPI with UCX across
 #      two HPU guests, an allreduce of HBM buffers (tests/vm/mpi/)
 #
@@ -225,13 +225,13 @@ def record_file(path, prefix=None):
     return n
 
 
-def two_guest_run(build, prefix, what, script):
-    """A run of two guests (tests/vm/<prefix>/<script>): its PASS/FAIL
-    lines (names <prefix>/...) from build/<prefix>/results.txt, its figures
-    from build/<prefix>/figures.txt."""
+def two_guest_run(build, prefix, what, script, args=()):
+    """A run of two guests (tests/vm/<prefix>/<script> with args): its
+    PASS/FAIL lines (names <prefix>/...) from build/<prefix>/results.txt,
+    its figures from build/<prefix>/figures.txt."""
     logdir = os.path.join(REPO, build, prefix)
     t0 = time.monotonic()
-    r = run(["bash", f"tests/vm/{prefix}/{script}", "--log", logdir],
+    r = run(["bash", f"tests/vm/{prefix}/{script}", "--log", logdir, *args],
             env=dict(os.environ, HPU_BUILD=os.path.join(REPO, build)))
     print(f"({what} run took {time.monotonic() - t0:.0f} s)")
     n = record_file(os.path.join(logdir, "results.txt"))
@@ -250,11 +250,13 @@ def two_guest_run(build, prefix, what, script):
 
 def interop_tests(build):
     """Two guests on emulated wires (tests/vm/interop/run-interop.sh): the
-    HPU's RoCE v2 against Linux rxe in another guest, and rxe against rxe
-    (the harness check and the baseline of the same run); every step a
-    PASS/FAIL line (names interop/...), the wires checked with tshark and
-    icrc-check.py. Figures in build/interop/figures.txt."""
-    two_guest_run(build, "interop", "interop", "run-interop.sh")
+    HPU's RoCE v2 against Linux rxe in another guest; every step a
+    PASS/FAIL line (names interop/...), the wire checked with tshark and
+    icrc-check.py. The rxe-against-rxe pair (the baseline of the figures)
+    is left to make test-interop: rxe's own retry of a partly acknowledged
+    SEND fails its ib_send_bw now and then (Documentation/rdma.md), a step
+    the HPU takes no part in."""
+    two_guest_run(build, "interop", "interop", "run-interop.sh", ("--pairs", "hpu"))
 
 
 def mpi_tests(build):
@@ -341,9 +343,7 @@ def main():
         print(f"\n(make test-debug took {time.monotonic() - t0:.0f} s)")
         print(f"{npass} passed, {len(results) - npass} failed")
         return 1 if len(results) > npass else 0
-    # The interop run is not yet in the default set: HPU steps against rxe
-    # still failed in the last runs (Documentation/rdma.md); make test-interop.
-    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "mpi"])
+    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "interop", "mpi"])
     t0 = time.monotonic()
     if "static" in only:
         static_checks(a.build)
