@@ -140,22 +140,22 @@ static void hpu_bo_dma_release(struct hpu_bo *bo)
 void hpu_gem_dma_release_all(struct hpu_device *hdev)
 {
 	struct hpu_bo *bo;
+	bool alive;
 
 	for (;;) {
 		spin_lock(&hdev->dma_bos_lock);
 		bo = list_first_entry_or_null(&hdev->dma_bos, struct hpu_bo,
 					      dma_link);
-		if (bo) {
-			list_del_init(&bo->dma_link);
-			if (!kref_get_unless_zero(&bo->base.base.refcount))
-				bo = NULL;	/* its free path has it */
-		}
-		spin_unlock(&hdev->dma_bos_lock);
 		if (!bo) {
-			if (list_empty_careful(&hdev->dma_bos))
-				break;
-			continue;
+			spin_unlock(&hdev->dma_bos_lock);
+			break;
 		}
+		list_del_init(&bo->dma_link);
+		/* Not alive: its free path unmaps it. */
+		alive = kref_get_unless_zero(&bo->base.base.refcount);
+		spin_unlock(&hdev->dma_bos_lock);
+		if (!alive)
+			continue;
 		hpu_bo_dma_release(bo);
 		drm_gem_object_put(&bo->base.base);
 	}
