@@ -6,7 +6,9 @@
 // mutates are copied back to their HPUs. Ops with tensor-list arguments
 // (Tensor[], Tensor?[]), which 1.13's does not handle, go through ours. Each use is counted by op name
 // (hpu_torch.core.fallback_counts()); with PT_HPU_LOG_FALLBACK=1 the first
-// use of each op prints one warning.
+// use of each op prints one warning. A random op's generator is replaced
+// for the CPU kernel (host_generators): the HPU's generators seed its
+// draws, PyTorch's CPU generator is not advanced by them.
 //
 // Copyright (c) 2026 The hpu authors
 #include <ATen/native/CPUFallback.h>
@@ -143,6 +145,54 @@ void list_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
     }
 }
 
+// The HPU device among the arguments (a factory's device, tensors and
+// tensor lists): the first.
+c10::optional<c10::Device> hpu_device(const std::vector<c10::IValue> &args)
+{
+    for (const c10::IValue &v : args) {
+        if (v.isDevice() && v.toDevice().type() == c10::DeviceType::HPU)
+            return v.toDevice();
+        if (v.isTensor() && v.toTensor().defined() && is_hpu(v.toTensor()))
+            return v.toTensor().device();
+        if (v.isTensorList()) {
+            for (const at::Tensor &t : v.toTensorList().vec()) {
+                if (t.defined() && is_hpu(t))
+                    return t.device();
+            }
+        }
+    }
+    return c10::nullopt;
+}
+
+// A random op's Generator? arguments for its CPU kernel, on the stack:
+// none or an HPU generator becomes a CPU generator seeded by the HPU's
+// (next_seed: the one given, or the device's default); a CPU generator
+// given stays.
+void host_generators(const c10::FunctionSchema &schema, torch::jit::Stack *stack)
+{
+    const std::size_t nargs = schema.arguments().size();
+    const std::size_t first = stack->size() - nargs;
+    c10::optional<c10::Device> device;
+    bool looked = false;
+    for (std::size_t i = 0; i < nargs; ++i) {
+        c10::TypePtr type = schema.arguments()[i].type();
+        if (const auto opt = type->cast<c10::OptionalType>())
+            type = opt->getElementType();
+        if (type->kind() != c10::TypeKind::GeneratorType)
+            continue;
+        if (!looked) {
+            device = hpu_device({stack->begin() + static_cast<std::ptrdiff_t>(first), stack->end()});
+            looked = true;
+        }
+        if (!device.has_value())
+            return;
+        c10::IValue &slot = (*stack)[first + i];
+        const c10::optional<at::Generator> gen =
+            slot.isGenerator() ? c10::optional<at::Generator>(slot.toGenerator()) : c10::nullopt;
+        slot = cpu_generator_for(gen, *device);
+    }
+}
+
 } // namespace
 
 void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
@@ -158,6 +208,7 @@ void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
     }
     if (first && log_fallback())
         TORCH_WARN("HPU: ", name, " has no HPU kernel; it runs on the CPU (its tensors are copied to the host and back)");
+    host_generators(schema, stack);
     const std::size_t nargs = schema.arguments().size();
     const std::vector<c10::IValue> args(stack->end() - static_cast<std::ptrdiff_t>(nargs), stack->end());
     if (has_tensor_list(args)) {

@@ -420,6 +420,21 @@ void copy_into(const at::Tensor &dst, const at::Tensor &src);
 /** dst (HPU) = value everywhere. */
 void fill_hpu(const at::Tensor &dst, const c10::Scalar &value);
 
+// ---- random numbers (generator.cpp) ----------------------------------------
+
+/** The default generator of HPU device (-1: the current HPU), made on first use. */
+const at::Generator &default_generator(int device);
+/** A new generator of HPU device (-1: the current HPU), seeded with PyTorch's default seed. */
+at::Generator new_generator(int device);
+/** The seed of one random draw on device: an HPU generator's next key (gen,
+ * or device's default generator without one), a CPU generator's next 64
+ * bits when gen is one. */
+std::uint64_t next_seed(const c10::optional<at::Generator> &gen, c10::Device device);
+/** The CPU generator the CPU fallback draws with for a draw on device: gen
+ * when it is a CPU generator, else a new one seeded with next_seed(gen,
+ * device), so the host's draws do not advance the CPU's default generator. */
+at::Generator cpu_generator_for(const c10::optional<at::Generator> &gen, c10::Device device);
+
 // ---- the CPU fallback ------------------------------------------------------
 
 /** The boxed fallback: runs op on the CPU with copies of its HPU tensors. */

@@ -6,7 +6,6 @@
 // fallback (fallback.cpp), which counts it.
 //
 // Copyright (c) 2026 The hpu authors
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Operators.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ScalarOps.h>
@@ -546,11 +545,10 @@ HPU_COMPARE(ge)
 
 // ---- random fills ------------------------------------------------------------
 
-std::uint64_t next_seed(c10::optional<at::Generator> gen);
-
 // self = kernel(a, b) drawn on the device (dense; a strided self through a
 // dense temporary).
-at::Tensor &random_fill(const char *base, at::Tensor &self, float a, float b, c10::optional<at::Generator> gen)
+at::Tensor &random_fill(const char *base, at::Tensor &self, float a, float b,
+                        const c10::optional<at::Generator> &gen)
 {
     DeviceContext &ctx = context_of(self);
     auto lock = ctx.lock();
@@ -559,7 +557,7 @@ at::Tensor &random_fill(const char *base, at::Tensor &self, float a, float b, c1
     const std::int64_t n = target.numel();
     if (n > 0) {
         const at::Tensor flat = target.view({n});
-        launch_ew(ctx, k, {n}, {operand(flat, {n})}, {fbits(a), fbits(b)}, next_seed(std::move(gen)));
+        launch_ew(ctx, k, {n}, {operand(flat, {n})}, {fbits(a), fbits(b)}, next_seed(gen, self.device()));
     }
     if (!self.is_contiguous())
         copy_into(self, target);
@@ -570,14 +568,14 @@ at::Tensor &uniform_(at::Tensor &self, double from, double to, c10::optional<at:
 {
     if (float_suffix(self.scalar_type()).empty())
         return Fallback<ATEN_OP(uniform_)>::call(self, from, to, std::move(gen));
-    return random_fill("uniform", self, static_cast<float>(from), static_cast<float>(to), std::move(gen));
+    return random_fill("uniform", self, static_cast<float>(from), static_cast<float>(to), gen);
 }
 
 at::Tensor &normal_(at::Tensor &self, double mean, double std, c10::optional<at::Generator> gen)
 {
     if (float_suffix(self.scalar_type()).empty())
         return Fallback<ATEN_OP(normal_)>::call(self, mean, std, std::move(gen));
-    return random_fill("normal", self, static_cast<float>(mean), static_cast<float>(std), std::move(gen));
+    return random_fill("normal", self, static_cast<float>(mean), static_cast<float>(std), gen);
 }
 
 // self = integers drawn uniformly from [from, to) (torch.randint): FP32
@@ -606,7 +604,7 @@ at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::
     const c10::Device d = self.device();
     at::Tensor u = empty_hpu({n}, c10::ScalarType::Float, d);
     launch_ew(ctx, "uniform_f32", {n}, {operand(u, {n})}, {fbits(0.0F), fbits(static_cast<float>(span))},
-              next_seed(std::move(gen)));
+              next_seed(gen, self.device()));
     at::Tensor i = empty_hpu({n}, c10::ScalarType::Int, d);
     launch_ew(ctx, "cast_f32_i32", {n}, {operand(u, {n}), operand(i, {n})});
     at::Tensor top = empty_hpu({}, c10::ScalarType::Int, d);
@@ -622,17 +620,6 @@ at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::
 }
 
 // ---- dropout -------------------------------------------------------------
-
-// The seed of a device random draw, from the generator given or PyTorch's
-// default one (so torch.manual_seed makes device draws repeatable).
-std::uint64_t next_seed(c10::optional<at::Generator> gen)
-{
-    at::Generator g = gen.has_value() && gen->defined() ? *gen : at::detail::getDefaultCPUGenerator();
-    const std::lock_guard<std::mutex> lock(g.mutex());
-    auto *cpu = g.get<at::CPUGeneratorImpl>();
-    TORCH_CHECK(cpu != nullptr, "HPU random draws take a CPU generator");
-    return cpu->random64();
-}
 
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, double p, c10::optional<bool> train)
 {
@@ -650,7 +637,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, doubl
     fill_hpu(ones, 1.0);
     const auto pf = static_cast<float>(p);
     const float scale = 1.0F / (1.0F - pf);
-    const std::uint64_t seed = next_seed(c10::nullopt);
+    const std::uint64_t seed = next_seed(c10::nullopt, input.device());
     // The mask depends on the seed and the element's place only: the same
     // draw on ones (scale 1) gives it as 1 or 0, cast to bool.
     launch_ew(ctx, "dropout_" + sfx, sz, {operand(x, sz), operand(out, sz)}, {fbits(pf), fbits(scale)}, seed);

@@ -40,5 +40,9 @@ _patch_printing()
 from . import core  # noqa: E402
 from . import hpu  # noqa: E402
 from . import optim  # noqa: E402
+from . import random  # noqa: E402
 
-__all__ = ["core", "hpu", "optim"]
+# torch.manual_seed / torch.seed seed the HPUs' generators too.
+random._patch_torch_seeding()
+
+__all__ = ["core", "hpu", "optim", "random"]

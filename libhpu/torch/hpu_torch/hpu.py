@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""The HPU device module (what torch.cuda is to CUDA devices): devices, memory, streams and events."""
+"""The HPU device module (what torch.cuda is to CUDA devices): devices, memory, streams, events and
+random number generators (hpu_torch.random)."""
 import torch
 
 from .core import _index
+from .random import (Generator, default_generator, default_generators, get_rng_state,  # noqa: F401
+                     get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed, seed_all,
+                     set_rng_state, set_rng_state_all)
 
 _ops = torch.ops.hpu_torch
 

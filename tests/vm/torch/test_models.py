@@ -445,9 +445,16 @@ class TestOpCoverage(DeviceTest):
         self.assertEqual(r.device.type, "hpu")
         counts = torch.bincount(r.cpu() % 3, minlength=3).tolist()
         self.assertLess(chi2(counts), 13.8, f"randint(0, 3 << 22) residues mod 3: {counts}")  # p = 0.001, 2 dof
+        # The CPU draws it with a CPU generator the HPU's seeds (the
+        # default one untouched): repeated by manual_seed, in range.
         torch.manual_seed(0)
-        self.same(torch.randint(-3, 7, (1000,), device=HPU), (torch.manual_seed(0), torch.randint(-3, 7, (1000,)))[1],
-                  "randint of span 10: the CPU's draw")
+        r10 = torch.randint(-3, 7, (1000,), device=HPU).cpu()
+        cpu_next = torch.rand(4)
+        torch.manual_seed(0)
+        self.same(torch.randint(-3, 7, (1000,), device=HPU), r10, "randint of span 10 repeats after manual_seed")
+        self.assertEqual(set(r10.tolist()), set(range(-3, 7)), "randint of span 10 covers [-3, 7)")
+        torch.manual_seed(0)
+        self.assertTrue(torch.equal(torch.rand(4), cpu_next), "randint of span 10 advanced the CPU's generator")
         # Spans of 2^m stay on the device and are exactly uniform.
         core.reset_fallback_counts()
         torch.manual_seed(1)
