@@ -466,6 +466,157 @@ class TestMath(DeviceTest):
         self.assert_on_device()
 
 
+class TestGenerators(DeviceTest):
+    """The HPUs' own generators (hpu_torch.random): seeded by
+    torch.manual_seed, apart from the CPU's, with states that replay."""
+
+    @staticmethod
+    def draws(device=HPU):
+        """A draw of each kind: rand, randn, dropout, on the host."""
+        return [torch.rand(1000, device=device).cpu(), torch.randn(1000, device=device).cpu(),
+                torch.nn.functional.dropout(torch.ones(1000, device=device), 0.5, training=True).cpu()]
+
+    def assert_same(self, a, b, what):
+        for kind, x, y in zip(("rand", "randn", "dropout"), a, b):
+            self.assertTrue(torch.equal(x, y), f"{what}: {kind}")
+
+    def test_manual_seed_repeats_rand_randn_dropout(self):
+        torch.manual_seed(21)
+        a = self.draws()
+        torch.manual_seed(21)
+        self.assert_same(self.draws(), a, "torch.manual_seed repeats")
+        hpu.manual_seed(21)
+        self.assert_same(self.draws(), a, "hpu.manual_seed repeats")
+        self.assertEqual(hpu.initial_seed(), 21)
+        torch.manual_seed(22)
+        for kind, x, y in zip(("rand", "randn", "dropout"), self.draws(), a):
+            self.assertFalse(torch.equal(x, y), f"another seed, the same {kind}")
+        self.assertFalse(torch.equal(a[0], torch.rand(1000, device=HPU).cpu()), "two draws, the same numbers")
+        self.assert_on_device()
+
+    def test_hpu_draws_leave_the_cpu_generator(self):
+        torch.manual_seed(5)
+        want = torch.rand(8)
+        torch.manual_seed(5)
+        self.draws()
+        torch.nn.Linear(64, 8, device=HPU)  # initialised on the device
+        torch.randint(0, 16, (100,), device=HPU)
+        torch.randint(0, 10, (100,), device=HPU)  # drawn by the CPU fallback
+        torch.bernoulli(torch.full((100,), 0.5, device=HPU))  # the CPU fallback too
+        self.assertTrue(torch.equal(torch.rand(8), want), "HPU draws advanced the CPU's generator")
+
+    def test_fallback_draws_follow_the_hpu_generator(self):
+        p = torch.full((1000,), 0.5, device=HPU)
+        torch.manual_seed(6)
+        a = torch.bernoulli(p).cpu()
+        hpu.manual_seed(6)
+        torch.random.default_generator.manual_seed(7)  # another CPU seed: no effect
+        self.assertTrue(torch.equal(torch.bernoulli(p).cpu(), a), "bernoulli repeats with the HPU's seed")
+        self.assertTrue(any(k.startswith("bernoulli") for k in core.fallback_counts()), core.fallback_counts())
+
+    def test_rng_state_round_trip(self):
+        torch.manual_seed(7)
+        torch.rand(10, device=HPU)
+        state = hpu.get_rng_state()
+        self.assertEqual((state.dtype, state.device.type, state.numel()), (torch.uint8, "cpu", 24))
+        a = self.draws()
+        hpu.set_rng_state(state)
+        self.assert_same(self.draws(), a, "set_rng_state replays")
+        hpu.set_rng_state(state, "hpu:0")
+        self.assert_same(self.draws(), a, "set_rng_state(hpu:0) replays")
+        hpu.set_rng_state_all([state] * hpu.device_count())
+        self.assertEqual(len(hpu.get_rng_state_all()), hpu.device_count())
+        self.assert_same(self.draws(), a, "set_rng_state_all replays")
+        self.assertTrue(torch.equal(hpu.default_generators[0].get_state(), hpu.get_rng_state()))
+        self.assertEqual(hpu.default_generators[0].device, HPU)
+
+    def test_explicit_generators(self):
+        g = hpu.Generator()
+        self.assertIsInstance(g, torch.Generator)
+        self.assertEqual(g.device, HPU)
+        g.manual_seed(3)
+        x = torch.rand(100, device=HPU, generator=g).cpu()
+        s = g.get_state()
+        default = hpu.get_rng_state()
+        y = torch.randn(100, device=HPU, generator=g).cpu()
+        self.assertTrue(torch.equal(hpu.get_rng_state(), default), "an explicit generator moved the default one")
+        g.set_state(s)
+        self.assertTrue(torch.equal(torch.randn(100, device=HPU, generator=g).cpu(), y), "its state replays")
+        g.manual_seed(3)
+        self.assertTrue(torch.equal(torch.rand(100, device=HPU, generator=g).cpu(), x), "its seed repeats")
+        hpu.manual_seed(3)
+        self.assertTrue(torch.equal(torch.rand(100, device=HPU).cpu(), x), "the same seed as the default one")
+        # A CPU generator: each draw's seed is its next 64 bits, as before.
+        c1, c2 = torch.Generator().manual_seed(4), torch.Generator().manual_seed(4)
+        u = torch.rand(100, device=HPU, generator=c1).cpu()
+        self.assertTrue(torch.equal(torch.rand(100, device=HPU, generator=c2).cpu(), u))
+        self.assertFalse(torch.equal(c1.get_state(), torch.Generator().manual_seed(4).get_state()), "not advanced")
+        with self.assertRaisesRegex(ValueError, "an HPU device"):
+            hpu.Generator("cpu")
+        self.assert_on_device()
+
+    def test_second_hpu_has_its_own_state(self):
+        if hpu.device_count() < 2:
+            self.skipTest("one HPU")
+        torch.manual_seed(9)
+        s1 = hpu.get_rng_state("hpu:1")
+        a0 = torch.rand(100, device="hpu:0").cpu()
+        self.assertTrue(torch.equal(hpu.get_rng_state("hpu:1"), s1), "hpu:0's draw moved hpu:1's state")
+        self.assertTrue(torch.equal(torch.rand(100, device="hpu:1").cpu(), a0), "the same seed on hpu:1")
+        self.assertFalse(torch.equal(hpu.get_rng_state("hpu:1"), s1))
+        hpu.manual_seed(1)  # the current HPU's only
+        self.assertEqual(hpu.default_generators[0].initial_seed(), 1)
+        self.assertEqual(hpu.default_generators[1].initial_seed(), 9)
+        self.assertEqual(hpu.default_generators[1].device, torch.device("hpu:1"))
+        hpu.manual_seed_all(2)
+        self.assertEqual([g.initial_seed() for g in hpu.default_generators], [2] * hpu.device_count())
+
+    def test_bad_state_raises(self):
+        good = hpu.get_rng_state()
+        with self.assertRaisesRegex(RuntimeError, "24 bytes"):
+            hpu.set_rng_state(torch.zeros(16, dtype=torch.uint8))
+        with self.assertRaisesRegex(RuntimeError, "24 bytes"):
+            hpu.set_rng_state(torch.get_rng_state())  # the CPU's
+        with self.assertRaisesRegex(RuntimeError, "not an HPU generator state"):
+            hpu.set_rng_state(torch.zeros(24, dtype=torch.uint8))
+        newer = good.clone()
+        newer[4] = 2
+        with self.assertRaisesRegex(RuntimeError, "version 2"):
+            hpu.set_rng_state(newer)
+        with self.assertRaises(TypeError):
+            hpu.set_rng_state(torch.zeros(24))
+        self.assertTrue(torch.equal(hpu.get_rng_state(), good), "a refused state changed the generator")
+
+    def test_torch_seeding_wrappers(self):
+        self.assertIs(torch.manual_seed(3), torch.default_generator, "torch.manual_seed's result")
+        self.assertIs(torch.random.manual_seed, torch.manual_seed)
+        self.assertEqual(torch.manual_seed.__name__, "manual_seed")
+        self.assertEqual(hpu.initial_seed(), 3)
+        s = torch.seed()
+        self.assertEqual((torch.initial_seed(), hpu.initial_seed()), (s, s))
+        hpu.seed_all()
+        t = hpu.initial_seed()
+        self.assertEqual([g.initial_seed() for g in hpu.default_generators], [t] * hpu.device_count())
+        hpu.seed()
+        self.assertNotEqual(hpu.initial_seed(), t)
+        with self.assertRaises(RuntimeError):
+            torch.Generator(device="hpu")  # refused by PyTorch 1.13: hpu.Generator() instead
+
+    def test_distributions(self):
+        n = 1 << 16
+        torch.manual_seed(8)
+        u = torch.rand(n, device=HPU).cpu()
+        u2 = torch.rand(n, device=HPU).cpu()
+        z = torch.randn(n, device=HPU).cpu()
+        keep = torch.nn.functional.dropout(torch.ones(n, device=HPU), 0.3, training=True).cpu() != 0
+        counts = torch.histc(u, bins=10, min=0, max=1)
+        self.assertLess((counts - n / 10).abs().max().item(), 0.006 * n, f"uniform deciles {counts.tolist()}")
+        self.assertLess(abs(torch.corrcoef(torch.stack([u, u2]))[0, 1].item()), 0.02, "consecutive draws correlate")
+        self.assertLess(abs((z.abs() < 1).float().mean().item() - 0.682689), 0.01, "normal: P(|z| < 1)")
+        self.assertLess(abs(keep.float().mean().item() - 0.7), 0.01, "dropout(0.3) keeps 70%")
+        self.assert_on_device()
+
+
 class TestMatmul(DeviceTest):
     def test_mm_addmm(self):
         # The MME sums BF16 products in FP32 and rounds once; PyTorch 1.13's
