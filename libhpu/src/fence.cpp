@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Fences: one binary drm_syncobj each. Waits use DRM_IOCTL_SYNCOBJ_WAIT with
 // an absolute CLOCK_MONOTONIC deadline; a job's error comes from the fence
-// exported as a sync_file (SYNC_IOC_FILE_INFO status).
+// exported as a sync_file (SYNC_IOC_FILE_INFO status), so is the time it
+// signalled (hpu_fence_signal_time()).
 //
 // Copyright (c) 2026 The hpu authors
 #include "compute.h"
@@ -218,6 +219,52 @@ int export_launch(hpu_fence *f, int &fd)
 
 } // namespace
 
+namespace {
+
+// When every job of f ended (signalled, successfully or not): 0 and ns,
+// the latest of their signal times; -EBUSY while one is pending; or a
+// system call's negative errno.
+int signal_time(hpu_fence *f, std::uint64_t &ns)
+{
+    int st = 0;
+    if (const int err = fence_state(f, st); err < 0)
+        return err;
+    if (st == 1)
+        return -EBUSY;
+    // A final state may be cached from before the file was reopened; the
+    // syncobjs died with that file.
+    if (stale(f->dev, f->epoch))
+        return -ENODEV;
+    Kmd &kmd = f->dev->kmd;
+    std::uint64_t latest = 0;
+    const auto one = [&](std::uint32_t handle) {
+        int fd = -1;
+        if (const int err = kmd.syncobj_export_sync_file(handle, fd); err < 0)
+            return err;
+        std::uint64_t ts = 0;
+        const int err = kmd.sync_file_signal_time(fd, ts);
+        (void)f->dev->os().close(fd);
+        if (err < 0)
+            return err;
+        // Signalled (fence_state() saw it) without a time: nothing to
+        // give (a stub fence without one, imported).
+        if (ts == 0)
+            return -ENODATA;
+        latest = std::max(latest, ts);
+        return 0;
+    };
+    for (const hpu_fence_member &m : f->members) {
+        if (const int err = one(m.handle); err < 0)
+            return err;
+    }
+    if (const int err = one(f->handle); err < 0)
+        return err;
+    ns = latest;
+    return 0;
+}
+
+} // namespace
+
 std::int64_t deadline_after(Os &os, std::uint64_t timeout_ns)
 {
     const std::int64_t now = os.monotonic_ns();
@@ -265,6 +312,17 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
     if (!f->members.empty())
         return guarded([&]() { return hpu::detail::export_launch(f, *fd); });
     return f->dev->kmd.syncobj_export_sync_file(f->handle, *fd);
+}
+
+HPU_EXPORT int hpu_fence_signal_time(hpu_fence_t *f, uint64_t *ns)
+{
+    hpu::detail::clear_error();
+    if (ns == nullptr)
+        return -EINVAL;
+    *ns = 0;
+    if (f == nullptr)
+        return -EINVAL;
+    return guarded([&]() { return hpu::detail::signal_time(f, *ns); });
 }
 
 HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out)

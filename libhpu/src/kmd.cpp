@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <linux/sync_file.h>
@@ -535,6 +536,36 @@ int Kmd::sync_file_status(int fd, std::int32_t &status, std::uint64_t *timestamp
     if (timestamp_ns != nullptr)
         *timestamp_ns = fence.timestamp_ns;
     return err;
+}
+
+int Kmd::sync_file_signal_time(int fd, std::uint64_t &timestamp_ns)
+{
+    timestamp_ns = 0;
+    sync_file_info info{}; // num_fences 0: the count only
+    if (const int err = sync_file_call(fd, "SYNC_IOC_FILE_INFO", SYNC_IOC_FILE_INFO, &info,
+                                       [&](Trace &t) { t.u("num_fences", info.num_fences); });
+        err < 0)
+        return err;
+    if (info.num_fences == 0)
+        return 0;
+    // A sync_file's fences never change: the count stays right.
+    std::vector<sync_fence_info> fences(info.num_fences);
+    const std::uint32_t n = info.num_fences;
+    info = sync_file_info{};
+    info.num_fences = n;
+    info.sync_fence_info = reinterpret_cast<std::uintptr_t>(fences.data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    if (const int err = sync_file_call(fd, "SYNC_IOC_FILE_INFO", SYNC_IOC_FILE_INFO, &info,
+                                       [&](Trace &t) { t.i("status", info.status); });
+        err < 0)
+        return err;
+    std::uint64_t latest = 0;
+    for (const sync_fence_info &f : fences) {
+        if (f.status == 0)
+            return 0; // still active
+        latest = std::max<std::uint64_t>(latest, f.timestamp_ns);
+    }
+    timestamp_ns = latest;
+    return 0;
 }
 
 int Kmd::sync_file_merge(int fd, int fd2, int &merged)

@@ -120,6 +120,12 @@ public:
     // CLOCK_MONOTONIC time it signalled (0 while active), from the fence's
     // struct sync_fence_info.
     int sync_file_status(int fd, std::int32_t &status, std::uint64_t *timestamp_ns = nullptr);
+    // SYNC_IOC_FILE_INFO twice on a sync_file fd of any number of fences
+    // (a merged or imported one too): their count, then each one's
+    // struct sync_fence_info. timestamp_ns gets the latest CLOCK_MONOTONIC
+    // time one of them signalled, 0 while any is active or when none
+    // carries a time.
+    int sync_file_signal_time(int fd, std::uint64_t &timestamp_ns);
     // SYNC_IOC_MERGE on sync_file fd with fd2: a new sync_file in merged
     // that signals when both have, in error if a fence of them pending at
     // the call fails (the kernel leaves signalled fences out, errors too).

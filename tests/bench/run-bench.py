@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 #
 # make bench: measure, and print each figure as a ratio against a baseline
-# measured in the same run. Nothing here passes or fails on a time; the exit
-# status is 0 unless a benchmark failed to run.
+# measured in the same run. Nothing here passes or fails on a time, with
+# one exception, the PyTorch backend's requirement (torch_errors()): lazy
+# mode not slower than eager beyond noise (LAZY_NOISE), and no op run on the
+# CPU by the fallback in a model's step. Otherwise the exit status is 0
+# unless a benchmark failed to run.
 #
 #   DMA bandwidth (64 MiB, host->HBM, HBM->host, HBM->HBM, in the guest
 #   through libhpu)             vs  native memcpy bandwidth on the host
@@ -284,7 +287,7 @@ How to read the ratios:
   latency and throughput ratios, so they compare the two drivers' software
   paths on equal terms; absolute microseconds are not those of real silicon.""")
     print_compute(guest, host)
-    print_torch(guest)
+    errors += print_torch(guest)
     rdma_rows, e = rdma_bench(build, a.timeout, a.qemu)
     errors += e
     print_rdma(rdma_rows)
@@ -302,11 +305,33 @@ How to read the ratios:
     return 0
 
 
+# Lazy mode may measure this much slower than eager before it counts as
+# slower (the step times are medians of a short run under TCG).
+LAZY_NOISE = 0.05
+TORCH_MODELS = (("linear", "seed's model, SGD"), ("mlp", "MLP, AdamW"), ("cnn", "CNN, SGD"))
+
+
+def torch_errors(guest):
+    """What the PyTorch figures break of the backend's requirements: a lazy
+    step slower than eager's (eager/lazy below 1 - LAZY_NOISE), a model
+    that ran ops on the CPU (torch_*_fallbacks not 0)."""
+    errors = []
+    for m, _ in TORCH_MODELS:
+        eager, lazy = guest.get(f"torch_{m}_eager_step_ms"), guest.get(f"torch_{m}_lazy_step_ms")
+        if eager and lazy and eager / lazy < 1 - LAZY_NOISE:
+            errors.append(f"torch {m}: lazy mode is slower than eager ({lazy:g} ms/step against {eager:g}, "
+                          f"eager/lazy {eager / lazy:.3f} < {1 - LAZY_NOISE:g})")
+    for k, v in sorted(guest.items()):
+        if k.startswith("torch_") and k.endswith("_fallbacks") and v != 0:
+            errors.append(f"{k[6:-10]}: {v:g} op(s) per step run on the CPU by the fallback (torch_bench.py)")
+    return errors
+
+
 def print_torch(guest):
-    """The PyTorch backend's step times (tests/bench/torch_bench.py)."""
+    """The PyTorch backend's step times (tests/bench/torch_bench.py); returns torch_errors()."""
     g = guest.get
     rows = []
-    for m, what in (("linear", "seed's model, SGD"), ("mlp", "MLP, AdamW"), ("cnn", "CNN, SGD")):
+    for m, what in TORCH_MODELS:
         cpu, eager, lazy = g(f"torch_{m}_cpu_step_ms"), g(f"torch_{m}_eager_step_ms"), g(f"torch_{m}_lazy_step_ms")
         rows.append((f"torch {m} ({what}) eager", eager, "ms/step", "the guest's CPU", cpu, "ms/step",
                      ratio(cpu, eager), "-"))
@@ -325,8 +350,10 @@ zero_grad, forward, loss, backward and the optimizer, mark_step() in lazy mode,
 and waits with loss.item(), as the getting-started script does. The baseline
 is PyTorch's own CPU backend in the same guest, so both sides pay TCG's
 emulated CPU for Python and PyTorch's dispatcher; the HPU side's kernels run
-natively inside the device model. Lazy mode should not be slower than eager
-(aim >= 1: eager ms / lazy ms).""")
+natively inside the device model. Lazy mode must not be slower than eager
+(aim >= 1: eager ms / lazy ms; below %g it is an error, as is any fallback)."""
+          % (1 - LAZY_NOISE))
+    return torch_errors(guest)
 
 
 def guest_bench(build, timeout, qemu, name, script, res_name, args):

@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 9
+#define HPU_API_VERSION_MINOR 10
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -631,6 +631,27 @@ HPU_EXPORT int hpu_fence_error_info(hpu_fence_t *f, struct hpu_error_info *out);
  * (@address and @info stay 0). Since 1.8.
  */
 HPU_EXPORT int hpu_fence_error_info_wait(hpu_fence_t *f, struct hpu_error_info *out, uint64_t timeout_ns);
+
+/**
+ * hpu_fence_signal_time() - when the job of @f ended.
+ * @ns: Out: the CLOCK_MONOTONIC time in nanoseconds at which the driver
+ *      signalled the job's fence (0 unless the call returns 0).
+ *
+ * Never waits. The time is the kernel's signal timestamp of the fence
+ * (struct sync_fence_info's timestamp_ns of its sync_file), so the
+ * difference between two fences' times measures the device's work
+ * between them, whatever the caller did meanwhile. A failed job's fence
+ * signals too: its time is given as well, and hpu_fence_status() tells
+ * the outcome. A graph launch's fence gives the time its last job ended;
+ * an imported fence (hpu_fence_import_fd()) the latest of its fences'.
+ *
+ * Returns 0, -EBUSY while a job of @f is pending (poll again or wait with
+ * hpu_fence_wait() first), -ENODEV for a fence of a file that was
+ * reopened since, -ENODATA when the kernel reports a signalled fence
+ * without a time (0), -EINVAL for a NULL argument, or another negative
+ * errno of a system call. Since 1.10.
+ */
+HPU_EXPORT int hpu_fence_signal_time(hpu_fence_t *f, uint64_t *ns);
 
 /**
  * hpu_device_event_fd() - enable error events on @dev and return the fd to

@@ -22,6 +22,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -576,6 +577,19 @@ public:
         int fd = -1;
         detail::check(hpu_fence_export_fd(get(), &fd), "exporting an HPU fence");
         return fd;
+    }
+    /**
+     * When the job ended, failed or not (hpu_fence_signal_time): CLOCK_MONOTONIC
+     * nanoseconds, or std::nullopt while it is pending. Throws hpu::Error.
+     */
+    [[nodiscard]] std::optional<std::uint64_t> signal_time() const
+    {
+        std::uint64_t ns = 0;
+        const int r = hpu_fence_signal_time(get(), &ns);
+        if (r == -EBUSY)
+            return std::nullopt;
+        detail::check(r, "reading an HPU fence's signal time");
+        return ns;
     }
 };
 

@@ -367,7 +367,9 @@ public:
         return {reinterpret_cast<void *>(b->va), b, &free_block, where}; // NOLINT(performance-no-int-to-ptr)
     }
 
-    [[nodiscard]] c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
+    // No raw API: c10's raw_allocate() requires the data pointer to be the
+    // deleter's context, and a block's context is its Block, not its VA.
+    [[nodiscard]] c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
 };
 
 HpuAllocator g_allocator; // NOLINT: registered below

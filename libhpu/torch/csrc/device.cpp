@@ -13,6 +13,8 @@
 
 #include <atomic>
 
+#include <unistd.h>
+
 #include "hpu_torch.h"
 
 namespace hpu_torch {
@@ -229,11 +231,33 @@ void block_event(const StreamEvent &ev, int device, int stream)
     const StreamEvent::State e = ev.state();
     if (!e.recorded)
         return; // as CUDA: an event never recorded is complete
-    TORCH_CHECK(e.device == device, "Event device index ", e.device, " does not match blocking stream's device index ",
-                device);
     DeviceContext &ctx = DeviceContext::get(device);
-    auto lock = ctx.lock();
-    ctx.block_event(ev, stream);
+    if (e.device == device) {
+        auto lock = ctx.lock();
+        ctx.block_event(ev, stream);
+        return;
+    }
+    // Another HPU's event: its job's fence crosses as a sync_file (libhpu
+    // refuses another device's fence as a wait), exported here without
+    // either context's lock (a failed graph launch's export waits for the
+    // launch's end) and imported into this device under its lock.
+    if (!e.job || hpu_fence_status(e.job->get()) == 0)
+        return;
+    int fd = -1;
+    try {
+        fd = e.job->export_fd();
+    } catch (const hpu::Error &err) {
+        TORCH_CHECK(false, "HPU ", e.device, ": exporting an event's job '", e.what, "' for HPU ", device, ": ",
+                    err.what());
+    }
+    try {
+        auto lock = ctx.lock();
+        ctx.block_foreign(fd, e.device, e.what, stream);
+    } catch (...) {
+        (void)close(fd);
+        throw;
+    }
+    (void)close(fd);
 }
 
 bool query_event(const StreamEvent &ev)

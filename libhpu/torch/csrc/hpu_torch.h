@@ -87,7 +87,11 @@ private:
 };
 /** Records ev on stream of device (raises for a stream of another device than ev's). */
 void record_event(StreamEvent &ev, int device, int stream);
-/** Makes stream of device wait for ev (nothing if never recorded; raises for another device's event). */
+/**
+ * Makes stream of device wait for ev (nothing if never recorded or its job
+ * ended well); another device's event through its job's fence exported as
+ * a sync_file and imported here.
+ */
 void block_event(const StreamEvent &ev, int device, int stream);
 /** Whether ev's job has ended (true if never recorded). */
 bool query_event(const StreamEvent &ev);
@@ -96,7 +100,7 @@ void synchronize_event(const StreamEvent &ev);
 /**
  * Milliseconds from start's job to end's (timing events, both ended):
  * the driver's completion times of their marker jobs (CLOCK_MONOTONIC,
- * from the fences' sync_files). Raises otherwise.
+ * hpu_fence_signal_time()). Raises otherwise.
  */
 double event_elapsed_ms(const StreamEvent &start, const StreamEvent &end);
 
@@ -215,6 +219,12 @@ public:
      * stream's synchronisation reports that job's failure too.
      */
     void block_event(const StreamEvent &ev, int stream);
+    /**
+     * block_event() for an event of HPU from_device: its job's fence as a
+     * sync_file fd (the caller keeps fd), imported into this device as
+     * the marker's wait; what names that job.
+     */
+    void block_foreign(int sync_file_fd, int from_device, const std::string &what, int stream);
     /** Waits for ev (recorded on this device); raises naming its job if that failed. */
     void synchronize_event(const StreamEvent::State &ev);
     /**
@@ -291,7 +301,7 @@ private:
         // all the same, so the marker succeeds): its failure is the
         // waiting stream's too, reported naming that job.
         std::shared_ptr<hpu::Fence> waited;
-        std::string waited_what;
+        std::string waited_what; // "job 'name'", or "HPU n's job 'name'" (another HPU's event)
     };
     /** One job issued: its stream, number and fence (staging buffers remember their last). */
     struct JobRef {

@@ -314,6 +314,11 @@ void LazyRecorder::flush(DeviceContext &ctx)
 {
     if (jobs_.empty())
         return;
+    const int stream = current_stream(ctx.index());
+    // Room for the step's pending entry first: this may raise an older
+    // job's failure, and the step then stays recorded (run by the next
+    // flush) rather than being dropped without a word.
+    ctx.make_room(stream);
     // The step leaves the recorder whatever happens.
     std::vector<Job> jobs = std::move(jobs_);
     std::string key = std::move(key_);
@@ -334,8 +339,6 @@ void LazyRecorder::flush(DeviceContext &ctx)
     const int pool = pool_;
     pool_ = -1;
     const std::uint64_t step = ++step_;
-    const int stream = current_stream(ctx.index());
-    ctx.make_room(stream);
     std::string what = describe(step, jobs);
     const std::string doing = "running " + what;
     auto fence = ctx.guarded(doing.c_str(), [&] {

@@ -15,9 +15,12 @@
 // stream's last job and the event's fence: the wait is a dependency of
 // the driver's scheduler (drm_sched), so neither the host thread nor the
 // device's engines block on it, and the stream's later jobs follow the
-// marker. A timing event records a marker job of its own, whose fence's
-// signal time (the driver's completion time, read from its sync_file) is
-// the event's timestamp.
+// marker. Another HPU's event is waited for the same way: its job's fence
+// is exported as a sync_file and imported into this device (libhpu
+// refuses another device's fence as a wait; the driver's scheduler waits
+// for any dma_fence). A timing event records a marker job of its own,
+// whose fence's signal time (the driver's completion time,
+// hpu_fence_signal_time()) is the event's timestamp.
 //
 // A failed job's fence is signalled all the same, so the jobs after it
 // run; every fence is therefore kept until it is known to have succeeded,
@@ -33,15 +36,11 @@
 // Copyright (c) 2026 The hpu authors
 #include <algorithm>
 #include <array>
-#include <cerrno>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-
-#include <linux/sync_file.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include <optional>
 
 #include "lazy.h"
 
@@ -245,7 +244,7 @@ void DeviceContext::retire_front(int stream)
         (void)p.fence->wait();
         if (p.waited) {
             // An event wait's marker ended; the job it waited for has too.
-            what = "job '" + p.waited_what + "' (an event this stream waited for)";
+            what = p.waited_what + " (an event this stream waited for)";
             (void)p.waited->wait();
         }
     } catch (const hpu::Error &e) {
@@ -451,7 +450,23 @@ void DeviceContext::block_event(const StreamEvent &ev, int stream)
     Job marker;
     marker.kind = Job::Kind::Marker;
     marker.what = "event wait";
-    issue(std::move(marker), stream, e.job, e.what);
+    issue(std::move(marker), stream, e.job, "job '" + e.what + "'");
+}
+
+void DeviceContext::block_foreign(int sync_file_fd, int from_device, const std::string &what, int stream)
+{
+    flush();
+    // The imported fence is this device's: the marker waits for it in the
+    // driver's scheduler like any other (a dependency on the other
+    // device's dma_fence), and keeps it so that this stream's
+    // synchronisation reports that job's failure.
+    auto imported = guarded("importing another HPU's event", [&] {
+        return std::make_shared<hpu::Fence>(hpu::Fence::import_fd(dev_, sync_file_fd));
+    });
+    Job marker;
+    marker.kind = Job::Kind::Marker;
+    marker.what = "event wait (HPU " + std::to_string(from_device) + ")";
+    issue(std::move(marker), stream, imported, "HPU " + std::to_string(from_device) + "'s job '" + what + "'");
 }
 
 const DeviceContext::Pending *DeviceContext::find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const
@@ -634,30 +649,18 @@ DeviceContext::Staging DeviceContext::upload_staging(std::uint64_t bytes)
 
 namespace {
 
-// When the driver signalled f's job (CLOCK_MONOTONIC ns): the latest
-// signal time of the fences of its sync_file (SYNC_IOC_FILE_INFO).
+// When the driver signalled f's job (CLOCK_MONOTONIC ns): libhpu reads
+// the fence's signal timestamp (hpu_fence_signal_time()).
 std::uint64_t signal_time_ns(const hpu::Fence &f)
 {
-    const int fd = f.export_fd();
-    std::vector<sync_fence_info> fences;
-    sync_file_info info{};
-    int r = ioctl(fd, SYNC_IOC_FILE_INFO, &info); // num_fences 0: the count
-    if (r == 0 && info.num_fences > 0) {
-        fences.resize(info.num_fences);
-        const std::uint32_t n = info.num_fences;
-        info = sync_file_info{};
-        info.num_fences = n;
-        info.sync_fence_info = reinterpret_cast<std::uint64_t>(fences.data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): the uapi's pointer field
-        r = ioctl(fd, SYNC_IOC_FILE_INFO, &info);
+    std::optional<std::uint64_t> t;
+    try {
+        t = f.signal_time();
+    } catch (const hpu::Error &e) {
+        TORCH_CHECK(false, "HPU: reading an event's time: ", e.what());
     }
-    const int err = errno;
-    (void)close(fd);
-    TORCH_CHECK(r == 0, "HPU: reading an event's time (SYNC_IOC_FILE_INFO): ", std::strerror(err)); // NOLINT(concurrency-mt-unsafe)
-    std::uint64_t t = 0;
-    for (const sync_fence_info &fi : fences)
-        t = std::max<std::uint64_t>(t, fi.timestamp_ns);
-    TORCH_CHECK(t != 0, "HPU: an event's job has no completion time");
-    return t;
+    TORCH_CHECK(t.has_value(), "HPU: an event's job has not ended");
+    return *t;
 }
 
 } // namespace

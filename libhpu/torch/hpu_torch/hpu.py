@@ -240,8 +240,8 @@ class Event:
         self._ev.record(stream.device.index, stream.stream_id)
 
     def wait(self, stream=None):
-        """Makes stream's later ops wait for the event (None: the current stream).
-        RuntimeError if the event was recorded on another HPU than the stream's."""
+        """Makes stream's later ops wait for the event (None: the current stream), on the
+        device side; the event may have been recorded on another HPU than the stream's."""
         if stream is None:
             stream = current_stream()
         self._ev.block(stream.device.index, stream.stream_id)

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -257,6 +258,14 @@ TEST_CASE("C++ fence waits: timeouts and job errors", "[cxx]")
         const hpu::Fence none;
         CHECK_THROWS_AS((void)none.status(), hpu::Error);
         CHECK_THROWS_AS((void)none.wait(), hpu::Error);
+        CHECK_THROWS_AS((void)none.signal_time(), hpu::Error);
+        const auto g = q.write_value(0x100000000ULL, 2);
+        CHECK_FALSE(g.signal_time().has_value()); // pending
+        m.complete_jobs();
+        m.jobs.back().fence->timestamp_ns = 4242;
+        CHECK(g.signal_time() == std::optional<std::uint64_t>(4242));
+        m.jobs.front().fence->timestamp_ns = 4000;
+        CHECK(f.signal_time() == std::optional<std::uint64_t>(4000)); // failed: a time all the same
         m.on_wait = [&m]() { m.complete_jobs(); };
     }
     CHECK(m.leaks() == 0);

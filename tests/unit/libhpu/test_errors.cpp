@@ -887,6 +887,10 @@ TEST_CASE("reopen after a hard reset", "[libhpu][reset]")
         info.size = sizeof(info);
         CHECK(hpu_fence_error_info(pending, &info) == -ENODEV);
         CHECK(hpu_fence_export_fd(pending, &dmabuf) == -ENODEV);
+        std::uint64_t ns = 1;
+        CHECK(hpu_fence_signal_time(pending, &ns) == -ENODEV);
+        CHECK(hpu_fence_signal_time(done, &ns) == -ENODEV); // its result is known, its syncobj gone
+        CHECK(ns == 0);
 
         const int munmaps = fx.m.munmap_calls;
         CHECK(hpu_fence_destroy(done) == 0);

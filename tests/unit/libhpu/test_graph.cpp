@@ -469,6 +469,20 @@ TEST_CASE("a graph launch whose node fails on another queue than the join's fail
         CHECK(fx.m.aux_fds.at(fd).fence == tpc.fence);
         CHECK(fx.m.close(fd) == 0);
     }
+    SECTION("signal time: the latest job's, once every job ended")
+    {
+        std::uint64_t ns = 1;
+        tpc.fence->signalled = true;
+        tpc.fence->error = -EDOM;
+        tpc.fence->timestamp_ns = 9000;
+        CHECK(hpu_fence_signal_time(f, &ns) == -EBUSY); // the join runs
+        CHECK(ns == 0);
+        join.fence->signalled = true;
+        join.fence->timestamp_ns = 4000;
+        CHECK(hpu_fence_signal_time(f, &ns) == 0);
+        CHECK(ns == 9000); // the failed member ended last
+        CHECK(hpu_fence_status(f) == -EDOM);
+    }
     SECTION("both fail at the same time: graph order, the join's job holding node 0")
     {
         join.fence->signalled = true;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
@@ -738,14 +739,26 @@ TEST_CASE("fence status and the job's error", "[libhpu][fence]")
     fx.check_clean();
 }
 
-TEST_CASE("fences export and import as sync_file fds", "[libhpu][fence]")
+namespace {
+
+// A DMA queue and the fence of a memset on it, pending (jobs no longer
+// complete at submission).
+std::pair<hpu_queue_t *, hpu_fence_t *> pending_memset(Fixture &fx)
 {
-    Fixture fx;
     hpu_queue_t *q = nullptr;
     REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
     fx.m.auto_complete = false;
     hpu_fence_t *f = nullptr;
     REQUIRE(hpu_queue_memset(q, 0x100000000ULL, 0, 64, &f) == 0);
+    return {q, f};
+}
+
+} // namespace
+
+TEST_CASE("fences export and import as sync_file fds", "[libhpu][fence]")
+{
+    Fixture fx;
+    auto [q, f] = pending_memset(fx);
     int fd = -1;
     REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
     REQUIRE(fx.m.aux_fds.count(fd) == 1);
@@ -783,6 +796,105 @@ TEST_CASE("fences export and import as sync_file fds", "[libhpu][fence]")
     fx.m.complete_jobs();
     CHECK(hpu_cmdlist_destroy(cl) == 0);
     CHECK(hpu_fence_destroy(g) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    CHECK(hpu_queue_destroy(q) == 0);
+    fx.check_clean();
+}
+
+TEST_CASE("a fence's signal time is the kernel's timestamp of its job's fence", "[libhpu][fence]")
+{
+    Fixture fx;
+    auto [q, f] = pending_memset(fx);
+    auto &job = *fx.m.jobs.back().fence;
+    std::uint64_t ns = 1;
+
+    SECTION("pending: -EBUSY, without waiting")
+    {
+        const std::size_t waits = fx.m.wait_deadlines.size();
+        CHECK(hpu_fence_signal_time(f, &ns) == -EBUSY);
+        CHECK(ns == 0);
+        CHECK(fx.m.wait_deadlines.size() == waits);
+        CHECK(fx.m.aux_fds.empty()); // the sync_files were closed
+    }
+    SECTION("a successful job: its time")
+    {
+        fx.m.complete_jobs();
+        job.timestamp_ns = 123456789;
+        CHECK(hpu_fence_signal_time(f, &ns) == 0);
+        CHECK(ns == 123456789);
+        CHECK(fx.m.aux_fds.empty());
+        CHECK(hpu_fence_status(f) == 0);
+        CHECK(hpu_fence_signal_time(f, &ns) == 0); // after the result is cached too
+        CHECK(ns == 123456789);
+    }
+    SECTION("a failed job: its time too; the status tells the error")
+    {
+        fx.m.complete_jobs(-EIO);
+        job.timestamp_ns = 777;
+        CHECK(hpu_fence_signal_time(f, &ns) == 0);
+        CHECK(ns == 777);
+        CHECK(hpu_fence_status(f) == -EIO);
+    }
+    SECTION("an imported fence of several (a merged sync_file): the latest, once all signalled")
+    {
+        hpu_fence_t *g = nullptr;
+        REQUIRE(hpu_queue_memset(q, 0x100000000ULL, 0, 64, &g) == 0);
+        auto &job2 = *fx.m.jobs.back().fence;
+        int a = -1;
+        int b = -1;
+        REQUIRE(hpu_fence_export_fd(f, &a) == 0);
+        REQUIRE(hpu_fence_export_fd(g, &b) == 0);
+        sync_merge_data req{};
+        req.fd2 = b;
+        REQUIRE(fx.m.ioctl(a, SYNC_IOC_MERGE, &req) == 0);
+        hpu_fence_t *imported = nullptr;
+        REQUIRE(hpu_fence_import_fd(fx.dev, req.fence, &imported) == 0);
+        for (const int fd : {a, b, static_cast<int>(req.fence)})
+            CHECK(fx.m.close(fd) == 0);
+        job2.signalled = true;
+        job2.timestamp_ns = 5000;
+        CHECK(hpu_fence_signal_time(imported, &ns) == -EBUSY); // f's job runs
+        CHECK(ns == 0);
+        job.signalled = true;
+        job.timestamp_ns = 3000;
+        CHECK(hpu_fence_signal_time(imported, &ns) == 0);
+        CHECK(ns == 5000);
+        CHECK(hpu_fence_destroy(imported) == 0);
+        CHECK(hpu_fence_destroy(g) == 0);
+    }
+    SECTION("an imported fence that signalled without a time: -ENODATA")
+    {
+        fx.m.complete_jobs();
+        int a = -1;
+        REQUIRE(hpu_fence_export_fd(f, &a) == 0);
+        sync_merge_data req{};
+        req.fd2 = a;
+        REQUIRE(fx.m.ioctl(a, SYNC_IOC_MERGE, &req) == 0); // all signalled: a stub
+        hpu_fence_t *imported = nullptr;
+        REQUIRE(hpu_fence_import_fd(fx.dev, req.fence, &imported) == 0);
+        CHECK(fx.m.close(a) == 0);
+        CHECK(fx.m.close(static_cast<int>(req.fence)) == 0);
+        CHECK(hpu_fence_signal_time(imported, &ns) == -ENODATA);
+        CHECK(ns == 0);
+        CHECK(hpu_fence_destroy(imported) == 0);
+    }
+    SECTION("a system call's error")
+    {
+        fx.m.complete_jobs();
+        job.timestamp_ns = 1;
+        REQUIRE(hpu_fence_status(f) == 0); // cached: the export below is the time's
+        fx.m.request_fail[DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD] = -EMFILE;
+        CHECK(hpu_fence_signal_time(f, &ns) == -EMFILE);
+        CHECK(ns == 0);
+        fx.m.request_fail.clear();
+    }
+    SECTION("NULL arguments")
+    {
+        CHECK(hpu_fence_signal_time(nullptr, &ns) == -EINVAL);
+        CHECK(ns == 0);
+        CHECK(hpu_fence_signal_time(f, nullptr) == -EINVAL);
+    }
+    fx.m.complete_jobs();
     CHECK(hpu_fence_destroy(f) == 0);
     CHECK(hpu_queue_destroy(q) == 0);
     fx.check_clean();

@@ -27,10 +27,19 @@
 #                     after it raises naming it; a timing event's
 #                     synchronize() raises for the job before its marker,
 #                     once.
-#   TestStreamErrors  an event of hpu:0 waited on or recorded on an hpu:1
-#                     stream, record_stream with another device's stream,
-#                     a bad stream id: RuntimeError.
+#                     A lazy flush that raises an older job's failure keeps
+#                     its step (run by the next flush). A failed job of
+#                     hpu:1 is reported by the hpu:0 stream that waited for
+#                     its event.
+#   TestStreamErrors  an event of hpu:0 recorded on an hpu:1 stream,
+#                     record_stream with another device's stream, a bad
+#                     stream id: RuntimeError.
 #   TestSecondHpuStreams  the same producer/consumer order on hpu:1.
+#   TestCrossHpuWait  hpu:0's stream waits for an event of hpu:1 (held
+#                     there: hpu:0's later jobs do not run until it is
+#                     released), through Stream.wait_event, Event.wait(s)
+#                     and Event.wait(), eager and lazy; a long GEMM's
+#                     product on hpu:1 is right on hpu:0 after the wait.
 # "Held" streams: torch.ops.hpu_torch._hold_stream(device, id) issues on a
 # stream a job blocked on a sync object until _release_stream(device,
 # handle) (a test hook): what runs before what is then certain, no timing.
@@ -402,7 +411,7 @@ class TestStreamFailures(StreamCase):
     def arm(self, stream):
         """The next job on stream's DMA engine fails (stream s: DMA engine s modulo the engines)."""
         from test_device import debugfs_dir
-        d = debugfs_dir(0)
+        d = debugfs_dir(stream.device.index)
         if os.geteuid() != 0 or d is None:
             self.skipTest("needs root and the driver's debugfs fault injection")
         path = os.path.join(d, "inject_dma_fail")
@@ -451,6 +460,57 @@ class TestStreamFailures(StreamCase):
         s.synchronize()  # reported once: the stream's entry was retired
         hpu.synchronize()
 
+    def test_a_lazy_step_stays_recorded_when_its_flush_raises_an_older_failure(self):
+        # A flush makes room on its stream's pending list (64 entries)
+        # first; that raises the failure of the list's oldest job. The
+        # recorded step is then kept for the next flush, not dropped.
+        x = torch.zeros(4096, device=HPU)
+        y = torch.zeros(4096, device=HPU)
+        u = torch.arange(4096.0, device=HPU)
+        v = torch.full((4096,), -1.0, device=HPU)
+        s = hpu.Stream()
+        hpu.synchronize()
+        s.synchronize()  # its pending list is empty
+        self.arm(s)
+        j0 = _ops.jobs(0)
+        with hpu.stream(s):
+            x.fill_(7.0)  # one job, a DMA memset: fails, the oldest pending entry of s
+            n = 0
+            while _ops.jobs(0) - j0 < 64:
+                y.fill_(float(n))  # one DMA memset each
+                n += 1
+            self.assertEqual(_ops.jobs(0) - j0, 64, "s's pending list is not exactly full")
+            core.set_lazy(True)
+            torch.mul(u, 2, out=v)  # recorded
+            with self.assertRaisesRegex(RuntimeError, r"HPU 0: job 'fill \(DMA memset\)'"):
+                core.mark_step()  # the flush retires the failed fill first
+            core.mark_step()  # the recorded step runs now
+            s.synchronize()
+        core.set_lazy(False)
+        self.assertTrue(torch.equal(v.cpu(), torch.arange(4096.0) * 2), "the recorded step was dropped")
+        self.assertEqual(y.cpu().unique().tolist(), [62.0])
+
+    def test_a_failed_producer_on_hpu1_is_reported_to_the_waiting_hpu0_stream(self):
+        if hpu.device_count() < 2:
+            self.skipTest("one HPU")
+        d1 = torch.device("hpu:1")
+        x1 = torch.zeros(4096, device=d1)
+        y0 = torch.zeros(4096, device=HPU)
+        hpu.synchronize(d1)
+        s1 = hpu.Stream(d1)
+        self.arm(s1)
+        with hpu.stream(s1):
+            x1.fill_(7.0)  # fails on hpu:1
+            ev = s1.record_event()
+        hpu.current_stream(HPU).wait_event(ev)
+        y0.add_(1.0)  # follows the failed job: hpu:0's stream reports it
+        with self.assertRaisesRegex(RuntimeError, r"HPU 0: HPU 1's job 'fill \(DMA memset\)' \(an event"):
+            y0.cpu()
+        with self.assertRaisesRegex(RuntimeError, r"HPU 1: job 'fill \(DMA memset\)'"):
+            s1.synchronize()
+        hpu.synchronize(d1)
+        hpu.synchronize(HPU)
+
 
 class TestStreamErrors(StreamCase):
     def test_bad_stream_ids_are_refused(self):
@@ -460,7 +520,7 @@ class TestStreamErrors(StreamCase):
             _ops.query_stream(0, -1)
         self.assertEqual(hpu.current_stream().stream_id, 0)
 
-    def test_an_event_of_another_hpu(self):
+    def test_an_event_of_another_hpu_is_not_recorded_there(self):
         if hpu.device_count() < 2:
             self.skipTest("one HPU")
         ev = hpu.Event()
@@ -469,14 +529,7 @@ class TestStreamErrors(StreamCase):
         ev.record()  # on hpu:0's current stream
         s1 = hpu.Stream("hpu:1")
         with self.assertRaisesRegex(RuntimeError, "device index"):
-            s1.wait_event(ev)
-        with self.assertRaisesRegex(RuntimeError, "device index"):
-            ev.wait(s1)
-        with self.assertRaisesRegex(RuntimeError, "device index"):
             ev.record(s1)
-        with hpu.stream(s1):
-            with self.assertRaisesRegex(RuntimeError, "device index"):
-                ev.wait()  # the current stream is hpu:1's
         ev.synchronize()
         self.assertTrue(ev.query())
 
@@ -496,6 +549,103 @@ class TestSecondHpuStreams(StreamCase):
         y = self.producer_consumer(d1, wait=True)
         self.assertEqual(y.unique().tolist(), [7.0])
         self.assertEqual(y.device, torch.device("cpu"))
+
+
+class TestCrossHpuWait(StreamCase):
+    """A stream of one HPU waits for an event of another (the fence crosses as a sync_file)."""
+
+    def setUp(self):
+        if hpu.device_count() < 2:  # before StreamCase's setUp: no tearDown follows a skip
+            self.skipTest("one HPU")
+        super().setUp()
+        self.d1 = torch.device("hpu:1")
+        hpu.synchronize(self.d1)
+
+    def tearDown(self):
+        core.set_lazy(False)  # before hpu:1's synchronize (super() restores the mode)
+        hpu.synchronize(self.d1)
+        super().tearDown()
+
+    def check_wait(self, wait):
+        """hpu:1's held stream writes x1; hpu:0's default stream waits for its event, then writes y0."""
+        n = 1 << 16
+        x1 = torch.zeros(n, device=self.d1)
+        y0 = torch.zeros(n, device=HPU)
+        hpu.synchronize(self.d1)
+        hpu.synchronize(HPU)
+        s1 = hpu.Stream(self.d1)
+        s0 = hpu.current_stream(HPU)
+        with Held(s1) as h:
+            with hpu.stream(s1):
+                x1.fill_(7.0)
+                ev = s1.record_event()
+            self.assertEqual(ev.device, self.d1)
+            wait(ev, s0)
+            y0.fill_(3.0)  # on hpu:0's default stream, after the wait
+            done = s0.record_event()
+            self.assertFalse(ev.query())
+            # hpu:0's jobs wait in the driver for hpu:1's held job.
+            self.assertFalse(s0.query(), "hpu:0 ran before hpu:1's event")
+            self.assertFalse(done.query())
+            self.assertTrue(hpu.default_stream(self.d1).query(), "hpu:1's other streams are not held")
+            h.release()
+            s0.synchronize()
+        self.assertTrue(ev.query(), "hpu:0's stream ended before the event it waited for")
+        self.assertTrue(done.query())
+        self.assertEqual(y0.cpu().unique().tolist(), [3.0])
+        s1.synchronize()
+        # The value produced on hpu:1, copied to hpu:0 after the wait.
+        z0 = x1.to(HPU)
+        self.assertEqual(z0.device, HPU)
+        self.assertEqual(z0.cpu().unique().tolist(), [7.0])
+
+    def test_stream_wait_event(self):
+        self.check_wait(lambda ev, s: s.wait_event(ev))
+
+    def test_event_wait(self):
+        self.check_wait(lambda ev, s: ev.wait(s))
+
+    def test_event_wait_on_the_current_stream(self):
+        self.check_wait(lambda ev, s: ev.wait())
+
+    def test_after_a_long_op_the_value_is_right(self):
+        # A long GEMM on hpu:1's side stream, its event waited for on hpu:0,
+        # then hpu:0 copies the product (through the host) and uses it.
+        torch.manual_seed(5)
+        n = 768
+        a_cpu, b_cpu = torch.randn(n, n), torch.randn(n, n)
+        a1, b1 = a_cpu.to(self.d1), b_cpu.to(self.d1)
+        hpu.synchronize(self.d1)
+        s1 = hpu.Stream(self.d1)
+        c1 = torch.zeros(n, n, device=self.d1)
+        s1.wait_stream(hpu.current_stream(self.d1))
+        with hpu.stream(s1):
+            for _ in range(3):  # a few hundred ms of MME work
+                torch.mm(a1, b1, out=c1)
+            c1.mul_(0.5)
+            ev = s1.record_event()
+        hpu.current_stream(HPU).wait_event(ev)
+        marker = torch.ones(4, device=HPU) * 2  # after the wait on hpu:0
+        hpu.current_stream(HPU).synchronize()
+        self.assertTrue(ev.query(), "hpu:0's stream ended before hpu:1's event")
+        c0 = c1.to(HPU) + marker.sum()
+        want = (a_cpu @ b_cpu) * 0.5 + 8.0
+        torch.testing.assert_close(c0.cpu(), want, rtol=1e-4, atol=1e-3)
+
+    def test_lazy_mode(self):
+        core.set_lazy(True)
+        self.check_wait(lambda ev, s: s.wait_event(ev))
+
+    def test_an_event_never_recorded_or_ended_is_no_wait(self):
+        ev = hpu.Event()
+        hpu.current_stream(HPU).wait_event(ev)  # never recorded
+        x1 = torch.ones(8, device=self.d1)
+        x1.add_(1)
+        ev.record(hpu.current_stream(self.d1))
+        ev.synchronize()
+        j = _ops.jobs(0)
+        hpu.current_stream(HPU).wait_event(ev)  # its job ended well: no marker
+        self.assertEqual(_ops.jobs(0), j)
 
 
 if __name__ == "__main__":
