@@ -156,6 +156,25 @@ static void refused(struct ibv_pd *pd, void *addr, size_t len, int access, int w
 		ibv_dereg_mr(mr);
 }
 
+/*
+ * LEN bytes of pattern @seed RDMA-written at @waddr of MR @wkey, then read
+ * back from @raddr of MR @rkey: the same bytes (check @what).
+ */
+static void round_trip(struct ibv_qp *qa, struct ibv_cq *cq, struct ibv_mr *host_mr,
+		       uint8_t *host, uint8_t *want, unsigned int seed, uint64_t waddr,
+		       uint32_t wkey, uint64_t raddr, uint32_t rkey, const char *what)
+{
+	const char *why;
+
+	fill(host, LEN, seed);
+	memcpy(want, host, LEN);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, waddr, wkey);
+	memset(host, 0, LEN);
+	if (!why)
+		why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, raddr, rkey);
+	check(!why && memcmp(host, want, LEN) == 0, what, why ? why : "data differs");
+}
+
 /* HBM bytes of @dev's context (hpu_memory_info.hbm_ctx_used), or ~0. */
 static uint64_t ctx_hbm_used(hpu_device_t *dev)
 {
@@ -234,24 +253,12 @@ static void mapping_rules(hpu_device_t *dev, hpu_queue_t *q, hpu_buffer_t *stage
 	check(dmr && mr, "one buffer registers through its dma-buf and through its mapping",
 	      strerror(errno));
 	if (dmr && mr) {
-		fill(host, LEN, 33);
-		memcpy(want, host, LEN);
-		why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, (uintptr_t)cpu, mr->rkey);
-		memset(host, 0, LEN);
-		if (!why)
-			why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, hpu_buffer_va(b), dmr->rkey);
-		check(!why && memcmp(host, want, LEN) == 0,
-		      "RDMA WRITE through the mapping's MR, READ through the dma-buf MR: the same bytes",
-		      why ? why : "data differs");
-		fill(host, LEN, 34);
-		memcpy(want, host, LEN);
-		why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, hpu_buffer_va(b), dmr->rkey);
-		memset(host, 0, LEN);
-		if (!why)
-			why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, (uintptr_t)cpu, mr->rkey);
-		check(!why && memcmp(host, want, LEN) == 0,
-		      "RDMA WRITE through the dma-buf MR, READ through the mapping's MR: the same bytes",
-		      why ? why : "data differs");
+		round_trip(qa, cq, host_mr, host, want, 33, (uintptr_t)cpu, mr->rkey,
+			   hpu_buffer_va(b), dmr->rkey,
+			   "RDMA WRITE through the mapping's MR, READ through the dma-buf MR: the same bytes");
+		round_trip(qa, cq, host_mr, host, want, 34, hpu_buffer_va(b), dmr->rkey,
+			   (uintptr_t)cpu, mr->rkey,
+			   "RDMA WRITE through the dma-buf MR, READ through the mapping's MR: the same bytes");
 	}
 	if (dmr)
 		ibv_dereg_mr(dmr);
@@ -270,15 +277,8 @@ static void mapping_rules(hpu_device_t *dev, hpu_queue_t *q, hpu_buffer_t *stage
 	hpu_buffer_destroy(b);
 	check(ctx_hbm_used(dev) == used,
 	      "the mapping's MR keeps the buffer's HBM once the buffer is destroyed", "freed");
-	fill(host, LEN, 47);
-	memcpy(want, host, LEN);
-	why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, (uintptr_t)cpu, mr->rkey);
-	memset(host, 0, LEN);
-	if (!why)
-		why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, (uintptr_t)cpu, mr->rkey);
-	check(!why && memcmp(host, want, LEN) == 0,
-	      "RDMA WRITE and READ through the MR after the buffer and its mapping are gone",
-	      why ? why : "data differs");
+	round_trip(qa, cq, host_mr, host, want, 47, (uintptr_t)cpu, mr->rkey, (uintptr_t)cpu,
+		   mr->rkey, "RDMA WRITE and READ through the MR after the buffer and its mapping are gone");
 	check(ibv_dereg_mr(mr) == 0, "that MR deregisters", strerror(errno));
 	check(ctx_hbm_used(dev) == used - HBM_SIZE,
 	      "its HBM is freed once the MR is deregistered", "still charged");
