@@ -287,16 +287,23 @@ static void mapping_rules(hpu_device_t *dev, hpu_queue_t *q, hpu_buffer_t *stage
 /* A mapping of another HPU's buffer is not this device's to register. */
 static void other_hpu(unsigned int index, struct ibv_pd *pd)
 {
+	const struct hpu_device_desc *d;
+	hpu_device_list_t *list = NULL;
 	hpu_device_t *other = NULL;
 	hpu_buffer_t *b;
-	int n = hpu_device_count();
-	unsigned int i;
+	size_t i;
 	int ret;
 
-	for (i = 0; (int)i < n && !other; i++) {
-		if (i != index && hpu_open_by_index(i, &other))
+	/* Accel indices need not be 0..n-1 (a device rebound gets a new one). */
+	ret = hpu_device_list_get(&list);
+	if (ret)
+		die("hpu_device_list_get", -ret);
+	for (i = 0; i < hpu_device_list_size(list) && !other; i++) {
+		d = hpu_device_list_at(list, i);
+		if (d->index != index && hpu_open_by_index(d->index, &other))
 			other = NULL;
 	}
+	hpu_device_list_free(list);
 	if (!other) {
 		printf("hbm-rdma: one HPU only: no check of another HPU's mapping\n");
 		return;
