@@ -383,7 +383,7 @@ static HpuAccess hpum_ctrl_read(HpuCore *c, uint32_t offset,
         *val = HPU_H1_REVISION;
         break;
     case HPU_REG_SPEC_VERSION:
-        *val = HPU_SPEC_VERSION_VALUE;
+        *val = hpum_config_spec_version(cfg);
         break;
     case HPU_REG_HBM_SIZE_LO:
         *val = (uint32_t)cfg->hbm_size;

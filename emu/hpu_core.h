@@ -248,6 +248,11 @@ typedef struct HpuCoreConfig {
     uint32_t fw_flash_len;              /* at most HPU_FW_MAX_SIZE */
     /* Spec version 6: OpenBLAS threads per MME product (0: 1) */
     unsigned int mme_threads;
+    /*
+     * Spec version 7's BAR4 (the hbm-bar=64M property): a 64 MiB window
+     * whatever HBM_SIZE, and SPEC_VERSION reads 7 (hpum_config_bar4_size())
+     */
+    bool bar4_v7;
 } HpuCoreConfig;
 
 /*
@@ -518,6 +523,7 @@ typedef struct HpuDeferred {
 /* Sparse HBM: 2 MiB chunks allocated (zero filled) on first write. */
 typedef struct HpuHbm {
     uint64_t size;
+    uint64_t bar_size;          /* BAR4's, hpum_config_bar4_size() */
     size_t nchunks;
     uint8_t **chunks;           /* atomic loads/stores; set under the lock */
     /*
@@ -819,8 +825,17 @@ void hpum_core_timer_expired(HpuCore *c);
 uint64_t hpum_hbm_bar_size(uint64_t hbm_size);
 
 /*
+ * The size of BAR4 of a device made with @cfg: hpum_hbm_bar_size(), or
+ * HPU_BAR_HBM_SIZE with cfg->bar4_v7 (a version 7 device).
+ */
+uint64_t hpum_config_bar4_size(const HpuCoreConfig *cfg);
+
+/* SPEC_VERSION of a device made with @cfg: 8, or 7 with cfg->bar4_v7. */
+uint32_t hpum_config_spec_version(const HpuCoreConfig *cfg);
+
+/*
  * BAR4, the HBM window: an access of @size bytes (1..8, any alignment) at
- * @addr (< hpum_hbm_bar_size()), reaching HBM at HBM_WIN_BASE + @addr.
+ * @addr (< hpum_config_bar4_size()), reaching HBM at HBM_WIN_BASE + @addr.
  * Bytes beyond HBM read as 0, are not written, and set ERROR.BAD_ACCESS.
  */
 uint64_t hpum_core_hbm_window_read(HpuCore *c, uint64_t addr,

@@ -142,6 +142,7 @@ static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
 bool hpum_hbm_init(HpuCore *c)
 {
     c->hbm.size = c->cfg.hbm_size;
+    c->hbm.bar_size = hpum_config_bar4_size(&c->cfg);
     c->hbm.nchunks = (size_t)((c->hbm.size + HPU_HBM_CHUNK_SIZE - 1) >>
                               HPU_HBM_CHUNK_SHIFT);
     c->hbm.chunks = calloc(c->hbm.nchunks, sizeof(c->hbm.chunks[0]));
@@ -436,11 +437,21 @@ uint64_t hpum_hbm_bar_size(uint64_t hbm_size)
     return size;
 }
 
+uint64_t hpum_config_bar4_size(const HpuCoreConfig *cfg)
+{
+    return cfg->bar4_v7 ? HPU_BAR_HBM_SIZE : hpum_hbm_bar_size(cfg->hbm_size);
+}
+
+uint32_t hpum_config_spec_version(const HpuCoreConfig *cfg)
+{
+    return cfg->bar4_v7 ? 7 : HPU_SPEC_VERSION_VALUE;
+}
+
 static bool hpum_window_check(HpuCore *c, uint64_t addr,
                               unsigned int size, const char *what,
                               uint64_t *off)
 {
-    uint64_t bar = hpum_hbm_bar_size(c->hbm.size);
+    uint64_t bar = c->hbm.bar_size;
 
     if (c->hard_resetting) {
         HPU_LOG(c, "%u-byte %s at BAR4+0x%llx during a hard reset: %s",

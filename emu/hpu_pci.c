@@ -5,7 +5,7 @@
  * Usage:
  *   -device hpu[,hbm-size=4G][,nic-ports=10][,serial=STR][,uuid=UUID]
  *              [,fw-pubkey=HEX64][,fw-min-version=N][,fw-flash=FILE]
- *              [,port0=NETDEV]...[,port9=NETDEV]
+ *              [,hbm-bar=full|64M][,port0=NETDEV]...[,port9=NETDEV]
  *
  * Properties (Documentation/hw/registers.md, "Device properties"):
  *   hbm-size   HBM size, a multiple of 256 MiB from 256 MiB to 32 GiB
@@ -14,6 +14,9 @@
  *   serial     board serial, at most 16 printable ASCII characters
  *              (default HPU-0000000000)
  *   uuid       device UUID (default: random at start)
+ *   hbm-bar    full: BAR4 covers HBM (spec version 8, the default); 64M:
+ *              the 64 MiB BAR4 of spec version 7, and SPEC_VERSION reads 7
+ *              (a device whose HBM the host cannot map into processes)
  *
  * Properties (Documentation/hw/firmware-and-telemetry.md, spec version 4):
  *   fw-pubkey       Ed25519 public key fused into the device, 64 hex digits
@@ -50,7 +53,8 @@
  *   BAR0  64-bit, 16 MiB: registers, decoded by hpu_core.c
  *   BAR2  64-bit, 4 KiB: MSI-X table (offset 0) and PBA (offset 0x800),
  *         64 vectors
- *   BAR4  64-bit prefetchable, 64 MiB: HBM window, hpu_mem.c
+ *   BAR4  64-bit prefetchable, the least power of two of at least 64 MiB
+ *         that covers HBM (64 MiB with hbm-bar=64M): HBM window, hpu_mem.c
  *
  * Each engine (8 DMA, the TPC cluster, 2 MMEs: spec version 6) runs in a
  * thread of its own (hpum_engine_thread: hpu-dmaN, hpu-tpc, hpu-mmeN),
@@ -199,6 +203,7 @@ struct HpuState {
     uint32_t fw_min_version;
     char *fw_flash;
     uint8_t mme_threads;
+    char *hbm_bar;
 };
 
 /* Environment of the core */
@@ -1198,6 +1203,13 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.mme_threads = s->mme_threads;
+    if (s->hbm_bar && !strcmp(s->hbm_bar, "64M")) {
+        cfg.bar4_v7 = true;
+    } else if (s->hbm_bar && strcmp(s->hbm_bar, "full")) {
+        error_setg(errp, "hbm-bar: '%s' is neither 'full' (BAR4 covers "
+                   "HBM) nor '64M' (spec version 7's BAR4)", s->hbm_bar);
+        return;
+    }
     if (!hpum_nic_check(s, errp)) {
         return;
     }
@@ -1257,7 +1269,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
     }
 
     memory_region_init_io(&s->hbm_win, OBJECT(s), &hpum_hbm_win_ops, s,
-                          "hpu-hbm-window", hpum_hbm_bar_size(s->hbm_size));
+                          "hpu-hbm-window", hpum_config_bar4_size(&cfg));
     pci_register_bar(pdev, HPU_BAR_HBM, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hbm_win);
@@ -1414,6 +1426,8 @@ static const Property hpum_properties[] = {
     /* OpenBLAS threads of an MME product (process-wide, hpu_mme.c) */
     DEFINE_PROP_UINT8("mme-threads", HpuState, mme_threads, 1),
     DEFINE_PROP_STRING("fw-flash", HpuState, fw_flash),
+    /* Spec version 8: "full" BAR4, or "64M" (version 7's, SPEC_VERSION 7) */
+    DEFINE_PROP_STRING("hbm-bar", HpuState, hbm_bar),
     /* Spec version 7: the NIC ports' network back ends */
     DEFINE_PROP_NETDEV("port0", HpuState, nic[0].conf.peers),
     DEFINE_PROP_NETDEV("port1", HpuState, nic[1].conf.peers),

@@ -29,6 +29,7 @@
 #include "hpu_drv.h"
 #include "hpu_gem.h"
 #include "hpu_hbm.h"
+#include "hpu_kunit.h"
 #include "hpu_mmu.h"
 #include "hpu_vm.h"
 
@@ -314,10 +315,10 @@ static struct sg_table *hpu_bo_hbm_get_sg_table(struct drm_gem_object *obj)
  * hpu_bo_hbm_addr() - HBM offset of byte @off of an HBM buffer, and how
  * many bytes from there on are contiguous in HBM (to the end of its
  * block). The blocks of &hpu_bo.blocks back the buffer in list order and
- * do not change while it lives.
+ * do not change while it lives. Past the last block: 0, and @len 0.
  */
-static u64 hpu_bo_hbm_addr(struct hpu_device *hdev, struct hpu_bo *bo,
-			   u64 off, u64 *len)
+VISIBLE_IF_KUNIT u64 hpu_bo_hbm_addr(struct hpu_device *hdev, struct hpu_bo *bo,
+				     u64 off, u64 *len)
 {
 	struct drm_buddy_block *block;
 	u64 size;
@@ -333,6 +334,20 @@ static u64 hpu_bo_hbm_addr(struct hpu_device *hdev, struct hpu_bo *bo,
 	*len = 0;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_bo_hbm_addr);
+
+/*
+ * hpu_bo_hbm_fault_span() - the buffer offsets [@lo, @hi) a fault at
+ * buffer offset @off maps: the 2 MiB around it, cut to the mapping, which
+ * covers buffer offsets [@map_lo, @map_hi) (@off inside it).
+ */
+VISIBLE_IF_KUNIT void hpu_bo_hbm_fault_span(u64 off, u64 map_lo, u64 map_hi,
+					    u64 *lo, u64 *hi)
+{
+	*lo = max(ALIGN_DOWN(off, SZ_2M), map_lo);
+	*hi = min(ALIGN_DOWN(off, SZ_2M) + SZ_2M, map_hi);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_bo_hbm_fault_span);
 
 /*
  * &vm_operations_struct.fault of an HBM buffer's CPU mapping: maps the
@@ -377,10 +392,8 @@ static vm_fault_t hpu_bo_hbm_fault(struct vm_fault *vmf)
 	if (ret & VM_FAULT_ERROR)
 		goto out;
 	/* The rest of the 2 MiB: best effort, the faulting page is in. */
-	lo = max(ALIGN_DOWN(off, SZ_2M),
-		 off - (vmf->address - vma->vm_start));
-	hi = min(ALIGN_DOWN(off, SZ_2M) + SZ_2M,
-		 off + (vma->vm_end - vmf->address));
+	hpu_bo_hbm_fault_span(off, off - (vmf->address - vma->vm_start),
+			      off + (vma->vm_end - vmf->address), &lo, &hi);
 	hbm -= off - lo;
 	addr = vmf->address - (unsigned long)(off - lo);
 	for (; lo < hi; lo += PAGE_SIZE, addr += PAGE_SIZE, hbm += PAGE_SIZE) {

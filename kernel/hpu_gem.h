@@ -108,4 +108,11 @@ struct drm_gem_object *hpu_gem_vma_object(struct hpu_device *hdev,
 int hpu_bo_mmap_offset_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites (kernel/tests/). */
+u64 hpu_bo_hbm_addr(struct hpu_device *hdev, struct hpu_bo *bo, u64 off,
+		    u64 *len);
+void hpu_bo_hbm_fault_span(u64 off, u64 map_lo, u64 map_hi, u64 *lo, u64 *hi);
+#endif
+
 #endif /* __HPU_GEM_H__ */

@@ -112,6 +112,10 @@ int hpu_mmu_init(struct hpu_device *hdev)
 	mmu->bar_start = pci_resource_start(pdev, HPU_BAR_HBM);
 	mmu->hbm_mappable = hdev->id.spec_version >= HPU_SPEC_VERSION_HBM_BAR &&
 			    len >= hdev->id.hbm_size;
+	if (!mmu->hbm_mappable)
+		drm_info(drm, "BAR%d (%llu MiB, spec version %u) does not cover the %llu MiB of HBM: HBM buffers are not mapped into processes\n",
+			 HPU_BAR_HBM, mmu->win_size >> 20, hdev->id.spec_version,
+			 hdev->id.hbm_size >> 20);
 
 	mmu->pt_size = min3((u64)HPU_PT_AREA_MAX, mmu->win_size,
 			    hdev->id.hbm_size / 8);
@@ -126,9 +130,21 @@ int hpu_mmu_init(struct hpu_device *hdev)
 	 * The whole BAR is claimed (nothing else may map it); the kernel
 	 * maps only the page-table area: BAR4 is as large as HBM from spec
 	 * version 8, and user mappings of HBM buffers go through their own
-	 * page tables (hpu_gem.c).
+	 * page tables (hpu_gem.c). When the whole BAR cannot be claimed,
+	 * the page-table area is enough to run; HBM is then not mapped
+	 * into processes.
 	 */
 	ret = pcim_request_region(pdev, HPU_BAR_HBM, HPU_DRIVER_NAME "-hbm");
+	if (ret && mmu->pt_size < mmu->win_size) {
+		if (devm_request_mem_region(&pdev->dev, mmu->bar_start,
+					    mmu->pt_size,
+					    HPU_DRIVER_NAME "-hbm")) {
+			drm_info(drm, "BAR%d: cannot claim all %llu MiB of it (%d), only the page tables: HBM buffers are not mapped into processes\n",
+				 HPU_BAR_HBM, mmu->win_size >> 20, ret);
+			mmu->hbm_mappable = false;
+			ret = 0;
+		}
+	}
 	if (ret) {
 		drm_err(drm, "cannot claim BAR%d: %d\n", HPU_BAR_HBM, ret);
 		return ret;

@@ -36,8 +36,10 @@ VM_HPUS = [
     {"serial": "HPU-TEST-A", "hbm": 2 << 30, "nics": 10,
      "uuid": "6870752d-7465-7374-2d41-000000000001"},
     # An anti-rollback fuse of 1.0.0 (the development image's version): the
-    # firmware tests boot it an older image, refused TOO_OLD.
-    {"serial": "HPU-TEST-B", "hbm": 4 << 30, "nics": 4, "props": "fw-min-version=0x010000",
+    # firmware tests boot it an older image, refused TOO_OLD. Spec version
+    # 7's 64 MiB BAR4 (hbm-bar=64M): its HBM is not mapped into processes
+    # (test_uapi_mem.cpp, [hbm-mmap]).
+    {"serial": "HPU-TEST-B", "hbm": 4 << 30, "nics": 4, "props": "fw-min-version=0x010000,hbm-bar=64M",
      "uuid": "6870752d-7465-7374-2d42-000000000002"},
 ]
 

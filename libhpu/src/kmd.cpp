@@ -473,6 +473,10 @@ int Kmd::submit(const SubmitArgs &args, std::uint64_t &seq)
     req.num_out_syncs = fill_syncs(args.signals, out);
     req.out_syncs = req.num_out_syncs != 0 ? to_u64(out.data()) : 0;
     req.timeout_ms = args.timeout_ms;
+    // The job may read what the caller stored through a write-combining
+    // mapping of device memory (hpu_buffer_map()): drain those stores
+    // first, as a doorbell write must follow them (registers.md, version 8).
+    os_->flush_wc_stores();
     const int err = call(
         "SUBMIT", DRM_IOCTL_HPU_SUBMIT, &req,
         [&](Trace &t) {

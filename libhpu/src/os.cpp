@@ -20,6 +20,18 @@
 #include <unistd.h>
 
 namespace hpu::detail {
+
+void Os::flush_wc_stores()
+{
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();
+#elif defined(__aarch64__)
+    asm volatile("dsb st" ::: "memory"); // as rdma-core's mmio_flush_writes()
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst); // a locked instruction on i386
+#endif
+}
+
 namespace {
 
 struct DirCloser {

@@ -84,6 +84,14 @@ public:
     // Sleeps ns nanoseconds of CLOCK_MONOTONIC (restarted on EINTR with
     // the same end).
     virtual void sleep_ns(std::int64_t ns) = 0;
+
+    // Since 1.9 (device memory mapped into the process).
+    // Makes the process's earlier write-combined stores (device memory
+    // mapped with hpu_buffer_map()) globally visible: an sfence on x86-64.
+    // Kmd::submit() calls it before each SUBMIT, so that a job reads what
+    // the CPU stored. Not a system call: the real one is the default, and
+    // a mock may count the calls.
+    virtual void flush_wc_stores();
 };
 
 // The Os of the calls that have no device object yet and of the devices

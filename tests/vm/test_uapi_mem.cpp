@@ -29,10 +29,15 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "bind_util.h"
+#include "err_util.h"
 #include "vm_util.h"
 
 using namespace vmt;
@@ -138,6 +143,54 @@ private:
     std::size_t size_;
     void *p_;
 };
+
+// The fake offset of a buffer's CPU mapping.
+std::uint64_t mmap_offset(const Ctx &c, std::uint32_t handle)
+{
+    drm_hpu_bo_mmap_offset o{};
+    o.handle = handle;
+    REQUIRE(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0);
+    return o.offset;
+}
+
+// The page faults the calling thread takes to read the word at p: 0 when
+// the page has its page-table entry. (/proc/self/pagemap cannot tell: the
+// kernel's page walker skips VM_PFNMAP mappings.) A first pass reads a
+// word of its own, so that nothing else between the two counts faults.
+long faults_to_read(const volatile std::uint64_t *p)
+{
+    static volatile std::uint64_t warm = 0;
+    rusage a{};
+    rusage b{};
+    for (int pass = 0; pass < 2; ++pass) {
+        const volatile std::uint64_t *q = pass == 0 ? &warm : p;
+        ::getrusage(RUSAGE_THREAD, &a);
+        (void)*q;
+        ::getrusage(RUSAGE_THREAD, &b);
+    }
+    return b.ru_minflt - a.ru_minflt + b.ru_majflt - a.ru_majflt;
+}
+
+// How a child that reads the word at p ends: 0 if it read want, 1 if
+// another value, minus the signal that killed it. The child does nothing
+// else (no Catch2 there).
+int child_reads(const volatile std::uint64_t *p, std::uint64_t want)
+{
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0)
+        ::_exit(*p == want ? 0 : 1);
+    int st = 0;
+    REQUIRE(::waitpid(pid, &st, 0) == pid);
+    return WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+std::string trim_nl(std::string s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    return s;
+}
 
 } // namespace
 
@@ -452,6 +505,306 @@ TEST_CASE("HBM buffers map into the process through BAR4", "[uapi-mem][hbm-mmap]
         if (p != MAP_FAILED)
             ::munmap(p, kSize);
     }
+}
+
+TEST_CASE("HBM mappings: buffers of several blocks, partial, moved and inherited mappings, the VM_PFNMAP rules",
+          "[uapi-mem][hbm-mmap]")
+{
+    Ctx c(node());
+    REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+    const std::uint32_t q = make_queue(c);
+    constexpr std::uint64_t kWords = 8; // per probe: each CPU access is an MMIO exit of the model
+    auto host = c.host_buf(kHostPage);
+    auto *hw = reinterpret_cast<std::uint64_t *>(host.ptr); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+
+    SECTION("6 MiB (blocks of 4 and 2 MiB) and 8 MiB of 4 MiB pages: CPU and engine agree in every 2 MiB") {
+        struct Shape {
+            std::uint64_t size;
+            std::uint64_t page_size;
+        };
+        for (const Shape sh : {Shape{6 * MiB, 0}, Shape{8 * MiB, 4 * MiB}}) {
+            INFO("buffer of " << sh.size / MiB << " MiB, page size " << sh.page_size / MiB << " MiB");
+            std::uint32_t h = 0;
+            std::uint64_t sz = 0;
+            REQUIRE(c.bo_create(sh.size, DRM_HPU_BO_HBM, h, sh.page_size, &sz) == 0);
+            REQUIRE(sz == sh.size);
+            std::uint64_t dva = 0;
+            REQUIRE(c.map(h, 0, sz, dva) == 0);
+            const BoMap m(c, h, sz);
+            for (std::uint64_t at = 0; at < sz; at += 2 * MiB) {
+                INFO("at " << at / MiB << " MiB");
+                // CPU -> engine, at the chunk's last words.
+                const std::uint64_t end = at + 2 * MiB - kWords * 8;
+                fill_words(m.words(end), kWords, 0x100 + at / MiB);
+                Cb out;
+                out.lin_dma(dva + end, host.va, kWords * 8);
+                REQUIRE(c.run(q, out) == 1);
+                CHECK(check_words(hw, kWords, 0x100 + at / MiB) == kWords);
+                // Engine -> CPU, at the chunk's first words.
+                fill_words(hw, kWords, 0x200 + at / MiB);
+                Cb in;
+                in.lin_dma(host.va, dva + at, kWords * 8);
+                REQUIRE(c.run(q, in) == 1);
+                CHECK(check_words(m.words(at), kWords, 0x200 + at / MiB) == kWords);
+            }
+        }
+    }
+    SECTION("a mapping of the first 8 KiB of a 2 MiB buffer reads and writes the right bytes") {
+        std::uint32_t h = 0;
+        REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, h) == 0);
+        std::uint64_t dva = 0;
+        REQUIRE(c.map(h, 0, 2 * MiB, dva) == 0);
+        fill_words(hw, kWords, 0x31);
+        Cb in;
+        in.lin_dma(host.va, dva + 8, kWords * 8);
+        REQUIRE(c.run(q, in) == 1);
+        auto *p = static_cast<std::uint64_t *>(::mmap(nullptr, 2 * kHostPage, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                                      c.fd(), static_cast<off_t>(mmap_offset(c, h))));
+        REQUIRE(p != MAP_FAILED);
+        CHECK(check_words(p + 1, kWords, 0x31) == kWords); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        // That fault mapped the second page too (the span cut to the mapping).
+        CHECK(faults_to_read(p + kHostPage / 8) == 0);     // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        fill_words(p + kHostPage / 8 + 3, kWords, 0x32);    // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        Cb out;
+        out.lin_dma(dva + kHostPage + 24, host.va, kWords * 8);
+        REQUIRE(c.run(q, out) == 1);
+        CHECK(check_words(hw, kWords, 0x32) == kWords);
+        CHECK(::munmap(p, 2 * kHostPage) == 0);
+    }
+    SECTION("mremap moves the mapping with its bytes; growing it: EFAULT; MREMAP_DONTUNMAP: EINVAL") {
+        constexpr std::uint64_t kSize = 4 * MiB;
+        std::uint32_t h = 0;
+        REQUIRE(c.bo_create(kSize, DRM_HPU_BO_HBM, h) == 0);
+        std::uint64_t dva = 0;
+        REQUIRE(c.map(h, 0, kSize, dva) == 0);
+        fill_words(hw, kWords, 0x41);
+        Cb in;
+        in.lin_dma(host.va, dva + 3 * MiB, kWords * 8);
+        REQUIRE(c.run(q, in) == 1);
+        auto *p = static_cast<unsigned char *>(::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd(),
+                                                      static_cast<off_t>(mmap_offset(c, h))));
+        REQUIRE(p != MAP_FAILED);
+        fill_words(reinterpret_cast<std::uint64_t *>(p + 8), kWords, 0x42); // NOLINT
+        // A free range to move to.
+        void *dst = ::mmap(nullptr, kSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(dst != MAP_FAILED);
+        void *moved = ::mremap(p, kSize, kSize, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+        REQUIRE(moved == dst);
+        auto *n = static_cast<unsigned char *>(moved);
+        CHECK(check_words(reinterpret_cast<const std::uint64_t *>(n + 8), kWords, 0x42) == kWords); // NOLINT
+        // A page not touched before the move faults in at its new address.
+        CHECK(check_words(reinterpret_cast<const std::uint64_t *>(n + 3 * MiB), kWords, 0x41) == kWords); // NOLINT
+        errno = 0;
+        CHECK(::mremap(n, kSize, kSize + kHostPage, MREMAP_MAYMOVE) == MAP_FAILED);
+        CHECK(errno == EFAULT);
+        errno = 0;
+        CHECK(::mremap(n, kSize, kSize, MREMAP_MAYMOVE | MREMAP_DONTUNMAP) == MAP_FAILED);
+        CHECK(errno == EINVAL);
+        CHECK(::munmap(n, kSize) == 0);
+    }
+    SECTION("fork: the child reads the parent's bytes, and its mapping holds the buffer once the parent let go") {
+        constexpr std::uint64_t kSize = 2 * MiB;
+        constexpr std::uint64_t kWant = 0xfeedface01020304ULL;
+        std::uint32_t h = 0;
+        REQUIRE(c.bo_create(kSize, DRM_HPU_BO_HBM, h) == 0);
+        const std::uint64_t used0 = memory_used(c, &drm_hpu_info_memory::hbm_ctx_used);
+        auto *p = static_cast<std::uint64_t *>(::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd(),
+                                                      static_cast<off_t>(mmap_offset(c, h))));
+        REQUIRE(p != MAP_FAILED);
+        p[100] = kWant; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        CHECK(child_reads(p + 100, kWant) == 0); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+
+        // A child that outlives the parent's mapping and handle.
+        std::array<int, 2> go{};
+        std::array<int, 2> result{};
+        REQUIRE(::pipe(go.data()) == 0);
+        REQUIRE(::pipe(result.data()) == 0);
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            char b = 0;
+            if (::read(go[0], &b, 1) != 1)
+                ::_exit(2);
+            const char r = p[100] == kWant ? 'y' : 'n'; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+            if (::write(result[1], &r, 1) != 1)
+                ::_exit(3);
+            if (::read(go[0], &b, 1) != 1) // until the parent has looked
+                ::_exit(4);
+            ::_exit(0);
+        }
+        CHECK(::munmap(p, kSize) == 0);
+        CHECK(c.gem_close(h) == 0);
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0); // the child's mapping holds it
+        char b = 'g';
+        REQUIRE(::write(go[1], &b, 1) == 1);
+        char r = 0;
+        REQUIRE(::read(result[0], &r, 1) == 1);
+        CHECK(r == 'y');
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0);
+        REQUIRE(::write(go[1], &b, 1) == 1);
+        int st = 0;
+        REQUIRE(::waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st));
+        CHECK(WEXITSTATUS(st) == 0);
+        for (const int fd : {go[0], go[1], result[0], result[1]})
+            ::close(fd);
+        CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0 - kSize);
+    }
+    SECTION("MADV_DONTNEED: EINVAL; process_vm_readv of the range: EFAULT (VM_IO | VM_PFNMAP)") {
+        std::uint32_t h = 0;
+        REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, h) == 0);
+        auto *p = static_cast<std::uint64_t *>(::mmap(nullptr, 2 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd(),
+                                                      static_cast<off_t>(mmap_offset(c, h))));
+        REQUIRE(p != MAP_FAILED);
+        p[0] = 0x77;
+        errno = 0;
+        CHECK(::madvise(p, 2 * MiB, MADV_DONTNEED) == -1);
+        CHECK(errno == EINVAL);
+        CHECK(p[0] == 0x77); // nothing was dropped
+        std::array<std::uint64_t, 4> local{};
+        iovec l{local.data(), sizeof(local)};
+        iovec r{p, sizeof(local)};
+        errno = 0;
+        CHECK(::process_vm_readv(::getpid(), &l, 1, &r, 1, 0) == -1);
+        CHECK(errno == EFAULT);
+        CHECK(::munmap(p, 2 * MiB) == 0);
+    }
+}
+
+TEST_CASE("unbind while a process maps HBM: no page-table entry of the BAR is left, an access gets SIGBUS",
+          "[uapi-mem][hbm-mmap]")
+{
+    const auto devs = nodes_by_pci();
+    REQUIRE(!devs.empty());
+    const std::string bdf = devs[0].pci_addr;
+    const BindGuard guard(bdf);
+    REQUIRE(is_bound(bdf));
+    {
+        Ctx c(devs[0].node);
+        REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+        std::uint32_t h = 0;
+        REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, h) == 0);
+        auto *p = static_cast<std::uint64_t *>(::mmap(nullptr, 2 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd(),
+                                                      static_cast<off_t>(mmap_offset(c, h))));
+        REQUIRE(p != MAP_FAILED);
+        p[1] = 0x5151;               // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        REQUIRE(p[1] == 0x5151);     // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        // The fault mapped its 2 MiB: these pages have their entries.
+        REQUIRE(faults_to_read(p + 1024) == 0); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        REQUIRE(child_reads(p + 1, 0x5151) == 0); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+
+        REQUIRE(write_text(std::string(kHpuDriverDir) + "/unbind", bdf) == 0);
+        CHECK(!is_bound(bdf));
+        // A child gets a copy of this process's entries (fork copies those
+        // of a VM_PFNMAP mapping): its SIGBUS on a page this process had
+        // mapped shows the entry is gone (a stale one would read the BAR).
+        CHECK(child_reads(p + 1, 0x5151) == -SIGBUS); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        CHECK(child_reads(p + 1024, 0) == -SIGBUS);   // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        CHECK(child_reads(p + 4096, 0) == -SIGBUS);   // in the faulted 2 MiB too // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        CHECK(::munmap(p, 2 * MiB) == 0);
+    } // the file closes on the unbound device
+    REQUIRE(write_text(std::string(kHpuDriverDir) + "/bind", bdf) == 0);
+    REQUIRE(is_bound(bdf));
+    const std::string n = accel_node_of(bdf);
+    REQUIRE(!n.empty());
+    Ctx c(n);
+    CHECK((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+    std::uint32_t h = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, h) == 0);
+    const BoMap m(c, h, 2 * MiB);
+    *m.words(8) = 0x6262;
+    CHECK(*m.words(8) == 0x6262);
+}
+
+TEST_CASE("FLR while a process maps HBM: its page-table entries are zapped, and it maps again after the reset",
+          "[uapi-mem][hbm-mmap]")
+{
+    const auto devs = nodes_by_pci();
+    REQUIRE(!devs.empty());
+    const std::string bdf = devs[0].pci_addr;
+    const std::string dir = pci_dir(bdf);
+    const std::string methods = trim_nl(read_text(dir + "/reset_method").value_or(""));
+    REQUIRE(methods.find("flr") != std::string::npos);
+    Ctx c(devs[0].node);
+    REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+    std::uint32_t h = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, h) == 0);
+    const BoMap m(c, h, 2 * MiB);
+    *m.words(16) = 0x7373;
+    REQUIRE(*m.words(16) == 0x7373);
+    REQUIRE(faults_to_read(m.words(16)) == 0);
+    const std::uint64_t hard0 = errors_now(devs[0].node).hard_resets;
+
+    REQUIRE(write_text(dir + "/reset_method", "flr") == 0);
+    const int reset = write_text(dir + "/reset", "1");
+    write_text(dir + "/reset_method", methods);
+    REQUIRE(reset == 0);
+    CHECK(errors_now(devs[0].node).hard_resets == hard0 + 1);
+    // The reset has returned: the mapping faults in again (HBM content
+    // after an FLR is undefined: no value is checked), no SIGBUS.
+    const int r = child_reads(m.words(16), 0);
+    CHECK((r == 0 || r == 1));
+    // Zapped when the reset began (no entry may outlive memory decoding):
+    // this process's read faults, and the next one does not.
+    CHECK(faults_to_read(m.words(16)) >= 1);
+    CHECK(faults_to_read(m.words(16)) == 0);
+}
+
+TEST_CASE("a device whose BAR4 does not cover HBM (hbm-bar=64M) maps none of it", "[uapi-mem][hbm-mmap]")
+{
+    // The VM suite's second HPU has spec version 7's BAR4 (tests/run-tests.py).
+    const auto devs = nodes_by_pci();
+    const hpu::DeviceEntry *small = nullptr;
+    for (const auto &d : devs) {
+        const Ctx c(d.node);
+        if ((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) == 0)
+            small = &d;
+    }
+    REQUIRE(small != nullptr);
+    Ctx c(small->node);
+    const drm_hpu_info_device info = device_now(small->node);
+    CHECK(info.spec_version == 7);
+    CHECK(info.caps == 0);
+    // BAR4 is 64 MiB: the fifth line of sysfs "resource" is start, end, flags.
+    const std::string res = read_text(pci_dir(small->pci_addr) + "/resource").value_or("");
+    std::size_t pos = 0;
+    for (int line = 0; line < 4 && pos != std::string::npos; ++line)
+        pos = res.find('\n', pos) == std::string::npos ? std::string::npos : res.find('\n', pos) + 1;
+    REQUIRE(pos != std::string::npos);
+    unsigned long long start = 0;
+    unsigned long long end = 0;
+    REQUIRE(std::sscanf(res.c_str() + pos, "%llx %llx", &start, &end) == 2); // NOLINT(cppcoreguidelines-pro-type-vararg,cert-err34-c)
+    CHECK(end - start + 1 == 64 * MiB);
+
+    std::uint32_t hbm = 0;
+    std::uint32_t host = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
+    REQUIRE(c.bo_create(kHostPage, DRM_HPU_BO_HOST, host) == 0);
+    drm_hpu_bo_mmap_offset o{};
+    o.handle = hbm;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EOPNOTSUPP);
+    o.handle = host;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0); // host buffers still map
+
+    // libhpu: no caps bit, hpu_buffer_map() -EOPNOTSUPP, hpu::Buffer::map() throws.
+    const hpu::Device dev = hpu::Device::open(small->index);
+    CHECK(dev.info().caps == 0);
+    const auto buf = hpu::Buffer::create(dev, 2 * MiB, HPU_MEM_DEVICE);
+    void *p = &o;
+    CHECK(hpu_buffer_map(buf.get(), &p) == -EOPNOTSUPP);
+    CHECK(p == nullptr);
+    try {
+        (void)buf.map();
+        FAIL("hpu::Buffer::map() of device memory did not throw");
+    } catch (const hpu::Error &e) {
+        CHECK(e.errnum() == EOPNOTSUPP);
+    }
+    CHECK(buf.host_ptr() == nullptr);
+    // The device still works: its engines reach the buffer.
+    std::uint64_t dva = 0;
+    REQUIRE(c.map(hbm, 0, 2 * MiB, dva) == 0);
+    const std::uint32_t q = make_queue(c);
+    CHECK(c.run(q, Cb().lin_dma(dva, dva + MiB, 4096)) == 1);
 }
 
 TEST_CASE("VM_BIND rejects bad input", "[uapi-mem]")

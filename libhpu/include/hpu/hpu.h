@@ -367,9 +367,11 @@ HPU_EXPORT void *hpu_buffer_host_ptr(const hpu_buffer_t *buf);
  * stack registering memory (ibv_reg_mr() of the range registers the HBM
  * itself) or MPI. Ordering: what a job wrote is visible through the
  * mapping once its fence signalled; CPU stores through it are
- * write-combined, so a caller that has a job read them right after must
- * make them globally visible first (on x86 an sfence, e.g.
- * __builtin_ia32_sfence(), before hpu_queue_submit()). Host and
+ * write-combined, and every submission (hpu_queue_submit() and the calls
+ * built on it) first makes them globally visible (an sfence on x86-64),
+ * so a job submitted after them reads them; the hpu verbs provider does
+ * the same before a posted work request reaches the NIC. Other agents
+ * need the caller's own fence (on x86 __builtin_ia32_sfence()). Host and
  * user-pointer buffers return the mapping they have. Safe to call from
  * several threads at once. The mapping of a buffer whose device file was
  * reopened since (hpu_device_reopen()) stays until hpu_buffer_destroy(),

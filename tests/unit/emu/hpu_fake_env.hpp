@@ -422,6 +422,7 @@ struct DevOpts {
     hpu::fw::Source source = fw_source();
     uint64_t hbm = 4ULL << 30;
     const HpuCoreOps *ops = &env_ops;  // a test's own (threaded) ops
+    bool bar4_v7 = false;               // hbm-bar=64M: version 7's BAR4
 };
 
 inline const uint8_t test_uuid[HPU_UUID_LEN] = {
@@ -455,6 +456,7 @@ struct Dev {
         cfg.fw_min_version = o.min_version;
         cfg.fw_flash = o.flash.empty() ? nullptr : o.flash.data();
         cfg.fw_flash_len = static_cast<uint32_t>(o.flash.size());
+        cfg.bar4_v7 = o.bar4_v7;
         REQUIRE(hpum_core_init(&core, o.ops, &env, &cfg));
         // The boot ROM initialises for HPU_ROM_INIT_NS after power-on.
         REQUIRE(rd(HPU_REG_CPU_STATUS) == HPU_CPU_ROM_INIT);

@@ -654,7 +654,7 @@ def property_errors(qemu, tmpdir):
                        ("fw-min-version=0x1000000", "fw-min-version"),
                        ("fw-flash=/nonexistent/fw.bin", "fw-flash"), ("fw-flash=" + big, "fw-flash"),
 ("hbm-size=300M", "hbm-size"), ("hbm-size=64G", "hbm-size"),
-                       ("nic-ports=11", "nic-ports"),
+                       ("nic-ports=11", "nic-ports"), ("hbm-bar=1G", "hbm-bar"),
                        ("serial=0123456789abcdefX", "serial"),
                        ("serial=caf\u00e9", "serial")]:
         r = subprocess.run([qemu, *FW, "-machine", "q35", "-accel", "qtest",
@@ -844,6 +844,26 @@ def main():
         settle(q, R["HPU_REG_CPU_STATUS"], R["HPU_CPU_VERIFYING"], "fw-flash BOOT_CMD 2")
         q.cmd(f"clock_step {20 * MS}")
         check(q.rd(R["HPU_REG_CPU_STATUS"]) == R["HPU_CPU_RUNNING"], "fw-flash image boots")
+    finally:
+        q.close()
+
+    # hbm-bar=64M: spec version 7's BAR4, whatever HBM_SIZE
+    q = QTest(qemu, "hpu,addr=01.0,hbm-size=1G,hbm-bar=64M", "/dev/null")
+    try:
+        q.cfg_write(0x20, 0xFFFFFFFF)
+        q.cfg_write(0x24, 0xFFFFFFFF)
+        mask = (q.cfg_read(0x24) << 32) | (q.cfg_read(0x20) & ~0xF)
+        check((~mask & (2 ** 64 - 1)) + 1 == 64 << 20, "hbm-bar=64M: BAR4 is 64 MiB")
+        program_bars(q)
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 7, "hbm-bar=64M: SPEC_VERSION 7")
+        check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 1 << 30, "hbm-bar=64M: HBM_SIZE still 1 GiB")
+        q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0x4000000)
+        q.mem_write(BAR4 + 8, b"above-64MiB-16by")
+        q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0)
+        check(q.cmd(f"readq {BAR4 + 8:#x}") == 0, "hbm-bar=64M: the window base moves the window")
+        q.wr(R["HPU_REG_HBM_WIN_BASE_LO"], 0x4000000)
+        check(q.mem_read(BAR4 + 8, 16) == b"above-64MiB-16by", "hbm-bar=64M: HBM above 64 MiB kept")
+        check(q.rd(R["HPU_REG_ERROR"]) == 0, "hbm-bar=64M: no access flagged")
     finally:
         q.close()
 

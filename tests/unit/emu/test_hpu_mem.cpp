@@ -64,6 +64,40 @@ TEST_CASE("spec version 8: BAR4 covers HBM, a power of two of at least 64 MiB", 
     CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
 }
 
+TEST_CASE("hbm-bar=64M: version 7's 64 MiB BAR4 and SPEC_VERSION 7, the window base moves it", "[emu][hbm][window]")
+{
+    HpuCoreConfig cfg;
+    hpum_core_make_config(&cfg, 4ULL << 30, 10, "HPU-0000000000", test_uuid);
+    CHECK(hpum_config_bar4_size(&cfg) == 4ULL << 30);
+    CHECK(hpum_config_spec_version(&cfg) == 8u);
+    cfg.bar4_v7 = true;
+    CHECK(hpum_config_bar4_size(&cfg) == uint64_t{HPU_BAR_HBM_SIZE});
+    CHECK(hpum_config_spec_version(&cfg) == 7u);
+
+    DevOpts o;
+    o.boot = false;
+    o.hbm = 1ULL << 30;
+    o.bar4_v7 = true;
+    Rig r(o);
+    CHECK(r.rd(HPU_REG_SPEC_VERSION) == 7u);
+    // The last byte of the 64 MiB window, then one past it: BAD_ACCESS.
+    hpum_core_hbm_window_write(&r.core, HPU_BAR_HBM_SIZE - 1, 0x5a, 1);
+    CHECK(r.bread(HPU_BAR_HBM_SIZE - 1, 1)[0] == 0x5a);
+    CHECK(r.error() == 0);
+    CHECK(hpum_core_hbm_window_read(&r.core, HPU_BAR_HBM_SIZE, 1) == 0u);
+    CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
+    r.wr(HPU_REG_ERROR, HPU_ERROR_BAD_ACCESS);
+    hpum_core_hbm_window_write(&r.core, HPU_BAR_HBM_SIZE, 0x77, 1);
+    CHECK(r.error() == HPU_ERROR_BAD_ACCESS);
+    CHECK(r.bread(HPU_BAR_HBM_SIZE, 1)[0] == 0);
+    r.wr(HPU_REG_ERROR, HPU_ERROR_BAD_ACCESS);
+    // HBM above 64 MiB through the window base, as a version 7 driver reaches it.
+    r.wr(HPU_REG_HBM_WIN_BASE_LO, HPU_BAR_HBM_SIZE);
+    hpum_core_hbm_window_write(&r.core, 8, 0x0123456789abcdefULL, 8);
+    CHECK(r.bread64(HPU_BAR_HBM_SIZE + 8) == 0x0123456789abcdefULL);
+    CHECK(r.error() == 0);
+}
+
 TEST_CASE("BAR4 window reaches HBM at HBM_WIN_BASE", "[emu][hbm][window]")
 {
     Rig r(1ULL << 30);

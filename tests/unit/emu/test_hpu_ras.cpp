@@ -820,6 +820,13 @@ TEST_CASE("an uncorrectable ECC error poisons its 2 MiB page until scrubbed",
     CHECK(hpum_core_hbm_window_read(&r.core, page + 64, 4) == 0xffffffffu);
     hpum_core_hbm_window_write(&r.core, page + 64, 7, 4);
     CHECK(r.bread64(page + 64) == 0xabcdefu);
+    // Also a page beyond version 7's 64 MiB, with the window base at 0.
+    const uint64_t far = 200 * MiB;
+    r.bwrite64(far + 64, 0x1234);
+    inject_ecc(r, far, HPU_INJ_ECC_UE);
+    CHECK(hpum_core_hbm_window_read(&r.core, far + 64, 8) == ~0ULL);
+    hpum_core_hbm_window_write(&r.core, far + 64, 7, 4);
+    CHECK(r.bread64(far + 64) == 0x1234u);
     // a soft reset keeps the poison
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
     r.advance(HPU_SOFT_RESET_NS);

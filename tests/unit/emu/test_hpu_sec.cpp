@@ -273,6 +273,9 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
         CHECK(hpum_core_read(&r.core, HPU_REG_MAGIC, 4) == 0xffffffffu);
         CHECK(hpum_core_read(&r.core, HPU_REG_STATUS, 2) == 0xffffu);
         CHECK(hpum_core_hbm_window_read(&r.core, 0, 8) == ~0ULL);
+        // Also beyond version 7's 64 MiB (BAR4 covers the 256 MiB of HBM).
+        CHECK(hpum_core_hbm_window_read(&r.core, 200 * MiB, 8) == ~0ULL);
+        hpum_core_hbm_window_write(&r.core, 200 * MiB, 0x77, 1);
         hpum_core_write(&r.core, HPU_REG_SCRATCH, 0x1234, 4);
         r.setup_stream(1, 0);           // the driver's writes: all dropped
         r.put_desc(1, 0, host_addr(job_bus), job.size(), 0, 5);
@@ -295,6 +298,7 @@ TEST_CASE("a power-on reset during a DMA write in flight returns at once; "
     CHECK(r.rd(HPU_REG_MAGIC) == HPU_MAGIC_VALUE);
     // Nothing written during the reset took effect.
     CHECK(r.rd(HPU_REG_SCRATCH) == 0u);
+    CHECK(r.bread64(200 * MiB) == 0u);
     CHECK(r.rd(r.qreg(1, 0, HPU_QS_PI)) == 0u);
     CHECK_FALSE(hpum_core_engine_step(&r.core, 1));
     CHECK(r.cq_pi(1, 0) == 0u);

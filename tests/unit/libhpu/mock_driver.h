@@ -61,6 +61,7 @@ public:
         std::vector<std::uint8_t> cb;  // the command buffer as submitted
         std::vector<drm_hpu_sync> in, out;
         std::shared_ptr<Fence> fence;
+        int wc_flushes = 0; // flush_wc_stores() calls before this SUBMIT
     };
 
     drm_hpu_info_memory memory_answer{};
@@ -447,6 +448,7 @@ private:
             return -EINVAL;
         Job job;
         job.req = req;
+        job.wc_flushes = wc_flushes;
         const auto *in = static_cast<const drm_hpu_sync *>(ptr(req.in_syncs));
         const auto *out = static_cast<const drm_hpu_sync *>(ptr(req.out_syncs));
         if ((req.num_in_syncs > 0 && in == nullptr) || (req.num_out_syncs > 0 && out == nullptr))

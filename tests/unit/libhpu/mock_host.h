@@ -47,6 +47,10 @@ public:
 
     std::int64_t monotonic_ns() override { return now_ns; }
 
+    // flush_wc_stores() calls (each SUBMIT records the count it saw).
+    int wc_flushes = 0;
+    void flush_wc_stores() override { ++wc_flushes; }
+
     void sleep_ns(std::int64_t ns) override
     {
         sleeps.push_back(ns);

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -220,6 +221,44 @@ TEST_CASE("C++ buffers, queues, command lists and fences release exactly once", 
         CHECK(moved.host_ptr() != nullptr);
         hpu_buffer_t *raw = moved.release();
         CHECK(hpu_buffer_destroy(raw) == 0);
+    }
+    CHECK(m.leaks() == 0);
+    CHECK(m.misuse == 0);
+}
+
+TEST_CASE("C++ Buffer::map: device memory, a user pointer, an import; throws on a device that cannot map", "[cxx]")
+{
+    MockOs m;
+    populate(m);
+    const ScopedMock scoped(m);
+    {
+        const auto dev = hpu::Device::open(0);
+        auto hbm = hpu::Buffer::create(dev, 1, HPU_MEM_DEVICE);
+        void *p = hbm.map();
+        CHECK(p != nullptr);
+        CHECK(hbm.host_ptr() == p);
+        CHECK(hbm.map() == p);
+
+        std::vector<std::uint8_t> mem(4096);
+        const auto user = hpu::Buffer::from_user(dev, mem.data(), mem.size());
+        CHECK(user.map() == mem.data());
+
+        const int fd = hbm.export_fd();
+        {
+            const auto imported = hpu::Buffer::import_fd(dev, fd, hbm.size());
+            CHECK(imported.map() != nullptr);
+        }
+        CHECK(m.close(fd) == 0);
+
+        m.hbm_mmap = false;
+        const auto other = hpu::Buffer::create(dev, 1, HPU_MEM_DEVICE);
+        try {
+            (void)other.map();
+            FAIL("map() of device memory on a device that cannot map it did not throw");
+        } catch (const hpu::Error &e) {
+            CHECK(e.errnum() == EOPNOTSUPP);
+        }
+        CHECK(other.host_ptr() == nullptr);
     }
     CHECK(m.leaks() == 0);
     CHECK(m.misuse == 0);

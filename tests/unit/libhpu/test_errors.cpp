@@ -908,6 +908,31 @@ TEST_CASE("reopen after a hard reset", "[libhpu][reset]")
         REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_HOST, &nb) == 0);
         CHECK(hpu_buffer_destroy(nb) == 0);
     }
+    SECTION("device memory of the old file: hpu_buffer_map -ENODEV, a mapping made before stays")
+    {
+        hpu_buffer_t *unmapped = nullptr;
+        hpu_buffer_t *mapped = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_DEVICE, &unmapped) == 0);
+        REQUIRE(hpu_buffer_create(fx.dev, 4096, HPU_MEM_DEVICE, &mapped) == 0);
+        void *before = nullptr;
+        REQUIRE(hpu_buffer_map(mapped, &before) == 0);
+        REQUIRE(hpu_device_reopen(fx.dev) == 0);
+        const int ioctls = fx.m.ioctl_calls;
+        const int mmaps = fx.m.mmap_calls;
+        void *p = &fx;
+        CHECK(hpu_buffer_map(unmapped, &p) == -ENODEV);
+        CHECK(p == nullptr);
+        CHECK(hpu_buffer_host_ptr(unmapped) == nullptr);
+        void *again = nullptr;
+        CHECK(hpu_buffer_map(mapped, &again) == 0); // hpu.h: the old mapping until destroy
+        CHECK(again == before);
+        CHECK(fx.m.ioctl_calls == ioctls);
+        CHECK(fx.m.mmap_calls == mmaps);
+        const int munmaps = fx.m.munmap_calls;
+        CHECK(hpu_buffer_destroy(unmapped) == 0);
+        CHECK(hpu_buffer_destroy(mapped) == 0);
+        CHECK(fx.m.munmap_calls == munmaps + 1);
+    }
     SECTION("the handle-number space of the new file is not touched by old handles")
     {
         hpu_buffer_t *old = nullptr;

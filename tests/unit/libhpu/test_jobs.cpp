@@ -4,10 +4,12 @@
 //
 // Copyright (c) 2026 The hpu authors
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -390,6 +392,67 @@ TEST_CASE("buffers: create, map, host mapping, destroy", "[libhpu][buffer]")
         CHECK(fx.m.mmap_calls == 1);
         CHECK(hpu_buffer_destroy(b) == 0);
     }
+    SECTION("hpu_buffer_map of a user-pointer buffer returns the caller's pointer, with no system call")
+    {
+        std::vector<std::uint8_t> mem(8192);
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_from_user(fx.dev, mem.data(), mem.size(), 0, &b) == 0);
+        const int ioctls = fx.m.ioctl_calls;
+        void *p = nullptr;
+        REQUIRE(hpu_buffer_map(b, &p) == 0);
+        CHECK(p == mem.data());
+        CHECK(fx.m.ioctl_calls == ioctls);
+        CHECK(fx.m.mmap_calls == 0);
+        CHECK(hpu_buffer_destroy(b) == 0);
+    }
+    SECTION("hpu_buffer_map of an imported device-memory buffer maps the exporter's memory")
+    {
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 2 * kMiB, HPU_MEM_DEVICE, &b) == 0);
+        int fd = -1;
+        REQUIRE(hpu_buffer_export_fd(b, &fd) == 0);
+        hpu_buffer_t *imp = nullptr;
+        REQUIRE(hpu_buffer_import_fd(fx.dev, fd, 2 * kMiB, &imp) == 0);
+        CHECK(fx.m.close(fd) == 0);
+        void *p = nullptr;
+        REQUIRE(hpu_buffer_map(imp, &p) == 0);
+        CHECK(p == fx.m.gem.begin()->second->mem.data());
+        CHECK(hpu_buffer_host_ptr(imp) == p);
+        CHECK(hpu_buffer_host_ptr(b) == nullptr); // the exporter's own buffer is not mapped by it
+        CHECK(hpu_buffer_destroy(imp) == 0);
+        CHECK(hpu_buffer_destroy(b) == 0);
+        CHECK(fx.m.mmaps.empty());
+    }
+    SECTION("hpu_buffer_map from several threads at once: one mmap, one address")
+    {
+        hpu_buffer_t *b = nullptr;
+        REQUIRE(hpu_buffer_create(fx.dev, 2 * kMiB, HPU_MEM_DEVICE, &b) == 0);
+        constexpr int kThreads = 8;
+        std::array<void *, kThreads> got{};
+        std::array<int, kThreads> rets{};
+        std::atomic<int> ready{0};
+        std::vector<std::thread> threads;
+        threads.reserve(kThreads);
+        for (int i = 0; i < kThreads; ++i) {
+            threads.emplace_back([&, i] {
+                ready.fetch_add(1);
+                while (ready.load() < kThreads) {
+                }
+                rets.at(i) = hpu_buffer_map(b, &got.at(i));
+            });
+        }
+        for (auto &t : threads)
+            t.join();
+        for (int i = 0; i < kThreads; ++i) {
+            CHECK(rets.at(i) == 0);
+            CHECK(got.at(i) == got[0]);
+        }
+        CHECK(got[0] != nullptr);
+        CHECK(fx.m.mmap_calls == 1);
+        CHECK(fx.m.request_calls[DRM_IOCTL_HPU_BO_MMAP_OFFSET] == 1);
+        CHECK(hpu_buffer_destroy(b) == 0);
+        CHECK(fx.m.mmaps.empty());
+    }
     SECTION("host memory is mapped into the caller")
     {
         hpu_buffer_t *b = nullptr;
@@ -629,6 +692,55 @@ TEST_CASE("engine counts per class", "[libhpu][info]")
         fx.m.answer_size = static_cast<int>(offsetof(drm_hpu_info_device, class_engines)) - 4;
         CHECK(hpu_device_engines(fx.dev, HPU_ENGINE_CLASS_DMA) == -EPROTO);
     }
+}
+
+TEST_CASE("device caps: HBM mapping only when the driver says so", "[libhpu][info]")
+{
+    Fixture fx;
+    hpu_device_info info{};
+    info.size = sizeof(info);
+    REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+    CHECK(info.caps == HPU_DEVICE_CAP_HBM_MMAP);
+    SECTION("a driver before caps (its answer ends where caps begins): no caps")
+    {
+        fx.m.answer_size = static_cast<int>(offsetof(drm_hpu_info_device, caps));
+        info = hpu_device_info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+        CHECK(info.caps == 0);
+        CHECK(info.class_engines[HPU_ENGINE_CLASS_MME] == 2); // the fields before it are there
+    }
+    SECTION("a device whose BAR does not cover its memory: no caps bit")
+    {
+        for (auto &n : fx.m.nodes)
+            n.second.caps = 0;
+        info = hpu_device_info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+        CHECK(info.caps == 0);
+    }
+    SECTION("unknown bits of the driver's caps are not passed on")
+    {
+        for (auto &n : fx.m.nodes)
+            n.second.caps = DRM_HPU_CAP_HBM_MMAP | (1ULL << 40U);
+        info = hpu_device_info{};
+        info.size = sizeof(info);
+        REQUIRE(hpu_device_get_info(fx.dev, &info) == 0);
+        CHECK(info.caps == HPU_DEVICE_CAP_HBM_MMAP);
+    }
+}
+
+TEST_CASE("every submission drains the CPU's write-combined stores first", "[libhpu][queue]")
+{
+    Fixture fx;
+    auto [q, cl] = fx.queue_and_nop();
+    const int before = fx.m.wc_flushes;
+    REQUIRE(hpu_queue_submit(q, cl, nullptr, 0, nullptr) == 0);
+    CHECK(fx.m.jobs.back().wc_flushes == before + 1);
+    REQUIRE(hpu_queue_copy(q, 0x1000, 0x2000, 8, nullptr) == 0);
+    CHECK(fx.m.jobs.back().wc_flushes == before + 2);
+    CHECK(hpu_cmdlist_destroy(cl) == 0);
+    CHECK(hpu_queue_destroy(q) == 0);
 }
 
 TEST_CASE("fence waits use an absolute deadline that survives EINTR", "[libhpu][fence]")

@@ -19,7 +19,8 @@
 
 namespace {
 
-// What each barrier saw: its kind and the doorbell record word watched.
+// What each barrier saw: its kind (0 from the device, 1 to the device, 2
+// write-combining flush) and the doorbell record word watched.
 struct Barrier {
     int to_device;
     uint32_t watched;
@@ -413,10 +414,14 @@ TEST_CASE("rdma wq: a wr_* batch publishes all its WQEs with one index store, or
     CHECK(sq.db[0] == 0); // nothing visible before wr_complete
     REQUIRE(hpu_sq_batch_commit(&sq.wq, &sq.b) == 0);
     CHECK(sq.db[0] == 3);
-    // One barrier, taken while the record still held the old index.
-    REQUIRE(g_barriers.size() == 1);
+    // A barrier to the device and a write-combining flush (the caller's
+    // stores into an HBM mapping the WQEs name), taken while the record
+    // still held the old index.
+    REQUIRE(g_barriers.size() == 2);
     CHECK(g_barriers[0].to_device == 1);
+    CHECK(g_barriers[1].to_device == 2);
     CHECK(g_barriers[0].watched == 0);
+    CHECK(g_barriers[1].watched == 0);
     CHECK(get64(sq.slot(2) + 8) == 3);
     CHECK(get64(sq.slot(2) + 16) == 0x9003);
     CHECK(get32(sq.slot(2) + 64 + 12) == 12);
@@ -432,7 +437,7 @@ TEST_CASE("rdma wq: a wr_* batch publishes all its WQEs with one index store, or
     CHECK(hpu_sq_batch_commit(&sq.wq, &sq.b) == EINVAL);
     CHECK(sq.db[0] == 3);
     CHECK(sq.wq.head == 3);
-    CHECK(g_barriers.size() == 1);
+    CHECK(g_barriers.size() == 2);
 
     // wr_abort: the batch is simply never committed; the next starts at the same slot.
     hpu_sq_batch_start(&sq.wq, &sq.b);
@@ -621,9 +626,12 @@ TEST_CASE("rdma wq: a receive WQE is wr_id, SGE count, 7 reserved bytes, then th
     REQUIRE(hpu_rq_post(&rq, &next, &wr) == 0);
     hpu_rq_publish(&rq, next);
     g_watch = nullptr;
-    REQUIRE(g_barriers.size() == 1);
+    // As for a send batch: the record is the receive queue's doorbell.
+    REQUIRE(g_barriers.size() == 2);
     CHECK(g_barriers[0].to_device == 1);
+    CHECK(g_barriers[1].to_device == 2);
     CHECK(g_barriers[0].watched == 0);
+    CHECK(g_barriers[1].watched == 0);
     CHECK(db[1] == 1);
     CHECK(db[0] == 0);
 

@@ -17,8 +17,12 @@
  * device's BAR) and registers that mapping with plain ibv_reg_mr(), as
  * UCX and MPI do with any pointer: the MR is the HBM itself (RDMA WRITE
  * into it is read back by the DMA engine and through the mapping);
- * and checks the helpers' refusals. Each check prints PASS or FAIL; the exit
- * status is the number of failures (100 and up: could not run).
+ * and checks the helpers' refusals and the rules of registering a mapping:
+ * read-only and inaccessible pages, a registration that starts in a part of
+ * a split mapping, an MR that outlives the mapping and the buffer, another
+ * HPU's mapping, and the dma-buf and mapping MRs of one buffer agreeing.
+ * Each check prints PASS or FAIL; the exit status is the number of
+ * failures (100 and up: could not run).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -137,6 +141,181 @@ static int dev_copy(hpu_queue_t *q, uint64_t dst, uint64_t src, uint64_t size)
 		ret = hpu_fence_wait(f, 60ull * 1000 * 1000 * 1000);
 	hpu_fence_destroy(f);
 	return ret;
+}
+
+/* ibv_reg_mr() of @len bytes at @addr with @access fails with errno @want. */
+static void refused(struct ibv_pd *pd, void *addr, size_t len, int access, int want,
+		    const char *what)
+{
+	struct ibv_mr *mr;
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, addr, len, access);
+	check(!mr && errno == want, what, mr ? "registered" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+/*
+ * LEN bytes of pattern @seed RDMA-written at @waddr of MR @wkey, then read
+ * back from @raddr of MR @rkey: the same bytes (check @what).
+ */
+static void round_trip(struct ibv_qp *qa, struct ibv_cq *cq, struct ibv_mr *host_mr,
+		       uint8_t *host, uint8_t *want, unsigned int seed, uint64_t waddr,
+		       uint32_t wkey, uint64_t raddr, uint32_t rkey, const char *what)
+{
+	const char *why;
+
+	fill(host, LEN, seed);
+	memcpy(want, host, LEN);
+	why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, waddr, wkey);
+	memset(host, 0, LEN);
+	if (!why)
+		why = rdma_op(qa, cq, IBV_WR_RDMA_READ, host_mr, raddr, rkey);
+	check(!why && memcmp(host, want, LEN) == 0, what, why ? why : "data differs");
+}
+
+/* HBM bytes of @dev's context (hpu_memory_info.hbm_ctx_used), or ~0. */
+static uint64_t ctx_hbm_used(hpu_device_t *dev)
+{
+	struct hpu_memory_info mi = { .size = sizeof(mi) };
+
+	return hpu_device_memory_info(dev, &mi) ? ~0ull : mi.hbm_ctx_used;
+}
+
+/*
+ * The mapping rules of ibv_reg_mr() on HBM mapped into the process, each
+ * with its errno, and the lifetime of such an MR: on a buffer of its own.
+ */
+static void mapping_rules(hpu_device_t *dev, hpu_queue_t *q, hpu_buffer_t *stage,
+			  struct ibv_pd *pd, struct ibv_qp *qa, struct ibv_cq *cq,
+			  struct ibv_mr *host_mr, uint8_t *host, uint8_t *want)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	hpu_buffer_t *b;
+	struct ibv_mr *mr, *dmr;
+	uint64_t used;
+	const char *why;
+	uint8_t *cpu;
+	void *p;
+	int ret;
+
+	ret = hpu_buffer_create(dev, HBM_SIZE, HPU_MEM_DEVICE, &b);
+	if (ret)
+		die("hpu_buffer_create (HBM, mapping rules)", -ret);
+	ret = hpu_buffer_map(b, &p);
+	if (ret)
+		die("hpu_buffer_map (mapping rules)", -ret);
+	cpu = p;
+
+	/* Pages the process may only read, or not access at all. */
+	if (mprotect(cpu + 65536, 65536, PROT_READ))
+		die("mprotect PROT_READ", errno);
+	refused(pd, cpu + 65536, 65536, rw, EACCES,
+		"a writable MR of a read-only mapping is refused (EACCES)");
+	if (mprotect(cpu + 65536, 65536, PROT_NONE))
+		die("mprotect PROT_NONE", errno);
+	refused(pd, cpu + 65536, 65536, IBV_ACCESS_REMOTE_READ, EACCES,
+		"an MR of an inaccessible (PROT_NONE) mapping is refused, even read-only (EACCES)");
+	if (mprotect(cpu + 65536, 65536, PROT_READ | PROT_WRITE))
+		die("mprotect back", errno);
+
+	/*
+	 * A registration that starts in the second part of a split mapping
+	 * (its VMA's vm_pgoff is not the buffer's start): RDMA WRITE lands at
+	 * that offset of the buffer, not at its start.
+	 */
+	ret = madvise(cpu + 262144, 65536, MADV_DONTFORK);
+	mr = ret ? NULL : ibv_reg_mr(pd, cpu + 262144 + 8192, LEN, rw);
+	check(mr != NULL, "an MR starting inside a part of a split mapping registers",
+	      ret ? "madvise failed" : strerror(errno));
+	if (mr) {
+		fill(host, LEN, 21);
+		memcpy(want, host, LEN);
+		why = rdma_op(qa, cq, IBV_WR_RDMA_WRITE, host_mr, (uintptr_t)cpu + 262144 + 8192,
+			      mr->rkey);
+		memset(hpu_buffer_host_ptr(stage), 0, LEN);
+		ret = why ? 0 : dev_copy(q, hpu_buffer_va(stage), hpu_buffer_va(b) + 262144 + 8192,
+					 LEN);
+		check(!why && !ret && memcmp(hpu_buffer_host_ptr(stage), want, LEN) == 0,
+		      "RDMA WRITE into it lands at that offset of the buffer",
+		      why ? why : ret ? strerror(-ret) : "data differs");
+		ibv_dereg_mr(mr);
+	}
+	madvise(cpu + 262144, 65536, MADV_DOFORK);
+
+	/*
+	 * The buffer's dma-buf MR and its mapping's MR are the same memory:
+	 * what goes in through one comes out through the other.
+	 */
+	dmr = hpu_rdma_reg_buffer(pd, b, 0, LEN, hpu_buffer_va(b), rw);
+	mr = ibv_reg_mr(pd, cpu, LEN, rw);
+	check(dmr && mr, "one buffer registers through its dma-buf and through its mapping",
+	      strerror(errno));
+	if (dmr && mr) {
+		round_trip(qa, cq, host_mr, host, want, 33, (uintptr_t)cpu, mr->rkey,
+			   hpu_buffer_va(b), dmr->rkey,
+			   "RDMA WRITE through the mapping's MR, READ through the dma-buf MR: the same bytes");
+		round_trip(qa, cq, host_mr, host, want, 34, hpu_buffer_va(b), dmr->rkey,
+			   (uintptr_t)cpu, mr->rkey,
+			   "RDMA WRITE through the dma-buf MR, READ through the mapping's MR: the same bytes");
+	}
+	if (dmr)
+		ibv_dereg_mr(dmr);
+
+	/*
+	 * The mapping's MR holds the buffer, not the process's mapping:
+	 * after hpu_buffer_destroy() (munmap, handle closed) RDMA still
+	 * reaches the HBM, which stays charged to the context until the MR
+	 * is deregistered.
+	 */
+	if (!mr) {
+		hpu_buffer_destroy(b);
+		return;
+	}
+	used = ctx_hbm_used(dev);
+	hpu_buffer_destroy(b);
+	check(ctx_hbm_used(dev) == used,
+	      "the mapping's MR keeps the buffer's HBM once the buffer is destroyed", "freed");
+	round_trip(qa, cq, host_mr, host, want, 47, (uintptr_t)cpu, mr->rkey, (uintptr_t)cpu,
+		   mr->rkey, "RDMA WRITE and READ through the MR after the buffer and its mapping are gone");
+	check(ibv_dereg_mr(mr) == 0, "that MR deregisters", strerror(errno));
+	check(ctx_hbm_used(dev) == used - HBM_SIZE,
+	      "its HBM is freed once the MR is deregistered", "still charged");
+}
+
+/* A mapping of another HPU's buffer is not this device's to register. */
+static void other_hpu(unsigned int index, struct ibv_pd *pd)
+{
+	const struct hpu_device_desc *d;
+	hpu_device_list_t *list = NULL;
+	hpu_device_t *other = NULL;
+	hpu_buffer_t *b;
+	size_t i;
+	int ret;
+
+	/* Accel indices need not be 0..n-1 (a device rebound gets a new one). */
+	ret = hpu_device_list_get(&list);
+	if (ret)
+		die("hpu_device_list_get", -ret);
+	for (i = 0; i < hpu_device_list_size(list) && !other; i++) {
+		d = hpu_device_list_at(list, i);
+		if (d->index != index && hpu_open_by_index(d->index, &other))
+			other = NULL;
+	}
+	hpu_device_list_free(list);
+	if (!other) {
+		printf("hbm-rdma: one HPU only: no check of another HPU's mapping\n");
+		return;
+	}
+	/* A host buffer: the second HPU of the VM suite cannot map its HBM. */
+	ret = hpu_buffer_create(other, 65536, HPU_MEM_HOST, &b);
+	if (ret)
+		die("hpu_buffer_create (other HPU)", -ret);
+	refused(pd, hpu_buffer_host_ptr(b), 65536, IBV_ACCESS_LOCAL_WRITE, EOPNOTSUPP,
+		"ibv_reg_mr of another HPU's buffer mapping is refused (EOPNOTSUPP)");
+	hpu_buffer_destroy(b);
+	hpu_close(other);
 }
 
 int main(int argc, char **argv)
@@ -357,6 +536,9 @@ int main(int argc, char **argv)
 	if (mr)
 		ibv_dereg_mr(mr);
 	mprotect((uint8_t *)cpu + 131072, 4096, PROT_READ | PROT_WRITE);
+
+	mapping_rules(dev, q, stage, pd, qa, cq, host_mr, host, want);
+	other_hpu((unsigned int)atoi(argv[1]), pd);
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);

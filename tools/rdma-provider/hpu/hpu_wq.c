@@ -11,6 +11,7 @@
 void hpu_wq_test_barrier(int to_device);
 #define udma_to_device_barrier() hpu_wq_test_barrier(1)
 #define udma_from_device_barrier() hpu_wq_test_barrier(0)
+#define mmio_flush_writes() hpu_wq_test_barrier(2)
 #else
 #include <config.h>
 #include <util/udma_barrier.h>
@@ -32,6 +33,20 @@ _Static_assert(sizeof(struct hpu_ib_ud_av) == HPU_WQ_UD_AV, "UD address vector")
 _Static_assert(sizeof(struct hpu_ib_recv_wqe) == HPU_WQ_RECV_HDR, "receive WQE header");
 _Static_assert(sizeof(struct hpu_ib_sge) == HPU_WQ_SGE, "SGE");
 _Static_assert(sizeof(struct hpu_ib_cqe) == HPU_IB_CQE_SIZE, "CQE");
+
+/*
+ * Before a producer index store, after which the device reads the WQEs up
+ * to it and the memory they name: the WQE bytes (udma_to_device_barrier()),
+ * and the caller's stores through a write-combining mapping, such as HBM
+ * mapped with hpu_buffer_map() and named by an SGE (mmio_flush_writes():
+ * an sfence on x86-64, where udma_to_device_barrier() is only a compiler
+ * barrier and write-combined stores may still sit in the CPU's buffers).
+ */
+#define PUBLISH_BARRIER()			\
+	do {					\
+		udma_to_device_barrier();	\
+		mmio_flush_writes();		\
+	} while (0)
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
@@ -373,7 +388,8 @@ int hpu_sq_post_wr(struct hpu_wq *sq, struct hpu_sq_batch *b, bool ud,
 }
 
 /*
- * Publish the batch's WQEs: every WQE byte reaches memory before the
+ * Publish the batch's WQEs: every WQE byte, and every write-combined
+ * store of the caller (PUBLISH_BARRIER), reaches memory before the
  * producer index in the doorbell record (the device reads the WQEs only
  * up to the index it reads there). The caller then rings SQ_DB, after
  * another udma_to_device_barrier(). A failed batch publishes nothing.
@@ -385,7 +401,7 @@ int hpu_sq_batch_commit(struct hpu_wq *sq, struct hpu_sq_batch *b)
 		return b->err;
 	if (b->next == sq->head)
 		return 0;
-	udma_to_device_barrier();
+	PUBLISH_BARRIER();
 	STORE(sq->db_pi, htole32(b->next));
 	STORE(&sq->head, b->next);
 	return 0;
@@ -462,13 +478,14 @@ int hpu_rq_post(struct hpu_wq *rq, uint32_t *next, const struct ibv_recv_wr *wr)
 /*
  * The receive queue has no doorbell register: the device reads the
  * producer index from the doorbell record whenever it needs a WQE, so the
- * record is the doorbell and the WQEs must be in memory before it moves.
+ * record is the doorbell and the WQEs (and the caller's write-combined
+ * stores, PUBLISH_BARRIER) must be in memory before it moves.
  */
 void hpu_rq_publish(struct hpu_wq *rq, uint32_t next)
 {
 	if (next == rq->head)
 		return;
-	udma_to_device_barrier();
+	PUBLISH_BARRIER();
 	STORE(rq->db_pi, htole32(next));
 	STORE(&rq->head, next);
 }
