@@ -87,6 +87,20 @@ static void hpu_bo_dma_untrack(struct hpu_bo *bo)
 }
 
 /*
+ * Unmap a user pointer's pages, mapped with DMA_ATTR_SKIP_CPU_SYNC by
+ * hpu_bo_create_userptr(): the CPU sync the unmap would have done first.
+ */
+static void hpu_bo_userptr_dma_unmap(struct hpu_bo *bo)
+{
+	struct device *dev = bo->base.base.dev->dev;
+	enum dma_data_direction dir = bo->readonly ? DMA_TO_DEVICE :
+						    DMA_BIDIRECTIONAL;
+
+	dma_sync_sgtable_for_cpu(dev, bo->sgt, dir);
+	dma_unmap_sgtable(dev, bo->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+}
+
+/*
  * Unmap what @bo has mapped for the device, the device being removed; the
  * caller holds a reference. The pages themselves stay until the buffer is
  * freed (a process may still map them); the device cannot reach them any
@@ -99,9 +113,7 @@ static void hpu_bo_dma_release(struct hpu_bo *bo)
 	struct drm_gem_shmem_object *shmem = &bo->base;
 
 	if (bo->kind == HPU_BO_USERPTR) {
-		dma_unmap_sgtable(obj->dev->dev, bo->sgt,
-				  bo->readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL,
-				  0);
+		hpu_bo_userptr_dma_unmap(bo);
 		bo->dma_released = true;
 		return;
 	}
@@ -578,12 +590,10 @@ static void hpu_bo_userptr_unpin(struct hpu_bo *bo, unsigned long npages)
 static void hpu_bo_userptr_free(struct drm_gem_object *obj)
 {
 	struct hpu_bo *bo = to_hpu_bo(obj);
-	enum dma_data_direction dir;
 
 	hpu_bo_dma_untrack(bo);
-	dir = bo->readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
 	if (!bo->dma_released)
-		dma_unmap_sgtable(obj->dev->dev, bo->sgt, dir, 0);
+		hpu_bo_userptr_dma_unmap(bo);
 	sg_free_table(bo->sgt);
 	kfree(bo->sgt);
 	hpu_bo_userptr_unpin(bo, bo->npages);
@@ -708,7 +718,15 @@ static int hpu_bo_create_userptr(struct hpu_device *hdev,
 		goto err_free_sgt;
 
 	dir = readonly ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
-	ret = dma_map_sgtable(drm->dev, bo->sgt, dir, 0);
+	/*
+	 * The process may register the same pages again (overlapping user
+	 * pointers are legal): the CPU syncs are done here and at unmap
+	 * explicitly, so that the mapping itself skips them, which is what
+	 * tells the DMA-API debug code that overlapping mappings are meant.
+	 */
+	ret = dma_map_sgtable(drm->dev, bo->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	if (!ret)
+		dma_sync_sgtable_for_device(drm->dev, bo->sgt, dir);
 	if (ret) {
 		drm_dbg(drm, "userptr: cannot map %lu pages for DMA: %d\n",
 			bo->npages, ret);
