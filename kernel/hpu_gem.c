@@ -436,6 +436,11 @@ static const struct vm_operations_struct hpu_bo_hbm_vm_ops = {
 static int hpu_bo_hbm_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
+	struct hpu_device *hdev = to_hpu_device(obj->dev);
+
+	/* BO_MMAP_OFFSET refuses these; nothing past BAR4 is ever mapped */
+	if (!hdev->mmu->hbm_mappable)
+		return -EOPNOTSUPP;
 	if (is_cow_mapping(vma->vm_flags)) {
 		drm_dbg(obj->dev, "mmap: an HBM buffer maps MAP_SHARED only\n");
 		return -EINVAL;

@@ -135,7 +135,7 @@ int hpu_mmu_init(struct hpu_device *hdev)
 	 * into processes.
 	 */
 	ret = pcim_request_region(pdev, HPU_BAR_HBM, HPU_DRIVER_NAME "-hbm");
-	if (ret && mmu->pt_size < mmu->win_size) {
+	if (ret == -EBUSY && mmu->pt_size < mmu->win_size) {
 		if (devm_request_mem_region(&pdev->dev, mmu->bar_start,
 					    mmu->pt_size,
 					    HPU_DRIVER_NAME "-hbm")) {

@@ -22,6 +22,7 @@
 // Copyright (c) 2026 The hpu authors
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -622,6 +623,8 @@ TEST_CASE("HBM mappings: buffers of several blocks, partial, moved and inherited
         const pid_t pid = ::fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {
+            ::close(go[1]);
+            ::close(result[0]);
             char b = 0;
             if (::read(go[0], &b, 1) != 1)
                 ::_exit(2);
@@ -632,22 +635,43 @@ TEST_CASE("HBM mappings: buffers of several blocks, partial, moved and inherited
                 ::_exit(4);
             ::_exit(0);
         }
+        // Only this side's ends stay open: a child that dies reads as EOF,
+        // and if a check below throws, closing go[1] ends the child.
+        ::close(go[0]);
+        ::close(result[1]);
+        struct Reap {
+            pid_t pid;
+            int go_w;
+            ~Reap()
+            {
+                if (go_w >= 0)
+                    ::close(go_w);
+                if (pid > 0) {
+                    ::kill(pid, SIGKILL);
+                    ::waitpid(pid, nullptr, 0);
+                }
+            }
+        } reap{pid, go[1]};
         CHECK(::munmap(p, kSize) == 0);
         CHECK(c.gem_close(h) == 0);
         CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0); // the child's mapping holds it
         char b = 'g';
         REQUIRE(::write(go[1], &b, 1) == 1);
         char r = 0;
-        REQUIRE(::read(result[0], &r, 1) == 1);
+        const ssize_t got = ::read(result[0], &r, 1);
+        ::close(result[0]);
+        CHECK(got == 1); // 0: the child died before it could read (waitpid below says how)
         CHECK(r == 'y');
         CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0);
-        REQUIRE(::write(go[1], &b, 1) == 1);
+        (void)::write(go[1], &b, 1);
+        ::close(go[1]);
+        reap.go_w = -1;
         int st = 0;
         REQUIRE(::waitpid(pid, &st, 0) == pid);
+        reap.pid = -1;
+        INFO("child wait status " << st);
         CHECK(WIFEXITED(st));
         CHECK(WEXITSTATUS(st) == 0);
-        for (const int fd : {go[0], go[1], result[0], result[1]})
-            ::close(fd);
         CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0 - kSize);
     }
     SECTION("MADV_DONTNEED: EINVAL; process_vm_readv of the range: EFAULT (VM_IO | VM_PFNMAP)") {
