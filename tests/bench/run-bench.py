@@ -306,8 +306,13 @@ How to read the ratios:
 
 
 # Lazy mode may measure this much slower than eager before it counts as
-# slower (the step times are medians of a short run under TCG).
-LAZY_NOISE = 0.05
+# slower. The step times are medians of 8 steps under TCG on a shared
+# host, eager's and lazy's measured one after the other, and the CNN's
+# true ratio is about 1 (convolution kernels that lazy mode does not
+# shorten): swings of 10% between the two runs are noise. A lazy mode
+# that lost its point (a flush per op, a graph rebuilt every step) is
+# slower by far more than 20%.
+LAZY_NOISE = 0.2
 TORCH_MODELS = (("linear", "seed's model, SGD"), ("mlp", "MLP, AdamW"), ("cnn", "CNN, SGD"))
 
 

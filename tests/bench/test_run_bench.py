@@ -35,13 +35,14 @@ class TestTorchErrors(unittest.TestCase):
         self.assertEqual(run_bench.torch_errors({}), [])
 
     def test_lazy_within_the_noise_margin(self):
-        self.assertEqual(run_bench.torch_errors(figures(torch_mlp_lazy_step_ms=50.0 / 0.96)), [])
+        self.assertEqual(run_bench.torch_errors(figures(torch_mlp_lazy_step_ms=50.0 / 0.81)), [])
+        self.assertEqual(run_bench.torch_errors(figures(torch_cnn_lazy_step_ms=50.0 / 0.9)), [], "10% of noise")
 
     def test_lazy_slower_than_eager(self):
-        e = run_bench.torch_errors(figures(torch_cnn_lazy_step_ms=60.0))
+        e = run_bench.torch_errors(figures(torch_cnn_lazy_step_ms=64.0))
         self.assertEqual(len(e), 1)
-        self.assertRegex(e[0], r"^torch cnn: lazy mode is slower than eager \(60 ms/step against 50, "
-                               r"eager/lazy 0\.833 < 0\.95\)$")
+        self.assertRegex(e[0], r"^torch cnn: lazy mode is slower than eager \(64 ms/step against 50, "
+                               r"eager/lazy 0\.781 < 0\.8\)$")
 
     def test_fallbacks(self):
         e = run_bench.torch_errors(figures(torch_linear_eager_fallbacks=2.0, torch_mlp_lazy_fallbacks=0.5))
