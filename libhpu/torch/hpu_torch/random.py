@@ -138,8 +138,9 @@ def _patch_torch_seeding():
     and result (the CPU's default generator); torch.seed() (and
     torch.random.seed) seeds them with the seed it chose. PyTorch 1.13
     calls torch.cuda.manual_seed_all only."""
-    orig_manual_seed = torch.random.manual_seed
-    orig_seed = torch.random.seed
+    # Wrapped once: a second call (importlib.reload) wraps the originals again.
+    orig_manual_seed = getattr(torch.random.manual_seed, "_hpu_torch_orig", torch.random.manual_seed)
+    orig_seed = getattr(torch.random.seed, "_hpu_torch_orig", torch.random.seed)
 
     @functools.wraps(orig_manual_seed)
     def manual_seed_wrapper(seed):

@@ -602,6 +602,19 @@ class TestGenerators(DeviceTest):
         with self.assertRaises(RuntimeError):
             torch.Generator(device="hpu")  # refused by PyTorch 1.13: hpu.Generator() instead
 
+    def test_torch_seeding_is_wrapped_once(self):
+        from hpu_torch import random as hpu_random
+        wrapper = torch.manual_seed
+        orig = wrapper._hpu_torch_orig
+        self.addCleanup(setattr, torch, "manual_seed", wrapper)
+        self.addCleanup(setattr, torch.random, "manual_seed", wrapper)
+        self.addCleanup(setattr, torch, "seed", torch.seed)
+        self.addCleanup(setattr, torch.random, "seed", torch.seed)
+        hpu_random._patch_torch_seeding()  # as importlib.reload(hpu_torch) does
+        self.assertIs(torch.manual_seed._hpu_torch_orig, orig)
+        self.assertIs(torch.manual_seed.__wrapped__, orig, "the wrapper was wrapped")
+        self.assertFalse(hasattr(torch.seed.__wrapped__, "_hpu_torch_orig"), "the wrapper was wrapped")
+
     def test_distributions(self):
         n = 1 << 16
         torch.manual_seed(8)
