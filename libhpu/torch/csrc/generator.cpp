@@ -18,6 +18,7 @@
 #include <c10/core/TensorImpl.h>
 #include <torch/library.h>
 
+#include <array>
 #include <cstring>
 #include <deque>
 
@@ -150,11 +151,41 @@ std::uint64_t next_seed(const c10::optional<at::Generator> &gen, c10::Device dev
     return g.get<HPUGeneratorImpl>()->next_key();
 }
 
+namespace {
+
+// A CPU generator whose whole Mersenne Twister state comes from the 64-bit
+// key: word i of the state is word i % 4 of philox4x32_10(counter =
+// {i / 4, 0, "HPUC", 0}, key = {key lo, key hi}). (at::mt19937(seed)
+// keeps only the seed's low 32 bits: 2^32 streams, so that two of 10^5
+// fallback draws would likely repeat one.)
+at::Generator cpu_generator_from_key(std::uint64_t key)
+{
+    constexpr std::uint32_t kCpuMagic = 0x43555048; // "HPUC"
+    at::mt19937_data_pod pod{};
+    for (std::size_t i = 0; i < pod.state_.size(); i += 4) {
+        std::array<std::uint32_t, 4> ctr{static_cast<std::uint32_t>(i / 4), 0, kCpuMagic, 0};
+        hpu_tpc_philox(ctr.data(), static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32));
+        for (std::size_t w = 0; w < 4 && i + w < pod.state_.size(); ++w)
+            pod.state_.at(i + w) = ctr.at(w);
+    }
+    pod.seed_ = key;
+    pod.left_ = 1; // the first draw runs the twist, as after at::mt19937(seed)
+    pod.next_ = 0;
+    pod.seeded_ = true;
+    at::mt19937 engine;
+    engine.set_data(pod);
+    at::Generator g = at::make_generator<at::CPUGeneratorImpl>(key);
+    g.get<at::CPUGeneratorImpl>()->set_engine(engine);
+    return g;
+}
+
+} // namespace
+
 at::Generator cpu_generator_for(const c10::optional<at::Generator> &gen, c10::Device device)
 {
     if (gen.has_value() && gen->defined() && gen->device().type() == c10::DeviceType::CPU)
         return *gen;
-    return at::make_generator<at::CPUGeneratorImpl>(next_seed(gen, device));
+    return cpu_generator_from_key(next_seed(gen, device));
 }
 
 namespace {
@@ -164,6 +195,11 @@ c10::optional<at::Generator> op_default_generator(std::int64_t device)
     return default_generator(static_cast<int>(device));
 }
 c10::optional<at::Generator> op_new_generator(std::int64_t device) { return new_generator(static_cast<int>(device)); }
+// For the tests: the CPU generator a fallback draw with this key gets.
+c10::optional<at::Generator> op_cpu_generator_from_key(std::int64_t key)
+{
+    return cpu_generator_from_key(static_cast<std::uint64_t>(key));
+}
 
 } // namespace
 
@@ -173,6 +209,7 @@ TORCH_LIBRARY_FRAGMENT(hpu_torch, m)
 {
     m.def("default_generator(int device=-1) -> Generator?", &op_default_generator);
     m.def("new_generator(int device=-1) -> Generator?", &op_new_generator);
+    m.def("cpu_generator_from_key(int key) -> Generator?", &op_cpu_generator_from_key);
 }
 
 } // namespace hpu_torch

@@ -624,8 +624,21 @@ at::Tensor &random_from(at::Tensor &self, std::int64_t from, c10::optional<std::
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, double p, c10::optional<bool> train)
 {
     const std::string sfx = float_suffix(input.scalar_type());
-    if (sfx.empty() || (train.has_value() && !*train) || p <= 0 || p >= 1)
-        return Fallback<ATEN_OP(native_dropout)>::call(input, p, train);
+    if ((train.has_value() && !*train) || p <= 0 || p >= 1)
+        return Fallback<ATEN_OP(native_dropout)>::call(input, p, train); // draws nothing
+    if (sfx.empty()) {
+        // No kernel (float16, float64): on the host as ATen's CPU kernel
+        // does, but the mask drawn with a CPU generator of the HPU
+        // generator's next key (native_dropout has no generator argument
+        // for the fallback to replace: it would draw from the CPU's).
+        count_fallback("aten::native_dropout");
+        at::Generator g = cpu_generator_for(c10::nullopt, input.device());
+        const at::Tensor x = input.cpu();
+        const double keep_p = 1.0 - p;
+        at::Tensor keep = at::empty_like(x, c10::MemoryFormat::Contiguous).bernoulli_(keep_p, g);
+        at::Tensor out = x.mul(keep).mul_(1.0 / keep_p);
+        return {out.to(input.device()), keep.to(at::kBool).to(input.device())};
+    }
     DeviceContext &ctx = context_of(input);
     auto lock = ctx.lock();
     const auto &sz = input.sizes();

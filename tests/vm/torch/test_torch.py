@@ -503,7 +503,21 @@ class TestGenerators(DeviceTest):
         torch.randint(0, 16, (100,), device=HPU)
         torch.randint(0, 10, (100,), device=HPU)  # drawn by the CPU fallback
         torch.bernoulli(torch.full((100,), 0.5, device=HPU))  # the CPU fallback too
+        for dtype in (torch.float16, torch.float64):  # no dropout kernel: on the host
+            torch.nn.functional.dropout(torch.ones(100, dtype=dtype, device=HPU), 0.5, training=True)
         self.assertTrue(torch.equal(torch.rand(8), want), "HPU draws advanced the CPU's generator")
+
+    def test_dropout_without_a_kernel_follows_the_hpu_generator(self):
+        for dtype in (torch.float16, torch.float64):
+            x = torch.ones(1000, dtype=dtype, device=HPU)
+            torch.manual_seed(9)
+            a = torch.nn.functional.dropout(x, 0.5, training=True).cpu()
+            hpu.manual_seed(9)
+            torch.random.default_generator.manual_seed(10)  # another CPU seed: no effect
+            self.assertTrue(torch.equal(torch.nn.functional.dropout(x, 0.5, training=True).cpu(), a), dtype)
+            self.assertEqual(a.dtype, dtype)
+            self.assertEqual(sorted(a.unique().tolist()), [0.0, 2.0], dtype)
+            self.assertLess(abs((a != 0).double().mean().item() - 0.5), 0.1, dtype)
 
     def test_fallback_draws_follow_the_hpu_generator(self):
         p = torch.full((1000,), 0.5, device=HPU)
@@ -513,6 +527,19 @@ class TestGenerators(DeviceTest):
         torch.random.default_generator.manual_seed(7)  # another CPU seed: no effect
         self.assertTrue(torch.equal(torch.bernoulli(p).cpu(), a), "bernoulli repeats with the HPU's seed")
         self.assertTrue(any(k.startswith("bernoulli") for k in core.fallback_counts()), core.fallback_counts())
+
+    def test_fallback_cpu_generators_use_the_whole_key(self):
+        # A fallback draw's CPU generator is made from a 64-bit key: keys
+        # that differ only in their high 32 bits (which at::mt19937(seed)
+        # ignores) or in one low bit give unrelated streams.
+        make = torch.ops.hpu_torch.cpu_generator_from_key
+        key = 0x0123456789ABCDEF
+        draws = {}
+        for k in (key, key ^ (1 << 32), key ^ (1 << 62), key ^ 1, key & 0xFFFFFFFF):
+            draws[k] = torch.randint(0, 1 << 62, (8,), generator=make(k)).tolist()
+        self.assertEqual(len({tuple(d) for d in draws.values()}), len(draws), draws)
+        self.assertEqual(torch.randint(0, 1 << 62, (8,), generator=make(key)).tolist(), draws[key], "not repeatable")
+        self.assertEqual(make(key).initial_seed(), key)
 
     def test_rng_state_round_trip(self):
         torch.manual_seed(7)
