@@ -290,6 +290,8 @@ public:
 private:
     explicit DeviceContext(int index);
     [[noreturn]] void fail(const char *what, const hpu::Error &e);
+    /** Raises another HPU's job failure (an imported fence): this device stays usable unless it is lost itself. */
+    [[noreturn]] void fail_foreign(const char *what, const hpu::Error &e);
     void open();
     void recover();
 
@@ -302,6 +304,7 @@ private:
         // waiting stream's too, reported naming that job.
         std::shared_ptr<hpu::Fence> waited;
         std::string waited_what; // "job 'name'", or "HPU n's job 'name'" (another HPU's event)
+        int waited_device = -1;  // waited was imported from that HPU (its failure is not this device's)
     };
     /** One job issued: its stream, number and fence (staging buffers remember their last). */
     struct JobRef {
@@ -321,7 +324,8 @@ private:
 
     friend class LazyRecorder;
     /** Issues job on stream after its last job (and after waited, an event's job: a marker's). */
-    void issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited = {}, const std::string &waited_what = {});
+    void issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited = {}, const std::string &waited_what = {},
+               int waited_device = -1);
     /** The pending entry of fence in any stream's list (nullptr when retired); its stream in *stream. */
     const Pending *find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const;
     /** Waits for stream's oldest pending job and forgets it; throws if it failed. */

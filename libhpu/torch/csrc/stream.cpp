@@ -198,6 +198,16 @@ void DeviceContext::fail(const char *what, const hpu::Error &e)
                 lost_ ? " (the device was reset: its tensors are lost; the next use reopens it)" : "");
 }
 
+// The error (-ENODEV when that HPU was unplugged or reset) is the other
+// device's: this one is marked lost only if it is lost itself, and its
+// error events (unrelated) are not appended.
+void DeviceContext::fail_foreign(const char *what, const hpu::Error &e)
+{
+    if (!dev_ || dev_.is_lost())
+        fail(what, e);
+    TORCH_CHECK(false, "HPU ", index_, ": ", what, ": ", e.what());
+}
+
 bool DeviceContext::has_kernel(const std::string &name)
 {
     static const std::vector<std::string> names = hpu::Kernel::library();
@@ -240,9 +250,11 @@ void DeviceContext::retire_front(int stream)
             other.tail.reset();
     }
     std::string what = "job '" + p.what + "'";
+    bool foreign = false;
     try {
         (void)p.fence->wait();
         if (p.waited) {
+            foreign = p.waited_device >= 0;
             // An event wait's marker ended; the job it waited for has too.
             what = p.waited_what + " (an event this stream waited for)";
             (void)p.waited->wait();
@@ -256,6 +268,8 @@ void DeviceContext::retire_front(int stream)
         st.tail.reset();
         if (lazy_)
             lazy_->failed(); // its graphs are built again when next needed
+        if (foreign)
+            fail_foreign(what.c_str(), e);
         fail(what.c_str(), e);
     }
 }
@@ -330,7 +344,8 @@ std::vector<std::string> DeviceContext::lazy_last_step() const
     return lazy_ ? lazy_->last_step() : std::vector<std::string>{};
 }
 
-void DeviceContext::issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited, const std::string &waited_what)
+void DeviceContext::issue(Job job, int stream, const std::shared_ptr<hpu::Fence> &waited, const std::string &waited_what,
+                          int waited_device)
 {
     make_room(stream);
     StreamState &st = streams_.at(static_cast<std::size_t>(stream));
@@ -372,7 +387,7 @@ void DeviceContext::issue(Job job, int stream, const std::shared_ptr<hpu::Fence>
     auto fence = std::make_shared<hpu::Fence>(std::move(f));
     st.tail = fence;
     st.tail_what = job.what;
-    st.pending.push_back({fence, std::move(job.what), jobs_, waited, waited_what});
+    st.pending.push_back({fence, std::move(job.what), jobs_, waited, waited_what, waited_device});
     last_ = {stream, jobs_, std::move(fence)};
 }
 
@@ -466,7 +481,8 @@ void DeviceContext::block_foreign(int sync_file_fd, int from_device, const std::
     Job marker;
     marker.kind = Job::Kind::Marker;
     marker.what = "event wait (HPU " + std::to_string(from_device) + ")";
-    issue(std::move(marker), stream, imported, "HPU " + std::to_string(from_device) + "'s job '" + what + "'");
+    issue(std::move(marker), stream, imported, "HPU " + std::to_string(from_device) + "'s job '" + what + "'",
+          from_device);
 }
 
 const DeviceContext::Pending *DeviceContext::find_pending(const std::shared_ptr<hpu::Fence> &fence, int *stream) const

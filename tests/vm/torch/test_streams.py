@@ -30,7 +30,7 @@
 #                     A lazy flush that raises an older job's failure keeps
 #                     its step (run by the next flush). A failed job of
 #                     hpu:1 is reported by the hpu:0 stream that waited for
-#                     its event.
+#                     its event; hpu:0 is not reset (its tensors stay valid).
 #   TestStreamErrors  an event of hpu:0 recorded on an hpu:1 stream,
 #                     record_stream with another device's stream, a bad
 #                     stream id: RuntimeError.
@@ -502,14 +502,23 @@ class TestStreamFailures(StreamCase):
         with hpu.stream(s1):
             x1.fill_(7.0)  # fails on hpu:1
             ev = s1.record_event()
+        z0 = torch.arange(4096.0, device=HPU)  # made before: hpu:1's failure must not drop it
+        hpu.synchronize(HPU)
         hpu.current_stream(HPU).wait_event(ev)
         y0.add_(1.0)  # follows the failed job: hpu:0's stream reports it
-        with self.assertRaisesRegex(RuntimeError, r"HPU 0: HPU 1's job 'fill \(DMA memset\)' \(an event"):
+        with self.assertRaisesRegex(RuntimeError, r"HPU 0: HPU 1's job 'fill \(DMA memset\)' \(an event") as cm:
             y0.cpu()
+        # hpu:1's failure is not hpu:0's: hpu:0 is not reset, and its own
+        # (unrelated) error events are not appended.
+        self.assertNotIn("the device was reset", str(cm.exception))
+        self.assertNotIn("[device:", str(cm.exception))
         with self.assertRaisesRegex(RuntimeError, r"HPU 1: job 'fill \(DMA memset\)'"):
             s1.synchronize()
         hpu.synchronize(d1)
         hpu.synchronize(HPU)
+        self.assertTrue(torch.equal(z0.cpu(), torch.arange(4096.0)), "hpu:0's tensors were dropped")
+        self.assertEqual(y0.cpu().unique().tolist(), [1.0])
+        self.assertTrue(torch.equal((z0 + 1).cpu(), torch.arange(4096.0) + 1))
 
 
 class TestStreamErrors(StreamCase):
