@@ -216,7 +216,11 @@ HPU_EXPORT int hpu_driver_loaded(void);
  * Every object below belongs to the device it was created on and must be
  * destroyed before that device is closed. Objects are not thread-safe,
  * except fences: any thread may wait for or query a fence while another
- * does the same (destroying it must not race with either).
+ * does the same (destroying it must not race with either). The queries
+ * are hpu_fence_status(), hpu_fence_export_fd() and
+ * hpu_fence_signal_time(); none of them may race with
+ * hpu_device_reopen() of the fence's device (a fence of a reopened file
+ * then gives -ENODEV).
  */
 
 /* Flags of hpu_buffer_create() and hpu_buffer_from_user(). */
@@ -641,11 +645,15 @@ HPU_EXPORT int hpu_fence_error_info_wait(hpu_fence_t *f, struct hpu_error_info *
  *
  * Never waits. The time is the kernel's signal timestamp of the fence
  * (struct sync_fence_info's timestamp_ns of its sync_file), so the
- * difference between two fences' times measures the device's work
- * between them, whatever the caller did meanwhile. A failed job's fence
+ * difference between two fences' times is the CLOCK_MONOTONIC time
+ * between the two completions (the device's work and any idle time
+ * between them, as CUDA's elapsed time), whatever the time at which it
+ * is read. A failed job's fence
  * signals too: its time is given as well, and hpu_fence_status() tells
  * the outcome. A graph launch's fence gives the time its last job ended;
  * an imported fence (hpu_fence_import_fd()) the latest of its fences'.
+ * (An imported merge of fences already signalled when merged may give
+ * the merge's time on kernels before 6.7, later than the real end.)
  *
  * Returns 0, -EBUSY while a job of @f is pending (poll again or wait with
  * hpu_fence_wait() first), -ENODEV for a fence of a file that was

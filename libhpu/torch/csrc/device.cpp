@@ -238,13 +238,17 @@ void block_event(const StreamEvent &ev, int device, int stream)
         return;
     }
     // Another HPU's event: its job's fence crosses as a sync_file (libhpu
-    // refuses another device's fence as a wait), exported here without
-    // either context's lock (a failed graph launch's export waits for the
-    // launch's end) and imported into this device under its lock.
-    if (!e.job || hpu_fence_status(e.job->get()) == 0)
-        return;
+    // refuses another device's fence as a wait), exported under that
+    // HPU's lock only (its reset recovery reopens the file the fence
+    // belongs to: hpu.h's fence queries must not race with that; a failed
+    // graph launch's export waits for the launch's end, which needs no
+    // other lock) and imported into this device under its lock.
     int fd = -1;
     try {
+        DeviceContext &from = DeviceContext::get(e.device);
+        auto from_lock = from.lock();
+        if (!e.job || hpu_fence_status(e.job->get()) == 0)
+            return;
         fd = e.job->export_fd();
     } catch (const hpu::Error &err) {
         TORCH_CHECK(false, "HPU ", e.device, ": exporting an event's job '", e.what, "' for HPU ", device, ": ",
