@@ -453,10 +453,11 @@ void hard_reset_case(const std::string &what, Fire fire, __u64 drm_hpu_info_erro
                 CHECK(e.rst.timestamp_ns >= t0);
             }
         }
-        if (hb && cause == &drm_hpu_info_errors::heartbeat_losses) {
-            INFO("heartbeat period " << *hb << " ms");
-            CHECK(event_ms < static_cast<double>(*hb) * 3 + 2000);
-        }
+        // How soon a lost heartbeat is noticed is a figure (RECOVERY line
+        // below), not a check: a loaded host stretches any wall-clock
+        // bound. That the heartbeat watchdog caught it, not the blocked
+        // job's 60 s timeout, is checked: the cause's counter and the
+        // reset before read_events_until()'s 15 s.
         // The job in flight failed; the stale file is dead for every ioctl.
         CHECK(syncobj_wait(old.fd(), so, 5ULL * 1000000000ULL) != ETIME);
         const int jst = syncobj_status(old.fd(), so);
@@ -501,7 +502,8 @@ void hard_reset_case(const std::string &what, Fire fire, __u64 drm_hpu_info_erro
     CHECK(wait_hbm_used(path, used0) == used0);
     report_recovery(what + " (hard reset)", usable_ms,
                     "reset event on the stale file after " + std::to_string(static_cast<long>(event_ms)) +
-                        " ms; sysfs hard_resets " + sysfs_counter(path, "hard_resets"));
+                        " ms" + (hb ? "; heartbeat period " + std::to_string(*hb) + " ms" : std::string()) +
+                        "; sysfs hard_resets " + sysfs_counter(path, "hard_resets"));
 }
 
 } // namespace
