@@ -642,6 +642,11 @@ TEST_CASE("HBM mappings: buffers of several blocks, partial, moved and inherited
         struct Reap {
             pid_t pid;
             int go_w;
+            Reap(pid_t p, int w) : pid(p), go_w(w) {}
+            Reap(const Reap &) = delete;
+            Reap &operator=(const Reap &) = delete;
+            Reap(Reap &&) = delete;
+            Reap &operator=(Reap &&) = delete;
             ~Reap()
             {
                 if (go_w >= 0)
