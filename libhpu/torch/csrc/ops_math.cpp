@@ -633,10 +633,13 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor &input, doubl
         // for the fallback to replace: it would draw from the CPU's).
         count_fallback("aten::native_dropout");
         at::Generator g = cpu_generator_for(c10::nullopt, input.device());
-        const at::Tensor x = input.cpu();
+        // The CPU has no float16 bernoulli_: the mask and the product are
+        // computed in float32 then, the result rounded once to float16.
+        const at::ScalarType wt = input.scalar_type() == at::kHalf ? at::kFloat : input.scalar_type();
+        const at::Tensor x = input.cpu().to(wt);
         const double keep_p = 1.0 - p;
-        at::Tensor keep = at::empty_like(x, c10::MemoryFormat::Contiguous).bernoulli_(keep_p, g);
-        at::Tensor out = x.mul(keep).mul_(1.0 / keep_p);
+        at::Tensor keep = at::empty(x.sizes(), x.options()).bernoulli_(keep_p, g);
+        at::Tensor out = x.mul(keep).mul_(1.0 / keep_p).to(input.scalar_type());
         return {out.to(input.device()), keep.to(at::kBool).to(input.device())};
     }
     DeviceContext &ctx = context_of(input);

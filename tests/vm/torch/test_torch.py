@@ -526,7 +526,7 @@ class TestGenerators(DeviceTest):
         hpu.manual_seed(6)
         torch.random.default_generator.manual_seed(7)  # another CPU seed: no effect
         self.assertTrue(torch.equal(torch.bernoulli(p).cpu(), a), "bernoulli repeats with the HPU's seed")
-        self.assertTrue(any(k.startswith("bernoulli") for k in core.fallback_counts()), core.fallback_counts())
+        self.assertTrue(any(k.startswith("aten::bernoulli") for k in core.fallback_counts()), core.fallback_counts())
 
     def test_fallback_cpu_generators_use_the_whole_key(self):
         # A fallback draw's CPU generator is made from a 64-bit key: keys
