@@ -20,13 +20,16 @@
 namespace {
 
 // What each barrier saw: its kind (0 from the device, 1 to the device, 2
-// write-combining flush) and the doorbell record word watched.
+// write-combining flush), the doorbell record word watched and the
+// queue's software head watched (the poller's bound).
 struct Barrier {
     int to_device;
     uint32_t watched;
+    uint32_t head;
 };
 std::vector<Barrier> g_barriers;
 const uint32_t *g_watch;
+const uint32_t *g_watch_head;
 
 uint32_t get32(const uint8_t *p)
 {
@@ -141,7 +144,7 @@ struct Cq {
 
 extern "C" void hpu_wq_test_barrier(int to_device)
 {
-    g_barriers.push_back({to_device, g_watch ? *g_watch : 0});
+    g_barriers.push_back({to_device, g_watch ? *g_watch : 0, g_watch_head ? *g_watch_head : 0});
 }
 
 TEST_CASE("rdma wq: a SEND WQE is the 64-byte header then its SGEs, little endian")
@@ -404,6 +407,7 @@ TEST_CASE("rdma wq: a wr_* batch publishes all its WQEs with one index store, or
     Sq sq(3, 8, false);
     g_barriers.clear();
     g_watch = &sq.db[0];
+    g_watch_head = &sq.wq.head;
 
     hpu_sq_batch_start(&sq.wq, &sq.b);
     for (uint64_t id = 1; id <= 3; id++) {
@@ -422,6 +426,11 @@ TEST_CASE("rdma wq: a wr_* batch publishes all its WQEs with one index store, or
     CHECK(g_barriers[1].to_device == 2);
     CHECK(g_barriers[0].watched == 0);
     CHECK(g_barriers[1].watched == 0);
+    // ... and after the head moved: a completion the device writes as soon
+    // as it sees the index frees its slot (polled before head moved, it
+    // freed none and the slot was lost).
+    CHECK(g_barriers[0].head == 3);
+    CHECK(sq.wq.head == 3);
     CHECK(get64(sq.slot(2) + 8) == 3);
     CHECK(get64(sq.slot(2) + 16) == 0x9003);
     CHECK(get32(sq.slot(2) + 64 + 12) == 12);
@@ -443,6 +452,7 @@ TEST_CASE("rdma wq: a wr_* batch publishes all its WQEs with one index store, or
     hpu_sq_batch_start(&sq.wq, &sq.b);
     CHECK(sq.b.next == 3);
     g_watch = nullptr;
+    g_watch_head = nullptr;
 }
 
 TEST_CASE("rdma wq: the SGE list of a wr_* WQE replaces inline data set before it")
@@ -623,15 +633,18 @@ TEST_CASE("rdma wq: a receive WQE is wr_id, SGE count, 7 reserved bytes, then th
     uint32_t next = rq.head;
     g_barriers.clear();
     g_watch = &db[1];
+    g_watch_head = &rq.head;
     REQUIRE(hpu_rq_post(&rq, &next, &wr) == 0);
     hpu_rq_publish(&rq, next);
     g_watch = nullptr;
+    g_watch_head = nullptr;
     // As for a send batch: the record is the receive queue's doorbell.
     REQUIRE(g_barriers.size() == 2);
     CHECK(g_barriers[0].to_device == 1);
     CHECK(g_barriers[1].to_device == 2);
     CHECK(g_barriers[0].watched == 0);
     CHECK(g_barriers[1].watched == 0);
+    CHECK(g_barriers[0].head == 1); // the poller's bound moved first
     CHECK(db[1] == 1);
     CHECK(db[0] == 0);
 

@@ -276,6 +276,96 @@ static void t_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, int
 	ibv_destroy_cq(cq);
 }
 
+/*
+ * The same on a UD QP: a failed UD send moves it to ERR too (only a
+ * received datagram that does not fit leaves a UD QP in RTS, roce.md),
+ * so a receive posted afterwards is flushed once the error is polled.
+ */
+static void t_ud_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, int pb, int ib)
+{
+	struct ibv_cq *cq = ibv_create_cq(pd->context, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia_attr;
+	struct ibv_send_wr swr, *bad;
+	struct ibv_qp_attr a;
+	struct ibv_ah_attr ah_attr;
+	union ibv_gid gb;
+	struct ibv_ah *ah;
+	struct ibv_qp *qp;
+	struct ibv_sge sge;
+	struct ibv_wc wc[8];
+	int n, i, flushed = 0, err = 0;
+
+	if (!cq)
+		die("ibv_create_cq", errno);
+	if (ibv_query_gid(pd->context, (uint8_t)pb, ib, &gb))
+		die("ibv_query_gid", errno);
+	memset(&ia_attr, 0, sizeof(ia_attr));
+	ia_attr.send_cq = cq;
+	ia_attr.recv_cq = cq;
+	ia_attr.qp_type = IBV_QPT_UD;
+	ia_attr.cap.max_send_wr = 4;
+	ia_attr.cap.max_recv_wr = 4;
+	ia_attr.cap.max_send_sge = 1;
+	ia_attr.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &ia_attr);
+	if (!qp)
+		die("ibv_create_qp(UD)", errno);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = (uint8_t)pa;
+	a.qkey = 0x11111111;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		die("ibv_modify_qp(UD INIT)", errno);
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("ibv_modify_qp(UD RTR)", errno);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("ibv_modify_qp(UD RTS)", errno);
+	memset(&ah_attr, 0, sizeof(ah_attr));
+	ah_attr.is_global = 1;
+	ah_attr.port_num = (uint8_t)pa;
+	ah_attr.grh.dgid = gb;
+	ah_attr.grh.sgid_index = (uint8_t)ia;
+	ah_attr.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &ah_attr);
+	if (!ah)
+		die("ibv_create_ah", errno);
+
+	sge.addr = (uintptr_t)mr->addr;
+	sge.length = 8;
+	sge.lkey = mr->lkey ^ 0x1;
+	memset(&swr, 0, sizeof(swr));
+	swr.wr_id = 60;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	swr.opcode = IBV_WR_SEND;
+	swr.send_flags = IBV_SEND_SIGNALED;
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = 1;
+	swr.wr.ud.remote_qkey = 0x11111111;
+	if (ibv_post_send(qp, &swr, &bad))
+		die("ibv_post_send(UD)", EINVAL);
+	settle();
+	if (post_recv(qp, 78, mr))
+		die("ibv_post_recv(UD)", EINVAL);
+	settle();
+	n = poll_for(cq, wc, 8, 2, 5);
+	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id == 60 && wc[i].status != IBV_WC_SUCCESS)
+			err = 1;
+		if (wc[i].wr_id == 78 && wc[i].status == IBV_WC_WR_FLUSH_ERR)
+			flushed = 1;
+	}
+	check(err, "a UD SEND with a bad lkey completes in error", "%d completions", n);
+	check(flushed, "a receive posted after the device put the UD QP in ERR is flushed once the error is polled",
+	      "%d completions, no flush of the receive", n);
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+	ibv_destroy_cq(cq);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -312,6 +402,7 @@ int main(int argc, char **argv)
 	t_cq_flags(ctx);
 	t_reset_destroy(pd, mr, (uint8_t)atoi(argv[2]));
 	t_err_recv(pd, mr, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+	t_ud_err_recv(pd, mr, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);

@@ -326,13 +326,17 @@ static int hpu_qp_table_set(struct hpu_context *ctx, uint32_t qpn,
 static void hpu_ring_sq(struct hpu_qp *qp);
 
 /*
- * Does this completion show the QP in ERR? A flush always does; another
- * error moves an RC QP to ERR, not a UD one (roce.md: a UD datagram that
- * does not fit completes LOC_LEN_ERR and the QP stays in RTS).
+ * Does this completion show the QP in ERR? Every error does but one
+ * (roce.md): a UD receive whose datagram does not fit completes
+ * LOC_LEN_ERR and the QP stays in RTS. A failed UD send, or a receive
+ * that breaks a rule, moves a UD QP to ERR as it does an RC one.
  */
-static bool hpu_wc_means_err(const struct hpu_qp *qp, enum ibv_wc_status st)
+static bool hpu_wc_means_err(const struct hpu_qp *qp, const struct ibv_wc *wc)
 {
-	return st == IBV_WC_WR_FLUSH_ERR || (st != IBV_WC_SUCCESS && !qp->ud);
+	if (wc->status == IBV_WC_SUCCESS)
+		return false;
+	return !(qp->ud && wc->status == IBV_WC_LOC_LEN_ERR &&
+		 (wc->opcode & IBV_WC_RECV));
 }
 
 /*
@@ -346,7 +350,7 @@ static bool hpu_wc_means_err(const struct hpu_qp *qp, enum ibv_wc_status st)
 static void hpu_cq_account(struct hpu_qp *qp, const struct ibv_wc *wc,
 			   int32_t wqe_idx)
 {
-	if (hpu_wc_means_err(qp, wc->status) &&
+	if (hpu_wc_means_err(qp, wc) &&
 	    !__atomic_load_n(&qp->in_error, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(&qp->in_error, true, __ATOMIC_SEQ_CST))
 		hpu_ring_sq(qp);
@@ -1128,6 +1132,14 @@ static int hpu_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		__atomic_store_n(&qp->in_error, attr->qp_state == IBV_QPS_ERR,
 				 __ATOMIC_SEQ_CST);
 		hpu_qp_unlock_all(qp);
+		/*
+		 * The engine flushed the receives up to the index it read at
+		 * the MODIFY; one posted since then by a thread that loaded
+		 * in_error before the store above is flushed by this ring
+		 * (hpu_post_recv() rings itself once it sees the flag).
+		 */
+		if (attr->qp_state == IBV_QPS_ERR)
+			hpu_ring_sq(qp);
 		return 0;
 	}
 	/*

@@ -401,9 +401,15 @@ int hpu_sq_batch_commit(struct hpu_wq *sq, struct hpu_sq_batch *b)
 		return b->err;
 	if (b->next == sq->head)
 		return 0;
+	/*
+	 * The poller's bound first: the device may complete the WQEs as
+	 * soon as it sees the index, and a completion polled before head
+	 * moved would free no slot (a poller seeing head early is harmless:
+	 * nothing past the index completes).
+	 */
+	STORE(&sq->head, b->next);
 	PUBLISH_BARRIER();
 	STORE(sq->db_pi, htole32(b->next));
-	STORE(&sq->head, b->next);
 	return 0;
 }
 
@@ -485,9 +491,9 @@ void hpu_rq_publish(struct hpu_wq *rq, uint32_t next)
 {
 	if (next == rq->head)
 		return;
+	STORE(&rq->head, next);	/* before the index: see hpu_sq_batch_commit() */
 	PUBLISH_BARRIER();
 	STORE(rq->db_pi, htole32(next));
-	STORE(&rq->head, next);
 }
 
 /* A receive completion of this RQ (not an SRQ) was polled. */
