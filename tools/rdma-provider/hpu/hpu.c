@@ -207,8 +207,9 @@ static int hpu_buf_alloc(struct hpu_buf *b, size_t len)
 	if (ret)
 		return ret;
 	memset(b->addr, 0, b->len);
-	ret = ibv_dontfork_range(b->addr, b->len);
-	if (ret) {
+	/* -1 and errno on failure (libibverbs' madvise wrapper) */
+	if (ibv_dontfork_range(b->addr, b->len)) {
+		ret = errno ? errno : ENOMEM;
 		free(b->addr);
 		return ret;
 	}
