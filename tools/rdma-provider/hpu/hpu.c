@@ -560,6 +560,7 @@ static struct ibv_srq *hpu_create_srq(struct ibv_pd *pd,
 	struct hpu_create_srq_resp resp = {};
 	struct hpu_create_srq_cmd cmd = {};
 	uint32_t log, log_stride;
+	struct ibv_srq_attr asked;
 	struct hpu_srq *srq;
 	uint32_t *db;
 	size_t ring_len;
@@ -582,6 +583,7 @@ static struct ibv_srq *hpu_create_srq(struct ibv_pd *pd,
 	hpu_rq_init(&srq->wq, srq->buf.addr, log, log_stride, &db[0], &db[1]);
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 
+	asked = attr->attr;
 	attr->attr.max_wr = srq->wq.entries;
 	attr->attr.max_sge = srq->wq.max_sge;
 	cmd.drv.buf_addr = (uintptr_t)srq->buf.addr;
@@ -590,8 +592,10 @@ static struct ibv_srq *hpu_create_srq(struct ibv_pd *pd,
 	cmd.drv.log_stride = (uint8_t)log_stride;
 	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret)
+	if (ret) {
+		attr->attr = asked;	/* the caller's request as it was */
 		goto err_buf;
+	}
 	srq->srqn = resp.drv.srqn;
 	attr->attr.max_wr = srq->wq.entries;
 	attr->attr.max_sge = srq->wq.max_sge;
@@ -983,6 +987,7 @@ static struct ibv_qp *hpu_create_qp_ex(struct ibv_context *ibctx,
 	struct hpu_context *ctx = hpu_ctx(ibctx);
 	struct hpu_create_qp_resp resp = {};
 	struct hpu_create_qp_cmd cmd = {};
+	struct ibv_qp_cap asked;
 	struct hpu_qp *qp;
 	int ret;
 
@@ -1007,12 +1012,18 @@ static struct ibv_qp *hpu_create_qp_ex(struct ibv_context *ibctx,
 		errno = ret;
 		return NULL;
 	}
-	/* The kernel checks the rings hold these, and answers with its own. */
+	/*
+	 * The kernel checks the rings hold these, and answers with its own;
+	 * a failed create leaves the caller's request as it was.
+	 */
+	asked = attr->cap;
 	hpu_qp_caps(qp, &attr->cap);
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret)
+	if (ret) {
+		attr->cap = asked;
 		goto err_free;
+	}
 	qp->qpn = resp.drv.qpn;
 	if (resp.drv.max_inline < qp->sq.max_inline)
 		qp->sq.max_inline = resp.drv.max_inline;
