@@ -264,7 +264,7 @@ TEST_CASE("user-pointer buffers over the same pages both reach them", "[dma]")
 {
     Dev d = open_dev(0);
     Queue q = queue(d.get(), 0);
-    constexpr std::size_t kLen = 3 * 4096;
+    constexpr std::size_t kLen = std::size_t{3} * 4096;
     std::vector<unsigned char> mem(kLen + 4096, 0);
     unsigned char *base = mem.data() + (4096 - reinterpret_cast<std::uintptr_t>(mem.data()) % 4096) % 4096; // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast,cppcoreguidelines-pro-bounds-pointer-arithmetic)
     std::vector<unsigned char> src(kLen);
