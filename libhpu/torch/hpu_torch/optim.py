@@ -6,7 +6,7 @@ groups, state names and state_dict()/load_state_dict() of the PyTorch
 optimizer it replaces (torch.optim.SGD, AdamW, Adagrad; LAMB has none in
 PyTorch and keeps AdamW's state names). step() updates every parameter of
 a group with one TPC launch of the kernel library's fused optimizer kernel
-(LAMB: three), through the custom ops torch.ops.hpu_torch.fused_*: no
+(LAMB: four, the norms zeroed first), through the custom ops torch.ops.hpu_torch.fused_*: no
 per-element host work and no CPU fallback. The optimizers keep each
 group's parameters, gradients and state in flat HBM buffers (the tensors
 are views of them; see _Kind), so the launch covers the whole group;
@@ -202,7 +202,7 @@ class _Fused(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure=None):
-        """Performs one optimization step: one fused launch per parameter group (LAMB: three).
+        """Performs one optimization step: one fused launch per parameter group (LAMB: four, the norms zeroed first).
 
         closure, if given, reevaluates the model and returns the loss,
         which step() returns.

@@ -181,9 +181,9 @@ class TestFusedOptim(OptimTest):
         for (k, a), (_, b) in zip(got_state, want_state):
             torch.testing.assert_close(a, b, msg=lambda m: f"{name} state {k}: {m}", **F32_TOL)
         # After the first step (state made, tensors moved into the flat buffers), the group is
-        # one launch; LAMB three (lamb_update_*, lamb_norms_f32, lamb_apply_*) whatever the number of
-        # parameters.
-        per = 3 if cls is FusedLamb else 1
+        # one launch; LAMB four (lamb_update_*, the fill zeroing the norms, lamb_norms_f32,
+        # lamb_apply_*) whatever the number of parameters.
+        per = 4 if cls is FusedLamb else 1
         self.assertEqual(jobs[1:], [per] * (STEPS - 1), f"{name}: jobs per step {jobs}")
 
     def check_bf16(self, name, cls, ref_cls, opts):
@@ -300,7 +300,7 @@ class TestFusedOptim(OptimTest):
                 # correction, lr decay) splits group 0 into three runs; SGD has no step count. LAMB:
                 # three launches a run.
                 lag = 2 if cls is FusedSGD else 4
-                per = 3 if cls is FusedLamb else 1
+                per = 4 if cls is FusedLamb else 1  # as above
                 self.assertEqual([jobs[1], jobs[2], jobs[4], jobs[5]], [2 * per, 3 * per, lag * per, lag * per],
                                  f"{name}: jobs {jobs}")
         self.assert_on_device()

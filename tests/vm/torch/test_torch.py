@@ -1410,6 +1410,15 @@ class JUnitResult(unittest.TextTestResult):
         super().addSkip(test, reason)
         self._add(test, "skipped", reason)
 
+    def addSubTest(self, test, subtest, err):
+        # A failed subTest fails its own case: unittest then reports the
+        # test itself neither as a success nor as a failure, so without
+        # this the JUnit file (and make test's count) lost it.
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            kind = "failure" if issubclass(err[0], test.failureException) else "error"
+            self._add(subtest, kind, self._exc_info_to_string(err, test))
+
 
 def write_junit(path, result):
     suite = ET.Element("testsuite", name="hpu_torch", tests=str(len(result.cases)),
