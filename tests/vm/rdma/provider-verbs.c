@@ -222,15 +222,45 @@ static void t_reset_destroy(struct ibv_pd *pd, struct ibv_mr *mr, uint8_t port)
 	ibv_destroy_cq(cq);
 }
 
+/*
+ * Post @swr (a SEND bound to fail: the device completes it in error and
+ * moves @qp to ERR on its own), then a receive the provider does not yet
+ * know to ring for, and check both: the send's error and the receive's
+ * flush once the error is polled.
+ */
+static void send_fails_recv_flushed(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_send_wr *swr,
+				    struct ibv_mr *mr, uint64_t recv_id, const char *what_err,
+				    const char *what_flush)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[8];
+	int n, i, flushed = 0, err = 0;
+
+	if (ibv_post_send(qp, swr, &bad))
+		die("ibv_post_send", EINVAL);
+	settle();
+	/* Posted now, the provider does not know yet: no doorbell. */
+	if (post_recv(qp, recv_id, mr))
+		die("ibv_post_recv", EINVAL);
+	settle();
+	n = poll_for(cq, wc, 8, 2, 5);
+	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id == swr->wr_id && wc[i].status != IBV_WC_SUCCESS)
+			err = 1;
+		if (wc[i].wr_id == recv_id && wc[i].status == IBV_WC_WR_FLUSH_ERR)
+			flushed = 1;
+	}
+	check(err, what_err, "%d completions", n);
+	check(flushed, what_flush, "%d completions, no flush of the receive", n);
+}
+
 static void t_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, int pb, int ib)
 {
 	struct ibv_cq *cq = ibv_create_cq(pd->context, 16, NULL, NULL, 0);
-	struct ibv_send_wr swr, *bad;
+	struct ibv_send_wr swr;
 	union ibv_gid ga, gb;
 	struct ibv_qp *qa, *qb;
 	struct ibv_sge sge;
-	struct ibv_wc wc[8];
-	int n, i, flushed = 0, err = 0;
 
 	if (!cq)
 		die("ibv_create_cq", errno);
@@ -254,23 +284,8 @@ static void t_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, int
 	swr.num_sge = 1;
 	swr.opcode = IBV_WR_SEND;
 	swr.send_flags = IBV_SEND_SIGNALED;
-	if (ibv_post_send(qa, &swr, &bad))
-		die("ibv_post_send", EINVAL);
-	settle();
-	/* Posted now, the provider does not know yet: no doorbell. */
-	if (post_recv(qa, 77, mr))
-		die("ibv_post_recv", EINVAL);
-	settle();
-	n = poll_for(cq, wc, 8, 2, 5);
-	for (i = 0; i < n; i++) {
-		if (wc[i].wr_id == 50 && wc[i].status != IBV_WC_SUCCESS)
-			err = 1;
-		if (wc[i].wr_id == 77 && wc[i].status == IBV_WC_WR_FLUSH_ERR)
-			flushed = 1;
-	}
-	check(err, "a SEND with a bad lkey completes in error", "%d completions", n);
-	check(flushed, "a receive posted after the device put the QP in ERR is flushed once the error is polled",
-	      "%d completions, no flush of the receive", n);
+	send_fails_recv_flushed(qa, cq, &swr, mr, 77, "a SEND with a bad lkey completes in error",
+				"a receive posted after the device put the QP in ERR is flushed once the error is polled");
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
 	ibv_destroy_cq(cq);
@@ -285,15 +300,13 @@ static void t_ud_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, 
 {
 	struct ibv_cq *cq = ibv_create_cq(pd->context, 16, NULL, NULL, 0);
 	struct ibv_qp_init_attr ia_attr;
-	struct ibv_send_wr swr, *bad;
+	struct ibv_send_wr swr;
 	struct ibv_qp_attr a;
 	struct ibv_ah_attr ah_attr;
 	union ibv_gid gb;
 	struct ibv_ah *ah;
 	struct ibv_qp *qp;
 	struct ibv_sge sge;
-	struct ibv_wc wc[8];
-	int n, i, flushed = 0, err = 0;
 
 	if (!cq)
 		die("ibv_create_cq", errno);
@@ -345,22 +358,8 @@ static void t_ud_err_recv(struct ibv_pd *pd, struct ibv_mr *mr, int pa, int ia, 
 	swr.wr.ud.ah = ah;
 	swr.wr.ud.remote_qpn = 1;
 	swr.wr.ud.remote_qkey = 0x11111111;
-	if (ibv_post_send(qp, &swr, &bad))
-		die("ibv_post_send(UD)", EINVAL);
-	settle();
-	if (post_recv(qp, 78, mr))
-		die("ibv_post_recv(UD)", EINVAL);
-	settle();
-	n = poll_for(cq, wc, 8, 2, 5);
-	for (i = 0; i < n; i++) {
-		if (wc[i].wr_id == 60 && wc[i].status != IBV_WC_SUCCESS)
-			err = 1;
-		if (wc[i].wr_id == 78 && wc[i].status == IBV_WC_WR_FLUSH_ERR)
-			flushed = 1;
-	}
-	check(err, "a UD SEND with a bad lkey completes in error", "%d completions", n);
-	check(flushed, "a receive posted after the device put the UD QP in ERR is flushed once the error is polled",
-	      "%d completions, no flush of the receive", n);
+	send_fails_recv_flushed(qp, cq, &swr, mr, 78, "a UD SEND with a bad lkey completes in error",
+				"a receive posted after the device put the UD QP in ERR is flushed once the error is polled");
 	ibv_destroy_qp(qp);
 	ibv_destroy_ah(ah);
 	ibv_destroy_cq(cq);
