@@ -491,6 +491,7 @@ typedef struct HpuInj {
     uint64_t ecc_addr;
     uint32_t mmu_inv;           /* INJ_MMU_INV: invalidations never complete */
     uint32_t quiesce;           /* INJ_QUIESCE: kept until power-on */
+    uint32_t roce_cmd;          /* INJ_ROCE_CMD: RoCE commands never complete */
 } HpuInj;
 
 /* An event-queue entry before it is written. */

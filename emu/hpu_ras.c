@@ -19,7 +19,7 @@
 
 #include "hpu_internal.h"
 
-#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_QUIESCE + 4 - HPU_REG_INJ_HANG)
+#define HPU_INJ_BLOCK_SIZE      (HPU_REG_INJ_ROCE_CMD + 4 - HPU_REG_INJ_HANG)
 #define HPU_CPU_BLOCK_SIZE      (HPU_REG_FW_BUILD(HPU_FW_BUILD_LEN / 4 - 1) + \
                                  4 - HPU_REG_CPU_STATUS)
 #define HPU_ENGINE_MASK         ((1u << HPU_H1_ENGINES) - 1)
@@ -332,6 +332,9 @@ static HpuAccess hpum_inj_read(HpuCore *c, uint32_t offset,
     case HPU_REG_INJ_MMU_INV:
         *val = c->inj.mmu_inv;
         break;
+    case HPU_REG_INJ_ROCE_CMD:
+        *val = c->inj.roce_cmd;
+        break;
     case HPU_REG_INJ_QUIESCE:
         *val = c->inj.quiesce;
         break;
@@ -377,6 +380,9 @@ static HpuAccess hpum_inj_write(HpuCore *c, uint32_t offset,
         break;
     case HPU_REG_INJ_MMU_INV:
         c->inj.mmu_inv = val & HPU_INJ_MMU_INV_STUCK;
+        break;
+    case HPU_REG_INJ_ROCE_CMD:
+        c->inj.roce_cmd = val & HPU_INJ_ROCE_CMD_STUCK;
         break;
     case HPU_REG_INJ_QUIESCE:
         /* Bits once set stay until a power-on reset (FLR). */

@@ -180,34 +180,107 @@ static void port_count(HpuCore *c, unsigned int p, unsigned int i, uint64_t n)
 static int roce_xfer(HpuCore *c, uint16_t asid, uint64_t va, void *buf,
                      uint64_t len, bool write, HpuFault *f);
 
+/* The ring restarts empty (enable, reset): a writer in flight stops. */
+static void roce_eq_restart(HpuRoce *r)
+{
+    r->eq_pi = r->eq_ci = 0;
+    r->evq_head = r->evq_count = 0;
+    r->eq_writing = false;
+    r->eq_epoch++;
+}
+
+/*
+ * Write the events made so far, in order, each entry before EQ_PI covers
+ * it.  Called with the lock held, dropped around each write; a caller
+ * finding another writer at work leaves its event to that one.
+ */
+static void roce_eq_write(HpuCore *c)
+{
+    HpuRoce *r = R(c);
+    uint32_t epoch = r->eq_epoch;
+    uint8_t e[HPU_ROCE_EQE_SIZE];
+
+    if (r->eq_writing) {
+        return;
+    }
+    r->eq_writing = true;
+    while (r->evq_count) {
+        HpuFault f = { 0 };
+        uint64_t at;
+        int rc;
+
+        if (!(r->eq_ctrl & HPU_ROCE_EQ_ENABLE)) {
+            r->eq_dropped += r->evq_count;      /* disabled meanwhile */
+            r->evq_count = 0;
+            break;
+        }
+        /* Enabled: EQ_SIZE was checked then and cannot change meanwhile. */
+        at = r->eq_base + (uint64_t)HPU_ROCE_EQE_SIZE * (r->eq_pi % r->eq_size);
+        memcpy(e, r->evq[r->evq_head], sizeof(e));
+        r->eq_xfers++;
+        hpum_unlock(c);
+        rc = hpum_mem_xfer(c, HPU_ROCE_EVENT_ENGINE, c->epoch, 0, at, e,
+                           sizeof(e), true, &f);
+        hpum_lock(c);
+        r->eq_xfers--;
+        if (r->eq_epoch != epoch) {
+            return;             /* restarted meanwhile: its writer owns it */
+        }
+        r->evq_head = (r->evq_head + 1) % HPU_ROCE_EVQ_LEN;
+        r->evq_count--;
+        /* A write that failed loses the entry; EQ_PI moves on (posted). */
+        r->eq_pi++;
+        if (rc != HPU_CQ_OK) {
+            r->eq_dropped++;
+            if (rc == HPU_CQ_MMU_FAULT) {
+                hpum_event_defer(c, &(HpuEvent){
+                    .id = HPU_EVENT_MMU_FAULT,
+                    .severity = HPU_EVENT_SEV_ERROR,
+                    .engine = HPU_ROCE_EVENT_ENGINE,
+                    .addr = f.va ? f.va : at, .info = f.info,
+                });
+            }
+        }
+        if (r->eq_ctrl & HPU_ROCE_EQ_IRQ) {
+            hpum_raise(c, HPU_VEC_ROCE);
+        }
+    }
+    r->eq_writing = false;
+}
+
+/*
+ * CMD_STATUS.BUSY: the command runs, or events made before it completed
+ * are not all written yet.
+ */
+static bool roce_cmd_busy(HpuRoce *r)
+{
+    return (r->cmd_status & HPU_ROCE_CMD_BUSY) ||
+           (r->cmd_ev_epoch == r->eq_epoch &&
+            (int32_t)(r->eq_pi - r->cmd_ev_mark) < 0);
+}
+
 static void roce_event(HpuCore *c, uint16_t type, uint16_t port,
                        uint32_t obj, uint32_t cause, uint64_t addr)
 {
     HpuRoce *r = R(c);
-    uint8_t e[HPU_ROCE_EQE_SIZE] = { 0 };
-    HpuFault f = { 0 };
-    uint64_t at;
+    uint8_t *e;
 
-    if (!(r->eq_ctrl & HPU_ROCE_EQ_ENABLE) || r->eq_pi - r->eq_ci >=
-        r->eq_size) {
+    if (!(r->eq_ctrl & HPU_ROCE_EQ_ENABLE) ||
+        r->eq_pi + r->evq_count - r->eq_ci >= r->eq_size ||
+        r->evq_count == HPU_ROCE_EVQ_LEN) {
         r->eq_dropped++;
         return;
     }
+    e = r->evq[(r->evq_head + r->evq_count) % HPU_ROCE_EVQ_LEN];
+    memset(e, 0, HPU_ROCE_EQE_SIZE);
     hpum_put_le16(e + HPU_ROCE_EQE_TYPE, type);
     hpum_put_le16(e + HPU_ROCE_EQE_PORT, port);
     hpum_put_le32(e + HPU_ROCE_EQE_OBJECT, obj);
     hpum_put_le64(e + HPU_ROCE_EQE_TIMESTAMP, hpum_now(c));
     hpum_put_le32(e + HPU_ROCE_EQE_CAUSE, cause);
     hpum_put_le64(e + HPU_ROCE_EQE_ADDR, addr);
-    at = r->eq_base + (uint64_t)HPU_ROCE_EQE_SIZE * (r->eq_pi % r->eq_size);
-    r->eq_pi++;
-    if (roce_xfer(c, 0, at, e, sizeof(e), true, &f)) {
-        r->eq_dropped++;
-        return;
-    }
-    if (r->eq_ctrl & HPU_ROCE_EQ_IRQ) {
-        hpum_raise(c, HPU_VEC_ROCE);
-    }
+    r->evq_count++;
+    roce_eq_write(c);
 }
 
 /*
@@ -989,6 +1062,9 @@ static void roce_run_command(HpuCore *c)
     HPU_TRACE(c, HPU_TRACE_ROCE_CMD, r->cmd, r->cmd_index, (uint32_t)res);
     r->cmd_pending = false;
     r->cmd_status = (uint32_t)res << HPU_ROCE_CMD_RESULT_SHIFT;
+    /* Not done until the events made so far are in the ring (roce.md). */
+    r->cmd_ev_mark = r->eq_pi + r->evq_count;
+    r->cmd_ev_epoch = r->eq_epoch;
     r->cmd_done++;
 }
 
@@ -2982,7 +3058,7 @@ bool hpum_core_roce_step(HpuCore *c)
     n = r->outq_n;
     r->outq = NULL;
     r->outq_n = r->outq_cap = 0;
-    if (r->cmd_status & HPU_ROCE_CMD_BUSY) {
+    if (r->cmd_pending) {
         more = true;
     }
     hpum_unlock(c);
@@ -3027,7 +3103,7 @@ static void roce_eq_enable(HpuCore *c, uint32_t val)
             r->eq_ctrl = val & HPU_ROCE_EQ_IRQ;
             return;
         }
-        r->eq_pi = r->eq_ci = 0;
+        roce_eq_restart(r);
     }
     r->eq_ctrl = val & (HPU_ROCE_EQ_ENABLE | HPU_ROCE_EQ_IRQ);
 }
@@ -3072,7 +3148,7 @@ static HpuAccess roce_read(HpuCore *c, uint32_t offset, uint32_t *val)
         *val = r->cmd_index;
         break;
     case HPU_ROCE_CMD_STATUS:
-        *val = r->cmd_status;
+        *val = r->cmd_status | (roce_cmd_busy(r) ? HPU_ROCE_CMD_BUSY : 0);
         break;
     case HPU_ROCE_CMD_DONE:
         *val = r->cmd_done;
@@ -3093,7 +3169,7 @@ static HpuAccess roce_read(HpuCore *c, uint32_t offset, uint32_t *val)
         *val = r->eq_ci;
         break;
     case HPU_ROCE_EQ_CTRL:
-        *val = r->eq_ctrl;
+        *val = r->eq_ctrl | (r->eq_xfers ? HPU_ROCE_EQ_BUSY : 0);
         break;
     case HPU_ROCE_EQ_DROPPED:
         *val = r->eq_dropped;
@@ -3120,7 +3196,7 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
 {
     HpuRoce *r = R(c);
     uint32_t reg = offset - HPU_ROCE_BASE;
-    bool busy = r->cmd_status & HPU_ROCE_CMD_BUSY;
+    bool busy = roce_cmd_busy(r);
     bool eq_on = r->eq_ctrl & HPU_ROCE_EQ_ENABLE;
 
     if (!c->cfg.nic_ports) {
@@ -3146,8 +3222,12 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
         break;
     case HPU_ROCE_CMD:
         r->cmd = val;
-        r->cmd_pending = true;
         r->cmd_status = HPU_ROCE_CMD_BUSY;
+        if (c->inj.roce_cmd) {
+            /* INJ_ROCE_CMD: never run, BUSY until a hard reset */
+            break;
+        }
+        r->cmd_pending = true;
         roce_kick(c);
         break;
     case HPU_ROCE_CMD_INDEX:
@@ -3410,7 +3490,8 @@ void hpum_roce_reset(HpuCore *c)
     r->cmd = r->cmd_index = r->cmd_status = r->cmd_done = 0;
     memset(r->data, 0, sizeof(r->data));
     r->eq_base = 0;
-    r->eq_size = r->eq_pi = r->eq_ci = r->eq_ctrl = r->eq_dropped = 0;
+    r->eq_size = r->eq_ctrl = r->eq_dropped = 0;
+    roce_eq_restart(r);
     r->db_refused = 0;
     r->db_refused_hi = 0;
     memset(r->port, 0, sizeof(r->port));

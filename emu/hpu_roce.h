@@ -19,6 +19,7 @@
 #define HPU_ROCE_FRAME_MAX      HPU_NIC_FRAME_BUF
 #define HPU_ROCE_INLINE_MAX     1024
 #define HPU_ROCE_OUTQ           64      /* frames queued before a hand-over */
+#define HPU_ROCE_EVQ_LEN        32      /* events made, not yet written */
 #define HPU_ROCE_RUN_PKTS       32      /* packets or CQEs a worker run makes */
 #define HPU_ROCE_RUN_BYTES      (64 * 1024)     /* payload bytes a run sends */
 
@@ -181,10 +182,26 @@ typedef struct HpuRoce {
     uint8_t data[HPU_ROCE_IMAGE_SIZE];
     uint64_t eq_base;
     uint32_t eq_size;
-    uint32_t eq_pi;
+    uint32_t eq_pi;             /* entries written (published after the write) */
     uint32_t eq_ci;
     uint32_t eq_ctrl;
     uint32_t eq_dropped;
+    /*
+     * Events made but not yet written: one writer at a time (eq_writing)
+     * writes them in order with the lock dropped, then advances eq_pi, so
+     * EQ_PI never covers an entry still being written.  eq_epoch changes
+     * when the ring restarts (enable, reset): a writer of an older epoch
+     * stops and touches nothing.
+     */
+    uint8_t evq[HPU_ROCE_EVQ_LEN][HPU_ROCE_EQE_SIZE];
+    unsigned int evq_head;
+    unsigned int evq_count;
+    bool eq_writing;
+    unsigned int eq_xfers;      /* entry writes under way: EQ_CTRL.BUSY */
+    uint32_t eq_epoch;
+    /* CMD_STATUS reads BUSY until EQ_PI reaches this (events of the command's time) */
+    uint32_t cmd_ev_mark;
+    uint32_t cmd_ev_epoch;
     uint64_t db_refused;
     uint32_t db_refused_hi;
     uint32_t gen;               /* bumped when every object is destroyed */

@@ -279,6 +279,15 @@ static ssize_t hpu_debugfs_mmu_inv_write(struct file *f,
 				      HPU_REG_INJ_MMU_INV, HPU_INJ_MMU_INV_STUCK);
 }
 
+static ssize_t hpu_debugfs_roce_cmd_write(struct file *f,
+					  const char __user *ubuf, size_t count,
+					  loff_t *ppos)
+{
+	return hpu_debugfs_word_write(f, ubuf, count, "inject_roce_cmd", "stuck",
+				      "RoCE engine commands stop completing until a hard reset",
+				      HPU_REG_INJ_ROCE_CMD, HPU_INJ_ROCE_CMD_STUCK);
+}
+
 static ssize_t hpu_debugfs_quiesce_write(struct file *f,
 					 const char __user *ubuf, size_t count,
 					 loff_t *ppos)
@@ -480,6 +489,13 @@ static const struct file_operations hpu_debugfs_mmu_inv_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations hpu_debugfs_roce_cmd_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpu_debugfs_roce_cmd_write,
+	.llseek = noop_llseek,
+};
+
 static const struct file_operations hpu_debugfs_eq_hold_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -531,6 +547,8 @@ void hpu_debugfs_init(struct hpu_device *hdev)
 			    &hpu_debugfs_flash_fops);
 	debugfs_create_file("inject_mmu_inv", 0200, root, dbg,
 			    &hpu_debugfs_mmu_inv_fops);
+	debugfs_create_file("inject_roce_cmd", 0200, root, dbg,
+			    &hpu_debugfs_roce_cmd_fops);
 	debugfs_create_file("inject_eq_hold", 0200, root, dbg,
 			    &hpu_debugfs_eq_hold_fops);
 	debugfs_create_file("inject_quiesce", 0600, root, dbg,

@@ -38,6 +38,8 @@ struct hpu_rdma_as;
  * @HPU_IB_QUOTA_CQ: completion queues.
  * @HPU_IB_QUOTA_SRQ: shared receive queues.
  * @HPU_IB_QUOTA_MR: memory regions.
+ * @HPU_IB_QUOTA_PD: protection domains (numbers only, but device-wide).
+ * @HPU_IB_QUOTA_AH: address handles (kernel memory only).
  * @HPU_IB_QUOTA_KINDS: how many kinds.
  */
 enum hpu_ib_quota_kind {
@@ -45,6 +47,8 @@ enum hpu_ib_quota_kind {
 	HPU_IB_QUOTA_CQ,
 	HPU_IB_QUOTA_SRQ,
 	HPU_IB_QUOTA_MR,
+	HPU_IB_QUOTA_PD,
+	HPU_IB_QUOTA_AH,
 	HPU_IB_QUOTA_KINDS
 };
 
@@ -95,8 +99,10 @@ struct hpu_ib_port {
  * @wedged: a command did not complete in time: the engine may still be
  *	running it, no further command is issued and objects whose DESTROY
  *	did not complete keep their memory.
+ * @eq_lock: serialises reading the event ring (the event thread, and
+ *	hpu_ib_eq_drain() when an object is retired); protects @eq_ci.
  * @eq: the event ring (coherent DMA memory), @eq_dma its bus address,
- *	@eq_ci the next entry to read: owned by the event thread.
+ *	@eq_ci the next entry to read.
  * @eq_dma: see @eq.
  * @eq_ci: see @eq.
  * @irq: the event queue's interrupt.
@@ -123,7 +129,8 @@ struct hpu_ib_port {
  *	moves the start.
  * @qps: QPN -> &struct hpu_ib_qp, for events; @cqs, @srqs likewise. An
  *	object is stored once CREATE succeeded and erased before its
- *	memory goes (after DESTROY and synchronize_irq()).
+ *	memory and number go (after DESTROY, then the event ring is drained:
+ *	an event of the old object never reaches a new one of its number).
  * @cqs: see @qps.
  * @srqs: see @qps.
  * @mr_variant: per MR index, the variant of its next key, under the
@@ -145,6 +152,7 @@ struct hpu_ib_dev {
 	/* see above */
 	struct mutex cmd_lock;
 	bool wedged;
+	struct mutex eq_lock;	/* see above */
 	void *eq;
 	dma_addr_t eq_dma;
 	u32 eq_ci;
@@ -198,13 +206,26 @@ struct hpu_ib_mmap_entry {
 	phys_addr_t addr;
 };
 
+/**
+ * struct hpu_ib_pd - a protection domain
+ * @ibpd: the core's PD.
+ * @pdn: its number (device-wide, from &hpu_ib_dev.pd_ida).
+ * @uc: the user context it is counted against, NULL for a kernel PD.
+ */
 struct hpu_ib_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	struct hpu_ib_ucontext *uc;
 };
 
+/**
+ * struct hpu_ib_ah - an address handle (user only)
+ * @ibah: the core's AH.
+ * @uc: the user context it is counted against.
+ */
 struct hpu_ib_ah {
 	struct ib_ah ibah;
+	struct hpu_ib_ucontext *uc;
 };
 
 /**
@@ -276,6 +297,7 @@ static inline struct hpu_ib_dev *to_hdev(struct ib_device *ibdev)
 int hpu_ib_cmd(struct hpu_ib_dev *dev, u32 op, u32 type, u32 index, void *image);
 int hpu_ib_eq_init(struct hpu_ib_dev *dev);
 void hpu_ib_eq_fini(struct hpu_ib_dev *dev);
+void hpu_ib_eq_drain(struct hpu_ib_dev *dev);
 
 /* hpu_ib_verbs.c */
 extern const struct ib_device_ops hpu_ib_verbs_ops;

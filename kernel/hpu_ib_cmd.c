@@ -182,13 +182,13 @@ static void hpu_ib_handle_event(struct hpu_ib_dev *dev,
 	}
 }
 
-/* The event thread: owns eq_ci. Object lookups are safe (see xarrays). */
-static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
+/* Handle the events written so far. Object lookups are safe (see xarrays). */
+static void hpu_ib_eq_process(struct hpu_ib_dev *dev)
 {
-	struct hpu_ib_dev *dev = arg;
 	const struct hpu_ib_eqe *ring = dev->eq;
 	u32 pi;
 
+	lockdep_assert_held(&dev->eq_lock);
 	pi = hpu_ib_rd(dev, HPU_ROCE_EQ_PI);
 	if (pi - dev->eq_ci > HPU_IB_EQ_ENTRIES) {
 		/* Never from a device of the spec: do not loop on it. */
@@ -203,7 +203,50 @@ static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
 		dev->eq_ci++;
 	}
 	hpu_ib_wr(dev, HPU_ROCE_EQ_CI, dev->eq_ci);
+}
+
+static irqreturn_t hpu_ib_eq_thread(int irq, void *arg)
+{
+	struct hpu_ib_dev *dev = arg;
+
+	mutex_lock(&dev->eq_lock);
+	hpu_ib_eq_process(dev);
+	mutex_unlock(&dev->eq_lock);
 	return IRQ_HANDLED;
+}
+
+/**
+ * hpu_ib_eq_drain() - handle every event the engine has written
+ * @dev: the device, its event ring running
+ *
+ * The engine writes every event of an object before that object's DESTROY
+ * completes (roce.md, "Events"). Called after a DESTROY and after the
+ * object left the lookups, it returns when each of its events has been
+ * handled (dropped: the lookup no longer finds it) and no event handler
+ * still uses the object, so its number may go to a new object. May sleep.
+ */
+void hpu_ib_eq_drain(struct hpu_ib_dev *dev)
+{
+	mutex_lock(&dev->eq_lock);
+	hpu_ib_eq_process(dev);
+	mutex_unlock(&dev->eq_lock);
+}
+
+/*
+ * Stop the event ring: after it the engine writes no entry into it.
+ * Return: false if an entry write did not finish (the ring must be kept).
+ */
+static bool hpu_ib_eq_stop(struct hpu_ib_dev *dev)
+{
+	u32 ctrl;
+
+	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
+	/* A write under way when the disable landed still finishes. */
+	if (!readl_poll_timeout(dev->regs + HPU_ROCE_EQ_CTRL, ctrl,
+				!(ctrl & HPU_ROCE_EQ_BUSY), 5, 10000))
+		return true;
+	ibdev_err(&dev->ibdev, "event ring still written after it was disabled: its memory is kept\n");
+	return false;
 }
 
 /**
@@ -239,9 +282,8 @@ int hpu_ib_eq_init(struct hpu_ib_dev *dev)
 	ret = request_threaded_irq(dev->irq, NULL, hpu_ib_eq_thread,
 				   IRQF_ONESHOT, "hpu_ib-eq", dev);
 	if (ret) {
-		hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
-		hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL);
-		dma_free_coherent(dev->dma_dev, size, dev->eq, dev->eq_dma);
+		if (hpu_ib_eq_stop(dev))
+			dma_free_coherent(dev->dma_dev, size, dev->eq, dev->eq_dma);
 		dev->eq = NULL;
 		return ret;
 	}
@@ -254,11 +296,12 @@ int hpu_ib_eq_init(struct hpu_ib_dev *dev)
  */
 void hpu_ib_eq_fini(struct hpu_ib_dev *dev)
 {
-	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
-	/* Read back: the device writes no event after the disable lands. */
-	hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL);
+	bool stopped = hpu_ib_eq_stop(dev);
+
 	free_irq(dev->irq, dev);
-	dma_free_coherent(dev->dma_dev, HPU_IB_EQ_ENTRIES * HPU_ROCE_EQE_SIZE,
-			  dev->eq, dev->eq_dma);
+	if (stopped)
+		dma_free_coherent(dev->dma_dev,
+				  HPU_IB_EQ_ENTRIES * HPU_ROCE_EQE_SIZE,
+				  dev->eq, dev->eq_dma);
 	dev->eq = NULL;
 }

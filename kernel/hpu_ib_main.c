@@ -429,6 +429,7 @@ static void hpu_ib_free(struct hpu_ib_dev *dev)
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->srqs);
+	mutex_destroy(&dev->eq_lock);
 	mutex_destroy(&dev->cmd_lock);
 	ib_dealloc_device(&dev->ibdev);
 }
@@ -444,6 +445,7 @@ static int hpu_ib_init_dev(struct hpu_ib_dev *dev, struct auxiliary_device *adev
 	dev->num_db_pages = hpu_rdma_num_db_pages(adev);
 	dev->irq = hpu_rdma_eq_irq(adev);
 	mutex_init(&dev->cmd_lock);
+	mutex_init(&dev->eq_lock);
 	INIT_WORK(&dev->rescan_work, hpu_ib_rescan_work);
 	ida_init(&dev->pd_ida);
 	ida_init(&dev->db_ida);

@@ -30,14 +30,21 @@
  * applies to new objects only. Callers with CAP_SYS_ADMIN are not counted
  * against the per-user limits.
  */
-static unsigned int ctx_max[HPU_IB_QUOTA_KINDS] = { 1024, 1024, 256, 16384 };
-static unsigned int user_max[HPU_IB_QUOTA_KINDS] = { 2048, 2048, 512, 32768 };
+static unsigned int ctx_max[HPU_IB_QUOTA_KINDS] = {
+	1024, 1024, 256, 16384, 1024, 16384
+};
+
+static unsigned int user_max[HPU_IB_QUOTA_KINDS] = {
+	2048, 2048, 512, 32768, 4096, 65536
+};
+
 static const char * const quota_name[HPU_IB_QUOTA_KINDS] = {
-	"QPs", "CQs", "SRQs", "memory regions"
+	"QPs", "CQs", "SRQs", "memory regions", "protection domains",
+	"address handles"
 };
 
 static const char * const quota_param[HPU_IB_QUOTA_KINDS] = {
-	"qp", "cq", "srq", "mr"
+	"qp", "cq", "srq", "mr", "pd", "ah"
 };
 
 module_param_named(ctx_max_qp, ctx_max[HPU_IB_QUOTA_QP], uint, 0644);
@@ -48,6 +55,10 @@ module_param_named(ctx_max_srq, ctx_max[HPU_IB_QUOTA_SRQ], uint, 0644);
 MODULE_PARM_DESC(ctx_max_srq, "SRQs one user context may hold (default 256)");
 module_param_named(ctx_max_mr, ctx_max[HPU_IB_QUOTA_MR], uint, 0644);
 MODULE_PARM_DESC(ctx_max_mr, "memory regions one user context may hold (default 16384)");
+module_param_named(ctx_max_pd, ctx_max[HPU_IB_QUOTA_PD], uint, 0644);
+MODULE_PARM_DESC(ctx_max_pd, "protection domains one user context may hold (default 1024)");
+module_param_named(ctx_max_ah, ctx_max[HPU_IB_QUOTA_AH], uint, 0644);
+MODULE_PARM_DESC(ctx_max_ah, "address handles one user context may hold (default 16384)");
 module_param_named(user_max_qp, user_max[HPU_IB_QUOTA_QP], uint, 0644);
 MODULE_PARM_DESC(user_max_qp, "QPs one user may hold in all of its contexts of a device, CAP_SYS_ADMIN not counted (default 2048)");
 module_param_named(user_max_cq, user_max[HPU_IB_QUOTA_CQ], uint, 0644);
@@ -56,6 +67,10 @@ module_param_named(user_max_srq, user_max[HPU_IB_QUOTA_SRQ], uint, 0644);
 MODULE_PARM_DESC(user_max_srq, "SRQs one user may hold in all of its contexts of a device (default 512)");
 module_param_named(user_max_mr, user_max[HPU_IB_QUOTA_MR], uint, 0644);
 MODULE_PARM_DESC(user_max_mr, "memory regions one user may hold in all of its contexts of a device (default 32768)");
+module_param_named(user_max_pd, user_max[HPU_IB_QUOTA_PD], uint, 0644);
+MODULE_PARM_DESC(user_max_pd, "protection domains one user may hold in all of its contexts of a device (default 4096)");
+module_param_named(user_max_ah, user_max[HPU_IB_QUOTA_AH], uint, 0644);
+MODULE_PARM_DESC(user_max_ah, "address handles one user may hold in all of its contexts of a device (default 65536)");
 
 #define HPU_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
@@ -274,7 +289,7 @@ bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	bool gone = !created || hpu_ib_destroy_obj(dev, uc, type, index);
 
 	xa_erase(xa, index);
-	synchronize_irq(dev->irq);
+	hpu_ib_eq_drain(dev);
 	return gone;
 }
 
@@ -356,7 +371,17 @@ static void hpu_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 	rdma_user_mmap_entry_remove(uc->db_entry);
 	/* Every object is destroyed: the engine no longer uses the ASID. */
 	hpu_rdma_as_destroy(uc->as, uc->leaked);
-	ida_free(&dev->db_ida, uc->db_page);
+	/*
+	 * An object the engine may still run answers to this doorbell page:
+	 * the next context given it could ring that object over memory of
+	 * this one. The page stays out of use until the device is reset
+	 * (which deletes this device, and the IDA with it).
+	 */
+	if (uc->leaked)
+		ibdev_warn(&dev->ibdev, "doorbell page %u kept out of use until the device is reset: an object of it may still be live\n",
+			   uc->db_page);
+	else
+		ida_free(&dev->db_ida, uc->db_page);
 	hpu_ib_user_put(dev, uc->user);
 	mmdrop(uc->owner);
 }
@@ -410,9 +435,18 @@ static int hpu_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	if (udata) {
+		pd->uc = udata_huc(udata);
+		ret = hpu_ib_quota_get(dev, pd->uc, HPU_IB_QUOTA_PD);
+		if (ret)
+			return ret;
+	}
 	ret = ida_alloc_range(&dev->pd_ida, 1, (1U << 24) - 1, GFP_KERNEL);
-	if (ret < 0)
+	if (ret < 0) {
+		if (pd->uc)
+			hpu_ib_quota_put(pd->uc, HPU_IB_QUOTA_PD);
 		return ret;
+	}
 	pd->pdn = ret;
 	return 0;
 }
@@ -422,6 +456,8 @@ static int hpu_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct hpu_ib_pd *pd = container_of(ibpd, struct hpu_ib_pd, ibpd);
 
 	ida_free(&to_hdev(ibpd->device)->pd_ida, pd->pdn);
+	if (pd->uc)
+		hpu_ib_quota_put(pd->uc, HPU_IB_QUOTA_PD);
 	return 0;
 }
 
@@ -848,8 +884,10 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 static int hpu_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			    struct ib_udata *udata)
 {
+	struct hpu_ib_ah *ah = container_of(ibah, struct hpu_ib_ah, ibah);
 	struct hpu_ib_create_ah_resp resp = {};
 	struct rdma_ah_attr *attr = init->ah_attr;
+	int ret;
 
 	if (!udata)
 		return -EOPNOTSUPP;
@@ -858,12 +896,22 @@ static int hpu_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
+	ah->uc = udata_huc(udata);
+	ret = hpu_ib_quota_get(to_hdev(ibah->device), ah->uc, HPU_IB_QUOTA_AH);
+	if (ret)
+		return ret;
 	memcpy(resp.dmac, attr->roce.dmac, ETH_ALEN);
-	return hpu_ib_udata_out(udata, &resp, sizeof(resp));
+	ret = hpu_ib_udata_out(udata, &resp, sizeof(resp));
+	if (ret)
+		hpu_ib_quota_put(ah->uc, HPU_IB_QUOTA_AH);
+	return ret;
 }
 
 static int hpu_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct hpu_ib_ah *ah = container_of(ibah, struct hpu_ib_ah, ibah);
+
+	hpu_ib_quota_put(ah->uc, HPU_IB_QUOTA_AH);
 	return 0;
 }
 

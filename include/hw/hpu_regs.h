@@ -119,6 +119,8 @@
 #define HPU_REG_INJ_QUIESCE		0x3020	/* RW */
 #define   HPU_INJ_QUIESCE_STREAMS	1
 #define   HPU_INJ_QUIESCE_HARD_RESET	2
+#define HPU_REG_INJ_ROCE_CMD		0x3024	/* RW */
+#define   HPU_INJ_ROCE_CMD_STUCK	1
 
 /* Management CPU block, BAR0 + 0x4000 */
 #define HPU_REG_CPU_STATUS		0x4000	/* RO */
@@ -608,6 +610,7 @@
 #define HPU_ROCE_EQ_CTRL		0x094	/* RW */
 #define   HPU_ROCE_EQ_ENABLE		0x00000001
 #define   HPU_ROCE_EQ_IRQ		0x00000002
+#define   HPU_ROCE_EQ_BUSY		0x00000004	/* RO: an entry is being written */
 #define HPU_ROCE_EQ_DROPPED		0x098	/* RO */
 #define HPU_ROCE_DB_REFUSED_LO		0x0c0	/* RO */
 #define HPU_ROCE_DB_REFUSED_HI		0x0c4	/* RO */

@@ -70,6 +70,7 @@ setup() {
 	PT0=$(cat "$PT_USED" 2>/dev/null)
 }
 
+hard_reset_since() { [ "$(cat /sys/bus/pci/devices/"$BDF"/hard_resets)" -gt "$1" ]; }
 pt_back() { [ "$(cat "$PT_USED")" = "$PT0" ]; }
 
 t_adev() {
@@ -171,8 +172,11 @@ t_stats() {
 t_objects() {
 	local dev out rc
 	dev=$(uverbs_of "$IB") || { fail "objects" "no uverbs device for $IB"; return; }
-	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" all $MAX_CQ 2>&1)
+	# PDs one context holds (ctx_max_pd), low for the check only.
+	echo 8 > /sys/module/hpu_ib/parameters/ctx_max_pd
+	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" all $MAX_CQ 8 2>&1)
 	rc=$?
+	echo 1024 > /sys/module/hpu_ib/parameters/ctx_max_pd
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	echo "$out"
 	[ "$rc" -lt 100 ] || fail "verbs-objects ran to the end" "exit $rc"
@@ -242,9 +246,12 @@ t_data() {
 	[ -e /sys/kernel/debug/dynamic_debug/control ] &&
 		echo "module hpu_ib +p" > /sys/kernel/debug/dynamic_debug/control
 	[ -n "$HPU_RDMA_DEBUG" ] && echo 0x1ff > /sys/module/drm/parameters/debug
+	# AHs one context holds (ctx_max_ah), low for the check at the end only.
+	echo 5 > /sys/module/hpu_ib/parameters/ctx_max_ah
 	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 \
-		"$(cat /sys/class/net/"$nd1"/address)" 2>&1)
+		"$(cat /sys/class/net/"$nd1"/address)" 5 2>&1)
 	rc=$?
+	echo 16384 > /sys/module/hpu_ib/parameters/ctx_max_ah
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
@@ -346,6 +353,34 @@ t_reset() {
 	[ -z "$BAD" ] && pass "$1" || fail "$1" "$BAD"
 }
 
+# A RoCE command the engine never completes (debugfs inject_roce_cmd):
+# verbs-objects checks what the process sees; the context's teardown
+# quarantines its address space and keeps its doorbell page, hpu.ko
+# schedules a hard reset by itself, and the engine is back after it.
+t_wedge() {
+	local dev out rc acc l0 h0 bad=""
+	dev=$(uverbs_of "$IB") || { fail "$1" "no uverbs device for $IB"; return; }
+	acc=$(basename "$(ls -d /sys/bus/pci/devices/"$BDF"/accel/accel* | head -n1)")
+	l0=$(dmesg | wc -l)
+	h0=$(cat /sys/bus/pci/devices/"$BDF"/hard_resets)
+	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" wedge \
+		/sys/kernel/debug/accel/"${acc#accel}"/inject_roce_cmd 2>&1)
+	rc=$?
+	echo "$out"
+	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
+	[ "$rc" -lt 100 ] || bad="$bad verbs-objects wedge exit $rc;"
+	dmesg | tail -n +$((l0 + 1)) | grep -q "doorbell page [0-9]* kept out of use until the device is reset" ||
+		bad="$bad no message of the kept doorbell page;"
+	wait_for 60 hard_reset_since "$h0" || bad="$bad no hard reset scheduled by the driver;"
+	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the reset;"
+	IB=$(ibdev_of "$BDF")
+	ND=$(port_netdev "$BDF" 0)
+	dev=$(uverbs_of "$IB")
+	out=$("$VO" "$dev" cq 2>&1)
+	[ "$out" = "cq: 0" ] || bad="$bad after the reset: '$out';"
+	[ -z "$bad" ] && pass "$1" || fail "$1" "$bad"
+}
+
 # A function level reset by the PCI core, with a context open.
 t_flr() {
 	local m
@@ -398,6 +433,7 @@ if t_load "hpu_ib binds every hpu.rdma device and registers an ib device"; then
 	t_en_reload "hpu_en reloaded under hpu_ib: the ports' new netdevs and their GIDs are taken up"
 	t_reset "a soft reset takes the ib device away and back; an open context dies with it" soft
 	t_reset "a hard reset takes the ib device away and back" hard
+	t_wedge "a RoCE engine whose commands stop is wedged until a hard reset brings it back"
 	t_flr "a function level reset takes the ib device away and back; an open context dies with it"
 	t_unbind "unbinding the HPU with a context open removes the ib device; binding brings it back"
 fi

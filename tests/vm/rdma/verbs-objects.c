@@ -6,17 +6,19 @@
  * driver data is the test's, so reserved fields and bad sizes can be sent.
  * Run by tests/vm/rdma/rdma-tests.sh in the guest.
  *
- *   verbs-objects /dev/infiniband/uverbsN all [MAX_CQ]
- *	every check below; MAX_CQ: the ctx_max_cq parameter hpu_ib has
+ *   verbs-objects /dev/infiniband/uverbsN all [MAX_CQ [MAX_PD]]
+ *	every check below; MAX_CQ, MAX_PD: the ctx_max_cq and ctx_max_pd
+ *	parameters hpu_ib has
  *   verbs-objects /dev/infiniband/uverbsN contexts N
  *	open N contexts, print how many opened and the errno of the first
  *	refusal ("opened K errno E")
- *   verbs-objects /dev/infiniband/uverbsN data GID1 IP1 GID2 IP2 MAC2
+ *   verbs-objects /dev/infiniband/uverbsN data GID1 IP1 GID2 IP2 MAC2 [MAX_AH]
  *	SEND, RDMA WRITE and READ between two RC QPs on ports 1 and 2 (GID
  *	indexes GID1 and GID2 of the IPv4 addresses IP1 and IP2), posting
  *	WQEs and polling CQEs in the device's formats; the completion
  *	channel; another process's doorbell; an HBM MR; UD through an AH
- *	(MAC2: the MAC of port 2's netdev); a bad rkey
+ *	(MAC2: the MAC of port 2's netdev); a bad rkey; MAX_AH: the
+ *	ctx_max_ah parameter hpu_ib has, checked when given
  *   verbs-objects /dev/infiniband/uverbsN memlock
  *	print "memlock: <errno>" of registering 4 MiB (run it under a small
  *	RLIMIT_MEMLOCK)
@@ -25,6 +27,17 @@
  *	USER_MAX_CQ (less than 3 x MAX_CQ): what one user holds through
  *	several contexts is bounded, other users and CAP_SYS_ADMIN are not
  *	held back by it, and what is freed counts no longer
+ *   verbs-objects /dev/infiniband/uverbsN wedge INJECT
+ *	a CQ, then hpu.ko's debugfs file INJECT (inject_roce_cmd) stops the
+ *	engine's commands: the CQ's destroy still succeeds, later commands
+ *	fail EIO, and the context's doorbell page is not handed to the next
+ *	context (an object of it may still be live). Closing the context
+ *	quarantines it and hpu.ko schedules a hard reset: the next context
+ *	may find the device already going (ENODEV, EIO), which is reported
+ *	as a NOTE; the kernel's log line about the kept page is the check
+ *	that always runs (rdma-tests.sh)
+ *   verbs-objects /dev/infiniband/uverbsN cq
+ *	print "cq: <errno>" of a new context's first CQ
  *   verbs-objects /dev/infiniband/uverbsN hold
  *	open a context with a CQ, print "held", wait for a line on stdin,
  *	then print "after: <errno of ALLOC_PD>" (a reset took the device)
@@ -405,6 +418,38 @@ static void t_doorbell(const char *dev, struct ctx *c)
 		close(other.fd);
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
+}
+
+/* ctx_max_pd: a context holds that many PDs and no more; a freed one counts no longer. */
+static void t_pd_limit(const char *dev, int max_pd)
+{
+	struct ctx ctx = {}, *c = &ctx;
+	uint32_t pds[64];
+	int n, i, err = 0;
+
+	if (max_pd <= 0 || max_pd >= 64)
+		return;
+	err = open_ctx(dev, c);
+	result(!err, "pd limit: a new context opens", "errno %d", err);
+	if (err)
+		return;
+	for (n = 0; n < max_pd + 1; n++) {
+		err = alloc_pd(c->fd, &pds[n]);
+		if (err)
+			break;
+	}
+	result(n == max_pd && err == ENOSPC, "one context cannot hold more PDs than ctx_max_pd",
+	       "%d allocated, errno %d", n, err);
+	if (n > 0) {
+		dealloc_pd(c->fd, pds[--n]);
+		err = alloc_pd(c->fd, &pds[n]);
+		result(!err, "a PD freed counts no longer", "errno %d", err);
+		if (!err)
+			n++;
+	}
+	for (i = 0; i < n; i++)
+		dealloc_pd(c->fd, pds[i]);
+	close(c->fd);
 }
 
 static void t_pd_mr(struct ctx *c)
@@ -824,9 +869,12 @@ static void gid_of(const char *ip4, uint8_t *gid)
 }
 
 
-/* CREATE_AH towards @dgid from port @port, GID index @sgid: the resolved MAC. */
+/*
+ * CREATE_AH towards @dgid from port @port, GID index @sgid: the resolved MAC
+ * in @dmac, the AH's handle in @ah (either may be NULL).
+ */
 static int create_ah(int fd, uint32_t pd, int port, int sgid, const uint8_t *dgid,
-		     uint8_t *dmac)
+		     uint8_t *dmac, uint32_t *ah)
 {
 	struct ib_uverbs_create_ah req = { .pd_handle = pd };
 	struct {
@@ -841,8 +889,47 @@ static int create_ah(int fd, uint32_t pd, int port, int sgid, const uint8_t *dgi
 	req.attr.is_global = 1;
 	req.attr.port_num = port;
 	err = cmd(fd, IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req), &resp, sizeof(resp));
-	memcpy(dmac, resp.drv.dmac, 6);
+	if (dmac)
+		memcpy(dmac, resp.drv.dmac, 6);
+	if (ah)
+		*ah = resp.core.ah_handle;
 	return err;
+}
+
+static int destroy_ah(int fd, uint32_t ah)
+{
+	struct ib_uverbs_destroy_ah req = { .ah_handle = ah };
+
+	return cmd(fd, IB_USER_VERBS_CMD_DESTROY_AH, &req, sizeof(req), NULL, 0);
+}
+
+/* ctx_max_ah: a context holds that many AHs and no more; a destroyed one counts no longer. */
+static void t_ah_limit(const char *dev, int sgid1, const uint8_t *g2, int max_ah)
+{
+	struct ctx c = {};
+	uint32_t ahs[64], pd;
+	int n, err;
+
+	if (max_ah <= 0 || max_ah >= 64)
+		return;
+	err = open_ctx(dev, &c);
+	err = err ? err : alloc_pd(c.fd, &pd);
+	result(!err, "ah limit: a new context and PD", "errno %d", err);
+	if (err)
+		return;
+	for (n = 0; n < max_ah + 1; n++) {
+		err = create_ah(c.fd, pd, 1, sgid1, g2, NULL, &ahs[n]);
+		if (err)
+			break;
+	}
+	result(n == max_ah && err == ENOSPC, "one context cannot hold more AHs than ctx_max_ah",
+	       "%d created, errno %d", n, err);
+	if (n > 0) {
+		err = destroy_ah(c.fd, ahs[n - 1]);
+		err = err ? err : create_ah(c.fd, pd, 1, sgid1, g2, NULL, &ahs[n - 1]);
+		result(!err, "an AH destroyed counts no longer", "errno %d", err);
+	}
+	close(c.fd);
 }
 
 /* UD: a datagram from port 1 to a UD QP on port 2 through an AH. */
@@ -859,7 +946,7 @@ static void t_ud(int fd, volatile uint32_t *db, uint32_t pd, uint8_t *buf, uint3
 
 	sscanf(mac2, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &want[0], &want[1], &want[2], &want[3],
 	       &want[4], &want[5]);
-	err = create_ah(fd, pd, 1, sgid1, g2, dmac);
+	err = create_ah(fd, pd, 1, sgid1, g2, dmac, NULL);
 	result(!err && !memcmp(dmac, want, 6),
 	       "ud: an AH gives the provider the destination MAC of the peer port",
 	       "errno %d mac %02x:%02x:%02x:%02x:%02x:%02x", err, dmac[0], dmac[1], dmac[2],
@@ -1347,6 +1434,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "data") && argc > 7) {
 		t_data(dev, argv[7], atoi(argv[3]), argv[4], atoi(argv[5]), argv[6]);
+		if (argc > 8) {
+			uint8_t g2[16];
+
+			gid_of(argv[6], g2);
+			t_ah_limit(dev, atoi(argv[3]), g2, atoi(argv[8]));
+		}
 		return failures > 100 ? 100 : failures;
 	}
 	if (!strcmp(mode, "userlimit") && argc > 4) {
@@ -1361,6 +1454,44 @@ int main(int argc, char **argv)
 		err = err ? err : alloc_pd(c.fd, &pd);
 		err = err ? err : reg_mr(c.fd, pd, big, 4 << 20, IB_UVERBS_ACCESS_LOCAL_WRITE, NULL);
 		printf("memlock: %d\n", err);
+		return 0;
+	}
+	if (!strcmp(mode, "wedge") && argc > 3) {
+		struct ctx c2 = {};
+		struct cq cq, cq2;
+		FILE *inj;
+
+		err = open_ctx(dev, &c);
+		err = err ? err : create_cq(c.fd, 4, &cq);
+		result(!err, "wedge: a context and a CQ", "errno %d", err);
+		if (err)
+			return failures;
+		inj = fopen(argv[3], "w");
+		result(inj && fputs("stuck", inj) >= 0 && !fclose(inj),
+		       "wedge: the engine's commands stop (inject_roce_cmd)", "%s: %s", argv[3],
+		       strerror(errno));
+		err = destroy_cq(c.fd, cq.handle);
+		result(!err, "wedge: a DESTROY the engine does not confirm still succeeds",
+		       "errno %d", err);
+		err = create_cq(c.fd, 4, &cq2);
+		result(err == EIO, "wedge: commands after the timeout fail EIO", "errno %d", err);
+		close(c.fd);
+		err = open_ctx(dev, &c2);
+		if (err == ENODEV || err == EIO)
+			printf("NOTE wedge: the device is already going (errno %d): page reuse not seen\n",
+			       err);
+		else
+			result(!err && c2.drv.db_page != c.drv.db_page,
+			       "wedge: the doorbell page of an object the engine may still run is not reused",
+			       "errno %d, pages %u and %u", err, c.drv.db_page, c2.drv.db_page);
+		return failures > 100 ? 100 : failures;
+	}
+	if (!strcmp(mode, "cq")) {
+		struct cq cq;
+
+		err = open_ctx(dev, &c);
+		err = err ? err : create_cq(c.fd, 4, &cq);
+		printf("cq: %d\n", err);
 		return 0;
 	}
 	if (!strcmp(mode, "hold")) {
@@ -1381,6 +1512,7 @@ int main(int argc, char **argv)
 	t_doorbell(dev, &c);
 	t_pd_mr(&c);
 	t_cq(&c, argc > 3 ? atoi(argv[3]) : 0);
+	t_pd_limit(dev, argc > 4 ? atoi(argv[4]) : 0);
 	t_qp(&c);
 	close(c.fd);
 	return failures > 100 ? 100 : failures;

@@ -195,7 +195,16 @@ static int hpu_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
-/* ---- Ring memory: page-aligned, zeroed, kept out of fork's copies ---- */
+/*
+ * ---- Ring memory: whole anonymous pages of their own, kept out of fork ----
+ *
+ * Rings and doorbell records are mapped for each object, never taken
+ * from the heap: when the kernel could not confirm an object's DESTROY
+ * (the engine may still write its ring), it keeps the pages pinned and
+ * reports success; munmap() then takes them out of this process for good,
+ * where free() would hand them to the next malloc() for the device to
+ * overwrite.
+ */
 
 static int hpu_buf_alloc(struct hpu_buf *b, size_t len)
 {
@@ -203,14 +212,18 @@ static int hpu_buf_alloc(struct hpu_buf *b, size_t len)
 	int ret;
 
 	b->len = align(len, page);
-	ret = posix_memalign(&b->addr, page, b->len);
-	if (ret)
-		return ret;
-	memset(b->addr, 0, b->len);
+	/* Zero-filled by the kernel. */
+	b->addr = mmap(NULL, b->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->addr == MAP_FAILED) {
+		b->addr = NULL;
+		return errno;
+	}
 	/* -1 and errno on failure (libibverbs' madvise wrapper) */
 	if (ibv_dontfork_range(b->addr, b->len)) {
 		ret = errno ? errno : ENOMEM;
-		free(b->addr);
+		munmap(b->addr, b->len);
+		b->addr = NULL;
 		return ret;
 	}
 	return 0;
@@ -221,7 +234,7 @@ static void hpu_buf_free(struct hpu_buf *b)
 	if (!b->addr)
 		return;
 	ibv_dofork_range(b->addr, b->len);
-	free(b->addr);
+	munmap(b->addr, b->len);
 	b->addr = NULL;
 }
 
