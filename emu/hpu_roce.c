@@ -184,6 +184,8 @@ static int roce_xfer(HpuCore *c, uint16_t asid, uint64_t va, void *buf,
 static void roce_eq_restart(HpuRoce *r)
 {
     r->eq_pi = r->eq_ci = 0;
+    r->eq_dropped += r->evq_count;      /* made, never to be written */
+    r->evq_done += r->evq_count;
     r->evq_head = r->evq_count = 0;
     r->eq_writing = false;
     r->eq_epoch++;
@@ -199,6 +201,7 @@ static void roce_eq_write(HpuCore *c)
     HpuRoce *r = R(c);
     uint32_t epoch = r->eq_epoch;
     uint8_t e[HPU_ROCE_EQE_SIZE];
+    uint32_t dma_epoch;
 
     if (r->eq_writing) {
         return;
@@ -209,17 +212,20 @@ static void roce_eq_write(HpuCore *c)
         uint64_t at;
         int rc;
 
-        if (!(r->eq_ctrl & HPU_ROCE_EQ_ENABLE)) {
+        if (!(r->eq_ctrl & HPU_ROCE_EQ_ENABLE) || c->dead) {
             r->eq_dropped += r->evq_count;      /* disabled meanwhile */
+            r->evq_done += r->evq_count;
             r->evq_count = 0;
             break;
         }
         /* Enabled: EQ_SIZE was checked then and cannot change meanwhile. */
         at = r->eq_base + (uint64_t)HPU_ROCE_EQE_SIZE * (r->eq_pi % r->eq_size);
         memcpy(e, r->evq[r->evq_head], sizeof(e));
+        /* The epoch under the lock: a reset from now on waits for the write. */
+        dma_epoch = c->epoch;
         r->eq_xfers++;
         hpum_unlock(c);
-        rc = hpum_mem_xfer(c, HPU_ROCE_EVENT_ENGINE, c->epoch, 0, at, e,
+        rc = hpum_mem_xfer(c, HPU_ROCE_EVENT_ENGINE, dma_epoch, 0, at, e,
                            sizeof(e), true, &f);
         hpum_lock(c);
         r->eq_xfers--;
@@ -228,6 +234,7 @@ static void roce_eq_write(HpuCore *c)
         }
         r->evq_head = (r->evq_head + 1) % HPU_ROCE_EVQ_LEN;
         r->evq_count--;
+        r->evq_done++;
         /* A write that failed loses the entry; EQ_PI moves on (posted). */
         r->eq_pi++;
         if (rc != HPU_CQ_OK) {
@@ -255,8 +262,7 @@ static void roce_eq_write(HpuCore *c)
 static bool roce_cmd_busy(HpuRoce *r)
 {
     return (r->cmd_status & HPU_ROCE_CMD_BUSY) ||
-           (r->cmd_ev_epoch == r->eq_epoch &&
-            (int32_t)(r->eq_pi - r->cmd_ev_mark) < 0);
+           (int32_t)(r->evq_done - r->cmd_ev_mark) < 0;
 }
 
 static void roce_event(HpuCore *c, uint16_t type, uint16_t port,
@@ -1063,8 +1069,7 @@ static void roce_run_command(HpuCore *c)
     r->cmd_pending = false;
     r->cmd_status = (uint32_t)res << HPU_ROCE_CMD_RESULT_SHIFT;
     /* Not done until the events made so far are in the ring (roce.md). */
-    r->cmd_ev_mark = r->eq_pi + r->evq_count;
-    r->cmd_ev_epoch = r->eq_epoch;
+    r->cmd_ev_mark = r->evq_done + r->evq_count;
     r->cmd_done++;
 }
 
@@ -3475,7 +3480,8 @@ void hpum_roce_timer(HpuCore *c)
 
 bool hpum_roce_quiet(HpuCore *c)
 {
-    return !R(c) || !R(c)->busy;
+    /* An event write under way (any thread) ends before a reset completes. */
+    return !R(c) || (!R(c)->busy && !R(c)->eq_xfers);
 }
 
 void hpum_roce_reset(HpuCore *c)

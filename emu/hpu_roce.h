@@ -199,9 +199,10 @@ typedef struct HpuRoce {
     bool eq_writing;
     unsigned int eq_xfers;      /* entry writes under way: EQ_CTRL.BUSY */
     uint32_t eq_epoch;
-    /* CMD_STATUS reads BUSY until EQ_PI reaches this (events of the command's time) */
+    /* events that left the queue: written, failed or dropped (free running) */
+    uint32_t evq_done;
+    /* CMD_STATUS reads BUSY until evq_done reaches this (events of the command's time) */
     uint32_t cmd_ev_mark;
-    uint32_t cmd_ev_epoch;
     uint64_t db_refused;
     uint32_t db_refused_hi;
     uint32_t gen;               /* bumped when every object is destroyed */

@@ -175,7 +175,7 @@ struct hpu_ib_dev {
  * @db_page: its doorbell page.
  * @db_entry: the mmap entry of the doorbell page.
  * @owner: the process's mm: only it may map the doorbell page.
- * @leaked: an object's DESTROY did not complete: the engine may still
+ * @leaked: an object's DESTROY did not complete, or its CREATE timed out: the engine may still
  *	reach the address space, which is then quarantined.
  * @user: the user the context counts against, or NULL (opened with
  *	CAP_SYS_ADMIN, as hpu.ko's own context limits).
@@ -315,6 +315,8 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map);
 bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		       u32 type, struct xarray *xa, u32 index, bool created);
+bool hpu_ib_create_failed(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			  u32 type, struct xarray *xa, u32 index, int ret);
 u32 to_pdn(struct ib_pd *ibpd);
 
 /* hpu_ib_qp.c */

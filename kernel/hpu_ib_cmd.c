@@ -153,6 +153,9 @@ static void hpu_ib_handle_event(struct hpu_ib_dev *dev,
 	u32 obj = le32_to_cpu(e->obj), port = le16_to_cpu(e->port);
 
 	switch (le16_to_cpu(e->type)) {
+	case 0:
+		/* A slot the engine failed to write: no event (cleared below). */
+		break;
 	case HPU_ROCE_EV_CQ_COMPLETION:
 		hpu_ib_cq_event(dev, obj, false);
 		break;
@@ -185,11 +188,13 @@ static void hpu_ib_handle_event(struct hpu_ib_dev *dev,
 /* Handle the events written so far. Object lookups are safe (see xarrays). */
 static void hpu_ib_eq_process(struct hpu_ib_dev *dev)
 {
-	const struct hpu_ib_eqe *ring = dev->eq;
+	struct hpu_ib_eqe *ring = dev->eq;
 	u32 pi;
 
 	lockdep_assert_held(&dev->eq_lock);
 	pi = hpu_ib_rd(dev, HPU_ROCE_EQ_PI);
+	if (pi == U32_MAX && hpu_ib_rd(dev, HPU_ROCE_EQ_CTRL) == U32_MAX)
+		return;	/* the function is gone or in reset: nothing to read */
 	if (pi - dev->eq_ci > HPU_IB_EQ_ENTRIES) {
 		/* Never from a device of the spec: do not loop on it. */
 		ibdev_err_ratelimited(&dev->ibdev, "event queue producer %u, consumer %u: resynchronised\n",
@@ -199,9 +204,20 @@ static void hpu_ib_eq_process(struct hpu_ib_dev *dev)
 	/* Read the entries only after the producer index. */
 	dma_rmb();
 	while (dev->eq_ci != pi) {
-		hpu_ib_handle_event(dev, &ring[dev->eq_ci % HPU_IB_EQ_ENTRIES]);
+		struct hpu_ib_eqe *e = &ring[dev->eq_ci % HPU_IB_EQ_ENTRIES];
+
+		hpu_ib_handle_event(dev, e);
+		/*
+		 * Handled: the slot reads as no event until the engine writes
+		 * it again. An entry write that fails still moves EQ_PI past
+		 * its slot (roce.md, "Ordering"), which must not replay what
+		 * the slot held a lap before (an event of an object whose
+		 * number may be a new object's by now).
+		 */
+		e->type = 0;
 		dev->eq_ci++;
 	}
+	/* writel() orders the clearing stores before the engine sees EQ_CI. */
 	hpu_ib_wr(dev, HPU_ROCE_EQ_CI, dev->eq_ci);
 }
 
@@ -243,9 +259,10 @@ static bool hpu_ib_eq_stop(struct hpu_ib_dev *dev)
 	hpu_ib_wr(dev, HPU_ROCE_EQ_CTRL, 0);
 	/* A write under way when the disable landed still finishes. */
 	if (!readl_poll_timeout(dev->regs + HPU_ROCE_EQ_CTRL, ctrl,
-				!(ctrl & HPU_ROCE_EQ_BUSY), 5, 10000))
-		return true;
-	ibdev_err(&dev->ibdev, "event ring still written after it was disabled: its memory is kept\n");
+				ctrl == U32_MAX || !(ctrl & HPU_ROCE_EQ_BUSY),
+				5, 100000))
+		return true;	/* idle, or all ones: the function is gone or reset */
+	ibdev_err(&dev->ibdev, "event ring still written 100 ms after it was disabled: its memory is kept\n");
 	return false;
 }
 

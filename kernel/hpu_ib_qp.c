@@ -277,7 +277,11 @@ err_destroy:
 	}
 	goto err_unmap;
 err_xa:
-	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, false);
+	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, ret)) {
+		mutex_destroy(&qp->lock);
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
+		return ret;
+	}
 err_unmap:
 	hpu_ib_qp_unmap(dev, qp);
 err_ida:

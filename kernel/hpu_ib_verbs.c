@@ -293,6 +293,35 @@ bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	return gone;
 }
 
+/**
+ * hpu_ib_create_failed() - after a CREATE that failed: may the memory go
+ * @dev: the device
+ * @uc: its context
+ * @type: HPU_ROCE_TYPE_*
+ * @xa: the device's lookup of that type
+ * @index: the object's number
+ * @ret: what the CREATE returned
+ *
+ * A CREATE that timed out may still run in the engine later (the driver
+ * stopped waiting, the engine did not say it stopped): its object is then
+ * treated as one whose DESTROY was not confirmed (memory, number and the
+ * doorbell page kept, see hpu_ib_destroy_obj()).
+ *
+ * Return: true if the object's memory and number may go.
+ */
+bool hpu_ib_create_failed(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
+			  u32 type, struct xarray *xa, u32 index, int ret)
+{
+	if (xa)
+		hpu_ib_obj_retire(dev, uc, type, xa, index, false);
+	if (ret != -ETIMEDOUT)
+		return true;
+	uc->leaked = true;
+	ibdev_warn(&dev->ibdev, "object %u (type %u) kept: its CREATE timed out and may still run\n",
+		   index, type);
+	return false;
+}
+
 /* ucontext and the doorbell page */
 
 static int hpu_ib_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -506,7 +535,10 @@ static int hpu_ib_mr_create(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	put_unaligned_le64(mr->map.dva, &image[32]);
 	ret = hpu_ib_cmd(dev, HPU_ROCE_OP_CREATE, HPU_ROCE_TYPE_MR, mr->index, image);
 	if (ret) {
-		ida_free(&dev->mr_ida, mr->index);
+		/* -ETIMEDOUT: the index and the memory stay (the caller). */
+		if (hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_MR, NULL,
+					 mr->index, ret))
+			ida_free(&dev->mr_ida, mr->index);
 		return ret;
 	}
 	mr->ibmr.lkey = key;
@@ -559,6 +591,8 @@ static struct ib_mr *hpu_ib_reg_mr_common(struct ib_pd *pd, u64 start,
 	if (ret)
 		goto err_free;
 	ret = hpu_ib_mr_create(dev, uc, mr, pd, iova, length, access);
+	if (ret == -ETIMEDOUT)
+		goto err_free;	/* the engine may use the memory: kept */
 	if (ret)
 		goto err_unmap;
 	return &mr->ibmr;
@@ -687,7 +721,10 @@ err_destroy:
 	}
 	goto err_db;
 err_xa:
-	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, false);
+	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, ret)) {
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
+		return ret;
+	}
 err_db:
 	hpu_ib_umap_put(dev, uc, &cq->db);
 err_ring:
@@ -818,7 +855,11 @@ err_destroy:
 	}
 	goto err_db;
 err_xa:
-	hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, false);
+	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn,
+				  ret)) {
+		hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
+		return ret;
+	}
 err_db:
 	hpu_ib_umap_put(dev, uc, &srq->db);
 err_ring:

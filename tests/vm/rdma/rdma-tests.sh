@@ -173,10 +173,12 @@ t_objects() {
 	local dev out rc
 	dev=$(uverbs_of "$IB") || { fail "objects" "no uverbs device for $IB"; return; }
 	# PDs one context holds (ctx_max_pd), low for the check only.
+	local pd0
+	pd0=$(cat /sys/module/hpu_ib/parameters/ctx_max_pd)
 	echo 8 > /sys/module/hpu_ib/parameters/ctx_max_pd
 	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" all $MAX_CQ 8 2>&1)
 	rc=$?
-	echo 1024 > /sys/module/hpu_ib/parameters/ctx_max_pd
+	echo "$pd0" > /sys/module/hpu_ib/parameters/ctx_max_pd
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	echo "$out"
 	[ "$rc" -lt 100 ] || fail "verbs-objects ran to the end" "exit $rc"
@@ -247,11 +249,13 @@ t_data() {
 		echo "module hpu_ib +p" > /sys/kernel/debug/dynamic_debug/control
 	[ -n "$HPU_RDMA_DEBUG" ] && echo 0x1ff > /sys/module/drm/parameters/debug
 	# AHs one context holds (ctx_max_ah), low for the check at the end only.
+	local ah0
+	ah0=$(cat /sys/module/hpu_ib/parameters/ctx_max_ah)
 	echo 5 > /sys/module/hpu_ib/parameters/ctx_max_ah
 	out=$(timeout -s KILL $((300 * TS)) "$VO" "$dev" data "$g1" 192.0.2.51 "$g2" 192.0.2.52 \
 		"$(cat /sys/class/net/"$nd1"/address)" 5 2>&1)
 	rc=$?
-	echo 16384 > /sys/module/hpu_ib/parameters/ctx_max_ah
+	echo "$ah0" > /sys/module/hpu_ib/parameters/ctx_max_ah
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || fail "data test ran to the end" "exit $rc"
@@ -358,18 +362,21 @@ t_reset() {
 # quarantines its address space and keeps its doorbell page, hpu.ko
 # schedules a hard reset by itself, and the engine is back after it.
 t_wedge() {
-	local dev out rc acc l0 h0 bad=""
+	local dev out rc mark h0 inj bad=""
 	dev=$(uverbs_of "$IB") || { fail "$1" "no uverbs device for $IB"; return; }
-	acc=$(basename "$(ls -d /sys/bus/pci/devices/"$BDF"/accel/accel* | head -n1)")
-	l0=$(dmesg | wc -l)
+	# The accel device's debugfs directory is named by its PCI address.
+	inj=/sys/kernel/debug/accel/$BDF/inject_roce_cmd
+	[ -e "$inj" ] || { fail "$1" "no $inj"; return; }
+	mark="hpu rdma-tests: wedge $$ $(date +%s%N)"
+	echo "$mark" > /dev/kmsg
 	h0=$(cat /sys/bus/pci/devices/"$BDF"/hard_resets)
-	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" wedge \
-		/sys/kernel/debug/accel/"${acc#accel}"/inject_roce_cmd 2>&1)
+	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" wedge "$inj" \
+		/sys/bus/pci/devices/"$BDF"/hard_resets 2>&1)
 	rc=$?
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"
 	[ "$rc" -lt 100 ] || bad="$bad verbs-objects wedge exit $rc;"
-	dmesg | tail -n +$((l0 + 1)) | grep -q "doorbell page [0-9]* kept out of use until the device is reset" ||
+	dmesg | sed -n "/$mark/,\$p" | grep -q "doorbell page [0-9]* kept out of use until the device is reset" ||
 		bad="$bad no message of the kept doorbell page;"
 	wait_for 60 hard_reset_since "$h0" || bad="$bad no hard reset scheduled by the driver;"
 	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the reset;"

@@ -27,15 +27,16 @@
  *	USER_MAX_CQ (less than 3 x MAX_CQ): what one user holds through
  *	several contexts is bounded, other users and CAP_SYS_ADMIN are not
  *	held back by it, and what is freed counts no longer
- *   verbs-objects /dev/infiniband/uverbsN wedge INJECT
+ *   verbs-objects /dev/infiniband/uverbsN wedge INJECT HARD_RESETS
  *	a CQ, then hpu.ko's debugfs file INJECT (inject_roce_cmd) stops the
  *	engine's commands: the CQ's destroy still succeeds, later commands
  *	fail EIO, and the context's doorbell page is not handed to the next
  *	context (an object of it may still be live). Closing the context
  *	quarantines it and hpu.ko schedules a hard reset: the next context
- *	may find the device already going (ENODEV, EIO), which is reported
- *	as a NOTE; the kernel's log line about the kept page is the check
- *	that always runs (rdma-tests.sh)
+ *	may find the device already going (any error) or back with a fresh
+ *	set of pages (HARD_RESETS, the sysfs counter, moved), which is
+ *	reported as a NOTE; the kernel's log line about the kept page is the
+ *	check that always runs (rdma-tests.sh)
  *   verbs-objects /dev/infiniband/uverbsN cq
  *	print "cq: <errno>" of a new context's first CQ
  *   verbs-objects /dev/infiniband/uverbsN hold
@@ -146,6 +147,20 @@ static int get_context(int fd, const void *drv, size_t drvlen, struct ctx *c)
 		c->drv = resp.drv;
 	}
 	return err;
+}
+
+/* A number read from a file (sysfs), -1 if unreadable. */
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 static int alloc_pd(int fd, uint32_t *pd)
@@ -1456,9 +1471,10 @@ int main(int argc, char **argv)
 		printf("memlock: %d\n", err);
 		return 0;
 	}
-	if (!strcmp(mode, "wedge") && argc > 3) {
+	if (!strcmp(mode, "wedge") && argc > 4) {
 		struct ctx c2 = {};
 		struct cq cq, cq2;
+		long h0;
 		FILE *inj;
 
 		err = open_ctx(dev, &c);
@@ -1475,10 +1491,11 @@ int main(int argc, char **argv)
 		       "errno %d", err);
 		err = create_cq(c.fd, 4, &cq2);
 		result(err == EIO, "wedge: commands after the timeout fail EIO", "errno %d", err);
+		h0 = read_long(argv[4]);
 		close(c.fd);
 		err = open_ctx(dev, &c2);
-		if (err == ENODEV || err == EIO)
-			printf("NOTE wedge: the device is already going (errno %d): page reuse not seen\n",
+		if (err || read_long(argv[4]) != h0)
+			printf("NOTE wedge: the device is already going or reset (errno %d): page reuse not seen\n",
 			       err);
 		else
 			result(!err && c2.drv.db_page != c.drv.db_page,
