@@ -20,13 +20,16 @@
 // EPERM; fence: -EINVAL bad packet, -EPERM privileged, -EFAULT MMU fault).
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <sys/mman.h>
@@ -834,6 +837,69 @@ TEST_CASE("a device whose BAR4 does not cover HBM (hbm-bar=64M) maps none of it"
     REQUIRE(c.map(hbm, 0, 2 * MiB, dva) == 0);
     const std::uint32_t q = make_queue(c);
     CHECK(c.run(q, Cb().lin_dma(dva, dva + MiB, 4096)) == 1);
+}
+
+namespace {
+
+// tests/vm/bar4-squat.sh: the HPU it rebinds (HPU_BAR4_BDF) with part of
+// its BAR4 taken by hpu_test_squat.ko, then with all of it free again.
+std::string bar4_squat_node()
+{
+    const char *bdf = std::getenv("HPU_BAR4_BDF"); // NOLINT(concurrency-mt-unsafe)
+    REQUIRE(bdf != nullptr);
+    REQUIRE(is_bound(bdf));
+    std::string n = accel_node_of(bdf);
+    REQUIRE(!n.empty());
+    return n;
+}
+
+// A job through HBM: the DMA engine sets 64 KiB at 1 MiB into a 2 MiB HBM
+// buffer to a pattern, then copies them to a host buffer, read there.
+void bar4_squat_job(Ctx &c, std::uint32_t hbm, std::uint64_t pattern)
+{
+    constexpr std::uint64_t kLen = 64 * KiB;
+    std::uint64_t dva = 0;
+    REQUIRE(c.map(hbm, 0, 2 * MiB, dva) == 0);
+    const std::uint32_t q = make_queue(c);
+    const auto host = c.host_buf(kLen);
+    REQUIRE(c.run(q, Cb().memset(pattern, dva + MiB, kLen)) == 1);
+    REQUIRE(c.run(q, Cb().lin_dma(dva + MiB, host.va, kLen)) == 1);
+    std::vector<std::uint64_t> got(kLen / 8);
+    std::memcpy(got.data(), host.ptr, kLen);
+    CHECK(std::count(got.begin(), got.end(), pattern) == static_cast<std::ptrdiff_t>(got.size()));
+}
+
+} // namespace
+
+TEST_CASE("a BAR4 claimed only up to its page tables maps no HBM, and jobs through HBM still run", "[.bar4-partial]")
+{
+    Ctx c(bar4_squat_node());
+    CHECK((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) == 0);
+    std::uint32_t hbm = 0;
+    std::uint32_t host = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
+    REQUIRE(c.bo_create(kHostPage, DRM_HPU_BO_HOST, host) == 0);
+    drm_hpu_bo_mmap_offset o{};
+    o.handle = hbm;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EOPNOTSUPP);
+    o = {};
+    o.handle = host;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0); // host buffers still map
+    bar4_squat_job(c, hbm, 0x5157a77e12345678ULL);
+}
+
+TEST_CASE("a BAR4 claimed whole maps HBM: the CPU reads what a job wrote", "[.bar4-full]")
+{
+    constexpr std::uint64_t kPattern = 0xf0112233c0ffee00ULL;
+    Ctx c(bar4_squat_node());
+    REQUIRE((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) != 0);
+    std::uint32_t hbm = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
+    bar4_squat_job(c, hbm, kPattern);
+    const BoMap m(c, hbm, 2 * MiB);
+    CHECK(*m.words(MiB) == kPattern);
+    CHECK(*m.words(MiB + 64 * KiB - 8) == kPattern);
+    CHECK(*m.words(MiB + 64 * KiB) == 0); // beyond the job's bytes: a fresh buffer's zeros
 }
 
 TEST_CASE("VM_BIND rejects bad input", "[uapi-mem]")

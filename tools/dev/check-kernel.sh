@@ -7,8 +7,9 @@
 #
 # Runs, and fails (non-zero) on any finding of:
 #   - checkpatch.pl --strict on kernel/*.[ch] (hpu.ko, hpu_en.ko, hpu_ib.ko),
-#     kernel/tests/*.[ch] (the KUnit suites), kernel/Kbuild, kernel/Makefile and
-#     include/uapi/drm/hpu_accel.h and include/uapi/rdma/hpu-abi.h;
+#     kernel/tests/*.[ch] (the KUnit suites, hpu_test_squat.ko), kernel/Kbuild,
+#     kernel/Makefile, include/uapi/drm/hpu_accel.h and
+#     include/uapi/rdma/hpu-abi.h;
 #   - kernel-doc -Wall on the same C files;
 #   - a W=1 build of kernel/ with sparse on every file (C=2): any compiler
 #     or sparse warning fails;
