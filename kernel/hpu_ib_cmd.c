@@ -78,8 +78,9 @@ int hpu_ib_cmd(struct hpu_ib_dev *dev, u32 op,
 				 HPU_IB_CMD_TIMEOUT_US);
 	if (ret) {
 		dev->wedged = true;
-		ibdev_err(&dev->ibdev, "command %u type %u index %u did not complete; the engine is wedged until the device is reset\n",
+		ibdev_err(&dev->ibdev, "command %u type %u index %u did not complete; the engine is wedged until the device is reset (asked for)\n",
 			  op, type, index);
+		hpu_rdma_reset_request(dev->adev, "RoCE engine command did not complete");
 		goto out;
 	}
 	ret = hpu_ib_cmd_errno(op, FIELD_GET(HPU_ROCE_CMD_RESULT_MASK, status));

@@ -116,6 +116,21 @@ int hpu_rdma_eq_irq(struct auxiliary_device *adev)
 EXPORT_SYMBOL_NS_GPL(hpu_rdma_eq_irq, HPU_RDMA);
 
 /**
+ * hpu_rdma_reset_request() - ask for a hard reset of the device
+ * @adev: the auxiliary device hpu_ib.ko is bound to
+ * @reason: for the log
+ *
+ * For an engine the driver can no longer command (a command that did not
+ * complete): only a hard reset brings it back, and it deletes @adev first
+ * (hpu_nic_reset_prepare()). Queues the reset and returns; any context.
+ */
+void hpu_rdma_reset_request(struct auxiliary_device *adev, const char *reason)
+{
+	hpu_reset_schedule(hpu_rdma_hdev(adev), HPU_RESET_HARD, reason);
+}
+EXPORT_SYMBOL_NS_GPL(hpu_rdma_reset_request, HPU_RDMA);
+
+/**
  * hpu_rdma_num_db_pages() - doorbell pages of the engine
  * @adev: the auxiliary device hpu_ib.ko is bound to
  *

@@ -26,6 +26,7 @@ void __iomem *hpu_rdma_ctrl_regs(struct auxiliary_device *adev);
 void __iomem *hpu_rdma_port_regs(struct auxiliary_device *adev,
 				 unsigned int port);
 int hpu_rdma_eq_irq(struct auxiliary_device *adev);
+void hpu_rdma_reset_request(struct auxiliary_device *adev, const char *reason);
 unsigned int hpu_rdma_num_db_pages(struct auxiliary_device *adev);
 phys_addr_t hpu_rdma_db_page_addr(struct auxiliary_device *adev,
 				  unsigned int page);

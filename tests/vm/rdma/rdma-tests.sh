@@ -358,9 +358,10 @@ t_reset() {
 }
 
 # A RoCE command the engine never completes (debugfs inject_roce_cmd):
-# verbs-objects checks what the process sees; the context's teardown
-# quarantines its address space and keeps its doorbell page, hpu.ko
-# schedules a hard reset by itself, and the engine is back after it.
+# verbs-objects checks what the process sees; hpu_ib asks for a hard reset
+# at the timeout, the context's teardown (the reset disassociates it, or
+# the process closes it first) quarantines its address space and keeps its
+# doorbell page, and the engine is back after the reset.
 t_wedge() {
 	local dev out rc mark h0 inj bad=""
 	dev=$(uverbs_of "$IB") || { fail "$1" "no uverbs device for $IB"; return; }
@@ -378,7 +379,7 @@ t_wedge() {
 	[ "$rc" -lt 100 ] || bad="$bad verbs-objects wedge exit $rc;"
 	dmesg | sed -n "/$mark/,\$p" | grep -q "doorbell page [0-9]* kept out of use until the device is reset" ||
 		bad="$bad no message of the kept doorbell page;"
-	wait_for 60 hard_reset_since "$h0" || bad="$bad no hard reset scheduled by the driver;"
+	wait_for 60 hard_reset_since "$h0" || bad="$bad no hard reset asked for by the driver;"
 	wait_for 60 ibdev_of "$BDF" || bad="$bad no device after the reset;"
 	IB=$(ibdev_of "$BDF")
 	ND=$(port_netdev "$BDF" 0)

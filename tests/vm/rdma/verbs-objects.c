@@ -31,8 +31,9 @@
  *	a CQ, then hpu.ko's debugfs file INJECT (inject_roce_cmd) stops the
  *	engine's commands: the CQ's destroy still succeeds, later commands
  *	fail EIO, and the context's doorbell page is not handed to the next
- *	context (an object of it may still be live). Closing the context
- *	quarantines it and hpu.ko schedules a hard reset: the next context
+ *	context (an object of it may still be live). hpu_ib asks for a hard
+ *	reset at the timeout (which disassociates the context: EIO too), and
+ *	the context's end quarantines its memory: the next context
  *	may find the device already going (any error) or back with a fresh
  *	set of pages (HARD_RESETS, the sysfs counter, moved), which is
  *	reported as a NOTE; the kernel's log line about the kept page is the
