@@ -49,6 +49,8 @@ public:
     ~HeldWrite() { release(); }
     HeldWrite(const HeldWrite &) = delete;
     HeldWrite &operator=(const HeldWrite &) = delete;
+    HeldWrite(HeldWrite &&) = delete;
+    HeldWrite &operator=(HeldWrite &&) = delete;
 
     // Whether the write is waiting in the hook (a bound, not a pacing:
     // false only if it never came).
@@ -211,7 +213,7 @@ TEST_CASE("RoCE event ring: enabled again during a write, the old write never ad
     REQUIRE(h->held());
     r.wr(port_ctrl(1), HPU_ROCE_PORT_ENABLE);            // queued behind it
     // A new ring while the write to the old one waits.
-    const uint64_t ring_b = r.halloc(32 * 16, 64);
+    const uint64_t ring_b = r.halloc(32ull * 16, 64);
     r.cwr(HPU_ROCE_EQ_CTRL, 0);
     r.cwr(HPU_ROCE_EQ_LO, static_cast<uint32_t>(host_addr(ring_b)));
     r.cwr(HPU_ROCE_EQ_HI, static_cast<uint32_t>(host_addr(ring_b) >> 32));
@@ -253,7 +255,7 @@ TEST_CASE("RoCE event ring: a failed entry write counts in EQ_DROPPED and EQ_PI 
     r.cwr(HPU_ROCE_EQ_SIZE, 16);
     r.cwr(HPU_ROCE_EQ_CTRL, EQ_ON);
     std::memset(r.hp(HOST_BASE), 0, 32);
-    auto h = r.hold_port_down(ring, ring + 32 * 16);
+    auto h = r.hold_port_down(ring, ring + 32ull * 16);
     REQUIRE(h->held());
     r.wr(port_ctrl(1), HPU_ROCE_PORT_ENABLE);            // queued, for entry 1
     r.run_query();
@@ -318,7 +320,7 @@ TEST_CASE("RoCE event ring: a soft reset completes only once an entry write unde
     REQUIRE(h->held());
     r.wr(port_ctrl(1), HPU_ROCE_PORT_ENABLE);            // queued behind it
     r.wr(HPU_REG_SOFT_RESET, HPU_SOFT_RESET_KEY);
-    r.advance(4 * HPU_SOFT_RESET_NS);
+    r.advance(4ull * HPU_SOFT_RESET_NS);
     CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_RESET_BUSY);
     CHECK(r.crd(HPU_ROCE_EQ_CTRL) == HPU_ROCE_EQ_BUSY);
     h->release();
@@ -340,7 +342,7 @@ TEST_CASE("RoCE event ring: a hard or power-on reset completes only once an entr
     r.wr(port_ctrl(1), HPU_ROCE_PORT_ENABLE);            // queued behind it
     if (hard) {
         r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
-        r.advance(2 * HPU_HARD_RESET_NS);
+        r.advance(2ull * HPU_HARD_RESET_NS);
         CHECK(r.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
     } else {
         hpum_core_reset(&r.core);
@@ -387,8 +389,8 @@ void stuck_create(RoceRig &r)
     const unsigned int ran = r.env.traces[HPU_TRACE_ROCE_CMD];
     const unsigned int kicks = r.env.roce_kicks;
 
-    for (unsigned int w = 0; w < 64; w++) {
-        r.cwr(HPU_ROCE_CMD_DATA(w), get32(img.data() + 4 * w));
+    for (size_t w = 0; w < 64; w++) {
+        r.cwr(HPU_ROCE_CMD_DATA(static_cast<uint32_t>(w)), get32(img.data() + 4 * w));
     }
     r.cwr(HPU_ROCE_CMD_INDEX, 3);
     r.cwr(HPU_ROCE_CMD, HPU_ROCE_OP_CREATE | HPU_ROCE_TYPE_CQ << HPU_ROCE_CMD_TYPE_SHIFT);
