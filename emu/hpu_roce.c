@@ -3496,8 +3496,9 @@ void hpum_roce_reset(HpuCore *c)
     r->cmd = r->cmd_index = r->cmd_status = r->cmd_done = 0;
     memset(r->data, 0, sizeof(r->data));
     r->eq_base = 0;
-    r->eq_size = r->eq_ctrl = r->eq_dropped = 0;
+    r->eq_size = r->eq_ctrl = 0;
     roce_eq_restart(r);
+    r->eq_dropped = 0;          /* the events restart dropped: reset value */
     r->db_refused = 0;
     r->db_refused_hi = 0;
     memset(r->port, 0, sizeof(r->port));

@@ -127,7 +127,11 @@ struct RoceRig : Rig {
     };
     uint32_t next_mr = 1;
 
-    RoceRig() : Rig(256 * MiB)
+    RoceRig() : Rig(256 * MiB) { init(); }
+    // A device of @o's making (the threaded environment of
+    // hpu_thread_env.hpp, for tests that hold a DMA in another thread).
+    explicit RoceRig(const DevOpts &o) : Rig(o) { init(); }
+    void init()
     {
         env.roce_manual = true;
         for (unsigned int p = 0; p < 2; p++) {
