@@ -3229,7 +3229,7 @@ static HpuAccess roce_write(HpuCore *c, uint32_t offset, uint32_t val)
         r->cmd = val;
         r->cmd_status = HPU_ROCE_CMD_BUSY;
         if (c->inj.roce_cmd) {
-            /* INJ_ROCE_CMD: never run, BUSY until a hard reset */
+            /* INJ_ROCE_CMD: never run, BUSY until the engine is reset or disabled */
             break;
         }
         r->cmd_pending = true;
