@@ -106,7 +106,8 @@ fi
 BDF=""
 for d in "$DRV"/0000:*; do
 	[ -e "$d" ] || continue
-	read -r s e _ < <(sed -n 5p "/sys/bus/pci/devices/${d##*/}/resource")
+	# A here-string: the guest has no /dev/fd for process substitution.
+	read -r s e _ <<< "$(sed -n 5p "/sys/bus/pci/devices/${d##*/}/resource")"
 	if [ $((e - s + 1)) -ge "$(cat "$d/hbm_size")" ]; then
 		BDF=${d##*/}
 		BAR_START=$((s))
