@@ -610,7 +610,7 @@
 #define HPU_ROCE_EQ_CTRL		0x094	/* RW */
 #define   HPU_ROCE_EQ_ENABLE		0x00000001
 #define   HPU_ROCE_EQ_IRQ		0x00000002
-#define   HPU_ROCE_EQ_BUSY		0x00000004	/* RO: an entry is being written */
+#define   HPU_ROCE_EQ_BUSY		0x00000004	/* an entry is being written */
 #define HPU_ROCE_EQ_DROPPED		0x098	/* RO */
 #define HPU_ROCE_DB_REFUSED_LO		0x0c0	/* RO */
 #define HPU_ROCE_DB_REFUSED_HI		0x0c4	/* RO */
