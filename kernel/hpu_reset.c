@@ -486,8 +486,11 @@ static int hpu_reset_do(struct hpu_device *hdev, enum hpu_reset_kind kind,
 	 * outside the signalling section: unregistering them takes rtnl and
 	 * allocates. hpu_reset_flr_prepare() did it for a prepared reset.
 	 */
-	if (!prepared)
+	if (!prepared) {
+		WRITE_ONCE(r->hard_prepare, kind == HPU_RESET_HARD);
 		hpu_nic_reset_prepare(hdev);
+		WRITE_ONCE(r->hard_prepare, false);
+	}
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
 		/* Unplugged: the netdevs stay away. */
 		hpu_nic_reset_done(hdev, false);
@@ -730,7 +733,9 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	if (READ_ONCE(r->shutdown) || READ_ONCE(r->unusable))
 		return;
 	/* Outside drm_dev_enter(): unregistering netdevs may wait long. */
+	WRITE_ONCE(r->hard_prepare, true);
 	hpu_nic_reset_prepare(hdev);
+	WRITE_ONCE(r->hard_prepare, false);
 	if (!drm_dev_enter(&hdev->drm, &idx)) {
 		hpu_nic_reset_done(hdev, false);
 		return;
@@ -798,8 +803,10 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
  * memory, so it must neither go back to the HBM allocator (another
  * context would get it) nor to the kernel (pinned pages stay pinned).
  * Logs one line, schedules a hard reset and keeps @e until a hard reset
- * that starts after this call succeeds (then &hpu_reset.quar_work releases
- * it), or until the device is removed (hpu_reset_quarantine_fini()).
+ * that resets the device after this call succeeds (then &hpu_reset.quar_work
+ * releases it), or until the device is removed (hpu_reset_quarantine_fini()).
+ * Called while a hard reset deletes the auxiliary devices, it schedules
+ * none: that reset is the one.
  * Never allocates. May sleep.
  */
 void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
@@ -817,7 +824,13 @@ void hpu_reset_quarantine(struct hpu_device *hdev, struct hpu_quar_entry *e,
 
 	drm_err(&hdev->drm, "ASID %u: quarantined %s (%llu bytes of HBM, %llu bytes of host memory): the device may still reach it; kept out of use until a hard reset\n",
 		asid, what, e->hbm_bytes, e->host_bytes);
-	hpu_reset_schedule(hdev, HPU_RESET_HARD, "quarantined memory");
+	/*
+	 * Quarantined while a hard reset deletes the auxiliary devices (an
+	 * RDMA context torn down by it): that reset, whose generation is
+	 * still @e's, releases it.
+	 */
+	if (!READ_ONCE(r->hard_prepare))
+		hpu_reset_schedule(hdev, HPU_RESET_HARD, "quarantined memory");
 }
 
 /*

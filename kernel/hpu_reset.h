@@ -102,6 +102,10 @@ struct hpu_quar_entry {
  *	healthy when it would start, because a reset in between (asked for
  *	by the other symptom of the same failure) already cured it.
  * @shutdown: the device is being removed: nothing is scheduled any more.
+ * @hard_prepare: a hard reset (or FLR) is deleting the auxiliary devices
+ *	before it resets the device: memory quarantined meanwhile is released
+ *	by that reset, which needs no other. Written under @lock, read with
+ *	READ_ONCE().
  * @unusable: a hard reset or the firmware boot at probe failed; the
  *	device is unplugged from user space and stays unusable until it is
  *	unbound.
@@ -163,6 +167,7 @@ struct hpu_reset {
 	bool pending_fw_check;
 	bool shutdown;
 	bool unusable;
+	bool hard_prepare;
 	atomic64_t generation;
 	struct delayed_work hb_work;
 	u32 hb_seq;

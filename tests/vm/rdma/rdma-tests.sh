@@ -369,10 +369,10 @@ t_wedge() {
 	inj=/sys/kernel/debug/accel/$BDF/inject_roce_cmd
 	[ -e "$inj" ] || { fail "$1" "no $inj"; return; }
 	mark="hpu rdma-tests: wedge $$ $(date +%s%N)"
-	echo "$mark" > /dev/kmsg
+	echo "<6>$mark" > /dev/kmsg
 	h0=$(cat /sys/bus/pci/devices/"$BDF"/hard_resets)
 	out=$(timeout -s KILL $((120 * TS)) "$VO" "$dev" wedge "$inj" \
-		/sys/bus/pci/devices/"$BDF"/hard_resets 2>&1)
+		/sys/bus/pci/devices/"$BDF"/hard_resets "$h0" 2>&1)
 	rc=$?
 	echo "$out"
 	echo "$out" | grep -E "^(PASS|FAIL)" >> "$RES"

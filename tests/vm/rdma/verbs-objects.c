@@ -27,7 +27,7 @@
  *	USER_MAX_CQ (less than 3 x MAX_CQ): what one user holds through
  *	several contexts is bounded, other users and CAP_SYS_ADMIN are not
  *	held back by it, and what is freed counts no longer
- *   verbs-objects /dev/infiniband/uverbsN wedge INJECT HARD_RESETS
+ *   verbs-objects /dev/infiniband/uverbsN wedge INJECT HARD_RESETS H0
  *	a CQ, then hpu.ko's debugfs file INJECT (inject_roce_cmd) stops the
  *	engine's commands: the CQ's destroy still succeeds, later commands
  *	fail EIO, and the context's doorbell page is not handed to the next
@@ -35,7 +35,8 @@
  *	reset at the timeout (which disassociates the context: EIO too), and
  *	the context's end quarantines its memory: the next context
  *	may find the device already going (any error) or back with a fresh
- *	set of pages (HARD_RESETS, the sysfs counter, moved), which is
+ *	set of pages (HARD_RESETS, the sysfs counter, no longer H0, its value
+ *	before the injection), which is
  *	reported as a NOTE; the kernel's log line about the kept page is the
  *	check that always runs (rdma-tests.sh)
  *   verbs-objects /dev/infiniband/uverbsN cq
@@ -1472,7 +1473,7 @@ int main(int argc, char **argv)
 		printf("memlock: %d\n", err);
 		return 0;
 	}
-	if (!strcmp(mode, "wedge") && argc > 4) {
+	if (!strcmp(mode, "wedge") && argc > 5) {
 		struct ctx c2 = {};
 		struct cq cq, cq2;
 		long h0;
@@ -1492,7 +1493,7 @@ int main(int argc, char **argv)
 		       "errno %d", err);
 		err = create_cq(c.fd, 4, &cq2);
 		result(err == EIO, "wedge: commands after the timeout fail EIO", "errno %d", err);
-		h0 = read_long(argv[4]);
+		h0 = atol(argv[5]);
 		close(c.fd);
 		err = open_ctx(dev, &c2);
 		if (err || read_long(argv[4]) != h0)
