@@ -782,6 +782,27 @@ TEST_CASE("FLR while a process maps HBM: its page-table entries are zapped, and 
     CHECK(faults_to_read(m.words(16)) == 0);
 }
 
+namespace {
+
+// On a device that maps no HBM: a 2 MiB HBM buffer's BO_MMAP_OFFSET fails
+// EOPNOTSUPP while a host buffer's still succeeds. Returns the HBM buffer.
+std::uint32_t hbm_refused_host_maps(Ctx &c)
+{
+    std::uint32_t hbm = 0;
+    std::uint32_t host = 0;
+    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
+    REQUIRE(c.bo_create(kHostPage, DRM_HPU_BO_HOST, host) == 0);
+    drm_hpu_bo_mmap_offset o{};
+    o.handle = hbm;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EOPNOTSUPP);
+    o = {};
+    o.handle = host;
+    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0); // host buffers still map
+    return hbm;
+}
+
+} // namespace
+
 TEST_CASE("a device whose BAR4 does not cover HBM (hbm-bar=64M) maps none of it", "[uapi-mem][hbm-mmap]")
 {
     // The VM suite's second HPU has spec version 7's BAR4 (tests/run-tests.py).
@@ -808,21 +829,14 @@ TEST_CASE("a device whose BAR4 does not cover HBM (hbm-bar=64M) maps none of it"
     REQUIRE(std::sscanf(res.c_str() + pos, "%llx %llx", &start, &end) == 2); // NOLINT(cppcoreguidelines-pro-type-vararg,cert-err34-c)
     CHECK(end - start + 1 == 64 * MiB);
 
-    std::uint32_t hbm = 0;
-    std::uint32_t host = 0;
-    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
-    REQUIRE(c.bo_create(kHostPage, DRM_HPU_BO_HOST, host) == 0);
-    drm_hpu_bo_mmap_offset o{};
-    o.handle = hbm;
-    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EOPNOTSUPP);
-    o.handle = host;
-    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0); // host buffers still map
+    const std::uint32_t hbm = hbm_refused_host_maps(c);
 
     // libhpu: no caps bit, hpu_buffer_map() -EOPNOTSUPP, hpu::Buffer::map() throws.
     const hpu::Device dev = hpu::Device::open(small->index);
     CHECK(dev.info().caps == 0);
     const auto buf = hpu::Buffer::create(dev, 2 * MiB, HPU_MEM_DEVICE);
-    void *p = &o;
+    int marker = 0;
+    void *p = &marker;
     CHECK(hpu_buffer_map(buf.get(), &p) == -EOPNOTSUPP);
     CHECK(p == nullptr);
     try {
@@ -875,16 +889,7 @@ TEST_CASE("a BAR4 claimed only up to its page tables maps no HBM, and jobs throu
 {
     Ctx c(bar4_squat_node());
     CHECK((device_caps(c) & DRM_HPU_CAP_HBM_MMAP) == 0);
-    std::uint32_t hbm = 0;
-    std::uint32_t host = 0;
-    REQUIRE(c.bo_create(2 * MiB, DRM_HPU_BO_HBM, hbm) == 0);
-    REQUIRE(c.bo_create(kHostPage, DRM_HPU_BO_HOST, host) == 0);
-    drm_hpu_bo_mmap_offset o{};
-    o.handle = hbm;
-    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == EOPNOTSUPP);
-    o = {};
-    o.handle = host;
-    CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_BO_MMAP_OFFSET, &o) == 0); // host buffers still map
+    const std::uint32_t hbm = hbm_refused_host_maps(c);
     bar4_squat_job(c, hbm, 0x5157a77e12345678ULL);
 }
 
