@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "hpu_roce.h"
 
@@ -111,31 +112,15 @@ static uint32_t mtu_bytes(uint8_t mtu)
     return 128u << mtu;
 }
 
-/* ICRC: CRC-32 (reflected 0xedb88320) from the register 0xdebb20e3 */
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-    uint32_t i, k, v;
-
-    if (crc_table[1]) {
-        return;
-    }
-    for (i = 0; i < 256; i++) {
-        v = i;
-        for (k = 0; k < 8; k++) {
-            v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-        }
-        crc_table[i] = v;
-    }
-}
-
+/*
+ * ICRC: CRC-32 (reflected 0xedb88320) from the register 0xdebb20e3.  zlib's
+ * crc32() runs the same CRC with the register inverted on the way in and out
+ * (and several bytes per step, where a byte-wise table took most of a
+ * transfer's time).
+ */
 static uint32_t crc_run(uint32_t crc, const uint8_t *p, size_t n)
 {
-    while (n--) {
-        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-    }
-    return crc;
+    return ~(uint32_t)crc32_z(~crc, p, n);
 }
 
 /*
@@ -496,6 +481,31 @@ static void qp_free(HpuRoceQp *qp)
     }
 }
 
+/* Under the lock: QP @qpn's entry (and its bit in qp_live) set or cleared. */
+static void qp_set(HpuRoce *r, uint32_t qpn, HpuRoceQp *qp)
+{
+    r->qp[qpn] = qp;
+    if (qp) {
+        r->qp_live[qpn / 64] |= 1ull << (qpn % 64);
+    } else {
+        r->qp_live[qpn / 64] &= ~(1ull << (qpn % 64));
+    }
+}
+
+/* The first QP at or after @i that exists, or HPU_ROCE_NUM_QP. */
+static unsigned int qp_live_from(const HpuRoce *r, unsigned int i)
+{
+    while (i < HPU_ROCE_NUM_QP) {
+        uint64_t w = r->qp_live[i / 64] >> (i % 64);
+
+        if (w) {
+            return i + (unsigned int)__builtin_ctzll(w);
+        }
+        i = (i | 63) + 1;
+    }
+    return HPU_ROCE_NUM_QP;
+}
+
 static bool cq_in_use(HpuRoce *r, uint32_t cqn)
 {
     unsigned int i;
@@ -670,7 +680,7 @@ static int qp_create(HpuCore *c, uint32_t qpn, const uint8_t *d)
     qp->rcq = hpum_le32(d + HPU_ROCE_QP_RECV_CQ);
     qp->srq = hpum_le32(d + HPU_ROCE_QP_SRQ);
     qp_reset_state(qp);
-    R(c)->qp[qpn] = qp;
+    qp_set(R(c), qpn, qp);
     return HPU_ROCE_RES_OK;
 }
 
@@ -981,7 +991,7 @@ static int roce_destroy(HpuRoce *r, unsigned int type, uint32_t i)
     switch (type) {
     case HPU_ROCE_TYPE_QP:
         qp_free(r->qp[i]);
-        r->qp[i] = NULL;
+        qp_set(r, i, NULL);
         break;
     case HPU_ROCE_TYPE_CQ:
         if (cq_in_use(r, i)) {
@@ -1131,6 +1141,50 @@ static void qp_addr(HpuRoceQp *qp, RoceAddr *a)
 }
 
 /*
+ * Frame buffers of HPU_ROCE_FRAME_MAX bytes are kept for reuse, up to
+ * HPU_ROCE_POOL of them (under the lock): frames come and go at the packet
+ * rate, and handing each back to the allocator made it shrink and regrow
+ * the heap all the time.  A longer frame (from the wire) gets its own.
+ */
+static uint8_t *frame_get(HpuRoce *r, size_t len)
+{
+    if (len > HPU_ROCE_FRAME_MAX) {
+        return malloc(len);
+    }
+    if (r->pool_n) {
+        return r->pool[--r->pool_n];
+    }
+    return malloc(HPU_ROCE_FRAME_MAX);
+}
+
+static void frame_put(HpuRoce *r, uint8_t *buf, size_t len)
+{
+    if (buf && len <= HPU_ROCE_FRAME_MAX && r->pool_n < HPU_ROCE_POOL) {
+        r->pool[r->pool_n++] = buf;
+    } else {
+        free(buf);
+    }
+}
+
+/* Under the lock: the frames handed to the wire back to the pool, and
+ * their array back to the queue when it has none. */
+static void outq_done(HpuRoce *r, HpuRoceFrame *out, unsigned int n,
+                      unsigned int cap)
+{
+    unsigned int i;
+
+    for (i = 0; i < n; i++) {
+        frame_put(r, out[i].buf, out[i].len);
+    }
+    if (!r->outq && out) {
+        r->outq = out;
+        r->outq_cap = cap;
+    } else {
+        free(out);
+    }
+}
+
+/*
  * Hand the queued frames to the wire now (the lock dropped around it), so
  * that a long READ response never queues more than HPU_ROCE_OUTQ frames.
  * The objects stay allocated while the worker is busy (a reset only marks
@@ -1140,20 +1194,17 @@ static void outq_flush(HpuCore *c)
 {
     HpuRoce *r = R(c);
     HpuRoceFrame *out = r->outq;
-    unsigned int n = r->outq_n, i;
+    unsigned int n = r->outq_n, cap = r->outq_cap, i;
     bool send = !r->wipe && !c->dead;
 
     r->outq = NULL;
     r->outq_n = r->outq_cap = 0;
     hpum_unlock(c);
-    for (i = 0; i < n; i++) {
-        if (send) {
-            c->ops->nic_send(c->opaque, out[i].port, out[i].buf, out[i].len);
-        }
-        free(out[i].buf);
+    for (i = 0; send && i < n; i++) {
+        c->ops->nic_send(c->opaque, out[i].port, out[i].buf, out[i].len);
     }
-    free(out);
     hpum_lock(c);
+    outq_done(r, out, n, cap);
 }
 
 static void roce_kick(HpuCore *c);
@@ -1175,7 +1226,7 @@ static bool roce_loopback(HpuCore *c, unsigned int port, const uint8_t *f,
     if (memcmp(f, mac, 6)) {
         return false;
     }
-    copy = r->rxq_n < HPU_ROCE_RXQ ? malloc(len) : NULL;
+    copy = r->rxq_n < HPU_ROCE_RXQ ? frame_get(r, len) : NULL;
     if (!copy) {
         port_count(c, port, HPU_ROCE_CNT_RX_DROPPED, 1);
         return true;
@@ -1207,7 +1258,7 @@ static void outq_add(HpuCore *c, unsigned int port, const uint8_t *f,
         r->outq = q;
         r->outq_cap = cap;
     }
-    copy = malloc(len);
+    copy = frame_get(r, len);
     if (!copy) {
         return;
     }
@@ -2889,20 +2940,24 @@ static void roce_wipe(HpuCore *c)
     HpuRoce *r = R(c);
     unsigned int i;
 
-    for (i = 0; i < HPU_ROCE_NUM_QP; i++) {
+    for (i = qp_live_from(r, 0); i < HPU_ROCE_NUM_QP;
+         i = qp_live_from(r, i + 1)) {
         qp_free(r->qp[i]);
-        r->qp[i] = NULL;
+        qp_set(r, i, NULL);
     }
+    r->arm_any = false;
     memset(r->cq, 0, sizeof(r->cq));
     memset(r->srq, 0, sizeof(r->srq));
     memset(r->mr, 0, sizeof(*r->mr) * HPU_ROCE_NUM_MR);
     for (i = 0; i < r->rxq_n; i++) {
-        free(r->rxq[(r->rxq_head + i) % HPU_ROCE_RXQ].buf);
+        HpuRoceFrame *fr = &r->rxq[(r->rxq_head + i) % HPU_ROCE_RXQ];
+
+        frame_put(r, fr->buf, fr->len);
     }
     r->rxq_n = r->rxq_head = 0;
     roce_rx_unhold(c);
     for (i = 0; i < r->outq_n; i++) {
-        free(r->outq[i].buf);
+        frame_put(r, r->outq[i].buf, r->outq[i].len);
     }
     r->outq_n = 0;
     r->cmd_pending = false;
@@ -2915,9 +2970,9 @@ static void roce_arm_timer(HpuCore *c)
     uint64_t min = 0, now = hpum_now(c);
     unsigned int i;
 
-    for (i = 0; i < HPU_ROCE_NUM_QP; i++) {
-        if (r->qp[i] && r->qp[i]->deadline &&
-            (!min || r->qp[i]->deadline < min)) {
+    for (i = qp_live_from(r, 0); i < HPU_ROCE_NUM_QP;
+         i = qp_live_from(r, i + 1)) {
+        if (r->qp[i]->deadline && (!min || r->qp[i]->deadline < min)) {
             min = r->qp[i]->deadline;
         }
     }
@@ -2952,19 +3007,29 @@ static bool roce_step_locked(HpuCore *c)
         if (r->ctrl & HPU_ROCE_CTRL_ENABLE) {
             roce_rx_frame(c, fr.port, fr.buf, fr.len);
         }
-        free(fr.buf);
+        frame_put(r, fr.buf, fr.len);
         roce_cmd_poll(c, gen);
     }
     roce_rx_unhold(c);
-    for (i = 0; i < HPU_ROCE_NUM_CQ && r->gen == gen; i++) {
-        if (r->cq[i].arm_check) {
-            cq_arm_check(c, i);
+    if (r->arm_any) {
+        r->arm_any = false;
+        for (i = 0; i < HPU_ROCE_NUM_CQ && r->gen == gen; i++) {
+            if (r->cq[i].arm_check) {
+                cq_arm_check(c, i);
+            }
         }
     }
+    /* The QPs that exist, round robin from qp_next (qp_live skips the rest) */
     for (k = 0; k < HPU_ROCE_NUM_QP && r->gen == gen; k++) {
         HpuRoceQp *qp;
+        unsigned int live;
 
         i = (r->qp_next + k) % HPU_ROCE_NUM_QP;
+        live = qp_live_from(r, i);
+        if (live != i) {
+            k += HPU_MIN(live, HPU_ROCE_NUM_QP) - i - 1;
+            continue;
+        }
         roce_cmd_poll(c, gen);
         qp = r->qp[i];
         if (!qp) {
@@ -3016,30 +3081,26 @@ static bool roce_step_locked(HpuCore *c)
     if (r->rxq_n || r->cmd_pending || starved) {
         return true;
     }
-    for (i = 0; i < HPU_ROCE_NUM_QP; i++) {
+    for (i = qp_live_from(r, 0); i < HPU_ROCE_NUM_QP;
+         i = qp_live_from(r, i + 1)) {
         HpuRoceQp *qp = r->qp[i];
 
-        if (qp && ((qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS &&
-                    !qp->rnr_wait) ||
-                   (qp->flush && qp->state == HPU_ROCE_QPS_ERR) ||
-                   (qp->rd_n && (qp->state == HPU_ROCE_QPS_RTR ||
-                                 qp->state == HPU_ROCE_QPS_RTS)))) {
+        if ((qp->sq_kick && qp->state == HPU_ROCE_QPS_RTS &&
+             !qp->rnr_wait) ||
+            (qp->flush && qp->state == HPU_ROCE_QPS_ERR) ||
+            (qp->rd_n && (qp->state == HPU_ROCE_QPS_RTR ||
+                          qp->state == HPU_ROCE_QPS_RTS))) {
             return true;
         }
     }
-    for (i = 0; i < HPU_ROCE_NUM_CQ; i++) {
-        if (r->cq[i].arm_check) {
-            return true;
-        }
-    }
-    return false;
+    return r->arm_any;
 }
 
 bool hpum_core_roce_step(HpuCore *c)
 {
     HpuRoce *r = R(c);
     HpuRoceFrame *out;
-    unsigned int n, i;
+    unsigned int n, cap, i;
     bool more;
 
     if (!r) {
@@ -3061,6 +3122,7 @@ bool hpum_core_roce_step(HpuCore *c)
     r->busy = false;
     out = r->outq;
     n = r->outq_n;
+    cap = r->outq_cap;
     r->outq = NULL;
     r->outq_n = r->outq_cap = 0;
     if (r->cmd_pending) {
@@ -3070,9 +3132,12 @@ bool hpum_core_roce_step(HpuCore *c)
     hpum_events_drain(c);
     for (i = 0; i < n; i++) {
         c->ops->nic_send(c->opaque, out[i].port, out[i].buf, out[i].len);
-        free(out[i].buf);
     }
-    free(out);
+    if (out) {
+        hpum_lock(c);
+        outq_done(r, out, n, cap);
+        hpum_unlock(c);
+    }
     return more;
 }
 
@@ -3333,6 +3398,7 @@ static HpuAccess roce_db_write(HpuCore *c, uint32_t offset, uint32_t val)
         }
         HPU_TRACE(c, HPU_TRACE_ROCE_DOORBELL, page, reg, val, 0);
         cq->arm_check = true;
+        r->arm_any = true;
         roce_kick(c);
     } else {
         HPU_LOG(c, "ROCE: write of reserved doorbell offset 0x%x", reg);
@@ -3458,7 +3524,7 @@ int hpum_roce_rx_steer(HpuCore *c, unsigned int p, const uint8_t *buf,
         r->rx_held |= 1u << p;          /* back-pressure, as a pause frame */
         return HPU_ROCE_RX_HOLD;
     }
-    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) ? malloc(len) : NULL;
+    copy = (r->ctrl & HPU_ROCE_CTRL_ENABLE) ? frame_get(r, len) : NULL;
     if (!copy) {
         port_count(c, p, HPU_ROCE_CNT_RX_DROPPED, 1);
         return HPU_ROCE_RX_TAKEN;
@@ -3508,7 +3574,6 @@ bool hpum_roce_init(HpuCore *c)
 {
     HpuRoce *r = calloc(1, sizeof(*r));
 
-    crc_init();
     if (!r) {
         return false;
     }
@@ -3534,6 +3599,9 @@ void hpum_roce_fini(HpuCore *c)
         roce_wipe(c);
     }
     free(r->outq);
+    while (r->pool_n) {
+        free(r->pool[--r->pool_n]);
+    }
     free(r->mr);
     free(r->pkt);
     free(r->bounce);

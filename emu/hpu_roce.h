@@ -20,6 +20,7 @@
 #define HPU_ROCE_INLINE_MAX     1024
 #define HPU_ROCE_OUTQ           64      /* frames queued before a hand-over */
 #define HPU_ROCE_EVQ_LEN        32      /* events made, not yet written */
+#define HPU_ROCE_POOL           128     /* frame buffers kept for reuse */
 #define HPU_ROCE_RUN_PKTS       32      /* packets or CQEs a worker run makes */
 #define HPU_ROCE_RUN_BYTES      (64 * 1024)     /* payload bytes a run sends */
 
@@ -222,9 +223,13 @@ typedef struct HpuRoce {
     unsigned int outq_cap;
     HpuRocePort port[HPU_NIC_MAX_PORTS];
     HpuRoceQp *qp[HPU_ROCE_NUM_QP];
+    uint64_t qp_live[HPU_ROCE_NUM_QP / 64];     /* bit per qp[] entry set */
+    bool arm_any;               /* some CQ's arm_check may be set */
     HpuRoceCq cq[HPU_ROCE_NUM_CQ];
     HpuRoceSrq srq[HPU_ROCE_NUM_SRQ];
     HpuRoceMr *mr;              /* HPU_ROCE_NUM_MR */
+    uint8_t *pool[HPU_ROCE_POOL];       /* free frame buffers, FRAME_MAX bytes */
+    unsigned int pool_n;
     uint8_t *pkt;               /* worker's frame buffer */
     uint8_t *bounce;            /* worker's payload buffer */
 } HpuRoce;
