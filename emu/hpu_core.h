@@ -90,6 +90,7 @@ typedef enum HpuTraceId {
     HPU_TRACE_HARD_RESET,       /* 0: the key write, 1: done */
     HPU_TRACE_RESET,            /* power-on/FLR: old accesses in flight */
     HPU_TRACE_RESET_FINISH,     /* (none): the function leaves reset */
+    HPU_TRACE_DMA_RUNS,         /* engine, bytes, source runs, destination runs, bounce */
     /* Spec version 7 (hpu_nic.c) */
     HPU_TRACE_NIC_DOORBELL,     /* port, ring (0 TX, 1 RX), PI */
     HPU_TRACE_NIC_TX,           /* port, first descriptor, count, code, bytes, action */
@@ -646,6 +647,7 @@ typedef enum HpuEngineClass {
 } HpuEngineClass;
 
 typedef struct HpuMmeBufs HpuMmeBufs;  /* hpu_mme.c */
+typedef struct HpuDmaRuns HpuDmaRuns;  /* hpu_mem.c */
 
 typedef struct HpuEngine {
     HpuStream st[HPU_QM_STREAMS];
@@ -669,6 +671,7 @@ typedef struct HpuEngine {
     /* packet, piece, tile or member done (atomic: hpum_engine_progress()) */
     uint64_t progress_ns;
     uint8_t *bounce;            /* HPU_DMA_PIECE bytes, engine thread only */
+    HpuDmaRuns *dma_runs;       /* hpum_dma_copy()'s, engine thread only */
     HpuMmeBufs *mme;            /* MME work buffers, engine thread only */
 } HpuEngine;
 

@@ -155,6 +155,19 @@ typedef struct HpuFault {
 int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
                   uint16_t asid, uint64_t va, void *buf, uint64_t len,
                   bool write, HpuFault *f);
+/*
+ * One piece of a LIN_DMA copy (at most HPU_DMA_PIECE bytes, ranges as
+ * hpum_mem_xfer() takes them): [@src, @src + @n) to [@dst, @dst + @n) of
+ * @asid for engine @e, the data moved once between host and HBM chunk
+ * memory where it can be (source and destination translated as runs
+ * under one lock hold, hpum_dma_copy() in hpu_mem.c), else read into
+ * the engine's bounce buffer and written from it with hpum_mem_xfer().
+ * The caller allocates @e's bounce buffer first.  Results as
+ * hpum_mem_xfer().
+ */
+int hpum_dma_copy(HpuCore *c, unsigned int e, uint32_t epoch,
+                  uint16_t asid, uint64_t src, uint64_t dst, uint64_t n,
+                  HpuFault *f);
 /* Power-on: all ECC poison cleared (HBM content kept; under the lock). */
 void hpum_hbm_unpoison(HpuCore *c);
 /* The worker's share of the scrubber: one chunk; false if no job. */

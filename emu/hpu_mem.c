@@ -892,6 +892,296 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
     return HPU_CQ_OK;
 }
 
+/*
+ * LIN_DMA pieces moved once (hpum_dma_copy()).  A piece is at most
+ * HPU_DMA_PIECE bytes, so a side of it touches at most this many 4 KiB
+ * pages, each at most one run.
+ */
+#define HPU_DMA_RUNS_MAX        (HPU_DMA_PIECE / HPU_PAGE_SIZE + 1)
+/* hpum_dma_walk(): a host access failed (or a chunk was not backed) */
+#define HPU_DMA_WALK_FAILED     1
+
+typedef struct HpuDmaRun {
+    uint64_t va;
+    uint64_t addr;              /* host bus address or HBM offset of @va */
+    uint64_t len;
+    bool host;
+} HpuDmaRun;
+
+struct HpuDmaRuns {
+    HpuDmaRun src[HPU_DMA_RUNS_MAX];
+    HpuDmaRun dst[HPU_DMA_RUNS_MAX];
+};
+
+/*
+ * Under the lock: [@va, @va + @n) of @asid as runs of physically
+ * contiguous pages, cut where hpum_mem_xfer() cuts them, latching and
+ * taking nothing.  Returns the number of runs, or 0 if a byte does not
+ * translate or lies in a poisoned HBM page (read: ECC; write: bytes
+ * dropped): hpum_mem_xfer() then does the piece and reports.
+ */
+static unsigned int hpum_dma_runs(HpuCore *c, uint16_t asid, uint64_t va,
+                                  uint64_t n, bool write, HpuDmaRun *run)
+{
+    unsigned int k = 0;
+    uint64_t done = 0, len;
+    HpuXlat x, y;
+
+    while (done < n) {
+        if (k == HPU_DMA_RUNS_MAX ||
+            hpum_xlat(c, asid, va + done, write, &x)) {
+            return 0;
+        }
+        len = HPU_MIN(n - done, x.len);
+        while (done + len < n &&
+               hpum_xlat(c, asid, va + done + len, write, &y) == 0 &&
+               y.host == x.host && y.addr == x.addr + len) {
+            len += HPU_MIN(n - done - len, y.len);
+        }
+        if (!x.host && hbm_any_poisoned(c, x.addr, len)) {
+            return 0;
+        }
+        run[k].va = va + done;
+        run[k].addr = x.addr;
+        run[k].len = len;
+        run[k].host = x.host;
+        k++;
+        done += len;
+    }
+    return k;
+}
+
+static bool hpum_dma_any_host(const HpuDmaRun *run, unsigned int n)
+{
+    unsigned int i;
+
+    for (i = 0; i < n; i++) {
+        if (run[i].host) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Under the lock: back every chunk the HBM runs touch; false if one fails. */
+static bool hpum_dma_back(HpuCore *c, const HpuDmaRun *run, unsigned int n)
+{
+    uint64_t off;
+    unsigned int i;
+
+    for (i = 0; i < n; i++) {
+        if (run[i].host) {
+            continue;
+        }
+        for (off = run[i].addr & ~(HPU_HBM_CHUNK_SIZE - 1);
+             off < run[i].addr + run[i].len; off += HPU_HBM_CHUNK_SIZE) {
+            if (!hbm_chunk_alloc(c, off, true)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * HBM from @off as host memory (hbm.users held): sets @p to the bytes of
+ * @off (NULL: not backed, reads as zeros) and returns how many of @len
+ * follow them there (chunks next to each other in the reservation, or
+ * unbacked chunks one after the other).
+ */
+static uint64_t hbm_span(HpuCore *c, uint64_t off, uint64_t len,
+                         uint8_t **p)
+{
+    size_t i = (size_t)(off >> HPU_HBM_CHUNK_SHIFT);
+    uint64_t in = off & (HPU_HBM_CHUNK_SIZE - 1);
+    uint64_t n = HPU_MIN(len, HPU_HBM_CHUNK_SIZE - in);
+    uint8_t *q = hbm_chunk(c, i), *next;
+
+    *p = q ? q + in : NULL;
+    while (n < len) {
+        next = hbm_chunk(c, ++i);
+        if (q ? next != q + HPU_HBM_CHUNK_SIZE : next != NULL) {
+            break;
+        }
+        q = next;
+        n += HPU_MIN(len - n, HPU_HBM_CHUNK_SIZE);
+    }
+    return n;
+}
+
+/*
+ * Copy one segment (at most @len bytes from @so into run @s, to @do_ into
+ * run @d) straight between host memory and HBM chunk memory.  Returns the
+ * bytes copied (as many as both sides hold contiguously), or 0 with
+ * *@dst_failed set to the side whose access failed.
+ */
+static uint64_t hpum_dma_segment(HpuCore *c, unsigned int e,
+                                 const HpuDmaRun *s, uint64_t so,
+                                 const HpuDmaRun *d, uint64_t do_,
+                                 uint64_t len, bool *dst_failed)
+{
+    uint8_t *sp = NULL, *dp = NULL;
+
+    if (!s->host) {
+        len = hbm_span(c, s->addr + so, len, &sp);
+    }
+    if (!d->host) {
+        len = hbm_span(c, d->addr + do_, len, &dp);
+        if (!dp) {
+            *dst_failed = true;         /* backed before: not reached */
+            return 0;
+        }
+    }
+    if (s->host) {                      /* host to HBM, into the chunk */
+        *dst_failed = false;
+        return c->ops->dma_read(c->opaque, s->addr + so, dp, len) ? 0 : len;
+    }
+    if (!sp) {                          /* unbacked: reads as zeros */
+        if (!d->host) {
+            memset(dp, 0, len);
+            return len;
+        }
+        sp = c->eng[e].bounce;
+        memset(sp, 0, len);
+    }
+    if (d->host) {                      /* HBM to host, from the chunk */
+        *dst_failed = true;
+        return c->ops->dma_write(c->opaque, d->addr + do_, sp, len) ? 0 : len;
+    }
+    memmove(dp, sp, len);               /* HBM to HBM */
+    return len;
+}
+
+/*
+ * Walk the run lists pairwise without the lock (hbm.users held, the
+ * access begun): each segment is as long as both runs allow.  A reset or
+ * hpum_core_kill() stops the walk before the next segment (the core's
+ * job_alert moves with the epoch, so the lock is taken only when it
+ * does).  Returns HPU_CQ_OK, HPU_XFER_STALE, or HPU_DMA_WALK_FAILED with
+ * @bad the run whose access failed and *@bad_dst its side.
+ */
+static int hpum_dma_walk(HpuCore *c, unsigned int e, uint32_t epoch,
+                         const HpuDmaRuns *rl, unsigned int ns,
+                         unsigned int nd, uint32_t seen,
+                         const HpuDmaRun **bad, bool *bad_dst)
+{
+    unsigned int i = 0, j = 0;
+    uint64_t so = 0, do_ = 0, len;
+    bool stale;
+
+    while (i < ns && j < nd) {
+        const HpuDmaRun *s = &rl->src[i], *d = &rl->dst[j];
+
+        if (!hpum_job_unchanged(c, seen)) {
+            hpum_lock(c);
+            stale = c->dead || epoch != c->epoch;
+            seen = c->job_alert;
+            hpum_unlock(c);
+            if (stale) {
+                return HPU_XFER_STALE;
+            }
+        }
+        len = hpum_dma_segment(c, e, s, so, d, do_,
+                               HPU_MIN(s->len - so, d->len - do_), bad_dst);
+        if (!len) {
+            *bad = *bad_dst ? d : s;
+            return HPU_DMA_WALK_FAILED;
+        }
+        so += len;
+        do_ += len;
+        if (so == s->len) {
+            i++;
+            so = 0;
+        }
+        if (do_ == d->len) {
+            j++;
+            do_ = 0;
+        }
+    }
+    return HPU_CQ_OK;
+}
+
+/*
+ * One LIN_DMA piece (hpu_internal.h).  Whatever the one-copy walk cannot
+ * do exactly as the bounce buffer does goes through the bounce buffer:
+ * a translation failure or poisoned page on either side (so faults, ECC
+ * errors and dropped bytes are those of hpum_mem_xfer(), with nothing of
+ * the piece written first), INJ_DMA_FAIL pending for the engine, host
+ * memory on both sides, a destination overlapping above the source, an
+ * HBM chunk that cannot be backed.  In a user ASID the runs are held
+ * as translations (hpum_xlat_hold_locked()): an MMU_INV of the ASID
+ * stays BUSY until the piece is done, as nothing may land through a
+ * translation the invalidation dropped.
+ */
+int hpum_dma_copy(HpuCore *c, unsigned int e, uint32_t epoch,
+                  uint16_t asid, uint64_t src, uint64_t dst, uint64_t n,
+                  HpuFault *f)
+{
+    HpuEngine *eng = &c->eng[e];
+    HpuDmaRuns *rl = eng->dma_runs;
+    const HpuDmaRun *bad = NULL;
+    bool bad_dst = false;
+    unsigned int ns = 0, nd = 0;
+    uint32_t gen = 0, seen;
+    int r;
+
+    if (!rl) {
+        rl = eng->dma_runs = malloc(sizeof(*rl));
+    }
+    if (!rl || (dst > src && dst - src < n)) {
+        goto bounce;
+    }
+    hpum_lock(c);
+    if (c->dead || epoch != c->epoch) {
+        hpum_unlock(c);
+        return HPU_XFER_STALE;
+    }
+    if (!(e < 32 && (c->inj.dma_fail & (1u << e)))) {
+        ns = hpum_dma_runs(c, asid, src, n, false, rl->src);
+        nd = ns ? hpum_dma_runs(c, asid, dst, n, true, rl->dst) : 0;
+    }
+    if (!nd || (hpum_dma_any_host(rl->src, ns) &&
+                hpum_dma_any_host(rl->dst, nd)) ||
+        !hpum_dma_back(c, rl->dst, nd)) {
+        hpum_unlock(c);
+        goto bounce;
+    }
+    __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_dma_begin(c, epoch);           /* checked above, lock held since */
+    if (asid) {
+        gen = hpum_xlat_hold_locked(c, asid);
+    }
+    seen = c->job_alert;
+    hpum_unlock(c);
+    HPU_TRACE(c, HPU_TRACE_DMA_RUNS, e, n, ns, nd, 0);
+
+    r = hpum_dma_walk(c, e, epoch, rl, ns, nd, seen, &bad, &bad_dst);
+
+    __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
+    hpum_lock(c);
+    if (asid) {
+        hpum_xlat_release_locked(c, asid, gen);
+    }
+    hpum_dma_end(c, epoch);
+    if (r == HPU_DMA_WALK_FAILED) {
+        /* as hpum_mem_xfer() reports the run it was copying */
+        hpum_bus_error(c, e, asid, bad->va, bad_dst,
+                       bad->host ? "host memory access failed"
+                                 : "out of host memory for HBM backing", f);
+        f->host = bad->host;
+        f->bus = bad->addr;
+        r = f->status;
+    }
+    hpum_unlock(c);
+    return r;
+
+bounce:
+    HPU_TRACE(c, HPU_TRACE_DMA_RUNS, e, n, ns, nd, 1);
+    r = hpum_mem_xfer(c, e, epoch, asid, src, eng->bounce, n, false, f);
+    return r ? r : hpum_mem_xfer(c, e, epoch, asid, dst, eng->bounce, n,
+                                 true, f);
+}
+
 /* hpum_mem_xfer_rows(): runs translated per lock hold, bytes per batch */
 #define HPU_XFER_RUNS           64
 #define HPU_XFER_BATCH          (1ULL << 20)

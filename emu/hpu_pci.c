@@ -421,6 +421,9 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_RESET_FINISH:
         trace_hpu_reset_finish();
         break;
+    case HPU_TRACE_DMA_RUNS:
+        trace_hpu_dma_runs(a[0], a[1], a[2], a[3], a[4]);
+        break;
     case HPU_TRACE_NIC_DOORBELL:
         trace_hpu_nic_doorbell(a[0], a[1], a[2]);
         break;

@@ -542,7 +542,10 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     }
 }
 
-/* LIN_DMA: copy or fill through the engine's bounce buffer, by pieces. */
+/*
+ * LIN_DMA by pieces: a copy moves each once where it can
+ * (hpum_dma_copy()), a fill writes from the pattern in the bounce buffer.
+ */
 static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
                         const HpuJob *j, uint32_t flags, uint64_t src,
                         uint64_t dst, uint64_t size, HpuFault *f)
@@ -590,15 +593,13 @@ static int hpum_lin_dma(HpuCore *c, unsigned int e, unsigned int s,
         if (hang) {
             return HPU_STEP_HANG;
         }
-        if (!fill) {
-            r = hpum_mem_xfer(c, e, j->epoch, j->asid, src + off, buf, n,
-                              false, f);
-            if (r) {
-                return r;
-            }
+        if (fill) {
+            r = hpum_mem_xfer(c, e, j->epoch, j->asid, dst + off, buf, n,
+                              true, f);
+        } else {
+            r = hpum_dma_copy(c, e, j->epoch, j->asid, src + off, dst + off,
+                              n, f);
         }
-        r = hpum_mem_xfer(c, e, j->epoch, j->asid, dst + off, buf, n, true,
-                          f);
         if (r) {
             return r;
         }
@@ -1306,6 +1307,8 @@ void hpum_qm_fini(HpuCore *c)
     for (e = 0; e < HPU_H1_ENGINES; e++) {
         free(c->eng[e].bounce);
         c->eng[e].bounce = NULL;
+        free(c->eng[e].dma_runs);
+        c->eng[e].dma_runs = NULL;
         hpum_mme_free(c->eng[e].mme);
         c->eng[e].mme = NULL;
     }
