@@ -735,7 +735,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 8, "SPEC_VERSION 8")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 9, "SPEC_VERSION 9")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 64, "MSIX_VECTORS 64")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")
