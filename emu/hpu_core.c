@@ -455,6 +455,16 @@ static HpuAccess hpum_ctrl_read(HpuCore *c, uint32_t offset,
     case HPU_REG_IRQ_MASK:
         *val = c->ctrl.irq_mask;
         break;
+    case HPU_REG_DEVICE_TIME_LO: {
+        uint64_t t = hpum_now(c);
+
+        c->ctrl.time_hi = (uint32_t)(t >> 32);
+        *val = (uint32_t)t;
+        break;
+    }
+    case HPU_REG_DEVICE_TIME_HI:
+        *val = c->ctrl.time_hi;
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -817,6 +827,9 @@ void hpum_core_timer_expired(HpuCore *c)
             break;
         case HPU_TMR_ROCE:
             hpum_roce_timer(c);
+            break;
+        case HPU_TMR_IRQ_MOD:
+            hpum_qm_mod_timer(c);
             break;
         case HPU_TMR_COUNT:
             break;

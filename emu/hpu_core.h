@@ -104,6 +104,8 @@ typedef enum HpuTraceId {
     HPU_TRACE_ROCE_RX,          /* port, opcode, QPN, PSN, counter counted */
     HPU_TRACE_ROCE_CQE,         /* CQN, QPN, status, index */
     HPU_TRACE_ROCE_QP_ERR,      /* QPN, cause */
+    /* Spec version 9 (hpu_qm.c) */
+    HPU_TRACE_NOTIFY,           /* engine, stream, DONE, CQ_PI, records, irq */
     HPU_TRACE_COUNT
 } HpuTraceId;
 
@@ -331,6 +333,7 @@ typedef struct HpuCtrl {
     uint32_t wdt_ms;
     uint32_t ecc_ce_count;
     uint32_t ecc_ue_count;
+    uint32_t time_hi;           /* DEVICE_TIME_HI, latched by the LO read */
 } HpuCtrl;
 
 /* The device timers, multiplexed onto the environment's one timer. */
@@ -346,6 +349,7 @@ typedef enum HpuTimerId {
     HPU_TMR_MBOX,               /* the firmware answers the mailbox */
     HPU_TMR_SENSOR,             /* sensor period */
     HPU_TMR_ROCE,               /* the RoCE engine's QP timers */
+    HPU_TMR_IRQ_MOD,            /* a stream's moderation delay ends */
     HPU_TMR_COUNT
 } HpuTimerId;
 
@@ -637,6 +641,23 @@ typedef struct HpuStream {
     uint16_t asid;
     bool hung;                  /* STATUS.HUNG: the watchdog fired */
     uint64_t progress_ns;       /* fetched, packet done or WAIT released */
+    /* spec version 9: registers */
+    uint64_t wb;                /* WB_LO/HI */
+    uint32_t irq_mod;
+    uint64_t done;              /* DONE */
+    uint64_t busy_ns;           /* BUSY_NS of the packets that ended */
+    uint32_t done_hi;           /* latched by reading DONE_LO */
+    uint32_t busy_hi;           /* latched by reading BUSY_NS_LO */
+    /* spec version 9: state */
+    bool executing;             /* a packet of it runs since @exec_start */
+    uint64_t exec_start;
+    uint32_t err_status;        /* last failed record since enable */
+    uint32_t err_where;
+    uint32_t held;              /* records not yet notified */
+    uint64_t mod_deadline;      /* their notification is due; 0: none */
+    bool notify_due;            /* a notification waits to be made */
+    uint32_t notify_records;    /* ... covering these records */
+    bool wb_busy;               /* its write-back record is being written */
 } HpuStream;
 
 /* The class of an engine index (compute.md): which packets it runs. */
@@ -711,6 +732,7 @@ struct HpuCore {
     bool hard_resetting;        /* STATUS.HARD_RESET_BUSY */
     uint64_t wdt_epoch;         /* device time of the last WDT_MS write */
     uint64_t irq_pending;       /* vectors to raise when the lock drops */
+    bool notify_pending;        /* a stream's notify_due may be set */
     /*
      * Reset quiescing (spec version 5).  @epoch is bumped by power-on /
      * FLR, hard reset and hpum_core_kill(): work begun in an older epoch
@@ -834,7 +856,10 @@ uint64_t hpum_hbm_bar_size(uint64_t hbm_size);
  */
 uint64_t hpum_config_bar4_size(const HpuCoreConfig *cfg);
 
-/* SPEC_VERSION of a device made with @cfg: 8, or 7 with cfg->bar4_v7. */
+/*
+ * SPEC_VERSION of a device made with @cfg: HPU_SPEC_VERSION_VALUE, or 7
+ * with cfg->bar4_v7.
+ */
 uint32_t hpum_config_spec_version(const HpuCoreConfig *cfg);
 
 /*

@@ -473,7 +473,7 @@ extern const HpuBlock hpum_sob_block;
 void hpum_qm_reset(HpuCore *c, HpuResetKind kind);
 /* Soft reset starts: abort every stream's work, release hung engines. */
 void hpum_qm_stop(HpuCore *c);
-/* No engine runs and no descriptor is in flight. */
+/* No engine runs, no descriptor is in flight, no write-back is due. */
 bool hpum_qm_quiet(HpuCore *c);
 /* No engine is inside a step. */
 bool hpum_qm_idle(HpuCore *c);
@@ -483,8 +483,13 @@ void hpum_eq_post(HpuCore *c, const HpuEvent *ev,
                   uint32_t epoch);
 /* Queue an event to post when the lock drops (under the lock). */
 void hpum_event_defer(HpuCore *c, const HpuEvent *ev);
-/* Write the deferred events (called without the lock). */
+/*
+ * Write the deferred events, and make the stream notifications (spec
+ * version 9) that came due under the lock (called without the lock).
+ */
 void hpum_events_drain(HpuCore *c);
+/* HPU_TMR_IRQ_MOD fired: streams whose moderation delay ended notify. */
+void hpum_qm_mod_timer(HpuCore *c);
 
 /*
  * hpu_core.c: a 32-bit BAR0 write by a WREG packet of work of @epoch

@@ -457,6 +457,9 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_ROCE_QP_ERR:
         trace_hpu_roce_qp_err(a[0], a[1]);
         break;
+    case HPU_TRACE_NOTIFY:
+        trace_hpu_notify(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
     case HPU_TRACE_COUNT:
         break;
     }

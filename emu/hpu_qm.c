@@ -19,6 +19,14 @@
  * watchdog (hpu_ras.c).  Events raised under the lock are deferred and
  * written by hpum_events_drain() once it drops.
  *
+ * Spec version 9: a stream announces its completion records by
+ * notifications (IRQ_MOD may hold records back for a while): each writes
+ * the stream's write-back record (WB), then raises the engine's vector.
+ * The engine thread makes those of its records at once; those that come
+ * due under the lock elsewhere (the moderation timer, a disable, an
+ * IRQ_MOD write) are made by hpum_events_drain().  One stream's
+ * notifications are made one at a time, in order (wb_busy).
+ *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
  * Copyright (c) 2026 The hpu authors
@@ -53,7 +61,15 @@ static bool hpum_wait_holds(HpuCore *c, uint32_t idx, uint32_t value,
 {
     uint32_t v = c->sob[idx];
 
-    return cond == HPU_WAIT_EQ ? v == value : v >= value;
+    switch (cond) {
+    case HPU_WAIT_EQ:
+        return v == value;
+    case HPU_WAIT_GE_WRAP:
+        /* at or past @value on a counter that wraps (spec version 9) */
+        return (int32_t)(v - value) >= 0;
+    default:
+        return v >= value;
+    }
 }
 
 /* Under the lock: a sync object changed, wake engines with a WAIT. */
@@ -183,12 +199,15 @@ void hpum_event_defer(HpuCore *c, const HpuEvent *ev)
     d->count++;
 }
 
+static void hpum_notify_drain(HpuCore *c);
+
 void hpum_events_drain(HpuCore *c)
 {
     HpuDeferred *d = &c->dq;
     HpuEvent ev;
     uint32_t epoch;
 
+    hpum_notify_drain(c);
     for (;;) {
         hpum_lock(c);
         if (d->rd_reserved) {
@@ -431,6 +450,179 @@ static bool hpum_engine_hangs_in(const HpuCore *c, unsigned int e,
             (eng->hung_in && eng->hung_s == s));
 }
 
+/* Spec version 9: notifications, write-back records, moderation */
+
+static uint32_t hpum_stream_status(const HpuCore *c, const HpuStream *st);
+
+/* BUSY_NS as it reads now (lock held). */
+static uint64_t hpum_stream_busy(HpuCore *c, const HpuStream *st)
+{
+    uint64_t now = hpum_now(c);
+
+    return st->busy_ns +
+           (st->executing && now > st->exec_start ? now - st->exec_start : 0);
+}
+
+/* A packet of @st begins or ends executing (lock held). */
+static void hpum_stream_exec(HpuCore *c, HpuStream *st, bool begin)
+{
+    if (begin) {
+        st->exec_start = hpum_now(c);
+        st->executing = true;
+    } else if (st->executing) {
+        st->busy_ns = hpum_stream_busy(c, st);
+        st->executing = false;
+    }
+}
+
+/* Under the lock: the records @st holds back are to be notified now. */
+static void hpum_stream_due(HpuCore *c, HpuStream *st)
+{
+    st->notify_due = true;
+    st->notify_records += st->held;
+    st->held = 0;
+    st->mod_deadline = 0;
+    /* read without the lock by hpum_notify_drain() on this thread */
+    __atomic_store_n(&c->notify_pending, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * Under the lock: a completion record of @st was written.  Notify at once
+ * (IRQ_MOD's count reached or not in use, or nothing left to fetch), else
+ * hold it back, at most IRQ_MOD's delay.
+ */
+static void hpum_stream_moderate(HpuCore *c, HpuStream *st)
+{
+    uint32_t count = (st->irq_mod & HPU_QS_IRQ_MOD_COUNT_MASK) >> 16;
+    uint32_t delay = st->irq_mod & HPU_QS_IRQ_MOD_DELAY_MASK;
+    uint64_t now;
+
+    st->held++;
+    if (count <= 1 || st->held >= count || st->pi == st->ci ||
+        !hpum_stream_enabled(st) || c->resetting) {
+        hpum_stream_due(c, st);
+        return;
+    }
+    if (!delay || st->mod_deadline) {
+        return;
+    }
+    now = hpum_now(c);
+    st->mod_deadline = now + delay * 1000ULL;
+    /* The one timer is kept at the earliest deadline (or earlier). */
+    if (!hpum_timer_pending(c, HPU_TMR_IRQ_MOD) ||
+        c->tmr.deadline[HPU_TMR_IRQ_MOD] > st->mod_deadline) {
+        hpum_timer_arm(c, HPU_TMR_IRQ_MOD, st->mod_deadline - now);
+    }
+}
+
+void hpum_qm_mod_timer(HpuCore *c)
+{
+    uint64_t now = hpum_now(c), next = 0;
+    unsigned int e, s;
+
+    for (e = 0; e < HPU_H1_ENGINES; e++) {
+        for (s = 0; s < HPU_QM_STREAMS; s++) {
+            HpuStream *st = &c->eng[e].st[s];
+
+            if (!st->mod_deadline) {
+                continue;
+            }
+            if (st->mod_deadline <= now) {
+                hpum_stream_due(c, st);
+            } else if (!next || st->mod_deadline < next) {
+                next = st->mod_deadline;
+            }
+        }
+    }
+    if (next) {
+        hpum_timer_arm(c, HPU_TMR_IRQ_MOD, next - now);
+    }
+}
+
+/*
+ * Make the notifications due on stream @s of engine @e: write the
+ * write-back record (if WB is set), then raise the vector (if IRQ_EN and
+ * the notification covers records).  Called and returns with the lock
+ * held; drops it for the write.  A stream whose record is being written
+ * by another thread is left to that thread, which loops.
+ */
+static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s)
+{
+    HpuStream *st = &c->eng[e].st[s];
+
+    while (st->notify_due && !st->wb_busy) {
+        uint8_t b[HPU_WB_SIZE];
+        uint32_t epoch = c->epoch, gen = st->gen;
+        uint32_t records = st->notify_records;
+        bool irq = records && (st->ctrl & HPU_QS_CTRL_IRQ_EN);
+        uint64_t addr = st->wb;
+        int r;
+
+        st->notify_due = false;
+        st->notify_records = 0;
+        if (!addr && !irq) {
+            continue;
+        }
+        HPU_TRACE(c, HPU_TRACE_NOTIFY, e, s, st->done, st->cq_pi, records,
+                  irq);
+        if (addr) {
+            /* As a completion record: none begun after a reset. */
+            if (!hpum_dma_begin(c, epoch)) {
+                return;
+            }
+            hpum_put_le64(b + HPU_WB_DONE, st->done);
+            hpum_put_le64(b + HPU_WB_BUSY_NS, hpum_stream_busy(c, st));
+            hpum_put_le32(b + HPU_WB_CQ_PI, st->cq_pi);
+            hpum_put_le32(b + HPU_WB_STATUS, hpum_stream_status(c, st));
+            hpum_put_le32(b + HPU_WB_ERR_STATUS, st->err_status);
+            hpum_put_le32(b + HPU_WB_ERR_WHERE, st->err_where);
+            st->wb_busy = true;
+            hpum_unlock(c);
+            r = c->ops->dma_write(c->opaque, addr, b, sizeof(b));
+            hpum_lock(c);
+            hpum_dma_end(c, epoch);
+            if (epoch != c->epoch) {
+                return;                 /* the reset cleared the stream */
+            }
+            st->wb_busy = false;
+            if (r) {
+                HPU_LOG(c, "%s.%u: writing the write-back record at 0x%llx "
+                        "failed: the record is lost", hpum_engine_name(e), s,
+                        (unsigned long long)addr);
+            }
+            if (st->gen != gen) {
+                continue;               /* re-enabled meanwhile */
+            }
+        }
+        if (irq) {
+            hpum_raise(c, HPU_VEC_ENGINE(e));
+        }
+    }
+}
+
+/*
+ * The notifications that came due under the lock (called without it, by
+ * the thread that made them due: the flag needs no lock to be seen).
+ */
+static void hpum_notify_drain(HpuCore *c)
+{
+    unsigned int e, s;
+
+    if (!__atomic_load_n(&c->notify_pending, __ATOMIC_RELAXED)) {
+        return;
+    }
+    hpum_lock(c);
+    if (c->notify_pending) {
+        __atomic_store_n(&c->notify_pending, false, __ATOMIC_RELAXED);
+        for (e = 0; e < HPU_H1_ENGINES; e++) {
+            for (s = 0; s < HPU_QM_STREAMS; s++) {
+                hpum_stream_notify(c, e, s);
+            }
+        }
+    }
+    hpum_unlock(c);
+}
+
 /*
  * Write the completion record of the descriptor in flight and retire it.
  * Called and returns with the lock held; drops it for the write.
@@ -477,15 +669,19 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
               offset);
     st->cq_pi++;
     st->ci++;
+    st->done++;
+    if (status != HPU_CQ_OK) {
+        st->err_status = (uint32_t)status;
+        st->err_where = hpum_le32(rec + 12);
+    }
     if (hpum_engine_hangs_in(c, e, s)) {
         hpum_engine_let_go(c, e);
     }
     st->active = false;
     st->waiting = false;
     st->hung = false;
-    if (st->ctrl & HPU_QS_CTRL_IRQ_EN) {
-        hpum_raise(c, HPU_VEC_ENGINE(e));
-    }
+    hpum_stream_moderate(c, st);
+    hpum_stream_notify(c, e, s);
 }
 
 /* Fetch and check the next descriptor (lock held; dropped meanwhile). */
@@ -678,7 +874,7 @@ static int hpum_pkt_sync(const HpuPacket *k)
     if (!hpum_sob_index(j->asid, a, &idx)) {
         return hpum_pkt_bad(k, "sync object out of range");
     }
-    if (d > 1) {
+    if (d > (wait ? HPU_WAIT_GE_WRAP : HPU_SOB_OP_ADD)) {
         return hpum_pkt_bad(k, wait ? "unknown WAIT condition" :
                             "unknown SOB_UPDATE operation");
     }
@@ -908,6 +1104,7 @@ static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
     int r;
 
     hpum_busy_begin(c, e);
+    hpum_stream_exec(c, st, true);
     hpum_unlock(c);
     r = hpum_packet(c, e, s, &j, &size, &f, &ev);
     if (r == HPU_CQ_MMU_FAULT) {
@@ -930,6 +1127,7 @@ static void hpum_run_packet(HpuCore *c, unsigned int e, unsigned int s)
     }
     hpum_lock(c);
     hpum_busy_end(c, e);
+    hpum_stream_exec(c, st, false);
     if (st->gen != j.gen) {
         return;
     }
@@ -1018,8 +1216,12 @@ static uint32_t hpum_stream_status(const HpuCore *c,
 {
     uint32_t v = 0;
 
-    /* INJ_QUIESCE.STREAMS: stream 0 of engine 0 never reports stopping. */
+    /*
+     * INJ_QUIESCE.STREAMS: stream 0 of engine 0 never reports stopping.
+     * Spec version 9: not idle before its write-back record is written.
+     */
     if (!st->active && !(hpum_stream_enabled(st) && st->pi != st->ci) &&
+        !st->notify_due && !st->wb_busy &&
         !(st == &c->eng[0].st[0] &&
           (c->inj.quiesce & HPU_INJ_QUIESCE_STREAMS))) {
         v |= HPU_QS_STATUS_IDLE;
@@ -1095,6 +1297,32 @@ static HpuAccess hpum_qm_read(HpuCore *c, uint32_t offset,
     case HPU_QS_STATUS:
         *val = hpum_stream_status(c, st);
         break;
+    case HPU_QS_WB_LO:
+        *val = (uint32_t)st->wb;
+        break;
+    case HPU_QS_WB_HI:
+        *val = (uint32_t)(st->wb >> 32);
+        break;
+    case HPU_QS_IRQ_MOD:
+        *val = st->irq_mod;
+        break;
+    case HPU_QS_DONE_LO:
+        st->done_hi = (uint32_t)(st->done >> 32);
+        *val = (uint32_t)st->done;
+        break;
+    case HPU_QS_DONE_HI:
+        *val = st->done_hi;
+        break;
+    case HPU_QS_BUSY_NS_LO: {
+        uint64_t v = hpum_stream_busy(c, st);
+
+        st->busy_hi = (uint32_t)(v >> 32);
+        *val = (uint32_t)v;
+        break;
+    }
+    case HPU_QS_BUSY_NS_HI:
+        *val = st->busy_hi;
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -1106,6 +1334,7 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
 {
     HpuStream *st = &c->eng[e].st[s];
     bool was = st->ctrl & HPU_QS_CTRL_ENABLE;
+    bool running = hpum_stream_enabled(st);
 
     hpum_job_alert(c);
     val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
@@ -1114,12 +1343,15 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
         if (!st->ring || (st->ring & 63) ||
             !hpum_is_pow2_in(st->ring_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
             !st->cq || (st->cq & (HPU_CQE_SIZE - 1)) ||
-            !hpum_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX)) {
+            !hpum_is_pow2_in(st->cq_size, HPU_QS_RING_MIN, HPU_QS_RING_MAX) ||
+            (st->wb & (HPU_WB_SIZE - 1))) {
             HPU_LOG(c, "%s.%u enabled with a bad configuration (ring "
                     "0x%llx, %u entries; completion ring 0x%llx, %u "
-                    "entries): halted", hpum_engine_name(e), s,
+                    "entries; write-back 0x%llx): halted",
+                    hpum_engine_name(e), s,
                     (unsigned long long)st->ring, st->ring_size,
-                    (unsigned long long)st->cq, st->cq_size);
+                    (unsigned long long)st->cq, st->cq_size,
+                    (unsigned long long)st->wb);
             st->halted = true;
             return;
         }
@@ -1142,10 +1374,18 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
         st->waiting = false;
         st->hung = false;
         st->pi = st->ci = st->cq_pi = 0;
+        st->done = st->busy_ns = 0;
+        st->executing = false;
+        st->err_status = st->err_where = 0;
+        st->held = st->notify_records = 0;
+        st->notify_due = false;
+        st->mod_deadline = 0;
     } else if (!(val & HPU_QS_CTRL_ENABLE)) {
         st->halted = false;
         if (st->active) {
             c->ops->kick_engine(c->opaque, e);  /* write ABORTED */
+        } else if (running) {
+            hpum_stream_due(c, st);     /* it stops: its write-back */
         }
     }
 }
@@ -1167,6 +1407,8 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_CQ_LO:
     case HPU_QS_CQ_HI:
     case HPU_QS_CQ_SIZE:
+    case HPU_QS_WB_LO:
+    case HPU_QS_WB_HI:
         if ((st->ctrl & HPU_QS_CTRL_ENABLE) || st->active) {
             /*
              * The ABORTED record of a disabled stream still goes to CQ_*
@@ -1188,8 +1430,19 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
             st->cq = (st->cq & 0xffffffff00000000ULL) | val;
         } else if (reg == HPU_QS_CQ_HI) {
             st->cq = (st->cq & 0xffffffffULL) | (uint64_t)val << 32;
+        } else if (reg == HPU_QS_WB_LO) {
+            st->wb = (st->wb & 0xffffffff00000000ULL) | val;
+        } else if (reg == HPU_QS_WB_HI) {
+            st->wb = (st->wb & 0xffffffffULL) | (uint64_t)val << 32;
         } else {
             st->cq_size = val;
+        }
+        break;
+    case HPU_QS_IRQ_MOD:
+        st->irq_mod = val & (HPU_QS_IRQ_MOD_COUNT_MASK |
+                             HPU_QS_IRQ_MOD_DELAY_MASK);
+        if (st->held) {
+            hpum_stream_due(c, st);     /* none waits across a change */
         }
         break;
     case HPU_QS_PI:
@@ -1211,6 +1464,10 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_CI:
     case HPU_QS_CQ_PI:
     case HPU_QS_STATUS:
+    case HPU_QS_DONE_LO:
+    case HPU_QS_DONE_HI:
+    case HPU_QS_BUSY_NS_LO:
+    case HPU_QS_BUSY_NS_HI:
         return HPU_ACCESS_READ_ONLY;
     default:
         return HPU_ACCESS_UNMAPPED;
@@ -1248,6 +1505,8 @@ void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
         eng->hung_in = false;
         hpum_engine_set_progress(eng, 0);
     }
+    __atomic_store_n(&c->notify_pending, false, __ATOMIC_RELAXED);
+    hpum_timer_cancel(c, HPU_TMR_IRQ_MOD);
     hpum_job_alert(c);
     memset(&c->eq, 0, sizeof(c->eq));
     c->eq.gen = eq_gen + 1;
@@ -1262,10 +1521,13 @@ void hpum_qm_stop(HpuCore *c)
         c->eng[e].hung_in = false;
         for (s = 0; s < HPU_QM_STREAMS; s++) {
             HpuStream *st = &c->eng[e].st[s];
+            bool running = hpum_stream_enabled(st);
 
             st->ctrl &= ~HPU_QS_CTRL_ENABLE;
             if (st->active) {
                 c->ops->kick_engine(c->opaque, e);
+            } else if (running) {
+                hpum_stream_due(c, st);  /* its write-back, as a disable */
             }
         }
     }
@@ -1292,7 +1554,9 @@ bool hpum_qm_quiet(HpuCore *c)
             return false;
         }
         for (s = 0; s < HPU_QM_STREAMS; s++) {
-            if (c->eng[e].st[s].active) {
+            const HpuStream *st = &c->eng[e].st[s];
+
+            if (st->active || st->notify_due || st->wb_busy) {
                 return false;
             }
         }

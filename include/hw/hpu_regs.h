@@ -44,7 +44,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000008
+#define   HPU_SPEC_VERSION_VALUE	0x00000009
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -88,8 +88,11 @@
 #define HPU_REG_WDT_MS			0x0070	/* RW */
 #define HPU_REG_ECC_CE_COUNT		0x0074	/* RO */
 #define HPU_REG_ECC_UE_COUNT		0x0078	/* RO */
+/* Spec version 9: the device clock (ns); reading LO latches HI */
+#define HPU_REG_DEVICE_TIME_LO		0x0080	/* RO */
+#define HPU_REG_DEVICE_TIME_HI		0x0084	/* RO */
 
-#define HPU_REG_ID_BLOCK_END		0x007c
+#define HPU_REG_ID_BLOCK_END		0x0088
 
 /* Hard reset completes this long after it is started (device time). */
 #define HPU_HARD_RESET_NS		10000000
@@ -316,8 +319,30 @@
 #define   HPU_QS_STATUS_WAITING		0x00000002
 #define   HPU_QS_STATUS_HALTED		0x00000004
 #define   HPU_QS_STATUS_HUNG		0x00000008
+/* Spec version 9: write-back record, interrupt moderation, counters */
+#define HPU_QS_WB_LO			0x30	/* RW: 32-byte aligned, 0 off */
+#define HPU_QS_WB_HI			0x34	/* RW */
+#define HPU_QS_IRQ_MOD			0x40	/* RW */
+#define   HPU_QS_IRQ_MOD_DELAY_MASK	0x0000ffff	/* us, 0: no bound */
+#define   HPU_QS_IRQ_MOD_COUNT_MASK	0x00ff0000	/* 0, 1: every record */
+#define HPU_QS_DONE_LO			0x54	/* RO: latches DONE_HI */
+#define HPU_QS_DONE_HI			0x58	/* RO */
+#define HPU_QS_BUSY_NS_LO		0x5c	/* RO: latches BUSY_NS_HI */
+#define HPU_QS_BUSY_NS_HI		0x60	/* RO */
 #define HPU_QS_RING_MIN			2
 #define HPU_QS_RING_MAX			4096
+
+/*
+ * Spec version 9: the write-back record (32 bytes, little-endian) a stream
+ * with WB set writes before it raises its vector and when it stops.
+ */
+#define HPU_WB_SIZE			32
+#define HPU_WB_DONE			0	/* u64: DONE */
+#define HPU_WB_BUSY_NS			8	/* u64: BUSY_NS */
+#define HPU_WB_CQ_PI			16	/* u32: CQ_PI */
+#define HPU_WB_STATUS			20	/* u32: STATUS */
+#define HPU_WB_ERR_STATUS		24	/* u32: last failed record's status */
+#define HPU_WB_ERR_WHERE		28	/* u32: its bytes 12-15 */
 
 /* Descriptor (32 bytes) and completion record (16 bytes) sizes */
 #define HPU_DESC_SIZE			32
@@ -361,6 +386,7 @@
 #define HPU_PKT_WAIT			0x04	/* 16 bytes */
 #define   HPU_WAIT_GE			0
 #define   HPU_WAIT_EQ			1
+#define   HPU_WAIT_GE_WRAP		2	/* spec version 9 */
 #define HPU_PKT_WREG			0x05	/* 16 bytes, privileged */
 /* Spec version 6: Documentation/hw/compute.md */
 #define HPU_PKT_TPC_LAUNCH		0x06	/* 16 bytes, TPC engine only */

@@ -73,7 +73,10 @@ STREAMS = R["HPU_QM_STREAMS"]
 SINGLE_REGS = sorted({v for k, v in R.items()
                       if k.startswith("HPU_REG_") and v < R["HPU_BAR_REGS_SIZE"]})
 STREAM_REGS = [R["HPU_QS_" + k] for k in ("RING_LO", "RING_HI", "RING_SIZE", "PI", "CI", "CQ_LO",
-                                          "CQ_HI", "CQ_SIZE", "CQ_PI", "CTRL", "STATUS")]
+                                          "CQ_HI", "CQ_SIZE", "CQ_PI", "CTRL", "STATUS",
+                                          # spec version 9
+                                          "WB_LO", "WB_HI", "IRQ_MOD", "DONE_LO", "DONE_HI",
+                                          "BUSY_NS_LO", "BUSY_NS_HI")]
 KEYS = [R["HPU_SOFT_RESET_KEY"], R["HPU_HARD_RESET_KEY"]]
 HANG_S = 60
 # --hotplug: the root port at 00:02.0 and the HPU behind it, as in
@@ -379,9 +382,14 @@ class Actions:
         cq = self.arena(4096, 16)
         size = r.choice([2, 4, 16, 64, 4096, 0, 1, 3, 5000, self.value()])
         cqsize = r.choice([2, 4, 16, 64, 0, 1, 3, self.value()])
+        # spec version 9: a write-back record (often none) and moderation
+        wb = r.choice([0, 0, self.arena(32, 32), self.arena(32, 8)])
+        irq_mod = r.choice([0, 0, 4 << 16 | 20, 2 << 16, 1, self.value()])
         for off, val in ((R["HPU_QS_RING_LO"], ring), (R["HPU_QS_RING_HI"], 0),
                          (R["HPU_QS_RING_SIZE"], size), (R["HPU_QS_CQ_LO"], cq),
                          (R["HPU_QS_CQ_HI"], 0), (R["HPU_QS_CQ_SIZE"], cqsize),
+                         (R["HPU_QS_WB_LO"], wb & 0xFFFFFFFF), (R["HPU_QS_WB_HI"], wb >> 32),
+                         (R["HPU_QS_IRQ_MOD"], irq_mod),
                          (R["HPU_QS_CTRL"], r.choice([3, 3, 1, 0, 2, self.value()]))):
             self.q.wr(qs + off, val)
         return f"stream {qs:#x} ring {ring:#x}/{size} cq {cq:#x}/{cqsize}"

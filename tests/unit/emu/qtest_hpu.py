@@ -320,6 +320,7 @@ def dma_jobs(q, msix_entry):
     """DMA jobs end to end through the engine threads and guest RAM."""
     HOST = 1 << 63
     RING, CQ, CB, SRC, DST, EQ = 0x200000, 0x201000, 0x202000, 0x300000, 0x380000, 0x203000
+    WB = 0x204000                           # spec version 9: the write-back record
     E, S = 1, 2
     qs = 0x10000 + 0x1000 * E + 0x100 * S
 
@@ -335,6 +336,12 @@ def dma_jobs(q, msix_entry):
                 return True
         check(False, what)
         return False
+
+    def wb():
+        """The write-back record: done, busy_ns, cq_pi, status, err_status, err_where."""
+        b = q.mem_read(WB, 32)
+        return (int.from_bytes(b[0:8], "little"), int.from_bytes(b[8:16], "little"),
+                *(int.from_bytes(b[o:o + 4], "little") for o in (16, 20, 24, 28)))
 
     n = 5000 + 3
     data = bytes((i * 7 + 3) & 0xFF for i in range(n))
@@ -360,6 +367,7 @@ def dma_jobs(q, msix_entry):
     qw(0x08, 16)
     qw(0x14, CQ)
     qw(0x1C, 16)
+    qw(R["HPU_QS_WB_LO"], WB)
     qw(0x24, 3)                             # ENABLE | IRQ_EN
     check(qr(0x28) == 1, "stream enabled and idle")
     qw(0x0C, 1)                             # doorbell
@@ -377,6 +385,12 @@ def dma_jobs(q, msix_entry):
               "BAR4 sees the data the engine wrote to HBM")
         check(poll("engine vector raised", lambda: q.cmd(f"readl {MSI_TARGET + 16:#x}") == 0xCAFE0003),
               "MSI-X vector 2+e delivered for the completion")
+        # spec version 9: the record is written before the vector
+        w = wb()
+        check(w[0] == 1 and w[2] == 1 and w[3] == 1 and w[4] == 0 and w[5] == 0,
+              f"write-back record after the job: done 1, CQ_PI 1, IDLE ({w})")
+        check(qr(R["HPU_QS_DONE_LO"]) == 1 and qr(R["HPU_QS_DONE_HI"]) == 0, "DONE 1")
+        check(qr(R["HPU_QS_BUSY_NS_LO"]) == w[1] & 0xFFFFFFFF, "BUSY_NS as in the record")
 
     # a bad packet: BAD_PACKET record, an event in the event queue, vector 1
     q.wr(R["HPU_REG_EQ_LO"], EQ)
@@ -388,6 +402,9 @@ def dma_jobs(q, msix_entry):
     if poll("bad packet completes", lambda: qr(0x20) == 2):
         rec = q.mem_read(CQ + 16, 16)
         check(rec == cqe(2, 2, 8, E, S), "BAD_PACKET record at offset 8")
+        w = wb()
+        check(w[0] == 2 and w[4] == 2 and w[5] == (8 | E << 24 | S << 28),
+              f"write-back record names the failure ({w})")
         # the soft resets above leave a RESET_DONE (info 1) for the first slot
         check(poll("event posted", lambda: q.rd(R["HPU_REG_EQ_PI"]) == 2), "EQ_PI 2")
         ev = q.mem_read(EQ, 32)
@@ -414,6 +431,10 @@ def dma_jobs(q, msix_entry):
     check(q.rd(R["HPU_REG_STATUS"]) == R["HPU_STATUS_READY"], "soft reset with a waiting job completes")
     rec = q.mem_read(CQ + 32, 16)
     check(rec == cqe(3, 6, 0, E, S), f"ABORTED record ({rec.hex()})")
+    w = wb()
+    check(w[0] == 3 and w[2] == 3 and w[4] == 6,
+          f"the soft reset's stop wrote the write-back record ({w})")
+    check(qr(R["HPU_QS_WB_LO"]) == 0 and qr(R["HPU_QS_DONE_LO"]) == 0, "WB and DONE reset")
     check(qr(0x24) == 0 and qr(0x28) == 1 and q.rd(0x20000 + 4 * 40) == 0,
           "stream disabled and SOBs cleared by soft reset")
     q.wr(R["HPU_REG_IRQ_STATUS"], 0xFFFFFFFF)
@@ -735,7 +756,11 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 8, "SPEC_VERSION 8")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 9, "SPEC_VERSION 9")
+        t0 = q.rd(R["HPU_REG_DEVICE_TIME_LO"]) | q.rd(R["HPU_REG_DEVICE_TIME_HI"]) << 32
+        q.cmd("clock_step 1000000")
+        t1 = q.rd(R["HPU_REG_DEVICE_TIME_LO"]) | q.rd(R["HPU_REG_DEVICE_TIME_HI"]) << 32
+        check(t1 - t0 >= 1000000, f"DEVICE_TIME follows the virtual clock ({t0} -> {t1})")
         check(q.rd(R["HPU_REG_MSIX_VECTORS"]) == 64, "MSIX_VECTORS 64")
         check(q.rd(R["HPU_REG_HBM_SIZE_LO"]) == 0x80000000 and
               q.rd(R["HPU_REG_HBM_SIZE_HI"]) == 1, "HBM size 6 GiB")

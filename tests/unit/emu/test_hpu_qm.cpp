@@ -237,7 +237,7 @@ TEST_CASE("BAD_PACKET cases", "[emu][packet]")
         cb.wait(32, 1, 0);
     }
     SECTION("SOB_UPDATE op") { cb.sob_update(1, 1, 2); }
-    SECTION("WAIT cond") { cb.wait(1, 1, 2); }
+    SECTION("WAIT cond") { cb.wait(1, 1, 3); }  // 2 is GE_WRAP (version 9)
     SECTION("WREG offset") { cb.wreg(HPU_BAR_REGS_SIZE, 1); }
     SECTION("WREG reserved") { cb.wreg(HPU_REG_SCRATCH, 1, 1); }
 
