@@ -287,7 +287,7 @@ def install(a):
     for p in stale:
         if os.path.lexists(destdir + p):
             os.unlink(destdir + p)
-    kept = [e for e in old if e[0] == "f" and e[1] not in parts]
+    kept = [e for e in old if e[0] == "f" and e[1] not in parts and e[2] not in owner]
     olddirs = {p: part for k, part, p in old if k == "d"}
     newdirs = {p for k, _, p in new if k == "d"}
     left = set(remove_empty_dirs(destdir, [p for p in olddirs if p not in newdirs]))
@@ -297,7 +297,6 @@ def install(a):
         say(f"removed {files(len(stale))} of the previous install")
 
     if not a.no_manifest:
-        mdir = os.path.dirname(mpath)
         d = os.path.dirname(os.path.join(a.prefix, MANIFEST))
         missing = []
         while not os.path.isdir(destdir + d):
@@ -310,7 +309,6 @@ def install(a):
             for e in sorted(set(new), key=lambda e: (e[2], e[0])):
                 f.write("\t".join(e) + "\n")
         os.replace(mpath + ".tmp", mpath)
-        assert os.path.isdir(mdir)
     say(f"installed {files(len(owner))} ({', '.join(parts)}) into {destdir or '/'}")
     if not destdir:
         after_change(parts)
@@ -393,10 +391,13 @@ def main():
         die(f"PREFIX must be absolute, not {a.prefix}")
     if a.destdir and not a.destdir.startswith("/"):
         a.destdir = os.path.abspath(a.destdir)
-    if a.action == "install":
-        install(a)
-    else:
-        uninstall(a)
+    try:
+        if a.action == "install":
+            install(a)
+        else:
+            uninstall(a)
+    except OSError as e:  # e.g. no permission to write under PREFIX: run as root
+        die(str(e))
 
 
 if __name__ == "__main__":
