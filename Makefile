@@ -25,11 +25,26 @@
 #   make vm-shell  an interactive guest with two HPUs and the driver's build tree
 #   make run-cnn   the PyTorch guide's second example: a small CNN trained on the HPU with
 #                  hpu_torch in a guest, after the same script on the host CPU (CNN_FLAGS)
+#   make install   install the built stack (Documentation/install.md): libhpu, headers,
+#                  pkg-config and CMake files, hpu-smi, hpu-fwpack, hpu-as, the TPC
+#                  kernels, man pages, hpu_torch, the firmware (/lib/firmware/hpu), the
+#                  udev rule, the rdma-core provider, the driver's DKMS source
+#                  (/usr/src/hpu-$(VERSION)); PREFIX (default /usr/local), DESTDIR,
+#                  INSTALL_WITHOUT=part,... (parts: packaging/hpu-install.py)
+#   make uninstall remove exactly what make install put there (same PREFIX and DESTDIR)
+#   make dkms-source  only the DKMS source tree in $(DESTDIR)/usr/src/hpu-$(VERSION)
 # Other targets: bootstrap, qemu, kernel, user, rdma-provider, check, clean.
 
 SHELL := /bin/bash
 export HPU_CACHE ?= /var/cache/hpu
 BUILD ?= build
+# The release version of the stack, one place (also read by CMake and the DKMS tree).
+VERSION := $(shell cat VERSION)
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_WITHOUT ?=
+# no: write no install manifest (a package build, whose files dpkg tracks)
+INSTALL_MANIFEST ?= yes
 BUILD_SAN ?= build-san
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
@@ -37,7 +52,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-mpi test-debug kunit bench fuzz vm-shell clean
+.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-mpi test-debug kunit bench fuzz vm-shell clean install uninstall dkms-source
 
 all: bootstrap qemu kernel user rdma-provider
 
@@ -174,6 +189,25 @@ fuzz: all
 	python3 tests/fuzz/run-fuzz.py --build $(BUILD) --calls $(FUZZ_CALLS) --time $(FUZZ_TIME) \
 		--flags="$(FUZZ_FLAGS)" || rc=1; \
 	exit $$rc
+
+# make install runs nothing as root that `make` would not: it brings the
+# user-space build up to date (ninja), then packaging/hpu-install.py stages
+# each part (cmake --install per component, the rest itself) and copies it
+# into $(DESTDIR), writing $(PREFIX)/share/hpu/install-manifest for
+# make uninstall. The rdma-core provider must be built (make rdma-provider)
+# unless INSTALL_WITHOUT names rdma.
+HPU_INSTALL = python3 packaging/hpu-install.py --build $(BUILD) --prefix $(PREFIX) --destdir "$(DESTDIR)" \
+	$(if $(filter no,$(INSTALL_MANIFEST)),--no-manifest)
+install:
+	@[ -f $(BUILD)/build.ninja ] || { echo "make install: $(BUILD) is not built; run make first" >&2; exit 1; }
+	@ninja -C $(BUILD) --quiet
+	@$(HPU_INSTALL) install --without "$(INSTALL_WITHOUT)"
+
+uninstall:
+	@$(HPU_INSTALL) uninstall
+
+dkms-source:
+	@$(HPU_INSTALL) install --only dkms
 
 vm-shell: all
 	@tools/dev/vm/hpu-vm $(RUN_HPUS) --shell

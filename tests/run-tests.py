@@ -8,7 +8,8 @@
 #      kernel style (checkpatch --strict) and sparse, the device model's
 #      QEMU checkpatch and names (tools/dev/check-emu.sh), clang-tidy
 #   2. host unit tests (Catch2 through CTest), plain and under ASan+UBSan; the
-#      rdma-core provider's loading into Debian's libibverbs
+#      rdma-core provider's loading into Debian's libibverbs; make install and
+#      make uninstall into a scratch root (tests/install/test-install.sh)
 #   3. VM integration tests: a guest with two HPUs runs tests/vm/guest-suite.sh,
 #      then a second guest runs it again with QEMU's intel-iommu in strict
 #      mode (test names vm-iommu/...); both with three NIC ports wired
@@ -195,7 +196,21 @@ def rdma_host(build):
     and claims hpu devices by name: tests/vm/rdma/provider-load.sh, on the
     host, against a fake sysfs (no kernel RDMA device needed)."""
     prov = os.path.join(REPO, build, "rdma-provider", "lib", "libhpu")
-    r = run(["bash", "tests/vm/rdma/provider-load.sh", prov])
+    record_script(["bash", "tests/vm/rdma/provider-load.sh", prov], "rdma/provider-load.sh ran")
+
+
+def install_host(build):
+    """make install into a scratch DESTDIR with PREFIX=/usr, the installed
+    files, programs built against them with pkg-config and find_package(hpu),
+    the DKMS tree, a second install and make uninstall
+    (tests/install/test-install.sh, Documentation/install.md)."""
+    record_script(["bash", "tests/install/test-install.sh", build], "install/test-install.sh ran")
+
+
+def record_script(cmd, ran):
+    """Record the "PASS name" / "FAIL name: why" lines a script prints; a
+    failure named ran when it fails without printing any."""
+    r = run(cmd)
     n = 0
     for line in r.stdout.splitlines():
         word, _, rest = line.partition(" ")
@@ -204,7 +219,7 @@ def rdma_host(build):
             n += 1
             record(name, word == "PASS", why)
     if r.returncode != 0 and n == 0:
-        record("rdma/provider-load.sh ran", False, tail(r.stdout, 3))
+        record(ran, False, tail(r.stdout, 3))
 
 
 def record_file(path, prefix=None):
@@ -332,7 +347,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--build-san", default="build-san")
-    ap.add_argument("--only", choices=["static", "unit", "vm", "vm-iommu", "interop", "mpi"],
+    ap.add_argument("--only", choices=["static", "unit", "install", "vm", "vm-iommu", "interop", "mpi"],
                     action="append")
     ap.add_argument("--debug-kernel", metavar="VERSION",
                     help="run only the VM suite, on this kernel (make test-debug)")
@@ -345,7 +360,7 @@ def main():
         print(f"\n(make test-debug took {time.monotonic() - t0:.0f} s)")
         print(f"{npass} passed, {len(results) - npass} failed")
         return 1 if len(results) > npass else 0
-    only = set(a.only or ["static", "unit", "vm", "vm-iommu", "interop", "mpi"])
+    only = set(a.only or ["static", "unit", "install", "vm", "vm-iommu", "interop", "mpi"])
     t0 = time.monotonic()
     if "static" in only:
         static_checks(a.build)
@@ -356,6 +371,8 @@ def main():
         else:
             record("unit-asan-ubsan/build present", False, f"no {a.build_san}")
         rdma_host(a.build)
+    if "install" in only:
+        install_host(a.build)
     if "vm" in only:
         vm_tests(a.build)
     if "vm-iommu" in only:
