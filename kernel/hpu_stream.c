@@ -13,6 +13,7 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/bitfield.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -39,6 +40,16 @@ static unsigned int hpu_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, hpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Default time a job may run before it is stopped and failed with -ETIMEDOUT, in ms (1 to 3600000), read at probe (default 10000); a submission may ask for another");
+
+static unsigned int hpu_irq_coalesce_count = 16;
+module_param_named(irq_coalesce_count, hpu_irq_coalesce_count, uint, 0444);
+MODULE_PARM_DESC(irq_coalesce_count,
+		 "Completion records a busy stream gathers before it interrupts (spec version 9 devices; 0 or 1: one interrupt per record; at most 255), read at probe (default 16)");
+
+static unsigned int hpu_irq_coalesce_us = 20;
+module_param_named(irq_coalesce_us, hpu_irq_coalesce_us, uint, 0444);
+MODULE_PARM_DESC(irq_coalesce_us,
+		 "Longest a completion record of a busy stream waits for its interrupt, in us (spec version 9 devices; at most 65535; 0: one interrupt per record), read at probe (default 20)");
 
 /* How long a stopped stream may take to finish its packet. */
 #define HPU_STREAM_STOP_TIMEOUT_US	(1000 * USEC_PER_MSEC)
@@ -78,12 +89,37 @@ VISIBLE_IF_KUNIT void hpu_stream_put_desc(struct hpu_stream *stream,
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_stream_put_desc);
 
-/*
- * Program the rings and enable the stream, with the completion interrupt.
- * The device resets PI, CI and CQ_PI to 0 on enable. Caller holds the
- * lock, or is the only user (probe).
+/**
+ * hpu_stream_irq_mod() - IRQ_MOD for the interrupt moderation parameters
+ * @count: completion records per interrupt (irq_coalesce_count)
+ * @us: longest wait of a record for its interrupt, in us (irq_coalesce_us)
+ *
+ * Values beyond the register's fields are clamped (255 records, 65535
+ * us). No moderation when @count is 0 or 1, or when @us is 0: a record
+ * held back without a time bound could wait for ever behind a descriptor
+ * of its stream blocked in WAIT for work that waits for that record.
+ *
+ * Return: the IRQ_MOD value, 0 for one interrupt per record.
  */
-static int hpu_stream_hw_enable(struct hpu_stream *stream)
+VISIBLE_IF_KUNIT u32 hpu_stream_irq_mod(unsigned int count, unsigned int us)
+{
+	count = min_t(unsigned int, count,
+		      FIELD_MAX(HPU_QS_IRQ_MOD_COUNT_MASK));
+	us = min_t(unsigned int, us, FIELD_MAX(HPU_QS_IRQ_MOD_DELAY_MASK));
+	if (count <= 1 || !us)
+		return 0;
+	return FIELD_PREP(HPU_QS_IRQ_MOD_COUNT_MASK, count) |
+	       FIELD_PREP(HPU_QS_IRQ_MOD_DELAY_MASK, us);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_irq_mod);
+
+/*
+ * Program the rings and enable the stream, with the completion interrupt;
+ * from spec version 9 also the write-back record and the moderation. The
+ * device resets PI, CI and CQ_PI to 0 on enable. The stream is disabled
+ * and idle. Caller holds the lock, or is the only user (probe).
+ */
+VISIBLE_IF_KUNIT int hpu_stream_hw_enable(struct hpu_stream *stream)
 {
 	hpu_stream_wr(stream, HPU_QS_CTRL, 0);
 	hpu_stream_wr(stream, HPU_QS_RING_LO, lower_32_bits(stream->ring_dma));
@@ -92,6 +128,20 @@ static int hpu_stream_hw_enable(struct hpu_stream *stream)
 	hpu_stream_wr(stream, HPU_QS_CQ_LO, lower_32_bits(stream->cq_dma));
 	hpu_stream_wr(stream, HPU_QS_CQ_HI, upper_32_bits(stream->cq_dma));
 	hpu_stream_wr(stream, HPU_QS_CQ_SIZE, HPU_STREAM_ENTRIES);
+	if (stream->wb) {
+		/*
+		 * The record holds the counts of before the enable, and the
+		 * device writes it again only at its first notification:
+		 * zero it so that cq_pi matches CQ_PI from 0. Idle means no
+		 * write of it is due or under way; writel() orders the
+		 * zeroes before the enable.
+		 */
+		memset(stream->wb, 0, sizeof(*stream->wb));
+		hpu_stream_wr(stream, HPU_QS_WB_LO, lower_32_bits(stream->wb_dma));
+		hpu_stream_wr(stream, HPU_QS_WB_HI, upper_32_bits(stream->wb_dma));
+		/* Soft and hard resets clear it: set at every enable. */
+		hpu_stream_wr(stream, HPU_QS_IRQ_MOD, stream->hdev->qm->irq_mod);
+	}
 	hpu_stream_wr(stream, HPU_QS_CTRL, HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN);
 	stream->pi = 0;
 	stream->cq_ci = 0;
@@ -100,6 +150,7 @@ static int hpu_stream_hw_enable(struct hpu_stream *stream)
 		return -EIO;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_hw_enable);
 
 /*
  * Arm the timeout work for the job at the head of the inflight list: the
@@ -133,37 +184,69 @@ static void hpu_stream_arm_tdr(struct hpu_stream *stream)
 			 time_after(head->deadline, now) ? head->deadline - now : 0);
 }
 
-/*
- * Consume the completion records the device has written: move the jobs
- * they name from the inflight list to @done with their error set. A job
- * the driver stopped (status ABORTED) without a cancel error is innocent:
- * it stays on the inflight list, marked aborted with the offset it was
- * stopped at, for hpu_stream_resume_locked() to put back or fail. Caller
- * holds the lock.
+/**
+ * hpu_stream_cq_new() - completion records there are to consume
+ * @cq_pi: completion records the device has written: CQ_PI, or the cq_pi
+ *	of the write-back record
+ * @cq_ci: completion records the driver has consumed
+ * @from_wb: @cq_pi is the write-back record's
+ *
+ * The write-back record may be behind @cq_ci: a recovery that read CQ_PI
+ * consumed records the device had not announced yet (moderation holds
+ * them back) or whose record it was still writing. CQ_PI itself is never
+ * behind, and reads all ones when the device is gone.
+ *
+ * Return: the number of records from @cq_ci to @cq_pi, 0 to
+ * HPU_STREAM_ENTRIES (0 for a record behind @cq_ci); -ENODEV if CQ_PI
+ * reads all ones; -ERANGE if @cq_pi is more than a ring away.
  */
-static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
+VISIBLE_IF_KUNIT int hpu_stream_cq_new(u32 cq_pi, u32 cq_ci, bool from_wb)
+{
+	if (!from_wb && cq_pi == U32_MAX)
+		return -ENODEV;
+	if (cq_pi - cq_ci <= HPU_STREAM_ENTRIES)
+		return cq_pi - cq_ci;
+	if (from_wb && cq_ci - cq_pi <= HPU_STREAM_ENTRIES)
+		return 0;
+	return -ERANGE;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_cq_new);
+
+/*
+ * Consume the completion records up to @cq_pi (hpu_stream_cq_new()): move
+ * the jobs they name from the inflight list to @done with their error
+ * set. A job the driver stopped (status ABORTED) without a cancel error
+ * is innocent: it stays on the inflight list, marked aborted with the
+ * offset it was stopped at, for hpu_stream_resume_locked() to put back or
+ * fail. Caller holds the lock.
+ */
+static void hpu_stream_consume(struct hpu_stream *stream, u32 cq_pi,
+			       bool from_wb, struct list_head *done)
 {
 	struct hpu_device *hdev = stream->hdev;
 	struct hpu_job *job, *it;
-	u32 cq_pi, status, where;
+	u32 status, where;
+	int n;
 	u64 seq;
 
 	lockdep_assert_held(&stream->lock);
 
-	cq_pi = hpu_stream_rd(stream, HPU_QS_CQ_PI);
-	if (cq_pi == U32_MAX)
+	n = hpu_stream_cq_new(cq_pi, stream->cq_ci, from_wb);
+	if (n == -ENODEV)
 		return;		/* the device is gone */
-	if (cq_pi - stream->cq_ci > HPU_STREAM_ENTRIES) {
+	if (n < 0) {
 		dev_err_ratelimited(hdev->drm.dev,
-				    "%s: CQ_PI %u is more than a ring ahead of %u\n",
-				    stream->name, cq_pi, stream->cq_ci);
+				    "%s: %s %u is more than a ring ahead of %u\n",
+				    stream->name,
+				    from_wb ? "write-back cq_pi" : "CQ_PI",
+				    cq_pi, stream->cq_ci);
 		return;
 	}
 
-	/* Read the records only after CQ_PI says they are there. */
+	/* Read the records only after cq_pi says they are there. */
 	dma_rmb();
 
-	while (stream->cq_ci != cq_pi) {
+	while (n--) {
 		struct hpu_cqe *cqe = &stream->cq[stream->cq_ci % HPU_STREAM_ENTRIES];
 
 		seq = le64_to_cpu(READ_ONCE(cqe->seq));
@@ -203,6 +286,52 @@ static void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done)
 		list_move_tail(&job->link, done);
 	}
 }
+
+/**
+ * hpu_stream_reap() - consume what the device has completed, by CQ_PI
+ * @stream: the stream
+ * @done: where the completed jobs go
+ *
+ * Reads CQ_PI: the device's truth at this moment, with the records that
+ * the write-back record does not announce yet (held back by moderation,
+ * or written while the record is). Recovery, resets and shutdown use it
+ * outside the interrupt: they need the head of the inflight list to be
+ * the job the stream runs now, and a stream they halted that does not
+ * stop writes no final record. Caller holds the lock.
+ */
+VISIBLE_IF_KUNIT void hpu_stream_reap(struct hpu_stream *stream,
+				      struct list_head *done)
+{
+	hpu_stream_consume(stream, hpu_stream_rd(stream, HPU_QS_CQ_PI), false,
+			   done);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_reap);
+
+/**
+ * hpu_stream_reap_notified() - consume what the device has announced
+ * @stream: the stream
+ * @done: where the completed jobs go
+ *
+ * For the interrupt handler. From spec version 9 reads the cq_pi of the
+ * stream's write-back record, which the device writes after the completion
+ * records it covers and before it raises the vector: no MMIO. A device
+ * that is gone no longer writes it, so nothing more is consumed. Before
+ * version 9 reads CQ_PI (hpu_stream_reap()). Caller holds the lock.
+ */
+VISIBLE_IF_KUNIT void hpu_stream_reap_notified(struct hpu_stream *stream,
+					       struct list_head *done)
+{
+	lockdep_assert_held(&stream->lock);
+
+	if (!stream->wb) {
+		hpu_stream_reap(stream, done);
+		return;
+	}
+	/* One aligned 32-bit word of a record written whole: never torn. */
+	hpu_stream_consume(stream, le32_to_cpu(READ_ONCE(stream->wb->cq_pi)),
+			   true, done);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_reap_notified);
 
 /**
  * hpu_stream_submit() - put a job on the hardware
@@ -262,11 +391,12 @@ static void hpu_stream_process(struct hpu_stream *stream)
 	/*
 	 * The engine's vector serves its four streams: one with no job on
 	 * the hardware has no record to wait for, and skipping it saves a
-	 * CQ_PI read (an MMIO read is the costly part of this handler).
+	 * CQ_PI read before spec version 9 (an MMIO read is the costly part
+	 * of this handler; from version 9 it reads host memory only).
 	 */
 	if (stream->enabled && !stream->stopped &&
 	    !list_empty(&stream->inflight)) {
-		hpu_stream_reap(stream, &done);
+		hpu_stream_reap_notified(stream, &done);
 		hpu_stream_arm_tdr(stream);
 	}
 	spin_unlock_irqrestore(&stream->lock, flags);
@@ -422,6 +552,7 @@ static int hpu_stream_restart(struct hpu_stream *stream, u32 stop_kind)
 	ret = hpu_stream_wait_idle(stream);
 
 	spin_lock_irqsave(&stream->lock, flags);
+	/* By CQ_PI: a stream that did not stop writes no final record. */
 	hpu_stream_reap(stream, &done);
 	if (!ret)
 		hpu_stream_resume_locked(stream, 0, false, stop_kind, &done);
@@ -575,7 +706,10 @@ static void hpu_engine_probe_snapshot(struct hpu_engine_probe *p,
 
 	spin_lock_irqsave(&stream->lock, flags);
 	if (stream->enabled && (p->reset || !stream->stopped)) {
-		/* Once its completions are consumed, the head is the job running. */
+		/*
+		 * Once its completions are consumed, the head is the job
+		 * running: by CQ_PI, since moderation may hold records back.
+		 */
 		hpu_stream_reap(stream, &done);
 		if (!stream->stopped)
 			hpu_stream_arm_tdr(stream);
@@ -961,7 +1095,10 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 				continue;
 			}
 			if (!hard && !stream->compute) {
-				/* The head is the hung job once completions are consumed. */
+				/*
+				 * The head is the hung job once completions
+				 * are consumed (by CQ_PI: all of them).
+				 */
 				hpu_stream_reap(stream, &done);
 				status = hpu_stream_rd(stream, HPU_QS_STATUS);
 				head = list_first_entry_or_null(&stream->inflight,
@@ -994,6 +1131,10 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 						      HPU_QS_STATUS_HUNG)),
 					   HPU_STREAM_STOP_TIMEOUT_US);
 
+			/*
+			 * By CQ_PI: before a hard reset nothing waits for
+			 * the streams' final records.
+			 */
 			spin_lock_irqsave(&stream->lock, flags);
 			hpu_stream_reap(stream, &done);
 			spin_unlock_irqrestore(&stream->lock, flags);
@@ -1250,6 +1391,45 @@ const char *hpu_stream_engine_name(unsigned int index)
 	return index < HPU_MAX_ENGINES ? names[index] : "?";
 }
 
+static struct hpu_stream *hpu_stream_nth(struct hpu_qm *qm, unsigned int i)
+{
+	return &qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
+}
+
+/*
+ * Spec version 9: give every stream its write-back record, in one
+ * coherent array (page aligned, so each record is 32-byte aligned), and
+ * set the moderation the parameters ask for. Before the streams are
+ * enabled; before version 9 they keep no record and no moderation.
+ */
+static int hpu_streams_wb_init(struct hpu_qm *qm)
+{
+	struct hpu_device *hdev = qm->hdev;
+	unsigned int n = qm->num_engines * HPU_QM_STREAMS;
+	struct hpu_stream *stream;
+	struct hpu_wb *wb;
+	dma_addr_t dma;
+	unsigned int i;
+
+	if (hdev->id.spec_version < HPU_SPEC_VERSION_WB || !n)
+		return 0;
+
+	wb = dmam_alloc_coherent(hdev->drm.dev, n * sizeof(*wb), &dma,
+				 GFP_KERNEL);
+	if (!wb)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		stream = hpu_stream_nth(qm, i);
+		stream->wb = &wb[i];
+		stream->wb_dma = dma + i * sizeof(*wb);
+	}
+	qm->irq_mod = hpu_stream_irq_mod(hpu_irq_coalesce_count,
+					 hpu_irq_coalesce_us);
+	drm_dbg_driver(&hdev->drm, "write-back records on; IRQ_MOD 0x%08x\n",
+		       qm->irq_mod);
+	return 0;
+}
+
 /* Fill the engine table: the DMA engines, then TPC, then the MMEs. */
 static void hpu_stream_engines_setup(struct hpu_qm *qm)
 {
@@ -1341,6 +1521,10 @@ int hpu_streams_init(struct hpu_device *hdev)
 		if (ret)
 			return ret;
 	}
+
+	ret = hpu_streams_wb_init(qm);
+	if (ret)
+		return ret;
 
 	for (e = 0; e < qm->num_engines; e++) {
 		for (s = 0; s < HPU_QM_STREAMS; s++) {
@@ -1448,11 +1632,6 @@ void hpu_streams_fini(struct hpu_device *hdev)
 #define HPU_SELF_TEST_RESULT_OFFSET	2048
 #define HPU_SELF_TEST_MAGIC		0x5e1f7e00
 
-static struct hpu_stream *hpu_stream_nth(struct hpu_qm *qm, unsigned int i)
-{
-	return &qm->engines[i / HPU_QM_STREAMS].streams[i % HPU_QM_STREAMS];
-}
-
 /*
  * Pushes the self-test job of stream @i to @entity: a NOP and a WRITE_VALUE
  * of a magic to its result slot in @buf. *@fence becomes the job's finished
@@ -1494,16 +1673,22 @@ static bool hpu_stream_self_test_check(struct hpu_qm *qm, unsigned int i,
 	struct hpu_stream *stream = hpu_stream_nth(qm, i);
 	struct drm_device *drm = &qm->hdev->drm;
 	u32 *result = buf + HPU_SELF_TEST_RESULT_OFFSET + 4 * i;
+	unsigned long flags;
 	long left;
+	u32 wb_pi;
 
 	left = dma_fence_wait_timeout(fence, false,
 				      msecs_to_jiffies(HPU_SELF_TEST_TIMEOUT_MS));
 	if (left <= 0) {
-		drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x)\n",
+		/* Spec version 9: the interrupt goes by the record's cq_pi. */
+		spin_lock_irqsave(&stream->lock, flags);
+		wb_pi = stream->wb ? le32_to_cpu(READ_ONCE(stream->wb->cq_pi)) : 0;
+		spin_unlock_irqrestore(&stream->lock, flags);
+		drm_err(drm, "self-test: no completion on %s within %u ms (CI %u, CQ_PI %u, STATUS 0x%08x, write-back cq_pi %u)\n",
 			stream->name, HPU_SELF_TEST_TIMEOUT_MS,
 			hpu_stream_rd(stream, HPU_QS_CI),
 			hpu_stream_rd(stream, HPU_QS_CQ_PI),
-			hpu_stream_rd(stream, HPU_QS_STATUS));
+			hpu_stream_rd(stream, HPU_QS_STATUS), wb_pi);
 		return false;
 	}
 	if (fence->error) {

@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -32,6 +33,8 @@ struct hpu_queue;
 #define HPU_MAX_ENGINES		HPU_NUM_ENGINES
 /* First spec version with the compute engines' queue managers. */
 #define HPU_SPEC_VERSION_COMPUTE	6
+/* First spec version with write-back records and interrupt moderation. */
+#define HPU_SPEC_VERSION_WB	9
 /* Engine classes of &drm_hpu_queue_create.engine_class. */
 #define HPU_ENGINE_CLASSES	3
 
@@ -75,8 +78,40 @@ struct hpu_cqe {
 	__le32 where;
 } __packed;
 
+/**
+ * struct hpu_wb - a stream's write-back record (spec version 9, 32 bytes)
+ * @done: descriptors the stream completed since it was last enabled.
+ * @busy_ns: device ns the engine executed the stream's packets since then.
+ * @cq_pi: CQ_PI when the record was written: completion records written.
+ * @status: the stream's STATUS then.
+ * @err_status: status of the last completion record other than OK since
+ *	the stream was enabled, 0 if none.
+ * @err_where: that record's @where, 0 if none.
+ *
+ * The device writes all 32 bytes in one DMA write at each notification,
+ * after the completion records it covers and before it raises the vector,
+ * and when the stream stops (Documentation/hw/memory-and-queues.md).
+ * Naturally aligned without padding, so not __packed: each field is read
+ * in one load.
+ */
+struct hpu_wb {
+	__le64 done;
+	__le64 busy_ns;
+	__le32 cq_pi;
+	__le32 status;
+	__le32 err_status;
+	__le32 err_where;
+};
+
 static_assert(sizeof(struct hpu_desc) == HPU_DESC_SIZE);
 static_assert(sizeof(struct hpu_cqe) == HPU_CQE_SIZE);
+static_assert(sizeof(struct hpu_wb) == HPU_WB_SIZE);
+static_assert(offsetof(struct hpu_wb, done) == HPU_WB_DONE);
+static_assert(offsetof(struct hpu_wb, busy_ns) == HPU_WB_BUSY_NS);
+static_assert(offsetof(struct hpu_wb, cq_pi) == HPU_WB_CQ_PI);
+static_assert(offsetof(struct hpu_wb, status) == HPU_WB_STATUS);
+static_assert(offsetof(struct hpu_wb, err_status) == HPU_WB_ERR_STATUS);
+static_assert(offsetof(struct hpu_wb, err_where) == HPU_WB_ERR_WHERE);
 
 /**
  * struct hpu_stream - one hardware stream of a queue manager
@@ -97,13 +132,20 @@ static_assert(sizeof(struct hpu_cqe) == HPU_CQE_SIZE);
  * @ring_dma: bus address of @ring.
  * @cq: completion ring (@HPU_STREAM_ENTRIES entries, coherent DMA).
  * @cq_dma: bus address of @cq.
+ * @wb: the stream's write-back record (spec version 9; NULL before):
+ *	its slot of one coherent array of all streams' records, set at
+ *	probe. The device writes it; the driver reads it under @lock and
+ *	zeroes it under @lock while the stream is disabled and idle, before
+ *	enabling it.
+ * @wb_dma: bus address of @wb, programmed into WB_LO/HI at every enable.
  * @fence_ctx: dma_fence context of the stream's hardware fences.
  * @fence_lock: lock of the hardware fences (dma_fence internal use only).
  * @recover_lock: serialises stream restarts (timeout recovery, cancelling
  *	a closing queue's jobs); held while sleeping for the stream to stop.
  *	Taken inside &hpu_reset.sem (read), never by a reset.
- * @lock: protects @enabled, @stopped, @pi, @cq_ci, @seq, @inflight and
- *	@tdr_seq, and orders ring writes with the doorbell. Taken in hard
+ * @lock: protects @enabled, @stopped, @pi, @cq_ci, @seq, @inflight,
+ *	@tdr_seq and the driver's accesses to @wb, and orders ring writes
+ *	with the doorbell. Taken in hard
  *	interrupt context, so elsewhere with interrupts off. Never held while
  *	a fence is signalled.
  * @enabled: the stream is programmed and enabled; cleared (under @lock)
@@ -137,12 +179,14 @@ struct hpu_stream {
 	dma_addr_t ring_dma;
 	struct hpu_cqe *cq;
 	dma_addr_t cq_dma;
+	struct hpu_wb *wb;
+	dma_addr_t wb_dma;
 	u64 fence_ctx;
 	/* lock of the hardware fences */
 	spinlock_t fence_lock;
 	/* serialises restarts of the stream */
 	struct mutex recover_lock;
-	/* protects enabled, stopped, pi, cq_ci, seq, inflight, tdr_seq; irq-safe */
+	/* protects enabled, stopped, pi, cq_ci, seq, inflight, tdr_seq, *wb; irq-safe */
 	spinlock_t lock;
 	bool enabled;
 	bool stopped;
@@ -185,6 +229,9 @@ struct hpu_engine {
  *	engine and the MMEs when the device has them (spec version 6).
  * @timeout_ms: default job timeout in ms, from the job_timeout_ms
  *	parameter at probe; a submission may ask for another.
+ * @irq_mod: IRQ_MOD of every stream (spec version 9), from the
+ *	irq_coalesce_count and irq_coalesce_us parameters at probe
+ *	(hpu_stream_irq_mod()); 0 before version 9. Constant after probe.
  * @wq: ordered workqueue that runs every stream's scheduler work.
  * @tdr_wq: workqueue of the per-stream job timeout work (&hpu_stream.tdr).
  * @jobs: jobs allocated and not yet freed; the device waits for it to
@@ -201,6 +248,7 @@ struct hpu_qm {
 	struct hpu_device *hdev;
 	unsigned int num_engines;
 	u32 timeout_ms;
+	u32 irq_mod;
 	struct workqueue_struct *wq;
 	struct workqueue_struct *tdr_wq;
 	atomic_t jobs;
@@ -236,6 +284,12 @@ void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suites (kernel/tests/). */
 void hpu_stream_put_desc(struct hpu_stream *stream, struct hpu_job *job);
+int hpu_stream_cq_new(u32 cq_pi, u32 cq_ci, bool from_wb);
+u32 hpu_stream_irq_mod(unsigned int count, unsigned int us);
+int hpu_stream_hw_enable(struct hpu_stream *stream);
+void hpu_stream_reap(struct hpu_stream *stream, struct list_head *done);
+void hpu_stream_reap_notified(struct hpu_stream *stream,
+			      struct list_head *done);
 #endif
 
 #endif /* __HPU_STREAM_H__ */
