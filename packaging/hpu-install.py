@@ -304,6 +304,10 @@ def makedirs(destdir, d, part, new):
     is recorded in new for the manifest."""
     missing = []
     while not os.path.isdir(destdir + d):
+        if d == "/":  # DESTDIR itself is new: not listed, uninstall keeps it
+            os.makedirs(destdir)
+            os.chmod(destdir, 0o755)
+            break
         missing.append(d)
         d = os.path.dirname(d)
     for m in reversed(missing):
