@@ -401,7 +401,7 @@ if "${INSTALL[@]}" "$BUILD" --prefix /usr --destdir "$root" --only runtime,dev,t
 	fail "an install that fails half-way fails" "it succeeded"
 else
 	check "an install that fails half-way lists libhpu, copied before, in its manifest" \
-		"$(head -n 3 "$MANIFEST" 2>&1 | tr '\n' ' ')" grep -q "/usr/$LIBDIR/libhpu.so.$LIBVER\$" "$MANIFEST"
+		"$(head -n 3 "$MANIFEST" 2>&1 | tr '\n' ' ')" grep -qs "/usr/$LIBDIR/libhpu.so.$LIBVER\$" "$MANIFEST"
 	python3 "$ROOT/packaging/hpu-install.py" uninstall --prefix /usr --destdir "$root" > "$log" 2>&1
 	left=$(cd "$root" && find . -mindepth 1 | sort | tr '\n' ' ')
 	check "make uninstall after a failed install leaves only what was there before" "left: $left" \
