@@ -43,7 +43,7 @@ VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL_WITHOUT ?=
-# no: write no install manifest (a package build, whose files dpkg tracks)
+# no: write no install manifest (for a package build, issue 15 part 2)
 INSTALL_MANIFEST ?= yes
 BUILD_SAN ?= build-san
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo

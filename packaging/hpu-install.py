@@ -18,24 +18,29 @@
 #   rdma      the rdma-core provider and /etc/libibverbs.d/hpu.driver
 #   dkms      the driver's source and dkms.conf in /usr/src/hpu-<version>/
 #
-# Every part is first installed into a staging tree under the build
-# directory (the CMake components with `cmake --install --component`), then
-# copied into DESTDIR: each file replaced by a rename, so a running program
-# keeps its old copy. The files copied and the directories created are
-# written to PREFIX/share/hpu/install-manifest, which uninstall reads to
-# remove exactly those (and the directories once empty). Installing again
-# removes what the previous install of the same parts put there and this
-# one does not (an upgrade leaves no stale files).
+# Every part is first installed into a temporary staging tree (the CMake
+# components with `cmake --install --component`), then copied into DESTDIR:
+# each file replaced by a rename, so a running program keeps its old copy.
+# Nothing is copied unless every destination directory can be written or
+# created. Files get mode 0644 (0755 if executable) and created directories
+# 0755 whatever the umask. The files copied and the directories created are
+# written to PREFIX/share/hpu/install-manifest, also when the install fails
+# half-way, so that uninstall can remove exactly those (and the directories
+# once empty). Installing again removes what the previous install of the
+# same parts put there and this one does not (an upgrade leaves no stale
+# files). The build directory is only read.
 #
 # Copyright (c) 2026 The hpu authors
 
 import argparse
+import filecmp
 import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 CMAKE_PARTS = ("runtime", "dev", "tools", "firmware", "python", "demo")
@@ -84,7 +89,8 @@ def multiarch():
 
 
 def udev_rules_dir(prefix):
-    """Packages (prefix /usr) use udev's own directory, local installs /etc's."""
+    """Under /usr (the distribution's layout) udev's own directory, under
+    another prefix /etc's."""
     if prefix != "/usr":
         return "/etc/udev/rules.d"
     return (output(["pkg-config", "--variable=udevdir", "udev"]) or "/lib/udev") + "/rules.d"
@@ -108,10 +114,43 @@ def python_site(prefix):
     return f"lib/python{v}/dist-packages" if v else None
 
 
-def put(src, dst, mode=None):
+def put(src, dst):
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     shutil.copyfile(src, dst)
-    os.chmod(dst, mode if mode is not None else 0o644)
+    os.chmod(dst, 0o644)
+
+
+def write(path, text):
+    """Writes a file of the script's own, mode 0644 whatever the umask."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, 0o644)
+
+
+def build_libdir(build):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("CMAKE_INSTALL_LIBDIR:"):
+                    return line.split("=", 1)[1].strip()
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def check_libdir(build):
+    """Under /usr, Debian keeps libraries in /usr/lib/<triplet>. The library
+    directory of the install rules, of hpu.pc and of the CMake package and
+    the RPATHs of the tools are fixed when CMake configures the build;
+    cmake --install can change the prefix only. So a build configured with
+    another LIBDIR is refused rather than installed half in the wrong place."""
+    want = f"lib/{multiarch()}"
+    have = build_libdir(build)
+    if have != want:
+        die(f"PREFIX=/usr needs a build whose CMAKE_INSTALL_LIBDIR is {want} (Debian's "
+            f"multiarch directory), but {build} has {have or 'none'}; reconfigure it: "
+            f"cmake -DCMAKE_INSTALL_LIBDIR={want} {build}, then make install again")
 
 
 def stage_cmake(build, prefix, part, stage):
@@ -119,6 +158,11 @@ def stage_cmake(build, prefix, part, stage):
     r = subprocess.run(["cmake", "--install", build, "--prefix", prefix, "--component", part],
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        check=False)
+    # cmake --install lists what it installed in the build directory; the
+    # staging tree is the list here, so the build is left as it was.
+    manifest = os.path.join(build, f"install_manifest_{part}.txt")
+    if os.path.exists(manifest):
+        os.unlink(manifest)
     if r.returncode != 0:
         die(f"cmake --install --component {part} failed:\n{r.stdout}")
     site = python_site(prefix)
@@ -146,18 +190,31 @@ def stage_rdma(build, prefix, stage):
             "rdma-provider, or install without it (make install INSTALL_WITHOUT=rdma)")
     d, name = provider_dir(prefix)
     put(so, stage + f"{d}/{PROVIDER}")
-    drv = stage + "/etc/libibverbs.d/hpu.driver"
-    os.makedirs(os.path.dirname(drv), exist_ok=True)
-    with open(drv, "w", encoding="utf-8") as f:
-        f.write(f"driver {name}\n")
+    write(stage + "/etc/libibverbs.d/hpu.driver", f"driver {name}\n")
+
+
+DKMS_GLOBS = ("kernel/*.c", "kernel/*.h", "include/hw/*.h", "include/uapi/drm/*.h",
+              "include/uapi/rdma/*.h")
 
 
 def dkms_sources():
     """The driver's sources as dkms.conf builds them: kernel/ (Kbuild's
-    sources; kernel/tests/ is test-only) and the headers it includes."""
+    sources; kernel/tests/ is test-only) and the headers it includes. In a
+    git checkout only tracked files (a scratch file in kernel/ stays out);
+    otherwise (an exported tree) what the patterns match."""
     names = ["kernel/Kbuild", "kernel/Makefile", "LICENSES/GPL-2.0-only.txt", "LICENSES/MIT.txt"]
-    for pat in ("kernel/*.c", "kernel/*.h", "include/hw/*.h", "include/uapi/drm/*.h",
-                "include/uapi/rdma/*.h"):
+    tracked = None
+    if os.path.exists(os.path.join(ROOT, ".git")):
+        r = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "--", *DKMS_GLOBS],
+                           capture_output=True, text=True, check=False)
+        if r.returncode == 0:
+            # (a file deleted but not yet committed is not shipped)
+            tracked = sorted(p for p in r.stdout.split("\0")
+                             if p and os.path.isfile(os.path.join(ROOT, p)))
+    if tracked is not None:
+        # ls-files' globs match across "/": keep kernel/tests/ out.
+        return names + [p for p in tracked if not p.startswith("kernel/") or p.count("/") == 1]
+    for pat in DKMS_GLOBS:
         for p in sorted(glob.glob(os.path.join(ROOT, pat))):
             if not p.endswith(".mod.c"):  # Kbuild's output in a built tree
                 names.append(os.path.relpath(p, ROOT))
@@ -170,9 +227,7 @@ def stage_dkms(stage):
     for rel in dkms_sources():
         put(os.path.join(ROOT, rel), os.path.join(top, rel))
     with open(os.path.join(ROOT, "packaging/dkms/dkms.conf.in"), encoding="utf-8") as f:
-        conf = f.read().replace("@VERSION@", v)
-    with open(os.path.join(top, "dkms.conf"), "w", encoding="utf-8") as f:
-        f.write(conf)
+        write(os.path.join(top, "dkms.conf"), f.read().replace("@VERSION@", v))
 
 
 def walk(tree):
@@ -210,6 +265,8 @@ def replace(src, dst):
         os.symlink(os.readlink(src), tmp)
     else:
         shutil.copy2(src, tmp)
+        # Readable by all whatever the umask the staged copy was made under.
+        os.chmod(tmp, 0o755 if os.stat(src).st_mode & 0o111 else 0o644)
     if os.path.isdir(dst) and not os.path.islink(dst):
         os.unlink(tmp)
         die(f"{dst} is a directory, cannot install a file there")
@@ -228,14 +285,81 @@ def remove_empty_dirs(destdir, dirs):
     return left
 
 
+def unwritable(destdir, dirs):
+    """The directories of dirs (target paths) that can be neither written nor
+    created: for each, its nearest existing ancestor must be a writable
+    directory."""
+    bad = set()
+    for d in set(dirs):
+        p = destdir + d
+        while not os.path.lexists(p):
+            p = os.path.dirname(p)
+        if not os.path.isdir(p) or not os.access(p, os.W_OK | os.X_OK):
+            bad.add(p)
+    return sorted(bad)
+
+
+def makedirs(destdir, d, part, new):
+    """Creates d and its missing parents, mode 0755 whatever the umask; each
+    is recorded in new for the manifest."""
+    missing = []
+    while not os.path.isdir(destdir + d):
+        if d == "/":  # DESTDIR itself is new: not listed, uninstall keeps it
+            os.makedirs(destdir)
+            os.chmod(destdir, 0o755)
+            break
+        missing.append(d)
+        d = os.path.dirname(d)
+    for m in reversed(missing):
+        os.mkdir(destdir + m)
+        os.chmod(destdir + m, 0o755)
+        new.append(("d", part, m))
+
+
+def write_manifest(destdir, prefix, entries):
+    mpath = destdir + os.path.join(prefix, MANIFEST)
+    makedirs(destdir, os.path.dirname(os.path.join(prefix, MANIFEST)), "manifest", entries)
+    write(mpath + ".tmp", "".join("\t".join(e) + "\n"
+                                  for e in sorted(set(entries), key=lambda e: (e[2], e[0]))))
+    os.replace(mpath + ".tmp", mpath)
+
+
+def dkms_changed(destdir, old, tree):
+    """The versions whose /usr/src/hpu-<v>/ this install changes (a file
+    added, replaced by different content, or gone): dkms keeps the modules
+    it built from the old content until that version is removed."""
+    def version_of(p):
+        m = re.match(r"/usr/src/hpu-([^/]+)/", p)
+        return m.group(1) if m else None
+    staged = walk(tree)[1]
+    changed = set()
+    for f in staged:
+        dst = destdir + f
+        if not os.path.isfile(dst) or not filecmp.cmp(tree + f, dst, shallow=False):
+            changed.add(version_of(f))
+    for k, part, p in old:
+        if k == "f" and part == "dkms" and p not in staged:
+            changed.add(version_of(p))
+    return sorted(v for v in changed if v)
+
+
 def install(a):
     parts = select_parts(a.only, a.without)
     build = os.path.realpath(a.build)
-    stage = os.path.join(build, "install-stage")
-    shutil.rmtree(stage, ignore_errors=True)
     cmake = [p for p in parts if p in CMAKE_PARTS]
     if cmake and not os.path.isfile(os.path.join(build, "cmake_install.cmake")):
         die(f"{build} is not a configured build directory: run make first")
+    if a.prefix == "/usr" and any(p in ("runtime", "dev", "python", "tools", "demo") for p in cmake):
+        check_libdir(build)
+    stage = tempfile.mkdtemp(prefix="hpu-install-")
+    try:
+        install_staged(a, parts, build, stage)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def install_staged(a, parts, build, stage):
+    cmake = [p for p in parts if p in CMAKE_PARTS]
     if cmake:
         # An install() rule without a component would escape the parts.
         stray = os.path.join(stage, "Unspecified")
@@ -258,22 +382,45 @@ def install(a):
     destdir = a.destdir.rstrip("/")
     mpath = destdir + os.path.join(a.prefix, MANIFEST)
     old = [] if a.no_manifest else (read_manifest(mpath) or [])
+    # Every directory a file goes into (and the manifest's) must be writable
+    # or creatable before anything is copied.
+    targets = [os.path.dirname(f) for part in parts for f in walk(os.path.join(stage, part))[1]]
+    if not a.no_manifest:
+        targets.append(os.path.dirname(os.path.join(a.prefix, MANIFEST)))
+    bad = unwritable(destdir, targets)
+    if bad:
+        die("nothing installed: cannot write or create files in " + ", ".join(bad) +
+            " (install as root, or choose PREFIX or DESTDIR)")
+    if "dkms" in parts and not destdir:
+        # Same version, new sources (a rebuild of an unchanged VERSION): dkms
+        # would go on using the modules it built from the old ones.
+        for v in dkms_changed(destdir, old, os.path.join(stage, "dkms")):
+            dkms_remove(v)
+
     new = []
     owner = {}
-    for part in parts:
-        tree = os.path.join(stage, part)
-        dirs, staged = walk(tree)
-        for d in dirs:
-            if not os.path.isdir(destdir + d):
-                os.makedirs(destdir + d, mode=0o755)
-                new.append(("d", part, d))
-        for f in staged:
-            if f in owner:
-                die(f"{f} is installed by both {owner[f]} and {part}")
-            owner[f] = part
-            replace(tree + f, destdir + f)
-            new.append(("f", part, f))
-    shutil.rmtree(stage, ignore_errors=True)
+    done = False
+    try:
+        for part in parts:
+            tree = os.path.join(stage, part)
+            dirs, staged = walk(tree)
+            for d in dirs:
+                makedirs(destdir, d, part, new)
+            for f in staged:
+                if f in owner:
+                    die(f"{f} is installed by both {owner[f]} and {part}")
+                owner[f] = part
+                replace(tree + f, destdir + f)
+                new.append(("f", part, f))
+        done = True
+    finally:
+        if not done and not a.no_manifest:
+            # What is there now: the previous install's files and what this
+            # one copied, so that make uninstall removes them all.
+            print("hpu-install: error: the install stopped half-way; "
+                  f"{mpath} lists what is installed (make uninstall removes it)",
+                  file=sys.stderr)
+            write_manifest(destdir, a.prefix, old + new)
 
     # What the previous install of these parts put there and this one did not.
     stale = [p for k, part, p in old if k == "f" and part in parts and p not in owner]
@@ -297,18 +444,7 @@ def install(a):
         say(f"removed {files(len(stale))} of the previous install")
 
     if not a.no_manifest:
-        d = os.path.dirname(os.path.join(a.prefix, MANIFEST))
-        missing = []
-        while not os.path.isdir(destdir + d):
-            missing.append(d)
-            d = os.path.dirname(d)
-        for d in reversed(missing):
-            os.mkdir(destdir + d, 0o755)
-            new.append(("d", "manifest", d))
-        with open(mpath + ".tmp", "w", encoding="utf-8") as f:
-            for e in sorted(set(new), key=lambda e: (e[2], e[0])):
-                f.write("\t".join(e) + "\n")
-        os.replace(mpath + ".tmp", mpath)
+        write_manifest(destdir, a.prefix, new)
     say(f"installed {files(len(owner))} ({', '.join(parts)}) into {destdir or '/'}")
     if not destdir:
         after_change(parts)
@@ -384,7 +520,7 @@ def main():
     ap.add_argument("--only", help="comma-separated parts: " + ", ".join(PARTS))
     ap.add_argument("--without", help="comma-separated parts to leave out")
     ap.add_argument("--no-manifest", action="store_true",
-                    help="write no manifest (a package manager tracks the files)")
+                    help="write no manifest (for a package build, issue 15 part 2)")
     a = ap.parse_args()
     a.prefix = os.path.normpath(a.prefix)
     if not a.prefix.startswith("/"):

@@ -7,12 +7,16 @@
 #
 #   tests/install/test-install.sh [BUILD]     (default: build)
 #
-# 1. make install DESTDIR=$root PREFIX=/usr from the built tree BUILD; every
-#    expected file is there (libhpu with its SONAME links, headers, hpu.pc,
+# 0. make install refuses PREFIX=/usr for a build whose library directory is
+#    not Debian's lib/<triplet>, writing nothing;
+# 1. make install DESTDIR=$root PREFIX=/usr from the built tree BUILD, under
+#    umask 077; every expected file is there (libraries in lib/<triplet>,
+#    whatever the build says) (libhpu with its SONAME links, headers, hpu.pc,
 #    the CMake package, the tools and their man pages, the TPC kernels, the
 #    firmware, the udev rule, the rdma-core provider and its .driver file,
 #    the DKMS tree, hpu_torch when the build has it), and every installed
-#    file is in the install manifest;
+#    file is in the install manifest and readable by all; the build
+#    directory gets no install manifests of CMake's;
 # 2. the installed tools run against the installed libhpu (hpu-smi
 #    --version, hpu-fwpack --check of the installed firmware, hpu-as --check
 #    of an installed kernel), the man pages format without warnings;
@@ -20,12 +24,15 @@
 #    CMake's find_package(hpu) link the installed libhpu and run (version
 #    query, error text, driver probe: no device needed);
 # 4. the DKMS tree: dkms.conf's fields, every source Kbuild names for the
-#    three modules, the PCI and auxiliary device tables that make the
+#    three modules and nothing git does not track, the PCI and auxiliary device tables that make the
 #    modules load when the device is there; with HPU_TEST_DKMS_BUILD=1 the
 #    tree is also built as dkms would (minutes) and hpu.ko's modalias checked;
 # 5. installing again over it removes a file the "previous" install listed
 #    and this one does not; make uninstall then leaves exactly what was
-#    there before (a file placed beforehand), nothing else.
+#    there before (a file placed beforehand), nothing else;
+# 6. an install that cannot create a directory copies nothing; one that
+#    fails half-way leaves a manifest with which make uninstall removes what
+#    it copied.
 # Prints "PASS install/name" and "FAIL install/name: why"; exit 1 on failure.
 #
 # Copyright (c) 2026 The hpu authors
@@ -57,21 +64,47 @@ mkdir -p "$root/etc"
 echo "not ours" > "$root/etc/keep.conf"
 
 VERSION=$(cat "$ROOT/VERSION")
-LIBDIR=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$BUILD/CMakeCache.txt")
-LIBDIR=${LIBDIR:-lib}
 LIBVER=$(sed -n 's/^set(HPU_LIB_VERSION \([0-9.]*\))$/\1/p' "$ROOT/libhpu/CMakeLists.txt")
 TRIPLET=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+# Where Debian wants libraries under /usr, not what the build was told.
+LIBDIR=lib/$TRIPLET
 UDEVDIR=$(pkg-config --variable=udevdir udev 2>/dev/null || echo /lib/udev)
 MANIFEST=$root/usr/share/hpu/install-manifest
 log=$work/make.log
+INSTALL=(python3 "$ROOT/packaging/hpu-install.py" install --build)
 
-# 1. make install.
-if ! make -s -C "$ROOT" --no-print-directory install BUILD="$BUILD" DESTDIR="$root" PREFIX=/usr \
-	> "$log" 2>&1; then
+# 0. A build configured for plain lib (GNUInstallDirs' choice for a prefix
+# other than /usr) must not install into /usr/lib; only the cache is read
+# before the refusal, so a stand-in build directory does.
+mkdir -p "$work/libbuild" "$work/refused"
+printf 'CMAKE_INSTALL_LIBDIR:PATH=lib\n' > "$work/libbuild/CMakeCache.txt"
+: > "$work/libbuild/cmake_install.cmake"
+if "${INSTALL[@]}" "$work/libbuild" --prefix /usr --destdir "$work/refused" --only runtime,dev \
+	> "$work/refused.log" 2>&1; then
+	fail "PREFIX=/usr is refused for a build with CMAKE_INSTALL_LIBDIR=lib" "it installed"
+else
+	check "PREFIX=/usr is refused for a build with CMAKE_INSTALL_LIBDIR=lib, naming lib/$TRIPLET" \
+		"$(tr '\n' ' ' < "$work/refused.log")" grep -q "CMAKE_INSTALL_LIBDIR is lib/$TRIPLET" "$work/refused.log"
+fi
+check "the refused install writes nothing" "$(find "$work/refused" -mindepth 1 | head -n 3)" \
+	test -z "$(find "$work/refused" -mindepth 1)"
+
+# 1. make install, under a umask that would hide every file from others.
+touch "$work/stamp"
+if ! (umask 077 && make -s -C "$ROOT" --no-print-directory install BUILD="$BUILD" DESTDIR="$root" \
+	PREFIX=/usr) > "$log" 2>&1; then
 	fail "make install DESTDIR PREFIX=/usr succeeds" "$(tail -n 5 "$log" | tr '\n' ' ')"
 	exit 1
 fi
 pass "make install DESTDIR PREFIX=/usr succeeds"
+hidden=$(cd "$root" && find . -mindepth 1 ! -path ./etc ! -path ./etc/keep.conf ! -type l \
+	\( ! -perm -o=r -o -type d ! -perm -o=x \) | head -n 5 | tr '\n' ' ')
+check "under umask 077 every installed file and directory is readable by all" "not: $hidden" \
+	test -z "$hidden"
+notexec=$(find "$root/usr/bin" -type f ! -perm 0755 | tr '\n' ' ')
+check "installed programs have mode 0755" "not: $notexec" test -z "$notexec"
+inbuild=$(find "$BUILD" -maxdepth 1 -newer "$work/stamp" \( -name 'install_manifest*' -o -name 'install-stage' \) | tr '\n' ' ')
+check "make install writes no staging or manifest into the build directory" "$inbuild" test -z "$inbuild"
 
 expected=(
 	"usr/$LIBDIR/libhpu.so.$LIBVER"
@@ -292,9 +325,16 @@ for m in hpu hpu_en hpu_ib; do
 		[ -f "$src/kernel/${o%.o}.c" ] || missing="$missing kernel/${o%.o}.c"
 	done
 done
-for f in "$ROOT"/kernel/*.[ch]; do
-	case $f in *.mod.c) continue ;; esac
-	[ -f "$src/kernel/$(basename "$f")" ] || missing="$missing kernel/$(basename "$f")"
+if git -C "$ROOT" rev-parse --git-dir > /dev/null 2>&1; then
+	ksrc=$(git -C "$ROOT" ls-files 'kernel/*.[ch]' | grep -v '^kernel/tests/')
+	untracked=$(cd "$src" && find . -type f ! -name dkms.conf | sed 's|^\./||' | sort |
+		comm -23 - <(git -C "$ROOT" ls-files | sort) | tr '\n' ' ')
+	check "the DKMS tree holds only files git tracks" "untracked: $untracked" test -z "$untracked"
+else
+	ksrc=$(cd "$ROOT" && printf '%s\n' kernel/*.[ch] | grep -v '\.mod\.c$')
+fi
+for f in $ksrc; do
+	[ -f "$src/$f" ] || missing="$missing $f"
 done
 check "the DKMS tree holds every source of hpu, hpu_en and hpu_ib" "missing:$missing" test -z "$missing"
 check "hpu.ko autoloads: a PCI MODULE_DEVICE_TABLE in the DKMS tree" "none in hpu_drv.c" \
@@ -340,5 +380,31 @@ if make -s -C "$ROOT" --no-print-directory uninstall BUILD="$BUILD" DESTDIR="$ro
 		test "$left" = "./etc ./etc/keep.conf "
 else
 	fail "make uninstall DESTDIR PREFIX=/usr succeeds" "$(tail -n 5 "$log" | tr '\n' ' ')"
+fi
+
+# 6. Failed installs. A file where the man pages' directory would be: the
+# directory cannot be created, so nothing may be copied.
+rm -rf "$root" && mkdir -p "$root/usr/share"
+echo blocker > "$root/usr/share/man"
+if "${INSTALL[@]}" "$BUILD" --prefix /usr --destdir "$root" --only tools > "$log" 2>&1; then
+	fail "an install that cannot create a directory fails" "it succeeded"
+else
+	left=$(cd "$root" && find . -mindepth 1 | sort | tr '\n' ' ')
+	check "an install that cannot create a directory fails and copies nothing" "left: $left" \
+		test "$left" = "./usr ./usr/share ./usr/share/man "
+	check "... and names the directory" "$(tr '\n' ' ' < "$log")" grep -qF "$root/usr/share/man" "$log"
+fi
+# A directory where hpu-smi goes: runtime and dev are copied before tools
+# fails; the manifest must list them so that uninstall removes them.
+rm -rf "$root" && mkdir -p "$root/usr/bin/hpu-smi"
+if "${INSTALL[@]}" "$BUILD" --prefix /usr --destdir "$root" --only runtime,dev,tools > "$log" 2>&1; then
+	fail "an install that fails half-way fails" "it succeeded"
+else
+	check "an install that fails half-way lists libhpu, copied before, in its manifest" \
+		"$(head -n 3 "$MANIFEST" 2>&1 | tr '\n' ' ')" grep -qs "/usr/$LIBDIR/libhpu.so.$LIBVER\$" "$MANIFEST"
+	python3 "$ROOT/packaging/hpu-install.py" uninstall --prefix /usr --destdir "$root" > "$log" 2>&1
+	left=$(cd "$root" && find . -mindepth 1 | sort | tr '\n' ' ')
+	check "make uninstall after a failed install leaves only what was there before" "left: $left" \
+		test "$left" = "./usr ./usr/bin ./usr/bin/hpu-smi "
 fi
 [ $fails = 0 ]

@@ -67,7 +67,7 @@ PKGS_MAIN="build-essential cmake ninja-build pkg-config git make gcc g++ python3
 	flex bison bzip2 xz-utils zstd dpkg-dev seabios qemu-system-data
 	busybox-static cpio kmod sparse dwarves libdrm-dev pciutils
 	clang-tidy jq nettle-dev libopenblas-dev iproute2 iputils-ping ethtool lm-sensors python3-jsonschema
-	zlib1g-dev dataset-fashion-mnist python3-torch libtorch-dev"
+	zlib1g-dev dataset-fashion-mnist python3-torch libtorch-dev groff-base"
 # The NIC's RDMA side (Documentation/rdma.md): Debian's rdma-core 44 user space
 # (libibverbs and its providers, rxe's among them, the ibv_* tools, `rdma` is in
 # iproute2), perftest, the headers the provider build and tests use, the wire
