@@ -341,6 +341,7 @@ static void hpum_hard_reset_done(HpuCore *c)
     c->hard_resetting = false;
     /* Reset values apply now: bits latched during the reset go too. */
     c->ctrl.error = 0;
+    c->ctrl.time_hi = 0;
     c->ctrl.hard_reset_count++;
     c->ctrl.status = HPU_STATUS_READY;
     c->dq.reset_done = 2;

@@ -658,6 +658,7 @@ typedef struct HpuStream {
     bool notify_due;            /* a notification waits to be made */
     uint32_t notify_records;    /* ... covering these records */
     bool wb_busy;               /* its write-back record is being written */
+    bool notify_engine;         /* ... then left to the engine's thread */
 } HpuStream;
 
 /* The class of an engine index (compute.md): which packets it runs. */
@@ -874,8 +875,8 @@ void hpum_core_hbm_window_write(HpuCore *c, uint64_t addr,
 
 /*
  * Run one unit of work of engine @e (< HPU_H1_ENGINES: fetch a descriptor,
- * execute one packet, release a WAIT, or write an ABORTED completion),
- * taking its
+ * execute one packet, release a WAIT, write an ABORTED completion, or
+ * make the notifications a drain left to it), taking its
  * streams round robin.  Returns whether the engine has more work at once.
  * The engine's thread calls it in a loop and sleeps (until kick_engine)
  * while hpum_core_engine_ready() is false; tests call it synchronously.

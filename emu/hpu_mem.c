@@ -802,6 +802,12 @@ static void hpum_ecc_error(HpuCore *c, unsigned int e, uint16_t asid,
     f->host = false;
 }
 
+/*
+ * Run by run: each is translated under the lock and accessed without it.
+ * In a user ASID a run's translation is held (hpum_xlat_hold_locked())
+ * until its access is done, so an MMU_INV of the ASID reads BUSY until
+ * nothing can land through a translation it dropped.
+ */
 int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
                   uint16_t asid, uint64_t va, void *buf, uint64_t len,
                   bool write, HpuFault *f)
@@ -811,6 +817,7 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
     while (len) {
         HpuXlat x, y;
         bool inject = false;
+        uint32_t gen = 0;
         uint64_t n;
         int r;
 
@@ -855,6 +862,9 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
             __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
         hpum_dma_begin(c, epoch);        /* checked above, lock held since */
+        if (asid) {
+            gen = hpum_xlat_hold_locked(c, asid);
+        }
         hpum_unlock(c);
 
         if (inject) {
@@ -872,6 +882,9 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
             __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         }
         hpum_lock(c);
+        if (asid) {
+            hpum_xlat_release_locked(c, asid, gen);
+        }
         hpum_dma_end(c, epoch);
         hpum_unlock(c);
         if (r) {
@@ -898,6 +911,8 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
  * pages, each at most one run.
  */
 #define HPU_DMA_RUNS_MAX        (HPU_DMA_PIECE / HPU_PAGE_SIZE + 1)
+/* hpum_dma_back(): HBM chunks a piece may back in one lock hold */
+#define HPU_DMA_BACK_MAX        4
 /* hpum_dma_walk(): a host access failed (or a chunk was not backed) */
 #define HPU_DMA_WALK_FAILED     1
 
@@ -963,11 +978,19 @@ static bool hpum_dma_any_host(const HpuDmaRun *run, unsigned int n)
     return false;
 }
 
-/* Under the lock: back every chunk the HBM runs touch; false if one fails. */
+/*
+ * Under the lock: back every chunk the HBM runs touch; false if one fails,
+ * or if more than HPU_DMA_BACK_MAX of them are not backed yet.  Backing a
+ * chunk maps (and, with mem-lock, faults in) 2 MiB while vCPUs wait for
+ * the lock; scattered pages of a user context can put each of a piece's
+ * up to HPU_DMA_RUNS_MAX runs in a chunk of its own.  Such a piece goes
+ * through the bounce buffer, which backs one chunk per lock hold: the
+ * chunks backed here stay backed, and the next piece there moves once.
+ */
 static bool hpum_dma_back(HpuCore *c, const HpuDmaRun *run, unsigned int n)
 {
+    unsigned int i, backed = 0;
     uint64_t off;
-    unsigned int i;
 
     for (i = 0; i < n; i++) {
         if (run[i].host) {
@@ -975,7 +998,11 @@ static bool hpum_dma_back(HpuCore *c, const HpuDmaRun *run, unsigned int n)
         }
         for (off = run[i].addr & ~(HPU_HBM_CHUNK_SIZE - 1);
              off < run[i].addr + run[i].len; off += HPU_HBM_CHUNK_SIZE) {
-            if (!hbm_chunk_alloc(c, off, true)) {
+            if (hbm_chunk(c, (size_t)(off >> HPU_HBM_CHUNK_SHIFT))) {
+                continue;
+            }
+            if (backed++ == HPU_DMA_BACK_MAX ||
+                !hbm_chunk_alloc(c, off, true)) {
                 return false;
             }
         }
@@ -1108,7 +1135,8 @@ static int hpum_dma_walk(HpuCore *c, unsigned int e, uint32_t epoch,
  * errors and dropped bytes are those of hpum_mem_xfer(), with nothing of
  * the piece written first), INJ_DMA_FAIL pending for the engine, host
  * memory on both sides, a destination overlapping above the source, an
- * HBM chunk that cannot be backed.  In a user ASID the runs are held
+ * HBM chunk that cannot be backed, more than HPU_DMA_BACK_MAX destination
+ * chunks to back (hpum_dma_back()).  In a user ASID the runs are held
  * as translations (hpum_xlat_hold_locked()): an MMU_INV of the ASID
  * stays BUSY until the piece is done, as nothing may land through a
  * translation the invalidation dropped.
@@ -1338,6 +1366,7 @@ static int hpum_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
     while (row < rows && row_len) {
         unsigned int n = 0, i;
         uint64_t bytes = 0;
+        uint32_t gen = 0;
         int r = 0;
 
         hpum_lock(c);
@@ -1374,12 +1403,18 @@ static int hpum_xfer_rows(HpuCore *c, unsigned int e, uint32_t epoch,
         }
         __atomic_fetch_add(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         hpum_dma_begin(c, epoch);        /* checked above, lock held since */
+        if (asid) {
+            gen = hpum_xlat_hold_locked(c, asid);
+        }
         hpum_unlock(c);
         for (i = 0; i < n && !r; i++) {
             r = hpum_run_copy(c, &run[i], write);
         }
         __atomic_fetch_sub(&c->hbm.users, 1, __ATOMIC_ACQ_REL);
         hpum_lock(c);
+        if (asid) {
+            hpum_xlat_release_locked(c, asid, gen);
+        }
         hpum_dma_end(c, epoch);
         if (r) {
             const HpuRun *bad = &run[i - 1];

@@ -25,7 +25,11 @@
  * The engine thread makes those of its records at once; those that come
  * due under the lock elsewhere (the moderation timer, a disable, an
  * IRQ_MOD write) are made by hpum_events_drain().  One stream's
- * notifications are made one at a time, in order (wb_busy).
+ * notifications are made one at a time, in order (wb_busy).  A drain makes
+ * at most one per stream: those that came due meanwhile (the engine's,
+ * while the drain held wb_busy) are left to the engine's thread
+ * (notify_engine), so a vCPU or the timer writes at most one record per
+ * stream.
  *
  * Plain C99, no QEMU headers: see hpu_core.h.
  *
@@ -369,6 +373,9 @@ static bool hpum_stream_runnable(HpuCore *c, HpuEngine *eng,
     if (c->dead) {
         return false;
     }
+    if (st->notify_engine && st->notify_due && !st->wb_busy) {
+        return true;                    /* notifications left by a drain */
+    }
     if (eng->stuck) {
         /*
          * INJ_HANG: a DMA engine until a reset; a compute engine until the
@@ -544,11 +551,15 @@ void hpum_qm_mod_timer(HpuCore *c)
  * write-back record (if WB is set), then raise the vector (if IRQ_EN and
  * the notification covers records).  Called and returns with the lock
  * held; drops it for the write.  A stream whose record is being written
- * by another thread is left to that thread, which loops.
+ * by another thread is left to that thread, which loops if it is the
+ * engine's (@engine) and otherwise, once it wrote one record, hands what
+ * came due meanwhile to the engine's thread (hpum_stream_runnable()).
  */
-static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s)
+static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
+                               bool engine)
 {
     HpuStream *st = &c->eng[e].st[s];
+    bool wrote = false;
 
     while (st->notify_due && !st->wb_busy) {
         uint8_t b[HPU_WB_SIZE];
@@ -558,6 +569,12 @@ static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s)
         uint64_t addr = st->wb;
         int r;
 
+        if (wrote && !engine) {
+            st->notify_engine = true;
+            c->ops->kick_engine(c->opaque, e);
+            return;
+        }
+        st->notify_engine = false;
         st->notify_due = false;
         st->notify_records = 0;
         if (!addr && !irq) {
@@ -585,6 +602,7 @@ static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s)
                 return;                 /* the reset cleared the stream */
             }
             st->wb_busy = false;
+            wrote = true;
             if (r) {
                 HPU_LOG(c, "%s.%u: writing the write-back record at 0x%llx "
                         "failed: the record is lost", hpum_engine_name(e), s,
@@ -616,7 +634,7 @@ static void hpum_notify_drain(HpuCore *c)
         __atomic_store_n(&c->notify_pending, false, __ATOMIC_RELAXED);
         for (e = 0; e < HPU_H1_ENGINES; e++) {
             for (s = 0; s < HPU_QM_STREAMS; s++) {
-                hpum_stream_notify(c, e, s);
+                hpum_stream_notify(c, e, s, false);
             }
         }
     }
@@ -681,7 +699,7 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
     st->waiting = false;
     st->hung = false;
     hpum_stream_moderate(c, st);
-    hpum_stream_notify(c, e, s);
+    hpum_stream_notify(c, e, s, true);
 }
 
 /* Fetch and check the next descriptor (lock held; dropped meanwhile). */
@@ -1170,6 +1188,19 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
     bool more;
 
     hpum_lock(c);
+    /* Notifications a drain left to this thread first: they are due now. */
+    for (s = 0; s < HPU_QM_STREAMS; s++) {
+        st = &eng->st[s];
+        if (st->notify_engine && st->notify_due && !st->wb_busy && !c->dead) {
+            eng->busy = true;
+            eng->run_s = s;
+            hpum_stream_notify(c, e, s, true);
+            eng->busy = false;
+            more = hpum_core_engine_ready(c, e);
+            hpum_unlock(c);
+            return more;
+        }
+    }
     for (i = 0; i < HPU_QM_STREAMS; i++) {
         s = (eng->rr + i) % HPU_QM_STREAMS;
         if (hpum_stream_runnable(c, eng, &eng->st[s])) {
@@ -1379,6 +1410,7 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
         st->err_status = st->err_where = 0;
         st->held = st->notify_records = 0;
         st->notify_due = false;
+        st->notify_engine = false;
         st->mod_deadline = 0;
     } else if (!(val & HPU_QS_CTRL_ENABLE)) {
         st->halted = false;
@@ -1409,15 +1441,21 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_CQ_SIZE:
     case HPU_QS_WB_LO:
     case HPU_QS_WB_HI:
-        if ((st->ctrl & HPU_QS_CTRL_ENABLE) || st->active) {
+        if ((st->ctrl & HPU_QS_CTRL_ENABLE) || st->active ||
+            ((reg == HPU_QS_WB_LO || reg == HPU_QS_WB_HI) &&
+             (st->notify_due || st->wb_busy))) {
             /*
              * The ABORTED record of a disabled stream still goes to CQ_*
-             * as they were (spec version 5): not IDLE, not writable.
+             * as they were (spec version 5), its write-back record to WB_*
+             * (version 9): not IDLE, not writable.  hpum_stream_notify()
+             * reads WB when it writes the record, so WB must not change
+             * while one is due or being written.
              */
             HPU_LOG(c, "%s.%u: ring register BAR0+0x%x written while "
                     "the stream is %s: ignored", hpum_engine_name(e), s, offset,
                     (st->ctrl & HPU_QS_CTRL_ENABLE) ? "enabled" :
-                    "not idle (its ABORTED record is pending)");
+                    st->active ? "not idle (its ABORTED record is pending)" :
+                    "not idle (its write-back record is pending)");
             break;
         }
         if (reg == HPU_QS_RING_LO) {

@@ -602,3 +602,81 @@ TEST_CASE("LIN_DMA one copy: a power-on reset during a piece's host read "
     REQUIRE(g_log.pieces.size() == 1u);
     CHECK_FALSE(g_log.pieces[0].bounce);
 }
+
+TEST_CASE("LIN_DMA one copy backs at most four HBM chunks per piece: more go "
+          "through the bounce buffer", "[emu][dma][one-copy][hbm]")
+{
+    DmaRig r;
+    const unsigned int A = 11;
+    // VA page i in HBM chunk 20 + i: every page backed by a chunk of its own
+    const uint64_t pages = GENERATE(4ULL, 5ULL, 40ULL);
+    const uint64_t n = pages * PG, va = 0x900000000ULL;
+    for (uint64_t i = 0; i < pages; i++) {
+        r.map(A, va + i * PG, (20 + i) * 2 * MiB + 8 * PG, HPU_PTE_WRITE);
+    }
+    auto data = pattern_bytes(n, 29);
+    uint64_t sbus = r.halloc(n, PG);
+    r.hwrite(sbus, data.data(), n);
+    uint64_t sva = r.map_host(A, sbus, n, false);
+    const uint64_t backed = hpum_core_hbm_backed(&r.core);
+
+    CHECK(r.run_cb(Cb().lin_dma(sva, va, n), A).status == HPU_CQ_OK);
+    for (uint64_t i = 0; i < pages; i++) {
+        auto got = r.bread((20 + i) * 2 * MiB + 8 * PG, PG);
+        if (!std::equal(got.begin(), got.end(),
+                        data.begin() + static_cast<std::ptrdiff_t>(i * PG))) {
+            FAIL("VA page " << i);
+        }
+    }
+    CHECK(hpum_core_hbm_backed(&r.core) == backed + pages * 2 * MiB);
+    REQUIRE(g_log.pieces.size() == 1u);
+    CHECK(g_log.pieces[0].bounce == (pages > 4));
+    // backed now: the same copy again moves once
+    CHECK(r.run_cb(Cb().lin_dma(sva, va, n), A).status == HPU_CQ_OK);
+    REQUIRE(g_log.pieces.size() == 2u);
+    CHECK_FALSE(g_log.pieces[1].bounce);
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("MMU_INV of the ASID stays BUSY while a bounced access writes through "
+          "its translation", "[emu][dma][mmu]")
+{
+    DmaRig r;
+    const unsigned int A = 13;
+    const int kind = GENERATE(0, 1, 2);     // bounced LIN_DMA, MEMSET, WRITE_VALUE
+    const uint64_t n = 4 * PG;
+    auto data = pattern_bytes(n, 4);
+    uint64_t sbus = r.halloc(n, PG), dbus = r.halloc(n, PG);
+    r.hwrite(sbus, data.data(), n);
+    uint64_t sva = r.map_host(A, sbus, n, false);
+    uint64_t dva = r.map_host(A, dbus, n, true);
+    uint32_t during = 0, other = 0;
+    bool seen = false;
+    r.env.on_dma_write = [&](uint64_t addr) {
+        if (addr == dbus && !seen) {
+            seen = true;
+            r.wr(HPU_REG_MMU_INV, 4);                   // another ASID
+            other = r.rd(HPU_REG_MMU_INV_STATUS);
+            r.wr(HPU_REG_MMU_INV, A);
+            during = r.rd(HPU_REG_MMU_INV_STATUS);
+        }
+    };
+    Cb cb;
+    if (kind == 0) {
+        cb.lin_dma(sva, dva, n);                        // host to host: bounced
+    } else if (kind == 1) {
+        cb.memset(0x5a5a5a5a5a5a5a5aULL, dva, n);
+    } else {
+        cb.write_value(dva, 0x12345678);
+    }
+    CHECK(r.run_cb(cb, A).status == HPU_CQ_OK);
+    r.env.on_dma_write = nullptr;
+    REQUIRE(seen);
+    CHECK(other == 0u);
+    CHECK(during == HPU_MMU_INV_BUSY);
+    CHECK(r.rd(HPU_REG_MMU_INV_STATUS) == 0u);     // done with the access
+    if (kind == 0) {
+        CHECK(std::memcmp(r.hp(dbus), data.data(), n) == 0);
+        CHECK(g_log.bounced() == 1u);
+    }
+}

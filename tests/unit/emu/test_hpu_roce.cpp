@@ -14,6 +14,10 @@
 
 #include "hpu_roce_rig.hpp"
 
+extern "C" {
+#include "hpu_roce.h"   // HPU_ROCE_FRAME_MAX, hpum_roce_rx_steer()
+}
+
 using namespace hpu_test;
 
 namespace {
@@ -1654,4 +1658,118 @@ TEST_CASE("RoCE: the trace event hpu_roce_cqe prints each argument under its own
     }
     CHECK(k == 4);
     CHECK(out == "ROCE CQ 1 QP 10 status 0 entry 1");
+}
+
+TEST_CASE("RoCE: a frame longer than a pool buffer is taken at its own size and freed; "
+          "the port drops one longer than its MTU allows", "[emu][roce]")
+{
+    RoceRig r;
+    auto p = r.pair();
+    auto src = r.make_mr(4096), dst = r.make_mr(4096);
+    Bytes data = pattern(700, 9);
+    r.hwrite(src.bus, data.data(), data.size());
+
+    // A SEND_ONLY to QP 20, kept off the wire.
+    r.loop = false;
+    r.post_send(p.a, HPU_ROCE_WR_SEND, 1, { { src.va, 700, src.key } });
+    r.pump();
+    REQUIRE(r.wire.size() == 1);
+    REQUIRE(r.wire[0].op() == OP_SEND_ONLY);
+    r.loop = true;
+    // Padded past HPU_ROCE_FRAME_MAX (the IP length still ends the packet).
+    Bytes big = r.wire[0].f;
+    big.resize(HPU_ROCE_FRAME_MAX + 100, 0);
+
+    // From the wire it is longer than any MTU lets in: the port drops and
+    // counts it, the engine never sees it.
+    const uint32_t errs = HPU_NIC_PORT_BASE(1) + HPU_NIC_CNT_LO(HPU_NIC_CNT_RX_ERRORS);
+    const uint32_t before = r.rd(errs);
+    CHECK(r.inject(1, big));
+    r.pump();
+    CHECK(r.rd(errs) == before + 1);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_PKTS) == 0);
+
+    // Steered to the engine as the port would hand it: queued in a buffer of
+    // its own size (not the pool's), received, and freed (ASan's leak check).
+    r.post_recv(p.b, 0xb, { { dst.va, 4096, dst.key } });
+    r.core.ops->lock(r.core.opaque);
+    const int got = hpum_roce_rx_steer(&r.core, 1, big.data(), big.size());
+    r.core.ops->unlock(r.core.opaque);
+    CHECK(got == HPU_ROCE_RX_TAKEN);
+    r.pump();
+    Cqe32 v = r.poll1(p.cb);
+    CHECK(v.wr_id == 0xbu);
+    CHECK(v.status == HPU_ROCE_WC_SUCCESS);
+    CHECK(v.len == 700u);
+    CHECK(host_bytes(r, dst.bus, 700) == data);
+    CHECK(r.counter(1, HPU_ROCE_CNT_RX_PKTS) == 1);
+    CHECK(r.poll1(p.ca).status == HPU_ROCE_WC_SUCCESS);  // the ACK came back
+    CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("RoCE: QPs spread over the words of the QP bitmap all make progress, "
+          "round robin", "[emu][roce]")
+{
+    RoceRig r;
+    const std::vector<uint32_t> an = { 5, 64, 130, 4095 };     // port 0
+    const std::vector<uint32_t> bn = { 63, 65, 2048, 4094 };   // port 1, their peers
+    const uint32_t len = 96 * 1024;     // 96 packets at MTU 1024: beyond a run's budget
+    auto ca = r.make_cq(1);
+    r.make_cq(2);                       // the responders' (WRITEs complete nothing there)
+    std::vector<RoceRig::Qp> a, b;
+    for (size_t i = 0; i < an.size(); i++) {
+        a.push_back(r.make_qp(an[i], 0, 1));
+        b.push_back(r.make_qp(bn[i], 1, 2));
+    }
+    for (size_t i = 0; i < an.size(); i++) {
+        r.connect_rc(a[i], 0, bn[i], 3);
+        r.connect_rc(b[i], 1, an[i], 3);
+    }
+    auto local = r.make_mr(len), remote = r.make_mr(an.size() * len);
+    Bytes data = pattern(len, 6);
+    r.hwrite(local.bus, data.data(), len);
+    r.wire.clear();
+    for (size_t i = 0; i < an.size(); i++) {
+        r.post_send(a[i], HPU_ROCE_WR_RDMA_WRITE, 100 + i, { { local.va, len, local.key } },
+                    remote.va + i * len, remote.key);
+    }
+    r.pump();
+
+    // Every WRITE completed and landed.
+    std::vector<uint64_t> ids;
+    for (size_t i = 0; i < an.size(); i++) {
+        Cqe32 e = r.poll1(ca);
+        CHECK(e.status == HPU_ROCE_WC_SUCCESS);
+        ids.push_back(e.wr_id);
+        CHECK(host_bytes(r, remote.bus + i * len, len) == data);
+    }
+    std::sort(ids.begin(), ids.end());
+    CHECK(ids == std::vector<uint64_t>{ 100, 101, 102, 103 });
+    // Round robin: each QP sent its first packet before any sent its last
+    // (none waited for another's whole message).
+    size_t first_last = r.wire.size();
+    std::vector<size_t> first(an.size(), r.wire.size());
+    std::vector<size_t> last(an.size(), 0);
+    for (size_t k = 0; k < r.wire.size(); k++) {
+        const Pkt &pk = r.wire[k];
+        if (pk.port != 0 || pk.op() == OP_ACK) {
+            continue;
+        }
+        for (size_t i = 0; i < bn.size(); i++) {
+            if (pk.dqpn() == bn[i]) {
+                first[i] = std::min(first[i], k);
+                last[i] = k;
+            }
+        }
+    }
+    for (size_t i = 0; i < an.size(); i++) {
+        INFO("QP " << an[i]);
+        REQUIRE(first[i] < r.wire.size());
+        first_last = std::min(first_last, last[i]);
+    }
+    for (size_t i = 0; i < an.size(); i++) {
+        INFO("QP " << an[i]);
+        CHECK(first[i] < first_last);
+    }
+    CHECK(r.env.errors.empty());
 }

@@ -340,6 +340,21 @@ TEST_CASE("DEVICE_TIME reads the device clock; reading LO latches HI", "[emu][v9
     CHECK(d.error() == HPU_ERROR_BAD_ACCESS);
 }
 
+TEST_CASE("DEVICE_TIME_HI latched during a hard reset reads 0 once it completes",
+          "[emu][v9][reset]")
+{
+    Rig r;
+
+    r.env.now = 0x0123456789abcdefULL;
+    r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    REQUIRE(r.rd(HPU_REG_STATUS) == HPU_STATUS_HARD_RESET_BUSY);
+    CHECK(r.rd(HPU_REG_DEVICE_TIME_LO) == 0x89abcdefu);    // latches HI in the window
+    r.run();
+    r.advance(HPU_HARD_RESET_NS);
+    REQUIRE(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(r.rd(HPU_REG_DEVICE_TIME_HI) == 0u);
+}
+
 TEST_CASE("WAIT GE_WRAP holds across the 2^32 wrap where GE does not", "[emu][v9][sync]")
 {
     Rig r;
@@ -421,6 +436,102 @@ TEST_CASE("WB: 32-byte aligned or the stream halts; read-only while enabled", "[
     r.wr(r.qreg(0, 1, HPU_QS_IRQ_MOD), ~0u);
     CHECK(r.rd(r.qreg(0, 1, HPU_QS_IRQ_MOD)) == 0x00ffffffu);
     CHECK(r.error() == 0u);
+}
+
+TEST_CASE("WB is read-only while the stream's stop record is due or being written",
+          "[emu][v9]")
+{
+    V9Rig r;
+    const unsigned int e = 4, s = 2;
+    r.setup_v9(e, s, 0);
+    const uint64_t old_wb = r.wb_addr;
+    const uint64_t new_wb = r.halloc(HPU_WB_SIZE, HPU_WB_SIZE);
+    unsigned int new_writes = 0;
+    bool done = false;
+
+    // While the engine writes the record of its last completion, the
+    // driver stops the stream (the stop record comes due: the engine is to
+    // write it) and points WB elsewhere.
+    r.env.on_dma_write = [&](uint64_t a) {
+        if (a == old_wb) {
+            r.wb_writes++;
+        } else if (static_cast<uint32_t>(a) == static_cast<uint32_t>(new_wb)) {
+            new_writes++;               // new LO, whatever HI
+        }
+        if (a == old_wb && !done) {
+            done = true;
+            r.wr(r.qreg(e, s, HPU_QS_CTRL), 0);
+            CHECK((r.status(e, s) & HPU_QS_STATUS_IDLE) == 0u);
+            r.set_wb(e, s, new_wb);
+        }
+    };
+    r.submit(e, s, Cb().nop());
+    r.run();
+    REQUIRE(done);
+    // Both writes were refused (logged), WB still reads the old address,
+    // and the stop record went there, nowhere else.
+    CHECK(r.rd(r.qreg(e, s, HPU_QS_WB_LO)) == static_cast<uint32_t>(old_wb));
+    CHECK(r.rd(r.qreg(e, s, HPU_QS_WB_HI)) == static_cast<uint32_t>(old_wb >> 32));
+    CHECK(r.env.errors.size() == 2);
+    CHECK(r.wb_writes == 2u);
+    CHECK(new_writes == 0u);
+    CHECK(r.wb().done == 1u);
+    CHECK(r.status(e, s) == HPU_QS_STATUS_IDLE);
+    // Idle and disabled: WB is writable again.
+    r.set_wb(e, s, new_wb);
+    CHECK(r.rd(r.qreg(e, s, HPU_QS_WB_LO)) == static_cast<uint32_t>(new_wb));
+    CHECK(r.env.errors.size() == 2);
+    CHECK(r.error() == 0u);
+}
+
+TEST_CASE("a drain writes at most one record per stream: what comes due meanwhile "
+          "is left to the engine", "[emu][v9]")
+{
+    V9Rig r;
+    const unsigned int e = 3, s = 1;
+    r.setup_v9(e, s, mod(16, 0));
+    auto step_until = [&](uint32_t cq_pi) {
+        for (int i = 0; i < 100 && r.cq_pi(e, s) < cq_pi; i++) {
+            hpum_core_engine_step(&r.core, e);
+        }
+        REQUIRE(r.cq_pi(e, s) == cq_pi);
+    };
+
+    r.submit(e, s, Cb().nop());
+    r.submit(e, s, Cb().nop());
+    step_until(1);                      // held back: the second is to come
+    REQUIRE(r.wb_writes == 0u);
+    // The IRQ_MOD write notifies the held record (the vCPU's drain); while
+    // it writes it, the engine completes the second, due at once (PI == CI)
+    // but left to the drain holding the record.
+    unsigned int in_drain = 0;
+    bool stepped = false;
+    r.env.on_dma_write = [&](uint64_t a) {
+        if (a != r.wb_addr) {
+            return;
+        }
+        r.wb_writes++;
+        in_drain++;
+        if (!stepped) {
+            stepped = true;
+            step_until(2);
+        }
+    };
+    const unsigned int kicks = r.env.kicks[e];
+    r.wr(r.qreg(e, s, HPU_QS_IRQ_MOD), mod(16, 0));
+    CHECK(stepped);
+    CHECK(in_drain == 1u);              // one record on the vCPU
+    CHECK(r.wb().done == 1u);           // the first landed, not the second
+    CHECK(r.env.kicks[e] > kicks);      // the second for the engine
+    CHECK((r.status(e, s) & HPU_QS_STATUS_IDLE) == 0u);
+    CHECK(hpum_core_engine_ready(&r.core, e));
+    r.run();
+    CHECK(r.wb_writes == 2u);
+    CHECK(r.wb().done == 2u);
+    CHECK(r.wb().cq_pi == 2u);
+    CHECK(r.vectors_of(e) == 2u);
+    CHECK(r.status(e, s) == HPU_QS_STATUS_IDLE);
+    CHECK(r.env.errors.empty());
 }
 
 TEST_CASE("the new counters are read-only; stream offsets left reserved are unmapped",
