@@ -101,6 +101,30 @@ static void hpu_bo_userptr_dma_unmap(struct hpu_bo *bo)
 }
 
 /*
+ * Unmap a host buffer's own mapping for the device, if it has one, made
+ * with DMA_ATTR_SKIP_CPU_SYNC by hpu_bo_host_dma_map(): the CPU sync the
+ * unmap would have done first, then the unmap, and the page reference the
+ * mapping held. Under the object's reservation lock. &shmem->sgt is NULL
+ * afterwards, which leaves drm_gem_shmem_free() nothing to unmap.
+ */
+static void hpu_bo_host_dma_unmap(struct hpu_bo *bo)
+{
+	struct drm_gem_shmem_object *shmem = &bo->base;
+	struct device *dev = shmem->base.dev->dev;
+
+	dma_resv_assert_held(shmem->base.resv);
+	if (!shmem->sgt)
+		return;
+	dma_sync_sgtable_for_cpu(dev, shmem->sgt, DMA_BIDIRECTIONAL);
+	dma_unmap_sgtable(dev, shmem->sgt, DMA_BIDIRECTIONAL,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(shmem->sgt);
+	kfree(shmem->sgt);
+	shmem->sgt = NULL;
+	drm_gem_shmem_unpin_locked(shmem);
+}
+
+/*
  * Unmap what @bo has mapped for the device, the device being removed; the
  * caller holds a reference. The pages themselves stay until the buffer is
  * freed (a process may still map them); the device cannot reach them any
@@ -125,14 +149,8 @@ static void hpu_bo_dma_release(struct hpu_bo *bo)
 					 bo->readonly ? DMA_TO_DEVICE :
 							DMA_BIDIRECTIONAL);
 		shmem->sgt = NULL;
-	} else if (shmem->sgt) {
-		/* The mapping and the page reference of get_pages_sgt(). */
-		dma_unmap_sgtable(obj->dev->dev, shmem->sgt, DMA_BIDIRECTIONAL,
-				  0);
-		sg_free_table(shmem->sgt);
-		kfree(shmem->sgt);
-		shmem->sgt = NULL;
-		drm_gem_shmem_put_pages(shmem);
+	} else if (!obj->import_attach) {
+		hpu_bo_host_dma_unmap(bo);
 	}
 	bo->dma_released = true;
 	dma_resv_unlock(obj->resv);
@@ -181,6 +199,11 @@ static void hpu_bo_host_free(struct drm_gem_object *obj)
 	struct hpu_bo *bo = to_hpu_bo(obj);
 
 	hpu_bo_dma_untrack(bo);
+	if (!obj->import_attach) {
+		dma_resv_lock(obj->resv, NULL);
+		hpu_bo_host_dma_unmap(bo);
+		dma_resv_unlock(obj->resv);
+	}
 	hpu_bo_uncharge(bo);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -756,6 +779,65 @@ err_free_bo:
 	return ret;
 }
 
+/*
+ * Pin a host buffer's pages and map them for the device, once: what
+ * drm_gem_shmem_get_pages_sgt() does, but for the CPU sync. The same pages
+ * may be mapped for other devices too, before or after, through the
+ * buffer's dma-buf (a second HPU importing it, say); drm_gem_map_dma_buf()
+ * maps those with DMA_ATTR_SKIP_CPU_SYNC, and the DMA API's debug checks
+ * report a writable mapping made without the flag over an existing one
+ * ("overlapping mappings aren't supported"). So this mapping skips the
+ * CPU sync too, and the sync is done here (for the device) and in
+ * hpu_bo_host_dma_unmap() (for the CPU): the flag is how the DMA API is
+ * told that the overlap is meant. The mapping is kept in &shmem->sgt with
+ * one pin of the pages, as the helper keeps its own, so that the shmem
+ * helpers see what they expect; this file's free and removal paths unmap
+ * it, never the helpers' (drm_gem_shmem_free() would unmap it without the
+ * flag: the same effect, but not the pairing the DMA API asks for).
+ */
+static struct sg_table *hpu_bo_host_dma_map(struct hpu_bo *bo)
+{
+	struct drm_gem_shmem_object *shmem = &bo->base;
+	struct device *dev = shmem->base.dev->dev;
+	struct sg_table *sgt;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(shmem->base.resv, NULL);
+	if (ret)
+		return ERR_PTR(ret);
+	if (shmem->sgt) {
+		sgt = shmem->sgt;
+		goto out_unlock;
+	}
+
+	ret = drm_gem_shmem_pin_locked(shmem);
+	if (ret)
+		goto err_unlock;
+	sgt = drm_gem_shmem_get_sg_table(shmem);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_unpin;
+	}
+	ret = dma_map_sgtable(dev, sgt, DMA_BIDIRECTIONAL,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		goto err_free_sgt;
+	dma_sync_sgtable_for_device(dev, sgt, DMA_BIDIRECTIONAL);
+	shmem->sgt = sgt;
+out_unlock:
+	dma_resv_unlock(shmem->base.resv);
+	return sgt;
+
+err_free_sgt:
+	sg_free_table(sgt);
+	kfree(sgt);
+err_unpin:
+	drm_gem_shmem_unpin_locked(shmem);
+err_unlock:
+	dma_resv_unlock(shmem->base.resv);
+	return ERR_PTR(ret);
+}
+
 /**
  * hpu_bo_dma_sgt() - the DMA addresses of a host or user-pointer buffer
  * @bo: a %HPU_BO_HOST or %HPU_BO_USERPTR buffer
@@ -778,7 +860,7 @@ struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo)
 		/* Mapped at import; unmapped only when the device was removed. */
 		return bo->base.sgt ?: ERR_PTR(-ENODEV);
 	}
-	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	sgt = hpu_bo_host_dma_map(bo);
 	if (!IS_ERR(sgt))
 		hpu_bo_dma_track(bo);
 	return sgt;
