@@ -1327,7 +1327,7 @@ TEST_CASE("malformed packets fail the job with the device's error", "[uapi-mem][
         expect_job_error(c, q, Cb().sob_update(32, 1), EINVAL, EINVAL);
     }
     SECTION("SOB_UPDATE unknown op: EINVAL") { expect_job_error(c, q, Cb().sob_update(0, 1, 2), EINVAL, EINVAL); }
-    SECTION("WAIT unknown condition: EINVAL") { expect_job_error(c, q, Cb().wait(0, 0, 2), EINVAL, EINVAL); }
+    SECTION("WAIT unknown condition: EINVAL") { expect_job_error(c, q, Cb().wait(0, 0, 3), EINVAL, EINVAL); }
     SECTION("WREG from a user context: EPERM") { expect_job_error(c, q, Cb().wreg(0x0, 1), EPERM, EPERM); }
     SECTION("LIN_DMA to an unmapped address: EFAULT fence") {
         const std::uint64_t hole = c.mem().va_end - 64 * MiB;
