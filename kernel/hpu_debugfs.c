@@ -362,10 +362,12 @@ static int hpu_debugfs_quarantine_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(hpu_debugfs_quarantine);
 
 /*
- * One line per stream of every engine: "<engine> <stream> pushed <n> pi <n>",
- * n the jobs put on the stream since probe and its ring's producer index.
- * Both change under the stream's lock with the doorbell write, so a test
- * that sees pushed grow knows its job is on the ring (tests/vm).
+ * One line per stream of every engine: "<engine> <stream> pushed <n> pi <n>
+ * direct <n>": the jobs put on the stream since probe, its ring's producer
+ * index, and of those jobs the ones the SUBMIT ioctls put there directly
+ * (without the scheduler). The first two change under the stream's lock
+ * with the doorbell write, so a test that sees pushed grow knows its job
+ * is on the ring (tests/vm).
  */
 static int hpu_debugfs_streams_show(struct seq_file *m, void *unused)
 {
@@ -384,9 +386,10 @@ static int hpu_debugfs_streams_show(struct seq_file *m, void *unused)
 			seq = stream->seq;
 			pi = stream->pi;
 			spin_unlock_irqrestore(&stream->lock, flags);
-			seq_printf(m, "%s %u pushed %llu pi %u\n",
+			seq_printf(m, "%s %u pushed %llu pi %u direct %lld\n",
 				   hpu_stream_engine_name(qm->engines[e].index),
-				   s, seq, pi);
+				   s, seq, pi,
+				   atomic64_read(&stream->direct_submitted));
 		}
 	}
 	return 0;

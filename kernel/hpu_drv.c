@@ -177,6 +177,7 @@ static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_QUEUE_DESTROY, hpu_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_notify_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_SUBMIT_ARRAY, hpu_submit_array_ioctl, 0),
 };
 
 /*

@@ -22,8 +22,13 @@
 #define HPU_DRIVER_NAME		"hpu"
 #define HPU_DRIVER_DESC		"HPU deep-learning accelerator"
 
+/*
+ * The version INFO DEVICE reports (&drm_hpu_info_device.driver_minor) and
+ * DRM_IOCTL_VERSION: the minor moves when the uapi gains something user
+ * space may probe for. 1.1: DRM_IOCTL_HPU_SUBMIT_ARRAY.
+ */
 #define HPU_DRIVER_MAJOR	1
-#define HPU_DRIVER_MINOR	0
+#define HPU_DRIVER_MINOR	1
 #define HPU_DRIVER_PATCH	0
 #define HPU_DRIVER_VERSION	__stringify(HPU_DRIVER_MAJOR) "." \
 				__stringify(HPU_DRIVER_MINOR) "." \

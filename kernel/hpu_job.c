@@ -180,7 +180,9 @@ static bool hpu_job_kind_has_detail(u32 kind)
  * (hpu_notify_job_error()) before its fence signals, while the file is
  * certain to exist; for an error the device also reports with an event
  * (MMU fault, compute errors), that event is paired with the job
- * (hpu_notify_job_detail()). A job may be freed as soon as its fence is signalled.
+ * (hpu_notify_job_detail()). A scheduled job may be freed as soon as its
+ * fence is signalled; a direct job gives its ring slot back and goes to
+ * &hpu_qm.free_work, which frees it in process context.
  */
 void hpu_jobs_signal(struct list_head *done)
 {
@@ -188,9 +190,9 @@ void hpu_jobs_signal(struct list_head *done)
 
 	list_for_each_entry_safe(job, tmp, done, link) {
 		struct hpu_stream *stream = job->stream;
-		u32 kind;
-
 		struct dma_fence *fence = dma_fence_get(job->hw_fence);
+		bool direct = job->direct;
+		u32 kind;
 
 		list_del_init(&job->link);
 		atomic64_inc(&stream->completed);
@@ -220,6 +222,13 @@ void hpu_jobs_signal(struct list_head *done)
 		}
 		dma_fence_signal(fence);
 		dma_fence_put(fence);
+		if (direct) {
+			struct hpu_qm *qm = job->qm;
+
+			hpu_stream_direct_put(stream);
+			if (llist_add(&job->free_node, &qm->free_list))
+				queue_work(qm->wq, &qm->free_work);
+		}
 	}
 }
 
@@ -230,15 +239,23 @@ static struct dma_fence *hpu_sched_run_job(struct drm_sched_job *sched_job)
 	int idx, ret;
 
 	/* A job of a context that a hard reset destroyed never runs. */
-	if (job->generation != hpu_reset_generation(stream->hdev))
-		return ERR_PTR(-ECANCELED);
+	if (job->generation != hpu_reset_generation(stream->hdev)) {
+		ret = -ECANCELED;
+	} else if (!drm_dev_enter(&stream->hdev->drm, &idx)) {
+		ret = -ENODEV;
+	} else {
+		job->stream = stream;
+		ret = hpu_stream_submit(stream, job);
+		drm_dev_exit(idx);
+	}
 
-	if (!drm_dev_enter(&stream->hdev->drm, &idx))
-		return ERR_PTR(-ENODEV);
-
-	job->stream = stream;
-	ret = hpu_stream_submit(stream, job);
-	drm_dev_exit(idx);
+	/*
+	 * The job has its sequence number on the stream (or never gets one):
+	 * later jobs of its queue may go to the stream directly. The queue
+	 * is alive: destroying its entity waits for run_job.
+	 */
+	if (job->queue)
+		atomic_dec(&job->queue->sched_pending);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -291,6 +308,58 @@ const struct drm_sched_backend_ops hpu_sched_ops = {
 };
 
 /**
+ * hpu_jobs_free_work() - free the direct jobs whose fence has signalled
+ * @work: &hpu_qm.free_work
+ *
+ * Direct jobs have no scheduler to free them: hpu_jobs_signal() hands
+ * them over here, off the completion path (the last reference to the
+ * address space may be dropped here, which sleeps).
+ */
+void hpu_jobs_free_work(struct work_struct *work)
+{
+	struct hpu_qm *qm = container_of(work, struct hpu_qm, free_work);
+	struct hpu_job *job, *tmp;
+	struct llist_node *list;
+
+	list = llist_del_all(&qm->free_list);
+	llist_for_each_entry_safe(job, tmp, list, free_node)
+		hpu_job_release(job);
+}
+
+/*
+ * Allocate a job and its hardware fence, not initialised for a scheduler
+ * entity (a direct job never is). The job gets the device's current reset
+ * generation and the default timeout, and counts in &hpu_qm.jobs.
+ */
+static struct hpu_job *hpu_job_alloc(struct hpu_qm *qm, u16 asid,
+				     u64 cb_addr, u32 cb_size)
+{
+	struct hpu_job *job;
+
+	/* Made for the submitter: charged to its memory cgroup. */
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return NULL;
+
+	/* Allocated here: run_job is in the fence signalling path. */
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL_ACCOUNT);
+	if (!job->hw_fence) {
+		kfree(job);
+		return NULL;
+	}
+
+	job->qm = qm;
+	job->generation = hpu_reset_generation(qm->hdev);
+	job->timeout = msecs_to_jiffies(qm->timeout_ms);
+	job->asid = asid;
+	job->cb_addr = cb_addr;
+	job->cb_size = cb_size;
+	INIT_LIST_HEAD(&job->link);
+	atomic_inc(&qm->jobs);
+	return job;
+}
+
+/**
  * hpu_job_create() - allocate a job and initialise it for an entity
  * @qm: the device's queue managers
  * @entity: the scheduler entity the job will be pushed to
@@ -313,45 +382,29 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 	struct hpu_job *job;
 	int ret;
 
-	/* Made for the submitter: charged to its memory cgroup. */
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = hpu_job_alloc(qm, asid, cb_addr, cb_size);
 	if (!job)
 		return -ENOMEM;
 
-	/* Allocated here: run_job is in the fence signalling path. */
-	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL_ACCOUNT);
-	if (!job->hw_fence) {
-		kfree(job);
-		return -ENOMEM;
-	}
-
 	ret = drm_sched_job_init(&job->base, entity, 1, owner);
 	if (ret) {
-		kfree(job->hw_fence);
-		kfree(job);
+		hpu_job_release(job);
 		return ret;
 	}
-
-	job->qm = qm;
-	job->generation = hpu_reset_generation(qm->hdev);
-	job->timeout = msecs_to_jiffies(qm->timeout_ms);
-	job->asid = asid;
-	job->cb_addr = cb_addr;
-	job->cb_size = cb_size;
-	INIT_LIST_HEAD(&job->link);
-	atomic_inc(&qm->jobs);
+	job->sched_init = true;
 
 	*out = job;
 	return 0;
 }
 
 /**
- * hpu_job_abort() - free a job that was never armed
+ * hpu_job_abort() - free a job that was never armed nor submitted
  * @job: the job
  */
 static void hpu_job_abort(struct hpu_job *job)
 {
-	drm_sched_job_cleanup(&job->base);
+	if (job->sched_init)
+		drm_sched_job_cleanup(&job->base);
 	hpu_job_release(job);
 }
 
@@ -367,8 +420,9 @@ struct hpu_out_sync {
 	u64 point;
 };
 
-static int hpu_copy_syncs(struct drm_device *drm, const char *what,
-			  u64 uptr, u32 count, struct drm_hpu_sync **out)
+static int hpu_copy_syncs(struct drm_device *drm, const char *tag,
+			  const char *what, u64 uptr, u32 count,
+			  struct drm_hpu_sync **out)
 {
 	struct drm_hpu_sync *syncs;
 	u32 i;
@@ -383,16 +437,16 @@ static int hpu_copy_syncs(struct drm_device *drm, const char *what,
 
 	if (copy_from_user(syncs, u64_to_user_ptr(uptr),
 			   count * sizeof(*syncs))) {
-		drm_dbg_driver(drm, "SUBMIT: cannot read %s at 0x%llx\n",
-			       what, uptr);
+		drm_dbg_driver(drm, "%s: cannot read %s at 0x%llx\n",
+			       tag, what, uptr);
 		kfree(syncs);
 		return -EFAULT;
 	}
 
 	for (i = 0; i < count; i++) {
 		if (syncs[i].flags) {
-			drm_dbg_driver(drm, "SUBMIT: %s[%u].flags 0x%x must be zero\n",
-				       what, i, syncs[i].flags);
+			drm_dbg_driver(drm, "%s: %s[%u].flags 0x%x must be zero\n",
+				       tag, what, i, syncs[i].flags);
 			kfree(syncs);
 			return -EINVAL;
 		}
@@ -402,49 +456,49 @@ static int hpu_copy_syncs(struct drm_device *drm, const char *what,
 	return 0;
 }
 
-VISIBLE_IF_KUNIT int hpu_submit_check(struct drm_device *drm,
+VISIBLE_IF_KUNIT int hpu_submit_check(struct drm_device *drm, const char *tag,
 				      const struct drm_hpu_submit *args)
 {
 	u32 user_max = READ_ONCE(to_hpu_device(drm)->limits->user_timeout_ms);
 
 	if (args->flags) {
-		drm_dbg_driver(drm, "SUBMIT: flags 0x%x must be zero\n",
-			       args->flags);
+		drm_dbg_driver(drm, "%s: flags 0x%x must be zero\n",
+			       tag, args->flags);
 		return -EINVAL;
 	}
 	if (args->timeout_ms > HPU_JOB_TIMEOUT_MAX_MS) {
-		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u is more than %u\n",
-			       args->timeout_ms, HPU_JOB_TIMEOUT_MAX_MS);
+		drm_dbg_driver(drm, "%s: timeout_ms %u is more than %u\n",
+			       tag, args->timeout_ms, HPU_JOB_TIMEOUT_MAX_MS);
 		return -EINVAL;
 	}
 	/* capable() last: it marks the task as having used the capability. */
 	if (args->timeout_ms > user_max && !capable(CAP_SYS_ADMIN)) {
-		drm_dbg_driver(drm, "SUBMIT: timeout_ms %u is more than %u without CAP_SYS_ADMIN\n",
-			       args->timeout_ms, user_max);
+		drm_dbg_driver(drm, "%s: timeout_ms %u is more than %u without CAP_SYS_ADMIN\n",
+			       tag, args->timeout_ms, user_max);
 		return -EINVAL;
 	}
 	if (!args->cb_size || !IS_ALIGNED(args->cb_size, 8) ||
 	    args->cb_size > HPU_CB_MAX_SIZE) {
-		drm_dbg_driver(drm, "SUBMIT: cb_size %u is not a multiple of 8 from 8 to %u\n",
-			       args->cb_size, HPU_CB_MAX_SIZE);
+		drm_dbg_driver(drm, "%s: cb_size %u is not a multiple of 8 from 8 to %u\n",
+			       tag, args->cb_size, HPU_CB_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (!IS_ALIGNED(args->cb_va, 8)) {
-		drm_dbg_driver(drm, "SUBMIT: cb_va 0x%llx is not 8-byte aligned\n",
-			       args->cb_va);
+		drm_dbg_driver(drm, "%s: cb_va 0x%llx is not 8-byte aligned\n",
+			       tag, args->cb_va);
 		return -EINVAL;
 	}
 	if (args->cb_va < HPU_VA_START || args->cb_va >= HPU_VA_END ||
 	    args->cb_size > HPU_VA_END - args->cb_va) {
-		drm_dbg_driver(drm, "SUBMIT: command buffer 0x%llx+0x%x outside [0x%llx, 0x%llx)\n",
-			       args->cb_va, args->cb_size, HPU_VA_START,
+		drm_dbg_driver(drm, "%s: command buffer 0x%llx+0x%x outside [0x%llx, 0x%llx)\n",
+			       tag, args->cb_va, args->cb_size, HPU_VA_START,
 			       HPU_VA_END);
 		return -EINVAL;
 	}
 	if (args->num_in_syncs > DRM_HPU_MAX_SYNCS ||
 	    args->num_out_syncs > DRM_HPU_MAX_SYNCS) {
-		drm_dbg_driver(drm, "SUBMIT: %u in-syncs and %u out-syncs, at most %u each\n",
-			       args->num_in_syncs, args->num_out_syncs,
+		drm_dbg_driver(drm, "%s: %u in-syncs and %u out-syncs, at most %u each\n",
+			       tag, args->num_in_syncs, args->num_out_syncs,
 			       DRM_HPU_MAX_SYNCS);
 		return -EINVAL;
 	}
@@ -453,24 +507,43 @@ VISIBLE_IF_KUNIT int hpu_submit_check(struct drm_device *drm,
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_submit_check);
 
-/* Resolve the out-syncs before the job is armed: nothing may fail after. */
+VISIBLE_IF_KUNIT int
+hpu_submit_array_check(struct drm_device *drm,
+		       const struct drm_hpu_submit_array *args)
+{
+	if (args->flags) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: flags 0x%x must be zero\n",
+			       args->flags);
+		return -EINVAL;
+	}
+	if (!args->count || args->count > DRM_HPU_MAX_SUBMITS) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: count %u is not 1 to %u\n",
+			       args->count, DRM_HPU_MAX_SUBMITS);
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_submit_array_check);
+
+/* Resolve the out-syncs before the job is queued: nothing may fail after. */
 static int hpu_out_syncs_get(struct drm_device *drm, struct drm_file *file,
-			     const struct drm_hpu_sync *syncs, u32 count,
-			     struct hpu_out_sync *out)
+			     struct hpu_submit_entry *e)
 {
 	u32 i;
 
-	for (i = 0; i < count; i++) {
-		out[i].syncobj = drm_syncobj_find(file, syncs[i].handle);
-		if (!out[i].syncobj) {
-			drm_dbg_driver(drm, "SUBMIT: out_syncs[%u]: no syncobj %u\n",
-				       i, syncs[i].handle);
+	for (i = 0; i < e->num_out; i++) {
+		struct hpu_out_sync *o = &e->out_syncs[i];
+
+		o->syncobj = drm_syncobj_find(file, e->out[i].handle);
+		if (!o->syncobj) {
+			drm_dbg_driver(drm, "%s: out_syncs[%u]: no syncobj %u\n",
+				       e->tag, i, e->out[i].handle);
 			return -ENOENT;
 		}
-		out[i].point = syncs[i].point;
-		if (out[i].point) {
-			out[i].chain = dma_fence_chain_alloc();
-			if (!out[i].chain)
+		o->point = e->out[i].point;
+		if (o->point) {
+			o->chain = dma_fence_chain_alloc();
+			if (!o->chain)
 				return -ENOMEM;
 		}
 	}
@@ -478,193 +551,421 @@ static int hpu_out_syncs_get(struct drm_device *drm, struct drm_file *file,
 	return 0;
 }
 
-static void hpu_out_syncs_put(struct hpu_out_sync *out, u32 count)
+/*
+ * Look the in-syncs' fences up, referenced, and note whether the job has
+ * anything to wait for (&hpu_submit_entry.ready, with the generation).
+ */
+static int hpu_in_fences_get(struct drm_device *drm, struct drm_file *file,
+			     struct hpu_submit_entry *e)
 {
-	u32 i;
-
-	for (i = 0; i < count; i++) {
-		dma_fence_chain_free(out[i].chain);
-		if (out[i].syncobj)
-			drm_syncobj_put(out[i].syncobj);
-	}
-}
-
-static int hpu_in_syncs_add(struct drm_device *drm, struct drm_file *file,
-			    struct hpu_job *job,
-			    const struct drm_hpu_sync *syncs, u32 count)
-{
-	struct dma_fence *fence;
-	u32 i;
+	u32 i, count = e->args.num_in_syncs;
 	int ret;
 
+	if (!count)
+		return 0;
+	e->in_fences = kcalloc(count, sizeof(*e->in_fences), GFP_KERNEL);
+	if (!e->in_fences)
+		return -ENOMEM;
+
 	for (i = 0; i < count; i++) {
-		ret = drm_syncobj_find_fence(file, syncs[i].handle,
-					     syncs[i].point, 0, &fence);
+		ret = drm_syncobj_find_fence(file, e->in[i].handle,
+					     e->in[i].point, 0, &e->in_fences[i]);
 		if (ret) {
-			drm_dbg_driver(drm, "SUBMIT: in_syncs[%u]: syncobj %u point %llu: %s %d\n",
-				       i, syncs[i].handle, syncs[i].point,
+			/* Left pointing at a fence it dropped. */
+			e->in_fences[i] = NULL;
+			drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u point %llu: %s %d\n",
+				       e->tag, i, e->in[i].handle,
+				       e->in[i].point,
 				       ret == -ENOENT ? "no such syncobj" :
 				       "no fence to wait for", ret);
 			return ret;
 		}
-
-		/* Consumes the fence reference, also on error. */
-		ret = drm_sched_job_add_dependency(&job->base, fence);
-		if (ret)
-			return ret;
+		if (!dma_fence_is_signaled(e->in_fences[i]))
+			e->ready = false;
 	}
 
 	return 0;
 }
 
-/**
- * struct hpu_submit_syncs - the sync arrays of one SUBMIT, copied in
- * @in: the in-syncs, or NULL.
- * @out: the out-syncs, or NULL.
- * @out_syncs: @out resolved to syncobjs (and chain nodes), or NULL.
- * @num_in: entries in @in.
- * @num_out: entries in @out_syncs.
- */
-struct hpu_submit_syncs {
-	struct drm_hpu_sync *in;
-	struct drm_hpu_sync *out;
-	struct hpu_out_sync *out_syncs;
-	u32 num_in;
-	u32 num_out;
-};
-
 static int hpu_submit_syncs_get(struct drm_device *drm, struct drm_file *file,
-				const struct drm_hpu_submit *args,
-				struct hpu_submit_syncs *s)
+				struct hpu_submit_entry *e)
 {
+	const struct drm_hpu_submit *args = &e->args;
 	int ret;
 
-	ret = hpu_copy_syncs(drm, "in_syncs", args->in_syncs,
-			     args->num_in_syncs, &s->in);
+	ret = hpu_copy_syncs(drm, e->tag, "in_syncs", args->in_syncs,
+			     args->num_in_syncs, &e->in);
 	if (ret)
 		return ret;
-	s->num_in = args->num_in_syncs;
-	ret = hpu_copy_syncs(drm, "out_syncs", args->out_syncs,
-			     args->num_out_syncs, &s->out);
-	if (ret || !args->num_out_syncs)
+	ret = hpu_copy_syncs(drm, e->tag, "out_syncs", args->out_syncs,
+			     args->num_out_syncs, &e->out);
+	if (ret)
 		return ret;
 
-	s->out_syncs = kcalloc(args->num_out_syncs, sizeof(*s->out_syncs),
-			       GFP_KERNEL);
-	if (!s->out_syncs)
-		return -ENOMEM;
-	s->num_out = args->num_out_syncs;
-	return hpu_out_syncs_get(drm, file, s->out, s->num_out, s->out_syncs);
+	if (args->num_out_syncs) {
+		e->out_syncs = kcalloc(args->num_out_syncs,
+				       sizeof(*e->out_syncs), GFP_KERNEL);
+		if (!e->out_syncs)
+			return -ENOMEM;
+		e->num_out = args->num_out_syncs;
+		ret = hpu_out_syncs_get(drm, file, e);
+		if (ret)
+			return ret;
+	}
+
+	return hpu_in_fences_get(drm, file, e);
 }
 
-static void hpu_submit_syncs_put(struct hpu_submit_syncs *s)
+/* Drop what hpu_submit_prepare() took; aborts a job that was not queued. */
+static void hpu_submit_entry_put(struct hpu_submit_entry *e)
 {
-	if (s->out_syncs)
-		hpu_out_syncs_put(s->out_syncs, s->num_out);
-	kfree(s->out_syncs);
-	kfree(s->out);
-	kfree(s->in);
+	u32 i;
+
+	if (e->in_fences) {
+		for (i = 0; i < e->args.num_in_syncs; i++)
+			dma_fence_put(e->in_fences[i]);
+		kfree(e->in_fences);
+	}
+	for (i = 0; i < e->num_out; i++) {
+		dma_fence_chain_free(e->out_syncs[i].chain);
+		if (e->out_syncs[i].syncobj)
+			drm_syncobj_put(e->out_syncs[i].syncobj);
+	}
+	kfree(e->out_syncs);
+	kfree(e->out);
+	kfree(e->in);
+	if (e->job && !e->fence)
+		hpu_job_abort(e->job);
+	dma_fence_put(e->fence);
 }
 
-/* A job for @queue, counted in the context's jobs in flight until released. */
+/* A job for @e, counted in the context's jobs in flight until released. */
 static int hpu_submit_job_new(struct drm_device *drm, struct drm_file *file,
-			      struct hpu_queue *queue,
-			      const struct drm_hpu_submit *args,
-			      struct hpu_job **jobp)
+			      struct hpu_submit_entry *e)
 {
 	struct hpu_device *hdev = to_hpu_device(drm);
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct hpu_vm *vm = fpriv->vm;
 	struct hpu_job *job;
 	u32 max_jobs;
-	int ret;
 
 	max_jobs = READ_ONCE(hdev->limits->ctx_jobs);
 	if (atomic_inc_return(&vm->jobs) > max_jobs) {
 		atomic_dec(&vm->jobs);
-		drm_dbg_driver(drm, "SUBMIT: the context has its limit of %u jobs in flight\n",
-			       max_jobs);
+		drm_dbg_driver(drm, "%s: the context has its limit of %u jobs in flight\n",
+			       e->tag, max_jobs);
 		return -EBUSY;
 	}
-	ret = hpu_job_create(hdev->qm, &queue->entity, file, vm->asid,
-			     args->cb_va, args->cb_size, &job);
-	if (ret) {
+	job = hpu_job_alloc(hdev->qm, vm->asid, e->args.cb_va,
+			    e->args.cb_size);
+	if (!job) {
 		atomic_dec(&vm->jobs);
-		return ret;
+		return -ENOMEM;
 	}
 
 	/* Counted in vm->jobs until hpu_job_release(). */
 	job->vm = hpu_vm_get(vm);
-	job->queue = queue;
-	job->queue_id = queue->id;
+	job->queue = e->queue;
+	job->queue_id = e->queue->id;
 	job->fpriv = fpriv;
 	/* The file's generation: a hard reset since its open cancels the job. */
 	job->generation = fpriv->generation;
-	if (args->timeout_ms)
-		job->timeout = msecs_to_jiffies(args->timeout_ms);
-	*jobp = job;
+	if (e->args.timeout_ms)
+		job->timeout = msecs_to_jiffies(e->args.timeout_ms);
+	e->job = job;
 	return 0;
 }
 
 /*
- * Arms @job and pushes it to its queue's entity, with its finished fence in
- * the address space's reservation object and in every out-sync. Fails only
- * before the job is armed; the caller then aborts it.
+ * Everything of one entry that can fail, without a lock: check it, look
+ * its queue and syncobjs up, copy its syncs, find its in-fences and make
+ * its job (not initialised for the scheduler yet).
  */
-static int hpu_submit_push(struct drm_device *drm, struct hpu_queue *queue,
-			   struct hpu_job *job, struct hpu_submit_syncs *s,
-			   u64 *seq)
+static int hpu_submit_prepare(struct drm_device *drm, struct drm_file *file,
+			      struct hpu_submit_entry *e)
 {
-	struct hpu_vm *vm = job->vm;
-	struct dma_fence *fence;
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	int ret;
+
+	ret = hpu_submit_check(drm, e->tag, &e->args);
+	if (ret)
+		return ret;
+
+	e->queue = hpu_queue_get(fpriv, e->args.queue_id);
+	if (!e->queue) {
+		drm_dbg_driver(drm, "%s: no queue %u\n", e->tag,
+			       e->args.queue_id);
+		return -ENOENT;
+	}
+
+	e->ready = fpriv->generation == hpu_reset_generation(to_hpu_device(drm));
+	ret = hpu_submit_syncs_get(drm, file, e);
+	if (ret)
+		return ret;
+	return hpu_submit_job_new(drm, file, e);
+}
+
+/**
+ * hpu_submit_decide() - which entries of a call go to their stream directly
+ * @e: the entries, in order, their queues locked
+ * @count: entries
+ *
+ * An entry goes directly when it has nothing to wait for
+ * (&hpu_submit_entry.ready), no job of its queue is between the
+ * scheduler's push and run_job (&hpu_queue.sched_pending; nor an earlier
+ * entry of this call on the same queue that takes the scheduler), and its
+ * stream has a direct slot free (reserved here): then it is given its
+ * sequence number on the stream after every earlier job of its queue, and
+ * the queue's order holds. The others take the scheduler, in order.
+ */
+VISIBLE_IF_KUNIT void hpu_submit_decide(struct hpu_submit_entry *e, u32 count)
+{
+	u32 i, j;
+
+	for (i = 0; i < count; i++) {
+		bool behind = atomic_read(&e[i].queue->sched_pending);
+
+		for (j = 0; j < i && !behind; j++)
+			behind = e[j].queue == e[i].queue && !e[j].direct;
+		e[i].direct = e[i].ready && !behind &&
+			      hpu_stream_direct_get(e[i].queue->stream);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_submit_decide);
+
+/* Give back the slots hpu_submit_decide() reserved. */
+static void hpu_submit_undecide(struct hpu_submit_entry *e, u32 count)
+{
 	u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (e[i].direct)
+			hpu_stream_direct_put(e[i].queue->stream);
+		e[i].direct = false;
+	}
+}
+
+/* Make @e's job a scheduler job waiting for its in-fences. */
+static int hpu_submit_sched_init(struct drm_file *file,
+				 struct hpu_submit_entry *e)
+{
+	struct hpu_job *job = e->job;
+	u32 i;
+	int ret;
+
+	ret = drm_sched_job_init(&job->base, &e->queue->entity, 1, file);
+	if (ret)
+		return ret;
+	job->sched_init = true;
+
+	for (i = 0; i < e->args.num_in_syncs; i++) {
+		struct dma_fence *fence = e->in_fences[i];
+
+		e->in_fences[i] = NULL;
+		/* Consumes the fence reference, also on error. */
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void hpu_submit_unlock_queues(struct hpu_submit_entry *e, u32 count)
+{
+	u32 i;
+
+	for (i = count; i-- > 0;)
+		if (e[i].lock_queue)
+			mutex_unlock(&e[i].queue->lock);
+}
+
+/*
+ * Lock the VM's reservation with room for a fence per entry, then every
+ * queue the call names (all under the reservation, which every SUBMIT of
+ * the file holds around its queue locks: the order among them does not
+ * matter), and check that none is being destroyed.
+ */
+static int hpu_submit_lock(struct drm_device *drm, struct hpu_vm *vm,
+			   struct hpu_submit_entry *e, u32 count)
+{
+	u32 i, j;
 	int ret;
 
 	ret = dma_resv_lock_interruptible(&vm->resv, NULL);
 	if (ret)
 		return ret;
-	ret = dma_resv_reserve_fences(&vm->resv, 1);
+	ret = dma_resv_reserve_fences(&vm->resv, count);
 	if (ret)
 		goto out_unlock_resv;
 
-	mutex_lock(&queue->lock);
-	if (queue->dead) {
-		mutex_unlock(&queue->lock);
-		drm_dbg_driver(drm, "SUBMIT: queue %u is being destroyed\n",
-			       queue->id);
-		ret = -ENOENT;
-		goto out_unlock_resv;
-	}
-
-	/* From here on nothing fails: the job is armed and pushed. */
-	drm_sched_job_arm(&job->base);
-	fence = dma_fence_get(&job->base.s_fence->finished);
-	dma_resv_add_fence(&vm->resv, fence, DMA_RESV_USAGE_BOOKKEEP);
-	*seq = ++queue->seq;
-	job->user_seq = *seq;
-	dma_fence_put(queue->last_fence);
-	queue->last_fence = dma_fence_get(fence);
-	drm_sched_entity_push_job(&job->base);
-	mutex_unlock(&queue->lock);
-	dma_resv_unlock(&vm->resv);
-
-	for (i = 0; i < s->num_out; i++) {
-		struct hpu_out_sync *o = &s->out_syncs[i];
-
-		if (o->chain) {
-			drm_syncobj_add_point(o->syncobj, o->chain, fence,
-					      o->point);
-			o->chain = NULL;
-		} else {
-			drm_syncobj_replace_fence(o->syncobj, fence);
+	for (i = 0; i < count; i++) {
+		e[i].lock_queue = true;
+		for (j = 0; j < i; j++)
+			if (e[j].queue == e[i].queue)
+				e[i].lock_queue = false;
+		if (!e[i].lock_queue)
+			continue;
+		mutex_lock_nest_lock(&e[i].queue->lock, &vm->resv.lock.base);
+		if (e[i].queue->dead) {
+			drm_dbg_driver(drm, "%s: queue %u is being destroyed\n",
+				       e[i].tag, e[i].queue->id);
+			hpu_submit_unlock_queues(e, i + 1);
+			ret = -ENOENT;
+			goto out_unlock_resv;
 		}
 	}
-	dma_fence_put(fence);
 	return 0;
 
 out_unlock_resv:
 	dma_resv_unlock(&vm->resv);
 	return ret;
+}
+
+/*
+ * Queue entry @e, decided and locked: a direct job goes on its stream
+ * (without the doorbell), a scheduled one is armed and pushed. Its fence
+ * goes into the VM's reservation. Cannot fail.
+ */
+static void hpu_submit_commit(struct hpu_vm *vm, struct hpu_submit_entry *e,
+			      struct list_head *failed)
+{
+	struct hpu_queue *queue = e->queue;
+	struct hpu_job *job = e->job;
+
+	/* Set before the job can complete: its error event names it. */
+	e->args.seq = ++queue->seq;
+	job->user_seq = e->args.seq;
+	if (e->direct) {
+		job->direct = true;
+		job->stream = queue->stream;
+		hpu_stream_submit_direct(queue->stream, job, failed);
+		e->fence = dma_fence_get(job->hw_fence);
+	} else {
+		drm_sched_job_arm(&job->base);
+		e->fence = dma_fence_get(&job->base.s_fence->finished);
+		/* Later jobs of the queue wait for run_job to take this one. */
+		atomic_inc(&queue->sched_pending);
+	}
+	dma_resv_add_fence(&vm->resv, e->fence, DMA_RESV_USAGE_BOOKKEEP);
+	dma_fence_put(queue->last_fence);
+	queue->last_fence = dma_fence_get(e->fence);
+	if (!e->direct)
+		drm_sched_entity_push_job(&job->base);
+}
+
+/* Hand the queued entry's fence to its out-syncs. */
+static void hpu_submit_out_syncs_set(struct hpu_submit_entry *e)
+{
+	u32 i;
+
+	for (i = 0; i < e->num_out; i++) {
+		struct hpu_out_sync *o = &e->out_syncs[i];
+
+		if (o->chain) {
+			drm_syncobj_add_point(o->syncobj, o->chain, e->fence,
+					      o->point);
+			o->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(o->syncobj, e->fence);
+		}
+	}
+}
+
+/*
+ * Queue the @count prepared entries of one call, in order, or none: lock,
+ * decide which go directly, make the others scheduler jobs (the last step
+ * that can fail), then queue them all and ring each stream that got
+ * direct jobs once.
+ */
+static int hpu_submit_queue(struct drm_device *drm, struct drm_file *file,
+			    struct hpu_submit_entry *e, u32 count)
+{
+	struct hpu_file_priv *fpriv = file->driver_priv;
+	struct hpu_vm *vm = fpriv->vm;
+	LIST_HEAD(failed);
+	u32 i, j;
+	int ret;
+
+	ret = hpu_submit_lock(drm, vm, e, count);
+	if (ret)
+		return ret;
+
+	hpu_submit_decide(e, count);
+	for (i = 0; i < count; i++) {
+		if (e[i].direct)
+			continue;
+		ret = hpu_submit_sched_init(file, &e[i]);
+		if (ret) {
+			hpu_submit_undecide(e, count);
+			hpu_submit_unlock_queues(e, count);
+			dma_resv_unlock(&vm->resv);
+			return ret;
+		}
+	}
+
+	/* From here on nothing fails. */
+	for (i = 0; i < count; i++)
+		hpu_submit_commit(vm, &e[i], &failed);
+	for (i = 0; i < count; i++) {
+		bool rung = false;
+
+		if (!e[i].direct)
+			continue;
+		for (j = 0; j < i && !rung; j++)
+			rung = e[j].direct &&
+			       e[j].queue->stream == e[i].queue->stream;
+		if (!rung)
+			hpu_stream_kick(e[i].queue->stream);
+	}
+	hpu_submit_unlock_queues(e, count);
+	dma_resv_unlock(&vm->resv);
+
+	for (i = 0; i < count; i++)
+		hpu_submit_out_syncs_set(&e[i]);
+	/* Direct jobs of a stream that has been shut down: -ENODEV. */
+	hpu_jobs_signal(&failed);
+	return 0;
+}
+
+/*
+ * Prepare and queue the @count entries of one call; on any error nothing
+ * is queued. The caller is inside drm_dev_enter().
+ */
+static int hpu_submit_entries(struct drm_device *drm, struct drm_file *file,
+			      struct hpu_submit_entry *e, u32 count)
+{
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		ret = hpu_submit_prepare(drm, file, &e[i]);
+		if (ret)
+			break;
+	}
+	if (ret && count > 1)
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: entry %u refused (%d): nothing queued\n",
+			       i, ret);
+	if (ret)
+		return ret;
+	return hpu_submit_queue(drm, file, e, count);
+}
+
+/* Release the entries of a call (queue references last: see below). */
+static void hpu_submit_entries_put(struct hpu_submit_entry *e, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		hpu_submit_entry_put(&e[i]);
+}
+
+static void hpu_submit_queues_put(struct hpu_submit_entry *e, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		if (e[i].queue)
+			hpu_queue_put(e[i].queue);
 }
 
 /**
@@ -675,9 +976,11 @@ out_unlock_resv:
  *
  * Validates the submission, creates a job that runs the command buffer in
  * the file's address space once every in-sync has signalled, records its
- * finished fence in the address space's reservation object (so memory is
- * not unmapped under it) and in every out-sync, and pushes it to the
- * queue's entity.
+ * fence in the address space's reservation object (so memory is not
+ * unmapped under it) and in every out-sync, and queues it: directly on
+ * the queue's stream when it has nothing to wait for (no unsignalled
+ * in-sync, no job of the queue still with the scheduler, a direct slot
+ * free on the stream), else through the queue's scheduler entity.
  *
  * The job may run for @timeout_ms (0: the job_timeout_ms default) from the
  * time its stream starts it; then it is stopped and fails -ETIMEDOUT.
@@ -694,46 +997,86 @@ out_unlock_resv:
  */
 int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
-	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct drm_hpu_submit *args = data;
-	struct hpu_submit_syncs syncs = {};
-	struct hpu_queue *queue;
-	struct hpu_job *job;
+	struct hpu_submit_entry e = { .args = *args, .tag = "SUBMIT" };
 	int idx, ret;
-
-	ret = hpu_submit_check(drm, args);
-	if (ret)
-		return ret;
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-
-	queue = hpu_queue_get(fpriv, args->queue_id);
-	if (!queue) {
-		drm_dbg_driver(drm, "SUBMIT: no queue %u\n", args->queue_id);
-		drm_dev_exit(idx);
-		return -ENOENT;
-	}
-
-	ret = hpu_submit_syncs_get(drm, file, args, &syncs);
-	if (ret)
-		goto out;
-	ret = hpu_submit_job_new(drm, file, queue, args, &job);
-	if (ret)
-		goto out;
-	ret = hpu_in_syncs_add(drm, file, job, syncs.in, syncs.num_in);
+	ret = hpu_submit_entries(drm, file, &e, 1);
 	if (!ret)
-		ret = hpu_submit_push(drm, queue, job, &syncs, &args->seq);
-	if (ret)
-		hpu_job_abort(job);
-out:
-	hpu_submit_syncs_put(&syncs);
+		args->seq = e.args.seq;
+	hpu_submit_entries_put(&e, 1);
 	/*
 	 * Outside drm_dev_enter(): if the queue was destroyed meanwhile, this
 	 * last reference waits for its jobs, which device removal may have to
 	 * fail first.
 	 */
 	drm_dev_exit(idx);
-	hpu_queue_put(queue);
+	hpu_submit_queues_put(&e, 1);
+	return ret;
+}
+
+/**
+ * hpu_submit_array_ioctl() - DRM_IOCTL_HPU_SUBMIT_ARRAY
+ * @drm: the DRM device
+ * @data: the &struct drm_hpu_submit_array
+ * @file: the DRM file
+ *
+ * Queues &drm_hpu_submit_array.count submissions, each as
+ * hpu_submit_ioctl() would, in array order: all of them or, if any entry
+ * is refused or the call fails, none. Every entry is validated and its
+ * job made before any is queued; the direct jobs' descriptors are written
+ * per stream and each stream's doorbell is rung once for all of them. The
+ * sequence numbers are written back to the entries' @seq.
+ *
+ * Return: 0; -EINVAL for non-zero flags or a count not 1 to
+ * DRM_HPU_MAX_SUBMITS; -EFAULT if the array cannot be read or written
+ * (if it can no longer be written once the jobs are queued, they run all
+ * the same); any error of hpu_submit_ioctl() for an entry.
+ */
+int hpu_submit_array_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct drm_hpu_submit_array *args = data;
+	struct drm_hpu_submit __user *usubmits = u64_to_user_ptr(args->submits);
+	struct hpu_submit_entry *e;
+	u32 i, count = args->count;
+	int idx, ret;
+
+	ret = hpu_submit_array_check(drm, args);
+	if (ret)
+		return ret;
+
+	e = kcalloc(count, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		/* The seq goes back there: writable, before anything runs. */
+		if (copy_from_user(&e[i].args, &usubmits[i], sizeof(e[i].args)) ||
+		    copy_to_user(&usubmits[i], &e[i].args, sizeof(e[i].args)))
+			break;
+		snprintf(e[i].tag, sizeof(e[i].tag), "SUBMIT_ARRAY[%u]", i);
+	}
+	if (i < count) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: cannot read and write entry %u at 0x%llx\n",
+			       i, args->submits + i * sizeof(*usubmits));
+		kfree(e);
+		return -EFAULT;
+	}
+
+	if (!drm_dev_enter(drm, &idx)) {
+		kfree(e);
+		return -ENODEV;
+	}
+	ret = hpu_submit_entries(drm, file, e, count);
+	hpu_submit_entries_put(e, count);
+	drm_dev_exit(idx);
+	hpu_submit_queues_put(e, count);
+
+	for (i = 0; !ret && i < count; i++)
+		if (put_user(e[i].args.seq, &usubmits[i].seq))
+			ret = -EFAULT;
+	kfree(e);
 	return ret;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * hpu: jobs: one command buffer run on a stream through drm_sched.
+ * hpu: jobs: one command buffer run on a stream, through drm_sched or
+ * submitted directly.
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -8,23 +9,34 @@
 #define __HPU_JOB_H__
 
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/types.h>
 
 #include <drm/gpu_scheduler.h>
 
+#include "hpu_accel.h"
+
 struct dma_fence;
 struct drm_device;
 struct drm_file;
-struct drm_hpu_submit;
 struct hpu_file_priv;
+struct hpu_out_sync;
 struct hpu_qm;
 struct hpu_queue;
 struct hpu_stream;
 struct hpu_vm;
+struct work_struct;
 
 /**
  * struct hpu_job - a command buffer on its way through a stream
- * @base: the scheduler job.
+ * @base: the scheduler job; unused by a direct job.
+ * @direct: the SUBMIT ioctl put the job on its stream itself, without the
+ *	scheduler (nothing to wait for, Documentation/driver/submission.md):
+ *	@base was never initialised, @hw_fence is the fence the out-syncs
+ *	and the VM's reservation hold, and the job is freed by
+ *	&hpu_qm.free_work once that fence has signalled.
+ * @sched_init: @base was initialised (drm_sched_job_init()).
+ * @free_node: entry in &hpu_qm.free_list (direct jobs).
  * @qm: the device's queue managers (for the job count).
  * @queue: the queue of a user job, NULL for a kernel job; only compared,
  *	never dereferenced (the queue outlives its jobs' time on the ring).
@@ -83,6 +95,9 @@ struct hpu_vm;
  */
 struct hpu_job {
 	struct drm_sched_job base;
+	bool direct;
+	bool sched_init;
+	struct llist_node free_node;
 	struct hpu_qm *qm;
 	struct hpu_queue *queue;
 	struct hpu_file_priv *fpriv;
@@ -114,6 +129,43 @@ struct hpu_job {
 	u32 fail_offset;
 };
 
+/**
+ * struct hpu_submit_entry - one job of a SUBMIT or SUBMIT_ARRAY call
+ * @args: the entry, copied in; @args.seq is set when the job is queued.
+ * @tag: the entry's name in debug messages ("SUBMIT", "SUBMIT_ARRAY[i]").
+ * @queue: the queue, referenced.
+ * @in: the in-syncs, copied in, or NULL.
+ * @out: the out-syncs, copied in, or NULL.
+ * @out_syncs: @out resolved to syncobjs (and chain nodes), or NULL.
+ * @num_out: entries of @out_syncs.
+ * @in_fences: the in-syncs' fences (@args.num_in_syncs of them),
+ *	referenced until they become scheduler dependencies or, for a direct
+ *	job, are dropped; or NULL.
+ * @job: the job, or NULL before it is made.
+ * @ready: every in-fence had signalled and the job's reset generation is
+ *	the device's: the job has nothing to wait for.
+ * @direct: the job goes to its stream directly; a ring slot is reserved
+ *	for it (hpu_stream_direct_get()).
+ * @lock_queue: the first entry of the call on @queue: it locks the queue.
+ * @fence: the fence the out-syncs and the VM's reservation get once the
+ *	job is queued, referenced.
+ */
+struct hpu_submit_entry {
+	struct drm_hpu_submit args;
+	char tag[32];
+	struct hpu_queue *queue;
+	struct drm_hpu_sync *in;
+	struct drm_hpu_sync *out;
+	struct hpu_out_sync *out_syncs;
+	u32 num_out;
+	struct dma_fence **in_fences;
+	struct hpu_job *job;
+	bool ready;
+	bool direct;
+	bool lock_queue;
+	struct dma_fence *fence;
+};
+
 extern const struct drm_sched_backend_ops hpu_sched_ops;
 extern const struct dma_fence_ops hpu_hw_fence_ops;
 
@@ -122,14 +174,20 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 		   struct hpu_job **out);
 int hpu_job_cq_status_to_errno(u32 status);
 void hpu_jobs_signal(struct list_head *done);
+void hpu_jobs_free_work(struct work_struct *work);
 
 int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
+int hpu_submit_array_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit suites (kernel/tests/). */
 u32 hpu_job_error_kind(const struct hpu_job *job);
-int hpu_submit_check(struct drm_device *drm,
+int hpu_submit_check(struct drm_device *drm, const char *tag,
 		     const struct drm_hpu_submit *args);
+int hpu_submit_array_check(struct drm_device *drm,
+			   const struct drm_hpu_submit_array *args);
+void hpu_submit_decide(struct hpu_submit_entry *e, u32 count);
 #endif
 
 #endif /* __HPU_JOB_H__ */

@@ -7,6 +7,7 @@
 #ifndef __HPU_QUEUE_H__
 #define __HPU_QUEUE_H__
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -34,6 +35,9 @@ struct hpu_stream;
  * @seq: jobs pushed so far (the uapi sequence number of the last one).
  * @last_fence: finished fence of the last job pushed, or NULL.
  * @dead: the queue was destroyed; no more jobs may be pushed.
+ * @sched_pending: jobs of the queue pushed to @entity that run_job has not
+ *	taken yet (incremented under @lock). While it is non-zero no job of
+ *	the queue may go to the stream directly: it would overtake them.
  */
 struct hpu_queue {
 	struct kref ref;
@@ -45,6 +49,7 @@ struct hpu_queue {
 	u64 seq;
 	struct dma_fence *last_fence;
 	bool dead;
+	atomic_t sched_pending;
 };
 
 void hpu_queues_init(struct hpu_file_priv *fpriv);

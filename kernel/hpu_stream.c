@@ -333,8 +333,32 @@ VISIBLE_IF_KUNIT void hpu_stream_reap_notified(struct hpu_stream *stream,
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_stream_reap_notified);
 
+/*
+ * Give @job the stream's next sequence number, initialise its hardware
+ * fence with it and put it on the inflight list; unless a restart or reset
+ * owns the stream, write its descriptor (the caller rings the doorbell).
+ * Caller holds the lock; the stream is enabled.
+ */
+static void hpu_stream_place_locked(struct hpu_stream *stream,
+				    struct hpu_job *job)
+{
+	lockdep_assert_held(&stream->lock);
+
+	job->seq = ++stream->seq;
+	dma_fence_init(job->hw_fence, &hpu_hw_fence_ops, &stream->fence_lock,
+		       stream->fence_ctx, job->seq);
+	job->hw_fence_init = true;
+	job->on_hw = true;
+	list_add_tail(&job->link, &stream->inflight);
+
+	if (!stream->stopped) {
+		hpu_stream_put_desc(stream, job);
+		hpu_stream_arm_tdr(stream);
+	}
+}
+
 /**
- * hpu_stream_submit() - put a job on the hardware
+ * hpu_stream_submit() - put a scheduled job on the hardware
  * @stream: the job's stream
  * @job: the job, with its hardware fence allocated but not initialised
  *
@@ -343,7 +367,8 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_stream_reap_notified);
  * While a restart or reset owns the stream, the job only joins the
  * inflight list; its descriptor is written when the stream resumes.
  * Called by run_job only, inside drm_dev_enter(); the scheduler never has
- * more jobs on the stream than the ring has entries.
+ * more than HPU_STREAM_SCHED_CREDITS jobs on the stream, so with the
+ * direct jobs (at most HPU_STREAM_DIRECT_MAX) they fit in the ring.
  *
  * Return: 0, or -ENODEV if the stream has been shut down (the fence is
  * then left uninitialised).
@@ -358,22 +383,99 @@ int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job)
 		return -ENODEV;
 	}
 
-	job->seq = ++stream->seq;
-	dma_fence_init(job->hw_fence, &hpu_hw_fence_ops, &stream->fence_lock,
-		       stream->fence_ctx, job->seq);
-	job->hw_fence_init = true;
-	job->on_hw = true;
-	list_add_tail(&job->link, &stream->inflight);
-
-	if (!stream->stopped) {
-		hpu_stream_put_desc(stream, job);
-		/* writel() orders the descriptor before the doorbell. */
+	hpu_stream_place_locked(stream, job);
+	/* writel() orders the descriptor before the doorbell. */
+	if (!stream->stopped)
 		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
-		hpu_stream_arm_tdr(stream);
-	}
 	spin_unlock_irqrestore(&stream->lock, flags);
 
 	return 0;
+}
+
+/**
+ * hpu_stream_direct_get() - reserve a ring slot for a direct job
+ * @stream: the stream
+ *
+ * Direct jobs (submitted by the SUBMIT ioctls without the scheduler) may
+ * hold HPU_STREAM_DIRECT_MAX slots of the ring between them; the rest is
+ * the scheduler's. The slot is given back when the job's fence is
+ * signalled (hpu_jobs_signal()), or with hpu_stream_direct_put() if the
+ * job is not submitted after all.
+ *
+ * Return: true if a slot was reserved, false if the stream has its
+ * direct jobs' share of the ring in use (the job takes the scheduler).
+ */
+bool hpu_stream_direct_get(struct hpu_stream *stream)
+{
+	return atomic_add_unless(&stream->direct_jobs, 1, HPU_STREAM_DIRECT_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_direct_get);
+
+/**
+ * hpu_stream_direct_put() - give back a slot of hpu_stream_direct_get()
+ * @stream: the stream
+ */
+void hpu_stream_direct_put(struct hpu_stream *stream)
+{
+	atomic_dec(&stream->direct_jobs);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_stream_direct_put);
+
+/**
+ * hpu_stream_submit_direct() - put a direct job on the hardware
+ * @stream: the job's stream, with a slot reserved (hpu_stream_direct_get())
+ * @job: the job (&hpu_job.direct), its hardware fence allocated but not
+ *	initialised
+ * @failed: where the job goes if the stream has been shut down
+ *
+ * As hpu_stream_submit(), without the doorbell: the caller writes the
+ * descriptors of all its direct jobs, then rings each stream it used once
+ * with hpu_stream_kick(). Never fails: on a stream that has been shut down
+ * (device removed or unusable) the job's fence is initialised all the same
+ * and the job goes to @failed with -ENODEV, for the caller to signal with
+ * hpu_jobs_signal() once it holds no lock. Called with the job's queue
+ * locked, inside drm_dev_enter().
+ */
+void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
+			      struct list_head *failed)
+{
+	unsigned long flags;
+
+	atomic64_inc(&stream->direct_submitted);
+	spin_lock_irqsave(&stream->lock, flags);
+	if (stream->enabled) {
+		hpu_stream_place_locked(stream, job);
+	} else {
+		job->seq = ++stream->seq;
+		dma_fence_init(job->hw_fence, &hpu_hw_fence_ops,
+			       &stream->fence_lock, stream->fence_ctx,
+			       job->seq);
+		job->hw_fence_init = true;
+		job->status = HPU_CQ_ABORTED;
+		job->error = -ENODEV;
+		list_add_tail(&job->link, failed);
+	}
+	spin_unlock_irqrestore(&stream->lock, flags);
+}
+
+/**
+ * hpu_stream_kick() - ring a stream's doorbell
+ * @stream: the stream
+ *
+ * Writes PI for the descriptors hpu_stream_submit_direct() wrote (and any
+ * written since): one doorbell for all of them. Nothing while a restart
+ * or reset owns the stream (it writes PI when it resumes) or once it is
+ * shut down.
+ */
+void hpu_stream_kick(struct hpu_stream *stream)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&stream->lock, flags);
+	/* writel() orders the descriptors before the doorbell. */
+	if (stream->enabled && !stream->stopped)
+		hpu_stream_wr(stream, HPU_QS_PI, stream->pi);
+	spin_unlock_irqrestore(&stream->lock, flags);
 }
 
 /**
@@ -1253,7 +1355,7 @@ static void hpu_streams_release(struct drm_device *drm, void *arg)
 	struct hpu_qm *qm = arg;
 	unsigned int e, s;
 
-	/* Freed jobs are the scheduler's: let its workers finish them. */
+	/* The scheduler's workers and free_work free the last jobs. */
 	if (!wait_event_timeout(qm->jobs_wq, !atomic_read(&qm->jobs),
 				msecs_to_jiffies(HPU_JOBS_DRAIN_TIMEOUT_MS)))
 		drm_err(drm, "%d jobs still allocated at release\n",
@@ -1304,10 +1406,11 @@ static int hpu_stream_init(struct hpu_qm *qm, struct hpu_engine *eng,
 
 	/*
 	 * No scheduler timeout: every job has its own, enforced by the
-	 * stream's timeout work (hpu_stream_tdr_work()).
+	 * stream's timeout work (hpu_stream_tdr_work()). The credit limit
+	 * leaves the direct jobs their share of the ring.
 	 */
 	ret = drm_sched_init(&stream->sched, &hpu_sched_ops, qm->wq,
-			     DRM_SCHED_PRIORITY_COUNT, HPU_STREAM_ENTRIES, 0,
+			     DRM_SCHED_PRIORITY_COUNT, HPU_STREAM_SCHED_CREDITS, 0,
 			     MAX_SCHEDULE_TIMEOUT, NULL, NULL, stream->name,
 			     dev);
 	if (ret) {
@@ -1490,8 +1593,15 @@ int hpu_streams_init(struct hpu_device *hdev)
 	atomic_set(&qm->jobs, 0);
 	init_waitqueue_head(&qm->jobs_wq);
 
-	qm->wq = alloc_ordered_workqueue("hpu-sched-%s", WQ_MEM_RECLAIM,
-					 pci_name(hdev->pdev));
+	init_llist_head(&qm->free_list);
+	INIT_WORK(&qm->free_work, hpu_jobs_free_work);
+
+	/*
+	 * One work item per stream's scheduler, high priority and not
+	 * ordered: the streams do not wait for each other.
+	 */
+	qm->wq = alloc_workqueue("hpu-sched-%s", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0,
+				 pci_name(hdev->pdev));
 	if (!qm->wq)
 		return -ENOMEM;
 	qm->tdr_wq = alloc_workqueue("hpu-tdr-%s", WQ_MEM_RECLAIM | WQ_UNBOUND,

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -42,10 +43,15 @@ static_assert(HPU_ENGINE_MME0 + HPU_MAX_MME_ENGINES == HPU_MAX_ENGINES);
 
 /*
  * Descriptors per stream, and completion records per stream (the same
- * number, so the completion ring can never overflow: the scheduler never
- * has more than this many jobs of a stream on the hardware).
+ * number, so the completion ring can never overflow: a stream never has
+ * more than this many jobs on the hardware). The scheduler may have
+ * HPU_STREAM_SCHED_CREDITS of them there, jobs submitted directly by the
+ * SUBMIT ioctls (no scheduler hop) the rest, HPU_STREAM_DIRECT_MAX: so
+ * run_job always finds room.
  */
-#define HPU_STREAM_ENTRIES	256
+#define HPU_STREAM_ENTRIES		1024
+#define HPU_STREAM_SCHED_CREDITS	256
+#define HPU_STREAM_DIRECT_MAX	(HPU_STREAM_ENTRIES - HPU_STREAM_SCHED_CREDITS)
 
 /**
  * struct hpu_desc - a descriptor in a stream's ring (32 bytes)
@@ -160,8 +166,14 @@ static_assert(offsetof(struct hpu_wb, err_where) == HPU_WB_ERR_WHERE);
  * @cq_ci: completion records consumed since the stream was last enabled.
  * @seq: last sequence number handed to a descriptor (from 1).
  * @inflight: jobs whose descriptor is in the ring and whose completion
- *	has not been consumed, oldest first (&hpu_job.link).
+ *	has not been consumed, oldest first (&hpu_job.link); scheduled and
+ *	direct jobs alike, in the order they were given a sequence number.
+ * @direct_jobs: direct jobs of the stream (&hpu_job.direct) from the
+ *	SUBMIT that reserved their slot until their fence is signalled, at
+ *	most HPU_STREAM_DIRECT_MAX (hpu_stream_direct_get()).
  * @num_queues: queues (entities) placed on this stream, for balancing.
+ * @direct_submitted: jobs submitted to this stream directly since probe
+ *	(debugfs "streams").
  * @completed: jobs completed on this stream since probe.
  * @failed: of those, jobs that completed with an error.
  * @timeouts: jobs that timed out on this stream.
@@ -196,7 +208,9 @@ struct hpu_stream {
 	u32 cq_ci;
 	u64 seq;
 	struct list_head inflight;
+	atomic_t direct_jobs;
 	atomic_t num_queues;
+	atomic64_t direct_submitted;
 	atomic64_t completed;
 	atomic64_t failed;
 	atomic64_t timeouts;
@@ -232,11 +246,15 @@ struct hpu_engine {
  * @irq_mod: IRQ_MOD of every stream (spec version 9), from the
  *	irq_coalesce_count and irq_coalesce_us parameters at probe
  *	(hpu_stream_irq_mod()); 0 before version 9. Constant after probe.
- * @wq: ordered workqueue that runs every stream's scheduler work.
+ * @wq: workqueue of every stream's scheduler work (high priority, not
+ *	ordered: the streams' work items run in parallel, each one
+ *	non-reentrant) and of @free_work.
  * @tdr_wq: workqueue of the per-stream job timeout work (&hpu_stream.tdr).
  * @jobs: jobs allocated and not yet freed; the device waits for it to
  *	drop to zero before it tears the schedulers down.
  * @jobs_wq: woken when @jobs drops to zero.
+ * @free_list: direct jobs whose fence has signalled, to be freed.
+ * @free_work: frees the jobs on @free_list, off the completion path.
  * @class_first: entry of @engines of the first engine of each class.
  * @class_count: engines of each class in @engines.
  * @engines: the engines, by class: DMA, TPC, MME.
@@ -253,6 +271,8 @@ struct hpu_qm {
 	struct workqueue_struct *tdr_wq;
 	atomic_t jobs;
 	wait_queue_head_t jobs_wq;
+	struct llist_head free_list;
+	struct work_struct free_work;
 	u8 class_first[HPU_ENGINE_CLASSES];
 	u8 class_count[HPU_ENGINE_CLASSES];
 	struct hpu_engine engines[HPU_MAX_ENGINES];
@@ -266,6 +286,11 @@ int hpu_streams_self_test(struct hpu_device *hdev);
 #define HPU_JOB_TIMEOUT_MAX_MS	3600000U
 
 int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
+bool hpu_stream_direct_get(struct hpu_stream *stream);
+void hpu_stream_direct_put(struct hpu_stream *stream);
+void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
+			      struct list_head *failed);
+void hpu_stream_kick(struct hpu_stream *stream);
 void hpu_stream_cancel_queue(struct hpu_stream *stream,
 			     struct hpu_queue *queue);
 struct hpu_engine *hpu_stream_engine(struct hpu_qm *qm, u32 klass, u32 index);

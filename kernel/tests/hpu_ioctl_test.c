@@ -207,7 +207,7 @@ static void hpu_ioctl_test_submit(struct kunit *test)
 	const struct hpu_submit_case *c = test->param_value;
 	struct hpu_device *hdev = hpu_test_dev_create(test, 8, 0);
 
-	KUNIT_EXPECT_EQ(test, hpu_submit_check(&hdev->drm, &c->args), c->ret);
+	KUNIT_EXPECT_EQ(test, hpu_submit_check(&hdev->drm, "SUBMIT", &c->args), c->ret);
 }
 
 /*
@@ -222,16 +222,53 @@ static void hpu_ioctl_test_submit_user_timeout(struct kunit *test)
 	int at_limit, above;
 
 	hdev->limits->user_timeout_ms = 5000;
-	KUNIT_EXPECT_EQ(test, hpu_submit_check(&hdev->drm, &args), 0);
+	KUNIT_EXPECT_EQ(test, hpu_submit_check(&hdev->drm, "SUBMIT", &args), 0);
 
 	self = hpu_test_as_user(test, KUIDT_INIT(1000));
-	above = hpu_submit_check(&hdev->drm, &args);
+	above = hpu_submit_check(&hdev->drm, "SUBMIT", &args);
 	args.timeout_ms = 5000;
-	at_limit = hpu_submit_check(&hdev->drm, &args);
+	at_limit = hpu_submit_check(&hdev->drm, "SUBMIT", &args);
 	hpu_test_as_self(self);
 
 	KUNIT_EXPECT_EQ(test, above, -EINVAL);
 	KUNIT_EXPECT_EQ(test, at_limit, 0);
+}
+
+struct hpu_submit_array_case {
+	const char *what;
+	struct drm_hpu_submit_array args;
+	int ret;
+};
+
+static const struct hpu_submit_array_case hpu_submit_array_cases[] = {
+	{ "one entry", { .count = 1, .submits = 0x1000 }, 0 },
+	{ "the most entries", { .count = DRM_HPU_MAX_SUBMITS, .submits = 0x1000 }, 0 },
+	{ "no entry", { .count = 0, .submits = 0x1000 }, -EINVAL },
+	{ "one entry too many", { .count = DRM_HPU_MAX_SUBMITS + 1, .submits = 0x1000 },
+	  -EINVAL },
+	{ "a huge count", { .count = 0xffffffff, .submits = 0x1000 }, -EINVAL },
+	{ "a flag", { .count = 1, .flags = 1, .submits = 0x1000 }, -EINVAL },
+	{ "the top flag", { .count = 1, .flags = 0x80000000, .submits = 0x1000 },
+	  -EINVAL },
+};
+
+static void hpu_submit_array_case_desc(const struct hpu_submit_array_case *c,
+				       char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hpu_submit_array, hpu_submit_array_cases,
+		  hpu_submit_array_case_desc);
+
+/* SUBMIT_ARRAY's own fields: 1 to DRM_HPU_MAX_SUBMITS entries, no flags. */
+static void hpu_ioctl_test_submit_array(struct kunit *test)
+{
+	const struct hpu_submit_array_case *c = test->param_value;
+	struct hpu_device *hdev = hpu_test_dev_create(test, 8, 0);
+
+	KUNIT_EXPECT_EQ(test, hpu_submit_array_check(&hdev->drm, &c->args),
+			c->ret);
 }
 
 static struct kunit_case hpu_ioctl_test_cases[] = {
@@ -240,6 +277,7 @@ static struct kunit_case hpu_ioctl_test_cases[] = {
 	KUNIT_CASE_PARAM(hpu_ioctl_test_vm_bind_unmap, hpu_unmap_gen_params),
 	KUNIT_CASE_PARAM(hpu_ioctl_test_submit, hpu_submit_gen_params),
 	KUNIT_CASE(hpu_ioctl_test_submit_user_timeout),
+	KUNIT_CASE_PARAM(hpu_ioctl_test_submit_array, hpu_submit_array_gen_params),
 	{}
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit: what the driver builds and decodes around a job: the stream
- * descriptor (hpu_stream.c), the fence error of a completion status and
- * the error kind reported to the file (hpu_job.c).
+ * descriptor (hpu_stream.c), the fence error of a completion status, the
+ * error kind reported to the file, and which jobs of a SUBMIT go to their
+ * stream directly (hpu_job.c).
  *
  * Copyright (c) 2026 The hpu authors
  */
@@ -149,10 +150,139 @@ static void hpu_job_test_error_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_job_error_kind(&job), DRM_HPU_ERROR_DEVICE_LOST);
 }
 
+/* The ring holds the scheduler's credits and the direct jobs' share. */
+static_assert(HPU_STREAM_SCHED_CREDITS + HPU_STREAM_DIRECT_MAX ==
+	      HPU_STREAM_ENTRIES);
+
+/*
+ * Direct jobs get at most HPU_STREAM_DIRECT_MAX slots of a stream; a slot
+ * given back can be taken again; a refusal takes nothing.
+ */
+static void hpu_job_test_direct_slots(struct kunit *test)
+{
+	struct hpu_stream *stream;
+	unsigned int i, got = 0;
+
+	stream = kunit_kzalloc(test, sizeof(*stream), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stream);
+
+	for (i = 0; i < HPU_STREAM_DIRECT_MAX + 8; i++)
+		got += hpu_stream_direct_get(stream);
+	KUNIT_EXPECT_EQ(test, got, HPU_STREAM_DIRECT_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stream->direct_jobs),
+			HPU_STREAM_DIRECT_MAX);
+	KUNIT_EXPECT_FALSE(test, hpu_stream_direct_get(stream));
+
+	hpu_stream_direct_put(stream);
+	KUNIT_EXPECT_TRUE(test, hpu_stream_direct_get(stream));
+	KUNIT_EXPECT_FALSE(test, hpu_stream_direct_get(stream));
+}
+
+/* Two queues, each on its own stream, for hpu_submit_decide(). */
+struct hpu_decide_ctx {
+	struct hpu_stream stream[2];
+	struct hpu_queue queue[2];
+	struct hpu_submit_entry e[8];
+};
+
+static struct hpu_decide_ctx *hpu_decide_ctx(struct kunit *test)
+{
+	struct hpu_decide_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->queue[0].stream = &c->stream[0];
+	c->queue[1].stream = &c->stream[1];
+	return c;
+}
+
+static void hpu_decide_set(struct hpu_decide_ctx *c, unsigned int i,
+			   unsigned int q, bool ready)
+{
+	c->e[i].queue = &c->queue[q];
+	c->e[i].ready = ready;
+	c->e[i].direct = false;
+}
+
+/*
+ * An entry with nothing to wait for goes directly, with a slot reserved;
+ * one that waits takes the scheduler, and so does every later entry of
+ * its queue (it would overtake it), but not those of another queue.
+ */
+static void hpu_job_test_decide_order(struct kunit *test)
+{
+	struct hpu_decide_ctx *c = hpu_decide_ctx(test);
+
+	hpu_decide_set(c, 0, 0, true);
+	hpu_decide_set(c, 1, 1, true);
+	hpu_decide_set(c, 2, 0, false);
+	hpu_decide_set(c, 3, 0, true);
+	hpu_decide_set(c, 4, 1, true);
+	hpu_submit_decide(c->e, 5);
+
+	KUNIT_EXPECT_TRUE(test, c->e[0].direct);
+	KUNIT_EXPECT_TRUE(test, c->e[1].direct);
+	KUNIT_EXPECT_FALSE(test, c->e[2].direct);
+	KUNIT_EXPECT_FALSE(test, c->e[3].direct);
+	KUNIT_EXPECT_TRUE(test, c->e[4].direct);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->stream[0].direct_jobs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->stream[1].direct_jobs), 2);
+}
+
+/*
+ * A queue with a job the scheduler has not run yet sends every entry to
+ * the scheduler, however ready; once run_job took it, they go directly.
+ */
+static void hpu_job_test_decide_sched_pending(struct kunit *test)
+{
+	struct hpu_decide_ctx *c = hpu_decide_ctx(test);
+
+	atomic_set(&c->queue[0].sched_pending, 1);
+	hpu_decide_set(c, 0, 0, true);
+	hpu_decide_set(c, 1, 0, true);
+	hpu_decide_set(c, 2, 1, true);
+	hpu_submit_decide(c->e, 3);
+	KUNIT_EXPECT_FALSE(test, c->e[0].direct);
+	KUNIT_EXPECT_FALSE(test, c->e[1].direct);
+	KUNIT_EXPECT_TRUE(test, c->e[2].direct);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->stream[0].direct_jobs), 0);
+
+	atomic_set(&c->queue[0].sched_pending, 0);
+	hpu_decide_set(c, 0, 0, true);
+	hpu_decide_set(c, 1, 0, true);
+	hpu_submit_decide(c->e, 2);
+	KUNIT_EXPECT_TRUE(test, c->e[0].direct);
+	KUNIT_EXPECT_TRUE(test, c->e[1].direct);
+}
+
+/*
+ * A stream whose direct share of the ring is in use sends the entry to
+ * the scheduler, and the later entries of its queue with it.
+ */
+static void hpu_job_test_decide_ring_full(struct kunit *test)
+{
+	struct hpu_decide_ctx *c = hpu_decide_ctx(test);
+
+	atomic_set(&c->stream[0].direct_jobs, HPU_STREAM_DIRECT_MAX - 1);
+	hpu_decide_set(c, 0, 0, true);
+	hpu_decide_set(c, 1, 0, true);
+	hpu_decide_set(c, 2, 0, true);
+	hpu_submit_decide(c->e, 3);
+	KUNIT_EXPECT_TRUE(test, c->e[0].direct);
+	KUNIT_EXPECT_FALSE(test, c->e[1].direct);
+	/* A slot freed meanwhile must not let it overtake entry 1. */
+	KUNIT_EXPECT_FALSE(test, c->e[2].direct);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->stream[0].direct_jobs),
+			HPU_STREAM_DIRECT_MAX);
+}
+
 static struct kunit_case hpu_job_test_cases[] = {
 	KUNIT_CASE(hpu_job_test_put_desc),
 	KUNIT_CASE(hpu_job_test_cq_status_to_errno),
 	KUNIT_CASE(hpu_job_test_error_kind),
+	KUNIT_CASE(hpu_job_test_direct_slots),
+	KUNIT_CASE(hpu_job_test_decide_order),
+	KUNIT_CASE(hpu_job_test_decide_sched_pending),
+	KUNIT_CASE(hpu_job_test_decide_ring_full),
 	{}
 };
 

@@ -217,15 +217,16 @@ public:
         const auto t = read_text(streams_);
         REQUIRE(t.has_value());
         std::istringstream in(*t);
-        std::string engine;
-        std::string word;
-        std::string pi_word;
-        unsigned stream = 0;
-        std::uint64_t pushed = 0;
-        std::uint32_t pi = 0;
+        std::string line;
         std::uint64_t sum = 0;
-        while (in >> engine >> stream >> word >> pushed >> pi_word >> pi) {
-            if (engine == "tpc")
+        // "<engine> <stream> pushed <n> pi <n> ..." (later fields ignored).
+        while (std::getline(in, line)) {
+            std::istringstream l(line);
+            std::string engine;
+            std::string word;
+            unsigned stream = 0;
+            std::uint64_t pushed = 0;
+            if ((l >> engine >> stream >> word >> pushed) && engine == "tpc")
                 sum += pushed;
         }
         return sum;

@@ -27,6 +27,7 @@ extern "C" {
 #define DRM_HPU_QUEUE_DESTROY		0x06
 #define DRM_HPU_SUBMIT			0x07
 #define DRM_HPU_EVENTS			0x08
+#define DRM_HPU_SUBMIT_ARRAY		0x09
 
 #define DRM_IOCTL_HPU_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_INFO, struct drm_hpu_info)
@@ -46,6 +47,8 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_SUBMIT, struct drm_hpu_submit)
 #define DRM_IOCTL_HPU_EVENTS \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_EVENTS, struct drm_hpu_events)
+#define DRM_IOCTL_HPU_SUBMIT_ARRAY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_SUBMIT_ARRAY, struct drm_hpu_submit_array)
 
 /**
  * enum drm_hpu_info_op - what &struct drm_hpu_info asks for
@@ -605,6 +608,44 @@ struct drm_hpu_submit {
 	__u64 out_syncs;
 	/** @seq: Out: sequence number of the job on its queue (from 1). */
 	__u64 seq;
+};
+
+/** DRM_HPU_MAX_SUBMITS: most entries one DRM_IOCTL_HPU_SUBMIT_ARRAY may carry. */
+#define DRM_HPU_MAX_SUBMITS		64
+
+/**
+ * struct drm_hpu_submit_array - run several command buffers in one call
+ *
+ * DRM_IOCTL_HPU_SUBMIT_ARRAY, from driver version 1.1
+ * (&drm_hpu_info_device.driver_minor >= 1 with driver_major 1; an older
+ * driver answers -EINVAL, the DRM core's answer to an unknown ioctl).
+ * Each entry of @submits is a &struct drm_hpu_submit, taken as
+ * DRM_IOCTL_HPU_SUBMIT takes it, with the same rules and errors; the
+ * entries are queued in array order (so entries on one queue keep that
+ * order), on any queues of this file, and each entry's @seq is written
+ * back. All or nothing: every entry is checked and its job made before
+ * any is queued, and if any entry is refused or the call fails, no job
+ * of the call is queued (the debug log, drm.debug=0x2, names the entry
+ * and what was wrong). The jobs that have nothing to wait for go to the
+ * hardware with one doorbell per stream for all of them.
+ *
+ * Errors: -EINVAL (non-zero @flags, @count 0 or above
+ * DRM_HPU_MAX_SUBMITS), -EFAULT (@submits cannot be read and written;
+ * if it can no longer be written once the jobs are queued, they run all
+ * the same and the @seq values are lost), any error of
+ * DRM_IOCTL_HPU_SUBMIT for an entry (-EBUSY also when the entries would
+ * take the context beyond limits/ctx_jobs).
+ */
+struct drm_hpu_submit_array {
+	/** @count: In: entries at @submits, 1 to DRM_HPU_MAX_SUBMITS. */
+	__u32 count;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/**
+	 * @submits: In: pointer to an array of @count &struct drm_hpu_submit,
+	 * readable and writable (Out: each entry's @seq).
+	 */
+	__u64 submits;
 };
 
 /**
