@@ -51,6 +51,9 @@ struct hpu_device {
     // Held while a graph launch submits its jobs, so that the jobs of two
     // launches come in one order on every shared queue.
     std::mutex graph_mu;
+    // Whether the driver has DRM_IOCTL_HPU_SUBMIT_ARRAY: 1 yes, 0 no, -1
+    // not asked yet (SubmitBatch::supported()).
+    std::atomic<int> submit_array{-1};
 };
 
 namespace hpu::detail {

@@ -513,10 +513,28 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     // again: it first resets them all, after every job so far (reset_sobs()
     // waits for the live tails).
     bool submitted = false; // a job of this launch is in
+    // A driver with SUBMIT_ARRAY gets the launch's jobs in one call, all
+    // or none, with one doorbell per stream; until that call nothing of
+    // the launch is in. Else one SUBMIT per job.
+    std::unique_ptr<SubmitBatch> batch;
+    if (SubmitBatch::supported(g->dev))
+        batch = std::make_unique<SubmitBatch>();
+    SubmitBatch *const bp = batch.get();
+    const std::uint32_t tails_live0 = g->tails_live;
     auto drop = [&](int err) {
+        if (bp != nullptr) {
+            // Nothing of the launch was queued: as if it never started.
+            bp->rollback();
+            g->tails_live = tails_live0;
+            if (out != nullptr && *out != nullptr) {
+                (void)g->dev->kmd.syncobj_destroy((*out)->handle);
+                delete *out; // NOLINT(cppcoreguidelines-owning-memory)
+                *out = nullptr;
+            }
+        }
         for (const hpu_fence_member &m : members)
             (void)g->dev->kmd.syncobj_destroy(m.handle);
-        if (submitted)
+        if (submitted && bp == nullptr)
             g->initialised = false;
         return err;
     };
@@ -537,16 +555,20 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         tail[0].handle = g->tail.at(s);
         hpu_fence_t *raw = nullptr;
         if (const int err = submit_raw(&g->queues.at(s), g->lists.at(p).at(s).get(), waits, num_waits, prev, tail,
-                                       0, out != nullptr ? &raw : nullptr);
+                                       0, out != nullptr ? &raw : nullptr, bp);
             err < 0)
             return drop(err);
         submitted = true;
         g->tails_live |= 1U << s;
-        if (const std::unique_ptr<hpu_fence> f(raw); f) // its syncobj lives on in members
+        if (const std::unique_ptr<hpu_fence> f(raw); f) { // its syncobj lives on in members
             members.push_back({f->handle, f->queue_id, f->seq, first_node.at(s)}); // reserved: does not throw
+            // Batched, the sequence number comes at the flush: into the member.
+            if (bp != nullptr)
+                bp->at(bp->size() - 1).seq = &members.back().seq;
+        }
         // The release replaces the job's fence in tail[s] with its own.
         if (rel != nullptr) {
-            if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, tail, 0, nullptr); err < 0)
+            if (const int err = submit_raw(&g->queues.at(s), rel, nullptr, 0, {}, tail, 0, nullptr, bp); err < 0)
                 return drop(err);
         }
         tails.at(n_tails++) = tail[0];
@@ -558,15 +580,24 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     sig[0].handle = g->done.at(p);
     const std::span<const SyncPoint> join_sig = n_tails == 0 ? std::span<const SyncPoint>(sig) : std::span<const SyncPoint>();
     if (const int err = submit_raw(&g->queues.at(g->join), g->lists.at(p).at(g->join).get(), waits, num_waits, prev,
-                                   join_sig, 0, out);
+                                   join_sig, 0, out, bp);
         err < 0)
         return drop(err);
     bool sound = true;
+    int late = 0; // batched: the first error of the join's release or the finish job
     if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr)
-        sound = submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, join_sig, 0, nullptr) >= 0;
-    if (n_tails != 0) {
-        sound = sound && submit_raw(&g->queues.at(g->join), g->finish.get(), nullptr, 0,
-                                    std::span<const SyncPoint>(tails.data(), n_tails), sig, 0, nullptr) >= 0;
+        late = submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, join_sig, 0, nullptr, bp);
+    sound = late >= 0;
+    if (n_tails != 0 && sound) {
+        late = submit_raw(&g->queues.at(g->join), g->finish.get(), nullptr, 0,
+                          std::span<const SyncPoint>(tails.data(), n_tails), sig, 0, nullptr, bp);
+        sound = late >= 0;
+    }
+    if (bp != nullptr) {
+        if (late < 0)
+            return drop(late);
+        if (const int err = submit_flush(g->dev, *bp); err < 0)
+            return drop(err);
     }
     if (!sound) {
         // done[p] is not this launch's end: the next launch first resets

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -487,6 +488,57 @@ int Kmd::submit(const SubmitArgs &args, std::uint64_t &seq)
     if (err < 0)
         return err;
     seq = req.seq;
+    return err;
+}
+
+int Kmd::submit_array(std::span<const SubmitArgs> args, std::span<std::uint64_t> seqs)
+{
+    if (args.empty() || args.size() > DRM_HPU_MAX_SUBMITS || seqs.size() != args.size())
+        return -EINVAL;
+    std::array<drm_hpu_submit, DRM_HPU_MAX_SUBMITS> reqs{};
+    std::vector<std::array<drm_hpu_sync, DRM_HPU_MAX_SYNCS>> syncs;
+    try {
+        syncs.resize(2 * args.size());
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const SubmitArgs &a = args[i];
+        if (a.waits.size() > DRM_HPU_MAX_SYNCS || a.signals.size() > DRM_HPU_MAX_SYNCS)
+            return -EINVAL;
+        drm_hpu_submit &req = reqs.at(i);
+        auto &in = syncs.at(2 * i);
+        auto &out = syncs.at(2 * i + 1);
+        req.queue_id = a.queue_id;
+        req.cb_va = a.cb_va;
+        req.cb_size = a.cb_size;
+        req.num_in_syncs = fill_syncs(a.waits, in);
+        req.in_syncs = req.num_in_syncs != 0 ? to_u64(in.data()) : 0;
+        req.num_out_syncs = fill_syncs(a.signals, out);
+        req.out_syncs = req.num_out_syncs != 0 ? to_u64(out.data()) : 0;
+        req.timeout_ms = a.timeout_ms;
+    }
+    drm_hpu_submit_array req{};
+    req.count = static_cast<std::uint32_t>(args.size());
+    req.submits = to_u64(reqs.data());
+    // As submit(): the jobs may read stores made through write-combining
+    // mappings of device memory.
+    os_->flush_wc_stores();
+    const int err = call(
+        "SUBMIT_ARRAY", DRM_IOCTL_HPU_SUBMIT_ARRAY, &req,
+        [&](Trace &t) {
+            t.u("count", req.count);
+            for (std::uint32_t i = 0; i < req.count; ++i)
+                t.u("queue", reqs.at(i).queue_id).u("cb_size", reqs.at(i).cb_size);
+        },
+        [&](Trace &t) {
+            for (std::uint32_t i = 0; i < req.count; ++i)
+                t.u("seq", reqs.at(i).seq);
+        });
+    if (err < 0)
+        return err;
+    for (std::size_t i = 0; i < args.size(); ++i)
+        seqs[i] = reqs.at(i).seq;
     return err;
 }
 

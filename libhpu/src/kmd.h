@@ -110,6 +110,10 @@ public:
     int queue_destroy(std::uint32_t queue_id);
     // DRM_IOCTL_HPU_SUBMIT: the kernel's sequence number of the job in seq.
     int submit(const SubmitArgs &args, std::uint64_t &seq);
+    // DRM_IOCTL_HPU_SUBMIT_ARRAY (driver 1.1): the jobs of args (1 to
+    // DRM_HPU_MAX_SUBMITS) queued in order, all or none; seqs (as many as
+    // args) get their sequence numbers.
+    int submit_array(std::span<const SubmitArgs> args, std::span<std::uint64_t> seqs);
     // DRM_IOCTL_HPU_EVENTS with DRM_HPU_EVENTS_* flags.
     int events(std::uint32_t flags);
 

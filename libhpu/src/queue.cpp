@@ -211,10 +211,12 @@ int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
 
 int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,
                std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
-               std::uint32_t timeout_ms, hpu_fence_t **out)
+               std::uint32_t timeout_ms, hpu_fence_t **out, SubmitBatch *batch)
 {
     if (out != nullptr)
         *out = nullptr;
+    if (batch != nullptr && batch->full())
+        return -ENOSPC;
     if (q == nullptr || cl == nullptr || (waits == nullptr && num_waits != 0) ||
         num_waits + extra_waits.size() > DRM_HPU_MAX_SYNCS || extra_signals.size() + 2 > DRM_HPU_MAX_SYNCS ||
         timeout_ms > HPU_JOB_TIMEOUT_MAX_MS)
@@ -275,6 +277,20 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     args.waits = std::span<const SyncPoint>(in.data(), n_in + extra_waits.size());
     args.signals = std::span<const SyncPoint>(outs.data(), n_out);
     args.timeout_ms = timeout_ms;
+    if (batch != nullptr) {
+        SubmitBatch::Entry &e = batch->add();
+        e.in = in;
+        e.out = outs;
+        e.args = args;
+        e.args.waits = std::span<const SyncPoint>(e.in.data(), args.waits.size());
+        e.args.signals = std::span<const SyncPoint>(e.out.data(), n_out);
+        e.seq = fence ? &fence->seq : nullptr;
+        e.cl = cl;
+        ++cl->submitted;
+        if (out != nullptr)
+            *out = fence.release();
+        return 0;
+    }
     std::uint64_t seq = 0;
     if (const int err = q->dev->kmd.submit(args, seq); err < 0) {
         if (fence)
@@ -286,6 +302,50 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
         fence->seq = seq;
     if (out != nullptr)
         *out = fence.release();
+    return 0;
+}
+
+bool SubmitBatch::supported(hpu_device *dev)
+{
+    int known = dev->submit_array.load(std::memory_order_relaxed);
+    if (known < 0) {
+        drm_hpu_info_device answer{};
+        if (dev->kmd.info_device(answer) < 0)
+            return false; // asked again next time
+        known = answer.driver_major > 1 || (answer.driver_major == 1 && answer.driver_minor >= 1) ? 1 : 0;
+        dev->submit_array.store(known, std::memory_order_relaxed);
+    }
+    return known == 1;
+}
+
+void SubmitBatch::rollback()
+{
+    for (std::size_t i = n_; i-- > 0;)
+        --entries_.at(i).cl->submitted;
+    n_ = 0;
+}
+
+int submit_flush(hpu_device *dev, SubmitBatch &batch)
+{
+    const std::size_t n = batch.size();
+    if (n == 0)
+        return 0;
+    std::array<SubmitArgs, SubmitBatch::kMax> args{};
+    std::array<std::uint64_t, SubmitBatch::kMax> seqs{};
+    for (std::size_t i = 0; i < n; ++i)
+        args.at(i) = batch.at(i).args;
+    const int err = n == 1 ? dev->kmd.submit(args[0], seqs[0])
+                           : dev->kmd.submit_array(std::span<const SubmitArgs>(args.data(), n),
+                                                   std::span<std::uint64_t>(seqs.data(), n));
+    if (err < 0) {
+        batch.rollback();
+        return err;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (batch.at(i).seq != nullptr)
+            *batch.at(i).seq = seqs.at(i);
+    }
+    batch.clear();
     return 0;
 }
 

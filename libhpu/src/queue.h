@@ -6,6 +6,7 @@
 #ifndef HPU_SRC_QUEUE_H
 #define HPU_SRC_QUEUE_H
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -78,11 +79,51 @@ inline bool range_ok(std::uint64_t va, std::uint64_t size)
 // desc_host is not null, receives the host address of its descriptor in
 // the list's data, where its scalars may be rewritten while no job reads it.
 int record_launch(hpu_cmdlist *cl, const hpu_kernel_t *k, const hpu_launch *l, std::uint8_t **desc_host);
+// Jobs gathered by submit_raw() to go to the kernel in one
+// DRM_IOCTL_HPU_SUBMIT_ARRAY (submit_flush()), all or none. Each entry
+// owns its sync points. Its capacity is fixed when it is made (add()
+// never allocates): kMax entries.
+class SubmitBatch {
+public:
+    static constexpr std::size_t kMax = 16;
+
+    struct Entry {
+        SubmitArgs args;
+        std::array<SyncPoint, DRM_HPU_MAX_SYNCS> in{};
+        std::array<SyncPoint, DRM_HPU_MAX_SYNCS> out{};
+        std::uint64_t *seq = nullptr; // where its sequence number goes (a fence's), or null
+        hpu_cmdlist *cl = nullptr;    // its submitted count was advanced for it
+    };
+
+    // Whether dev's driver has DRM_IOCTL_HPU_SUBMIT_ARRAY (1.1 and later):
+    // asked once per device (INFO DEVICE), then remembered.
+    static bool supported(hpu_device *dev);
+
+    [[nodiscard]] bool full() const { return n_ == kMax; }
+    [[nodiscard]] std::size_t size() const { return n_; }
+    // The next entry, its args' spans to be set by the caller.
+    Entry &add() { return entries_.at(n_++); }
+    Entry &at(std::size_t i) { return entries_.at(i); }
+    // Forgets the entries, taking back their command lists' submitted counts.
+    void rollback();
+    // Forgets the entries once they are submitted.
+    void clear() { n_ = 0; }
+
+private:
+    std::array<Entry, kMax> entries_{};
+    std::size_t n_ = 0;
+};
+
 // Submits cl on q after waits (hpu_fence handles) and the raw syncobj
 // points of extra_waits; signals out (may be null) and extra_signals.
+// With batch, the job is only added to it (nothing is submitted until
+// submit_flush()); -ENOSPC when it is full.
 int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,
                std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
-               std::uint32_t timeout_ms, hpu_fence_t **out);
+               std::uint32_t timeout_ms, hpu_fence_t **out, SubmitBatch *batch = nullptr);
+// Submits the jobs of batch in one call, in order (one SUBMIT for one
+// job); on failure none is queued and the batch is rolled back. Empties it.
+int submit_flush(hpu_device *dev, SubmitBatch &batch);
 // Whether no job of cl can still run (1), not yet (0), or -errno; no wait.
 int cmdlist_idle(hpu_cmdlist *cl);
 int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out);

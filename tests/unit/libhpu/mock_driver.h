@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <span>
 #include <memory>
 #include <set>
 #include <string>
@@ -87,7 +88,9 @@ public:
     int acquire_calls = 0;
     std::map<unsigned long, int> request_fail; // request -> errno (every call)
     int submit_fail_at = 0;  // the submit_fail_at-th SUBMIT (counted from 1) returns fail_errno
-    int submit_calls = 0;    // the SUBMITs seen
+    int submit_calls = 0;    // the SUBMITs seen (and the entries of SUBMIT_ARRAYs)
+    int submit_array_calls = 0;              // the SUBMIT_ARRAYs seen (driver 1.1)
+    std::vector<std::uint32_t> submit_array_sizes; // count of each one that succeeded
 
     // Observations.
     std::map<unsigned long, int> request_calls;
@@ -210,6 +213,8 @@ public:
             return do_queue_destroy(*static_cast<drm_hpu_queue_destroy *>(arg));
         case DRM_IOCTL_HPU_SUBMIT:
             return do_submit(*static_cast<drm_hpu_submit *>(arg));
+        case DRM_IOCTL_HPU_SUBMIT_ARRAY:
+            return do_submit_array(node->second, *static_cast<drm_hpu_submit_array *>(arg));
         case DRM_IOCTL_HPU_EVENTS:
             return do_events(fd, *static_cast<drm_hpu_events *>(arg));
         case DRM_IOCTL_GEM_CLOSE:
@@ -436,6 +441,32 @@ private:
         if (va + size > it->first + m.size || m.bo->mem.empty())
             return nullptr;
         return m.bo->mem.data() + (va - it->first); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
+
+    // As the driver from version 1.1 (an older one: -EINVAL, as the DRM core
+    // answers an unknown ioctl): every entry checked before any is queued.
+    int do_submit_array(const std::string &node, drm_hpu_submit_array &req)
+    {
+        const drm_hpu_info_device &id = nodes.at(node);
+        if (id.driver_major < 1 || (id.driver_major == 1 && id.driver_minor < 1))
+            return -EINVAL;
+        ++submit_array_calls;
+        if (req.flags != 0 || req.count == 0 || req.count > DRM_HPU_MAX_SUBMITS)
+            return -EINVAL;
+        auto *subs = static_cast<drm_hpu_submit *>(ptr(req.submits));
+        if (subs == nullptr)
+            return -EFAULT;
+        const std::span<drm_hpu_submit> all(subs, req.count);
+        for (const drm_hpu_submit &e : all) {
+            if (e.flags != 0 || queues.count(e.queue_id) == 0)
+                return e.flags != 0 ? -EINVAL : -ENOENT;
+        }
+        for (drm_hpu_submit &e : all) {
+            if (const int err = do_submit(e); err < 0)
+                return err; // (the mock is not all-or-nothing past the checks above)
+        }
+        submit_array_sizes.push_back(req.count);
+        return 0;
     }
 
     int do_submit(drm_hpu_submit &req)

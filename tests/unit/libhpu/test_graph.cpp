@@ -879,6 +879,57 @@ TEST_CASE("a reset job that fails fails the launch before any of its jobs; the n
     fx.close_clean();
 }
 
+TEST_CASE("a driver with SUBMIT_ARRAY gets a launch's jobs in one call; an older one a SUBMIT per job",
+          "[libhpu][graph]")
+{
+    GraphFixture fx;
+    fx.add_copy_launch_copy();
+    drm_hpu_info_device &id = fx.m.nodes.at("/dev/accel/accel0");
+    id.driver_major = 1;
+
+    SECTION("driver 1.0: one SUBMIT per job, no SUBMIT_ARRAY") {
+        id.driver_minor = 0;
+        const int calls0 = fx.m.submit_calls;
+        const auto l = fx.launch_all();
+        CHECK(fx.m.submit_array_calls == 0);
+        CHECK(static_cast<std::size_t>(fx.m.submit_calls - calls0) == l.size());
+    }
+    SECTION("driver 1.1: one SUBMIT_ARRAY per launch with all its jobs, in the order of one SUBMIT each") {
+        id.driver_minor = 1;
+        const auto l0 = fx.launch_all();
+        // The first launch's sync object reset goes first, on its own (it
+        // is waited for before the launch's jobs are made).
+        REQUIRE(l0.size() > 2);
+        CHECK(fx.m.submit_array_calls == 1);
+        CHECK(fx.m.submit_array_sizes == std::vector<std::uint32_t>{static_cast<std::uint32_t>(l0.size() - 1)});
+        const auto l1 = fx.launch_all();
+        CHECK(fx.m.submit_array_calls == 2);
+        CHECK(fx.m.submit_array_sizes.back() == l1.size());
+        // The finish job is last, after the join and its release.
+        CHECK(GraphFixture::is_finish(l1.back()));
+        fx.close_clean();
+    }
+    SECTION("driver 1.1, the array refused: nothing of the launch is queued, and the next launch runs whole") {
+        id.driver_minor = 1;
+        (void)fx.launch_all();
+        const std::size_t before = fx.m.jobs.size();
+        fx.m.request_fail[DRM_IOCTL_HPU_SUBMIT_ARRAY] = -EBUSY;
+        hpu_fence_t *f = nullptr;
+        CHECK(hpu_graph_launch(fx.g, nullptr, 0, &f) == -EBUSY);
+        CHECK(f == nullptr);
+        CHECK(fx.m.jobs.size() == before);
+        fx.m.request_fail.erase(DRM_IOCTL_HPU_SUBMIT_ARRAY);
+        const auto l = fx.launch_all();
+        // No reset needed: nothing of the refused launch ran.
+        REQUIRE(!l.empty());
+        CHECK(fx.m.submit_array_sizes.back() == l.size());
+        // Its jobs signal the timeline points the next waits expect.
+        (void)fx.launch_all();
+        (void)fx.launch_all();
+        fx.close_clean();
+    }
+}
+
 TEST_CASE("hpu_graph_create unwinds every syncobj when one cannot be made", "[libhpu][graph]")
 {
     Fixture fx;
