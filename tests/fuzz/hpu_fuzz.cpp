@@ -116,6 +116,7 @@ enum Op : std::uint8_t {
     OP_JOB_FENCE,
     OP_FORK,
     OP_RESET_SYSFS,
+    OP_SUBMIT_ARRAY,
     OP_COUNT
 };
 
@@ -161,6 +162,7 @@ constexpr std::array<const char *, OP_COUNT> kOpName = {
     "job fence status",
     "fork+child ioctls",
     "sysfs hpu_reset soft",
+    "HPU_SUBMIT_ARRAY",
 };
 
 constexpr int kErrs = 134; // errno values 0..133; larger ones count as 133
@@ -1244,8 +1246,12 @@ private:
             default: s.out_syncs = ~0ULL - 16; s.num_out_syncs = 2; break;
             }
         }
-        if (xioctl(OP_SUBMIT, c.fd, DRM_IOCTL_HPU_SUBMIT, &s) != 0)
+        if (rng_.pct(20)) {
+            if (submit_array(c, s) != 0)
+                return;
+        } else if (xioctl(OP_SUBMIT, c.fd, DRM_IOCTL_HPU_SUBMIT, &s) != 0) {
             return;
+        }
         std::uint32_t wait_on = 0;
         {
             std::lock_guard<std::mutex> lk(c.mu);
@@ -1261,6 +1267,50 @@ private:
         // Now and then, wait for the job and count its fence's status.
         if (wait_on != 0 && rng_.pct(25))
             job_status(c, wait_on);
+    }
+
+    // DRM_IOCTL_HPU_SUBMIT_ARRAY of s and up to 7 more entries (copies of
+    // it on the file's queues, one of them now and then spoilt), or a
+    // malformed call. Returns the errno; s gets the first entry's seq.
+    int submit_array(Ctx &c, drm_hpu_submit &s)
+    {
+        std::vector<drm_hpu_submit> subs(1 + rng_.below(8), s);
+        {
+            std::lock_guard<std::mutex> lk(c.mu);
+            for (std::size_t i = 1; i < subs.size(); ++i) {
+                if (!c.queues.empty() && rng_.pct(70))
+                    subs[i].queue_id = rng_.pick(c.queues);
+                if (rng_.pct(50)) { // no syncs: may go to the stream directly
+                    subs[i].num_in_syncs = 0;
+                    subs[i].num_out_syncs = 0;
+                }
+            }
+        }
+        if (rng_.pct(5)) { // a bad entry anywhere: nothing of the call runs
+            drm_hpu_submit &b = subs.at(rng_.below(subs.size()));
+            switch (rng_.below(4)) {
+            case 0: b.cb_size = 7; break;
+            case 1: b.flags = 1U << rng_.below(32); break;
+            case 2: b.queue_id = bad_handle(); break;
+            default: b.in_syncs = 8; b.num_in_syncs = 1; break;
+            }
+        }
+        drm_hpu_submit_array a{};
+        a.count = static_cast<std::uint32_t>(subs.size());
+        a.submits = reinterpret_cast<std::uintptr_t>(subs.data());
+        if (rng_.pct(4)) { // malformed call
+            switch (rng_.below(5)) {
+            case 0: a.count = 0; break;
+            case 1: a.count = DRM_HPU_MAX_SUBMITS + 1 + static_cast<std::uint32_t>(rng_.below(1000)); break;
+            case 2: a.flags = 1U << rng_.below(32); break;
+            case 3: a.submits = rng_.pct(50) ? 8 : ~0ULL - 64; break;
+            default: a.submits = 0; break;
+            }
+        }
+        const int e = xioctl(OP_SUBMIT_ARRAY, c.fd, DRM_IOCTL_HPU_SUBMIT_ARRAY, &a);
+        if (e == 0)
+            s.seq = subs[0].seq;
+        return e;
     }
 
     void job_status(Ctx &c, std::uint32_t so)
@@ -1749,16 +1799,16 @@ private:
         std::array<std::uint64_t, 16> buf{};
         if (rng_.pct(50)) {
             // Driver ioctl numbers past the table, any direction and size.
-            const auto nr = static_cast<unsigned>(DRM_COMMAND_BASE + rng_.range(DRM_HPU_EVENTS + 1, 0x3f));
+            const auto nr = static_cast<unsigned>(DRM_COMMAND_BASE + rng_.range(DRM_HPU_SUBMIT_ARRAY + 1, 0x3f));
             const auto size = static_cast<unsigned>(rng_.below(sizeof(buf)));
             (void)xioctl(OP_UNKNOWN_IOCTL, c.fd, _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, nr, size), buf.data());
         } else {
             // A known one with a shorter structure than ours (zero-extended
             // by the DRM core): zero-filled, so no pointer is followed.
-            static constexpr std::array<unsigned long, 8> kCmds = {
+            static constexpr std::array<unsigned long, 9> kCmds = {
                 DRM_IOCTL_HPU_INFO, DRM_IOCTL_HPU_BO_CREATE, DRM_IOCTL_HPU_BO_USERPTR,
                 DRM_IOCTL_HPU_BO_MMAP_OFFSET, DRM_IOCTL_HPU_VM_BIND, DRM_IOCTL_HPU_QUEUE_CREATE,
-                DRM_IOCTL_HPU_SUBMIT, DRM_IOCTL_HPU_EVENTS};
+                DRM_IOCTL_HPU_SUBMIT, DRM_IOCTL_HPU_EVENTS, DRM_IOCTL_HPU_SUBMIT_ARRAY};
             const unsigned long cmd = kCmds.at(rng_.below(kCmds.size()));
             const auto size = static_cast<unsigned>(rng_.below(_IOC_SIZE(cmd)));
             const unsigned long shortened = _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), size);
