@@ -922,7 +922,7 @@ static int hpu_submit_queue(struct drm_device *drm, struct drm_file *file,
 
 	for (i = 0; i < count; i++)
 		hpu_submit_out_syncs_set(&e[i]);
-	/* Direct jobs of a stream that has been shut down: -ENODEV. */
+	/* Direct jobs that cannot run (stream shut down, stale context). */
 	hpu_jobs_signal(&failed);
 	return 0;
 }

@@ -431,8 +431,10 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_stream_direct_put);
  * As hpu_stream_submit(), without the doorbell: the caller writes the
  * descriptors of all its direct jobs, then rings each stream it used once
  * with hpu_stream_kick(). Never fails: on a stream that has been shut down
- * (device removed or unusable) the job's fence is initialised all the same
- * and the job goes to @failed with -ENODEV, for the caller to signal with
+ * (device removed or unusable), or for a job of a reset generation before
+ * the device's (a hard reset destroyed its context since SUBMIT checked),
+ * the job's fence is initialised all the same and the job goes to @failed
+ * with -ENODEV or -ECANCELED, for the caller to signal with
  * hpu_jobs_signal() once it holds no lock. Called with the job's queue
  * locked, inside drm_dev_enter().
  */
@@ -443,7 +445,15 @@ void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
 
 	atomic64_inc(&stream->direct_submitted);
 	spin_lock_irqsave(&stream->lock, flags);
-	if (stream->enabled) {
+	/*
+	 * A hard reset bumps the generation while it owns the streams, before
+	 * it resumes them: under the lock, a job of an older generation is
+	 * one whose context the reset destroyed, and never runs (as in
+	 * run_job). One of the current generation that finds the stream
+	 * stopped by a hard reset is failed with the others at its end.
+	 */
+	if (stream->enabled &&
+	    job->generation == hpu_reset_generation(stream->hdev)) {
 		hpu_stream_place_locked(stream, job);
 	} else {
 		job->seq = ++stream->seq;
@@ -452,7 +462,7 @@ void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
 			       job->seq);
 		job->hw_fence_init = true;
 		job->status = HPU_CQ_ABORTED;
-		job->error = -ENODEV;
+		job->error = stream->enabled ? -ECANCELED : -ENODEV;
 		list_add_tail(&job->link, failed);
 	}
 	spin_unlock_irqrestore(&stream->lock, flags);
