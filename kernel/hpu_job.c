@@ -928,6 +928,37 @@ static int hpu_submit_queue(struct drm_device *drm, struct drm_file *file,
 }
 
 /*
+ * An entry's in-syncs are looked up before any entry of its call is
+ * queued: one naming a syncobj that an earlier entry of the call signals
+ * would wait for that syncobj's fence from before the call, not for the
+ * earlier entry. Refused rather than run in a surprising order.
+ */
+static int hpu_submit_no_chain(struct drm_device *drm, struct drm_file *file,
+			       struct hpu_submit_entry *e, u32 i)
+{
+	struct drm_syncobj *syncobj;
+	u32 k, j, o;
+	bool chain;
+
+	for (k = 0; k < e[i].args.num_in_syncs; k++) {
+		syncobj = drm_syncobj_find(file, e[i].in[k].handle);
+		if (!syncobj)
+			continue;	/* refused by the lookup of its fence */
+		chain = false;
+		for (j = 0; j < i && !chain; j++)
+			for (o = 0; o < e[j].num_out && !chain; o++)
+				chain = e[j].out_syncs[o].syncobj == syncobj;
+		drm_syncobj_put(syncobj);
+		if (chain) {
+			drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u is entry %u's out-sync\n",
+				       e[i].tag, k, e[i].in[k].handle, j - 1);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
  * Prepare and queue the @count entries of one call; on any error nothing
  * is queued. The caller is inside drm_dev_enter().
  */
@@ -939,6 +970,8 @@ static int hpu_submit_entries(struct drm_device *drm, struct drm_file *file,
 
 	for (i = 0; i < count; i++) {
 		ret = hpu_submit_prepare(drm, file, &e[i]);
+		if (!ret && i)
+			ret = hpu_submit_no_chain(drm, file, e, i);
 		if (ret)
 			break;
 	}
@@ -1030,8 +1063,10 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
  * per stream and each stream's doorbell is rung once for all of them. The
  * sequence numbers are written back to the entries' @seq.
  *
- * Return: 0; -EINVAL for non-zero flags or a count not 1 to
- * DRM_HPU_MAX_SUBMITS; -EFAULT if the array cannot be read or written
+ * Return: 0; -EINVAL for non-zero flags, a count not 1 to
+ * DRM_HPU_MAX_SUBMITS, or an entry with an in-sync that an earlier entry
+ * signals (in-syncs are looked up before anything of the call is queued);
+ * -EFAULT if the array cannot be read or written
  * (if it can no longer be written once the jobs are queued, they run all
  * the same); any error of hpu_submit_ioctl() for an entry.
  */

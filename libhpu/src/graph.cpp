@@ -514,8 +514,9 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
     // waits for the live tails).
     bool submitted = false; // a job of this launch is in
     // A driver with SUBMIT_ARRAY gets the launch's jobs in one call, all
-    // or none, with one doorbell per stream; until that call nothing of
-    // the launch is in. Else one SUBMIT per job.
+    // or none, with one doorbell per stream (the finish job follows on its
+    // own); until that call nothing of the launch is in. Else one SUBMIT
+    // per job.
     std::unique_ptr<SubmitBatch> batch;
     if (SubmitBatch::supported(g->dev))
         batch = std::make_unique<SubmitBatch>();
@@ -584,20 +585,22 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
         err < 0)
         return drop(err);
     bool sound = true;
-    int late = 0; // batched: the first error of the join's release or the finish job
-    if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr)
-        late = submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, join_sig, 0, nullptr, bp);
-    sound = late >= 0;
-    if (n_tails != 0 && sound) {
-        late = submit_raw(&g->queues.at(g->join), g->finish.get(), nullptr, 0,
-                          std::span<const SyncPoint>(tails.data(), n_tails), sig, 0, nullptr, bp);
-        sound = late >= 0;
+    if (hpu_cmdlist *rel = g->release.at(p).at(g->join).get(); rel != nullptr) {
+        const int err = submit_raw(&g->queues.at(g->join), rel, nullptr, 0, {}, join_sig, 0, nullptr, bp);
+        if (err < 0 && bp != nullptr)
+            return drop(err);
+        sound = err >= 0;
     }
     if (bp != nullptr) {
-        if (late < 0)
-            return drop(late);
         if (const int err = submit_flush(g->dev, *bp); err < 0)
             return drop(err);
+    }
+    // The finish job waits for the tails the jobs above signal: on its
+    // own, after them (SUBMIT_ARRAY looks every entry's in-syncs up before
+    // it queues any, so it refuses an entry waiting for an earlier one).
+    if (n_tails != 0 && sound) {
+        sound = submit_raw(&g->queues.at(g->join), g->finish.get(), nullptr, 0,
+                           std::span<const SyncPoint>(tails.data(), n_tails), sig, 0, nullptr) >= 0;
     }
     if (!sound) {
         // done[p] is not this launch's end: the next launch first resets

@@ -1280,10 +1280,12 @@ private:
             for (std::size_t i = 1; i < subs.size(); ++i) {
                 if (!c.queues.empty() && rng_.pct(70))
                     subs[i].queue_id = rng_.pick(c.queues);
-                if (rng_.pct(50)) { // no syncs: may go to the stream directly
+                // Only the first entry signals (an entry waiting for what
+                // an earlier one signals is refused); half wait for nothing
+                // and may go to their streams directly.
+                subs[i].num_out_syncs = 0;
+                if (rng_.pct(50))
                     subs[i].num_in_syncs = 0;
-                    subs[i].num_out_syncs = 0;
-                }
             }
         }
         if (rng_.pct(5)) { // a bad entry anywhere: nothing of the call runs

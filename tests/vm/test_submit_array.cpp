@@ -321,6 +321,30 @@ TEST_CASE("SUBMIT_ARRAY refuses a bad call or a bad entry and then queues nothin
         nothing_queued(b, 1);
     }
 
+    SECTION("an entry waiting for a syncobj that an earlier entry of the call signals: EINVAL") {
+        // In-syncs are looked up before anything of the call is queued:
+        // the entry would wait for x's fence from before the call.
+        std::uint32_t x = 0;
+        REQUIRE(syncobj_create(c.fd(), x, DRM_SYNCOBJ_CREATE_SIGNALED) == 0);
+        Batch b;
+        good(b);
+        const Cb w4 = Cb().write_value(slots.va + 8ULL * 4, 4);
+        const Cb w5 = Cb().write_value(slots.va + 8ULL * 5, 5);
+        b.add(q, cbs.put(10, w4), w4.bytes(), x);
+        b.add(q2, cbs.put(11, w5), w5.bytes(), 0, x);
+        CHECK(b.submit(c.fd()) == EINVAL);
+        nothing_queued(b, 1);
+        // The same two as two calls: the second waits for the first.
+        Batch first;
+        first.add(q, cbs.put(10, w4), w4.bytes(), x);
+        REQUIRE(first.submit(c.fd()) == 0);
+        Batch second;
+        second.add(q2, cbs.put(11, w5), w5.bytes(), 0, x);
+        REQUIRE(second.submit(c.fd()) == 0);
+        REQUIRE(syncobj_wait(c.fd(), x) == 0);
+        syncobj_destroy(c.fd(), x);
+    }
+
     // A bad entry after four good ones (and a good one after it).
     struct Bad {
         const char *what;

@@ -626,11 +626,15 @@ struct drm_hpu_submit {
  * back. All or nothing: every entry is checked and its job made before
  * any is queued, and if any entry is refused or the call fails, no job
  * of the call is queued (the debug log, drm.debug=0x2, names the entry
- * and what was wrong). The jobs that have nothing to wait for go to the
+ * and what was wrong). So the in-syncs of every entry are looked up
+ * before any entry is queued: an entry may not wait for a syncobj that an
+ * earlier entry of the same call signals (-EINVAL); submit such a job in
+ * a later call. The jobs that have nothing to wait for go to the
  * hardware with one doorbell per stream for all of them.
  *
  * Errors: -EINVAL (non-zero @flags, @count 0 or above
- * DRM_HPU_MAX_SUBMITS), -EFAULT (@submits cannot be read and written;
+ * DRM_HPU_MAX_SUBMITS, an in-sync signalled by an earlier entry),
+ * -EFAULT (@submits cannot be read and written;
  * if it can no longer be written once the jobs are queued, they run all
  * the same and the @seq values are lost), any error of
  * DRM_IOCTL_HPU_SUBMIT for an entry (-EBUSY also when the entries would

@@ -457,9 +457,20 @@ private:
         if (subs == nullptr)
             return -EFAULT;
         const std::span<drm_hpu_submit> all(subs, req.count);
+        std::set<std::uint32_t> signalled; // out-syncs of the entries so far
         for (const drm_hpu_submit &e : all) {
             if (e.flags != 0 || queues.count(e.queue_id) == 0)
                 return e.flags != 0 ? -EINVAL : -ENOENT;
+            // In-syncs are looked up before anything is queued: one that
+            // an earlier entry signals is refused.
+            const auto *in = static_cast<const drm_hpu_sync *>(ptr(e.in_syncs));
+            const auto *out = static_cast<const drm_hpu_sync *>(ptr(e.out_syncs));
+            for (std::uint32_t i = 0; in != nullptr && i < e.num_in_syncs; ++i) {
+                if (signalled.count(in[i].handle) != 0) // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+                    return -EINVAL;
+            }
+            for (std::uint32_t i = 0; out != nullptr && i < e.num_out_syncs; ++i)
+                signalled.insert(out[i].handle); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         }
         for (drm_hpu_submit &e : all) {
             if (const int err = do_submit(e); err < 0)
