@@ -33,6 +33,7 @@
 # 6. an install that cannot create a directory copies nothing; one that
 #    fails half-way leaves a manifest with which make uninstall removes what
 #    it copied.
+# 7. packaging/debian/libhpu1.symbols lists exactly the exported symbols.
 # Prints "PASS install/name" and "FAIL install/name: why"; exit 1 on failure.
 #
 # Copyright (c) 2026 The hpu authors
@@ -407,4 +408,17 @@ else
 	check "make uninstall after a failed install leaves only what was there before" "left: $left" \
 		test "$left" = "./usr ./usr/bin ./usr/bin/hpu-smi "
 fi
+
+# 7. The Debian package's symbols file (packaging/debian/libhpu1.symbols)
+# lists exactly what libhpu.so.1 exports, with symbol versions: make deb
+# fails on a difference, and make test finds it before anyone packages.
+syms=$ROOT/packaging/debian/libhpu1.symbols
+built=$(nm -D --defined-only --with-symbol-versions "$BUILD/libhpu/libhpu.so.$LIBVER" 2>/dev/null |
+	awk '{ n = $3; sub(/@@/, "@", n); if (n !~ /@/) n = n "@" n; print n }' | sort)
+listed=$(sed -n 's/^ \([^ ]*@[^ ]*\) .*/\1/p' "$syms" | sort)
+missing=$(comm -23 <(echo "$built") <(echo "$listed") | tr '\n' ' ')
+extra=$(comm -13 <(echo "$built") <(echo "$listed") | tr '\n' ' ')
+check "libhpu1.symbols lists every symbol libhpu.so.1 exports, and no other" \
+	"exported but not listed: ${missing:-none}; listed but not exported: ${extra:-none}" \
+	test -n "$built" -a -z "$missing$extra"
 [ $fails = 0 ]
