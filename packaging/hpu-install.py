@@ -13,7 +13,7 @@
 #   tools     hpu-smi, hpu-fwpack, hpu-as, TPC kernel binaries, man pages
 #   firmware  /lib/firmware/hpu/hpu-h1-fw.bin               (CMake component)
 #   python    the hpu_torch package (if the build has it)   (CMake component)
-#   demo      hpu-train                                     (CMake component)
+#   demo      hpu-train and its man page                    (CMake component)
 #   udev      70-hpu.rules
 #   rdma      the rdma-core provider and /etc/libibverbs.d/hpu.driver
 #   dkms      the driver's source and dkms.conf in /usr/src/hpu-<version>/
