@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 9u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 10u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
