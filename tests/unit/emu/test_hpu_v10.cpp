@@ -596,3 +596,62 @@ TEST_CASE("kernel streams keep the version 9 page: the user registers are unmapp
     CHECK(r.rd(r.qreg(1, 4, reg)) == 0u);       // a user stream has them
     CHECK(r.error() == 0u);
 }
+
+TEST_CASE("MMU_INV of the stream's ASID stays BUSY while its descriptor or record is in "
+          "flight", "[emu][v10][tlb]")
+{
+    const bool record = GENERATE(false, true);
+    CAPTURE(record);
+    UqRig r;
+    r.setup_uq(0, 4, 5);
+    const uint64_t watch = record ? r.u[0][4].cq : r.u[0][4].ring;
+    bool seen = false;
+    uint32_t during = 0, other = 0;
+    auto hook = [&](uint64_t a) {
+        if (a == watch && !seen) {
+            seen = true;
+            r.wr(HPU_REG_MMU_INV, 4);                   // another ASID
+            other = r.rd(HPU_REG_MMU_INV_STATUS);
+            r.wr(HPU_REG_MMU_INV, 5);
+            during = r.rd(HPU_REG_MMU_INV_STATUS);
+        }
+    };
+    if (record) {
+        r.env.on_dma_write = hook;
+    } else {
+        r.env.on_dma_read = hook;
+    }
+    r.usubmit(0, 4, Cb().nop());
+    r.run();
+    REQUIRE(seen);
+    CHECK(other == 0u);
+    CHECK(during == HPU_MMU_INV_BUSY);
+    CHECK(r.rd(HPU_REG_MMU_INV_STATUS) == 0u);
+    CHECK(r.ucqe(0, 4, 0).status == uint32_t{HPU_CQ_OK});
+}
+
+TEST_CASE("a hard reset writes nothing for a user stream and drops its doorbells uncounted",
+          "[emu][v10][reset]")
+{
+    UqRig r;
+    r.setup_uq(6, 5, 5);
+    r.usubmit(6, 5, Cb().nop().wait(2, 1));
+    r.run();
+    REQUIRE(r.status(6, 5) & HPU_QS_STATUS_WAITING);
+    r.wr(HPU_UQDB_PAGE(6, 5), 1, 8);                // refused before the reset
+    REQUIRE(r.refused() == 1u);
+    const unsigned int writes = r.env.dma_writes;
+
+    r.wr(HPU_REG_HARD_RESET, HPU_HARD_RESET_KEY);
+    r.usubmit(6, 5, Cb().nop());                    // dropped: no PI, not counted
+    r.run();
+    r.advance(HPU_HARD_RESET_NS);
+    r.run();
+    REQUIRE(r.rd(HPU_REG_STATUS) == HPU_STATUS_READY);
+    CHECK(r.env.dma_writes == writes);              // no record, no write-back
+    CHECK(r.rd(r.qreg(6, 5, HPU_QS_PI)) == 0u);
+    CHECK(r.rd(r.qreg(6, 5, HPU_QS_ASID)) == 0u);
+    CHECK(r.status(6, 5) == HPU_QS_STATUS_IDLE);
+    CHECK(r.refused() == 1u);                       // survives the hard reset
+    CHECK(r.error() == 0u);
+}
