@@ -16,6 +16,10 @@
 #include <algorithm>
 
 #include "hpu_rig.hpp"
+#include "hpu_thread_env.hpp"
+
+#include <atomic>
+#include <thread>
 
 using namespace hpu_test;
 
@@ -54,6 +58,9 @@ struct UqRig : Rig {
         uint32_t size = 0, cq_size = 0, pi = 0;
         uint16_t asid = 0;
     } u[HPU_H1_ENGINES][HPU_H1_STREAMS];
+
+    UqRig() = default;
+    explicit UqRig(const DevOpts &o) : Rig(o) {}
 
     void wr64(uint32_t lo, uint64_t v)
     {
@@ -654,4 +661,54 @@ TEST_CASE("a hard reset writes nothing for a user stream and drops its doorbells
     CHECK(r.status(6, 5) == HPU_QS_STATUS_IDLE);
     CHECK(r.refused() == 1u);                       // survives the hard reset
     CHECK(r.error() == 0u);
+}
+
+TEST_CASE("doorbells race an engine thread: every descriptor completes once, in order",
+          "[emu][v10][threads]")
+{
+    UqRig r(thread_dev(256 * MiB));
+    constexpr uint32_t n = 300, size = 8;
+    r.program(0, 4, 5, size);
+    r.wr(r.qreg(0, 4, HPU_QS_SIGNAL), HPU_QS_SIGNAL_EN | 1);
+    r.enable(0, 4);
+    const Cb prog = Cb().nop().sob_update(2, 1, HPU_SOB_OP_ADD);
+    const uint64_t cb = r.place_cb(prog, 5);
+
+    std::atomic<bool> stop{false};
+    std::thread engine([&] {
+        while (!stop.load()) {
+            if (!hpum_core_engine_step(&r.core, 0)) {
+                std::this_thread::yield();
+            }
+        }
+    });
+    for (uint32_t i = 0; i < n; i++) {
+        while (r.u[0][4].pi - r.ci(0, 4) >= size &&
+               !(r.status(0, 4) & HPU_QS_STATUS_ERROR)) {
+            std::this_thread::yield();
+        }
+        r.put(0, 4, cb, prog.size(), 5, 1000 + i);
+        r.db(0, 4);
+    }
+    for (int spin = 0; r.ci(0, 4) != n && spin < 10000000; spin++) {
+        if (r.status(0, 4) & HPU_QS_STATUS_ERROR) {
+            break;
+        }
+        std::this_thread::yield();
+    }
+    stop = true;
+    engine.join();
+
+    CHECK(r.done(0, 4) == n);
+    CHECK(r.rd(sob_of(5, 1)) == n);             // SIGNAL
+    CHECK(r.rd(sob_of(5, 2)) == n);             // the packets
+    for (uint32_t i = n - size; i < n; i++) {
+        const Ucqe c = r.ucqe(0, 4, i);
+        CHECK(c.index == i);
+        CHECK(c.seq == 1000u + i);
+        CHECK(c.status == uint32_t{HPU_CQ_OK});
+    }
+    CHECK(r.refused() == 0u);
+    CHECK(r.error() == 0u);
+    CHECK(r.status(0, 4) == HPU_QS_STATUS_IDLE);
 }
