@@ -107,7 +107,8 @@ check "libhpu-dev holds headers, link, hpu.pc and the CMake package" "files miss
 	"/usr/lib/$TRIPLET/pkgconfig/hpu.pc" "/usr/lib/$TRIPLET/cmake/hpu/hpuConfig.cmake"
 check "hpu-tools holds the tools and their manual pages" "files missing" \
 	has hpu-tools /usr/bin/hpu-smi /usr/bin/hpu-fwpack /usr/bin/hpu-as /usr/bin/hpu-train \
-	/usr/share/man/man1/hpu-smi.1.gz /usr/share/man/man1/hpu-fwpack.1.gz
+	/usr/share/man/man1/hpu-smi.1.gz /usr/share/man/man1/hpu-fwpack.1.gz \
+	/usr/share/man/man1/hpu-as.1.gz /usr/share/man/man1/hpu-train.1.gz
 check "ibverbs-provider-hpu holds the provider and its .driver file" "files missing" \
 	has ibverbs-provider-hpu "/usr/lib/$TRIPLET/libibverbs/libhpu-rdmav34.so" /etc/libibverbs.d/hpu.driver
 check "python3-hpu-torch holds hpu_torch and the getting-started example" "files missing" \
@@ -160,7 +161,11 @@ snapshot() { (cd "$OVL/upper" && find . -mindepth 1 \( -type c -printf 'whiteout
 snapshot > "$LOGS/upper-before.txt"
 
 # 2. Install.
-if in_root sh -c "dpkg -i /mnt/hpu-debs/debs-$VERSION/*.deb" > "$LOGS/install.log" 2>&1; then
+debs_of() { # the seven packages' files of version $1, as the chroot sees them
+	local p
+	for p in $PKGS; do printf '/mnt/hpu-debs/debs-%s/%s_%s_*.deb ' "$1" "$p" "$1"; done
+}
+if in_root sh -c "dpkg -i $(debs_of "$VERSION")" > "$LOGS/install.log" 2>&1; then
 	pass "dpkg -i installs the seven packages of $VERSION"
 else
 	fail "dpkg -i installs the seven packages of $VERSION" "$(tail -n 20 "$LOGS/install.log")"
@@ -256,7 +261,7 @@ boot() { # boot VERSION MODE
 boot "$VERSION" full
 
 # 4. Upgrade.
-if in_root sh -c "dpkg -i /mnt/hpu-debs/debs-$NEWER/*.deb" > "$LOGS/upgrade.log" 2>&1; then
+if in_root sh -c "dpkg -i $(debs_of "$NEWER")" > "$LOGS/upgrade.log" 2>&1; then
 	pass "dpkg -i upgrades the seven packages to $NEWER"
 else
 	fail "dpkg -i upgrades the seven packages to $NEWER" "$(tail -n 20 "$LOGS/upgrade.log")"
