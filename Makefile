@@ -33,6 +33,11 @@
 #                  INSTALL_WITHOUT=part,... (parts: packaging/hpu-install.py)
 #   make uninstall remove exactly what make install put there (same PREFIX and DESTDIR)
 #   make dkms-source  only the DKMS source tree in $(DESTDIR)/usr/src/hpu-$(VERSION)
+#   make deb       the Debian packages (hpu-dkms, hpu-firmware, libhpu1, libhpu-dev,
+#                  hpu-tools, ibverbs-provider-hpu, python3-hpu-torch) in $(BUILD)/deb,
+#                  lintian-checked; DEB_VERSION (default: the VERSION file)
+#   make test-install  the packages on a clean machine: install, DKMS, a guest booted
+#                  on it, upgrade, purge (tests/install/test-deb.sh; about N minutes)
 # Other targets: bootstrap, qemu, kernel, user, rdma-provider, check, clean.
 
 SHELL := /bin/bash
@@ -52,7 +57,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 RUN_HPUS := --hpu hbm-size=2G,serial=HPU-DEMO-0,nic-ports=10 \
 	    --hpu hbm-size=4G,serial=HPU-DEMO-1,nic-ports=4
 
-.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-mpi test-debug kunit bench fuzz vm-shell clean install uninstall dkms-source
+.PHONY: all bootstrap qemu kernel user rdma-provider user-san check run run-torch run-libhpu test test-interop test-mpi test-debug kunit bench fuzz vm-shell clean install uninstall dkms-source deb test-install
 
 all: bootstrap qemu kernel user rdma-provider
 
@@ -208,6 +213,15 @@ uninstall:
 
 dkms-source:
 	@$(HPU_INSTALL) install --only dkms
+
+# The packages are made of what `make all` built (packaging/debian/rules
+# installs each with hpu-install.py, the program behind make install).
+DEB_VERSION ?= $(shell head -n1 VERSION)
+deb: all
+	@bash packaging/build-deb.sh $(BUILD) $(BUILD)/deb $(DEB_VERSION)
+
+test-install: all
+	@bash tests/install/test-deb.sh $(BUILD)
 
 vm-shell: all
 	@tools/dev/vm/hpu-vm $(RUN_HPUS) --shell

@@ -296,6 +296,7 @@ static void hpum_ctrl_hard_reset(HpuCore *c, uint32_t key)
     c->ctrl.hard_reset_count = keep.hard_reset_count;
     c->ctrl.ecc_ce_count = keep.ecc_ce_count;
     c->ctrl.ecc_ue_count = keep.ecc_ue_count;
+    c->ctrl.uq_db_refused = keep.uq_db_refused;
     c->ctrl.status = HPU_STATUS_HARD_RESET_BUSY;
     c->resetting = false;
     c->hard_resetting = true;
@@ -466,6 +467,9 @@ static HpuAccess hpum_ctrl_read(HpuCore *c, uint32_t offset,
     case HPU_REG_DEVICE_TIME_HI:
         *val = c->ctrl.time_hi;
         break;
+    case HPU_REG_UQ_DB_REFUSED:
+        *val = c->ctrl.uq_db_refused;
+        break;
     default:
         return HPU_ACCESS_UNMAPPED;
     }
@@ -576,9 +580,14 @@ static const HpuBlock *hpum_check_access(HpuCore *c,
 static uint32_t hpum_core_read_locked(HpuCore *c, uint64_t addr,
                                       unsigned int size)
 {
-    const HpuBlock *b = hpum_check_access(c, addr, size, "read");
+    const HpuBlock *b;
     uint32_t val = 0;
 
+    /* Spec version 10: refused doorbell accesses only count. */
+    if (hpum_uq_db_read(c, addr, size, &val)) {
+        return val;
+    }
+    b = hpum_check_access(c, addr, size, "read");
     if (!b) {
         return 0;
     }
@@ -617,6 +626,10 @@ static void hpum_core_write_locked(HpuCore *c, uint64_t addr,
         HPU_LOG(c, "%u-byte write of 0x%llx to BAR0+0x%llx during a hard "
                 "reset: dropped", size, (unsigned long long)val,
                 (unsigned long long)addr);
+        return;
+    }
+    /* Spec version 10: refused doorbell accesses only count. */
+    if (hpum_uq_db_write(c, addr, val, size)) {
         return;
     }
     b = hpum_check_access(c, addr, size, "write");

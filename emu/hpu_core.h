@@ -57,6 +57,12 @@
  * HPU_H1_TPC_ENGINES cores), 9-10 the MMEs, each behind a queue manager.
  */
 #define HPU_H1_ENGINES          HPU_NUM_ENGINES
+/*
+ * Spec version 10: 16 streams per queue manager, 0-3 kernel streams,
+ * HPU_H1_KSTREAMS on user streams (hpu_uq.c).
+ */
+#define HPU_H1_STREAMS          HPU_QM_ALL_STREAMS
+#define HPU_H1_KSTREAMS         HPU_QM_KSTREAMS
 #define HPU_H1_HBM_STACKS       4
 #define HPU_H1_REVISION         0x00000100      /* 1.0 */
 
@@ -106,6 +112,10 @@ typedef enum HpuTraceId {
     HPU_TRACE_ROCE_QP_ERR,      /* QPN, cause */
     /* Spec version 9 (hpu_qm.c) */
     HPU_TRACE_NOTIFY,           /* engine, stream, DONE, CQ_PI, records, irq */
+    /* Spec version 10 (hpu_uq.c) */
+    HPU_TRACE_UQ_DOORBELL,      /* engine, stream, offset, size, value, refused */
+    /* a user stream notifies: engine, stream, STATUS bits 6:4, DONE, */
+    HPU_TRACE_UQ_STOP,          /* err_status, err_where */
     HPU_TRACE_COUNT
 } HpuTraceId;
 
@@ -334,6 +344,7 @@ typedef struct HpuCtrl {
     uint32_t ecc_ce_count;
     uint32_t ecc_ue_count;
     uint32_t time_hi;           /* DEVICE_TIME_HI, latched by the LO read */
+    uint32_t uq_db_refused;     /* spec version 10: UQ_DB_REFUSED */
 } HpuCtrl;
 
 /* The device timers, multiplexed onto the environment's one timer. */
@@ -659,6 +670,19 @@ typedef struct HpuStream {
     uint32_t notify_records;    /* ... covering these records */
     bool wb_busy;               /* its write-back record is being written */
     bool notify_engine;         /* ... then left to the engine's thread */
+    /* spec version 10, user streams (hpu_uq.c): registers */
+    uint16_t uq_asid;           /* ASID */
+    uint64_t arm;               /* ARM_HI:ARM_LO, 0: not armed */
+    uint32_t signal;            /* SIGNAL */
+    uint32_t tmo_ms;            /* TMO_MS */
+    uint64_t start;             /* START */
+    /* spec version 10, user streams: state */
+    bool uq_error;              /* STATUS.ERROR: error stop until RESUME */
+    bool uq_fault;              /* STATUS.FAULT: queue fault until disabled */
+    bool uq_timeout;            /* STATUS.TIMEOUT: until disabled */
+    bool abort_req;             /* CTRL.ABORT: the stop completes ABORTED */
+    bool notify_vec;            /* the notification due raises the vector */
+    uint64_t fetch_ns;          /* device time the descriptor was fetched */
 } HpuStream;
 
 /* The class of an engine index (compute.md): which packets it runs. */
@@ -672,7 +696,7 @@ typedef struct HpuMmeBufs HpuMmeBufs;  /* hpu_mme.c */
 typedef struct HpuDmaRuns HpuDmaRuns;  /* hpu_mem.c */
 
 typedef struct HpuEngine {
-    HpuStream st[HPU_QM_STREAMS];
+    HpuStream st[HPU_H1_STREAMS];
     unsigned int rr;            /* next stream to consider */
     bool busy;                  /* a step runs outside the lock */
     /*

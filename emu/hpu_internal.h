@@ -156,6 +156,14 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
                   uint16_t asid, uint64_t va, void *buf, uint64_t len,
                   bool write, HpuFault *f);
 /*
+ * hpum_mem_xfer() for the queue's own accesses (spec version 10: a user
+ * stream's descriptor fetch and completion record): the same, but
+ * INJ_DMA_FAIL does not act on it.
+ */
+int hpum_queue_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
+                    uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                    bool write, HpuFault *f);
+/*
  * One piece of a LIN_DMA copy (at most HPU_DMA_PIECE bytes, ranges as
  * hpum_mem_xfer() takes them): [@src, @src + @n) to [@dst, @dst + @n) of
  * @asid for engine @e, the data moved once between host and HBM chunk
@@ -490,6 +498,88 @@ void hpum_event_defer(HpuCore *c, const HpuEvent *ev);
 void hpum_events_drain(HpuCore *c);
 /* HPU_TMR_IRQ_MOD fired: streams whose moderation delay ended notify. */
 void hpum_qm_mod_timer(HpuCore *c);
+/* Under the lock: a sync object changed, wake engines with a WAIT. */
+void hpum_sob_changed(HpuCore *c);
+/* Under the lock: the records @st holds back are to be notified now. */
+void hpum_stream_due(HpuCore *c, HpuStream *st);
+/*
+ * Make the notifications due on stream @s of engine @e (lock held; dropped
+ * for the write-back record).  @engine: called by the engine's thread.
+ */
+void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
+                        bool engine);
+/*
+ * Under the lock: the descriptor in flight of stream @s of engine @e is
+ * done with (completed or left undone): the engine lets go if it hangs in
+ * it, the stream has nothing in flight.
+ */
+void hpum_stream_retire(HpuCore *c, unsigned int e, unsigned int s);
+/*
+ * Under the lock: a PI write (register or doorbell) of stream @s of engine
+ * @e; false if ignored (more than RING_SIZE ahead of CI, logged).
+ */
+bool hpum_stream_pi(HpuCore *c, unsigned int e, unsigned int s,
+                    uint32_t val);
+/* Whether @st is enabled and not HALTED. */
+static inline bool hpum_stream_enabled(const HpuStream *st)
+{
+    return (st->ctrl & HPU_QS_CTRL_ENABLE) && !st->halted;
+}
+
+/* hpu_uq.c: user streams and their doorbell pages (spec version 10) */
+
+/* Whether stream @s is a user stream (4-15). */
+static inline bool hpum_is_user_stream(unsigned int s)
+{
+    return s >= HPU_H1_KSTREAMS;
+}
+
+/* A user stream stopped by an error, a queue fault or a timeout. */
+static inline bool hpum_uq_stopped(const HpuStream *st)
+{
+    return st->uq_error || st->uq_fault || st->uq_timeout;
+}
+
+/*
+ * The doorbell pages, checked before the access rules (a refused access
+ * only counts in UQ_DB_REFUSED): whether @addr lies in them; if so the
+ * access was handled (a read's value in @val).  Under the lock.
+ */
+bool hpum_uq_db_read(HpuCore *c, uint64_t addr, unsigned int size,
+                     uint32_t *val);
+bool hpum_uq_db_write(HpuCore *c, uint64_t addr, uint64_t val,
+                      unsigned int size);
+/* The user-stream registers (ASID, ARM, SIGNAL, TMO_MS, START), locked. */
+HpuAccess hpum_uq_reg_read(HpuCore *c, HpuStream *st, uint32_t reg,
+                           uint32_t *val);
+HpuAccess hpum_uq_reg_write(HpuCore *c, unsigned int e, unsigned int s,
+                            uint32_t reg, uint32_t val);
+/* Whether a user stream's registers take writes now (disabled and IDLE). */
+bool hpum_uq_writable(const HpuStream *st);
+/* Enable: the user-stream rules hold (else a guest error is logged). */
+bool hpum_uq_enable_ok(HpuCore *c, unsigned int e, unsigned int s);
+/* Enable: DONE, CI, CQ_PI from START; PI kept if in reach; state cleared. */
+void hpum_uq_enable(HpuStream *st);
+/*
+ * Under the lock: a notification of user stream @s of engine @e is due:
+ * its write-back record, then (@vec) the engine's vector.
+ */
+void hpum_uq_due(HpuCore *c, unsigned int e, unsigned int s, bool vec);
+/*
+ * The engine's step for a user stream (lock held; dropped for memory):
+ * fetch the next descriptor through the MMU; complete the one in flight
+ * with @status at packet @offset (the record through the MMU, SIGNAL,
+ * error stop, ARM), or pause it (ABORTED without CTRL.ABORT).
+ */
+void hpum_uq_fetch_desc(HpuCore *c, unsigned int e, unsigned int s);
+void hpum_uq_complete(HpuCore *c, unsigned int e, unsigned int s,
+                      uint32_t gen, int status, uint32_t offset);
+/*
+ * Under the lock, from the watchdog scan: time out user streams whose
+ * descriptor outlived TMO_MS; lowers *@next (device time) to the next
+ * moment one may.
+ */
+void hpum_uq_tmo_scan(HpuCore *c, uint64_t now, uint64_t *next);
 
 /*
  * hpu_core.c: a 32-bit BAR0 write by a WREG packet of work of @epoch

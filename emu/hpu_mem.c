@@ -808,9 +808,9 @@ static void hpum_ecc_error(HpuCore *c, unsigned int e, uint16_t asid,
  * until its access is done, so an MMU_INV of the ASID reads BUSY until
  * nothing can land through a translation it dropped.
  */
-int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
-                  uint16_t asid, uint64_t va, void *buf, uint64_t len,
-                  bool write, HpuFault *f)
+static int hpum_mem_xfer_inj(HpuCore *c, unsigned int e, uint32_t epoch,
+                             uint16_t asid, uint64_t va, void *buf,
+                             uint64_t len, bool write, bool inj, HpuFault *f)
 {
     uint8_t *p = buf;
 
@@ -854,7 +854,7 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
             hpum_unlock(c);
             return f->status;
         }
-        if (x.host && e < 32 && (c->inj.dma_fail & (1u << e))) {
+        if (inj && x.host && e < 32 && (c->inj.dma_fail & (1u << e))) {
             c->inj.dma_fail &= ~(1u << e);      /* INJ_DMA_FAIL: used */
             inject = true;
         }
@@ -903,6 +903,20 @@ int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
         len -= n;
     }
     return HPU_CQ_OK;
+}
+
+int hpum_mem_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
+                  uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                  bool write, HpuFault *f)
+{
+    return hpum_mem_xfer_inj(c, e, epoch, asid, va, buf, len, write, true, f);
+}
+
+int hpum_queue_xfer(HpuCore *c, unsigned int e, uint32_t epoch,
+                    uint16_t asid, uint64_t va, void *buf, uint64_t len,
+                    bool write, HpuFault *f)
+{
+    return hpum_mem_xfer_inj(c, e, epoch, asid, va, buf, len, write, false, f);
 }
 
 /*

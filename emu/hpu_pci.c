@@ -460,6 +460,12 @@ static void hpum_trace(void *opaque, HpuTraceId id, const uint64_t *a)
     case HPU_TRACE_NOTIFY:
         trace_hpu_notify(a[0], a[1], a[2], a[3], a[4], a[5]);
         break;
+    case HPU_TRACE_UQ_DOORBELL:
+        trace_hpu_uq_doorbell(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
+    case HPU_TRACE_UQ_STOP:
+        trace_hpu_uq_stop(a[0], a[1], a[2], a[3], a[4], a[5]);
+        break;
     case HPU_TRACE_COUNT:
         break;
     }

@@ -77,12 +77,12 @@ static bool hpum_wait_holds(HpuCore *c, uint32_t idx, uint32_t value,
 }
 
 /* Under the lock: a sync object changed, wake engines with a WAIT. */
-static void hpum_sob_changed(HpuCore *c)
+void hpum_sob_changed(HpuCore *c)
 {
     unsigned int e, s;
 
     for (e = 0; e < HPU_H1_ENGINES; e++) {
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             if (c->eng[e].st[s].waiting) {
                 c->ops->kick_engine(c->opaque, e);
                 break;
@@ -362,11 +362,6 @@ const HpuBlock hpum_eq_block = {
 
 /* Streams */
 
-static bool hpum_stream_enabled(const HpuStream *st)
-{
-    return (st->ctrl & HPU_QS_CTRL_ENABLE) && !st->halted;
-}
-
 static bool hpum_stream_runnable(HpuCore *c, HpuEngine *eng,
                                  HpuStream *st)
 {
@@ -386,12 +381,14 @@ static bool hpum_stream_runnable(HpuCore *c, HpuEngine *eng,
                (!hpum_stream_enabled(st) || c->resetting);
     }
     if (!st->active) {
-        return hpum_stream_enabled(st) && !c->resetting && st->pi != st->ci;
+        /* spec version 10: an error stop, queue fault or timeout holds */
+        return hpum_stream_enabled(st) && !c->resetting && st->pi != st->ci &&
+               !hpum_uq_stopped(st);
     }
     if (!hpum_stream_enabled(st) || c->resetting) {
         return true;                    /* write its ABORTED record */
     }
-    if (st->hung) {
+    if (st->hung || st->uq_timeout) {
         return false;                   /* until disabled or reset */
     }
     if (st->waiting) {
@@ -405,7 +402,7 @@ bool hpum_core_engine_ready(HpuCore *c, unsigned int e)
 {
     unsigned int s;
 
-    for (s = 0; s < HPU_QM_STREAMS; s++) {
+    for (s = 0; s < HPU_H1_STREAMS; s++) {
         if (hpum_stream_runnable(c, &c->eng[e], &c->eng[e].st[s])) {
             return true;
         }
@@ -435,7 +432,7 @@ static void hpum_engine_let_go(HpuCore *c, unsigned int e)
     eng->stuck = false;
     eng->hung_in = false;
     hpum_engine_set_progress(eng, hpum_now(c));
-    for (s = 0; s < HPU_QM_STREAMS; s++) {
+    for (s = 0; s < HPU_H1_STREAMS; s++) {
         eng->st[s].hung = false;
     }
 }
@@ -483,7 +480,7 @@ static void hpum_stream_exec(HpuCore *c, HpuStream *st, bool begin)
 }
 
 /* Under the lock: the records @st holds back are to be notified now. */
-static void hpum_stream_due(HpuCore *c, HpuStream *st)
+void hpum_stream_due(HpuCore *c, HpuStream *st)
 {
     st->notify_due = true;
     st->notify_records += st->held;
@@ -528,7 +525,7 @@ void hpum_qm_mod_timer(HpuCore *c)
     unsigned int e, s;
 
     for (e = 0; e < HPU_H1_ENGINES; e++) {
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             HpuStream *st = &c->eng[e].st[s];
 
             if (!st->mod_deadline) {
@@ -555,8 +552,8 @@ void hpum_qm_mod_timer(HpuCore *c)
  * engine's (@engine) and otherwise, once it wrote one record, hands what
  * came due meanwhile to the engine's thread (hpum_stream_runnable()).
  */
-static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
-                               bool engine)
+void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
+                        bool engine)
 {
     HpuStream *st = &c->eng[e].st[s];
     bool wrote = false;
@@ -565,7 +562,9 @@ static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
         uint8_t b[HPU_WB_SIZE];
         uint32_t epoch = c->epoch, gen = st->gen;
         uint32_t records = st->notify_records;
-        bool irq = records && (st->ctrl & HPU_QS_CTRL_IRQ_EN);
+        /* spec version 10: a user stream raises it for its own reasons */
+        bool irq = hpum_is_user_stream(s) ? st->notify_vec :
+                   records && (st->ctrl & HPU_QS_CTRL_IRQ_EN);
         uint64_t addr = st->wb;
         int r;
 
@@ -577,6 +576,7 @@ static void hpum_stream_notify(HpuCore *c, unsigned int e, unsigned int s,
         st->notify_engine = false;
         st->notify_due = false;
         st->notify_records = 0;
+        st->notify_vec = false;
         if (!addr && !irq) {
             continue;
         }
@@ -633,7 +633,7 @@ static void hpum_notify_drain(HpuCore *c)
     if (c->notify_pending) {
         __atomic_store_n(&c->notify_pending, false, __ATOMIC_RELAXED);
         for (e = 0; e < HPU_H1_ENGINES; e++) {
-            for (s = 0; s < HPU_QM_STREAMS; s++) {
+            for (s = 0; s < HPU_H1_STREAMS; s++) {
                 hpum_stream_notify(c, e, s, false);
             }
         }
@@ -654,6 +654,10 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
     uint64_t addr;
     int r;
 
+    if (hpum_is_user_stream(s)) {
+        hpum_uq_complete(c, e, s, gen, status, offset);
+        return;
+    }
     /*
      * The record is computed and its write begun in one critical section
      * with the generation check: a reset bumps the generation and is not
@@ -692,14 +696,21 @@ static void hpum_complete(HpuCore *c, unsigned int e, unsigned int s,
         st->err_status = (uint32_t)status;
         st->err_where = hpum_le32(rec + 12);
     }
+    hpum_stream_retire(c, e, s);
+    hpum_stream_moderate(c, st);
+    hpum_stream_notify(c, e, s, true);
+}
+
+void hpum_stream_retire(HpuCore *c, unsigned int e, unsigned int s)
+{
+    HpuStream *st = &c->eng[e].st[s];
+
     if (hpum_engine_hangs_in(c, e, s)) {
         hpum_engine_let_go(c, e);
     }
     st->active = false;
     st->waiting = false;
     st->hung = false;
-    hpum_stream_moderate(c, st);
-    hpum_stream_notify(c, e, s, true);
 }
 
 /* Fetch and check the next descriptor (lock held; dropped meanwhile). */
@@ -715,6 +726,10 @@ static void hpum_fetch_desc(HpuCore *c, unsigned int e, unsigned int s)
     uint64_t rsvd;
     int r;
 
+    if (hpum_is_user_stream(s)) {
+        hpum_uq_fetch_desc(c, e, s);
+        return;
+    }
     if (!hpum_dma_begin(c, epoch)) {
         return;
     }
@@ -1189,7 +1204,7 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
 
     hpum_lock(c);
     /* Notifications a drain left to this thread first: they are due now. */
-    for (s = 0; s < HPU_QM_STREAMS; s++) {
+    for (s = 0; s < HPU_H1_STREAMS; s++) {
         st = &eng->st[s];
         if (st->notify_engine && st->notify_due && !st->wb_busy && !c->dead) {
             eng->busy = true;
@@ -1201,17 +1216,17 @@ bool hpum_core_engine_step(HpuCore *c, unsigned int e)
             return more;
         }
     }
-    for (i = 0; i < HPU_QM_STREAMS; i++) {
-        s = (eng->rr + i) % HPU_QM_STREAMS;
+    for (i = 0; i < HPU_H1_STREAMS; i++) {
+        s = (eng->rr + i) % HPU_H1_STREAMS;
         if (hpum_stream_runnable(c, eng, &eng->st[s])) {
             break;
         }
     }
-    if (i == HPU_QM_STREAMS) {
+    if (i == HPU_H1_STREAMS) {
         hpum_unlock(c);
         return false;
     }
-    eng->rr = (s + 1) % HPU_QM_STREAMS;
+    eng->rr = (s + 1) % HPU_H1_STREAMS;
     st = &eng->st[s];
     eng->busy = true;
     eng->run_s = s;
@@ -1251,7 +1266,8 @@ static uint32_t hpum_stream_status(const HpuCore *c,
      * INJ_QUIESCE.STREAMS: stream 0 of engine 0 never reports stopping.
      * Spec version 9: not idle before its write-back record is written.
      */
-    if (!st->active && !(hpum_stream_enabled(st) && st->pi != st->ci) &&
+    if (!st->active &&
+        !(hpum_stream_enabled(st) && st->pi != st->ci && !hpum_uq_stopped(st)) &&
         !st->notify_due && !st->wb_busy &&
         !(st == &c->eng[0].st[0] &&
           (c->inj.quiesce & HPU_INJ_QUIESCE_STREAMS))) {
@@ -1266,6 +1282,15 @@ static uint32_t hpum_stream_status(const HpuCore *c,
     if (st->hung) {
         v |= HPU_QS_STATUS_HUNG;
     }
+    if (st->uq_error) {
+        v |= HPU_QS_STATUS_ERROR;
+    }
+    if (st->uq_fault) {
+        v |= HPU_QS_STATUS_FAULT;
+    }
+    if (st->uq_timeout) {
+        v |= HPU_QS_STATUS_TIMEOUT;
+    }
     return v;
 }
 
@@ -1278,7 +1303,7 @@ static HpuStream *hpum_stream_at(HpuCore *c, uint32_t offset,
     *e = rel / 0x1000;
     *s = (rel / 0x100) % 0x10;
     *reg = rel % 0x100;
-    if (*s >= HPU_QM_STREAMS) {
+    if (*s >= HPU_H1_STREAMS) {
         return NULL;
     }
     return &c->eng[*e].st[*s];
@@ -1355,6 +1380,10 @@ static HpuAccess hpum_qm_read(HpuCore *c, uint32_t offset,
         *val = st->busy_hi;
         break;
     default:
+        /* spec version 10: ASID, ARM, SIGNAL, TMO_MS, START */
+        if (hpum_is_user_stream(s)) {
+            return hpum_uq_reg_read(c, st, reg, val);
+        }
         return HPU_ACCESS_UNMAPPED;
     }
     return HPU_ACCESS_OK;
@@ -1364,11 +1393,37 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
                              uint32_t val)
 {
     HpuStream *st = &c->eng[e].st[s];
+    bool user = hpum_is_user_stream(s);
     bool was = st->ctrl & HPU_QS_CTRL_ENABLE;
     bool running = hpum_stream_enabled(st);
 
     hpum_job_alert(c);
-    val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
+    if (user) {
+        /*
+         * Spec version 10: CTRL stores ENABLE only; RESUME leaves an error
+         * stop of the enabled stream, ABORT turns its stop into ABORTED.
+         */
+        if ((val & HPU_QS_CTRL_ENABLE) && was) {
+            if ((val & HPU_QS_CTRL_RESUME) && st->uq_error) {
+                st->uq_error = false;
+                if (hpum_stream_enabled(st) && st->pi != st->ci) {
+                    c->ops->kick_engine(c->opaque, e);
+                }
+            }
+            return;
+        }
+        if (!(val & HPU_QS_CTRL_ENABLE)) {
+            if (was) {
+                st->abort_req = val & HPU_QS_CTRL_ABORT;
+                st->uq_error = st->uq_fault = st->uq_timeout = false;
+            } else if ((val & HPU_QS_CTRL_ABORT) && st->active) {
+                st->abort_req = true;   /* the stop is not done yet */
+            }
+        }
+        val &= HPU_QS_CTRL_ENABLE;
+    } else {
+        val &= HPU_QS_CTRL_ENABLE | HPU_QS_CTRL_IRQ_EN;
+    }
     st->ctrl = val;
     if ((val & HPU_QS_CTRL_ENABLE) && !was) {
         if (!st->ring || (st->ring & 63) ||
@@ -1383,6 +1438,10 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
                     (unsigned long long)st->ring, st->ring_size,
                     (unsigned long long)st->cq, st->cq_size,
                     (unsigned long long)st->wb);
+            st->halted = true;
+            return;
+        }
+        if (user && !hpum_uq_enable_ok(c, e, s)) {
             st->halted = true;
             return;
         }
@@ -1404,22 +1463,54 @@ static void hpum_stream_ctrl(HpuCore *c, unsigned int e, unsigned int s,
         st->active = false;
         st->waiting = false;
         st->hung = false;
-        st->pi = st->ci = st->cq_pi = 0;
-        st->done = st->busy_ns = 0;
+        if (user) {
+            hpum_uq_enable(st);
+        } else {
+            st->pi = st->ci = st->cq_pi = 0;
+            st->done = 0;
+        }
+        st->busy_ns = 0;
         st->executing = false;
         st->err_status = st->err_where = 0;
         st->held = st->notify_records = 0;
         st->notify_due = false;
         st->notify_engine = false;
         st->mod_deadline = 0;
+        if (user && st->pi != st->ci) {
+            c->ops->kick_engine(c->opaque, e);
+        }
     } else if (!(val & HPU_QS_CTRL_ENABLE)) {
         st->halted = false;
         if (st->active) {
             c->ops->kick_engine(c->opaque, e);  /* write ABORTED */
         } else if (running) {
-            hpum_stream_due(c, st);     /* it stops: its write-back */
+            /* it stops: its write-back (spec version 10: and vector) */
+            if (user) {
+                hpum_uq_due(c, e, s, true);
+            } else {
+                hpum_stream_due(c, st);
+            }
         }
     }
+}
+
+/* A PI write of stream @s of engine @e (the register or a doorbell). */
+bool hpum_stream_pi(HpuCore *c, unsigned int e, unsigned int s, uint32_t val)
+{
+    HpuStream *st = &c->eng[e].st[s];
+
+    if (hpum_stream_enabled(st) && val - st->ci > st->ring_size) {
+        HPU_LOG(c, "%s.%u: PI %u is more than %u entries ahead of "
+                "CI %u: ignored", hpum_engine_name(e), s, val,
+                st->ring_size, st->ci);
+        return false;
+    }
+    st->pi = val;
+    HPU_TRACE(c, HPU_TRACE_DOORBELL, e, s, val);
+    if (hpum_stream_enabled(st)) {
+        c->ops->kick_engine(c->opaque, e);
+    }
+    return true;
 }
 
 static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
@@ -1442,7 +1533,8 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_WB_LO:
     case HPU_QS_WB_HI:
         if ((st->ctrl & HPU_QS_CTRL_ENABLE) || st->active ||
-            ((reg == HPU_QS_WB_LO || reg == HPU_QS_WB_HI) &&
+            ((reg == HPU_QS_WB_LO || reg == HPU_QS_WB_HI ||
+              hpum_is_user_stream(s)) &&
              (st->notify_due || st->wb_busy))) {
             /*
              * The ABORTED record of a disabled stream still goes to CQ_*
@@ -1484,17 +1576,7 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
         }
         break;
     case HPU_QS_PI:
-        if (hpum_stream_enabled(st) && val - st->ci > st->ring_size) {
-            HPU_LOG(c, "%s.%u: PI %u is more than %u entries ahead of "
-                    "CI %u: ignored", hpum_engine_name(e), s, val,
-                    st->ring_size, st->ci);
-            break;
-        }
-        st->pi = val;
-        HPU_TRACE(c, HPU_TRACE_DOORBELL, e, s, val);
-        if (hpum_stream_enabled(st)) {
-            c->ops->kick_engine(c->opaque, e);
-        }
+        hpum_stream_pi(c, e, s, val);
         break;
     case HPU_QS_CTRL:
         hpum_stream_ctrl(c, e, s, val);
@@ -1508,6 +1590,10 @@ static HpuAccess hpum_qm_write(HpuCore *c, uint32_t offset,
     case HPU_QS_BUSY_NS_HI:
         return HPU_ACCESS_READ_ONLY;
     default:
+        /* spec version 10: ASID, ARM, SIGNAL, TMO_MS, START */
+        if (hpum_is_user_stream(s)) {
+            return hpum_uq_reg_write(c, e, s, reg, val);
+        }
         return HPU_ACCESS_UNMAPPED;
     }
     return HPU_ACCESS_OK;
@@ -1528,15 +1614,19 @@ void hpum_qm_reset(HpuCore *c, HpuResetKind kind)
     uint32_t eq_gen = c->eq.gen;
     unsigned int e, s;
 
-    (void)kind;                 /* the same for all three */
     for (e = 0; e < HPU_H1_ENGINES; e++) {
         HpuEngine *eng = &c->eng[e];
 
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             uint32_t gen = eng->st[s].gen;
+            uint32_t pi = eng->st[s].pi;
 
             memset(&eng->st[s], 0, sizeof(eng->st[s]));
             eng->st[s].gen = gen + 1;
+            /* spec version 10: a soft reset keeps the doorbells rung */
+            if (kind == HPU_RESET_SOFT && hpum_is_user_stream(s)) {
+                eng->st[s].pi = pi;
+            }
         }
         eng->rr = 0;
         eng->stuck = false;
@@ -1557,13 +1647,17 @@ void hpum_qm_stop(HpuCore *c)
     for (e = 0; e < HPU_H1_ENGINES; e++) {
         c->eng[e].stuck = false;        /* a hung engine lets go */
         c->eng[e].hung_in = false;
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             HpuStream *st = &c->eng[e].st[s];
             bool running = hpum_stream_enabled(st);
 
             st->ctrl &= ~HPU_QS_CTRL_ENABLE;
+            /* spec version 10: user streams pause, without a vector */
+            st->abort_req = false;
             if (st->active) {
                 c->ops->kick_engine(c->opaque, e);
+            } else if (running && hpum_is_user_stream(s)) {
+                hpum_uq_due(c, e, s, false);
             } else if (running) {
                 hpum_stream_due(c, st);  /* its write-back, as a disable */
             }
@@ -1591,7 +1685,7 @@ bool hpum_qm_quiet(HpuCore *c)
         if (c->eng[e].busy) {
             return false;
         }
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             const HpuStream *st = &c->eng[e].st[s];
 
             if (st->active || st->notify_due || st->wb_busy) {

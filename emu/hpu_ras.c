@@ -176,24 +176,24 @@ const HpuBlock hpum_cpu_block = {
 void hpum_wdt_update(HpuCore *c, bool expired)
 {
     uint64_t wdt = (uint64_t)c->ctrl.wdt_ms * HPU_NS_PER_MS;
-    uint64_t now = hpum_now(c), next = now + wdt;
+    uint64_t now = hpum_now(c), next = wdt ? now + wdt : UINT64_MAX;
     unsigned int e, s;
 
     hpum_timer_cancel(c, HPU_TMR_WDT);
     if (!expired) {
         c->wdt_epoch = now;     /* a WDT_MS write restarts every period */
     }
-    if (!wdt) {
-        return;
-    }
-    for (e = 0; e < HPU_H1_ENGINES; e++) {
+    /* Spec version 10: user streams' TMO_MS share the timer. */
+    hpum_uq_tmo_scan(c, now, &next);
+    for (e = 0; wdt && e < HPU_H1_ENGINES; e++) {
         HpuEngine *eng = &c->eng[e];
 
-        for (s = 0; s < HPU_QM_STREAMS; s++) {
+        for (s = 0; s < HPU_H1_STREAMS; s++) {
             HpuStream *st = &eng->st[s];
             uint64_t last = st->progress_ns;
 
             if (!st->active || st->waiting || st->hung || st->halted ||
+                st->uq_timeout ||
                 !(st->ctrl & HPU_QS_CTRL_ENABLE) || c->resetting) {
                 continue;
             }
@@ -232,7 +232,9 @@ void hpum_wdt_update(HpuCore *c, bool expired)
             });
         }
     }
-    hpum_timer_arm(c, HPU_TMR_WDT, next > now ? next - now : 1);
+    if (next != UINT64_MAX) {
+        hpum_timer_arm(c, HPU_TMR_WDT, next > now ? next - now : 1);
+    }
 }
 
 /* Fault injection block (BAR0 + 0x3000) */

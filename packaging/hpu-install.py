@@ -13,7 +13,7 @@
 #   tools     hpu-smi, hpu-fwpack, hpu-as, TPC kernel binaries, man pages
 #   firmware  /lib/firmware/hpu/hpu-h1-fw.bin               (CMake component)
 #   python    the hpu_torch package (if the build has it)   (CMake component)
-#   demo      hpu-train                                     (CMake component)
+#   demo      hpu-train and its man page                    (CMake component)
 #   udev      70-hpu.rules
 #   rdma      the rdma-core provider and /etc/libibverbs.d/hpu.driver
 #   dkms      the driver's source and dkms.conf in /usr/src/hpu-<version>/
@@ -65,7 +65,12 @@ def files(n):
     return f"{n} file" if n == 1 else f"{n} files"
 
 
+VERSION_OVERRIDE = None
+
+
 def version():
+    if VERSION_OVERRIDE:
+        return VERSION_OVERRIDE
     with open(os.path.join(ROOT, "VERSION"), encoding="utf-8") as f:
         v = f.readline().strip()
     if not v:
@@ -519,9 +524,18 @@ def main():
     ap.add_argument("--destdir", default="")
     ap.add_argument("--only", help="comma-separated parts: " + ", ".join(PARTS))
     ap.add_argument("--without", help="comma-separated parts to leave out")
+    ap.add_argument("--version", dest="pkg_version",
+                    help="the package version (default: the top-level VERSION file; "
+                    "make deb passes its DEB_VERSION)")
     ap.add_argument("--no-manifest", action="store_true",
-                    help="write no manifest (for a package build, issue 15 part 2)")
+                    help="write no manifest (for a package build: make deb)")
     a = ap.parse_args()
+    if a.pkg_version is not None:
+        if not re.fullmatch(r"[0-9][A-Za-z0-9.+~]*", a.pkg_version):
+            die(f"--version {a.pkg_version!r}: a version starts with a digit and has "
+                "only letters, digits and . + ~")
+        global VERSION_OVERRIDE  # pylint: disable=global-statement
+        VERSION_OVERRIDE = a.pkg_version
     a.prefix = os.path.normpath(a.prefix)
     if not a.prefix.startswith("/"):
         die(f"PREFIX must be absolute, not {a.prefix}")

@@ -44,7 +44,7 @@
 #define   HPU_REVISION_MAJOR_MASK	0x0000ff00
 #define   HPU_REVISION_MINOR_MASK	0x000000ff
 #define HPU_REG_SPEC_VERSION		0x000c	/* RO: register map version */
-#define   HPU_SPEC_VERSION_VALUE	0x00000009
+#define   HPU_SPEC_VERSION_VALUE	0x0000000a
 #define HPU_REG_HBM_SIZE_LO		0x0010	/* RO: HBM bytes [31:0] */
 #define HPU_REG_HBM_SIZE_HI		0x0014	/* RO: HBM bytes [63:32] */
 #define HPU_REG_ENGINES			0x0018	/* RO: engine counts */
@@ -88,6 +88,8 @@
 #define HPU_REG_WDT_MS			0x0070	/* RW */
 #define HPU_REG_ECC_CE_COUNT		0x0074	/* RO */
 #define HPU_REG_ECC_UE_COUNT		0x0078	/* RO */
+/* Spec version 10: user-stream doorbell accesses refused */
+#define HPU_REG_UQ_DB_REFUSED		0x007c	/* RO */
 /* Spec version 9: the device clock (ns); reading LO latches HI */
 #define HPU_REG_DEVICE_TIME_LO		0x0080	/* RO */
 #define HPU_REG_DEVICE_TIME_HI		0x0084	/* RO */
@@ -299,8 +301,15 @@
 #define HPU_ENGINE_MME(n)		(9 + (n))
 #define HPU_NUM_ENGINES			11
 
-/* Queue managers: 4 streams per engine */
+/*
+ * Queue managers: 4 streams per engine up to spec version 9.  Spec version
+ * 10 has 16: streams 0-3 are the kernel streams (HPU_QM_STREAMS, all a
+ * version 9 driver uses), 4-15 user streams (HPU_QS_USER_FIRST on).
+ */
 #define HPU_QM_STREAMS			4
+#define HPU_QM_KSTREAMS			4
+#define HPU_QM_ALL_STREAMS		16
+#define HPU_QS_USER_FIRST		4
 #define HPU_REG_QM_STREAM(e, s)		(0x10000 + 0x1000 * (e) + 0x100 * (s))
 #define HPU_QS_RING_LO			0x00	/* RW */
 #define HPU_QS_RING_HI			0x04	/* RW */
@@ -314,23 +323,57 @@
 #define HPU_QS_CTRL			0x24	/* RW */
 #define   HPU_QS_CTRL_ENABLE		0x00000001
 #define   HPU_QS_CTRL_IRQ_EN		0x00000002
+#define   HPU_QS_CTRL_RESUME		0x00000004	/* v10, user: leave ERROR */
+#define   HPU_QS_CTRL_ABORT		0x00000008	/* v10, user: ABORTED */
 #define HPU_QS_STATUS			0x28	/* RO */
 #define   HPU_QS_STATUS_IDLE		0x00000001
 #define   HPU_QS_STATUS_WAITING		0x00000002
 #define   HPU_QS_STATUS_HALTED		0x00000004
 #define   HPU_QS_STATUS_HUNG		0x00000008
+#define   HPU_QS_STATUS_ERROR		0x00000010	/* v10: error stop */
+#define   HPU_QS_STATUS_FAULT		0x00000020	/* v10: queue fault */
+#define   HPU_QS_STATUS_TIMEOUT		0x00000040	/* v10: TMO_MS */
+/* Spec version 10: user streams only (unmapped on kernel streams) */
+#define HPU_QS_ASID			0x2c	/* RW: 1-63 */
+#define   HPU_QS_ASID_MASK		0x0000003f
 /* Spec version 9: write-back record, interrupt moderation, counters */
 #define HPU_QS_WB_LO			0x30	/* RW: 32-byte aligned, 0 off */
 #define HPU_QS_WB_HI			0x34	/* RW */
+#define HPU_QS_ARM_LO			0x38	/* RW: v10, user; the write arms */
+#define HPU_QS_ARM_HI			0x3c	/* RW: v10, user */
 #define HPU_QS_IRQ_MOD			0x40	/* RW */
 #define   HPU_QS_IRQ_MOD_DELAY_MASK	0x0000ffff	/* us, 0: no bound */
 #define   HPU_QS_IRQ_MOD_COUNT_MASK	0x00ff0000	/* 0, 1: every record */
+#define HPU_QS_SIGNAL			0x44	/* RW: v10, user */
+#define   HPU_QS_SIGNAL_SOB_MASK	0x0000001f	/* of the ASID's block */
+#define   HPU_QS_SIGNAL_EN		0x00000100
+#define HPU_QS_TMO_MS			0x48	/* RW: v10, user; 0 off */
+#define HPU_QS_START_LO			0x4c	/* RW: v10, user */
+#define HPU_QS_START_HI			0x50	/* RW: v10, user */
 #define HPU_QS_DONE_LO			0x54	/* RO: latches DONE_HI */
 #define HPU_QS_DONE_HI			0x58	/* RO */
 #define HPU_QS_BUSY_NS_LO		0x5c	/* RO: latches BUSY_NS_HI */
 #define HPU_QS_BUSY_NS_HI		0x60	/* RO */
 #define HPU_QS_RING_MIN			2
 #define HPU_QS_RING_MAX			4096
+
+/*
+ * Spec version 10: the doorbell page of stream s of engine e; an aligned
+ * 32-bit write of HPU_UQDB_DB on a user stream's page is its PI write.
+ */
+#define HPU_UQDB_BASE			0x400000
+#define HPU_UQDB_PAGE(e, s)		(0x400000 + 0x1000 * (16 * (e) + (s)))
+#define HPU_UQDB_PAGE_SIZE		0x1000
+#define HPU_UQDB_PAGES			(HPU_NUM_ENGINES * HPU_QM_ALL_STREAMS)
+#define HPU_UQDB_DB			0x000	/* WO */
+
+/* Spec version 10: a user stream's completion record (32 bytes) */
+#define HPU_UCQE_SIZE			32
+#define HPU_UCQE_SEQ			0	/* u64 */
+#define HPU_UCQE_STATUS			8	/* u32 */
+#define HPU_UCQE_WHERE			12	/* u32: as HPU_CQE_* bytes 12-15 */
+#define HPU_UCQE_INDEX			16	/* u64: descriptor number */
+#define HPU_UCQE_TIME			24	/* u64: device ns */
 
 /*
  * Spec version 9: the write-back record (32 bytes, little-endian) a stream
@@ -415,6 +458,7 @@
 #define HPU_EVENT_BAD_LAUNCH		13
 #define HPU_EVENT_TPC_ILLEGAL		14
 #define HPU_EVENT_TPC_ASSERT		15
+#define HPU_EVENT_STREAM_TIMEOUT	16	/* v10: a user stream's TMO_MS */
 #define HPU_EVENT_ENGINE_NONE		0xff
 #define HPU_EVENT_SEV_INFO		0
 #define HPU_EVENT_SEV_ERROR		1

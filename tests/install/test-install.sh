@@ -19,7 +19,8 @@
 #    directory gets no install manifests of CMake's;
 # 2. the installed tools run against the installed libhpu (hpu-smi
 #    --version, hpu-fwpack --check of the installed firmware, hpu-as --check
-#    of an installed kernel), the man pages format without warnings;
+#    of an installed kernel), the man pages (hpu-smi, hpu-fwpack, hpu-as,
+#    hpu-train) format without warnings and lexgrog reads their NAME lines;
 # 3. a C program built with `pkg-config hpu` and a C++ program built with
 #    CMake's find_package(hpu) link the installed libhpu and run (version
 #    query, error text, driver probe: no device needed);
@@ -33,6 +34,7 @@
 # 6. an install that cannot create a directory copies nothing; one that
 #    fails half-way leaves a manifest with which make uninstall removes what
 #    it copied.
+# 7. packaging/debian/libhpu1.symbols lists exactly the exported symbols.
 # Prints "PASS install/name" and "FAIL install/name: why"; exit 1 on failure.
 #
 # Copyright (c) 2026 The hpu authors
@@ -115,8 +117,9 @@ expected=(
 	"usr/$LIBDIR/cmake/hpu/hpuConfig.cmake"
 	"usr/$LIBDIR/cmake/hpu/hpuConfigVersion.cmake"
 	"usr/$LIBDIR/cmake/hpu/hpuTargets.cmake"
-	usr/bin/hpu-smi usr/bin/hpu-fwpack usr/bin/hpu-as
+	usr/bin/hpu-smi usr/bin/hpu-fwpack usr/bin/hpu-as usr/bin/hpu-train
 	usr/share/man/man1/hpu-smi.1 usr/share/man/man1/hpu-fwpack.1
+	usr/share/man/man1/hpu-as.1 usr/share/man/man1/hpu-train.1
 	lib/firmware/hpu/hpu-h1-fw.bin
 	"${UDEVDIR#/}/rules.d/70-hpu.rules"
 	"usr/lib/$TRIPLET/libibverbs/libhpu-rdmav34.so"
@@ -187,12 +190,17 @@ check "installed hpu-fwpack accepts the installed firmware" "hpu-fwpack --check 
 kern=$(find "$root/usr/share/hpu/tpc" -name '*.tpcbin' 2>/dev/null | sort | head -n 1)
 check "installed hpu-as checks an installed TPC kernel" "hpu-as --check ${kern:-(none)} failed" \
 	"$root/usr/bin/hpu-as" --check "${kern:-/nonexistent}" > /dev/null
-for m in hpu-smi hpu-fwpack; do
+for m in hpu-smi hpu-fwpack hpu-as hpu-train; do
 	page=$root/usr/share/man/man1/$m.1
 	warn=$(groff -man -ww -z -Tutf8 "$page" 2>&1)
 	check "man page $m.1 formats without warnings" "$warn" test -f "$page" -a -z "$warn"
 	check "man page $m.1 carries the version $VERSION" "no '\"hpu $VERSION\"' in .TH" \
 		grep -q "^\.TH .*\"hpu $VERSION\"" "$page"
+	# The NAME line is what whatis and apropos index (man-db's lexgrog, when installed).
+	if command -v lexgrog > /dev/null; then
+		whatis=$(lexgrog "$page" 2>&1)
+		check "man page $m.1 has a NAME line lexgrog reads" "$whatis" grep -qF ": \"$m - " <<< "$whatis"
+	fi
 done
 if [ -f "$BUILD/python/hpu_torch/libhpu_torch.so" ]; then
 	lib=$(libhpu_of "$root/$PYDIR/libhpu_torch.so")
@@ -407,4 +415,17 @@ else
 	check "make uninstall after a failed install leaves only what was there before" "left: $left" \
 		test "$left" = "./usr ./usr/bin ./usr/bin/hpu-smi "
 fi
+
+# 7. The Debian package's symbols file (packaging/debian/libhpu1.symbols)
+# lists exactly what libhpu.so.1 exports, with symbol versions: make deb
+# fails on a difference, and make test finds it before anyone packages.
+syms=$ROOT/packaging/debian/libhpu1.symbols
+built=$(nm -D --defined-only --with-symbol-versions "$BUILD/libhpu/libhpu.so.$LIBVER" 2>/dev/null |
+	awk '{ n = $3; sub(/@@/, "@", n); if (n !~ /@/) n = n "@" n; print n }' | sort)
+listed=$(sed -n 's/^ \([^ ]*@[^ ]*\) .*/\1/p' "$syms" | sort)
+missing=$(comm -23 <(echo "$built") <(echo "$listed") | tr '\n' ' ')
+extra=$(comm -13 <(echo "$built") <(echo "$listed") | tr '\n' ' ')
+check "libhpu1.symbols lists every symbol libhpu.so.1 exports, and no other" \
+	"exported but not listed: ${missing:-none}; listed but not exported: ${extra:-none}" \
+	test -n "$built" -a -z "$missing$extra"
 [ $fails = 0 ]

@@ -22,6 +22,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fcntl.h>
@@ -509,12 +510,12 @@ private:
                         }
                         if (!told) {
                             const char r = 'r';
-                            (void)::write(res, &r, 1);
+                            std::ignore = ::write(res, &r, 1);
                             told = true;
                         }
                         if (after_reopen && s.good_after_reopen == 1) {
                             const char a = 'a'; // see wait_good_after_reopen()
-                            (void)::write(res, &a, 1);
+                            std::ignore = ::write(res, &a, 1);
                         }
                         continue;
                     }
@@ -544,9 +545,9 @@ private:
     done:
         if (!told) {
             const char r = 'x';
-            (void)::write(res, &r, 1);
+            std::ignore = ::write(res, &r, 1);
         }
-        (void)::write(res, &s, sizeof(s));
+        std::ignore = ::write(res, &s, sizeof(s));
         ::_exit(0);
     }
 

@@ -123,7 +123,7 @@ TEST_CASE("INFO DEVICE: engine counts per class", "[compute]")
 {
     const std::string path = node(0);
     const drm_hpu_info_device d = device_now(path);
-    CHECK(d.spec_version == 9);
+    CHECK(d.spec_version == 10);
     CHECK(d.num_tpc == 8);
     CHECK(d.num_mme == 2);
     CHECK(d.class_engines[DRM_HPU_ENGINE_DMA] == d.num_dma);

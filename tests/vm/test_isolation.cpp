@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,7 +51,7 @@ enum ChildFail : unsigned {
         const auto out = c.host_buf(64 * KiB);
         std::memset(out.ptr, 0x5a, 64 * KiB);
         const char go = 'g';
-        (void)::write(ready_fd, &go, 1);
+        std::ignore = ::write(ready_fd, &go, 1);
         for (int round = 0; round < 8; ++round) {
             if (c.run(q, Cb().lin_dma(victim_va, out.va, 64 * KiB)) != -EFAULT)
                 fails |= CF_READ_NOT_EFAULT;

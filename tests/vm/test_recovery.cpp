@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/wait.h>
@@ -82,7 +83,7 @@ bool roundtrip_ok(Ctx &c, std::uint32_t q, std::uint64_t seed, std::uint64_t siz
                 ::_exit(6);
         }
         const std::uint32_t asid = c.mem().asid;
-        (void)::write(up, &asid, sizeof(asid));
+        std::ignore = ::write(up, &asid, sizeof(asid));
         for (;;)
             ::pause();
     } catch (...) {
@@ -241,7 +242,7 @@ enum : unsigned {
         const std::uint64_t mva = old->put_cb(more);
         (void)old->submit(q, mva, more.bytes(), 0, {}, 60000);
         const char r = 'r';
-        (void)::write(up, &r, 1);
+        std::ignore = ::write(up, &r, 1);
         ::close(up);
 
         if (syncobj_wait(old->fd(), so, 20ULL * 1000000000ULL) != 0)

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <dirent.h>
@@ -200,7 +201,7 @@ public:
         if (fd_ >= 0)
             ::close(fd_);
         if (!loaded_before_)
-            (void)std::system("modprobe -r vgem"); // NOLINT(concurrency-mt-unsafe)
+            std::ignore = std::system("modprobe -r vgem"); // NOLINT(concurrency-mt-unsafe)
     }
     [[nodiscard]] int fd() const { return fd_; }
 

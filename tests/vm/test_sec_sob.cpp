@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/wait.h>
@@ -68,7 +69,7 @@ std::uint32_t leave_values_in_child(const std::string &path)
         } catch (...) {
             asid = 0;
         }
-        (void)::write(pfd[1], &asid, sizeof(asid));
+        std::ignore = ::write(pfd[1], &asid, sizeof(asid));
         ::_exit(asid != 0 ? 0 : 1);
     }
     ::close(pfd[1]);

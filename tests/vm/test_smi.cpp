@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <csignal>
@@ -375,7 +376,7 @@ TEST_CASE("hpu-smi lists a process with its HBM", "[smi]")
             auto q = hpu::Queue::create(dev, 0);
             (void)q.memset(buf.va(), 0, buf.size()).wait();
             const char c = 1;
-            (void)::write(ready[1], &c, 1);
+            std::ignore = ::write(ready[1], &c, 1);
             ::pause();
         } catch (...) { // NOLINT(bugprone-empty-catch)
         }

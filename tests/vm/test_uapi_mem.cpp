@@ -30,6 +30,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/mman.h>
@@ -671,7 +672,7 @@ TEST_CASE("HBM mappings: buffers of several blocks, partial, moved and inherited
         CHECK(got == 1); // 0: the child died before it could read (waitpid below says how)
         CHECK(r == 'y');
         CHECK(memory_used(c, &drm_hpu_info_memory::hbm_ctx_used) == used0);
-        (void)::write(go[1], &b, 1);
+        std::ignore = ::write(go[1], &b, 1);
         ::close(go[1]);
         reap.go_w = -1;
         int st = 0;

@@ -98,6 +98,9 @@ CMAKE_ARGS=(
 	-DENABLE_VALGRIND=0
 	-DENABLE_LTTNG=0
 	-DCMAKE_SKIP_RPATH=ON
+	# Debian's hardening flags, as the top-level CMakeLists.txt sets them.
+	"-DCMAKE_C_FLAGS=-fstack-protector-strong -fstack-clash-protection -fcf-protection -D_FORTIFY_SOURCE=2"
+	"-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now"
 )
 # The one change to rdma-core's own files: providers/hpu among its providers.
 PATCH_LINE='add_subdirectory(providers/hpu)'

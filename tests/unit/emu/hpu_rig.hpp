@@ -51,7 +51,7 @@ struct Rig : Dev {
     struct Stream {
         uint64_t ring = 0, cq = 0;
         uint32_t size = 0, pi = 0;
-    } q[HPU_H1_ENGINES][HPU_QM_STREAMS];
+    } q[HPU_H1_ENGINES][HPU_H1_STREAMS];
     uint64_t eq = 0;
     uint32_t eq_size = 0;
 

@@ -756,7 +756,7 @@ def main():
 
         # identity registers
         check(q.rd(R["HPU_REG_MAGIC"]) == R["HPU_MAGIC_VALUE"], "MAGIC")
-        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 9, "SPEC_VERSION 9")
+        check(q.rd(R["HPU_REG_SPEC_VERSION"]) == 10, "SPEC_VERSION 10")
         t0 = q.rd(R["HPU_REG_DEVICE_TIME_LO"]) | q.rd(R["HPU_REG_DEVICE_TIME_HI"]) << 32
         q.cmd("clock_step 1000000")
         t1 = q.rd(R["HPU_REG_DEVICE_TIME_LO"]) | q.rd(R["HPU_REG_DEVICE_TIME_HI"]) << 32

@@ -95,7 +95,7 @@ struct HostGemm {
 TEST_CASE("spec version 6: SPEC_VERSION, ENGINES, eleven queue managers", "[emu][compute]")
 {
     Rig r;
-    CHECK(r.rd(HPU_REG_SPEC_VERSION) == 9u);
+    CHECK(r.rd(HPU_REG_SPEC_VERSION) == 10u);
     CHECK(r.rd(HPU_REG_ENGINES) == (8u | 8u << 8 | 2u << 16 | 10u << 24));
     for (unsigned e = 0; e < HPU_NUM_ENGINES; e++) {
         CAPTURE(e);

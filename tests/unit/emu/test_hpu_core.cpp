@@ -39,7 +39,7 @@ TEST_CASE("identity registers reflect the configuration", "[emu][id]")
     CHECK(d.rd(HPU_REG_MAGIC) == 0x31555048u);
     CHECK(d.rd(HPU_REG_CHIP_ID) == 1u);
     CHECK(d.rd(HPU_REG_REVISION) == 0x00000100u);
-    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 9u);
+    CHECK(d.rd(HPU_REG_SPEC_VERSION) == 10u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_LO) == 0x80000000u);
     CHECK(d.rd(HPU_REG_HBM_SIZE_HI) == 1u);
     CHECK(d.rd(HPU_REG_ENGINES) == 0x03020808u);
@@ -166,7 +166,7 @@ TEST_CASE("unmapped offsets are flagged", "[emu][access]")
                                    0x102cu, 0x1400u, 0x201cu, 0x3028u,
                                    0x4060u, 0x4118u, 0x420cu, 0x423cu,
                                    0x4358u, 0x5000u,
-                                   0x1002cu, 0x10400u, 0x1b000u, 0x22000u,
+                                   0x1002cu, 0x10464u, 0x1b000u, 0x22000u,
                                    uint64_t{HPU_ROCE_DB_BASE - 4});
     Dev d;
 

@@ -69,7 +69,7 @@ TEST_CASE("hbm-bar=64M: version 7's 64 MiB BAR4 and SPEC_VERSION 7, the window b
     HpuCoreConfig cfg;
     hpum_core_make_config(&cfg, 4ULL << 30, 10, "HPU-0000000000", test_uuid);
     CHECK(hpum_config_bar4_size(&cfg) == 4ULL << 30);
-    CHECK(hpum_config_spec_version(&cfg) == 9u);
+    CHECK(hpum_config_spec_version(&cfg) == 10u);
     cfg.bar4_v7 = true;
     CHECK(hpum_config_bar4_size(&cfg) == uint64_t{HPU_BAR_HBM_SIZE});
     CHECK(hpum_config_spec_version(&cfg) == 7u);
