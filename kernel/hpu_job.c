@@ -838,8 +838,9 @@ static void hpu_submit_commit(struct hpu_vm *vm, struct hpu_submit_entry *e,
 	if (e->direct) {
 		job->direct = true;
 		job->stream = queue->stream;
-		hpu_stream_submit_direct(queue->stream, job, failed);
-		e->fence = dma_fence_get(job->hw_fence);
+		/* The job may be freed once this returns: not touched after. */
+		e->fence = hpu_stream_submit_direct(queue->stream, job, failed);
+		e->job = NULL;
 	} else {
 		drm_sched_job_arm(&job->base);
 		e->fence = dma_fence_get(&job->base.s_fence->finished);

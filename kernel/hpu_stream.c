@@ -437,10 +437,18 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_stream_direct_put);
  * with -ENODEV or -ECANCELED, for the caller to signal with
  * hpu_jobs_signal() once it holds no lock. Called with the job's queue
  * locked, inside drm_dev_enter().
+ *
+ * Once the lock is dropped the job may complete and be freed at any time
+ * (another doorbell, run_job or a restart writes PI): the caller must not
+ * touch @job after this returns.
+ *
+ * Return: a reference to the job's hardware fence, taken under the lock.
  */
-void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
-			      struct list_head *failed)
+struct dma_fence *hpu_stream_submit_direct(struct hpu_stream *stream,
+					   struct hpu_job *job,
+					   struct list_head *failed)
 {
+	struct dma_fence *fence;
 	unsigned long flags;
 
 	atomic64_inc(&stream->direct_submitted);
@@ -465,7 +473,9 @@ void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
 		job->error = stream->enabled ? -ECANCELED : -ENODEV;
 		list_add_tail(&job->link, failed);
 	}
+	fence = dma_fence_get(job->hw_fence);
 	spin_unlock_irqrestore(&stream->lock, flags);
+	return fence;
 }
 
 /**

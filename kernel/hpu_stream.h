@@ -288,8 +288,9 @@ int hpu_streams_self_test(struct hpu_device *hdev);
 int hpu_stream_submit(struct hpu_stream *stream, struct hpu_job *job);
 bool hpu_stream_direct_get(struct hpu_stream *stream);
 void hpu_stream_direct_put(struct hpu_stream *stream);
-void hpu_stream_submit_direct(struct hpu_stream *stream, struct hpu_job *job,
-			      struct list_head *failed);
+struct dma_fence *hpu_stream_submit_direct(struct hpu_stream *stream,
+					   struct hpu_job *job,
+					   struct list_head *failed);
 void hpu_stream_kick(struct hpu_stream *stream);
 void hpu_stream_cancel_queue(struct hpu_stream *stream,
 			     struct hpu_queue *queue);
