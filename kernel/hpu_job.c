@@ -66,6 +66,114 @@ const struct dma_fence_ops hpu_hw_fence_ops = {
 	.get_timeline_name = hpu_hw_fence_timeline_name,
 };
 
+static const char *hpu_queue_fence_timeline_name(struct dma_fence *fence)
+{
+	return "queue";
+}
+
+/* Queue fences: one per direct job; freed with kfree_rcu. */
+static const struct dma_fence_ops hpu_queue_fence_ops = {
+	.get_driver_name = hpu_hw_fence_driver_name,
+	.get_timeline_name = hpu_queue_fence_timeline_name,
+};
+
+/*
+ * Signal the queue fences at the head of @queue's list whose job is done
+ * (and whose scheduled predecessor has finished), in queue order, with
+ * their errors: a fence never signals before an earlier one of its
+ * queue. Under the lock, so that two CPUs completing jobs of one queue
+ * cannot signal out of order; the queue is not touched once its last
+ * fence may have signalled (hpu_queue_release() waits for it). Caller
+ * holds &hpu_qm.done_lock.
+ */
+static void hpu_queue_fences_signal(struct hpu_queue *queue)
+{
+	struct hpu_queue_fence *qf, *tmp;
+	LIST_HEAD(ready);
+
+	while ((qf = list_first_entry_or_null(&queue->direct,
+					      struct hpu_queue_fence, link)) &&
+	       qf->done && qf->prev_done)
+		list_move_tail(&qf->link, &ready);
+	list_for_each_entry_safe(qf, tmp, &ready, link) {
+		list_del_init(&qf->link);
+		if (qf->error)
+			dma_fence_set_error(&qf->base, qf->error);
+		dma_fence_signal(&qf->base);
+		/* Its signaller holds a reference: never the last here. */
+		dma_fence_put(qf->prev);
+		qf->prev = NULL;
+		dma_fence_put(&qf->base);
+	}
+}
+
+/* The scheduled job before a direct one has finished. */
+static void hpu_queue_fence_prev_cb(struct dma_fence *prev,
+				    struct dma_fence_cb *cb)
+{
+	struct hpu_queue_fence *qf = container_of(cb, struct hpu_queue_fence,
+						  prev_cb);
+	struct hpu_qm *qm = qf->queue->stream->hdev->qm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qm->done_lock, flags);
+	qf->prev_done = true;
+	hpu_queue_fences_signal(qf->queue);
+	spin_unlock_irqrestore(&qm->done_lock, flags);
+}
+
+/*
+ * Make @job's queue fence the next of its queue's (@seq its uapi
+ * sequence number) and return a reference to it. A scheduled job queued
+ * before it that has not finished yet (&hpu_queue.last_fence, of another
+ * context) is waited for too: a job that fails is never overtaken by a
+ * later one of its queue. Caller holds the queue's lock; the job is not
+ * on its stream yet.
+ */
+static struct dma_fence *hpu_queue_fence_init(struct hpu_queue *queue,
+					      struct hpu_job *job, u64 seq)
+{
+	struct hpu_queue_fence *qf = job->qfence;
+	struct dma_fence *prev = queue->last_fence;
+	unsigned long flags;
+
+	spin_lock_init(&qf->lock);
+	dma_fence_init(&qf->base, &hpu_queue_fence_ops, &qf->lock,
+		       queue->fence_ctx, seq);
+	job->qfence_init = true;
+	qf->queue = queue;
+	qf->prev_done = true;
+	if (prev && prev->context != queue->fence_ctx) {
+		qf->prev = dma_fence_get(prev);
+		qf->prev_done = false;
+	}
+	/* The list's reference, dropped once signalled. */
+	dma_fence_get(&qf->base);
+	spin_lock_irqsave(&job->qm->done_lock, flags);
+	list_add_tail(&qf->link, &queue->direct);
+	spin_unlock_irqrestore(&job->qm->done_lock, flags);
+
+	/* Outside the lock: signalling @prev may run the callback. */
+	if (qf->prev &&
+	    dma_fence_add_callback(qf->prev, &qf->prev_cb,
+				   hpu_queue_fence_prev_cb))
+		hpu_queue_fence_prev_cb(qf->prev, &qf->prev_cb);
+	return dma_fence_get(&qf->base);
+}
+
+/* @job, direct, is done: its queue fence may signal (in queue order). */
+static void hpu_queue_fence_done(struct hpu_job *job)
+{
+	struct hpu_queue_fence *qf = job->qfence;
+	unsigned long flags;
+
+	spin_lock_irqsave(&job->qm->done_lock, flags);
+	qf->error = job->error;
+	qf->done = true;
+	hpu_queue_fences_signal(job->queue);
+	spin_unlock_irqrestore(&job->qm->done_lock, flags);
+}
+
 /**
  * hpu_job_cq_status_to_errno() - the fence error of a completion status
  * @status: HPU_CQ_* from a completion record
@@ -225,6 +333,8 @@ void hpu_jobs_signal(struct list_head *done)
 		if (direct) {
 			struct hpu_qm *qm = job->qm;
 
+			/* Last: the queue and its file may go once it is. */
+			hpu_queue_fence_done(job);
 			hpu_stream_direct_put(stream);
 			if (llist_add(&job->free_node, &qm->free_list))
 				queue_work(qm->wq, &qm->free_work);
@@ -282,6 +392,10 @@ static void hpu_job_release(struct hpu_job *job)
 		dma_fence_put(job->hw_fence);
 	else
 		kfree(job->hw_fence);
+	if (job->qfence_init)
+		dma_fence_put(&job->qfence->base);
+	else
+		kfree(job->qfence);
 	if (job->vm) {
 		atomic_dec(&job->vm->jobs);
 		hpu_vm_put(job->vm);
@@ -646,6 +760,7 @@ static int hpu_submit_job_new(struct drm_device *drm, struct drm_file *file,
 	struct hpu_device *hdev = to_hpu_device(drm);
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct hpu_vm *vm = fpriv->vm;
+	struct hpu_queue_fence *qfence;
 	struct hpu_job *job;
 	u32 max_jobs;
 
@@ -656,12 +771,16 @@ static int hpu_submit_job_new(struct drm_device *drm, struct drm_file *file,
 			       e->tag, max_jobs);
 		return -EBUSY;
 	}
-	job = hpu_job_alloc(hdev->qm, vm->asid, e->args.cb_va,
-			    e->args.cb_size);
+	/* Allocated now: queueing the job cannot fail. */
+	qfence = kzalloc(sizeof(*qfence), GFP_KERNEL_ACCOUNT);
+	job = qfence ? hpu_job_alloc(hdev->qm, vm->asid, e->args.cb_va,
+				     e->args.cb_size) : NULL;
 	if (!job) {
+		kfree(qfence);
 		atomic_dec(&vm->jobs);
 		return -ENOMEM;
 	}
+	job->qfence = qfence;
 
 	/* Counted in vm->jobs until hpu_job_release(). */
 	job->vm = hpu_vm_get(vm);
@@ -838,8 +957,13 @@ static void hpu_submit_commit(struct hpu_vm *vm, struct hpu_submit_entry *e,
 	if (e->direct) {
 		job->direct = true;
 		job->stream = queue->stream;
+		/* Outside the driver, the queue fence stands for the job. */
+		e->fence = hpu_queue_fence_init(queue, job, e->args.seq);
+		dma_fence_put(queue->last_direct);
+		queue->last_direct = dma_fence_get(e->fence);
 		/* The job may be freed once this returns: not touched after. */
-		e->fence = hpu_stream_submit_direct(queue->stream, job, failed);
+		dma_fence_put(hpu_stream_submit_direct(queue->stream, job,
+						       failed));
 		e->job = NULL;
 	} else {
 		drm_sched_job_arm(&job->base);

@@ -8,8 +8,10 @@
 #ifndef __HPU_JOB_H__
 #define __HPU_JOB_H__
 
+#include <linux/dma-fence.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include <drm/gpu_scheduler.h>
@@ -28,18 +30,49 @@ struct hpu_vm;
 struct work_struct;
 
 /**
+ * struct hpu_queue_fence - the fence a direct job shows outside the driver
+ * @base: the fence: context &hpu_queue.fence_ctx, seqno the job's
+ *	&drm_hpu_submit.seq. A stream completes jobs out of order when it
+ *	fails some (cancelled, stale, timed out) and puts others back;
+ *	these fences signal in queue order all the same, as dma_resv,
+ *	syncobjs and dependency lists expect of one context.
+ * @lock: @base's lock.
+ * @link: entry in &hpu_queue.direct until signalled (holds a reference).
+ * @error: the job's error, set with @done.
+ * @done: the job's hardware fence has signalled; @base signals once
+ *	every earlier queue fence of the queue has, and @prev.
+ * @queue: the job's queue, alive until @base has signalled.
+ * @prev: the finished fence of the scheduled job queued just before, if
+ *	it had not signalled then (referenced), or NULL.
+ * @prev_cb: callback on @prev.
+ * @prev_done: @prev has signalled (set under &hpu_qm.done_lock).
+ */
+struct hpu_queue_fence {
+	struct dma_fence base;
+	spinlock_t lock;
+	struct list_head link;
+	int error;
+	bool done;
+	struct hpu_queue *queue;
+	struct dma_fence *prev;
+	struct dma_fence_cb prev_cb;
+	bool prev_done;
+};
+
+/**
  * struct hpu_job - a command buffer on its way through a stream
  * @base: the scheduler job; unused by a direct job.
  * @direct: the SUBMIT ioctl put the job on its stream itself, without the
  *	scheduler (nothing to wait for, Documentation/driver/submission.md):
- *	@base was never initialised, @hw_fence is the fence the out-syncs
+ *	@base was never initialised, @qfence is the fence the out-syncs
  *	and the VM's reservation hold, and the job is freed by
- *	&hpu_qm.free_work once that fence has signalled.
+ *	&hpu_qm.free_work once its hardware fence has signalled.
  * @sched_init: @base was initialised (drm_sched_job_init()).
  * @free_node: entry in &hpu_qm.free_list (direct jobs).
  * @qm: the device's queue managers (for the job count).
- * @queue: the queue of a user job, NULL for a kernel job; only compared,
- *	never dereferenced (the queue outlives its jobs' time on the ring).
+ * @queue: the queue of a user job, NULL for a kernel job. Only compared,
+ *	except by a direct job until its queue fence is signalled (the
+ *	queue waits for its last queue fence before it goes).
  * @fpriv: the file of a user job, NULL for a kernel job, for error
  *	notifications. Valid until the hardware fence is signalled: the
  *	file's queues wait for their jobs before the file goes.
@@ -64,6 +97,9 @@ struct work_struct;
  *	run_job (@hw_fence_init) and signalled when the completion record
  *	is consumed. The job holds one reference once it is initialised.
  * @hw_fence_init: @hw_fence was initialised (the job reached the ring).
+ * @qfence: the queue fence of a user job, allocated with it; initialised
+ *	(@qfence_init) only if the job goes directly. NULL for a kernel job.
+ * @qfence_init: @qfence was initialised; the job holds a reference.
  * @cb_addr: command buffer address in @asid's address space.
  * @cb_size: command buffer bytes.
  * @asid: address space the command buffer runs in (0: the kernel's).
@@ -114,6 +150,8 @@ struct hpu_job {
 	struct hpu_stream *stream;
 	struct dma_fence *hw_fence;
 	bool hw_fence_init;
+	struct hpu_queue_fence *qfence;
+	bool qfence_init;
 	u64 cb_addr;
 	u32 cb_size;
 	u16 asid;

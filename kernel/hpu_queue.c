@@ -23,6 +23,24 @@
 #include "hpu_queue.h"
 #include "hpu_stream.h"
 #include "hpu_vm.h"
+/*
+ * Wait for the last job queued and the last direct job (which a later
+ * scheduled job killed with its entity does not wait for).
+ */
+static int hpu_queue_wait(struct hpu_queue *queue, bool intr)
+{
+	long ret;
+
+	if (queue->last_fence) {
+		ret = dma_fence_wait(queue->last_fence, intr);
+		if (ret)
+			return ret;
+	}
+	if (queue->last_direct)
+		return dma_fence_wait(queue->last_direct, intr);
+	return 0;
+}
+
 static void hpu_queue_release(struct kref *ref)
 {
 	struct hpu_queue *queue = container_of(ref, struct hpu_queue, ref);
@@ -35,14 +53,15 @@ static void hpu_queue_release(struct kref *ref)
 	 * the queue's jobs still on the ring instead of waiting for them.
 	 */
 	drm_sched_entity_destroy(&queue->entity);
-	if (queue->last_fence) {
-		if ((current->flags & PF_EXITING) ||
-		    dma_fence_wait(queue->last_fence, true)) {
-			hpu_stream_cancel_queue(queue->stream, queue);
-			dma_fence_wait(queue->last_fence, false);
-		}
-		dma_fence_put(queue->last_fence);
+	if ((current->flags & PF_EXITING) ||
+	    hpu_queue_wait(queue, true)) {
+		hpu_stream_cancel_queue(queue->stream, queue);
+		hpu_queue_wait(queue, false);
 	}
+	dma_fence_put(queue->last_fence);
+	dma_fence_put(queue->last_direct);
+	/* Every queue fence has signalled: none is left on the list. */
+	WARN_ON(!list_empty(&queue->direct));
 
 	atomic_dec(&queue->stream->num_queues);
 	mutex_destroy(&queue->lock);
@@ -195,6 +214,8 @@ int hpu_queue_create_ioctl(struct drm_device *drm, void *data,
 	}
 	kref_init(&queue->ref);
 	mutex_init(&queue->lock);
+	INIT_LIST_HEAD(&queue->direct);
+	queue->fence_ctx = dma_fence_context_alloc(1);
 	queue->stream = hpu_stream_pick(engine);
 	atomic_inc(&queue->stream->num_queues);
 

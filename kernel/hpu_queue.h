@@ -33,7 +33,16 @@ struct hpu_stream;
  * @lock: serialises job arm and push on @entity (drm_sched requires it) and
  *	protects @seq, @last_fence and @dead.
  * @seq: jobs pushed so far (the uapi sequence number of the last one).
- * @last_fence: finished fence of the last job pushed, or NULL.
+ * @last_fence: the fence of the last job queued (a scheduler finished
+ *	fence or a queue fence), or NULL.
+ * @last_direct: the queue fence of the last direct job, or NULL. Direct
+ *	jobs may still be on the ring when @last_fence (a later scheduled
+ *	job's, killed with its entity) has signalled: the queue waits for
+ *	both before it goes, so no completion touches a freed file.
+ * @fence_ctx: dma_fence context of the queue fences of its direct jobs
+ *	(&struct hpu_queue_fence), numbered with the queue's @seq.
+ * @direct: the queue fences not yet signalled, in queue order; protected
+ *	by &hpu_qm.done_lock.
  * @dead: the queue was destroyed; no more jobs may be pushed.
  * @sched_pending: jobs of the queue pushed to @entity that run_job has not
  *	taken yet (incremented under @lock). While it is non-zero no job of
@@ -44,10 +53,13 @@ struct hpu_queue {
 	u32 id;
 	struct hpu_stream *stream;
 	struct drm_sched_entity entity;
-	/* serialises arm + push; protects seq, last_fence, dead */
+	/* serialises arm + push; protects seq, last_fence, last_direct, dead */
 	struct mutex lock;
 	u64 seq;
 	struct dma_fence *last_fence;
+	struct dma_fence *last_direct;
+	u64 fence_ctx;
+	struct list_head direct;
 	bool dead;
 	atomic_t sched_pending;
 };

@@ -1615,6 +1615,7 @@ int hpu_streams_init(struct hpu_device *hdev)
 
 	init_llist_head(&qm->free_list);
 	INIT_WORK(&qm->free_work, hpu_jobs_free_work);
+	spin_lock_init(&qm->done_lock);
 
 	/*
 	 * One work item per stream's scheduler, high priority and not

@@ -255,6 +255,8 @@ struct hpu_engine {
  * @jobs_wq: woken when @jobs drops to zero.
  * @free_list: direct jobs whose fence has signalled, to be freed.
  * @free_work: frees the jobs on @free_list, off the completion path.
+ * @done_lock: protects every queue's &hpu_queue.direct list and orders
+ *	the signalling of the queue fences (hpu_queue_fence_done()).
  * @class_first: entry of @engines of the first engine of each class.
  * @class_count: engines of each class in @engines.
  * @engines: the engines, by class: DMA, TPC, MME.
@@ -273,6 +275,7 @@ struct hpu_qm {
 	wait_queue_head_t jobs_wq;
 	struct llist_head free_list;
 	struct work_struct free_work;
+	spinlock_t done_lock;
 	u8 class_first[HPU_ENGINE_CLASSES];
 	u8 class_count[HPU_ENGINE_CLASSES];
 	struct hpu_engine engines[HPU_MAX_ENGINES];
