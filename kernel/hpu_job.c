@@ -11,11 +11,13 @@
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/bsearch.h>
 #include <linux/capability.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -666,6 +668,31 @@ static int hpu_out_syncs_get(struct drm_device *drm, struct drm_file *file,
 }
 
 /*
+ * The fence of @syncobj at @point (0: its fence), referenced, as
+ * drm_syncobj_find_fence() finds it without flags: an already signalled
+ * timeline point gives a signalled stub fence.
+ *
+ * Return: 0; -EINVAL if there is no fence (or no such point yet).
+ */
+static int hpu_syncobj_fence(struct drm_syncobj *syncobj, u64 point,
+			     struct dma_fence **out)
+{
+	struct dma_fence *fence = drm_syncobj_fence_get(syncobj);
+	int ret;
+
+	*out = NULL;
+	if (!fence)
+		return -EINVAL;
+	ret = dma_fence_chain_find_seqno(&fence, point);
+	if (ret) {
+		dma_fence_put(fence);
+		return -EINVAL;
+	}
+	*out = fence ? fence : dma_fence_get_stub();
+	return 0;
+}
+
+/*
  * Look the in-syncs' fences up, referenced, and note whether the job has
  * anything to wait for (&hpu_submit_entry.ready, with the generation).
  */
@@ -678,15 +705,21 @@ static int hpu_in_fences_get(struct drm_device *drm, struct drm_file *file,
 	if (!count)
 		return 0;
 	e->in_fences = kcalloc(count, sizeof(*e->in_fences), GFP_KERNEL);
-	if (!e->in_fences)
+	e->in_syncobjs = kcalloc(count, sizeof(*e->in_syncobjs), GFP_KERNEL);
+	if (!e->in_fences || !e->in_syncobjs)
 		return -ENOMEM;
 
 	for (i = 0; i < count; i++) {
-		ret = drm_syncobj_find_fence(file, e->in[i].handle,
-					     e->in[i].point, 0, &e->in_fences[i]);
+		/*
+		 * Looked up once: the fence comes from the object the
+		 * SUBMIT_ARRAY order check compares (hpu_submit_no_chain()),
+		 * whatever SYNCOBJ_DESTROY and CREATE do to the handle.
+		 */
+		e->in_syncobjs[i] = drm_syncobj_find(file, e->in[i].handle);
+		ret = e->in_syncobjs[i] ?
+		      hpu_syncobj_fence(e->in_syncobjs[i], e->in[i].point,
+					&e->in_fences[i]) : -ENOENT;
 		if (ret) {
-			/* Left pointing at a fence it dropped. */
-			e->in_fences[i] = NULL;
 			drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u point %llu: %s %d\n",
 				       e->tag, i, e->in[i].handle,
 				       e->in[i].point,
@@ -739,6 +772,12 @@ static void hpu_submit_entry_put(struct hpu_submit_entry *e)
 		for (i = 0; i < e->args.num_in_syncs; i++)
 			dma_fence_put(e->in_fences[i]);
 		kfree(e->in_fences);
+	}
+	if (e->in_syncobjs) {
+		for (i = 0; i < e->args.num_in_syncs; i++)
+			if (e->in_syncobjs[i])
+				drm_syncobj_put(e->in_syncobjs[i]);
+		kfree(e->in_syncobjs);
 	}
 	for (i = 0; i < e->num_out; i++) {
 		dma_fence_chain_free(e->out_syncs[i].chain);
@@ -1052,35 +1091,79 @@ static int hpu_submit_queue(struct drm_device *drm, struct drm_file *file,
 	return 0;
 }
 
+/* An out-syncobj of a call and the first entry that signals it. */
+struct hpu_out_ref {
+	const struct drm_syncobj *syncobj;
+	u32 entry;
+};
+
+static int hpu_out_ref_cmp(const void *a, const void *b)
+{
+	const struct hpu_out_ref *x = a, *y = b;
+
+	if (x->syncobj != y->syncobj)
+		return (uintptr_t)x->syncobj < (uintptr_t)y->syncobj ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static int hpu_out_ref_find(const void *key, const void *elt)
+{
+	const struct hpu_out_ref *y = elt;
+
+	if (key != y->syncobj)
+		return (uintptr_t)key < (uintptr_t)y->syncobj ? -1 : 1;
+	return 0;
+}
+
 /*
  * An entry's in-syncs are looked up before any entry of its call is
  * queued: one naming a syncobj that an earlier entry of the call signals
  * would wait for that syncobj's fence from before the call, not for the
- * earlier entry. Refused rather than run in a surprising order.
+ * earlier entry. Refused rather than run in a surprising order. The
+ * out-syncobjs of the call are sorted once (with the entry that signals
+ * each), and every in-syncobj (the object its fence came from) is looked
+ * for in them.
  */
-static int hpu_submit_no_chain(struct drm_device *drm, struct drm_file *file,
-			       struct hpu_submit_entry *e, u32 i)
+static int hpu_submit_no_chain(struct drm_device *drm,
+			       struct hpu_submit_entry *e, u32 count)
 {
-	struct drm_syncobj *syncobj;
-	u32 k, j, o;
-	bool chain;
+	struct hpu_out_ref *refs, *r;
+	u32 i, k, n = 0;
+	int ret = 0;
 
-	for (k = 0; k < e[i].args.num_in_syncs; k++) {
-		syncobj = drm_syncobj_find(file, e[i].in[k].handle);
-		if (!syncobj)
-			continue;	/* refused by the lookup of its fence */
-		chain = false;
-		for (j = 0; j < i && !chain; j++)
-			for (o = 0; o < e[j].num_out && !chain; o++)
-				chain = e[j].out_syncs[o].syncobj == syncobj;
-		drm_syncobj_put(syncobj);
-		if (chain) {
-			drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u is entry %u's out-sync\n",
-				       e[i].tag, k, e[i].in[k].handle, j - 1);
-			return -EINVAL;
+	for (i = 0; i < count; i++)
+		n += e[i].num_out;
+	if (!n)
+		return 0;
+	refs = kvmalloc_array(n, sizeof(*refs), GFP_KERNEL);
+	if (!refs)
+		return -ENOMEM;
+	n = 0;
+	for (i = 0; i < count; i++)
+		for (k = 0; k < e[i].num_out; k++) {
+			refs[n].syncobj = e[i].out_syncs[k].syncobj;
+			refs[n++].entry = i;
+		}
+	sort(refs, n, sizeof(*refs), hpu_out_ref_cmp, NULL);
+
+	for (i = 1; i < count && !ret; i++) {
+		for (k = 0; k < e[i].args.num_in_syncs; k++) {
+			r = bsearch(e[i].in_syncobjs[k], refs, n, sizeof(*refs),
+				    hpu_out_ref_find);
+			/* Any match will do: go back to the first entry's. */
+			while (r && r > refs && r[-1].syncobj == r->syncobj)
+				r--;
+			if (r && r->entry < i) {
+				drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u is entry %u's out-sync\n",
+					       e[i].tag, k, e[i].in[k].handle,
+					       r->entry);
+				ret = -EINVAL;
+				break;
+			}
 		}
 	}
-	return 0;
+	kvfree(refs);
+	return ret;
 }
 
 /*
@@ -1095,14 +1178,14 @@ static int hpu_submit_entries(struct drm_device *drm, struct drm_file *file,
 
 	for (i = 0; i < count; i++) {
 		ret = hpu_submit_prepare(drm, file, &e[i]);
-		if (!ret && i)
-			ret = hpu_submit_no_chain(drm, file, e, i);
 		if (ret)
 			break;
 	}
 	if (ret && count > 1)
 		drm_dbg_driver(drm, "SUBMIT_ARRAY: entry %u refused (%d): nothing queued\n",
 			       i, ret);
+	if (!ret && count > 1)
+		ret = hpu_submit_no_chain(drm, e, count);
 	if (ret)
 		return ret;
 	return hpu_submit_queue(drm, file, e, count);

@@ -24,6 +24,7 @@ struct drm_file;
 struct hpu_file_priv;
 struct hpu_out_sync;
 struct hpu_qm;
+struct drm_syncobj;
 struct hpu_queue;
 struct hpu_stream;
 struct hpu_vm;
@@ -49,7 +50,7 @@ struct work_struct;
  */
 struct hpu_queue_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;	/* @base's lock */
 	struct list_head link;
 	int error;
 	bool done;
@@ -179,6 +180,9 @@ struct hpu_job {
  * @in_fences: the in-syncs' fences (@args.num_in_syncs of them),
  *	referenced until they become scheduler dependencies or, for a direct
  *	job, are dropped; or NULL.
+ * @in_syncobjs: the in-syncs' syncobjs (@args.num_in_syncs of them),
+ *	each looked up once, referenced (its fence came from that object);
+ *	or NULL.
  * @job: the job, or NULL before it is made.
  * @ready: every in-fence had signalled and the job's reset generation is
  *	the device's: the job has nothing to wait for.
@@ -197,6 +201,7 @@ struct hpu_submit_entry {
 	struct hpu_out_sync *out_syncs;
 	u32 num_out;
 	struct dma_fence **in_fences;
+	struct drm_syncobj **in_syncobjs;
 	struct hpu_job *job;
 	bool ready;
 	bool direct;

@@ -275,7 +275,7 @@ struct hpu_qm {
 	wait_queue_head_t jobs_wq;
 	struct llist_head free_list;
 	struct work_struct free_work;
-	spinlock_t done_lock;
+	spinlock_t done_lock;	/* protects every queue's direct list */
 	u8 class_first[HPU_ENGINE_CLASSES];
 	u8 class_count[HPU_ENGINE_CLASSES];
 	struct hpu_engine engines[HPU_MAX_ENGINES];
