@@ -38,6 +38,9 @@
 
 /* Every engine a job can run on has a slot in &hpu_file_priv.engine_ns. */
 static_assert(HPU_MAX_DMA_ENGINES <= HPU_FILE_MAX_ENGINES);
+static_assert(sizeof(struct drm_hpu_submit) >= DRM_HPU_SUBMIT_SIZE_V1);
+static_assert(offsetof(struct drm_hpu_submit, seq) + sizeof(__u64) <=
+	      DRM_HPU_SUBMIT_SIZE_V1);
 
 static inline struct hpu_job *to_hpu_job(struct drm_sched_job *sched_job)
 {
@@ -635,6 +638,18 @@ hpu_submit_array_check(struct drm_device *drm,
 	if (!args->count || args->count > DRM_HPU_MAX_SUBMITS) {
 		drm_dbg_driver(drm, "SUBMIT_ARRAY: count %u is not 1 to %u\n",
 			       args->count, DRM_HPU_MAX_SUBMITS);
+		return -EINVAL;
+	}
+	if (args->entry_size < DRM_HPU_SUBMIT_SIZE_V1 ||
+	    args->entry_size > DRM_HPU_SUBMIT_ENTRY_MAX) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: entry_size %u is not %u to %u\n",
+			       args->entry_size, DRM_HPU_SUBMIT_SIZE_V1,
+			       DRM_HPU_SUBMIT_ENTRY_MAX);
+		return -EINVAL;
+	}
+	if (args->pad) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: pad 0x%x must be zero\n",
+			       args->pad);
 		return -EINVAL;
 	}
 	return 0;
@@ -1258,6 +1273,47 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	return ret;
 }
 
+static u64 __user *hpu_submit_array_seq(const struct drm_hpu_submit_array *args,
+					u32 i)
+{
+	return u64_to_user_ptr(args->submits + (u64)i * args->entry_size +
+			       offsetof(struct drm_hpu_submit, seq));
+}
+
+/*
+ * Read entry @i of the array into @out: the part of it this driver knows,
+ * the rest must be zero. Its seq goes back there: check that it can be
+ * written (with the value read) before anything is queued.
+ */
+static int hpu_submit_array_read(struct drm_device *drm,
+				 const struct drm_hpu_submit_array *args,
+				 u32 i, struct drm_hpu_submit *out)
+{
+	u64 at = args->submits + (u64)i * args->entry_size;
+	u32 known = min_t(u32, args->entry_size, sizeof(*out));
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (copy_from_user(out, u64_to_user_ptr(at), known) ||
+	    put_user(out->seq, hpu_submit_array_seq(args, i))) {
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: cannot read entry %u and write its seq at 0x%llx\n",
+			       i, at);
+		return -EFAULT;
+	}
+	if (args->entry_size > known) {
+		ret = check_zeroed_user(u64_to_user_ptr(at + known),
+					args->entry_size - known);
+		if (ret < 0)
+			return -EFAULT;
+		if (!ret) {
+			drm_dbg_driver(drm, "SUBMIT_ARRAY: entry %u has non-zero bytes beyond the %u this driver knows\n",
+				       i, known);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * hpu_submit_array_ioctl() - DRM_IOCTL_HPU_SUBMIT_ARRAY
  * @drm: the DRM device
@@ -1271,18 +1327,18 @@ int hpu_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
  * per stream and each stream's doorbell is rung once for all of them. The
  * sequence numbers are written back to the entries' @seq.
  *
- * Return: 0; -EINVAL for non-zero flags, a count not 1 to
- * DRM_HPU_MAX_SUBMITS, or an entry with an in-sync that an earlier entry
- * signals (in-syncs are looked up before anything of the call is queued);
- * -EFAULT if the array cannot be read or written
- * (if it can no longer be written once the jobs are queued, they run all
- * the same); any error of hpu_submit_ioctl() for an entry.
+ * Return: 0 (also if a seq can no longer be written once the jobs are
+ * queued: they run all the same); -EINVAL for non-zero flags or pad, a
+ * count not 1 to DRM_HPU_MAX_SUBMITS, an entry_size out of range, non-zero
+ * bytes beyond the known part of an entry, or an entry with an in-sync
+ * that an earlier entry signals (in-syncs are looked up before anything of
+ * the call is queued); -EFAULT if an entry cannot be read or its seq
+ * written; any error of hpu_submit_ioctl() for an entry.
  */
 int hpu_submit_array_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
 	struct drm_hpu_submit_array *args = data;
-	struct drm_hpu_submit __user *usubmits = u64_to_user_ptr(args->submits);
 	struct hpu_submit_entry *e;
 	u32 i, count = args->count;
 	int idx, ret;
@@ -1295,17 +1351,12 @@ int hpu_submit_array_ioctl(struct drm_device *drm, void *data,
 	if (!e)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
-		/* The seq goes back there: writable, before anything runs. */
-		if (copy_from_user(&e[i].args, &usubmits[i], sizeof(e[i].args)) ||
-		    copy_to_user(&usubmits[i], &e[i].args, sizeof(e[i].args)))
-			break;
+		ret = hpu_submit_array_read(drm, args, i, &e[i].args);
+		if (ret) {
+			kfree(e);
+			return ret;
+		}
 		snprintf(e[i].tag, sizeof(e[i].tag), "SUBMIT_ARRAY[%u]", i);
-	}
-	if (i < count) {
-		drm_dbg_driver(drm, "SUBMIT_ARRAY: cannot read and write entry %u at 0x%llx\n",
-			       i, args->submits + i * sizeof(*usubmits));
-		kfree(e);
-		return -EFAULT;
 	}
 
 	if (!drm_dev_enter(drm, &idx)) {
@@ -1317,9 +1368,14 @@ int hpu_submit_array_ioctl(struct drm_device *drm, void *data,
 	drm_dev_exit(idx);
 	hpu_submit_queues_put(e, count);
 
+	/*
+	 * Checked writable above; if the caller unmapped the array since,
+	 * the jobs are queued all the same and the call succeeds: nothing of
+	 * it may fail once anything is queued.
+	 */
 	for (i = 0; !ret && i < count; i++)
-		if (put_user(e[i].args.seq, &usubmits[i].seq))
-			ret = -EFAULT;
+		if (put_user(e[i].args.seq, hpu_submit_array_seq(args, i)))
+			break;
 	kfree(e);
 	return ret;
 }

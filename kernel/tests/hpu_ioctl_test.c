@@ -240,17 +240,36 @@ struct hpu_submit_array_case {
 	int ret;
 };
 
+#define ES sizeof(struct drm_hpu_submit)
+
 static const struct hpu_submit_array_case hpu_submit_array_cases[] = {
-	{ "one entry", { .count = 1, .submits = 0x1000 }, 0 },
-	{ "the most entries", { .count = DRM_HPU_MAX_SUBMITS, .submits = 0x1000 }, 0 },
-	{ "no entry", { .count = 0, .submits = 0x1000 }, -EINVAL },
-	{ "one entry too many", { .count = DRM_HPU_MAX_SUBMITS + 1, .submits = 0x1000 },
+	{ "one entry", { .count = 1, .submits = 0x1000, .entry_size = ES }, 0 },
+	{ "the most entries",
+	  { .count = DRM_HPU_MAX_SUBMITS, .submits = 0x1000, .entry_size = ES }, 0 },
+	{ "no entry", { .count = 0, .submits = 0x1000, .entry_size = ES }, -EINVAL },
+	{ "one entry too many",
+	  { .count = DRM_HPU_MAX_SUBMITS + 1, .submits = 0x1000, .entry_size = ES },
 	  -EINVAL },
-	{ "a huge count", { .count = 0xffffffff, .submits = 0x1000 }, -EINVAL },
-	{ "a flag", { .count = 1, .flags = 1, .submits = 0x1000 }, -EINVAL },
-	{ "the top flag", { .count = 1, .flags = 0x80000000, .submits = 0x1000 },
+	{ "a huge count", { .count = 0xffffffff, .submits = 0x1000, .entry_size = ES }, -EINVAL },
+	{ "a flag", { .count = 1, .flags = 1, .submits = 0x1000, .entry_size = ES }, -EINVAL },
+	{ "the top flag",
+	  { .count = 1, .flags = 0x80000000, .submits = 0x1000, .entry_size = ES },
 	  -EINVAL },
+	{ "no entry_size", { .count = 1, .submits = 0x1000 }, -EINVAL },
+	{ "entry_size one below v1",
+	  { .count = 1, .submits = 0x1000, .entry_size = DRM_HPU_SUBMIT_SIZE_V1 - 1 },
+	  -EINVAL },
+	{ "entry_size v1",
+	  { .count = 1, .submits = 0x1000, .entry_size = DRM_HPU_SUBMIT_SIZE_V1 }, 0 },
+	{ "a larger entry_size",
+	  { .count = 1, .submits = 0x1000, .entry_size = DRM_HPU_SUBMIT_ENTRY_MAX }, 0 },
+	{ "entry_size too large",
+	  { .count = 1, .submits = 0x1000, .entry_size = DRM_HPU_SUBMIT_ENTRY_MAX + 1 },
+	  -EINVAL },
+	{ "pad", { .count = 1, .submits = 0x1000, .entry_size = ES, .pad = 1 }, -EINVAL },
 };
+
+#undef ES
 
 static void hpu_submit_array_case_desc(const struct hpu_submit_array_case *c,
 				       char *desc)
@@ -261,7 +280,10 @@ static void hpu_submit_array_case_desc(const struct hpu_submit_array_case *c,
 KUNIT_ARRAY_PARAM(hpu_submit_array, hpu_submit_array_cases,
 		  hpu_submit_array_case_desc);
 
-/* SUBMIT_ARRAY's own fields: 1 to DRM_HPU_MAX_SUBMITS entries, no flags. */
+/*
+ * SUBMIT_ARRAY's own fields: 1 to DRM_HPU_MAX_SUBMITS entries, no flags,
+ * an entry_size in range, no pad.
+ */
 static void hpu_ioctl_test_submit_array(struct kunit *test)
 {
 	const struct hpu_submit_array_case *c = test->param_value;

@@ -521,6 +521,7 @@ int Kmd::submit_array(std::span<const SubmitArgs> args, std::span<std::uint64_t>
     drm_hpu_submit_array req{};
     req.count = static_cast<std::uint32_t>(args.size());
     req.submits = to_u64(reqs.data());
+    req.entry_size = sizeof(drm_hpu_submit);
     // As submit(): the jobs may read stores made through write-combining
     // mappings of device memory.
     os_->flush_wc_stores();

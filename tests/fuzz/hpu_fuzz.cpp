@@ -1300,8 +1300,11 @@ private:
         drm_hpu_submit_array a{};
         a.count = static_cast<std::uint32_t>(subs.size());
         a.submits = reinterpret_cast<std::uintptr_t>(subs.data());
+        a.entry_size = sizeof(drm_hpu_submit);
         if (rng_.pct(4)) { // malformed call
-            switch (rng_.below(5)) {
+            switch (rng_.below(7)) {
+            case 4: a.entry_size = static_cast<std::uint32_t>(rng_.below(DRM_HPU_SUBMIT_SIZE_V1)); break;
+            case 5: a.pad = 1U << rng_.below(32); break;
             case 0: a.count = 0; break;
             case 1: a.count = DRM_HPU_MAX_SUBMITS + 1 + static_cast<std::uint32_t>(rng_.below(1000)); break;
             case 2: a.flags = 1U << rng_.below(32); break;

@@ -109,11 +109,12 @@ public:
     }
     std::vector<drm_hpu_submit> &subs() { return subs_; }
     // DRM_IOCTL_HPU_SUBMIT_ARRAY of the entries; returns the errno.
-    int submit(int fd, std::uint32_t flags = 0)
+    int submit(int fd, std::uint32_t flags = 0, std::uint32_t entry_size = sizeof(drm_hpu_submit))
     {
         drm_hpu_submit_array a{};
         a.count = static_cast<std::uint32_t>(subs_.size());
         a.flags = flags;
+        a.entry_size = entry_size;
         a.submits = reinterpret_cast<std::uintptr_t>(subs_.data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
         return xioctl(fd, DRM_IOCTL_HPU_SUBMIT_ARRAY, &a);
     }
@@ -278,9 +279,46 @@ TEST_CASE("SUBMIT_ARRAY refuses a bad call or a bad entry and then queues nothin
     SECTION("count 0: EINVAL") {
         Batch b;
         drm_hpu_submit_array a{};
+        a.entry_size = sizeof(drm_hpu_submit);
         a.submits = reinterpret_cast<std::uintptr_t>(&b); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EINVAL);
         nothing_queued(b, 0);
+    }
+    SECTION("entry_size below the first drm_hpu_submit's size: EINVAL") {
+        Batch b;
+        good(b);
+        CHECK(b.submit(c.fd(), 0, DRM_HPU_SUBMIT_SIZE_V1 - 8) == EINVAL);
+        CHECK(b.submit(c.fd(), 0, 0) == EINVAL);
+        nothing_queued(b, 1);
+    }
+    SECTION("entry_size above the limit, or non-zero pad: EINVAL") {
+        Batch b;
+        good(b);
+        CHECK(b.submit(c.fd(), 0, DRM_HPU_SUBMIT_ENTRY_MAX + 8) == EINVAL);
+        drm_hpu_submit_array a{};
+        a.count = static_cast<std::uint32_t>(b.subs().size());
+        a.entry_size = sizeof(drm_hpu_submit);
+        a.pad = 1;
+        a.submits = reinterpret_cast<std::uintptr_t>(b.subs().data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EINVAL);
+        nothing_queued(b, 1);
+    }
+    SECTION("a larger entry_size with a non-zero byte beyond the known entry: EINVAL") {
+        Batch b;
+        good(b);
+        // Each entry followed by 8 bytes the driver does not know; the
+        // last entry's are non-zero.
+        constexpr std::size_t kStride = sizeof(drm_hpu_submit) + 8;
+        std::vector<unsigned char> wide(b.subs().size() * kStride, 0);
+        for (std::size_t i = 0; i < b.subs().size(); ++i)
+            std::memcpy(&wide.at(i * kStride), &b.subs().at(i), sizeof(drm_hpu_submit));
+        wide.back() = 1;
+        drm_hpu_submit_array a{};
+        a.count = static_cast<std::uint32_t>(b.subs().size());
+        a.entry_size = kStride;
+        a.submits = reinterpret_cast<std::uintptr_t>(wide.data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EINVAL);
+        nothing_queued(b, 1);
     }
     SECTION("count above 64: EINVAL, nothing of the first 64 queued") {
         Batch b;
@@ -298,6 +336,7 @@ TEST_CASE("SUBMIT_ARRAY refuses a bad call or a bad entry and then queues nothin
     SECTION("submits pointing at nothing: EFAULT") {
         drm_hpu_submit_array a{};
         a.count = 4;
+        a.entry_size = sizeof(drm_hpu_submit);
         a.submits = 8;
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EFAULT);
         Batch b;
@@ -313,6 +352,7 @@ TEST_CASE("SUBMIT_ARRAY refuses a bad call or a bad entry and then queues nothin
         REQUIRE(::mprotect(ro, kHostPage, PROT_READ) == 0);
         drm_hpu_submit_array a{};
         a.count = static_cast<std::uint32_t>(b.subs().size());
+        a.entry_size = sizeof(drm_hpu_submit);
         a.submits = reinterpret_cast<std::uintptr_t>(ro); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EFAULT);
         ::munmap(ro, kHostPage);
@@ -331,6 +371,7 @@ TEST_CASE("SUBMIT_ARRAY refuses a bad call or a bad entry and then queues nothin
         std::memcpy(at, b.subs().data(), bytes);
         drm_hpu_submit_array a{};
         a.count = static_cast<std::uint32_t>(b.subs().size()) + 1;
+        a.entry_size = sizeof(drm_hpu_submit);
         a.submits = reinterpret_cast<std::uintptr_t>(at); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
         CHECK(xioctl(c.fd(), DRM_IOCTL_HPU_SUBMIT_ARRAY, &a) == EFAULT);
         ::munmap(two, kHostPage);

@@ -614,6 +614,15 @@ struct drm_hpu_submit {
 #define DRM_HPU_MAX_SUBMITS		64
 
 /**
+ * DRM_HPU_SUBMIT_SIZE_V1: bytes of the first &struct drm_hpu_submit, the
+ * least &drm_hpu_submit_array.entry_size.
+ */
+#define DRM_HPU_SUBMIT_SIZE_V1		56
+
+/** DRM_HPU_SUBMIT_ENTRY_MAX: the largest &drm_hpu_submit_array.entry_size. */
+#define DRM_HPU_SUBMIT_ENTRY_MAX	4096
+
+/**
  * struct drm_hpu_submit_array - run several command buffers in one call
  *
  * DRM_IOCTL_HPU_SUBMIT_ARRAY, from driver version 1.1
@@ -632,13 +641,16 @@ struct drm_hpu_submit {
  * a later call. The jobs that have nothing to wait for go to the
  * hardware with one doorbell per stream for all of them.
  *
- * Errors: -EINVAL (non-zero @flags, @count 0 or above
- * DRM_HPU_MAX_SUBMITS, an in-sync signalled by an earlier entry),
- * -EFAULT (@submits cannot be read and written;
- * if it can no longer be written once the jobs are queued, they run all
- * the same and the @seq values are lost), any error of
+ * Errors: -EINVAL (non-zero @flags or @pad, @count 0 or above
+ * DRM_HPU_MAX_SUBMITS, @entry_size below DRM_HPU_SUBMIT_SIZE_V1 or above
+ * DRM_HPU_SUBMIT_ENTRY_MAX, non-zero bytes in an entry beyond the
+ * driver's &struct drm_hpu_submit, an in-sync signalled by an earlier
+ * entry), -EFAULT (an entry cannot be read, or its @seq cannot be
+ * written: checked before anything is queued), any error of
  * DRM_IOCTL_HPU_SUBMIT for an entry (-EBUSY also when the entries would
- * take the context beyond limits/ctx_jobs).
+ * take the context beyond limits/ctx_jobs). Once the jobs are queued the
+ * call succeeds: if an entry's @seq can no longer be written then (the
+ * caller unmapped the array meanwhile), the @seq values are not reported.
  */
 struct drm_hpu_submit_array {
 	/** @count: In: entries at @submits, 1 to DRM_HPU_MAX_SUBMITS. */
@@ -646,10 +658,22 @@ struct drm_hpu_submit_array {
 	/** @flags: In: must be zero. */
 	__u32 flags;
 	/**
-	 * @submits: In: pointer to an array of @count &struct drm_hpu_submit,
-	 * readable and writable (Out: each entry's @seq).
+	 * @submits: In: pointer to @count entries, each a &struct
+	 * drm_hpu_submit at the start of @entry_size bytes, readable and
+	 * writable (Out: each entry's @seq).
 	 */
 	__u64 submits;
+	/**
+	 * @entry_size: In: bytes from one entry to the next, at least
+	 * DRM_HPU_SUBMIT_SIZE_V1 and at most DRM_HPU_SUBMIT_ENTRY_MAX: set it
+	 * to sizeof(struct drm_hpu_submit). The driver reads the part of an
+	 * entry it knows; bytes beyond that must be zero (so a newer
+	 * structure's fields are used only where the driver understands
+	 * them).
+	 */
+	__u32 entry_size;
+	/** @pad: In: must be zero. */
+	__u32 pad;
 };
 
 /**

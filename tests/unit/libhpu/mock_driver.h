@@ -451,7 +451,10 @@ private:
         if (id.driver_major < 1 || (id.driver_major == 1 && id.driver_minor < 1))
             return -EINVAL;
         ++submit_array_calls;
-        if (req.flags != 0 || req.count == 0 || req.count > DRM_HPU_MAX_SUBMITS)
+        if (req.flags != 0 || req.count == 0 || req.count > DRM_HPU_MAX_SUBMITS || req.pad != 0)
+            return -EINVAL;
+        // libhpu passes its own struct's size; the mock reads that layout only.
+        if (req.entry_size != sizeof(drm_hpu_submit))
             return -EINVAL;
         auto *subs = static_cast<drm_hpu_submit *>(ptr(req.submits));
         if (subs == nullptr)
