@@ -22,9 +22,14 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include <csignal>
+
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -122,6 +127,28 @@ public:
 private:
     std::deque<drm_hpu_sync> syncs_;
     std::vector<drm_hpu_submit> subs_;
+};
+
+// Sets kGateSob back to 0 when the test ends, however it ends (a failed
+// REQUIRE included): opens the gate first, so no job is left blocked on
+// it, then closes it for the next test.
+class GateReset {
+public:
+    GateReset(Ctx &c, std::uint32_t queue) : c_(c), queue_(queue) {}
+    GateReset(const GateReset &) = delete;
+    GateReset &operator=(const GateReset &) = delete;
+    GateReset(GateReset &&) = delete;
+    GateReset &operator=(GateReset &&) = delete;
+    ~GateReset()
+    {
+        std::ignore = c_.run(queue_, Cb().sob_update(kGateSob, 1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        std::ignore = c_.run(queue_, Cb().sob_update(kGateSob, 0));
+    }
+
+private:
+    Ctx &c_;
+    std::uint32_t queue_;
 };
 
 std::uint32_t new_syncobj(int fd, std::vector<std::uint32_t> &all)
@@ -470,6 +497,9 @@ TEST_CASE("jobs with nothing to wait for stay behind a job of their queue that w
     REQUIRE(c.queue_create(0, qa) == 0);
     REQUIRE(c.queue_create(other_engine(path), qgate) == 0);
     REQUIRE(c.queue_create(0, qfree) == 0);
+    std::uint32_t qopen = 0;
+    REQUIRE(c.queue_create(other_engine(path), qopen) == 0);
+    const GateReset gate_reset(c, qopen);
     const auto slots = c.host_buf(4 * KiB);
     const auto free_slots = c.host_buf(4 * KiB);
     Cbs cbs(c, 32);
@@ -516,8 +546,9 @@ TEST_CASE("jobs with nothing to wait for stay behind a job of their queue that w
         REQUIRE(syncobj_wait(c.fd(), so) == 0);
         CHECK(syncobj_status(c.fd(), so) == 1);
     }
+    // Device-wide: another client may submit directly meanwhile.
     const std::uint64_t direct1 = direct_total(path);
-    CHECK(direct1 - direct0 == kInArray);
+    CHECK(direct1 - direct0 >= kInArray);
     settle();
     for (unsigned k = 0; k <= kSingles + kInArray; ++k) {
         INFO("slot " << k);
@@ -527,8 +558,6 @@ TEST_CASE("jobs with nothing to wait for stay behind a job of their queue that w
         CHECK(syncobj_wait(c.fd(), so, 1000000ULL) == ETIME);
 
     // Open the gate: everything of qa runs, in submission order.
-    std::uint32_t qopen = 0;
-    REQUIRE(c.queue_create(other_engine(path), qopen) == 0);
     CHECK(c.run(qopen, Cb().sob_update(kGateSob, 1)) == 1);
     REQUIRE(syncobj_wait(c.fd(), first_so) == 0);
     CHECK(syncobj_status(c.fd(), first_so) == 1);
@@ -543,8 +572,7 @@ TEST_CASE("jobs with nothing to wait for stay behind a job of their queue that w
     // The scheduler has run them all: qa's next job goes directly again.
     const std::uint64_t direct2 = direct_total(path);
     CHECK(c.run(qa, Cb().write_value(slots.va + 8ULL * 30, 3)) == 1);
-    CHECK(direct_total(path) == direct2 + 1);
-    CHECK(c.run(qopen, Cb().sob_update(kGateSob, 0)) == 1);
+    CHECK(direct_total(path) >= direct2 + 1);
     for (const std::uint32_t so : sos)
         syncobj_destroy(c.fd(), so);
 }
@@ -562,7 +590,8 @@ TEST_CASE("a hung direct job is stopped by its timeout while other queues run", 
     Cbs cbs(c, 40);
     std::vector<std::uint32_t> sos;
 
-    constexpr std::uint32_t kTimeoutMs = 3000;
+    // Long enough for the other queue's 32 jobs on a loaded TCG host.
+    constexpr std::uint32_t kTimeoutMs = 10000;
     const std::uint64_t direct0 = direct_total(path);
     const Cb stuck = Cb().wait(kNeverSob, 1);
     const std::uint32_t stuck_so = new_syncobj(c.fd(), sos);
@@ -590,7 +619,10 @@ TEST_CASE("a hung direct job is stopped by its timeout while other queues run", 
     }
     const double others_ms = ms_since(t0);
     INFO("the other queue's 32 jobs done after " << others_ms << " ms");
-    CHECK(syncobj_wait(c.fd(), stuck_so, 1000000ULL) == ETIME); // still running
+    // Still running, if the others finished well before its timeout (on
+    // a very slow host they may not have: then nothing is shown here).
+    if (others_ms < kTimeoutMs - 1000)
+        CHECK(syncobj_wait(c.fd(), stuck_so, 1000000ULL) == ETIME);
 
     REQUIRE(syncobj_wait(c.fd(), stuck_so) == 0);
     const double stuck_ms = ms_since(t0);
@@ -619,6 +651,9 @@ TEST_CASE("a soft reset with direct jobs on the rings puts them back and they fi
     std::uint32_t qb = 0;
     REQUIRE(c.queue_create(0, qa) == 0);
     REQUIRE(c.queue_create(other_engine(path), qb) == 0);
+    std::uint32_t qopen = 0;
+    REQUIRE(c.queue_create(0, qopen) == 0);
+    const GateReset gate_reset(c, qopen);
     const auto slots = c.host_buf(4 * KiB);
     Cbs cbs(c, 16);
     std::vector<std::uint32_t> sos;
@@ -653,8 +688,6 @@ TEST_CASE("a soft reset with direct jobs on the rings puts them back and they fi
     settle();
     for (const std::uint32_t so : jobs)
         CHECK(syncobj_wait(c.fd(), so, 1000000ULL) == ETIME);
-    std::uint32_t qopen = 0;
-    REQUIRE(c.queue_create(0, qopen) == 0);
     CHECK(c.run(qopen, Cb().sob_update(kGateSob, 1)) == 1);
     for (const std::uint32_t so : jobs) {
         REQUIRE(syncobj_wait(c.fd(), so) == 0);
@@ -664,10 +697,130 @@ TEST_CASE("a soft reset with direct jobs on the rings puts them back and they fi
         for (unsigned k = 0; k < 4; ++k)
             CHECK(word64(slots, 4 * j + k) == 0x1000 + j);
     }
-    CHECK(c.run(qopen, Cb().sob_update(kGateSob, 0)) == 1);
     const auto e1 = errors_now(path);
     CHECK(e1.soft_resets == e0.soft_resets + 1);
     CHECK(e1.hard_resets == e0.hard_resets);
     for (const std::uint32_t so : sos)
         syncobj_destroy(c.fd(), so);
+}
+
+TEST_CASE("SUBMIT_ARRAY: a ready entry stays behind an entry of its queue that waits for a syncobj",
+          "[uapi-mem][submit-array]")
+{
+    const std::string path = node(0);
+    Ctx c(path);
+    std::uint32_t qa = 0;
+    std::uint32_t qgate = 0;
+    REQUIRE(c.queue_create(0, qa) == 0);
+    REQUIRE(c.queue_create(other_engine(path), qgate) == 0);
+    std::uint32_t qopen = 0;
+    REQUIRE(c.queue_create(other_engine(path), qopen) == 0);
+    const GateReset gate_reset(c, qopen);
+    const auto slots = c.host_buf(4 * KiB);
+    Cbs cbs(c, 4);
+    std::vector<std::uint32_t> sos;
+
+    const Cb gate_cb = Cb().wait(kGateSob, 1);
+    const std::uint32_t gate = new_syncobj(c.fd(), sos);
+    REQUIRE(c.submit(qgate, cbs.put(0, gate_cb), gate_cb.bytes(), gate) == 0);
+
+    // [waits for the gate: writes slot 0; ready: copies slot 0 to slot 1]
+    Batch b;
+    const Cb first = Cb().write_value(slots.va, 0xbeef);
+    const std::uint32_t first_so = new_syncobj(c.fd(), sos);
+    b.add(qa, cbs.put(1, first), first.bytes(), first_so, gate);
+    const Cb second = Cb().lin_dma(slots.va, slots.va + 8, 8);
+    const std::uint32_t second_so = new_syncobj(c.fd(), sos);
+    b.add(qa, cbs.put(2, second), second.bytes(), second_so);
+    REQUIRE(b.submit(c.fd()) == 0);
+    CHECK(b.subs().at(0).seq + 1 == b.subs().at(1).seq);
+
+    settle();
+    CHECK(syncobj_wait(c.fd(), second_so, 1000000ULL) == ETIME);
+    CHECK(word64(slots, 0) == 0);
+    CHECK(word64(slots, 1) == 0);
+
+    CHECK(c.run(qopen, Cb().sob_update(kGateSob, 1)) == 1);
+    REQUIRE(syncobj_wait(c.fd(), second_so) == 0);
+    CHECK(syncobj_status(c.fd(), first_so) == 1);
+    CHECK(syncobj_status(c.fd(), second_so) == 1);
+    CHECK(word64(slots, 1) == 0xbeef);
+    for (const std::uint32_t so : sos)
+        syncobj_destroy(c.fd(), so);
+}
+
+namespace {
+
+// The killed process of the next test: a direct job blocked in WAIT on its
+// queue, then a job of the same queue held by the scheduler (it waits for
+// a blocked job of another queue). Killing the process kills the held
+// job's fence at once; the direct job is still on the ring and the file
+// must not go before it is off. Writes 1 to fd when set up.
+[[noreturn]] void direct_victim(const std::string &path, int fd)
+{
+    try {
+        Ctx c(path);
+        std::uint32_t q = 0;
+        std::uint32_t qother = 0;
+        if (c.queue_create(0, q) != 0 || c.queue_create(other_engine(path), qother) != 0)
+            ::_exit(2);
+        Cbs cbs(c, 4);
+        const Cb wait = Cb().wait(kGateSob, 1);
+        std::uint32_t other_so = 0;
+        std::uint32_t so = 0;
+        if (syncobj_create(c.fd(), other_so) != 0 || syncobj_create(c.fd(), so) != 0)
+            ::_exit(3);
+        if (c.submit(q, cbs.put(0, wait), wait.bytes(), so) != 0 ||
+            c.submit(qother, cbs.put(1, wait), wait.bytes(), other_so) != 0)
+            ::_exit(4);
+        const Cb held = Cb().sob_update(kGateSob, 0); // never runs
+        if (c.submit(q, cbs.put(2, held), held.bytes(), 0, {other_so}) != 0)
+            ::_exit(5);
+        const std::uint8_t one = 1;
+        std::ignore = ::write(fd, &one, 1);
+        for (;;)
+            ::pause();
+    } catch (...) {
+        ::_exit(6);
+    }
+}
+
+} // namespace
+
+TEST_CASE("kill -9 of a process with a direct job on the ring behind a scheduled one leaves the driver healthy",
+          "[errors][submit-array]")
+{
+    const std::string path = node(0);
+    int pfd[2] = {-1, -1};
+    REQUIRE(::pipe(pfd) == 0); // NOLINT(cppcoreguidelines-pro-bounds-array-to-pointer-decay)
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::close(pfd[0]);
+        direct_victim(path, pfd[1]);
+    }
+    ::close(pfd[1]);
+    std::uint8_t ready = 0;
+    const bool ok = ::read(pfd[0], &ready, 1) == 1;
+    ::close(pfd[0]);
+    if (!ok) {
+        int st = 0;
+        ::waitpid(pid, &st, 0);
+        FAIL("victim setup failed, exit " << WEXITSTATUS(st));
+    }
+    ::usleep(200000); // the direct job blocked in WAIT on the ring
+    REQUIRE(::kill(pid, SIGKILL) == 0);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status));
+
+    // The module is healthy: a new file submits and its jobs complete,
+    // directly and through the gate's queue alike.
+    Ctx c(path);
+    std::uint32_t q = 0;
+    REQUIRE(c.queue_create(0, q) == 0);
+    const GateReset gate_reset(c, q);
+    const auto slots = c.host_buf(4 * KiB);
+    CHECK(c.run(q, Cb().write_value(slots.va, 0x600d)) == 1);
+    CHECK(word64(slots, 0) == 0x600d);
 }
