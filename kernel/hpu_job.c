@@ -1169,9 +1169,8 @@ static int hpu_submit_no_chain(struct drm_device *drm,
 			while (r && r > refs && r[-1].syncobj == r->syncobj)
 				r--;
 			if (r && r->entry < i) {
-				drm_dbg_driver(drm, "%s: in_syncs[%u]: syncobj %u is entry %u's out-sync\n",
-					       e[i].tag, k, e[i].in[k].handle,
-					       r->entry);
+				drm_dbg_driver(drm, "%s: in_syncs[%u]: entry %u signals it\n",
+					       e[i].tag, k, r->entry);
 				ret = -EINVAL;
 				break;
 			}
@@ -1296,7 +1295,7 @@ static int hpu_submit_array_read(struct drm_device *drm,
 	memset(out, 0, sizeof(*out));
 	if (copy_from_user(out, u64_to_user_ptr(at), known) ||
 	    put_user(out->seq, hpu_submit_array_seq(args, i))) {
-		drm_dbg_driver(drm, "SUBMIT_ARRAY: cannot read entry %u and write its seq at 0x%llx\n",
+		drm_dbg_driver(drm, "SUBMIT_ARRAY: cannot access entry %u at 0x%llx\n",
 			       i, at);
 		return -EFAULT;
 	}
@@ -1306,7 +1305,7 @@ static int hpu_submit_array_read(struct drm_device *drm,
 		if (ret < 0)
 			return -EFAULT;
 		if (!ret) {
-			drm_dbg_driver(drm, "SUBMIT_ARRAY: entry %u has non-zero bytes beyond the %u this driver knows\n",
+			drm_dbg_driver(drm, "SUBMIT_ARRAY: entry %u: bytes past %u not zero\n",
 				       i, known);
 			return -EINVAL;
 		}
