@@ -28,6 +28,9 @@ extern "C" {
 #define DRM_HPU_SUBMIT			0x07
 #define DRM_HPU_EVENTS			0x08
 #define DRM_HPU_SUBMIT_ARRAY		0x09
+#define DRM_HPU_UQ_CREATE		0x0a
+#define DRM_HPU_UQ_WAIT			0x0b
+#define DRM_HPU_UQ_FENCE		0x0c
 
 #define DRM_IOCTL_HPU_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_INFO, struct drm_hpu_info)
@@ -49,6 +52,12 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_EVENTS, struct drm_hpu_events)
 #define DRM_IOCTL_HPU_SUBMIT_ARRAY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_SUBMIT_ARRAY, struct drm_hpu_submit_array)
+#define DRM_IOCTL_HPU_UQ_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_UQ_CREATE, struct drm_hpu_uq_create)
+#define DRM_IOCTL_HPU_UQ_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_HPU_UQ_WAIT, struct drm_hpu_uq_wait)
+#define DRM_IOCTL_HPU_UQ_FENCE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_HPU_UQ_FENCE, struct drm_hpu_uq_fence)
 
 /**
  * enum drm_hpu_info_op - what &struct drm_hpu_info asks for
@@ -61,6 +70,9 @@ extern "C" {
  *	&struct drm_hpu_info_telemetry.
  * @DRM_HPU_INFO_FIRMWARE: firmware versions and boot state,
  *	&struct drm_hpu_info_firmware.
+ * @DRM_HPU_INFO_USER_QUEUES: what user queues this file may create,
+ *	&struct drm_hpu_info_uq (driver 1.2, devices with
+ *	%DRM_HPU_CAP_USER_QUEUES; -EOPNOTSUPP on other devices).
  */
 enum drm_hpu_info_op {
 	DRM_HPU_INFO_DEVICE = 0,
@@ -68,6 +80,7 @@ enum drm_hpu_info_op {
 	DRM_HPU_INFO_ERRORS = 2,
 	DRM_HPU_INFO_TELEMETRY = 3,
 	DRM_HPU_INFO_FIRMWARE = 4,
+	DRM_HPU_INFO_USER_QUEUES = 5,
 };
 
 /**
@@ -173,6 +186,13 @@ struct drm_hpu_info_device {
  * where the BAR covers all of HBM).
  */
 #define DRM_HPU_CAP_HBM_MMAP		(1ULL << 0)
+
+/**
+ * DRM_HPU_CAP_USER_QUEUES: &drm_hpu_info_device.caps bit: the device has
+ * user streams (hardware spec version 10) and the driver creates user
+ * queues on them (DRM_IOCTL_HPU_UQ_CREATE, driver 1.2).
+ */
+#define DRM_HPU_CAP_USER_QUEUES		(1ULL << 1)
 
 /**
  * struct drm_hpu_info_memory - answer to %DRM_HPU_INFO_MEMORY
@@ -674,6 +694,218 @@ struct drm_hpu_submit_array {
 	__u32 entry_size;
 	/** @pad: In: must be zero. */
 	__u32 pad;
+};
+
+/**
+ * struct drm_hpu_info_uq - answer to %DRM_HPU_INFO_USER_QUEUES
+ *
+ * All fields are Out.
+ */
+struct drm_hpu_info_uq {
+	/** @per_engine: user streams of each engine (shared by all files). */
+	__u32 per_engine;
+	/**
+	 * @ctx_max: user queues this file may have at once (limits/
+	 * ctx_user_queues; 0: user queues are off for this caller).
+	 */
+	__u32 ctx_max;
+	/** @ring_max: most descriptors (and completion records) of a ring. */
+	__u32 ring_max;
+	/** @cqe_size: bytes of a user queue's completion record (32). */
+	__u32 cqe_size;
+	/**
+	 * @time_offset_ns: CLOCK_MONOTONIC minus device time, in ns: add it
+	 * to &drm_hpu_uq_cqe.time for the completion's CLOCK_MONOTONIC time
+	 * (measured when the driver answers; within a few microseconds).
+	 */
+	__s64 time_offset_ns;
+};
+
+/**
+ * struct drm_hpu_uq_desc - a descriptor in a user queue's ring (32 bytes)
+ *
+ * Descriptor number n (counted from 0 since the queue was created) is at
+ * byte 32 * (n % ring_size) of the ring.
+ */
+struct drm_hpu_uq_desc {
+	/** @cb_va: device address of the command buffer, 8-byte aligned. */
+	__u64 cb_va;
+	/** @cb_size: command buffer bytes, a multiple of 8, 8 to 1 MiB. */
+	__u32 cb_size;
+	/** @asid: &drm_hpu_uq_create.asid (anything else fails the job). */
+	__u16 asid;
+	/** @flags: zero. */
+	__u16 flags;
+	/** @seq: copied to the completion record; the caller's choice. */
+	__u64 seq;
+	/** @reserved: zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_hpu_uq_cqe - a user queue's completion record (32 bytes)
+ *
+ * The device writes the record of descriptor n at byte 32 * (n % cq_size)
+ * of the completion ring, in the order the descriptors complete (the
+ * order of the ring).
+ */
+struct drm_hpu_uq_cqe {
+	/** @seq: the descriptor's @seq. */
+	__u64 seq;
+	/** @status: 0 OK, else the device's completion status (hw spec). */
+	__u32 status;
+	/** @where: [23:0] offset of the failed packet in the command buffer. */
+	__u32 where;
+	/** @index: the descriptor's number n. */
+	__u64 index;
+	/** @time: device time of the completion, ns (see @time_offset_ns). */
+	__u64 time;
+};
+
+/**
+ * DRM_HPU_UQ_SIGNAL: &drm_hpu_uq_create.flags bit: every completed
+ * descriptor (failed ones too) adds 1 to the context's sync object
+ * &drm_hpu_uq_create.signal_sob, so command buffers on other queues of the
+ * context can WAIT for the queue's progress.
+ */
+#define DRM_HPU_UQ_SIGNAL		(1u << 0)
+
+/** DRM_HPU_UQ_DB_SIZE: bytes of a user queue's doorbell mapping. */
+#define DRM_HPU_UQ_DB_SIZE		4096
+
+/**
+ * struct drm_hpu_uq_create - create a user queue
+ *
+ * DRM_IOCTL_HPU_UQ_CREATE, from driver version 1.2, on a device with
+ * %DRM_HPU_CAP_USER_QUEUES. A user queue is a hardware user stream given
+ * to this file: the process writes descriptors (&struct drm_hpu_uq_desc)
+ * to its ring, in the file's address space, and rings the queue's
+ * doorbell with no system call; the device reads the ring and the command
+ * buffers, and writes completion records (&struct drm_hpu_uq_cqe), through
+ * the file's MMU context. mmap(2) @db_mmap_offset of the device file,
+ * exactly DRM_HPU_UQ_DB_SIZE bytes, shared and not executable: an aligned
+ * 32-bit store of n at byte 0 tells the device that descriptors up to
+ * number n - 1 are written (n: descriptors written since creation, modulo
+ * 2^32; at most ring_size ahead of the completed ones, else it is
+ * ignored). The doorbell page is only the queue's: nothing else of the
+ * device is reachable through it, and only the file that created the
+ * queue can map it.
+ *
+ * Completion: poll the records, or wait in the kernel with
+ * DRM_IOCTL_HPU_UQ_WAIT, or put the fence of a point into a syncobj with
+ * DRM_IOCTL_HPU_UQ_FENCE. A failed descriptor fails only itself (its
+ * record's @status, the point's fence error, an error event); the queue
+ * goes on with the next. A queue whose ring or completion ring the device
+ * cannot reach dies (-EFAULT for every wait). The queue shares the file's
+ * queue ids: DRM_IOCTL_HPU_QUEUE_DESTROY destroys it, dropping the
+ * descriptors not yet run, and closing the file destroys it.
+ *
+ * Errors: -EINVAL (unknown @flags, @signal_sob without DRM_HPU_UQ_SIGNAL
+ * or above 31, non-zero @pad or @reserved, engine as for
+ * DRM_IOCTL_HPU_QUEUE_CREATE, @ring_size or @cq_size not a power of two
+ * from 2 to &drm_hpu_info_uq.ring_max, @cq_size below @ring_size, @ring_va
+ * not 64-byte or @cq_va not 32-byte aligned, @timeout_ms above the limit
+ * of DRM_IOCTL_HPU_SUBMIT), -EFAULT (the ring is not mapped readable, or
+ * the completion ring writable, in the file's address space), -ENOSPC (the
+ * file has limits/ctx_user_queues user queues, or limits/ctx_queues
+ * queues), -EBUSY (every user stream of the engine is taken: use the
+ * kernel path), -EOPNOTSUPP (no %DRM_HPU_CAP_USER_QUEUES), -ENODEV.
+ */
+struct drm_hpu_uq_create {
+	/** @engine_class: In: DRM_HPU_ENGINE_*. */
+	__u32 engine_class;
+	/** @engine: In: engine index within the class. */
+	__u32 engine;
+	/** @flags: In: DRM_HPU_UQ_*. */
+	__u32 flags;
+	/** @ring_size: In: descriptors of the ring, a power of two. */
+	__u32 ring_size;
+	/** @ring_va: In: device address of the ring, 64-byte aligned. */
+	__u64 ring_va;
+	/** @cq_va: In: device address of the completion ring, 32-byte aligned. */
+	__u64 cq_va;
+	/** @cq_size: In: records of the completion ring, at least @ring_size. */
+	__u32 cq_size;
+	/** @signal_sob: In: with DRM_HPU_UQ_SIGNAL the sync object, 0-31. */
+	__u32 signal_sob;
+	/**
+	 * @timeout_ms: In: a descriptor running (or waiting) longer fails
+	 * -ETIMEDOUT and the queue goes on; 0 for the driver's default
+	 * (job_timeout_ms). Limits as &drm_hpu_submit.timeout_ms.
+	 */
+	__u32 timeout_ms;
+	/** @queue_id: Out: the queue's id within this file. */
+	__u32 queue_id;
+	/** @db_mmap_offset: Out: mmap(2) offset of the doorbell page. */
+	__u64 db_mmap_offset;
+	/** @asid: Out: the value for &drm_hpu_uq_desc.asid. */
+	__u32 asid;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+	/** @reserved: In: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_hpu_uq_wait - wait for a user queue's point
+ *
+ * Point p of a user queue is reached when its first p descriptors have
+ * completed (successfully or not). Waits until @point is reached, the
+ * queue dies or the absolute CLOCK_MONOTONIC time @timeout_nsec passes
+ * (0: do not sleep, only report). Returns 0 with @status 0 when the
+ * descriptor @point - 1 completed OK, its error (negative errno, the
+ * values of &drm_hpu_submit's fence errors) when it failed, -ECANCELED
+ * when the queue was destroyed or a hard reset ended it first, -EFAULT
+ * when the queue died of a fault in its rings, or -ENODATA when the
+ * outcome is older than what the driver keeps (the last 256 failures of
+ * the queue); @done is the queue's completed descriptors when the call
+ * returns. -ETIME when the time passed first,
+ * -EINTR/-ERESTARTSYS on a signal. Errors: -EINVAL (non-zero @flags or
+ * @pad, @point 0 or beyond the descriptors the doorbell announced),
+ * -ENOENT (no such user queue in this file), -ENODEV.
+ */
+struct drm_hpu_uq_wait {
+	/** @queue_id: In: a user queue of this file. */
+	__u32 queue_id;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/** @point: In: number of descriptors to have completed. */
+	__u64 point;
+	/** @timeout_nsec: In: absolute CLOCK_MONOTONIC deadline, ns. */
+	__s64 timeout_nsec;
+	/** @status: Out: 0 or the failed descriptor's negative errno. */
+	__s32 status;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+	/** @done: Out: descriptors of the queue completed when returning. */
+	__u64 done;
+};
+
+/**
+ * struct drm_hpu_uq_fence - put a user queue's point into a syncobj
+ *
+ * Makes a dma_fence that signals when @point (as for
+ * DRM_IOCTL_HPU_UQ_WAIT) is reached, with the point's error, and puts it
+ * into the syncobj @handle: replacing its fence (@syncobj_point 0) or as
+ * timeline point @syncobj_point. So DRM_IOCTL_HPU_SUBMIT can wait for it,
+ * and DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD export it as a sync_file. Errors:
+ * -EINVAL (non-zero @flags or @pad, @point 0 or beyond the descriptors the
+ * doorbell announced), -ENOENT (no such user queue or syncobj), -ENOMEM,
+ * -ENODEV.
+ */
+struct drm_hpu_uq_fence {
+	/** @queue_id: In: a user queue of this file. */
+	__u32 queue_id;
+	/** @flags: In: must be zero. */
+	__u32 flags;
+	/** @point: In: number of descriptors to have completed. */
+	__u64 point;
+	/** @handle: In: the syncobj. */
+	__u32 handle;
+	/** @pad: In: must be zero. */
+	__u32 pad;
+	/** @syncobj_point: In: timeline point, 0 for a binary syncobj. */
+	__u64 syncobj_point;
 };
 
 /**
