@@ -44,6 +44,7 @@
 #include "hpu_reset.h"
 #include "hpu_sysfs.h"
 #include "hpu_telemetry.h"
+#include "hpu_uq.h"
 #include "hpu_vm.h"
 
 static int hpu_open(struct drm_device *drm, struct drm_file *file)
@@ -90,6 +91,7 @@ static int hpu_open(struct drm_device *drm, struct drm_file *file)
 	}
 
 	hpu_queues_init(fpriv);
+	xa_init(&fpriv->uqs);
 	file->driver_priv = fpriv;
 	/* Last: from here on the event queue can find the file. */
 	hpu_notify_file_open(fpriv, file);
@@ -104,9 +106,16 @@ static void hpu_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* Normally done in release already (hpu_notify.c); idempotent. */
 	hpu_notify_file_close(fpriv);
-	/* The file's queues go first: no job may run when the VM dies. */
+	/*
+	 * The file's queues go first, user queues first of all: no job may
+	 * run when the VM dies.
+	 */
+	hpu_uqs_file_fini(fpriv);
 	hpu_queues_fini(fpriv);
-	hpu_vm_destroy(fpriv->vm);
+	if (fpriv->vm_reachable)
+		hpu_vm_destroy_reachable(fpriv->vm, "a user queue did not stop");
+	else
+		hpu_vm_destroy(fpriv->vm);
 	kfree(file->driver_priv);
 	file->driver_priv = NULL;
 }
@@ -178,6 +187,9 @@ static const struct drm_ioctl_desc hpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT, hpu_submit_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_EVENTS, hpu_notify_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(HPU_SUBMIT_ARRAY, hpu_submit_array_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_UQ_CREATE, hpu_uq_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_UQ_WAIT, hpu_uq_wait_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(HPU_UQ_FENCE, hpu_uq_fence_ioctl, 0),
 };
 
 /*
@@ -194,7 +206,8 @@ static const struct file_operations hpu_fops = {
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,
-	.mmap = drm_gem_mmap,
+	/* GEM objects and the doorbells of user queues. */
+	.mmap = hpu_mmap,
 	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };

@@ -28,7 +28,7 @@
  * space may probe for. 1.1: DRM_IOCTL_HPU_SUBMIT_ARRAY.
  */
 #define HPU_DRIVER_MAJOR	1
-#define HPU_DRIVER_MINOR	1
+#define HPU_DRIVER_MINOR	2
 #define HPU_DRIVER_PATCH	0
 #define HPU_DRIVER_VERSION	__stringify(HPU_DRIVER_MAJOR) "." \
 				__stringify(HPU_DRIVER_MINOR) "." \
@@ -48,6 +48,7 @@ struct hpu_ctx_limits;
 struct hpu_mmu;
 struct hpu_nic;
 struct hpu_qm;
+struct hpu_uqs;
 struct hpu_reset;
 struct hpu_vm;
 
@@ -121,6 +122,8 @@ struct hpu_identity {
  *	remove; its state is freed with the DRM device.
  * @limits: per-context and per-user limits (hpu_limits.c). Set at probe
  *	right after @mmu, freed with the DRM device.
+ * @uqs: the user streams and their queues (hpu_uq.c). Set at probe right
+ *	after @qm, freed with the DRM device.
  * @nic: the NIC ports' auxiliary device (hpu_nic.c). Set at probe right
  *	after @reset, freed with the DRM device; the auxiliary device itself
  *	is deleted at remove.
@@ -144,6 +147,7 @@ struct hpu_device {
 	struct hpu_hbm *hbm;
 	struct hpu_eq *eq;
 	struct hpu_qm *qm;
+	struct hpu_uqs *uqs;
 	struct hpu_notify *notify;
 	struct hpu_reset *reset;
 	struct hpu_fw *fw;
@@ -171,6 +175,10 @@ struct hpu_device {
  *	destroyed in postclose after the file's queues; has its own lock.
  * @queues: the file's queues (&struct hpu_queue) by id, from 1; the
  *	xarray's own lock protects it (hpu_queue.c).
+ * @uqs: the file's user queues (&struct hpu_uq) by id; their ids are
+ *	reserved (NULL) entries of @queues. The xarray's own lock protects it.
+ * @vm_reachable: a user queue of the file did not stop: the device may
+ *	still reach the address space, which is torn down as such.
  * @file: the DRM file, for event delivery (hpu_notify.c); constant.
  * @events_enabled: the file asked for error and reset events
  *	(DRM_IOCTL_HPU_EVENTS). Protected by &drm_device.event_lock.
@@ -201,6 +209,8 @@ struct hpu_file_priv {
 	struct hpu_device *hdev;
 	struct hpu_vm *vm;
 	struct xarray queues;
+	struct xarray uqs;
+	bool vm_reachable;
 	struct drm_file *file;
 	bool events_enabled;
 	bool events_info;

@@ -44,6 +44,7 @@
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 #include "hpu_stream.h"
+#include "hpu_uq.h"
 
 /**
  * struct hpu_eq_ue_match - what hpu_eq_bo_holds() looks for
@@ -204,6 +205,15 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 		break;
 	case HPU_EVENT_ENGINE_HANG:
 		atomic64_inc(&eq->engine_hangs);
+		/* A user stream: its queue restarts past the descriptor. */
+		if ((info & 0xff) >= HPU_QM_KSTREAMS) {
+			dev_err_ratelimited(dev,
+					    "engine %s user stream %u hung: asid %u, command buffer 0x%llx; restarting the user queue\n",
+					    hpu_stream_engine_name(eqe->engine),
+					    info & 0xff, asid, addr);
+			hpu_uq_engine_hang(hdev, eqe->engine, info & 0xff);
+			break;
+		}
 		/* A compute engine lets go of a disabled stream: no reset. */
 		if (hpu_stream_engine_hung(hdev, eqe->engine)) {
 			dev_err_ratelimited(dev,
@@ -283,6 +293,13 @@ static void hpu_eq_handle(struct hpu_eq *eq, const struct hpu_eqe *eqe,
 		atomic64_inc(&eq->heartbeats);
 		drm_dbg_driver(&hdev->drm, "firmware heartbeat event %u\n",
 			       info);
+		break;
+	case HPU_EVENT_STREAM_TIMEOUT:
+		/* The user queue's write-back and interrupt say it too. */
+		drm_dbg_driver(&hdev->drm,
+			       "user stream %u of engine %s timed out: asid %u, command buffer 0x%llx\n",
+			       info & 0xff, hpu_stream_engine_name(eqe->engine),
+			       asid, addr);
 		break;
 	case HPU_EVENT_RESET_DONE:
 		atomic64_inc(&eq->resets_done);

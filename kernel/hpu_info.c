@@ -26,6 +26,7 @@
 #include "hpu_hw.h"
 #include "hpu_stream.h"
 #include "hpu_telemetry.h"
+#include "hpu_uq.h"
 #include "hpu_info.h"
 #include "hpu_mmu.h"
 #include "hpu_vm.h"
@@ -41,6 +42,7 @@ union hpu_info_answer {
 	struct drm_hpu_info_errors errors;
 	struct drm_hpu_info_telemetry telemetry;
 	struct drm_hpu_info_firmware firmware;
+	struct drm_hpu_info_uq uq;
 };
 
 static void hpu_info_device(struct hpu_device *hdev,
@@ -76,6 +78,8 @@ static void hpu_info_device(struct hpu_device *hdev,
 		out->class_engines[c] = hdev->qm->class_count[c];
 	if (hdev->mmu->hbm_mappable)
 		out->caps |= DRM_HPU_CAP_HBM_MMAP;
+	if (hpu_uqs_supported(hdev))
+		out->caps |= DRM_HPU_CAP_USER_QUEUES;
 }
 
 static void hpu_info_memory(struct hpu_device *hdev,
@@ -116,6 +120,12 @@ static void hpu_info_firmware(struct hpu_device *hdev,
 	hpu_fw_info(hdev, &out->firmware);
 }
 
+static void hpu_info_uq(struct hpu_device *hdev, struct hpu_file_priv *fpriv,
+			union hpu_info_answer *out)
+{
+	hpu_uq_info(hdev, fpriv, &out->uq);
+}
+
 /* One entry per &drm_hpu_info.op: the answer's size and who fills it. */
 static const struct hpu_info_op {
 	size_t size;
@@ -132,6 +142,8 @@ static const struct hpu_info_op {
 		sizeof(struct drm_hpu_info_telemetry), hpu_info_telemetry },
 	[DRM_HPU_INFO_FIRMWARE] = {
 		sizeof(struct drm_hpu_info_firmware), hpu_info_firmware },
+	[DRM_HPU_INFO_USER_QUEUES] = {
+		sizeof(struct drm_hpu_info_uq), hpu_info_uq },
 };
 
 /**
@@ -168,6 +180,11 @@ int hpu_info_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	}
 	op = &hpu_info_ops[array_index_nospec(args->op,
 					      ARRAY_SIZE(hpu_info_ops))];
+
+	if (args->op == DRM_HPU_INFO_USER_QUEUES && !hpu_uqs_supported(hdev)) {
+		drm_dbg(drm, "INFO: the device has no user queues\n");
+		return -EOPNOTSUPP;
+	}
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;

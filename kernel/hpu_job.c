@@ -250,8 +250,19 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 		return DRM_HPU_ERROR_TIMEOUT;
 	if (job->lost || job->error == -ENODEV)
 		return DRM_HPU_ERROR_DEVICE_LOST;
+	return hpu_job_cq_status_kind(job->status);
+}
+EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
 
-	switch (job->status) {
+/**
+ * hpu_job_cq_status_kind() - the error event kind of a completion status
+ * @status: HPU_CQ_* from a completion record
+ *
+ * Return: the DRM_HPU_ERROR_* kind, 0 for OK, ABORTED and unknown values.
+ */
+u32 hpu_job_cq_status_kind(u32 status)
+{
+	switch (status) {
 	case HPU_CQ_MMU_FAULT:
 		return DRM_HPU_ERROR_MMU_FAULT;
 	case HPU_CQ_BAD_PACKET:
@@ -273,7 +284,6 @@ VISIBLE_IF_KUNIT u32 hpu_job_error_kind(const struct hpu_job *job)
 		return 0;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(hpu_job_error_kind);
 
 /* Whether the device reports errors of @kind with an event of its own. */
 static bool hpu_job_kind_has_detail(u32 kind)

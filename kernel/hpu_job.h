@@ -216,6 +216,7 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 		   void *owner, u16 asid, u64 cb_addr, u32 cb_size,
 		   struct hpu_job **out);
 int hpu_job_cq_status_to_errno(u32 status);
+u32 hpu_job_cq_status_kind(u32 status);
 void hpu_jobs_signal(struct list_head *done);
 void hpu_jobs_free_work(struct work_struct *work);
 

@@ -75,6 +75,11 @@ module_param_named(limit_unprivileged_contexts, hpu_limit_unprivileged_contexts,
 MODULE_PARM_DESC(limit_unprivileged_contexts,
 		 "Open files (contexts) per device all users without CAP_SYS_ADMIN together may hold (1 to 63), read at probe (default 59)");
 
+static unsigned int hpu_limit_ctx_user_queues = 4;
+module_param_named(limit_ctx_user_queues, hpu_limit_ctx_user_queues, uint, 0444);
+MODULE_PARM_DESC(limit_ctx_user_queues,
+		 "User queues one context may hold (0 to 64, 0: none), read at probe (default 4)");
+
 static unsigned int hpu_limit_user_timeout_ms = 60000;
 module_param_named(limit_user_timeout_ms, hpu_limit_user_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(limit_user_timeout_ms,
@@ -90,6 +95,7 @@ MODULE_PARM_DESC(limit_user_timeout_ms,
  * @HPU_LIMIT_USER_CONTEXTS: &hpu_ctx_limits.user_contexts
  * @HPU_LIMIT_UNPRIVILEGED_CONTEXTS: &hpu_ctx_limits.unprivileged_contexts
  * @HPU_LIMIT_USER_TIMEOUT_MS: &hpu_ctx_limits.user_timeout_ms
+ * @HPU_LIMIT_CTX_USER_QUEUES: &hpu_ctx_limits.ctx_user_queues
  * @HPU_LIMIT_COUNT: number of limits
  */
 enum hpu_limit_id {
@@ -101,6 +107,7 @@ enum hpu_limit_id {
 	HPU_LIMIT_USER_CONTEXTS,
 	HPU_LIMIT_UNPRIVILEGED_CONTEXTS,
 	HPU_LIMIT_USER_TIMEOUT_MS,
+	HPU_LIMIT_CTX_USER_QUEUES,
 	HPU_LIMIT_COUNT
 };
 
@@ -121,6 +128,8 @@ static u32 *hpu_limit_field(struct hpu_ctx_limits *lim, enum hpu_limit_id id)
 		return &lim->user_contexts;
 	case HPU_LIMIT_UNPRIVILEGED_CONTEXTS:
 		return &lim->unprivileged_contexts;
+	case HPU_LIMIT_CTX_USER_QUEUES:
+		return &lim->ctx_user_queues;
 	case HPU_LIMIT_USER_TIMEOUT_MS:
 	default:
 		return &lim->user_timeout_ms;
@@ -142,6 +151,7 @@ static void hpu_limit_range(struct hpu_device *hdev, enum hpu_limit_id id,
 		*max = hdev->mmu->pt_count / HPU_LIMIT_ASIDS;
 		break;
 	case HPU_LIMIT_CTX_QUEUES:
+	case HPU_LIMIT_CTX_USER_QUEUES:
 		*max = HPU_MAX_QUEUES;
 		break;
 	case HPU_LIMIT_USER_CONTEXTS:
@@ -213,6 +223,8 @@ int hpu_limits_init(struct hpu_device *hdev)
 			      hpu_limit_unprivileged_contexts);
 	hpu_limit_set_default(hdev, HPU_LIMIT_USER_TIMEOUT_MS, "user_timeout_ms",
 			      hpu_limit_user_timeout_ms);
+	hpu_limit_set_default(hdev, HPU_LIMIT_CTX_USER_QUEUES, "ctx_user_queues",
+			      hpu_limit_ctx_user_queues);
 	return 0;
 }
 
@@ -322,6 +334,7 @@ static struct device_attribute hpu_limit_attrs[] = {
 	__ATTR(user_contexts, 0644, hpu_limit_show, hpu_limit_store),
 	__ATTR(unprivileged_contexts, 0644, hpu_limit_show, hpu_limit_store),
 	__ATTR(user_timeout_ms, 0644, hpu_limit_show, hpu_limit_store),
+	__ATTR(ctx_user_queues, 0644, hpu_limit_show, hpu_limit_store),
 };
 
 static_assert(ARRAY_SIZE(hpu_limit_attrs) == HPU_LIMIT_COUNT);
@@ -393,6 +406,7 @@ static struct attribute *hpu_limits_attrs[] = {
 	&hpu_limit_attrs[HPU_LIMIT_USER_CONTEXTS].attr,
 	&hpu_limit_attrs[HPU_LIMIT_UNPRIVILEGED_CONTEXTS].attr,
 	&hpu_limit_attrs[HPU_LIMIT_USER_TIMEOUT_MS].attr,
+	&hpu_limit_attrs[HPU_LIMIT_CTX_USER_QUEUES].attr,
 	&dev_attr_page_tables.attr,
 	&dev_attr_page_tables_used.attr,
 	&dev_attr_jobs.attr,

@@ -35,6 +35,8 @@ struct hpu_device;
  *	uids); 1 to 63. The rest of the 63 ASIDs is for CAP_SYS_ADMIN.
  * @user_timeout_ms: the longest &drm_hpu_submit.timeout_ms a caller
  *	without CAP_SYS_ADMIN may ask for.
+ * @ctx_user_queues: user queues one context may hold (also counted in
+ *	@ctx_queues); 0 turns user queues off.
  * @users_lock: protects @counted and @uid, and orders them with the
  *	allocation and release of ASIDs.
  * @counted: per ASID, its context counts against @user_contexts (it was
@@ -54,6 +56,7 @@ struct hpu_ctx_limits {
 	u32 user_contexts;
 	u32 unprivileged_contexts;
 	u32 user_timeout_ms;
+	u32 ctx_user_queues;
 	struct mutex users_lock;	/* protects counted, uid */
 	DECLARE_BITMAP(counted, HPU_MMU_NUM_ASIDS);
 	kuid_t uid[HPU_MMU_NUM_ASIDS];

@@ -22,6 +22,7 @@
 #include "hpu_limits.h"
 #include "hpu_queue.h"
 #include "hpu_stream.h"
+#include "hpu_uq.h"
 #include "hpu_vm.h"
 /*
  * Wait for the last job queued and the last direct job (which a later
@@ -281,6 +282,8 @@ int hpu_queue_destroy_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 
+	if (!hpu_uq_destroy(fpriv, args->queue_id))
+		return 0;
 	queue = xa_erase(&fpriv->queues, args->queue_id);
 	if (!queue) {
 		drm_dbg_driver(drm, "QUEUE_DESTROY: no queue %u\n",

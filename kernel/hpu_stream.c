@@ -33,6 +33,7 @@
 #include "hpu_job.h"
 #include "hpu_kunit.h"
 #include "hpu_stream.h"
+#include "hpu_uq.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
 
@@ -1318,6 +1319,7 @@ void hpu_streams_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 			hpu_jobs_signal(&done);
 		}
 	}
+	hpu_uqs_reset_finish(hdev, hard, dead);
 
 	for (e = 0; e < qm->num_engines; e++)
 		for (s = 0; s < HPU_QM_STREAMS; s++)
@@ -1365,6 +1367,7 @@ static irqreturn_t hpu_stream_irq(int irq, void *arg)
 
 	for (s = 0; s < HPU_QM_STREAMS; s++)
 		hpu_stream_process(&engine->streams[s]);
+	hpu_uq_engine_irq(engine->qm->hdev, engine->index);
 
 	return IRQ_HANDLED;
 }
@@ -1677,7 +1680,10 @@ int hpu_streams_init(struct hpu_device *hdev)
 		}
 	}
 
-	return 0;
+	ret = hpu_uqs_init(hdev);
+	if (ret)
+		hpu_streams_fini(hdev);
+	return ret;
 }
 
 /**
@@ -1704,6 +1710,9 @@ void hpu_streams_fini(struct hpu_device *hdev)
 
 	if (!qm)
 		return;
+
+	/* User streams first: their doorbells leave the processes. */
+	hpu_uqs_fini(hdev);
 
 	/* The fences of the jobs on the streams signal through this. */
 	fence_cookie = dma_fence_begin_signalling();

@@ -39,6 +39,7 @@
  * @obj: the buffer object (a reference, dropped at unmap).
  * @offset: offset in @obj of the first mapped byte.
  * @leaf_level: %HPU_PT_LEVEL_HUGE or %HPU_PT_LEVEL_4K.
+ * @readonly: the device may only read through the mapping.
  * @link: on &hpu_vm.dead_maps once the context is torn down.
  * @quar: the mapping is quarantined (hpu_reset_quarantine()): its
  *	invalidation did not complete, so the device may still use it.
@@ -53,6 +54,7 @@ struct hpu_mapping {
 	struct drm_gem_object *obj;
 	u64 offset;
 	unsigned int leaf_level;
+	bool readonly;
 	struct list_head link;
 	struct hpu_quar_entry quar;
 	struct hpu_vm *quar_vm;
@@ -353,6 +355,7 @@ static int hpu_vm_map_range(struct hpu_vm *vm, struct drm_gem_object *obj,
 		return -ENOMEM;
 	m->offset = offset;
 	m->leaf_level = sgt ? HPU_PT_LEVEL_4K : HPU_PT_LEVEL_HUGE;
+	m->readonly = readonly;
 
 	mutex_lock(&vm->lock);
 	if (vm->dead) {
@@ -515,6 +518,43 @@ static int hpu_vm_wait_jobs(struct hpu_vm *vm)
 	wait = dma_resv_wait_timeout(&vm->resv, DMA_RESV_USAGE_BOOKKEEP, true,
 				     MAX_SCHEDULE_TIMEOUT);
 	return wait < 0 ? wait : 0;
+}
+
+/**
+ * hpu_vm_range_mapped() - whether a range of a context is mapped
+ * @vm: the context's address space
+ * @va: start of the range
+ * @size: bytes, not 0
+ * @write: every byte must also be writable by the device
+ *
+ * A snapshot: the caller's answer may be out of date as soon as the lock
+ * is dropped (a later unmap makes the device fault, in this context only).
+ *
+ * Return: true if mappings cover every byte of [@va, @va + @size).
+ */
+bool hpu_vm_range_mapped(struct hpu_vm *vm, u64 va, u64 size, bool write)
+{
+	struct drm_mm_node *node;
+	u64 next = va, end;
+	bool ok = false;
+
+	if (check_add_overflow(va, size, &end) || !size)
+		return false;
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, end) {
+		struct hpu_mapping *m = container_of(node, struct hpu_mapping,
+						     node);
+
+		if (node->start > next || (write && m->readonly))
+			break;
+		next = node->start + node->size;
+		if (next >= end) {
+			ok = true;
+			break;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return ok;
 }
 
 /**

@@ -81,6 +81,8 @@ struct hpu_pt {
  * @mappings: mappings in @mm, against &hpu_ctx_limits.ctx_mappings.
  * @queues: the context's queues, against &hpu_ctx_limits.ctx_queues
  *	(hpu_queue.c).
+ * @user_queues: the context's user queues, against
+ *	&hpu_ctx_limits.ctx_user_queues (hpu_uq.c).
  * @jobs: the context's jobs from SUBMIT until they are freed, against
  *	&hpu_ctx_limits.ctx_jobs; each holds a reference to the VM (hpu_job.c).
  */
@@ -99,6 +101,7 @@ struct hpu_vm {
 	atomic64_t host_used;
 	u32 mappings;
 	atomic_t queues;
+	atomic_t user_queues;
 	atomic_t jobs;
 };
 
@@ -114,6 +117,7 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 int hpu_vm_map_sgt(struct hpu_vm *vm, struct sg_table *sgt, u64 size,
 		   u64 *va, bool readonly);
 int hpu_vm_unmap(struct hpu_vm *vm, u64 va);
+bool hpu_vm_range_mapped(struct hpu_vm *vm, u64 va, u64 size, bool write);
 
 int hpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
