@@ -84,7 +84,7 @@ static void hpu_uq_arm_locked(struct hpu_uq *uq);
 static bool hpu_uq_fence_enable_signaling(struct dma_fence *fence)
 {
 	struct hpu_uq_fence *f = container_of(fence, struct hpu_uq_fence, base);
-	struct hpu_uq *uq = f->uq;
+	struct hpu_uq *uq = READ_ONCE(f->uq);
 	unsigned long flags;
 
 	if (!uq)
@@ -202,7 +202,7 @@ static void hpu_uq_collect_locked(struct hpu_uq *uq, struct list_head *due)
 			break;
 		if (err)
 			dma_fence_set_error(&f->base, err);
-		f->uq = NULL;
+		WRITE_ONCE(f->uq, NULL);
 		list_move_tail(&f->link, due);
 	}
 	if (list_empty(&uq->fences))
@@ -228,11 +228,16 @@ static void hpu_uq_signal(struct list_head *due)
  */
 static bool hpu_uq_update_locked(struct hpu_uq *uq)
 {
-	u64 done = le64_to_cpu(READ_ONCE(uq->wb->done));
-	u32 status = le32_to_cpu(READ_ONCE(uq->wb->status));
-	u32 err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
+	u64 done;
+	u32 status, err_status;
 
 	lockdep_assert_held(&uq->lock);
+	/* Gone with the device (hpu_uqs_fini()). */
+	if (!uq->wb)
+		return false;
+	done = le64_to_cpu(READ_ONCE(uq->wb->done));
+	status = le32_to_cpu(READ_ONCE(uq->wb->status));
+	err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
 	if (done > uq->done)
 		uq->done = done;
 	if ((status & HPU_QS_STATUS_ERROR) && done && done != uq->err_seen) {
@@ -262,7 +267,7 @@ void hpu_uq_engine_irq(struct hpu_device *hdev, unsigned int engine)
 	struct hpu_uqs *uqs = hdev->uqs;
 	unsigned int i;
 
-	if (!uqs || !uqs->supported || !uqs->count)
+	if (!uqs || !uqs->supported || !READ_ONCE(uqs->count))
 		return;
 
 	rcu_read_lock();
@@ -404,6 +409,7 @@ static void hpu_uq_restart(struct hpu_uq *uq, const char *why)
 			uq->id, uq->asid, hpu_stream_engine_name(uq->engine),
 			uq->stream, why);
 		uq->stopped = true;
+		uq->fpriv->vm_reachable = true;
 		hpu_uq_zap(uq);
 		hpu_uq_kill(uq, -EIO);
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT, "user queue did not stop");
@@ -461,10 +467,11 @@ static void hpu_uq_err_work(struct work_struct *work)
 		drm_dbg_driver(&hdev->drm, "user queue %u: ring fault, the queue is dead\n",
 			       uq->id);
 		hpu_uq_zap(uq);
-		uq->stopped = hpu_uq_hw_stop(uq, true) == 0;
-		if (!uq->stopped)
+		if (hpu_uq_hw_stop(uq, true)) {
+			uq->fpriv->vm_reachable = true;
 			hpu_reset_schedule(hdev, HPU_RESET_SOFT,
 					   "user queue did not stop");
+		}
 		uq->stopped = true;
 		hpu_uq_kill(uq, -EFAULT);
 	} else if ((status & HPU_QS_STATUS_TIMEOUT) || hung) {
@@ -553,8 +560,9 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 	if (stuck) {
 		/*
 		 * The stream may still read the rings and write records: the
-		 * slot stays taken, and the file's address space stays out of
-		 * use, until a reset (Documentation/driver/reset.md).
+		 * file's address space stays out of use (quarantined), and
+		 * UQ_CREATE takes no stream that is not idle, until a reset
+		 * (Documentation/driver/reset.md).
 		 */
 		drm_err(&hdev->drm, "user queue %u (asid %u, %s.%u) did not stop; its slot is kept until a reset\n",
 			uq->id, uq->asid, hpu_stream_engine_name(uq->engine),
@@ -633,7 +641,7 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 		struct hpu_uq *uq = rcu_dereference(uqs->slot[i]);
 		unsigned long flags;
 		LIST_HEAD(due);
-		u64 start;
+		u64 start, report;
 
 		if (!uq || !kref_get_unless_zero(&uq->ref))
 			continue;
@@ -645,9 +653,13 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 			goto next;
 		}
 		if (hard || dead) {
+			/*
+			 * The stream is reset (or gone). Its doorbell stays
+			 * mapped, harmless: the slot is the queue's until it
+			 * is destroyed, which zaps it.
+			 */
 			uq->stopped = true;
 			mutex_unlock(&uq->hw_lock);
-			hpu_uq_zap(uq);
 			hpu_uq_kill(uq, dead ? -ENODEV : -ECANCELED);
 			goto next;
 		}
@@ -679,9 +691,11 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 		hpu_uq_program(uq, start);
 		spin_lock_irqsave(&uq->lock, flags);
 		hpu_uq_arm_locked(uq);
+		report = uq->notify_point;
 		spin_unlock_irqrestore(&uq->lock, flags);
 		mutex_unlock(&uq->hw_lock);
-		if (start != le64_to_cpu(READ_ONCE(uq->wb->done)))
+		/* The error work tells the file (it may allocate). */
+		if (report)
 			queue_work(hdev->qm->wq, &uq->err_work);
 next:
 		hpu_uq_put(uq);
@@ -1294,6 +1308,7 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 	for (i = 0; i < HPU_UQ_SLOTS; i++) {
 		struct hpu_uq *uq = rcu_dereference_protected(uqs->slot[i],
 							      lockdep_is_held(&uqs->lock));
+		unsigned long flags;
 
 		if (!uq)
 			continue;
@@ -1302,8 +1317,12 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 		if (!uq->stopped)
 			hpu_uq_hw_stop(uq, true);
 		uq->stopped = true;
-		mutex_unlock(&uq->hw_lock);
 		hpu_uq_kill(uq, -ENODEV);
+		/* The records are freed with the device's DMA memory. */
+		spin_lock_irqsave(&uq->lock, flags);
+		uq->wb = NULL;
+		spin_unlock_irqrestore(&uq->lock, flags);
+		mutex_unlock(&uq->hw_lock);
 	}
 	mutex_unlock(&uqs->lock);
 }
