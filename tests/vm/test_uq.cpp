@@ -983,3 +983,105 @@ TEST_CASE("DRM_HPU_UQ_SIGNAL: the sob counts every completion, failed ones too, 
     CHECK(c.run(kq2, eq, nullptr, 5000) == 1);
     CHECK(hb_word32(out, 65) == 0x0e);
 }
+
+TEST_CASE("a soft reset with a live user queue: the paused descriptor runs again, the rest follow, the SIGNAL "
+          "count survives",
+          "[uq]")
+{
+    const std::string path = node(0);
+    const std::string attr = reset_attr(path);
+    const auto e0 = errors_now(path);
+    Ctx c(path);
+    require_uq(c.fd());
+    constexpr std::uint32_t kSignal = 9;
+    std::uint32_t kq = 0;
+    std::uint32_t kq2 = 0;
+    REQUIRE(c.queue_create(1, kq) == 0);
+    REQUIRE(c.queue_create(2, kq2) == 0);
+    Uq uq(c, UqParams{0, DRM_HPU_ENGINE_DMA, 16, 0, DRM_HPU_UQ_SIGNAL, kSignal, 0});
+    uq.make();
+    const auto out = c.host_buf(4 * KiB);
+    for (unsigned k = 0; k < 5; ++k)
+        uq.submit(Cb().write_value(out.va + 4ULL * k, 0x100 + k), k);
+    REQUIRE(uq.outcome(5) == 0);
+    // Point 6 blocks at the gate, point 7 is behind it.
+    uq.submit(Cb().wait(kGateSob, 1).write_value(out.va + 20, 0x105), 5);
+    uq.submit(Cb().write_value(out.va + 24, 0x106), 6);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::int32_t st = 0;
+    CHECK(uq_wait_raw(c.fd(), uq.id(), 6, 0, &st) == ETIME);
+
+    const int we = write_text(attr, "soft");
+    INFO("write 'soft' to " << attr << ": " << std::strerror(we));
+    REQUIRE(we == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Still at the gate (the reset cleared the sync objects, the gate's
+    // too), nothing lost, nothing run twice.
+    std::uint64_t done = 0;
+    CHECK(uq_wait_raw(c.fd(), uq.id(), 6, 0, &st, &done) == ETIME);
+    CHECK(done == 5);
+    CHECK(hb_word32(out, 5) == 0);
+    CHECK(hb_word32(out, 6) == 0);
+    // The SIGNAL sync object holds the 5 completions again.
+    CHECK(c.run(kq2, Cb().wait(kSignal, 5, WAIT_EQ), nullptr, 5000) == 1);
+    set_sob(c, kq, kGateSob, 1);
+    CHECK(uq.outcome(7) == 0);
+    CHECK(uq.outcome(6) == 0);
+    CHECK(hb_word32(out, 5) == 0x105);
+    CHECK(hb_word32(out, 6) == 0x106);
+    const drm_hpu_uq_cqe r = uq.record(5);
+    CHECK(r.index == 5);
+    CHECK(r.seq == 5);
+    CHECK(r.status == 0);
+    // A doorbell rung after the reset works, and the count goes on.
+    CHECK(uq.outcome(uq.submit(Cb().write_value(out.va + 28, 0x107), 7)) == 0);
+    CHECK(hb_word32(out, 7) == 0x107);
+    CHECK(c.run(kq2, Cb().wait(kSignal, 8, WAIT_EQ), nullptr, 5000) == 1);
+    const auto e1 = errors_now(path);
+    CHECK(e1.soft_resets == e0.soft_resets + 1);
+    CHECK(e1.hard_resets == e0.hard_resets);
+}
+
+TEST_CASE("a hard reset ends user queues: the waiter is cancelled, the stale doorbell does not crash, a reopened "
+          "file's queue works",
+          "[uq][hard-reset]")
+{
+    const std::string path = node(0);
+    const std::string attr = reset_attr(path);
+    const auto e0 = errors_now(path);
+    auto c = std::make_unique<Ctx>(path);
+    require_uq(c->fd());
+    auto uq = std::make_unique<Uq>(*c, UqParams{0, DRM_HPU_ENGINE_DMA, 8, 0, 0, 0, 0});
+    uq->make();
+    const auto out = c->host_buf(4 * KiB);
+    uq->submit(Cb().wait(kGateSob, 1).write_value(out.va, 1), 1);
+    std::int32_t st = 0;
+    int werr = -1;
+    std::thread waiter([&] {
+        werr = uq_wait_raw(c->fd(), uq->id(), 1, static_cast<std::int64_t>(now_ns() + 60 * kSec), &st);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int we = write_text(attr, "hard");
+    waiter.join();
+    INFO("write 'hard' to " << attr << ": " << std::strerror(we) << "; the waiter: errno " << werr << ", status "
+                            << st);
+    REQUIRE(we == 0);
+    // The wait ended with the queue: -ECANCELED, or the stale file's ENODEV.
+    CHECK(((werr == 0 && st == -ECANCELED) || werr == ENODEV));
+    CHECK(hb_word32(out, 0) == 0);
+    // The mapping is stale: stores vanish.
+    doorbell_store(uq->db(), 1);
+    doorbell_store(uq->db(), 2);
+    CHECK(uq_wait_raw(c->fd(), uq->id(), 1, 0, &st) == ENODEV);
+    uq.reset();
+    c.reset();
+    // A new file works, user queues included.
+    Ctx n(path);
+    Uq fresh(n, UqParams{0, DRM_HPU_ENGINE_DMA, 8, 0, 0, 0, 0});
+    fresh.make();
+    const auto nout = n.host_buf(4 * KiB);
+    CHECK(fresh.outcome(fresh.submit(Cb().write_value(nout.va, 0x4e), 1)) == 0);
+    CHECK(hb_word32(nout, 0) == 0x4e);
+    const auto e1 = errors_now(path);
+    CHECK(e1.hard_resets == e0.hard_resets + 1);
+}
