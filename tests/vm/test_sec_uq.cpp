@@ -130,6 +130,7 @@ int wait_child(pid_t pid, int *status)
 // stale mapping every way it can; exits 0 ('s' first) unless a store kills it.
 [[noreturn]] void stale_child(const std::string &path, std::uint32_t engine, Chan &ch)
 {
+    child_default_signals();
     int rc = 0;
     try {
         Ctx c(path);
@@ -186,6 +187,7 @@ void flood_once(void *db, std::uint32_t round)
 
 [[noreturn]] void flood_child(const std::string &path, std::uint32_t engine, Chan &ch)
 {
+    child_default_signals();
     unsigned fails = 0;
     try {
         Ctx c(path);
@@ -213,6 +215,7 @@ void flood_once(void *db, std::uint32_t round)
 // user queue, for ever; 'r' once eight of them are done.
 [[noreturn]] void streaming_child(const std::string &path, std::uint32_t engine, Chan &ch)
 {
+    child_default_signals();
     try {
         Ctx c(path);
         Uq uq(c, UqParams{engine, DRM_HPU_ENGINE_DMA, 64, 0, 0, 0, 0});
@@ -265,6 +268,7 @@ TEST_CASE("a doorbell page maps only into its own file, as 4096 shared non-execu
         const pid_t pid = ::fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {
+            child_default_signals();
             const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC); // NOLINT(cppcoreguidelines-pro-type-vararg)
             if (fd < 0)
                 ::_exit(0xff);
@@ -322,6 +326,7 @@ TEST_CASE("a forked child does not inherit the doorbell mapping", "[security][uq
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+        child_default_signals();
         const rlimit no_core{0, 0};
         ::setrlimit(RLIMIT_CORE, &no_core); // the expected crash dumps nothing
         doorbell_store(ua.db(), 1);         // no mapping here: SIGSEGV
@@ -642,6 +647,7 @@ TEST_CASE("without CAP_SYS_ADMIN a user queue's timeout_ms may not exceed user_t
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+        child_default_signals();
         int rc = 0;
         if (::setgid(65534) != 0 || ::setuid(65534) != 0)
             ::_exit(0x40);

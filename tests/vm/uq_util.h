@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -87,6 +88,15 @@ inline void doorbell_store(void *db, std::uint32_t value, std::size_t offset = 0
     std::atomic_thread_fence(std::memory_order_seq_cst); // descriptors before the doorbell
     auto *p = static_cast<volatile std::uint32_t *>(db); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
     p[offset / 4] = value; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+}
+
+// In a forked child: the default action for the fatal signals, so that a
+// crash (expected or not) kills the child plainly instead of running
+// Catch2's handler, which would report into the parent's results.
+inline void child_default_signals()
+{
+    for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+        ::signal(sig, SIG_DFL); // NOLINT(cert-err33-c)
 }
 
 inline int uq_create_raw(int fd, drm_hpu_uq_create &c) { return xioctl(fd, DRM_IOCTL_HPU_UQ_CREATE, &c); }
