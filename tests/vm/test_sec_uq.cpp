@@ -14,6 +14,8 @@
 //    64-bit stores, other offsets, reads) disturb no other file's queue;
 //  - descriptors, command buffers and rings aimed at another context's
 //    memory fault in their own context only, the other's data intact;
+//  - UNMAP of a buffer a queue copies into: later copies fault, the freed
+//    pages are never written;
 //  - a hung descriptor fails -ETIMEDOUT after the queue's timeout_ms and
 //    the queue goes on; without CAP_SYS_ADMIN timeout_ms is capped;
 //  - kill -9 of a process streaming jobs through a user queue frees its
@@ -578,6 +580,59 @@ TEST_CASE("descriptors, command buffers and rings aimed at another context's mem
     CHECK_FALSE(read_events_until(b.fd(), bev, 500, [](const Event &e) { return e.type == DRM_HPU_EVENT_ERROR; }));
     INFO("b's events: " << describe(bev));
     CHECK(bev.empty());
+}
+
+TEST_CASE("UNMAP of the buffer a user queue copies into: later copies fault, the freed pages are never written",
+          "[security][uq]")
+{
+    const std::string path = node(0);
+    Ctx c(path);
+    require_uq(c.fd());
+    Uq uq(c, UqParams{0, DRM_HPU_ENGINE_DMA, 64, 0, 0, 0, 0});
+    uq.make();
+    constexpr std::uint64_t kSize = 16 * MiB;
+    const auto src = c.host_buf(kSize);
+    fill_words(reinterpret_cast<std::uint64_t *>(src.ptr), kSize / 8, 5); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    // The destination: mapped into the device only, so that UNMAP and
+    // GEM_CLOSE free its pages.
+    std::uint32_t dh = 0;
+    REQUIRE(c.bo_create(kSize, DRM_HPU_BO_HOST, dh) == 0);
+    std::uint64_t dva = 0;
+    REQUIRE(c.map(dh, 0, kSize, dva) == 0);
+    constexpr unsigned kJobs = 24;
+    for (unsigned k = 0; k < kJobs; ++k)
+        uq.put(Cb().lin_dma(src.va, dva, kSize), k);
+    uq.ring();
+    REQUIRE(uq.wait(1) == 0);
+    REQUIRE(c.unmap(dva) == 0);
+    REQUIRE(c.gem_close(dh) == 0);
+    // Fresh memory, likely on the freed pages, holding a pattern.
+    constexpr std::uint64_t kFresh = 128 * MiB;
+    void *fresh = ::mmap(nullptr, kFresh, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    REQUIRE(fresh != MAP_FAILED);
+    auto *words = static_cast<std::uint64_t *>(fresh);
+    fill_words(words, kFresh / 8, 9);
+    std::int32_t st = 0;
+    REQUIRE(uq.wait(kJobs, &st) == 0);
+    // Each copy ran before the UNMAP or faulted; none after a fault ran.
+    bool faulted = false;
+    for (unsigned p = 1; p <= kJobs; ++p) {
+        const int o = uq.outcome(p);
+        INFO("point " << p);
+        CHECK((o == 0 || o == -EFAULT));
+        if (faulted)
+            CHECK(o == -EFAULT);
+        faulted = faulted || o == -EFAULT;
+    }
+    CHECK(uq.outcome(kJobs) == -EFAULT);
+    const std::uint64_t bad = check_words(words, kFresh / 8, 9);
+    INFO("first changed word " << bad << " of " << kFresh / 8);
+    CHECK(bad == kFresh / 8);
+    ::munmap(fresh, kFresh);
+    // The queue goes on.
+    const auto out = c.host_buf(4 * KiB);
+    CHECK(uq.outcome(uq.submit(Cb().write_value(out.va, 0x11), 99)) == 0);
+    CHECK(hb_word32(out, 0) == 0x11);
 }
 
 TEST_CASE("a hung user-queue descriptor fails -ETIMEDOUT after the queue's timeout_ms, later ones run",

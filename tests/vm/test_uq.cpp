@@ -24,7 +24,9 @@
 //    job runs;
 //  - UQ_FENCE puts a point into a syncobj a kernel SUBMIT waits for, that
 //    exports as a sync_file with the point's status; DRM_HPU_UQ_SIGNAL
-//    counts completions in a sync object a kernel job can WAIT for.
+//    counts completions in a sync object a kernel job can WAIT for;
+//  - an operator soft reset re-runs the paused descriptor and keeps the
+//    SIGNAL count; a hard reset ends the queues; fdinfo counts their time.
 // The isolation and robustness rules are in test_sec_uq.cpp.
 //
 // Copyright (c) 2026 The hpu authors
@@ -1086,4 +1088,37 @@ TEST_CASE("a hard reset ends user queues: the waiter is cancelled, the stale doo
     CHECK(hb_word32(nout, 0) == 0x4e);
     const auto e1 = errors_now(path);
     CHECK(e1.hard_resets == e0.hard_resets + 1);
+}
+
+TEST_CASE("fdinfo counts a user queue's time on its engine, and keeps it once the queue is destroyed", "[uq]")
+{
+    const std::string path = node(0);
+    Ctx c(path);
+    require_uq(c.fd());
+    Ctx idle(path);
+    const std::uint32_t engine = dma_engine(c.fd(), 3);
+    const std::string key = "drm-engine-dma" + std::to_string(engine);
+    const auto before = fdinfo_value(c.fd(), key);
+    INFO("fdinfo key " << key);
+    REQUIRE(before.has_value());
+    auto uq = std::make_unique<Uq>(c, UqParams{engine, DRM_HPU_ENGINE_DMA, 8, 0, 0, 0, 0});
+    uq->make();
+    constexpr std::uint64_t kSize = 8 * MiB;
+    const auto src = c.host_buf(kSize);
+    const auto dst = c.host_buf(kSize);
+    for (unsigned k = 0; k < 4; ++k)
+        uq->submit(Cb().lin_dma(src.va, dst.va, kSize), k);
+    REQUIRE(uq->outcome(4) == 0);
+    const auto busy = fdinfo_value(c.fd(), key);
+    REQUIRE(busy.has_value());
+    INFO("engine time " << *before << " ns, then " << *busy << " ns with the queue's copies");
+    CHECK(*busy > *before);
+    REQUIRE(uq->destroy() == 0);
+    uq.reset();
+    const auto after = fdinfo_value(c.fd(), key);
+    REQUIRE(after.has_value());
+    INFO("after the destroy " << *after << " ns");
+    CHECK(*after >= *busy);
+    // Another file's account is its own.
+    CHECK(fdinfo_value(idle.fd(), key) == std::optional<std::uint64_t>(0));
 }

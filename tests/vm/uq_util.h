@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -356,6 +357,27 @@ private:
 inline std::optional<std::uint64_t> uq_limit(const std::string &node, const std::string &name)
 {
     return read_u64(sysfs_dir(node) + "/limits/" + name);
+}
+
+// A key of this process's fdinfo of fd (the number before any unit), or
+// nullopt when the key is missing.
+inline std::optional<std::uint64_t> fdinfo_value(int fd, const std::string &key)
+{
+    const auto t = read_text("/proc/self/fdinfo/" + std::to_string(fd));
+    if (!t)
+        return std::nullopt;
+    std::istringstream in(*t);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(key + ":", 0) != 0)
+            continue;
+        std::istringstream v(line.substr(key.size() + 1));
+        std::uint64_t n = 0;
+        if (v >> n)
+            return n;
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 // A 64-bit word of a host buffer, read as the device left it.
