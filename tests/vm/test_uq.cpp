@@ -146,6 +146,7 @@ enum NoSyscallFail : unsigned {
         for (unsigned k = 0; k < kJobs; ++k) {
             while (uq.record(k).seq != 0x900 + k && ms_since(t0) < 30000)
                 ::usleep(1000);
+            ::usleep(1000); // the rest of the 32 bytes, should seq land first
             const drm_hpu_uq_cqe r = uq.record(k);
             if (r.seq != 0x900 + k) {
                 fails |= NS_NO_RECORD;
