@@ -60,7 +60,7 @@ DEBUG_ALLOW_REPORTS = [r"WARNING: CPU: \d+ PID: \d+ at arch/x86/mm/ioremap\.c:\d
 
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",
-             "-telemetry", "-smi", "-firmware", "-security", "-hard-reset", "-compute", "-train")
+             "-telemetry", "-smi", "-firmware", "-security", "-uq", "-hard-reset", "-compute", "-train")
 
 # Groups of the plain boot only (not vm-iommu, not vm-debug): the PyTorch
 # backend's tests (tests/vm/torch/test_torch.py).

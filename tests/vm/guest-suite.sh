@@ -144,7 +144,7 @@ vmtests() { # name, time limit (s), Catch2 test spec
 		pass "vm/hpu-vm-tests$1 ran to the end"
 	fi
 }
-vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]~[compute]~[train]"
+vmtests "" 120 "~[uapi-mem]~[dma]~[isolation]~[errors]~[timeouts]~[recovery]~[hard-reset]~[telemetry]~[firmware]~[smi]~[security]~[compute]~[train]~[uq]"
 vmtests "-uapi-mem" 150 "[uapi-mem]"
 vmtests "-dma" 240 "[dma]"
 vmtests "-isolation" 150 "[isolation]"
@@ -319,7 +319,14 @@ vmtests "-smi" 180 "[smi]"
 # and read-only export, sync objects cleared for each new context, unbind
 # while a thread waits, per-context limits, FLR. Some unbind and rebind a
 # device: each leaves every device bound and working.
-vmtests "-security" 300 "[security]"
+vmtests "-security" 300 "[security]~[uq]"
+
+# User queues (driver 1.2, spec version 10; tests/vm/test_uq.cpp and
+# test_sec_uq.cpp): INFO, UQ_CREATE refusals and limits, jobs through the
+# doorbell and their records, UQ_WAIT, UQ_FENCE, UQ_SIGNAL, failed and hung
+# descriptors, doorbell mapping rules, stale and garbage doorbells, kill -9,
+# an operator soft reset. Its hard reset test runs with the [hard-reset] group.
+vmtests "-uq" 300 "[uq]~[hard-reset]"
 
 # BAR4 partly taken (tests/vm/bar4-squat.sh): hpu_test_squat.ko, built
 # next to hpu.ko, claims the last 4 KiB of the first HPU's BAR4 and the HPU
