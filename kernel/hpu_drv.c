@@ -171,7 +171,8 @@ static void hpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 		drm_printf(p, "drm-engine-%s:\t%llu ns\n",
 			   hpu_stream_engine_name(index),
-			   (u64)atomic64_read(&fpriv->engine_ns[index]));
+			   (u64)atomic64_read(&fpriv->engine_ns[index]) +
+			   hpu_uqs_file_busy_ns(fpriv, index));
 	}
 	hpu_show_memory_stats(p, file);
 }

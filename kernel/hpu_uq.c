@@ -431,6 +431,7 @@ static void hpu_uq_restart(struct hpu_uq *uq, const char *why)
 	spin_unlock_irqrestore(&uq->lock, flags);
 	hpu_uq_signal(&due);
 
+	uq->busy_base += le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
 	memset(uq->wb, 0, sizeof(*uq->wb));
 	hpu_uq_program(uq, done);
 	spin_lock_irqsave(&uq->lock, flags);
@@ -547,9 +548,15 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 			if (!stuck) {
 				hpu_uq_wr(uq, HPU_QS_WB_LO, 0);
 				hpu_uq_wr(uq, HPU_QS_WB_HI, 0);
+				/* The stop record's engine time. */
+				uq->busy_base +=
+					le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
 			}
 			uq->stopped = true;
 		}
+		/* The file's engine time keeps what the queue used (fdinfo). */
+		atomic64_add(uq->busy_base, &uq->fpriv->engine_ns[uq->engine]);
+		uq->busy_base = 0;
 		mutex_unlock(&uq->hw_lock);
 		hpu_reset_read_unlock(hdev);
 		drm_dev_exit(idx);
@@ -597,6 +604,52 @@ int hpu_uq_destroy(struct hpu_file_priv *fpriv, u32 id)
 	atomic_dec(&fpriv->vm->user_queues);
 	hpu_uq_teardown(uq);
 	return 0;
+}
+
+/**
+ * hpu_uqs_file_busy_ns() - engine time of a file's live user queues
+ * @fpriv: the file
+ * @engine: engine index
+ *
+ * For fdinfo, inside drm_dev_enter(). May sleep.
+ *
+ * Return: device ns the engine ran the descriptors of the file's user
+ * queues on it (destroyed ones are in &hpu_file_priv.engine_ns).
+ */
+u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine)
+{
+	unsigned long id = 0;
+	struct hpu_uq *uq;
+	u64 ns = 0;
+
+	for (;; id++) {
+		u32 lo, hi;
+
+		/* A reference under the xarray's lock: a destroy may race. */
+		xa_lock(&fpriv->uqs);
+		uq = xa_find(&fpriv->uqs, &id, ULONG_MAX, XA_PRESENT);
+		if (uq)
+			kref_get(&uq->ref);
+		xa_unlock(&fpriv->uqs);
+		if (!uq)
+			break;
+		if (uq->engine != engine) {
+			hpu_uq_put(uq);
+			continue;
+		}
+		mutex_lock(&uq->hw_lock);
+		ns += uq->busy_base;
+		if (!uq->stopped) {
+			/* BUSY_NS_LO latches BUSY_NS_HI. */
+			lo = hpu_uq_rd(uq, HPU_QS_BUSY_NS_LO);
+			hi = hpu_uq_rd(uq, HPU_QS_BUSY_NS_HI);
+			if (lo != U32_MAX || hi != U32_MAX)
+				ns += (u64)hi << 32 | lo;
+		}
+		mutex_unlock(&uq->hw_lock);
+		hpu_uq_put(uq);
+	}
+	return ns;
 }
 
 /**
@@ -687,6 +740,7 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 			hpu_wr32(hdev, HPU_REG_SOB(HPU_SOBS_PER_ASID * uq->asid +
 						   (uq->signal & HPU_QS_SIGNAL_SOB_MASK)),
 				 lower_32_bits(start));
+		uq->busy_base += le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
 		memset(uq->wb, 0, sizeof(*uq->wb));
 		hpu_uq_program(uq, start);
 		spin_lock_irqsave(&uq->lock, flags);

@@ -74,10 +74,12 @@ struct hpu_uq_failure {
  * @wb_dma: bus address of @wb.
  * @fence_ctx: dma_fence context of the queue's point fences.
  * @hw_lock: serialises the driver's programming of the stream: creation,
- *	the error work, destruction and resets (taken inside
- *	&hpu_reset.sem). Protects @stopped.
+ *	the error work, destruction, resets and fdinfo (taken inside
+ *	&hpu_reset.sem). Protects @stopped and @busy_base.
  * @stopped: the stream is stopped for good (destroyed or dead); the
  *	driver no longer touches its registers.
+ * @busy_base: device ns the engine ran the queue's descriptors before the
+ *	stream's last enable (BUSY_NS counts from the enable).
  * @lock: protects @done, @fences, @armed, @dead, @hung, @log, @log_next,
  *	@log_floor and @err_seen; taken in the interrupt handler, so
  *	elsewhere with interrupts off. Never held while a fence is signalled.
@@ -123,6 +125,7 @@ struct hpu_uq {
 	/* serialises programming of the stream; protects stopped */
 	struct mutex hw_lock;
 	bool stopped;
+	u64 busy_base;
 	/* protects done, fences, armed, dead, hung, log*, err_seen; irq-safe */
 	spinlock_t lock;
 	bool live;
@@ -177,6 +180,7 @@ void hpu_uq_engine_hang(struct hpu_device *hdev, unsigned int engine,
 			unsigned int stream);
 void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 void hpu_uqs_file_fini(struct hpu_file_priv *fpriv);
+u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine);
 int hpu_uq_destroy(struct hpu_file_priv *fpriv, u32 id);
 void hpu_uq_info(struct hpu_device *hdev, struct hpu_file_priv *fpriv,
 		 struct drm_hpu_info_uq *out);
