@@ -284,7 +284,12 @@ int hpu_queue_destroy_ioctl(struct drm_device *drm, void *data,
 
 	if (!hpu_uq_destroy(fpriv, args->queue_id))
 		return 0;
-	queue = xa_erase(&fpriv->queues, args->queue_id);
+	/* Not a reserved id (a user queue being created): only a queue. */
+	xa_lock(&fpriv->queues);
+	queue = xa_load(&fpriv->queues, args->queue_id);
+	if (queue)
+		__xa_erase(&fpriv->queues, args->queue_id);
+	xa_unlock(&fpriv->queues);
 	if (!queue) {
 		drm_dbg_driver(drm, "QUEUE_DESTROY: no queue %u\n",
 			       args->queue_id);

@@ -17,8 +17,8 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
 #include <linux/dma-mapping.h>
-#include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/pci.h>
@@ -48,6 +48,10 @@
 
 /* How long a stopping user stream may take to be idle. */
 #define HPU_UQ_STOP_TIMEOUT_US	(1000 * USEC_PER_MSEC)
+/* How often a queue with waiters checks that its points were not un-rung. */
+#define HPU_UQ_WATCH_MS		1000
+/* Failures the error work reports per pass. */
+#define HPU_UQ_NOTIFY_BATCH	16
 
 /**
  * struct hpu_uq_fence - the fence of one point of a user queue
@@ -78,8 +82,8 @@ static void hpu_uq_arm_locked(struct hpu_uq *uq);
 
 /*
  * Called with the fence's lock held, for a fence not yet signalled: it is
- * still on its queue's list, and the queue signals it (taking this lock)
- * before it goes, so @uq is alive here.
+ * still on its queue's list, or on its way to being signalled by code
+ * that must take this lock first, so @uq is alive here.
  */
 static bool hpu_uq_fence_enable_signaling(struct dma_fence *fence)
 {
@@ -96,6 +100,7 @@ static bool hpu_uq_fence_enable_signaling(struct dma_fence *fence)
 }
 
 static const struct dma_fence_ops hpu_uq_fence_ops = {
+	.use_64bit_seqno = true,
 	.get_driver_name = hpu_uq_fence_driver_name,
 	.get_timeline_name = hpu_uq_fence_timeline_name,
 	.enable_signaling = hpu_uq_fence_enable_signaling,
@@ -126,7 +131,9 @@ bool hpu_uqs_supported(const struct hpu_device *hdev)
 /*
  * Write ARM for the lowest point waited for, if it is not armed yet.
  * Called with @uq->lock held. ARM fires once: the interrupt handler
- * clears @armed and calls this again for what is left.
+ * clears @armed and calls this again for what is left. Nothing is written
+ * while the driver reprograms the stream (@armable clear): the enable
+ * clears ARM, and whoever sets @armable again arms.
  */
 static void hpu_uq_arm_locked(struct hpu_uq *uq)
 {
@@ -134,7 +141,7 @@ static void hpu_uq_arm_locked(struct hpu_uq *uq)
 	u64 point;
 
 	lockdep_assert_held(&uq->lock);
-	if (!uq->live)
+	if (!uq->armable)
 		return;
 	f = list_first_entry_or_null(&uq->fences, struct hpu_uq_fence, link);
 	if (!f)
@@ -166,11 +173,18 @@ static int hpu_uq_outcome_locked(struct hpu_uq *uq, u64 point)
 	return point <= uq->log_floor ? -ENODATA : 0;
 }
 
-static void hpu_uq_log_locked(struct hpu_uq *uq, u64 point, int err)
+/*
+ * Record the failure of @point (the latest so far): @err for its fence,
+ * @kind (DRM_HPU_ERROR_*, 0: the owner is not told) for its event.
+ */
+static void hpu_uq_log_locked(struct hpu_uq *uq, u64 point, int err, u32 kind)
 {
 	struct hpu_uq_failure *e;
 
 	lockdep_assert_held(&uq->lock);
+	if (point <= uq->err_seen)
+		return;
+	uq->err_seen = point;
 	if (uq->log_next >= HPU_UQ_LOG) {
 		e = &uq->log[uq->log_next % HPU_UQ_LOG];
 		uq->log_floor = max(uq->log_floor, e->point);
@@ -178,6 +192,9 @@ static void hpu_uq_log_locked(struct hpu_uq *uq, u64 point, int err)
 	e = &uq->log[uq->log_next++ % HPU_UQ_LOG];
 	e->point = point;
 	e->err = err;
+	e->kind = kind;
+	if (uq->log_next - uq->notified > HPU_UQ_LOG)
+		uq->notified = uq->log_next - HPU_UQ_LOG;
 }
 
 /*
@@ -222,35 +239,84 @@ static void hpu_uq_signal(struct list_head *due)
 
 /*
  * Take in what the write-back record says: the completed count, and an
- * error stop's failure (the descriptor @done - 1). @uq->lock held.
- * Return: true if the stream stopped (error, fault, timeout) and the
- * error work must see to it.
+ * error stop's failure (descriptor @done - 1, point @done). A record is
+ * rewritten only at the stream's next notification, so the same error
+ * stop may be read many times: it is logged once (hpu_uq_log_locked()).
+ * @uq->lock held. Return: the record's STATUS bits.
  */
-static bool hpu_uq_update_locked(struct hpu_uq *uq)
+static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 {
+	u32 status, err_status, err_where;
 	u64 done;
-	u32 status, err_status;
 
 	lockdep_assert_held(&uq->lock);
 	/* Gone with the device (hpu_uqs_fini()). */
 	if (!uq->wb)
-		return false;
+		return 0;
 	done = le64_to_cpu(READ_ONCE(uq->wb->done));
 	status = le32_to_cpu(READ_ONCE(uq->wb->status));
 	err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
+	err_where = le32_to_cpu(READ_ONCE(uq->wb->err_where));
 	if (done > uq->done)
 		uq->done = done;
-	if ((status & HPU_QS_STATUS_ERROR) && done && done != uq->err_seen) {
+	if ((status & HPU_QS_STATUS_ERROR) && done > uq->err_seen) {
 		int err = hpu_job_cq_status_to_errno(err_status);
 
-		uq->err_seen = done;
-		hpu_uq_log_locked(uq, done, err ? err : -EIO);
-		uq->notify_point = done;
-		uq->notify_err = err ? err : -EIO;
-		uq->notify_status = err_status;
+		hpu_uq_log_locked(uq, done, err ? err : -EIO,
+				  hpu_job_cq_status_kind(err_status));
+		uq->err_last = (u64)err_status << 32 | err_where;
 	}
-	return status & (HPU_QS_STATUS_ERROR | HPU_QS_STATUS_FAULT |
-			 HPU_QS_STATUS_TIMEOUT);
+	return status;
+}
+
+/*
+ * After a stop (a disable, a soft reset's pause): the stop record's last
+ * failure, if it is a new one, belongs to the last completed descriptor.
+ * An ABORTED one is the descriptor the stop aborted: it fails @abort_err
+ * (with event kind @abort_kind). A failure that completed while the
+ * stream was stopping did not error-stop it, so only this finds it. The
+ * record's err_* are those of the last failure since the enable: a value
+ * already seen (@err_last) is old. @uq->lock held. Return: true if the
+ * stop aborted a descriptor.
+ */
+static bool hpu_uq_stop_failure_locked(struct hpu_uq *uq, int abort_err,
+				       u32 abort_kind)
+{
+	u32 err_status, err_where;
+	u64 last;
+	int err;
+
+	lockdep_assert_held(&uq->lock);
+	hpu_uq_update_locked(uq);
+	if (!uq->wb)
+		return false;
+	err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
+	err_where = le32_to_cpu(READ_ONCE(uq->wb->err_where));
+	last = (u64)err_status << 32 | err_where;
+	if (!err_status || last == uq->err_last || uq->done <= uq->err_seen)
+		return false;
+	uq->err_last = last;
+	if (err_status == HPU_CQ_ABORTED) {
+		hpu_uq_log_locked(uq, uq->done, abort_err, abort_kind);
+		return true;
+	}
+	err = hpu_job_cq_status_to_errno(err_status);
+	hpu_uq_log_locked(uq, uq->done, err ? err : -EIO,
+			  hpu_job_cq_status_kind(err_status));
+	return false;
+}
+
+/* Whether the error work has something to do; @uq->lock held. */
+static bool hpu_uq_work_due_locked(struct hpu_uq *uq, u32 status)
+{
+	lockdep_assert_held(&uq->lock);
+	if (uq->log_next > uq->notified)
+		return true;
+	if (uq->dead)
+		return false;
+	if (uq->hung || (status & (HPU_QS_STATUS_FAULT | HPU_QS_STATUS_TIMEOUT)))
+		return true;
+	return (status & HPU_QS_STATUS_ERROR) && uq->resumed != uq->done;
 }
 
 /**
@@ -260,7 +326,7 @@ static bool hpu_uq_update_locked(struct hpu_uq *uq)
  *
  * Reads the write-back record of every live user queue of the engine
  * (memory only), signals the fences of the points reached, re-arms, and
- * hands stops to the error work.
+ * hands stops and failures to the error work.
  */
 void hpu_uq_engine_irq(struct hpu_device *hdev, unsigned int engine)
 {
@@ -274,20 +340,22 @@ void hpu_uq_engine_irq(struct hpu_device *hdev, unsigned int engine)
 	for (i = 0; i < HPU_UQ_PER_ENGINE; i++) {
 		struct hpu_uq *uq;
 		LIST_HEAD(due);
-		bool stop;
+		bool work;
+		u32 status;
 
 		uq = rcu_dereference(uqs->slot[engine * HPU_UQ_PER_ENGINE + i]);
 		if (!uq)
 			continue;
 		spin_lock(&uq->lock);
-		stop = hpu_uq_update_locked(uq);
+		status = hpu_uq_update_locked(uq);
 		/* ARM fired (or will not matter): arm for what is left. */
 		uq->armed = 0;
 		hpu_uq_collect_locked(uq, &due);
 		hpu_uq_arm_locked(uq);
+		work = hpu_uq_work_due_locked(uq, status);
 		spin_unlock(&uq->lock);
 		hpu_uq_signal(&due);
-		if (stop)
+		if (work)
 			queue_work(hdev->qm->wq, &uq->err_work);
 	}
 	rcu_read_unlock();
@@ -300,7 +368,8 @@ void hpu_uq_engine_irq(struct hpu_device *hdev, unsigned int engine)
  * @stream: stream index (a user stream)
  *
  * Called from the event handler (atomic). The descriptor in flight is
- * guilty: the next restart of the stream skips it with -ETIMEDOUT.
+ * guilty: the error work aborts it (-ETIMEDOUT), or, if the stream does
+ * not stop, the soft reset it asks for skips it.
  */
 void hpu_uq_engine_hang(struct hpu_device *hdev, unsigned int engine,
 			unsigned int stream)
@@ -308,8 +377,8 @@ void hpu_uq_engine_hang(struct hpu_device *hdev, unsigned int engine,
 	struct hpu_uqs *uqs = hdev->uqs;
 	struct hpu_uq *uq;
 
-	if (!uqs || engine >= HPU_NUM_ENGINES || stream < HPU_QM_KSTREAMS ||
-	    stream >= HPU_QM_ALL_STREAMS)
+	if (!uqs || !uqs->supported || engine >= HPU_NUM_ENGINES ||
+	    stream < HPU_QM_KSTREAMS || stream >= HPU_QM_ALL_STREAMS)
 		return;
 	rcu_read_lock();
 	uq = rcu_dereference(uqs->slot[engine * HPU_UQ_PER_ENGINE +
@@ -344,15 +413,43 @@ static void hpu_uq_program(struct hpu_uq *uq, u64 start)
 }
 
 /*
+ * Enable the stream again at @start after the driver stopped it (or a
+ * soft reset paused it): the write-back record's engine time is kept,
+ * the record cleared, and ARM written again for the pending points.
+ * @uq->hw_lock held, @armable clear since the stop.
+ */
+static void hpu_uq_reenable(struct hpu_uq *uq, u64 start)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&uq->hw_lock);
+	uq->busy_base += le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
+	memset(uq->wb, 0, sizeof(*uq->wb));
+	hpu_uq_program(uq, start);
+	spin_lock_irqsave(&uq->lock, flags);
+	uq->resumed = 0;
+	uq->err_last = 0;
+	uq->armed = 0;
+	uq->armable = true;
+	hpu_uq_arm_locked(uq);
+	spin_unlock_irqrestore(&uq->lock, flags);
+}
+
+/*
  * Disable the stream (with ABORT: the descriptor in flight completes
- * ABORTED) and wait until it is idle. Return: 0, or -ETIMEDOUT if it did
- * not stop (the device may still use the queue's memory).
+ * ABORTED) and wait until it is idle, ARM writes held off meanwhile.
+ * Return: 0, or -ETIMEDOUT if it did not stop (the device may still use
+ * the queue's memory).
  */
 static int hpu_uq_hw_stop(struct hpu_uq *uq, bool abort)
 {
+	unsigned long flags;
 	u32 status;
 
 	lockdep_assert_held(&uq->hw_lock);
+	spin_lock_irqsave(&uq->lock, flags);
+	uq->armable = false;
+	spin_unlock_irqrestore(&uq->lock, flags);
 	hpu_uq_wr(uq, HPU_QS_CTRL, abort ? HPU_QS_CTRL_ABORT : 0);
 	return hpu_poll32(uq->hdev, uq->base + HPU_QS_STATUS, status,
 			  status == U32_MAX || (status & HPU_QS_STATUS_IDLE),
@@ -361,16 +458,21 @@ static int hpu_uq_hw_stop(struct hpu_uq *uq, bool abort)
 
 /*
  * Remove the doorbell page from every process that mapped it. @live goes
- * first: a fault after the zap maps the dummy page, never the doorbell.
+ * first, then the write side of &hpu_uqs.db_sem waits for the faults that
+ * saw it set to have inserted their page, which the unmap then removes:
+ * a later fault maps the dummy page, never the doorbell. May sleep.
  */
 static void hpu_uq_zap(struct hpu_uq *uq)
 {
+	struct hpu_uqs *uqs = uq->hdev->uqs;
 	struct drm_device *drm = &uq->hdev->drm;
 	unsigned long flags;
 
 	spin_lock_irqsave(&uq->lock, flags);
 	WRITE_ONCE(uq->live, false);
 	spin_unlock_irqrestore(&uq->lock, flags);
+	down_write(&uqs->db_sem);
+	up_write(&uqs->db_sem);
 	unmap_mapping_range(drm->anon_inode->i_mapping,
 			    HPU_UQ_MMAP_BASE + (u64)uq->slot * PAGE_SIZE,
 			    PAGE_SIZE, 1);
@@ -385,6 +487,7 @@ static void hpu_uq_kill(struct hpu_uq *uq, int err)
 	spin_lock_irqsave(&uq->lock, flags);
 	hpu_uq_update_locked(uq);
 	WRITE_ONCE(uq->live, false);
+	uq->armable = false;
 	if (!uq->dead)
 		uq->dead = err;
 	hpu_uq_collect_locked(uq, &due);
@@ -393,52 +496,94 @@ static void hpu_uq_kill(struct hpu_uq *uq, int err)
 }
 
 /*
- * Restart after a timeout or a hang: stop with ABORT (the descriptor in
- * flight completes ABORTED, counted), record it -ETIMEDOUT and enable
- * again where the stream stopped. @uq->hw_lock held, device present.
+ * The queue dies with @err (a fault in its rings, a doorbell un-rung):
+ * doorbell zapped, stream stopped (the descriptor it aborts fails @err
+ * too), every later point failed. @uq->hw_lock held, device present.
  */
-static void hpu_uq_restart(struct hpu_uq *uq, const char *why)
+static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why)
+{
+	struct hpu_device *hdev = uq->hdev;
+	unsigned long flags;
+
+	drm_dbg_driver(&hdev->drm, "user queue %u (asid %u): %s, the queue is dead\n",
+		       uq->id, uq->asid, why);
+	hpu_uq_zap(uq);
+	if (hpu_uq_hw_stop(uq, true)) {
+		/* Out of use until a reset: the device may still reach it. */
+		uq->fpriv->vm_reachable = true;
+		hpu_reset_schedule(hdev, HPU_RESET_SOFT, "user queue did not stop");
+	} else {
+		spin_lock_irqsave(&uq->lock, flags);
+		hpu_uq_stop_failure_locked(uq, err, 0);
+		spin_unlock_irqrestore(&uq->lock, flags);
+	}
+	uq->stopped = true;
+	hpu_uq_kill(uq, err);
+}
+
+/*
+ * Restart after a timeout or a hang: stop with ABORT (the descriptor in
+ * flight completes ABORTED, counted: it fails -ETIMEDOUT) and enable again
+ * where the stream stopped. A stream that does not stop (a hung DMA
+ * engine) stays blamed (@hung) for the soft reset asked for here, which
+ * skips the descriptor. @uq->hw_lock held, device present.
+ */
+static void hpu_uq_restart(struct hpu_uq *uq, bool hung)
 {
 	struct hpu_device *hdev = uq->hdev;
 	unsigned long flags;
 	LIST_HEAD(due);
+	bool aborted;
 	u64 done;
 
 	if (hpu_uq_hw_stop(uq, true)) {
-		drm_err(&hdev->drm, "user queue %u (asid %u, %s.%u) did not stop after %s\n",
-			uq->id, uq->asid, hpu_stream_engine_name(uq->engine),
-			uq->stream, why);
-		uq->stopped = true;
-		uq->fpriv->vm_reachable = true;
-		hpu_uq_zap(uq);
-		hpu_uq_kill(uq, -EIO);
+		drm_warn(&hdev->drm, "user queue %u (asid %u, %s.%u) did not stop after %s; soft reset\n",
+			 uq->id, uq->asid, hpu_stream_engine_name(uq->engine),
+			 uq->stream, hung ? "a hang" : "a timeout");
+		spin_lock_irqsave(&uq->lock, flags);
+		uq->hung = true;
+		spin_unlock_irqrestore(&uq->lock, flags);
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT, "user queue did not stop");
 		return;
 	}
 	spin_lock_irqsave(&uq->lock, flags);
-	hpu_uq_update_locked(uq);
-	done = uq->done;
-	if (done && done != uq->err_seen) {
-		hpu_uq_log_locked(uq, done, -ETIMEDOUT);
-		uq->notify_point = done;
-		uq->notify_err = -ETIMEDOUT;
-		uq->notify_status = HPU_CQ_ABORTED;
-	}
-	uq->err_seen = done;
+	aborted = hpu_uq_stop_failure_locked(uq, -ETIMEDOUT, hung ?
+					     DRM_HPU_ERROR_ENGINE_HANG :
+					     DRM_HPU_ERROR_TIMEOUT);
 	uq->hung = false;
-	uq->armed = 0;
+	done = uq->done;
 	hpu_uq_collect_locked(uq, &due);
 	spin_unlock_irqrestore(&uq->lock, flags);
 	hpu_uq_signal(&due);
+	if (aborted)
+		atomic64_inc(&hdev->reset->stats.job_timeouts);
 
-	uq->busy_base += le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
-	memset(uq->wb, 0, sizeof(*uq->wb));
-	hpu_uq_program(uq, done);
-	spin_lock_irqsave(&uq->lock, flags);
-	hpu_uq_arm_locked(uq);
-	spin_unlock_irqrestore(&uq->lock, flags);
-	drm_dbg_driver(&hdev->drm, "user queue %u: %s, descriptor %llu failed, restarted\n",
-		       uq->id, why, done ? done - 1 : 0);
+	hpu_uq_reenable(uq, done);
+	drm_dbg_driver(&hdev->drm, "user queue %u: %s, %s, restarted at %llu\n",
+		       uq->id, hung ? "engine hang" : "timeout",
+		       aborted ? "descriptor aborted" : "nothing in flight", done);
+}
+
+/* Tell the file about the failures logged since the last report. */
+static void hpu_uq_notify(struct hpu_uq *uq)
+{
+	struct hpu_uq_failure batch[HPU_UQ_NOTIFY_BATCH];
+	unsigned int i, n;
+	unsigned long flags;
+
+	do {
+		spin_lock_irqsave(&uq->lock, flags);
+		for (n = 0; n < HPU_UQ_NOTIFY_BATCH && uq->notified < uq->log_next;
+		     uq->notified++)
+			batch[n++] = uq->log[uq->notified % HPU_UQ_LOG];
+		spin_unlock_irqrestore(&uq->lock, flags);
+		for (i = 0; i < n; i++)
+			if (batch[i].kind)
+				hpu_notify_job_error(uq->fpriv, batch[i].kind,
+						     uq->engine, uq->id,
+						     batch[i].err,
+						     batch[i].point, 0);
+	} while (n == HPU_UQ_NOTIFY_BATCH);
 }
 
 static void hpu_uq_err_work(struct work_struct *work)
@@ -446,10 +591,10 @@ static void hpu_uq_err_work(struct work_struct *work)
 	struct hpu_uq *uq = container_of(work, struct hpu_uq, err_work);
 	struct hpu_device *hdev = uq->hdev;
 	unsigned long flags;
-	u64 point = 0;
+	LIST_HEAD(due);
 	u32 status;
 	bool hung;
-	int idx, err = 0;
+	int idx;
 
 	if (!drm_dev_enter(&hdev->drm, &idx))
 		return;
@@ -458,47 +603,80 @@ static void hpu_uq_err_work(struct work_struct *work)
 	if (uq->stopped)
 		goto out;
 
-	status = le32_to_cpu(READ_ONCE(uq->wb->status));
 	spin_lock_irqsave(&uq->lock, flags);
+	status = hpu_uq_update_locked(uq);
+	hpu_uq_collect_locked(uq, &due);
 	hung = uq->hung;
 	spin_unlock_irqrestore(&uq->lock, flags);
+	hpu_uq_signal(&due);
 
 	if (status & HPU_QS_STATUS_FAULT) {
-		/* The device cannot reach the rings: the queue is dead. */
-		drm_dbg_driver(&hdev->drm, "user queue %u: ring fault, the queue is dead\n",
-			       uq->id);
-		hpu_uq_zap(uq);
-		if (hpu_uq_hw_stop(uq, true)) {
-			uq->fpriv->vm_reachable = true;
-			hpu_reset_schedule(hdev, HPU_RESET_SOFT,
-					   "user queue did not stop");
-		}
-		uq->stopped = true;
-		hpu_uq_kill(uq, -EFAULT);
+		/* The device cannot reach the rings. */
+		hpu_uq_die(uq, -EFAULT, "ring fault");
 	} else if ((status & HPU_QS_STATUS_TIMEOUT) || hung) {
-		hpu_uq_restart(uq, hung ? "engine hang" : "timeout");
+		hpu_uq_restart(uq, hung);
 	} else if (status & HPU_QS_STATUS_ERROR) {
-		/* The failure is recorded: go on with the next descriptor. */
-		hpu_uq_wr(uq, HPU_QS_CTRL, HPU_QS_CTRL_ENABLE |
-			  HPU_QS_CTRL_RESUME);
+		/* The failure is logged: go on with the next descriptor. */
+		spin_lock_irqsave(&uq->lock, flags);
+		if (uq->resumed != uq->done) {
+			uq->resumed = uq->done;
+			hpu_uq_wr(uq, HPU_QS_CTRL, HPU_QS_CTRL_ENABLE |
+				  HPU_QS_CTRL_RESUME);
+		}
+		spin_unlock_irqrestore(&uq->lock, flags);
 	}
-
-	spin_lock_irqsave(&uq->lock, flags);
-	point = uq->notify_point;
-	err = uq->notify_err;
-	status = uq->notify_status;
-	uq->notify_point = 0;
-	spin_unlock_irqrestore(&uq->lock, flags);
 out:
 	mutex_unlock(&uq->hw_lock);
 	hpu_reset_read_unlock(hdev);
 	drm_dev_exit(idx);
+	hpu_uq_notify(uq);
+}
 
-	if (point)
-		hpu_notify_job_error(uq->fpriv, err == -ETIMEDOUT ?
-				     DRM_HPU_ERROR_TIMEOUT :
-				     hpu_job_cq_status_kind(status),
-				     uq->engine, uq->id, err, point, 0);
+/*
+ * While points are waited for, check now and then that the doorbell was
+ * not moved back below them: un-rung descriptors would never complete, nor
+ * time out, and their fences must signal. A queue that does it dies.
+ */
+static void hpu_uq_watch_work(struct work_struct *work)
+{
+	struct hpu_uq *uq = container_of(to_delayed_work(work), struct hpu_uq,
+					 watch);
+	struct hpu_device *hdev = uq->hdev;
+	struct hpu_uq_fence *last;
+	unsigned long flags;
+	bool again = false, retracted = false;
+	u32 lo, hi, pi;
+	u64 submitted;
+	int idx;
+
+	if (!drm_dev_enter(&hdev->drm, &idx))
+		return;
+	hpu_reset_read_lock(hdev);
+	mutex_lock(&uq->hw_lock);
+	if (uq->stopped)
+		goto out;
+	spin_lock_irqsave(&uq->lock, flags);
+	last = list_empty(&uq->fences) ? NULL :
+	       list_last_entry(&uq->fences, struct hpu_uq_fence, link);
+	if (last && !uq->dead) {
+		lo = hpu_uq_rd(uq, HPU_QS_DONE_LO);
+		hi = hpu_uq_rd(uq, HPU_QS_DONE_HI);
+		pi = hpu_uq_rd(uq, HPU_QS_PI);
+		submitted = ((u64)hi << 32 | lo) + (u32)(pi - lo);
+		retracted = (lo != U32_MAX || hi != U32_MAX) &&
+			    last->base.seqno > submitted;
+		again = !retracted;
+	}
+	spin_unlock_irqrestore(&uq->lock, flags);
+	if (retracted)
+		hpu_uq_die(uq, -ECANCELED, "doorbell moved back below a waited point");
+out:
+	mutex_unlock(&uq->hw_lock);
+	hpu_reset_read_unlock(hdev);
+	drm_dev_exit(idx);
+	if (again)
+		queue_delayed_work(hdev->qm->wq, &uq->watch,
+				   msecs_to_jiffies(HPU_UQ_WATCH_MS));
 }
 
 static void hpu_uq_release(struct kref *ref)
@@ -536,6 +714,7 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 {
 	struct hpu_device *hdev = uq->hdev;
 	struct hpu_uqs *uqs = hdev->uqs;
+	unsigned long flags;
 	bool stuck = false;
 	int idx;
 
@@ -546,9 +725,12 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 		if (!uq->stopped) {
 			stuck = hpu_uq_hw_stop(uq, true) != 0;
 			if (!stuck) {
+				/* The descriptor aborted: the owner's doing. */
+				spin_lock_irqsave(&uq->lock, flags);
+				hpu_uq_stop_failure_locked(uq, -ECANCELED, 0);
+				spin_unlock_irqrestore(&uq->lock, flags);
 				hpu_uq_wr(uq, HPU_QS_WB_LO, 0);
 				hpu_uq_wr(uq, HPU_QS_WB_HI, 0);
-				/* The stop record's engine time. */
 				uq->busy_base +=
 					le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
 			}
@@ -560,10 +742,16 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 		mutex_unlock(&uq->hw_lock);
 		hpu_reset_read_unlock(hdev);
 		drm_dev_exit(idx);
+	} else {
+		mutex_lock(&uq->hw_lock);
+		/* Removal has not stopped it yet: it may still run. */
+		if (!uq->stopped)
+			stuck = true;
+		uq->stopped = true;
+		mutex_unlock(&uq->hw_lock);
 	}
 	hpu_uq_kill(uq, -ECANCELED);
 
-	mutex_lock(&uqs->lock);
 	if (stuck) {
 		/*
 		 * The stream may still read the rings and write records: the
@@ -571,18 +759,22 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 		 * UQ_CREATE takes no stream that is not idle, until a reset
 		 * (Documentation/driver/reset.md).
 		 */
-		drm_err(&hdev->drm, "user queue %u (asid %u, %s.%u) did not stop; its slot is kept until a reset\n",
+		drm_err(&hdev->drm, "user queue %u (asid %u, %s.%u) did not stop\n",
 			uq->id, uq->asid, hpu_stream_engine_name(uq->engine),
 			uq->stream);
 		uq->fpriv->vm_reachable = true;
 		hpu_reset_schedule(hdev, HPU_RESET_SOFT, "user queue did not stop");
 	}
+	mutex_lock(&uqs->lock);
 	RCU_INIT_POINTER(uqs->slot[uq->slot], NULL);
 	uqs->count--;
 	mutex_unlock(&uqs->lock);
+	/* No interrupt handler or event sees the queue after this. */
 	synchronize_rcu();
 	cancel_work_sync(&uq->err_work);
-	/* The slot is free for a new queue only once the stream is idle. */
+	cancel_delayed_work_sync(&uq->watch);
+	/* The failures the error work had not reported yet. */
+	hpu_uq_notify(uq);
 	hpu_uq_put(uq);
 }
 
@@ -591,12 +783,18 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
  * @fpriv: the file
  * @id: the queue id
  *
- * Return: 0; -ENOENT if @id is no user queue of the file.
+ * Return: 0; -ENOENT if @id is no user queue of the file (an id that a
+ * UQ_CREATE still holds reserved is none yet).
  */
 int hpu_uq_destroy(struct hpu_file_priv *fpriv, u32 id)
 {
-	struct hpu_uq *uq = xa_erase(&fpriv->uqs, id);
+	struct hpu_uq *uq;
 
+	xa_lock(&fpriv->uqs);
+	uq = xa_load(&fpriv->uqs, id);
+	if (uq)
+		__xa_erase(&fpriv->uqs, id);
+	xa_unlock(&fpriv->uqs);
 	if (!uq)
 		return -ENOENT;
 	xa_erase(&fpriv->queues, id);
@@ -618,6 +816,7 @@ int hpu_uq_destroy(struct hpu_file_priv *fpriv, u32 id)
  */
 u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine)
 {
+	struct hpu_device *hdev = fpriv->hdev;
 	unsigned long id = 0;
 	struct hpu_uq *uq;
 	u64 ns = 0;
@@ -637,6 +836,7 @@ u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine)
 			hpu_uq_put(uq);
 			continue;
 		}
+		hpu_reset_read_lock(hdev);
 		mutex_lock(&uq->hw_lock);
 		ns += uq->busy_base;
 		if (!uq->stopped) {
@@ -647,6 +847,7 @@ u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine)
 				ns += (u64)hi << 32 | lo;
 		}
 		mutex_unlock(&uq->hw_lock);
+		hpu_reset_read_unlock(hdev);
 		hpu_uq_put(uq);
 	}
 	return ns;
@@ -678,7 +879,8 @@ void hpu_uqs_file_fini(struct hpu_file_priv *fpriv)
  * record holds where), each live queue is programmed again and enabled
  * where it stopped, its sync object set back to its count (the reset
  * cleared it); a queue the watchdog blamed skips its descriptor in flight
- * (-ETIMEDOUT). No allocation: this is on the fence-signalling path.
+ * (-ETIMEDOUT; it gets no completion record). No allocation: this is on
+ * the fence-signalling path.
  */
 void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 {
@@ -694,7 +896,8 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 		struct hpu_uq *uq = rcu_dereference(uqs->slot[i]);
 		unsigned long flags;
 		LIST_HEAD(due);
-		u64 start, report;
+		bool skipped = false, work;
+		u64 start;
 
 		if (!uq || !kref_get_unless_zero(&uq->ref))
 			continue;
@@ -718,38 +921,34 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 		}
 
 		spin_lock_irqsave(&uq->lock, flags);
-		hpu_uq_update_locked(uq);
+		uq->armable = false;
+		/* A failure that completed while the reset paused it. */
+		hpu_uq_stop_failure_locked(uq, -ETIMEDOUT, DRM_HPU_ERROR_TIMEOUT);
 		start = uq->done;
 		if (uq->hung) {
 			/* The guilty descriptor: skipped, as if it timed out. */
 			start++;
 			uq->done = start;
-			hpu_uq_log_locked(uq, start, -ETIMEDOUT);
-			uq->err_seen = start;
-			uq->notify_point = start;
-			uq->notify_err = -ETIMEDOUT;
-			uq->notify_status = HPU_CQ_ABORTED;
+			hpu_uq_log_locked(uq, start, -ETIMEDOUT,
+					  DRM_HPU_ERROR_ENGINE_HANG);
 			uq->hung = false;
+			skipped = true;
 		}
-		uq->armed = 0;
 		hpu_uq_collect_locked(uq, &due);
+		work = uq->log_next > uq->notified;
 		spin_unlock_irqrestore(&uq->lock, flags);
 		hpu_uq_signal(&due);
+		if (skipped)
+			atomic64_inc(&hdev->reset->stats.job_timeouts);
 
 		if (uq->signal & HPU_QS_SIGNAL_EN)
 			hpu_wr32(hdev, HPU_REG_SOB(HPU_SOBS_PER_ASID * uq->asid +
 						   (uq->signal & HPU_QS_SIGNAL_SOB_MASK)),
 				 lower_32_bits(start));
-		uq->busy_base += le64_to_cpu(READ_ONCE(uq->wb->busy_ns));
-		memset(uq->wb, 0, sizeof(*uq->wb));
-		hpu_uq_program(uq, start);
-		spin_lock_irqsave(&uq->lock, flags);
-		hpu_uq_arm_locked(uq);
-		report = uq->notify_point;
-		spin_unlock_irqrestore(&uq->lock, flags);
+		hpu_uq_reenable(uq, start);
 		mutex_unlock(&uq->hw_lock);
 		/* The error work tells the file (it may allocate). */
-		if (report)
+		if (work)
 			queue_work(hdev->qm->wq, &uq->err_work);
 next:
 		hpu_uq_put(uq);
@@ -769,30 +968,37 @@ static phys_addr_t hpu_uq_db_addr(const struct hpu_uqs *uqs, unsigned long slot)
 	       HPU_UQDB_BASE;
 }
 
+/*
+ * The mapping names its queue by generation (&hpu_uq.gen, in
+ * vm_private_data): a fault maps the doorbell only while that very queue
+ * holds the slot and is live, under &hpu_uqs.db_sem (read) so that a zap
+ * cannot pass between the check and the insert; else the dummy page.
+ */
 static vm_fault_t hpu_uq_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct drm_file *file = vma->vm_private_data;
-	struct hpu_file_priv *fpriv = file->driver_priv;
-	struct hpu_device *hdev = fpriv->hdev;
+	struct drm_file *file = vma->vm_file->private_data;
+	struct hpu_device *hdev = to_hpu_device(file->minor->dev);
 	struct hpu_uqs *uqs = hdev->uqs;
 	unsigned long slot = vma->vm_pgoff - (HPU_UQ_MMAP_BASE >> PAGE_SHIFT);
+	u64 gen = (uintptr_t)vma->vm_private_data;
 	unsigned long pfn = page_to_pfn(uqs->dummy);
 	struct hpu_uq *uq;
 	vm_fault_t ret;
 	int idx;
 
+	down_read(&uqs->db_sem);
 	if (drm_dev_enter(&hdev->drm, &idx)) {
 		rcu_read_lock();
 		uq = rcu_dereference(uqs->slot[slot]);
-		if (uq && uq->fpriv == fpriv && READ_ONCE(uq->live))
+		if (uq && uq->gen == gen && READ_ONCE(uq->live))
 			pfn = PHYS_PFN(hpu_uq_db_addr(uqs, slot));
 		rcu_read_unlock();
-		ret = vmf_insert_pfn(vma, vmf->address, pfn);
 		drm_dev_exit(idx);
-		return ret;
 	}
-	return vmf_insert_pfn(vma, vmf->address, pfn);
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	up_read(&uqs->db_sem);
+	return ret;
 }
 
 static const struct vm_operations_struct hpu_uq_vm_ops = {
@@ -821,7 +1027,7 @@ int hpu_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct hpu_uqs *uqs = hdev->uqs;
 	unsigned long slot;
 	struct hpu_uq *uq;
-	bool ok;
+	u64 gen = 0;
 	int idx;
 
 	if (vma->vm_pgoff < first || vma->vm_pgoff >= first + HPU_UQ_SLOTS)
@@ -839,10 +1045,11 @@ int hpu_mmap(struct file *filp, struct vm_area_struct *vma)
 		return -ENODEV;
 	rcu_read_lock();
 	uq = rcu_dereference(uqs->slot[slot]);
-	ok = uq && uq->fpriv == fpriv && READ_ONCE(uq->live);
+	if (uq && uq->fpriv == fpriv && READ_ONCE(uq->live))
+		gen = uq->gen;
 	rcu_read_unlock();
 	drm_dev_exit(idx);
-	if (!ok) {
+	if (!gen) {
 		drm_dbg_driver(&hdev->drm, "mmap: doorbell %lu is no user queue of this file\n",
 			       slot);
 		return -EACCES;
@@ -851,7 +1058,7 @@ int hpu_mmap(struct file *filp, struct vm_area_struct *vma)
 	vm_flags_mod(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTCOPY |
 		     VM_DONTDUMP, VM_MAYEXEC);
 	vma->vm_page_prot = pgprot_noncached(vm_get_page_prot(vma->vm_flags));
-	vma->vm_private_data = file;
+	vma->vm_private_data = (void *)(uintptr_t)gen;
 	vma->vm_ops = &hpu_uq_vm_ops;
 	return 0;
 }
@@ -875,7 +1082,9 @@ static struct hpu_uq_fence *hpu_uq_fence_alloc(struct hpu_uq *uq, u64 point)
  * The fence of @point: signalled already (with its outcome) when the
  * queue reached it or is dead, else the queue's pending fence of that
  * point, made if there is none. Checks @point against what the doorbell
- * announced. Inside drm_dev_enter().
+ * announced (the counters are read only for that: the outcome of a point
+ * is known once the write-back record reports it). Inside drm_dev_enter()
+ * and the reset lock (read).
  */
 static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 					    const char *op)
@@ -884,7 +1093,7 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 	struct hpu_uq_fence *f, *nf, *pos;
 	unsigned long flags;
 	LIST_HEAD(due);
-	u64 done, submitted;
+	u64 submitted;
 	u32 lo, hi, pi;
 	int err;
 
@@ -893,23 +1102,18 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 		return ERR_PTR(-ENOMEM);
 
 	spin_lock_irqsave(&uq->lock, flags);
-	if (point > uq->done && !uq->dead && uq->live) {
+	if (point > uq->done && !uq->dead && uq->wb) {
 		/* The counters: DONE_LO latches DONE_HI. */
 		lo = hpu_uq_rd(uq, HPU_QS_DONE_LO);
 		hi = hpu_uq_rd(uq, HPU_QS_DONE_HI);
 		pi = hpu_uq_rd(uq, HPU_QS_PI);
-		done = (u64)hi << 32 | lo;
-		if (lo != U32_MAX || hi != U32_MAX) {
-			submitted = done + (u32)(pi - lo);
-			if (point > submitted) {
-				spin_unlock_irqrestore(&uq->lock, flags);
-				dma_fence_put(&nf->base);
-				drm_dbg_driver(&hdev->drm, "%s: point %llu beyond the %llu rung\n",
-					       op, point, submitted);
-				return ERR_PTR(-EINVAL);
-			}
-			if (done > uq->done)
-				uq->done = done;
+		submitted = ((u64)hi << 32 | lo) + (u32)(pi - lo);
+		if ((lo != U32_MAX || hi != U32_MAX) && point > submitted) {
+			spin_unlock_irqrestore(&uq->lock, flags);
+			dma_fence_put(&nf->base);
+			drm_dbg_driver(&hdev->drm, "%s: point %llu beyond the %llu rung\n",
+				       op, point, submitted);
+			return ERR_PTR(-EINVAL);
 		}
 	}
 	if (point <= uq->done || uq->dead) {
@@ -940,9 +1144,9 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 	/* The list's reference, dropped when it is signalled. */
 	dma_fence_get(&nf->base);
 	list_add_tail(&nf->link, &pos->link);
-	hpu_uq_collect_locked(uq, &due);
 	spin_unlock_irqrestore(&uq->lock, flags);
-	hpu_uq_signal(&due);
+	queue_delayed_work(hdev->qm->wq, &uq->watch,
+			   msecs_to_jiffies(HPU_UQ_WATCH_MS));
 	return &nf->base;
 }
 
@@ -1058,6 +1262,7 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 	spin_lock_init(&uq->lock);
 	INIT_LIST_HEAD(&uq->fences);
 	INIT_WORK(&uq->err_work, hpu_uq_err_work);
+	INIT_DELAYED_WORK(&uq->watch, hpu_uq_watch_work);
 	uq->hdev = hdev;
 	uq->fpriv = fpriv;
 	uq->engine = engine->index;
@@ -1115,11 +1320,14 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 	uq->wb_dma = uqs->wb_dma + slot * sizeof(struct hpu_wb);
 	memset(uq->wb, 0, sizeof(*uq->wb));
 
+	uq->gen = atomic64_inc_return(&uqs->gen);
+
 	mutex_lock(&uq->hw_lock);
 	/* A doorbell of the slot's last owner must not start this queue. */
 	hpu_uq_wr(uq, HPU_QS_PI, 0);
 	hpu_uq_program(uq, 0);
 	uq->live = true;
+	uq->armable = true;
 	mutex_unlock(&uq->hw_lock);
 	rcu_assign_pointer(uqs->slot[slot], uq);
 	uqs->count++;
@@ -1127,7 +1335,7 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 	hpu_reset_read_unlock(hdev);
 
 	/* Visible to the file last: a reserved entry needs no memory. */
-	xa_store(&fpriv->uqs, id, uq, GFP_KERNEL);
+	WARN_ON(xa_is_err(xa_store(&fpriv->uqs, id, uq, GFP_KERNEL)));
 
 	args->queue_id = id;
 	args->db_mmap_offset = HPU_UQ_MMAP_BASE + (u64)slot * PAGE_SIZE;
@@ -1185,7 +1393,9 @@ int hpu_uq_wait_ioctl(struct drm_device *drm, void *data,
 		hpu_uq_put(uq);
 		return -ENODEV;
 	}
+	hpu_reset_read_lock(uq->hdev);
 	fence = hpu_uq_point_fence(uq, args->point, "UQ_WAIT");
+	hpu_reset_read_unlock(uq->hdev);
 	drm_dev_exit(idx);
 	if (IS_ERR(fence)) {
 		hpu_uq_put(uq);
@@ -1255,7 +1465,9 @@ int hpu_uq_fence_ioctl(struct drm_device *drm, void *data,
 		ret = -ENODEV;
 		goto out_chain;
 	}
+	hpu_reset_read_lock(uq->hdev);
 	fence = hpu_uq_point_fence(uq, args->point, "UQ_FENCE");
+	hpu_reset_read_unlock(uq->hdev);
 	drm_dev_exit(idx);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
@@ -1326,6 +1538,7 @@ int hpu_uqs_init(struct hpu_device *hdev)
 		return -ENOMEM;
 	uqs->hdev = hdev;
 	drmm_mutex_init(&hdev->drm, &uqs->lock);
+	init_rwsem(&uqs->db_sem);
 	hdev->uqs = uqs;
 	if (hdev->id.spec_version < HPU_SPEC_VERSION_UQ || PAGE_SIZE != SZ_4K ||
 	    pci_resource_len(hdev->pdev, 0) < HPU_UQDB_BASE + HPU_UQDB_PAGES * HPU_UQDB_PAGE_SIZE)

@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -46,10 +47,12 @@ struct vm_area_struct;
  * struct hpu_uq_failure - one failed descriptor of a user queue
  * @point: the descriptor's number plus one.
  * @err: its negative errno.
+ * @kind: DRM_HPU_ERROR_* of its error event, 0 for none.
  */
 struct hpu_uq_failure {
 	u64 point;
 	int err;
+	u32 kind;
 };
 
 /**
@@ -62,6 +65,8 @@ struct hpu_uq_failure {
  * @engine: engine index of the spec.
  * @stream: stream index, HPU_QM_KSTREAMS to HPU_QM_ALL_STREAMS - 1.
  * @slot: index in &hpu_uqs.slot, also the doorbell's mmap offset page.
+ * @gen: unique among the device's queues (never 0): names the queue in
+ *	its doorbell mappings.
  * @base: BAR0 offset of the stream's registers.
  * @asid: the file's ASID, the stream's ASID register.
  * @ring_va: ring address in the file's address space.
@@ -80,11 +85,13 @@ struct hpu_uq_failure {
  *	driver no longer touches its registers.
  * @busy_base: device ns the engine ran the queue's descriptors before the
  *	stream's last enable (BUSY_NS counts from the enable).
- * @lock: protects @done, @fences, @armed, @dead, @hung, @log, @log_next,
- *	@log_floor and @err_seen; taken in the interrupt handler, so
- *	elsewhere with interrupts off. Never held while a fence is signalled.
- * @live: the driver may write @base's registers from atomic context
- *	(arming); cleared under @lock when the stream stops.
+ * @lock: protects @armable, @done, @fences, @armed, @dead, @hung, the
+ *	failure log (@log to @err_last), @resumed and @notified; taken in the
+ *	interrupt handler, so elsewhere with interrupts off. Never held while
+ *	a fence is signalled.
+ * @live: the doorbell may be mapped (hpu_uq_zap() clears it first).
+ * @armable: the driver may write ARM (the stream runs as programmed);
+ *	clear while it stops or is reprogrammed, and once it is dead.
  * @done: descriptors completed, as far as the driver has seen.
  * @fences: point fences not yet signalled, by increasing point.
  * @armed: the ARM value last written, 0 for none.
@@ -97,11 +104,16 @@ struct hpu_uq_failure {
  * @log_next: failures recorded so far.
  * @log_floor: points at or below it may have failed without being in
  *	@log any more (it overflowed): their outcome is unknown.
- * @err_seen: the @done value of the last error stop recorded.
- * @err_work: handles stops (error, fault, timeout) in process context.
- * @notify_point: the failure the error work reports next (0: none).
- * @notify_err: its errno.
- * @notify_status: its completion status.
+ * @err_seen: the point of the last failure recorded.
+ * @err_last: err_status and err_where of the write-back record's last
+ *	failure already recorded (the record keeps them until the enable).
+ * @resumed: the @done value at which the error work last resumed the
+ *	error-stopped stream (the record says ERROR until it is rewritten).
+ * @notified: failures of @log the file was told about.
+ * @err_work: handles stops (error, fault, timeout, hang) and reports
+ *	failures, in process context.
+ * @watch: while points are waited for, checks the doorbell was not moved
+ *	back below them (hpu_uq_watch_work()).
  */
 struct hpu_uq {
 	struct kref ref;
@@ -111,6 +123,7 @@ struct hpu_uq {
 	u8 engine;
 	u8 stream;
 	u16 slot;
+	u64 gen;
 	u32 base;
 	u32 asid;
 	u64 ring_va;
@@ -129,6 +142,7 @@ struct hpu_uq {
 	/* protects done, fences, armed, dead, hung, log*, err_seen; irq-safe */
 	spinlock_t lock;
 	bool live;
+	bool armable;
 	u64 done;
 	struct list_head fences;
 	u64 armed;
@@ -138,10 +152,11 @@ struct hpu_uq {
 	u64 log_next;
 	u64 log_floor;
 	u64 err_seen;
+	u64 err_last;
+	u64 resumed;
+	u64 notified;
 	struct work_struct err_work;
-	u64 notify_point;
-	int notify_err;
-	u32 notify_status;
+	struct delayed_work watch;
 };
 
 /**
@@ -157,6 +172,10 @@ struct hpu_uq {
  * @wb_dma: bus address of @wb.
  * @dummy: zeroed page mapped in place of a doorbell whose queue is gone:
  *	stores to it vanish.
+ * @db_sem: doorbell faults hold it for reading from their check to their
+ *	insert; hpu_uq_zap() takes it for writing between clearing
+ *	&hpu_uq.live and unmapping.
+ * @gen: the last &hpu_uq.gen handed out.
  * @db_phys: bus address of BAR0's doorbell block.
  */
 struct hpu_uqs {
@@ -169,6 +188,9 @@ struct hpu_uqs {
 	struct hpu_wb *wb;
 	dma_addr_t wb_dma;
 	struct page *dummy;
+	/* orders doorbell faults with zaps */
+	struct rw_semaphore db_sem;
+	atomic64_t gen;
 	phys_addr_t db_phys;
 };
 

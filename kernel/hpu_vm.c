@@ -538,7 +538,8 @@ bool hpu_vm_range_mapped(struct hpu_vm *vm, u64 va, u64 size, bool write)
 	u64 next = va, end;
 	bool ok = false;
 
-	if (check_add_overflow(va, size, &end) || !size)
+	if (check_add_overflow(va, size, &end) || !size ||
+	    va < HPU_VA_START || end > HPU_VA_END)
 		return false;
 	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, end) {
