@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -196,7 +197,11 @@ void UserQueue::note_failure_locked(std::uint64_t point, int err)
         forgotten_ = std::max(forgotten_, failures_.begin()->first);
         failures_.erase(failures_.begin());
     }
-    failures_[point] = err;
+    try {
+        failures_[point] = err;
+    } catch (const std::bad_alloc &) {
+        forgotten_ = std::max(forgotten_, point); // the driver's log may still tell
+    }
 }
 
 // The outcome of a reached point: 0 or the job's negative errno.
@@ -282,10 +287,7 @@ int UserQueue::state(std::uint64_t point, int &job_status)
         return -EINVAL;
     const std::lock_guard<std::mutex> lock(mu_);
     reap_locked();
-    if (point <= completed_)
-        job_status = outcome_locked(point);
-    else
-        job_status = dead_ != 0 ? dead_ : 1;
+    job_status = point <= completed_ ? outcome_locked(point) : (dead_ != 0 ? dead_ : 1);
     return 0;
 }
 

@@ -646,10 +646,11 @@ private:
         auto f = std::make_shared<Fence>();
         u->fences.emplace_back(req.point, f);
         uq_signal(*u);
-        if (req.syncobj_point == 0)
+        if (req.syncobj_point == 0) {
             so->second.fence = f;
-        else
+        } else {
             so->second.points[req.syncobj_point] = f;
+        }
         return 0;
     }
 

@@ -35,10 +35,11 @@ public:
     {
         if (const char *old = std::getenv(name); old != nullptr) // NOLINT(concurrency-mt-unsafe)
             old_ = old;
-        if (value != nullptr)
+        if (value != nullptr) {
             (void)::setenv(name, value, 1); // NOLINT(concurrency-mt-unsafe)
-        else
+        } else {
             (void)::unsetenv(name); // NOLINT(concurrency-mt-unsafe)
+        }
     }
     EnvGuard(const EnvGuard &) = delete;
     EnvGuard &operator=(const EnvGuard &) = delete;
@@ -46,10 +47,11 @@ public:
     EnvGuard &operator=(EnvGuard &&) = delete;
     ~EnvGuard()
     {
-        if (old_)
+        if (old_) {
             (void)::setenv(name_, old_->c_str(), 1); // NOLINT(concurrency-mt-unsafe)
-        else
+        } else {
             (void)::unsetenv(name_); // NOLINT(concurrency-mt-unsafe)
+        }
     }
 
 private:
@@ -130,7 +132,7 @@ TEST_CASE("a user-queue job is a descriptor and a doorbell, with no system call"
     const auto &u = fx.m.uqs.at(id);
     CHECK(u.req.ring_size == 4);
     CHECK(u.req.cq_size == 4);
-    CHECK(u.req.cq_va == u.req.ring_va + 4 * 32);
+    CHECK(u.req.cq_va == u.req.ring_va + std::uint64_t{4} * 32);
     CHECK(fx.m.mmaps.count(const_cast<std::uint8_t *>(u.db.data())) == 1); // NOLINT(cppcoreguidelines-pro-type-const-cast)
 
     const int before = fx.m.ioctl_calls;
@@ -572,14 +574,16 @@ TEST_CASE("after fork() the child's jobs take the kernel path", "[libhpu][uq]")
     if (pid == 0) {
         // The child: its own copy of the mock. Exit code: 0 when the job
         // went to the kernel (and waits for the parent's user-queue job).
-        int code = 0;
-        if (hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) != 0)
-            code = 1;
-        else if (fx.m.jobs.size() != 1 || fx.m.uq_doorbell(id) != 1)
-            code = 2;
-        else if (fx.m.uq_fence_calls.size() != 1 || !has_in_sync(fx.m.jobs[0], fx.m.uq_fence_calls[0].handle))
-            code = 3;
-        ::_exit(code);
+        const auto child = [&]() {
+            if (hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) != 0)
+                return 1;
+            if (fx.m.jobs.size() != 1 || fx.m.uq_doorbell(id) != 1)
+                return 2;
+            if (fx.m.uq_fence_calls.size() != 1 || !has_in_sync(fx.m.jobs[0], fx.m.uq_fence_calls[0].handle))
+                return 3;
+            return 0;
+        };
+        ::_exit(child());
     }
     int status = 0;
     REQUIRE(::waitpid(pid, &status, 0) == pid);
