@@ -173,8 +173,11 @@ void UserQueue::reap_locked()
     const std::uint64_t submitted = submitted_.load(std::memory_order_acquire);
     while (completed_ < submitted) {
         drm_hpu_uq_cqe &c = cq_[completed_ % size_];
-        if (std::atomic_ref<__u64>(c.index).load(std::memory_order_acquire) != completed_)
-            break;
+        if (std::atomic_ref<__u64>(c.index).load(std::memory_order_acquire) != completed_) {
+            if (!skipped_locked())
+                break;
+            continue;
+        }
         const std::uint32_t status = std::atomic_ref<__u32>(c.status).load(std::memory_order_relaxed);
         ++completed_;
         if (status != HPU_CQ_OK) {
@@ -189,6 +192,25 @@ void UserQueue::reap_locked()
         }
     }
     completed_seen_.store(completed_, std::memory_order_release);
+}
+
+// Whether descriptor completed_ has no record and never will (the driver
+// dropped it: a later record is there, records come in order): then it
+// counts, with the driver's outcome.
+bool UserQueue::skipped_locked()
+{
+    const std::uint64_t next = completed_ + 1;
+    if (next >= submitted_.load(std::memory_order_acquire) ||
+        std::atomic_ref<__u64>(cq_[next % size_].index).load(std::memory_order_acquire) != next)
+        return false;
+    std::int32_t status = 0;
+    std::uint64_t done = 0;
+    if (dev_->kmd.uq_wait(id_, next, 0, status, done) < 0 || done < next)
+        return false;
+    ++completed_;
+    if (status != 0)
+        note_failure_locked(completed_, status);
+    return true;
 }
 
 void UserQueue::note_failure_locked(std::uint64_t point, int err)

@@ -90,6 +90,7 @@ private:
     UserQueue() = default;
 
     void reap_locked();
+    bool skipped_locked();
     void note_failure_locked(std::uint64_t point, int err);
     int outcome_locked(std::uint64_t point);
     int settle_locked(std::uint64_t done, std::uint64_t point, std::int32_t status);

@@ -252,12 +252,24 @@ TEST_CASE("a job the records skip gets its outcome from UQ_WAIT", "[libhpu][uq]"
     REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f1) == 0);
     REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
     REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f3) == 0);
-    fx.m.uq_skip(id, -ETIMEDOUT);
-    fx.m.uq_complete(id);
-    // Records 2 and 3 are there, 1's is not: in order, nothing is reached.
-    CHECK(hpu_fence_status(f3) == 1);
-    CHECK(hpu_fence_wait(f3, 1000000) == 0);
-    CHECK(hpu_fence_status(f1) == -ETIMEDOUT);
+
+    SECTION("a later record shows the gap")
+    {
+        fx.m.uq_skip(id, -ETIMEDOUT);
+        fx.m.uq_complete(id);
+        CHECK(hpu_fence_status(f3) == 0);
+        CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == 1); // descriptor 0's outcome
+        CHECK(hpu_fence_status(f1) == -ETIMEDOUT);
+    }
+    SECTION("the last job skipped: the wait's UQ_WAIT tells")
+    {
+        fx.m.uq_complete(id, 2);
+        fx.m.uq_skip(id, -ETIMEDOUT);
+        CHECK(hpu_fence_status(f1) == 0);
+        CHECK(hpu_fence_status(f3) == 1); // no record yet
+        CHECK(hpu_fence_wait(f3, 1000000) == -ETIMEDOUT);
+        CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == 1);
+    }
     CHECK(hpu_fence_destroy(f1) == 0);
     CHECK(hpu_fence_destroy(f3) == 0);
     fx.finish();
