@@ -607,3 +607,37 @@ TEST_CASE("after fork() the child's jobs take the kernel path", "[libhpu][uq]")
     fx.m.on_wait = [&]() { fx.m.uq_complete(id); };
     fx.finish();
 }
+
+TEST_CASE("a graph launch waiting for a user-queue job stays on the kernel path, ordered by the job's fence",
+          "[libhpu][uq]")
+{
+    UqFixture fx;
+    const std::uint32_t id = fx.uq_id();
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f) == 0);
+    hpu_graph_t *g = nullptr;
+    REQUIRE(hpu_graph_create(fx.dev, &g) == 0);
+    REQUIRE(hpu_graph_add_copy(g, 0x100000000ULL, 0x200000000ULL, 64, nullptr, 0) == 0);
+    const hpu_fence_t *w[] = {f}; // NOLINT(cppcoreguidelines-avoid-c-arrays,modernize-avoid-c-arrays)
+    hpu_fence_t *gf = nullptr;
+    REQUIRE(hpu_graph_launch(g, w, 1, &gf) == 0);
+    REQUIRE(fx.m.uq_fence_calls.size() == 1);
+    CHECK(fx.m.uq_fence_calls[0].queue_id == id);
+    CHECK(fx.m.uq_fence_calls[0].point == 1);
+    REQUIRE_FALSE(fx.m.jobs.empty());
+    CHECK(has_in_sync(fx.m.jobs.back(), fx.m.uq_fence_calls[0].handle));
+    CHECK(fx.m.uq_doorbell(id) == 1);
+    fx.m.uq_complete(id);
+    CHECK(hpu_fence_wait(gf, 0) == 0);
+    CHECK(hpu_fence_destroy(gf) == 0);
+    CHECK(hpu_graph_destroy(g) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    CHECK(hpu_cmdlist_destroy(fx.cl) == 0);
+    CHECK(hpu_queue_destroy(fx.q) == 0);
+    fx.cl = nullptr;
+    fx.q = nullptr;
+    // The device's graph queue stays until it is closed.
+    CHECK(fx.m.queues.size() == 1);
+    CHECK(fx.m.leaks() == 1);
+    CHECK(fx.m.misuse == 0);
+}
