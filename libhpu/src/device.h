@@ -54,6 +54,9 @@ struct hpu_device {
     // Whether the driver has DRM_IOCTL_HPU_SUBMIT_ARRAY: 1 yes, 0 no, -1
     // not asked yet (SubmitBatch::supported()).
     std::atomic<int> submit_array{-1};
+    // Whether the device has DRM_HPU_CAP_USER_QUEUES: 1 yes, 0 no, -1 not
+    // asked yet (queue.cpp).
+    std::atomic<int> user_queues{-1};
 };
 
 namespace hpu::detail {

@@ -2,7 +2,10 @@
 // Fences: one binary drm_syncobj each. Waits use DRM_IOCTL_SYNCOBJ_WAIT with
 // an absolute CLOCK_MONOTONIC deadline; a job's error comes from the fence
 // exported as a sync_file (SYNC_IOC_FILE_INFO status), so is the time it
-// signalled (hpu_fence_signal_time()).
+// signalled (hpu_fence_signal_time()). A user queue's fence is a point of
+// that queue instead: its state comes from the completion records, its
+// waits from UserQueue::wait(), its sync_file from DRM_IOCTL_HPU_UQ_FENCE
+// into a temporary syncobj.
 //
 // Copyright (c) 2026 The hpu authors
 #include "compute.h"
@@ -123,6 +126,15 @@ int fence_state(hpu_fence *f, int &job_status)
     }
     if (stale(f->dev, f->epoch))
         return -ENODEV;
+    if (f->uq) {
+        int st = 0;
+        if (const int err = f->uq->state(f->uq_point, st); err < 0)
+            return err;
+        if (st != 1)
+            settle(f, st, nullptr);
+        job_status = st;
+        return 0;
+    }
     // A launch is done once every job has ended (a failed one lets the
     // others run on: graph.cpp); then the error of the failed job that
     // ended first (the cause; later failures may be its consequences),
@@ -142,6 +154,14 @@ int fence_state(hpu_fence *f, int &job_status)
 
 int fence_wait(hpu_fence *f, std::int64_t deadline)
 {
+    if (f->uq) {
+        if (const int err = f->uq->wait(f->uq_point, deadline); err < 0)
+            return err;
+        int st = 0;
+        if (const int err = fence_state(f, st); err < 0)
+            return err;
+        return st > 0 ? -EPROTO : st;
+    }
     // Every job of a launch: a failed member's error is the launch's only
     // once all have ended (its release job lets the others run on soon).
     for (const hpu_fence_member &m : f->members) {
@@ -155,6 +175,56 @@ int fence_wait(hpu_fence *f, std::int64_t deadline)
         return err;
     return st > 0 ? -EPROTO : st; // signalled: never "pending" (1) here
 }
+
+int fence_syncobj(hpu_fence *f, std::uint32_t &handle)
+{
+    if (!f->uq) {
+        handle = f->handle;
+        return 0;
+    }
+    const std::lock_guard<std::mutex> lock(f->mu);
+    if (f->handle == 0) {
+        std::uint32_t h = 0;
+        if (const int err = f->dev->kmd.syncobj_create(h); err < 0)
+            return err;
+        if (const int err = f->uq->fence_into(f->uq_point, h); err < 0) {
+            (void)f->dev->kmd.syncobj_destroy(h);
+            return err;
+        }
+        f->handle = h;
+    }
+    handle = f->handle;
+    return 0;
+}
+
+namespace {
+
+// A user queue fence as a new sync_file: UQ_FENCE into a temporary
+// syncobj, exported, the syncobj destroyed. A settled successful point
+// of a queue destroyed since: a signalled fence.
+int export_uq(hpu_fence *f, int &fd)
+{
+    Kmd &kmd = f->dev->kmd;
+    std::uint32_t h = 0;
+    if (const int err = kmd.syncobj_create(h); err < 0)
+        return err;
+    int err = f->uq->fence_into(f->uq_point, h);
+    if (err < 0) {
+        int st = 0;
+        if (fence_state(f, st) == 0 && st == 0) {
+            (void)kmd.syncobj_destroy(h);
+            if (const int e = kmd.syncobj_create(h, true); e < 0)
+                return e;
+            err = 0;
+        }
+    }
+    if (err == 0)
+        err = kmd.syncobj_export_sync_file(h, fd);
+    (void)kmd.syncobj_destroy(h);
+    return err;
+}
+
+} // namespace
 
 namespace {
 
@@ -236,6 +306,24 @@ int signal_time(hpu_fence *f, std::uint64_t &ns)
     if (stale(f->dev, f->epoch))
         return -ENODEV;
     Kmd &kmd = f->dev->kmd;
+    if (f->uq) {
+        // The device's completion time from its record, else the driver's
+        // fence of the point.
+        if (const int err = f->uq->completion_time(f->uq_point, ns); err != -ENODATA)
+            return err;
+        int fd = -1;
+        if (const int err = export_uq(f, fd); err < 0)
+            return err;
+        std::uint64_t ts = 0;
+        const int err = kmd.sync_file_signal_time(fd, ts);
+        (void)f->dev->os().close(fd);
+        if (err < 0)
+            return err;
+        if (ts == 0)
+            return -ENODATA;
+        ns = ts;
+        return 0;
+    }
     std::uint64_t latest = 0;
     const auto one = [&](std::uint32_t handle) {
         int fd = -1;
@@ -311,6 +399,8 @@ HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd)
         return -ENODEV;
     if (!f->members.empty())
         return guarded([&]() { return hpu::detail::export_launch(f, *fd); });
+    if (f->uq)
+        return hpu::detail::export_uq(f, *fd);
     return f->dev->kmd.syncobj_export_sync_file(f->handle, *fd);
 }
 
@@ -356,7 +446,8 @@ HPU_EXPORT int hpu_fence_destroy(hpu_fence_t *f)
     // The syncobj of a file reopened since died with that file.
     int err = 0;
     if (!hpu::detail::stale(f->dev, f->epoch)) {
-        err = f->dev->kmd.syncobj_destroy(f->handle);
+        if (f->handle != 0) // a user queue fence may have none
+            err = f->dev->kmd.syncobj_destroy(f->handle);
         for (const hpu_fence_member &m : f->members) {
             const int e = f->dev->kmd.syncobj_destroy(m.handle);
             err = err < 0 ? err : e;

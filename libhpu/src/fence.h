@@ -8,14 +8,18 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "hpu/hpu.h"
 #include "os.h"
+#include "uqueue.h"
 
 // A fence: one binary drm_syncobj, or for a graph launch the join job's
-// plus one per other job of the launch (members). status caches a final
+// plus one per other job of the launch (members), or a point of a user
+// queue (uq: no syncobj until a kernel-path job waits for it, then handle
+// holds the point's fence, made under mu). status caches a final
 // state (kUnknown until the fence, and every member, is seen signalled;
 // a failed member's error then, whose queue_id and seq become the
 // fence's, for hpu_fence_error_info). They are written once, under mu,
@@ -38,6 +42,8 @@ struct hpu_fence {
     std::mutex mu;                 // settling status (with queue_id, seq): fence.cpp
     std::vector<hpu_fence_member> members; // a graph launch's jobs but the join
     std::uint32_t first_node = 0;  // a graph launch: the join job's first graph node
+    std::shared_ptr<hpu::detail::UserQueue> uq; // a user queue's job (queue_id its id)
+    std::uint64_t uq_point = 0;    // its point (seq too)
 };
 
 namespace hpu::detail {
@@ -51,6 +57,10 @@ int fence_state(hpu_fence *f, int &job_status);
 // graph launch's: once every job ended, the error of the failed job that
 // ended first, the join or a member), or a system call's.
 int fence_wait(hpu_fence *f, std::int64_t deadline);
+
+// A syncobj holding f's fence for an in-sync of a kernel-path job: f's
+// own; a user queue fence's made (UQ_FENCE) on first use and kept.
+int fence_syncobj(hpu_fence *f, std::uint32_t &handle);
 
 // Absolute CLOCK_MONOTONIC deadline (os's clock) timeout_ns from now,
 // saturating (UINT64_MAX: forever).

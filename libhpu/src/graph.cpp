@@ -431,8 +431,8 @@ int reset_sobs(hpu_graph *g, unsigned int p, hpu_fence_t **out)
 int wait_parity(hpu_graph *g, unsigned int p)
 {
     for (const ListPtr &cl : g->lists.at(p)) {
-        if (cl && cl->submitted != 0) {
-            if (const int err = g->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, INT64_MAX); err < 0)
+        if (cl && cl->kpoint != 0) { // graph jobs go to the kernel only
+            if (const int err = g->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->kpoint, INT64_MAX); err < 0)
                 return err;
         }
     }
@@ -612,8 +612,8 @@ int launch(hpu_graph *g, const hpu_fence_t *const *waits, std::size_t num_waits,
             (void)g->dev->kmd.syncobj_wait(tails.at(i).handle, INT64_MAX);
         // The join and its release: their lists' last submissions.
         for (const hpu_cmdlist *jl : {g->lists.at(p).at(g->join).get(), g->release.at(p).at(g->join).get()}) {
-            if (jl != nullptr && jl->submitted != 0)
-                (void)g->dev->kmd.syncobj_timeline_wait(jl->timeline, jl->submitted, INT64_MAX);
+            if (jl != nullptr && jl->kpoint != 0)
+                (void)g->dev->kmd.syncobj_timeline_wait(jl->timeline, jl->kpoint, INT64_MAX);
         }
         g->initialised = false;
     }

@@ -46,6 +46,8 @@ const char *info_op_name(std::uint32_t op)
         return "TELEMETRY";
     case DRM_HPU_INFO_FIRMWARE:
         return "FIRMWARE";
+    case DRM_HPU_INFO_USER_QUEUES:
+        return "USER_QUEUES";
     default:
         return "?";
     }
@@ -541,6 +543,46 @@ int Kmd::submit_array(std::span<const SubmitArgs> args, std::span<std::uint64_t>
     for (std::size_t i = 0; i < args.size(); ++i)
         seqs[i] = reqs.at(i).seq;
     return err;
+}
+
+int Kmd::uq_create(drm_hpu_uq_create &req)
+{
+    return call(
+        "UQ_CREATE", DRM_IOCTL_HPU_UQ_CREATE, &req,
+        [&](Trace &t) {
+            t.u("class", req.engine_class).u("engine", req.engine).x("flags", req.flags).u("ring_size", req.ring_size);
+            t.x("ring_va", req.ring_va).x("cq_va", req.cq_va).u("cq_size", req.cq_size).u("timeout_ms", req.timeout_ms);
+        },
+        [&](Trace &t) { t.u("queue", req.queue_id).x("db_offset", req.db_mmap_offset).u("asid", req.asid); });
+}
+
+int Kmd::uq_wait(std::uint32_t queue_id, std::uint64_t point, std::int64_t deadline_ns, std::int32_t &status,
+                 std::uint64_t &done)
+{
+    drm_hpu_uq_wait req{};
+    req.queue_id = queue_id;
+    req.point = point;
+    req.timeout_nsec = deadline_ns;
+    const int err = call(
+        "UQ_WAIT", DRM_IOCTL_HPU_UQ_WAIT, &req,
+        [&](Trace &t) { t.u("queue", queue_id).u("point", point).i("deadline_ns", deadline_ns); },
+        [&](Trace &t) { t.i("status", req.status).u("done", req.done); });
+    if (err < 0)
+        return err;
+    status = req.status;
+    done = req.done;
+    return err;
+}
+
+int Kmd::uq_fence(std::uint32_t queue_id, std::uint64_t point, std::uint32_t handle)
+{
+    drm_hpu_uq_fence req{};
+    req.queue_id = queue_id;
+    req.point = point;
+    req.handle = handle;
+    return call(
+        "UQ_FENCE", DRM_IOCTL_HPU_UQ_FENCE, &req,
+        [&](Trace &t) { t.u("queue", queue_id).u("point", point).u("handle", handle); }, kNothing);
 }
 
 int Kmd::events(std::uint32_t flags)

@@ -70,6 +70,8 @@ public:
     int info_errors(drm_hpu_info_errors &out) { return info(DRM_HPU_INFO_ERRORS, &out, sizeof(out)); }
     int info_telemetry(drm_hpu_info_telemetry &out) { return info(DRM_HPU_INFO_TELEMETRY, &out, sizeof(out)); }
     int info_firmware(drm_hpu_info_firmware &out) { return info(DRM_HPU_INFO_FIRMWARE, &out, sizeof(out)); }
+    // INFO USER_QUEUES (driver 1.2, devices with DRM_HPU_CAP_USER_QUEUES).
+    int info_user_queues(drm_hpu_info_uq &out) { return info(DRM_HPU_INFO_USER_QUEUES, &out, sizeof(out)); }
 
     // DRM_IOCTL_HPU_BO_CREATE: flags are DRM_HPU_BO_*; size is updated to
     // the size the kernel made.
@@ -114,6 +116,17 @@ public:
     // DRM_HPU_MAX_SUBMITS) queued in order, all or none; seqs (as many as
     // args) get their sequence numbers.
     int submit_array(std::span<const SubmitArgs> args, std::span<std::uint64_t> seqs);
+    // DRM_IOCTL_HPU_UQ_CREATE (driver 1.2): req's In fields as given (the
+    // rest zero), its Out fields filled on success.
+    int uq_create(drm_hpu_uq_create &req);
+    // DRM_IOCTL_HPU_UQ_WAIT: 0 with status (0 or a negative errno: the
+    // point's job's, or the dead queue's) and done (descriptors completed),
+    // -ETIME once the absolute CLOCK_MONOTONIC deadline passed (0: no
+    // sleep), or the call's error.
+    int uq_wait(std::uint32_t queue_id, std::uint64_t point, std::int64_t deadline_ns, std::int32_t &status,
+                std::uint64_t &done);
+    // DRM_IOCTL_HPU_UQ_FENCE: the fence of point into the binary syncobj handle.
+    int uq_fence(std::uint32_t queue_id, std::uint64_t point, std::uint32_t handle);
     // DRM_IOCTL_HPU_EVENTS with DRM_HPU_EVENTS_* flags.
     int events(std::uint32_t flags);
 

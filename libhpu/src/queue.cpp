@@ -13,10 +13,12 @@
 #include <array>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "queue.h"
@@ -30,6 +32,7 @@
 #include "kmd.h"
 #include "memory.h"
 #include "packets.h"
+#include "uqueue.h"
 
 using hpu::detail::BufferPtr;
 using hpu::detail::guarded;
@@ -53,18 +56,49 @@ std::uint8_t *cb_ptr(const hpu_cmdlist *cl)
 } // namespace
 
 // True (and no system call) when no job of cl can still be running,
-// otherwise asks the kernel without waiting. 1 idle, 0 busy, or -errno.
+// otherwise asks without waiting: the kernel for its timeline point, the
+// completion records of the user queues it went to. 1 idle, 0 busy, or
+// -errno.
 int cmdlist_idle(hpu_cmdlist *cl)
 {
     if (cl->completed == cl->submitted)
         return 1;
-    const int err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, 0);
-    if (err == -ETIME)
-        return 0;
-    if (err < 0)
-        return err;
+    if (cl->kdone != cl->kpoint) {
+        const int err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->kpoint, 0);
+        if (err == -ETIME)
+            return 0;
+        if (err < 0)
+            return err;
+        cl->kdone = cl->kpoint;
+    }
+    for (const auto &[uq, point] : cl->uq_points) {
+        int st = 0;
+        if (const int err = uq->state(point, st); err < 0)
+            return err;
+        if (st == 1)
+            return 0;
+    }
+    cl->uq_points.clear();
     cl->completed = cl->submitted;
     return 1;
+}
+
+int cmdlist_wait(hpu_cmdlist *cl)
+{
+    if (cl->completed == cl->submitted)
+        return 0;
+    if (cl->kdone != cl->kpoint) {
+        if (const int err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->kpoint, INT64_MAX); err < 0)
+            return err;
+        cl->kdone = cl->kpoint;
+    }
+    for (const auto &[uq, point] : cl->uq_points) {
+        if (const int err = uq->wait(point, INT64_MAX); err < 0)
+            return err;
+    }
+    cl->uq_points.clear();
+    cl->completed = cl->submitted;
+    return 0;
 }
 
 namespace {
@@ -183,10 +217,9 @@ int cmdlist_free(hpu_cmdlist *cl) noexcept
     // The syncobj of a file reopened since died with it (its buffers know
     // that too).
     const bool dead = stale(cl->dev, cl->epoch);
-    if (cl->completed != cl->submitted && !dead) {
-        err = cl->dev->kmd.syncobj_timeline_wait(cl->timeline, cl->submitted, INT64_MAX);
-        // Even when the wait fails (device gone), nothing can be done but free.
-    }
+    if (!dead)
+        err = cmdlist_wait(cl); // even when it fails (device gone), nothing can be done but free
+    cl->uq_points.clear();
     cl->retired.clear();
     cl->buf.reset();
     cl->data = CmdData{};
@@ -209,6 +242,135 @@ int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out)
     return 0;
 }
 
+namespace {
+
+// A syncobj of q's made on first use (handle 0 until then).
+int queue_syncobj(hpu_queue *q, std::uint32_t &handle)
+{
+    if (handle != 0)
+        return 0;
+    return q->dev->kmd.syncobj_create(handle);
+}
+
+// Whether w's jobs have all ended, without waiting: 1 yes, 0 no, -errno.
+int fence_ended(hpu_fence *w)
+{
+    if (w->status.load(std::memory_order_acquire) != hpu_fence::kUnknown)
+        return 1;
+    if (w->uq) {
+        int st = 0;
+        if (const int err = w->uq->state(w->uq_point, st); err < 0)
+            return err;
+        return st == 1 ? 0 : 1;
+    }
+    const auto ended = [w](std::uint32_t h) {
+        const int err = w->dev->kmd.syncobj_wait(h, 0);
+        return err == -ETIME ? 0 : (err < 0 ? err : 1);
+    };
+    for (const hpu_fence_member &m : w->members) {
+        if (const int e = ended(m.handle); e <= 0)
+            return e;
+    }
+    return ended(w->handle);
+}
+
+// Whether a job of q may go to its user queue: 1 yes, 0 no (the kernel
+// path), -errno. Yes when it waits for nothing the user queue cannot
+// order: only fences ended already or of this user queue (earlier points:
+// the ring runs in order), and once q's last kernel-path job has ended.
+int uq_path(hpu_queue *q, const hpu_fence_t *const *waits, std::size_t num_waits,
+            std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
+            std::uint32_t timeout_ms)
+{
+    if (!q->uq || q->uq_off || !extra_waits.empty() || !extra_signals.empty() ||
+        timeout_ms != HPU_JOB_TIMEOUT_DEFAULT || !q->uq->usable())
+        return 0;
+    for (std::size_t i = 0; i < num_waits; ++i) {
+        auto *w = const_cast<hpu_fence *>(waits[i]); // NOLINT(cppcoreguidelines-pro-type-const-cast,cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (w->uq == q->uq)
+            continue;
+        if (const int e = fence_ended(w); e <= 0)
+            return e == 0 || e == -EINVAL ? 0 : e; // -EINVAL: no fence yet, the kernel decides
+    }
+    if (q->kernel_pending) {
+        const int err = q->dev->kmd.syncobj_wait(q->kernel_last, 0);
+        if (err < 0)
+            return 0; // -ETIME: still running; other errors: the kernel path tells them
+        q->kernel_pending = false;
+    }
+    return 1;
+}
+
+// Submits cl to q's user queue: 0, or -EAGAIN when the queue cannot take
+// it (dead: the kernel path then), or -errno.
+int submit_uq(hpu_queue *q, hpu_cmdlist *cl, hpu_fence_t **out)
+{
+    UserQueue &uq = *q->uq;
+    auto it = std::find_if(cl->uq_points.begin(), cl->uq_points.end(),
+                           [&](const auto &e) { return e.first == q->uq; });
+    if (it == cl->uq_points.end()) {
+        cl->uq_points.emplace_back(q->uq, 0);
+        it = cl->uq_points.end() - 1;
+    }
+    std::unique_ptr<hpu_fence> fence;
+    if (out != nullptr)
+        fence = std::make_unique<hpu_fence>();
+    std::uint64_t point = 0;
+    if (const int err = uq.submit(cl->buf->map_va, static_cast<std::uint32_t>(cl->used), point); err < 0) {
+        if (it->second == 0)
+            cl->uq_points.erase(it);
+        return uq.usable() ? err : -EAGAIN;
+    }
+    it->second = point;
+    ++cl->submitted;
+    if (fence) {
+        fence->dev = q->dev;
+        fence->epoch = q->dev->epoch;
+        fence->queue_id = uq.id();
+        fence->seq = point;
+        fence->uq = q->uq;
+        fence->uq_point = point;
+        *out = fence.release();
+    }
+    return 0;
+}
+
+// For the first kernel-path job after user-queue jobs of q: the fence of
+// the last of them in q->switch_sync, an in-sync (in[n_in], n_in grows),
+// unless it has ended; without room for it, waits for it here.
+int order_after_uq(hpu_queue *q, std::array<SyncPoint, DRM_HPU_MAX_SYNCS> &in, std::size_t &n_in,
+                   std::uint64_t &ordered)
+{
+    ordered = q->uq_ordered;
+    if (!q->uq)
+        return 0;
+    const std::uint64_t last = q->uq->submitted();
+    if (last <= q->uq_ordered)
+        return 0;
+    int st = 0;
+    if (const int err = q->uq->state(last, st); err < 0)
+        return err;
+    if (st != 1) {
+        ordered = last;
+        return 0;
+    }
+    if (n_in == DRM_HPU_MAX_SYNCS) {
+        if (const int err = q->uq->wait(last, INT64_MAX); err < 0)
+            return err;
+        ordered = last;
+        return 0;
+    }
+    if (const int err = queue_syncobj(q, q->switch_sync); err < 0)
+        return err;
+    if (const int err = q->uq->fence_into(last, q->switch_sync); err < 0)
+        return err;
+    in.at(n_in++).handle = q->switch_sync;
+    ordered = last;
+    return 0;
+}
+
+} // namespace
+
 int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, std::size_t num_waits,
                std::span<const SyncPoint> extra_waits, std::span<const SyncPoint> extra_signals,
                std::uint32_t timeout_ms, hpu_fence_t **out, SubmitBatch *batch)
@@ -227,10 +389,6 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
         return -EXDEV;
     if (stale(q->dev, q->epoch) || stale(cl->dev, cl->epoch))
         return -ENODEV;
-    // A graph launch's fence is waited for as every job of the launch (the
-    // join's syncobj and its members'): the waiter starts once all ended.
-    std::array<SyncPoint, DRM_HPU_MAX_SYNCS> in{};
-    std::size_t n_in = 0;
     for (size_t i = 0; i < num_waits; ++i) {
         const hpu_fence *w = waits[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (w == nullptr)
@@ -239,13 +397,51 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
             return -EXDEV;
         if (stale(w->dev, w->epoch))
             return -ENODEV;
+    }
+    if (batch == nullptr && q->uq) {
+        const int use = uq_path(q, waits, num_waits, extra_waits, extra_signals, timeout_ms);
+        if (use < 0)
+            return use;
+        if (use == 1) {
+            if (const int err = submit_uq(q, cl, out); err != -EAGAIN)
+                return err;
+        }
+    }
+    // A graph launch's fence is waited for as every job of the launch (the
+    // join's syncobj and its members'): the waiter starts once all ended.
+    // A user queue's fence that has not ended: its syncobj (UQ_FENCE).
+    std::array<SyncPoint, DRM_HPU_MAX_SYNCS> in{};
+    std::size_t n_in = 0;
+    for (size_t i = 0; i < num_waits; ++i) {
+        auto *w = const_cast<hpu_fence *>(waits[i]); // NOLINT(cppcoreguidelines-pro-type-const-cast,cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (n_in + 1 + w->members.size() + extra_waits.size() > DRM_HPU_MAX_SYNCS)
             return -EINVAL;
-        in.at(n_in++).handle = w->handle;
+        if (w->uq) {
+            if (const int e = fence_ended(w); e != 0) {
+                if (e < 0)
+                    return e;
+                continue;
+            }
+        }
+        std::uint32_t h = 0;
+        if (const int err = fence_syncobj(w, h); err < 0)
+            return err;
+        in.at(n_in++).handle = h;
         for (const hpu_fence_member &m : w->members)
             in.at(n_in++).handle = m.handle;
     }
     std::copy(extra_waits.begin(), extra_waits.end(), in.begin() + static_cast<std::ptrdiff_t>(n_in));
+    n_in += extra_waits.size();
+    // Order after the user queue's jobs; and note this job's end for the
+    // way back (no room for that: the kernel path from now on).
+    std::uint64_t ordered = 0;
+    if (const int err = order_after_uq(q, in, n_in, ordered); err < 0)
+        return err;
+    const bool track = q->uq && !q->uq_off && extra_signals.size() + 3 <= DRM_HPU_MAX_SYNCS;
+    if (track) {
+        if (const int err = queue_syncobj(q, q->kernel_last); err < 0)
+            return err;
+    }
     std::unique_ptr<hpu_fence> fence;
     if (out != nullptr) {
         // Before any system call, and never thrown out of here: a graph
@@ -267,6 +463,8 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     outs.at(n_out++).point = cl->submitted + 1;
     if (fence)
         outs.at(n_out++).handle = fence->handle;
+    if (track)
+        outs.at(n_out++).handle = q->kernel_last;
     for (const SyncPoint &sp : extra_signals)
         outs.at(n_out++) = sp;
 
@@ -274,7 +472,7 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
     args.queue_id = q->id;
     args.cb_va = cl->buf->map_va;
     args.cb_size = static_cast<std::uint32_t>(cl->used);
-    args.waits = std::span<const SyncPoint>(in.data(), n_in + extra_waits.size());
+    args.waits = std::span<const SyncPoint>(in.data(), n_in);
     args.signals = std::span<const SyncPoint>(outs.data(), n_out);
     args.timeout_ms = timeout_ms;
     if (batch != nullptr) {
@@ -286,7 +484,10 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
         e.args.signals = std::span<const SyncPoint>(e.out.data(), n_out);
         e.seq = fence ? &fence->seq : nullptr;
         e.cl = cl;
+        e.prev_kpoint = cl->kpoint;
         ++cl->submitted;
+        cl->kpoint = cl->submitted;
+        q->uq_off = q->uq_off || q->uq; // (graph queues have none: not tracked in batches)
         if (out != nullptr)
             *out = fence.release();
         return 0;
@@ -298,6 +499,12 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
         return err;
     }
     ++cl->submitted;
+    cl->kpoint = cl->submitted;
+    q->uq_ordered = ordered;
+    if (q->uq) {
+        q->kernel_pending = track;
+        q->uq_off = q->uq_off || !track;
+    }
     if (fence)
         fence->seq = seq;
     if (out != nullptr)
@@ -320,8 +527,10 @@ bool SubmitBatch::supported(hpu_device *dev)
 
 void SubmitBatch::rollback()
 {
-    for (std::size_t i = n_; i-- > 0;)
+    for (std::size_t i = n_; i-- > 0;) {
         --entries_.at(i).cl->submitted;
+        entries_.at(i).cl->kpoint = entries_.at(i).prev_kpoint;
+    }
     n_ = 0;
 }
 
@@ -367,9 +576,8 @@ int eager_take(hpu_queue *q, hpu_cmdlist *&cl)
         if (idle < 0)
             return idle;
         if (idle == 0 && q->eager.size() >= kEagerPool) {
-            if (const int err = q->dev->kmd.syncobj_timeline_wait(front->timeline, front->submitted, INT64_MAX); err < 0)
+            if (const int err = cmdlist_wait(front); err < 0)
                 return err;
-            front->completed = front->submitted;
             idle = 1;
         }
         if (idle == 1) {
@@ -428,6 +636,25 @@ constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
     static_assert(HPU_ENGINE_DMA == DRM_HPU_ENGINE_DMA && HPU_ENGINE_CLASS_TPC == DRM_HPU_ENGINE_TPC &&
                   HPU_ENGINE_CLASS_MME == DRM_HPU_ENGINE_MME);
     return engine_class;
+}
+
+// Whether queues of dev get a user queue (1, else 0): HPU_USER_QUEUES is
+// not "0" and the device has DRM_HPU_CAP_USER_QUEUES (asked once, then
+// remembered); or the negative errno of that question.
+int user_queues_wanted(hpu_device *dev)
+{
+    const char *env = std::getenv("HPU_USER_QUEUES"); // NOLINT(concurrency-mt-unsafe): read, never set, by the library
+    if (env != nullptr && std::string_view(env) == "0")
+        return 0;
+    int known = dev->user_queues.load(std::memory_order_relaxed);
+    if (known < 0) {
+        drm_hpu_info_device answer{};
+        if (const int err = dev->kmd.info_device(answer); err < 0)
+            return err;
+        known = (answer.caps & DRM_HPU_CAP_USER_QUEUES) != 0 ? 1 : 0;
+        dev->user_queues.store(known, std::memory_order_relaxed);
+    }
+    return known;
 }
 
 // -EINVAL with a message when q (not null) is not of engine class want: the
@@ -531,6 +758,20 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
         q->engine_class = engine_class;
         if (const int err = dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id); err < 0)
             return err;
+        const int wanted = user_queues_wanted(dev);
+        if (wanted < 0) {
+            (void)dev->kmd.queue_destroy(q->id);
+            return wanted;
+        }
+        if (wanted == 1) {
+            // Any failure: the kernel path only, silently.
+            try {
+                std::shared_ptr<UserQueue> uq;
+                if (UserQueue::create(dev, kmd_engine_class(engine_class), engine, uq) == 0)
+                    q->uq = std::move(uq);
+            } catch (...) { // NOLINT(bugprone-empty-catch)
+            }
+        }
         *out = q.release();
         return 0;
     });
@@ -546,7 +787,18 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
         const int e = cmdlist_free(cl);
         err = err < 0 ? err : e;
     }
+    if (q->uq) { // waits for its jobs; its fences stay readable
+        const int e = q->uq->close();
+        err = err < 0 ? err : e;
+        q->uq.reset();
+    }
     if (!stale(q->dev, q->epoch)) { // else the queue died with its file
+        for (const std::uint32_t h : {q->switch_sync, q->kernel_last}) {
+            if (h != 0) {
+                const int e = q->dev->kmd.syncobj_destroy(h);
+                err = err < 0 ? err : e;
+            }
+        }
         const int e = q->dev->kmd.queue_destroy(q->id);
         err = err < 0 ? err : e;
     }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "hw/hpu_regs.h"
 #include "kmd.h"
 #include "memory.h"
+#include "uqueue.h"
 
 namespace hpu::detail {
 
@@ -41,8 +43,10 @@ struct Retired {
 } // namespace hpu::detail
 
 // A command list: packets recorded into a HOST buffer mapped read-only into
-// the device. Its own timeline syncobj gets point N at its Nth submission,
-// so the library knows when no job still reads the buffer.
+// the device. Its own timeline syncobj gets point N at its Nth submission
+// when that goes to the kernel; a submission to a user queue is tracked by
+// its point there instead. So the library knows when no job still reads
+// the buffer.
 struct hpu_cmdlist {
     hpu_device *dev = nullptr;
     std::uint64_t epoch = 0;           // dev->epoch when made
@@ -50,8 +54,12 @@ struct hpu_cmdlist {
     std::size_t used = 0;              // bytes recorded
     hpu::detail::CmdData data;         // descriptors and kernels of the packets recorded
     std::uint32_t timeline = 0;        // syncobj handle
-    std::uint64_t submitted = 0;       // last point submitted
-    std::uint64_t completed = 0;       // last point seen signalled
+    std::uint64_t submitted = 0;       // submissions so far
+    std::uint64_t completed = 0;       // submissions seen ended (all or earlier value)
+    std::uint64_t kpoint = 0;          // last timeline point (kernel-path submission)
+    std::uint64_t kdone = 0;           // last timeline point seen signalled
+    // The last point of each user queue the list was submitted to.
+    std::vector<std::pair<std::shared_ptr<hpu::detail::UserQueue>, std::uint64_t>> uq_points;
     // Earlier buffers still read by jobs up to their point.
     std::vector<hpu::detail::Retired> retired;
 };
@@ -64,6 +72,14 @@ struct hpu_queue {
     std::uint32_t id = 0;
     std::uint32_t engine_class = 0;  // HPU_ENGINE_CLASS_*
     std::deque<hpu_cmdlist *> eager; // owned
+    // The user queue of the same engine (null: kernel path only) and what
+    // keeps order when submissions switch paths (queue.cpp).
+    std::shared_ptr<hpu::detail::UserQueue> uq;
+    bool uq_off = false;             // kernel path from now on
+    std::uint64_t uq_ordered = 0;    // last user-queue point a kernel-path job is ordered after
+    std::uint32_t switch_sync = 0;   // syncobj: that point's fence, an in-sync (0: none yet)
+    std::uint32_t kernel_last = 0;   // syncobj: the last kernel-path job's fence (0: none yet)
+    bool kernel_pending = false;     // that job may not have ended
 };
 
 namespace hpu::detail {
@@ -93,6 +109,7 @@ public:
         std::array<SyncPoint, DRM_HPU_MAX_SYNCS> out{};
         std::uint64_t *seq = nullptr; // where its sequence number goes (a fence's), or null
         hpu_cmdlist *cl = nullptr;    // its submitted count was advanced for it
+        std::uint64_t prev_kpoint = 0; // cl->kpoint before
     };
 
     // Whether dev's driver has DRM_IOCTL_HPU_SUBMIT_ARRAY (1.1 and later):
@@ -126,6 +143,8 @@ int submit_raw(hpu_queue *q, hpu_cmdlist *cl, const hpu_fence_t *const *waits, s
 int submit_flush(hpu_device *dev, SubmitBatch &batch);
 // Whether no job of cl can still run (1), not yet (0), or -errno; no wait.
 int cmdlist_idle(hpu_cmdlist *cl);
+// Waits until no job of cl runs; 0 or -errno.
+int cmdlist_wait(hpu_cmdlist *cl);
 int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out);
 int cmdlist_free(hpu_cmdlist *cl) noexcept;
 

@@ -97,6 +97,88 @@ public:
     int mmap_calls = 0;
     int munmap_calls = 0;
 
+    // User queues (driver 1.2): created by UQ_CREATE, run by the test.
+    struct Uq {
+        drm_hpu_uq_create req{};               // as created (Out fields filled)
+        std::vector<std::uint8_t> db = std::vector<std::uint8_t>(DRM_HPU_UQ_DB_SIZE); // the doorbell page
+        std::uint64_t done = 0;                // descriptors completed
+        std::map<std::uint64_t, int> errors;   // point -> negative errno
+        int dead = 0;                          // destroyed (-ECANCELED) or faulted
+        std::vector<std::pair<std::uint64_t, std::shared_ptr<Fence>>> fences; // UQ_FENCE ones
+        std::vector<drm_hpu_uq_desc> ran;      // the descriptors completed, in order
+    };
+    std::map<std::uint32_t, Uq> uqs;           // queue id -> user queue
+    drm_hpu_info_uq uq_info{12, 4, 4096, 32, 0};
+    struct UqFenceCall {
+        std::uint32_t queue_id = 0;
+        std::uint64_t point = 0;
+        std::uint32_t handle = 0;
+    };
+    std::vector<UqFenceCall> uq_fence_calls;
+    int db_mmap_fail = 0;                      // errno of the doorbell mmaps when non-zero
+
+    // Makes node's device one with user queues (driver 1.2).
+    void enable_user_queues(const std::string &node = "/dev/accel/accel0")
+    {
+        nodes.at(node).caps |= DRM_HPU_CAP_USER_QUEUES;
+        nodes.at(node).driver_major = 1;
+        nodes.at(node).driver_minor = 2;
+    }
+
+    // The doorbell's last value (descriptors announced) of user queue id.
+    [[nodiscard]] std::uint32_t uq_doorbell(std::uint32_t id) const
+    {
+        std::uint32_t v = 0;
+        std::memcpy(&v, uqs.at(id).db.data(), sizeof(v));
+        return v;
+    }
+
+    // Runs up to n descriptors the doorbell announced, as the device:
+    // reads each from the ring, writes its completion record (status, or
+    // BAD_DESC for a wrong asid) and counts it; fences of the points
+    // reached signal. Returns how many ran.
+    std::size_t uq_complete(std::uint32_t id, std::size_t n = SIZE_MAX, std::uint32_t status = 0)
+    {
+        Uq &u = uqs.at(id);
+        std::size_t ran = 0;
+        while (ran < n && u.done < uq_doorbell(id) && u.dead == 0) {
+            const std::uint32_t size = u.req.ring_size;
+            drm_hpu_uq_desc d{};
+            const std::uint8_t *dp = host_bytes(u.req.ring_va + sizeof(d) * (u.done % size), sizeof(d));
+            std::uint8_t *cp = mutable_bytes(u.req.cq_va + sizeof(drm_hpu_uq_cqe) * (u.done % u.req.cq_size),
+                                             sizeof(drm_hpu_uq_cqe));
+            if (dp == nullptr || cp == nullptr) {
+                u.dead = -EFAULT;
+                break;
+            }
+            std::memcpy(&d, dp, sizeof(d));
+            const std::uint32_t st = d.asid != u.req.asid ? 4U /* BAD_DESC */ : status;
+            drm_hpu_uq_cqe c{};
+            c.seq = d.seq;
+            c.status = st;
+            c.index = u.done;
+            c.time = static_cast<std::uint64_t>(now_ns - uq_info.time_offset_ns);
+            std::memcpy(cp, &c, sizeof(c));
+            u.ran.push_back(d);
+            ++u.done;
+            if (st != 0)
+                u.errors[u.done] = cq_errno(st);
+            ++ran;
+        }
+        uq_signal(u);
+        return ran;
+    }
+
+    // The next descriptor of user queue id completes without a record
+    // (dropped by the driver after a timeout, logged with err).
+    void uq_skip(std::uint32_t id, int err)
+    {
+        Uq &u = uqs.at(id);
+        ++u.done;
+        u.errors[u.done] = err;
+        uq_signal(u);
+    }
+
     // Signals every pending job (with error).
     void complete_jobs(int error = 0)
     {
@@ -217,6 +299,12 @@ public:
             return do_submit_array(node->second, *static_cast<drm_hpu_submit_array *>(arg));
         case DRM_IOCTL_HPU_EVENTS:
             return do_events(fd, *static_cast<drm_hpu_events *>(arg));
+        case DRM_IOCTL_HPU_UQ_CREATE:
+            return do_uq_create(node->second, *static_cast<drm_hpu_uq_create *>(arg));
+        case DRM_IOCTL_HPU_UQ_WAIT:
+            return do_uq_wait(*static_cast<drm_hpu_uq_wait *>(arg));
+        case DRM_IOCTL_HPU_UQ_FENCE:
+            return do_uq_fence(*static_cast<drm_hpu_uq_fence *>(arg));
         case DRM_IOCTL_GEM_CLOSE:
             return do_gem_close(*static_cast<drm_gem_close *>(arg));
         case DRM_IOCTL_PRIME_HANDLE_TO_FD:
@@ -247,6 +335,17 @@ public:
             return fail_errno;
         if (open_fds.count(fd) == 0)
             return -EBADF;
+        for (auto &q : uqs) {
+            if (q.second.req.db_mmap_offset == static_cast<std::uint64_t>(offset) && q.second.dead == 0) {
+                if (db_mmap_fail != 0)
+                    return db_mmap_fail;
+                if (len != DRM_HPU_UQ_DB_SIZE || (prot & PROT_EXEC) != 0 || flags != MAP_SHARED)
+                    return -EINVAL;
+                *out = q.second.db.data();
+                ++mmaps[*out];
+                return 0;
+            }
+        }
         if (prot != (PROT_READ | PROT_WRITE) || flags != MAP_SHARED)
             return -EINVAL;
         for (auto &g : gem) {
@@ -305,6 +404,11 @@ private:
         } else if (req.op == DRM_HPU_INFO_FIRMWARE && has_firmware) {
             src = &firmware_answer;
             full = sizeof(drm_hpu_info_firmware);
+        } else if (req.op == DRM_HPU_INFO_USER_QUEUES) {
+            if ((nodes.at(node).caps & DRM_HPU_CAP_USER_QUEUES) == 0)
+                return -EOPNOTSUPP;
+            src = &uq_info;
+            full = sizeof(drm_hpu_info_uq);
         } else {
             return -EINVAL;
         }
@@ -427,6 +531,126 @@ private:
             ++misuse;
             return -ENOENT;
         }
+        if (const auto u = uqs.find(req.queue_id); u != uqs.end()) {
+            // Dropped with the descriptors not run; the page goes.
+            u->second.dead = -ECANCELED;
+            uq_signal(u->second);
+        }
+        return 0;
+    }
+
+    static int cq_errno(std::uint32_t status)
+    {
+        switch (status) {
+        case 1:
+            return -EFAULT;
+        case 2:
+            return -EINVAL;
+        case 3:
+            return -EPERM;
+        case 6:
+            return -ECANCELED;
+        default:
+            return -EIO;
+        }
+    }
+
+    // Signals the UQ_FENCE fences of the points reached (or all, dead).
+    void uq_signal(Uq &u)
+    {
+        for (auto &[point, f] : u.fences) {
+            if (f->signalled)
+                continue;
+            if (point <= u.done) {
+                f->signalled = true;
+                const auto e = u.errors.find(point);
+                f->error = e != u.errors.end() ? e->second : 0;
+                f->timestamp_ns = static_cast<std::uint64_t>(now_ns);
+            } else if (u.dead != 0) {
+                f->signalled = true;
+                f->error = u.dead;
+            }
+        }
+    }
+
+    static bool pow2(std::uint32_t v) { return v >= 2 && (v & (v - 1)) == 0; }
+
+    int do_uq_create(const std::string &node, drm_hpu_uq_create &req)
+    {
+        const drm_hpu_info_device &d = nodes.at(node);
+        if ((d.caps & DRM_HPU_CAP_USER_QUEUES) == 0)
+            return -EOPNOTSUPP;
+        if (req.flags != 0 || req.signal_sob != 0 || req.pad != 0 || req.reserved[0] != 0 || req.reserved[1] != 0 ||
+            req.engine_class >= DRM_HPU_MAX_ENGINE_CLASSES ||
+            req.engine >= d.class_engines[req.engine_class] || // NOLINT(cppcoreguidelines-pro-bounds-constant-array-index)
+            !pow2(req.ring_size) || !pow2(req.cq_size) || req.ring_size > uq_info.ring_max ||
+            req.cq_size > uq_info.ring_max || req.cq_size < req.ring_size || (req.ring_va & 63U) != 0 ||
+            (req.cq_va & 31U) != 0 || req.timeout_ms > 3600000U || req.queue_id != 0 || req.db_mmap_offset != 0 ||
+            req.asid != 0)
+            return -EINVAL;
+        if (host_bytes(req.ring_va, std::uint64_t{32} * req.ring_size) == nullptr ||
+            mutable_bytes(req.cq_va, std::uint64_t{32} * req.cq_size) == nullptr)
+            return -EFAULT;
+        std::size_t live = 0;
+        for (const auto &u : uqs)
+            live += u.second.dead == 0 ? 1 : 0;
+        if (live >= uq_info.ctx_max)
+            return -ENOSPC;
+        req.queue_id = next_queue_++;
+        req.db_mmap_offset = (1ULL << 30) + 4096ULL * req.queue_id;
+        req.asid = 7;
+        queues.insert(req.queue_id);
+        queue_engines[req.queue_id] = {req.engine_class, req.engine};
+        uqs[req.queue_id].req = req;
+        return 0;
+    }
+
+    // The user queue id of this file, or nullptr.
+    Uq *find_uq(std::uint32_t id)
+    {
+        const auto it = uqs.find(id);
+        return it == uqs.end() || queues.count(id) == 0 ? nullptr : &it->second;
+    }
+
+    int do_uq_wait(drm_hpu_uq_wait &req)
+    {
+        if (req.flags != 0 || req.pad != 0)
+            return -EINVAL;
+        Uq *u = find_uq(req.queue_id);
+        if (u == nullptr)
+            return -ENOENT;
+        if (req.point == 0 || req.point > uq_doorbell(req.queue_id))
+            return -EINVAL;
+        const int r = wait_common(req.timeout_nsec, [&]() { return u->done >= req.point || u->dead != 0 ? 0 : 1; });
+        if (r < 0)
+            return r;
+        const auto e = u->errors.find(req.point);
+        req.status = req.point <= u->done ? (e != u->errors.end() ? e->second : 0) : u->dead;
+        req.done = u->done;
+        return 0;
+    }
+
+    int do_uq_fence(const drm_hpu_uq_fence &req)
+    {
+        if (req.flags != 0 || req.pad != 0)
+            return -EINVAL;
+        Uq *u = find_uq(req.queue_id);
+        if (u == nullptr)
+            return -ENOENT;
+        if (req.point == 0 || req.point > uq_doorbell(req.queue_id))
+            return -EINVAL;
+        const auto so = syncobjs.find(req.handle);
+        if (so == syncobjs.end())
+            return -ENOENT;
+        uq_fence_calls.push_back({req.queue_id, req.point, req.handle});
+        auto f = std::make_shared<Fence>();
+        u->fences.emplace_back(req.point, f);
+        uq_signal(*u);
+        if (req.syncobj_point == 0) {
+            so->second.fence = f;
+        } else {
+            so->second.points[req.syncobj_point] = f;
+        }
         return 0;
     }
 
@@ -441,6 +665,11 @@ private:
         if (va + size > it->first + m.size || m.bo->mem.empty())
             return nullptr;
         return m.bo->mem.data() + (va - it->first); // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    }
+
+    std::uint8_t *mutable_bytes(std::uint64_t va, std::uint64_t size)
+    {
+        return const_cast<std::uint8_t *>(host_bytes(va, size)); // NOLINT(cppcoreguidelines-pro-type-const-cast)
     }
 
     // As the driver from version 1.1 (an older one: -EINVAL, as the DRM core

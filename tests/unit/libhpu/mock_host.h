@@ -45,7 +45,16 @@ public:
     std::vector<std::int64_t> sleeps;      // sleep_ns() calls
     std::function<void()> on_sleep;        // runs inside each sleep (after the clock moved)
 
-    std::int64_t monotonic_ns() override { return now_ns; }
+    std::int64_t clock_step_ns = 0;        // the clock moves this much at each reading
+    std::function<void()> on_clock;        // runs at each reading (before it)
+
+    std::int64_t monotonic_ns() override
+    {
+        if (on_clock)
+            on_clock();
+        now_ns += clock_step_ns;
+        return now_ns;
+    }
 
     // flush_wc_stores() calls (each SUBMIT records the count it saw).
     int wc_flushes = 0;
