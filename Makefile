@@ -173,7 +173,7 @@ test-debug: all
 # against it) and no HPU (they need none); logs in $(BUILD)/vm-test-kunit/.
 kunit: bootstrap qemu
 	@$(KO_DEBUG) && mkdir -p $(BUILD)/vm-test-kunit && \
-	tools/dev/vm/hpu-vm --kernel $$ver --timeout 1200 --log $(BUILD)/vm-test-kunit -- sh -c \
+	tools/dev/vm/hpu-vm --kernel $$ver --append no5lvl --timeout 1200 --log $(BUILD)/vm-test-kunit -- sh -c \
 		'modprobe -a drm drm_buddy drm_shmem_helper gpu-sched && \
 		 insmod $(CURDIR)/$(BUILD)/kernel-debug/hpu.ko && \
 		 tests/vm/kunit.sh $(CURDIR)/$(BUILD)/kernel-debug/hpu_kunit.ko'
