@@ -1200,6 +1200,7 @@ void hpu_streams_reset_prepare(struct hpu_device *hdev, bool hard)
 	unsigned long flags;
 
 	lockdep_assert_held_write(&hdev->reset->sem);
+	hpu_uqs_reset_prepare(hdev);
 
 	for (e = 0; e < qm->num_engines && !hard; e++)
 		if (qm->engines[e].klass != DRM_HPU_ENGINE_DMA)

@@ -250,8 +250,12 @@ static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 	u64 done;
 
 	lockdep_assert_held(&uq->lock);
-	/* Gone with the device (hpu_uqs_fini()). */
-	if (!uq->wb)
+	/*
+	 * Gone with the device (hpu_uqs_fini()); or being stopped: the
+	 * record may count a descriptor the stop aborted, which only the
+	 * stopper can tell (hpu_uq_stop_failure_locked()).
+	 */
+	if (!uq->wb || uq->stopping)
 		return 0;
 	done = le64_to_cpu(READ_ONCE(uq->wb->done));
 	status = le32_to_cpu(READ_ONCE(uq->wb->status));
@@ -287,6 +291,7 @@ static bool hpu_uq_stop_failure_locked(struct hpu_uq *uq, int abort_err,
 	int err;
 
 	lockdep_assert_held(&uq->lock);
+	uq->stopping = false;
 	hpu_uq_update_locked(uq);
 	if (!uq->wb)
 		return false;
@@ -449,6 +454,7 @@ static int hpu_uq_hw_stop(struct hpu_uq *uq, bool abort)
 	lockdep_assert_held(&uq->hw_lock);
 	spin_lock_irqsave(&uq->lock, flags);
 	uq->armable = false;
+	uq->stopping = true;
 	spin_unlock_irqrestore(&uq->lock, flags);
 	hpu_uq_wr(uq, HPU_QS_CTRL, abort ? HPU_QS_CTRL_ABORT : 0);
 	return hpu_poll32(uq->hdev, uq->base + HPU_QS_STATUS, status,
@@ -867,6 +873,38 @@ void hpu_uqs_file_fini(struct hpu_file_priv *fpriv)
 	xa_for_each(&fpriv->uqs, id, uq)
 		hpu_uq_destroy(fpriv, id);
 	xa_destroy(&fpriv->uqs);
+}
+
+/**
+ * hpu_uqs_reset_prepare() - user queues before a reset
+ * @hdev: the device; the caller holds &hpu_reset.sem for writing
+ *
+ * The reset pauses (soft) or clears (hard) every user stream: until
+ * hpu_uqs_reset_finish() the interrupt handler leaves the records alone
+ * (a failure completing during the pause is found by the finish) and
+ * nothing writes ARM.
+ */
+void hpu_uqs_reset_prepare(struct hpu_device *hdev)
+{
+	struct hpu_uqs *uqs = hdev->uqs;
+	unsigned int i;
+
+	if (!uqs || !uqs->supported)
+		return;
+	lockdep_assert_held_write(&hdev->reset->sem);
+	rcu_read_lock();
+	for (i = 0; i < HPU_UQ_SLOTS; i++) {
+		struct hpu_uq *uq = rcu_dereference(uqs->slot[i]);
+		unsigned long flags;
+
+		if (!uq)
+			continue;
+		spin_lock_irqsave(&uq->lock, flags);
+		uq->armable = false;
+		uq->stopping = true;
+		spin_unlock_irqrestore(&uq->lock, flags);
+	}
+	rcu_read_unlock();
 }
 
 /**

@@ -92,6 +92,9 @@ struct hpu_uq_failure {
  * @live: the doorbell may be mapped (hpu_uq_zap() clears it first).
  * @armable: the driver may write ARM (the stream runs as programmed);
  *	clear while it stops or is reprogrammed, and once it is dead.
+ * @stopping: the driver (or a reset) is stopping the stream: the record
+ *	is read only by the stopper, which alone can tell an aborted
+ *	descriptor from a completed one.
  * @done: descriptors completed, as far as the driver has seen.
  * @fences: point fences not yet signalled, by increasing point.
  * @armed: the ARM value last written, 0 for none.
@@ -143,6 +146,7 @@ struct hpu_uq {
 	spinlock_t lock;
 	bool live;
 	bool armable;
+	bool stopping;
 	u64 done;
 	struct list_head fences;
 	u64 armed;
@@ -200,6 +204,7 @@ bool hpu_uqs_supported(const struct hpu_device *hdev);
 void hpu_uq_engine_irq(struct hpu_device *hdev, unsigned int engine);
 void hpu_uq_engine_hang(struct hpu_device *hdev, unsigned int engine,
 			unsigned int stream);
+void hpu_uqs_reset_prepare(struct hpu_device *hdev);
 void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead);
 void hpu_uqs_file_fini(struct hpu_file_priv *fpriv);
 u64 hpu_uqs_file_busy_ns(struct hpu_file_priv *fpriv, unsigned int engine);
