@@ -35,7 +35,7 @@ struct hpu_device;
  *	uids); 1 to 63. The rest of the 63 ASIDs is for CAP_SYS_ADMIN.
  * @user_timeout_ms: the longest &drm_hpu_submit.timeout_ms a caller
  *	without CAP_SYS_ADMIN may ask for.
- * @ctx_user_queues: user queues one context may hold (also counted in
+ * @ctx_user_queues: user queues one context may hold (not counted in
  *	@ctx_queues); 0 turns user queues off.
  * @users_lock: protects @counted and @uid, and orders them with the
  *	allocation and release of ASIDs.

@@ -804,7 +804,6 @@ int hpu_uq_destroy(struct hpu_file_priv *fpriv, u32 id)
 	if (!uq)
 		return -ENOENT;
 	xa_erase(&fpriv->queues, id);
-	atomic_dec(&fpriv->vm->queues);
 	atomic_dec(&fpriv->vm->user_queues);
 	hpu_uq_teardown(uq);
 	return 0;
@@ -1279,10 +1278,6 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 
 	ret = -ENOSPC;
-	if (atomic_inc_return(&vm->queues) > READ_ONCE(hdev->limits->ctx_queues)) {
-		drm_dbg_driver(drm, "UQ_CREATE: the file has its limit of queues\n");
-		goto err_queues;
-	}
 	if (atomic_inc_return(&vm->user_queues) >
 	    READ_ONCE(hdev->limits->ctx_user_queues)) {
 		drm_dbg_driver(drm, "UQ_CREATE: the file has its limit of %u user queues\n",
@@ -1314,9 +1309,13 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 	uq->timeout_ms = tmo;
 	uq->fence_ctx = dma_fence_context_alloc(1);
 
-	/* The id, shared with kernel queues: a reserved (NULL) entry there. */
-	ret = xa_alloc(&fpriv->queues, &id, NULL, XA_LIMIT(1, HPU_MAX_QUEUES),
-		       GFP_KERNEL);
+	/*
+	 * The id, from the file's queue ids (a reserved, NULL entry there),
+	 * above those of kernel queues: a user queue takes no kernel queue's
+	 * place.
+	 */
+	ret = xa_alloc(&fpriv->queues, &id, NULL,
+		       XA_LIMIT(HPU_MAX_QUEUES + 1, 2 * HPU_MAX_QUEUES), GFP_KERNEL);
 	if (ret) {
 		if (ret == -EBUSY)
 			ret = -ENOSPC;
@@ -1393,8 +1392,6 @@ err_free:
 	kfree(uq);
 err_uqs:
 	atomic_dec(&vm->user_queues);
-err_queues:
-	atomic_dec(&vm->queues);
 	drm_dev_exit(idx);
 	return ret;
 }

@@ -179,17 +179,20 @@ void UserQueue::reap_locked()
             continue;
         }
         const std::uint32_t status = std::atomic_ref<__u32>(c.status).load(std::memory_order_relaxed);
-        ++completed_;
-        if (status != HPU_CQ_OK) {
-            int err = cq_status_errno(status);
-            // An aborted job: the driver knows why (its timeout, a reset).
+        int err = status != HPU_CQ_OK ? cq_status_errno(status) : 0;
+        if (status == HPU_CQ_ABORTED) {
+            // An aborted job: the driver knows why (its timeout, a reset),
+            // once it has taken the stop in; until then the record waits.
             std::int32_t why = 0;
             std::uint64_t done = 0;
-            if (status == HPU_CQ_ABORTED && dev_->kmd.uq_wait(id_, completed_, 0, why, done) == 0 && why < 0 &&
-                why != -ENODATA)
+            if (dev_->kmd.uq_wait(id_, completed_ + 1, 0, why, done) != 0)
+                break;
+            if (why < 0 && why != -ENODATA)
                 err = why;
-            note_failure_locked(completed_, err);
         }
+        ++completed_;
+        if (err != 0)
+            note_failure_locked(completed_, err);
     }
     completed_seen_.store(completed_, std::memory_order_release);
 }
@@ -208,7 +211,7 @@ bool UserQueue::skipped_locked()
     if (dev_->kmd.uq_wait(id_, next, 0, status, done) < 0 || done < next)
         return false;
     ++completed_;
-    if (status != 0)
+    if (status != 0 && status != -ENODATA)
         note_failure_locked(completed_, status);
     return true;
 }
@@ -258,7 +261,7 @@ int UserQueue::settle_locked(std::uint64_t done, std::uint64_t point, std::int32
                 return err;
         }
         ++completed_;
-        if (st != 0)
+        if (st != 0 && st != -ENODATA)
             note_failure_locked(p, st);
         reap_locked();
     }
@@ -272,16 +275,19 @@ int UserQueue::settle_locked(std::uint64_t done, std::uint64_t point, std::int32
 int UserQueue::submit(std::uint64_t cb_va, std::uint32_t cb_size, std::uint64_t &point)
 {
     const std::uint64_t n = submitted_.load(std::memory_order_relaxed);
-    if (n - completed_seen_.load(std::memory_order_acquire) >= size_) {
+    // One slot of slack: the device writes a record before it moves its
+    // consumer index, and ignores a doorbell more than a ring ahead of it,
+    // so descriptor n may go only once descriptor n + 1 - size_ has a
+    // record (not just n - size_).
+    if (n + 1 - completed_seen_.load(std::memory_order_acquire) >= size_) {
         {
             const std::lock_guard<std::mutex> lock(mu_);
             reap_locked();
         }
-        if (n - completed_seen_.load(std::memory_order_acquire) >= size_) {
-            // Descriptor n takes the slot of descriptor n - size_.
-            if (const int err = wait(n + 1 - size_, INT64_MAX); err < 0)
+        if (n + 1 - completed_seen_.load(std::memory_order_acquire) >= size_) {
+            if (const int err = wait(n + 2 - size_, INT64_MAX); err < 0)
                 return err;
-            if (n - completed_seen_.load(std::memory_order_acquire) >= size_)
+            if (n + 1 - completed_seen_.load(std::memory_order_acquire) >= size_)
                 return dead_flag_.load(std::memory_order_acquire) != 0 ? dead_flag_.load() : -EIO;
         }
     }
@@ -344,6 +350,11 @@ int UserQueue::wait(std::uint64_t point, std::int64_t deadline)
 
 int UserQueue::fence_into(std::uint64_t point, std::uint32_t handle)
 {
+    // Once closed, the id may name another queue: the callers fall back
+    // to the settled state.
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (closed_)
+        return -ENOENT;
     return dev_->kmd.uq_fence(id_, point, handle);
 }
 
@@ -381,6 +392,15 @@ int UserQueue::close() noexcept
         err = wait(submitted(), INT64_MAX);
     lock.lock();
     closed_ = true;
+    if (child) {
+        // The file, the queue and the ring buffer are the parent's.
+        dead_flag_.store(-ECANCELED, std::memory_order_release);
+        db_ = nullptr;
+        ring_ = {};
+        cq_ = {};
+        (void)rings_.release();
+        return 0;
+    }
     if (!stale) {
         const int e = dev_->kmd.queue_destroy(id_);
         err = err < 0 ? err : e;

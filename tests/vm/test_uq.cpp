@@ -355,7 +355,7 @@ TEST_CASE("UQ_CREATE refuses each bad input with its errno and leaves no queue b
     }
 }
 
-TEST_CASE("UQ_CREATE: a file has at most ctx_user_queues user queues, counted in ctx_queues too", "[uq]")
+TEST_CASE("UQ_CREATE: a file has at most ctx_user_queues user queues, apart from ctx_queues", "[uq]")
 {
     const std::string path = node(0);
     {
@@ -399,23 +399,25 @@ TEST_CASE("UQ_CREATE: a file has at most ctx_user_queues user queues, counted in
         std::uint32_t kq = 0;
         CHECK(c.queue_create(engine, kq) == 0);
     }
-    SECTION("user queues count in ctx_queues") {
+    SECTION("user queues take no kernel queue's place") {
         const UqLimit lim(path, "ctx_queues", 3);
+        const UqLimit ulim(path, "ctx_user_queues", 2);
         Ctx c(path);
-        std::uint32_t k1 = 0;
-        std::uint32_t k2 = 0;
-        std::uint32_t k3 = 0;
-        REQUIRE(c.queue_create(engine, k1) == 0);
-        REQUIRE(c.queue_create(engine, k2) == 0);
+        std::uint32_t k[4] = {};
         Uq a(c, UqParams{engine, DRM_HPU_ENGINE_DMA, 2, 0, 0, 0, 0});
         Uq b(c, UqParams{engine, DRM_HPU_ENGINE_DMA, 2, 0, 0, 0, 0});
         REQUIRE(a.create() == 0);
-        CHECK(b.create() == ENOSPC);
-        CHECK(c.queue_create(engine, k3) == ENOSPC);
-        // QUEUE_DESTROY of the user queue gives its place back.
-        REQUIRE(a.destroy() == 0);
-        CHECK(c.queue_create(engine, k3) == 0);
-        CHECK(b.create() == ENOSPC);
+        REQUIRE(b.create() == 0);
+        // All three kernel queues still fit, the fourth is over ctx_queues.
+        for (int i = 0; i < 3; ++i)
+            REQUIRE(c.queue_create(engine, k[i]) == 0);
+        CHECK(c.queue_create(engine, k[3]) == ENOSPC);
+        // User queue ids are above the kernel queues' (65 to 128).
+        CHECK(a.id() > 64);
+        CHECK(a.id() <= 128);
+        CHECK(b.id() > 64);
+        for (int i = 0; i < 3; ++i)
+            CHECK(k[i] <= 64);
     }
     SECTION("ctx_user_queues 0: user queues are off for a caller without CAP_SYS_ADMIN") {
         const UqLimit lim(path, "ctx_user_queues", 0);

@@ -807,9 +807,10 @@ struct drm_hpu_uq_cqe {
  * not 64-byte or @cq_va not 32-byte aligned, @timeout_ms above the limit
  * of DRM_IOCTL_HPU_SUBMIT), -EFAULT (the ring is not mapped readable, or
  * the completion ring writable, in the file's address space), -ENOSPC (the
- * file has limits/ctx_user_queues user queues, or limits/ctx_queues
- * queues), -EBUSY (every user stream of the engine is taken: use the
- * kernel path), -EOPNOTSUPP (no %DRM_HPU_CAP_USER_QUEUES), -ENODEV.
+ * file has limits/ctx_user_queues user queues; they do not count against
+ * limits/ctx_queues, and their ids are above 64), -EBUSY (every user
+ * stream of the engine is taken: use the kernel path), -EOPNOTSUPP (no
+ * %DRM_HPU_CAP_USER_QUEUES), -ENODEV.
  */
 struct drm_hpu_uq_create {
 	/** @engine_class: In: DRM_HPU_ENGINE_*. */
