@@ -285,8 +285,15 @@ u32 hpu_job_cq_status_kind(u32 status)
 	}
 }
 
-/* Whether the device reports errors of @kind with an event of its own. */
-static bool hpu_job_kind_has_detail(u32 kind)
+/**
+ * hpu_job_kind_has_detail() - whether the device reports an error kind
+ *	with an event of its own
+ * @kind: DRM_HPU_ERROR_*
+ *
+ * Return: true for MMU faults and the compute errors, whose device event
+ * hpu_notify_job_detail() pairs with the failed job.
+ */
+bool hpu_job_kind_has_detail(u32 kind)
 {
 	return kind == DRM_HPU_ERROR_MMU_FAULT ||
 	       kind == DRM_HPU_ERROR_BAD_LAUNCH ||

@@ -217,6 +217,7 @@ int hpu_job_create(struct hpu_qm *qm, struct drm_sched_entity *entity,
 		   struct hpu_job **out);
 int hpu_job_cq_status_to_errno(u32 status);
 u32 hpu_job_cq_status_kind(u32 status);
+bool hpu_job_kind_has_detail(u32 kind);
 void hpu_jobs_signal(struct list_head *done);
 void hpu_jobs_free_work(struct work_struct *work);
 

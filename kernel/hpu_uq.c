@@ -583,12 +583,20 @@ static void hpu_uq_notify(struct hpu_uq *uq)
 		     uq->notified++)
 			batch[n++] = uq->log[uq->notified % HPU_UQ_LOG];
 		spin_unlock_irqrestore(&uq->lock, flags);
-		for (i = 0; i < n; i++)
-			if (batch[i].kind)
-				hpu_notify_job_error(uq->fpriv, batch[i].kind,
-						     uq->engine, uq->id,
-						     batch[i].err,
-						     batch[i].point, 0);
+		for (i = 0; i < n; i++) {
+			u32 kind = batch[i].kind;
+
+			if (!kind)
+				continue;
+			/* The device's own event of the error names the job. */
+			if (hpu_job_kind_has_detail(kind))
+				hpu_notify_job_detail(uq->hdev, uq->asid, kind,
+						      uq->engine, uq->id,
+						      batch[i].point);
+			hpu_notify_job_error(uq->fpriv, kind, uq->engine,
+					     uq->id, batch[i].err,
+					     batch[i].point, 0);
+		}
 	} while (n == HPU_UQ_NOTIFY_BATCH);
 }
 

@@ -60,10 +60,10 @@ private:
 };
 
 // Two HPUs, the first with user queues (rings of ring descriptors), open;
-// HPU_USER_QUEUES and HPU_SPIN_US unset. The mock clock moves 1 us per
-// reading, so a spin ends.
+// HPU_USER_QUEUES=1 (user queues are opt-in), HPU_SPIN_US unset. The mock
+// clock moves 1 us per reading, so a spin ends.
 struct UqFixture {
-    EnvGuard uq_env{"HPU_USER_QUEUES", nullptr};
+    EnvGuard uq_env{"HPU_USER_QUEUES", "1"};
     EnvGuard spin_env{"HPU_SPIN_US", nullptr};
     MockOs m;
     ScopedMock scoped{m};
@@ -187,16 +187,18 @@ TEST_CASE("a full ring waits in UQ_WAIT until a slot is free", "[libhpu][uq]")
 {
     UqFixture fx;
     const std::uint32_t id = fx.uq_id();
-    for (int i = 0; i < 4; ++i)
+    // A ring of 4 holds 3: the device takes a doorbell at most a ring
+    // ahead of a consumer index it moves only after the record.
+    for (int i = 0; i < 3; ++i)
         REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
-    CHECK(fx.m.uq_doorbell(id) == 4);
+    CHECK(fx.m.uq_doorbell(id) == 3);
     CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == 0);
     // The device completes the first job once the library sleeps.
     fx.m.on_wait = [&]() { fx.m.uq_complete(id, 1); };
     REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
     CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == 1);
     CHECK(fx.m.wait_deadlines.back() == INT64_MAX);
-    CHECK(fx.m.uq_doorbell(id) == 5);
+    CHECK(fx.m.uq_doorbell(id) == 4);
     CHECK(fx.m.uqs.at(id).done == 1);
     fx.m.on_wait = [&]() { fx.m.uq_complete(id); };
     fx.finish();
@@ -365,6 +367,18 @@ TEST_CASE("a doorbell that cannot be mapped: the user queue is destroyed, the ke
 
 TEST_CASE("HPU_USER_QUEUES=0 or a device without user queues: the kernel path", "[libhpu][uq]")
 {
+    SECTION("HPU_USER_QUEUES unset: off by default")
+    {
+        UqFixture fx(4, false);
+        const EnvGuard off("HPU_USER_QUEUES", nullptr);
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &fx.q) == 0);
+        REQUIRE(hpu_cmdlist_create(fx.dev, &fx.cl) == 0);
+        REQUIRE(hpu_cmd_nop(fx.cl) == 0);
+        REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
+        CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 0);
+        CHECK(fx.m.jobs.size() == 1);
+        fx.finish();
+    }
     SECTION("HPU_USER_QUEUES=0")
     {
         UqFixture fx(4, false);
