@@ -153,19 +153,33 @@ as_user() { # a command in the clean root as the render member
 
 # Nothing of hpu's in the base: the test would prove nothing otherwise.
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | grep -v '^un' || true)
-leftover=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/var/lib/dkms/hpu 2>/dev/null || true)
+leftover=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/var/lib/dkms/hpu \
+	"$R"/usr/local/share/hpu "$R"/usr/local/lib/*/libhpu.so* "$R"/usr/local/bin/hpu-smi \
+	"$R"/etc/udev/rules.d/70-hpu.rules "$R"/lib/udev/rules.d/70-hpu.rules "$R"/etc/libibverbs.d/hpu.driver \
+	"$R"/lib/firmware/hpu 2>/dev/null || true)
 if [ -n "$installed$leftover" ]; then
 	fail "the base has nothing of hpu's" "$installed $leftover"
 	finish
 fi
-pass "the base has nothing of hpu's (no package, DKMS tree or module)"
+pass "the base has nothing of hpu's (no package, DKMS tree, module, make install, rule, firmware)"
 
 in_root groupadd -f render
 in_root useradd -m -G render -s /bin/sh "$USER_IN" && in_root useradd -m -s /bin/sh "$USER_OUT" ||
 	{ fail "users $USER_IN (group render) and $USER_OUT" "useradd failed"; finish; }
 mkdir -p "$R/mnt/hpu-debs" && mount --bind "$LOGS" "$R/mnt/hpu-debs"
 # What the upper layer holds before the packages: the test's own setup.
-snapshot() { (cd "$OVL/upper" && find . -mindepth 1 \( -type c -printf 'whiteout %P\n' \) -o -printf '%y %P\n' | sort); }
+# One line per entry: type, mode, owner, path, and a regular file's sha256
+# (so that an edit of a file already in the upper layer shows as well).
+snapshot() {
+	(cd "$OVL/upper" && find . -mindepth 1 -printf '%y %m %u:%g %P\n' | sort -k4 |
+		while read -r t m o path; do
+			if [ "$t" = f ]; then
+				echo "$t $path $m $o $(sha256sum < "$path" | cut -c1-16)"
+			else
+				echo "$t $path $m $o"
+			fi
+		done | sort)
+}
 snapshot > "$LOGS/upper-before.txt"
 
 # 2. Install.
@@ -179,9 +193,17 @@ else
 	fail "dpkg -i installs the seven packages of $VERSION" "$(tail -n 20 "$LOGS/install.log")"
 	finish
 fi
+# The package's postinst alone built and installed the modules (in a chroot
+# whose running kernel is not installed, Debian's DKMS builds for every
+# kernel in /lib/modules).
+st=$(in_root dkms status -m hpu -k "$KVER" 2>/dev/null)
+check "hpu-dkms's postinst built and installed hpu $VERSION for $KVER" "dkms status: $st" \
+	grep -q "^hpu/$VERSION, $KVER, [^:]*: installed" <<< "$st"
+# What dkms.service does at boot for a kernel without the modules.
+in_root dkms uninstall -m hpu -v "$VERSION" -k "$KVER" > "$LOGS/dkms-uninstall.log" 2>&1
 in_root dkms autoinstall -k "$KVER" > "$LOGS/dkms-autoinstall.log" 2>&1
 st=$(in_root dkms status -m hpu -k "$KVER" 2>/dev/null)
-check "DKMS built and installed hpu $VERSION for $KVER" "dkms status: $st" \
+check "dkms autoinstall (the boot service) installs them again for $KVER" "dkms status: $st" \
 	grep -q "^hpu/$VERSION, $KVER, [^:]*: installed" <<< "$st"
 for m in hpu hpu_en hpu_ib; do
 	check "$m.ko is in /lib/modules/$KVER/updates/dkms" "not there" \
@@ -319,10 +341,11 @@ snapshot > "$LOGS/upper-after.txt"
 #   var/lib/dkms                              DKMS's own directory
 #   home/hputest                              the user's own programs
 allowed='^. (var/lib/dpkg|var/log|var/cache/debconf|var/cache/ldconfig|etc/ld\.so\.cache|var/cache/man|var/lib/dkms|home/'"$USER_IN"')(/|$)|^. (usr/)?lib/modules/[^/]+(/modules\.[a-z.]+|/updates|/updates/dkms)?$'
-comm -13 "$LOGS/upper-before.txt" "$LOGS/upper-after.txt" | while read -r type path; do
+# Lines only before (a file deleted or changed) or only after (new or changed).
+comm -3 "$LOGS/upper-before.txt" "$LOGS/upper-after.txt" | sed 's/^\t//' | while read -r type path _; do
 	[ "$type" = d ] && [ -d "/$path" ] && continue
 	echo "$type $path"
-done > "$LOGS/upper-changed.txt"
+done | sort -u > "$LOGS/upper-changed.txt"
 changed=$(grep -Ev "$allowed" "$LOGS/upper-changed.txt" || true)
 check "nothing else is left on the machine or changed on it" "$(echo "$changed" | head -n 20)" test -z "$changed"
 echo "test-deb: what differs after the removal, all in the package manager's records:"
