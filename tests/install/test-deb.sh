@@ -326,7 +326,6 @@ left=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/va
 	"$R"/lib/udev/rules.d/70-hpu.rules "$R"/lib/firmware/hpu 2>/dev/null || true)
 check "no DKMS tree, module, rule, firmware or provider file is left" "$left" test -z "$left"
 umount "$R/mnt/hpu-debs"
-rmdir "$R/mnt/hpu-debs"
 snapshot > "$LOGS/upper-after.txt"
 # What may differ from before the installation. A directory of the base
 # system shows in the upper layer once something in it changed (dpkg put a
