@@ -37,7 +37,7 @@
 #                  hpu-tools, ibverbs-provider-hpu, python3-hpu-torch) in $(BUILD)/deb,
 #                  lintian-checked; DEB_VERSION (default: the VERSION file)
 #   make test-install  the packages on a clean machine: install, DKMS, a guest booted
-#                  on it, upgrade, purge (tests/install/test-deb.sh; about N minutes)
+#                  on it, upgrade, purge (tests/install/test-deb.sh; about 8-15 minutes)
 # Other targets: bootstrap, qemu, kernel, user, rdma-provider, check, clean.
 
 SHELL := /bin/bash

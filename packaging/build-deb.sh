@@ -25,7 +25,13 @@ mkdir -p "$2"
 out=$(cd "$2" && pwd)
 ver=${3:-$(head -n1 "$ROOT/VERSION")}
 [[ $ver =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "version '$ver': digits first, then letters, digits, . + ~"
-for t in dpkg-buildpackage dh dh_dkms chrpath lintian; do
+# libhpu1.symbols says which package version added each symbol: packages
+# built at an older version would depend on a libhpu1 that cannot exist.
+newest=$(awk '$1 ~ /@/ { print $2 }' "$ROOT/packaging/debian/libhpu1.symbols" | sort -V | tail -n1)
+if [ -n "$newest" ] && dpkg --compare-versions "$ver" lt "$newest"; then
+	die "version $ver is older than $newest, which packaging/debian/libhpu1.symbols names for a symbol"
+fi
+for t in dpkg-buildpackage dh dh_dkms dh_python3 chrpath lintian; do
 	command -v $t >/dev/null || die "$t missing: run make bootstrap"
 done
 [ -e "$build/libhpu/libhpu.so.1" ] || die "$build has no libhpu: run make all first"
@@ -57,10 +63,11 @@ say "building hpu $ver from $build"
 
 changes=$(ls "$work"/*.changes)
 say "lintian (overrides: packaging/debian/*.lintian-overrides)"
-lintian --fail-on error,warning --display-info --tag-display-limit 0 "$changes" 2>&1 |
-	grep -v '^running with root privileges' || true
-lintian --fail-on error,warning --tag-display-limit 0 "$changes" >/dev/null 2>&1 ||
-	die "lintian found errors or warnings (above)"
+# One run: infos are shown, only errors and warnings set the exit status.
+rc=0
+report=$(lintian --fail-on error,warning --display-info --tag-display-limit 0 "$changes" 2>&1) || rc=$?
+grep -v '^running with root privileges' <<< "$report" || true
+[ $rc = 0 ] || die "lintian found errors or warnings (above)"
 rm -f "$out"/*.deb
 mv "$work"/*.deb "$out"/
 ls -1 "$out"/*.deb | sed 's/^/build-deb: made /'

@@ -46,8 +46,13 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 
 if [ "${HPU_DEB_NS:-}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || { echo "FAIL deb/run as root: the test mounts an overlay and chroots"; exit 1; }
-	# Mounts made from here on vanish with the namespace, whatever happens.
-	exec env HPU_DEB_NS=1 unshare --mount --propagation private bash "$0" "$BUILD"
+	# Mounts made from here on vanish with the namespace, whatever happens;
+	# the directory they were made on is removed here.
+	ovl=$(mktemp -d /var/tmp/hpu-deb.XXXXXX)
+	HPU_DEB_NS=1 HPU_DEB_OVL=$ovl unshare --mount --propagation private bash "$0" "$BUILD"
+	rc=$?
+	rmdir "$ovl"
+	exit $rc
 fi
 
 fails=0 passes=0
@@ -115,6 +120,9 @@ check "python3-hpu-torch holds hpu_torch and the getting-started example" "files
 	has python3-hpu-torch /usr/lib/python3/dist-packages/hpu_torch/__init__.py \
 	/usr/lib/python3/dist-packages/hpu_torch/libhpu_torch.so \
 	/usr/share/doc/python3-hpu-torch/examples/getting_started_hpu.py
+# Each file in one package only (dpkg would refuse the second).
+dups=$(for p in $PKGS; do dpkg-deb -c "$debs/${p}_${VERSION}_"*.deb | awk '$1 !~ /^d/ { print $6 }'; done | sort | uniq -d)
+check "no file is in two packages" "$dups" test -z "$dups"
 deps=$(dpkg-deb -f "$debs/libhpu-dev_${VERSION}_"*.deb Depends)
 check "libhpu-dev depends on libhpu1 of its own version" "Depends: $deps" \
 	grep -q "libhpu1 (= $VERSION)" <<< "$deps"
@@ -124,7 +132,7 @@ check "hpu-tools depends on libhpu1 (from the symbols file)" "Depends: $deps" \
 
 # The clean machine: an overlay over the host's root, its upper layer on a
 # tmpfs (an upper layer on the root's own file system would overlap it).
-OVL=$(mktemp -d /var/tmp/hpu-deb.XXXXXX)
+OVL=$HPU_DEB_OVL
 mount -t tmpfs -o mode=0755 hpu-deb "$OVL" || { fail "tmpfs for the clean root" "mount failed"; finish; }
 mkdir -p "$OVL/upper" "$OVL/work" "$OVL/root"
 R=$OVL/root
@@ -145,19 +153,33 @@ as_user() { # a command in the clean root as the render member
 
 # Nothing of hpu's in the base: the test would prove nothing otherwise.
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | grep -v '^un' || true)
-leftover=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/var/lib/dkms/hpu 2>/dev/null || true)
+leftover=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/var/lib/dkms/hpu \
+	"$R"/usr/local/share/hpu "$R"/usr/local/lib/*/libhpu.so* "$R"/usr/local/bin/hpu-smi \
+	"$R"/etc/udev/rules.d/70-hpu.rules "$R"/lib/udev/rules.d/70-hpu.rules "$R"/etc/libibverbs.d/hpu.driver \
+	"$R"/lib/firmware/hpu 2>/dev/null || true)
 if [ -n "$installed$leftover" ]; then
 	fail "the base has nothing of hpu's" "$installed $leftover"
 	finish
 fi
-pass "the base has nothing of hpu's (no package, DKMS tree or module)"
+pass "the base has nothing of hpu's (no package, DKMS tree, module, make install, rule, firmware)"
 
 in_root groupadd -f render
 in_root useradd -m -G render -s /bin/sh "$USER_IN" && in_root useradd -m -s /bin/sh "$USER_OUT" ||
 	{ fail "users $USER_IN (group render) and $USER_OUT" "useradd failed"; finish; }
 mkdir -p "$R/mnt/hpu-debs" && mount --bind "$LOGS" "$R/mnt/hpu-debs"
 # What the upper layer holds before the packages: the test's own setup.
-snapshot() { (cd "$OVL/upper" && find . -mindepth 1 \( -type c -printf 'whiteout %P\n' \) -o -printf '%y %P\n' | sort); }
+# One line per entry: type, mode, owner, path, and a regular file's sha256
+# (so that an edit of a file already in the upper layer shows as well).
+snapshot() {
+	(cd "$OVL/upper" && find . -mindepth 1 -printf '%y %m %u:%g %P\n' | sort -k4 |
+		while read -r t m o path; do
+			if [ "$t" = f ]; then
+				echo "$t $path $m $o $(sha256sum < "$path" | cut -c1-16)"
+			else
+				echo "$t $path $m $o"
+			fi
+		done | sort)
+}
 snapshot > "$LOGS/upper-before.txt"
 
 # 2. Install.
@@ -171,15 +193,23 @@ else
 	fail "dpkg -i installs the seven packages of $VERSION" "$(tail -n 20 "$LOGS/install.log")"
 	finish
 fi
+# The package's postinst alone built and installed the modules (in a chroot
+# whose running kernel is not installed, Debian's DKMS builds for every
+# kernel in /lib/modules).
+st=$(in_root dkms status -m hpu -k "$KVER" 2>/dev/null)
+check "hpu-dkms's postinst built and installed hpu $VERSION for $KVER" "dkms status: $st" \
+	grep -q "^hpu/$VERSION, $KVER, [^:]*: installed" <<< "$st"
+# What dkms.service does at boot for a kernel without the modules.
+in_root dkms uninstall -m hpu -v "$VERSION" -k "$KVER" > "$LOGS/dkms-uninstall.log" 2>&1
 in_root dkms autoinstall -k "$KVER" > "$LOGS/dkms-autoinstall.log" 2>&1
-st=$(in_root dkms status -m hpu -k "$KVER" 2>&1)
-check "DKMS built and installed hpu $VERSION for $KVER" "dkms status: $st" \
+st=$(in_root dkms status -m hpu -k "$KVER" 2>/dev/null)
+check "dkms autoinstall (the boot service) installs them again for $KVER" "dkms status: $st" \
 	grep -q "^hpu/$VERSION, $KVER, [^:]*: installed" <<< "$st"
 for m in hpu hpu_en hpu_ib; do
 	check "$m.ko is in /lib/modules/$KVER/updates/dkms" "not there" \
 		sh -c "ls '$R/lib/modules/$KVER/updates/dkms/$m.ko'* >/dev/null 2>&1"
 done
-alias=$(in_root modprobe -R "pci:v00001234d00004850sv00001234sd00001100bc12sc00i00" 2>&1)
+alias=$(in_root modprobe -S "$KVER" -R "pci:v00001234d00004850sv00001234sd00001100bc12sc00i00" 2>&1)
 check "the device's modalias resolves to hpu" "modprobe -R: $alias" test "$alias" = hpu
 
 # Programs built against the installed libhpu-dev, as the user.
@@ -241,8 +271,13 @@ build_cmake() {
 }
 check "a C program builds with \`pkg-config --cflags --libs hpu\`" "see $LOGS/prog-pc.log" build_pc
 check "a C++ program builds with CMake's find_package(hpu)" "see $LOGS/prog-cmake.log" build_cmake
-lib=$(in_root ldd "/home/$USER_IN/bin/hpu-pc-prog" 2>/dev/null | awk '$1 == "libhpu.so.1" { print $3 }')
-check "they load the installed /usr/lib/$TRIPLET/libhpu.so.1" "ldd: '$lib'" test "$lib" = "/usr/lib/$TRIPLET/libhpu.so.1"
+# (Debian 12 is merged-/usr: ldd may name it by its /lib path.)
+want=$(in_root readlink -f "/usr/lib/$TRIPLET/libhpu.so.1")
+for p in hpu-pc-prog hpu-cmake-prog; do
+	lib=$(in_root ldd "/home/$USER_IN/bin/$p" 2>/dev/null | awk '$1 == "libhpu.so.1" { print $3 }')
+	got=$([ -n "$lib" ] && in_root readlink -f "$lib")
+	check "$p loads the installed libhpu ($want)" "ldd: '$lib' ($got)" test -n "$want" -a "$got" = "$want"
+done
 
 # 3. Boot on it.
 boot() { # boot VERSION MODE
@@ -267,9 +302,11 @@ else
 	fail "dpkg -i upgrades the seven packages to $NEWER" "$(tail -n 20 "$LOGS/upgrade.log")"
 fi
 in_root dkms autoinstall -k "$KVER" > "$LOGS/dkms-autoinstall-upgrade.log" 2>&1
-st=$(in_root dkms status -m hpu 2>&1)
-check "after the upgrade DKMS has hpu $NEWER installed for $KVER, and no $VERSION" "dkms status: $st" \
-	sh -c "grep -q '^hpu/$NEWER, $KVER, [^:]*: installed' <<< '$st' && ! grep -q '^hpu/$VERSION,' <<< '$st'"
+st=$(in_root dkms status -m hpu 2>/dev/null)
+upgraded() {
+	grep -q "^hpu/$NEWER, $KVER, [^:]*: installed" <<< "$st" && ! grep -q "^hpu/$VERSION," <<< "$st"
+}
+check "after the upgrade DKMS has hpu $NEWER installed for $KVER, and no $VERSION" "dkms status: $st" upgraded
 check "the old DKMS tree /usr/src/hpu-$VERSION is gone" "still there" test ! -e "$R/usr/src/hpu-$VERSION"
 vers=$(in_root dpkg-query -W -f '${Version}\n' $PKGS | sort -u)
 check "every package is at $NEWER" "versions: $vers" test "$vers" = "$NEWER"
@@ -283,26 +320,33 @@ else
 fi
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | grep -v '^un' || true)
 check "no package is left (not even config-files)" "$installed" test -z "$installed"
-st=$(in_root dkms status -m hpu 2>&1)
+st=$(in_root dkms status -m hpu 2>/dev/null)
 check "DKMS has no hpu left" "dkms status: $st" test -z "$st"
 left=$(ls -d "$R"/usr/src/hpu-* "$R"/lib/modules/*/updates/dkms/hpu*.ko* "$R"/var/lib/dkms/hpu "$R/etc/libibverbs.d/hpu.driver" \
 	"$R"/lib/udev/rules.d/70-hpu.rules "$R"/lib/firmware/hpu 2>/dev/null || true)
 check "no DKMS tree, module, rule, firmware or provider file is left" "$left" test -z "$left"
 umount "$R/mnt/hpu-debs"
-rmdir "$R/mnt/hpu-debs"
 snapshot > "$LOGS/upper-after.txt"
-# What may differ from before the installation: the package manager's and
-# the tools' own records, none of them hpu's files:
+# What may differ from before the installation. A directory of the base
+# system shows in the upper layer once something in it changed (dpkg put a
+# file there and took it away again): it is not a leftover. Files may
+# differ only in the package manager's and the tools' own records, none of
+# them hpu's:
 #   var/lib/dpkg, var/log, var/cache/debconf  dpkg's database and logs
 #   var/cache/ldconfig, etc/ld.so.cache       ldconfig's trigger
 #   var/cache/man                             man-db's trigger
-#   lib/modules/<kver>/modules.*              depmod, run by DKMS
-#   lib/modules/<kver>/updates(/dkms)         the directories DKMS made
+#   (usr/)lib/modules/<kver>/modules.*        depmod, run by DKMS
+#   (usr/)lib/modules/<kver>/updates(/dkms)   the directories DKMS made
 #   var/lib/dkms                              DKMS's own directory
 #   home/hputest                              the user's own programs
-allowed='^. (var/lib/dpkg|var/log|var/cache/debconf|var/cache/ldconfig|etc/ld\.so\.cache|var/cache/man|var/lib/dkms|home/'"$USER_IN"')(/|$)|^. lib/modules/[^/]+(/modules\.[a-z.]+|/updates|/updates/dkms)?$|^d (lib|lib/modules|var|var/lib|var/cache|etc|home)$'
-changed=$(comm -13 "$LOGS/upper-before.txt" "$LOGS/upper-after.txt" | grep -Ev "$allowed" || true)
+allowed='^. (var/lib/dpkg|var/log|var/cache/debconf|var/cache/ldconfig|etc/ld\.so\.cache|var/cache/man|var/lib/dkms|home/'"$USER_IN"')(/|$)|^. (usr/)?lib/modules/[^/]+(/modules\.[a-z.]+|/updates|/updates/dkms)?$'
+# Lines only before (a file deleted or changed) or only after (new or changed).
+comm -3 "$LOGS/upper-before.txt" "$LOGS/upper-after.txt" | sed 's/^\t//' | while read -r type path _; do
+	[ "$type" = d ] && [ -d "/$path" ] && continue
+	echo "$type $path"
+done | sort -u > "$LOGS/upper-changed.txt"
+changed=$(grep -Ev "$allowed" "$LOGS/upper-changed.txt" || true)
 check "nothing else is left on the machine or changed on it" "$(echo "$changed" | head -n 20)" test -z "$changed"
-echo "test-deb: files the packages' removal left in the package manager's records:"
-comm -13 "$LOGS/upper-before.txt" "$LOGS/upper-after.txt" | grep -E "$allowed" | sed 's/^/  /' | head -n 40
+echo "test-deb: what differs after the removal, all in the package manager's records:"
+grep -E "$allowed" "$LOGS/upper-changed.txt" | grep -Ev "^d |^. home/" | sed 's/^/  /' | head -n 40
 finish

@@ -61,14 +61,14 @@ if [ $added = 1 ] || [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440 2>/d
 	touch "$stamp"
 fi
 
-# 2. packages (debhelper, dh-dkms, dkms, lintian, chrpath: make deb and its test).
+# 2. packages (debhelper, dh-dkms, dh-python, dkms, lintian, chrpath: make deb and its test).
 PKGS_MAIN="build-essential cmake ninja-build pkg-config git make gcc g++ python3
 	libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev libcap-ng-dev libattr1-dev
 	flex bison bzip2 xz-utils zstd dpkg-dev seabios qemu-system-data
 	busybox-static cpio kmod sparse dwarves libdrm-dev pciutils
 	clang-tidy jq nettle-dev libopenblas-dev iproute2 iputils-ping ethtool lm-sensors python3-jsonschema
 	zlib1g-dev dataset-fashion-mnist python3-torch libtorch-dev groff-base
-	debhelper dh-dkms dkms lintian chrpath"
+	debhelper dh-dkms dh-python dkms lintian chrpath"
 # The NIC's RDMA side (Documentation/rdma.md): Debian's rdma-core 44 user space
 # (libibverbs and its providers, rxe's among them, the ibv_* tools, `rdma` is in
 # iproute2), perftest, the headers the provider build and tests use, the wire
