@@ -1404,6 +1404,40 @@ err_uqs:
 	return ret;
 }
 
+/*
+ * The fence of @point of the file's user queue @id (hpu_uq_point_fence()),
+ * for UQ_WAIT and UQ_FENCE (@op names the call in the debug log), with a
+ * reference to the queue in *@out_uq. Return: the fence or an ERR_PTR.
+ */
+static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
+					    struct hpu_file_priv *fpriv, u32 id,
+					    u64 point, const char *op,
+					    struct hpu_uq **out_uq)
+{
+	struct dma_fence *fence;
+	struct hpu_uq *uq;
+	int idx;
+
+	uq = hpu_uq_get(fpriv, id);
+	if (!uq) {
+		drm_dbg_driver(drm, "%s: no user queue %u\n", op, id);
+		return ERR_PTR(-ENOENT);
+	}
+	if (!drm_dev_enter(drm, &idx)) {
+		hpu_uq_put(uq);
+		return ERR_PTR(-ENODEV);
+	}
+	hpu_reset_read_lock(uq->hdev);
+	fence = hpu_uq_point_fence(uq, point, op);
+	hpu_reset_read_unlock(uq->hdev);
+	drm_dev_exit(idx);
+	if (IS_ERR(fence))
+		hpu_uq_put(uq);
+	else
+		*out_uq = uq;
+	return fence;
+}
+
 /**
  * hpu_uq_wait_ioctl() - DRM_IOCTL_HPU_UQ_WAIT
  * @drm: the DRM device
@@ -1417,33 +1451,20 @@ int hpu_uq_wait_ioctl(struct drm_device *drm, void *data,
 {
 	struct hpu_file_priv *fpriv = file->driver_priv;
 	struct drm_hpu_uq_wait *args = data;
+	struct hpu_uq *uq = NULL;
 	struct dma_fence *fence;
 	unsigned long flags;
-	struct hpu_uq *uq;
 	signed long left;
-	int idx, ret = 0;
+	int ret = 0;
 
 	if (args->flags || args->pad || !args->point) {
 		drm_dbg_driver(drm, "UQ_WAIT: flags and pad must be zero, point not 0\n");
 		return -EINVAL;
 	}
-	uq = hpu_uq_get(fpriv, args->queue_id);
-	if (!uq) {
-		drm_dbg_driver(drm, "UQ_WAIT: no user queue %u\n", args->queue_id);
-		return -ENOENT;
-	}
-	if (!drm_dev_enter(drm, &idx)) {
-		hpu_uq_put(uq);
-		return -ENODEV;
-	}
-	hpu_reset_read_lock(uq->hdev);
-	fence = hpu_uq_point_fence(uq, args->point, "UQ_WAIT");
-	hpu_reset_read_unlock(uq->hdev);
-	drm_dev_exit(idx);
-	if (IS_ERR(fence)) {
-		hpu_uq_put(uq);
+	fence = hpu_uq_ioctl_fence(drm, fpriv, args->queue_id, args->point,
+				   "UQ_WAIT", &uq);
+	if (IS_ERR(fence))
 		return PTR_ERR(fence);
-	}
 
 	if (!dma_fence_is_signaled(fence)) {
 		left = args->timeout_nsec ?
@@ -1478,24 +1499,18 @@ int hpu_uq_fence_ioctl(struct drm_device *drm, void *data,
 	struct drm_hpu_uq_fence *args = data;
 	struct dma_fence_chain *chain = NULL;
 	struct drm_syncobj *syncobj;
+	struct hpu_uq *uq = NULL;
 	struct dma_fence *fence;
-	struct hpu_uq *uq;
-	int idx, ret = 0;
+	int ret = 0;
 
 	if (args->flags || args->pad || !args->point) {
 		drm_dbg_driver(drm, "UQ_FENCE: flags and pad must be zero, point not 0\n");
 		return -EINVAL;
 	}
-	uq = hpu_uq_get(fpriv, args->queue_id);
-	if (!uq) {
-		drm_dbg_driver(drm, "UQ_FENCE: no user queue %u\n", args->queue_id);
-		return -ENOENT;
-	}
 	syncobj = drm_syncobj_find(file, args->handle);
 	if (!syncobj) {
 		drm_dbg_driver(drm, "UQ_FENCE: no syncobj %u\n", args->handle);
-		ret = -ENOENT;
-		goto out_uq;
+		return -ENOENT;
 	}
 	if (args->syncobj_point) {
 		chain = dma_fence_chain_alloc();
@@ -1504,14 +1519,8 @@ int hpu_uq_fence_ioctl(struct drm_device *drm, void *data,
 			goto out_syncobj;
 		}
 	}
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto out_chain;
-	}
-	hpu_reset_read_lock(uq->hdev);
-	fence = hpu_uq_point_fence(uq, args->point, "UQ_FENCE");
-	hpu_reset_read_unlock(uq->hdev);
-	drm_dev_exit(idx);
+	fence = hpu_uq_ioctl_fence(drm, fpriv, args->queue_id, args->point,
+				   "UQ_FENCE", &uq);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_chain;
@@ -1523,12 +1532,11 @@ int hpu_uq_fence_ioctl(struct drm_device *drm, void *data,
 		drm_syncobj_replace_fence(syncobj, fence);
 	}
 	dma_fence_put(fence);
+	hpu_uq_put(uq);
 out_chain:
 	dma_fence_chain_free(chain);
 out_syncobj:
 	drm_syncobj_put(syncobj);
-out_uq:
-	hpu_uq_put(uq);
 	return ret;
 }
 
