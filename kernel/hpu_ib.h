@@ -8,20 +8,22 @@
 #ifndef __HPU_IB_H__
 #define __HPU_IB_H__
 
+#include <linux/dma-direction.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/xarray.h>
 
-#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "hpu_regs.h"
 
 struct auxiliary_device;
+struct mm_struct;
 struct hpu_rdma_as;
 
 /* The event ring: entries the driver gives it. */
@@ -229,13 +231,32 @@ struct hpu_ib_ah {
 };
 
 /**
+ * struct hpu_ib_upin - user pages pinned and DMA-mapped by hpu_ib itself
+ * @mm: the mm @npages are counted against (pinned_vm), held by mmgrab().
+ * @pages: the pinned pages, from the one holding the start address.
+ * @npages: number of @pages.
+ * @sgt: @pages, DMA-mapped against &hpu_ib_dev.dma_dev without the CPU
+ *	sync (done explicitly).
+ * @dir: %DMA_BIDIRECTIONAL, or %DMA_TO_DEVICE for read-only pages.
+ * @writable: pinned with FOLL_WRITE; the pages are dirtied at unpin.
+ */
+struct hpu_ib_upin {
+	struct mm_struct *mm;
+	struct page **pages;
+	unsigned long npages;
+	struct sg_table sgt;
+	enum dma_data_direction dir;
+	bool writable;
+};
+
+/**
  * struct hpu_ib_umap - user memory pinned and mapped into the ASID
- * @umem: the pinned pages, or NULL.
+ * @pin: the pinned pages, or NULL (a dma-buf or hpu buffer mapping).
  * @map_va: start of the mapping in the ASID.
  * @dva: device address of the user address it was made for.
  */
 struct hpu_ib_umap {
-	struct ib_umem *umem;
+	struct hpu_ib_upin *pin;
 	u64 map_va;
 	u64 dva;
 };

@@ -6,14 +6,19 @@
  * uses the device (no post_send, poll_cq...: kverbs_provider is false).
  *
  * Every ring and doorbell record is user memory (include/uapi/rdma/
- * hpu-abi.h): pinned with ib_umem and mapped into the ucontext's RDMA
- * address space, whose ASID the engine objects carry.
+ * hpu-abi.h): pinned and DMA-mapped by hpu_ib_pin_user() and mapped into
+ * the ucontext's RDMA address space, whose ASID the engine objects carry.
  *
  * Copyright (c) 2026 The hpu authors
  */
 
+#include <linux/capability.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/unaligned.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -202,34 +207,256 @@ static void hpu_ib_user_put(struct hpu_ib_dev *dev, struct hpu_ib_user *user)
 	mutex_unlock(&dev->users_lock);
 }
 
-/* Pin [addr, addr + len) and map it into the context's address space. */
+/*
+ * User memory is pinned and DMA-mapped here rather than by ib_umem_get().
+ * Verbs let a process register the same pages many times (several MRs
+ * over one buffer, an MR over a QP's ring, doorbell records sharing a
+ * page), and ib_umem_get() maps every registration with the CPU sync:
+ * the DMA API's debug checks then report the second writable mapping of
+ * a cacheline as an unsupported overlap. Mapping with
+ * DMA_ATTR_SKIP_CPU_SYNC and syncing explicitly tells it the overlap is
+ * meant, as hpu_gem.c does for user-pointer buffers. Pages the engine
+ * only reads are mapped to the device only, which it does not track.
+ */
+
+/* Pages pinned per pin_user_pages_fast() call, as ib_umem_get() does. */
+#define HPU_IB_PIN_CHUNK	(PAGE_SIZE / sizeof(struct page *))
+
+/**
+ * hpu_ib_pin_account() - count pages against RLIMIT_MEMLOCK
+ * @pin: the pin, with @pin->mm and @pin->npages set
+ *
+ * As ib_umem_get() counts them: in &mm_struct.pinned_vm, over the limit
+ * only with CAP_IPC_LOCK.
+ *
+ * Return: 0, or -ENOMEM over the limit (nothing counted then).
+ */
+static int hpu_ib_pin_account(struct hpu_ib_upin *pin)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	pinned = atomic64_add_return(pin->npages, &pin->mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(pin->npages, &pin->mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * hpu_ib_pin_pages() - pin the pages of a user range
+ * @pin: the pin, with @pin->pages allocated for @pin->npages
+ * @start: user address of the first page, page aligned
+ *
+ * Pins long term, in chunks, until every page is pinned: a call may pin
+ * fewer pages than asked. On failure, unpins what it pinned.
+ *
+ * Return: 0; -EFAULT if part of the range is not mapped (or not writable
+ * when @pin->writable); -EINTR on a fatal signal; the error of
+ * pin_user_pages_fast().
+ */
+static int hpu_ib_pin_pages(struct hpu_ib_upin *pin, unsigned long start)
+{
+	unsigned int gup_flags = FOLL_LONGTERM;
+	unsigned long done = 0;
+	long ret;
+
+	if (pin->writable)
+		gup_flags |= FOLL_WRITE;
+	while (done < pin->npages) {
+		ret = pin_user_pages_fast(start + done * PAGE_SIZE,
+					  min(pin->npages - done,
+					      HPU_IB_PIN_CHUNK),
+					  gup_flags, pin->pages + done);
+		if (ret <= 0)
+			goto err_unpin;
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+		cond_resched();
+	}
+	return 0;
+
+err_unpin:
+	unpin_user_pages(pin->pages, done);
+	return ret ? ret : -EFAULT;
+}
+
+/**
+ * hpu_ib_pin_dma_map() - DMA-map pinned pages for the engine
+ * @dev: the device
+ * @pin: the pin, its pages pinned
+ *
+ * Builds @pin->sgt, maps it against the PCI function skipping the CPU
+ * sync (see above) and syncs it for the device.
+ *
+ * Return: 0, or a negative error code (nothing left mapped or allocated).
+ */
+static int hpu_ib_pin_dma_map(struct hpu_ib_dev *dev, struct hpu_ib_upin *pin)
+{
+	int ret;
+
+	ret = sg_alloc_table_from_pages_segment(&pin->sgt, pin->pages,
+						pin->npages, 0,
+						pin->npages << PAGE_SHIFT,
+						dma_get_max_seg_size(dev->dma_dev),
+						GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(dev->dma_dev, &pin->sgt, pin->dir,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret) {
+		sg_free_table(&pin->sgt);
+		return ret;
+	}
+	dma_sync_sgtable_for_device(dev->dma_dev, &pin->sgt, pin->dir);
+	return 0;
+}
+
+/**
+ * hpu_ib_unpin_user() - undo hpu_ib_pin_user()
+ * @dev: the device
+ * @pin: the pin, freed
+ *
+ * Syncs the pages for the CPU, unmaps them, unpins them (dirty when they
+ * were writable), uncounts them from the mm that pinned them and drops it.
+ */
+static void hpu_ib_unpin_user(struct hpu_ib_dev *dev, struct hpu_ib_upin *pin)
+{
+	dma_sync_sgtable_for_cpu(dev->dma_dev, &pin->sgt, pin->dir);
+	dma_unmap_sgtable(dev->dma_dev, &pin->sgt, pin->dir,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(&pin->sgt);
+	unpin_user_pages_dirty_lock(pin->pages, pin->npages, pin->writable);
+	atomic64_sub(pin->npages, &pin->mm->pinned_vm);
+	mmdrop(pin->mm);
+	kvfree(pin->pages);
+	kfree(pin);
+}
+
+/**
+ * hpu_ib_pin_user() - pin user memory and DMA-map it for the engine
+ * @dev: the device
+ * @addr: user address
+ * @len: bytes
+ * @writable: the engine may write the memory
+ * @out: Out: the pin, of the pages holding [@addr, @addr + @len)
+ *
+ * What ib_umem_get() does for the same range (the checks, the
+ * RLIMIT_MEMLOCK accounting, a long-term pin, a bidirectional DMA
+ * mapping of writable memory), but mapped as the comment above says.
+ * Call from the process that owns the memory. May sleep.
+ *
+ * Return: 0; -EINVAL for an empty or overflowing range; -EPERM when the
+ * caller may not lock memory; -ENOMEM over RLIMIT_MEMLOCK or out of
+ * memory; the errors of hpu_ib_pin_pages() and of the DMA mapping.
+ */
+static int hpu_ib_pin_user(struct hpu_ib_dev *dev, u64 addr, size_t len,
+			   bool writable, struct hpu_ib_upin **out)
+{
+	struct hpu_ib_upin *pin;
+	unsigned long npages;
+	int ret;
+
+	if (!len || addr + len < addr || PAGE_ALIGN(addr + len) < addr + len)
+		return -EINVAL;
+	npages = (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >> PAGE_SHIFT;
+	if (npages > UINT_MAX)
+		return -EINVAL;
+	if (!can_do_mlock())
+		return -EPERM;
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
+	if (!pin)
+		return -ENOMEM;
+	pin->npages = npages;
+	pin->writable = writable;
+	pin->dir = writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	pin->pages = kvmalloc_array(npages, sizeof(*pin->pages),
+				    GFP_KERNEL_ACCOUNT);
+	if (!pin->pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	pin->mm = current->mm;
+	mmgrab(pin->mm);
+	ret = hpu_ib_pin_account(pin);
+	if (ret)
+		goto err_mmdrop;
+	ret = hpu_ib_pin_pages(pin, addr & PAGE_MASK);
+	if (ret)
+		goto err_unaccount;
+	ret = hpu_ib_pin_dma_map(dev, pin);
+	if (ret)
+		goto err_unpin;
+	*out = pin;
+	return 0;
+
+err_unpin:
+	unpin_user_pages(pin->pages, npages);
+err_unaccount:
+	atomic64_sub(npages, &pin->mm->pinned_vm);
+err_mmdrop:
+	mmdrop(pin->mm);
+	kvfree(pin->pages);
+err_free:
+	kfree(pin);
+	return ret;
+}
+
+/**
+ * hpu_ib_umap_get() - pin user memory and map it into a context's ASID
+ * @dev: the device
+ * @uc: the context
+ * @addr: user address
+ * @len: bytes
+ * @writable: the engine may write the memory
+ * @map: Out: the mapping; @map->dva is the device address of @addr
+ *
+ * May sleep.
+ *
+ * Return: 0; the errors of hpu_ib_pin_user() and hpu_rdma_as_map_sgt().
+ * After -EIO the pages stay pinned and mapped for good: the device may
+ * reach them.
+ */
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    u64 addr, size_t len, bool writable,
 		    struct hpu_ib_umap *map)
 {
-	struct ib_umem *umem;
+	struct hpu_ib_upin *pin;
 	int ret;
 
-	umem = ib_umem_get(&dev->ibdev, addr, len,
-			   writable ? IB_ACCESS_LOCAL_WRITE : 0);
-	if (IS_ERR(umem))
-		return PTR_ERR(umem);
-	ret = hpu_rdma_as_map_sgt(uc->as, &umem->sgt_append.sgt,
-				  (u64)ib_umem_num_pages(umem) << PAGE_SHIFT,
-				  writable, &map->map_va);
+	ret = hpu_ib_pin_user(dev, addr, len, writable, &pin);
+	if (ret)
+		return ret;
+	ret = hpu_rdma_as_map_sgt(uc->as, &pin->sgt,
+				  (u64)pin->npages << PAGE_SHIFT, writable,
+				  &map->map_va);
 	if (ret) {
 		if (ret == -EIO)
 			ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
 		else
-			ib_umem_release(umem);
+			hpu_ib_unpin_user(dev, pin);
 		return ret;
 	}
-	map->umem = umem;
-	map->dva = map->map_va + ib_umem_offset(umem);
+	map->pin = pin;
+	map->dva = map->map_va + offset_in_page(addr);
 	return 0;
 }
 
-/* Undo hpu_ib_umap_get() (or a dma-buf mapping: no umem). */
+/**
+ * hpu_ib_umap_put() - undo hpu_ib_umap_get() or a dma-buf mapping
+ * @dev: the device
+ * @uc: the context
+ * @map: the mapping (no pin for a dma-buf or hpu buffer); nothing to do
+ *	when it is not mapped
+ *
+ * If the ASID's invalidation does not complete (-EIO), the pages stay
+ * pinned and mapped for good. May sleep.
+ */
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map)
 {
@@ -243,8 +470,9 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
 		return;
 	}
-	ib_umem_release(map->umem);
-	map->umem = NULL;
+	if (map->pin)
+		hpu_ib_unpin_user(dev, map->pin);
+	map->pin = NULL;
 }
 
 /*
@@ -578,7 +806,7 @@ static struct ib_mr *hpu_ib_reg_mr_common(struct ib_pd *pd, u64 start,
 	} else {
 		/*
 		 * The process's mapping of an hpu buffer (HBM through BAR4,
-		 * or a host buffer) is VM_PFNMAP: ib_umem_get() cannot pin
+		 * or a host buffer) is VM_PFNMAP: pin_user_pages() cannot pin
 		 * it, so the buffer itself is registered, as a dma-buf of
 		 * it would be. Any other memory is pinned.
 		 */

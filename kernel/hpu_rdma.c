@@ -247,7 +247,7 @@ EXPORT_SYMBOL_NS_GPL(hpu_rdma_as_asid, HPU_RDMA);
 /**
  * hpu_rdma_as_map_sgt() - map pinned host pages
  * @as: the address space
- * @sgt: the pages (an ib_umem's), DMA-mapped against
+ * @sgt: the pages (pinned by hpu_ib.ko), DMA-mapped against
  *	hpu_rdma_dma_device(); the caller keeps them pinned until
  *	hpu_rdma_as_unmap() returned 0
  * @size: bytes to map from the first page, a multiple of 4 KiB

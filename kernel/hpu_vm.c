@@ -485,7 +485,7 @@ EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
  * @va: Out: the device address chosen (4 KiB aligned)
  * @readonly: the device may only read
  *
- * For memory the driver pins itself (the RDMA driver's ib_umem). May
+ * For memory the driver pins itself (the RDMA driver's user pages). May
  * sleep; the caller keeps the device bound.
  *
  * Return: 0; -ENOSPC, -ENOMEM, -ENODEV as hpu_vm_map(); -EIO when a

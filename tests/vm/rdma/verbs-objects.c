@@ -506,6 +506,80 @@ static void t_pd_mr(struct ctx *c)
 	result(!dealloc_pd(c->fd, pd), "a PD frees once its MRs are gone", "errno");
 }
 
+/* The process's pinned memory (VmPin of /proc/self/status) in KiB, -1 if unreadable. */
+static long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * The same memory registered several times (hpu_ib pins and maps each
+ * registration itself): MRs over one range, read-only and writable, and
+ * an MR over a CQ's ring. Each registration counts its pages in the
+ * process's pinned memory and deregistration uncounts them. Under the
+ * debug kernel, the log check is what fails if a registration's DMA
+ * mapping is reported as an overlap.
+ */
+static void t_mr_overlap(struct ctx *c)
+{
+	struct ib_uverbs_reg_mr_resp mr[4], cqmr;
+	uint32_t lw = IB_UVERBS_ACCESS_LOCAL_WRITE;
+	char *buf = ring(4 * 4096);
+	struct hpu_ib_create_cq drv = { .log_entries = 4 };
+	long before, after;
+	int i, err, n = 0;
+	struct cq cq;
+	uint32_t pd;
+
+	err = alloc_pd(c->fd, &pd);
+	result(!err && buf, "overlap: a PD and a buffer", "errno %d", err);
+	if (err || !buf)
+		return;
+	err = reg_mr(c->fd, pd, buf, 0, lw, NULL);
+	result(err == EINVAL, "an MR of zero bytes is refused (EINVAL)", "errno %d", err);
+	err = reg_mr(c->fd, pd, (void *)(uintptr_t)-4096, 8192, lw, NULL);
+	result(err == EINVAL, "an MR whose range wraps around is refused (EINVAL)", "errno %d", err);
+
+	before = vm_pin_kb();
+	/* Bytes 100 to 100 + 3 pages: 4 pages pinned by each MR. */
+	for (i = 0; i < 4 && !err; i++, n++)
+		err = reg_mr(c->fd, pd, buf + 100, 3 * 4096, i == 3 ? 0 : lw, &mr[i]);
+	result(!err, "four MRs over the same pages register (three writable, one read-only)",
+	       "errno %d at MR %d", err, n);
+	after = vm_pin_kb();
+	result(!err && before >= 0 && after - before == 4 * 16,
+	       "each MR counts its pages, partial pages included, in the process's pinned memory",
+	       "VmPin %ld kB, then %ld kB", before, after);
+
+	drv.buf_addr = (uintptr_t)ring(HPU_IB_CQE_SIZE << 4);
+	drv.db_addr = drv.buf_addr + (HPU_IB_CQE_SIZE << 4);
+	err = drv.buf_addr ? create_cq_drv(c->fd, 16, &drv, sizeof(drv), &cq) : ENOMEM;
+	result(!err, "overlap: a CQ", "errno %d", err);
+	if (!err) {
+		err = reg_mr(c->fd, pd, (void *)(uintptr_t)drv.buf_addr, 4096, lw, &cqmr);
+		result(!err, "an MR over a CQ's ring and doorbell record registers", "errno %d", err);
+		if (!err)
+			dereg_mr(c->fd, cqmr.mr_handle);
+		destroy_cq(c->fd, cq.handle);
+	}
+
+	for (i = 0; i < n; i++)
+		err |= dereg_mr(c->fd, mr[i].mr_handle);
+	after = vm_pin_kb();
+	result(!err && after == before, "deregistration uncounts the pinned pages",
+	       "errno %d, VmPin %ld kB before, %ld kB after", err, before, after);
+	dealloc_pd(c->fd, pd);
+}
+
 static void t_cq(struct ctx *c, int max_cq)
 {
 	struct hpu_ib_create_cq d = {
@@ -1530,6 +1604,7 @@ int main(int argc, char **argv)
 		return 1;
 	t_doorbell(dev, &c);
 	t_pd_mr(&c);
+	t_mr_overlap(&c);
 	t_cq(&c, argc > 3 ? atoi(argv[3]) : 0);
 	t_pd_limit(dev, argc > 4 ? atoi(argv[4]) : 0);
 	t_qp(&c);
