@@ -116,6 +116,21 @@ static inline void hpu_uq_wr(struct hpu_uq *uq, u32 reg, u32 val)
 	hpu_wr32(uq->hdev, uq->base + reg, val);
 }
 
+/*
+ * The descriptors the doorbell announced, as a 64-bit count rebuilt from
+ * DONE (DONE_LO latches DONE_HI) and the 32-bit PI, in *@rung. Return:
+ * false if the device did not answer (all ones).
+ */
+static bool hpu_uq_rung(struct hpu_uq *uq, u64 *rung)
+{
+	u32 lo = hpu_uq_rd(uq, HPU_QS_DONE_LO);
+	u32 hi = hpu_uq_rd(uq, HPU_QS_DONE_HI);
+	u32 pi = hpu_uq_rd(uq, HPU_QS_PI);
+
+	*rung = ((u64)hi << 32 | lo) + (u32)(pi - lo);
+	return lo != U32_MAX || hi != U32_MAX;
+}
+
 /**
  * hpu_uqs_supported() - whether the device offers user queues
  * @hdev: the device
@@ -659,7 +674,6 @@ static void hpu_uq_watch_work(struct work_struct *work)
 	struct hpu_uq_fence *last;
 	unsigned long flags;
 	bool again = false, retracted = false;
-	u32 lo, hi, pi;
 	u64 submitted;
 	int idx;
 
@@ -673,11 +687,7 @@ static void hpu_uq_watch_work(struct work_struct *work)
 	last = list_empty(&uq->fences) ? NULL :
 	       list_last_entry(&uq->fences, struct hpu_uq_fence, link);
 	if (last && !uq->dead) {
-		lo = hpu_uq_rd(uq, HPU_QS_DONE_LO);
-		hi = hpu_uq_rd(uq, HPU_QS_DONE_HI);
-		pi = hpu_uq_rd(uq, HPU_QS_PI);
-		submitted = ((u64)hi << 32 | lo) + (u32)(pi - lo);
-		retracted = (lo != U32_MAX || hi != U32_MAX) &&
+		retracted = hpu_uq_rung(uq, &submitted) &&
 			    last->base.seqno > submitted;
 		again = !retracted;
 	}
@@ -1139,7 +1149,6 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 	unsigned long flags;
 	LIST_HEAD(due);
 	u64 submitted;
-	u32 lo, hi, pi;
 	int err;
 
 	nf = hpu_uq_fence_alloc(uq, point);
@@ -1148,12 +1157,7 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 
 	spin_lock_irqsave(&uq->lock, flags);
 	if (point > uq->done && !uq->dead && uq->wb) {
-		/* The counters: DONE_LO latches DONE_HI. */
-		lo = hpu_uq_rd(uq, HPU_QS_DONE_LO);
-		hi = hpu_uq_rd(uq, HPU_QS_DONE_HI);
-		pi = hpu_uq_rd(uq, HPU_QS_PI);
-		submitted = ((u64)hi << 32 | lo) + (u32)(pi - lo);
-		if ((lo != U32_MAX || hi != U32_MAX) && point > submitted) {
+		if (hpu_uq_rung(uq, &submitted) && point > submitted) {
 			spin_unlock_irqrestore(&uq->lock, flags);
 			dma_fence_put(&nf->base);
 			drm_dbg_driver(&hdev->drm, "%s: point %llu beyond the %llu rung\n",
