@@ -551,6 +551,7 @@ static void t_mr_overlap(struct ctx *c)
 
 	before = vm_pin_kb();
 	/* Bytes 100 to 100 + 3 pages: 4 pages pinned by each MR. */
+	err = 0;
 	for (i = 0; i < 4 && !err; i++, n++)
 		err = reg_mr(c->fd, pd, buf + 100, 3 * 4096, i == 3 ? 0 : lw, &mr[i]);
 	result(!err, "four MRs over the same pages register (three writable, one read-only)",
