@@ -102,6 +102,7 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
         return -EDEADLK; // from the callback: the thread cannot join itself
     events_stop(dev);
     dev->kernels.clear(); // their buffers, while the file is open
+    dev->uq_spare.reset();
     // The queues graphs made on first use (graph.cpp); the graphs are gone.
     for (std::uint32_t s = 0; s < dev->graph_queues.size(); ++s) {
         if ((dev->graph_queues_made & (1U << s)) != 0)
@@ -244,6 +245,11 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
             dev->graph_queues_made = 0;
         }
         old_kernels.clear();
+        {
+            const std::lock_guard<std::mutex> lock(dev->uq_mu);
+            dev->uq_live = 0; // the old file's queues died with it
+            dev->uq_spare.reset();
+        }
         {
             const std::lock_guard<std::mutex> lock(dev->ev.store_mu);
             dev->ev.errors.clear();

@@ -20,6 +20,7 @@
 #include "events.h"
 #include "hpu/hpu.h"
 #include "kmd.h"
+#include "memory.h"
 #include "os.h"
 
 // An open device: the DRM file (in kmd, reached through the Os the device
@@ -57,6 +58,14 @@ struct hpu_device {
     // Whether the device has DRM_HPU_CAP_USER_QUEUES: 1 yes, 0 no, -1 not
     // asked yet (queue.cpp).
     std::atomic<int> user_queues{-1};
+    // User queues of this file (uqueue.cpp): how many are open, kept
+    // within INFO USER_QUEUES ctx_max before any is tried; and the ring
+    // buffer of a UQ_CREATE that failed, kept for the next one: freeing
+    // it unmaps it, and an unmap waits for every job of the context
+    // (one held at a WAIT, too). Guarded by uq_mu.
+    std::mutex uq_mu;
+    unsigned int uq_live = 0;
+    hpu::detail::BufferPtr uq_spare;
 };
 
 namespace hpu::detail {

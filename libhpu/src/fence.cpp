@@ -128,7 +128,7 @@ int fence_state(hpu_fence *f, int &job_status)
         return -ENODEV;
     if (f->uq) {
         int st = 0;
-        if (const int err = f->uq->state(f->uq_point, st); err < 0)
+        if (const int err = f->uq->state(f->uq_point, st, true); err < 0)
             return err;
         if (st != 1)
             settle(f, st, nullptr);

@@ -639,19 +639,19 @@ constexpr std::uint32_t kmd_engine_class(std::uint32_t engine_class)
 }
 
 // Whether queues of dev get a user queue (1, else 0): HPU_USER_QUEUES is
-// "1" and the device has DRM_HPU_CAP_USER_QUEUES (asked once, then
-// remembered). Opt-in for now (Documentation/libhpu.md, "User queues").
-// An INFO that fails means no user queues: queue creation goes on.
+// unset or "1" (any other value: off) and the device has
+// DRM_HPU_CAP_USER_QUEUES (asked once, then remembered); or the error of
+// an INFO that failed (the queue is not made: asked again next time).
 int user_queues_wanted(hpu_device *dev)
 {
     const char *env = std::getenv("HPU_USER_QUEUES"); // NOLINT(concurrency-mt-unsafe): read, never set, by the library
-    if (env == nullptr || std::string_view(env) != "1")
+    if (env != nullptr && std::string_view(env) != "1")
         return 0;
     int known = dev->user_queues.load(std::memory_order_relaxed);
     if (known < 0) {
         drm_hpu_info_device answer{};
-        if (dev->kmd.info_device(answer) < 0)
-            return 0;
+        if (const int err = dev->kmd.info_device(answer); err < 0)
+            return err;
         known = (answer.caps & DRM_HPU_CAP_USER_QUEUES) != 0 ? 1 : 0;
         dev->user_queues.store(known, std::memory_order_relaxed);
     }

@@ -123,10 +123,24 @@ int UserQueue::create(hpu_device *dev, std::uint32_t engine_class, std::uint32_t
     uq->size_ = size;
     uq->spin_ns_ = spin_ns_from_env();
     uq->time_offset_ns_ = info.time_offset_ns;
+    uq->last_poll_ns_ = dev->os().monotonic_ns();
     uq->closed_ = true; // nothing to destroy until UQ_CREATE succeeds
     const std::uint64_t ring_bytes = std::uint64_t{size} * sizeof(drm_hpu_uq_desc);
-    if (const int err = buffer_create(dev, 2 * ring_bytes, HPU_MEM_HOST, uq->rings_); err < 0)
-        return err;
+    // A place within the file's budget, and the ring buffer a failed
+    // UQ_CREATE left, if any (never freed on failure: see hpu_device).
+    {
+        const std::lock_guard<std::mutex> lock(dev->uq_mu);
+        if (dev->uq_live >= info.ctx_max)
+            return -ENOSPC;
+        if (dev->uq_spare && dev->uq_spare->size >= 2 * ring_bytes)
+            uq->rings_ = std::move(dev->uq_spare);
+        ++dev->uq_live;
+        uq->counted_ = true;
+    }
+    if (!uq->rings_) {
+        if (const int err = buffer_create(dev, 2 * ring_bytes, HPU_MEM_HOST, uq->rings_); err < 0)
+            return err;
+    }
     auto *base = static_cast<std::uint8_t *>(uq->rings_->mmap_addr);
     uq->ring_ = std::span<drm_hpu_uq_desc>(reinterpret_cast<drm_hpu_uq_desc *>(base), size); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
     uq->cq_ = std::span<drm_hpu_uq_cqe>(reinterpret_cast<drm_hpu_uq_cqe *>(base + ring_bytes), size); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast,cppcoreguidelines-pro-bounds-pointer-arithmetic)
@@ -141,8 +155,13 @@ int UserQueue::create(hpu_device *dev, std::uint32_t engine_class, std::uint32_t
     req.ring_va = uq->rings_->map_va;
     req.cq_va = uq->rings_->map_va + ring_bytes;
     req.cq_size = size;
-    if (const int err = dev->kmd.uq_create(req); err < 0)
+    if (const int err = dev->kmd.uq_create(req); err < 0) {
+        // No job ever read the ring: it is kept for the next queue.
+        const std::lock_guard<std::mutex> lock(dev->uq_mu);
+        if (!dev->uq_spare && uq->epoch_ == dev->epoch)
+            dev->uq_spare = std::move(uq->rings_);
         return err;
+    }
     uq->id_ = req.queue_id;
     uq->asid_ = req.asid;
     uq->closed_ = false;
@@ -302,19 +321,40 @@ int UserQueue::submit(std::uint64_t cb_va, std::uint32_t cb_size, std::uint64_t 
     // mappings of device memory; then the descriptor before the doorbell
     // (on x86 ordinary stores stay before the uncached one).
     dev_->os().flush_wc_stores();
-    std::atomic_thread_fence(std::memory_order_release);
-    *static_cast<volatile std::uint32_t *>(db_) = static_cast<std::uint32_t>(n + 1);
+    std::atomic_ref<std::uint32_t>(*static_cast<std::uint32_t *>(db_))
+        .store(static_cast<std::uint32_t>(n + 1), std::memory_order_release);
     submitted_.store(n + 1, std::memory_order_release);
     point = n + 1;
     return 0;
 }
 
-int UserQueue::state(std::uint64_t point, int &job_status)
+// A point still pending by the records: at most every kDriverPollNs,
+// ask the driver without waiting (UQ_WAIT, deadline 0), which alone tells
+// that the queue died (a ring fault: no more records) to a caller that
+// only polls.
+void UserQueue::poll_driver_locked(std::uint64_t point)
+{
+    const std::int64_t now = dev_->os().monotonic_ns();
+    if (closed_ || now - last_poll_ns_ < kDriverPollNs)
+        return;
+    last_poll_ns_ = now;
+    std::int32_t status = 0;
+    std::uint64_t done = 0;
+    const int err = dev_->kmd.uq_wait(id_, point, 0, status, done);
+    if (err == -ECANCELED || err == -EFAULT)
+        (void)settle_locked(0, point, err);
+    else if (err == 0)
+        (void)settle_locked(done, point, status);
+}
+
+int UserQueue::state(std::uint64_t point, int &job_status, bool ask_driver)
 {
     if (point == 0 || point > submitted())
         return -EINVAL;
     const std::lock_guard<std::mutex> lock(mu_);
     reap_locked();
+    if (ask_driver && point > completed_ && dead_ == 0)
+        poll_driver_locked(point);
     job_status = point <= completed_ ? outcome_locked(point) : (dead_ != 0 ? dead_ : 1);
     return 0;
 }
@@ -378,11 +418,23 @@ int UserQueue::completion_time(std::uint64_t point, std::uint64_t &ns)
     return 0;
 }
 
+void UserQueue::uncount() noexcept
+{
+    if (!counted_)
+        return;
+    counted_ = false;
+    const std::lock_guard<std::mutex> lock(dev_->uq_mu);
+    if (dev_->epoch == epoch_ && dev_->uq_live > 0)
+        --dev_->uq_live;
+}
+
 int UserQueue::close() noexcept
 {
     std::unique_lock<std::mutex> lock(mu_);
-    if (closed_)
+    if (closed_) {
+        uncount();
         return 0;
+    }
     const bool stale = dev_->epoch != epoch_;
     const bool child = fork_gen_ != fork_generation();
     int err = 0;
@@ -417,6 +469,7 @@ int UserQueue::close() noexcept
     ring_ = {};
     cq_ = {};
     rings_.reset();
+    uncount();
     return err;
 }
 

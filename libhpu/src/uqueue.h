@@ -39,6 +39,8 @@ class UserQueue {
 public:
     // Most descriptors of a ring (fewer when the driver's ring_max is lower).
     static constexpr std::uint32_t kMaxRing = 1024;
+    // How often state() asks the driver about a point still pending.
+    static constexpr std::int64_t kDriverPollNs = 2000000;
     // Failures remembered (the oldest are forgotten first).
     static constexpr std::size_t kMaxFailures = 256;
 
@@ -68,9 +70,11 @@ public:
     int submit(std::uint64_t cb_va, std::uint32_t cb_size, std::uint64_t &point);
     // The state of point (at most submitted()) without waiting, from the
     // completion records (a system call only for an outcome they no longer
-    // tell): 0 and job_status (0 success, 1 pending, the job's negative
+    // tell; with ask_driver, also UQ_WAIT with deadline 0 for a point still
+    // pending, at most every kDriverPollNs: how a caller that only polls
+    // notices a dead queue): 0 and job_status (0 success, 1 pending, the job's negative
     // errno), or a system call's negative errno.
-    int state(std::uint64_t point, int &job_status);
+    int state(std::uint64_t point, int &job_status, bool ask_driver = false);
     // Waits until point is reached or the absolute CLOCK_MONOTONIC
     // deadline: polls the records for up to HPU_SPIN_US, then sleeps in
     // DRM_IOCTL_HPU_UQ_WAIT. 0 (state() then tells the outcome), -ETIME,
@@ -89,6 +93,8 @@ public:
 private:
     UserQueue() = default;
 
+    void uncount() noexcept;
+    void poll_driver_locked(std::uint64_t point);
     void reap_locked();
     bool skipped_locked();
     void note_failure_locked(std::uint64_t point, int err);
@@ -116,7 +122,9 @@ private:
     std::map<std::uint64_t, int> failures_;  // point -> negative errno
     std::uint64_t forgotten_ = 0;            // highest failed point dropped from failures_
     int dead_ = 0;                           // the dead queue's error for points not reached
+    std::int64_t last_poll_ns_ = 0;          // poll_driver_locked()'s last UQ_WAIT
     bool closed_ = false;
+    bool counted_ = false;                   // in dev_->uq_live (create() to close())
 };
 
 } // namespace hpu::detail

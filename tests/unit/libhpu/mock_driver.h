@@ -143,6 +143,12 @@ public:
         std::size_t ran = 0;
         while (ran < n && u.done < uq_doorbell(id) && u.dead == 0) {
             const std::uint32_t size = u.req.ring_size;
+            // The device ignores a doorbell more than a ring ahead of what
+            // it completed: the library must never ring one.
+            if (uq_doorbell(id) - u.done > size) {
+                ++misuse;
+                break;
+            }
             drm_hpu_uq_desc d{};
             const std::uint8_t *dp = host_bytes(u.req.ring_va + sizeof(d) * (u.done % size), sizeof(d));
             std::uint8_t *cp = mutable_bytes(u.req.cq_va + sizeof(drm_hpu_uq_cqe) * (u.done % u.req.cq_size),

@@ -60,7 +60,7 @@ private:
 };
 
 // Two HPUs, the first with user queues (rings of ring descriptors), open;
-// HPU_USER_QUEUES=1 (user queues are opt-in), HPU_SPIN_US unset. The mock
+// HPU_USER_QUEUES=1 (as unset: on), HPU_SPIN_US unset. The mock
 // clock moves 1 us per reading, so a spin ends.
 struct UqFixture {
     EnvGuard uq_env{"HPU_USER_QUEUES", "1"};
@@ -109,6 +109,8 @@ struct UqFixture {
         CHECK(hpu_queue_destroy(q) == 0);
         cl = nullptr;
         q = nullptr;
+        CHECK(hpu_close(dev) == 0); // the device keeps a spare ring until then
+        dev = nullptr;
         CHECK(m.leaks() == 0);
         CHECK(m.misuse == 0);
     }
@@ -232,6 +234,35 @@ TEST_CASE("a failed user-queue job fails its fence with the driver's errno", "[l
     fx.finish();
 }
 
+TEST_CASE("a queue that dies with jobs pending is noticed by status polls alone", "[libhpu][uq]")
+{
+    // A ring fault: the device writes no more records; only the driver
+    // knows. hpu_fence_status() asks it now and then (not at every call).
+    UqFixture fx;
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f) == 0);
+    const int before = fx.calls(DRM_IOCTL_HPU_UQ_WAIT);
+    CHECK(hpu_fence_status(f) == 1);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == before); // within the first 2 ms: the records only
+    fx.m.uqs.at(fx.uq_id()).dead = -EFAULT;
+    fx.m.clock_step_ns = 1000000; // 1 ms per clock reading
+    int st = 1;
+    for (int i = 0; i < 4 && st == 1; ++i)
+        st = hpu_fence_status(f);
+    CHECK(st == -EFAULT);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) > before);
+    CHECK(hpu_fence_status(f) == -EFAULT);
+    // The next job takes the kernel path.
+    hpu_fence_t *g = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &g) == 0);
+    CHECK(fx.m.jobs.size() == 1);
+    fx.m.complete_jobs();
+    CHECK(hpu_fence_wait(g, 0) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    CHECK(hpu_fence_destroy(g) == 0);
+    fx.finish();
+}
+
 TEST_CASE("an aborted user-queue job takes the driver's reason", "[libhpu][uq]")
 {
     UqFixture fx;
@@ -350,6 +381,65 @@ TEST_CASE("UQ_CREATE failing leaves the queue on the kernel path", "[libhpu][uq]
     }
 }
 
+TEST_CASE("past the file's ctx_max no user queue is tried: no UQ_CREATE, no ring buffer", "[libhpu][uq]")
+{
+    UqFixture fx(4, false);
+    fx.m.uq_info.ctx_max = 2;
+    hpu_queue_t *a = nullptr;
+    hpu_queue_t *b = nullptr;
+    hpu_queue_t *c = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &a) == 0);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &b) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 2);
+    const int bos = fx.calls(DRM_IOCTL_HPU_BO_CREATE);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &c) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 2);
+    CHECK(fx.calls(DRM_IOCTL_HPU_BO_CREATE) == bos);
+    // A user queue destroyed makes room for the next queue's.
+    CHECK(hpu_queue_destroy(a) == 0);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &a) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 3);
+    CHECK(fx.m.uqs.size() == 3);
+    CHECK(hpu_queue_destroy(a) == 0);
+    CHECK(hpu_queue_destroy(b) == 0);
+    CHECK(hpu_queue_destroy(c) == 0);
+    fx.finish();
+}
+
+TEST_CASE("the ring of a failed UQ_CREATE is kept, not unmapped, and the next user queue takes it",
+          "[libhpu][uq]")
+{
+    // Unmapping waits for every job of the context: a queue made while
+    // another is held at a WAIT must not wait for it.
+    UqFixture fx(4, false);
+    fx.m.request_fail[DRM_IOCTL_HPU_UQ_CREATE] = -EBUSY;
+    hpu_queue_t *a = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &a) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 1);
+    const int bos = fx.calls(DRM_IOCTL_HPU_BO_CREATE);
+    CHECK(fx.calls(DRM_IOCTL_GEM_CLOSE) == 0);
+    // Failing again: the same ring, still no new buffer and no close.
+    hpu_queue_t *b = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &b) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 2);
+    CHECK(fx.calls(DRM_IOCTL_HPU_BO_CREATE) == bos);
+    CHECK(fx.calls(DRM_IOCTL_GEM_CLOSE) == 0);
+    fx.m.request_fail.erase(DRM_IOCTL_HPU_UQ_CREATE);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &fx.q) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_BO_CREATE) == bos);
+    CHECK(fx.calls(DRM_IOCTL_GEM_CLOSE) == 0);
+    REQUIRE(fx.m.uqs.size() == 1);
+    REQUIRE(hpu_cmdlist_create(fx.dev, &fx.cl) == 0);
+    REQUIRE(hpu_cmd_nop(fx.cl) == 0);
+    const int submits = fx.m.submit_calls;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
+    CHECK(fx.m.submit_calls == submits); // the user queue
+    CHECK(fx.m.uq_complete(fx.uq_id()) == 1);
+    CHECK(hpu_queue_destroy(a) == 0);
+    CHECK(hpu_queue_destroy(b) == 0);
+    fx.finish();
+}
+
 TEST_CASE("a doorbell that cannot be mapped: the user queue is destroyed, the kernel path", "[libhpu][uq]")
 {
     UqFixture fx(4, false);
@@ -365,12 +455,25 @@ TEST_CASE("a doorbell that cannot be mapped: the user queue is destroyed, the ke
     fx.finish();
 }
 
-TEST_CASE("HPU_USER_QUEUES=0 or a device without user queues: the kernel path", "[libhpu][uq]")
+TEST_CASE("HPU_USER_QUEUES unset is on; =0 or a device without user queues: the kernel path", "[libhpu][uq]")
 {
-    SECTION("HPU_USER_QUEUES unset: off by default")
+    SECTION("HPU_USER_QUEUES unset: on by default")
     {
         UqFixture fx(4, false);
-        const EnvGuard off("HPU_USER_QUEUES", nullptr);
+        const EnvGuard unset("HPU_USER_QUEUES", nullptr);
+        REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &fx.q) == 0);
+        REQUIRE(hpu_cmdlist_create(fx.dev, &fx.cl) == 0);
+        REQUIRE(hpu_cmd_nop(fx.cl) == 0);
+        REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
+        CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 1);
+        CHECK(fx.m.jobs.empty());
+        CHECK(fx.m.uq_complete(fx.uq_id()) == 1);
+        fx.finish();
+    }
+    SECTION("HPU_USER_QUEUES=yes (not 1): off")
+    {
+        UqFixture fx(4, false);
+        const EnvGuard off("HPU_USER_QUEUES", "yes");
         REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &fx.q) == 0);
         REQUIRE(hpu_cmdlist_create(fx.dev, &fx.cl) == 0);
         REQUIRE(hpu_cmd_nop(fx.cl) == 0);
