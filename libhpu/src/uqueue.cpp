@@ -341,10 +341,11 @@ void UserQueue::poll_driver_locked(std::uint64_t point)
     std::int32_t status = 0;
     std::uint64_t done = 0;
     const int err = dev_->kmd.uq_wait(id_, point, 0, status, done);
-    if (err == -ECANCELED || err == -EFAULT)
+    if (err == -ECANCELED || err == -EFAULT) {
         (void)settle_locked(0, point, err);
-    else if (err == 0)
+    } else if (err == 0) {
         (void)settle_locked(done, point, status);
+    }
 }
 
 int UserQueue::state(std::uint64_t point, int &job_status, bool ask_driver)

@@ -103,7 +103,7 @@ struct Gate {
         (void)hpu_sob_free(dev, sob);
     }
 
-    void set(std::uint32_t v)
+    void set(std::uint32_t v) const
     {
         List cl(dev);
         REQUIRE(hpu_cmd_sob_update(cl.cl, sob, HPU_SOB_SET, v) == 0);
@@ -111,7 +111,7 @@ struct Gate {
         REQUIRE(hpu_queue_submit(control, cl.cl, nullptr, 0, &f.f) == 0);
         REQUIRE(hpu_fence_wait(f.f, kWaitNs) == 0);
     }
-    void open()
+    void open() const
     {
         set(1);
         REQUIRE(hpu_fence_wait(held.f, kWaitNs) == 0);
@@ -276,10 +276,10 @@ TEST_CASE("libhpu user queues: a queue made after the gate, its jobs alternating
         const hpu_fence_t *prev = gate.held.f;
         for (std::uint32_t i = 0; i < 3; ++i) {
             fences.push_back(std::make_unique<Fence>());
-            write_after(d, dma_q, va + 8 * i, 0x100 + i, {prev}, *fences.back(), lists);
+            write_after(d, dma_q, va + std::uint64_t{8} * i, 0x100 + i, {prev}, *fences.back(), lists);
             prev = fences.back()->f;
             fences.push_back(std::make_unique<Fence>());
-            write_after(d, tpc.q, va + 8 * i + 4, 0x200 + i, {prev}, *fences.back(), lists);
+            write_after(d, tpc.q, va + std::uint64_t{8} * i + 4, 0x200 + i, {prev}, *fences.back(), lists);
             prev = fences.back()->f;
         }
         for (std::size_t i = 0; i < fences.size(); ++i) {
