@@ -3,12 +3,17 @@
 //   - DMA bandwidth for 64 MiB transfers host -> HBM, HBM -> host and
 //     HBM -> HBM (one engine, submit to fence signalled, median of runs);
 //   - submit-to-completion latency of a NOP job (median and p99);
-//   - NOP jobs per second with 64 jobs in flight on one queue.
-//   hpu-bench-dma [device index]
+//   - NOP jobs per second with 64 jobs in flight on one queue, and the
+//     aggregate of four processes doing that at once, each with its queue;
+//   - submit-to-completion latency of a 4 KiB host -> HBM copy.
+//   hpu-bench-dma [device index] [--jobs-only] [--prefix P]
+// --jobs-only skips the 64 MiB copies; --prefix P puts P before every
+// figure's name (the kernel-path run: HPU_USER_QUEUES=0 --prefix kpath_).
 // Prints "BENCH name=value" lines; exits non-zero only when something fails
 // to run.
 //
 // Copyright (c) 2026 The hpu authors
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -17,7 +22,11 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <string>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "hpu/hpu.hpp"
@@ -51,39 +60,39 @@ double copy_bw(const hpu::Device &d, hpu::Queue &q, std::uint64_t dst, std::uint
     return bench::quantile(gbps, 0.5);
 }
 
-void run(unsigned int index)
+std::string g_prefix; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): set once by main()
+
+void report(const char *name, double v)
 {
-    const auto d = hpu::Device::open(index);
-    auto q = hpu::Queue::create(d, 0);
-    const auto host = hpu::Buffer::create(d, kSize, HPU_MEM_HOST);
-    const auto hbm1 = hpu::Buffer::create(d, kSize, HPU_MEM_DEVICE);
-    const auto hbm2 = hpu::Buffer::create(d, kSize, HPU_MEM_DEVICE);
-    std::memset(host.host_ptr(), 0x3c, kSize); // populate the host pages
+    bench::report((g_prefix + name).c_str(), v);
+}
 
-    bench::report("dma_h2d_gbps", copy_bw(d, q, hbm1.va(), host.va(), 7));
-    bench::report("dma_d2h_gbps", copy_bw(d, q, host.va(), hbm1.va(), 7));
-    bench::report("dma_d2d_gbps", copy_bw(d, q, hbm2.va(), hbm1.va(), 7));
-
-    // NOP latency: submit one NOP job, wait for its fence.
-    auto nop = hpu::CommandList::create(d);
-    nop.nop();
+// Submit-to-signalled latency of cl's job on q, 1000 runs after 50 warm-up
+// ones, in microseconds: p50 and p99 reported as name_p50_us, name_p99_us.
+void latency(hpu::Queue &q, hpu::CommandList &cl, const char *name)
+{
     std::vector<double> lat;
     for (int i = 0; i < 1050; ++i) {
         const double t0 = bench::now_s();
-        finish(q.submit(nop));
+        finish(q.submit(cl));
         const double dt = bench::now_s() - t0;
         if (i >= 50)
             lat.push_back(dt * 1e6);
     }
-    bench::report("nop_lat_p50_us", bench::quantile(lat, 0.5));
-    bench::report("nop_lat_p99_us", bench::quantile(lat, 0.99));
+    report((std::string(name) + "_p50_us").c_str(), bench::quantile(lat, 0.5));
+    report((std::string(name) + "_p99_us").c_str(), bench::quantile(lat, 0.99));
+}
 
-    // Throughput at queue depth 64: a new job whenever the oldest ends.
+// NOP jobs per second with kDepth in flight on q: a new job whenever the
+// oldest ends.
+double nop_rate(const hpu::Device &d, hpu::Queue &q, int jobs)
+{
     constexpr std::size_t kDepth = 64;
-    constexpr int kJobs = 4000;
+    auto nop = hpu::CommandList::create(d);
+    nop.nop();
     std::deque<hpu::Fence> inflight;
     const double t0 = bench::now_s();
-    for (int i = 0; i < kJobs; ++i) {
+    for (int i = 0; i < jobs; ++i) {
         if (inflight.size() == kDepth) {
             finish(inflight.front());
             inflight.pop_front();
@@ -92,16 +101,122 @@ void run(unsigned int index)
     }
     for (; !inflight.empty(); inflight.pop_front())
         finish(inflight.front());
-    bench::report("nop_qd64_jobs_per_s", kJobs / (bench::now_s() - t0));
+    return jobs / (bench::now_s() - t0);
+}
+
+// Four processes, each opening the device (its own context) and queue,
+// run nop_rate() at once after a common start: the jobs of all of them
+// per second, from the first start to the last end (pipes carry the
+// times). 0 when a child fails.
+double nop_rate_procs(unsigned int index, int procs, int jobs)
+{
+    std::vector<pid_t> kids;
+    std::vector<int> reads;
+    int go[2];               // NOLINT(modernize-avoid-c-arrays)
+    if (pipe(static_cast<int *>(go)) != 0)
+        return 0;
+    for (int p = 0; p < procs; ++p) {
+        int fds[2];          // NOLINT(modernize-avoid-c-arrays)
+        if (pipe(static_cast<int *>(fds)) != 0)
+            return 0;
+        const pid_t pid = fork();
+        if (pid == 0) {
+            (void)close(go[1]);
+            (void)close(fds[0]);
+            double times[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
+            try {
+                const auto d = hpu::Device::open(index);
+                auto q = hpu::Queue::create(d, 0);
+                char c = 0;
+                if (read(go[0], &c, 1) != 1)
+                    _exit(2);
+                times[0] = bench::now_s();
+                (void)nop_rate(d, q, jobs);
+                times[1] = bench::now_s();
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "hpu-bench-dma: process %d: %s\n", p, e.what());
+                _exit(1);
+            }
+            _exit(write(fds[1], static_cast<void *>(times), sizeof(times)) == sizeof(times) ? 0 : 1);
+        }
+        (void)close(fds[1]);
+        if (pid < 0)
+            return 0;
+        kids.push_back(pid);
+        reads.push_back(fds[0]);
+    }
+    (void)close(go[0]);
+    // Every child has opened its device by the time it reads: start them.
+    for (int p = 0; p < procs; ++p)
+        (void)!write(go[1], "g", 1);
+    (void)close(go[1]);
+    double first = 1e300;
+    double last = 0;
+    bool ok = true;
+    for (std::size_t p = 0; p < kids.size(); ++p) {
+        double times[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
+        ok = read(reads[p], static_cast<void *>(times), sizeof(times)) == sizeof(times) && ok;
+        (void)close(reads[p]);
+        int status = 0;
+        ok = waitpid(kids[p], &status, 0) == kids[p] && WIFEXITED(status) && WEXITSTATUS(status) == 0 && ok;
+        first = std::min(first, times[0]);
+        last = std::max(last, times[1]);
+    }
+    return ok && last > first ? procs * static_cast<double>(jobs) / (last - first) : 0;
+}
+
+void run(unsigned int index, bool jobs_only)
+{
+    // Before this process opens the device: the children open their own.
+    report("nop_qd64_4proc_jobs_per_s", nop_rate_procs(index, 4, 2000));
+
+    const auto d = hpu::Device::open(index);
+    auto q = hpu::Queue::create(d, 0);
+    if (!jobs_only) {
+        const auto host = hpu::Buffer::create(d, kSize, HPU_MEM_HOST);
+        const auto hbm1 = hpu::Buffer::create(d, kSize, HPU_MEM_DEVICE);
+        const auto hbm2 = hpu::Buffer::create(d, kSize, HPU_MEM_DEVICE);
+        std::memset(host.host_ptr(), 0x3c, kSize); // populate the host pages
+
+        report("dma_h2d_gbps", copy_bw(d, q, hbm1.va(), host.va(), 7));
+        report("dma_d2h_gbps", copy_bw(d, q, host.va(), hbm1.va(), 7));
+        report("dma_d2d_gbps", copy_bw(d, q, hbm2.va(), hbm1.va(), 7));
+    }
+
+    // NOP latency: submit one NOP job, wait for its fence.
+    auto nop = hpu::CommandList::create(d);
+    nop.nop();
+    latency(q, nop, "nop_lat");
+
+    // A 4 KiB copy host -> HBM, the size of the NVMe read it is set against.
+    const auto small_host = hpu::Buffer::create(d, 4096, HPU_MEM_HOST);
+    const auto small_hbm = hpu::Buffer::create(d, 4096, HPU_MEM_DEVICE);
+    std::memset(small_host.host_ptr(), 0x5a, 4096);
+    auto copy = hpu::CommandList::create(d);
+    copy.copy(small_hbm.va(), small_host.va(), 4096);
+    latency(q, copy, "copy4k_lat");
+
+    report("nop_qd64_jobs_per_s", nop_rate(d, q, 4000));
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const unsigned int index = argc > 1 ? static_cast<unsigned int>(std::strtoul(argv[1], nullptr, 10)) : 0; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    unsigned int index = 0;
+    bool jobs_only = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        if (a == "--jobs-only") {
+            jobs_only = true;
+        } else if (a == "--prefix" && i + 1 < argc) {
+            g_prefix = argv[++i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+        } else {
+            index = static_cast<unsigned int>(std::strtoul(a.c_str(), nullptr, 10));
+        }
+    }
     try {
-        run(index);
+        run(index, jobs_only);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hpu-bench-dma: %s\n", e.what());
         return 1;

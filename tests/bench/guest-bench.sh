@@ -32,6 +32,9 @@ while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 idx=$(ls /dev/accel/ 2>/dev/null | sed -n 's/^accel//p' | head -n 1)
 
 run hpu-bench-dma "$BUILD/tests/bench/hpu-bench-dma" "${idx:-0}"
+# The same jobs on the kernel path (SUBMIT), for the user queues' rows.
+run hpu-bench-dma-kpath env HPU_USER_QUEUES=0 "$BUILD/tests/bench/hpu-bench-dma" "${idx:-0}" \
+	--jobs-only --prefix kpath_
 run hpu-bench-nvme "$BUILD/tests/bench/hpu-bench-nvme" /dev/nvme0n1
 run hpu-bench-compute "$BUILD/tests/bench/hpu-bench-compute" "${idx:-0}"
 # The training demo, one epoch of each model in each mode (Documentation/training.md).
