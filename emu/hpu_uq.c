@@ -355,6 +355,7 @@ void hpum_uq_complete(HpuCore *c, unsigned int e, unsigned int s,
     HpuStream *st = &c->eng[e].st[s];
     uint32_t where = hpum_uq_where(e, s, offset), epoch = c->epoch;
     uint16_t asid = st->uq_asid;
+    uint64_t index = st->done;
     uint8_t rec[HPU_UCQE_SIZE];
     HpuFault f = { 0 };
     bool stop, vec = false;
@@ -381,11 +382,17 @@ void hpum_uq_complete(HpuCore *c, unsigned int e, unsigned int s,
     hpum_put_le64(rec + HPU_UCQE_SEQ, st->seq);
     hpum_put_le32(rec + HPU_UCQE_STATUS, (uint32_t)status);
     hpum_put_le32(rec + HPU_UCQE_WHERE, where);
-    hpum_put_le64(rec + HPU_UCQE_INDEX, st->done);
+    hpum_put_le64(rec + HPU_UCQE_INDEX, UINT64_MAX);
     hpum_put_le64(rec + HPU_UCQE_TIME, hpum_now(c));
     /* CQ_* and ASID cannot change meanwhile (read-only until IDLE). */
     hpum_unlock(c);
+    /* the record with index all ones, then the index: it lands last */
     r = hpum_queue_xfer(c, e, epoch, asid, addr, rec, sizeof(rec), true, &f);
+    if (!r) {
+        hpum_put_le64(rec + HPU_UCQE_INDEX, index);
+        r = hpum_queue_xfer(c, e, epoch, asid, addr + HPU_UCQE_INDEX,
+                            rec + HPU_UCQE_INDEX, 8, true, &f);
+    }
     if (r && r != HPU_XFER_STALE) {
         hpum_uq_fault_event(c, e, asid, &f, epoch);
     }

@@ -183,8 +183,8 @@ bool UserQueue::usable() const
 
 // Reads the records that follow completed_, in order: the record of
 // descriptor n is at slot n % size_ and carries index n once written (the
-// device writes the rest of the record before its index: the record is
-// one posted write, stored in address order).
+// device writes the record with an all-ones index, then the index: read
+// with acquire, index n means the rest of record n is there).
 void UserQueue::reap_locked()
 {
     if (closed_)

@@ -756,7 +756,11 @@ struct drm_hpu_uq_cqe {
 	__u32 status;
 	/** @where: [23:0] offset of the failed packet in the command buffer. */
 	__u32 where;
-	/** @index: the descriptor's number n. */
+	/**
+	 * @index: the descriptor's number n, written last: the device writes
+	 * the record with @index all ones, then @index, so a reader that sees
+	 * n here (then reads the rest) reads record n whole.
+	 */
 	__u64 index;
 	/** @time: device time of the completion, ns (see @time_offset_ns). */
 	__u64 time;

@@ -14,6 +14,8 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "hpu_rig.hpp"
 #include "hpu_thread_env.hpp"
@@ -194,6 +196,45 @@ TEST_CASE("a doorbell runs a user stream: descriptor and 32-byte record through 
     CHECK(r.wb(0, 4).done == 0u);
     CHECK(r.error() == 0u);
     CHECK(r.env.errors.empty());
+}
+
+TEST_CASE("a user stream's record lands in two writes: all ones in the index, then the index",
+          "[emu][v10]")
+{
+    // Software reading index n finds the rest of record n: the index is
+    // the last thing of the record to land.
+    UqRig r;
+    r.setup_uq(0, 4, 5, 4);
+    const uint64_t slot = r.u[0][4].cq;             // descriptor 0's record
+    std::memset(r.hp(slot), 0xee, HPU_UCQE_SIZE);   // an older record's bytes
+    std::vector<uint64_t> writes;
+    uint64_t index_before = 0;
+    uint64_t time_before = 0;
+    r.env.on_dma_write = [&](uint64_t a) {
+        if (a < slot || a >= slot + HPU_UCQE_SIZE) {
+            return;
+        }
+        writes.push_back(a - slot);
+        if (a == slot + HPU_UCQE_INDEX) {
+            std::memcpy(&index_before, r.hp(slot) + HPU_UCQE_INDEX, 8);
+            std::memcpy(&time_before, r.hp(slot) + HPU_UCQE_TIME, 8);
+        }
+    };
+    const uint64_t buf = r.halloc(64);
+    const uint64_t va = r.map_host(5, buf, 64);
+    r.env.now = 4242;
+    r.usubmit(0, 4, Cb().write_value(va, 1), 0x99);
+    r.run();
+    r.env.on_dma_write = nullptr;
+    REQUIRE(writes.size() == 2u);
+    CHECK(writes[0] == 0u);
+    CHECK(writes[1] == uint64_t{HPU_UCQE_INDEX});
+    CHECK(index_before == UINT64_MAX);   // the first write: the index all ones
+    CHECK(time_before == 4242u);         // and every other field new
+    const Ucqe c = r.ucqe(0, 4, 0);
+    CHECK(c.index == 0u);
+    CHECK(c.seq == 0x99u);
+    CHECK(c.time == 4242u);
 }
 
 TEST_CASE("a user stream with ASID 0, no WB, a 16-byte aligned CQ or CQ_SIZE < RING_SIZE "
