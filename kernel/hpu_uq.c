@@ -1139,21 +1139,20 @@ static struct hpu_uq_fence *hpu_uq_fence_alloc(struct hpu_uq *uq, u64 point)
  * point, made if there is none. Checks @point against what the doorbell
  * announced (the counters are read only for that: the outcome of a point
  * is known once the write-back record reports it). Inside drm_dev_enter()
- * and the reset lock (read).
+ * and the reset lock (read), so it allocates nothing: @nf, from
+ * hpu_uq_fence_alloc() before the lock (a reset is a fence signalling
+ * path, which must not wait for reclaim), is used or put.
  */
 static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
+					    struct hpu_uq_fence *nf,
 					    const char *op)
 {
 	struct hpu_device *hdev = uq->hdev;
-	struct hpu_uq_fence *f, *nf, *pos;
+	struct hpu_uq_fence *f, *pos;
 	unsigned long flags;
 	LIST_HEAD(due);
 	u64 submitted;
 	int err;
-
-	nf = hpu_uq_fence_alloc(uq, point);
-	if (!nf)
-		return ERR_PTR(-ENOMEM);
 
 	spin_lock_irqsave(&uq->lock, flags);
 	if (point > uq->done && !uq->dead && uq->wb) {
@@ -1418,6 +1417,7 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
 					    u64 point, const char *op,
 					    struct hpu_uq **out_uq)
 {
+	struct hpu_uq_fence *nf;
 	struct dma_fence *fence;
 	struct hpu_uq *uq;
 	int idx;
@@ -1427,12 +1427,18 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
 		drm_dbg_driver(drm, "%s: no user queue %u\n", op, id);
 		return ERR_PTR(-ENOENT);
 	}
+	nf = hpu_uq_fence_alloc(uq, point);
+	if (!nf) {
+		hpu_uq_put(uq);
+		return ERR_PTR(-ENOMEM);
+	}
 	if (!drm_dev_enter(drm, &idx)) {
+		dma_fence_put(&nf->base);
 		hpu_uq_put(uq);
 		return ERR_PTR(-ENODEV);
 	}
 	hpu_reset_read_lock(uq->hdev);
-	fence = hpu_uq_point_fence(uq, point, op);
+	fence = hpu_uq_point_fence(uq, point, nf, op);
 	hpu_reset_read_unlock(uq->hdev);
 	drm_dev_exit(idx);
 	if (IS_ERR(fence))
