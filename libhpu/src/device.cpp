@@ -4,6 +4,7 @@
 // Copyright (c) 2026 The hpu authors
 #include "compute.h"
 #include "device.h"
+#include "uqueue.h"
 
 #include <algorithm>
 #include <array>
@@ -37,6 +38,8 @@ int open_entry(Os &os, const Entry &entry, hpu_device **out)
     if (fd < 0)
         return fd;
     dev->kmd.set_fd(fd);
+    watch_forks();
+    dev->uq_fork_gen = fork_generation();
     *out = dev.release();
     return 0;
 }
@@ -102,7 +105,7 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
         return -EDEADLK; // from the callback: the thread cannot join itself
     events_stop(dev);
     dev->kernels.clear(); // their buffers, while the file is open
-    dev->uq_spare.reset();
+    drop_spare_rings(dev);
     // The queues graphs made on first use (graph.cpp); the graphs are gone.
     for (std::uint32_t s = 0; s < dev->graph_queues.size(); ++s) {
         if ((dev->graph_queues_made & (1U << s)) != 0)
@@ -245,10 +248,11 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
             dev->graph_queues_made = 0;
         }
         old_kernels.clear();
+        drop_spare_rings(dev); // of the old file: nothing to unmap
         {
             const std::lock_guard<std::mutex> lock(dev->uq_mu);
             dev->uq_live = 0; // the old file's queues died with it
-            dev->uq_spare.reset();
+            dev->uq_fork_gen = fork_generation();
         }
         {
             const std::lock_guard<std::mutex> lock(dev->ev.store_mu);

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "compute.h"
 #include "discovery.h"
@@ -59,13 +60,17 @@ struct hpu_device {
     // asked yet (queue.cpp).
     std::atomic<int> user_queues{-1};
     // User queues of this file (uqueue.cpp): how many are open, kept
-    // within INFO USER_QUEUES ctx_max before any is tried; and the ring
-    // buffer of a UQ_CREATE that failed, kept for the next one: freeing
-    // it unmaps it, and an unmap waits for every job of the context
-    // (one held at a WAIT, too). Guarded by uq_mu.
+    // within INFO USER_QUEUES ctx_max before any is tried; and ring
+    // buffers no queue uses (a UQ_CREATE failed, a queue was destroyed),
+    // kept for the next queues: freeing one unmaps it, and an unmap waits
+    // for every job of the context (one held at a WAIT, too). All belong
+    // to the process of fork generation uq_fork_gen (the one that opened
+    // or reopened the file): a forked child makes no user queue and
+    // frees none of them. Guarded by uq_mu.
     std::mutex uq_mu;
     unsigned int uq_live = 0;
-    hpu::detail::BufferPtr uq_spare;
+    std::vector<hpu::detail::BufferPtr> uq_spares;
+    std::uint64_t uq_fork_gen = 0;
 };
 
 namespace hpu::detail {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <vector>
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -33,12 +34,6 @@ void on_fork_child() noexcept
     g_fork_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Registers on_fork_child() once per process.
-void watch_forks()
-{
-    static const int registered = pthread_atfork(nullptr, nullptr, &on_fork_child);
-    (void)registered;
-}
 
 constexpr std::int64_t kDefaultSpinUs = 20;
 constexpr std::int64_t kMaxSpinUs = 1000000;
@@ -78,6 +73,60 @@ std::uint32_t floor_pow2(std::uint32_t n)
 std::uint64_t fork_generation() noexcept
 {
     return g_fork_gen.load(std::memory_order_relaxed);
+}
+
+void watch_forks()
+{
+    static const int registered = pthread_atfork(nullptr, nullptr, &on_fork_child);
+    (void)registered;
+}
+
+namespace {
+
+constexpr std::size_t kMaxSpareRings = 4;
+
+// A spare ring of at least bytes, or none. Caller holds dev->uq_mu.
+BufferPtr take_spare_locked(hpu_device *dev, std::uint64_t bytes)
+{
+    for (auto it = dev->uq_spares.begin(); it != dev->uq_spares.end(); ++it) {
+        if ((*it)->size >= bytes && (*it)->epoch == dev->epoch) {
+            BufferPtr b = std::move(*it);
+            dev->uq_spares.erase(it);
+            return b;
+        }
+    }
+    return {};
+}
+
+// Keeps a ring no queue uses for the next queue, or frees it when the
+// device keeps enough (or it is of a file reopened since). Caller holds
+// dev->uq_mu and is in the process the rings belong to.
+void keep_spare_locked(hpu_device *dev, BufferPtr &ring) noexcept
+{
+    if (!ring || ring->epoch != dev->epoch || dev->uq_spares.size() >= kMaxSpareRings)
+        return; // the caller frees it
+    try {
+        dev->uq_spares.push_back(std::move(ring));
+    } catch (const std::bad_alloc &) { // NOLINT(bugprone-empty-catch): freed by the caller
+    }
+}
+
+} // namespace
+
+void drop_spare_rings(hpu_device *dev) noexcept
+{
+    std::vector<BufferPtr> spares;
+    bool ours = false;
+    {
+        const std::lock_guard<std::mutex> lock(dev->uq_mu);
+        spares.swap(dev->uq_spares);
+        ours = dev->uq_fork_gen == fork_generation();
+    }
+    if (!ours) {
+        for (BufferPtr &b : spares)
+            (void)b.release(); // the parent's, on the parent's file
+    }
+    spares.clear(); // outside the lock: a free may wait in VM_BIND UNMAP
 }
 
 int cq_status_errno(std::uint32_t status) noexcept
@@ -126,14 +175,16 @@ int UserQueue::create(hpu_device *dev, std::uint32_t engine_class, std::uint32_t
     uq->last_poll_ns_ = dev->os().monotonic_ns();
     uq->closed_ = true; // nothing to destroy until UQ_CREATE succeeds
     const std::uint64_t ring_bytes = std::uint64_t{size} * sizeof(drm_hpu_uq_desc);
-    // A place within the file's budget, and the ring buffer a failed
-    // UQ_CREATE left, if any (never freed on failure: see hpu_device).
+    // A place within the file's budget, and a ring no queue uses, if any
+    // (rings are kept rather than freed: see hpu_device). A forked child
+    // makes none: the file and its rings are the parent's.
     {
         const std::lock_guard<std::mutex> lock(dev->uq_mu);
+        if (dev->uq_fork_gen != uq->fork_gen_)
+            return -EOPNOTSUPP;
         if (dev->uq_live >= info.ctx_max)
             return -ENOSPC;
-        if (dev->uq_spare && dev->uq_spare->size >= 2 * ring_bytes)
-            uq->rings_ = std::move(dev->uq_spare);
+        uq->rings_ = take_spare_locked(dev, 2 * ring_bytes);
         ++dev->uq_live;
         uq->counted_ = true;
     }
@@ -158,8 +209,7 @@ int UserQueue::create(hpu_device *dev, std::uint32_t engine_class, std::uint32_t
     if (const int err = dev->kmd.uq_create(req); err < 0) {
         // No job ever read the ring: it is kept for the next queue.
         const std::lock_guard<std::mutex> lock(dev->uq_mu);
-        if (!dev->uq_spare && uq->epoch_ == dev->epoch)
-            dev->uq_spare = std::move(uq->rings_);
+        keep_spare_locked(dev, uq->rings_);
         return err;
     }
     uq->id_ = req.queue_id;
@@ -454,8 +504,10 @@ int UserQueue::close() noexcept
         (void)rings_.release();
         return 0;
     }
+    bool ring_free = false; // no stream uses the ring any more
     if (!stale) {
         const int e = dev_->kmd.queue_destroy(id_);
+        ring_free = e == 0;
         err = err < 0 ? err : e;
     }
     // Jobs not reached were dropped with the queue.
@@ -469,6 +521,11 @@ int UserQueue::close() noexcept
     db_ = nullptr;
     ring_ = {};
     cq_ = {};
+    if (ring_free) {
+        const std::lock_guard<std::mutex> spare_lock(dev_->uq_mu);
+        if (dev_->uq_fork_gen == fork_gen_)
+            keep_spare_locked(dev_, rings_);
+    }
     rings_.reset();
     uncount();
     return err;

@@ -27,6 +27,14 @@ namespace hpu::detail {
 // is not inherited).
 std::uint64_t fork_generation() noexcept;
 
+// Registers the pthread_atfork handler that counts fork generations (once
+// per process; called when a device is opened, before any fork matters).
+void watch_forks();
+
+// The device's unused ring buffers (hpu_device::uq_spares): drops them,
+// freeing them only in the process they belong to. Takes uq_mu.
+void drop_spare_rings(hpu_device *dev) noexcept;
+
 // The fence error of a user queue's completion status (HPU_CQ_*), as the
 // driver maps it for kernel-path jobs (hpu_job_cq_status_to_errno()).
 int cq_status_errno(std::uint32_t status) noexcept;

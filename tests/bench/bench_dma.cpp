@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,30 +106,37 @@ double nop_rate(const hpu::Device &d, hpu::Queue &q, int jobs)
 }
 
 // Four processes, each opening the device (its own context) and queue,
-// run nop_rate() at once after a common start: the jobs of all of them
-// per second, from the first start to the last end (pipes carry the
-// times). 0 when a child fails.
+// run nop_rate() at once: the jobs of all of them per second, from the
+// first start to the last end. Each child says "ready" once its queue is
+// made and starts when the parent has heard all of them; pipes carry the
+// times back. 0 when a child or a system call fails.
 double nop_rate_procs(unsigned int index, int procs, int jobs)
 {
-    std::vector<pid_t> kids;
-    std::vector<int> reads;
-    int go[2];               // NOLINT(modernize-avoid-c-arrays)
-    if (pipe(static_cast<int *>(go)) != 0)
-        return 0;
-    for (int p = 0; p < procs; ++p) {
+    struct Kid {
+        pid_t pid = -1;
+        int times = -1; // read end: the child's start and end times
+    };
+    std::vector<Kid> kids;
+    int go[2] = {-1, -1};    // NOLINT(modernize-avoid-c-arrays)
+    int ready[2] = {-1, -1}; // NOLINT(modernize-avoid-c-arrays)
+    bool ok = pipe(static_cast<int *>(go)) == 0 && pipe(static_cast<int *>(ready)) == 0;
+    for (int p = 0; ok && p < procs; ++p) {
         int fds[2];          // NOLINT(modernize-avoid-c-arrays)
-        if (pipe(static_cast<int *>(fds)) != 0)
-            return 0;
+        if (pipe(static_cast<int *>(fds)) != 0) {
+            ok = false;
+            break;
+        }
         const pid_t pid = fork();
         if (pid == 0) {
             (void)close(go[1]);
+            (void)close(ready[0]);
             (void)close(fds[0]);
             double times[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
             try {
                 const auto d = hpu::Device::open(index);
                 auto q = hpu::Queue::create(d, 0);
                 char c = 0;
-                if (read(go[0], &c, 1) != 1)
+                if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
                     _exit(2);
                 times[0] = bench::now_s();
                 (void)nop_rate(d, q, jobs);
@@ -140,29 +148,46 @@ double nop_rate_procs(unsigned int index, int procs, int jobs)
             _exit(write(fds[1], static_cast<void *>(times), sizeof(times)) == sizeof(times) ? 0 : 1);
         }
         (void)close(fds[1]);
-        if (pid < 0)
-            return 0;
-        kids.push_back(pid);
-        reads.push_back(fds[0]);
+        if (pid < 0) {
+            (void)close(fds[0]);
+            ok = false;
+            break;
+        }
+        kids.push_back({pid, fds[0]});
     }
-    (void)close(go[0]);
-    // Every child has opened its device by the time it reads: start them.
-    for (int p = 0; p < procs; ++p)
-        (void)!write(go[1], "g", 1);
-    (void)close(go[1]);
+    if (ready[1] >= 0)
+        (void)close(ready[1]);
+    if (go[0] >= 0)
+        (void)close(go[0]);
+    // Every child has made its queue (or died: end of file) before any starts.
+    char c = 0;
+    for (std::size_t k = 0; ok && k < kids.size(); ++k)
+        ok = read(ready[0], &c, 1) == 1;
+    // Writes to a pipe whose readers died must not kill the parent.
+    const auto old_pipe = signal(SIGPIPE, SIG_IGN);
+    for (std::size_t k = 0; ok && k < kids.size(); ++k)
+        ok = write(go[1], "g", 1) == 1;
+    if (go[1] >= 0)
+        (void)close(go[1]); // children still waiting read end of file and exit
+    if (ready[0] >= 0)
+        (void)close(ready[0]);
     double first = 1e300;
     double last = 0;
-    bool ok = true;
-    for (std::size_t p = 0; p < kids.size(); ++p) {
+    for (const Kid &k : kids) {
         double times[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
-        ok = read(reads[p], static_cast<void *>(times), sizeof(times)) == sizeof(times) && ok;
-        (void)close(reads[p]);
+        ok = read(k.times, static_cast<void *>(times), sizeof(times)) == sizeof(times) && ok;
+        (void)close(k.times);
         int status = 0;
-        ok = waitpid(kids[p], &status, 0) == kids[p] && WIFEXITED(status) && WEXITSTATUS(status) == 0 && ok;
+        ok = waitpid(k.pid, &status, 0) == k.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && ok;
         first = std::min(first, times[0]);
         last = std::max(last, times[1]);
     }
-    return ok && last > first ? procs * static_cast<double>(jobs) / (last - first) : 0;
+    (void)signal(SIGPIPE, old_pipe);
+    if (!ok || last <= first) {
+        std::printf("ERROR hpu-bench-dma: the %d-process NOP run failed\n", procs);
+        return 0;
+    }
+    return procs * static_cast<double>(jobs) / (last - first);
 }
 
 void run(unsigned int index, bool jobs_only)
@@ -209,7 +234,11 @@ int main(int argc, char **argv)
         const std::string a = argv[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         if (a == "--jobs-only") {
             jobs_only = true;
-        } else if (a == "--prefix" && i + 1 < argc) {
+        } else if (a == "--prefix") {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "hpu-bench-dma: --prefix needs a value\n");
+                return 2;
+            }
             g_prefix = argv[++i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
         } else {
             index = static_cast<unsigned int>(std::strtoul(a.c_str(), nullptr, 10));

@@ -251,7 +251,7 @@ def main():
     host = best(before, after)
     memcpy = host.get("memcpy_gbps", 0.0)
 
-    rows = []  # (figure, value, unit, baseline name, baseline value, unit, ratio text)
+    rows = []  # (figure, value, unit, baseline name, baseline value, unit, ratio text, aim)
     for key, label in (("dma_h2d_gbps", "DMA host->HBM 64 MiB"),
                        ("dma_d2h_gbps", "DMA HBM->host 64 MiB"),
                        ("dma_d2d_gbps", "DMA HBM->HBM 64 MiB")):
@@ -286,7 +286,8 @@ How to read the ratios:
     guest) is the physical limit of the model; a ratio near 1 means the model
     adds little on top of the copy itself. Above 1 is possible: a DMA engine
     that maps guest memory may avoid a copy the baseline makes.
-  Latency rows: time from submit to fence signalled for one NOP job, against
+  Latency rows: time from submit to fence signalled for one NOP job (or one
+    4 KiB host->HBM copy), against
     the same guest's time for one 4 KiB O_DIRECT read from QEMU's NVMe drive
     (a peer queue-based PCIe device on the same emulated platform). Below 1:
     the HPU job path is quicker than an NVMe read.

@@ -96,10 +96,21 @@ struct Gate {
     Gate &operator=(const Gate &) = delete;
     Gate(Gate &&) = delete;
     Gate &operator=(Gate &&) = delete;
+    // Opens a gate still closed, with no REQUIRE (a destructor must not
+    // throw, also while a failed check unwinds).
     ~Gate()
     {
-        if (held.f != nullptr && hpu_fence_status(held.f) == 1)
-            open();
+        if (held.f != nullptr && hpu_fence_status(held.f) == 1) {
+            hpu_cmdlist_t *c = nullptr;
+            hpu_fence_t *f = nullptr;
+            if (hpu_cmdlist_create(dev, &c) == 0 && hpu_cmd_sob_update(c, sob, HPU_SOB_SET, 1) == 0 &&
+                hpu_queue_submit(control, c, nullptr, 0, &f) == 0) {
+                (void)hpu_fence_wait(f, kWaitNs);
+                (void)hpu_fence_wait(held.f, kWaitNs);
+            }
+            (void)hpu_fence_destroy(f);
+            (void)hpu_cmdlist_destroy(c);
+        }
         (void)hpu_sob_free(dev, sob);
     }
 
@@ -296,4 +307,44 @@ TEST_CASE("libhpu user queues: a queue made after the gate, its jobs alternating
     }
     lists.clear();
     (void)hpu_queue_destroy(dma_q);
+}
+
+TEST_CASE("libhpu user queues: queues made past the file's user-queue limit while a job is held at a WAIT "
+          "are made at once and leave the held work pending",
+          "[uq]")
+{
+    // limits/ctx_user_queues is 4 by default: the 5th and 6th queues get
+    // none. Making them must not wait for the held job (an unmap of a
+    // refused queue's ring would: it waits for every job of the context).
+    const UserQueuesOn on;
+    const auto list = nodes_by_pci();
+    REQUIRE(!list.empty());
+    auto dev = hpu::Device::open(list[0].index);
+    hpu_device_t *d = dev.get();
+    Queue control(d, HPU_ENGINE_CLASS_TPC);
+    Queue dma(d, HPU_ENGINE_DMA);
+    auto buf = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
+    Lists lists;
+    Gate gate(d, control.q, dma.q, {});
+    Fence behind;
+    write_after(d, dma.q, buf.va(), 7, {}, behind, lists);
+    std::vector<std::unique_ptr<Queue>> more;
+    for (int i = 0; i < 6; ++i) {
+        INFO("queue " << i);
+        more.push_back(std::make_unique<Queue>(d, HPU_ENGINE_CLASS_TPC));
+        // Each one made while the gate holds (a stall would have timed it out).
+        REQUIRE(hpu_fence_status(gate.held.f) == 1);
+    }
+    // Jobs on the new queues run (user queue or kernel path), the held work stays.
+    for (std::size_t i = 0; i < more.size(); ++i) {
+        Fence f;
+        write_after(d, more[i]->q, buf.va() + 8 + 4 * i, static_cast<std::uint32_t>(100 + i), {}, f, lists);
+        REQUIRE(hpu_fence_wait(f.f, kWaitNs) == 0);
+        CHECK(word(buf, 2 + i) == 100 + i);
+    }
+    CHECK(hpu_fence_status(behind.f) == 1);
+    CHECK(word(buf, 0) == 0);
+    gate.open();
+    REQUIRE(hpu_fence_wait(behind.f, kWaitNs) == 0);
+    CHECK(word(buf, 0) == 7);
 }

@@ -399,8 +399,12 @@ HPU_EXPORT int hpu_buffer_map(hpu_buffer_t *buf, void **ptr);
  *
  * Jobs of one queue run in submission order; queues run concurrently. A
  * TPC or MME queue runs NOP, WRITE_VALUE, SOB_UPDATE and WAIT commands like
- * a DMA queue, but no copy or memset (their jobs fail -EINVAL). Returns
- * -EINVAL for an unknown class or an engine the device does not have.
+ * a DMA queue, but no copy or memset (their jobs fail -EINVAL). Where the
+ * device offers user queues, the queue also gets one (libhpu.md "User
+ * queues"). Returns -EINVAL for an unknown class or an engine the device
+ * does not have, or the errno of the driver refusing the queue (-ENOSPC at
+ * the file's limit of queues, -ENODEV, ...) or of the device query made
+ * the first time.
  */
 HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine,
 				hpu_queue_t **out);

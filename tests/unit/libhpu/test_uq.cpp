@@ -244,6 +244,14 @@ TEST_CASE("a queue that dies with jobs pending is noticed by status polls alone"
     const int before = fx.calls(DRM_IOCTL_HPU_UQ_WAIT);
     CHECK(hpu_fence_status(f) == 1);
     CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == before); // within the first 2 ms: the records only
+    // Once 2 ms have passed, one UQ_WAIT; then none until 2 ms more.
+    fx.m.clock_step_ns = 100000; // 0.1 ms per clock reading
+    int polls = 0;
+    for (int i = 0; i < 30; ++i) {
+        CHECK(hpu_fence_status(f) == 1);
+        polls = fx.calls(DRM_IOCTL_HPU_UQ_WAIT) - before;
+    }
+    CHECK(polls == 1); // 30 calls, 3 ms: one poll at 2 ms
     fx.m.uqs.at(fx.uq_id()).dead = -EFAULT;
     fx.m.clock_step_ns = 1000000; // 1 ms per clock reading
     int st = 1;
@@ -438,6 +446,59 @@ TEST_CASE("the ring of a failed UQ_CREATE is kept, not unmapped, and the next us
     CHECK(hpu_queue_destroy(a) == 0);
     CHECK(hpu_queue_destroy(b) == 0);
     fx.finish();
+}
+
+TEST_CASE("a destroyed user queue's ring is not unmapped: the next queue takes it", "[libhpu][uq]")
+{
+    UqFixture fx;
+    const std::uint64_t ring_va = fx.m.uqs.at(fx.uq_id()).req.ring_va;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
+    fx.m.on_wait = [&]() { fx.m.uq_complete(fx.uq_id()); };
+    CHECK(hpu_cmdlist_destroy(fx.cl) == 0);
+    fx.cl = nullptr;
+    const int bos = fx.calls(DRM_IOCTL_HPU_BO_CREATE);
+    const int closes = fx.calls(DRM_IOCTL_GEM_CLOSE);
+    CHECK(hpu_queue_destroy(fx.q) == 0);
+    fx.q = nullptr;
+    CHECK(fx.calls(DRM_IOCTL_GEM_CLOSE) == closes);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 1, &fx.q) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_BO_CREATE) == bos);
+    REQUIRE(fx.m.uqs.size() == 2);
+    CHECK(fx.m.uqs.rbegin()->second.req.ring_va == ring_va);
+    // Its old records cannot pass for the new queue's.
+    REQUIRE(hpu_cmdlist_create(fx.dev, &fx.cl) == 0);
+    REQUIRE(hpu_cmd_nop(fx.cl) == 0);
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f) == 0);
+    CHECK(hpu_fence_status(f) == 1);
+    CHECK(fx.m.uq_complete(fx.m.uqs.rbegin()->first) == 1);
+    CHECK(hpu_fence_status(f) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    fx.finish();
+}
+
+TEST_CASE("a reopened device counts its user queues anew and drops the old file's rings", "[libhpu][uq]")
+{
+    UqFixture fx(4, false);
+    fx.m.uq_info.ctx_max = 1;
+    fx.m.request_fail[DRM_IOCTL_HPU_UQ_CREATE] = -EBUSY; // leaves a spare ring
+    hpu_queue_t *a = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &a) == 0);
+    fx.m.request_fail.erase(DRM_IOCTL_HPU_UQ_CREATE);
+    hpu_queue_t *b = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &b) == 0); // the file's one user queue
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 2);
+    REQUIRE(hpu_device_reopen(fx.dev) == 0);
+    const int bos = fx.calls(DRM_IOCTL_HPU_BO_CREATE);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &fx.q) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == 3); // the new file: room again
+    CHECK(fx.calls(DRM_IOCTL_HPU_BO_CREATE) == bos + 1); // a new ring, not the old file's
+    CHECK(hpu_queue_destroy(a) == 0);
+    CHECK(hpu_queue_destroy(b) == 0);
+    CHECK(hpu_queue_destroy(fx.q) == 0);
+    fx.q = nullptr;
+    // (The mock keeps the old file's objects: they died with that file.)
+    CHECK(fx.m.misuse == 0);
 }
 
 TEST_CASE("a doorbell that cannot be mapped: the user queue is destroyed, the kernel path", "[libhpu][uq]")
@@ -670,6 +731,9 @@ TEST_CASE("destroying a queue waits for its user-queue jobs; their fences stay r
     CHECK(hpu_fence_wait(f, 0) == -EFAULT);
     CHECK(fx.m.ioctl_calls == before);
     CHECK(hpu_fence_destroy(f) == 0);
+    // The queue's ring is kept for the next queue until the device closes.
+    CHECK(hpu_close(fx.dev) == 0);
+    fx.dev = nullptr;
     CHECK(fx.m.leaks() == 0);
     CHECK(fx.m.misuse == 0);
 }
@@ -718,6 +782,20 @@ TEST_CASE("after fork() the child's jobs take the kernel path", "[libhpu][uq]")
     REQUIRE(::waitpid(pid, &status, 0) == pid);
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
+    // A child makes no user queue of its own either (the file and the
+    // rings are the parent's).
+    const pid_t pid2 = ::fork();
+    REQUIRE(pid2 >= 0);
+    if (pid2 == 0) {
+        const int uq_creates = fx.calls(DRM_IOCTL_HPU_UQ_CREATE);
+        hpu_queue_t *cq = nullptr;
+        if (hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 1, &cq) != 0)
+            ::_exit(1);
+        ::_exit(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == uq_creates ? 0 : 2);
+    }
+    REQUIRE(::waitpid(pid2, &status, 0) == pid2);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
     // The parent's queue is unchanged.
     REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, nullptr) == 0);
     CHECK(fx.m.uq_doorbell(id) == 2);
@@ -753,8 +831,10 @@ TEST_CASE("a graph launch waiting for a user-queue job stays on the kernel path,
     CHECK(hpu_queue_destroy(fx.q) == 0);
     fx.cl = nullptr;
     fx.q = nullptr;
-    // The device's graph queue stays until it is closed.
+    // The device's graph queue, and the user queue's ring (kept for the
+    // next queue: its buffer handle, its mapping and its host mapping),
+    // stay until it is closed.
     CHECK(fx.m.queues.size() == 1);
-    CHECK(fx.m.leaks() == 1);
+    CHECK(fx.m.leaks() == 4);
     CHECK(fx.m.misuse == 0);
 }
