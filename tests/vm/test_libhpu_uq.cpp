@@ -150,30 +150,51 @@ std::uint32_t word(const hpu::Buffer &b, std::size_t i)
     return static_cast<volatile std::uint32_t *>(b.host_ptr())[i]; // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
 }
 
+// What every case uses: user queues on, the first HPU, a control queue
+// for the gates, a host buffer the jobs write (va its device address),
+// and the command lists (declared before any Gate, so freed after it).
+struct Rig {
+    UserQueuesOn on;
+    hpu::Device dev;
+    hpu_device_t *d;
+    Queue control;
+    hpu::Buffer buf;
+    std::uint64_t va;
+    Lists lists;
+
+    Rig()
+        : dev(open_first()), d(dev.get()), control(d, HPU_ENGINE_CLASS_TPC),
+          buf(hpu::Buffer::create(dev, 4096, HPU_MEM_HOST)), va(buf.va())
+    {
+    }
+
+    static hpu::Device open_first()
+    {
+        const auto list = nodes_by_pci();
+        REQUIRE(!list.empty());
+        return hpu::Device::open(list[0].index);
+    }
+};
+
 } // namespace
 
 TEST_CASE("libhpu user queues: jobs behind a kernel-path job held at a WAIT stay pending, on its queue and "
           "on the queues that wait for it",
           "[uq]")
 {
-    const UserQueuesOn on;
-    const auto list = nodes_by_pci();
-    REQUIRE(!list.empty());
-    auto dev = hpu::Device::open(list[0].index);
-    hpu_device_t *d = dev.get();
+    Rig r;
+    hpu_device_t *d = r.d;
+    Lists &lists = r.lists;
     Queue dma(d, HPU_ENGINE_DMA);
     Queue tpc(d, HPU_ENGINE_CLASS_TPC);
-    Queue control(d, HPU_ENGINE_CLASS_TPC);
-    auto buf = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
-    const std::uint64_t va = buf.va();
-    Lists lists;
+    const std::uint64_t va = r.va;
 
     // Before the gate, on the DMA queue: a job with no wait (the user
     // queue), left running or not.
     Fence before;
     write_after(d, dma.q, va, 0x11, {}, before, lists);
     const std::vector<const hpu_fence_t *> after_before{before.f};
-    Gate gate(d, control.q, dma.q, after_before);
+    Gate gate(d, r.control.q, dma.q, after_before);
     REQUIRE(hpu_fence_status(gate.held.f) == 1);
 
     // Behind the gate: the same queue with no wait of its own (its order
@@ -188,7 +209,7 @@ TEST_CASE("libhpu user queues: jobs behind a kernel-path job held at a WAIT stay
     write_after(d, dma.q, va + 16, 0x55, on_other, back, lists);
 
     REQUIRE(hpu_fence_wait(before.f, kWaitNs) == 0);
-    CHECK(word(buf, 0) == 0x11);
+    CHECK(word(r.buf, 0) == 0x11);
     // The gate is still closed: nothing behind it ran.
     CHECK(hpu_fence_status(gate.held.f) == 1);
     CHECK(hpu_fence_status(same.f) == 1);
@@ -198,16 +219,16 @@ TEST_CASE("libhpu user queues: jobs behind a kernel-path job held at a WAIT stay
     CHECK(hpu_fence_wait(other.f, 0) == -ETIME);
     for (std::size_t i = 1; i <= 4; ++i) {
         INFO("word " << i);
-        CHECK(word(buf, i) == 0);
+        CHECK(word(r.buf, i) == 0);
     }
 
     gate.open();
     for (hpu_fence_t *f : {same.f, same_wait.f, other.f, back.f})
         REQUIRE(hpu_fence_wait(f, kWaitNs) == 0);
-    CHECK(word(buf, 1) == 0x22);
-    CHECK(word(buf, 2) == 0x33);
-    CHECK(word(buf, 3) == 0x44);
-    CHECK(word(buf, 4) == 0x55);
+    CHECK(word(r.buf, 1) == 0x22);
+    CHECK(word(r.buf, 2) == 0x33);
+    CHECK(word(r.buf, 3) == 0x44);
+    CHECK(word(r.buf, 4) == 0x55);
 
     // The way back: once the kernel-path jobs ended, jobs run again (on
     // the user queue) and in order.
@@ -217,8 +238,8 @@ TEST_CASE("libhpu user queues: jobs behind a kernel-path job held at a WAIT stay
     write_after(d, tpc.q, va + 24, 0x77, on_again, again2, lists);
     REQUIRE(hpu_fence_wait(again2.f, kWaitNs) == 0);
     REQUIRE(hpu_fence_wait(again1.f, kWaitNs) == 0);
-    CHECK(word(buf, 5) == 0x66);
-    CHECK(word(buf, 6) == 0x77);
+    CHECK(word(r.buf, 5) == 0x66);
+    CHECK(word(r.buf, 6) == 0x77);
 }
 
 TEST_CASE("libhpu user queues: a gate on one queue holds a job on another that waits for a user-queue job "
@@ -228,22 +249,17 @@ TEST_CASE("libhpu user queues: a gate on one queue holds a job on another that w
     // The PyTorch stream pattern: the gate waits for the stream's last
     // job (a user-queue job), the stream's next jobs (another engine's
     // queue) wait for the gate.
-    const UserQueuesOn on;
-    const auto list = nodes_by_pci();
-    REQUIRE(!list.empty());
-    auto dev = hpu::Device::open(list[0].index);
-    hpu_device_t *d = dev.get();
+    Rig r;
+    hpu_device_t *d = r.d;
+    Lists &lists = r.lists;
     Queue dma(d, HPU_ENGINE_DMA);
     Queue tpc(d, HPU_ENGINE_CLASS_TPC);
-    Queue control(d, HPU_ENGINE_CLASS_TPC);
-    auto buf = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
-    const std::uint64_t va = buf.va();
-    Lists lists;
+    const std::uint64_t va = r.va;
 
     Fence tail;
     write_after(d, tpc.q, va, 1, {}, tail, lists);
     const std::vector<const hpu_fence_t *> on_tail{tail.f};
-    Gate gate(d, control.q, dma.q, on_tail);
+    Gate gate(d, r.control.q, dma.q, on_tail);
     Fence next1, next2;
     const std::vector<const hpu_fence_t *> on_gate{gate.held.f};
     write_after(d, tpc.q, va + 4, 2, on_gate, next1, lists);
@@ -252,13 +268,13 @@ TEST_CASE("libhpu user queues: a gate on one queue holds a job on another that w
     REQUIRE(hpu_fence_wait(tail.f, kWaitNs) == 0);
     CHECK(hpu_fence_status(next1.f) == 1);
     CHECK(hpu_fence_status(next2.f) == 1);
-    CHECK(word(buf, 1) == 0);
-    CHECK(word(buf, 2) == 0);
+    CHECK(word(r.buf, 1) == 0);
+    CHECK(word(r.buf, 2) == 0);
     gate.open();
     REQUIRE(hpu_fence_wait(next2.f, kWaitNs) == 0);
     REQUIRE(hpu_fence_wait(next1.f, kWaitNs) == 0);
-    CHECK(word(buf, 1) == 2);
-    CHECK(word(buf, 2) == 3);
+    CHECK(word(r.buf, 1) == 2);
+    CHECK(word(r.buf, 2) == 3);
 }
 
 TEST_CASE("libhpu user queues: a queue made after the gate, its jobs alternating with the gated queue's, "
@@ -269,19 +285,14 @@ TEST_CASE("libhpu user queues: a queue made after the gate, its jobs alternating
     // queue (engine 1) holds the gate and a small job before each launch;
     // the stream's TPC queue, made only now, runs the launches, each
     // waiting for the DMA job before it.
-    const UserQueuesOn on;
-    const auto list = nodes_by_pci();
-    REQUIRE(!list.empty());
-    auto dev = hpu::Device::open(list[0].index);
-    hpu_device_t *d = dev.get();
-    Queue control(d, HPU_ENGINE_CLASS_TPC);
+    Rig r;
+    hpu_device_t *d = r.d;
+    Lists &lists = r.lists;
     hpu_queue_t *dma_q = nullptr;
     REQUIRE(hpu_queue_create(d, HPU_ENGINE_DMA, 1, &dma_q) == 0);
-    auto buf = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
-    const std::uint64_t va = buf.va();
-    Lists lists;
+    const std::uint64_t va = r.va;
     {
-        Gate gate(d, control.q, dma_q, {});
+        Gate gate(d, r.control.q, dma_q, {});
         Queue tpc(d, HPU_ENGINE_CLASS_TPC);
         std::vector<std::unique_ptr<Fence>> fences;
         const hpu_fence_t *prev = gate.held.f;
@@ -296,13 +307,13 @@ TEST_CASE("libhpu user queues: a queue made after the gate, its jobs alternating
         for (std::size_t i = 0; i < fences.size(); ++i) {
             INFO("job " << i);
             CHECK(hpu_fence_status(fences[i]->f) == 1);
-            CHECK(word(buf, i) == 0);
+            CHECK(word(r.buf, i) == 0);
         }
         gate.open();
         for (std::size_t i = 0; i < fences.size(); ++i) {
             INFO("job " << i);
             REQUIRE(hpu_fence_wait(fences[i]->f, kWaitNs) == 0);
-            CHECK(word(buf, i) == (i % 2 == 0 ? 0x100U : 0x200U) + static_cast<std::uint32_t>(i / 2));
+            CHECK(word(r.buf, i) == (i % 2 == 0 ? 0x100U : 0x200U) + static_cast<std::uint32_t>(i / 2));
         }
     }
     lists.clear();
@@ -316,18 +327,13 @@ TEST_CASE("libhpu user queues: queues made past the file's user-queue limit whil
     // limits/ctx_user_queues is 4 by default: the 5th and 6th queues get
     // none. Making them must not wait for the held job (an unmap of a
     // refused queue's ring would: it waits for every job of the context).
-    const UserQueuesOn on;
-    const auto list = nodes_by_pci();
-    REQUIRE(!list.empty());
-    auto dev = hpu::Device::open(list[0].index);
-    hpu_device_t *d = dev.get();
-    Queue control(d, HPU_ENGINE_CLASS_TPC);
+    Rig r;
+    hpu_device_t *d = r.d;
+    Lists &lists = r.lists;
     Queue dma(d, HPU_ENGINE_DMA);
-    auto buf = hpu::Buffer::create(dev, 4096, HPU_MEM_HOST);
-    Lists lists;
-    Gate gate(d, control.q, dma.q, {});
+    Gate gate(d, r.control.q, dma.q, {});
     Fence behind;
-    write_after(d, dma.q, buf.va(), 7, {}, behind, lists);
+    write_after(d, dma.q, r.va, 7, {}, behind, lists);
     std::vector<std::unique_ptr<Queue>> more;
     for (int i = 0; i < 6; ++i) {
         INFO("queue " << i);
@@ -338,13 +344,13 @@ TEST_CASE("libhpu user queues: queues made past the file's user-queue limit whil
     // Jobs on the new queues run (user queue or kernel path), the held work stays.
     for (std::size_t i = 0; i < more.size(); ++i) {
         Fence f;
-        write_after(d, more[i]->q, buf.va() + 8 + 4 * i, static_cast<std::uint32_t>(100 + i), {}, f, lists);
+        write_after(d, more[i]->q, r.va + 8 + 4 * i, static_cast<std::uint32_t>(100 + i), {}, f, lists);
         REQUIRE(hpu_fence_wait(f.f, kWaitNs) == 0);
-        CHECK(word(buf, 2 + i) == 100 + i);
+        CHECK(word(r.buf, 2 + i) == 100 + i);
     }
     CHECK(hpu_fence_status(behind.f) == 1);
-    CHECK(word(buf, 0) == 0);
+    CHECK(word(r.buf, 0) == 0);
     gate.open();
     REQUIRE(hpu_fence_wait(behind.f, kWaitNs) == 0);
-    CHECK(word(buf, 0) == 7);
+    CHECK(word(r.buf, 0) == 7);
 }
