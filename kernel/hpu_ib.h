@@ -141,6 +141,12 @@ struct hpu_ib_port {
  * @users_lock: protects @users and the references of its entries.
  * @users: user id (in the initial namespace) -> &struct hpu_ib_user, for
  *	every user with a counted context open.
+ * @kept_lock: protects @kept.
+ * @kept: &struct hpu_ib_upin of objects whose DESTROY (or CREATE) the engine
+ *	did not confirm, or whose ASID invalidation failed: the engine may still
+ *	reach their pages, which stay pinned and mapped until hpu_ib_remove()
+ *	has disabled the engine (clearing its ENABLE destroys every object, as a
+ *	reset does).
  */
 struct hpu_ib_dev {
 	struct ib_device ibdev;
@@ -168,6 +174,8 @@ struct hpu_ib_dev {
 	u8 *mr_variant;
 	struct mutex users_lock;	/* protects users */
 	struct xarray users;
+	struct mutex kept_lock;		/* protects kept */
+	struct list_head kept;
 };
 
 /**
@@ -232,6 +240,7 @@ struct hpu_ib_ah {
 
 /**
  * struct hpu_ib_upin - user pages pinned and DMA-mapped by hpu_ib itself
+ * @kept: in &hpu_ib_dev.kept once the engine may reach the pages for good.
  * @mm: the mm @npages are counted against (pinned_vm), held by mmgrab().
  * @pages: the pinned pages, from the one holding the start address.
  * @npages: number of @pages.
@@ -241,6 +250,7 @@ struct hpu_ib_ah {
  * @writable: pinned with FOLL_WRITE; the pages are dirtied at unpin.
  */
 struct hpu_ib_upin {
+	struct list_head kept;
 	struct mm_struct *mm;
 	struct page **pages;
 	unsigned long npages;
@@ -332,6 +342,8 @@ void hpu_ib_quota_put(struct hpu_ib_ucontext *uc, enum hpu_ib_quota_kind kind);
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    u64 addr, size_t len, bool writable,
 		    struct hpu_ib_umap *map);
+void hpu_ib_umap_keep(struct hpu_ib_dev *dev, struct hpu_ib_umap *map);
+void hpu_ib_kept_release(struct hpu_ib_dev *dev);
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map);
 bool hpu_ib_obj_retire(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,

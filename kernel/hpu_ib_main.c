@@ -426,6 +426,8 @@ static void hpu_ib_free(struct hpu_ib_dev *dev)
 	WARN_ON(!xa_empty(&dev->users));
 	xa_destroy(&dev->users);
 	mutex_destroy(&dev->users_lock);
+	WARN_ON(!list_empty(&dev->kept));
+	mutex_destroy(&dev->kept_lock);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->srqs);
@@ -458,6 +460,8 @@ static int hpu_ib_init_dev(struct hpu_ib_dev *dev, struct auxiliary_device *adev
 	xa_init(&dev->srqs);
 	mutex_init(&dev->users_lock);
 	xa_init(&dev->users);
+	mutex_init(&dev->kept_lock);
+	INIT_LIST_HEAD(&dev->kept);
 	for (p = 0; p < dev->num_ports; p++) {
 		dev->ports[p].regs = hpu_rdma_port_regs(adev, p);
 		spin_lock_init(&dev->ports[p].cnt_lock);
@@ -575,6 +579,8 @@ static void hpu_ib_remove(struct auxiliary_device *adev)
 	hpu_ib_ports_enable(dev, false);
 	hpu_ib_eq_fini(dev);
 	writel(0, dev->regs + HPU_ROCE_CTRL);
+	/* No object is left in the engine: what it could reach may go. */
+	hpu_ib_kept_release(dev);
 	hpu_ib_free(dev);
 }
 

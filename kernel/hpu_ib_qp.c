@@ -192,6 +192,14 @@ static void hpu_ib_qp_unmap(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp)
 	hpu_ib_umap_put(dev, qp->uc, &qp->sq);
 }
 
+/* The QP's memory outlives it: the engine may still use it. */
+static void hpu_ib_qp_keep(struct hpu_ib_dev *dev, struct hpu_ib_qp *qp)
+{
+	hpu_ib_umap_keep(dev, &qp->db);
+	hpu_ib_umap_keep(dev, &qp->rq);
+	hpu_ib_umap_keep(dev, &qp->sq);
+}
+
 /*
  * A QPN from dev->next_qpn on, wrapping to 2 (QPNs 0 and 1 are the
  * special QPs): cyclic, so a destroyed QP's number comes back only after
@@ -272,12 +280,14 @@ int hpu_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_destroy:
 	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true)) {
 		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_qp_keep(dev, qp);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
 		return ret;
 	}
 	goto err_unmap;
 err_xa:
 	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, ret)) {
+		hpu_ib_qp_keep(dev, qp);
 		mutex_destroy(&qp->lock);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_QP);
 		return ret;
@@ -507,6 +517,8 @@ int hpu_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_QP, &dev->qps, qp->qpn, true)) {
 		hpu_ib_qp_unmap(dev, qp);
 		ida_free(&dev->qp_ida, qp->qpn);
+	} else {
+		hpu_ib_qp_keep(dev, qp);
 	}
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	mutex_destroy(&qp->lock);

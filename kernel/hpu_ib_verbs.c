@@ -407,6 +407,50 @@ err_free:
 	return ret;
 }
 
+/* Keep @pin until the engine is disabled (hpu_ib_kept_release()). */
+static void hpu_ib_pin_keep(struct hpu_ib_dev *dev, struct hpu_ib_upin *pin)
+{
+	mutex_lock(&dev->kept_lock);
+	list_add_tail(&pin->kept, &dev->kept);
+	mutex_unlock(&dev->kept_lock);
+}
+
+/**
+ * hpu_ib_umap_keep() - keep the pages of an object the engine may still use
+ * @dev: the device
+ * @map: the object's mapping; its pin (if any) moves to &hpu_ib_dev.kept
+ *
+ * For an object whose DESTROY or CREATE the engine did not confirm: its
+ * memory is neither unmapped nor unpinned, and outlives the object.
+ */
+void hpu_ib_umap_keep(struct hpu_ib_dev *dev, struct hpu_ib_umap *map)
+{
+	if (map->pin)
+		hpu_ib_pin_keep(dev, map->pin);
+	map->pin = NULL;
+}
+
+/**
+ * hpu_ib_kept_release() - unpin the pages kept for objects of a disabled engine
+ * @dev: the device, its engine disabled (no object left in it)
+ */
+void hpu_ib_kept_release(struct hpu_ib_dev *dev)
+{
+	struct hpu_ib_upin *pin, *tmp;
+	unsigned int n = 0;
+
+	mutex_lock(&dev->kept_lock);
+	list_for_each_entry_safe(pin, tmp, &dev->kept, kept) {
+		list_del(&pin->kept);
+		hpu_ib_unpin_user(dev, pin);
+		n++;
+	}
+	mutex_unlock(&dev->kept_lock);
+	if (n)
+		ibdev_info(&dev->ibdev, "%u pinned ranges kept for objects the engine did not destroy released\n",
+			   n);
+}
+
 /**
  * hpu_ib_umap_get() - pin user memory and map it into a context's ASID
  * @dev: the device
@@ -419,8 +463,8 @@ err_free:
  * May sleep.
  *
  * Return: 0; the errors of hpu_ib_pin_user() and hpu_rdma_as_map_sgt().
- * After -EIO the pages stay pinned and mapped for good: the device may
- * reach them.
+ * After -EIO the pages stay pinned and mapped until the engine is
+ * disabled (hpu_ib_kept_release()): the device may reach them.
  */
 int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		    u64 addr, size_t len, bool writable,
@@ -436,10 +480,12 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 				  (u64)pin->npages << PAGE_SHIFT, writable,
 				  &map->map_va);
 	if (ret) {
-		if (ret == -EIO)
-			ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
-		else
+		if (ret == -EIO) {
+			ibdev_err(&dev->ibdev, "pinned pages kept until the engine is disabled: the device may reach them\n");
+			hpu_ib_pin_keep(dev, pin);
+		} else {
 			hpu_ib_unpin_user(dev, pin);
+		}
 		return ret;
 	}
 	map->pin = pin;
@@ -455,7 +501,8 @@ int hpu_ib_umap_get(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
  *	when it is not mapped
  *
  * If the ASID's invalidation does not complete (-EIO), the pages stay
- * pinned and mapped for good. May sleep.
+ * pinned and mapped until the engine is disabled (hpu_ib_kept_release()).
+ * May sleep.
  */
 void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 		     struct hpu_ib_umap *map)
@@ -467,7 +514,8 @@ void hpu_ib_umap_put(struct hpu_ib_dev *dev, struct hpu_ib_ucontext *uc,
 	ret = hpu_rdma_as_unmap(uc->as, map->map_va);
 	map->map_va = 0;
 	if (ret == -EIO) {
-		ibdev_err(&dev->ibdev, "pinned pages kept for good: the device may reach them\n");
+		ibdev_err(&dev->ibdev, "pinned pages kept until the engine is disabled: the device may reach them\n");
+		hpu_ib_umap_keep(dev, map);
 		return;
 	}
 	if (map->pin)
@@ -860,6 +908,8 @@ static int hpu_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (hpu_ib_destroy_obj(dev, uc, HPU_ROCE_TYPE_MR, mr->index)) {
 		hpu_ib_umap_put(dev, uc, &mr->map);
 		ida_free(&dev->mr_ida, mr->index);
+	} else {
+		hpu_ib_umap_keep(dev, &mr->map);
 	}
 	hpu_ib_quota_put(uc, HPU_IB_QUOTA_MR);
 	kfree(mr);
@@ -944,12 +994,16 @@ static int hpu_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *at
 err_destroy:
 	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, true)) {
 		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_umap_keep(dev, &cq->db);
+		hpu_ib_umap_keep(dev, &cq->ring);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
 		return ret;
 	}
 	goto err_db;
 err_xa:
 	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_CQ, &dev->cqs, cq->cqn, ret)) {
+		hpu_ib_umap_keep(dev, &cq->db);
+		hpu_ib_umap_keep(dev, &cq->ring);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
 		return ret;
 	}
@@ -974,6 +1028,9 @@ static int hpu_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		hpu_ib_umap_put(dev, uc, &cq->db);
 		hpu_ib_umap_put(dev, uc, &cq->ring);
 		ida_free(&dev->cq_ida, cq->cqn);
+	} else {
+		hpu_ib_umap_keep(dev, &cq->db);
+		hpu_ib_umap_keep(dev, &cq->ring);
 	}
 	hpu_ib_quota_put(uc, HPU_IB_QUOTA_CQ);
 	return 0;
@@ -1078,6 +1135,8 @@ static int hpu_ib_create_srq(struct ib_srq *ibsrq,
 err_destroy:
 	if (!hpu_ib_obj_retire(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn, true)) {
 		/* Memory kept (the engine may use it), but uncounted as a destroy would. */
+		hpu_ib_umap_keep(dev, &srq->db);
+		hpu_ib_umap_keep(dev, &srq->ring);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
 		return ret;
 	}
@@ -1085,6 +1144,8 @@ err_destroy:
 err_xa:
 	if (!hpu_ib_create_failed(dev, uc, HPU_ROCE_TYPE_SRQ, &dev->srqs, srq->srqn,
 				  ret)) {
+		hpu_ib_umap_keep(dev, &srq->db);
+		hpu_ib_umap_keep(dev, &srq->ring);
 		hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
 		return ret;
 	}
@@ -1143,6 +1204,9 @@ static int hpu_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		hpu_ib_umap_put(dev, uc, &srq->db);
 		hpu_ib_umap_put(dev, uc, &srq->ring);
 		ida_free(&dev->srq_ida, srq->srqn);
+	} else {
+		hpu_ib_umap_keep(dev, &srq->db);
+		hpu_ib_umap_keep(dev, &srq->ring);
 	}
 	hpu_ib_quota_put(uc, HPU_IB_QUOTA_SRQ);
 	return 0;
