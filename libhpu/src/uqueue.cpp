@@ -34,7 +34,6 @@ void on_fork_child() noexcept
     g_fork_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
-
 constexpr std::int64_t kDefaultSpinUs = 20;
 constexpr std::int64_t kMaxSpinUs = 1000000;
 
@@ -341,6 +340,18 @@ int UserQueue::settle_locked(std::uint64_t done, std::uint64_t point, std::int32
     return 0;
 }
 
+// What a UQ_WAIT for point returned (err, done, status) taken in: the
+// queue ended (-ECANCELED or -EFAULT, from a driver that returns it), the
+// points it reached, or err itself (-ETIME: nothing to take in).
+int UserQueue::settle_answer_locked(int err, std::uint64_t done, std::uint64_t point, std::int32_t status)
+{
+    if (err == -ECANCELED || err == -EFAULT)
+        return settle_locked(0, point, err);
+    if (err < 0)
+        return err;
+    return settle_locked(done, point, status);
+}
+
 int UserQueue::submit(std::uint64_t cb_va, std::uint32_t cb_size, std::uint64_t &point)
 {
     const std::uint64_t n = submitted_.load(std::memory_order_relaxed);
@@ -391,11 +402,7 @@ void UserQueue::poll_driver_locked(std::uint64_t point)
     std::int32_t status = 0;
     std::uint64_t done = 0;
     const int err = dev_->kmd.uq_wait(id_, point, 0, status, done);
-    if (err == -ECANCELED || err == -EFAULT) {
-        (void)settle_locked(0, point, err);
-    } else if (err == 0) {
-        (void)settle_locked(done, point, status);
-    }
+    (void)settle_answer_locked(err, done, point, status);
 }
 
 int UserQueue::state(std::uint64_t point, int &job_status, bool ask_driver)
@@ -432,11 +439,7 @@ int UserQueue::wait(std::uint64_t point, std::int64_t deadline)
     const std::lock_guard<std::mutex> lock(mu_);
     if (closed_)
         return 0; // close() settled every point
-    if (err == -ECANCELED || err == -EFAULT) // the queue ended (a driver that returns it)
-        return settle_locked(0, point, err);
-    if (err < 0)
-        return err;
-    return settle_locked(done, point, status);
+    return settle_answer_locked(err, done, point, status);
 }
 
 int UserQueue::fence_into(std::uint64_t point, std::uint32_t handle)
@@ -521,10 +524,9 @@ int UserQueue::close() noexcept
     db_ = nullptr;
     ring_ = {};
     cq_ = {};
-    if (ring_free) {
+    if (ring_free) { // (a child returned above; a stale queue destroyed nothing)
         const std::lock_guard<std::mutex> spare_lock(dev_->uq_mu);
-        if (dev_->uq_fork_gen == fork_gen_)
-            keep_spare_locked(dev_, rings_);
+        keep_spare_locked(dev_, rings_);
     }
     rings_.reset();
     uncount();

@@ -108,6 +108,7 @@ private:
     void note_failure_locked(std::uint64_t point, int err);
     int outcome_locked(std::uint64_t point);
     int settle_locked(std::uint64_t done, std::uint64_t point, std::int32_t status);
+    int settle_answer_locked(int err, std::uint64_t done, std::uint64_t point, std::int32_t status);
 
     hpu_device *dev_ = nullptr;
     std::uint64_t epoch_ = 0;
