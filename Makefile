@@ -182,7 +182,7 @@ bench: all
 	@python3 tests/bench/run-bench.py --build $(BUILD)
 
 FUZZ_CALLS ?= 10000000
-FUZZ_TIME ?= 3000
+FUZZ_TIME ?= 7200
 FUZZ_FLAGS ?=
 FUZZ_MODEL_TIME ?= 600
 fuzz: all
