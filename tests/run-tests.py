@@ -310,7 +310,7 @@ def vm_tests(build, iommu=False, kernel=None, ko=None):
         # (identify_cpu, before any module), ahead of its shadow of the
         # direct map; 4-level paging is what the debug build is for.
         cmd += ["--kernel", kernel, "--env", f"HPU_KO={ko}", "--env", "HPU_TIME_SCALE=4",
-                "--timeout", "7200", "--append", "no5lvl"]
+                "--timeout", "9000", "--append", "no5lvl"]
         for r in DEBUG_ALLOW_REPORTS:
             cmd += ["--allow-report", r]
     for a in VM_ALLOW:

@@ -15,11 +15,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <dirent.h>
 #include <map>
 #include <optional>
@@ -174,33 +176,52 @@ public:
             bytes_ = cb.bytes();
         }
     }
-    // Runs rounds of `depth` jobs per queue until `ms` milliseconds passed;
-    // `each` is called while the jobs are in flight (the driver's
-    // utilisation covers the last 100 ms: sampled only after a round
-    // drained, a slow guest would see idle engines).
+    // Keeps `depth` jobs in flight on every queue for `ms` milliseconds: a
+    // queue gets its next job as soon as its oldest one ended, so how busy
+    // the engines are depends on the jobs, not on how fast the guest
+    // kernel submits them (a debug kernel is several times slower); `each`
+    // is called about every 10 ms while jobs are in flight (the driver's
+    // utilisation covers the last 100 ms). Returns once every job ended
+    // (a hung job ends at the driver's job timeout).
     template <typename F> void run_for(int ms, F each, int depth = 3)
     {
         const std::uint64_t t0 = now_ns();
+        std::vector<std::deque<std::uint32_t>> inflight(queues_.size());
+        const auto submit = [&](std::size_t i) {
+            std::uint32_t so = 0;
+            REQUIRE(syncobj_create(c_.fd(), so) == 0);
+            REQUIRE(c_.submit(queues_[i], cbs_[i], bytes_, so) == 0);
+            inflight[i].push_back(so);
+        };
+        const auto reap = [&](std::size_t i) {
+            const std::uint32_t so = inflight[i].front();
+            CHECK(syncobj_status(c_.fd(), so) == 1);
+            syncobj_destroy(c_.fd(), so);
+            inflight[i].pop_front();
+        };
+        for (std::size_t i = 0; i < queues_.size(); ++i)
+            for (int d = 0; d < depth; ++d)
+                submit(i);
         while (ms_since(t0) < ms) {
-            std::vector<std::uint32_t> last;
             for (std::size_t i = 0; i < queues_.size(); ++i) {
-                std::uint32_t so = 0;
-                REQUIRE(syncobj_create(c_.fd(), so) == 0);
-                for (int d = 0; d < depth; ++d)
-                    REQUIRE(c_.submit(queues_[i], cbs_[i], bytes_, d == depth - 1 ? so : 0) == 0);
-                last.push_back(so);
+                while (!inflight[i].empty() && syncobj_wait_abs(c_.fd(), inflight[i].front(), 0) == 0) {
+                    reap(i);
+                    submit(i);
+                }
             }
-            for (const std::uint32_t so : last) {
-                // Sampled every 25 ms until the round's last jobs end (a
-                // hung job ends at the driver's job timeout).
+            each();
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        for (std::size_t i = 0; i < queues_.size(); ++i) {
+            while (!inflight[i].empty()) {
                 int e = 0;
                 do {
                     each();
-                    e = syncobj_wait_abs(c_.fd(), so, static_cast<std::int64_t>(now_ns() + 25000000ULL));
+                    e = syncobj_wait_abs(c_.fd(), inflight[i].front(),
+                                         static_cast<std::int64_t>(now_ns() + 25000000ULL));
                 } while ((e == ETIME || e == EINTR) && ms_since(t0) < ms + 60000);
                 REQUIRE(e == 0);
-                CHECK(syncobj_status(c_.fd(), so) == 1);
-                syncobj_destroy(c_.fd(), so);
+                reap(i);
             }
         }
     }
@@ -546,7 +567,7 @@ TEST_CASE("load on all DMA engines raises utilisation, power and temperature", "
             umax.at(e) = std::max(umax.at(e), t.engine_util[e]);
         energy_monotonic = energy_monotonic && t.energy_uj >= energy;
         energy = t.energy_uj;
-    });
+    }, 6);
     const drm_hpu_info_telemetry busy = telemetry(c.fd());
     INFO("under load: max " << pmax << " mW, die max " << tmax << " m°C, util max " << umax[0] << " "
                             << umax[1] << " " << umax[2] << " " << umax[3] << " " << umax[4] << " " << umax[5]

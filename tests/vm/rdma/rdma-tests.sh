@@ -52,7 +52,7 @@ uverbs_of() {
 }
 
 setup() {
-	# The debug kernel (make test-debug) has no InfiniBand, nor hpu_ib.ko.
+	# A kernel without InfiniBand (or a build without hpu_ib.ko) skips.
 	if ! modprobe -a ib_core ib_uverbs 2>/dev/null || [ ! -f "$KO_IB" ]; then
 		log "no InfiniBand in this kernel or no $KO_IB: RDMA tests skipped"
 		exit 0
