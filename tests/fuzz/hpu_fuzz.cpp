@@ -263,6 +263,8 @@ constexpr std::uint64_t KiB = 1024;
 constexpr std::uint64_t MiB = 1024 * KiB;
 constexpr std::uint64_t GiB = 1024 * MiB;
 constexpr std::uint64_t kPage = 4 * KiB;
+// inaccessible pages after a user-pointer buffer's memory (a_bo_userptr)
+constexpr std::uint64_t kUserptrGuard = 4;
 constexpr std::uint64_t kCbSize = 64 * KiB; // per-context command buffer
 constexpr std::uint64_t kCbMax = 1 * MiB;   // largest cb_size SUBMIT takes
 constexpr std::size_t kMaxBos = 24;
@@ -861,11 +863,19 @@ private:
         Ctx &c = pick_ctx();
         const std::size_t pages = rng_.pct(90) ? rng_.range(1, 16) : rng_.range(17, 256);
         const bool ro = rng_.pct(35);
-        void *p = ::mmap(nullptr, pages * kPage, ro ? PROT_READ : PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        // kUserptrGuard inaccessible pages follow the memory, so that a
+        // size past the mapping (below) runs into them and fails with
+        // EFAULT: were the next pages another mapping of this process
+        // (its shared statistics, a heap), the driver would rightly pin
+        // them and jobs would write there.
+        const std::size_t len = (pages + kUserptrGuard) * kPage;
+        void *p = ::mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return;
-        auto um = std::make_shared<UserMem>(p, pages * kPage);
+        auto um = std::make_shared<UserMem>(p, len);
+        if (::mprotect(p, pages * kPage, ro ? PROT_READ : PROT_READ | PROT_WRITE) != 0 ||
+            ::madvise(p, pages * kPage, ro ? MADV_POPULATE_READ : MADV_POPULATE_WRITE) != 0)
+            return;
         drm_hpu_bo_userptr up{};
         up.addr = reinterpret_cast<std::uintptr_t>(p);
         up.size = pages * kPage;
@@ -874,7 +884,7 @@ private:
             switch (rng_.below(6)) {
             case 0: up.addr += 1 + rng_.below(kPage - 1); break;
             case 1: up.size -= 1 + rng_.below(kPage - 1); break;
-            case 2: up.size += kPage * rng_.range(1, 4); break; // past the mapping
+            case 2: up.size += kPage * rng_.range(1, kUserptrGuard); break; // past the mapping: EFAULT
             case 3: up.size = 0; break;
             case 4: up.flags |= 1U << rng_.range(1, 31); break;
             default: up.addr = 0; break;
@@ -2165,9 +2175,17 @@ int supervise()
     const bool slab_ok = ::access("/proc/slabinfo", R_OK) == 0;
     const auto slab0 = slab_objects();
 
-    void *mem = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) {
+    // The statistics sit between two inaccessible pages: no range the
+    // workers hand the driver (user pointers above) can reach into them.
+    const std::size_t shared_len = (sizeof(Shared) + kPage - 1) / kPage * kPage;
+    void *area = ::mmap(nullptr, shared_len + 2 * kPage, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) {
         std::perror("hpu-fuzz: mmap");
+        return 1;
+    }
+    void *mem = static_cast<char *>(area) + kPage;
+    if (::mprotect(mem, shared_len, PROT_READ | PROT_WRITE) != 0) {
+        std::perror("hpu-fuzz: mprotect");
         return 1;
     }
     g_sh = new (mem) Shared{}; // NOLINT(cppcoreguidelines-owning-memory): placement in shared memory, never freed
