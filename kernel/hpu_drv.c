@@ -379,6 +379,8 @@ static int hpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_mmu;
 
+	hpu_gem_init(hdev);
+
 	ret = hpu_hbm_init(hdev);
 	if (ret)
 		goto err_mmu;

@@ -51,6 +51,7 @@ struct hpu_qm;
 struct hpu_uqs;
 struct hpu_reset;
 struct hpu_vm;
+struct vfsmount;
 
 /**
  * struct hpu_identity - what the device says about itself
@@ -127,6 +128,10 @@ struct hpu_identity {
  * @nic: the NIC ports' auxiliary device (hpu_nic.c). Set at probe right
  *	after @reset, freed with the DRM device; the auxiliary device itself
  *	is deleted at remove.
+ * @gemfs: the device's own tmpfs mount for host buffers, with transparent
+ *	huge pages (hpu_gem_init()), or NULL: host buffers then come from
+ *	the kernel's shmem mount. Set at probe, unmounted with the DRM
+ *	device (files made on it keep it alive as long as they need it).
  * @dma_bos_lock: protects @dma_bos and &hpu_bo.dma_link.
  * @dma_bos: the buffers whose pages are mapped for this device's DMA
  *	(host buffers once mapped, user pointers, imports), so that removal
@@ -157,6 +162,7 @@ struct hpu_device {
 	struct hpu_hwmon *hwmon;
 	struct hpu_ctx_limits *limits;
 	struct hpu_nic *nic;
+	struct vfsmount *gemfs;
 	/* protects dma_bos and every hpu_bo.dma_link */
 	spinlock_t dma_bos_lock;
 	struct list_head dma_bos;

@@ -15,14 +15,19 @@
 #include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
 
 #include "hpu_accel.h"
@@ -299,6 +304,83 @@ struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 	return &bo->base.base;
 }
 
+/*
+ * Host buffers in 2 MiB pages. The device reads and writes host memory
+ * through its MMU's 4 KiB pages, but the DMA engines copy a run of
+ * physically contiguous pages as one transfer: a 64 MiB copy of
+ * scattered 4 KiB pages costs a transfer per page, of 2 MiB pages one
+ * per 1 MiB piece of the copy. So each device mounts its own tmpfs with
+ * huge=within_size (the kernel's own shmem mount follows the system's
+ * shmem_enabled, "never" by default) and makes its host buffers' files
+ * there; a buffer's pages then come in 2 MiB folios where it has whole
+ * 2 MiB of them and memory allows, in 4 KiB pages otherwise.
+ */
+static bool huge_host_bo = true;
+module_param(huge_host_bo, bool, 0444);
+MODULE_PARM_DESC(huge_host_bo,
+		 "Back host buffers with transparent huge pages where possible (default: true)");
+
+static void hpu_gem_fini(struct drm_device *drm, void *arg)
+{
+	struct vfsmount *mnt = arg;
+
+	kern_unmount(mnt);
+}
+
+/**
+ * hpu_gem_init() - mount the device's tmpfs for host buffers
+ * @hdev: the device
+ *
+ * Leaves &hpu_device.gemfs NULL (host buffers on the kernel's shmem
+ * mount, in 4 KiB pages) when the kernel has no transparent huge pages,
+ * the huge_host_bo parameter is off, or the mount fails: that costs
+ * speed only, so probe goes on.
+ */
+void hpu_gem_init(struct hpu_device *hdev)
+{
+	char opts[] = "huge=within_size";
+	struct file_system_type *type;
+	struct vfsmount *mnt;
+
+	hdev->gemfs = NULL;
+	if (!IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) || !huge_host_bo)
+		return;
+	type = get_fs_type("tmpfs");
+	if (!type)
+		return;
+	mnt = vfs_kern_mount(type, SB_KERNMOUNT, type->name, opts);
+	if (IS_ERR(mnt)) {
+		drm_notice(&hdev->drm, "host buffers in 4 KiB pages: tmpfs mount failed (%pe)\n",
+			   mnt);
+		return;
+	}
+	if (drmm_add_action_or_reset(&hdev->drm, hpu_gem_fini, mnt)) {
+		drm_notice(&hdev->drm, "host buffers in 4 KiB pages: out of memory\n");
+		return;
+	}
+	hdev->gemfs = mnt;
+}
+
+/*
+ * Moves a new host buffer's backing file to @mnt, before anything has
+ * used it (no page, mapping or dma-buf yet), keeping the allocation
+ * flags the shmem helper gave its mapping.
+ */
+static int hpu_bo_host_refile(struct drm_gem_object *obj, struct vfsmount *mnt)
+{
+	struct file *filp;
+
+	filp = shmem_file_setup_with_mnt(mnt, "hpu host buffer", obj->size,
+					 VM_NORESERVE);
+	if (IS_ERR(filp))
+		return PTR_ERR(filp);
+	mapping_set_gfp_mask(filp->f_mapping,
+			     mapping_gfp_mask(obj->filp->f_mapping));
+	fput(obj->filp);
+	obj->filp = filp;
+	return 0;
+}
+
 /**
  * hpu_bo_create_host() - create a host (shmem) buffer
  * @hdev: the device
@@ -315,10 +397,18 @@ static int hpu_bo_create_host(struct hpu_device *hdev, struct hpu_vm *owner,
 {
 	struct drm_gem_shmem_object *shmem;
 	struct hpu_bo *bo;
+	int ret;
 
 	shmem = drm_gem_shmem_create(&hdev->drm, size);
 	if (IS_ERR(shmem))
 		return PTR_ERR(shmem);
+	if (hdev->gemfs) {
+		ret = hpu_bo_host_refile(&shmem->base, hdev->gemfs);
+		if (ret) {
+			drm_gem_object_put(&shmem->base);
+			return ret;
+		}
+	}
 
 	bo = to_hpu_bo(&shmem->base);
 	hpu_bo_charge(bo, owner);

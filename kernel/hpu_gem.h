@@ -88,6 +88,7 @@ static inline struct hpu_bo *to_hpu_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct hpu_bo, base.base);
 }
 
+void hpu_gem_init(struct hpu_device *hdev);
 struct drm_gem_object *hpu_gem_create_object(struct drm_device *drm,
 					     size_t size);
 struct sg_table *hpu_bo_dma_sgt(struct hpu_bo *bo);
