@@ -741,7 +741,147 @@ namespace {
 
 using namespace hpu::detail; // NOLINT(google-build-using-namespace)
 
+namespace hpu::detail {
+
+namespace {
+
+// hpu_queue_copy_split(): parts at least this long, and aligned so.
+constexpr std::uint64_t kSplitPartMin = 4ULL << 20;
+constexpr std::uint64_t kSplitAlign = 64ULL << 10;
+
+struct FenceDestroy {
+    void operator()(hpu_fence *f) const noexcept { (void)hpu_fence_destroy(f); }
+};
+using FencePtr = std::unique_ptr<hpu_fence, FenceDestroy>;
+
+// The split-copy queue of DMA engine e, made on first use (null if it
+// cannot be made). Under dev->split_mu.
+hpu_queue *split_queue(hpu_device *dev, std::uint32_t e)
+{
+    hpu_queue *&h = dev->split_queues.at(e);
+    if (h == nullptr) {
+        hpu_queue_t *made = nullptr;
+        if (hpu_queue_create(dev, HPU_ENGINE_DMA, e, &made) == 0)
+            h = made;
+    }
+    return h;
+}
+
+// Moves the job of f into m: its syncobj (a user queue's point is put
+// into one first) with its queue and sequence number; f is freed either
+// way.
+int take_member(FencePtr f, hpu_fence_member &m)
+{
+    std::uint32_t h = 0;
+    if (const int err = fence_syncobj(f.get(), h); err < 0)
+        return err;
+    m = hpu_fence_member{h, f->queue_id, f->seq, 0};
+    delete f.release(); // NOLINT(cppcoreguidelines-owning-memory): its syncobj now belongs to m
+    return 0;
+}
+
+// Parts 1..n-1 of the copy go to the split queues of the DMA engines after
+// q's, each after a NOP on q (so after q's earlier work); q copies part 0
+// and any part a split queue could not take; a NOP on q waits for all of
+// them. The copy's fence is that NOP's, with every part's job as a member
+// (as a graph launch's): it signals when all ended, with the error of the
+// failed part that ended first.
+int copy_split(hpu_queue *q, std::uint64_t dst, std::uint64_t src, std::uint64_t size, std::uint32_t n,
+               std::uint32_t engines, hpu_fence_t **out)
+{
+    hpu_device *dev = q->dev;
+    const std::uint64_t part = (size / n + kSplitAlign - 1) / kSplitAlign * kSplitAlign;
+    const auto record_part = [&](hpu_cmdlist *cl, std::uint32_t i) {
+        const std::uint64_t off = part * i;
+        return record_dma(cl, 0, dst + off, src + off, std::min(part, size - off));
+    };
+    const auto nop = [](hpu_cmdlist *cl) { return hpu_cmd_nop(cl); };
+    std::vector<FencePtr> parts;
+    parts.reserve(n);
+    std::vector<std::uint32_t> mine{0};
+    FencePtr join;
+    {
+        const std::lock_guard<std::mutex> lock(dev->split_mu);
+        hpu_fence_t *raw = nullptr;
+        if (const int err = eager(q, nullptr, 0, &raw, nop); err < 0)
+            return err;
+        const FencePtr fork(raw);
+        const hpu_fence_t *after = fork.get();
+        for (std::uint32_t i = 1; i < n; ++i) {
+            hpu_queue *h = split_queue(dev, (q->engine + i) % engines);
+            raw = nullptr;
+            if (h == nullptr ||
+                eager(h, &after, 1, &raw, [&](hpu_cmdlist *cl) { return record_part(cl, i); }) < 0) {
+                mine.push_back(i);
+                continue;
+            }
+            parts.emplace_back(raw);
+        }
+        clear_error(); // a part q took over is not the caller's error
+        raw = nullptr;
+        if (const int err = eager(q, nullptr, 0, &raw,
+                                  [&](hpu_cmdlist *cl) {
+                                      for (const std::uint32_t i : mine) {
+                                          if (const int e = record_part(cl, i); e < 0)
+                                              return e;
+                                      }
+                                      return 0;
+                                  });
+            err < 0)
+            return err;
+        std::vector<const hpu_fence_t *> waits;
+        waits.reserve(parts.size());
+        for (const FencePtr &f : parts)
+            waits.push_back(f.get());
+        parts.emplace_back(raw);
+        raw = nullptr;
+        if (const int err = eager(q, waits.data(), waits.size(), &raw, nop); err < 0)
+            return err;
+        join.reset(raw);
+    }
+    auto f = std::make_unique<hpu_fence>();
+    f->dev = dev;
+    f->epoch = q->epoch;
+    hpu_fence_member own;
+    if (const int err = take_member(std::move(join), own); err < 0)
+        return err;
+    f->handle = own.handle;
+    f->queue_id = own.queue_id;
+    f->seq = own.seq;
+    f->members.reserve(parts.size());
+    for (FencePtr &p : parts) {
+        hpu_fence_member m;
+        const int err = take_member(std::move(p), m);
+        if (err < 0) {
+            (void)hpu_fence_destroy(f.release());
+            return err;
+        }
+        f->members.push_back(m);
+    }
+    if (out != nullptr) {
+        *out = f.release();
+    } else {
+        (void)hpu_fence_destroy(f.release());
+    }
+    return 0;
+}
+
+} // namespace
+
+void split_queues_drop(hpu_device *dev)
+{
+    const std::lock_guard<std::mutex> lock(dev->split_mu);
+    for (hpu_queue *&h : dev->split_queues) {
+        if (h != nullptr)
+            (void)hpu_queue_destroy(h);
+        h = nullptr;
+    }
+}
+
+} // namespace hpu::detail
+
 extern "C" {
+
 
 HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine, hpu_queue_t **out)
 {
@@ -757,6 +897,7 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
         q->dev = dev;
         q->epoch = dev->epoch;
         q->engine_class = engine_class;
+        q->engine = engine;
         if (const int err = dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id); err < 0)
             return err;
         const int wanted = user_queues_wanted(dev);
@@ -832,6 +973,36 @@ HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, 
         return -EINVAL;
     }
     return eager(q, nullptr, 0, out, [&](hpu_cmdlist *cl) { return record_dma(cl, 0, dst_va, src_va, size); });
+}
+
+HPU_EXPORT int hpu_queue_copy_split(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size,
+                                    uint32_t max_engines, hpu_fence_t **out)
+{
+    hpu::detail::clear_error();
+    if (out != nullptr)
+        *out = nullptr;
+    if (q == nullptr)
+        return -EINVAL;
+    if (const int err = check_class(q, HPU_ENGINE_CLASS_DMA, "copy (LIN_DMA)", out); err < 0)
+        return err;
+    if (!range_ok(dst_va, size) || !range_ok(src_va, size))
+        return -EINVAL;
+    const bool overlap = dst_va < src_va + size && src_va < dst_va + size;
+    if (size < HPU_COPY_SPLIT_MIN || overlap || max_engines == 1 || stale(q->dev, q->epoch))
+        return hpu_queue_copy(q, dst_va, src_va, size, out);
+    const int engines = hpu_device_dma_engines(q->dev);
+    if (engines < 0)
+        return engines;
+    std::uint64_t n = std::min<std::uint64_t>(static_cast<std::uint64_t>(engines), q->dev->split_queues.size());
+    if (max_engines != 0)
+        n = std::min<std::uint64_t>(n, max_engines);
+    n = std::min(n, size / kSplitPartMin);
+    if (n <= 1 || q->engine >= static_cast<std::uint32_t>(engines))
+        return hpu_queue_copy(q, dst_va, src_va, size, out);
+    return guarded([&]() {
+        return copy_split(q, dst_va, src_va, size, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(engines),
+                          out);
+    });
 }
 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)

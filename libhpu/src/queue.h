@@ -71,6 +71,7 @@ struct hpu_queue {
     std::uint64_t epoch = 0;         // dev->epoch when made
     std::uint32_t id = 0;
     std::uint32_t engine_class = 0;  // HPU_ENGINE_CLASS_*
+    std::uint32_t engine = 0;        // its index in the class
     std::deque<hpu_cmdlist *> eager; // owned
     // The user queue of the same engine (null: kernel path only) and what
     // keeps order when submissions switch paths (queue.cpp).
@@ -147,6 +148,9 @@ int cmdlist_idle(hpu_cmdlist *cl);
 int cmdlist_wait(hpu_cmdlist *cl);
 int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out);
 int cmdlist_free(hpu_cmdlist *cl) noexcept;
+// Destroys hpu_queue_copy_split()'s queues of dev (each waits for its
+// jobs first; those of a file reopened since are just freed).
+void split_queues_drop(hpu_device *dev);
 
 } // namespace hpu::detail
 

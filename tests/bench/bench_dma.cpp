@@ -61,6 +61,20 @@ double copy_bw(const hpu::Device &d, hpu::Queue &q, std::uint64_t dst, std::uint
     return bench::quantile(gbps, 0.5);
 }
 
+// The same copy shared among `engines` DMA engines (hpu_queue_copy_split()).
+double copy_split_bw(hpu::Queue &q, std::uint64_t dst, std::uint64_t src, std::uint32_t engines, int runs)
+{
+    std::vector<double> gbps;
+    for (int i = 0; i < runs + 1; ++i) {
+        const double t0 = bench::now_s();
+        finish(q.copy_split(dst, src, kSize, engines));
+        const double dt = bench::now_s() - t0;
+        if (i > 0)
+            gbps.push_back(static_cast<double>(kSize) / dt / 1e9);
+    }
+    return bench::quantile(gbps, 0.5);
+}
+
 std::string g_prefix; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): set once by main()
 
 void report(const char *name, double v)
@@ -206,6 +220,7 @@ void run(unsigned int index, bool jobs_only)
         report("dma_h2d_gbps", copy_bw(d, q, hbm1.va(), host.va(), 7));
         report("dma_d2h_gbps", copy_bw(d, q, host.va(), hbm1.va(), 7));
         report("dma_d2d_gbps", copy_bw(d, q, hbm2.va(), hbm1.va(), 7));
+        report("dma_d2d_split4_gbps", copy_split_bw(q, hbm2.va(), hbm1.va(), 4, 7));
     }
 
     // NOP latency: submit one NOP job, wait for its fence.

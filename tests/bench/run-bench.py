@@ -257,6 +257,10 @@ def main():
                        ("dma_d2d_gbps", "DMA HBM->HBM 64 MiB")):
         v = guest.get(key)
         rows.append((label, v, "GB/s", "host memcpy 64 MiB", memcpy, "GB/s", ratio(v, memcpy), ">= 0.9"))
+    # hpu_queue_copy_split(): the same HBM->HBM copy on 4 engines, against one.
+    v, b = guest.get("dma_d2d_split4_gbps"), guest.get("dma_d2d_gbps")
+    rows.append(("DMA HBM->HBM 64 MiB on 4 engines", v, "GB/s", "the same on one engine", b, "GB/s",
+                 ratio(v, b), "-"))
     # Jobs: libhpu's default path (user queues where the device has them)
     # and, prefixed kpath_, the kernel path (HPU_USER_QUEUES=0).
     for pre, path in (("", "user queue"), ("kpath_", "kernel path")):

@@ -35,7 +35,7 @@ extern "C" {
 
 /* Version of the API described by this header. */
 #define HPU_API_VERSION_MAJOR 1
-#define HPU_API_VERSION_MINOR 10
+#define HPU_API_VERSION_MINOR 11
 #define HPU_API_VERSION_PATCH 0
 /* Packs a version as 0x00MMmmpp, comparable with < and >. */
 #define HPU_MAKE_VERSION(major, minor, patch) \
@@ -440,6 +440,36 @@ HPU_EXPORT int hpu_queue_copy(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size,
 				hpu_fence_t **out);
 HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value, hpu_fence_t **out);
+
+/** Smallest copy hpu_queue_copy_split() shares out; smaller ones take one engine. */
+#define HPU_COPY_SPLIT_MIN (8ULL << 20)
+
+/**
+ * hpu_queue_copy_split() - hpu_queue_copy(), with the bytes shared among up
+ * to @max_engines DMA engines (0: all of them). Since 1.11.
+ * @q: a DMA queue
+ * @dst_va: destination
+ * @src_va: source
+ * @size: bytes, non-zero
+ * @max_engines: how many engines may take part, @q's own among them
+ * @out: receives the fence of the whole copy (may be NULL)
+ *
+ * Ordered as a copy on @q: it starts after the work submitted to @q before
+ * it, work submitted to @q after it starts after all of it, and @out
+ * signals once every byte is copied (its error: the first part that
+ * failed). The parts other than @q's own go to queues the library makes
+ * on the other DMA engines on first use (one per engine, kept until
+ * hpu_close()); split copies of one device are submitted one at a time,
+ * whatever the thread. Parts are at least 4 MiB, 64 KiB aligned. One
+ * engine does it all when @size is below %HPU_COPY_SPLIT_MIN, the ranges
+ * overlap, @max_engines is 1 or the device has one DMA engine; a part
+ * whose helper queue cannot be made or submitted to is copied by @q.
+ * Returns 0, or -EINVAL (not a DMA queue, a bad range), -ENODEV, -ENOMEM
+ * or the driver's error of @q's own submission; after such an error parts
+ * already handed to helper queues may still be copied.
+ */
+HPU_EXPORT int hpu_queue_copy_split(hpu_queue_t *q, uint64_t dst_va, uint64_t src_va, uint64_t size,
+				    uint32_t max_engines, hpu_fence_t **out);
 
 /**
  * hpu_cmdlist_create() - an empty command list of @dev. Its command buffer

@@ -1038,6 +1038,15 @@ public:
         detail::check_why(hpu_queue_copy(get(), dst_va, src_va, size, &out), "submitting a copy");
         return Fence{out};
     }
+    // hpu_queue_copy_split(): the copy shared among up to max_engines DMA
+    // engines (0: all). Since 1.11.
+    Fence copy_split(std::uint64_t dst_va, std::uint64_t src_va, std::uint64_t size, std::uint32_t max_engines = 0)
+    {
+        hpu_fence_t *out = nullptr;
+        detail::check_why(hpu_queue_copy_split(get(), dst_va, src_va, size, max_engines, &out),
+                          "submitting a split copy");
+        return Fence{out};
+    }
     Fence memset(std::uint64_t dst_va, std::uint64_t pattern, std::uint64_t size)
     {
         hpu_fence_t *out = nullptr;

@@ -55,7 +55,7 @@ struct List {
 TEST_CASE("version", "[libhpu]")
 {
     CHECK(hpu_get_version() == HPU_API_VERSION);
-    CHECK(HPU_API_VERSION == 0x010a00U);
+    CHECK(HPU_API_VERSION == 0x010b00U);
     CHECK(HPU_VERSION_MAJOR(hpu_get_version()) == 1);
     CHECK(HPU_VERSION_MINOR(HPU_MAKE_VERSION(1, 2, 3)) == 2);
     CHECK(HPU_VERSION_PATCH(HPU_MAKE_VERSION(1, 2, 3)) == 3);

@@ -101,7 +101,7 @@ TEST_CASE("command line", "[smi]")
     {
         const auto r = run({"--version"});
         CHECK(r.status == 0);
-        CHECK(r.out == "hpu-smi 1.0.0 (libhpu 1.10.0)\n");
+        CHECK(r.out == "hpu-smi 1.0.0 (libhpu 1.11.0)\n");
     }
     SECTION("unknown option")
     {
