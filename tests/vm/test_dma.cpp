@@ -659,10 +659,11 @@ TEST_CASE("a 64 MiB host buffer comes in 2 MiB pages (huge_host_bo), copies thro
         Buf h = buffer(d.get(), kSize, HPU_MEM_HOST); // created, mapped and mmapped: pages allocated
         const std::uint64_t with = shmem_huge_bytes().value_or(0);
         INFO("ShmemHugePages " << base << " -> " << with << " bytes");
-        if (huge)
+        if (huge) {
             CHECK(with >= base + kSize / 2);
-        else
+        } else {
             CHECK(with < base + 2 * MiB);
+        }
         Buf m = buffer(d.get(), kSize, HPU_MEM_DEVICE);
         auto *w = reinterpret_cast<std::uint64_t *>(host(h)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
         fill_words(w, kSize / 8, 0x2d0b);

@@ -199,9 +199,10 @@ public:
             syncobj_destroy(c_.fd(), so);
             inflight[i].pop_front();
         };
-        for (std::size_t i = 0; i < queues_.size(); ++i)
+        for (std::size_t i = 0; i < queues_.size(); ++i) {
             for (int d = 0; d < depth; ++d)
                 submit(i);
+        }
         while (ms_since(t0) < ms) {
             for (std::size_t i = 0; i < queues_.size(); ++i) {
                 while (!inflight[i].empty() && syncobj_wait_abs(c_.fd(), inflight[i].front(), 0) == 0) {
