@@ -25,7 +25,6 @@
 #include "drm/hpu_accel.h"
 #include "events.h"
 #include "hpu/hpu.h"
-#include "queue.h"
 #include "kmd.h"
 #include "os.h"
 
@@ -106,7 +105,6 @@ HPU_EXPORT int hpu_close(hpu_device_t *dev)
         return -EDEADLK; // from the callback: the thread cannot join itself
     events_stop(dev);
     dev->kernels.clear(); // their buffers, while the file is open
-    split_queues_drop(dev); // before the spare rings: their rings become spares
     drop_spare_rings(dev);
     // The queues graphs made on first use (graph.cpp); the graphs are gone.
     for (std::uint32_t s = 0; s < dev->graph_queues.size(); ++s) {
@@ -250,7 +248,6 @@ HPU_EXPORT int hpu_device_reopen(hpu_device_t *dev)
             dev->graph_queues_made = 0;
         }
         old_kernels.clear();
-        split_queues_drop(dev); // of the old file
         drop_spare_rings(dev); // of the old file: nothing to unmap
         {
             const std::lock_guard<std::mutex> lock(dev->uq_mu);

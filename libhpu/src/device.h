@@ -71,12 +71,6 @@ struct hpu_device {
     unsigned int uq_live = 0;
     std::vector<hpu::detail::BufferPtr> uq_spares;
     std::uint64_t uq_fork_gen = 0;
-    // The queues hpu_queue_copy_split() gives parts of a copy to, one per
-    // DMA engine, made on first use (queue.cpp); freed by hpu_close() and
-    // hpu_device_reopen() (split_queues_drop()). A split copy submits its
-    // parts with split_mu held, so one thread at a time uses them.
-    std::mutex split_mu;
-    std::array<hpu_queue *, 16> split_queues{}; // guarded by split_mu
 };
 
 namespace hpu::detail {

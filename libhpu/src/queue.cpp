@@ -754,15 +754,21 @@ struct FenceDestroy {
 };
 using FencePtr = std::unique_ptr<hpu_fence, FenceDestroy>;
 
-// The split-copy queue of DMA engine e, made on first use (null if it
-// cannot be made). Under dev->split_mu.
-hpu_queue *split_queue(hpu_device *dev, std::uint32_t e)
+// q's split-copy queue on DMA engine e, made on first use (null if it
+// cannot be made): a kernel queue only, since its jobs wait for q's fence
+// (a user queue would take from the context's budget of them for
+// nothing).
+hpu_queue *split_queue(hpu_queue *q, std::uint32_t e)
 {
-    hpu_queue *&h = dev->split_queues.at(e);
+    hpu_queue *&h = q->split_helpers.at(e);
     if (h == nullptr) {
-        hpu_queue_t *made = nullptr;
-        if (hpu_queue_create(dev, HPU_ENGINE_DMA, e, &made) == 0)
-            h = made;
+        auto made = std::make_unique<hpu_queue>();
+        made->dev = q->dev;
+        made->epoch = q->epoch;
+        made->engine_class = HPU_ENGINE_CLASS_DMA;
+        made->engine = e;
+        if (q->dev->kmd.queue_create(kmd_engine_class(HPU_ENGINE_CLASS_DMA), e, made->id) == 0)
+            h = made.release();
     }
     return h;
 }
@@ -801,14 +807,13 @@ int copy_split(hpu_queue *q, std::uint64_t dst, std::uint64_t src, std::uint64_t
     std::vector<std::uint32_t> mine{0};
     FencePtr join;
     {
-        const std::lock_guard<std::mutex> lock(dev->split_mu);
         hpu_fence_t *raw = nullptr;
         if (const int err = eager(q, nullptr, 0, &raw, nop); err < 0)
             return err;
         const FencePtr fork(raw);
         const hpu_fence_t *after = fork.get();
         for (std::uint32_t i = 1; i < n; ++i) {
-            hpu_queue *h = split_queue(dev, (q->engine + i) % engines);
+            hpu_queue *h = split_queue(q, (q->engine + i) % engines);
             raw = nullptr;
             if (h == nullptr ||
                 eager(h, &after, 1, &raw, [&](hpu_cmdlist *cl) { return record_part(cl, i); }) < 0) {
@@ -839,6 +844,8 @@ int copy_split(hpu_queue *q, std::uint64_t dst, std::uint64_t src, std::uint64_t
             return err;
         join.reset(raw);
     }
+    if (out == nullptr)
+        return 0; // the jobs are in; nobody asked for their fence
     auto f = std::make_unique<hpu_fence>();
     f->dev = dev;
     f->epoch = q->epoch;
@@ -858,25 +865,11 @@ int copy_split(hpu_queue *q, std::uint64_t dst, std::uint64_t src, std::uint64_t
         }
         f->members.push_back(m);
     }
-    if (out != nullptr) {
-        *out = f.release();
-    } else {
-        (void)hpu_fence_destroy(f.release());
-    }
+    *out = f.release();
     return 0;
 }
 
 } // namespace
-
-void split_queues_drop(hpu_device *dev)
-{
-    const std::lock_guard<std::mutex> lock(dev->split_mu);
-    for (hpu_queue *&h : dev->split_queues) {
-        if (h != nullptr)
-            (void)hpu_queue_destroy(h);
-        h = nullptr;
-    }
-}
 
 } // namespace hpu::detail
 
@@ -925,6 +918,13 @@ HPU_EXPORT int hpu_queue_destroy(hpu_queue_t *q)
     if (q == nullptr)
         return 0;
     int err = 0;
+    for (hpu_queue *&h : q->split_helpers) { // hpu_queue_copy_split()'s
+        if (h != nullptr) {
+            const int e = hpu_queue_destroy(h);
+            err = err < 0 ? err : e;
+            h = nullptr;
+        }
+    }
     for (hpu_cmdlist *cl : q->eager) {
         const int e = cmdlist_free(cl);
         err = err < 0 ? err : e;
@@ -993,16 +993,15 @@ HPU_EXPORT int hpu_queue_copy_split(hpu_queue_t *q, uint64_t dst_va, uint64_t sr
     const int engines = hpu_device_dma_engines(q->dev);
     if (engines < 0)
         return engines;
-    std::uint64_t n = std::min<std::uint64_t>(static_cast<std::uint64_t>(engines), q->dev->split_queues.size());
+    const auto usable = std::min<std::uint32_t>(static_cast<std::uint32_t>(engines),
+                                                static_cast<std::uint32_t>(q->split_helpers.size()));
+    std::uint64_t n = usable;
     if (max_engines != 0)
         n = std::min<std::uint64_t>(n, max_engines);
     n = std::min(n, size / kSplitPartMin);
-    if (n <= 1 || q->engine >= static_cast<std::uint32_t>(engines))
+    if (n <= 1 || q->engine >= usable)
         return hpu_queue_copy(q, dst_va, src_va, size, out);
-    return guarded([&]() {
-        return copy_split(q, dst_va, src_va, size, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(engines),
-                          out);
-    });
+    return guarded([&]() { return copy_split(q, dst_va, src_va, size, static_cast<std::uint32_t>(n), usable, out); });
 }
 
 HPU_EXPORT int hpu_queue_memset(hpu_queue_t *q, uint64_t dst_va, uint64_t pattern, uint64_t size, hpu_fence_t **out)

@@ -81,6 +81,11 @@ struct hpu_queue {
     std::uint32_t switch_sync = 0;   // syncobj: that point's fence, an in-sync (0: none yet)
     std::uint32_t kernel_last = 0;   // syncobj: the last kernel-path job's fence (0: none yet)
     bool kernel_pending = false;     // that job may not have ended
+    // hpu_queue_copy_split()'s queues for the parts of this queue's split
+    // copies, by DMA engine, made on first use on the kernel path (their
+    // jobs wait for this queue's fence), destroyed with this queue. Only
+    // this queue's copies use them, so nothing else queues behind a part.
+    std::array<hpu_queue *, 16> split_helpers{};
 };
 
 namespace hpu::detail {
@@ -148,9 +153,6 @@ int cmdlist_idle(hpu_cmdlist *cl);
 int cmdlist_wait(hpu_cmdlist *cl);
 int cmdlist_new(hpu_device *dev, hpu_cmdlist *&out);
 int cmdlist_free(hpu_cmdlist *cl) noexcept;
-// Destroys hpu_queue_copy_split()'s queues of dev (each waits for its
-// jobs first; those of a file reopened since are just freed).
-void split_queues_drop(hpu_device *dev);
 
 } // namespace hpu::detail
 

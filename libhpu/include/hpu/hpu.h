@@ -456,14 +456,15 @@ HPU_EXPORT int hpu_queue_write_value(hpu_queue_t *q, uint64_t va, uint32_t value
  *
  * Ordered as a copy on @q: it starts after the work submitted to @q before
  * it, work submitted to @q after it starts after all of it, and @out
- * signals once every byte is copied (its error: the first part that
- * failed). The parts other than @q's own go to queues the library makes
- * on the other DMA engines on first use (one per engine, kept until
- * hpu_close()); split copies of one device are submitted one at a time,
- * whatever the thread. Parts are at least 4 MiB, 64 KiB aligned. One
- * engine does it all when @size is below %HPU_COPY_SPLIT_MIN, the ranges
- * overlap, @max_engines is 1 or the device has one DMA engine; a part
- * whose helper queue cannot be made or submitted to is copied by @q.
+ * signals once every byte is copied (its error: that of the failed part
+ * that ended first, whose job hpu_fence_error_info() names, maybe on a
+ * queue of the library's). The parts other than @q's own go to kernel
+ * queues @q gets on the next DMA engines on first use and keeps until it
+ * is destroyed. Parts are @size / n rounded up to 64 KiB (the last takes
+ * the rest), each at least 4 MiB but for the last. One engine does it all
+ * when @size is below %HPU_COPY_SPLIT_MIN, the ranges overlap,
+ * @max_engines is 1 or the device has one DMA engine; a part whose queue
+ * cannot be made or submitted to is copied by @q.
  * Returns 0, or -EINVAL (not a DMA queue, a bad range), -ENODEV, -ENOMEM
  * or the driver's error of @q's own submission; after such an error parts
  * already handed to helper queues may still be copied.

@@ -216,6 +216,45 @@ TEST_CASE("a split copy's fence waits for every part and has the error of a fail
     close_and_check(fx);
 }
 
+TEST_CASE("a split copy's fence fails when the caller's own part fails", "[libhpu][split]")
+{
+    Fixture fx;
+    fx.m.auto_complete = false;
+    hpu_queue_t *q = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q) == 0);
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_copy_split(q, kDst, kSrc, 16 * kMiB, 2, &f) == 0);
+    REQUIRE(fx.m.jobs.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+        fx.m.jobs.at(i).fence->signalled = true;
+        fx.m.jobs.at(i).fence->error = i == 2 ? -EFAULT : 0; // job 2: part 0, on q
+    }
+    CHECK(hpu_fence_wait(f, 1000000000ULL) == -EFAULT);
+    CHECK(hpu_fence_destroy(f) == 0);
+    CHECK(hpu_queue_destroy(q) == 0);
+    close_and_check(fx);
+}
+
+TEST_CASE("two queues' split copies use helper queues of their own", "[libhpu][split]")
+{
+    Fixture fx;
+    hpu_queue_t *q1 = nullptr;
+    hpu_queue_t *q2 = nullptr;
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q1) == 0);
+    REQUIRE(hpu_queue_create(fx.dev, HPU_ENGINE_DMA, 0, &q2) == 0);
+    REQUIRE(hpu_queue_copy_split(q1, kDst, kSrc, 16 * kMiB, 2, nullptr) == 0);
+    REQUIRE(hpu_queue_copy_split(q2, kDst, kSrc, 16 * kMiB, 2, nullptr) == 0);
+    REQUIRE(fx.m.jobs.size() == 8);
+    CHECK(engine_of(fx.m, fx.m.jobs[1]) == 1);
+    CHECK(engine_of(fx.m, fx.m.jobs[5]) == 1);
+    CHECK(fx.m.jobs[1].req.queue_id != fx.m.jobs[5].req.queue_id);
+    const std::size_t before = fx.m.queues.size();
+    CHECK(hpu_queue_destroy(q1) == 0); // and its helper
+    CHECK(fx.m.queues.size() == before - 2);
+    CHECK(hpu_queue_destroy(q2) == 0);
+    close_and_check(fx);
+}
+
 TEST_CASE("a split copy: a part no helper queue takes is copied by the caller's queue", "[libhpu][split]")
 {
     Fixture fx;

@@ -838,3 +838,26 @@ TEST_CASE("a graph launch waiting for a user-queue job stays on the kernel path,
     CHECK(fx.m.leaks() == 4);
     CHECK(fx.m.misuse == 0);
 }
+
+TEST_CASE("a split copy from a user queue: its helper queues make no user queue, and its fence waits for every part",
+          "[libhpu][uq][split]")
+{
+    UqFixture fx(64);
+    const int uq_creates = fx.calls(DRM_IOCTL_HPU_UQ_CREATE);
+    REQUIRE(uq_creates == 1);
+    fx.m.auto_complete = false;
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_copy_split(fx.q, 0x20000000000ULL, 0x10000000000ULL, 32ULL << 20, 4, &f) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_CREATE) == uq_creates); // the three helpers are kernel queues
+    // The fork and part 0 went to the user queue; the parts on the other
+    // engines (waiting for the fork) and the join to the kernel.
+    REQUIRE(fx.m.jobs.size() == 4);
+    CHECK(hpu_fence_status(f) == 1);
+    fx.m.uq_complete(fx.uq_id());
+    CHECK(hpu_fence_status(f) == 1); // the kernel jobs have not ended
+    fx.m.complete_jobs();
+    fx.m.uq_complete(fx.uq_id());
+    CHECK(hpu_fence_wait(f, 1000000000ULL) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    fx.finish();
+}
