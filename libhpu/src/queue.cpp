@@ -754,6 +754,18 @@ struct FenceDestroy {
 };
 using FencePtr = std::unique_ptr<hpu_fence, FenceDestroy>;
 
+// A kernel queue of dev on engine_class/engine (QUEUE_CREATE), no user
+// queue yet: into q, or the driver's error.
+int kernel_queue(hpu_device *dev, std::uint32_t engine_class, std::uint32_t engine, std::unique_ptr<hpu_queue> &q)
+{
+    q = std::make_unique<hpu_queue>();
+    q->dev = dev;
+    q->epoch = dev->epoch;
+    q->engine_class = engine_class;
+    q->engine = engine;
+    return dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id);
+}
+
 // q's split-copy queue on DMA engine e, made on first use (null if it
 // cannot be made): a kernel queue only, since its jobs wait for q's fence
 // (a user queue would take from the context's budget of them for
@@ -762,12 +774,8 @@ hpu_queue *split_queue(hpu_queue *q, std::uint32_t e)
 {
     hpu_queue *&h = q->split_helpers.at(e);
     if (h == nullptr) {
-        auto made = std::make_unique<hpu_queue>();
-        made->dev = q->dev;
-        made->epoch = q->epoch;
-        made->engine_class = HPU_ENGINE_CLASS_DMA;
-        made->engine = e;
-        if (q->dev->kmd.queue_create(kmd_engine_class(HPU_ENGINE_CLASS_DMA), e, made->id) == 0)
+        std::unique_ptr<hpu_queue> made;
+        if (kernel_queue(q->dev, HPU_ENGINE_CLASS_DMA, e, made) == 0)
             h = made.release();
     }
     return h;
@@ -875,7 +883,6 @@ int copy_split(hpu_queue *q, std::uint64_t dst, std::uint64_t src, std::uint64_t
 
 extern "C" {
 
-
 HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32_t engine, hpu_queue_t **out)
 {
     hpu::detail::clear_error();
@@ -886,12 +893,8 @@ HPU_EXPORT int hpu_queue_create(hpu_device_t *dev, uint32_t engine_class, uint32
                            engine_class != HPU_ENGINE_CLASS_MME))
         return -EINVAL;
     return guarded([&]() {
-        auto q = std::make_unique<hpu_queue>();
-        q->dev = dev;
-        q->epoch = dev->epoch;
-        q->engine_class = engine_class;
-        q->engine = engine;
-        if (const int err = dev->kmd.queue_create(kmd_engine_class(engine_class), engine, q->id); err < 0)
+        std::unique_ptr<hpu_queue> q;
+        if (const int err = kernel_queue(dev, engine_class, engine, q); err < 0)
             return err;
         const int wanted = user_queues_wanted(dev);
         if (wanted < 0) {

@@ -38,6 +38,7 @@
 
 #include "bind_util.h"
 #include "hpu/hpu.hpp"
+#include "uq_util.h"
 #include "vm_util.h"
 
 using namespace vmt;
@@ -691,17 +692,10 @@ namespace {
 // engine e, ns), for e = 0..n-1.
 std::vector<std::uint64_t> dma_busy_ns(int fd, int n)
 {
-    std::ifstream in("/proc/self/fdinfo/" + std::to_string(fd));
-    std::vector<std::uint64_t> ns(static_cast<std::size_t>(n), 0);
-    std::string key;
-    std::string rest;
-    while (in >> key) {
-        std::getline(in, rest);
-        for (int e = 0; e < n; ++e) {
-            if (key == "drm-engine-dma" + std::to_string(e) + ":")
-                ns.at(static_cast<std::size_t>(e)) = std::strtoull(rest.c_str(), nullptr, 10);
-        }
-    }
+    std::vector<std::uint64_t> ns;
+    ns.reserve(static_cast<std::size_t>(n));
+    for (int e = 0; e < n; ++e)
+        ns.push_back(fdinfo_value(fd, "drm-engine-dma" + std::to_string(e)).value_or(0));
     return ns;
 }
 
