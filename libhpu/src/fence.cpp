@@ -199,6 +199,11 @@ int fence_syncobj(hpu_fence *f, std::uint32_t &handle)
 
 namespace {
 
+// How long an export waits for the driver to take in a point the library
+// has seen complete: the write-back record and interrupt follow the
+// completion record at once.
+constexpr std::int64_t kExportCatchUpNs = 1'000'000'000;
+
 // A user queue fence as a new sync_file: UQ_FENCE into a temporary
 // syncobj, exported, the syncobj destroyed. A settled successful point
 // of a queue destroyed since: a signalled fence.
@@ -208,7 +213,9 @@ int export_uq(hpu_fence *f, int &fd)
     std::uint32_t h = 0;
     if (const int err = kmd.syncobj_create(h); err < 0)
         return err;
-    int err = f->uq->fence_into(f->uq_point, h);
+    // A fence settled here is settled in the file too (hpu.h).
+    const std::int64_t catch_up = f->dev->os().monotonic_ns() + kExportCatchUpNs;
+    int err = f->uq->fence_into(f->uq_point, h, catch_up);
     if (err < 0) {
         int st = 0;
         if (fence_state(f, st) == 0 && st == 0) {

@@ -442,13 +442,23 @@ int UserQueue::wait(std::uint64_t point, std::int64_t deadline)
     return settle_answer_locked(err, done, point, status);
 }
 
-int UserQueue::fence_into(std::uint64_t point, std::uint32_t handle)
+int UserQueue::fence_into(std::uint64_t point, std::uint32_t handle, std::int64_t catch_up)
 {
     // Once closed, the id may name another queue: the callers fall back
     // to the settled state.
     const std::lock_guard<std::mutex> lock(mu_);
     if (closed_)
         return -ENOENT;
+    if (catch_up != 0) {
+        reap_locked();
+        if (point <= completed_) {
+            // Settles at once unless the driver lags behind the record;
+            // at the deadline the fence is put as the driver has it.
+            std::int32_t status = 0;
+            std::uint64_t done = 0;
+            (void)dev_->kmd.uq_wait(id_, point, catch_up, status, done);
+        }
+    }
     return dev_->kmd.uq_fence(id_, point, handle);
 }
 

@@ -89,7 +89,12 @@ public:
     // or a system call's negative errno.
     int wait(std::uint64_t point, std::int64_t deadline);
     // Puts the fence of point into the binary syncobj handle (UQ_FENCE).
-    int fence_into(std::uint64_t point, std::uint32_t handle);
+    // The library reads a completion record before the driver takes in
+    // the write-back record that follows it (at the interrupt): with a
+    // catch_up deadline (absolute CLOCK_MONOTONIC, 0: none), a point
+    // whose record the library has read is first waited for in the driver
+    // (UQ_WAIT) until then, so the fence put is signalled with its outcome.
+    int fence_into(std::uint64_t point, std::uint32_t handle, std::int64_t catch_up = 0);
     // The CLOCK_MONOTONIC time the job of point completed, from its
     // record: -EBUSY while pending, -ENODATA once the record is reused.
     int completion_time(std::uint64_t point, std::uint64_t &ns);

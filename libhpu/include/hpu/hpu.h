@@ -517,7 +517,13 @@ HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value,
 HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns);
 /** hpu_fence_status() - 0 done and successful, 1 still pending, or the job's -errno. */
 HPU_EXPORT int hpu_fence_status(hpu_fence_t *f);
-/** hpu_fence_export_fd() - a new sync_file fd of the fence, owned by the caller. */
+/**
+ * hpu_fence_export_fd() - a new sync_file fd of the fence, owned by the caller.
+ *
+ * A fence that hpu_fence_wait() or hpu_fence_status() has found ended gives
+ * a signalled sync_file with the same outcome (its error as the file's
+ * status).
+ */
 HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd);
 /** hpu_fence_import_fd() - a fence of @dev from a sync_file fd (the caller keeps @fd). */
 HPU_EXPORT int hpu_fence_import_fd(hpu_device_t *dev, int fd, hpu_fence_t **out);

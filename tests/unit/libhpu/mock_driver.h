@@ -106,6 +106,12 @@ public:
         int dead = 0;                          // destroyed (-ECANCELED) or faulted
         std::vector<std::pair<std::uint64_t, std::shared_ptr<Fence>>> fences; // UQ_FENCE ones
         std::vector<drm_hpu_uq_desc> ran;      // the descriptors completed, in order
+        // With lag, the driver takes completions in only when a UQ_WAIT
+        // with a timeout sleeps (the interrupt after the write-back
+        // record): seen is what it has taken in, done what the records say.
+        bool lag = false;
+        std::uint64_t seen = 0;
+        [[nodiscard]] std::uint64_t driver_done() const { return lag ? seen : done; }
     };
     std::map<std::uint32_t, Uq> uqs;           // queue id -> user queue
     drm_hpu_info_uq uq_info{12, 4, 4096, 32, 0};
@@ -567,7 +573,7 @@ private:
         for (auto &[point, f] : u.fences) {
             if (f->signalled)
                 continue;
-            if (point <= u.done) {
+            if (point <= u.driver_done()) {
                 f->signalled = true;
                 const auto e = u.errors.find(point);
                 f->error = e != u.errors.end() ? e->second : 0;
@@ -627,12 +633,17 @@ private:
             return -ENOENT;
         if (req.point == 0 || req.point > uq_doorbell(req.queue_id))
             return -EINVAL;
-        const int r = wait_common(req.timeout_nsec, [&]() { return u->done >= req.point || u->dead != 0 ? 0 : 1; });
+        if (u->lag && req.timeout_nsec != 0 && u->seen < u->done) {
+            u->seen = u->done;
+            uq_signal(*u);
+        }
+        const int r = wait_common(req.timeout_nsec,
+                                  [&]() { return u->driver_done() >= req.point || u->dead != 0 ? 0 : 1; });
         if (r < 0)
             return r;
         const auto e = u->errors.find(req.point);
-        req.status = req.point <= u->done ? (e != u->errors.end() ? e->second : 0) : u->dead;
-        req.done = u->done;
+        req.status = req.point <= u->driver_done() ? (e != u->errors.end() ? e->second : 0) : u->dead;
+        req.done = u->driver_done();
         return 0;
     }
 

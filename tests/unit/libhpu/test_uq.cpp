@@ -713,6 +713,43 @@ TEST_CASE("a user-queue fence exports as a sync_file through a temporary syncobj
     fx.finish();
 }
 
+TEST_CASE("a user-queue fence seen ended exports as a signalled sync_file while the driver lags", "[libhpu][uq]")
+{
+    UqFixture fx;
+    const std::uint32_t id = fx.uq_id();
+    fx.m.uqs.at(id).lag = true;
+    hpu_fence_t *f = nullptr;
+    hpu_fence_t *g = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f) == 0);
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &g) == 0);
+    REQUIRE(fx.m.uq_complete(id, 1, HPU_CQ_MMU_FAULT) == 1);
+    // The library reads the record; the driver has not taken it in yet.
+    CHECK(hpu_fence_status(f) == -EFAULT);
+    CHECK(hpu_fence_status(g) == 1);
+    REQUIRE(fx.m.uqs.at(id).seen == 0);
+    int fd = -1;
+    REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+    REQUIRE(fx.m.aux_fds.count(fd) == 1);
+    CHECK(fx.m.aux_fds.at(fd).fence->signalled);
+    CHECK(fx.m.aux_fds.at(fd).fence->error == -EFAULT);
+    CHECK(fx.m.close(fd) == 0);
+    // A fence still pending exports as it is, without a wait.
+    const int waits = fx.calls(DRM_IOCTL_HPU_UQ_WAIT);
+    REQUIRE(hpu_fence_export_fd(g, &fd) == 0);
+    CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == waits);
+    CHECK_FALSE(fx.m.aux_fds.at(fd).fence->signalled);
+    fx.m.uq_complete(id);
+    CHECK_FALSE(fx.m.aux_fds.at(fd).fence->signalled); // the driver lags
+    fx.m.uqs.at(id).lag = false;
+    fx.m.uq_complete(id);
+    CHECK(fx.m.aux_fds.at(fd).fence->signalled);
+    CHECK(fx.m.aux_fds.at(fd).fence->error == 0);
+    CHECK(fx.m.close(fd) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
+    CHECK(hpu_fence_destroy(g) == 0);
+    fx.finish();
+}
+
 TEST_CASE("destroying a queue waits for its user-queue jobs; their fences stay readable", "[libhpu][uq]")
 {
     UqFixture fx;
