@@ -52,6 +52,8 @@
 #define HPU_UQ_WATCH_MS		1000
 /* Failures the error work reports per pass. */
 #define HPU_UQ_NOTIFY_BATCH	16
+/* Reads of a write-back record that changes under them before giving up. */
+#define HPU_UQ_WB_TRIES		4
 
 /**
  * struct hpu_uq_fence - the fence of one point of a user queue
@@ -262,6 +264,7 @@ static void hpu_uq_signal(struct list_head *due)
 static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 {
 	u32 status, err_status, err_where;
+	unsigned int tries;
 	u64 done;
 
 	lockdep_assert_held(&uq->lock);
@@ -272,10 +275,26 @@ static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 	 */
 	if (!uq->wb || uq->stopping)
 		return 0;
-	done = le64_to_cpu(READ_ONCE(uq->wb->done));
-	status = le32_to_cpu(READ_ONCE(uq->wb->status));
-	err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
-	err_where = le32_to_cpu(READ_ONCE(uq->wb->err_where));
+	/*
+	 * The next record may land between two of these reads: @done read
+	 * again after the other fields tells (it grows with every record
+	 * that reports a completion or a failure), so that they all come
+	 * from one record, never an older @done with a newer error. A record
+	 * comes per notification, so a retry finds a settled one; if records
+	 * keep coming, the interrupt of the latest takes it in.
+	 */
+	for (tries = 0;; tries++) {
+		done = le64_to_cpu(READ_ONCE(uq->wb->done));
+		dma_rmb();
+		status = le32_to_cpu(READ_ONCE(uq->wb->status));
+		err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
+		err_where = le32_to_cpu(READ_ONCE(uq->wb->err_where));
+		dma_rmb();
+		if (le64_to_cpu(READ_ONCE(uq->wb->done)) == done)
+			break;
+		if (tries == HPU_UQ_WB_TRIES)
+			return 0;
+	}
 	if (done > uq->done)
 		uq->done = done;
 	if ((status & HPU_QS_STATUS_ERROR) && done > uq->err_seen) {
