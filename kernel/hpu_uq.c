@@ -52,7 +52,7 @@
 #define HPU_UQ_WATCH_MS		1000
 /* Failures the error work reports per pass. */
 #define HPU_UQ_NOTIFY_BATCH	16
-/* Reads of a write-back record that changes under them before giving up. */
+/* Reads again of a write-back record that changed while read, at most. */
 #define HPU_UQ_WB_TRIES		4
 
 /**
@@ -263,7 +263,7 @@ static void hpu_uq_signal(struct list_head *due)
  */
 static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 {
-	u32 status, err_status, err_where;
+	u32 status, err_status, err_where, cq_pi;
 	unsigned int tries;
 	u64 done;
 
@@ -276,27 +276,40 @@ static u32 hpu_uq_update_locked(struct hpu_uq *uq)
 	if (!uq->wb || uq->stopping)
 		return 0;
 	/*
-	 * The next record may land between two of these reads: @done read
-	 * again after the other fields tells (it grows with every record
-	 * that reports a completion or a failure), so that they all come
-	 * from one record, never an older @done with a newer error. A record
-	 * comes per notification, so a retry finds a settled one; if records
-	 * keep coming, the interrupt of the latest takes it in.
+	 * The next record may land while the fields are read, and nothing
+	 * orders its bytes as they land. A user stream's @done and @cq_pi
+	 * agree in every record (both start at START and count every
+	 * completion) and lie in different halves of it, so @done read
+	 * again after the rest, and @cq_pi equal to it, tell that @done
+	 * comes with the @status and @err_* of its own record: never an
+	 * older @done with a newer failure (the wrong point blamed) nor a
+	 * newer @done with an older status (a failure taken as success).
+	 * Records come one per notification, so a retry finds a settled
+	 * one; if they keep coming, the interrupt of the latest reads it.
 	 */
 	for (tries = 0;; tries++) {
 		done = le64_to_cpu(READ_ONCE(uq->wb->done));
 		dma_rmb();
+		cq_pi = le32_to_cpu(READ_ONCE(uq->wb->cq_pi));
 		status = le32_to_cpu(READ_ONCE(uq->wb->status));
 		err_status = le32_to_cpu(READ_ONCE(uq->wb->err_status));
 		err_where = le32_to_cpu(READ_ONCE(uq->wb->err_where));
 		dma_rmb();
-		if (le64_to_cpu(READ_ONCE(uq->wb->done)) == done)
+		if (cq_pi == lower_32_bits(done) &&
+		    le64_to_cpu(READ_ONCE(uq->wb->done)) == done)
 			break;
 		if (tries == HPU_UQ_WB_TRIES)
 			return 0;
 	}
 	if (done > uq->done)
 		uq->done = done;
+	/*
+	 * A queue fault sets err_* to the fault's status without failing a
+	 * descriptor: remembered as seen, so that the stop record, which
+	 * repeats it, blames no point (hpu_uq_stop_failure_locked()).
+	 */
+	if (status & HPU_QS_STATUS_FAULT)
+		uq->err_last = (u64)err_status << 32 | err_where;
 	if ((status & HPU_QS_STATUS_ERROR) && done > uq->err_seen) {
 		int err = hpu_job_cq_status_to_errno(err_status);
 

@@ -446,19 +446,29 @@ int UserQueue::fence_into(std::uint64_t point, std::uint32_t handle, std::int64_
 {
     // Once closed, the id may name another queue: the callers fall back
     // to the settled state.
+    bool seen = false;
+    {
+        const std::lock_guard<std::mutex> lock(mu_);
+        if (closed_)
+            return -ENOENT;
+        if (catch_up != 0) {
+            reap_locked();
+            seen = point <= completed_;
+        }
+    }
+    if (seen) {
+        // Settles at once unless the driver lags behind the record; at
+        // the deadline the fence is put as the driver has it. Not under
+        // mu_ (the driver may lag for long, e.g. through a soft reset);
+        // should the queue be closed meanwhile and its id reused, this
+        // only waits, and UQ_FENCE below is not made.
+        std::int32_t status = 0;
+        std::uint64_t done = 0;
+        (void)dev_->kmd.uq_wait(id_, point, catch_up, status, done);
+    }
     const std::lock_guard<std::mutex> lock(mu_);
     if (closed_)
         return -ENOENT;
-    if (catch_up != 0) {
-        reap_locked();
-        if (point <= completed_) {
-            // Settles at once unless the driver lags behind the record;
-            // at the deadline the fence is put as the driver has it.
-            std::int32_t status = 0;
-            std::uint64_t done = 0;
-            (void)dev_->kmd.uq_wait(id_, point, catch_up, status, done);
-        }
-    }
     return dev_->kmd.uq_fence(id_, point, handle);
 }
 

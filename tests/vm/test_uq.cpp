@@ -723,6 +723,36 @@ TEST_CASE("a user-queue job that faults fails alone: MMU_FAULT record, -EFAULT p
     CHECK(errors_now(path).mmu_faults > e0.mmu_faults);
 }
 
+TEST_CASE("a user queue whose ring the device cannot read dies -EFAULT; the points before it keep their success",
+          "[uq]")
+{
+    const std::string path = node(0);
+    Ctx c(path);
+    require_uq(c.fd());
+    REQUIRE(enable_events(c.fd()) == 0);
+    Uq uq(c, UqParams{0, DRM_HPU_ENGINE_DMA, 8, 0, 0, 0, 0});
+    uq.make();
+    const auto out = c.host_buf(4 * KiB);
+    CHECK(uq.outcome(uq.submit(Cb().write_value(out.va, 1), 1)) == 0);
+    CHECK(uq.outcome(uq.submit(Cb().write_value(out.va + 4, 2), 2)) == 0);
+    // The ring's mapping goes: fetching the next descriptor faults.
+    REQUIRE(c.unmap(uq.ring_buf().va) == 0);
+    const std::uint64_t p3 = uq.submit(Cb().write_value(out.va + 8, 3), 3);
+    CHECK(uq.outcome(p3) == -EFAULT);
+    CHECK(hb_word32(out, 2) == 0);
+    // The queue fault is no descriptor's failure: the last point that ran
+    // is not blamed for it.
+    CHECK(uq.outcome(2) == 0);
+    CHECK(uq.outcome(1) == 0);
+    CHECK(hb_word32(out, 0) == 1);
+    CHECK(hb_word32(out, 1) == 2);
+    std::vector<Event> evs;
+    (void)read_events_until(c.fd(), evs, 1000, [](const Event &) { return false; });
+    INFO("events: " << describe(evs));
+    for (const Event &e : evs)
+        CHECK_FALSE((e.type == DRM_HPU_EVENT_ERROR && e.err.queue_id == uq.id() && e.err.seq <= 2));
+}
+
 TEST_CASE("a privileged packet on a user queue fails its job -EPERM, the queue goes on", "[uq]")
 {
     const std::string path = node(0);

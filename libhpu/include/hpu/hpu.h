@@ -522,7 +522,11 @@ HPU_EXPORT int hpu_fence_status(hpu_fence_t *f);
  *
  * A fence that hpu_fence_wait() or hpu_fence_status() has found ended gives
  * a signalled sync_file with the same outcome (its error as the file's
- * status).
+ * status), but: a job of a user queue waits up to a second for the driver
+ * to learn of its end, and is exported pending if it has not by then; the
+ * driver keeps the outcomes of a user queue's last 256 failures, so an
+ * older job of a live queue may export with -ENODATA; a failed job of a
+ * destroyed user queue cannot be exported (-ENOENT).
  */
 HPU_EXPORT int hpu_fence_export_fd(hpu_fence_t *f, int *fd);
 /** hpu_fence_import_fd() - a fence of @dev from a sync_file fd (the caller keeps @fd). */

@@ -110,6 +110,7 @@ public:
         // with a timeout sleeps (the interrupt after the write-back
         // record): seen is what it has taken in, done what the records say.
         bool lag = false;
+        bool stuck = false;                    // with lag: no interrupt comes at all
         std::uint64_t seen = 0;
         [[nodiscard]] std::uint64_t driver_done() const { return lag ? seen : done; }
     };
@@ -633,7 +634,7 @@ private:
             return -ENOENT;
         if (req.point == 0 || req.point > uq_doorbell(req.queue_id))
             return -EINVAL;
-        if (u->lag && req.timeout_nsec != 0 && u->seen < u->done) {
+        if (u->lag && !u->stuck && req.timeout_nsec != 0 && u->seen < u->done) {
             u->seen = u->done;
             uq_signal(*u);
         }

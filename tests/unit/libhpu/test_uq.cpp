@@ -738,15 +738,43 @@ TEST_CASE("a user-queue fence seen ended exports as a signalled sync_file while 
     REQUIRE(hpu_fence_export_fd(g, &fd) == 0);
     CHECK(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == waits);
     CHECK_FALSE(fx.m.aux_fds.at(fd).fence->signalled);
-    fx.m.uq_complete(id);
+    REQUIRE(fx.m.uq_complete(id) == 1);
     CHECK_FALSE(fx.m.aux_fds.at(fd).fence->signalled); // the driver lags
     fx.m.uqs.at(id).lag = false;
-    fx.m.uq_complete(id);
+    REQUIRE(fx.m.uq_complete(id) == 0); // nothing runs: the driver catches up
     CHECK(fx.m.aux_fds.at(fd).fence->signalled);
     CHECK(fx.m.aux_fds.at(fd).fence->error == 0);
     CHECK(fx.m.close(fd) == 0);
     CHECK(hpu_fence_destroy(f) == 0);
     CHECK(hpu_fence_destroy(g) == 0);
+    fx.finish();
+}
+
+TEST_CASE("a user-queue fence whose end the driver never learns of exports pending after a second", "[libhpu][uq]")
+{
+    UqFixture fx;
+    const std::uint32_t id = fx.uq_id();
+    fx.m.uqs.at(id).lag = true;
+    fx.m.uqs.at(id).stuck = true;
+    hpu_fence_t *f = nullptr;
+    REQUIRE(hpu_queue_submit(fx.q, fx.cl, nullptr, 0, &f) == 0);
+    REQUIRE(fx.m.uq_complete(id) == 1);
+    CHECK(hpu_fence_status(f) == 0);
+    const std::int64_t before = fx.m.now_ns;
+    int fd = -1;
+    REQUIRE(hpu_fence_export_fd(f, &fd) == 0);
+    // The catch-up wait ran to its deadline, a second on.
+    REQUIRE_FALSE(fx.m.wait_deadlines.empty());
+    CHECK(fx.m.wait_deadlines.back() >= before + 1'000'000'000);
+    CHECK(fx.m.wait_deadlines.back() <= fx.m.now_ns);
+    REQUIRE(fx.m.aux_fds.count(fd) == 1);
+    CHECK_FALSE(fx.m.aux_fds.at(fd).fence->signalled);
+    fx.m.uqs.at(id).lag = false;
+    REQUIRE(fx.m.uq_complete(id) == 0);
+    CHECK(fx.m.aux_fds.at(fd).fence->signalled);
+    CHECK(fx.m.aux_fds.at(fd).fence->error == 0);
+    CHECK(fx.m.close(fd) == 0);
+    CHECK(hpu_fence_destroy(f) == 0);
     fx.finish();
 }
 
