@@ -166,6 +166,8 @@ static void hpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 	/* Events and logs name contexts by it (drm-client-id is per open). */
 	drm_printf(p, "hpu-asid:\t%u\n", fpriv->vm->asid);
+	drm_printf(p, "hpu-page-tables:\t%u\n",
+		   hpu_mmu_asid_tables(hdev, fpriv->vm->asid));
 	for (e = 0; e < hdev->qm->num_engines; e++) {
 		unsigned int index = hdev->qm->engines[e].index;
 

@@ -402,6 +402,27 @@ unsigned int hpu_mmu_pt_used(struct hpu_device *hdev)
 EXPORT_SYMBOL_IF_KUNIT(hpu_mmu_pt_used);
 
 /**
+ * hpu_mmu_asid_tables() - page tables a context holds
+ * @hdev: the device
+ * @asid: the context's ASID (1..63)
+ *
+ * Return: the tables counted against @asid, its root included (what the
+ * ctx_page_tables limit bounds).
+ */
+unsigned int hpu_mmu_asid_tables(struct hpu_device *hdev, u32 asid)
+{
+	struct hpu_mmu *mmu = hdev->mmu;
+	unsigned int n;
+
+	if (asid >= HPU_MMU_NUM_ASIDS)
+		return 0;
+	mutex_lock(&mmu->pt_lock);
+	n = mmu->pt_asid[asid];
+	mutex_unlock(&mmu->pt_lock);
+	return n;
+}
+
+/**
  * hpu_mmu_set_root() - program the root of an address space
  * @hdev: the device, kept bound by the caller
  * @asid: the address space

@@ -103,6 +103,7 @@ void hpu_mmu_asid_free(struct hpu_device *hdev, u32 asid);
 int hpu_mmu_pt_alloc(struct hpu_device *hdev, u32 asid, u64 *offset);
 void hpu_mmu_pt_free(struct hpu_device *hdev, u32 asid, u64 offset);
 unsigned int hpu_mmu_pt_used(struct hpu_device *hdev);
+unsigned int hpu_mmu_asid_tables(struct hpu_device *hdev, u32 asid);
 void hpu_mmu_pte_write(struct hpu_device *hdev, u64 table, unsigned int idx,
 		       u64 pte);
 

@@ -133,6 +133,8 @@ int hpu_vm_set_leaf(struct hpu_vm *vm, u64 va, unsigned int leaf_level,
 		    u64 pte);
 void hpu_vm_clear_range(struct hpu_vm *vm, u64 va, u64 size,
 			unsigned int leaf_level, struct list_head *freed);
+int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt, u64 va,
+		      u64 offset, u64 size, u64 flags, u64 *done);
 /* VM_BIND argument checks. */
 int hpu_vm_bind_map_check(struct drm_device *drm,
 			  const struct drm_hpu_vm_bind *args, u64 bo_size,

@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 
 #include <linux/list.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 
 #include <drm/drm_gem.h>
@@ -286,6 +287,91 @@ static void hpu_vm_test_clear_host_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 }
 
+/*
+ * Host pages take a 2 MiB leaf where 2 MiB of them are contiguous on the
+ * bus and aligned there and at their device address; 4 KiB leaves
+ * elsewhere. Clearing the range finds both kinds and frees every table.
+ */
+static void hpu_vm_test_host_huge_leaves(struct kunit *test)
+{
+	struct hpu_vm *vm = hpu_vm_test_vm(test, 16);
+	u64 va = HPU_VA_START + SZ_1G;	/* 2 MiB aligned */
+	u64 flags = HPU_PTE_WRITE, done = 0, size;
+	struct scatterlist *sg;
+	struct hpu_pt *l2, *l3;
+	struct sg_table sgt;
+	LIST_HEAD(freed);
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 3, GFP_KERNEL), 0);
+	sg = sgt.sgl;
+	/* 4 MiB + 8 KiB from an aligned bus address: 2 huge, 2 small. */
+	sg_dma_address(sg) = 0x40000000ULL;
+	sg_dma_len(sg) = SZ_4M + 2 * SZ_4K;
+	sg = sg_next(sg);
+	/* 8 KiB elsewhere. */
+	sg_dma_address(sg) = 0x80201000ULL;
+	sg_dma_len(sg) = 2 * SZ_4K;
+	sg = sg_next(sg);
+	/* An aligned 2 MiB at a device address that is not: 512 small. */
+	sg_dma_address(sg) = 0xc0000000ULL;
+	sg_dma_len(sg) = SZ_2M;
+	size = SZ_4M + 4 * SZ_4K + SZ_2M;
+
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, &sgt, va, 0, size, flags,
+						&done), 0);
+	KUNIT_EXPECT_EQ(test, done, size);
+	l2 = vm->root->child[hpu_vm_va_index(va, 0)]->child[hpu_vm_va_index(va, 1)];
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	i = hpu_vm_va_index(va, HPU_PT_LEVEL_HUGE);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i),
+			0x40000000ULL | flags | HPU_PTE_HOST | HPU_PTE_HUGE |
+			HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i + 1),
+			0x40200000ULL | flags | HPU_PTE_HOST | HPU_PTE_HUGE |
+			HPU_PTE_PRESENT);
+	KUNIT_EXPECT_NULL(test, l2->child[i]);
+	KUNIT_EXPECT_NULL(test, l2->child[i + 1]);
+	/* The rest in 4 KiB leaves, in order, across two L3 tables. */
+	l3 = l2->child[i + 2];
+	KUNIT_ASSERT_NOT_NULL(test, l3);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4M),
+			0x40400000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4M + SZ_4K),
+			0x40401000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4M + 2 * SZ_4K),
+			0x80201000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l3, va + SZ_4M + 4 * SZ_4K),
+			0xc0000000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, l3->used, HPU_PT_ENTRIES);
+	KUNIT_ASSERT_NOT_NULL(test, l2->child[i + 3]);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l2->child[i + 3],
+					      va + size - SZ_4K),
+			0xc01ff000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	KUNIT_EXPECT_EQ(test, l2->child[i + 3]->used, 4);
+	KUNIT_EXPECT_EQ(test, l2->used, 4);
+	/* Root, L1, L2 and two L3 tables. */
+	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 5);
+
+	/* From byte offset 2 MiB + 4 KiB of the list: small leaves only. */
+	done = 0;
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, &sgt, va + SZ_1G,
+						SZ_2M + SZ_4K, SZ_4K, flags,
+						&done), 0);
+	l2 = vm->root->child[0]->child[hpu_vm_va_index(va + SZ_1G, 1)];
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	KUNIT_ASSERT_NOT_NULL(test, l2->child[0]);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l2->child[0], va + SZ_1G),
+			0x40201000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	hpu_vm_clear_range(vm, va + SZ_1G, SZ_4K, HPU_PT_LEVEL_4K, &freed);
+
+	hpu_vm_clear_range(vm, va, size, HPU_PT_LEVEL_4K, &freed);
+	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
+	hpu_vm_pt_release_list(vm, &freed);
+	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
+	sg_free_table(&sgt);
+}
+
 /* A table that cannot be had fails the leaf with the MMU's error. */
 static void hpu_vm_test_set_leaf_out_of_tables(struct kunit *test)
 {
@@ -444,6 +530,7 @@ static struct kunit_case hpu_vm_test_cases[] = {
 	KUNIT_CASE(hpu_vm_test_shared_tables),
 	KUNIT_CASE(hpu_vm_test_clear_frees_empty_tables),
 	KUNIT_CASE(hpu_vm_test_clear_host_range),
+	KUNIT_CASE(hpu_vm_test_host_huge_leaves),
 	KUNIT_CASE(hpu_vm_test_set_leaf_out_of_tables),
 	KUNIT_CASE(hpu_vm_test_map_unmap_hbm),
 	{}

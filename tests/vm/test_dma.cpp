@@ -656,14 +656,25 @@ TEST_CASE("a 64 MiB host buffer comes in 2 MiB pages (huge_host_bo), copies thro
     Queue q = queue(d.get(), 0);
     constexpr std::uint64_t kSize = 64 * MiB;
     const std::uint64_t base = shmem_huge_bytes().value_or(0);
+    const int dfd = hpu_device_get_fd(d.get());
+    const std::optional<std::uint64_t> pt0 = fdinfo_value(dfd, "hpu-page-tables");
+    REQUIRE(pt0.has_value());
     {
         Buf h = buffer(d.get(), kSize, HPU_MEM_HOST); // created, mapped and mmapped: pages allocated
         const std::uint64_t with = shmem_huge_bytes().value_or(0);
-        INFO("ShmemHugePages " << base << " -> " << with << " bytes");
+        const std::optional<std::uint64_t> pt1 = fdinfo_value(dfd, "hpu-page-tables");
+        REQUIRE(pt1.has_value());
+        INFO("ShmemHugePages " << base << " -> " << with << " bytes; page tables " << *pt0 << " -> " << *pt1);
+        // 4 KiB leaves take a table per 2 MiB (32), each 2 MiB page one
+        // leaf in its L2 table and none; at most 3 tables above them.
+        const std::uint64_t blocks = kSize / (2 * MiB);
         if (huge) {
             CHECK(with >= base + kSize / 2);
+            const std::uint64_t huge_blocks = std::min(blocks, (with - base) / (2 * MiB));
+            CHECK(*pt1 - *pt0 <= blocks - huge_blocks + 3);
         } else {
             CHECK(with < base + 2 * MiB);
+            CHECK(*pt1 - *pt0 >= blocks);
         }
         Buf m = buffer(d.get(), kSize, HPU_MEM_DEVICE);
         auto *w = reinterpret_cast<std::uint64_t *>(host(h)); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
