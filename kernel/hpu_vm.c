@@ -344,6 +344,12 @@ static int hpu_vm_write_hbm(struct hpu_vm *vm, struct hpu_bo *bo, u64 va,
  * huge page, unless an IOMMU scattered it), takes one 2 MiB leaf; the
  * rest 4 KiB leaves. Fewer translations for the device's DMA engines
  * (a 1 MiB copy piece walks once, not 256 times) and fewer tables.
+ *
+ * Only sg_dma_address() and sg_dma_len() count (a DMA segment's address
+ * already has the CPU entry's offset in it), and they must come in whole
+ * 4 KiB pages: an exporter's list that does not (a page shared with
+ * bytes the buffer does not own, or low bits that would read as PTE
+ * flags), or that is shorter than the buffer, is refused.
  */
 VISIBLE_IF_KUNIT int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt,
 				       u64 va, u64 offset, u64 size, u64 flags,
@@ -356,16 +362,22 @@ VISIBLE_IF_KUNIT int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt,
 	int ret;
 
 	for_each_sgtable_dma_sg(sgt, sg, i) {
-		/* Whole pages, as the DMA page iterator counts them. */
-		len = PAGE_ALIGN(sg->offset + sg_dma_len(sg));
+		addr = sg_dma_address(sg);
+		len = sg_dma_len(sg);
+		if (!IS_ALIGNED(addr, HPU_HOST_PAGE_SIZE) ||
+		    !IS_ALIGNED(len, HPU_HOST_PAGE_SIZE)) {
+			drm_dbg(&vm->hdev->drm, "VM_BIND: DMA segment %pad + 0x%llx is not in whole 4 KiB pages\n",
+				&addr, len);
+			return -EINVAL;
+		}
 		if (offset >= len) {
 			offset -= len;
 			continue;
 		}
-		addr = sg_dma_address(sg) + offset;
+		addr += offset;
 		len -= offset;
 		offset = 0;
-		while (len >= HPU_HOST_PAGE_SIZE && *done < size) {
+		while (len && *done < size) {
 			if (IS_ALIGNED(va + *done, SZ_2M) &&
 			    IS_ALIGNED(addr, SZ_2M) && len >= SZ_2M &&
 			    size - *done >= SZ_2M) {
@@ -392,7 +404,9 @@ VISIBLE_IF_KUNIT int hpu_vm_write_host(struct hpu_vm *vm, struct sg_table *sgt,
 			return 0;
 	}
 
-	return WARN_ON(*done != size) ? -EINVAL : 0;
+	drm_dbg(&vm->hdev->drm, "VM_BIND: the buffer's DMA segments end 0x%llx bytes short\n",
+		size - *done);
+	return -EINVAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_vm_write_host);
 
@@ -507,15 +521,17 @@ err_unlock:
  * @readonly: the device may only read
  *
  * The caller has checked alignment and ranges. An address chosen by the
- * driver is aligned to the buffer's page size. No invalidation is needed:
- * the range had no valid entries. May sleep; the caller keeps the device
- * bound.
+ * driver is aligned to the buffer's page size, and to 2 MiB for 2 MiB or
+ * more of host memory from a 2 MiB aligned offset. No invalidation is
+ * needed: the range had no valid entries. May sleep; the caller keeps the
+ * device bound.
  *
  * Return: 0; -EBUSY if a @fixed range overlaps a mapping; -ENOSPC if no
  * free range is large enough, or the context has its limit of mappings
  * or of page tables (&struct hpu_ctx_limits); -ENOMEM when memory or the
  * page-table area runs out (nothing is left mapped); -ENODEV for a
- * context being torn down.
+ * context being torn down; -EINVAL for host pages whose DMA segments are
+ * not whole 4 KiB pages or do not cover the range (an imported buffer).
  */
 int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 	       u64 size, u64 *va, bool fixed, bool readonly)
@@ -533,12 +549,13 @@ int hpu_vm_map(struct hpu_vm *vm, struct drm_gem_object *obj, u64 offset,
 		}
 	}
 	/*
-	 * Host memory of 2 MiB or more at a 2 MiB aligned address, so that
-	 * its huge pages can take 2 MiB leaves (hpu_vm_write_host()).
+	 * Host memory of 2 MiB or more, from a 2 MiB aligned offset, at a
+	 * 2 MiB aligned address, so that its huge pages can take 2 MiB
+	 * leaves (hpu_vm_write_host()).
 	 */
 	return hpu_vm_map_range(vm, obj, sgt, offset, size,
-				sgt && size >= SZ_2M ? SZ_2M : bo->page_size,
-				va, fixed, readonly);
+				sgt && size >= SZ_2M && IS_ALIGNED(offset, SZ_2M) ?
+				SZ_2M : bo->page_size, va, fixed, readonly);
 }
 EXPORT_SYMBOL_IF_KUNIT(hpu_vm_map);
 

@@ -287,6 +287,50 @@ static void hpu_vm_test_clear_host_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
 }
 
+static void hpu_vm_test_sgt_free(void *arg)
+{
+	sg_free_table(arg);
+}
+
+/* A table of DMA segments (@n pairs of bus address and length), freed at the end. */
+static struct sg_table *hpu_vm_test_sgt(struct kunit *test, const u64 *seg,
+					unsigned int n)
+{
+	struct sg_table *sgt = kunit_kzalloc(test, sizeof(*sgt), GFP_KERNEL);
+	struct scatterlist *sg;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(sgt, n, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hpu_vm_test_sgt_free,
+							sgt), 0);
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		sg_dma_address(sg) = seg[2 * i];
+		sg_dma_len(sg) = seg[2 * i + 1];
+	}
+	return sgt;
+}
+
+/* The L2 table over @va, or NULL. */
+static struct hpu_pt *hpu_vm_test_l2(struct hpu_vm *vm, u64 va)
+{
+	struct hpu_pt *l1 = vm->root->child[hpu_vm_va_index(va, 0)];
+
+	return l1 ? l1->child[hpu_vm_va_index(va, 1)] : NULL;
+}
+
+/* Clears [@va, @va + @size) of host leaves; every table goes but the root. */
+static void hpu_vm_test_clear_all(struct kunit *test, struct hpu_vm *vm,
+				  u64 va, u64 size)
+{
+	LIST_HEAD(freed);
+
+	hpu_vm_clear_range(vm, va, size, HPU_PT_LEVEL_4K, &freed);
+	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
+	hpu_vm_pt_release_list(vm, &freed);
+	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
+}
+
 /*
  * Host pages take a 2 MiB leaf where 2 MiB of them are contiguous on the
  * bus and aligned there and at their device address; 4 KiB leaves
@@ -297,31 +341,23 @@ static void hpu_vm_test_host_huge_leaves(struct kunit *test)
 	struct hpu_vm *vm = hpu_vm_test_vm(test, 16);
 	u64 va = HPU_VA_START + SZ_1G;	/* 2 MiB aligned */
 	u64 flags = HPU_PTE_WRITE, done = 0, size;
-	struct scatterlist *sg;
+	static const u64 seg[] = {
+		/* 4 MiB + 8 KiB from an aligned bus address: 2 huge, 2 small. */
+		0x40000000ULL, SZ_4M + 2 * SZ_4K,
+		/* 8 KiB elsewhere. */
+		0x80201000ULL, 2 * SZ_4K,
+		/* An aligned 2 MiB at a device address that is not: 512 small. */
+		0xc0000000ULL, SZ_2M,
+	};
+	struct sg_table *sgt = hpu_vm_test_sgt(test, seg, 3);
 	struct hpu_pt *l2, *l3;
-	struct sg_table sgt;
-	LIST_HEAD(freed);
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 3, GFP_KERNEL), 0);
-	sg = sgt.sgl;
-	/* 4 MiB + 8 KiB from an aligned bus address: 2 huge, 2 small. */
-	sg_dma_address(sg) = 0x40000000ULL;
-	sg_dma_len(sg) = SZ_4M + 2 * SZ_4K;
-	sg = sg_next(sg);
-	/* 8 KiB elsewhere. */
-	sg_dma_address(sg) = 0x80201000ULL;
-	sg_dma_len(sg) = 2 * SZ_4K;
-	sg = sg_next(sg);
-	/* An aligned 2 MiB at a device address that is not: 512 small. */
-	sg_dma_address(sg) = 0xc0000000ULL;
-	sg_dma_len(sg) = SZ_2M;
 	size = SZ_4M + 4 * SZ_4K + SZ_2M;
-
-	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, &sgt, va, 0, size, flags,
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, sgt, va, 0, size, flags,
 						&done), 0);
 	KUNIT_EXPECT_EQ(test, done, size);
-	l2 = vm->root->child[hpu_vm_va_index(va, 0)]->child[hpu_vm_va_index(va, 1)];
+	l2 = hpu_vm_test_l2(vm, va);
 	KUNIT_ASSERT_NOT_NULL(test, l2);
 	i = hpu_vm_va_index(va, HPU_PT_LEVEL_HUGE);
 	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i),
@@ -353,23 +389,90 @@ static void hpu_vm_test_host_huge_leaves(struct kunit *test)
 	/* Root, L1, L2 and two L3 tables. */
 	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 5);
 
-	/* From byte offset 2 MiB + 4 KiB of the list: small leaves only. */
-	done = 0;
-	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, &sgt, va + SZ_1G,
-						SZ_2M + SZ_4K, SZ_4K, flags,
-						&done), 0);
-	l2 = vm->root->child[0]->child[hpu_vm_va_index(va + SZ_1G, 1)];
-	KUNIT_ASSERT_NOT_NULL(test, l2);
-	KUNIT_ASSERT_NOT_NULL(test, l2->child[0]);
-	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l2->child[0], va + SZ_1G),
-			0x40201000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
-	hpu_vm_clear_range(vm, va + SZ_1G, SZ_4K, HPU_PT_LEVEL_4K, &freed);
+	hpu_vm_test_clear_all(test, vm, va, size);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, vm->root->offset,
+						hpu_vm_va_index(va, 0)), 0);
+}
 
-	hpu_vm_clear_range(vm, va, size, HPU_PT_LEVEL_4K, &freed);
-	KUNIT_EXPECT_EQ(test, vm->root->used, 0);
-	hpu_vm_pt_release_list(vm, &freed);
-	KUNIT_EXPECT_EQ(test, hpu_mmu_pt_used(vm->hdev), 1);
-	sg_free_table(&sgt);
+/*
+ * No 2 MiB leaf unless the mapping itself covers the 2 MiB and the bus
+ * address is aligned; an offset into the list moves both sides alike.
+ */
+static void hpu_vm_test_host_huge_limits(struct kunit *test)
+{
+	struct hpu_vm *vm = hpu_vm_test_vm(test, 16);
+	u64 va = HPU_VA_START + SZ_1G, flags = HPU_PTE_WRITE, done;
+	static const u64 aligned[] = { 0x40000000ULL, SZ_4M + 2 * SZ_4K };
+	static const u64 skewed[] = { 0x40001000ULL, SZ_4M };
+	struct sg_table *a = hpu_vm_test_sgt(test, aligned, 1);
+	struct sg_table *b = hpu_vm_test_sgt(test, skewed, 1);
+	struct hpu_pt *l2;
+	unsigned int i = hpu_vm_va_index(va, HPU_PT_LEVEL_HUGE);
+
+	/* Both aligned, but the mapping is only 1 MiB: 256 small leaves. */
+	done = 0;
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, a, va, 0, SZ_1M, flags,
+						&done), 0);
+	l2 = hpu_vm_test_l2(vm, va);
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	KUNIT_ASSERT_NOT_NULL(test, l2->child[i]);
+	KUNIT_EXPECT_EQ(test, l2->child[i]->used, 256);
+	hpu_vm_test_clear_all(test, vm, va, SZ_1M);
+
+	/* The bus address 4 KiB off: no 2 MiB leaf anywhere. */
+	done = 0;
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, b, va, 0, SZ_4M, flags,
+						&done), 0);
+	l2 = hpu_vm_test_l2(vm, va);
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	KUNIT_EXPECT_NOT_NULL(test, l2->child[i]);
+	KUNIT_EXPECT_NOT_NULL(test, l2->child[i + 1]);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l2->child[i], va),
+			0x40001000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	hpu_vm_test_clear_all(test, vm, va, SZ_4M);
+
+	/* From offset 2 MiB: a 2 MiB leaf at the bus's second 2 MiB, then 8 KiB. */
+	done = 0;
+	KUNIT_ASSERT_EQ(test, hpu_vm_write_host(vm, a, va, SZ_2M,
+						SZ_2M + 2 * SZ_4K, flags,
+						&done), 0);
+	l2 = hpu_vm_test_l2(vm, va);
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	KUNIT_EXPECT_EQ(test, hpu_test_pte_read(vm->hdev, l2->offset, i),
+			0x40200000ULL | flags | HPU_PTE_HOST | HPU_PTE_HUGE |
+			HPU_PTE_PRESENT);
+	KUNIT_ASSERT_NOT_NULL(test, l2->child[i + 1]);
+	KUNIT_EXPECT_EQ(test, hpu_vm_test_pte(vm, l2->child[i + 1], va + SZ_2M),
+			0x40400000ULL | flags | HPU_PTE_HOST | HPU_PTE_PRESENT);
+	hpu_vm_test_clear_all(test, vm, va, SZ_2M + 2 * SZ_4K);
+}
+
+/*
+ * DMA segments not in whole 4 KiB pages, or fewer bytes than the mapping,
+ * are refused; what was written before is the caller's to clear.
+ */
+static void hpu_vm_test_host_bad_segments(struct kunit *test)
+{
+	struct hpu_vm *vm = hpu_vm_test_vm(test, 16);
+	u64 va = HPU_VA_START + SZ_1G, done;
+	static const u64 odd_addr[] = { 0x40000000ULL, SZ_4K, 0x50000800ULL, SZ_4K };
+	static const u64 odd_len[] = { 0x40000000ULL, SZ_4K + 512 };
+	static const u64 short_list[] = { 0x40000000ULL, SZ_8K };
+
+	done = 0;
+	KUNIT_EXPECT_EQ(test, hpu_vm_write_host(vm, hpu_vm_test_sgt(test, odd_addr, 2),
+						va, 0, SZ_8K, 0, &done), -EINVAL);
+	KUNIT_EXPECT_EQ(test, done, SZ_4K);
+	hpu_vm_test_clear_all(test, vm, va, done);
+	done = 0;
+	KUNIT_EXPECT_EQ(test, hpu_vm_write_host(vm, hpu_vm_test_sgt(test, odd_len, 1),
+						va, 0, SZ_4K, 0, &done), -EINVAL);
+	KUNIT_EXPECT_EQ(test, done, 0);
+	done = 0;
+	KUNIT_EXPECT_EQ(test, hpu_vm_write_host(vm, hpu_vm_test_sgt(test, short_list, 1),
+						va, 0, SZ_16K, 0, &done), -EINVAL);
+	KUNIT_EXPECT_EQ(test, done, SZ_8K);
+	hpu_vm_test_clear_all(test, vm, va, done);
 }
 
 /* A table that cannot be had fails the leaf with the MMU's error. */
@@ -531,6 +634,8 @@ static struct kunit_case hpu_vm_test_cases[] = {
 	KUNIT_CASE(hpu_vm_test_clear_frees_empty_tables),
 	KUNIT_CASE(hpu_vm_test_clear_host_range),
 	KUNIT_CASE(hpu_vm_test_host_huge_leaves),
+	KUNIT_CASE(hpu_vm_test_host_huge_limits),
+	KUNIT_CASE(hpu_vm_test_host_bad_segments),
 	KUNIT_CASE(hpu_vm_test_set_leaf_out_of_tables),
 	KUNIT_CASE(hpu_vm_test_map_unmap_hbm),
 	{}
