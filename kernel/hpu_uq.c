@@ -531,11 +531,16 @@ static void hpu_uq_zap(struct hpu_uq *uq)
 			    PAGE_SIZE, 1);
 }
 
-/* Make the queue dead with @err: fail what it will not reach. */
-static void hpu_uq_kill(struct hpu_uq *uq, int err)
+/*
+ * Make the queue dead with @err: fail what it will not reach. The fences
+ * go on @due, for the caller to signal (hpu_uq_signal()) once it holds
+ * neither the reset lock nor @uq->hw_lock: resets take both inside their
+ * fence-signalling critical section, so no fence is signalled under them
+ * outside a reset.
+ */
+static void hpu_uq_kill(struct hpu_uq *uq, int err, struct list_head *due)
 {
 	unsigned long flags;
-	LIST_HEAD(due);
 
 	spin_lock_irqsave(&uq->lock, flags);
 	hpu_uq_update_locked(uq);
@@ -543,17 +548,18 @@ static void hpu_uq_kill(struct hpu_uq *uq, int err)
 	uq->armable = false;
 	if (!uq->dead)
 		uq->dead = err;
-	hpu_uq_collect_locked(uq, &due);
+	hpu_uq_collect_locked(uq, due);
 	spin_unlock_irqrestore(&uq->lock, flags);
-	hpu_uq_signal(&due);
 }
 
 /*
  * The queue dies with @err (a fault in its rings, a doorbell un-rung):
  * doorbell zapped, stream stopped (the descriptor it aborts fails @err
- * too), every later point failed. @uq->hw_lock held, device present.
+ * too), every later point failed (its fence on @due, hpu_uq_kill()).
+ * @uq->hw_lock held, device present.
  */
-static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why)
+static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why,
+		       struct list_head *due)
 {
 	struct hpu_device *hdev = uq->hdev;
 	unsigned long flags;
@@ -571,7 +577,7 @@ static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why)
 		spin_unlock_irqrestore(&uq->lock, flags);
 	}
 	uq->stopped = true;
-	hpu_uq_kill(uq, err);
+	hpu_uq_kill(uq, err, due);
 }
 
 /*
@@ -579,13 +585,13 @@ static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why)
  * flight completes ABORTED, counted: it fails -ETIMEDOUT) and enable again
  * where the stream stopped. A stream that does not stop (a hung DMA
  * engine) stays blamed (@hung) for the soft reset asked for here, which
- * skips the descriptor. @uq->hw_lock held, device present.
+ * skips the descriptor. The fences due go on @due (hpu_uq_kill()).
+ * @uq->hw_lock held, device present.
  */
-static void hpu_uq_restart(struct hpu_uq *uq, bool hung)
+static void hpu_uq_restart(struct hpu_uq *uq, bool hung, struct list_head *due)
 {
 	struct hpu_device *hdev = uq->hdev;
 	unsigned long flags;
-	LIST_HEAD(due);
 	bool aborted;
 	u64 done;
 
@@ -605,9 +611,8 @@ static void hpu_uq_restart(struct hpu_uq *uq, bool hung)
 					     DRM_HPU_ERROR_TIMEOUT);
 	uq->hung = false;
 	done = uq->done;
-	hpu_uq_collect_locked(uq, &due);
+	hpu_uq_collect_locked(uq, due);
 	spin_unlock_irqrestore(&uq->lock, flags);
-	hpu_uq_signal(&due);
 	if (aborted)
 		atomic64_inc(&hdev->reset->stats.job_timeouts);
 
@@ -669,13 +674,12 @@ static void hpu_uq_err_work(struct work_struct *work)
 	hpu_uq_collect_locked(uq, &due);
 	hung = uq->hung;
 	spin_unlock_irqrestore(&uq->lock, flags);
-	hpu_uq_signal(&due);
 
 	if (status & HPU_QS_STATUS_FAULT) {
 		/* The device cannot reach the rings. */
-		hpu_uq_die(uq, -EFAULT, "ring fault");
+		hpu_uq_die(uq, -EFAULT, "ring fault", &due);
 	} else if ((status & HPU_QS_STATUS_TIMEOUT) || hung) {
-		hpu_uq_restart(uq, hung);
+		hpu_uq_restart(uq, hung, &due);
 	} else if (status & HPU_QS_STATUS_ERROR) {
 		/* The failure is logged: go on with the next descriptor. */
 		spin_lock_irqsave(&uq->lock, flags);
@@ -690,6 +694,7 @@ out:
 	mutex_unlock(&uq->hw_lock);
 	hpu_reset_read_unlock(hdev);
 	drm_dev_exit(idx);
+	hpu_uq_signal(&due);
 	hpu_uq_notify(uq);
 }
 
@@ -706,6 +711,7 @@ static void hpu_uq_watch_work(struct work_struct *work)
 	struct hpu_uq_fence *last;
 	unsigned long flags;
 	bool again = false, retracted = false;
+	LIST_HEAD(due);
 	u64 submitted;
 	int idx;
 
@@ -725,11 +731,13 @@ static void hpu_uq_watch_work(struct work_struct *work)
 	}
 	spin_unlock_irqrestore(&uq->lock, flags);
 	if (retracted)
-		hpu_uq_die(uq, -ECANCELED, "doorbell moved back below a waited point");
+		hpu_uq_die(uq, -ECANCELED, "doorbell moved back below a waited point",
+			   &due);
 out:
 	mutex_unlock(&uq->hw_lock);
 	hpu_reset_read_unlock(hdev);
 	drm_dev_exit(idx);
+	hpu_uq_signal(&due);
 	if (again)
 		queue_delayed_work(hdev->qm->wq, &uq->watch,
 				   msecs_to_jiffies(HPU_UQ_WATCH_MS));
@@ -772,6 +780,7 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 	struct hpu_uqs *uqs = hdev->uqs;
 	unsigned long flags;
 	bool stuck = false;
+	LIST_HEAD(due);
 	int idx;
 
 	hpu_uq_zap(uq);
@@ -806,7 +815,8 @@ static void hpu_uq_teardown(struct hpu_uq *uq)
 		uq->stopped = true;
 		mutex_unlock(&uq->hw_lock);
 	}
-	hpu_uq_kill(uq, -ECANCELED);
+	hpu_uq_kill(uq, -ECANCELED, &due);
+	hpu_uq_signal(&due);
 
 	if (stuck) {
 		/*
@@ -1003,7 +1013,9 @@ void hpu_uqs_reset_finish(struct hpu_device *hdev, bool hard, bool dead)
 			 */
 			uq->stopped = true;
 			mutex_unlock(&uq->hw_lock);
-			hpu_uq_kill(uq, dead ? -ENODEV : -ECANCELED);
+			/* In the reset's fence-signalling section. */
+			hpu_uq_kill(uq, dead ? -ENODEV : -ECANCELED, &due);
+			hpu_uq_signal(&due);
 			goto next;
 		}
 
@@ -1173,16 +1185,19 @@ static struct hpu_uq_fence *hpu_uq_fence_alloc(struct hpu_uq *uq, u64 point)
  * is known once the write-back record reports it). Inside drm_dev_enter()
  * and the reset lock (read), so it allocates nothing: @nf, from
  * hpu_uq_fence_alloc() before the lock (a reset is a fence signalling
- * path, which must not wait for reclaim), is used or put.
+ * path, which must not wait for reclaim), is used or put; nor does it
+ * signal (resets take that lock inside their fence-signalling section):
+ * a fence settled here, @nf included, goes on @due, for the caller to
+ * signal once the lock is dropped (hpu_uq_signal()).
  */
 static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 					    struct hpu_uq_fence *nf,
-					    const char *op)
+					    const char *op,
+					    struct list_head *due)
 {
 	struct hpu_device *hdev = uq->hdev;
 	struct hpu_uq_fence *f, *pos;
 	unsigned long flags;
-	LIST_HEAD(due);
 	u64 submitted;
 	int err;
 
@@ -1199,12 +1214,13 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 	if (point <= uq->done || uq->dead) {
 		err = point <= uq->done ? hpu_uq_outcome_locked(uq, point) :
 					  uq->dead;
-		hpu_uq_collect_locked(uq, &due);
+		hpu_uq_collect_locked(uq, due);
 		spin_unlock_irqrestore(&uq->lock, flags);
-		hpu_uq_signal(&due);
 		if (err)
 			dma_fence_set_error(&nf->base, err);
-		dma_fence_signal(&nf->base);
+		/* @due's reference: the caller's stays. */
+		dma_fence_get(&nf->base);
+		list_add_tail(&nf->link, due);
 		return &nf->base;
 	}
 
@@ -1452,6 +1468,7 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
 	struct hpu_uq_fence *nf;
 	struct dma_fence *fence;
 	struct hpu_uq *uq;
+	LIST_HEAD(due);
 	int idx;
 
 	uq = hpu_uq_get(fpriv, id);
@@ -1470,9 +1487,10 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
 		return ERR_PTR(-ENODEV);
 	}
 	hpu_reset_read_lock(uq->hdev);
-	fence = hpu_uq_point_fence(uq, point, nf, op);
+	fence = hpu_uq_point_fence(uq, point, nf, op, &due);
 	hpu_reset_read_unlock(uq->hdev);
 	drm_dev_exit(idx);
+	hpu_uq_signal(&due);
 	if (IS_ERR(fence))
 		hpu_uq_put(uq);
 	else
@@ -1661,6 +1679,7 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 {
 	struct hpu_uqs *uqs = hdev->uqs;
 	unsigned int i;
+	LIST_HEAD(due);
 
 	if (!uqs || !uqs->supported)
 		return;
@@ -1677,7 +1696,7 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 		if (!uq->stopped)
 			hpu_uq_hw_stop(uq, true);
 		uq->stopped = true;
-		hpu_uq_kill(uq, -ENODEV);
+		hpu_uq_kill(uq, -ENODEV, &due);
 		/* The records are freed with the device's DMA memory. */
 		spin_lock_irqsave(&uq->lock, flags);
 		uq->wb = NULL;
@@ -1685,4 +1704,5 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 		mutex_unlock(&uq->hw_lock);
 	}
 	mutex_unlock(&uqs->lock);
+	hpu_uq_signal(&due);
 }
