@@ -554,9 +554,13 @@ static void hpu_uq_kill(struct hpu_uq *uq, int err, struct list_head *due)
 
 /*
  * The queue dies with @err (a fault in its rings, a doorbell un-rung):
- * doorbell zapped, stream stopped (the descriptor it aborts fails @err
- * too), every later point failed (its fence on @due, hpu_uq_kill()).
- * @uq->hw_lock held, device present.
+ * stream stopped (the descriptor it aborts fails @err too), every later
+ * point failed (its fence on @due, hpu_uq_kill()). The caller zaps the
+ * doorbell (hpu_uq_zap()) once it holds neither @uq->hw_lock nor the
+ * reset lock: unmapping may wait for an MMU notifier, which may wait for
+ * fences, which a reset may have to signal. Until then the process may
+ * ring a stopped stream, which runs nothing. @uq->hw_lock held, device
+ * present.
  */
 static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why,
 		       struct list_head *due)
@@ -566,7 +570,9 @@ static void hpu_uq_die(struct hpu_uq *uq, int err, const char *why,
 
 	drm_dbg_driver(&hdev->drm, "user queue %u (asid %u): %s, the queue is dead\n",
 		       uq->id, uq->asid, why);
-	hpu_uq_zap(uq);
+	spin_lock_irqsave(&uq->lock, flags);
+	WRITE_ONCE(uq->live, false);
+	spin_unlock_irqrestore(&uq->lock, flags);
 	if (hpu_uq_hw_stop(uq, true)) {
 		/* Out of use until a reset: the device may still reach it. */
 		uq->fpriv->vm_reachable = true;
@@ -658,8 +664,8 @@ static void hpu_uq_err_work(struct work_struct *work)
 	struct hpu_device *hdev = uq->hdev;
 	unsigned long flags;
 	LIST_HEAD(due);
+	bool hung, died = false;
 	u32 status;
-	bool hung;
 	int idx;
 
 	if (!drm_dev_enter(&hdev->drm, &idx))
@@ -678,6 +684,7 @@ static void hpu_uq_err_work(struct work_struct *work)
 	if (status & HPU_QS_STATUS_FAULT) {
 		/* The device cannot reach the rings. */
 		hpu_uq_die(uq, -EFAULT, "ring fault", &due);
+		died = true;
 	} else if ((status & HPU_QS_STATUS_TIMEOUT) || hung) {
 		hpu_uq_restart(uq, hung, &due);
 	} else if (status & HPU_QS_STATUS_ERROR) {
@@ -695,6 +702,8 @@ out:
 	hpu_reset_read_unlock(hdev);
 	drm_dev_exit(idx);
 	hpu_uq_signal(&due);
+	if (died)
+		hpu_uq_zap(uq);
 	hpu_uq_notify(uq);
 }
 
@@ -738,6 +747,8 @@ out:
 	hpu_reset_read_unlock(hdev);
 	drm_dev_exit(idx);
 	hpu_uq_signal(&due);
+	if (retracted)
+		hpu_uq_zap(uq);
 	if (again)
 		queue_delayed_work(hdev->qm->wq, &uq->watch,
 				   msecs_to_jiffies(HPU_UQ_WATCH_MS));
@@ -1683,6 +1694,28 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 
 	if (!uqs || !uqs->supported)
 		return;
+	/*
+	 * Every doorbell first, outside &hpu_uqs.lock (unmapping may wait
+	 * for fences, hpu_uq_die()); no queue is made any more (the device
+	 * is unplugged).
+	 */
+	rcu_read_lock();
+	for (i = 0; i < HPU_UQ_SLOTS; i++) {
+		struct hpu_uq *uq = rcu_dereference(uqs->slot[i]);
+		unsigned long flags;
+
+		if (!uq)
+			continue;
+		spin_lock_irqsave(&uq->lock, flags);
+		WRITE_ONCE(uq->live, false);
+		spin_unlock_irqrestore(&uq->lock, flags);
+	}
+	rcu_read_unlock();
+	down_write(&uqs->db_sem);
+	up_write(&uqs->db_sem);
+	unmap_mapping_range(hdev->drm.anon_inode->i_mapping, HPU_UQ_MMAP_BASE,
+			    (u64)HPU_UQ_SLOTS * PAGE_SIZE, 1);
+
 	mutex_lock(&uqs->lock);
 	for (i = 0; i < HPU_UQ_SLOTS; i++) {
 		struct hpu_uq *uq = rcu_dereference_protected(uqs->slot[i],
@@ -1691,7 +1724,6 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 
 		if (!uq)
 			continue;
-		hpu_uq_zap(uq);
 		mutex_lock(&uq->hw_lock);
 		if (!uq->stopped)
 			hpu_uq_hw_stop(uq, true);
