@@ -1251,9 +1251,14 @@ static struct dma_fence *hpu_uq_point_fence(struct hpu_uq *uq, u64 point,
 	/* The list's reference, dropped when it is signalled. */
 	dma_fence_get(&nf->base);
 	list_add_tail(&nf->link, &pos->link);
-	spin_unlock_irqrestore(&uq->lock, flags);
+	/*
+	 * Under the lock: a teardown kills the queue under it before it
+	 * cancels the work, so the work is never queued after the cancel
+	 * (the queue would be freed under it).
+	 */
 	queue_delayed_work(hdev->qm->wq, &uq->watch,
 			   msecs_to_jiffies(HPU_UQ_WATCH_MS));
+	spin_unlock_irqrestore(&uq->lock, flags);
 	return &nf->base;
 }
 
@@ -1398,6 +1403,12 @@ int hpu_uq_create_ioctl(struct drm_device *drm, void *data,
 
 	hpu_reset_read_lock(hdev);
 	mutex_lock(&uqs->lock);
+	if (uqs->gone) {
+		mutex_unlock(&uqs->lock);
+		hpu_reset_read_unlock(hdev);
+		ret = -ENODEV;
+		goto err_reserve;
+	}
 	for (i = 0; i < HPU_UQ_PER_ENGINE; i++) {
 		unsigned int n = engine->index * HPU_UQ_PER_ENGINE + i;
 
@@ -1680,10 +1691,11 @@ int hpu_uqs_init(struct hpu_device *hdev)
 
 /**
  * hpu_uqs_fini() - stop every user queue when the device goes away
- * @hdev: the device, being removed (drm_dev_unplug() done)
+ * @hdev: the device, being removed (before drm_dev_unplug(): ioctls may
+ *	still run, and UQ_CREATE is refused from here on)
  *
- * Zaps every doorbell (the BAR may be handed to another device), stops
- * the streams and fails every wait -ENODEV. Files may stay open; their
+ * Stops the streams, fails every wait -ENODEV and zaps every doorbell
+ * (the BAR may be handed to another device). Files may stay open; their
  * queues are freed when they close.
  */
 void hpu_uqs_fini(struct hpu_device *hdev)
@@ -1694,29 +1706,9 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 
 	if (!uqs || !uqs->supported)
 		return;
-	/*
-	 * Every doorbell first, outside &hpu_uqs.lock (unmapping may wait
-	 * for fences, hpu_uq_die()); no queue is made any more (the device
-	 * is unplugged).
-	 */
-	rcu_read_lock();
-	for (i = 0; i < HPU_UQ_SLOTS; i++) {
-		struct hpu_uq *uq = rcu_dereference(uqs->slot[i]);
-		unsigned long flags;
-
-		if (!uq)
-			continue;
-		spin_lock_irqsave(&uq->lock, flags);
-		WRITE_ONCE(uq->live, false);
-		spin_unlock_irqrestore(&uq->lock, flags);
-	}
-	rcu_read_unlock();
-	down_write(&uqs->db_sem);
-	up_write(&uqs->db_sem);
-	unmap_mapping_range(hdev->drm.anon_inode->i_mapping, HPU_UQ_MMAP_BASE,
-			    (u64)HPU_UQ_SLOTS * PAGE_SIZE, 1);
-
 	mutex_lock(&uqs->lock);
+	/* Ioctls may still run: no queue is made from now on. */
+	uqs->gone = true;
 	for (i = 0; i < HPU_UQ_SLOTS; i++) {
 		struct hpu_uq *uq = rcu_dereference_protected(uqs->slot[i],
 							      lockdep_is_held(&uqs->lock));
@@ -1736,5 +1728,15 @@ void hpu_uqs_fini(struct hpu_device *hdev)
 		mutex_unlock(&uq->hw_lock);
 	}
 	mutex_unlock(&uqs->lock);
+	/*
+	 * Every doorbell, outside the locks (unmapping may wait for fences,
+	 * hpu_uq_die()): every queue's @live is clear (hpu_uq_kill()), so
+	 * once the faults that saw it set are done, the unmap removes every
+	 * doorbell page and later faults map the dummy page.
+	 */
+	down_write(&uqs->db_sem);
+	up_write(&uqs->db_sem);
+	unmap_mapping_range(hdev->drm.anon_inode->i_mapping, HPU_UQ_MMAP_BASE,
+			    (u64)HPU_UQ_SLOTS * PAGE_SIZE, 1);
 	hpu_uq_signal(&due);
 }

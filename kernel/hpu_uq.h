@@ -167,11 +167,13 @@ struct hpu_uq {
  * struct hpu_uqs - the user streams of one device
  * @hdev: the device.
  * @supported: spec version 10 and 4 KiB pages: user queues are offered.
- * @lock: protects @slot (writers) and @count; readers of @slot in the
+ * @lock: protects @slot (writers), @count and @gone; readers of @slot in the
  *	interrupt handler use RCU.
  * @slot: the live user queues by slot (engine * HPU_UQ_PER_ENGINE +
  *	stream - HPU_QM_KSTREAMS).
  * @count: live user queues.
+ * @gone: set by hpu_uqs_fini() (the device is going): UQ_CREATE is
+ *	refused -ENODEV from then on.
  * @wb: write-back records of every slot (coherent DMA).
  * @wb_dma: bus address of @wb.
  * @dummy: zeroed page mapped in place of a doorbell whose queue is gone:
@@ -185,10 +187,11 @@ struct hpu_uq {
 struct hpu_uqs {
 	struct hpu_device *hdev;
 	bool supported;
-	/* protects slot (writers) and count */
+	/* protects slot (writers), count and gone */
 	struct mutex lock;
 	struct hpu_uq __rcu *slot[HPU_UQ_SLOTS];
 	unsigned int count;
+	bool gone;
 	struct hpu_wb *wb;
 	dma_addr_t wb_dma;
 	struct page *dummy;
