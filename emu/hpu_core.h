@@ -71,6 +71,7 @@
 #define HPU_HBM_CHUNK_SIZE      (1ULL << HPU_HBM_CHUNK_SHIFT)
 #define HPU_TLB_ENTRIES         4096            /* direct mapped */
 #define HPU_DMA_PIECE           (1U << 20)      /* LIN_DMA bounce buffer */
+#define HPU_COPY_BULK_MIN       (64U << 10)     /* hpum_copy_bulk() streams */
 #define HPU_HB_ACK_DELAY_NS     100000          /* < HPU_HB_ACK_NS */
 #define HPU_DEFERRED_EVENTS     64
 #define HPU_NIC_TX_BUDGET       32              /* frames per transmit call */
@@ -782,6 +783,19 @@ struct HpuCore {
      */
     uint32_t job_alert;
 };
+
+/*
+ * Copy @n bytes from @src to @dst for an engine's bulk transfer (the ranges
+ * must not overlap).  From HPU_COPY_BULK_MIN bytes on, the destination is
+ * written with non-temporal stores where the host CPU has them: the bytes
+ * go to memory, as a DMA engine's writes do, without first reading every
+ * destination line into a CPU cache (a memcpy() of that size does, on hosts
+ * whose last-level cache keeps glibc below its streaming threshold), and
+ * without evicting what the vCPUs have cached.  Everything written is
+ * visible to other threads when it returns (a store fence).  Smaller copies
+ * are a plain memcpy().  Safe on any thread, with or without the lock.
+ */
+void hpum_copy_bulk(void *dst, const void *src, size_t n);
 
 /*
  * Check a configuration against the property limits.  Returns true if it

@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "hpu_internal.h"
 
@@ -128,6 +131,40 @@ static void hbm_chunk_mem_free(HpuCore *c, uint8_t *p)
     } else {
         munmap(p, HPU_HBM_CHUNK_SIZE);
     }
+}
+
+void hpum_copy_bulk(void *dst, const void *src, size_t n)
+{
+#if defined(__SSE2__)
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    size_t head;
+
+    if (n < HPU_COPY_BULK_MIN) {
+        memcpy(dst, src, n);
+        return;
+    }
+    head = (size_t)(-(uintptr_t)d & 63);        /* to a cache line */
+    memcpy(d, s, head);
+    d += head;
+    s += head;
+    n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i f = _mm_loadu_si128((const __m128i *)(s + 48));
+
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), e);
+        _mm_stream_si128((__m128i *)(d + 48), f);
+    }
+    memcpy(d, s, n);
+    _mm_sfence();
+#else
+    memcpy(dst, src, n);
+#endif
 }
 
 /* HBM store */
@@ -1089,7 +1126,11 @@ static uint64_t hpum_dma_segment(HpuCore *c, unsigned int e,
         *dst_failed = true;
         return c->ops->dma_write(c->opaque, d->addr + do_, sp, len) ? 0 : len;
     }
-    memmove(dp, sp, len);               /* HBM to HBM */
+    if (dp + len <= sp || sp + len <= dp) {     /* HBM to HBM */
+        hpum_copy_bulk(dp, sp, len);
+    } else {
+        memmove(dp, sp, len);
+    }
     return len;
 }
 

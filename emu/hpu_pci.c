@@ -191,6 +191,7 @@ struct HpuState {
     HpuNicGlue nic[HPU_NIC_MAX_PORTS];
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
+    bool dma_map;               /* no IOMMU: bulk DMA maps guest RAM */
     uint8_t log_bus;            /* bus number for the log (atomic) */
     HpuCore core;
 
@@ -316,14 +317,69 @@ static uint64_t hpum_now_ns(void *opaque)
  * address space is not freed before the access is done, or the access is
  * refused.
  */
+/*
+ * A bulk access (HPU_COPY_BULK_MIN bytes or more) to guest RAM maps it and
+ * copies with hpum_copy_bulk().  Only a range the bus-master address space
+ * reaches as RAM in one piece (bus mastering on, not MMIO, not ROM for a
+ * write) is mapped, so nothing is accessed twice; everything else, a
+ * mapping that comes back short or bounced, and every access behind an
+ * IOMMU (HpuState.dma_map) take pci_dma_read/pci_dma_write, which report
+ * errors.  Called in the caller's RCU read-side critical section.  Returns
+ * the mapping of all @len bytes (hpum_dma_bulk_unmap() ends it), or NULL.
+ */
+static void *hpum_dma_bulk_map(PCIDevice *pdev, uint64_t addr, uint64_t len,
+                               bool write)
+{
+    DMADirection dir = write ? DMA_DIRECTION_FROM_DEVICE
+                             : DMA_DIRECTION_TO_DEVICE;
+    MemoryRegion *mr;
+    hwaddr xlat, l = len;
+    dma_addr_t mapped = len;
+    ram_addr_t off;
+    void *p;
+
+    if (len < HPU_COPY_BULK_MIN || !HPU(pdev)->dma_map) {
+        return NULL;
+    }
+    mr = address_space_translate(pci_get_address_space(pdev), addr, &xlat,
+                                 &l, write, MEMTXATTRS_UNSPECIFIED);
+    if (l < len || !memory_access_is_direct(mr, write,
+                                            MEMTXATTRS_UNSPECIFIED)) {
+        return NULL;
+    }
+    p = pci_dma_map(pdev, addr, &mapped, dir);
+    if (p && (mapped < len || !memory_region_from_host(p, &off))) {
+        pci_dma_unmap(pdev, p, mapped, dir, 0);
+        return NULL;
+    }
+    return p;
+}
+
+/* The unmap of a write marks the bytes dirty and drops code translated there. */
+static void hpum_dma_bulk_unmap(PCIDevice *pdev, void *p, uint64_t len,
+                                bool write)
+{
+    pci_dma_unmap(pdev, p, len,
+                  write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE,
+                  write ? len : 0);
+}
+
 static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
+    void *p;
     int err;
 
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
+    }
+    p = hpum_dma_bulk_map(PCI_DEVICE(opaque), addr, len, false);
+    if (p) {
+        hpum_copy_bulk(buf, p, len);
+        hpum_dma_bulk_unmap(PCI_DEVICE(opaque), p, len, false);
+        trace_hpu_dma_read(addr, len, 0);
+        return 0;
     }
     err = pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
     trace_hpu_dma_read(addr, len, err);
@@ -333,12 +389,20 @@ static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
                           uint64_t len)
 {
+    void *p;
     int err;
 
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
+    }
+    p = hpum_dma_bulk_map(PCI_DEVICE(opaque), addr, len, true);
+    if (p) {
+        hpum_copy_bulk(p, buf, len);
+        hpum_dma_bulk_unmap(PCI_DEVICE(opaque), p, len, true);
+        trace_hpu_dma_write(addr, len, 0);
+        return 0;
     }
     err = pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
     trace_hpu_dma_write(addr, len, err);
@@ -1210,6 +1274,11 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.fw_min_version = s->fw_min_version;
+    /*
+     * Behind an IOMMU every access stays a pci_dma_read/pci_dma_write, so
+     * the IOMMU translates (and reports a fault) exactly once per access.
+     */
+    s->dma_map = pci_device_iommu_address_space(pdev) == &address_space_memory;
     if (s->mme_threads < 1 || s->mme_threads > 64) {
         error_setg(errp, "mme-threads: %u is not 1 to 64", s->mme_threads);
         return;

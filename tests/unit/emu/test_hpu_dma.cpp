@@ -680,3 +680,24 @@ TEST_CASE("MMU_INV of the ASID stays BUSY while a bounced access writes through 
         CHECK(g_log.bounced() == 1u);
     }
 }
+
+TEST_CASE("hpum_copy_bulk() copies every byte and nothing else, whatever the "
+          "size and alignment", "[emu][dma][bulk]")
+{
+    const size_t n = GENERATE(size_t{0}, size_t{1}, size_t{63}, size_t{HPU_COPY_BULK_MIN} - 1,
+                              size_t{HPU_COPY_BULK_MIN}, size_t{HPU_COPY_BULK_MIN} + 1,
+                              size_t{HPU_COPY_BULK_MIN} + 127, 3 * size_t{MiB} + 61);
+    const size_t soff = GENERATE(size_t{0}, size_t{1}, size_t{17});
+    const size_t doff = GENERATE(size_t{0}, size_t{5}, size_t{63});
+    const auto data = pattern_bytes(n + 128, static_cast<uint32_t>(n ^ soff ^ (doff << 8)));
+    std::vector<uint8_t> dst(n + 128, 0xa5);
+
+    hpum_copy_bulk(dst.data() + doff, data.data() + soff, n);
+    CHECK(std::equal(data.begin() + static_cast<std::ptrdiff_t>(soff),
+                     data.begin() + static_cast<std::ptrdiff_t>(soff + n),
+                     dst.begin() + static_cast<std::ptrdiff_t>(doff)));
+    CHECK(std::all_of(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(doff),
+                      [](uint8_t b) { return b == 0xa5; }));
+    CHECK(std::all_of(dst.begin() + static_cast<std::ptrdiff_t>(doff + n), dst.end(),
+                      [](uint8_t b) { return b == 0xa5; }));
+}
