@@ -143,7 +143,8 @@ typedef enum HpuNicTxAction {
 
 /*
  * Services the environment provides to the core.  All callbacks receive
- * the opaque pointer given to hpum_core_init().  None may be NULL.
+ * the opaque pointer given to hpum_core_init().  None may be NULL but
+ * those marked optional.
  *
  * Threads: BAR accesses, the timer and resets come from one context (QEMU's
  * vCPUs and main loop under the BQL); each engine (DMA, TPC, MME: engine
@@ -152,7 +153,8 @@ typedef enum HpuNicTxAction {
  * runs hpum_core_fw_step() in another.  The core serialises its state with
  * @lock/@unlock, a plain (non-recursive) mutex, which it takes itself in
  * every entry point except hpum_core_engine_ready() and hpum_core_fw_ready().
- * It never holds it while calling @dma_read, @dma_write or @raise_msix, so
+ * It never holds it while calling @dma_read, @dma_write (or their bulk
+ * forms) or @raise_msix, so
  * those may re-enter the device (a DMA aimed at the device's own BAR).
  */
 typedef struct HpuCoreOps {
@@ -178,6 +180,16 @@ typedef struct HpuCoreOps {
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
     int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
                      uint64_t len);
+    /*
+     * Optional: the same for a one-copy LIN_DMA segment between host
+     * memory and HBM chunk memory, whose bytes no engine reads back
+     * soon: the environment may copy them with hpum_copy_bulk().  NULL:
+     * @dma_read and @dma_write.
+     */
+    int (*dma_read_bulk)(void *opaque, uint64_t addr, void *buf,
+                         uint64_t len);
+    int (*dma_write_bulk)(void *opaque, uint64_t addr, const void *buf,
+                          uint64_t len);
     /* The core lock. */
     void (*lock)(void *opaque);
     void (*unlock)(void *opaque);
@@ -788,12 +800,14 @@ struct HpuCore {
  * Copy @n bytes from @src to @dst for an engine's bulk transfer (the ranges
  * must not overlap).  From HPU_COPY_BULK_MIN bytes on, the destination is
  * written with non-temporal stores where the host CPU has them: the bytes
- * go to memory, as a DMA engine's writes do, without first reading every
- * destination line into a CPU cache (a memcpy() of that size does, on hosts
- * whose last-level cache keeps glibc below its streaming threshold), and
- * without evicting what the vCPUs have cached.  Everything written is
- * visible to other threads when it returns (a store fence).  Smaller copies
- * are a plain memcpy().  Safe on any thread, with or without the lock.
+ * go to memory, as a DMA engine's writes do, without each destination line
+ * being read into a CPU cache first (a memcpy() of that size may do that:
+ * glibc streams only above a threshold set by the last-level cache's
+ * size), and with fewer of the vCPUs' cache lines evicted.  Everything written is
+ * visible to other threads, in order, when it returns (a store fence after
+ * the streamed bytes and after the rest).  Smaller copies, and every copy
+ * on hosts without SSE2, are a plain memcpy() followed by a release fence.
+ * Safe on any thread, with or without the lock.
  */
 void hpum_copy_bulk(void *dst, const void *src, size_t n);
 

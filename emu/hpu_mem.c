@@ -142,6 +142,7 @@ void hpum_copy_bulk(void *dst, const void *src, size_t n)
 
     if (n < HPU_COPY_BULK_MIN) {
         memcpy(dst, src, n);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         return;
     }
     head = (size_t)(-(uintptr_t)d & 63);        /* to a cache line */
@@ -160,10 +161,12 @@ void hpum_copy_bulk(void *dst, const void *src, size_t n)
         _mm_stream_si128((__m128i *)(d + 32), e);
         _mm_stream_si128((__m128i *)(d + 48), f);
     }
+    _mm_sfence();               /* the streamed lines before the tail */
     memcpy(d, s, n);
     _mm_sfence();
 #else
     memcpy(dst, src, n);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
 #endif
 }
 
@@ -1112,7 +1115,10 @@ static uint64_t hpum_dma_segment(HpuCore *c, unsigned int e,
     }
     if (s->host) {                      /* host to HBM, into the chunk */
         *dst_failed = false;
-        return c->ops->dma_read(c->opaque, s->addr + so, dp, len) ? 0 : len;
+        return (c->ops->dma_read_bulk ? c->ops->dma_read_bulk
+                                      : c->ops->dma_read)(c->opaque,
+                                                          s->addr + so, dp,
+                                                          len) ? 0 : len;
     }
     if (!sp) {                          /* unbacked: reads as zeros */
         if (!d->host) {
@@ -1124,9 +1130,13 @@ static uint64_t hpum_dma_segment(HpuCore *c, unsigned int e,
     }
     if (d->host) {                      /* HBM to host, from the chunk */
         *dst_failed = true;
-        return c->ops->dma_write(c->opaque, d->addr + do_, sp, len) ? 0 : len;
+        return (c->ops->dma_write_bulk ? c->ops->dma_write_bulk
+                                       : c->ops->dma_write)(c->opaque,
+                                                            d->addr + do_,
+                                                            sp, len) ? 0 : len;
     }
-    if (dp + len <= sp || sp + len <= dp) {     /* HBM to HBM */
+    if ((uintptr_t)dp + len <= (uintptr_t)sp ||         /* HBM to HBM */
+        (uintptr_t)sp + len <= (uintptr_t)dp) {
         hpum_copy_bulk(dp, sp, len);
     } else {
         memmove(dp, sp, len);

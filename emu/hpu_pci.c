@@ -61,8 +61,10 @@
  * which steps the core's engine and sleeps on a condition variable while it
  * has no work; a doorbell write only latches PI and wakes it.  The core's
  * state is guarded by s->lock, which the core takes itself.  Engines reach
- * guest memory with pci_dma_read/pci_dma_write only (so they work behind a
- * vIOMMU) and raise MSI-X through a bottom half, under the BQL.
+ * guest memory with pci_dma_read/pci_dma_write (so they work behind a
+ * vIOMMU), and large LIN_DMA segments without an IOMMU with pci_dma_map/
+ * pci_dma_unmap (hpum_dma_bulk_map()); they raise MSI-X through a bottom
+ * half, under the BQL.
  *
  * The core's device timers (soft and hard reset, boot ROM, management CPU
  * boot and heartbeat, engine watchdog, flash, mailbox, sensors) share one
@@ -109,6 +111,7 @@
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "system/dma.h"
+#include "exec/address-spaces.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "hw/resettable.h"
@@ -191,7 +194,6 @@ struct HpuState {
     HpuNicGlue nic[HPU_NIC_MAX_PORTS];
     bool core_ready;            /* realized: core, lock, conds, threads */
     bool dead;                  /* unrealized: no MSI-X, no timer (atomic) */
-    bool dma_map;               /* no IOMMU: bulk DMA maps guest RAM */
     uint8_t log_bus;            /* bus number for the log (atomic) */
     HpuCore core;
 
@@ -310,22 +312,22 @@ static uint64_t hpum_now_ns(void *opaque)
 }
 
 /*
- * DMA goes through the device's bus-master address space, which unrealize
- * destroys (call_rcu) without waiting for the device's threads.  So the
- * whole access runs in one RCU read-side critical section that begins
- * before the dead check: either the device was still plugged then, and the
- * address space is not freed before the access is done, or the access is
- * refused.
- */
-/*
- * A bulk access (HPU_COPY_BULK_MIN bytes or more) to guest RAM maps it and
- * copies with hpum_copy_bulk().  Only a range the bus-master address space
+ * The one-copy LIN_DMA segments (dma_read_bulk/dma_write_bulk) of
+ * HPU_COPY_BULK_MIN bytes or more map guest RAM and copy with
+ * hpum_copy_bulk().  Only a range that the bus-master address space
  * reaches as RAM in one piece (bus mastering on, not MMIO, not ROM for a
- * write) is mapped, so nothing is accessed twice; everything else, a
- * mapping that comes back short or bounced, and every access behind an
- * IOMMU (HpuState.dma_map) take pci_dma_read/pci_dma_write, which report
- * errors.  Called in the caller's RCU read-side critical section.  Returns
- * the mapping of all @len bytes (hpum_dma_bulk_unmap() ends it), or NULL.
+ * write) is mapped, and only when that address space is system memory
+ * itself: behind an IOMMU every access stays a pci_dma_read or
+ * pci_dma_write, so the IOMMU translates, and reports a fault, once per
+ * access.  (The address space is connected at machine-done, after
+ * realize, so it is looked at on each access.)  Everything else, and a
+ * mapping that comes back short or bounced, takes pci_dma_read/
+ * pci_dma_write, which report errors.  The check and the map each look at
+ * the current memory map: should the guest move a BAR over the range
+ * between the two, the map reads up to a bounce buffer of MMIO that the
+ * fallback then reads again.  Called in the caller's RCU read-side
+ * critical section.  Returns the mapping of all @len bytes
+ * (hpum_dma_bulk_unmap() ends it), or NULL.
  */
 static void *hpum_dma_bulk_map(PCIDevice *pdev, uint64_t addr, uint64_t len,
                                bool write)
@@ -338,7 +340,8 @@ static void *hpum_dma_bulk_map(PCIDevice *pdev, uint64_t addr, uint64_t len,
     ram_addr_t off;
     void *p;
 
-    if (len < HPU_COPY_BULK_MIN || !HPU(pdev)->dma_map) {
+    if (len < HPU_COPY_BULK_MIN ||
+        pdev->bus_master_enable_region.alias != get_system_memory()) {
         return NULL;
     }
     mr = address_space_translate(pci_get_address_space(pdev), addr, &xlat,
@@ -355,7 +358,10 @@ static void *hpum_dma_bulk_map(PCIDevice *pdev, uint64_t addr, uint64_t len,
     return p;
 }
 
-/* The unmap of a write marks the bytes dirty and drops code translated there. */
+/*
+ * The unmap of a write marks the bytes dirty and drops code translated
+ * from them.
+ */
 static void hpum_dma_bulk_unmap(PCIDevice *pdev, void *p, uint64_t len,
                                 bool write)
 {
@@ -364,22 +370,22 @@ static void hpum_dma_bulk_unmap(PCIDevice *pdev, void *p, uint64_t len,
                   write ? len : 0);
 }
 
+/*
+ * DMA goes through the device's bus-master address space, which unrealize
+ * destroys (call_rcu) without waiting for the device's threads.  So the
+ * whole access runs in one RCU read-side critical section that begins
+ * before the dead check: either the device was still plugged then, and the
+ * address space is not freed before the access is done, or the access is
+ * refused.
+ */
 static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 {
-    void *p;
     int err;
 
     RCU_READ_LOCK_GUARD();
 
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
-    }
-    p = hpum_dma_bulk_map(PCI_DEVICE(opaque), addr, len, false);
-    if (p) {
-        hpum_copy_bulk(buf, p, len);
-        hpum_dma_bulk_unmap(PCI_DEVICE(opaque), p, len, false);
-        trace_hpu_dma_read(addr, len, 0);
-        return 0;
     }
     err = pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
     trace_hpu_dma_read(addr, len, err);
@@ -389,7 +395,6 @@ static int hpum_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
 static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
                           uint64_t len)
 {
-    void *p;
     int err;
 
     RCU_READ_LOCK_GUARD();
@@ -397,16 +402,58 @@ static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    p = hpum_dma_bulk_map(PCI_DEVICE(opaque), addr, len, true);
-    if (p) {
-        hpum_copy_bulk(p, buf, len);
-        hpum_dma_bulk_unmap(PCI_DEVICE(opaque), p, len, true);
-        trace_hpu_dma_write(addr, len, 0);
-        return 0;
-    }
     err = pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) != MEMTX_OK;
     trace_hpu_dma_write(addr, len, err);
     return err;
+}
+
+/*
+ * The map path drops the barrier that pci_dma_read/pci_dma_write make
+ * before an access (dma_barrier()): it is made here, so the segment is
+ * ordered after every earlier access of the engine, as PCIe orders them.
+ */
+static int hpum_dma_read_bulk(void *opaque, uint64_t addr, void *buf,
+                              uint64_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+    void *p;
+
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
+    p = hpum_dma_bulk_map(pdev, addr, len, false);
+    if (!p) {
+        return hpum_dma_read(opaque, addr, buf, len);
+    }
+    smp_mb();   /* after the engine's earlier accesses, as dma_barrier() */
+    hpum_copy_bulk(buf, p, len);
+    hpum_dma_bulk_unmap(pdev, p, len, false);
+    trace_hpu_dma_read(addr, len, 0);
+    return 0;
+}
+
+static int hpum_dma_write_bulk(void *opaque, uint64_t addr, const void *buf,
+                               uint64_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+    void *p;
+
+    RCU_READ_LOCK_GUARD();
+
+    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
+        return 1;
+    }
+    p = hpum_dma_bulk_map(pdev, addr, len, true);
+    if (!p) {
+        return hpum_dma_write(opaque, addr, buf, len);
+    }
+    smp_mb();   /* after the engine's earlier accesses, as dma_barrier() */
+    hpum_copy_bulk(p, buf, len);
+    hpum_dma_bulk_unmap(pdev, p, len, true);
+    trace_hpu_dma_write(addr, len, 0);
+    return 0;
 }
 
 static void hpum_pci_lock(void *opaque)
@@ -913,6 +960,8 @@ static const HpuCoreOps hpum_pci_core_ops = {
     .now_ns = hpum_now_ns,
     .dma_read = hpum_dma_read,
     .dma_write = hpum_dma_write,
+    .dma_read_bulk = hpum_dma_read_bulk,
+    .dma_write_bulk = hpum_dma_write_bulk,
     .lock = hpum_pci_lock,
     .unlock = hpum_pci_unlock,
     .kick_engine = hpum_kick_engine,
@@ -1274,11 +1323,7 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.fw_min_version = s->fw_min_version;
-    /*
-     * Behind an IOMMU every access stays a pci_dma_read/pci_dma_write, so
-     * the IOMMU translates (and reports a fault) exactly once per access.
-     */
-    s->dma_map = pci_device_iommu_address_space(pdev) == &address_space_memory;
+
     if (s->mme_threads < 1 || s->mme_threads > 64) {
         error_setg(errp, "mme-threads: %u is not 1 to 64", s->mme_threads);
         return;

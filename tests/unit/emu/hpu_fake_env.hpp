@@ -74,6 +74,9 @@ struct Env {
     bool fw_manual = false;              // the test pumps the fw worker
     unsigned int dma_reads = 0;
     unsigned int dma_writes = 0;
+    // Of those, the calls through the bulk ops (one-copy LIN_DMA segments)
+    unsigned int dma_bulk_reads = 0;
+    unsigned int dma_bulk_writes = 0;
     bool reset_bh = false;               // reset_drained called, not run
     unsigned int drained = 0;            // reset_drained calls
     // Trace points hit, per HpuTraceId (atomic: engine threads trace too)
@@ -217,6 +220,20 @@ inline int env_dma_write(void *opaque, uint64_t addr, const void *buf,
     return 0;
 }
 
+// The bulk ops: the same copies, counted apart.
+inline int env_dma_read_bulk(void *opaque, uint64_t addr, void *buf, uint64_t len)
+{
+    static_cast<Env *>(opaque)->dma_bulk_reads++;
+    return env_dma_read(opaque, addr, buf, len);
+}
+
+inline int env_dma_write_bulk(void *opaque, uint64_t addr, const void *buf,
+                              uint64_t len)
+{
+    static_cast<Env *>(opaque)->dma_bulk_writes++;
+    return env_dma_write(opaque, addr, buf, len);
+}
+
 inline void env_lock(void *opaque)
 {
     auto *env = static_cast<Env *>(opaque);
@@ -354,6 +371,8 @@ inline const HpuCoreOps env_ops = {
     .now_ns = env_now,
     .dma_read = env_dma_read,
     .dma_write = env_dma_write,
+    .dma_read_bulk = env_dma_read_bulk,
+    .dma_write_bulk = env_dma_write_bulk,
     .lock = env_lock,
     .unlock = env_unlock,
     .kick_engine = env_kick,
@@ -472,6 +491,7 @@ struct Dev {
         env.errors.clear();
         env.arms = env.cancels = 0;
         env.dma_reads = env.dma_writes = 0;
+        env.dma_bulk_reads = env.dma_bulk_writes = 0;
         env.fw_kicks = 0;
         std::memset(env.kicks, 0, sizeof(env.kicks));
         std::memset(env.tx_kicks, 0, sizeof(env.tx_kicks));

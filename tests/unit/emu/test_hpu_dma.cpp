@@ -166,6 +166,9 @@ TEST_CASE("LIN_DMA one copy: host to HBM to HBM to host, byte for byte at odd "
     CHECK(r.bread64(h2 - 8) == 0x1111111111111111ULL);
     CHECK(r.hp(dst)[-1] == 0xee);
     CHECK(r.hp(dst)[n] == 0xee);
+    // host segments through the bulk ops: one read and one write a piece
+    CHECK(r.env.dma_bulk_reads == pieces_of(n));
+    CHECK(r.env.dma_bulk_writes == pieces_of(n));
     // every piece moved once, none through the bounce buffer
     CHECK(g_log.pieces.size() == 3 * pieces_of(n));
     CHECK(g_log.one_copy() == 3 * pieces_of(n));
@@ -254,6 +257,9 @@ TEST_CASE("LIN_DMA host to host still goes through the bounce buffer, byte "
     CHECK(r.hp(dst)[n] == 0);
     CHECK(g_log.bounced() == pieces_of(n));
     CHECK(g_log.one_copy() == 0u);
+    // the bounce buffer is read back at once: no bulk (streaming) access
+    CHECK(r.env.dma_bulk_reads == 0u);
+    CHECK(r.env.dma_bulk_writes == 0u);
 }
 
 TEST_CASE("LIN_DMA one copy: overlapping HBM ranges equal memmove",
