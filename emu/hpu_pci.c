@@ -408,14 +408,16 @@ static int hpum_dma_write(void *opaque, uint64_t addr, const void *buf,
 }
 
 /*
- * The map path drops the barrier that pci_dma_read/pci_dma_write make
- * before an access (dma_barrier()): it is made here, so the segment is
- * ordered after every earlier access of the engine, as PCIe orders them.
+ * A one-copy segment: into @in from guest memory, or from @out (not NULL)
+ * to it.  The map path drops the barrier that pci_dma_read/pci_dma_write
+ * make before an access (dma_barrier()): it is made here, so the segment
+ * is ordered after every earlier access of the engine, as PCIe orders them.
  */
-static int hpum_dma_read_bulk(void *opaque, uint64_t addr, void *buf,
-                              uint64_t len)
+static int hpum_dma_bulk(void *opaque, uint64_t addr, void *in,
+                         const void *out, uint64_t len)
 {
     PCIDevice *pdev = PCI_DEVICE(opaque);
+    bool write = out != NULL;
     void *p;
 
     RCU_READ_LOCK_GUARD();
@@ -423,37 +425,33 @@ static int hpum_dma_read_bulk(void *opaque, uint64_t addr, void *buf,
     if (qatomic_load_acquire(&HPU(opaque)->dead)) {
         return 1;
     }
-    p = hpum_dma_bulk_map(pdev, addr, len, false);
+    p = hpum_dma_bulk_map(pdev, addr, len, write);
     if (!p) {
-        return hpum_dma_read(opaque, addr, buf, len);
+        return write ? hpum_dma_write(opaque, addr, out, len)
+                     : hpum_dma_read(opaque, addr, in, len);
     }
     smp_mb();   /* after the engine's earlier accesses, as dma_barrier() */
-    hpum_copy_bulk(buf, p, len);
-    hpum_dma_bulk_unmap(pdev, p, len, false);
-    trace_hpu_dma_read(addr, len, 0);
+    if (write) {
+        hpum_copy_bulk(p, out, len);
+        trace_hpu_dma_write(addr, len, 0);
+    } else {
+        hpum_copy_bulk(in, p, len);
+        trace_hpu_dma_read(addr, len, 0);
+    }
+    hpum_dma_bulk_unmap(pdev, p, len, write);
     return 0;
+}
+
+static int hpum_dma_read_bulk(void *opaque, uint64_t addr, void *buf,
+                              uint64_t len)
+{
+    return hpum_dma_bulk(opaque, addr, buf, NULL, len);
 }
 
 static int hpum_dma_write_bulk(void *opaque, uint64_t addr, const void *buf,
                                uint64_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(opaque);
-    void *p;
-
-    RCU_READ_LOCK_GUARD();
-
-    if (qatomic_load_acquire(&HPU(opaque)->dead)) {
-        return 1;
-    }
-    p = hpum_dma_bulk_map(pdev, addr, len, true);
-    if (!p) {
-        return hpum_dma_write(opaque, addr, buf, len);
-    }
-    smp_mb();   /* after the engine's earlier accesses, as dma_barrier() */
-    hpum_copy_bulk(p, buf, len);
-    hpum_dma_bulk_unmap(pdev, p, len, true);
-    trace_hpu_dma_write(addr, len, 0);
-    return 0;
+    return hpum_dma_bulk(opaque, addr, NULL, buf, len);
 }
 
 static void hpum_pci_lock(void *opaque)
