@@ -24,12 +24,6 @@
 #include "hpu_stream.h"
 #include "hpu_uq.h"
 #include "hpu_vm.h"
-/* Wait for the queue's last direct job (every earlier one signals first). */
-static int hpu_queue_wait_direct(struct hpu_queue *queue, bool intr)
-{
-	return queue->last_direct ? dma_fence_wait(queue->last_direct, intr) : 0;
-}
-
 /*
  * Wait for the last job queued and the last direct job (which a later
  * scheduled job killed with its entity does not wait for).
@@ -52,19 +46,6 @@ static void hpu_queue_release(struct kref *ref)
 {
 	struct hpu_queue *queue = container_of(ref, struct hpu_queue, ref);
 
-	/*
-	 * The direct jobs first: killing the entity (below, for an exiting
-	 * process) signals a scheduled job that has not run as soon as its
-	 * own dependencies have, and one queued behind a direct job of the
-	 * queue must not signal before that job ends (a job that fails is
-	 * never overtaken by a later one of its queue). An exiting process,
-	 * or a wait interrupted by a signal, cancels the queue's jobs on the
-	 * ring instead of waiting for them; the cancelled ones end at once.
-	 */
-	if ((current->flags & PF_EXITING) || hpu_queue_wait_direct(queue, true)) {
-		hpu_stream_cancel_queue(queue->stream, queue);
-		hpu_queue_wait_direct(queue, false);
-	}
 	/*
 	 * Hand the queued jobs to the hardware (drm_sched kills those still
 	 * waiting if the process is killed), then wait until the last one has
