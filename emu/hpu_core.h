@@ -803,9 +803,9 @@ struct HpuCore {
  * go to memory, as a DMA engine's writes do, without each destination line
  * being read into a CPU cache first (a memcpy() of that size may do that:
  * glibc streams only above a threshold set by the last-level cache's
- * size), and with fewer of the vCPUs' cache lines evicted.  Everything written is
- * visible to other threads, in order, when it returns (a store fence after
- * the streamed bytes and after the rest).  Smaller copies, and every copy
+ * size), and with fewer of the vCPUs' cache lines evicted.  Everything
+ * written is visible to other threads, in order, when it returns (a store
+ * fence after the streamed bytes and after the rest).  Smaller copies, and every copy
  * on hosts without SSE2, are a plain memcpy() followed by a release fence.
  * Safe on any thread, with or without the lock.
  */

@@ -140,34 +140,31 @@ void hpum_copy_bulk(void *dst, const void *src, size_t n)
     const uint8_t *s = src;
     size_t head;
 
-    if (n < HPU_COPY_BULK_MIN) {
-        memcpy(dst, src, n);
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (n >= HPU_COPY_BULK_MIN) {
+            head = (size_t)(-(uintptr_t)d & 63);    /* to a cache line */
+        memcpy(d, s, head);
+        d += head;
+        s += head;
+        n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s);
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + 32));
+            __m128i f = _mm_loadu_si128((const __m128i *)(s + 48));
+
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), e);
+            _mm_stream_si128((__m128i *)(d + 48), f);
+        }
+        _mm_sfence();           /* the streamed lines before the tail */
+        memcpy(d, s, n);
+        _mm_sfence();
         return;
     }
-    head = (size_t)(-(uintptr_t)d & 63);        /* to a cache line */
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + 32));
-        __m128i f = _mm_loadu_si128((const __m128i *)(s + 48));
-
-        _mm_stream_si128((__m128i *)d, a);
-        _mm_stream_si128((__m128i *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(d + 32), e);
-        _mm_stream_si128((__m128i *)(d + 48), f);
-    }
-    _mm_sfence();               /* the streamed lines before the tail */
-    memcpy(d, s, n);
-    _mm_sfence();
-#else
+#endif
     memcpy(dst, src, n);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-#endif
 }
 
 /* HBM store */

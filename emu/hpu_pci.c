@@ -1321,7 +1321,6 @@ static void hpum_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     cfg.fw_min_version = s->fw_min_version;
-
     if (s->mme_threads < 1 || s->mme_threads > 64) {
         error_setg(errp, "mme-threads: %u is not 1 to 64", s->mme_threads);
         return;
