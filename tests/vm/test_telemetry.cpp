@@ -168,8 +168,10 @@ public:
             Cb fill;
             fill.memset(0x5a5a5a5a5a5a5a5aULL + e, src, piece);
             REQUIRE(c.run(q, fill) == 1);
+            if (e == 0)
+                pairs_ = calibrate(q, src, dst, piece, engines);
             Cb cb;
-            for (int i = 0; i < 4; ++i)
+            for (unsigned int i = 0; i < pairs_; ++i)
                 cb.lin_dma(src, dst, piece).lin_dma(dst, src, piece);
             queues_.push_back(q);
             cbs_.push_back(c.put_cb(cb));
@@ -177,9 +179,11 @@ public:
         }
     }
     // Keeps `depth` jobs in flight on every queue for `ms` milliseconds: a
-    // queue gets its next job as soon as its oldest one ended, so how busy
-    // the engines are depends on the jobs, not on how fast the guest
-    // kernel submits them (a debug kernel is several times slower); `each`
+    // queue gets its next job as soon as its oldest one ended, and a job is
+    // long enough (calibrate()) that the `depth` jobs of a queue outlast a
+    // round of reaping and submitting on all of them, so how busy the
+    // engines are depends on the jobs, not on how fast the guest kernel
+    // submits them (a debug kernel takes several ms per job); `each`
     // is called about every 10 ms while jobs are in flight (the driver's
     // utilisation covers the last 100 ms). Returns once every job ended
     // (a hung job ends at the driver's job timeout).
@@ -228,10 +232,43 @@ public:
     }
 
 private:
+    // Copies there and back per job, so that the `depth` jobs in flight on
+    // a queue outlast a round of reaping and resubmitting on every queue:
+    // a job must keep its engine busy for at least as long as the guest
+    // spends on the jobs of all queues (about `engines` times the time one
+    // job costs beyond its copies), and for kJobMs at least. A probe job
+    // of 4 pairs (64 MiB at the default piece) tells both: its device time
+    // from engine 0's BUSY_NS, its cost beyond that from the wall clock.
+    // The plain kernel spends about 1 ms per job, the debug kernel of
+    // make test-debug about 45 ms: with fixed 4-pair jobs there, the queues
+    // handled first in a round sat idle for most of it and read 0 %.
+    unsigned int calibrate(std::uint32_t q, std::uint64_t src, std::uint64_t dst, std::uint64_t piece,
+                           std::uint32_t engines)
+    {
+        constexpr std::uint64_t kProbePairs = 4;
+        constexpr std::uint64_t kMaxPairs = 256;
+        constexpr std::uint64_t kJobNs = 50000000;
+        Cb probe;
+        for (std::uint64_t i = 0; i < kProbePairs; ++i)
+            probe.lin_dma(src, dst, piece).lin_dma(dst, src, piece);
+        const std::uint64_t busy0 = telemetry(c_.fd()).engine_busy_ns[0];
+        const std::uint64_t t0 = now_ns();
+        REQUIRE(c_.run(q, probe) == 1);
+        const std::uint64_t wall = now_ns() - t0;
+        const std::uint64_t dev = std::max<std::uint64_t>(telemetry(c_.fd()).engine_busy_ns[0] - busy0, 1);
+        const std::uint64_t want = std::max<std::uint64_t>(kJobNs, engines * (wall > dev ? wall - dev : 0));
+        const std::uint64_t pairs = kProbePairs * ((want + dev - 1) / dev);
+        std::printf("LOAD probe job: %llu ns on the engine, %llu ns in all: %llu pairs a job\n",
+                    static_cast<unsigned long long>(dev), static_cast<unsigned long long>(wall),
+                    static_cast<unsigned long long>(std::min(pairs, kMaxPairs)));
+        return static_cast<unsigned int>(std::min(pairs, kMaxPairs));
+    }
+
     Ctx &c_;
     std::vector<std::uint32_t> queues_;
     std::vector<std::uint64_t> cbs_;
     std::uint32_t bytes_ = 0;
+    unsigned int pairs_ = 4;
 };
 
 // Reads a decimal attribute with read(2): {value, 0} or {0, errno}.
