@@ -1520,6 +1520,28 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
 	return fence;
 }
 
+/*
+ * Wait for @fence until the absolute CLOCK_MONOTONIC @deadline_ns (0: do not
+ * wait). A deadline becomes a count of jiffies from the current jiffies
+ * value, which can lag the clock by a tick or more (a tick handled late):
+ * a wait that timed out before the deadline waits again, so that -ETIME
+ * always means the deadline has passed.
+ */
+static int hpu_uq_wait_deadline(struct dma_fence *fence, s64 deadline_ns)
+{
+	signed long left;
+
+	while (deadline_ns && !dma_fence_is_signaled(fence)) {
+		left = drm_timeout_abs_to_jiffies(deadline_ns);
+		if (!left)
+			break;
+		left = dma_fence_wait_timeout(fence, true, left);
+		if (left < 0)
+			return left;
+	}
+	return dma_fence_is_signaled(fence) ? 0 : -ETIME;
+}
+
 /**
  * hpu_uq_wait_ioctl() - DRM_IOCTL_HPU_UQ_WAIT
  * @drm: the DRM device
@@ -1536,8 +1558,7 @@ int hpu_uq_wait_ioctl(struct drm_device *drm, void *data,
 	struct hpu_uq *uq = NULL;
 	struct dma_fence *fence;
 	unsigned long flags;
-	signed long left;
-	int ret = 0;
+	int ret;
 
 	if (args->flags || args->pad || !args->point) {
 		drm_dbg_driver(drm, "UQ_WAIT: flags and pad must be zero, point not 0\n");
@@ -1548,15 +1569,7 @@ int hpu_uq_wait_ioctl(struct drm_device *drm, void *data,
 	if (IS_ERR(fence))
 		return PTR_ERR(fence);
 
-	if (!dma_fence_is_signaled(fence)) {
-		left = args->timeout_nsec ?
-		       drm_timeout_abs_to_jiffies(args->timeout_nsec) : 0;
-		left = left ? dma_fence_wait_timeout(fence, true, left) : 0;
-		if (left < 0)
-			ret = left;
-		else if (!left && !dma_fence_is_signaled(fence))
-			ret = -ETIME;
-	}
+	ret = hpu_uq_wait_deadline(fence, args->timeout_nsec);
 	args->status = dma_fence_is_signaled(fence) ? fence->error : 0;
 	spin_lock_irqsave(&uq->lock, flags);
 	args->done = uq->done;

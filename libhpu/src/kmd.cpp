@@ -385,6 +385,23 @@ int Kmd::syncobj_destroy(std::uint32_t handle)
         "SYNCOBJ_DESTROY", DRM_IOCTL_SYNCOBJ_DESTROY, &req, [&](Trace &t) { t.u("handle", handle); }, kNothing);
 }
 
+// A wait with an absolute deadline (CLOCK_MONOTONIC) that the kernel ended
+// with -ETIME while the library's clock is still before the deadline is
+// asked again. Linux turns the deadline into a jiffies count from the
+// current jiffies value, which can lag the monotonic clock by a few ticks
+// (a timer tick delivered late, as a guest whose vCPU was descheduled
+// sees it): such a wait times out that much early. Every caller promises
+// -ETIME only once the deadline has passed. A deadline at or before now
+// (a poll) is one call.
+template <typename Wait> int Kmd::until_deadline(std::int64_t deadline_ns, Wait &&wait)
+{
+    for (;;) {
+        const int ret = wait();
+        if (ret != -ETIME || os_->monotonic_ns() >= deadline_ns)
+            return ret;
+    }
+}
+
 int Kmd::syncobj_wait(std::uint32_t handle, std::int64_t deadline_ns)
 {
     drm_syncobj_wait req{};
@@ -392,9 +409,11 @@ int Kmd::syncobj_wait(std::uint32_t handle, std::int64_t deadline_ns)
     req.timeout_nsec = deadline_ns;
     req.count_handles = 1;
     req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-    return call(
-        "SYNCOBJ_WAIT", DRM_IOCTL_SYNCOBJ_WAIT, &req,
-        [&](Trace &t) { t.u("handle", handle).i("deadline_ns", deadline_ns).x("flags", req.flags); }, kNothing);
+    return until_deadline(deadline_ns, [&] {
+        return call(
+            "SYNCOBJ_WAIT", DRM_IOCTL_SYNCOBJ_WAIT, &req,
+            [&](Trace &t) { t.u("handle", handle).i("deadline_ns", deadline_ns).x("flags", req.flags); }, kNothing);
+    });
 }
 
 int Kmd::syncobj_timeline_wait(std::uint32_t handle, std::uint64_t point, std::int64_t deadline_ns)
@@ -405,9 +424,11 @@ int Kmd::syncobj_timeline_wait(std::uint32_t handle, std::uint64_t point, std::i
     req.timeout_nsec = deadline_ns;
     req.count_handles = 1;
     req.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-    return call(
-        "SYNCOBJ_TIMELINE_WAIT", DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &req,
-        [&](Trace &t) { t.u("handle", handle).u("point", point).i("deadline_ns", deadline_ns); }, kNothing);
+    return until_deadline(deadline_ns, [&] {
+        return call(
+            "SYNCOBJ_TIMELINE_WAIT", DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &req,
+            [&](Trace &t) { t.u("handle", handle).u("point", point).i("deadline_ns", deadline_ns); }, kNothing);
+    });
 }
 
 int Kmd::syncobj_export_sync_file(std::uint32_t handle, int &fd)
@@ -563,10 +584,12 @@ int Kmd::uq_wait(std::uint32_t queue_id, std::uint64_t point, std::int64_t deadl
     req.queue_id = queue_id;
     req.point = point;
     req.timeout_nsec = deadline_ns;
-    const int err = call(
-        "UQ_WAIT", DRM_IOCTL_HPU_UQ_WAIT, &req,
-        [&](Trace &t) { t.u("queue", queue_id).u("point", point).i("deadline_ns", deadline_ns); },
-        [&](Trace &t) { t.i("status", req.status).u("done", req.done); });
+    const int err = until_deadline(deadline_ns, [&] {
+        return call(
+            "UQ_WAIT", DRM_IOCTL_HPU_UQ_WAIT, &req,
+            [&](Trace &t) { t.u("queue", queue_id).u("point", point).i("deadline_ns", deadline_ns); },
+            [&](Trace &t) { t.i("status", req.status).u("done", req.done); });
+    });
     if (err < 0)
         return err;
     status = req.status;

@@ -155,6 +155,7 @@ private:
     int ioctl(int fd, unsigned long request, void *arg);
     template <typename Out>
     int sync_file_call(int fd, const char *name, unsigned long request, void *arg, Out &&out);
+    template <typename Wait> int until_deadline(std::int64_t deadline_ns, Wait &&wait);
 
     Os *os_;
     int fd_;

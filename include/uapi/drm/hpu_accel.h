@@ -864,7 +864,7 @@ struct drm_hpu_uq_create {
  * when the queue died of a fault in its rings, or -ENODATA when the
  * outcome is older than what the driver keeps (the last 256 failures of
  * the queue); @done is the queue's completed descriptors when the call
- * returns. -ETIME when the time passed first,
+ * returns. -ETIME when the time passed first (never before it),
  * -EINTR/-ERESTARTSYS on a signal. Errors: -EINVAL (non-zero @flags or
  * @pad, @point 0 or beyond the descriptors the doorbell announced),
  * -ENOENT (no such user queue in this file), -ENODEV.

@@ -512,7 +512,7 @@ HPU_EXPORT int hpu_cmd_wait_sob(hpu_cmdlist_t *cl, uint32_t sob, uint32_t value,
  * (MMU fault), -EINVAL (bad packet), -EPERM (privileged packet), -EIO (bus
  * error), -ETIMEDOUT (the job's own timeout), -ECANCELED (aborted, reset).
  * The deadline is absolute: a wait interrupted by a signal resumes with the
- * same end.
+ * same end, and -ETIME never comes before it (CLOCK_MONOTONIC).
  */
 HPU_EXPORT int hpu_fence_wait(hpu_fence_t *f, uint64_t timeout_ns);
 /** hpu_fence_status() - 0 done and successful, 1 still pending, or the job's -errno. */

@@ -781,6 +781,29 @@ TEST_CASE("fence waits use an absolute deadline that survives EINTR", "[libhpu][
         REQUIRE(fx.m.wait_deadlines.size() == 2);
         CHECK(fx.m.wait_deadlines[1] == t0 + 10000000);
     }
+    SECTION("a -ETIME of the kernel before the deadline: asked again with the same deadline")
+    {
+        // Linux counts the deadline in jiffies from a jiffies value that a
+        // late tick leaves behind the clock: the wait can end early.
+        fx.m.wait_script = {-ETIME, -ETIME};
+        fx.m.wait_advance_ns = 1000000;
+        int attempts = 0;
+        fx.m.on_wait = [&]() {
+            if (++attempts == 3)
+                fx.m.complete_jobs();
+        };
+        CHECK(hpu_fence_wait(f, 10000000) == 0);
+        REQUIRE(fx.m.wait_deadlines.size() == 3);
+        for (const auto d : fx.m.wait_deadlines)
+            CHECK(d == t0 + 10000000);
+    }
+    SECTION("a -ETIME of the kernel once the deadline passed is the answer")
+    {
+        fx.m.wait_script = {-ETIME};
+        fx.m.wait_advance_ns = 10000000;
+        CHECK(hpu_fence_wait(f, 10000000) == -ETIME);
+        CHECK(fx.m.wait_deadlines.size() == 1);
+    }
     SECTION("an infinite timeout never overflows")
     {
         fx.m.on_wait = [&]() { fx.m.complete_jobs(); };

@@ -347,6 +347,18 @@ TEST_CASE("a user-queue fence wait spins on the records, then sleeps in UQ_WAIT"
         CHECK(slept_at - t0 >= 20000);
         CHECK(slept_at - t0 < 30000);
     }
+    SECTION("UQ_WAIT's -ETIME before the deadline: asked again with the same deadline")
+    {
+        fx.m.wait_script = {-ETIME};
+        int waits = 0;
+        fx.m.on_wait = [&]() {
+            if (++waits == 2)
+                fx.m.uq_complete(id);
+        };
+        CHECK(hpu_fence_wait(f, 1000000) == 0);
+        REQUIRE(fx.calls(DRM_IOCTL_HPU_UQ_WAIT) == 2);
+        CHECK(fx.m.wait_deadlines.at(0) == fx.m.wait_deadlines.at(1));
+    }
     SECTION("HPU_SPIN_US=0: no spin")
     {
         hpu_fence_t *g = nullptr;
@@ -358,7 +370,9 @@ TEST_CASE("a user-queue fence wait spins on the records, then sleeps in UQ_WAIT"
             int readings = 0;
             fx.m.on_clock = [&]() { ++readings; };
             CHECK(hpu_fence_wait(g, 1000000) == -ETIME);
-            CHECK(readings <= 3);
+            // The deadline, the spin's end, its one check, and the check
+            // that UQ_WAIT's -ETIME came at the deadline.
+            CHECK(readings <= 4);
             fx.m.on_clock = nullptr;
             fx.m.on_wait = [&]() {
                 for (auto &u : fx.m.uqs)
