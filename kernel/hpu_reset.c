@@ -45,6 +45,7 @@
 #include "hpu_stream.h"
 #include "hpu_reg.h"
 #include "hpu_reset.h"
+#include "hpu_telemetry.h"
 
 static unsigned int hpu_hb_period_ms = 1000;
 module_param_named(hb_period_ms, hpu_hb_period_ms, uint, 0444);
@@ -773,6 +774,8 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
 		r->flr_prepared = false;
 		/* A failure makes the hard reset below fail (unusable). */
 		r->flr_in_reset = hpu_hw_wait_out_of_reset(hdev) != 0;
+		/* BUSY_NS started again from 0 (a power-on reset). */
+		hpu_telemetry_power_on_reset(hdev);
 		/*
 		 * The hard reset below runs with the lock held for writing,
 		 * as hpu_reset_flr_prepare() left it before it let go: who
@@ -1065,6 +1068,18 @@ void hpu_reset_set_unusable(struct hpu_device *hdev)
 bool hpu_reset_unusable(struct hpu_device *hdev)
 {
 	return READ_ONCE(hdev->reset->unusable);
+}
+
+/**
+ * hpu_reset_flr_active() - whether a function level reset is under way
+ * @hdev: the device
+ *
+ * Return: true from the PCI core's reset_prepare until its reset_done
+ * (&hpu_reset.flr_active): registers may read anything meanwhile.
+ */
+bool hpu_reset_flr_active(struct hpu_device *hdev)
+{
+	return READ_ONCE(hdev->reset->flr_active);
 }
 
 /**

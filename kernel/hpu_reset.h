@@ -194,6 +194,7 @@ void hpu_reset_start(struct hpu_device *hdev);
 void hpu_reset_fini(struct hpu_device *hdev);
 void hpu_reset_set_unusable(struct hpu_device *hdev);
 bool hpu_reset_unusable(struct hpu_device *hdev);
+bool hpu_reset_flr_active(struct hpu_device *hdev);
 
 int hpu_reset_schedule_fw(struct hpu_device *hdev, const char *reason);
 int hpu_reset_schedule(struct hpu_device *hdev, enum hpu_reset_kind kind,

@@ -1407,6 +1407,13 @@ static int hpu_stream_init(struct hpu_qm *qm, struct hpu_engine *eng,
 	struct device *dev = hdev->drm.dev;
 	int ret;
 
+	/*
+	 * On failure the mutex is destroyed at once: the stream stays
+	 * uninitialised (no hdev), so hpu_streams_fini() never takes it.
+	 */
+	ret = drmm_mutex_init(&hdev->drm, &stream->recover_lock);
+	if (ret)
+		return ret;
 	stream->hdev = hdev;
 	stream->base = HPU_REG_QM_STREAM(eng->index, s);
 	stream->engine = eng->index;
@@ -1416,7 +1423,6 @@ static int hpu_stream_init(struct hpu_qm *qm, struct hpu_engine *eng,
 		 hpu_stream_engine_name(eng->index), s);
 	spin_lock_init(&stream->lock);
 	spin_lock_init(&stream->fence_lock);
-	drmm_mutex_init(&hdev->drm, &stream->recover_lock);
 	INIT_LIST_HEAD(&stream->inflight);
 	INIT_DELAYED_WORK(&stream->tdr, hpu_stream_tdr_work);
 	stream->fence_ctx = dma_fence_context_alloc(1);

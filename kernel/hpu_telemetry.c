@@ -75,27 +75,41 @@ static bool hpu_telemetry_in_hard_reset(struct hpu_device *hdev)
 }
 
 /*
- * Read the BUSY_NS counter of each engine (@n of them) into @busy. The
- * counters only grow (they survive resets), but read 0 while a hard reset
- * is in progress: a read lower than the highest seen so far gives that
- * instead, so that nobody sees them go backwards. Return false, with @busy
- * holding the highest values seen, if a hard reset was in progress (some
- * reads may be its reset values).
+ * Read the BUSY_NS counter of each engine (@n of them) into @busy, plus
+ * what was counted before the last power-on reset (&hpu_telemetry.busy_base).
+ * The counters survive hard resets but read 0 while one is in progress,
+ * and start again from 0 at a power-on reset (FLR): a read lower than the
+ * highest seen so far gives that instead, so that nobody sees them go
+ * backwards. Return false, with @busy holding the highest values seen, if
+ * a hard reset or an FLR was in progress or an FLR came in between (the
+ * reads may be reset values, or anything).
  */
 static bool hpu_telemetry_busy_ns(struct hpu_telemetry *tm, u64 *busy,
 				  unsigned int n)
 {
-	bool ok = !hpu_telemetry_in_hard_reset(tm->hdev);
+	struct hpu_device *hdev = tm->hdev;
+	bool ok;
 	unsigned int e;
+	u32 epoch;
 
+	spin_lock(&tm->util_lock);
+	epoch = tm->busy_epoch;
+	spin_unlock(&tm->util_lock);
+
+	ok = !hpu_telemetry_in_hard_reset(hdev) && !hpu_reset_flr_active(hdev);
 	for (e = 0; ok && e < n; e++)
 		busy[e] = hpu_telemetry_rd64(tm, HPU_REG_BUSY_NS_LO(e),
 					     HPU_REG_BUSY_NS_HI(e));
-	/* The reset may have started meanwhile. */
-	ok = ok && !hpu_telemetry_in_hard_reset(tm->hdev);
+	/* A reset may have started meanwhile. */
+	ok = ok && !hpu_telemetry_in_hard_reset(hdev) &&
+	     !hpu_reset_flr_active(hdev);
 
 	spin_lock(&tm->util_lock);
+	/* Or a power-on reset come and gone: reads from either side of it. */
+	ok = ok && epoch == tm->busy_epoch;
 	for (e = 0; e < n; e++) {
+		if (ok)
+			busy[e] += tm->busy_base[e];
 		if (ok && busy[e] > tm->busy_max[e])
 			tm->busy_max[e] = busy[e];
 		else
@@ -298,6 +312,29 @@ static void hpu_telemetry_util_work(struct work_struct *work)
 
 	queue_delayed_work(system_power_efficient_wq, &tm->util_work,
 			   msecs_to_jiffies(HPU_UTIL_WINDOW_MS));
+}
+
+/**
+ * hpu_telemetry_power_on_reset() - the BUSY_NS counters started from 0
+ * @hdev: the device, after a function level reset, while it is still
+ *	marked active (hpu_reset_flr_active())
+ *
+ * A power-on reset sets BUSY_NS to 0: the busy time counted so far
+ * becomes the base that later reads add to, so that busy time and
+ * utilisation go on from where they were (without this, they stood still
+ * until the counters passed their old values). Callable from process
+ * context; takes a spinlock.
+ */
+void hpu_telemetry_power_on_reset(struct hpu_device *hdev)
+{
+	struct hpu_telemetry *tm = hdev->telemetry;
+
+	if (!tm)
+		return;
+	spin_lock(&tm->util_lock);
+	memcpy(tm->busy_base, tm->busy_max, sizeof(tm->busy_base));
+	tm->busy_epoch++;
+	spin_unlock(&tm->util_lock);
 }
 
 /**

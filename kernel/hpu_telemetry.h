@@ -78,10 +78,17 @@ struct hpu_telemetry {
 	/* LO/HI pairs of latched counters */
 	spinlock_t latch_lock;
 	struct delayed_work util_work;
-	/* protects busy_ns, busy_max, sample_time, util, window_ns */
+	/*
+	 * protects busy_ns, busy_max, busy_base, busy_epoch, sample_time,
+	 * util, window_ns
+	 */
 	spinlock_t util_lock;
 	u64 busy_ns[HPU_TELEMETRY_MAX_ENGINES];
 	u64 busy_max[HPU_TELEMETRY_MAX_ENGINES];
+	/* busy time counted before the last power-on reset, per engine */
+	u64 busy_base[HPU_TELEMETRY_MAX_ENGINES];
+	/* power-on resets seen: a read across one is dropped */
+	u32 busy_epoch;
 	ktime_t sample_time;
 	u32 util[HPU_TELEMETRY_MAX_ENGINES];
 	u64 window_ns;
@@ -89,6 +96,7 @@ struct hpu_telemetry {
 
 int hpu_telemetry_init(struct hpu_device *hdev);
 void hpu_telemetry_fini(struct hpu_device *hdev);
+void hpu_telemetry_power_on_reset(struct hpu_device *hdev);
 
 void hpu_telemetry_read(struct hpu_device *hdev,
 			struct drm_hpu_info_telemetry *out);

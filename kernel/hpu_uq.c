@@ -1526,6 +1526,8 @@ static struct dma_fence *hpu_uq_ioctl_fence(struct drm_device *drm,
  * value, which can lag the clock by a tick or more (a tick handled late):
  * a wait that timed out before the deadline waits again, so that -ETIME
  * always means the deadline has passed.
+ *
+ * Return: 0 once @fence signalled, -ETIME, or -ERESTARTSYS on a signal.
  */
 static int hpu_uq_wait_deadline(struct dma_fence *fence, s64 deadline_ns)
 {
@@ -1678,12 +1680,16 @@ int hpu_uqs_init(struct hpu_device *hdev)
 {
 	struct device *dev = hdev->drm.dev;
 	struct hpu_uqs *uqs;
+	int ret;
 
 	uqs = drmm_kzalloc(&hdev->drm, sizeof(*uqs), GFP_KERNEL);
 	if (!uqs)
 		return -ENOMEM;
 	uqs->hdev = hdev;
-	drmm_mutex_init(&hdev->drm, &uqs->lock);
+	/* On failure the mutex is destroyed at once: uqs stays unpublished. */
+	ret = drmm_mutex_init(&hdev->drm, &uqs->lock);
+	if (ret)
+		return ret;
 	init_rwsem(&uqs->db_sem);
 	hdev->uqs = uqs;
 	if (hdev->id.spec_version < HPU_SPEC_VERSION_UQ || PAGE_SIZE != SZ_4K ||

@@ -392,12 +392,16 @@ int Kmd::syncobj_destroy(std::uint32_t handle)
 // (a timer tick delivered late, as a guest whose vCPU was descheduled
 // sees it): such a wait times out that much early. Every caller promises
 // -ETIME only once the deadline has passed. A deadline at or before now
-// (a poll) is one call.
+// (a poll) is one call. The retries are counted: where the kernel's clock
+// runs ahead of the process's (a time namespace with an offset: DRM
+// compares the deadline with the host's clock), every wait would end at
+// once, and the loop would spin until the deadline.
 template <typename Wait> int Kmd::until_deadline(std::int64_t deadline_ns, Wait &&wait)
 {
-    for (;;) {
+    constexpr int kEarlyRetries = 8; // a late tick costs one or two
+    for (int early = 0;; ++early) {
         const int ret = wait();
-        if (ret != -ETIME || os_->monotonic_ns() >= deadline_ns)
+        if (ret != -ETIME || early == kEarlyRetries || os_->monotonic_ns() >= deadline_ns)
             return ret;
     }
 }

@@ -797,6 +797,14 @@ TEST_CASE("fence waits use an absolute deadline that survives EINTR", "[libhpu][
         for (const auto d : fx.m.wait_deadlines)
             CHECK(d == t0 + 10000000);
     }
+    SECTION("a kernel that always answers -ETIME before the deadline: asked again 8 times, no more")
+    {
+        // A time namespace whose clock runs behind the host's: no spin.
+        fx.m.wait_script = std::deque<int>(100, -ETIME);
+        CHECK(hpu_fence_wait(f, 10000000) == -ETIME);
+        CHECK(fx.m.wait_deadlines.size() == 9);
+        fx.m.wait_script.clear();
+    }
     SECTION("a -ETIME of the kernel once the deadline passed is the answer")
     {
         fx.m.wait_script = {-ETIME};
