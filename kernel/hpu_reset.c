@@ -749,6 +749,8 @@ void hpu_reset_flr_prepare(struct hpu_device *hdev)
 	fence_cookie = dma_fence_begin_signalling();
 	down_write(&r->sem);
 	hpu_streams_reset_prepare(hdev, true);
+	/* The engines are halted: the busy time up to the FLR is final. */
+	hpu_telemetry_reset_prepare(hdev);
 	WRITE_ONCE(r->flr_active, true);
 	up_write(&r->sem);
 	dma_fence_end_signalling(fence_cookie);
@@ -775,7 +777,7 @@ void hpu_reset_flr_done(struct hpu_device *hdev)
 		/* A failure makes the hard reset below fail (unusable). */
 		r->flr_in_reset = hpu_hw_wait_out_of_reset(hdev) != 0;
 		/* BUSY_NS started again from 0 (a power-on reset). */
-		hpu_telemetry_power_on_reset(hdev);
+		hpu_telemetry_power_on_reset(hdev, !r->flr_in_reset);
 		/*
 		 * The hard reset below runs with the lock held for writing,
 		 * as hpu_reset_flr_prepare() left it before it let go: who

@@ -315,24 +315,53 @@ static void hpu_telemetry_util_work(struct work_struct *work)
 }
 
 /**
- * hpu_telemetry_power_on_reset() - the BUSY_NS counters started from 0
- * @hdev: the device, after a function level reset, while it is still
- *	marked active (hpu_reset_flr_active())
+ * hpu_telemetry_reset_prepare() - the last reads before a power-on reset
+ * @hdev: the device, its streams halted, before the FLR is marked active
  *
- * A power-on reset sets BUSY_NS to 0: the busy time counted so far
- * becomes the base that later reads add to, so that busy time and
- * utilisation go on from where they were (without this, they stood still
- * until the counters passed their old values). Callable from process
- * context; takes a spinlock.
+ * Reads the BUSY_NS counters once more, so that the busy time up to the
+ * reset counts (hpu_telemetry_power_on_reset() goes on from it). Takes
+ * spinlocks only: callable on the fence-signalling path.
  */
-void hpu_telemetry_power_on_reset(struct hpu_device *hdev)
+void hpu_telemetry_reset_prepare(struct hpu_device *hdev)
 {
 	struct hpu_telemetry *tm = hdev->telemetry;
+	u64 busy[HPU_TELEMETRY_MAX_ENGINES];
+
+	if (tm)
+		hpu_telemetry_busy_ns(tm, busy, hpu_telemetry_engines(hdev));
+}
+
+/**
+ * hpu_telemetry_power_on_reset() - the BUSY_NS counters may have restarted
+ * @hdev: the device, after a function level reset, while it is still
+ *	marked active (hpu_reset_flr_active())
+ * @readable: the function left reset, its registers can be read
+ *
+ * A power-on reset sets BUSY_NS to 0. Each engine's base becomes the
+ * highest busy time seen so far less what its counter reads now (0 after
+ * a reset; all of it if the reset method did nothing, as when the PCI core
+ * calls reset_done after a method failed), so that later reads go on from
+ * where they were: busy time neither stands still until the counters pass
+ * their old values nor counts twice, and utilisation shows the next load
+ * at once. Reads that began before are dropped (&hpu_telemetry.busy_epoch).
+ * Takes spinlocks only.
+ */
+void hpu_telemetry_power_on_reset(struct hpu_device *hdev, bool readable)
+{
+	struct hpu_telemetry *tm = hdev->telemetry;
+	u64 raw[HPU_TELEMETRY_MAX_ENGINES] = {};
+	unsigned int e, n;
 
 	if (!tm)
 		return;
+	n = hpu_telemetry_engines(hdev);
+	for (e = 0; readable && e < n; e++)
+		raw[e] = hpu_telemetry_rd64(tm, HPU_REG_BUSY_NS_LO(e),
+					    HPU_REG_BUSY_NS_HI(e));
 	spin_lock(&tm->util_lock);
-	memcpy(tm->busy_base, tm->busy_max, sizeof(tm->busy_base));
+	for (e = 0; e < HPU_TELEMETRY_MAX_ENGINES; e++)
+		tm->busy_base[e] = tm->busy_max[e] > raw[e] ?
+				   tm->busy_max[e] - raw[e] : 0;
 	tm->busy_epoch++;
 	spin_unlock(&tm->util_lock);
 }

@@ -57,11 +57,15 @@ struct hpu_fw_limits {
  *	(ENERGY, BUSY_NS) atomic against the others: reading LO latches HI.
  *	Never taken in interrupt context; nothing else is taken under it.
  * @util_work: samples BUSY_NS every %HPU_UTIL_WINDOW_MS.
- * @util_lock: protects @busy_ns, @busy_max, @sample_time, @util and
- *	@window_ns. Spinlock (the sampler and readers never sleep under it).
- * @busy_ns: BUSY_NS of each engine at the last sample.
- * @busy_max: highest BUSY_NS of each engine read so far (outside hard
- *	resets): what is reported instead of a lower read.
+ * @util_lock: protects @busy_ns, @busy_max, @busy_base, @busy_epoch,
+ *	@sample_time, @util and @window_ns. Spinlock (the sampler and
+ *	readers never sleep under it).
+ * @busy_ns: busy time of each engine at the last sample.
+ * @busy_max: highest busy time (@busy_base + BUSY_NS) of each engine read
+ *	so far (outside resets): what is reported instead of a lower read.
+ * @busy_base: what each engine's busy time adds BUSY_NS to: set at a
+ *	power-on reset (FLR), which restarts the counters from 0.
+ * @busy_epoch: power-on resets seen; a read across one is dropped.
  * @sample_time: CLOCK_MONOTONIC time of the last sample (0: none yet).
  * @util: busy share of each engine between the last two samples, in
  *	hundredths of a percent.
@@ -85,9 +89,7 @@ struct hpu_telemetry {
 	spinlock_t util_lock;
 	u64 busy_ns[HPU_TELEMETRY_MAX_ENGINES];
 	u64 busy_max[HPU_TELEMETRY_MAX_ENGINES];
-	/* busy time counted before the last power-on reset, per engine */
 	u64 busy_base[HPU_TELEMETRY_MAX_ENGINES];
-	/* power-on resets seen: a read across one is dropped */
 	u32 busy_epoch;
 	ktime_t sample_time;
 	u32 util[HPU_TELEMETRY_MAX_ENGINES];
@@ -96,7 +98,8 @@ struct hpu_telemetry {
 
 int hpu_telemetry_init(struct hpu_device *hdev);
 void hpu_telemetry_fini(struct hpu_device *hdev);
-void hpu_telemetry_power_on_reset(struct hpu_device *hdev);
+void hpu_telemetry_reset_prepare(struct hpu_device *hdev);
+void hpu_telemetry_power_on_reset(struct hpu_device *hdev, bool readable);
 
 void hpu_telemetry_read(struct hpu_device *hdev,
 			struct drm_hpu_info_telemetry *out);

@@ -1704,8 +1704,11 @@ int hpu_uqs_init(struct hpu_device *hdev)
 	if (!uqs->dummy)
 		return -ENOMEM;
 	uqs->db_phys = pci_resource_start(hdev->pdev, 0) + HPU_UQDB_BASE;
+	ret = drmm_add_action_or_reset(&hdev->drm, hpu_uqs_release, uqs);
+	if (ret)
+		return ret;	/* the page is freed, the streams unused */
 	uqs->supported = true;
-	return drmm_add_action_or_reset(&hdev->drm, hpu_uqs_release, uqs);
+	return 0;
 }
 
 /**

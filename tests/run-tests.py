@@ -58,8 +58,14 @@ VM_ALLOW = []
 # register_irq_proc() ignores a /proc/irq/<n>/ file it failed to make and
 # unregister_irq_proc() warns when it removes it). tests/vm/fault-probe.py
 # tells them from any other report by their call traces.
-DEBUG_ALLOW_REPORTS = [r"WARNING: CPU: \d+ PID: \d+ at arch/x86/mm/ioremap\.c:\d+ iounmap\+",
-                       r"WARNING: CPU: \d+ PID: \d+ at fs/proc/generic\.c:\d+ remove_proc_entry\+"]
+# Each with the function its call trace must name and, for the second, its
+# message (the line before): tools/dev/vm/hpu-vm --allow-report.
+DEBUG_ALLOW_REPORTS = [
+    r"WARNING: CPU: \d+ PID: \d+ at arch/x86/mm/ioremap\.c:\d+ iounmap\+@@__pci_enable_msix_range",
+    r"WARNING: CPU: \d+ PID: \d+ at fs/proc/generic\.c:\d+ remove_proc_entry\+@@unregister_irq_proc"
+    r"@@\] name '(smp_affinity|affinity_hint|smp_affinity_list|node|effective_affinity|effective_affinity_list"
+    r"|spurious)'$",
+]
 
 # The in-guest Catch2 groups of tests/vm/guest-suite.sh, one JUnit file each.
 VM_GROUPS = ("", "-uapi-mem", "-dma", "-isolation", "-errors", "-timeouts", "-recovery",

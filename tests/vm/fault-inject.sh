@@ -26,9 +26,10 @@
 #    pci_alloc_irq_vectors() fails is still checked; (b) when a file of
 #    /proc/irq/<n>/ could not be made (register_irq_proc() goes on
 #    without it), the unbind's unregister_irq_proc() removes it anyway and
-#    remove_proc_entry() warns in fs/proc/generic.c ("name '...'"), with
-#    unregister_irq_proc in its trace. hpu-vm --allow-report lets the same
-#    reports through its scan of the log.
+#    remove_proc_entry() warns in fs/proc/generic.c ("name '...'", one of
+#    the IRQ's files), with unregister_irq_proc in its trace. hpu-vm
+#    --allow-report lets the same reports, with the same traces (and
+#    message), through its scan of the log.
 # 2. Ioctl paths at random: hpu-fuzz with 2% of its hpu-originated
 #    allocations failing (task filter: the fuzzer's processes only). It
 #    must end with no crash, hang or leak (its own hbm_used, fd and slab

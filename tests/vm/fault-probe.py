@@ -43,6 +43,22 @@ MSIX_BUG = re.compile(r"WARNING: CPU: [0-9]+ PID: [0-9]+ at arch/x86/mm/ioremap.
 # proc_create of one of them, and unregister_irq_proc() warns when it then
 # removes a name that is not there (fs/proc/generic.c, "name '...'").
 IRQ_PROC_BUG = re.compile(r"WARNING: CPU: [0-9]+ PID: [0-9]+ at fs/proc/generic.c:[0-9]+ remove_proc_entry")
+# Its message, the line before the WARNING: one of the files of an IRQ's
+# directory (not "removing non-empty directory", which a driver freeing
+# its vectors with a handler still requested would cause).
+IRQ_PROC_NAME = re.compile(r"^name '(smp_affinity|affinity_hint|smp_affinity_list|node|effective_affinity|"
+                           r"effective_affinity_list|spurious)'$")
+
+
+def trace_of(new, report):
+    """The lines of the report whose first line is report, to its end."""
+    i = new.index(report)
+    out = []
+    for line in new[i + 1:]:
+        if "---[ end trace" in line:
+            break
+        out.append(line)
+    return out
 
 
 def known_bug(reports, new, bound):
@@ -50,9 +66,12 @@ def known_bug(reports, new, bound):
     or unbind are, or None: exactly one report, its own call trace."""
     if len(reports) != 1:
         return None
-    if MSIX_BUG.search(reports[0]) and not bound and any("__pci_enable_msix_range" in line for line in new):
+    trace = trace_of(new, reports[0])
+    if MSIX_BUG.search(reports[0]) and not bound and any("__pci_enable_msix_range" in line for line in trace):
         return "Linux 6.12's MSI-X double iounmap (known, outside hpu.ko); the bind failed cleanly"
-    if IRQ_PROC_BUG.search(reports[0]) and any("unregister_irq_proc" in line for line in new):
+    i = new.index(reports[0])
+    if (IRQ_PROC_BUG.search(reports[0]) and i > 0 and IRQ_PROC_NAME.search(new[i - 1].strip()) and
+            any("unregister_irq_proc" in line for line in trace)):
         return ("Linux 6.12's /proc/irq entry removed though its creation failed (known, outside hpu.ko); "
                 "the IRQ was freed cleanly")
     return None
