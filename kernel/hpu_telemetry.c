@@ -74,6 +74,13 @@ static bool hpu_telemetry_in_hard_reset(struct hpu_device *hdev)
 	return hpu_rd32(hdev, HPU_REG_STATUS) & HPU_STATUS_HARD_RESET_BUSY;
 }
 
+/* BUSY_NS of engine @e as the register pair reads now. */
+static u64 hpu_telemetry_busy_raw(struct hpu_telemetry *tm, unsigned int e)
+{
+	return hpu_telemetry_rd64(tm, HPU_REG_BUSY_NS_LO(e),
+				  HPU_REG_BUSY_NS_HI(e));
+}
+
 /*
  * Read the BUSY_NS counter of each engine (@n of them) into @busy, plus
  * what was counted before the last power-on reset (&hpu_telemetry.busy_base).
@@ -98,8 +105,7 @@ static bool hpu_telemetry_busy_ns(struct hpu_telemetry *tm, u64 *busy,
 
 	ok = !hpu_telemetry_in_hard_reset(hdev) && !hpu_reset_flr_active(hdev);
 	for (e = 0; ok && e < n; e++)
-		busy[e] = hpu_telemetry_rd64(tm, HPU_REG_BUSY_NS_LO(e),
-					     HPU_REG_BUSY_NS_HI(e));
+		busy[e] = hpu_telemetry_busy_raw(tm, e);
 	/* A reset may have started meanwhile. */
 	ok = ok && !hpu_telemetry_in_hard_reset(hdev) &&
 	     !hpu_reset_flr_active(hdev);
@@ -356,8 +362,7 @@ void hpu_telemetry_power_on_reset(struct hpu_device *hdev, bool readable)
 		return;
 	n = hpu_telemetry_engines(hdev);
 	for (e = 0; readable && e < n; e++)
-		raw[e] = hpu_telemetry_rd64(tm, HPU_REG_BUSY_NS_LO(e),
-					    HPU_REG_BUSY_NS_HI(e));
+		raw[e] = hpu_telemetry_busy_raw(tm, e);
 	spin_lock(&tm->util_lock);
 	for (e = 0; e < HPU_TELEMETRY_MAX_ENGINES; e++)
 		tm->busy_base[e] = tm->busy_max[e] > raw[e] ?

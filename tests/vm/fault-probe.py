@@ -50,9 +50,8 @@ IRQ_PROC_NAME = re.compile(r"^name '(smp_affinity|affinity_hint|smp_affinity_lis
                            r"effective_affinity_list|spurious)'$")
 
 
-def trace_of(new, report):
-    """The lines of the report whose first line is report, to its end."""
-    i = new.index(report)
+def trace_of(new, i):
+    """The lines of the report whose first line is new[i], to its end."""
     out = []
     for line in new[i + 1:]:
         if "---[ end trace" in line:
@@ -66,10 +65,10 @@ def known_bug(reports, new, bound):
     or unbind are, or None: exactly one report, its own call trace."""
     if len(reports) != 1:
         return None
-    trace = trace_of(new, reports[0])
+    i = new.index(reports[0])
+    trace = trace_of(new, i)
     if MSIX_BUG.search(reports[0]) and not bound and any("__pci_enable_msix_range" in line for line in trace):
         return "Linux 6.12's MSI-X double iounmap (known, outside hpu.ko); the bind failed cleanly"
-    i = new.index(reports[0])
     if (IRQ_PROC_BUG.search(reports[0]) and i > 0 and IRQ_PROC_NAME.search(new[i - 1].strip()) and
             any("unregister_irq_proc" in line for line in trace)):
         return ("Linux 6.12's /proc/irq entry removed though its creation failed (known, outside hpu.ko); "

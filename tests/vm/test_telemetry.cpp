@@ -171,9 +171,7 @@ public:
             REQUIRE(c.run(q, fill) == 1);
             if (e == 0)
                 pairs_ = calibrate(q, src, dst, piece, engines);
-            Cb cb;
-            for (unsigned int i = 0; i < pairs_; ++i)
-                cb.lin_dma(src, dst, piece).lin_dma(dst, src, piece);
+            const Cb cb = copies(src, dst, piece, pairs_);
             queues_.push_back(q);
             cbs_.push_back(c.put_cb(cb));
             bytes_ = cb.bytes();
@@ -262,9 +260,7 @@ private:
         // host's CPUs stretch it several times, well inside the driver's
         // 10 s job timeout.
         constexpr std::uint64_t kMaxJobNs = 1000000000;
-        Cb probe;
-        for (std::uint64_t i = 0; i < kProbePairs; ++i)
-            probe.lin_dma(src, dst, piece).lin_dma(dst, src, piece);
+        const Cb probe = copies(src, dst, piece, kProbePairs);
         const std::uint64_t busy0 = telemetry(c_.fd()).engine_busy_ns[0];
         const std::uint64_t t0 = now_ns();
         REQUIRE(c_.run(q, probe) == 1);
@@ -274,11 +270,21 @@ private:
         const std::uint64_t dev = busy1 - busy0;
         const std::uint64_t want = std::min<std::uint64_t>(
             std::max<std::uint64_t>(kJobNs, engines * (wall > dev ? wall - dev : 0)), kMaxJobNs);
-        const std::uint64_t pairs = kProbePairs * std::max<std::uint64_t>((want + dev - 1) / dev, 1);
+        const std::uint64_t pairs =
+            std::min(kProbePairs * std::max<std::uint64_t>((want + dev - 1) / dev, 1), kMaxPairs);
         std::printf("LOAD probe job: %llu ns on the engine, %llu ns in all: %llu pairs a job\n",
                     static_cast<unsigned long long>(dev), static_cast<unsigned long long>(wall),
-                    static_cast<unsigned long long>(std::min(pairs, kMaxPairs)));
-        return static_cast<unsigned int>(std::min(pairs, kMaxPairs));
+                    static_cast<unsigned long long>(pairs));
+        return static_cast<unsigned int>(pairs);
+    }
+
+    // A command buffer of `pairs` copies of `piece` bytes there and back.
+    static Cb copies(std::uint64_t src, std::uint64_t dst, std::uint64_t piece, std::uint64_t pairs)
+    {
+        Cb cb;
+        for (std::uint64_t i = 0; i < pairs; ++i)
+            cb.lin_dma(src, dst, piece).lin_dma(dst, src, piece);
+        return cb;
     }
 
     Ctx &c_;
